@@ -1,0 +1,17 @@
+# Enforce the layering of docs/architecture.md at configure time: a library may link only the
+# Fieldscope libraries below it. Cheap, and it fails the build before a wrong include spreads.
+set(_allowed_core "")
+set(_allowed_kube "fieldscope_core")
+set(_allowed_models "fieldscope_core")
+set(_allowed_widgets "fieldscope_models;fieldscope_core")
+foreach(layer core kube models widgets)
+  get_target_property(_libs fieldscope_${layer} LINK_LIBRARIES)
+  foreach(lib IN LISTS _libs)
+    if(lib MATCHES "^fieldscope_(core|kube|models|widgets)$" AND NOT lib IN_LIST _allowed_${layer})
+      message(FATAL_ERROR "Layering: fieldscope_${layer} must not link ${lib} (see docs/architecture.md)")
+    endif()
+    if(layer MATCHES "core|kube|models" AND lib MATCHES "Qt6::Widgets|QScintilla")
+      message(FATAL_ERROR "Layering: fieldscope_${layer} must not link ${lib}")
+    endif()
+  endforeach()
+endforeach()

@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# Installs every Debian 12 package Fieldscope needs to build, test and run, including what the
+# local cluster (etcd + kube-apiserver built from Debian's kubernetes source) needs. Idempotent:
+# packages already present are skipped without touching the network.
+set -euo pipefail
+
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then
+  command -v sudo >/dev/null || { echo "install-deps: run as root or install sudo" >&2; exit 1; }
+  SUDO="sudo"
+fi
+
+# Build and runtime libraries; see docs/architecture.md for why each one is here.
+PKGS=(
+  build-essential cmake ninja-build ccache pkg-config git
+  qt6-base-dev qt6-base-dev-tools libqt6svg6 qt6-qpa-plugins libgl-dev
+  libqscintilla2-qt6-dev libyaml-cpp-dev libcurl4-openssl-dev libnghttp2-dev
+  libsimdjson-dev nlohmann-json3-dev libsqlite3-dev libzstd-dev
+  fonts-dejavu-core
+  # the real cluster for tests and the sandbox
+  etcd-server openssl curl
+  # building kube-apiserver / kube-controller-manager from Debian's kubernetes source
+  dpkg-dev golang-go rsync golang-github-modern-go-reflect2-dev
+)
+
+missing=()
+for p in "${PKGS[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+if [ "${#missing[@]}" -eq 0 ]; then
+  echo "install-deps: all packages present"
+  exit 0
+fi
+
+# deb-src for bookworm main, so `apt-get source kubernetes` works (scripts/build-kube.sh).
+ensure_deb_src() {
+  if ! grep -rqsE '^(Types:.*deb-src|deb-src )' /etc/apt/sources.list /etc/apt/sources.list.d/; then
+    echo "install-deps: adding a deb-src entry for bookworm main"
+    printf 'Types: deb-src\nURIs: http://deb.debian.org/debian\nSuites: bookworm\nComponents: main\nSigned-By: /usr/share/keyrings/debian-archive-keyring.gpg\n' \
+      | $SUDO tee /etc/apt/sources.list.d/fieldscope-src.sources >/dev/null
+  fi
+}
+ensure_deb_src
+
+echo "install-deps: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
