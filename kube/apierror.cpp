@@ -1,0 +1,122 @@
+#include "kube/apierror.h"
+
+#include "core/json.h"
+
+namespace fieldscope::kube {
+
+using core::Error;
+using core::ErrorCategory;
+
+namespace {
+
+// Reads a Go-quoted string starting at s[pos] == '"'; advances pos past the closing quote.
+std::string readQuoted(std::string_view s, std::size_t &pos)
+{
+    std::string out;
+    if (pos >= s.size() || s[pos] != '"')
+        return out;
+    for (++pos; pos < s.size(); ++pos) {
+        if (s[pos] == '\\' && pos + 1 < s.size()) {
+            out += s[++pos];
+        } else if (s[pos] == '"') {
+            ++pos;
+            break;
+        } else {
+            out += s[pos];
+        }
+    }
+    return out;
+}
+
+ErrorCategory categoryFor(int status, const std::string &reason, bool fieldConflict)
+{
+    switch (status) {
+    case 400: return ErrorCategory::Invalid;
+    case 401: return ErrorCategory::Auth;
+    case 403: return ErrorCategory::Forbidden;
+    case 404: return ErrorCategory::NotFound;
+    case 409:
+        if (fieldConflict || reason == "AlreadyExists")
+            return ErrorCategory::Conflict;
+        return ErrorCategory::StaleWrite;
+    case 410: return ErrorCategory::Gone;
+    case 413:
+    case 415:
+    case 422: return ErrorCategory::Invalid;
+    case 429: return ErrorCategory::Throttled;
+    default: break;
+    }
+    if (status == 504 && reason == "Timeout")
+        return ErrorCategory::Server;
+    if (status >= 500)
+        return ErrorCategory::Server;
+    return ErrorCategory::Invalid;
+}
+
+} // namespace
+
+core::FieldConflict parseConflictCause(std::string_view message, std::string field)
+{
+    core::FieldConflict c;
+    c.path = std::move(field);
+    auto pos = message.find('"');
+    if (pos != std::string_view::npos)
+        c.manager = readQuoted(message, pos);
+    constexpr std::string_view sub = " with subresource ";
+    if (auto s = message.find(sub, pos); s != std::string_view::npos) {
+        pos = s + sub.size();
+        c.subresource = readQuoted(message, pos);
+    }
+    constexpr std::string_view using_ = " using ";
+    if (auto u = message.find(using_, pos); u != std::string_view::npos) {
+        auto rest = message.substr(u + using_.size());
+        auto end = rest.find_first_of(" \n:");
+        c.apiVersion = std::string(rest.substr(0, end));
+    }
+    return c;
+}
+
+Error errorFromResponse(const HttpResponse &response)
+{
+    Error e;
+    e.httpStatus = response.status;
+    e.retryAfterSeconds = response.retryAfterSeconds;
+    bool fieldConflict = false;
+    auto parsed = core::parseJson(response.body);
+    if (parsed.ok() && parsed->is_object() && parsed->value("kind", std::string()) == "Status") {
+        const auto &st = *parsed;
+        e.reason = st.value("reason", std::string());
+        e.message = st.value("message", std::string());
+        if (auto d = st.find("details"); d != st.end() && d->is_object()) {
+            if (auto causes = d->find("causes"); causes != d->end() && causes->is_array()) {
+                for (const auto &c : *causes) {
+                    core::StatusCause cause;
+                    cause.reason = c.value("reason", std::string());
+                    cause.message = c.value("message", std::string());
+                    cause.field = c.value("field", std::string());
+                    if (cause.reason == "FieldManagerConflict") {
+                        fieldConflict = true;
+                        e.conflicts.push_back(parseConflictCause(cause.message, cause.field));
+                    }
+                    e.causes.push_back(std::move(cause));
+                }
+            }
+            if (e.retryAfterSeconds < 0)
+                e.retryAfterSeconds = d->value("retryAfterSeconds", -1);
+        }
+    } else {
+        // APF's 429 and proxies answer in plain text; keep a bounded piece of it.
+        std::string text = response.body.substr(0, 500);
+        while (!text.empty() && (text.back() == '\n' || text.back() == '\r'))
+            text.pop_back();
+        e.message = text.empty() ? "HTTP " + std::to_string(response.status) : text;
+        if (response.status == 429)
+            e.reason = "TooManyRequests";
+    }
+    e.category = categoryFor(response.status, e.reason, fieldConflict);
+    if (e.message.empty())
+        e.message = "the server answered HTTP " + std::to_string(response.status);
+    return e;
+}
+
+} // namespace fieldscope::kube

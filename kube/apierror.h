@@ -1,0 +1,22 @@
+#pragma once
+// Typed errors from API responses (API brief 7.1-7.2, 4.3-4.4).
+#include "core/error.h"
+#include "kube/http.h"
+
+#include <string>
+#include <string_view>
+
+namespace fieldscope::kube {
+
+// Builds the typed error for a non-2xx response: category from the code and the Status reason,
+// causes from details.causes, SSA conflicts parsed from FieldManagerConflict causes, stale
+// writes (409 without FieldManagerConflict, reason Conflict) told apart.
+core::Error errorFromResponse(const HttpResponse &response);
+
+// Parses one FieldManagerConflict cause message: `conflict with "kubectl-edit" with subresource
+// "scale" using apps/v1` -> manager, subresource, apiVersion.
+core::FieldConflict parseConflictCause(std::string_view message, std::string field);
+
+inline bool isSuccess(int status) { return status >= 200 && status < 300; }
+
+} // namespace fieldscope::kube

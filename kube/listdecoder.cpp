@@ -1,0 +1,246 @@
+#include "kube/listdecoder.h"
+
+#include "core/json.h"
+
+#include <simdjson.h>
+
+namespace fieldscope::kube {
+
+using core::Error;
+using core::ErrorCategory;
+namespace od = simdjson::ondemand;
+
+namespace {
+
+od::parser &itemParser()
+{
+    thread_local od::parser p;
+    return p;
+}
+od::parser &outerParser()
+{
+    thread_local od::parser p;
+    return p;
+}
+
+Error parseError(simdjson::error_code code, const char *what)
+{
+    return Error::make(ErrorCategory::Parse, std::string(what) + ": " + simdjson::error_message(code));
+}
+
+// Reads metadata of one object slice. `capacity` is how many bytes are readable from
+// raw.data() (the slice lives inside a padded buffer).
+simdjson::error_code readMetadata(std::string_view raw, std::size_t capacity, core::ObjectVersion &out,
+                                  bool *hasKind, std::string *bookmarkAnnotation = nullptr)
+{
+    od::document doc;
+    auto err = itemParser().iterate(raw.data(), raw.size(), capacity).get(doc);
+    if (err)
+        return err;
+    od::object obj;
+    if ((err = doc.get_object().get(obj)))
+        return err;
+    *hasKind = false;
+    for (auto field : obj) {
+        std::string_view key;
+        if ((err = field.unescaped_key().get(key)))
+            return err;
+        if (key == "kind") {
+            *hasKind = true;
+        } else if (key == "metadata") {
+            od::object md;
+            if ((err = field.value().get_object().get(md)))
+                return err;
+            for (auto m : md) {
+                std::string_view mk;
+                if ((err = m.unescaped_key().get(mk)))
+                    return err;
+                std::string_view v;
+                if (mk == "name" && !m.value().get_string().get(v))
+                    out.name = v;
+                else if (mk == "namespace" && !m.value().get_string().get(v))
+                    out.namespace_ = v;
+                else if (mk == "uid" && !m.value().get_string().get(v))
+                    out.uid = v;
+                else if (mk == "resourceVersion" && !m.value().get_string().get(v))
+                    out.resourceVersion = v;
+                else if (mk == "annotations" && bookmarkAnnotation) {
+                    od::object ann;
+                    if (!m.value().get_object().get(ann)) {
+                        std::string_view a;
+                        if (!ann.find_field_unordered("k8s.io/initial-events-end").get_string().get(a))
+                            *bookmarkAnnotation = a;
+                    }
+                }
+            }
+        }
+    }
+    return simdjson::SUCCESS;
+}
+
+QByteArray withKind(std::string_view raw, bool hasKind, const std::string &kind, const std::string &apiVersion)
+{
+    if (hasKind || kind.empty() || raw.size() < 2)
+        return QByteArray(raw.data(), qsizetype(raw.size()));
+    // {"metadata":...} -> {"kind":"K","apiVersion":"V","metadata":...}
+    std::string head = "{\"kind\":\"" + kind + "\",\"apiVersion\":\"" + apiVersion + "\"";
+    const bool emptyObject = raw.substr(1).find_first_not_of(" \t\r\n") == raw.size() - 2 && raw.back() == '}';
+    QByteArray out;
+    out.reserve(qsizetype(head.size() + raw.size() + 1));
+    out.append(head.data(), qsizetype(head.size()));
+    if (!emptyObject)
+        out.append(',');
+    out.append(raw.data() + 1, qsizetype(raw.size() - 1));
+    return out;
+}
+
+} // namespace
+
+core::Result<DecodedPage> decodeListPage(std::string &body, const std::string &itemKind, const std::string &apiVersion)
+{
+    body.reserve(body.size() + simdjson::SIMDJSON_PADDING);
+    DecodedPage page;
+    od::document doc;
+    auto err = outerParser().iterate(body.data(), body.size(), body.capacity()).get(doc);
+    if (err)
+        return parseError(err, "list response");
+    od::object root;
+    if ((err = doc.get_object().get(root)))
+        return parseError(err, "list response");
+    const char *end = body.data() + body.capacity();
+    for (auto field : root) {
+        std::string_view key;
+        if ((err = field.unescaped_key().get(key)))
+            return parseError(err, "list response");
+        if (key == "metadata") {
+            od::object md;
+            if ((err = field.value().get_object().get(md)))
+                return parseError(err, "list metadata");
+            for (auto m : md) {
+                std::string_view mk, v;
+                if (m.unescaped_key().get(mk))
+                    continue;
+                if (mk == "resourceVersion" && !m.value().get_string().get(v))
+                    page.resourceVersion = v;
+                else if (mk == "continue" && !m.value().get_string().get(v))
+                    page.continueToken = v;
+                else if (mk == "remainingItemCount") {
+                    int64_t n = 0;
+                    if (!m.value().get_int64().get(n))
+                        page.remainingItemCount = n;
+                }
+            }
+        } else if (key == "items") {
+            od::array items;
+            if (field.value().get_array().get(items))
+                continue; // "items": null on an empty list
+            for (auto item : items) {
+                od::object obj;
+                if ((err = item.get_object().get(obj)))
+                    return parseError(err, "list item");
+                std::string_view raw;
+                if ((err = obj.raw_json().get(raw)))
+                    return parseError(err, "list item");
+                core::ObjectVersion v;
+                v.fromList = true;
+                bool hasKind = false;
+                if ((err = readMetadata(raw, std::size_t(end - raw.data()), v, &hasKind)))
+                    return parseError(err, "list item metadata");
+                v.json = withKind(raw, hasKind, itemKind, apiVersion);
+                page.items.push_back(std::move(v));
+            }
+        }
+    }
+    return page;
+}
+
+core::Result<DecodedWatchLine> decodeWatchLine(std::string_view line)
+{
+    // Watch lines are small; copy into a padded buffer (the stream buffer is reused).
+    thread_local std::string buf;
+    buf.assign(line.data(), line.size());
+    buf.reserve(buf.size() + simdjson::SIMDJSON_PADDING);
+    const char *end = buf.data() + buf.capacity();
+    DecodedWatchLine out;
+    od::document doc;
+    auto err = outerParser().iterate(buf.data(), buf.size(), buf.capacity()).get(doc);
+    if (err)
+        return parseError(err, "watch event");
+    std::string_view type, raw;
+    od::object root;
+    if ((err = doc.get_object().get(root)))
+        return parseError(err, "watch event");
+    bool haveObject = false;
+    for (auto field : root) {
+        std::string_view key;
+        if (field.unescaped_key().get(key))
+            continue;
+        if (key == "type") {
+            if ((err = field.value().get_string().get(type)))
+                return parseError(err, "watch event type");
+        } else if (key == "object") {
+            od::object obj;
+            if ((err = field.value().get_object().get(obj)) || (err = obj.raw_json().get(raw)))
+                return parseError(err, "watch event object");
+            haveObject = true;
+        }
+    }
+    if (!haveObject)
+        return Error::make(ErrorCategory::Parse, "watch event without an object");
+    if (type == "ERROR") {
+        out.type = WatchLineType::Error;
+        auto st = core::parseJson(raw);
+        out.error.category = ErrorCategory::Server;
+        if (st.ok()) {
+            out.error.httpStatus = st->value("code", 0);
+            out.error.reason = st->value("reason", std::string());
+            out.error.message = st->value("message", std::string());
+            if (out.error.httpStatus == 410)
+                out.error.category = ErrorCategory::Gone;
+        }
+        return out;
+    }
+    if (type == "ADDED")
+        out.type = WatchLineType::Added;
+    else if (type == "MODIFIED")
+        out.type = WatchLineType::Modified;
+    else if (type == "DELETED")
+        out.type = WatchLineType::Deleted;
+    else if (type == "BOOKMARK")
+        out.type = WatchLineType::Bookmark;
+    else
+        return Error::make(ErrorCategory::Parse, "unknown watch event type " + std::string(type));
+    bool hasKind = false;
+    std::string annotation;
+    if ((err = readMetadata(raw, std::size_t(end - raw.data()), out.object, &hasKind,
+                            out.type == WatchLineType::Bookmark ? &annotation : nullptr)))
+        return parseError(err, "watch event metadata");
+    out.resourceVersion = out.object.resourceVersion;
+    out.initialEventsEnd = annotation == "true";
+    if (out.type != WatchLineType::Bookmark) {
+        out.object.json = QByteArray(raw.data(), qsizetype(raw.size()));
+        out.object.type = out.type == WatchLineType::Added ? core::WatchEventType::Added
+                        : out.type == WatchLineType::Modified ? core::WatchEventType::Modified
+                                                               : core::WatchEventType::Deleted;
+    }
+    return out;
+}
+
+void splitLines(std::string &buffer, std::string_view chunk, std::vector<std::string> &lines)
+{
+    std::size_t start = 0;
+    while (true) {
+        const auto nl = chunk.find('\n', start);
+        if (nl == std::string_view::npos) {
+            buffer.append(chunk.substr(start));
+            return;
+        }
+        buffer.append(chunk.substr(start, nl - start));
+        if (!buffer.empty())
+            lines.push_back(std::move(buffer));
+        buffer.clear();
+        start = nl + 1;
+    }
+}
+
+} // namespace fieldscope::kube

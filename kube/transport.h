@@ -1,0 +1,99 @@
+#pragma once
+// Transport: libcurl multi interface on a network thread owned by this object.
+//
+// Threading: every public method is thread-safe. Callbacks (onChunk, onDone) run on the network
+// thread and must be quick (hand data to another thread or queue it). The network thread is
+// started in the constructor and joined in the destructor; no callback runs after ~Transport().
+// m_mutex guards m_incoming and m_cancelled (the hand-off queues); everything else is touched
+// only by the network thread.
+#include "core/result.h"
+#include "kube/http.h"
+
+#include <QByteArray>
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace fieldscope::kube {
+
+// What a request needs to authenticate, fetched per request on the network thread.
+struct Credential {
+    std::string bearerToken;
+    QByteArray clientCertPem;
+    QByteArray clientKeyPem;
+    std::string basicUser;
+    std::string basicPassword;
+};
+
+struct TransportConfig {
+    std::string server; // https://host:port[/prefix]
+    QByteArray caPem;   // empty: system trust store
+    bool insecureSkipTlsVerify = false;
+    std::string tlsServerName;
+    std::string proxyUrl;
+    bool disableCompression = false;
+    std::vector<std::pair<std::string, std::string>> extraHeaders; // impersonation
+    // Called on the network thread for each request; may run an exec plugin (never the GUI thread).
+    std::function<core::Result<Credential>()> credential;
+    // Called after a 401 so the next credential() produces a fresh one (API brief 6.4).
+    std::function<void()> invalidateCredential;
+    double qps = 50;   // client-side token bucket (API brief 7.4); <= 0 disables
+    int burst = 100;
+    double watchQps = 100; // separate bucket for watch starts
+    int watchBurst = 300;
+    int connectTimeoutMs = 10'000;
+    int maxRetries = 10; // 429 / 5xx with Retry-After
+    std::string userAgent = std::string("fieldscope/") + FIELDSCOPE_VERSION;
+};
+
+class Transport
+{
+public:
+    using RequestId = std::uint64_t;
+    // Return false to abort the transfer (e.g. the consumer went away).
+    using ChunkFn = std::function<bool(const HttpResponse &head, std::string_view bytes)>;
+    using DoneFn = std::function<void(core::Result<HttpResponse>)>;
+
+    explicit Transport(TransportConfig config);
+    ~Transport();
+    Transport(const Transport &) = delete;
+    Transport &operator=(const Transport &) = delete;
+
+    // Queues a request; onDone is called exactly once unless the request is cancelled first.
+    RequestId start(HttpRequest request, DoneFn onDone, ChunkFn onChunk = {});
+    // After cancel() returns no callback of that request will start; one already running finishes.
+    void cancel(RequestId id);
+
+    const TransportConfig &config() const { return m_config; }
+    // Connections opened so far (sum of CURLINFO_NUM_CONNECTS): proves HTTP/2 multiplexing.
+    long connectionsOpened() const { return m_connectionsOpened.load(); }
+    long requestsStarted() const { return m_requestsStarted.load(); }
+
+    struct Pending; // a queued request (implementation detail, public for the transfer glue)
+
+private:
+    struct Impl;
+    void run();
+
+    TransportConfig m_config;
+    std::unique_ptr<Impl> m_impl;
+    std::mutex m_mutex;
+    std::vector<std::shared_ptr<Pending>> m_incoming;
+    std::vector<RequestId> m_cancelled;
+    std::atomic<RequestId> m_nextId{1};
+    std::atomic<bool> m_stop{false};
+    std::atomic<long> m_connectionsOpened{0};
+    std::atomic<long> m_requestsStarted{0};
+    std::thread m_thread;
+};
+
+// Decodes the text of one `Warning: 299 - "text"` header value (API brief 7.5).
+std::string decodeWarningHeader(std::string_view value);
+
+} // namespace fieldscope::kube

@@ -1,0 +1,425 @@
+#include "kube/watcher.h"
+
+#include "kube/apierror.h"
+
+#include <QDateTime>
+#include <QLoggingCategory>
+#include <QPointer>
+
+#include <unordered_set>
+
+Q_LOGGING_CATEGORY(lcWatch, "fieldscope.kube.watch", QtInfoMsg)
+
+namespace fieldscope::kube {
+
+using core::ErrorCategory;
+
+// Bytes and decoded lines handed from the network thread to the owner thread.
+struct Watcher::Stream {
+    std::mutex mutex; // guards lines, decodeError
+    std::vector<DecodedWatchLine> lines;
+    std::string decodeError;
+    std::string partial; // network thread only
+};
+
+std::string WatchScope::describe() const
+{
+    std::string s = resource.qualifiedName();
+    s += namespace_.empty() ? (resource.namespaced ? " in all namespaces" : "") : " in " + namespace_;
+    if (!labelSelector.empty())
+        s += " -l " + labelSelector;
+    if (!fieldSelector.empty())
+        s += " --field-selector " + fieldSelector;
+    return s;
+}
+
+Watcher::Watcher(ApiClient *client, WatchScope scope, WatcherOptions options, QObject *parent)
+    : QObject(parent), m_client(client), m_scope(std::move(scope)), m_opts(options)
+{
+    m_batch.scope = m_scope.describe();
+    m_flushTimer.setInterval(m_opts.flushIntervalMs);
+    connect(&m_flushTimer, &QTimer::timeout, this, &Watcher::flush);
+    m_retryTimer.setSingleShot(true);
+}
+
+Watcher::~Watcher()
+{
+    stop();
+}
+
+void Watcher::start()
+{
+    if (m_state != State::Idle && m_state != State::Failed)
+        return;
+    m_flushTimer.start();
+    if (m_opts.tryWatchList && !m_watchListUnsupported)
+        watch(true);
+    else
+        list(false);
+}
+
+void Watcher::stop()
+{
+    ++m_gen;
+    if (m_request)
+        m_client->cancel(m_request);
+    m_request = 0;
+    m_stream.reset();
+    m_flushTimer.stop();
+    m_retryTimer.stop();
+    m_state = State::Idle;
+}
+
+void Watcher::setState(State s, const QString &detail)
+{
+    if (s == m_state && detail == m_detail)
+        return;
+    m_state = s;
+    m_detail = detail;
+    Q_EMIT stateChanged(s, detail);
+}
+
+int Watcher::nextTimeoutSeconds()
+{
+    std::uniform_int_distribution<int> d(m_opts.minTimeoutSeconds, m_opts.maxTimeoutSeconds);
+    return d(m_rng);
+}
+
+std::string listQuery(const WatchScope &scope)
+{
+    std::string q;
+    if (!scope.labelSelector.empty())
+        q += "&labelSelector=" + urlEncode(scope.labelSelector);
+    if (!scope.fieldSelector.empty())
+        q += "&fieldSelector=" + urlEncode(scope.fieldSelector);
+    return q;
+}
+
+void Watcher::list(bool relist, const std::string &continueToken)
+{
+    const int gen = ++m_gen;
+    if (continueToken.empty()) {
+        m_relistItems.clear();
+        m_loaded = 0;
+        m_progressive = !m_synced && m_store.size() == 0;
+        setState(relist ? State::Relisting : State::Listing);
+    }
+    HttpRequest req;
+    // RV unset: a consistent, paginated read (API brief 2.2: RV=0 ignores limit).
+    req.path = m_scope.resource.collectionPath(m_scope.namespace_) + "?limit=" + std::to_string(m_opts.pageSize)
+             + listQuery(m_scope);
+    if (!continueToken.empty())
+        req.path += "&continue=" + urlEncode(continueToken);
+    req.timeoutMs = 120'000;
+    auto inbox = m_client->inbox();
+    QPointer<Watcher> self(this);
+    const std::string kind = m_scope.resource.kind, apiVersion = m_scope.resource.apiVersion();
+    m_request = m_client->transport().start(req, [inbox, self, gen, relist, kind, apiVersion](core::Result<HttpResponse> r) {
+        // Decode on the network thread; the owner only merges.
+        core::Result<DecodedPage> page = r.ok() ? (isSuccess(r->status) ? decodeListPage(r->body, kind, apiVersion)
+                                                                        : core::Result<DecodedPage>(errorFromResponse(*r)))
+                                                : core::Result<DecodedPage>(r.error());
+        inbox->post([self, gen, relist, page = std::move(page)]() mutable {
+            if (self)
+                self->onPage(gen, relist, std::move(page));
+        });
+    });
+}
+
+void Watcher::onPage(int gen, bool relist, core::Result<DecodedPage> page)
+{
+    if (gen != m_gen)
+        return;
+    m_request = 0;
+    if (!page.ok()) {
+        const auto &e = page.error();
+        if (e.httpStatus == 410) {
+            // Expired continue token: start the list again from the top (API brief 2.3).
+            qCInfo(lcWatch, "%s: continue token expired, listing again", m_batch.scope.c_str());
+            m_relistItems.clear();
+            list(relist || m_synced);
+            return;
+        }
+        const QString why = QString::fromStdString(e.describe());
+        Q_EMIT errorOccurred(why);
+        backoffThen([this, relist] { list(relist); }, why);
+        return;
+    }
+    DecodedPage &p = *page;
+    m_loaded += qint64(p.items.size());
+    Q_EMIT listProgress(m_loaded, p.remainingItemCount);
+    if (m_progressive) {
+        // First list: show rows progressively while the pages stream in.
+        for (auto &item : p.items)
+            deliver(std::move(item));
+        emitBatch();
+    } else {
+        for (auto &item : p.items)
+            m_relistItems.push_back(std::move(item));
+    }
+    if (!p.continueToken.empty()) {
+        list(relist, p.continueToken);
+        return;
+    }
+    finishList(relist || m_synced, p.resourceVersion);
+    watch(false);
+}
+
+// Ends a list (or a WatchList's initial events): diffs a buffered relist against the store so
+// the consumer sees what changed while we were away, and records the unobserved interval.
+void Watcher::finishList(bool relist, const std::string &listRv)
+{
+    if (!m_progressive) {
+        if (relist)
+            m_batch.gaps.push_back({m_rv, listRv, "relist"});
+        std::unordered_set<std::string> seen;
+        for (auto &item : m_relistItems) {
+            seen.insert(item.uid);
+            if (m_store.find(item.uid))
+                item.type = core::WatchEventType::Modified; // deliver() drops it if unchanged
+            deliver(std::move(item));
+        }
+        std::vector<core::ObjectVersion> gone;
+        for (const auto &[uid, obj] : m_store.objects()) {
+            if (seen.count(uid))
+                continue;
+            core::ObjectVersion d;
+            d.type = core::WatchEventType::Deleted;
+            d.uid = uid;
+            d.namespace_ = obj.namespace_;
+            d.name = obj.name;
+            d.resourceVersion = obj.resourceVersion;
+            d.json = obj.json;
+            d.fromList = true;
+            gone.push_back(std::move(d));
+        }
+        for (auto &d : gone)
+            deliver(std::move(d));
+        m_relistItems.clear();
+    }
+    m_progressive = false;
+    m_rv = listRv;
+    if (!m_synced) {
+        m_synced = true;
+        m_batch.initialListComplete = true;
+    }
+    emitBatch();
+}
+
+void Watcher::watch(bool watchList)
+{
+    const int gen = ++m_gen;
+    HttpRequest req;
+    req.streaming = true;
+    req.isWatchStart = true;
+    req.stallSeconds = m_opts.stallSeconds;
+    req.path = m_scope.resource.collectionPath(m_scope.namespace_) + "?watch=1&allowWatchBookmarks=true&timeoutSeconds="
+             + std::to_string(nextTimeoutSeconds()) + listQuery(m_scope);
+    m_inWatchListInitial = watchList;
+    if (watchList) {
+        // Streaming list (API brief 2.6): initial state as ADDED events ending with a bookmark.
+        req.path += "&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&resourceVersion=";
+        setState(m_synced ? State::Relisting : State::Listing, QStringLiteral("streaming list"));
+        m_relistItems.clear();
+        m_loaded = 0;
+        m_progressive = !m_synced && m_store.size() == 0;
+    } else {
+        req.path += "&resourceVersion=" + urlEncode(m_rv);
+        setState(State::Watching);
+    }
+    auto stream = std::make_shared<Stream>();
+    m_stream = stream;
+    auto inbox = m_client->inbox();
+    QPointer<Watcher> self(this);
+    m_request = m_client->transport().start(
+        req,
+        [inbox, self, gen](core::Result<HttpResponse> r) {
+            inbox->post([self, gen, r = std::move(r)]() mutable {
+                if (self)
+                    self->onWatchEnded(gen, std::move(r));
+            });
+        },
+        [stream](const HttpResponse &, std::string_view bytes) {
+            std::vector<std::string> lines;
+            splitLines(stream->partial, bytes, lines);
+            if (lines.empty())
+                return true;
+            std::vector<DecodedWatchLine> decoded;
+            decoded.reserve(lines.size());
+            std::string error;
+            for (const auto &l : lines) {
+                auto d = decodeWatchLine(l);
+                if (d.ok())
+                    decoded.push_back(std::move(*d));
+                else
+                    error = d.error().describe();
+            }
+            std::lock_guard lock(stream->mutex);
+            for (auto &d : decoded)
+                stream->lines.push_back(std::move(d));
+            if (!error.empty())
+                stream->decodeError = error;
+            return error.empty(); // a corrupt frame: drop the stream and resume from the last good RV
+        });
+}
+
+void Watcher::flush()
+{
+    if (!m_stream)
+        return emitBatch();
+    std::vector<DecodedWatchLine> lines;
+    {
+        std::lock_guard lock(m_stream->mutex);
+        lines.swap(m_stream->lines);
+    }
+    const int gen = m_gen;
+    for (auto &l : lines) {
+        if (gen != m_gen)
+            break; // a 410 below started a relist: the rest belongs to the dead stream
+        m_lastEvent.start();
+        switch (l.type) {
+        case WatchLineType::Bookmark:
+            if (m_inWatchListInitial && l.initialEventsEnd) {
+                m_inWatchListInitial = false;
+                finishList(m_synced, l.resourceVersion);
+                setState(State::Watching);
+            }
+            if (!m_inWatchListInitial)
+                m_rv = l.resourceVersion;
+            break;
+        case WatchLineType::Error:
+            if (l.error.httpStatus == 410 || l.error.category == ErrorCategory::Gone) {
+                relistAfter(l.error.message);
+            } else {
+                Q_EMIT errorOccurred(QString::fromStdString(l.error.describe()));
+            }
+            break;
+        default:
+            if (m_inWatchListInitial) {
+                // Synthetic ADDED events are not in RV order: never a resume point (API brief 2.4).
+                l.object.fromList = true;
+                ++m_loaded;
+                if (m_progressive)
+                    deliver(std::move(l.object));
+                else
+                    m_relistItems.push_back(std::move(l.object));
+            } else {
+                m_rv = l.resourceVersion;
+                deliver(std::move(l.object));
+            }
+        }
+    }
+    if (m_inWatchListInitial && m_loaded)
+        Q_EMIT listProgress(m_loaded, -1);
+    emitBatch();
+}
+
+void Watcher::deliver(core::ObjectVersion v)
+{
+    if (!m_store.apply(v))
+        return; // duplicate of what we hold: exactly-once delivery
+    m_batch.events.push_back(std::move(v));
+}
+
+void Watcher::emitBatch()
+{
+    if (m_batch.events.empty() && m_batch.gaps.empty() && !m_batch.initialListComplete)
+        return;
+    m_batch.observedAtMs = QDateTime::currentMSecsSinceEpoch();
+    core::WatchBatch out;
+    out.scope = m_batch.scope;
+    std::swap(out, m_batch);
+    Q_EMIT batchReady(out);
+}
+
+void Watcher::relistAfter(const std::string &reason)
+{
+    ++m_relists;
+    qCInfo(lcWatch, "%s: %s; relisting", m_batch.scope.c_str(), reason.c_str());
+    if (m_request)
+        m_client->cancel(m_request);
+    m_request = 0;
+    m_stream.reset();
+    if (m_opts.tryWatchList && !m_watchListUnsupported)
+        watch(true);
+    else
+        list(true);
+}
+
+void Watcher::onWatchEnded(int gen, core::Result<HttpResponse> r)
+{
+    if (gen != m_gen)
+        return;
+    flush(); // deliver what the stream carried before it ended
+    if (gen != m_gen)
+        return; // flush() saw an ERROR 410 and already relisted
+    m_request = 0;
+    std::string decodeError;
+    if (m_stream) {
+        std::lock_guard lock(m_stream->mutex);
+        decodeError = m_stream->decodeError;
+    }
+    m_stream.reset();
+    const bool wasWatchList = m_inWatchListInitial;
+    if (r.ok() && !isSuccess(r->status)) {
+        const core::Error e = errorFromResponse(*r);
+        if (wasWatchList && (r->status == 422 || r->status == 400)) {
+            qCInfo(lcWatch, "%s: server has no streaming lists (%s); using LIST", m_batch.scope.c_str(), e.message.c_str());
+            m_watchListUnsupported = true;
+            m_inWatchListInitial = false;
+            list(m_synced);
+            return;
+        }
+        const bool tooLarge = r->status == 504 && r->body.find("ResourceVersionTooLarge") != std::string::npos;
+        if (r->status == 410 || tooLarge) {
+            relistAfter(e.message);
+            return;
+        }
+        const QString why = QString::fromStdString(e.describe());
+        Q_EMIT errorOccurred(why);
+        if (r->status == 403 || r->status == 401 || r->status == 404)
+            setState(State::Failed, why);
+        backoffThen([this, wasWatchList] { wasWatchList ? watch(true) : watch(false); }, why);
+        return;
+    }
+    if (!r.ok() || !decodeError.empty()) {
+        // Dropped connection, stall, corrupt frame: resume from the last RV, no relist.
+        const QString why = QString::fromStdString(r.ok() ? decodeError : r.error().describe());
+        ++m_resumes;
+        if (wasWatchList) {
+            backoffThen([this] { watch(true); }, why);
+            return;
+        }
+        backoffThen([this] { watch(false); }, why);
+        return;
+    }
+    // A normal end (server timeout): resume at once.
+    ++m_resumes;
+    if (wasWatchList)
+        watch(true);
+    else
+        watch(false);
+}
+
+void Watcher::backoffThen(std::function<void()> next, const QString &why)
+{
+    // m_healthy runs since the last failure: two quiet minutes reset the backoff (client-go).
+    if (m_healthy.isValid() && m_healthy.elapsed() > m_opts.backoffResetMs)
+        m_backoffMs = 0;
+    m_backoffMs = m_backoffMs == 0 ? m_opts.backoffInitialMs : std::min(m_backoffMs * 2, m_opts.backoffMaxMs);
+    std::uniform_real_distribution<double> jitter(1.0, 2.0);
+    const int delay = std::min(int(m_backoffMs * jitter(m_rng)), m_opts.backoffMaxMs);
+    if (m_state != State::Failed)
+        setState(State::BackingOff, why);
+    qCInfo(lcWatch, "%s: backing off %d ms: %s", m_batch.scope.c_str(), delay, qUtf8Printable(why));
+    m_healthy.start();
+    const int gen = ++m_gen;
+    m_retryTimer.disconnect();
+    connect(&m_retryTimer, &QTimer::timeout, this, [this, gen, next = std::move(next)] {
+        if (gen == m_gen)
+            next();
+    });
+    m_retryTimer.start(delay);
+}
+
+} // namespace fieldscope::kube

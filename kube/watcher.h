@@ -1,0 +1,114 @@
+#pragma once
+// Watcher: LIST then WATCH one resource type in one scope, forever, without losing a version
+// (API brief 2.1-2.6). Lives on its ApiClient's thread; page and event decoding run on the
+// network thread; batches are cut on a timer and emitted here.
+//
+// Contract (tested): per object, every version the server sends is delivered exactly once and
+// in order; no version is invented; after a relist the batch carries an ObservationGap naming
+// the interval that was not observed, and the differences (added, changed, deleted while away)
+// are delivered as events rather than a silent replacement.
+#include "core/objectstore.h"
+#include "core/watchtypes.h"
+#include "kube/apiclient.h"
+#include "kube/listdecoder.h"
+#include "kube/resource.h"
+
+#include <QElapsedTimer>
+#include <QObject>
+#include <QTimer>
+
+#include <memory>
+#include <mutex>
+#include <random>
+
+namespace fieldscope::kube {
+
+struct WatchScope {
+    ResourceInfo resource;
+    std::string namespace_; // "" = all namespaces (or cluster-scoped)
+    std::string labelSelector;
+    std::string fieldSelector;
+    std::string describe() const;
+};
+
+struct WatcherOptions {
+    int pageSize = 500;
+    int flushIntervalMs = 100;
+    bool tryWatchList = true; // sendInitialEvents; falls back to LIST on 422
+    int minTimeoutSeconds = 300, maxTimeoutSeconds = 600;
+    int stallSeconds = 45;
+    // client-go's backoff: 0.8 s doubling to 30 s with jitter, reset after 2 min of health.
+    int backoffInitialMs = 800, backoffMaxMs = 30'000, backoffResetMs = 120'000;
+};
+
+class Watcher : public QObject
+{
+    Q_OBJECT
+public:
+    enum class State { Idle, Listing, Watching, Relisting, BackingOff, Failed };
+    Q_ENUM(State)
+
+    Watcher(ApiClient *client, WatchScope scope, WatcherOptions options = {}, QObject *parent = nullptr);
+    ~Watcher() override;
+
+    void start();
+    void stop();
+
+    State state() const { return m_state; }
+    QString stateDetail() const { return m_detail; }
+    const WatchScope &scope() const { return m_scope; }
+    const core::ObjectStore &store() const { return m_store; }
+    std::string lastResourceVersion() const { return m_rv; }
+    qint64 lastEventMsecsAgo() const { return m_lastEvent.isValid() ? m_lastEvent.elapsed() : -1; }
+    bool initialListComplete() const { return m_synced; }
+    int relistCount() const { return m_relists; }
+    int resumeCount() const { return m_resumes; }
+
+Q_SIGNALS:
+    void batchReady(const fieldscope::core::WatchBatch &batch);
+    void stateChanged(fieldscope::kube::Watcher::State state, const QString &detail);
+    void listProgress(qint64 loaded, qint64 remainingEstimate);
+    void errorOccurred(const QString &message);
+
+private:
+    struct Stream; // shared with the network thread
+    void list(bool relist, const std::string &continueToken = {});
+    void onPage(int gen, bool relist, core::Result<DecodedPage> page);
+    void finishList(bool relist, const std::string &listRv);
+    void watch(bool watchList);
+    void onWatchEnded(int gen, core::Result<HttpResponse> r);
+    void flush();
+    void deliver(core::ObjectVersion v);
+    void relistAfter(const std::string &reason);
+    void backoffThen(std::function<void()> next, const QString &why);
+    void setState(State s, const QString &detail = {});
+    void emitBatch();
+    int nextTimeoutSeconds();
+
+    ApiClient *m_client;
+    WatchScope m_scope;
+    WatcherOptions m_opts;
+    core::ObjectStore m_store;
+    State m_state = State::Idle;
+    QString m_detail;
+    std::string m_rv;       // resume point: last applied non-synthetic event or list RV
+    int m_gen = 0;          // supersedes requests of earlier list/watch rounds
+    Transport::RequestId m_request = 0;
+    std::shared_ptr<Stream> m_stream;
+    bool m_synced = false;
+    bool m_watchListUnsupported = false;
+    bool m_inWatchListInitial = false;
+    bool m_progressive = false; // first sync into an empty store: deliver pages as they come
+    std::vector<core::ObjectVersion> m_relistItems; // relist/WatchList buffer, diffed at the end
+    core::WatchBatch m_batch;
+    QTimer m_flushTimer;
+    QTimer m_retryTimer;
+    QElapsedTimer m_lastEvent;
+    QElapsedTimer m_healthy;
+    int m_backoffMs = 0;
+    int m_relists = 0, m_resumes = 0;
+    qint64 m_loaded = 0;
+    std::mt19937 m_rng{std::random_device{}()};
+};
+
+} // namespace fieldscope::kube
