@@ -642,36 +642,11 @@ Result<ResolvedConfig> Kubeconfig::resolveInCluster() const
     return rc;
 }
 
-Result<ResolvedConfig> Kubeconfig::resolve(const std::string &contextName) const
+namespace {
+
+// Cluster half of resolve(): server, TLS material, proxy (validateClusterInfo, transport.go).
+core::Status resolveCluster(const ClusterConfig *cl, ResolvedConfig &rc)
 {
-    if (m_inCluster && (contextName.empty() || contextName == kInClusterName))
-        return resolveInCluster();
-
-    std::vector<std::string> available;
-    for (const auto &c : m_contexts)
-        available.push_back(c.name);
-    const std::string where = m_files.empty() ? m_defaultPath : joinNames(m_files, ":");
-    const std::string availableText = available.empty() ? "no contexts are defined in " + (where.empty() ? std::string("any kubeconfig file") : where)
-                                                        : "available contexts: " + joinNames(available);
-    const std::string name = contextName.empty() ? m_currentContext : contextName;
-    if (name.empty())
-        return configError("no context selected: current-context is not set and no --context was given; " + availableText, where);
-    const ContextConfig *ctx = context(name);
-    if (!ctx)
-        return configError("context " + quote(name) + " not found; " + availableText, where);
-
-    ResolvedConfig rc;
-    rc.contextName = ctx->name;
-    rc.sourceFile = ctx->sourceFile;
-    rc.namespace_ = ctx->namespace_.empty() ? "default" : ctx->namespace_;
-
-    // --- cluster ---
-    if (ctx->cluster.empty())
-        return configError("context " + quote(name) + " names no cluster", ctx->sourceFile);
-    const ClusterConfig *cl = cluster(ctx->cluster);
-    if (!cl)
-        return configError("cluster " + quote(ctx->cluster) + " was not found for context " + quote(name), ctx->sourceFile);
-    rc.clusterName = cl->name;
     if (cl->server.empty())
         return configError("no server found for cluster " + quote(cl->name), cl->sourceFile);
     {
@@ -720,13 +695,12 @@ Result<ResolvedConfig> Kubeconfig::resolve(const std::string &contextName) const
     rc.disableCompression = cl->disableCompression;
     if (auto it = cl->extensions.find(kExecClusterExtension); it != cl->extensions.end())
         rc.execClusterConfig = *it;
+    return core::Unit{};
+}
 
-    // --- user ---
-    if (ctx->user.empty())
-        return rc; // anonymous
-    const UserConfig *u = user(ctx->user);
-    if (!u)
-        return configError("user " + quote(ctx->user) + " was not found for context " + quote(name), ctx->sourceFile);
+// User half of resolve(): exactly one authentication method (validateAuthInfo, API brief 6.2).
+core::Status resolveUser(const UserConfig *u, ResolvedConfig &rc)
+{
     AuthConfig &auth = rc.auth;
     auth.userName = u->name;
     auth.sourceFile = u->sourceFile;
@@ -841,6 +815,52 @@ Result<ResolvedConfig> Kubeconfig::resolve(const std::string &contextName) const
         auth.method = AuthMethod::Exec;
         auth.exec = std::move(e);
     }
+    return core::Unit{};
+}
+
+} // namespace
+
+Result<ResolvedConfig> Kubeconfig::resolve(const std::string &contextName) const
+{
+    if (m_inCluster && (contextName.empty() || contextName == kInClusterName))
+        return resolveInCluster();
+
+    std::vector<std::string> available;
+    for (const auto &c : m_contexts)
+        available.push_back(c.name);
+    const std::string where = m_files.empty() ? m_defaultPath : joinNames(m_files, ":");
+    const std::string availableText = available.empty() ? "no contexts are defined in " + (where.empty() ? std::string("any kubeconfig file") : where)
+                                                        : "available contexts: " + joinNames(available);
+    const std::string name = contextName.empty() ? m_currentContext : contextName;
+    if (name.empty())
+        return configError("no context selected: current-context is not set and no --context was given; " + availableText, where);
+    const ContextConfig *ctx = context(name);
+    if (!ctx)
+        return configError("context " + quote(name) + " not found; " + availableText, where);
+
+    ResolvedConfig rc;
+    rc.contextName = ctx->name;
+    rc.sourceFile = ctx->sourceFile;
+    rc.namespace_ = ctx->namespace_.empty() ? "default" : ctx->namespace_;
+
+    // --- cluster ---
+    if (ctx->cluster.empty())
+        return configError("context " + quote(name) + " names no cluster", ctx->sourceFile);
+    const ClusterConfig *cl = cluster(ctx->cluster);
+    if (!cl)
+        return configError("cluster " + quote(ctx->cluster) + " was not found for context " + quote(name), ctx->sourceFile);
+    rc.clusterName = cl->name;
+    if (auto st = resolveCluster(cl, rc); !st)
+        return st.error();
+
+    // --- user ---
+    if (ctx->user.empty())
+        return rc; // anonymous
+    const UserConfig *u = user(ctx->user);
+    if (!u)
+        return configError("user " + quote(ctx->user) + " was not found for context " + quote(name), ctx->sourceFile);
+    if (auto st = resolveUser(u, rc); !st)
+        return st.error();
     for (const auto &w : rc.warnings)
         qCInfo(lcKubeAuth).noquote() << QString::fromStdString(w);
     return rc;
