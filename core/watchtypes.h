@@ -21,6 +21,12 @@ struct ObjectVersion {
     std::string name;
     std::string resourceVersion; // opaque; compared for equality only
     QByteArray json;             // the whole object, with kind and apiVersion
+    // Read by the decoder on the network thread so table models never parse JSON:
+    std::string creationTimestamp; // RFC 3339
+    int managerCount = 0;          // entries in metadata.managedFields
+    std::string lastManager;       // the entry with the latest time ("" when none)
+    std::string lastManagerOperation;
+    std::string lastChangedAt;     // that entry's time
     // True when this version came from a LIST (initial or after a relist) rather than a watch
     // event; for a relist-detected deletion, `json` is the last state we saw and
     // `resourceVersion` the last one we saw, since the server never told us the deletion's RV.

@@ -64,6 +64,35 @@ simdjson::error_code readMetadata(std::string_view raw, std::size_t capacity, co
                     out.uid = v;
                 else if (mk == "resourceVersion" && !m.value().get_string().get(v))
                     out.resourceVersion = v;
+                else if (mk == "creationTimestamp" && !m.value().get_string().get(v))
+                    out.creationTimestamp = v;
+                else if (mk == "managedFields") {
+                    od::array entries;
+                    if (m.value().get_array().get(entries))
+                        continue;
+                    for (auto entry : entries) {
+                        od::object eo;
+                        if (entry.get_object().get(eo))
+                            continue;
+                        std::string_view manager, op, time;
+                        for (auto ef : eo) {
+                            std::string_view ek;
+                            if (ef.unescaped_key().get(ek))
+                                continue;
+                            std::string_view *target = ek == "manager" ? &manager : ek == "operation" ? &op
+                                                     : ek == "time"    ? &time    : nullptr;
+                            if (target && ef.value().get_string().get(*target) != simdjson::SUCCESS)
+                                *target = {};
+                        }
+                        ++out.managerCount;
+                        // RFC 3339 UTC in whole seconds: string order is time order.
+                        if (time >= std::string_view(out.lastChangedAt)) {
+                            out.lastManager = manager;
+                            out.lastManagerOperation = op;
+                            out.lastChangedAt = time;
+                        }
+                    }
+                }
                 else if (mk == "annotations" && bookmarkAnnotation) {
                     od::object ann;
                     if (!m.value().get_object().get(ann)) {

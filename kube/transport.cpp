@@ -400,9 +400,8 @@ void Transport::run()
             return;
         }
         const int status = a->response.status;
-        if (status == 401 && !p.authRetried && m_config.invalidateCredential) {
+        if (status == 401 && !p.authRetried && m_config.invalidateCredential && m_config.invalidateCredential()) {
             // Refresh the credential once and retry once (exec plugins, rotated tokens).
-            m_config.invalidateCredential();
             p.authRetried = true;
             p.due = Clock::now();
             d.waiting.push_front(a->pending);

@@ -41,8 +41,9 @@ struct TransportConfig {
     std::vector<std::pair<std::string, std::string>> extraHeaders; // impersonation
     // Called on the network thread for each request; may run an exec plugin (never the GUI thread).
     std::function<core::Result<Credential>()> credential;
-    // Called after a 401 so the next credential() produces a fresh one (API brief 6.4).
-    std::function<void()> invalidateCredential;
+    // Called after a 401 so the next credential() produces a fresh one (API brief 6.4); returns
+    // whether one retry can help (false for static tokens and certificates).
+    std::function<bool()> invalidateCredential;
     double qps = 50;   // client-side token bucket (API brief 7.4); <= 0 disables
     int burst = 100;
     double watchQps = 100; // separate bucket for watch starts

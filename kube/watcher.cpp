@@ -52,7 +52,7 @@ void Watcher::start()
     if (m_state != State::Idle && m_state != State::Failed)
         return;
     m_flushTimer.start();
-    if (m_opts.tryWatchList && !m_watchListUnsupported)
+    if (m_opts.tryWatchList && !m_watchListUnsupported && !m_opts.listOnly)
         watch(true);
     else
         list(false);
@@ -162,6 +162,12 @@ void Watcher::onPage(int gen, bool relist, core::Result<DecodedPage> page)
         return;
     }
     finishList(relist || m_synced, p.resourceVersion);
+    if (m_opts.listOnly) {
+        m_flushTimer.stop();
+        setState(State::Idle);
+        Q_EMIT listCompleted();
+        return;
+    }
     watch(false);
 }
 

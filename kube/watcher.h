@@ -35,6 +35,7 @@ struct WatcherOptions {
     int pageSize = 500;
     int flushIntervalMs = 100;
     bool tryWatchList = true; // sendInitialEvents; falls back to LIST on 422
+    bool listOnly = false;    // stop after the first complete list (fieldscope list)
     int minTimeoutSeconds = 300, maxTimeoutSeconds = 600;
     int stallSeconds = 45;
     // client-go's backoff: 0.8 s doubling to 30 s with jitter, reset after 2 min of health.
@@ -68,6 +69,7 @@ Q_SIGNALS:
     void batchReady(const fieldscope::core::WatchBatch &batch);
     void stateChanged(fieldscope::kube::Watcher::State state, const QString &detail);
     void listProgress(qint64 loaded, qint64 remainingEstimate);
+    void listCompleted(); // listOnly: the store holds the complete list
     void errorOccurred(const QString &message);
 
 private:

@@ -1,0 +1,114 @@
+#include "app/clisession.h"
+
+#include <QEventLoop>
+#include <QRegularExpression>
+#include <QTextStream>
+
+#include <cstdio>
+
+namespace fieldscope::app {
+
+void addConnectionOptions(QCommandLineParser &parser)
+{
+    parser.addOption({QStringLiteral("context"), QStringLiteral("The kubeconfig context to use."), QStringLiteral("NAME")});
+    parser.addOption({QStringLiteral("kubeconfig"), QStringLiteral("Path to the kubeconfig file."), QStringLiteral("FILE")});
+    parser.addOption({QStringLiteral("allow-exec-plugins"),
+                      QStringLiteral("Run the kubeconfig's exec credential plugins without asking (they are arbitrary programs).")});
+}
+
+int reportError(const core::Error &e)
+{
+    std::fprintf(stderr, "fieldscope: %s\n", e.describe().c_str());
+    return e.category == core::ErrorCategory::Config || e.category == core::ErrorCategory::Parse ? 2 : 1;
+}
+
+int reportError(const QString &message)
+{
+    std::fprintf(stderr, "fieldscope: %s\n", qUtf8Printable(message));
+    return 1;
+}
+
+qint64 parseDuration(const QString &text)
+{
+    static const QRegularExpression re(QStringLiteral("^(?:(\\d+)h)?(?:(\\d+)m(?!s))?(?:(\\d+)s)?(?:(\\d+)ms)?$"));
+    const auto m = re.match(text);
+    if (text.isEmpty() || !m.hasMatch())
+        return -1;
+    return m.captured(1).toLongLong() * 3600000 + m.captured(2).toLongLong() * 60000 + m.captured(3).toLongLong() * 1000
+         + m.captured(4).toLongLong();
+}
+
+std::unique_ptr<CliSession> CliSession::open(const QCommandLineParser &parser)
+{
+    kube::ConnectionOptions opts;
+    opts.kubeconfigPath = parser.value(QStringLiteral("kubeconfig")).toStdString();
+    opts.context = parser.value(QStringLiteral("context")).toStdString();
+    if (parser.isSet(QStringLiteral("allow-exec-plugins"))) {
+        opts.credentials.askConsent = kube::allowAllExecPlugins();
+    } else {
+        // A terminal user sees what would run and is told how to allow it.
+        opts.credentials.askConsent = [](const kube::ExecConsentRequest &req) {
+            std::fprintf(stderr,
+                         "fieldscope: the kubeconfig %s wants to run an exec credential plugin:\n  %s\n"
+                         "Re-run with --allow-exec-plugins to allow it.\n",
+                         req.kubeconfigFile.c_str(), req.commandLine.c_str());
+            return kube::ConsentDecision::Deny;
+        };
+    }
+    auto conn = kube::connect(opts);
+    if (!conn) {
+        reportError(conn.error());
+        return nullptr;
+    }
+    for (const auto &w : conn->config.warnings)
+        std::fprintf(stderr, "Warning: %s\n", w.c_str());
+    auto s = std::make_unique<CliSession>();
+    s->m_connection = std::move(*conn);
+    s->m_client = std::make_unique<kube::ApiClient>(s->m_connection.transport);
+    s->m_discovery = std::make_unique<kube::Discovery>(s->m_client.get());
+    QEventLoop loop;
+    QString failure;
+    QObject::connect(s->m_discovery.get(), &kube::Discovery::finished, &loop, &QEventLoop::quit);
+    QObject::connect(s->m_discovery.get(), &kube::Discovery::failed, &loop, [&](const QString &m) {
+        failure = m;
+        loop.quit();
+    });
+    s->m_discovery->refresh();
+    loop.exec();
+    if (!failure.isEmpty()) {
+        reportError(failure);
+        return nullptr;
+    }
+    return s;
+}
+
+const kube::ResourceInfo *CliSession::resolve(const QString &word) const
+{
+    const auto *r = discovery().resolve(word.toStdString());
+    if (!r)
+        reportError(QStringLiteral("the server doesn't have a resource type \"%1\"").arg(word));
+    return r;
+}
+
+std::string CliSession::namespaceFor(const QCommandLineParser &parser, const kube::ResourceInfo &r) const
+{
+    if (!r.namespaced || parser.isSet(QStringLiteral("all-namespaces")))
+        return {};
+    if (parser.isSet(QStringLiteral("namespace")))
+        return parser.value(QStringLiteral("namespace")).toStdString();
+    return m_connection.config.namespace_.empty() ? std::string("default") : m_connection.config.namespace_;
+}
+
+core::Result<kube::HttpResponse> CliSession::call(kube::HttpRequest request)
+{
+    QEventLoop loop;
+    std::optional<core::Result<kube::HttpResponse>> out;
+    m_client->send(std::move(request), &loop, [&](core::Result<kube::HttpResponse> r) {
+        out = std::move(r);
+        loop.quit();
+    });
+    loop.exec();
+    return std::move(*out);
+}
+
+} // namespace fieldscope::app

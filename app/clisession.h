@@ -1,0 +1,47 @@
+#pragma once
+// What every cluster-facing subcommand shares: --context/--kubeconfig, connecting, discovery and
+// resolving a user-typed resource name. Command-line only (runs its own event loop).
+#include "kube/apiclient.h"
+#include "kube/connection.h"
+#include "kube/discovery.h"
+
+#include <QCommandLineParser>
+#include <QCoreApplication>
+
+#include <memory>
+#include <optional>
+
+namespace fieldscope::app {
+
+void addConnectionOptions(QCommandLineParser &parser);
+
+class CliSession
+{
+public:
+    // Connects and runs discovery; on failure prints the typed error and returns nullopt.
+    static std::unique_ptr<CliSession> open(const QCommandLineParser &parser);
+
+    kube::ApiClient &client() { return *m_client; }
+    const kube::Connection &connection() const { return m_connection; }
+    const kube::DiscoverySnapshot &discovery() const { return m_discovery->snapshot(); }
+    // Resolves RESOURCE (plural, singular, short name, kind, NAME.GROUP); prints an error if unknown.
+    const kube::ResourceInfo *resolve(const QString &word) const;
+    // -n NS, else -A (all), else the context's namespace.
+    std::string namespaceFor(const QCommandLineParser &parser, const kube::ResourceInfo &r) const;
+
+    // Runs one request to completion (command line only).
+    core::Result<kube::HttpResponse> call(kube::HttpRequest request);
+
+private:
+    kube::Connection m_connection;
+    std::unique_ptr<kube::ApiClient> m_client;
+    std::unique_ptr<kube::Discovery> m_discovery;
+};
+
+// Prints "fieldscope: <category> (HTTP n Reason): message" to stderr; returns the exit code.
+int reportError(const core::Error &e);
+int reportError(const QString &message);
+// "10s", "2m", "1h30m", "500ms" -> milliseconds; -1 when malformed.
+qint64 parseDuration(const QString &text);
+
+} // namespace fieldscope::app

@@ -1,0 +1,177 @@
+// fieldscope list / fieldscope watch: the app's own list/watch code path, for scripts, teachers
+// and the benchmark.
+#include "app/clisession.h"
+#include "app/commands.h"
+#include "core/json.h"
+#include "kube/watcher.h"
+
+#include <QCoreApplication>
+#include <QTimer>
+
+#include <algorithm>
+#include <cstdio>
+
+namespace fieldscope::app {
+namespace {
+
+void addScopeOptions(QCommandLineParser &p)
+{
+    p.addOption({{QStringLiteral("n"), QStringLiteral("namespace")}, QStringLiteral("Namespace to list."), QStringLiteral("NAMESPACE")});
+    p.addOption({{QStringLiteral("A"), QStringLiteral("all-namespaces")}, QStringLiteral("List across all namespaces.")});
+    p.addOption({{QStringLiteral("l"), QStringLiteral("selector")}, QStringLiteral("Label selector."), QStringLiteral("SELECTOR")});
+    p.addOption({QStringLiteral("field-selector"), QStringLiteral("Field selector."), QStringLiteral("SELECTOR")});
+    addConnectionOptions(p);
+}
+
+bool parse(QCommandLineParser &p, const QStringList &args, const char *usage)
+{
+    p.setApplicationDescription(QString::fromUtf8(usage));
+    p.addHelpOption();
+    p.addPositionalArgument(QStringLiteral("RESOURCE"), QStringLiteral("Resource type: plural, singular, short name or kind."));
+    if (!p.parse(args)) {
+        std::fprintf(stderr, "fieldscope: %s\n", qUtf8Printable(p.errorText()));
+        return false;
+    }
+    if (p.isSet(QStringLiteral("help"))) {
+        std::fputs(qUtf8Printable(p.helpText()), stdout);
+        std::exit(0);
+    }
+    if (p.positionalArguments().size() != 1) {
+        std::fprintf(stderr, "fieldscope: expected exactly one RESOURCE\n%s", qUtf8Printable(p.helpText()));
+        return false;
+    }
+    return true;
+}
+
+kube::WatchScope scopeFrom(const QCommandLineParser &p, const CliSession &s, const kube::ResourceInfo &r)
+{
+    kube::WatchScope scope;
+    scope.resource = r;
+    scope.namespace_ = s.namespaceFor(p, r);
+    scope.labelSelector = p.value(QStringLiteral("selector")).toStdString();
+    scope.fieldSelector = p.value(QStringLiteral("field-selector")).toStdString();
+    return scope;
+}
+
+std::string identity(const std::string &ns, const std::string &name)
+{
+    return ns.empty() ? name : ns + "/" + name;
+}
+
+} // namespace
+
+int runList(const QStringList &args)
+{
+    QCommandLineParser p;
+    addScopeOptions(p);
+    p.addOption({{QStringLiteral("o"), QStringLiteral("output")}, QStringLiteral("names (default), json or count."), QStringLiteral("FORMAT"), QStringLiteral("names")});
+    if (!parse(p, args, "fieldscope list RESOURCE [-n NAMESPACE | -A] [-l SELECTOR]: list objects through Fieldscope's paginated list."))
+        return 2;
+    const QString format = p.value(QStringLiteral("output"));
+    if (format != QLatin1String("names") && format != QLatin1String("json") && format != QLatin1String("count"))
+        return reportError(QStringLiteral("unknown output format \"%1\" (names, json, count)").arg(format)) + 1;
+    auto session = CliSession::open(p);
+    if (!session)
+        return 1;
+    const auto *r = session->resolve(p.positionalArguments().first());
+    if (!r)
+        return 1;
+    if (!r->supports("list"))
+        return reportError(QStringLiteral("%1 cannot be listed").arg(QString::fromStdString(r->qualifiedName())));
+    kube::WatcherOptions opts;
+    opts.listOnly = true;
+    opts.tryWatchList = false;
+    kube::Watcher watcher(&session->client(), scopeFrom(p, *session, *r), opts);
+    int rc = 0;
+    QObject::connect(&watcher, &kube::Watcher::errorOccurred, [&](const QString &m) {
+        // A list that fails is reported once and ends the command (no retry loop for scripts).
+        rc = reportError(m);
+        QCoreApplication::exit(rc);
+    });
+    QObject::connect(&watcher, &kube::Watcher::listCompleted, [&] { QCoreApplication::exit(0); });
+    watcher.start();
+    if (QCoreApplication::exec() != 0 || rc != 0)
+        return rc ? rc : 1;
+    const auto &objects = watcher.store().objects();
+    if (format == QLatin1String("count")) {
+        std::printf("%zu\n", objects.size());
+        return 0;
+    }
+    std::vector<const core::StoredObject *> sorted;
+    sorted.reserve(objects.size());
+    for (const auto &[uid, o] : objects)
+        sorted.push_back(&o);
+    std::sort(sorted.begin(), sorted.end(), [](auto *a, auto *b) {
+        return std::tie(a->namespace_, a->name) < std::tie(b->namespace_, b->name);
+    });
+    if (format == QLatin1String("names")) {
+        for (const auto *o : sorted)
+            std::printf("%s\n", identity(o->namespace_, o->name).c_str());
+        return 0;
+    }
+    // json: a v1 List, like kubectl get -o json; objects are written as the server sent them.
+    std::fputs("{\"apiVersion\":\"v1\",\"kind\":\"List\",\"items\":[", stdout);
+    for (std::size_t i = 0; i < sorted.size(); ++i) {
+        if (i)
+            std::fputc(',', stdout);
+        std::fwrite(sorted[i]->json.constData(), 1, std::size_t(sorted[i]->json.size()), stdout);
+    }
+    std::fputs("]}\n", stdout);
+    return 0;
+}
+
+int runWatch(const QStringList &args)
+{
+    QCommandLineParser p;
+    addScopeOptions(p);
+    p.addOption({{QStringLiteral("o"), QStringLiteral("output")}, QStringLiteral("text (default) or json (one object per line)."), QStringLiteral("FORMAT"), QStringLiteral("text")});
+    p.addOption({QStringLiteral("for"), QStringLiteral("Stop after this long (e.g. 30s, 5m, 1h)."), QStringLiteral("DURATION")});
+    if (!parse(p, args, "fieldscope watch RESOURCE [-n NAMESPACE | -A] [--for DURATION]: print one line per event."))
+        return 2;
+    const bool json = p.value(QStringLiteral("output")) == QLatin1String("json");
+    qint64 forMs = -1;
+    if (p.isSet(QStringLiteral("for")) && (forMs = parseDuration(p.value(QStringLiteral("for")))) < 0)
+        return reportError(QStringLiteral("malformed duration \"%1\"").arg(p.value(QStringLiteral("for")))) + 1;
+    auto session = CliSession::open(p);
+    if (!session)
+        return 1;
+    const auto *r = session->resolve(p.positionalArguments().first());
+    if (!r)
+        return 1;
+    kube::Watcher watcher(&session->client(), scopeFrom(p, *session, *r));
+    QObject::connect(&watcher, &kube::Watcher::batchReady, [json](const core::WatchBatch &b) {
+        for (const auto &g : b.gaps) {
+            if (json)
+                std::printf("%s\n", core::toJsonText({{"type", "GAP"}, {"fromResourceVersion", g.fromResourceVersion},
+                                                      {"toResourceVersion", g.toResourceVersion}, {"reason", g.reason}}).c_str());
+            else
+                std::printf("GAP %s..%s (%s)\n", g.fromResourceVersion.c_str(), g.toResourceVersion.c_str(), g.reason.c_str());
+        }
+        for (const auto &e : b.events) {
+            if (json)
+                std::printf("%s\n", core::toJsonText({{"type", core::watchEventTypeName(e.type)}, {"namespace", e.namespace_},
+                                                      {"name", e.name}, {"uid", e.uid}, {"resourceVersion", e.resourceVersion},
+                                                      {"fromList", e.fromList}}).c_str());
+            else
+                std::printf("%-8s %s %s\n", core::watchEventTypeName(e.type), identity(e.namespace_, e.name).c_str(), e.resourceVersion.c_str());
+        }
+        std::fflush(stdout);
+    });
+    QObject::connect(&watcher, &kube::Watcher::errorOccurred, [](const QString &m) {
+        std::fprintf(stderr, "fieldscope: %s\n", qUtf8Printable(m));
+    });
+    QObject::connect(&watcher, &kube::Watcher::stateChanged, [&watcher](kube::Watcher::State s, const QString &) {
+        if (s == kube::Watcher::State::Failed)
+            QCoreApplication::exit(1);
+        (void)watcher;
+    });
+    if (forMs >= 0)
+        QTimer::singleShot(forMs, [&] {
+            // Deliver what arrived until now before leaving.
+            QMetaObject::invokeMethod(&watcher, [] { QCoreApplication::exit(0); }, Qt::QueuedConnection);
+        });
+    watcher.start();
+    return QCoreApplication::exec();
+}
+
+} // namespace fieldscope::app

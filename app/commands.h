@@ -1,0 +1,19 @@
+#pragma once
+// Subcommands. Each takes the arguments after the subcommand name (argv[0] first) and returns the
+// process exit code. Their names, flags and JSON fields are interfaces: scripts depend on them.
+#include <QStringList>
+
+namespace fieldscope::app {
+
+int runList(const QStringList &args);
+int runWatch(const QStringList &args);
+
+// Subcommands this build knows, for --help.
+struct SubcommandInfo {
+    const char *name;
+    const char *summary;
+    int (*run)(const QStringList &);
+};
+const SubcommandInfo *subcommands(); // terminated by {nullptr, nullptr, nullptr}
+
+} // namespace fieldscope::app

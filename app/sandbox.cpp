@@ -1,0 +1,67 @@
+#include "app/sandbox.h"
+
+#include <QCoreApplication>
+#include <QDir>
+#include <QFileInfo>
+#include <QStandardPaths>
+
+namespace fieldscope::app {
+
+SandboxController::SandboxController(QObject *parent) : QObject(parent)
+{
+    connect(&m_process, &QProcess::finished, this, [this](int code, QProcess::ExitStatus status) {
+        const QString out = QString::fromUtf8(m_process.readAllStandardOutput()).trimmed();
+        const QString err = QString::fromUtf8(m_process.readAllStandardError()).trimmed();
+        if (status != QProcess::NormalExit || code != 0) {
+            Q_EMIT stateChanged(tr("Sandbox failed"));
+            Q_EMIT failed(tr("The sandbox cluster did not start: %1").arg(err.section(QLatin1Char('\n'), -5)));
+            return;
+        }
+        Q_EMIT stateChanged(tr("Sandbox running"));
+        Q_EMIT ready(out.section(QLatin1Char('\n'), -1));
+    });
+    connect(&m_process, &QProcess::errorOccurred, this, [this](QProcess::ProcessError e) {
+        if (e == QProcess::FailedToStart) {
+            Q_EMIT stateChanged(tr("Sandbox failed"));
+            Q_EMIT failed(tr("Cannot run %1").arg(clusterScript()));
+        }
+    });
+}
+
+SandboxController::~SandboxController()
+{
+    if (m_started && m_stopOnExit)
+        stopDetached();
+}
+
+QString SandboxController::dataDir()
+{
+    return QStandardPaths::writableLocation(QStandardPaths::GenericDataLocation) + QStringLiteral("/fieldscope/sandbox");
+}
+
+QString SandboxController::clusterScript()
+{
+    const QString env = qEnvironmentVariable("FIELDSCOPE_CLUSTER_SCRIPT");
+    if (!env.isEmpty())
+        return env;
+    const QString installed = QCoreApplication::applicationDirPath() + QStringLiteral("/../share/fieldscope/fieldscope-cluster");
+    if (QFileInfo::exists(installed))
+        return QFileInfo(installed).canonicalFilePath();
+    return QStringLiteral(FIELDSCOPE_SOURCE_DIR "/scripts/fieldscope-cluster");
+}
+
+void SandboxController::start()
+{
+    m_started = true;
+    Q_EMIT stateChanged(tr("Sandbox starting…"));
+    QDir().mkpath(dataDir());
+    m_process.start(clusterScript(), {QStringLiteral("start"), dataDir(), QStringLiteral("--name"), contextName()});
+}
+
+void SandboxController::stopDetached()
+{
+    QProcess::startDetached(clusterScript(), {QStringLiteral("stop"), dataDir()});
+    m_started = false;
+}
+
+} // namespace fieldscope::app
