@@ -222,8 +222,6 @@ std::string scalarText(const Json &v)
     return toJsonText(v);
 }
 
-void emit(const Json &v, int indent, std::string &out);
-
 void emitBlockString(const std::string &s, int indent, std::string &out)
 {
     out += s.back() == '\n' ? "|\n" : "|-\n";
@@ -252,57 +250,98 @@ bool isMultilineBlockable(const Json &v)
     return s.find(" \n") == std::string::npos && s.find("\n\n\n") == std::string::npos;
 }
 
-void emitValueAfterKey(const Json &v, int indent, std::string &out)
-{
-    if (v.is_object() && !v.empty()) {
-        out += '\n';
-        emit(v, indent + 2, out);
-    } else if (v.is_array() && !v.empty()) {
-        out += '\n';
-        emit(v, indent, out); // kubectl style: list items at the key's indentation
-    } else if (isMultilineBlockable(v)) {
-        out += ' ';
-        emitBlockString(v.get_ref<const std::string &>(), indent + 2, out);
-    } else {
-        out += ' ';
-        out += v.is_object() ? "{}" : v.is_array() ? "[]" : scalarText(v);
-        out += '\n';
-    }
-}
+// Writes block YAML and, when `lines` is set, the JSON Pointer each output line shows.
+struct Emitter {
+    std::string &out;
+    std::vector<std::string> *lines = nullptr;
+    std::size_t scanned = 0;
 
-void emit(const Json &v, int indent, std::string &out)
-{
-    const std::string pad(indent, ' ');
-    if (v.is_object()) {
-        for (auto it = v.begin(); it != v.end(); ++it) {
-            out += pad + scalarText(Json(it.key())) + ":";
-            emitValueAfterKey(it.value(), indent, out);
-        }
-    } else if (v.is_array()) {
-        for (const auto &item : v) {
-            out += pad + "-";
-            if (item.is_object() && !item.empty()) {
-                // First key on the dash line, the rest aligned under it.
-                std::string nested;
-                emit(item, indent + 2, nested);
-                out += ' ';
-                out += nested.substr(indent + 2);
-            } else if (item.is_array() && !item.empty()) {
-                out += '\n';
-                emit(item, indent + 2, out);
-            } else if (isMultilineBlockable(item)) {
-                out += ' ';
-                emitBlockString(item.get_ref<const std::string &>(), indent + 2, out);
-            } else {
-                out += ' ';
-                out += item.is_object() ? "{}" : item.is_array() ? "[]" : scalarText(item);
-                out += '\n';
-            }
-        }
-    } else {
-        out += pad + scalarText(v) + '\n';
+    // Attributes every line completed since the last call to `ptr`.
+    void claim(const std::string &ptr)
+    {
+        if (!lines)
+            return;
+        for (; scanned < out.size(); ++scanned)
+            if (out[scanned] == '\n')
+                lines->push_back(ptr);
     }
-}
+
+    std::string childPointer(const std::string &ptr, const std::string &token) const
+    {
+        return lines ? ptr + "/" + jsonPointerEscape(token) : std::string();
+    }
+
+    void valueAfterKey(const Json &v, int indent, const std::string &ptr)
+    {
+        if (v.is_object() && !v.empty()) {
+            out += '\n';
+            claim(ptr);
+            emit(v, indent + 2, ptr);
+        } else if (v.is_array() && !v.empty()) {
+            out += '\n';
+            claim(ptr);
+            emit(v, indent, ptr); // kubectl style: list items at the key's indentation
+        } else if (isMultilineBlockable(v)) {
+            out += ' ';
+            emitBlockString(v.get_ref<const std::string &>(), indent + 2, out);
+            claim(ptr);
+        } else {
+            out += ' ';
+            out += v.is_object() ? "{}" : v.is_array() ? "[]" : scalarText(v);
+            out += '\n';
+            claim(ptr);
+        }
+    }
+
+    void arrayItem(const Json &item, int indent, const std::string &ptr)
+    {
+        if (item.is_object() && !item.empty()) {
+            // First key on the dash line, the rest aligned under it; the dash line shows that key.
+            std::string nested;
+            std::vector<std::string> nestedLines;
+            Emitter sub{nested, lines ? &nestedLines : nullptr};
+            sub.emit(item, indent + 2, ptr);
+            out += ' ';
+            out += nested.substr(std::size_t(indent) + 2);
+            if (lines) {
+                lines->insert(lines->end(), nestedLines.begin(), nestedLines.end());
+                scanned = out.size();
+            }
+        } else if (item.is_array() && !item.empty()) {
+            out += '\n';
+            claim(ptr);
+            emit(item, indent + 2, ptr);
+        } else if (isMultilineBlockable(item)) {
+            out += ' ';
+            emitBlockString(item.get_ref<const std::string &>(), indent + 2, out);
+            claim(ptr);
+        } else {
+            out += ' ';
+            out += item.is_object() ? "{}" : item.is_array() ? "[]" : scalarText(item);
+            out += '\n';
+            claim(ptr);
+        }
+    }
+
+    void emit(const Json &v, int indent, const std::string &ptr)
+    {
+        const std::string pad(std::size_t(indent), ' ');
+        if (v.is_object()) {
+            for (auto it = v.begin(); it != v.end(); ++it) {
+                out += pad + scalarText(Json(it.key())) + ":";
+                valueAfterKey(it.value(), indent, childPointer(ptr, it.key()));
+            }
+        } else if (v.is_array()) {
+            for (std::size_t i = 0; i < v.size(); ++i) {
+                out += pad + "-";
+                arrayItem(v[i], indent, childPointer(ptr, std::to_string(i)));
+            }
+        } else {
+            out += pad + scalarText(v) + '\n';
+            claim(ptr);
+        }
+    }
+};
 
 } // namespace
 
@@ -311,8 +350,20 @@ std::string jsonToYaml(const Json &value)
     std::string out;
     if ((value.is_object() || value.is_array()) && value.empty())
         return value.is_object() ? "{}\n" : "[]\n";
-    emit(value, 0, out);
+    Emitter{out}.emit(value, 0, std::string());
     return out;
+}
+
+AnnotatedYaml jsonToAnnotatedYaml(const Json &value)
+{
+    AnnotatedYaml y;
+    if ((value.is_object() || value.is_array()) && value.empty()) {
+        y.text = value.is_object() ? "{}\n" : "[]\n";
+        y.linePointers.emplace_back();
+        return y;
+    }
+    Emitter{y.text, &y.linePointers}.emit(value, 0, std::string());
+    return y;
 }
 
 } // namespace fieldscope::core

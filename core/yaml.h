@@ -29,4 +29,13 @@ Result<std::vector<Json>> yamlDocumentsToJson(std::string_view text, const YamlL
 // Block-style YAML in the JSON's key order; strings that YAML 1.1 would misread are quoted.
 std::string jsonToYaml(const Json &value);
 
+// jsonToYaml's exact text plus, for every output line, the JSON Pointer of the value that line
+// shows ("" for the document root; a list item's dash line shows its first key). Lets blame
+// gutters and editor selections map lines to fields.
+struct AnnotatedYaml {
+    std::string text;
+    std::vector<std::string> linePointers; // one per '\n'-terminated line of `text`
+};
+AnnotatedYaml jsonToAnnotatedYaml(const Json &value);
+
 } // namespace fieldscope::core

@@ -1,0 +1,155 @@
+#include "core/blame.h"
+
+#include "core/yaml.h"
+
+#include <algorithm>
+#include <unordered_map>
+
+namespace fieldscope::core {
+
+std::string shortAge(std::int64_t s)
+{
+    // Up to a second in the future is clock skew ("0s"); more is invalid, as in kubectl.
+    if (s < -1)
+        return "<invalid>";
+    if (s < 0)
+        return "0s";
+    if (s < 60)
+        return std::to_string(s) + "s";
+    if (s < 3600)
+        return std::to_string(s / 60) + "m";
+    if (s < 86400)
+        return std::to_string(s / 3600) + "h";
+    if (s < 86400LL * 365)
+        return std::to_string(s / 86400) + "d";
+    return std::to_string(s / (86400LL * 365)) + "y";
+}
+
+std::string ownersLabel(const OwnershipTree &tree, NodeId id, std::int64_t nowSeconds)
+{
+    std::string s;
+    for (const auto &o : tree.node(id).owners) {
+        const ManagedFieldsEntry &e = tree.entries()[o.entry];
+        if (!s.empty())
+            s += ", ";
+        s += e.label();
+        if (e.timeSeconds)
+            s += " " + shortAge(nowSeconds - *e.timeSeconds);
+    }
+    return s;
+}
+
+Json withoutManagedFields(const Json &object)
+{
+    Json copy = object;
+    if (copy.is_object())
+        if (auto meta = copy.find("metadata"); meta != copy.end() && meta->is_object())
+            meta->erase("managedFields");
+    return copy;
+}
+
+namespace {
+
+void indexPointers(const OwnershipTree &tree, NodeId id, const std::string &ptr, std::unordered_map<std::string, NodeId> &out)
+{
+    out.emplace(ptr, id);
+    const OwnershipNode &n = tree.node(id);
+    for (std::uint32_t r = 0; r < n.childCount; ++r) {
+        const NodeId c = n.firstChild + r;
+        const OwnershipNode &child = tree.node(c);
+        if (!child.isPresent())
+            continue;
+        indexPointers(tree, c, ptr + "/" + (child.liveIndex >= 0 ? std::to_string(child.liveIndex) : jsonPointerEscape(child.element.field)), out);
+    }
+}
+
+void collectAbsentOwned(const OwnershipTree &tree, NodeId id, std::vector<NodeId> &out)
+{
+    const OwnershipNode &n = tree.node(id);
+    for (std::uint32_t r = 0; r < n.childCount; ++r) {
+        const NodeId c = n.firstChild + r;
+        if (!tree.node(c).isPresent() && tree.node(c).isOwned())
+            out.push_back(c);
+        collectAbsentOwned(tree, c, out);
+    }
+}
+
+Json leafValue(const OwnershipNode &n)
+{
+    using T = OwnershipNode::ValueType;
+    switch (n.type) {
+    case T::Absent: return nullptr;
+    case T::Object: return Json::object(); // a leaf container is empty
+    case T::Array: return Json::array();
+    default: return n.scalar;
+    }
+}
+
+void collectLeaves(const OwnershipTree &tree, NodeId id, Json &out)
+{
+    const OwnershipNode &n = tree.node(id);
+    for (std::uint32_t r = 0; r < n.childCount; ++r) {
+        const NodeId c = n.firstChild + r;
+        const OwnershipNode &child = tree.node(c);
+        if (child.childCount > 0) {
+            collectLeaves(tree, c, out);
+            continue;
+        }
+        Json owners = Json::array();
+        for (const auto &o : child.owners) {
+            const ManagedFieldsEntry &e = tree.entries()[o.entry];
+            owners.push_back({{"manager", e.manager}, {"operation", operationName(e.operation)}, {"subresource", e.subresource},
+                              {"apiVersion", e.apiVersion}, {"time", e.time}});
+        }
+        Json entry = {{"path", tree.path(c).toString()}, {"value", leafValue(child)}, {"owners", std::move(owners)}};
+        if (!child.isPresent())
+            entry["present"] = false;
+        out.push_back(std::move(entry));
+    }
+}
+
+} // namespace
+
+std::string blameText(const Json &object, const OwnershipTree &tree, std::int64_t nowSeconds)
+{
+    const AnnotatedYaml yaml = jsonToAnnotatedYaml(withoutManagedFields(object));
+    std::unordered_map<std::string, NodeId> byPointer;
+    byPointer.reserve(tree.nodeCount());
+    indexPointers(tree, OwnershipTree::root(), std::string(), byPointer);
+
+    std::vector<std::pair<std::string, std::string>> rows; // gutter, text
+    rows.reserve(yaml.linePointers.size());
+    std::size_t start = 0;
+    for (const auto &ptr : yaml.linePointers) {
+        const std::size_t nl = yaml.text.find('\n', start);
+        std::string line = yaml.text.substr(start, nl - start);
+        start = nl + 1;
+        auto it = byPointer.find(ptr);
+        rows.emplace_back(it == byPointer.end() || ptr.empty() ? std::string() : ownersLabel(tree, it->second, nowSeconds), std::move(line));
+    }
+    std::vector<NodeId> absent;
+    collectAbsentOwned(tree, OwnershipTree::root(), absent);
+    for (NodeId id : absent)
+        rows.emplace_back(ownersLabel(tree, id, nowSeconds), "# absent: " + tree.path(id).toString());
+
+    std::size_t width = 0;
+    for (const auto &r : rows)
+        width = std::max(width, r.first.size());
+    std::string out;
+    for (const auto &[gutter, text] : rows) {
+        out += gutter;
+        out.append(width - gutter.size(), ' ');
+        out += text.empty() ? " |" : " | " + text;
+        out += '\n';
+    }
+    return out;
+}
+
+Json blameJson(const OwnershipTree &tree)
+{
+    Json out = Json::array();
+    collectLeaves(tree, OwnershipTree::root(), out);
+    return out;
+}
+
+} // namespace fieldscope::core
