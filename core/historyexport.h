@@ -1,0 +1,48 @@
+#pragma once
+// Export/import of history as JSON Lines (format: docs/history-format.md): a header line, then
+// versions and gaps in recording order, one JSON object per line. A file can be imported into a
+// store or read directly, so history can be inspected without a cluster (`fieldscope --open`).
+// Thread: blocking file and database I/O; call on a worker thread with a store owned by it.
+#include "core/historystore.h"
+
+#include <string>
+#include <vector>
+
+namespace fieldscope::core {
+
+constexpr int kHistoryFormatVersion = 1;
+
+// "2026-07-20T09:14:03.123Z" <-> ms since the epoch (UTC).
+std::string formatTimestampMs(std::int64_t ms);
+bool parseTimestampMs(std::string_view text, std::int64_t *ms);
+
+// Writes the objects matching `query` (one uid, a namespace, or everything with allNamespaces)
+// with the gaps of their scopes. Returns the number of version lines written.
+Result<std::int64_t> exportJsonLines(HistoryStore &store, const ObjectQuery &query, const std::string &filePath);
+
+// One version line read back.
+struct ExportedVersion {
+    WatchScope scope;
+    std::string uid;
+    std::string resourceVersion;
+    HistoryEventType eventType = HistoryEventType::Modified;
+    std::int64_t observedAtMs = 0;
+    Json object;
+};
+
+struct HistoryFile {
+    Json header;
+    std::vector<ExportedVersion> versions; // file order = recording order
+    std::vector<HistoryGap> gaps;
+    // gapPositions[i] = number of versions preceding gaps[i] in the file.
+    std::vector<std::size_t> gapPositions;
+};
+
+// Reads a whole file into memory. A line that is not valid JSON, an unknown "type", or a header
+// with a newer formatVersion is a Parse error naming the line.
+Result<HistoryFile> readJsonLines(const std::string &filePath);
+// Appends the file's versions and gaps to a store (versions already stored are skipped by the
+// store's uid+RV rule). Returns the CommitReport totals.
+Result<CommitReport> importJsonLines(const std::string &filePath, HistoryStore &store);
+
+} // namespace fieldscope::core

@@ -1,0 +1,123 @@
+#pragma once
+// Private to HistoryStore (historystore.cpp reads, historystorewrite.cpp writes and prunes).
+// Thread: whatever thread owns the HistoryStore; nothing here is locked.
+#include "core/historystore.h"
+#include "core/versioncodec.h"
+
+#include <sqlite3.h>
+
+#include <list>
+#include <string_view>
+#include <unordered_map>
+
+namespace fieldscope::core::historydb {
+
+// A cached prepared statement in use; resets it on scope exit so the cache can hand it out again.
+class Query
+{
+public:
+    explicit Query(sqlite3_stmt *s) : m_s(s) {}
+    Query(Query &&o) noexcept : m_s(o.m_s) { o.m_s = nullptr; }
+    Query(const Query &) = delete;
+    Query &operator=(const Query &) = delete;
+    ~Query() { reset(); }
+
+    Query &bind(int i, std::int64_t v)
+    {
+        sqlite3_bind_int64(m_s, i, v);
+        return *this;
+    }
+    Query &bind(int i, std::string_view v)
+    {
+        sqlite3_bind_text(m_s, i, v.data(), int(v.size()), SQLITE_TRANSIENT);
+        return *this;
+    }
+    Query &bind(int i, const std::string &v) { return bind(i, std::string_view(v)); }
+    Query &bind(int i, const char *v) { return bind(i, std::string_view(v)); }
+    Query &bindBlob(int i, std::string_view v)
+    {
+        sqlite3_bind_blob(m_s, i, v.data(), int(v.size()), SQLITE_TRANSIENT);
+        return *this;
+    }
+    int step() { return m_s ? sqlite3_step(m_s) : SQLITE_ERROR; }
+    void reset()
+    {
+        if (m_s) {
+            sqlite3_reset(m_s);
+            sqlite3_clear_bindings(m_s);
+        }
+    }
+    std::int64_t i64(int col) const { return sqlite3_column_int64(m_s, col); }
+    std::string text(int col) const
+    {
+        auto p = reinterpret_cast<const char *>(sqlite3_column_text(m_s, col));
+        return p ? std::string(p, std::size_t(sqlite3_column_bytes(m_s, col))) : std::string();
+    }
+    std::string_view blob(int col) const
+    {
+        auto p = static_cast<const char *>(sqlite3_column_blob(m_s, col));
+        return p ? std::string_view(p, std::size_t(sqlite3_column_bytes(m_s, col))) : std::string_view();
+    }
+
+private:
+    sqlite3_stmt *m_s = nullptr;
+};
+
+// The writer's view of an object's newest stored version: lets it delta-encode without reading
+// the database back. Evicted LRU; rebuilt from the database on a miss.
+struct Head {
+    std::int64_t objectId = 0;
+    std::int64_t seq = 0;
+    std::string rv;
+    Json object;
+    bool deleted = false;
+    int chain = 0;                   // deltas since the last snapshot
+    std::int64_t deltaBytes = 0;     // their stored size
+    std::int64_t snapshotBytes = 0;  // the last snapshot's stored size
+    std::int64_t rawBytes = 0;       // for the cache budget
+};
+
+} // namespace fieldscope::core::historydb
+
+namespace fieldscope::core {
+
+struct HistoryStore::Impl {
+    sqlite3 *db = nullptr;
+    std::string path;
+    bool readOnly = false;
+    VersionCodec codec;
+    std::unordered_map<std::string, sqlite3_stmt *> stmts; // keyed by SQL text
+    std::int64_t nextOrd = 1;    // next id for versions/gaps (shared order)
+    std::int64_t totalBytes = 0; // stored payload bytes, mirrored in meta('total_bytes')
+    std::int64_t lastAgePruneMs = 0;
+
+    // Head cache (LRU by uid), bounded by count and by the raw size of the cached objects.
+    std::list<std::string> lru;
+    std::unordered_map<std::string, std::pair<historydb::Head, std::list<std::string>::iterator>> heads;
+    std::int64_t headBytes = 0;
+    static constexpr std::int64_t kHeadBudgetBytes = 16ll << 20;
+    static constexpr std::size_t kHeadMaxCount = 20000;
+
+    ~Impl();
+    historydb::Query q(const char *sql) { return qDynamic(sql); }
+    historydb::Query qDynamic(const std::string &sql);
+    Status exec(const std::string &sql);
+    Error error(const std::string &what) const;
+    std::string lastMessage() const;
+    Status loadCounters();
+    Result<std::vector<HistoryGap>> readGaps(historydb::Query &q);
+    Result<Json> loadVersion(std::int64_t objectId, std::int64_t seq);
+
+    // historystorewrite.cpp
+    Result<historydb::Head *> headFor(const std::string &uid);
+    void putHead(const std::string &uid, historydb::Head head);
+    void dropHeads();
+    Status writeEvent(const WatchScope &scope, const WatchEvent &ev, CommitReport &report);
+    Status writeGap(HistoryGap gap, CommitReport &report);
+    Status setScopeRv(const std::string &scope, const std::string &rv);
+    Status pruneBefore(std::int64_t objectId, std::int64_t firstKeptSeq);
+    Status pruneByCount(std::int64_t maxVersions);
+    Status pruneOldest(std::int64_t cutoffMs, std::int64_t maxTotalBytes);
+};
+
+} // namespace fieldscope::core

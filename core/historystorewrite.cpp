@@ -1,0 +1,468 @@
+// HistoryStore: connection plumbing, the write transaction and retention.
+#include "core/historystore.h"
+#include "core/historystore_p.h"
+
+#include <map>
+
+namespace fieldscope::core {
+
+using namespace historydb;
+
+HistoryStore::Impl::~Impl()
+{
+    for (auto &[sql, s] : stmts)
+        sqlite3_finalize(s);
+    if (db)
+        sqlite3_close(db);
+}
+
+Query HistoryStore::Impl::qDynamic(const std::string &sql)
+{
+    auto it = stmts.find(sql);
+    if (it == stmts.end()) {
+        sqlite3_stmt *s = nullptr;
+        if (sqlite3_prepare_v3(db, sql.c_str(), int(sql.size()), SQLITE_PREPARE_PERSISTENT, &s, nullptr) != SQLITE_OK)
+            return Query(nullptr); // step() then fails and the caller reports lastMessage()
+        it = stmts.emplace(sql, s).first;
+    }
+    return Query(it->second);
+}
+
+Status HistoryStore::Impl::exec(const std::string &sql)
+{
+    char *msg = nullptr;
+    if (sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &msg) != SQLITE_OK) {
+        std::string m = msg ? msg : "unknown error";
+        sqlite3_free(msg);
+        return Error::make(ErrorCategory::Io, "history store: " + m, sql.substr(0, 40));
+    }
+    return success();
+}
+
+std::string HistoryStore::Impl::lastMessage() const
+{
+    return db ? sqlite3_errmsg(db) : "not open";
+}
+
+Error HistoryStore::Impl::error(const std::string &what) const
+{
+    return Error::make(ErrorCategory::Io, "history store: " + what + ": " + lastMessage(), path);
+}
+
+Status HistoryStore::Impl::loadCounters()
+{
+    Query q = this->q("SELECT MAX(COALESCE((SELECT MAX(id) FROM versions), 0), COALESCE((SELECT MAX(id) FROM gaps), 0)),"
+                      " COALESCE((SELECT value FROM meta WHERE key = 'total_bytes'), 0)");
+    if (q.step() != SQLITE_ROW)
+        return error("reading counters");
+    nextOrd = q.i64(0) + 1;
+    totalBytes = q.i64(1);
+    return success();
+}
+
+Result<std::vector<HistoryGap>> HistoryStore::Impl::readGaps(Query &q)
+{
+    std::vector<HistoryGap> out;
+    int rc;
+    while ((rc = q.step()) == SQLITE_ROW)
+        out.push_back({q.text(1), q.text(2), q.text(3), q.text(5), q.i64(4), q.i64(0)});
+    if (rc != SQLITE_DONE)
+        return error("gaps");
+    return out;
+}
+
+Result<Json> HistoryStore::Impl::loadVersion(std::int64_t objectId, std::int64_t seq)
+{
+    Query q = this->q("SELECT seq, snapshot, data FROM versions WHERE object_id = ?1 AND seq <= ?2 AND seq >="
+                      " (SELECT MAX(seq) FROM versions WHERE object_id = ?1 AND seq <= ?2 AND snapshot = 1) ORDER BY seq");
+    q.bind(1, objectId).bind(2, seq);
+    Json doc;
+    std::int64_t got = -1;
+    int rc;
+    while ((rc = q.step()) == SQLITE_ROW) {
+        if (got < 0) {
+            auto snap = codec.decodeSnapshot(q.blob(2));
+            if (!snap)
+                return snap.error();
+            doc = std::move(*snap);
+        } else if (auto st = codec.applyDeltaBlob(doc, q.blob(2)); !st) {
+            return st.error();
+        }
+        got = q.i64(0);
+    }
+    if (rc != SQLITE_DONE)
+        return error("loadVersion");
+    if (got != seq)
+        return Error::make(ErrorCategory::NotFound, "version " + std::to_string(seq) + " is not stored");
+    return doc;
+}
+
+// ---- head cache -----------------------------------------------------------------------------
+
+Result<Head *> HistoryStore::Impl::headFor(const std::string &uid)
+{
+    if (auto it = heads.find(uid); it != heads.end()) {
+        lru.splice(lru.begin(), lru, it->second.second);
+        return &it->second.first;
+    }
+    Query q = this->q("SELECT o.id, o.last_seq, o.deleted, v.rv,"
+                      " (SELECT MAX(seq) FROM versions WHERE object_id = o.id AND snapshot = 1)"
+                      " FROM objects o JOIN versions v ON v.object_id = o.id AND v.seq = o.last_seq WHERE o.uid = ?");
+    q.bind(1, uid);
+    const int rc = q.step();
+    if (rc == SQLITE_DONE)
+        return static_cast<Head *>(nullptr);
+    if (rc != SQLITE_ROW)
+        return error("head lookup");
+    Head h;
+    h.objectId = q.i64(0);
+    h.seq = q.i64(1);
+    h.deleted = q.i64(2) != 0;
+    h.rv = q.text(3);
+    h.chain = int(h.seq - q.i64(4));
+    q.reset();
+    auto obj = loadVersion(h.objectId, h.seq);
+    if (!obj)
+        return obj.error();
+    h.object = std::move(*obj);
+    // Unknown after a restart; assume a large snapshot so the chain length alone bounds reads.
+    h.snapshotBytes = INT64_MAX / 4;
+    putHead(uid, std::move(h));
+    return &heads.find(uid)->second.first;
+}
+
+void HistoryStore::Impl::putHead(const std::string &uid, Head head)
+{
+    if (auto it = heads.find(uid); it != heads.end()) {
+        headBytes -= it->second.first.rawBytes;
+        lru.erase(it->second.second);
+        heads.erase(it);
+    }
+    headBytes += head.rawBytes;
+    lru.push_front(uid);
+    heads.emplace(uid, std::make_pair(std::move(head), lru.begin()));
+    while (lru.size() > 1 && (headBytes > kHeadBudgetBytes || lru.size() > kHeadMaxCount)) {
+        auto victim = heads.find(lru.back());
+        headBytes -= victim->second.first.rawBytes;
+        heads.erase(victim);
+        lru.pop_back();
+    }
+}
+
+void HistoryStore::Impl::dropHeads()
+{
+    heads.clear();
+    lru.clear();
+    headBytes = 0;
+}
+
+// ---- writing --------------------------------------------------------------------------------
+
+Status HistoryStore::Impl::writeEvent(const WatchScope &scope, const WatchEvent &ev, CommitReport &report)
+{
+    auto parsed = parseJson(ev.objectJson);
+    const Json *meta = parsed && parsed->is_object() && parsed->contains("metadata") ? &(*parsed)["metadata"] : nullptr;
+    const std::string uid = meta && meta->is_object() ? meta->value("uid", std::string()) : std::string();
+    if (uid.empty()) {
+        ++report.rejected;
+        return success();
+    }
+    const Json &obj = *parsed;
+    const std::string rv = meta->value("resourceVersion", std::string());
+    auto head = headFor(uid);
+    if (!head)
+        return head.error();
+    Head *prev = *head;
+    // A relist or restart delivers the state we already have: same uid, same RV, nothing new.
+    if (prev && prev->rv == rv) {
+        ++report.skippedDuplicates;
+        // A relist found the object gone: the deletion's RV is unknown, so no version is invented;
+        // the object is only marked deleted (the relist's gap covers the missing tombstone).
+        if (ev.type == HistoryEventType::Deleted && !prev->deleted) {
+            Query del = q("UPDATE objects SET deleted = 1 WHERE id = ?");
+            del.bind(1, prev->objectId);
+            if (del.step() != SQLITE_DONE)
+                return error("mark deleted");
+            prev->deleted = true;
+        }
+        return success();
+    }
+
+    // Delta unless the chain is long, the deltas outweigh the snapshot, or this delta is large.
+    std::string blob;
+    bool snapshot = !prev || prev->chain + 1 >= VersionCodec::kMaxChain || prev->deltaBytes > prev->snapshotBytes;
+    if (!snapshot) {
+        const std::string delta = toJsonText(makeDelta(prev->object, obj));
+        if (delta.size() * 2 > ev.objectJson.size())
+            snapshot = true;
+        else
+            blob = codec.compress(delta);
+    }
+    if (snapshot)
+        blob = codec.compress(ev.objectJson); // the server's own bytes: exact key order and numbers
+
+    Head next;
+    next.objectId = prev ? prev->objectId : 0;
+    next.seq = prev ? prev->seq + 1 : 1;
+    next.rv = rv;
+    next.deleted = ev.type == HistoryEventType::Deleted;
+    next.chain = snapshot ? 0 : prev->chain + 1;
+    next.deltaBytes = snapshot ? 0 : prev->deltaBytes + std::int64_t(blob.size());
+    next.snapshotBytes = snapshot ? std::int64_t(blob.size()) : prev->snapshotBytes;
+    next.rawBytes = std::int64_t(ev.objectJson.size());
+
+    const std::string apiVersion = obj.value("apiVersion", std::string());
+    const std::string kind = obj.value("kind", std::string());
+    const std::string group = GroupVersion::parse(apiVersion).group;
+    const std::string name = meta->value("name", std::string());
+    if (!prev) {
+        Query ins = q("INSERT INTO objects(uid, api_group, api_version, kind, resource, namespace, name) VALUES(?,?,?,?,?,?,?)");
+        ins.bind(1, uid).bind(2, group).bind(3, apiVersion).bind(4, kind).bind(5, scope.resource);
+        ins.bind(6, meta->value("namespace", std::string())).bind(7, name);
+        if (ins.step() != SQLITE_DONE)
+            return error("insert object");
+        next.objectId = sqlite3_last_insert_rowid(db);
+    }
+    Query upd = q("UPDATE objects SET version_count = version_count + 1, last_seq = ?, deleted = ?, api_version = ?,"
+                  " kind = CASE WHEN ? = '' THEN kind ELSE ?4 END WHERE id = ?");
+    upd.bind(1, next.seq).bind(2, std::int64_t(next.deleted)).bind(3, apiVersion).bind(4, kind).bind(5, next.objectId);
+    if (upd.step() != SQLITE_DONE)
+        return error("update object");
+
+    Query ver = q("INSERT INTO versions(id, object_id, seq, rv, event, observed_ms, scope, snapshot, raw_size, data)"
+                  " VALUES(?,?,?,?,?,?,?,?,?,?)");
+    ver.bind(1, nextOrd).bind(2, next.objectId).bind(3, next.seq).bind(4, rv).bind(5, std::int64_t(ev.type));
+    ver.bind(6, ev.observedAtMs).bind(7, scope.id).bind(8, std::int64_t(snapshot));
+    ver.bind(9, std::int64_t(ev.objectJson.size())).bindBlob(10, blob);
+    if (ver.step() != SQLITE_DONE)
+        return error("insert version");
+    ++nextOrd;
+    totalBytes += std::int64_t(blob.size());
+    report.versions.push_back({uid, rv, next.seq});
+    next.object = std::move(*parsed);
+    putHead(uid, std::move(next));
+    return success();
+}
+
+Status HistoryStore::Impl::writeGap(HistoryGap gap, CommitReport &report)
+{
+    Query g = q("INSERT INTO gaps(id, scope, from_rv, to_rv, observed_ms, reason) VALUES(?,?,?,?,?,?)");
+    g.bind(1, nextOrd).bind(2, gap.scope).bind(3, gap.fromRv).bind(4, gap.toRv).bind(5, gap.observedAtMs).bind(6, gap.reason);
+    if (g.step() != SQLITE_DONE)
+        return error("insert gap");
+    gap.ord = nextOrd++;
+    report.gaps.push_back(std::move(gap));
+    return success();
+}
+
+Status HistoryStore::Impl::setScopeRv(const std::string &scope, const std::string &rv)
+{
+    Query s = q("INSERT INTO scopes(scope, last_rv) VALUES(?1, ?2) ON CONFLICT(scope) DO UPDATE SET last_rv = ?2");
+    s.bind(1, scope).bind(2, rv);
+    return s.step() == SQLITE_DONE ? success() : Status(error("scope rv"));
+}
+
+Result<CommitReport> HistoryStore::write(const std::vector<HistoryWriteItem> &items)
+{
+    if (m_d->readOnly)
+        return Error::make(ErrorCategory::Io, "history store opened read-only");
+    if (auto st = m_d->exec("BEGIN IMMEDIATE"); !st)
+        return st.error();
+    CommitReport report;
+    const std::int64_t ordBefore = m_d->nextOrd;
+    const std::int64_t bytesBefore = m_d->totalBytes;
+    auto fail = [&](const Error &e) -> Result<CommitReport> {
+        (void)m_d->exec("ROLLBACK");
+        // The cache may hold heads of rolled-back versions; the database is the truth.
+        m_d->dropHeads();
+        m_d->nextOrd = ordBefore;
+        m_d->totalBytes = bytesBefore;
+        return e;
+    };
+    for (const auto &item : items) {
+        const std::string scopeId = item.scope.id;
+        if (item.gap) {
+            HistoryGap gap = *item.gap;
+            gap.scope = scopeId;
+            if (auto st = m_d->writeGap(std::move(gap), report); !st)
+                return fail(st.error());
+        }
+        const std::size_t storedBefore = report.versions.size();
+        if (!item.gap) {
+            for (const auto &ev : item.events)
+                if (auto st = m_d->writeEvent(item.scope, ev, report); !st)
+                    return fail(st.error());
+        }
+        // The resume point: an explicit list/bookmark RV, else the last watch event's RV
+        // (synthetic ADDED/LISTED arrive out of order, API brief 2.4, so they do not count).
+        std::string scopeRv = item.scopeResourceVersion;
+        if (scopeRv.empty() && !item.gap && !item.events.empty() && item.events.back().type != HistoryEventType::Listed
+            && item.events.back().type != HistoryEventType::Added && report.versions.size() > storedBefore)
+            scopeRv = report.versions.back().resourceVersion;
+        if (!scopeRv.empty())
+            if (auto st = m_d->setScopeRv(scopeId, scopeRv); !st)
+                return fail(st.error());
+    }
+    Query tb = m_d->q("INSERT INTO meta(key, value) VALUES('total_bytes', ?1) ON CONFLICT(key) DO UPDATE SET value = ?1");
+    tb.bind(1, m_d->totalBytes);
+    if (tb.step() != SQLITE_DONE)
+        return fail(m_d->error("total bytes"));
+    tb.reset();
+    if (auto st = m_d->exec("COMMIT"); !st)
+        return fail(st.error());
+    return report;
+}
+
+// ---- retention ------------------------------------------------------------------------------
+
+// Deletes versions before firstKeptSeq. A live object always keeps its newest version; a deleted
+// object whose every version goes disappears entirely. The first kept version becomes a snapshot.
+Status HistoryStore::Impl::pruneBefore(std::int64_t objectId, std::int64_t firstKeptSeq)
+{
+    Query o = q("SELECT last_seq, deleted, uid FROM objects WHERE id = ?");
+    o.bind(1, objectId);
+    if (o.step() != SQLITE_ROW)
+        return error("prune: object");
+    const std::int64_t lastSeq = o.i64(0);
+    const bool deleted = o.i64(1) != 0;
+    const std::string uid = o.text(2);
+    o.reset();
+    if (firstKeptSeq > lastSeq && !deleted)
+        firstKeptSeq = lastSeq;
+    if (firstKeptSeq <= lastSeq) {
+        Query first = q("SELECT snapshot FROM versions WHERE object_id = ? AND seq >= ? ORDER BY seq LIMIT 1");
+        first.bind(1, objectId).bind(2, firstKeptSeq);
+        if (first.step() != SQLITE_ROW)
+            return error("prune: first kept");
+        const bool isSnapshot = first.i64(0) != 0;
+        first.reset();
+        Query sel = q("SELECT MIN(seq) FROM versions WHERE object_id = ? AND seq >= ?");
+        sel.bind(1, objectId).bind(2, firstKeptSeq);
+        sel.step();
+        firstKeptSeq = sel.i64(0);
+        sel.reset();
+        if (!isSnapshot) {
+            auto doc = loadVersion(objectId, firstKeptSeq);
+            if (!doc)
+                return doc.error();
+            const std::string blob = codec.encodeSnapshot(*doc);
+            Query old = q("SELECT length(data) FROM versions WHERE object_id = ? AND seq = ?");
+            old.bind(1, objectId).bind(2, firstKeptSeq);
+            old.step();
+            totalBytes += std::int64_t(blob.size()) - old.i64(0);
+            old.reset();
+            Query up = q("UPDATE versions SET snapshot = 1, data = ? WHERE object_id = ? AND seq = ?");
+            up.bindBlob(1, blob).bind(2, objectId).bind(3, firstKeptSeq);
+            if (up.step() != SQLITE_DONE)
+                return error("prune: rebase");
+        }
+    }
+    Query cnt = q("SELECT COUNT(*), COALESCE(SUM(length(data)), 0) FROM versions WHERE object_id = ? AND seq < ?");
+    cnt.bind(1, objectId).bind(2, firstKeptSeq);
+    cnt.step();
+    const std::int64_t n = cnt.i64(0);
+    totalBytes -= cnt.i64(1);
+    cnt.reset();
+    Query del = q("DELETE FROM versions WHERE object_id = ? AND seq < ?");
+    del.bind(1, objectId).bind(2, firstKeptSeq);
+    if (del.step() != SQLITE_DONE)
+        return error("prune: delete");
+    del.reset();
+    if (firstKeptSeq > lastSeq) {
+        Query gone = q("DELETE FROM objects WHERE id = ?");
+        gone.bind(1, objectId);
+        if (gone.step() != SQLITE_DONE)
+            return error("prune: object");
+        if (auto it = heads.find(uid); it != heads.end()) {
+            headBytes -= it->second.first.rawBytes;
+            lru.erase(it->second.second);
+            heads.erase(it);
+        }
+        return success();
+    }
+    Query upd = q("UPDATE objects SET version_count = version_count - ?1, pruned_count = pruned_count + ?1 WHERE id = ?2");
+    upd.bind(1, n).bind(2, objectId);
+    if (upd.step() != SQLITE_DONE)
+        return error("prune: counts");
+    // The head's snapshot bookkeeping may now be stale; forget it rather than reason about it.
+    if (auto it = heads.find(uid); it != heads.end())
+        it->second.first.snapshotBytes = 0;
+    return success();
+}
+
+Status HistoryStore::Impl::pruneByCount(std::int64_t maxVersions)
+{
+    // Hysteresis (prune only past max + 1/8) so rebasing is amortised over many versions.
+    Query over = q("SELECT id, last_seq, version_count FROM objects WHERE version_count > ?");
+    over.bind(1, maxVersions + maxVersions / 8);
+    std::vector<std::pair<std::int64_t, std::int64_t>> targets;
+    while (over.step() == SQLITE_ROW)
+        targets.emplace_back(over.i64(0), over.i64(1) - maxVersions + 1);
+    over.reset();
+    for (auto [id, keep] : targets)
+        if (auto st = pruneBefore(id, keep); !st)
+            return st;
+    return success();
+}
+
+// Walks versions oldest-first (id order is recording order) and drops those older than the
+// cutoff, then keeps dropping the oldest while the store is over its byte budget.
+Status HistoryStore::Impl::pruneOldest(std::int64_t cutoffMs, std::int64_t maxTotalBytes)
+{
+    // A cursor, not "the front": the newest version of a live object is never pruned and would
+    // otherwise block everything recorded after it.
+    std::int64_t cursor = 0;
+    for (;;) {
+        Query front = q("SELECT id, object_id, seq, observed_ms, length(data) FROM versions WHERE id > ? ORDER BY id LIMIT 512");
+        front.bind(1, cursor);
+        std::map<std::int64_t, std::int64_t> keepFrom; // object -> first seq to keep
+        std::int64_t freed = 0;
+        bool done = true;
+        while (front.step() == SQLITE_ROW) {
+            const bool tooOld = front.i64(3) < cutoffMs;
+            const bool overBudget = maxTotalBytes > 0 && totalBytes - freed > maxTotalBytes;
+            if (!tooOld && !overBudget)
+                break;
+            done = false;
+            cursor = front.i64(0);
+            keepFrom[front.i64(1)] = front.i64(2) + 1;
+            freed += front.i64(4);
+        }
+        front.reset();
+        if (done || keepFrom.empty())
+            return success();
+        for (auto [id, keep] : keepFrom)
+            if (auto st = pruneBefore(id, keep); !st)
+                return st;
+    }
+}
+
+Status HistoryStore::applyRetention(const RetentionPolicy &policy, std::int64_t nowMs)
+{
+    if (m_d->readOnly)
+        return Error::make(ErrorCategory::Io, "history store opened read-only");
+    if (auto st = m_d->exec("BEGIN IMMEDIATE"); !st)
+        return st;
+    auto fail = [&](const Error &e) -> Status {
+        (void)m_d->exec("ROLLBACK");
+        m_d->dropHeads();
+        (void)m_d->loadCounters();
+        return e;
+    };
+    if (policy.maxVersionsPerObject > 0)
+        if (auto st = m_d->pruneByCount(policy.maxVersionsPerObject); !st)
+            return fail(st.error());
+    const std::int64_t cutoff = policy.maxAgeMs > 0 ? nowMs - policy.maxAgeMs : INT64_MIN;
+    if (auto st = m_d->pruneOldest(cutoff, policy.maxTotalBytes); !st)
+        return fail(st.error());
+    Query tb = m_d->q("INSERT INTO meta(key, value) VALUES('total_bytes', ?1) ON CONFLICT(key) DO UPDATE SET value = ?1");
+    tb.bind(1, m_d->totalBytes);
+    if (tb.step() != SQLITE_DONE)
+        return fail(m_d->error("total bytes"));
+    tb.reset();
+    if (auto st = m_d->exec("COMMIT"); !st)
+        return fail(st.error());
+    return success();
+}
+
+} // namespace fieldscope::core

@@ -1,0 +1,212 @@
+#include "core/historywriter.h"
+
+#include <QDateTime>
+#include <QLoggingCategory>
+
+namespace fieldscope::core {
+
+Q_LOGGING_CATEGORY(lcHistory, "fieldscope.core.history")
+
+namespace {
+
+constexpr const char *kOverflowReason = "recorder queue overflow";
+
+// The object's own RV without parsing it on the caller's thread: the server writes metadata before
+// every other member that could carry a "resourceVersion" (involvedObject, ...). Only used to
+// label overflow gaps.
+std::string quickResourceVersion(std::string_view json)
+{
+    constexpr std::string_view needle = "\"resourceVersion\":\"";
+    const auto at = json.find(needle);
+    if (at == std::string_view::npos)
+        return {};
+    const auto start = at + needle.size();
+    const auto end = json.find('"', start);
+    return end == std::string_view::npos ? std::string() : std::string(json.substr(start, end - start));
+}
+
+} // namespace
+
+HistoryRecorder::HistoryRecorder(Options options, QObject *parent)
+    : QObject(parent), m_options(std::move(options))
+{
+    m_thread = std::thread([this] { run(); });
+}
+
+HistoryRecorder::~HistoryRecorder()
+{
+    {
+        std::lock_guard lock(m_mutex);
+        m_stop = true;
+    }
+    m_workCv.notify_all();
+    m_thread.join();
+}
+
+void HistoryRecorder::record(const WatchScope &scope, std::vector<WatchEvent> events, std::string scopeResourceVersion)
+{
+    std::int64_t bytes = 0;
+    for (const auto &e : events)
+        bytes += std::int64_t(e.objectJson.size());
+    const std::string scopeId = scope.id;
+    {
+        std::lock_guard lock(m_mutex);
+        if (m_queuedBytes + bytes > m_options.maxQueuedBytes && !events.empty()) {
+            // Drop, and say so: extend the overflow gap already queued for this scope if any.
+            m_counters.droppedEvents += std::int64_t(events.size());
+            const std::string lastDropped = quickResourceVersion(events.back().objectJson);
+            const bool extend = !m_queue.empty() && m_queue.back().item.gap && m_queue.back().item.scope == scope
+                             && m_queue.back().item.gap->reason == kOverflowReason;
+            if (extend) {
+                m_queue.back().item.gap->toRv = lastDropped;
+                return;
+            }
+            HistoryWriteItem gapItem;
+            gapItem.scope = scope;
+            gapItem.gap = HistoryGap{scopeId, m_lastQueuedRv[scopeId], lastDropped, kOverflowReason,
+                                     events.back().observedAtMs, 0};
+            m_queue.push_back({m_nextSerial++, 0, std::move(gapItem)});
+        } else {
+            if (!events.empty())
+                m_lastQueuedRv[scopeId] = quickResourceVersion(events.back().objectJson);
+            HistoryWriteItem item;
+            item.scope = scope;
+            item.events = std::move(events);
+            item.scopeResourceVersion = std::move(scopeResourceVersion);
+            m_queuedBytes += bytes;
+            m_queue.push_back({m_nextSerial++, bytes, std::move(item)});
+        }
+    }
+    m_workCv.notify_one();
+}
+
+void HistoryRecorder::recordGap(const WatchScope &scope, std::string fromRv, std::string toRv, std::string reason,
+                                std::int64_t observedAtMs)
+{
+    HistoryWriteItem item;
+    item.scope = scope;
+    item.gap = HistoryGap{scope.id, std::move(fromRv), std::move(toRv), std::move(reason), observedAtMs, 0};
+    enqueue(std::move(item), 0);
+}
+
+void HistoryRecorder::noteResourceVersion(const WatchScope &scope, std::string rv)
+{
+    HistoryWriteItem item;
+    item.scope = scope;
+    item.scopeResourceVersion = std::move(rv);
+    enqueue(std::move(item), 0);
+}
+
+void HistoryRecorder::enqueue(HistoryWriteItem item, std::int64_t bytes)
+{
+    {
+        std::lock_guard lock(m_mutex);
+        m_queuedBytes += bytes;
+        m_queue.push_back({m_nextSerial++, bytes, std::move(item)});
+    }
+    m_workCv.notify_one();
+}
+
+Status HistoryRecorder::flush()
+{
+    std::unique_lock lock(m_mutex);
+    const std::uint64_t target = m_nextSerial - 1;
+    m_doneCv.wait(lock, [&] { return m_doneSerial >= target; });
+    if (m_error) {
+        Error e = *m_error;
+        m_error.reset();
+        return e;
+    }
+    return success();
+}
+
+HistoryRecorder::Counters HistoryRecorder::counters() const
+{
+    std::lock_guard lock(m_mutex);
+    Counters c = m_counters;
+    c.queuedBytes = m_queuedBytes;
+    return c;
+}
+
+// Takes whole queue items up to the per-transaction event cap (at least one item).
+bool HistoryRecorder::takeWork(std::vector<HistoryWriteItem> &items, std::uint64_t &lastSerial)
+{
+    std::unique_lock lock(m_mutex);
+    m_workCv.wait(lock, [&] { return !m_queue.empty() || m_stop; });
+    if (m_queue.empty())
+        return false; // stopping, and everything is written
+    std::size_t events = 0;
+    while (!m_queue.empty() && (items.empty() || events + m_queue.front().item.events.size() <= m_options.maxEventsPerTransaction)) {
+        events += m_queue.front().item.events.size();
+        lastSerial = m_queue.front().serial;
+        items.push_back(std::move(m_queue.front().item));
+        m_queue.pop_front();
+    }
+    return true;
+}
+
+void HistoryRecorder::finishWork(std::uint64_t lastSerial, std::int64_t bytes, const Result<CommitReport> &result)
+{
+    {
+        std::lock_guard lock(m_mutex);
+        m_queuedBytes -= bytes;
+        m_doneSerial = lastSerial;
+        if (result) {
+            ++m_counters.transactions;
+            m_counters.committedVersions += std::int64_t(result->versions.size());
+        } else if (!m_error) {
+            m_error = result.error();
+        }
+    }
+    m_doneCv.notify_all();
+}
+
+void HistoryRecorder::run()
+{
+    auto opened = HistoryStore::open(m_options.path);
+    std::unique_ptr<HistoryStore> store;
+    if (opened) {
+        store = std::move(*opened);
+    } else {
+        qCWarning(lcHistory) << "cannot open history store:" << opened.error().describe().c_str();
+        Q_EMIT writeFailed(QString::fromStdString(opened.error().describe()));
+    }
+    std::int64_t lastRetention = 0;
+    for (;;) {
+        std::vector<HistoryWriteItem> items;
+        std::uint64_t lastSerial = 0;
+        if (!takeWork(items, lastSerial))
+            break;
+        std::int64_t bytes = 0;
+        std::size_t events = 0;
+        for (const auto &it : items) {
+            events += it.events.size();
+            for (const auto &e : it.events)
+                bytes += std::int64_t(e.objectJson.size());
+        }
+        Result<CommitReport> result = store ? store->write(items) : Result<CommitReport>(opened.error());
+        if (result) {
+            if (m_options.onCommitted)
+                m_options.onCommitted(*result);
+            Q_EMIT committed(*result);
+        } else {
+            {
+                std::lock_guard lock(m_mutex);
+                m_counters.droppedEvents += std::int64_t(events);
+            }
+            if (store) {
+                qCWarning(lcHistory) << "history transaction failed:" << result.error().describe().c_str();
+                Q_EMIT writeFailed(QString::fromStdString(result.error().describe()));
+            }
+        }
+        finishWork(lastSerial, bytes, result);
+        const std::int64_t now = QDateTime::currentMSecsSinceEpoch();
+        if (store && now - lastRetention >= m_options.retentionIntervalMs) {
+            lastRetention = now;
+            if (auto st = store->applyRetention(m_options.retention, now); !st)
+                qCWarning(lcHistory) << "history retention failed:" << st.error().describe().c_str();
+        }
+    }
+}
+
+} // namespace fieldscope::core

@@ -1,0 +1,101 @@
+#pragma once
+// HistoryRecorder: the non-blocking front of the history store. The watch layer hands it batches
+// of events; a private writer thread parses, delta-encodes, compresses and commits them, one
+// SQLite transaction per drained batch, and applies retention now and then.
+//
+// Thread: the HistoryRecorder object lives on the thread that created it (normally the GUI
+// thread or the composition root's). record(), recordGap() and noteResourceVersion() may be
+// called from any thread; they take m_mutex only to append to the queue and never touch the
+// disk. All disk I/O, including opening the file, happens on the writer thread (std::thread),
+// which alone owns the HistoryStore. flush() and the destructor block until the queue is written:
+// for tests, the CLI and shutdown, not for a GUI event handler.
+//
+// Signals are emitted FROM THE WRITER THREAD: connect with Qt::QueuedConnection (or use the
+// default AutoConnection with a receiver living on another thread).
+#include "core/historystore.h"
+
+#include <QObject>
+#include <QString>
+
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <map>
+#include <mutex>
+#include <thread>
+
+namespace fieldscope::core {
+
+class HistoryRecorder : public QObject
+{
+    Q_OBJECT
+public:
+    struct Options {
+        std::string path;                       // the SQLite file; created when missing
+        RetentionPolicy retention;
+        std::int64_t retentionIntervalMs = 10'000;
+        // Above this many queued bytes, new events are dropped and recorded as a gap: an
+        // honest hole beats unbounded memory when the disk cannot keep up.
+        std::int64_t maxQueuedBytes = 256ll << 20;
+        std::size_t maxEventsPerTransaction = 20'000;
+        // Called on the writer thread right after each COMMIT returned (before `committed`).
+        std::function<void(const CommitReport &)> onCommitted;
+    };
+
+    explicit HistoryRecorder(Options options, QObject *parent = nullptr);
+    ~HistoryRecorder() override; // drains the queue, then stops the writer thread
+
+    // Enqueues one watch batch of one scope. scopeResourceVersion: the list RV (after an initial
+    // list/relist) or "" (the last MODIFIED/DELETED RV then becomes the scope's resume point).
+    void record(const WatchScope &scope, std::vector<WatchEvent> events, std::string scopeResourceVersion = {});
+    // "Versions after fromRv up to and including toRv were not observed in scope" (relist after
+    // 410, app restart: fromRv = HistoryStore::lastResourceVersion(scope)).
+    void recordGap(const WatchScope &scope, std::string fromRv, std::string toRv, std::string reason,
+                   std::int64_t observedAtMs);
+    // A BOOKMARK moved the scope's resume point (API brief 2.4).
+    void noteResourceVersion(const WatchScope &scope, std::string rv);
+
+    // Blocks until everything enqueued before the call is committed (or failed). Returns the
+    // first error since the last flush (open failure, disk full, ...).
+    Status flush();
+
+    struct Counters {
+        std::int64_t queuedBytes = 0;
+        std::int64_t committedVersions = 0;
+        std::int64_t droppedEvents = 0; // queue overflow or failed transactions
+        std::int64_t transactions = 0;
+    };
+    Counters counters() const;
+
+Q_SIGNALS:
+    void committed(const fieldscope::core::CommitReport &report);
+    void writeFailed(const QString &message);
+
+private:
+    struct Pending {
+        std::uint64_t serial = 0;
+        std::int64_t bytes = 0;
+        HistoryWriteItem item;
+    };
+    void enqueue(HistoryWriteItem item, std::int64_t bytes);
+    void run();
+    bool takeWork(std::vector<HistoryWriteItem> &items, std::uint64_t &lastSerial);
+    void finishWork(std::uint64_t lastSerial, std::int64_t bytes, const Result<CommitReport> &result);
+
+    const Options m_options;
+    mutable std::mutex m_mutex; // guards everything below up to m_thread
+    std::condition_variable m_workCv;  // writer waits for work / stop
+    std::condition_variable m_doneCv;  // flush() waits for m_committedSerial
+    std::deque<Pending> m_queue;
+    std::uint64_t m_nextSerial = 1;
+    std::uint64_t m_doneSerial = 0;    // every item with serial <= this is committed or failed
+    std::int64_t m_queuedBytes = 0;
+    std::map<std::string, std::string> m_lastQueuedRv; // scope id -> RV of the last accepted event
+    std::optional<Error> m_error;
+    bool m_stop = false;
+    Counters m_counters;
+    std::thread m_thread; // started last, joined first
+};
+
+} // namespace fieldscope::core

@@ -1,0 +1,336 @@
+#include "core/historyexport.h"
+#include "core/historyquery.h"
+#include "core/historywriter.h"
+#include "core/versioncodec.h"
+
+#include <QDateTime>
+#include <QFile>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QTest>
+
+using namespace fieldscope::core;
+
+namespace {
+
+Json loadPod()
+{
+    QFile f(QStringLiteral(FIELDSCOPE_TEST_DATA "/history/pod.json"));
+    if (!f.open(QIODevice::ReadOnly))
+        qFatal("missing tests/data/history/pod.json");
+    return parseJson(f.readAll().toStdString()).value();
+}
+
+// The n-th status-only update of the pod: the kubelet flips readiness and restamps its entry.
+Json statusUpdate(Json pod, int n)
+{
+    pod["metadata"]["resourceVersion"] = std::to_string(1000 + n);
+    pod["status"]["conditions"][1]["status"] = n % 2 ? "False" : "True";
+    pod["status"]["conditions"][1]["lastTransitionTime"] = "2026-07-20T10:" + std::to_string(10 + n % 50) + ":00Z";
+    pod["status"]["containerStatuses"][0]["ready"] = n % 2 == 0;
+    pod["status"]["containerStatuses"][0]["restartCount"] = n / 2;
+    pod["metadata"]["managedFields"][1]["time"] = "2026-07-20T10:" + std::to_string(10 + n % 50) + ":00Z";
+    return pod;
+}
+
+// Observed "now" by default: the recorder applies the default 30-day retention.
+WatchEvent watchEvent(HistoryEventType t, const Json &obj, std::int64_t at = -1)
+{
+    return {t, toJsonText(obj), at < 0 ? QDateTime::currentMSecsSinceEpoch() : at};
+}
+
+const WatchScope kPods = WatchScope::of({"", "v1", "pods"}, "prod");
+
+} // namespace
+
+class TestHistoryStore : public QObject
+{
+    Q_OBJECT
+    QTemporaryDir m_dir;
+    QString db(const char *name) const { return m_dir.filePath(QLatin1String(name)); }
+
+    std::unique_ptr<HistoryStore> openStore(const QString &path)
+    {
+        auto s = HistoryStore::open(path.toStdString());
+        if (!s)
+            qFatal("%s", s.error().describe().c_str());
+        return std::move(*s);
+    }
+
+private Q_SLOTS:
+    void deltaRoundTripsExactly_data()
+    {
+        QTest::addColumn<QString>("from");
+        QTest::addColumn<QString>("to");
+        QTest::newRow("scalar") << R"({"a":1,"b":"x"})" << R"({"a":2,"b":"x"})";
+        QTest::newRow("int becomes float") << R"({"a":80})" << R"({"a":80.0})";
+        QTest::newRow("literal null kept") << R"({"a":1})" << R"({"a":null})";
+        QTest::newRow("member removed") << R"({"a":1,"b":2,"c":3})" << R"({"a":1,"c":3})";
+        QTest::newRow("member inserted mid-object") << R"({"a":1,"c":3})" << R"({"a":1,"b":2,"c":3})";
+        QTest::newRow("array grows") << R"({"l":[1,2]})" << R"({"l":[1,2,3,4]})";
+        QTest::newRow("array shrinks") << R"({"l":[1,2,3,4]})" << R"({"l":[1]})";
+        QTest::newRow("type change") << R"({"l":[1]})" << R"({"l":{"x":[]}})";
+        QTest::newRow("root replaced") << R"([1])" << R"({"a":1})";
+        QTest::newRow("nested array of objects") << R"({"l":[{"n":"a","v":1},{"n":"b"}]})" << R"({"l":[{"n":"a","v":2},{"n":"c","w":1}]})";
+    }
+    void deltaRoundTripsExactly()
+    {
+        QFETCH(QString, from);
+        QFETCH(QString, to);
+        Json a = parseJson(from.toStdString()).value();
+        const Json b = parseJson(to.toStdString()).value();
+        const Json delta = makeDelta(a, b);
+        QVERIFY(applyDelta(a, delta).ok());
+        QCOMPARE(QString::fromStdString(toJsonText(a)), QString::fromStdString(toJsonText(b)));
+    }
+
+    void deltaThatDoesNotFitIsAnError()
+    {
+        Json doc = parseJson(R"({"a":1})").value();
+        auto st = applyDelta(doc, parseJson(R"([[["x","y"],1]])").value());
+        QVERIFY(!st.ok());
+        QCOMPARE(st.error().category, ErrorCategory::Parse);
+    }
+
+    void recorderStoresEveryVersionWithItsEventAndDecodesItExactly()
+    {
+        const Json pod = loadPod();
+        std::vector<Json> sent{pod};
+        {
+            HistoryRecorder rec({db("every.db").toStdString()});
+            QSignalSpy spy(&rec, &HistoryRecorder::committed);
+            rec.record(kPods, {watchEvent(HistoryEventType::Added, pod)});
+            std::vector<WatchEvent> batch;
+            for (int i = 1; i <= 40; ++i) {
+                sent.push_back(statusUpdate(pod, i));
+                batch.push_back(watchEvent(HistoryEventType::Modified, sent.back()));
+            }
+            rec.record(kPods, std::move(batch));
+            Json gone = sent.back();
+            gone["metadata"]["resourceVersion"] = "2000";
+            sent.push_back(gone);
+            rec.record(kPods, {watchEvent(HistoryEventType::Deleted, gone)});
+            QVERIFY(rec.flush().ok());
+            QTRY_VERIFY(!spy.isEmpty());
+            QCOMPARE(rec.counters().committedVersions, 42);
+        }
+        auto store = openStore(db("every.db"));
+        auto objects = store->allObjects().value();
+        QCOMPARE(objects.size(), std::size_t(1));
+        QVERIFY(objects[0].deleted);
+        QCOMPARE(objects[0].ref.kind, std::string("Pod"));
+        QCOMPARE(objects[0].resource, std::string("pods"));
+        auto infos = store->versions(objects[0].id).value();
+        QCOMPARE(infos.size(), sent.size());
+        QCOMPARE(infos.front().eventType, HistoryEventType::Added);
+        QCOMPARE(infos[5].eventType, HistoryEventType::Modified);
+        QCOMPARE(infos.back().eventType, HistoryEventType::Deleted);
+        QCOMPARE(infos.back().resourceVersion, std::string("2000"));
+        auto decoded = store->loadAllVersions(objects[0].id).value();
+        for (std::size_t i = 0; i < sent.size(); ++i)
+            QCOMPARE(toJsonText(decoded[i]), toJsonText(sent[i]));
+        // Random access equals sequential decoding, and snapshots bound the chain.
+        QCOMPARE(toJsonText(store->loadVersion(objects[0].id, 37).value()), toJsonText(sent[36]));
+        int chain = 0, longest = 0;
+        for (const auto &v : infos) {
+            chain = v.snapshot ? 0 : chain + 1;
+            longest = std::max(longest, chain);
+        }
+        QVERIFY(longest < VersionCodec::kMaxChain);
+        QVERIFY(store->checkIntegrity().ok());
+    }
+
+    void statusOnlyPodUpdateCostsAFewHundredBytes()
+    {
+        auto store = openStore(db("small.db"));
+        const Json pod = loadPod();
+        QVERIFY(store->write({{kPods, {watchEvent(HistoryEventType::Added, pod)}, {}, {}}}).ok());
+        QVERIFY(store->write({{kPods, {watchEvent(HistoryEventType::Modified, statusUpdate(pod, 1))}, {}, {}}}).ok());
+        auto infos = store->versions(store->allObjects().value()[0].id).value();
+        QCOMPARE(infos.size(), std::size_t(2));
+        QVERIFY(!infos[1].snapshot);
+        QVERIFY2(infos[1].storedBytes < 300, std::to_string(infos[1].storedBytes).c_str());
+        QVERIFY(infos[0].storedBytes < infos[0].rawBytes / 2); // the snapshot is compressed too
+    }
+
+    void relistOfAnUnchangedObjectStoresNothing()
+    {
+        auto store = openStore(db("relist.db"));
+        const Json pod = loadPod();
+        QVERIFY(store->write({{kPods, {watchEvent(HistoryEventType::Added, pod)}, {}, {}}}).ok());
+        auto r = store->write({{kPods, {watchEvent(HistoryEventType::Listed, pod)}, {}, {}}});
+        QVERIFY(r.ok());
+        QCOMPARE(r->versions.size(), std::size_t(0));
+        QCOMPARE(r->skippedDuplicates, 1);
+        QCOMPARE(store->stats().value().versions, 1);
+    }
+
+    void recreatedObjectIsANewIncarnationFoundByName()
+    {
+        auto store = openStore(db("recreate.db"));
+        Json pod = loadPod();
+        QVERIFY(store->write({{kPods, {watchEvent(HistoryEventType::Added, pod), watchEvent(HistoryEventType::Deleted, statusUpdate(pod, 1))}, {}, {}}}).ok());
+        pod["metadata"]["uid"] = "second-uid";
+        pod["metadata"]["resourceVersion"] = "3000";
+        QVERIFY(store->write({{kPods, {watchEvent(HistoryEventType::Added, pod)}, {}, {}}}).ok());
+        ObjectQuery q;
+        q.resource = "pod";
+        q.namespace_ = "prod";
+        q.name = "web-7d4b9c8f6-x2x9q";
+        auto found = store->findObjects(q).value();
+        QCOMPARE(found.size(), std::size_t(2));
+        QVERIFY(found[0].deleted);
+        QCOMPARE(found[1].ref.uid, std::string("second-uid"));
+        q.resource = "deployments";
+        QVERIFY(store->findObjects(q).value().empty());
+    }
+
+    void gapsAreListedBetweenTheVersionsTheySeparate()
+    {
+        auto store = openStore(db("gaps.db"));
+        const Json pod = loadPod();
+        HistoryWriteItem gap{kPods, {}, HistoryGap{{}, "1001", "1500", "relist after 410", 5, 0}, "1500"};
+        QVERIFY(store->write({{kPods, {watchEvent(HistoryEventType::Added, pod)}, {}, {}}, gap,
+                              {kPods, {watchEvent(HistoryEventType::Listed, statusUpdate(pod, 7))}, {}, {}}}).ok());
+        auto rows = store->history(store->allObjects().value()[0].id).value();
+        QCOMPARE(rows.size(), std::size_t(3));
+        QCOMPARE(rows[0].kind, HistoryEntry::Kind::Version);
+        QCOMPARE(rows[1].kind, HistoryEntry::Kind::Gap);
+        QCOMPARE(rows[1].gap.fromRv, std::string("1001"));
+        QCOMPARE(rows[1].gap.toRv, std::string("1500"));
+        QCOMPARE(rows[2].kind, HistoryEntry::Kind::Version);
+        QCOMPARE(store->lastResourceVersion(kPods.id).value(), std::string("1500"));
+        QCOMPARE(store->lastResourceVersion("other").value(), std::string());
+    }
+
+    void retentionKeepsTheNewestVersionsDecodable()
+    {
+        auto store = openStore(db("retain.db"));
+        const Json pod = loadPod();
+        std::vector<WatchEvent> batch{watchEvent(HistoryEventType::Added, pod)};
+        for (int i = 1; i < 60; ++i)
+            batch.push_back(watchEvent(HistoryEventType::Modified, statusUpdate(pod, i)));
+        QVERIFY(store->write({{kPods, batch, {}, {}}}).ok());
+        RetentionPolicy policy;
+        policy.maxVersionsPerObject = 10;
+        QVERIFY(store->applyRetention(policy, 1'700'000'000'000).ok());
+        auto obj = store->allObjects().value()[0];
+        QCOMPARE(obj.versionCount, 10);
+        QCOMPARE(obj.prunedCount, 50);
+        auto rows = store->history(obj.id).value();
+        QCOMPARE(rows.front().kind, HistoryEntry::Kind::Pruned);
+        QCOMPARE(rows.back().version.resourceVersion, std::string("1059"));
+        QVERIFY(store->checkIntegrity().ok());
+        // The store accepts further versions after pruning and stays consistent.
+        QVERIFY(store->write({{kPods, {watchEvent(HistoryEventType::Modified, statusUpdate(pod, 60))}, {}, {}}}).ok());
+        QVERIFY(store->checkIntegrity().ok());
+    }
+
+    void retentionByAgeAndSizeNeverDropsTheCurrentState()
+    {
+        auto store = openStore(db("age.db"));
+        Json pod = loadPod();
+        QVERIFY(store->write({{kPods, {watchEvent(HistoryEventType::Added, pod, 1000), watchEvent(HistoryEventType::Modified, statusUpdate(pod, 1), 2000)}, {}, {}}}).ok());
+        Json other = pod;
+        other["metadata"]["uid"] = "deleted-long-ago";
+        QVERIFY(store->write({{kPods, {watchEvent(HistoryEventType::Added, other, 1000), watchEvent(HistoryEventType::Deleted, statusUpdate(other, 2), 1500)}, {}, {}}}).ok());
+        RetentionPolicy policy;
+        policy.maxAgeMs = 10'000;
+        policy.maxTotalBytes = 1; // everything that can go, goes
+        QVERIFY(store->applyRetention(policy, 1'000'000).ok());
+        auto objects = store->allObjects().value();
+        QCOMPARE(objects.size(), std::size_t(1)); // the deleted object is gone entirely
+        QCOMPARE(objects[0].versionCount, 1);     // the live one keeps its current state
+        QCOMPARE(store->loadVersion(objects[0].id, 2).value()["metadata"]["resourceVersion"].get<std::string>(), std::string("1001"));
+        QVERIFY(store->checkIntegrity().ok());
+    }
+
+    void queueOverflowDropsEventsAndRecordsAGap()
+    {
+        const Json pod = loadPod();
+        HistoryRecorder::Options opts{db("overflow.db").toStdString()};
+        opts.maxQueuedBytes = 1; // smaller than any event: every batch overflows
+        HistoryRecorder rec(opts);
+        QVERIFY(rec.flush().ok());
+        rec.record(kPods, {watchEvent(HistoryEventType::Added, pod)});
+        for (int i = 1; i < 20; ++i)
+            rec.record(kPods, {watchEvent(HistoryEventType::Modified, statusUpdate(pod, i))});
+        QVERIFY(rec.flush().ok());
+        auto store = openStore(db("overflow.db"));
+        const auto c = rec.counters();
+        QVERIFY(c.droppedEvents > 0);
+        auto gaps = store->gaps(kPods.id).value();
+        QVERIFY(!gaps.empty());
+        QCOMPARE(gaps.front().reason, std::string("recorder queue overflow"));
+        QCOMPARE(store->stats().value().versions + c.droppedEvents, 20);
+    }
+
+    void exportThenImportReproducesVersionsAndGaps()
+    {
+        auto store = openStore(db("export.db"));
+        const Json pod = loadPod();
+        HistoryWriteItem gap{kPods, {}, HistoryGap{{}, "1002", "1100", "app restart", 1'700'000'000'123, 0}, {}};
+        QVERIFY(store->write({{kPods, {watchEvent(HistoryEventType::Added, pod), watchEvent(HistoryEventType::Modified, statusUpdate(pod, 2))}, {}, {}},
+                              gap, {kPods, {watchEvent(HistoryEventType::Modified, statusUpdate(pod, 3), 1'700'000'000'456)}, {}, {}}}).ok());
+        const std::string file = db("export.jsonl").toStdString();
+        ObjectQuery everything;
+        everything.allNamespaces = true;
+        QCOMPARE(exportJsonLines(*store, everything, file).value(), 3);
+
+        auto read = readJsonLines(file).value();
+        QCOMPARE(read.header["formatVersion"].get<int>(), kHistoryFormatVersion);
+        QCOMPARE(read.versions.size(), std::size_t(3));
+        QCOMPARE(read.gapPositions, std::vector<std::size_t>{2});
+        QCOMPARE(read.versions[2].observedAtMs, 1'700'000'000'456);
+
+        auto imported = openStore(db("imported.db"));
+        auto report = importJsonLines(file, *imported).value();
+        QCOMPARE(report.versions.size(), std::size_t(3));
+        auto obj = imported->allObjects().value()[0];
+        auto rows = imported->history(obj.id).value();
+        QCOMPARE(rows.size(), std::size_t(4));
+        QCOMPARE(rows[2].kind, HistoryEntry::Kind::Gap);
+        QCOMPARE(rows[2].gap.reason, std::string("app restart"));
+        QCOMPARE(toJsonText(imported->loadVersion(obj.id, 3).value()), toJsonText(statusUpdate(pod, 3)));
+    }
+
+    void readingAFileFromANewerFormatIsRefused()
+    {
+        const QString path = db("newer.jsonl");
+        QFile f(path);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(R"({"format":"fieldscope-history","formatVersion":99})" "\n");
+        f.close();
+        auto r = readJsonLines(path.toStdString());
+        QVERIFY(!r.ok());
+        QCOMPARE(r.error().where, std::string("line 1"));
+    }
+
+    void cliJsonHasExactlyTheDocumentedFieldsPerVersion()
+    {
+        auto store = openStore(db("cli.db"));
+        const Json pod = loadPod();
+        QVERIFY(store->write({{kPods, {watchEvent(HistoryEventType::Added, pod, 1'700'000'000'000),
+                                        watchEvent(HistoryEventType::Modified, statusUpdate(pod, 1), 1'700'000'000'000)}, {}, {}}}).ok());
+        ObjectQuery q;
+        q.resource = "pods";
+        q.namespace_ = "prod";
+        q.name = "web-7d4b9c8f6-x2x9q";
+        auto json = historyJson(*store, q).value();
+        QCOMPARE(json.size(), std::size_t(2));
+        std::vector<std::string> keys;
+        for (auto it = json[1].begin(); it != json[1].end(); ++it)
+            keys.push_back(it.key());
+        QCOMPARE(keys, (std::vector<std::string>{"resourceVersion", "eventType", "observedAt", "managers", "changedPaths"}));
+        QCOMPARE(json[1]["eventType"].get<std::string>(), std::string("MODIFIED"));
+        QCOMPARE(json[1]["observedAt"].get<std::string>(), std::string("2023-11-14T22:13:20.000Z"));
+        QVERIFY(json[1]["managers"] == Json::array({"kubelet"}));
+        QVERIFY(!json[1]["changedPaths"].empty());
+        QCOMPARE(json[1]["changedPaths"][0].get<std::string>(), std::string(R"(.status.conditions[type="Ready"].status)"));
+        q.name = "nope";
+        QCOMPARE(historyJson(*store, q).error().category, ErrorCategory::NotFound);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestHistoryStore)
+#include "tst_historystore.moc"
