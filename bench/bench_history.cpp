@@ -58,7 +58,7 @@ int main(int argc, char **argv)
         std::vector<WatchEvent> batch;
         for (int p = 0; p < kPods; ++p, ++rv)
             batch.push_back({u == 0 ? HistoryEventType::Added : HistoryEventType::Modified,
-                             statusUpdate(pod, "u" + std::to_string(p), rv), now + rv});
+                             statusUpdate(pod, std::string("u") + std::to_string(p), rv), now + rv});
         batches.push_back(std::move(batch));
     }
     const std::string dbPath = dir.filePath(QStringLiteral("bench.db")).toStdString();
