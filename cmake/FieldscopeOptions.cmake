@@ -4,6 +4,8 @@ add_library(fieldscope_options INTERFACE)
 target_compile_features(fieldscope_options INTERFACE cxx_std_20)
 target_compile_options(fieldscope_options INTERFACE -Wall -Wextra -Wpedantic
   -Wno-missing-field-initializers
+  # GCC 12 reports false -Wrestrict positives inside libstdc++'s std::string at -O2 (GCC PR 105329).
+  $<$<CXX_COMPILER_ID:GNU>:-Wno-restrict>
   $<$<BOOL:${FIELDSCOPE_WERROR}>:-Werror>)
 target_compile_definitions(fieldscope_options INTERFACE
   QT_NO_CAST_FROM_ASCII QT_NO_CAST_TO_ASCII QT_NO_URL_CAST_FROM_STRING

@@ -1,0 +1,169 @@
+// Every write verb against the real apiserver, and the typed errors a user must be shown:
+// stale writes, failed JSON Patch tests, SSA field conflicts with their owners, preconditions.
+#include "watchrecorder.h"
+
+using namespace fieldscope;
+using namespace fieldscope::testing;
+
+class TestWrites : public QObject
+{
+    Q_OBJECT
+    std::unique_ptr<kube::Connection> m_conn;
+    std::unique_ptr<kube::ApiClient> m_client;
+    std::unique_ptr<ScratchNamespace> m_ns;
+    kube::ResourceInfo m_cm = configMaps();
+
+    core::Json createCm(const std::string &name, const std::string &value)
+    {
+        return m_ns->create(name, value);
+    }
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        m_conn = std::make_unique<kube::Connection>(connectTo(ctxToken()));
+        m_client = std::make_unique<kube::ApiClient>(m_conn->transport);
+        m_ns = std::make_unique<ScratchNamespace>(*m_client, "fs-writes");
+    }
+    void cleanupTestCase()
+    {
+        m_ns.reset();
+        m_client.reset();
+    }
+
+    void replaceWithStaleResourceVersionIsAStaleWrite()
+    {
+        core::Json opened = createCm("stale", "1");
+        m_ns->update("stale", "someone-else"); // the object moves on
+        opened["data"]["v"] = "mine";
+        auto r = call(*m_client, kube::replaceRequest(m_cm, m_ns->name(), opened));
+        QVERIFY(!r.ok());
+        QCOMPARE(r.error().category, core::ErrorCategory::StaleWrite);
+        QCOMPARE(r.error().httpStatus, 409);
+        QVERIFY(!r.error().isSsaConflict());
+    }
+
+    void compareAndSwapWritesOnlyWhenTheValueIsStillExpected()
+    {
+        createCm("cas", "1");
+        auto ok = call(*m_client, kube::patchRequest(m_cm, m_ns->name(), "cas", kube::PatchType::Json, kube::compareAndSwapPatch("/data/v", "1", "2")));
+        QVERIFY2(ok.ok(), ok.ok() ? "" : ok.error().describe().c_str());
+        QCOMPARE(QString::fromStdString((*core::parseJson(ok->body))["data"]["v"].get<std::string>()), QStringLiteral("2"));
+        // Again "only if foo is 1": it is 2 now, so nothing is written.
+        auto refused = call(*m_client, kube::patchRequest(m_cm, m_ns->name(), "cas", kube::PatchType::Json, kube::compareAndSwapPatch("/data/v", "1", "3")));
+        QVERIFY(!refused.ok());
+        QCOMPARE(refused.error().category, core::ErrorCategory::Invalid);
+        QCOMPARE(refused.error().httpStatus, 422);
+        auto now = call(*m_client, kube::getRequest(m_cm, m_ns->name(), "cas"));
+        QCOMPARE(QString::fromStdString((*core::parseJson(now->body))["data"]["v"].get<std::string>()), QStringLiteral("2"));
+    }
+
+    void resourceVersionPreconditionInAPatchIsAStaleWrite()
+    {
+        core::Json opened = createCm("rvpatch", "1");
+        m_ns->update("rvpatch", "2");
+        auto patch = kube::withResourceVersionPrecondition(core::Json::array({{{"op", "replace"}, {"path", "/data/v"}, {"value", "3"}}}),
+                                                           opened["metadata"]["resourceVersion"].get<std::string>());
+        auto r = call(*m_client, kube::patchRequest(m_cm, m_ns->name(), "rvpatch", kube::PatchType::Json, patch));
+        QVERIFY(!r.ok());
+        QCOMPARE(r.error().category, core::ErrorCategory::StaleWrite);
+    }
+
+    void serverSideApplyConflictNamesTheOwnerAndTheField()
+    {
+        core::Json cm = {{"apiVersion", "v1"}, {"kind", "ConfigMap"}, {"metadata", {{"name", "ssa"}, {"namespace", m_ns->name()}}}, {"data", {{"k", "a"}}}};
+        kube::WriteOptions alice;
+        alice.fieldManager = "alice";
+        QVERIFY(call(*m_client, kube::applyRequest(m_cm, m_ns->name(), cm, alice)).ok());
+        cm["data"]["k"] = "b";
+        kube::WriteOptions bob;
+        bob.fieldManager = "bob";
+        auto r = call(*m_client, kube::applyRequest(m_cm, m_ns->name(), cm, bob));
+        QVERIFY(!r.ok());
+        QCOMPARE(r.error().category, core::ErrorCategory::Conflict);
+        QVERIFY(r.error().isSsaConflict());
+        QCOMPARE(int(r.error().conflicts.size()), 1);
+        QCOMPARE(QString::fromStdString(r.error().conflicts[0].manager), QStringLiteral("alice"));
+        QCOMPARE(QString::fromStdString(r.error().conflicts[0].path), QStringLiteral(".data.k"));
+        // Dry run with force shows the result without storing it.
+        bob.force = true;
+        bob.dryRun = true;
+        auto dry = call(*m_client, kube::applyRequest(m_cm, m_ns->name(), cm, bob));
+        QVERIFY(dry.ok());
+        auto live = call(*m_client, kube::getRequest(m_cm, m_ns->name(), "ssa"));
+        QCOMPARE(QString::fromStdString((*core::parseJson(live->body))["data"]["k"].get<std::string>()), QStringLiteral("a"));
+        // Forced for real: bob owns the field now.
+        bob.dryRun = false;
+        auto forced = call(*m_client, kube::applyRequest(m_cm, m_ns->name(), cm, bob));
+        QVERIFY(forced.ok());
+        QCOMPARE(QString::fromStdString((*core::parseJson(forced->body))["data"]["k"].get<std::string>()), QStringLiteral("b"));
+    }
+
+    void deleteWithWrongUidPreconditionDeletesNothing()
+    {
+        createCm("precond", "1");
+        auto r = call(*m_client, kube::deleteRequest(m_cm, m_ns->name(), "precond", {"not-the-uid", {}}));
+        QVERIFY(!r.ok());
+        QCOMPARE(r.error().httpStatus, 409);
+        QVERIFY(call(*m_client, kube::getRequest(m_cm, m_ns->name(), "precond")).ok());
+        const std::string uid = m_ns->uidOf["precond"];
+        QVERIFY(call(*m_client, kube::deleteRequest(m_cm, m_ns->name(), "precond", {uid, {}}, kube::PropagationPolicy::Background)).ok());
+        auto gone = call(*m_client, kube::getRequest(m_cm, m_ns->name(), "precond"));
+        QVERIFY(!gone.ok());
+        QCOMPARE(gone.error().category, core::ErrorCategory::NotFound);
+    }
+
+    void createOfAnExistingNameIsAlreadyExists()
+    {
+        createCm("twice", "1");
+        core::Json obj = {{"apiVersion", "v1"}, {"kind", "ConfigMap"}, {"metadata", {{"name", "twice"}}}};
+        auto r = call(*m_client, kube::createRequest(m_cm, m_ns->name(), obj));
+        QVERIFY(!r.ok());
+        QCOMPARE(QString::fromStdString(r.error().reason), QStringLiteral("AlreadyExists"));
+        QCOMPARE(r.error().category, core::ErrorCategory::Conflict);
+    }
+
+    void invalidObjectGivesCausesWithFieldPaths()
+    {
+        core::Json obj = {{"apiVersion", "v1"}, {"kind", "ConfigMap"}, {"metadata", {{"name", "Not_Valid"}}}};
+        auto r = call(*m_client, kube::createRequest(m_cm, m_ns->name(), obj));
+        QVERIFY(!r.ok());
+        QCOMPARE(r.error().httpStatus, 422);
+        QVERIFY(!r.error().causes.empty());
+        QCOMPARE(QString::fromStdString(r.error().causes[0].field), QStringLiteral("metadata.name"));
+    }
+
+    void scaleSubresourceWritesReplicasAndStatusIsSeparate()
+    {
+        kube::ResourceInfo deploy;
+        deploy.group = "apps";
+        deploy.version = "v1";
+        deploy.resource = "deployments";
+        deploy.kind = "Deployment";
+        deploy.namespaced = true;
+        core::Json d = {{"apiVersion", "apps/v1"}, {"kind", "Deployment"}, {"metadata", {{"name", "web"}}},
+                        {"spec", {{"replicas", 1}, {"selector", {{"matchLabels", {{"app", "web"}}}}},
+                                  {"template", {{"metadata", {{"labels", {{"app", "web"}}}}},
+                                                {"spec", {{"containers", core::Json::array({{{"name", "nginx"}, {"image", "nginx:1.25"}}})}}}}}}}};
+        QVERIFY(call(*m_client, kube::createRequest(deploy, m_ns->name(), d)).ok());
+        kube::WriteOptions scale;
+        scale.subresource = "scale";
+        auto r = call(*m_client, kube::patchRequest(deploy, m_ns->name(), "web", kube::PatchType::Merge, {{"spec", {{"replicas", 3}}}}, scale));
+        QVERIFY2(r.ok(), r.ok() ? "" : r.error().describe().c_str());
+        QCOMPARE((*core::parseJson(r->body))["kind"].get<std::string>(), std::string("Scale"));
+        auto live = call(*m_client, kube::getRequest(deploy, m_ns->name(), "web"));
+        QCOMPARE((*core::parseJson(live->body))["spec"]["replicas"].get<int>(), 3);
+    }
+
+    void deprecatedApiWarningsAreSurfaced()
+    {
+        // 1.20 serves extensions/v1beta1 Ingress with a deprecation Warning header (API brief 7.5).
+        auto r = call(*m_client, request("GET", "/apis/extensions/v1beta1/namespaces/" + m_ns->name() + "/ingresses"));
+        QVERIFY(r.ok());
+        QVERIFY(!r->warnings.empty());
+        QVERIFY2(QString::fromStdString(r->warnings[0]).contains(QLatin1String("deprecated")), r->warnings[0].c_str());
+    }
+};
+
+QTEST_GUILESS_MAIN(TestWrites)
+#include "tst_writes.moc"
