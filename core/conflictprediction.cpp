@@ -408,6 +408,14 @@ std::string kindOf(const Json &manifest, const Json &live)
     return {};
 }
 
+Json withoutManagedFieldsKey(const Json &object)
+{
+    Json copy = object;
+    if (auto meta = copy.find("metadata"); meta != copy.end() && meta->is_object())
+        meta->erase("managedFields");
+    return copy;
+}
+
 Status checkManifest(const Json &manifest)
 {
     if (!manifest.is_object())
@@ -440,6 +448,22 @@ void waiveLastApplied(ApplyPrediction &p, const Json &live, const std::vector<Ma
     p.conflicts.erase(it, p.conflicts.end());
 }
 
+// An untracked object (created before 1.18, or with its tracking reset) gets an Update entry
+// "before-first-apply" owning every existing field right before the first apply
+// (skipnonapplied.go, brief 3.2), so that apply conflicts with every differing value.
+ManagedFieldsEntry beforeFirstApply(const Json &live, const ApplyOptions &options)
+{
+    ManagedFieldsEntry e;
+    e.manager = "before-first-apply";
+    e.operation = ManagedOperation::Update;
+    if (auto v = live.find("apiVersion"); v != live.end() && v->is_string())
+        e.apiVersion = v->get<std::string>();
+    static const std::vector<ManagedFieldsEntry> none;
+    ApplyWalker walker(none, options, kindOf(live, live));
+    (void)walker.walkManifest(withoutManagedFieldsKey(live), nullptr, {}, nullptr, e.fields);
+    return e;
+}
+
 } // namespace
 
 Result<FieldSet> appliedFieldSet(const Json &manifest, const Json &live, const ApplyOptions &options)
@@ -464,6 +488,8 @@ Result<ApplyPrediction> predictApply(const Json &manifest, std::string_view fiel
     auto entries = parseManagedFields(live);
     if (!entries)
         return entries.error();
+    if (entries->empty() && live.is_object() && !live.empty())
+        entries->push_back(beforeFirstApply(live, options));
     ApplyPrediction p;
     p.fieldManager = std::string(fieldManager);
     // The applier's own Apply entry for this subresource is "itself"; every other entry,

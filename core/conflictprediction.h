@@ -78,7 +78,9 @@ struct ApplyOptions {
 };
 
 // `manifest`: the partial object to apply (as parsed from YAML/JSON). `live`: the current object
-// including metadata.managedFields, or null when the apply would create it. Errors: Parse for
+// including metadata.managedFields, or null when the apply would create it. A live object without
+// any managedFields is treated like the server does: an Update entry "before-first-apply" owns all
+// of its fields (brief 3.2). Errors: Parse for
 // undecodable managedFields, Invalid for manifests the server would reject (managedFields set, a
 // list-map item missing a key field without default, duplicate list keys).
 Result<ApplyPrediction> predictApply(const Json &manifest, std::string_view fieldManager, const Json &live,

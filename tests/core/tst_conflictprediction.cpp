@@ -51,6 +51,7 @@ private Q_SLOTS:
     void singleConflictMessageIsInline();
     void statusIsComparedWhenTheServerDoesNotResetIt();
     void creatingAnObjectOwnsEverythingWithoutConflicts();
+    void untrackedObjectsConflictWithBeforeFirstApply();
     void appliedSetMatchesWhatTheServerRecorded();
     void manifestsTheServerRejectsAreInvalid_data();
     void manifestsTheServerRejectsAreInvalid();
@@ -231,6 +232,18 @@ void TestConflictPrediction::creatingAnObjectOwnsEverythingWithoutConflicts()
     QVERIFY(p->removed.empty() && p->released.empty());
     QCOMPARE(p->newlyOwned.size(), p->appliedSet.memberCount());
     QCOMPARE(p->newlyOwned.size(), std::size_t(9));
+}
+
+void TestConflictPrediction::untrackedObjectsConflictWithBeforeFirstApply()
+{
+    Json live = loadFixture(QStringLiteral("configmap.yaml"));
+    live["metadata"].erase("managedFields");
+    auto p = predictApply(manifestFor(QStringLiteral("ConfigMap/v1/settings"), QStringLiteral(R"({"data":{"key":"new","other":"x"}})")),
+                          "fieldscope", live);
+    QVERIFY(p.ok());
+    QCOMPARE(QString::fromStdString(p->toText()),
+             QStringLiteral("conflict .data.key with \"before-first-apply\" using v1: live \"value\", applied \"new\"\n"
+                            "own .data.other\n"));
 }
 
 void TestConflictPrediction::appliedSetMatchesWhatTheServerRecorded()
