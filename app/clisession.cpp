@@ -4,6 +4,10 @@
 #include <QRegularExpression>
 #include <QTextStream>
 
+#include <QTimer>
+
+#include <atomic>
+#include <csignal>
 #include <cstdio>
 
 namespace fieldscope::app {
@@ -26,6 +30,26 @@ int reportError(const QString &message)
 {
     std::fprintf(stderr, "fieldscope: %s\n", qUtf8Printable(message));
     return 1;
+}
+
+namespace {
+std::atomic<bool> g_terminate{false};
+extern "C" void onTerminationSignal(int)
+{
+    g_terminate = true; // async-signal-safe; the poll below does the rest on the main thread
+}
+} // namespace
+
+void quitOnTerminationSignals()
+{
+    std::signal(SIGINT, onTerminationSignal);
+    std::signal(SIGTERM, onTerminationSignal);
+    auto *poll = new QTimer(QCoreApplication::instance());
+    QObject::connect(poll, &QTimer::timeout, [] {
+        if (g_terminate)
+            QCoreApplication::exit(0);
+    });
+    poll->start(100);
 }
 
 qint64 parseDuration(const QString &text)

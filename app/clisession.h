@@ -41,6 +41,9 @@ private:
 // Prints "fieldscope: <category> (HTTP n Reason): message" to stderr; returns the exit code.
 int reportError(const core::Error &e);
 int reportError(const QString &message);
+// Makes SIGINT/SIGTERM end the event loop normally (exit code 0), so commands flush what they
+// hold instead of dying mid-write. Call after the QCoreApplication exists.
+void quitOnTerminationSignals();
 // "10s", "2m", "1h30m", "500ms" -> milliseconds; -1 when malformed.
 qint64 parseDuration(const QString &text);
 

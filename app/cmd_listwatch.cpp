@@ -171,6 +171,7 @@ int runWatch(const QStringList &args)
             QMetaObject::invokeMethod(&watcher, [] { QCoreApplication::exit(0); }, Qt::QueuedConnection);
         });
     watcher.start();
+    quitOnTerminationSignals();
     return QCoreApplication::exec();
 }
 

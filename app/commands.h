@@ -7,6 +7,8 @@ namespace fieldscope::app {
 
 int runList(const QStringList &args);
 int runWatch(const QStringList &args);
+int runRecord(const QStringList &args);
+int runHistory(const QStringList &args);
 
 // Subcommands this build knows, for --help.
 struct SubcommandInfo {

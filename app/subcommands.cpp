@@ -7,6 +7,8 @@ const SubcommandInfo *subcommands()
     static const SubcommandInfo table[] = {
         {"list", "list objects of a resource type (names, json, count)", &runList},
         {"watch", "print one line per watch event", &runWatch},
+        {"record", "record every version of some resources into a history database", &runRecord},
+        {"history", "the versions of an object and who made each change", &runHistory},
         {nullptr, nullptr, nullptr},
     };
     return table;

@@ -46,6 +46,7 @@ struct WatchBatch {
     std::vector<ObjectVersion> events;
     std::vector<ObservationGap> gaps;
     bool initialListComplete = false; // this batch ends the first full list
+    std::string resourceVersion;      // the scope's resume point after this batch
     std::int64_t observedAtMs = 0;    // wall-clock ms since epoch when the batch was cut
 };
 

@@ -332,6 +332,7 @@ void Watcher::emitBatch()
     if (m_batch.events.empty() && m_batch.gaps.empty() && !m_batch.initialListComplete)
         return;
     m_batch.observedAtMs = QDateTime::currentMSecsSinceEpoch();
+    m_batch.resourceVersion = m_rv;
     core::WatchBatch out;
     out.scope = m_batch.scope;
     std::swap(out, m_batch);

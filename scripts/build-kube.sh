@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds kube-apiserver and kube-controller-manager 1.20.2 from Debian 12's `kubernetes` source
+# Builds kube-apiserver, kube-controller-manager and kubectl 1.20.2 from Debian 12's `kubernetes` source
 # package and caches them under ${FIELDSCOPE_CACHE:-~/.cache/fieldscope}/kube-1.20.2/bin.
 # Prints the bin directory on stdout as its last line. Idempotent: a cached build is reused.
 #
@@ -11,7 +11,7 @@ set -euo pipefail
 CACHE="${FIELDSCOPE_CACHE:-$HOME/.cache/fieldscope}"
 OUT="$CACHE/kube-1.20.2"
 BIN="$OUT/bin"
-if [ -x "$BIN/kube-apiserver" ] && [ -x "$BIN/kube-controller-manager" ]; then
+if [ -x "$BIN/kube-apiserver" ] && [ -x "$BIN/kube-controller-manager" ] && [ -x "$BIN/kubectl" ]; then
   echo "$BIN"; exit 0
 fi
 
@@ -54,7 +54,9 @@ cd "$gopath/src/k8s.io/kubernetes"
 export GOPATH="$gopath" GO111MODULE=off GOFLAGS=-mod=vendor GOCACHE="$CACHE/go-build" \
        KUBE_GIT_VERSION=v1.20.2 KUBE_GIT_TREE_STATE=clean KUBE_GIT_COMMIT=debian
 unset GOFLAGS
-for what in cmd/kube-apiserver cmd/kube-controller-manager; do
+# kubectl: the peer the tests and benchmarks compare against (Debian's kubernetes-client package
+# clashes with other kubectl packages some images carry, and its version must match the server's).
+for what in cmd/kube-apiserver cmd/kube-controller-manager cmd/kubectl; do
   name="$(basename "$what")"
   [ -x "$BIN/$name" ] && continue
   echo "build-kube: building $name (several minutes on 2 cores)" >&2

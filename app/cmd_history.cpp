@@ -1,0 +1,164 @@
+// fieldscope record / fieldscope history: headless recording of every version into the history
+// store, and printing an object's versions with who made each change.
+#include "app/clisession.h"
+#include "app/commands.h"
+#include "core/historyquery.h"
+#include "core/historywriter.h"
+#include "kube/watcher.h"
+
+#include <QCoreApplication>
+#include <QTimer>
+
+#include <cstdio>
+
+namespace fieldscope::app {
+namespace {
+
+core::HistoryEventType historyType(const core::ObjectVersion &v)
+{
+    if (v.type == core::WatchEventType::Deleted)
+        return core::HistoryEventType::Deleted;
+    if (v.fromList)
+        return core::HistoryEventType::Listed;
+    return v.type == core::WatchEventType::Added ? core::HistoryEventType::Added : core::HistoryEventType::Modified;
+}
+
+// One watched scope feeding the recorder, including the honest gap since the last run.
+struct RecordedScope {
+    core::WatchScope historyScope;
+    std::string lastRecordedRv; // from a previous run of this store
+    bool initialDone = false;
+    std::unique_ptr<kube::Watcher> watcher;
+};
+
+} // namespace
+
+int runRecord(const QStringList &args)
+{
+    QCommandLineParser p;
+    p.setApplicationDescription(QStringLiteral("fieldscope record RESOURCE[,RESOURCE...] --db FILE: record every version seen, headless."));
+    p.addHelpOption();
+    p.addPositionalArgument(QStringLiteral("RESOURCES"), QStringLiteral("Comma-separated resource types."));
+    p.addOption({{QStringLiteral("n"), QStringLiteral("namespace")}, QStringLiteral("Namespace to record."), QStringLiteral("NAMESPACE")});
+    p.addOption({{QStringLiteral("A"), QStringLiteral("all-namespaces")}, QStringLiteral("Record across all namespaces.")});
+    p.addOption({{QStringLiteral("l"), QStringLiteral("selector")}, QStringLiteral("Label selector."), QStringLiteral("SELECTOR")});
+    p.addOption({QStringLiteral("for"), QStringLiteral("Stop after this long (e.g. 30s, 5m); default: until interrupted."), QStringLiteral("DURATION")});
+    p.addOption({QStringLiteral("db"), QStringLiteral("The history database file (created when missing)."), QStringLiteral("FILE")});
+    addConnectionOptions(p);
+    if (!p.parse(args))
+        return reportError(p.errorText()) + 1;
+    if (p.isSet(QStringLiteral("help"))) {
+        std::fputs(qUtf8Printable(p.helpText()), stdout);
+        return 0;
+    }
+    if (p.positionalArguments().size() != 1 || !p.isSet(QStringLiteral("db")))
+        return reportError(QStringLiteral("usage: fieldscope record RESOURCE[,RESOURCE...] --db FILE")) + 1;
+    qint64 forMs = -1;
+    if (p.isSet(QStringLiteral("for")) && (forMs = parseDuration(p.value(QStringLiteral("for")))) < 0)
+        return reportError(QStringLiteral("malformed duration \"%1\"").arg(p.value(QStringLiteral("for")))) + 1;
+    const std::string db = p.value(QStringLiteral("db")).toStdString();
+
+    auto session = CliSession::open(p);
+    if (!session)
+        return 1;
+    // Where each scope stopped last time, for the gap (read before the recorder opens the file).
+    std::map<std::string, std::string> lastRvs;
+    std::vector<std::unique_ptr<RecordedScope>> scopes;
+    for (const QString &word : p.positionalArguments().first().split(QLatin1Char(','), Qt::SkipEmptyParts)) {
+        const auto *r = session->resolve(word);
+        if (!r)
+            return 1;
+        auto s = std::make_unique<RecordedScope>();
+        kube::WatchScope ws{*r, session->namespaceFor(p, *r), p.value(QStringLiteral("selector")).toStdString(), {}};
+        s->historyScope = core::WatchScope::of({r->group, r->version, r->resource}, ws.namespace_);
+        s->watcher = std::make_unique<kube::Watcher>(&session->client(), ws);
+        scopes.push_back(std::move(s));
+    }
+    if (auto existing = core::HistoryStore::open(db, core::HistoryStore::OpenMode::ReadOnly); existing.ok()) {
+        for (auto &s : scopes)
+            if (auto rv = (*existing)->lastResourceVersion(s->historyScope.id); rv.ok())
+                s->lastRecordedRv = *rv;
+    }
+
+    core::HistoryRecorder::Options ro;
+    ro.path = db;
+    core::HistoryRecorder recorder(ro);
+    std::int64_t versions = 0;
+    for (auto &sp : scopes) {
+        RecordedScope *s = sp.get();
+        QObject::connect(s->watcher.get(), &kube::Watcher::batchReady, [s, &recorder, &versions](const core::WatchBatch &b) {
+            for (const auto &g : b.gaps)
+                recorder.recordGap(s->historyScope, g.fromResourceVersion, g.toResourceVersion, g.reason, b.observedAtMs);
+            std::vector<core::WatchEvent> events;
+            events.reserve(b.events.size());
+            for (const auto &e : b.events)
+                events.push_back({historyType(e), e.json.toStdString(), b.observedAtMs});
+            versions += std::int64_t(events.size());
+            const bool listed = b.initialListComplete || !b.gaps.empty();
+            recorder.record(s->historyScope, std::move(events), listed ? b.resourceVersion : std::string());
+            if (b.initialListComplete && !s->initialDone) {
+                s->initialDone = true;
+                std::fprintf(stderr, "fieldscope: recording %s from resourceVersion %s\n", b.scope.c_str(), b.resourceVersion.c_str());
+                // While we were not recording, versions came and went: say so, never fill in.
+                if (!s->lastRecordedRv.empty() && s->lastRecordedRv != b.resourceVersion)
+                    recorder.recordGap(s->historyScope, s->lastRecordedRv, b.resourceVersion, "not recording", b.observedAtMs);
+            }
+        });
+        QObject::connect(s->watcher.get(), &kube::Watcher::errorOccurred, [](const QString &m) {
+            std::fprintf(stderr, "fieldscope: %s\n", qUtf8Printable(m));
+        });
+        s->watcher->start();
+    }
+    if (forMs >= 0)
+        QTimer::singleShot(forMs, [] { QCoreApplication::exit(0); });
+    quitOnTerminationSignals();
+    const int rc = QCoreApplication::exec();
+    for (auto &s : scopes)
+        s->watcher->stop();
+    if (auto st = recorder.flush(); !st)
+        return reportError(st.error());
+    std::fprintf(stderr, "fieldscope: recorded %lld versions into %s\n", static_cast<long long>(versions), db.c_str());
+    return rc;
+}
+
+int runHistory(const QStringList &args)
+{
+    QCommandLineParser p;
+    p.setApplicationDescription(QStringLiteral("fieldscope history RESOURCE/NAME --db FILE: the versions of an object and who made each change."));
+    p.addHelpOption();
+    p.addPositionalArgument(QStringLiteral("RESOURCE/NAME"), QStringLiteral("e.g. configmaps/demo, deployments.apps/web"));
+    p.addOption({{QStringLiteral("n"), QStringLiteral("namespace")}, QStringLiteral("Namespace (default: any)."), QStringLiteral("NAMESPACE")});
+    p.addOption({QStringLiteral("db"), QStringLiteral("The history database file."), QStringLiteral("FILE")});
+    p.addOption({{QStringLiteral("o"), QStringLiteral("output")}, QStringLiteral("text (default) or json."), QStringLiteral("FORMAT"), QStringLiteral("text")});
+    if (!p.parse(args))
+        return reportError(p.errorText()) + 1;
+    if (p.isSet(QStringLiteral("help"))) {
+        std::fputs(qUtf8Printable(p.helpText()), stdout);
+        return 0;
+    }
+    const QString target = p.positionalArguments().value(0);
+    if (p.positionalArguments().size() != 1 || !target.contains(QLatin1Char('/')) || !p.isSet(QStringLiteral("db")))
+        return reportError(QStringLiteral("usage: fieldscope history RESOURCE/NAME --db FILE [-n NAMESPACE] [-o text|json]")) + 1;
+    auto store = core::HistoryStore::open(p.value(QStringLiteral("db")).toStdString(), core::HistoryStore::OpenMode::ReadOnly);
+    if (!store)
+        return reportError(store.error());
+    core::ObjectQuery q;
+    q.resource = target.section(QLatin1Char('/'), 0, 0).toStdString();
+    q.name = target.section(QLatin1Char('/'), 1).toStdString();
+    q.namespace_ = p.value(QStringLiteral("namespace")).toStdString();
+    q.allNamespaces = !p.isSet(QStringLiteral("namespace"));
+    if (p.value(QStringLiteral("output")) == QLatin1String("json")) {
+        auto j = core::historyJson(**store, q);
+        if (!j)
+            return reportError(j.error());
+        std::printf("%s\n", j->dump(2).c_str());
+        return 0;
+    }
+    auto t = core::historyText(**store, q);
+    if (!t)
+        return reportError(t.error());
+    std::fputs(t->c_str(), stdout);
+    return 0;
+}
+
+} // namespace fieldscope::app

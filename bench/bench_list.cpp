@@ -1,0 +1,289 @@
+// bench_list: Fieldscope's list-and-index of many ConfigMaps against its peers, in one run on
+// one apiserver (see bench/README.md). Prints each figure and the ratios.
+//
+//   bench_list --kubeconfig FILE --context C [--count 100000] [--namespace bench-list]
+//              [--kubectl PATH] [--skip-populate]
+#include "core/json.h"
+#include "kube/apiclient.h"
+#include "kube/connection.h"
+#include "kube/listdecoder.h"
+#include "kube/watcher.h"
+#include "kube/writes.h"
+
+#include <QCommandLineParser>
+#include <QCoreApplication>
+#include <QElapsedTimer>
+#include <QEventLoop>
+#include <QFile>
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QThread>
+#include <QTimer>
+
+#include <sys/resource.h>
+
+#include <cstdio>
+#include <fstream>
+
+using namespace fieldscope;
+
+namespace {
+
+long rssKb()
+{
+    std::ifstream f("/proc/self/status");
+    std::string line;
+    while (std::getline(f, line))
+        if (line.rfind("VmRSS:", 0) == 0)
+            return std::stol(line.substr(6));
+    return 0;
+}
+
+double cpuSeconds()
+{
+    rusage u{};
+    getrusage(RUSAGE_SELF, &u);
+    return double(u.ru_utime.tv_sec + u.ru_stime.tv_sec) + double(u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e6;
+}
+
+double childCpuSeconds()
+{
+    rusage u{};
+    getrusage(RUSAGE_CHILDREN, &u);
+    return double(u.ru_utime.tv_sec + u.ru_stime.tv_sec) + double(u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e6;
+}
+
+kube::ResourceInfo configMaps()
+{
+    kube::ResourceInfo r;
+    r.version = "v1";
+    r.resource = "configmaps";
+    r.kind = "ConfigMap";
+    r.namespaced = true;
+    return r;
+}
+
+// ~1 KB ConfigMaps, created with many requests in flight over HTTP/2.
+void populate(kube::ApiClient &client, const std::string &ns, int count)
+{
+    QEventLoop loop;
+    int started = 0, done = 0, failed = 0;
+    const std::string payload(700, 'x');
+    kube::HttpRequest nsReq;
+    nsReq.method = "POST";
+    nsReq.path = "/api/v1/namespaces";
+    nsReq.contentType = "application/json";
+    nsReq.body = core::toJsonText({{"apiVersion", "v1"}, {"kind", "Namespace"}, {"metadata", {{"name", ns}}}});
+    client.send(nsReq, nullptr, [&](auto) { loop.quit(); });
+    loop.exec();
+    QElapsedTimer t;
+    t.start();
+    std::function<void()> next = [&] {
+        while (started < count && started - done < 128) {
+            const int i = started++;
+            core::Json cm = {{"apiVersion", "v1"}, {"kind", "ConfigMap"},
+                             {"metadata", {{"name", "cm-" + std::to_string(i)}, {"labels", {{"bench", "list"}, {"index", std::to_string(i % 100)}}}}},
+                             {"data", {{"payload", payload}, {"index", std::to_string(i)}}}};
+            kube::WriteOptions o;
+            o.fieldManager = "bench-populate";
+            client.send(kube::createRequest(configMaps(), ns, cm, o), nullptr, [&](core::Result<kube::HttpResponse> r) {
+                ++done;
+                if (!r.ok() && r.error().reason != "AlreadyExists")
+                    ++failed;
+                if (done == count)
+                    loop.quit();
+                else
+                    next();
+            });
+        }
+    };
+    next();
+    loop.exec();
+    std::printf("populate: %d ConfigMaps in %.1f s (%d failed)\n", count, t.elapsed() / 1000.0, failed);
+}
+
+struct ListFigures {
+    double wall = 0, cpu = 0;
+    std::size_t objects = 0, jsonBytes = 0;
+    long rssDeltaKb = 0;
+};
+
+ListFigures fieldscopeList(kube::ApiClient &client, const std::string &ns)
+{
+    const long rss0 = rssKb();
+    const double cpu0 = cpuSeconds();
+    QElapsedTimer t;
+    t.start();
+    kube::WatcherOptions o;
+    o.listOnly = true;
+    o.tryWatchList = false;
+    kube::Watcher w(&client, {configMaps(), ns, {}, {}}, o);
+    QEventLoop loop;
+    QObject::connect(&w, &kube::Watcher::listCompleted, &loop, &QEventLoop::quit);
+    QObject::connect(&w, &kube::Watcher::errorOccurred, &loop, [&](const QString &m) {
+        std::fprintf(stderr, "list failed: %s\n", qPrintable(m));
+        loop.quit();
+    });
+    w.start();
+    loop.exec();
+    ListFigures f;
+    f.wall = t.elapsed() / 1000.0;
+    f.cpu = cpuSeconds() - cpu0;
+    f.objects = w.store().size();
+    f.jsonBytes = w.store().jsonBytes();
+    f.rssDeltaKb = rssKb() - rss0;
+    return f;
+}
+
+// The same pages, fetched raw through the same transport (no decoding, no store).
+double rawPages(kube::ApiClient &client, const std::string &ns, std::size_t *bytes)
+{
+    QElapsedTimer t;
+    t.start();
+    std::string cont;
+    *bytes = 0;
+    QEventLoop loop;
+    bool more = true;
+    while (more) {
+        kube::HttpRequest req;
+        req.path = configMaps().collectionPath(ns) + "?limit=500" + (cont.empty() ? "" : "&continue=" + kube::urlEncode(cont));
+        client.send(req, nullptr, [&](core::Result<kube::HttpResponse> r) {
+            more = false;
+            if (r.ok()) {
+                *bytes += r->body.size();
+                // Only the continue token: the raw baseline does no other parsing.
+                const auto at = r->body.find("\"continue\":\"");
+                if (at != std::string::npos && at < 400) {
+                    const auto end = r->body.find('"', at + 12);
+                    cont = r->body.substr(at + 12, end - at - 12);
+                    more = !cont.empty();
+                }
+            }
+            loop.quit();
+        });
+        loop.exec();
+    }
+    return t.elapsed() / 1000.0;
+}
+
+struct PeerFigures {
+    double wall = -1, cpu = -1;
+};
+
+PeerFigures runPeer(const QString &program, const QStringList &args, const QString &outFile)
+{
+    const double cpu0 = childCpuSeconds();
+    QElapsedTimer t;
+    t.start();
+    QProcess p;
+    p.setStandardOutputFile(outFile);
+    p.start(program, args);
+    if (!p.waitForFinished(600000) || p.exitCode() != 0) {
+        std::fprintf(stderr, "%s failed: %s\n", qPrintable(program), p.readAllStandardError().constData());
+        return {};
+    }
+    return {t.elapsed() / 1000.0, childCpuSeconds() - cpu0};
+}
+
+// Watch decoding on one core: MODIFIED lines made of real objects from the list.
+double decodeRate(const kube::Watcher *, const std::vector<std::string> &lines)
+{
+    QElapsedTimer t;
+    t.start();
+    std::size_t ok = 0;
+    for (const auto &l : lines)
+        ok += kube::decodeWatchLine(l).ok() ? 1 : 0;
+    const double s = t.nsecsElapsed() / 1e9;
+    return double(ok) / s;
+}
+
+} // namespace
+
+int main(int argc, char **argv)
+{
+    QCoreApplication app(argc, argv);
+    QCommandLineParser p;
+    p.addOption({QStringLiteral("kubeconfig"), QStringLiteral("kubeconfig"), QStringLiteral("FILE")});
+    p.addOption({QStringLiteral("context"), QStringLiteral("context"), QStringLiteral("NAME")});
+    p.addOption({QStringLiteral("count"), QStringLiteral("ConfigMaps to create"), QStringLiteral("N"), QStringLiteral("100000")});
+    p.addOption({QStringLiteral("namespace"), QStringLiteral("namespace"), QStringLiteral("NS"), QStringLiteral("bench-list")});
+    p.addOption({QStringLiteral("kubectl"), QStringLiteral("kubectl binary"), QStringLiteral("PATH")});
+    p.addOption({QStringLiteral("skip-populate"), QStringLiteral("the ConfigMaps exist already")});
+    p.addHelpOption();
+    p.process(app);
+    kube::ConnectionOptions co;
+    co.kubeconfigPath = p.value(QStringLiteral("kubeconfig")).toStdString();
+    co.context = p.value(QStringLiteral("context")).toStdString();
+    co.qps = 0; // no client-side throttling: we measure the client, not the limiter
+    auto conn = kube::connect(co);
+    if (!conn) {
+        std::fprintf(stderr, "%s\n", conn.error().describe().c_str());
+        return 1;
+    }
+    kube::ApiClient client(conn->transport);
+    const std::string ns = p.value(QStringLiteral("namespace")).toStdString();
+    const int count = p.value(QStringLiteral("count")).toInt();
+    if (!p.isSet(QStringLiteral("skip-populate")))
+        populate(client, ns, count);
+
+    QTemporaryDir tmp;
+    std::size_t rawBytes = 0;
+    rawPages(client, ns, &rawBytes); // warm the apiserver's and etcd's caches for everyone
+    const double raw = rawPages(client, ns, &rawBytes);
+    const ListFigures fs = fieldscopeList(client, ns);
+    const double raw2 = rawPages(client, ns, &rawBytes);
+
+    // Peers: curl (one GET of the whole list), kubectl get -o json.
+    const auto &cfg = conn->config;
+    QFile ca(tmp.filePath(QStringLiteral("ca.crt")));
+    ca.open(QIODevice::WriteOnly);
+    ca.write(cfg.caPem);
+    ca.close();
+    const QString url = QString::fromStdString(cfg.server + configMaps().collectionPath(ns));
+    QStringList curlArgs = {QStringLiteral("-sS"), QStringLiteral("--fail"), QStringLiteral("--compressed"), QStringLiteral("--cacert"), ca.fileName(),
+                            QStringLiteral("-H"), QStringLiteral("Authorization: Bearer ") + QString::fromStdString(cfg.auth.token), url};
+    const PeerFigures curl = runPeer(QStringLiteral("curl"), curlArgs, tmp.filePath(QStringLiteral("curl.json")));
+    PeerFigures kubectl;
+    if (p.isSet(QStringLiteral("kubectl")))
+        kubectl = runPeer(p.value(QStringLiteral("kubectl")),
+                          {QStringLiteral("--kubeconfig"), p.value(QStringLiteral("kubeconfig")), QStringLiteral("--context"),
+                           p.value(QStringLiteral("context")), QStringLiteral("get"), QStringLiteral("cm"), QStringLiteral("-n"),
+                           QString::fromStdString(ns), QStringLiteral("-o"), QStringLiteral("json")},
+                          tmp.filePath(QStringLiteral("kubectl.json")));
+
+    // Watch decoding: every listed object as a MODIFIED event line.
+    std::vector<std::string> lines;
+    {
+        kube::WatcherOptions o;
+        o.listOnly = true;
+        o.tryWatchList = false;
+        kube::Watcher w(&client, {configMaps(), ns, {}, {}}, o);
+        QEventLoop loop;
+        QObject::connect(&w, &kube::Watcher::listCompleted, &loop, &QEventLoop::quit);
+        w.start();
+        loop.exec();
+        for (const auto &[uid, obj] : w.store().objects())
+            lines.push_back("{\"type\":\"MODIFIED\",\"object\":" + obj.json.toStdString() + "}");
+    }
+    const double rate = decodeRate(nullptr, lines);
+
+    std::printf("\nobjects listed:                 %zu (%.1f MB of JSON)\n", fs.objects, fs.jsonBytes / 1e6);
+    std::printf("fieldscope list+index:          %.2f s wall, %.2f s CPU\n", fs.wall, fs.cpu);
+    std::printf("raw paged fetch (same pages):   %.2f s wall (%.2f s after), %.1f MB on the wire after gunzip\n", raw, raw2, rawBytes / 1e6);
+    if (curl.wall >= 0)
+        std::printf("curl, one GET of the list:      %.2f s wall, %.2f s CPU\n", curl.wall, curl.cpu);
+    if (kubectl.wall >= 0)
+        std::printf("kubectl get cm -o json > file:  %.2f s wall, %.2f s CPU\n", kubectl.wall, kubectl.cpu);
+    std::printf("store resident memory:          %.1f MB RSS growth for %.1f MB of JSON (%.2fx)\n", fs.rssDeltaKb / 1e3,
+                fs.jsonBytes / 1e6, fs.jsonBytes ? fs.rssDeltaKb * 1e3 / double(fs.jsonBytes) : 0.0);
+    std::printf("watch decoding, one core:       %.0f events/s\n", rate);
+    std::printf("\nratios (targets in parentheses)\n");
+    if (kubectl.wall >= 0)
+        std::printf("  kubectl wall / fieldscope wall:        %.1fx  (>= 10x)\n", kubectl.wall / fs.wall);
+    std::printf("  fieldscope wall / raw paged fetch:     %.2fx  (<= 2x)\n", fs.wall / std::min(raw, raw2));
+    if (curl.wall >= 0)
+        std::printf("  fieldscope wall / curl single GET:     %.2fx\n", fs.wall / curl.wall);
+    std::printf("  store memory / JSON bytes:             %.2fx  (<= 1.5x)\n", fs.jsonBytes ? fs.rssDeltaKb * 1e3 / double(fs.jsonBytes) : 0.0);
+    std::printf("  watch decode events/s:                 %.0f  (>= 20000)\n", rate);
+    return 0;
+}
