@@ -116,9 +116,11 @@ const kube::ResourceInfo *CliSession::resolve(const QString &word) const
 
 std::string CliSession::namespaceFor(const QCommandLineParser &parser, const kube::ResourceInfo &r) const
 {
-    if (!r.namespaced || parser.isSet(QStringLiteral("all-namespaces")))
+    // optionNames(): only what was given, so commands without -A do not trip isSet() warnings.
+    const QStringList given = parser.optionNames();
+    if (!r.namespaced || given.contains(QLatin1String("A")) || given.contains(QLatin1String("all-namespaces")))
         return {};
-    if (parser.isSet(QStringLiteral("namespace")))
+    if (given.contains(QLatin1String("n")) || given.contains(QLatin1String("namespace")))
         return parser.value(QStringLiteral("namespace")).toStdString();
     return m_connection.config.namespace_.empty() ? std::string("default") : m_connection.config.namespace_;
 }

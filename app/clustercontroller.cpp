@@ -1,44 +1,81 @@
 #include "app/clustercontroller.h"
 
+#include "core/json.h"
+#include "widgets/clusterview.h"
 #include "widgets/consentdialog.h"
-#include "widgets/mainwindow.h"
+#include "widgets/objecttablepage.h"
 
 #include <QApplication>
+#include <QPointer>
 #include <QtConcurrent/QtConcurrentRun>
 
 #include <algorithm>
 
 namespace fieldscope::app {
 
-ClusterController::ClusterController(widgets::MainWindow *window, QObject *parent)
-    : QObject(parent), m_window(window)
+namespace {
+
+// "Deployments", "Ingresses", "NetworkPolicies"; the plural resource name when the kind's own
+// plural is not obvious.
+QString pluralTitle(const kube::ResourceInfo &info)
 {
+    const QString kind = QString::fromStdString(info.kind), res = QString::fromStdString(info.resource);
+    if (kind.isEmpty())
+        return res;
+    const QString lower = kind.toLower();
+    if (res == lower + u's')
+        return kind + u's';
+    if (res == lower + QLatin1String("es"))
+        return kind + QLatin1String("es");
+    if (lower.endsWith(u'y') && res == lower.chopped(1) + QLatin1String("ies"))
+        return kind.chopped(1) + QLatin1String("ies");
+    return res;
+}
+
+models::ResourceKind toKind(const kube::ResourceInfo &r)
+{
+    return {QString::fromStdString(r.group), QString::fromStdString(r.version), QString::fromStdString(r.resource),
+            QString::fromStdString(r.kind), r.namespaced};
+}
+
+} // namespace
+
+ClusterController::ClusterController(widgets::ClusterView *view, QObject *parent) : QObject(parent), m_view(view)
+{
+    m_pool.setMaxThreadCount(1); // keeps batches in order
     connect(&m_connecting, &QFutureWatcher<core::Result<kube::Connection>>::finished, this,
             [this] { onConnected(m_connecting.result()); });
-    connect(window, &widgets::MainWindow::resourceKindChosen, this, &ClusterController::showResource);
+    connect(view, &widgets::ClusterView::resourceKindChosen, this, &ClusterController::showResource);
+    view->setKindsModel(&m_kinds);
 }
 
 ClusterController::~ClusterController()
 {
+    if (m_view) { // the view may outlive the models it shows
+        m_view->setKindsModel(nullptr);
+        m_view->setObjectModel(nullptr, {}, false, {});
+    }
     m_watcher.reset();
+    m_namespaceWatcher.reset();
     m_discovery.reset();
     m_client.reset();
     m_connecting.waitForFinished();
+    m_pool.waitForDone();
 }
 
 void ClusterController::open(const QString &kubeconfigPath, const QString &context)
 {
-    m_window->setConnecting(tr("Connecting…"));
+    m_view->setConnecting(tr("Connecting…"));
     kube::ConnectionOptions opts;
     opts.kubeconfigPath = kubeconfigPath.toStdString();
     opts.context = context.toStdString();
     // Exec plugins are arbitrary programs: ask once per kubeconfig file and command. Called on the
     // network thread; the dialog runs on the GUI thread while the network thread waits for it.
-    opts.credentials.askConsent = [window = QPointer<widgets::MainWindow>(m_window)](const kube::ExecConsentRequest &req) {
+    opts.credentials.askConsent = [view = QPointer<widgets::ClusterView>(m_view)](const kube::ExecConsentRequest &req) {
         bool allowed = false;
         QMetaObject::invokeMethod(qApp, [&] {
-            if (window)
-                allowed = widgets::askExecPluginConsent(window, QString::fromStdString(req.kubeconfigFile),
+            if (view)
+                allowed = widgets::askExecPluginConsent(view, QString::fromStdString(req.kubeconfigFile),
                                                         QString::fromStdString(req.commandLine));
         }, Qt::BlockingQueuedConnection);
         return allowed ? kube::ConsentDecision::Allow : kube::ConsentDecision::Deny;
@@ -51,7 +88,7 @@ void ClusterController::onConnected(core::Result<kube::Connection> result)
 {
     if (!result) {
         const QString msg = QString::fromStdString(result.error().describe());
-        m_window->setConnectionError(msg);
+        m_view->setConnectionError(msg);
         Q_EMIT failed(msg);
         return;
     }
@@ -60,33 +97,83 @@ void ClusterController::onConnected(core::Result<kube::Connection> result)
     QStringList warnings;
     if (m_connection->config.insecureSkipTlsVerify)
         warnings << tr("TLS verification is off for this cluster");
-    m_window->setConnectionWarning(warnings.join(QStringLiteral("; ")));
-    m_window->setConnection(m_contextName, QString::fromStdString(m_connection->config.server), tr("…"));
+    m_view->setConnectionWarning(warnings.join(QStringLiteral("; ")));
+    m_view->setConnection(m_contextName, QString::fromStdString(m_connection->config.server), tr("…"));
     m_client = std::make_unique<kube::ApiClient>(m_connection->transport);
     m_discovery = std::make_unique<kube::Discovery>(m_client.get());
     connect(m_discovery.get(), &kube::Discovery::finished, this, &ClusterController::onDiscovered);
     connect(m_discovery.get(), &kube::Discovery::failed, this, [this](const QString &m) {
-        m_window->setConnectionError(m);
+        m_view->setConnectionError(m);
         Q_EMIT failed(m);
     });
-    m_window->setConnecting(tr("Discovering resource types…"));
+    m_view->setConnecting(tr("Discovering resource types…"));
     m_discovery->refresh();
 }
 
 void ClusterController::onDiscovered()
 {
     const auto &snap = m_discovery->snapshot();
-    m_window->setConnection(m_contextName, QString::fromStdString(m_connection->config.server),
-                            QString::fromStdString(snap.serverVersion));
-    QStringList kinds;
+    m_view->setConnection(m_contextName, QString::fromStdString(m_connection->config.server),
+                          QString::fromStdString(snap.serverVersion));
+    std::vector<models::ResourceKind> kinds;
     for (const auto &r : snap.resources)
         if (r.preferred && r.supports("list") && r.supports("watch"))
-            kinds << QString::fromStdString(r.qualifiedName());
-    std::sort(kinds.begin(), kinds.end());
-    kinds.removeDuplicates();
-    const auto *wanted = snap.resolve(m_wantedResource.toStdString());
-    m_window->setResourceKinds(kinds, wanted ? QString::fromStdString(wanted->qualifiedName()) : QString());
+            kinds.push_back(toKind(r));
+    m_kinds.setKinds(std::move(kinds));
+    fetchCounts();
+    watchNamespaces();
     showResource(m_wantedResource);
+}
+
+// One LIST with limit=1 per kind, metadata only: the count is the page's items plus the server's
+// remainingItemCount (API brief 2.3). Kinds that answer without a count stay unknown until watched.
+void ClusterController::fetchCounts()
+{
+    for (const auto &k : m_kinds.kinds()) {
+        const auto *info = m_discovery->snapshot().find(k.group.toStdString(), k.resource.toStdString());
+        if (!info)
+            continue;
+        kube::HttpRequest req;
+        req.path = info->collectionPath("") + "?limit=1";
+        req.accept = "application/json;as=PartialObjectMetadataList;v=v1;g=meta.k8s.io,application/json";
+        const QString q = k.qualifiedName();
+        m_client->send(std::move(req), this, [this, q](core::Result<kube::HttpResponse> r) {
+            if (!r)
+                return;
+            auto doc = core::parseJson(r->body);
+            if (!doc || !doc->is_object())
+                return;
+            const auto &items = (*doc)["items"];
+            const auto &meta = (*doc)["metadata"];
+            qint64 n = items.is_array() ? qint64(items.size()) : 0;
+            if (meta.is_object() && meta.contains("remainingItemCount") && meta["remainingItemCount"].is_number_integer())
+                n += meta["remainingItemCount"].get<qint64>();
+            else if (meta.is_object() && meta.contains("continue") && !meta["continue"].get<std::string>().empty())
+                return; // more pages, no count
+            if (q != m_shownKind || !m_loaded) // the watched kind counts its own rows
+                m_kinds.setCount(q, n);
+        });
+    }
+}
+
+void ClusterController::watchNamespaces()
+{
+    const auto *info = m_discovery->snapshot().resolve("namespaces");
+    if (!info)
+        return;
+    kube::WatchScope scope;
+    scope.resource = *info;
+    m_namespaceWatcher = std::make_unique<kube::Watcher>(m_client.get(), scope);
+    connect(m_namespaceWatcher.get(), &kube::Watcher::batchReady, this, [this](const core::WatchBatch &b) {
+        for (const auto &e : b.events) {
+            if (e.type == core::WatchEventType::Deleted)
+                m_namespaceNames.remove(QString::fromStdString(e.name));
+            else
+                m_namespaceNames.insert(QString::fromStdString(e.name));
+        }
+        m_view->tablePage()->setAvailableNamespaces(m_namespaceNames.values());
+    });
+    m_namespaceWatcher->start();
 }
 
 void ClusterController::showResource(const QString &resource)
@@ -96,24 +183,60 @@ void ClusterController::showResource(const QString &resource)
         return;
     const auto *info = m_discovery->snapshot().resolve(resource.toStdString());
     if (!info) {
-        m_window->setWatchStatus(tr("The server has no resource type \"%1\"").arg(resource), false);
+        m_view->setWatchStatus(tr("The server has no resource type \"%1\"").arg(resource), false);
+        Q_EMIT failed(tr("The server has no resource type \"%1\"").arg(resource));
         return;
     }
+    const QString qualified = QString::fromStdString(info->qualifiedName());
+    if (qualified == m_shownKind && m_watcher)
+        return;
+    ++m_generation;
+    m_preparing.clear();
+    m_loaded = false;
+    m_shownKind = qualified;
     m_watcher.reset();
     m_model.clear();
     kube::WatchScope scope;
     scope.resource = *info;
     m_watcher = std::make_unique<kube::Watcher>(m_client.get(), scope);
-    connect(m_watcher.get(), &kube::Watcher::batchReady, this, [this](const core::WatchBatch &b) {
-        m_model.applyBatch(b);
-        if (b.initialListComplete)
-            Q_EMIT loaded();
-        updateStatus();
-    });
+    connect(m_watcher.get(), &kube::Watcher::batchReady, this, &ClusterController::onBatch);
     connect(m_watcher.get(), &kube::Watcher::stateChanged, this, &ClusterController::updateStatus);
     connect(m_watcher.get(), &kube::Watcher::listProgress, this, &ClusterController::updateStatus);
-    m_window->setObjectModel(&m_model, QString::fromStdString(info->kind.empty() ? info->resource : info->kind + "s"), info->namespaced);
+    m_view->setObjectModel(&m_model, pluralTitle(*info), info->namespaced, qualified);
+    m_view->setCurrentKind(qualified);
     m_watcher->start();
+    updateStatus();
+}
+
+void ClusterController::onBatch(const core::WatchBatch &batch)
+{
+    const int gen = m_generation;
+    m_preparing.push_back(QtConcurrent::run(&m_pool, [batch] { return models::ObjectTableModel::prepare(batch); }));
+    auto *w = new QFutureWatcher<models::PreparedBatch>(this);
+    connect(w, &QFutureWatcherBase::finished, this, [this, w, gen] {
+        w->deleteLater();
+        drainPrepared(gen);
+    });
+    w->setFuture(m_preparing.back());
+}
+
+void ClusterController::drainPrepared(int generation)
+{
+    if (generation != m_generation)
+        return;
+    bool completed = false;
+    while (!m_preparing.empty() && m_preparing.front().isFinished()) {
+        models::PreparedBatch p = m_preparing.front().takeResult();
+        m_preparing.pop_front();
+        completed |= p.batch.initialListComplete;
+        m_model.applyPrepared(std::move(p));
+    }
+    if (m_loaded || completed)
+        m_kinds.setCount(m_shownKind, m_model.rowCount());
+    if (completed && !m_loaded) {
+        m_loaded = true;
+        Q_EMIT loaded();
+    }
     updateStatus();
 }
 
@@ -133,7 +256,7 @@ void ClusterController::updateStatus()
     case S::BackingOff: text = tr("%1: backing off (%2)").arg(what, m_watcher->stateDetail()); break;
     case S::Failed: text = tr("%1: failed: %2").arg(what, m_watcher->stateDetail()); break;
     }
-    m_window->setWatchStatus(text, busy);
+    m_view->setWatchStatus(text, busy);
 }
 
 } // namespace fieldscope::app

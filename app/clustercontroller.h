@@ -1,21 +1,26 @@
 #pragma once
 // ClusterController: the composition root for one cluster connection in the GUI. Connects off
-// the GUI thread, runs discovery, watches the chosen resource kind and feeds the table model;
-// tells the MainWindow what happens. Lives on the GUI thread.
+// the GUI thread, runs discovery, watches the chosen resource kind (and the namespaces, for the
+// namespace selector), decodes what the table needs on a worker thread and feeds the models;
+// tells its ClusterView what happens. Lives on the GUI thread.
 #include "kube/apiclient.h"
 #include "kube/connection.h"
 #include "kube/discovery.h"
 #include "kube/watcher.h"
 #include "models/objecttablemodel.h"
+#include "models/resourcekindsmodel.h"
+#include "widgets/clusterview.h"
 
+#include <QFuture>
 #include <QFutureWatcher>
 #include <QObject>
+#include <QPointer>
+#include <QSet>
+#include <QThreadPool>
 
+#include <deque>
 #include <memory>
 
-namespace fieldscope::widgets {
-class MainWindow;
-}
 
 namespace fieldscope::app {
 
@@ -23,7 +28,7 @@ class ClusterController : public QObject
 {
     Q_OBJECT
 public:
-    ClusterController(widgets::MainWindow *window, QObject *parent = nullptr);
+    ClusterController(widgets::ClusterView *view, QObject *parent = nullptr);
     ~ClusterController() override;
 
     // Loads the kubeconfig on a worker thread and connects; "" = kubectl's defaults.
@@ -31,28 +36,45 @@ public:
     // Watches RESOURCE (any spelling discovery resolves) into the table.
     void showResource(const QString &resource);
 
-    bool isLoaded() const { return m_watcher && m_watcher->initialListComplete(); }
+    bool isLoaded() const { return m_loaded; }
+    widgets::ClusterView *view() const { return m_view; }
+    QString contextName() const { return m_contextName; }
     models::ObjectTableModel *model() { return &m_model; }
+    models::ResourceKindsModel *kindsModel() { return &m_kinds; }
     kube::Watcher *watcher() const { return m_watcher.get(); }
     const kube::DiscoverySnapshot *discovery() const { return m_discovery ? &m_discovery->snapshot() : nullptr; }
+    QString currentResource() const { return m_wantedResource; }
 
 Q_SIGNALS:
-    void loaded();  // the shown resource's first list completed
+    void loaded(); // the shown resource's first list is in the table
     void failed(const QString &message);
 
 private:
     void onConnected(core::Result<kube::Connection> result);
     void onDiscovered();
+    void fetchCounts();
+    void watchNamespaces();
+    void onBatch(const core::WatchBatch &batch);
+    void drainPrepared(int generation);
     void updateStatus();
 
-    widgets::MainWindow *m_window;
+    QPointer<widgets::ClusterView> m_view;
     QString m_contextName;
     QString m_wantedResource = QStringLiteral("namespaces");
     std::shared_ptr<kube::Connection> m_connection;
     std::unique_ptr<kube::ApiClient> m_client;
     std::unique_ptr<kube::Discovery> m_discovery;
     std::unique_ptr<kube::Watcher> m_watcher;
+    std::unique_ptr<kube::Watcher> m_namespaceWatcher;
+    QSet<QString> m_namespaceNames;
     models::ObjectTableModel m_model;
+    models::ResourceKindsModel m_kinds;
+    QString m_shownKind; // qualified name of what m_watcher watches
+    bool m_loaded = false;
+    // Batches are decoded in arrival order on one worker thread, applied in that order here.
+    QThreadPool m_pool;
+    std::deque<QFuture<models::PreparedBatch>> m_preparing;
+    int m_generation = 0;
     QFutureWatcher<core::Result<kube::Connection>> m_connecting;
 };
 

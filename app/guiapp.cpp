@@ -3,6 +3,7 @@
 #include "app/clustercontroller.h"
 #include "app/commands.h"
 #include "app/sandbox.h"
+#include "widgets/clusterview.h"
 #include "widgets/mainwindow.h"
 
 #include <QApplication>
@@ -50,7 +51,8 @@ int runGui(int &argc, char **argv)
     p.process(app);
 
     widgets::MainWindow window;
-    ClusterController controller(&window);
+    widgets::ClusterView *view = window.addCluster(QObject::tr("Connecting"));
+    ClusterController controller(view);
     SandboxController sandbox;
     const bool useSandbox = p.isSet(QStringLiteral("sandbox"))
                          || (!p.isSet(QStringLiteral("context")) && !p.isSet(QStringLiteral("kubeconfig")));
@@ -78,14 +80,14 @@ int runGui(int &argc, char **argv)
     }
 
     if (useSandbox) {
-        QObject::connect(&sandbox, &SandboxController::stateChanged, &window, &widgets::MainWindow::setSandboxState);
+        QObject::connect(&sandbox, &SandboxController::stateChanged, view, &widgets::ClusterView::setSandboxState);
         QObject::connect(&sandbox, &SandboxController::ready, &controller, [&](const QString &kubeconfig) {
             controller.open(kubeconfig, SandboxController::contextName());
         });
-        QObject::connect(&sandbox, &SandboxController::failed, &window, &widgets::MainWindow::setConnectionError);
+        QObject::connect(&sandbox, &SandboxController::failed, view, &widgets::ClusterView::setConnectionError);
         if (!shot.isEmpty())
             QObject::connect(&sandbox, &SandboxController::failed, &controller, &ClusterController::failed);
-        window.setConnecting(QObject::tr("Starting the sandbox cluster (first start takes a few seconds)…"));
+        view->setConnecting(QObject::tr("Starting the sandbox cluster (first start takes a few seconds)…"));
         sandbox.start();
     } else {
         controller.open(p.value(QStringLiteral("kubeconfig")), p.value(QStringLiteral("context")));

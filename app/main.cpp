@@ -17,7 +17,7 @@ int main(int argc, char **argv)
                 continue;
             // Scripts read stdout/stderr: only warnings and errors unless FIELDSCOPE_VERBOSE is set.
             if (qEnvironmentVariableIsEmpty("FIELDSCOPE_VERBOSE"))
-                QLoggingCategory::setFilterRules(QStringLiteral("fieldscope.*.info=false"));
+                QLoggingCategory::setFilterRules(QStringLiteral("fieldscope.*.debug=false\nfieldscope.*.info=false"));
             QCoreApplication app(argc, argv);
             QCoreApplication::setApplicationName(QStringLiteral("fieldscope"));
             QCoreApplication::setApplicationVersion(QStringLiteral(FIELDSCOPE_VERSION));

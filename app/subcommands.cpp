@@ -8,6 +8,8 @@ const SubcommandInfo *subcommands()
         {"list", "list objects of a resource type (names, json, count)", &runList},
         {"watch", "print one line per watch event", &runWatch},
         {"record", "record every version of some resources into a history database", &runRecord},
+        {"blame", "an object's YAML with every owner of every field", &runBlame},
+        {"conflicts", "what a server-side apply would conflict on, own and remove", &runConflicts},
         {"history", "the versions of an object and who made each change", &runHistory},
         {nullptr, nullptr, nullptr},
     };

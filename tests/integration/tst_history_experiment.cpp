@@ -48,7 +48,7 @@ private Q_SLOTS:
         Kubectl k;
         k.ns = QStringLiteral("fs-exp-") + QUuid::createUuid().toString(QUuid::Id128).left(8);
         const QStringList kc = {QStringLiteral("--kubeconfig"), testKubeconfig(), QStringLiteral("--context"), QString::fromStdString(ctxToken())};
-        QCOMPARE(runFieldscope({QStringLiteral("list"), QStringLiteral("ns")} + kc).exitCode, 0);
+        QCOMPARE(runFieldscope(QStringList{QStringLiteral("list"), QStringLiteral("ns")} + kc).exitCode, 0);
         QProcess create;
         create.start(qEnvironmentVariable("FIELDSCOPE_KUBECTL"), kc + QStringList{QStringLiteral("create"), QStringLiteral("namespace"), k.ns});
         QVERIFY(create.waitForFinished(30000) && create.exitCode() == 0);
