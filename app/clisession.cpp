@@ -81,7 +81,7 @@ std::unique_ptr<CliSession> CliSession::open(const QCommandLineParser &parser)
     }
     auto conn = kube::connect(opts);
     if (!conn) {
-        reportError(conn.error());
+        s_openFailureCode = reportError(conn.error());
         return nullptr;
     }
     for (const auto &w : conn->config.warnings)
@@ -100,7 +100,7 @@ std::unique_ptr<CliSession> CliSession::open(const QCommandLineParser &parser)
     s->m_discovery->refresh();
     loop.exec();
     if (!failure.isEmpty()) {
-        reportError(failure);
+        s_openFailureCode = reportError(failure);
         return nullptr;
     }
     return s;

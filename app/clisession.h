@@ -20,6 +20,8 @@ class CliSession
 public:
     // Connects and runs discovery; on failure prints the typed error and returns nullopt.
     static std::unique_ptr<CliSession> open(const QCommandLineParser &parser);
+    // The exit code for the last failed open(): 2 for kubeconfig/usage problems, 1 otherwise.
+    static int openFailureCode() { return s_openFailureCode; }
 
     kube::ApiClient &client() { return *m_client; }
     const kube::Connection &connection() const { return m_connection; }
@@ -33,6 +35,7 @@ public:
     core::Result<kube::HttpResponse> call(kube::HttpRequest request);
 
 private:
+    static inline int s_openFailureCode = 1;
     kube::Connection m_connection;
     std::unique_ptr<kube::ApiClient> m_client;
     std::unique_ptr<kube::Discovery> m_discovery;

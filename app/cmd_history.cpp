@@ -60,7 +60,7 @@ int runRecord(const QStringList &args)
 
     auto session = CliSession::open(p);
     if (!session)
-        return 1;
+        return CliSession::openFailureCode();
     // Where each scope stopped last time, for the gap (read before the recorder opens the file).
     std::map<std::string, std::string> lastRvs;
     std::vector<std::unique_ptr<RecordedScope>> scopes;

@@ -72,7 +72,7 @@ int runList(const QStringList &args)
         return reportError(QStringLiteral("unknown output format \"%1\" (names, json, count)").arg(format)) + 1;
     auto session = CliSession::open(p);
     if (!session)
-        return 1;
+        return CliSession::openFailureCode();
     const auto *r = session->resolve(p.positionalArguments().first());
     if (!r)
         return 1;
@@ -134,7 +134,7 @@ int runWatch(const QStringList &args)
         return reportError(QStringLiteral("malformed duration \"%1\"").arg(p.value(QStringLiteral("for")))) + 1;
     auto session = CliSession::open(p);
     if (!session)
-        return 1;
+        return CliSession::openFailureCode();
     const auto *r = session->resolve(p.positionalArguments().first());
     if (!r)
         return 1;

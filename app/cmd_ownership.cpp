@@ -105,7 +105,7 @@ int runBlame(const QStringList &args)
             return reportError(QStringLiteral("usage: fieldscope blame RESOURCE/NAME [-n NAMESPACE] | -f FILE")) + 1;
         auto session = CliSession::open(p);
         if (!session)
-            return 1;
+            return CliSession::openFailureCode();
         const kube::ResourceInfo *info = nullptr;
         object = fetchLive(*session, p, p.positionalArguments().first(), &info);
     }
@@ -148,7 +148,7 @@ int runConflicts(const QStringList &args)
     } else {
         auto session = CliSession::open(p);
         if (!session)
-            return 1;
+            return CliSession::openFailureCode();
         opts.ignoreStatus = serverIgnoresStatusInApply(session->discovery().serverVersion);
         const kube::ResourceInfo *info = nullptr;
         live = fetchLive(*session, p, p.positionalArguments().first(), &info);

@@ -1,0 +1,122 @@
+// The command line as scripts see it, without a cluster: golden output of blame and conflicts on
+// saved objects, and clear errors (never a crash) for bad input.
+#include <QFile>
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QTest>
+
+namespace {
+struct Run {
+    int code = -1;
+    QByteArray out, err;
+};
+Run fieldscope(const QStringList &args, const QProcessEnvironment &env = QProcessEnvironment::systemEnvironment())
+{
+    QProcess p;
+    p.setProcessEnvironment(env);
+    p.start(QStringLiteral(FIELDSCOPE_BUILD_DIR "/app/fieldscope"), args);
+    p.waitForFinished(30000);
+    return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1, p.readAllStandardOutput(), p.readAllStandardError()};
+}
+QByteArray golden(const QString &name)
+{
+    QFile f(QStringLiteral(FIELDSCOPE_TEST_DATA "/ownership/") + name);
+    return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
+}
+QString data(const QString &name)
+{
+    return QStringLiteral(FIELDSCOPE_TEST_DATA "/ownership/") + name;
+}
+} // namespace
+
+class TestCli : public QObject
+{
+    Q_OBJECT
+private Q_SLOTS:
+    void blameOfASavedObjectMatchesGoldenJson()
+    {
+        const Run r = fieldscope({QStringLiteral("blame"), QStringLiteral("-f"), data(QStringLiteral("service.yaml")), QStringLiteral("-o"), QStringLiteral("json")});
+        QCOMPARE(r.code, 0);
+        QCOMPARE(r.out, golden(QStringLiteral("service.blame.json")));
+    }
+
+    void blameTextListsEveryCoOwnerOfALine()
+    {
+        const Run r = fieldscope({QStringLiteral("blame"), QStringLiteral("-f"), data(QStringLiteral("deployment.yaml"))});
+        QCOMPARE(r.code, 0);
+        // The container image is owned by kubectl's apply and taken by kubectl-edit: both shown.
+        const QList<QByteArray> lines = r.out.split('\n');
+        bool found = false;
+        for (const auto &l : lines)
+            if (l.contains("image: nginx") && l.contains("kubectl-edit"))
+                found = true;
+        QVERIFY2(found, r.out.constData());
+    }
+
+    void conflictsPredictionMatchesGoldenJson()
+    {
+        const Run r = fieldscope({QStringLiteral("conflicts"), QStringLiteral("-f"), data(QStringLiteral("deployment-teamb.yaml")), QStringLiteral("--manager"),
+                                  QStringLiteral("team-b"), QStringLiteral("--live-file"), data(QStringLiteral("deployment.yaml")), QStringLiteral("-o"), QStringLiteral("json")});
+        QCOMPARE(r.code, 0);
+        QCOMPARE(r.out, golden(QStringLiteral("deployment-teamb.conflicts.json")));
+    }
+
+    void malformedYamlIsAClearErrorWithItsLine()
+    {
+        QTemporaryDir dir;
+        QFile f(dir.filePath(QStringLiteral("bad.yaml")));
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write("apiVersion: v1\nkind: ConfigMap\nmetadata: [unclosed\n");
+        f.close();
+        const Run r = fieldscope({QStringLiteral("blame"), QStringLiteral("-f"), f.fileName()});
+        QCOMPARE(r.code, 2);
+        QVERIFY2(r.err.contains("parse") && r.err.contains("bad.yaml") && r.err.contains("line "), r.err.constData());
+    }
+
+    void malformedManagedFieldsIsAClearError()
+    {
+        QTemporaryDir dir;
+        QFile f(dir.filePath(QStringLiteral("obj.json")));
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"x","managedFields":[{"manager":"m","operation":"Apply","fieldsType":"FieldsV1","fieldsV1":{"f:data":"not-an-object"}}]}})");
+        f.close();
+        const Run r = fieldscope({QStringLiteral("blame"), QStringLiteral("-f"), f.fileName()});
+        QVERIFY(r.code > 0);
+        QVERIFY2(r.err.contains(".data"), r.err.constData());
+    }
+
+    void missingKubeconfigIsAConfigError()
+    {
+        const Run r = fieldscope({QStringLiteral("list"), QStringLiteral("pods"), QStringLiteral("--kubeconfig"), QStringLiteral("/nonexistent/kubeconfig")});
+        QCOMPARE(r.code, 2);
+        QVERIFY2(r.err.contains("/nonexistent/kubeconfig"), r.err.constData());
+    }
+
+    void unknownSubcommandAndFormatAreUsageErrors()
+    {
+        QCOMPARE(fieldscope({QStringLiteral("frobnicate")}).code, 2);
+        const Run r = fieldscope({QStringLiteral("list"), QStringLiteral("pods"), QStringLiteral("-o"), QStringLiteral("yaml")});
+        QCOMPARE(r.code, 2);
+        QVERIFY(r.err.contains("unknown output format"));
+    }
+
+    void helpListsEverySubcommand()
+    {
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert(QStringLiteral("QT_QPA_PLATFORM"), QStringLiteral("offscreen"));
+        const Run r = fieldscope({QStringLiteral("--help")}, env);
+        QCOMPARE(r.code, 0);
+        for (const char *c : {"list", "watch", "blame", "conflicts", "record", "history", "--sandbox", "--screenshot"})
+            QVERIFY2(r.out.contains(c), c);
+    }
+
+    void historyOfAMissingDatabaseIsAClearError()
+    {
+        const Run r = fieldscope({QStringLiteral("history"), QStringLiteral("configmaps/x"), QStringLiteral("--db"), QStringLiteral("/nonexistent/h.db")});
+        QVERIFY(r.code > 0);
+        QVERIFY2(r.err.contains("h.db"), r.err.constData());
+    }
+};
+
+QTEST_GUILESS_MAIN(TestCli)
+#include "tst_cli.moc"
