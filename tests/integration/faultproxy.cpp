@@ -55,6 +55,11 @@ void FaultProxy::setStalled(bool stalled)
     (void)!::write(m_wake[1], "x", 1);
 }
 
+void FaultProxy::setRefusing(bool refusing)
+{
+    m_refusing = refusing;
+}
+
 void FaultProxy::truncateNextServerChunk()
 {
     m_truncate = true;
@@ -99,7 +104,9 @@ void FaultProxy::run()
         }
         if (fds[0].revents & POLLIN) {
             const int c = ::accept(m_listen, nullptr, nullptr);
-            if (c >= 0) {
+            if (c >= 0 && m_refusing) {
+                ::close(c);
+            } else if (c >= 0) {
                 const int s = ::socket(AF_INET, SOCK_STREAM, 0);
                 sockaddr_in a{};
                 a.sin_family = AF_INET;

@@ -21,6 +21,7 @@ public:
     void cutAll();                     // close every open connection now
     void setStalled(bool stalled);     // existing connections stop forwarding; new ones work
     void truncateNextServerChunk();    // forward half of the next server chunk, then close
+    void setRefusing(bool refusing);   // accept and close at once: the server looks down
     int connectionsAccepted() const { return m_accepted.load(); }
 
 private:
@@ -39,6 +40,7 @@ private:
     std::atomic<bool> m_cut{false};
     std::atomic<int> m_stallRequest{-1}; // -1 none, 0 unstall, 1 stall
     std::atomic<bool> m_truncate{false};
+    std::atomic<bool> m_refusing{false};
     std::atomic<int> m_accepted{0};
     std::vector<Pair> m_pairs; // proxy thread only
     std::thread m_thread;
