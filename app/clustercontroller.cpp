@@ -125,8 +125,29 @@ void ClusterController::onDiscovered()
     showResource(m_wantedResource);
 }
 
-// One LIST with limit=1 per kind, metadata only: the count is the page's items plus the server's
-// remainingItemCount (API brief 2.3). Kinds that answer without a count stay unknown until watched.
+// One metadata-only LIST page per kind (API brief 2.8): the count is the page's items when the
+// page is the whole list, or the page plus the server's remainingItemCount when it sends one
+// (1.20 does not for every storage). Larger kinds stay unknown until watched. The page is decoded
+// on a worker thread.
+namespace {
+qint64 countFromPage(const std::string &body)
+{
+    auto doc = core::parseJson(body);
+    if (!doc || !doc->is_object())
+        return -1;
+    const auto &items = (*doc)["items"];
+    const auto &meta = (*doc)["metadata"];
+    const qint64 n = items.is_array() ? qint64(items.size()) : 0;
+    if (!meta.is_object())
+        return n;
+    if (meta.contains("remainingItemCount") && meta["remainingItemCount"].is_number_integer())
+        return n + meta["remainingItemCount"].get<qint64>();
+    if (meta.contains("continue") && meta["continue"].is_string() && !meta["continue"].get<std::string>().empty())
+        return -1;
+    return n;
+}
+} // namespace
+
 void ClusterController::fetchCounts()
 {
     for (const auto &k : m_kinds.kinds()) {
@@ -134,24 +155,20 @@ void ClusterController::fetchCounts()
         if (!info)
             continue;
         kube::HttpRequest req;
-        req.path = info->collectionPath("") + "?limit=1";
+        req.path = info->collectionPath("") + "?limit=500";
         req.accept = "application/json;as=PartialObjectMetadataList;v=v1;g=meta.k8s.io,application/json";
         const QString q = k.qualifiedName();
         m_client->send(std::move(req), this, [this, q](core::Result<kube::HttpResponse> r) {
             if (!r)
                 return;
-            auto doc = core::parseJson(r->body);
-            if (!doc || !doc->is_object())
-                return;
-            const auto &items = (*doc)["items"];
-            const auto &meta = (*doc)["metadata"];
-            qint64 n = items.is_array() ? qint64(items.size()) : 0;
-            if (meta.is_object() && meta.contains("remainingItemCount") && meta["remainingItemCount"].is_number_integer())
-                n += meta["remainingItemCount"].get<qint64>();
-            else if (meta.is_object() && meta.contains("continue") && !meta["continue"].get<std::string>().empty())
-                return; // more pages, no count
-            if (q != m_shownKind || !m_loaded) // the watched kind counts its own rows
-                m_kinds.setCount(q, n);
+            auto *w = new QFutureWatcher<qint64>(this);
+            connect(w, &QFutureWatcherBase::finished, this, [this, w, q] {
+                w->deleteLater();
+                const qint64 n = w->result();
+                if (n >= 0 && (q != m_shownKind || !m_loaded)) // the watched kind counts its own rows
+                    m_kinds.setCount(q, n);
+            });
+            w->setFuture(QtConcurrent::run([body = std::move(r->body)] { return countFromPage(body); }));
         });
     }
 }

@@ -1,6 +1,9 @@
 #include "models/objecttablemodel.h"
 
+#include <nlohmann/json.hpp>
+
 #include <algorithm>
+#include <climits>
 
 namespace fieldscope::models {
 
@@ -27,62 +30,170 @@ QString humanAge(qint64 s)
     return QStringLiteral("%1y").arg(s / (365 * 86400));
 }
 
+namespace {
+
+// SAX reader that keeps metadata.labels and stops at the end of metadata: the server writes
+// metadata before spec/data, so a big ConfigMap's data is never lexed.
+struct LabelsSax : nlohmann::json_sax<nlohmann::json> {
+    Labels labels;
+    int depth = 0;
+    std::string keys[4];
+    bool inLabels() const { return depth == 3 && keys[1] == "metadata" && keys[2] == "labels"; }
+    bool null() override { return true; }
+    bool boolean(bool) override { return true; }
+    bool number_integer(number_integer_t) override { return true; }
+    bool number_unsigned(number_unsigned_t) override { return true; }
+    bool number_float(number_float_t, const string_t &) override { return true; }
+    bool string(string_t &v) override
+    {
+        if (inLabels())
+            labels.emplace_back(keys[3], std::move(v));
+        return true;
+    }
+    bool binary(binary_t &) override { return true; }
+    bool start_object(std::size_t) override
+    {
+        ++depth;
+        if (depth < 4)
+            keys[depth].clear();
+        return true;
+    }
+    bool key(string_t &k) override
+    {
+        if (depth < 4)
+            keys[depth] = k;
+        return true;
+    }
+    bool end_object() override
+    {
+        if (depth == 2 && keys[1] == "metadata")
+            return false; // done: abort the parse
+        --depth;
+        return true;
+    }
+    bool start_array(std::size_t) override
+    {
+        ++depth;
+        if (depth < 4)
+            keys[depth].clear();
+        return true;
+    }
+    bool end_array() override
+    {
+        --depth;
+        return true;
+    }
+    bool parse_error(std::size_t, const std::string &, const nlohmann::detail::exception &) override { return false; }
+};
+
+} // namespace
+
+Labels labelsOf(const QByteArray &json)
+{
+    LabelsSax sax;
+    try {
+        nlohmann::json::sax_parse(json.constData(), json.constData() + json.size(), &sax);
+    } catch (const std::exception &) {
+        return {};
+    }
+    std::sort(sax.labels.begin(), sax.labels.end());
+    return std::move(sax.labels);
+}
+
 ObjectTableModel::ObjectTableModel(QObject *parent) : QAbstractTableModel(parent) {}
 
 int ObjectTableModel::rowCount(const QModelIndex &parent) const
 {
-    return parent.isValid() ? 0 : int(m_rows.size());
+    return parent.isValid() ? 0 : int(m_order.size());
 }
 
 int ObjectTableModel::columnCount(const QModelIndex &parent) const
 {
-    return parent.isValid() ? 0 : ColumnCount;
+    return parent.isValid() ? 0 : ColumnCount + int(m_serverColumns.size());
+}
+
+qint64 ObjectTableModel::nowSecs() const
+{
+    return (m_now.isValid() ? m_now : QDateTime::currentDateTimeUtc()).toSecsSinceEpoch();
 }
 
 QString ObjectTableModel::ageText(qint64 createdSecs) const
 {
-    if (!createdSecs)
-        return {};
-    const QDateTime now = m_now.isValid() ? m_now : QDateTime::currentDateTimeUtc();
-    return humanAge(now.toSecsSinceEpoch() - createdSecs);
+    return createdSecs ? humanAge(nowSecs() - createdSecs) : QString();
 }
 
 QVariant ObjectTableModel::data(const QModelIndex &index, int role) const
 {
-    if (!index.isValid() || index.row() >= int(m_rows.size()))
+    if (!index.isValid() || index.row() >= int(m_order.size()))
         return {};
-    const Row &r = m_rows[std::size_t(index.row())];
-    if (role == UidRole)
-        return QString::fromStdString(r.uid);
-    if (role == ObjectJsonRole)
-        return r.json;
-    if (role == SortRole) {
-        switch (index.column()) {
-        case Age: return -r.createdSecs; // youngest last, like sorting ages ascending
-        case Managers: return r.managerCount;
-        default: break;
-        }
-        role = Qt::DisplayRole;
+    const ObjectRow &r = row(index.row());
+    const int col = index.column();
+    switch (role) {
+    case UidRole: return QString::fromStdString(r.uid);
+    case ObjectJsonRole: return r.json;
+    case LabelsRole: {
+        QStringList parts;
+        for (const auto &[k, v] : r.labels)
+            parts << QString::fromStdString(k) + u'=' + QString::fromStdString(v);
+        return parts.join(QStringLiteral(", "));
     }
-    if (role == Qt::DisplayRole) {
-        switch (index.column()) {
+    case SortRole:
+        if (col == Age)
+            return -r.createdSecs; // youngest first, like sorting ages ascending
+        if (col == Managers)
+            return r.managerCount;
+        if (col >= ColumnCount)
+            return r.cells.value(col - ColumnCount);
+        return data(index, Qt::DisplayRole);
+    case Qt::DisplayRole:
+        switch (col) {
         case Name: return QString::fromStdString(r.name);
         case Namespace: return QString::fromStdString(r.namespace_);
         case Age: return ageText(r.createdSecs);
         case ResourceVersion: return QString::fromStdString(r.resourceVersion);
         case Managers: return r.managerCount;
         case LastChangedBy: return r.lastManager;
-        default: break;
+        default: {
+            const QVariant v = r.cells.value(col - ColumnCount);
+            return v.typeId() == QMetaType::Bool ? QVariant(v.toBool() ? tr("true") : tr("false")) : v;
         }
+        }
+    case Qt::ToolTipRole:
+        if (col == Name && !r.labels.empty())
+            return data(index, LabelsRole);
+        return {};
+    case Qt::TextAlignmentRole:
+        if (col == Managers || col == ResourceVersion)
+            return QVariant::fromValue(Qt::AlignRight | Qt::AlignVCenter);
+        if (col >= ColumnCount && col - ColumnCount < int(m_serverColumns.size())) {
+            const QString &t = m_serverColumns[std::size_t(col - ColumnCount)].type;
+            if (t == QLatin1String("integer") || t == QLatin1String("number"))
+                return QVariant::fromValue(Qt::AlignRight | Qt::AlignVCenter);
+        }
+        return {};
+    default: return {};
     }
-    if (role == Qt::TextAlignmentRole && (index.column() == Managers || index.column() == ResourceVersion))
-        return QVariant::fromValue(Qt::AlignRight | Qt::AlignVCenter);
-    return {};
 }
 
 QVariant ObjectTableModel::headerData(int section, Qt::Orientation orientation, int role) const
 {
-    if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
+    if (orientation != Qt::Horizontal)
+        return {};
+    if (section >= ColumnCount) {
+        const std::size_t i = std::size_t(section - ColumnCount);
+        if (i >= m_serverColumns.size())
+            return {};
+        if (role == Qt::DisplayRole)
+            return m_serverColumns[i].name;
+        if (role == Qt::ToolTipRole)
+            return m_serverColumns[i].description;
+        if (role == ServerColumnRole)
+            return true;
+        return {};
+    }
+    if (role == ServerColumnRole)
+        return false;
+    if (role != Qt::DisplayRole)
         return {};
     switch (section) {
     case Name: return tr("Name");
@@ -95,109 +206,189 @@ QVariant ObjectTableModel::headerData(int section, Qt::Orientation orientation, 
     }
 }
 
-ObjectTableModel::Row ObjectTableModel::rowFrom(const core::ObjectVersion &v)
+PreparedBatch ObjectTableModel::prepare(core::WatchBatch batch)
 {
-    Row r;
+    PreparedBatch p;
+    p.labels.reserve(batch.events.size());
+    for (const auto &e : batch.events)
+        p.labels.push_back(e.type == core::WatchEventType::Deleted ? Labels{} : labelsOf(e.json));
+    p.batch = std::move(batch);
+    return p;
+}
+
+ObjectRow ObjectTableModel::rowFrom(const core::ObjectVersion &v, Labels labels)
+{
+    ObjectRow r;
     r.uid = v.uid;
     r.namespace_ = v.namespace_;
     r.name = v.name;
     r.resourceVersion = v.resourceVersion;
     r.json = v.json;
+    r.labels = std::move(labels);
     if (!v.creationTimestamp.empty())
         r.createdSecs = QDateTime::fromString(QString::fromStdString(v.creationTimestamp), Qt::ISODate).toSecsSinceEpoch();
     r.managerCount = v.managerCount;
     if (!v.lastManager.empty())
-        r.lastManager = QString::fromStdString(v.lastManager) + QStringLiteral(" (") + QString::fromStdString(v.lastManagerOperation) + QStringLiteral(")");
+        r.lastManager = QString::fromStdString(v.lastManager) + QStringLiteral(" (") + QString::fromStdString(v.lastManagerOperation) + u')';
     return r;
 }
 
-void ObjectTableModel::applyBatch(const core::WatchBatch &batch)
+void ObjectTableModel::applyPrepared(PreparedBatch prepared)
 {
-    // Coalesce the batch per uid first: only the last state of each object matters to a table.
-    std::unordered_map<std::string, const core::ObjectVersion *> last;
-    std::vector<const core::ObjectVersion *> order;
-    for (const auto &e : batch.events) {
-        auto [it, inserted] = last.try_emplace(e.uid, &e);
+    const auto &events = prepared.batch.events;
+    // Coalesce per uid first: only the last state of each object matters to a table.
+    std::unordered_map<std::string, std::size_t> last;
+    std::vector<std::size_t> order;
+    for (std::size_t i = 0; i < events.size(); ++i) {
+        auto [it, inserted] = last.try_emplace(events[i].uid, i);
         if (inserted)
-            order.push_back(&e);
+            order.push_back(i);
         else
-            it->second = &e;
+            it->second = i;
     }
     std::vector<int> removed;
-    std::vector<Row> added;
-    int minChanged = INT_MAX, maxChanged = -1;
-    for (const auto *first : order) {
-        const core::ObjectVersion &e = *last[first->uid];
+    std::vector<ObjectRow> added;
+    m_changed.clear();
+    for (const std::size_t first : order) {
+        const std::size_t i = last[events[first].uid];
+        const core::ObjectVersion &e = events[i];
         auto it = m_index.find(e.uid);
         if (e.type == core::WatchEventType::Deleted) {
             if (it != m_index.end())
-                removed.push_back(it->second);
+                removed.push_back(m_slotRow[std::size_t(it->second)]);
             continue;
         }
+        ObjectRow r = rowFrom(e, std::move(prepared.labels[i]));
         if (it != m_index.end()) {
-            m_rows[std::size_t(it->second)] = rowFrom(e);
-            minChanged = std::min(minChanged, it->second);
-            maxChanged = std::max(maxChanged, it->second);
+            ObjectRow &slot = m_slots[std::size_t(it->second)];
+            r.cells = std::move(slot.cells);
+            slot = std::move(r);
+            m_changed.push_back(m_slotRow[std::size_t(it->second)]);
         } else {
-            added.push_back(rowFrom(e));
+            if (auto p = m_pendingCells.find(r.uid); p != m_pendingCells.end()) {
+                r.cells = std::move(p->second);
+                m_pendingCells.erase(p);
+            }
+            added.push_back(std::move(r));
         }
     }
-    if (maxChanged >= 0)
-        Q_EMIT dataChanged(index(minChanged, 0), index(maxChanged, ColumnCount - 1));
+    if (!m_changed.empty()) {
+        const auto [lo, hi] = std::minmax_element(m_changed.begin(), m_changed.end());
+        Q_EMIT dataChanged(index(*lo, 0), index(*hi, columnCount() - 1));
+        m_changed.clear();
+    }
     if (!removed.empty())
-        removeRows(std::move(removed));
+        removeRowList(std::move(removed));
     if (!added.empty()) {
-        const int first = int(m_rows.size());
+        const int first = int(m_order.size());
         beginInsertRows({}, first, first + int(added.size()) - 1);
         for (auto &r : added) {
-            m_index[r.uid] = int(m_rows.size());
-            m_rows.push_back(std::move(r));
+            int slot;
+            if (!m_freeSlots.empty()) {
+                slot = m_freeSlots.back();
+                m_freeSlots.pop_back();
+                m_slots[std::size_t(slot)] = std::move(r);
+            } else {
+                slot = int(m_slots.size());
+                m_slots.push_back(std::move(r));
+                m_slotRow.push_back(-1);
+            }
+            m_index[m_slots[std::size_t(slot)].uid] = slot;
+            m_slotRow[std::size_t(slot)] = int(m_order.size());
+            m_order.push_back(slot);
         }
         endInsertRows();
     }
 }
 
-void ObjectTableModel::removeRows(std::vector<int> rows)
+void ObjectTableModel::removeRowList(std::vector<int> rows)
 {
     std::sort(rows.begin(), rows.end(), std::greater<>());
     std::size_t i = 0;
     while (i < rows.size()) {
-        // Contiguous descending run [last..first]
+        // Contiguous descending run [lo..hi]
         std::size_t j = i;
         while (j + 1 < rows.size() && rows[j + 1] == rows[j] - 1)
             ++j;
         const int hi = rows[i], lo = rows[j];
         beginRemoveRows({}, lo, hi);
-        for (int r = lo; r <= hi; ++r)
-            m_index.erase(m_rows[std::size_t(r)].uid);
-        m_rows.erase(m_rows.begin() + lo, m_rows.begin() + hi + 1);
+        for (int r = lo; r <= hi; ++r) {
+            const int slot = m_order[std::size_t(r)];
+            ObjectRow &dead = m_slots[std::size_t(slot)];
+            m_index.erase(dead.uid);
+            dead = ObjectRow{};
+            m_slotRow[std::size_t(slot)] = -1;
+            m_freeSlots.push_back(slot);
+        }
+        m_order.erase(m_order.begin() + lo, m_order.begin() + hi + 1);
+        // Keep slot->row exact for rowOf() calls made by views while the signal runs.
+        for (std::size_t r = std::size_t(lo); r < m_order.size(); ++r)
+            m_slotRow[std::size_t(m_order[r])] = int(r);
         endRemoveRows();
         i = j + 1;
     }
-    // Rows after the removed ones moved up.
-    for (int r = 0; r < int(m_rows.size()); ++r)
-        m_index[m_rows[std::size_t(r)].uid] = r;
 }
 
 void ObjectTableModel::clear()
 {
-    if (m_rows.empty())
-        return;
-    beginRemoveRows({}, 0, int(m_rows.size()) - 1);
-    m_rows.clear();
-    m_index.clear();
-    endRemoveRows();
+    if (!m_order.empty()) {
+        beginRemoveRows({}, 0, int(m_order.size()) - 1);
+        m_order.clear();
+        m_slots.clear();
+        m_slotRow.clear();
+        m_freeSlots.clear();
+        m_index.clear();
+        endRemoveRows();
+    }
+    m_pendingCells.clear();
+    setServerColumns({});
+}
+
+void ObjectTableModel::setServerColumns(const std::vector<ServerColumn> &columns)
+{
+    if (!m_serverColumns.empty()) {
+        beginRemoveColumns({}, ColumnCount, ColumnCount + int(m_serverColumns.size()) - 1);
+        m_serverColumns.clear();
+        for (auto &s : m_slots)
+            s.cells.clear();
+        endRemoveColumns();
+    }
+    if (!columns.empty()) {
+        beginInsertColumns({}, ColumnCount, ColumnCount + int(columns.size()) - 1);
+        m_serverColumns = columns;
+        endInsertColumns();
+    }
+}
+
+void ObjectTableModel::applyServerRows(std::vector<ServerRow> rows)
+{
+    int lo = INT_MAX, hi = -1;
+    for (auto &sr : rows) {
+        auto it = m_index.find(sr.uid);
+        if (it == m_index.end()) {
+            m_pendingCells[sr.uid] = std::move(sr.cells);
+            continue;
+        }
+        m_slots[std::size_t(it->second)].cells = std::move(sr.cells);
+        const int r = m_slotRow[std::size_t(it->second)];
+        m_changed.push_back(r);
+        lo = std::min(lo, r);
+        hi = std::max(hi, r);
+    }
+    if (hi >= 0 && !m_serverColumns.empty())
+        Q_EMIT dataChanged(index(lo, ColumnCount), index(hi, columnCount() - 1));
+    m_changed.clear();
 }
 
 int ObjectTableModel::rowOf(const std::string &uid) const
 {
     auto it = m_index.find(uid);
-    return it == m_index.end() ? -1 : it->second;
+    return it == m_index.end() ? -1 : m_slotRow[std::size_t(it->second)];
 }
 
-QByteArray ObjectTableModel::objectJson(int row) const
+QByteArray ObjectTableModel::objectJson(int r) const
 {
-    return row >= 0 && row < int(m_rows.size()) ? m_rows[std::size_t(row)].json : QByteArray();
+    return r >= 0 && r < int(m_order.size()) ? row(r).json : QByteArray();
 }
 
 } // namespace fieldscope::models

@@ -1,18 +1,60 @@
 #pragma once
 // ObjectTableModel: one row per object of a watch scope, fed with WatchBatches. Lives on the GUI
-// thread. Each batch becomes one insert range, removals by contiguous range and dataChanged
-// ranges found through a uid->row hash; the model is never reset for an update, so selection
-// and scroll position survive.
+// thread. Rows keep arrival order; views sort and filter through ObjectViewModel.
+//
+// Each batch becomes one insert range at the end, removals by contiguous range and one
+// dataChanged span; the uid->slot hash never needs re-indexing (row payloads live in stable slots,
+// rows are an int vector over them), so a deletion costs a memmove of ints, not a rehash. The
+// model is never reset for an update, so selection and scroll position survive.
+//
+// The JSON work a table needs (labels) is done by prepare(), a pure function meant for a worker
+// thread; applyPrepared() on the GUI thread only moves values in.
+//
+// Server-side columns (API brief 2.8, `as=Table`) are extra columns after the fixed ones, joined
+// to rows by uid; the watch stream stays the source of truth for which rows exist.
 #include "core/watchtypes.h"
+#include "models/labelselector.h"
 
 #include <QAbstractTableModel>
 #include <QDateTime>
+#include <QVariantList>
 
 #include <string>
 #include <unordered_map>
 #include <vector>
 
 namespace fieldscope::models {
+
+struct ObjectRow {
+    std::string uid, namespace_, name, resourceVersion;
+    QByteArray json;
+    qint64 createdSecs = 0; // since epoch; 0 = unknown
+    int managerCount = 0;
+    QString lastManager; // "kubectl (Update)"
+    Labels labels;
+    QVariantList cells; // server Table cells, one per server column (may be empty)
+};
+
+// A column of the server's Table format (meta.k8s.io/v1 TableColumnDefinition).
+struct ServerColumn {
+    QString name;
+    QString type;   // "string", "integer", "number", "boolean", "date"
+    QString format; // "name" marks the identity column
+    QString description;
+    int priority = 0; // 0: default column; >0: "wide" column
+};
+
+// One row of a server Table, joined to the model by uid.
+struct ServerRow {
+    std::string uid;
+    QVariantList cells;
+};
+
+// A watch batch with what the table needs already decoded (see prepare()).
+struct PreparedBatch {
+    core::WatchBatch batch;
+    std::vector<Labels> labels; // parallel to batch.events
+};
 
 class ObjectTableModel : public QAbstractTableModel
 {
@@ -21,8 +63,10 @@ public:
     enum Column { Name, Namespace, Age, ResourceVersion, Managers, LastChangedBy, ColumnCount };
     enum Role {
         UidRole = Qt::UserRole + 100,
-        SortRole,      // a value that sorts naturally (ages as seconds, counts as numbers)
-        ObjectJsonRole // the object's JSON bytes (QByteArray)
+        SortRole,       // a value that sorts naturally (ages as seconds, counts as numbers)
+        ObjectJsonRole, // the object's JSON bytes (QByteArray)
+        LabelsRole,     // "k=v, k2=v2"
+        ServerColumnRole // header: true for a column of the server's Table
     };
 
     explicit ObjectTableModel(QObject *parent = nullptr);
@@ -32,32 +76,48 @@ public:
     QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override;
     QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
 
-    void applyBatch(const core::WatchBatch &batch);
-    void clear();
+    // Thread-safe and pure: decodes labels of every event. Run it on a worker thread.
+    static PreparedBatch prepare(core::WatchBatch batch);
+    void applyPrepared(PreparedBatch prepared);
+    void applyBatch(const core::WatchBatch &batch) { applyPrepared(prepare(batch)); }
+    void clear(); // rows and server columns
+
+    // Server Table columns (the ones that duplicate Name and Age are left out by the caller).
+    void setServerColumns(const std::vector<ServerColumn> &columns);
+    const std::vector<ServerColumn> &serverColumns() const { return m_serverColumns; }
+    // Cells for rows by uid; cells for a uid the watch has not delivered yet wait for it.
+    void applyServerRows(std::vector<ServerRow> rows);
+
     // Row of an object, -1 when absent.
     int rowOf(const std::string &uid) const;
+    const ObjectRow &row(int row) const { return m_slots[std::size_t(m_order[std::size_t(row)])]; }
     QByteArray objectJson(int row) const;
+    // Rows whose content changed in the batch being applied; valid while dataChanged is emitted
+    // (ObjectViewModel uses it to re-sort only those rows of a wide dataChanged span).
+    const std::vector<int> &changedRows() const { return m_changed; }
     // Age is relative to this clock; tests pin it.
     void setNow(const QDateTime &now) { m_now = now; }
+    qint64 nowSecs() const;
 
 private:
-    struct Row {
-        std::string uid, namespace_, name, resourceVersion;
-        QByteArray json;
-        qint64 createdSecs = 0; // since epoch; 0 = unknown
-        int managerCount = 0;
-        QString lastManager;
-    };
-    static Row rowFrom(const core::ObjectVersion &v);
-    void removeRows(std::vector<int> rows);
+    static ObjectRow rowFrom(const core::ObjectVersion &v, Labels labels);
+    void removeRowList(std::vector<int> rows);
     QString ageText(qint64 createdSecs) const;
 
-    std::vector<Row> m_rows;
-    std::unordered_map<std::string, int> m_index; // uid -> row
+    std::vector<ObjectRow> m_slots;                // stable storage
+    std::vector<int> m_freeSlots;
+    std::vector<int> m_order;                      // row -> slot
+    std::vector<int> m_slotRow;                    // slot -> row (-1 when free)
+    std::unordered_map<std::string, int> m_index;  // uid -> slot
+    std::unordered_map<std::string, QVariantList> m_pendingCells; // uid -> cells not yet joined
+    std::vector<ServerColumn> m_serverColumns;
+    std::vector<int> m_changed;
     QDateTime m_now;
 };
 
 // "3d2h", "5m", "42s", like kubectl's age column.
 QString humanAge(qint64 seconds);
+// Labels of an object's JSON (metadata.labels), sorted by key; empty on any parse problem.
+Labels labelsOf(const QByteArray &json);
 
 } // namespace fieldscope::models

@@ -1,20 +1,16 @@
 #pragma once
-// MainWindow: composes the pages of one cluster connection. It knows models and views only; the
-// composition root (app/) connects watchers to models and tells it about connection state.
+// MainWindow: composes one ClusterView per open cluster (tabs) and the status bar, which shows
+// the current cluster's watch health. It knows views only; the composition root (app/) creates
+// a controller per cluster and feeds its ClusterView.
 #include <QMainWindow>
 
 class QLabel;
-class QLineEdit;
-class QSortFilterProxyModel;
-class QTableView;
-class QListWidget;
 class QProgressBar;
-
-namespace fieldscope::models {
-class ObjectTableModel;
-}
+class QTabWidget;
 
 namespace fieldscope::widgets {
+
+class ClusterView;
 
 class MainWindow : public QMainWindow
 {
@@ -22,37 +18,22 @@ class MainWindow : public QMainWindow
 public:
     explicit MainWindow(QWidget *parent = nullptr);
 
-    // Connection banner: context, server, version, and warnings such as insecure TLS.
-    void setConnection(const QString &context, const QString &server, const QString &version);
-    void setConnectionWarning(const QString &warning);
-    void setConnecting(const QString &what);
-    void setConnectionError(const QString &error);
-    void setSandboxState(const QString &state); // "" hides it
-
-    // The object table of the current resource kind.
-    void setObjectModel(models::ObjectTableModel *model, const QString &resourceTitle, bool namespaced);
-    QTableView *objectTable() const { return m_table; }
-    QLineEdit *filterEdit() const { return m_filter; }
-
-    // Resource kinds from discovery (grouped label, count unknown until watched).
-    void setResourceKinds(const QStringList &kinds, const QString &current);
-
-    // Status bar: watch health of the shown resource.
-    void setWatchStatus(const QString &status, bool busy);
+    // A new tab for a cluster; the window owns it.
+    ClusterView *addCluster(const QString &title);
+    ClusterView *currentCluster() const;
+    ClusterView *cluster(int index) const;
+    int clusterCount() const;
+    void setCurrentCluster(ClusterView *view);
+    QTabWidget *tabs() const { return m_tabs; }
 
 Q_SIGNALS:
-    void resourceKindChosen(const QString &kind);
+    void clusterCloseRequested(fieldscope::widgets::ClusterView *view);
+    void currentClusterChanged(fieldscope::widgets::ClusterView *view);
 
 private:
-    QLabel *m_contextLabel;
-    QLabel *m_versionLabel;
-    QLabel *m_warningLabel;
-    QLabel *m_sandboxLabel;
-    QLabel *m_titleLabel;
-    QLineEdit *m_filter;
-    QTableView *m_table;
-    QListWidget *m_kinds;
-    QSortFilterProxyModel *m_proxy;
+    void updateStatus();
+
+    QTabWidget *m_tabs;
     QLabel *m_watchLabel;
     QProgressBar *m_busy;
 };

@@ -1,0 +1,484 @@
+#include "models/objectviewmodel.h"
+
+#include "models/objecttablemodel.h"
+
+#include <algorithm>
+#include <climits>
+#include <numeric>
+
+namespace fieldscope::models {
+
+namespace {
+
+int cmp(const std::string &a, const std::string &b)
+{
+    return a.compare(b);
+}
+
+// resourceVersions are opaque (API brief 2.2), but etcd's are decimal: shorter sorts first.
+int cmpRv(const std::string &a, const std::string &b)
+{
+    if (a.size() != b.size())
+        return a.size() < b.size() ? -1 : 1;
+    return a.compare(b);
+}
+
+int cmpCell(const QVariant &a, const QVariant &b)
+{
+    const auto numeric = [](const QVariant &v) {
+        const int t = v.typeId();
+        return t == QMetaType::LongLong || t == QMetaType::Int || t == QMetaType::Double || t == QMetaType::Bool;
+    };
+    if (numeric(a) && numeric(b)) {
+        const double x = a.toDouble(), y = b.toDouble();
+        return x < y ? -1 : (x > y ? 1 : 0);
+    }
+    if (a.isNull() != b.isNull())
+        return a.isNull() ? 1 : -1; // empty cells last
+    return a.toString().compare(b.toString(), Qt::CaseInsensitive);
+}
+
+} // namespace
+
+ObjectViewModel::ObjectViewModel(QObject *parent) : QAbstractProxyModel(parent) {}
+
+void ObjectViewModel::setSourceModel(QAbstractItemModel *source)
+{
+    beginResetModel();
+    for (const auto &c : std::as_const(m_connections))
+        disconnect(c);
+    m_connections.clear();
+    m_src = qobject_cast<ObjectTableModel *>(source);
+    Q_ASSERT(!source || m_src);
+    if (sourceModel() != m_src)
+        QAbstractProxyModel::setSourceModel(m_src);
+    if (m_src) {
+        using S = ObjectTableModel;
+        m_connections << connect(m_src, &S::rowsInserted, this, &ObjectViewModel::onRowsInserted)
+                      << connect(m_src, &S::rowsAboutToBeRemoved, this, &ObjectViewModel::onRowsAboutToBeRemoved)
+                      << connect(m_src, &S::rowsRemoved, this, &ObjectViewModel::onRowsRemoved)
+                      << connect(m_src, &S::dataChanged, this, &ObjectViewModel::onDataChanged)
+                      << connect(m_src, &S::modelAboutToBeReset, this, [this] { beginResetModel(); })
+                      << connect(m_src, &S::modelReset, this, [this] {
+                             onSourceReset();
+                             endResetModel();
+                         })
+                      << connect(m_src, &S::columnsAboutToBeInserted, this, [this](const QModelIndex &, int f, int l) { beginInsertColumns({}, f, l); })
+                      << connect(m_src, &S::columnsInserted, this, [this] { endInsertColumns(); })
+                      << connect(m_src, &S::columnsAboutToBeRemoved, this, [this](const QModelIndex &, int f, int l) { beginRemoveColumns({}, f, l); })
+                      << connect(m_src, &S::columnsRemoved, this, [this] {
+                             endRemoveColumns();
+                             if (m_sortColumn >= columnCount())
+                                 sort(ObjectTableModel::Name, Qt::AscendingOrder);
+                         })
+                      << connect(m_src, &S::headerDataChanged, this, &ObjectViewModel::headerDataChanged)
+                      << connect(m_src, &QObject::destroyed, this, [this] { setSourceModel(nullptr); });
+    }
+    onSourceReset();
+    endResetModel();
+}
+
+void ObjectViewModel::onSourceReset()
+{
+    m_all.resize(m_src ? std::size_t(m_src->rowCount()) : 0);
+    std::iota(m_all.begin(), m_all.end(), 0);
+    std::sort(m_all.begin(), m_all.end(), [this](int a, int b) { return less(a, b); });
+    m_rows.clear();
+    for (int s : m_all)
+        if (accepts(s))
+            m_rows.push_back(s);
+    rebuildProxyOf();
+}
+
+QModelIndex ObjectViewModel::index(int row, int column, const QModelIndex &parent) const
+{
+    if (parent.isValid() || row < 0 || column < 0 || row >= int(m_rows.size()) || column >= columnCount())
+        return {};
+    return createIndex(row, column);
+}
+
+QModelIndex ObjectViewModel::parent(const QModelIndex &) const
+{
+    return {};
+}
+
+int ObjectViewModel::rowCount(const QModelIndex &parent) const
+{
+    return parent.isValid() ? 0 : int(m_rows.size());
+}
+
+int ObjectViewModel::columnCount(const QModelIndex &parent) const
+{
+    return parent.isValid() || !m_src ? 0 : m_src->columnCount();
+}
+
+bool ObjectViewModel::hasChildren(const QModelIndex &parent) const
+{
+    return !parent.isValid() && !m_rows.empty();
+}
+
+QModelIndex ObjectViewModel::mapToSource(const QModelIndex &proxyIndex) const
+{
+    if (!m_src || !proxyIndex.isValid() || proxyIndex.row() >= int(m_rows.size()))
+        return {};
+    return m_src->index(m_rows[std::size_t(proxyIndex.row())], proxyIndex.column());
+}
+
+QModelIndex ObjectViewModel::mapFromSource(const QModelIndex &sourceIndex) const
+{
+    if (!sourceIndex.isValid() || sourceIndex.row() >= int(m_proxyOf.size()))
+        return {};
+    const int p = m_proxyOf[std::size_t(sourceIndex.row())];
+    return p < 0 ? QModelIndex() : createIndex(p, sourceIndex.column());
+}
+
+QVariant ObjectViewModel::headerData(int section, Qt::Orientation orientation, int role) const
+{
+    if (!m_src)
+        return {};
+    if (orientation == Qt::Vertical)
+        return role == Qt::DisplayRole ? QVariant(section + 1) : QVariant();
+    return m_src->headerData(section, orientation, role);
+}
+
+int ObjectViewModel::rowOfUid(const std::string &uid) const
+{
+    const int s = m_src ? m_src->rowOf(uid) : -1;
+    return s < 0 ? -1 : m_proxyOf[std::size_t(s)];
+}
+
+// --- order and filter -------------------------------------------------------------------------
+
+bool ObjectViewModel::immutableSortColumn() const
+{
+    // Name, namespace and creation time never change for a uid.
+    return m_sortColumn == ObjectTableModel::Name || m_sortColumn == ObjectTableModel::Namespace
+        || m_sortColumn == ObjectTableModel::Age || m_sortColumn < 0;
+}
+
+int ObjectViewModel::compareRows(const ObjectRow &a, const ObjectRow &b) const
+{
+    int c = 0;
+    switch (m_sortColumn) {
+    case ObjectTableModel::Name: c = cmp(a.name, b.name); break;
+    case ObjectTableModel::Namespace: c = cmp(a.namespace_, b.namespace_); break;
+    case ObjectTableModel::Age: c = a.createdSecs == b.createdSecs ? 0 : (a.createdSecs > b.createdSecs ? -1 : 1); break;
+    case ObjectTableModel::ResourceVersion: c = cmpRv(a.resourceVersion, b.resourceVersion); break;
+    case ObjectTableModel::Managers: c = a.managerCount - b.managerCount; break;
+    case ObjectTableModel::LastChangedBy: c = a.lastManager.compare(b.lastManager); break;
+    default:
+        if (m_sortColumn >= ObjectTableModel::ColumnCount) {
+            const int i = m_sortColumn - ObjectTableModel::ColumnCount;
+            c = cmpCell(a.cells.value(i), b.cells.value(i));
+        }
+        break;
+    }
+    if (c == 0 && m_sortColumn != ObjectTableModel::Name) {
+        c = cmp(a.namespace_, b.namespace_);
+        if (c == 0)
+            c = cmp(a.name, b.name);
+    } else if (c == 0) {
+        c = cmp(a.namespace_, b.namespace_);
+    }
+    return c;
+}
+
+bool ObjectViewModel::less(int a, int b) const
+{
+    if (a == b)
+        return false;
+    int c = m_sortColumn < 0 ? 0 : compareRows(m_src->row(a), m_src->row(b));
+    if (m_order == Qt::DescendingOrder)
+        c = -c;
+    return c != 0 ? c < 0 : a < b;
+}
+
+bool ObjectViewModel::accepts(int s) const
+{
+    const ObjectRow &r = m_src->row(s);
+    if (!m_namespaces.empty() && !m_namespaces.count(r.namespace_))
+        return false;
+    return m_filter.matchesName(r.namespace_, r.name) && m_filter.selector.matches(r.labels);
+}
+
+void ObjectViewModel::rebuildProxyOf()
+{
+    m_proxyOf.assign(m_src ? std::size_t(m_src->rowCount()) : 0, -1);
+    for (std::size_t i = 0; i < m_rows.size(); ++i)
+        m_proxyOf[std::size_t(m_rows[i])] = int(i);
+}
+
+std::size_t ObjectViewModel::lowerBound(std::size_t from, std::size_t to, int s) const
+{
+    return std::size_t(std::lower_bound(m_rows.begin() + std::ptrdiff_t(from), m_rows.begin() + std::ptrdiff_t(to), s,
+                                        [this](int a, int b) { return less(a, b); })
+                       - m_rows.begin());
+}
+
+void ObjectViewModel::insertSorted(std::vector<int> &into, std::vector<int> sortedNew) const
+{
+    auto lt = [this](int a, int b) { return less(a, b); };
+    // Binary insertion while it is cheaper than one merge pass of n comparisons.
+    if (sortedNew.size() * 24 < into.size()) {
+        for (int s : sortedNew)
+            into.insert(std::upper_bound(into.begin(), into.end(), s, lt), s);
+        return;
+    }
+    std::vector<int> merged(into.size() + sortedNew.size());
+    std::merge(into.begin(), into.end(), sortedNew.begin(), sortedNew.end(), merged.begin(), lt);
+    into.swap(merged);
+}
+
+void ObjectViewModel::beginLayout()
+{
+    Q_EMIT layoutAboutToBeChanged({}, QAbstractItemModel::VerticalSortHint);
+    m_layoutFrom = persistentIndexList();
+    m_layoutSource.clear();
+    for (const QModelIndex &i : std::as_const(m_layoutFrom))
+        m_layoutSource.push_back(i.row() < int(m_rows.size()) ? m_rows[std::size_t(i.row())] : -1);
+}
+
+void ObjectViewModel::endLayout()
+{
+    QModelIndexList to;
+    to.reserve(m_layoutFrom.size());
+    for (qsizetype i = 0; i < m_layoutFrom.size(); ++i) {
+        const int s = m_layoutSource[std::size_t(i)];
+        const int p = s >= 0 && s < int(m_proxyOf.size()) ? m_proxyOf[std::size_t(s)] : -1;
+        to << (p >= 0 ? createIndex(p, m_layoutFrom[i].column()) : QModelIndex());
+    }
+    changePersistentIndexList(m_layoutFrom, to);
+    m_layoutFrom.clear();
+    Q_EMIT layoutChanged({}, QAbstractItemModel::VerticalSortHint);
+}
+
+void ObjectViewModel::refilter()
+{
+    m_rows.clear();
+    for (int s : m_all)
+        if (accepts(s))
+            m_rows.push_back(s);
+    rebuildProxyOf();
+}
+
+void ObjectViewModel::sort(int column, Qt::SortOrder order)
+{
+    if (!m_src) {
+        m_sortColumn = column;
+        m_order = order;
+        return;
+    }
+    beginLayout();
+    const bool reverseOnly = column == m_sortColumn && order != m_order;
+    m_sortColumn = column;
+    m_order = order;
+    if (reverseOnly)
+        std::reverse(m_all.begin(), m_all.end()); // ties are by arrival: fix them up below
+    std::sort(m_all.begin(), m_all.end(), [this](int a, int b) { return less(a, b); });
+    refilter();
+    endLayout();
+}
+
+void ObjectViewModel::setQuickFilter(const QString &text)
+{
+    if (text == m_filterText)
+        return;
+    m_filterText = text;
+    m_filter = QuickFilter::parse(text);
+    if (!m_src)
+        return;
+    beginLayout();
+    refilter();
+    endLayout();
+}
+
+void ObjectViewModel::setNamespaces(const QStringList &namespaces)
+{
+    m_namespaces.clear();
+    for (const QString &n : namespaces)
+        m_namespaces.insert(n.toStdString());
+    if (!m_src)
+        return;
+    beginLayout();
+    refilter();
+    endLayout();
+}
+
+QStringList ObjectViewModel::namespaces() const
+{
+    QStringList out;
+    for (const auto &n : m_namespaces)
+        out << QString::fromStdString(n);
+    out.sort();
+    return out;
+}
+
+// --- source changes ---------------------------------------------------------------------------
+
+void ObjectViewModel::onRowsInserted(const QModelIndex &parent, int first, int last)
+{
+    if (parent.isValid())
+        return;
+    const int count = last - first + 1;
+    if (first < m_src->rowCount() - count) { // not an append: later source rows moved down
+        for (int &s : m_all)
+            if (s >= first)
+                s += count;
+        for (int &s : m_rows)
+            if (s >= first)
+                s += count;
+    }
+    std::vector<int> fresh(static_cast<std::size_t>(count));
+    std::iota(fresh.begin(), fresh.end(), first);
+    std::sort(fresh.begin(), fresh.end(), [this](int a, int b) { return less(a, b); });
+    insertSorted(m_all, fresh);
+    m_proxyOf.resize(std::size_t(m_src->rowCount()), -1);
+
+    std::vector<int> accepted;
+    for (int s : fresh)
+        if (accepts(s))
+            accepted.push_back(s);
+    if (accepted.empty()) {
+        rebuildProxyOf();
+        return;
+    }
+    // Where each lands in the current view; runs of equal positions are one insert.
+    std::vector<std::pair<std::size_t, std::size_t>> runs; // (position, count)
+    std::size_t from = 0;
+    for (int s : accepted) {
+        const std::size_t pos = lowerBound(from, m_rows.size(), s);
+        if (!runs.empty() && runs.back().first == pos)
+            ++runs.back().second;
+        else
+            runs.emplace_back(pos, 1);
+        from = pos;
+    }
+    if (runs.size() <= 16) {
+        std::size_t offset = 0, next = 0;
+        for (const auto &[pos, n] : runs) {
+            const int at = int(pos + offset);
+            beginInsertRows({}, at, at + int(n) - 1);
+            m_rows.insert(m_rows.begin() + at, accepted.begin() + std::ptrdiff_t(next), accepted.begin() + std::ptrdiff_t(next + n));
+            for (std::size_t i = std::size_t(at); i < m_rows.size(); ++i)
+                m_proxyOf[std::size_t(m_rows[i])] = int(i);
+            endInsertRows();
+            offset += n;
+            next += n;
+        }
+        return;
+    }
+    // Scattered: one append, then one re-sort as a layout change (persistent indexes follow).
+    const int n = int(m_rows.size());
+    beginInsertRows({}, n, n + int(accepted.size()) - 1);
+    m_rows.insert(m_rows.end(), accepted.begin(), accepted.end());
+    for (std::size_t i = std::size_t(n); i < m_rows.size(); ++i)
+        m_proxyOf[std::size_t(m_rows[i])] = int(i);
+    endInsertRows();
+    beginLayout();
+    m_rows.resize(std::size_t(n));
+    insertSorted(m_rows, accepted);
+    rebuildProxyOf();
+    endLayout();
+}
+
+void ObjectViewModel::onRowsAboutToBeRemoved(const QModelIndex &parent, int first, int last)
+{
+    if (parent.isValid())
+        return;
+    std::vector<int> gone;
+    for (int s = first; s <= last; ++s)
+        if (const int p = m_proxyOf[std::size_t(s)]; p >= 0)
+            gone.push_back(p);
+    std::sort(gone.begin(), gone.end(), std::greater<>());
+    std::size_t i = 0;
+    while (i < gone.size()) {
+        std::size_t j = i;
+        while (j + 1 < gone.size() && gone[j + 1] == gone[j] - 1)
+            ++j;
+        const int hi = gone[i], lo = gone[j];
+        beginRemoveRows({}, lo, hi);
+        for (int k = lo; k <= hi; ++k)
+            m_proxyOf[std::size_t(m_rows[std::size_t(k)])] = -1;
+        m_rows.erase(m_rows.begin() + lo, m_rows.begin() + hi + 1);
+        for (std::size_t k = std::size_t(lo); k < m_rows.size(); ++k)
+            m_proxyOf[std::size_t(m_rows[k])] = int(k);
+        endRemoveRows();
+        i = j + 1;
+    }
+    m_all.erase(std::remove_if(m_all.begin(), m_all.end(), [&](int s) { return s >= first && s <= last; }), m_all.end());
+}
+
+void ObjectViewModel::onRowsRemoved(const QModelIndex &parent, int first, int last)
+{
+    if (parent.isValid())
+        return;
+    const int count = last - first + 1;
+    for (int &s : m_all)
+        if (s > last)
+            s -= count;
+    for (int &s : m_rows)
+        if (s > last)
+            s -= count;
+    m_proxyOf.erase(m_proxyOf.begin() + first, m_proxyOf.begin() + last + 1);
+}
+
+void ObjectViewModel::onDataChanged(const QModelIndex &topLeft, const QModelIndex &bottomRight)
+{
+    if (!topLeft.isValid())
+        return;
+    std::vector<int> rows = m_src->changedRows();
+    if (rows.empty()) {
+        rows.resize(std::size_t(bottomRight.row() - topLeft.row() + 1));
+        std::iota(rows.begin(), rows.end(), topLeft.row());
+    }
+    int lo = INT_MAX, hi = -1;
+    const bool byServerColumn = m_sortColumn >= ObjectTableModel::ColumnCount;
+    const bool orderMayChange = !immutableSortColumn()
+                             && (!byServerColumn || bottomRight.column() >= ObjectTableModel::ColumnCount);
+    if (orderMayChange || !m_filter.selector.isEmpty()) {
+        repositionChanged(rows, &lo, &hi);
+    } else {
+        for (int s : rows)
+            if (const int p = m_proxyOf[std::size_t(s)]; p >= 0) {
+                lo = std::min(lo, p);
+                hi = std::max(hi, p);
+            }
+    }
+    if (hi >= 0)
+        Q_EMIT dataChanged(index(lo, topLeft.column()), index(hi, bottomRight.column()));
+}
+
+void ObjectViewModel::repositionChanged(const std::vector<int> &rows, int *lo, int *hi)
+{
+    std::vector<char> changed(std::size_t(m_src->rowCount()), 0);
+    for (int s : rows)
+        changed[std::size_t(s)] = 1;
+    if (!immutableSortColumn()) {
+        // Take the changed rows out of the full order and merge them back in at their new place.
+        m_all.erase(std::remove_if(m_all.begin(), m_all.end(), [&](int s) { return changed[std::size_t(s)] != 0; }), m_all.end());
+        std::vector<int> sorted = rows;
+        std::sort(sorted.begin(), sorted.end(), [this](int a, int b) { return less(a, b); });
+        insertSorted(m_all, std::move(sorted));
+    }
+    // The new view order is the full order filtered, re-testing only the changed rows. Several
+    // rows may move at once, so one layout change (persistent indexes follow) is both simpler and
+    // cheaper than a cascade of moves.
+    std::vector<int> next;
+    next.reserve(m_rows.size() + rows.size());
+    for (int s : m_all)
+        if (changed[std::size_t(s)] ? accepts(s) : m_proxyOf[std::size_t(s)] >= 0)
+            next.push_back(s);
+    if (next != m_rows) {
+        beginLayout();
+        m_rows.swap(next);
+        rebuildProxyOf();
+        endLayout();
+    }
+    for (int s : rows)
+        if (const int p = m_proxyOf[std::size_t(s)]; p >= 0) {
+            *lo = std::min(*lo, p);
+            *hi = std::max(*hi, p);
+        }
+}
+
+} // namespace fieldscope::models

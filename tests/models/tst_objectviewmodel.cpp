@@ -1,0 +1,272 @@
+// ObjectTableModel + ObjectViewModel + ResourceKindsModel fed with synthetic watch batches, each
+// checked by QAbstractItemModelTester and compared as a text dump.
+#include "models/labelselector.h"
+#include "models/objecttablemodel.h"
+#include "models/objectviewmodel.h"
+#include "models/resourcekindsmodel.h"
+
+#include <QAbstractItemModelTester>
+#include <QItemSelectionModel>
+#include <QTest>
+
+using namespace fieldscope;
+using models::ObjectTableModel;
+
+namespace {
+
+core::ObjectVersion object(const std::string &ns, const std::string &name, const std::string &rv,
+                           const std::string &labels = {}, core::WatchEventType type = core::WatchEventType::Added)
+{
+    core::ObjectVersion v;
+    v.type = type;
+    v.uid = "uid-" + ns + "-" + name;
+    v.namespace_ = ns;
+    v.name = name;
+    v.resourceVersion = rv;
+    v.creationTimestamp = "2024-01-01T00:00:00Z";
+    v.managerCount = 1;
+    v.lastManager = "kubectl";
+    v.lastManagerOperation = "Update";
+    v.json = QByteArray::fromStdString(R"({"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":")" + name
+                                       + R"(","namespace":")" + ns + R"(","labels":{)" + labels + R"(}},"data":{"k":"v"}})");
+    return v;
+}
+
+core::WatchBatch batch(std::vector<core::ObjectVersion> events)
+{
+    core::WatchBatch b;
+    b.events = std::move(events);
+    return b;
+}
+
+QString dump(const QAbstractItemModel &m)
+{
+    QStringList lines;
+    for (int r = 0; r < m.rowCount(); ++r) {
+        const QString ns = m.index(r, ObjectTableModel::Namespace).data().toString();
+        lines << (ns.isEmpty() ? QString() : ns + u'/') + m.index(r, ObjectTableModel::Name).data().toString() + u' '
+                     + m.index(r, ObjectTableModel::ResourceVersion).data().toString();
+    }
+    return lines.join(u'\n');
+}
+
+struct Fixture {
+    ObjectTableModel table;
+    models::ObjectViewModel view;
+    QAbstractItemModelTester tableTester{&table, QAbstractItemModelTester::FailureReportingMode::QtTest};
+    QAbstractItemModelTester viewTester{&view, QAbstractItemModelTester::FailureReportingMode::QtTest};
+    Fixture()
+    {
+        table.setNow(QDateTime::fromString(QStringLiteral("2024-01-02T00:00:00Z"), Qt::ISODate));
+        view.setSourceModel(&table);
+        view.sort(ObjectTableModel::Name, Qt::AscendingOrder);
+    }
+};
+
+} // namespace
+
+class TestObjectViewModel : public QObject
+{
+    Q_OBJECT
+private Q_SLOTS:
+    void viewStaysSortedWhileBatchesArriveInFewAndManyPlaces()
+    {
+        Fixture f;
+        f.table.applyBatch(batch({object("a", "m", "1"), object("a", "c", "2")}));
+        f.table.applyBatch(batch({object("a", "x", "3"), object("a", "a", "4")}));
+        QCOMPARE(dump(f.view), QStringLiteral("a/a 4\na/c 2\na/m 1\na/x 3"));
+        // 40 names landing in more than 16 places: the append + layout change path.
+        std::vector<core::ObjectVersion> many;
+        for (int i = 0; i < 40; ++i)
+            many.push_back(object("b", "n" + std::to_string(100 + (i * 37) % 40), std::to_string(10 + i)));
+        f.table.applyBatch(batch(std::move(many)));
+        QCOMPARE(f.view.rowCount(), 44);
+        QStringList names;
+        for (int r = 0; r < f.view.rowCount(); ++r)
+            names << f.view.index(r, ObjectTableModel::Name).data().toString();
+        QStringList sorted = names;
+        sorted.sort();
+        QCOMPARE(names, sorted);
+    }
+
+    void deletionsAndDescendingSortKeepTheViewConsistent()
+    {
+        Fixture f;
+        f.table.applyBatch(batch({object("a", "a", "1"), object("a", "b", "2"), object("a", "c", "3"), object("a", "d", "4")}));
+        f.view.sort(ObjectTableModel::Name, Qt::DescendingOrder);
+        QCOMPARE(dump(f.view), QStringLiteral("a/d 4\na/c 3\na/b 2\na/a 1"));
+        f.table.applyBatch(batch({object("a", "b", "5", {}, core::WatchEventType::Deleted),
+                                  object("a", "d", "6", {}, core::WatchEventType::Deleted), object("a", "e", "7")}));
+        QCOMPARE(dump(f.view), QStringLiteral("a/e 7\na/c 3\na/a 1"));
+        QCOMPARE(f.table.rowOf("uid-a-c"), 1);
+    }
+
+    void sortByResourceVersionMovesModifiedRows()
+    {
+        Fixture f;
+        f.table.applyBatch(batch({object("a", "a", "10"), object("a", "b", "11"), object("a", "c", "12")}));
+        f.view.sort(ObjectTableModel::ResourceVersion, Qt::AscendingOrder);
+        QCOMPARE(dump(f.view), QStringLiteral("a/a 10\na/b 11\na/c 12"));
+        f.table.applyBatch(batch({object("a", "a", "13", {}, core::WatchEventType::Modified)}));
+        QCOMPARE(dump(f.view), QStringLiteral("a/b 11\na/c 12\na/a 13"));
+        // Two rows move at once.
+        f.table.applyBatch(batch({object("a", "c", "14", {}, core::WatchEventType::Modified),
+                                  object("a", "b", "15", {}, core::WatchEventType::Modified)}));
+        QCOMPARE(dump(f.view), QStringLiteral("a/a 13\na/c 14\na/b 15"));
+    }
+
+    void quickFilterMatchesNameTextAndLabelSelectorTerms()
+    {
+        Fixture f;
+        f.table.applyBatch(batch({object("prod", "web-1", "1", R"("app":"web","tier":"front")"),
+                                  object("prod", "db-1", "2", R"("app":"db","tier":"back")"),
+                                  object("dev", "web-2", "3", R"("app":"web")"), object("dev", "misc", "4")}));
+        f.view.setQuickFilter(QStringLiteral("web"));
+        QCOMPARE(dump(f.view), QStringLiteral("prod/web-1 1\ndev/web-2 3"));
+        f.view.setQuickFilter(QStringLiteral("app=web,tier!=front"));
+        QCOMPARE(dump(f.view), QStringLiteral("dev/web-2 3"));
+        f.view.setQuickFilter(QStringLiteral("1 app in (web, db)"));
+        QCOMPARE(dump(f.view), QStringLiteral("prod/db-1 2\nprod/web-1 1"));
+        f.view.setQuickFilter(QStringLiteral("-l !app"));
+        QCOMPARE(dump(f.view), QStringLiteral("dev/misc 4"));
+        f.view.setQuickFilter(QStringLiteral("dev/"));
+        QCOMPARE(dump(f.view), QStringLiteral("dev/misc 4\ndev/web-2 3"));
+        f.view.setQuickFilter(QStringLiteral("app=="));
+        QCOMPARE(f.view.quickFilterError(), QString()); // "app==" is app equal to ""
+        f.view.setQuickFilter(QStringLiteral("-l a b=c"));
+        QVERIFY(!f.view.quickFilterError().isEmpty());
+        QCOMPARE(f.view.rowCount(), 4); // a selector that does not parse filters nothing
+        // A label change moves a row in or out of a selector filter.
+        f.view.setQuickFilter(QStringLiteral("app=web"));
+        QCOMPARE(f.view.rowCount(), 2);
+        f.table.applyBatch(batch({object("prod", "db-1", "5", R"("app":"web")", core::WatchEventType::Modified),
+                                  object("dev", "web-2", "6", R"("app":"api")", core::WatchEventType::Modified)}));
+        QCOMPARE(dump(f.view), QStringLiteral("prod/db-1 5\nprod/web-1 1"));
+    }
+
+    void namespaceSelectionShowsOneOrSeveralNamespaces()
+    {
+        Fixture f;
+        f.table.applyBatch(batch({object("a", "x", "1"), object("b", "y", "2"), object("c", "z", "3")}));
+        f.view.setNamespaces({QStringLiteral("b")});
+        QCOMPARE(dump(f.view), QStringLiteral("b/y 2"));
+        f.view.setNamespaces({QStringLiteral("a"), QStringLiteral("c")});
+        QCOMPARE(dump(f.view), QStringLiteral("a/x 1\nc/z 3"));
+        f.table.applyBatch(batch({object("b", "w", "4"), object("c", "a", "5")}));
+        QCOMPARE(dump(f.view), QStringLiteral("c/a 5\na/x 1\nc/z 3"));
+        f.view.setNamespaces({});
+        QCOMPARE(f.view.rowCount(), 5);
+    }
+
+    void selectionFollowsTheObjectThroughInsertsDeletesAndReorders()
+    {
+        Fixture f;
+        QItemSelectionModel sel(&f.view);
+        f.table.applyBatch(batch({object("a", "k", "1"), object("a", "m", "2"), object("a", "p", "3")}));
+        sel.setCurrentIndex(f.view.index(1, 0), QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+        QCOMPARE(sel.currentIndex().data(ObjectTableModel::UidRole).toString(), QStringLiteral("uid-a-m"));
+        std::vector<core::ObjectVersion> before;
+        for (int i = 0; i < 30; ++i) // lands in many places: the layout-change path
+            before.push_back(object("a", "b" + std::to_string(i * 7 % 30), std::to_string(100 + i)));
+        before.push_back(object("a", "k", "200", {}, core::WatchEventType::Deleted));
+        f.table.applyBatch(batch(std::move(before)));
+        QCOMPARE(sel.currentIndex().data(ObjectTableModel::UidRole).toString(), QStringLiteral("uid-a-m"));
+        QCOMPARE(sel.selectedRows().size(), 1);
+        QCOMPARE(sel.selectedRows().first().data(ObjectTableModel::UidRole).toString(), QStringLiteral("uid-a-m"));
+        f.view.sort(ObjectTableModel::ResourceVersion, Qt::DescendingOrder);
+        f.table.applyBatch(batch({object("a", "m", "300", {}, core::WatchEventType::Modified)}));
+        QCOMPARE(sel.currentIndex().row(), 0);
+        QCOMPARE(sel.currentIndex().data(ObjectTableModel::UidRole).toString(), QStringLiteral("uid-a-m"));
+        f.view.setQuickFilter(QStringLiteral("m"));
+        QCOMPARE(sel.currentIndex().data(ObjectTableModel::UidRole).toString(), QStringLiteral("uid-a-m"));
+    }
+
+    void serverTableColumnsJoinByUidEvenWhenTheyArriveFirst()
+    {
+        Fixture f;
+        f.table.setServerColumns({{QStringLiteral("Data"), QStringLiteral("integer"), {}, {}, 0}});
+        f.table.applyServerRows({{"uid-a-y", {QVariant(qlonglong(7))}}});
+        f.table.applyBatch(batch({object("a", "x", "1"), object("a", "y", "2")}));
+        f.table.applyServerRows({{"uid-a-x", {QVariant(qlonglong(3))}}});
+        QCOMPARE(f.view.columnCount(), ObjectTableModel::ColumnCount + 1);
+        QCOMPARE(f.view.headerData(ObjectTableModel::ColumnCount, Qt::Horizontal).toString(), QStringLiteral("Data"));
+        f.view.sort(ObjectTableModel::ColumnCount, Qt::DescendingOrder);
+        QCOMPARE(dump(f.view), QStringLiteral("a/y 2\na/x 1"));
+        QCOMPARE(f.view.index(0, ObjectTableModel::ColumnCount).data().toLongLong(), 7);
+    }
+
+    void labelSelectorParses_data()
+    {
+        QTest::addColumn<QString>("selector");
+        QTest::addColumn<QString>("labels");
+        QTest::addColumn<bool>("valid");
+        QTest::addColumn<bool>("matches");
+        QTest::newRow("equals") << "app=web" << "app=web" << true << true;
+        QTest::newRow("double equals") << "app==web" << "app=db" << true << false;
+        QTest::newRow("not equals matches missing key") << "app!=web" << "tier=x" << true << true;
+        QTest::newRow("in") << "env in (prod, staging)" << "env=staging" << true << true;
+        QTest::newRow("notin") << "env notin (prod)" << "env=prod" << true << false;
+        QTest::newRow("exists") << "team" << "team=a" << true << true;
+        QTest::newRow("not exists") << "!team" << "team=a" << true << false;
+        QTest::newRow("several") << "app=web,!legacy,env in (a,b)" << "app=web,env=b" << true << true;
+        QTest::newRow("bad key") << "a b=c" << "" << false << false;
+        QTest::newRow("bad set") << "env in prod)" << "" << false << false;
+    }
+    void labelSelectorParses()
+    {
+        QFETCH(QString, selector);
+        QFETCH(QString, labels);
+        QFETCH(bool, valid);
+        QFETCH(bool, matches);
+        models::LabelSelector s;
+        QCOMPARE(models::parseLabelSelector(selector, &s), valid);
+        models::Labels l;
+        for (const QString &kv : labels.split(u',', Qt::SkipEmptyParts))
+            l.emplace_back(kv.section(u'=', 0, 0).toStdString(), kv.section(u'=', 1).toStdString());
+        std::sort(l.begin(), l.end());
+        if (valid)
+            QCOMPARE(s.matches(l), matches);
+    }
+
+    void labelsAreReadFromMetadataOnly()
+    {
+        const QByteArray json = R"({"kind":"Pod","metadata":{"name":"p","labels":{"b":"2","a":"1"},"annotations":{"x":"y"}},"spec":{"labels":{"no":"no"}}})";
+        const models::Labels l = models::labelsOf(json);
+        QCOMPARE(l.size(), std::size_t(2));
+        QCOMPARE(l[0].first, std::string("a"));
+        QCOMPARE(l[1].second, std::string("2"));
+        QVERIFY(models::labelsOf("{not json").empty());
+    }
+
+    void resourceKindsGroupByApiGroupWithFavouritesPinned()
+    {
+        models::ResourceKindsModel m;
+        QAbstractItemModelTester tester(&m, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        m.setKinds({{QStringLiteral("apps"), QStringLiteral("v1"), QStringLiteral("deployments"), QStringLiteral("Deployment"), true},
+                    {{}, QStringLiteral("v1"), QStringLiteral("pods"), QStringLiteral("Pod"), true},
+                    {{}, QStringLiteral("v1"), QStringLiteral("configmaps"), QStringLiteral("ConfigMap"), true},
+                    {QStringLiteral("example.com"), QStringLiteral("v1"), QStringLiteral("widgets"), QStringLiteral("Widget"), true}});
+        m.setCount(QStringLiteral("pods"), 12);
+        auto treeDump = [&m] {
+            QStringList out;
+            for (int g = 0; g < m.rowCount(); ++g) {
+                const QModelIndex gi = m.index(g, 0);
+                out << gi.data().toString();
+                for (int k = 0; k < m.rowCount(gi); ++k)
+                    out << QStringLiteral("  ") + m.index(k, 0, gi).data().toString() + u' ' + m.index(k, 1, gi).data().toString();
+            }
+            return out.join(u'\n');
+        };
+        QCOMPARE(treeDump(), QStringLiteral("core\n  ConfigMap \n  Pod 12\napps\n  Deployment \nexample.com\n  Widget "));
+        m.setFavourite(QStringLiteral("widgets.example.com"), true);
+        m.setFavourite(QStringLiteral("pods"), true);
+        QCOMPARE(treeDump(), QStringLiteral("Favourites\n  Pod 12\n  Widget \ncore\n  ConfigMap \n  Pod 12\napps\n  Deployment \nexample.com\n  Widget "));
+        m.setFavourite(QStringLiteral("pods"), false);
+        m.setFavourite(QStringLiteral("widgets.example.com"), false);
+        QCOMPARE(m.rowCount(), 3);
+        QCOMPARE(m.indexOf(QStringLiteral("deployments.apps")).data().toString(), QStringLiteral("Deployment"));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestObjectViewModel)
+#include "tst_objectviewmodel.moc"

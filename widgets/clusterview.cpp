@@ -1,0 +1,131 @@
+#include "widgets/clusterview.h"
+
+#include "widgets/objecttablepage.h"
+#include "widgets/resourcekindsview.h"
+
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QSplitter>
+#include <QVBoxLayout>
+
+namespace fieldscope::widgets {
+
+namespace {
+QLabel *badge(QWidget *parent, const char *name, const QString &css)
+{
+    auto *l = new QLabel(parent);
+    l->setObjectName(QString::fromLatin1(name));
+    l->setVisible(false);
+    l->setStyleSheet(QStringLiteral("QLabel { %1 color: white; border-radius: 4px; padding: 2px 8px; }").arg(css));
+    return l;
+}
+} // namespace
+
+ClusterView::ClusterView(QWidget *parent) : QWidget(parent)
+{
+    setObjectName(QStringLiteral("clusterView"));
+    auto *outer = new QVBoxLayout(this);
+    outer->setContentsMargins(6, 6, 6, 0);
+    outer->setSpacing(6);
+
+    auto *banner = new QHBoxLayout;
+    m_contextLabel = new QLabel(tr("Not connected"), this);
+    m_contextLabel->setObjectName(QStringLiteral("contextLabel"));
+    QFont bold = m_contextLabel->font();
+    bold.setBold(true);
+    bold.setPointSizeF(bold.pointSizeF() * 1.15);
+    m_contextLabel->setFont(bold);
+    m_versionLabel = new QLabel(this);
+    m_versionLabel->setObjectName(QStringLiteral("versionLabel"));
+    m_versionLabel->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_sandboxLabel = badge(this, "sandboxLabel", QStringLiteral("background: #2e7d32;"));
+    m_warningLabel = badge(this, "warningLabel", QStringLiteral("background: #c62828;"));
+    m_warningLabel->setWordWrap(true);
+    banner->addWidget(m_contextLabel);
+    banner->addWidget(m_sandboxLabel);
+    banner->addSpacing(12);
+    banner->addWidget(m_versionLabel, 1);
+    banner->addWidget(m_warningLabel);
+    outer->addLayout(banner);
+
+    m_split = new QSplitter(Qt::Horizontal, this);
+    m_split->setObjectName(QStringLiteral("clusterSplitter"));
+    m_kinds = new ResourceKindsView(m_split);
+    m_kinds->setMinimumWidth(200);
+    m_rightSplit = new QSplitter(Qt::Vertical, m_split);
+    m_rightSplit->setObjectName(QStringLiteral("tableDetailSplitter"));
+    m_table = new ObjectTablePage(m_rightSplit);
+    m_rightSplit->setStretchFactor(0, 3);
+    m_rightSplit->setStretchFactor(1, 2);
+    m_rightSplit->setChildrenCollapsible(false);
+    m_split->setStretchFactor(1, 1);
+    m_split->setSizes({230, 900});
+    m_split->setChildrenCollapsible(false);
+    outer->addWidget(m_split, 1);
+
+    connect(m_kinds, &ResourceKindsView::kindChosen, this, &ClusterView::resourceKindChosen);
+}
+
+void ClusterView::setConnection(const QString &context, const QString &server, const QString &version)
+{
+    m_context = context;
+    m_state = version.isEmpty() ? tr("connected") : version;
+    m_contextLabel->setText(context);
+    m_versionLabel->setText(tr("%1 · Kubernetes %2").arg(server, version));
+    Q_EMIT connectionChanged();
+}
+
+void ClusterView::setConnectionWarning(const QString &warning)
+{
+    m_warningLabel->setText(warning);
+    m_warningLabel->setVisible(!warning.isEmpty());
+}
+
+void ClusterView::setConnecting(const QString &what)
+{
+    m_state = what;
+    m_versionLabel->setText(what);
+    setWatchStatus(what, true);
+    Q_EMIT connectionChanged();
+}
+
+void ClusterView::setConnectionError(const QString &error)
+{
+    m_state = tr("failed");
+    m_versionLabel->setText(tr("Connection failed"));
+    setConnectionWarning(error);
+    setWatchStatus(error, false);
+    Q_EMIT connectionChanged();
+}
+
+void ClusterView::setSandboxState(const QString &state)
+{
+    m_sandboxLabel->setText(state);
+    m_sandboxLabel->setVisible(!state.isEmpty());
+}
+
+void ClusterView::setKindsModel(models::ResourceKindsModel *model)
+{
+    m_kinds->setModel(model);
+}
+
+void ClusterView::setObjectModel(models::ObjectTableModel *model, const QString &title, bool namespaced, const QString &resourceKey)
+{
+    m_table->setModel(model, title, namespaced, resourceKey);
+}
+
+void ClusterView::setCurrentKind(const QString &q)
+{
+    m_kinds->setCurrentKind(q);
+}
+
+void ClusterView::setWatchStatus(const QString &status, bool busy)
+{
+    if (status == m_watchStatus && busy == m_busy)
+        return;
+    m_watchStatus = status;
+    m_busy = busy;
+    Q_EMIT statusChanged();
+}
+
+} // namespace fieldscope::widgets

@@ -1,0 +1,67 @@
+#pragma once
+// ClusterView: everything shown for one open cluster: the connection banner, the resource kinds,
+// the object table and the detail pane. One tab of the MainWindow. It knows models and views
+// only; the composition root (app/ClusterController) feeds it. Lives on the GUI thread.
+#include <QWidget>
+
+class QLabel;
+class QSplitter;
+
+namespace fieldscope::models {
+class ObjectTableModel;
+class ResourceKindsModel;
+} // namespace fieldscope::models
+
+namespace fieldscope::widgets {
+
+class ObjectTablePage;
+class ResourceKindsView;
+
+class ClusterView : public QWidget
+{
+    Q_OBJECT
+public:
+    explicit ClusterView(QWidget *parent = nullptr);
+
+    // Connection banner: context, server, version, and warnings such as insecure TLS.
+    void setConnection(const QString &context, const QString &server, const QString &version);
+    void setConnectionWarning(const QString &warning);
+    void setConnecting(const QString &what);
+    void setConnectionError(const QString &error);
+    void setSandboxState(const QString &state); // "" hides it
+    QString contextName() const { return m_context; }
+    QString connectionState() const { return m_state; }
+
+    void setKindsModel(models::ResourceKindsModel *model);
+    void setObjectModel(models::ObjectTableModel *model, const QString &title, bool namespaced, const QString &resourceKey);
+    void setCurrentKind(const QString &qualifiedName);
+
+    // Watch health of the shown resource (the status bar shows the current tab's).
+    void setWatchStatus(const QString &status, bool busy);
+    QString watchStatus() const { return m_watchStatus; }
+    bool isBusy() const { return m_busy; }
+
+    ObjectTablePage *tablePage() const { return m_table; }
+    ResourceKindsView *kindsView() const { return m_kinds; }
+
+Q_SIGNALS:
+    void resourceKindChosen(const QString &qualifiedName);
+    void statusChanged();
+    void connectionChanged();
+
+private:
+    QString m_context;
+    QString m_state;
+    QLabel *m_contextLabel;
+    QLabel *m_versionLabel;
+    QLabel *m_warningLabel;
+    QLabel *m_sandboxLabel;
+    ResourceKindsView *m_kinds;
+    ObjectTablePage *m_table;
+    QSplitter *m_split;
+    QSplitter *m_rightSplit;
+    QString m_watchStatus;
+    bool m_busy = false;
+};
+
+} // namespace fieldscope::widgets
