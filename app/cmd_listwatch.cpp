@@ -16,7 +16,7 @@ namespace {
 
 void addScopeOptions(QCommandLineParser &p)
 {
-    p.addOption({{QStringLiteral("n"), QStringLiteral("namespace")}, QStringLiteral("Namespace to list."), QStringLiteral("NAMESPACE")});
+    p.addOption({{QStringLiteral("n"), QStringLiteral("namespace")}, QStringLiteral("Namespace, or several separated by commas."), QStringLiteral("NAMESPACE[,NAMESPACE...]")});
     p.addOption({{QStringLiteral("A"), QStringLiteral("all-namespaces")}, QStringLiteral("List across all namespaces.")});
     p.addOption({{QStringLiteral("l"), QStringLiteral("selector")}, QStringLiteral("Label selector."), QStringLiteral("SELECTOR")});
     p.addOption({QStringLiteral("field-selector"), QStringLiteral("Field selector."), QStringLiteral("SELECTOR")});
@@ -43,14 +43,21 @@ bool parse(QCommandLineParser &p, const QStringList &args, const char *usage)
     return true;
 }
 
-kube::WatchScope scopeFrom(const QCommandLineParser &p, const CliSession &s, const kube::ResourceInfo &r)
+// One scope per namespace: `-n a,b` watches a set of namespaces (one watch each, multiplexed
+// over the same HTTP/2 connection).
+std::vector<kube::WatchScope> scopesFrom(const QCommandLineParser &p, const CliSession &s, const kube::ResourceInfo &r)
 {
-    kube::WatchScope scope;
-    scope.resource = r;
-    scope.namespace_ = s.namespaceFor(p, r);
-    scope.labelSelector = p.value(QStringLiteral("selector")).toStdString();
-    scope.fieldSelector = p.value(QStringLiteral("field-selector")).toStdString();
-    return scope;
+    std::vector<kube::WatchScope> scopes;
+    const QStringList namespaces = QString::fromStdString(s.namespaceFor(p, r)).split(QLatin1Char(','), Qt::SkipEmptyParts);
+    for (const QString &ns : namespaces.isEmpty() ? QStringList{QString()} : namespaces) {
+        kube::WatchScope scope;
+        scope.resource = r;
+        scope.namespace_ = ns.toStdString();
+        scope.labelSelector = p.value(QStringLiteral("selector")).toStdString();
+        scope.fieldSelector = p.value(QStringLiteral("field-selector")).toStdString();
+        scopes.push_back(std::move(scope));
+    }
+    return scopes;
 }
 
 std::string identity(const std::string &ns, const std::string &name)
@@ -81,26 +88,38 @@ int runList(const QStringList &args)
     kube::WatcherOptions opts;
     opts.listOnly = true;
     opts.tryWatchList = false;
-    kube::Watcher watcher(&session->client(), scopeFrom(p, *session, *r), opts);
-    int rc = 0;
-    QObject::connect(&watcher, &kube::Watcher::errorOccurred, [&](const QString &m) {
-        // A list that fails is reported once and ends the command (no retry loop for scripts).
-        rc = reportError(m);
-        QCoreApplication::exit(rc);
-    });
-    QObject::connect(&watcher, &kube::Watcher::listCompleted, [&] { QCoreApplication::exit(0); });
-    watcher.start();
+    std::vector<std::unique_ptr<kube::Watcher>> watchers;
+    int rc = 0, pending = 0;
+    for (auto &scope : scopesFrom(p, *session, *r)) {
+        auto w = std::make_unique<kube::Watcher>(&session->client(), scope, opts);
+        QObject::connect(w.get(), &kube::Watcher::errorOccurred, [&](const QString &m) {
+            // A list that fails is reported once and ends the command (no retry loop for scripts).
+            rc = reportError(m);
+            QCoreApplication::exit(rc);
+        });
+        QObject::connect(w.get(), &kube::Watcher::listCompleted, [&] {
+            if (--pending == 0)
+                QCoreApplication::exit(0);
+        });
+        ++pending;
+        watchers.push_back(std::move(w));
+    }
+    for (auto &w : watchers)
+        w->start();
     if (QCoreApplication::exec() != 0 || rc != 0)
         return rc ? rc : 1;
-    const auto &objects = watcher.store().objects();
+    std::size_t total = 0;
+    for (const auto &w : watchers)
+        total += w->store().size();
     if (format == QLatin1String("count")) {
-        std::printf("%zu\n", objects.size());
+        std::printf("%zu\n", total);
         return 0;
     }
     std::vector<const core::StoredObject *> sorted;
-    sorted.reserve(objects.size());
-    for (const auto &[uid, o] : objects)
-        sorted.push_back(&o);
+    sorted.reserve(total);
+    for (const auto &w : watchers)
+        for (const auto &[uid, o] : w->store().objects())
+            sorted.push_back(&o);
     std::sort(sorted.begin(), sorted.end(), [](auto *a, auto *b) {
         return std::tie(a->namespace_, a->name) < std::tie(b->namespace_, b->name);
     });
@@ -138,8 +157,10 @@ int runWatch(const QStringList &args)
     const auto *r = session->resolve(p.positionalArguments().first());
     if (!r)
         return 1;
-    kube::Watcher watcher(&session->client(), scopeFrom(p, *session, *r));
-    QObject::connect(&watcher, &kube::Watcher::batchReady, [json](const core::WatchBatch &b) {
+    std::vector<std::unique_ptr<kube::Watcher>> watchers;
+    for (auto &scope : scopesFrom(p, *session, *r))
+        watchers.push_back(std::make_unique<kube::Watcher>(&session->client(), scope));
+    auto print = [json](const core::WatchBatch &b) {
         for (const auto &g : b.gaps) {
             if (json)
                 std::printf("%s\n", core::toJsonText({{"type", "GAP"}, {"fromResourceVersion", g.fromResourceVersion},
@@ -156,21 +177,24 @@ int runWatch(const QStringList &args)
                 std::printf("%-8s %s %s\n", core::watchEventTypeName(e.type), identity(e.namespace_, e.name).c_str(), e.resourceVersion.c_str());
         }
         std::fflush(stdout);
-    });
-    QObject::connect(&watcher, &kube::Watcher::errorOccurred, [](const QString &m) {
-        std::fprintf(stderr, "fieldscope: %s\n", qUtf8Printable(m));
-    });
-    QObject::connect(&watcher, &kube::Watcher::stateChanged, [&watcher](kube::Watcher::State s, const QString &) {
-        if (s == kube::Watcher::State::Failed)
-            QCoreApplication::exit(1);
-        (void)watcher;
-    });
+    };
+    for (auto &w : watchers) {
+        QObject::connect(w.get(), &kube::Watcher::batchReady, print);
+        QObject::connect(w.get(), &kube::Watcher::errorOccurred, [](const QString &m) {
+            std::fprintf(stderr, "fieldscope: %s\n", qUtf8Printable(m));
+        });
+        QObject::connect(w.get(), &kube::Watcher::stateChanged, [](kube::Watcher::State st, const QString &) {
+            if (st == kube::Watcher::State::Failed)
+                QCoreApplication::exit(1);
+        });
+    }
     if (forMs >= 0)
         QTimer::singleShot(forMs, [&] {
             // Deliver what arrived until now before leaving.
-            QMetaObject::invokeMethod(&watcher, [] { QCoreApplication::exit(0); }, Qt::QueuedConnection);
+            QMetaObject::invokeMethod(QCoreApplication::instance(), [] { QCoreApplication::exit(0); }, Qt::QueuedConnection);
         });
-    watcher.start();
+    for (auto &w : watchers)
+        w->start();
     quitOnTerminationSignals();
     return QCoreApplication::exec();
 }

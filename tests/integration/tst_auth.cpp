@@ -94,6 +94,17 @@ private Q_SLOTS:
         QVERIFY(!unauthorized.err.contains("wrong-token-for-401"));
     }
 
+    void commandLineListsASetOfNamespaces()
+    {
+        const auto r = runFieldscope({QStringLiteral("list"), QStringLiteral("serviceaccounts"), QStringLiteral("-n"),
+                                      QStringLiteral("default,kube-public"), QStringLiteral("--kubeconfig"), testKubeconfig(),
+                                      QStringLiteral("--context"), QString::fromStdString(ctxToken())});
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        const QList<QByteArray> lines = r.out.trimmed().split('\n');
+        QVERIFY2(lines.contains("default/default") && lines.contains("kube-public/default"), r.out.constData());
+        QVERIFY(!r.out.contains("kube-system/"));
+    }
+
     void commandLineListsNamespacesWithEachContext_data() { listsNamespacesWithEachAuthKind_data(); }
     void commandLineListsNamespacesWithEachContext()
     {
