@@ -108,7 +108,7 @@ struct ListFigures {
     long rssDeltaKb = 0;
 };
 
-ListFigures fieldscopeList(kube::ApiClient &client, const std::string &ns)
+ListFigures fieldscopeList(kube::ApiClient &client, const std::string &ns, int pageSize)
 {
     const long rss0 = rssKb();
     const double cpu0 = cpuSeconds();
@@ -117,6 +117,7 @@ ListFigures fieldscopeList(kube::ApiClient &client, const std::string &ns)
     kube::WatcherOptions o;
     o.listOnly = true;
     o.tryWatchList = false;
+    o.pageSize = pageSize;
     kube::Watcher w(&client, {configMaps(), ns, {}, {}}, o);
     QEventLoop loop;
     QObject::connect(&w, &kube::Watcher::listCompleted, &loop, &QEventLoop::quit);
@@ -136,7 +137,7 @@ ListFigures fieldscopeList(kube::ApiClient &client, const std::string &ns)
 }
 
 // The same pages, fetched raw through the same transport (no decoding, no store).
-double rawPages(kube::ApiClient &client, const std::string &ns, std::size_t *bytes)
+double rawPages(kube::ApiClient &client, const std::string &ns, std::size_t *bytes, int pageSize)
 {
     QElapsedTimer t;
     t.start();
@@ -146,7 +147,7 @@ double rawPages(kube::ApiClient &client, const std::string &ns, std::size_t *byt
     bool more = true;
     while (more) {
         kube::HttpRequest req;
-        req.path = configMaps().collectionPath(ns) + "?limit=500" + (cont.empty() ? "" : "&continue=" + kube::urlEncode(cont));
+        req.path = configMaps().collectionPath(ns) + "?limit=" + std::to_string(pageSize) + (cont.empty() ? "" : "&continue=" + kube::urlEncode(cont));
         client.send(req, nullptr, [&](core::Result<kube::HttpResponse> r) {
             more = false;
             if (r.ok()) {
@@ -209,6 +210,7 @@ int main(int argc, char **argv)
     p.addOption({QStringLiteral("namespace"), QStringLiteral("namespace"), QStringLiteral("NS"), QStringLiteral("bench-list")});
     p.addOption({QStringLiteral("kubectl"), QStringLiteral("kubectl binary"), QStringLiteral("PATH")});
     p.addOption({QStringLiteral("skip-populate"), QStringLiteral("the ConfigMaps exist already")});
+    p.addOption({QStringLiteral("page-size"), QStringLiteral("LIST page size (client-go and kubectl use 500)"), QStringLiteral("N"), QStringLiteral("500")});
     p.addHelpOption();
     p.process(app);
     kube::ConnectionOptions co;
@@ -227,11 +229,24 @@ int main(int argc, char **argv)
         populate(client, ns, count);
 
     QTemporaryDir tmp;
+    const int pageSize = p.value(QStringLiteral("page-size")).toInt();
     std::size_t rawBytes = 0;
-    rawPages(client, ns, &rawBytes); // warm the apiserver's and etcd's caches for everyone
-    const double raw = rawPages(client, ns, &rawBytes);
-    const ListFigures fs = fieldscopeList(client, ns);
-    const double raw2 = rawPages(client, ns, &rawBytes);
+    rawPages(client, ns, &rawBytes, pageSize); // warm the apiserver's and etcd's caches for everyone
+    // Best of 3 interleaved rounds: the server shares the machine, so single runs are noisy.
+    double raw = 1e9, raw2 = 0;
+    ListFigures fs;
+    fs.wall = 1e9;
+    long firstRssKb = 0; // later rounds reuse memory the first one freed
+    for (int round = 0; round < 3; ++round) {
+        raw = std::min(raw, rawPages(client, ns, &rawBytes, pageSize));
+        ListFigures f = fieldscopeList(client, ns, pageSize);
+        if (round == 0)
+            firstRssKb = f.rssDeltaKb;
+        if (f.wall < fs.wall)
+            fs = f;
+    }
+    fs.rssDeltaKb = firstRssKb;
+    raw2 = raw;
 
     // Peers: curl (one GET of the whole list), kubectl get -o json.
     const auto &cfg = conn->config;
@@ -268,8 +283,8 @@ int main(int argc, char **argv)
     const double rate = decodeRate(nullptr, lines);
 
     std::printf("\nobjects listed:                 %zu (%.1f MB of JSON)\n", fs.objects, fs.jsonBytes / 1e6);
-    std::printf("fieldscope list+index:          %.2f s wall, %.2f s CPU\n", fs.wall, fs.cpu);
-    std::printf("raw paged fetch (same pages):   %.2f s wall (%.2f s after), %.1f MB on the wire after gunzip\n", raw, raw2, rawBytes / 1e6);
+    std::printf("fieldscope list+index:          %.2f s wall (best of 3), %.2f s CPU\n", fs.wall, fs.cpu);
+    std::printf("raw paged fetch (same pages):   %.2f s wall (best of 3), %.1f MB after gunzip\n", raw, rawBytes / 1e6);
     if (curl.wall >= 0)
         std::printf("curl, one GET of the list:      %.2f s wall, %.2f s CPU\n", curl.wall, curl.cpu);
     if (kubectl.wall >= 0)
