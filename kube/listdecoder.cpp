@@ -224,6 +224,13 @@ core::Result<DecodedWatchLine> decodeWatchLine(std::string_view line)
             out.error.httpStatus = st->value("code", 0);
             out.error.reason = st->value("reason", std::string());
             out.error.message = st->value("message", std::string());
+            // Causes tell a 504 ResourceVersionTooLarge (relist) from other timeouts (API brief 2.5).
+            if (auto d = st->find("details"); d != st->end() && d->is_object())
+                if (auto causes = d->find("causes"); causes != d->end() && causes->is_array())
+                    for (const auto &c : *causes)
+                        if (c.is_object())
+                            out.error.causes.push_back({c.value("reason", std::string()), c.value("message", std::string()),
+                                                        c.value("field", std::string())});
             if (out.error.httpStatus == 410)
                 out.error.category = ErrorCategory::Gone;
         }

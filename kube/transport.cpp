@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <deque>
 #include <map>
 #include <random>
@@ -159,6 +160,7 @@ struct Active {
     HttpResponse response;
     bool streamingOk = false; // 2xx status on a streaming request: bytes go to onChunk
     bool abortedByConsumer = false;
+    Clock::time_point lastByte = Clock::now(); // streaming stall detection
     char errorBuffer[CURL_ERROR_SIZE] = {};
 };
 
@@ -226,6 +228,7 @@ namespace {
 size_t onHeader(char *data, size_t size, size_t n, void *userp)
 {
     auto *a = static_cast<Active *>(userp);
+    a->lastByte = Clock::now();
     const std::string_view line(data, size * n);
     if (line.rfind("HTTP/", 0) == 0) {
         // A new status line (after 100-continue or a redirect): start over.
@@ -253,6 +256,7 @@ size_t onHeader(char *data, size_t size, size_t n, void *userp)
 size_t onWrite(char *data, size_t size, size_t n, void *userp)
 {
     auto *a = static_cast<Active *>(userp);
+    a->lastByte = Clock::now();
     const std::string_view bytes(data, size * n);
     if (a->pending->request.streaming && a->pending->onChunk) {
         if (!a->streamingOk && a->response.status == 0) {
@@ -319,9 +323,9 @@ void Transport::run()
         curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, long(m_config.connectTimeoutMs));
         if (r.streaming) {
             // No whole-request limit on watches: the server's timeoutSeconds ends them, and a
-            // stall (half-open connection) is caught by the low-speed limit.
-            curl_easy_setopt(e, CURLOPT_LOW_SPEED_LIMIT, 1L);
-            curl_easy_setopt(e, CURLOPT_LOW_SPEED_TIME, long(r.stallSeconds));
+            // stall (half-open connection) is caught by the idle check in the loop below. Not
+            // CURLOPT_LOW_SPEED_*: libcurl averages speed over ~5 s, so one event before the
+            // silence delayed detection by that much (2 s stall limit -> 8 s).
         } else {
             curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, long(r.timeoutMs));
         }
@@ -393,8 +397,12 @@ void Transport::run()
         curl_slist_free_all(a->headers);
         curl_slist_free_all(a->connectTo);
         Pending &p = *a->pending;
-        if (a->abortedByConsumer)
-            return; // the consumer said stop; it expects no callback
+        if (a->abortedByConsumer) {
+            // The consumer stopped the stream (e.g. a corrupt frame). It still needs the end: the
+            // watcher resumes from onDone, and start() promises exactly one onDone per request.
+            finish(p, Error::make(ErrorCategory::Cancelled, "stream stopped by its consumer"));
+            return;
+        }
         if (code != CURLE_OK) {
             finish(p, curlError(code, detail.c_str()));
             return;
@@ -477,6 +485,19 @@ void Transport::run()
             if (msg->msg == CURLMSG_DONE)
                 completeTransfer(msg->easy_handle, msg->data.result);
         }
+        // Streams with no byte (not even a chunk header) for stallSeconds are half-open: end
+        // them as a timeout so the owner resumes. The poll below wakes at least once a second.
+        now = Clock::now();
+        std::vector<CURL *> stalled;
+        for (const auto &[easy, a] : d.active) {
+            const int limit = a->pending->request.stallSeconds;
+            if (a->pending->request.streaming && limit > 0 && now - a->lastByte > std::chrono::seconds(limit)) {
+                std::snprintf(a->errorBuffer, sizeof a->errorBuffer, "no data for %d s (stalled stream)", limit);
+                stalled.push_back(easy);
+            }
+        }
+        for (CURL *easy : stalled)
+            completeTransfer(easy, CURLE_OPERATION_TIMEDOUT);
         if (!d.waiting.empty() && nextWake <= Clock::duration::zero())
             continue;
         const int waitMs = int(std::clamp<long long>(std::chrono::duration_cast<std::chrono::milliseconds>(nextWake).count(), 1, 1000));

@@ -57,7 +57,8 @@ class Transport
 {
 public:
     using RequestId = std::uint64_t;
-    // Return false to abort the transfer (e.g. the consumer went away).
+    // Return false to abort the transfer (e.g. the consumer went away); onDone then still runs,
+    // with a Cancelled error.
     using ChunkFn = std::function<bool(const HttpResponse &head, std::string_view bytes)>;
     using DoneFn = std::function<void(core::Result<HttpResponse>)>;
 

@@ -6,6 +6,7 @@
 #include <QLoggingCategory>
 #include <QPointer>
 
+#include <algorithm>
 #include <unordered_set>
 
 Q_LOGGING_CATEGORY(lcWatch, "fieldscope.kube.watch", QtInfoMsg)
@@ -84,6 +85,16 @@ int Watcher::nextTimeoutSeconds()
     std::uniform_int_distribution<int> d(m_opts.minTimeoutSeconds, m_opts.maxTimeoutSeconds);
     return d(m_rng);
 }
+
+namespace {
+// 504 with a ResourceVersionTooLarge cause: the server has not reached our RV (another HA
+// apiserver). Arrives as an HTTP status or, once the RV was parsed, as an ERROR event; both relist.
+bool isResourceVersionTooLarge(const core::Error &e)
+{
+    return e.httpStatus == 504
+        && std::any_of(e.causes.begin(), e.causes.end(), [](const core::StatusCause &c) { return c.reason == "ResourceVersionTooLarge"; });
+}
+} // namespace
 
 std::string listQuery(const WatchScope &scope)
 {
@@ -222,6 +233,7 @@ void Watcher::watch(bool watchList)
     req.path = m_scope.resource.collectionPath(m_scope.namespace_) + "?watch=1&allowWatchBookmarks=true&timeoutSeconds="
              + std::to_string(nextTimeoutSeconds()) + listQuery(m_scope);
     m_inWatchListInitial = watchList;
+    m_streamError.clear();
     if (watchList) {
         // Streaming list (API brief 2.6): initial state as ADDED events ending with a bookmark.
         req.path += "&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&resourceVersion=";
@@ -255,10 +267,13 @@ void Watcher::watch(bool watchList)
             std::string error;
             for (const auto &l : lines) {
                 auto d = decodeWatchLine(l);
-                if (d.ok())
-                    decoded.push_back(std::move(*d));
-                else
+                if (!d.ok()) {
+                    // Stop at the first corrupt frame: applying later events would skip the one
+                    // it hid for good, since we resume from the last RV applied.
                     error = d.error().describe();
+                    break;
+                }
+                decoded.push_back(std::move(*d));
             }
             std::lock_guard lock(stream->mutex);
             for (auto &d : decoded)
@@ -294,10 +309,13 @@ void Watcher::flush()
                 m_rv = l.resourceVersion;
             break;
         case WatchLineType::Error:
-            if (l.error.httpStatus == 410 || l.error.category == ErrorCategory::Gone) {
+            if (l.error.httpStatus == 410 || l.error.category == ErrorCategory::Gone || isResourceVersionTooLarge(l.error)) {
                 relistAfter(l.error.message);
             } else {
-                Q_EMIT errorOccurred(QString::fromStdString(l.error.describe()));
+                // The server ends the stream after an ERROR; onWatchEnded backs off before
+                // watching again instead of resuming at once (API brief 2.5 state machine).
+                m_streamError = QString::fromStdString(l.error.describe());
+                Q_EMIT errorOccurred(m_streamError);
             }
             break;
         default:
@@ -377,8 +395,7 @@ void Watcher::onWatchEnded(int gen, core::Result<HttpResponse> r)
             list(m_synced);
             return;
         }
-        const bool tooLarge = r->status == 504 && r->body.find("ResourceVersionTooLarge") != std::string::npos;
-        if (r->status == 410 || tooLarge) {
+        if (r->status == 410 || isResourceVersionTooLarge(e)) {
             relistAfter(e.message);
             return;
         }
@@ -400,8 +417,13 @@ void Watcher::onWatchEnded(int gen, core::Result<HttpResponse> r)
         backoffThen([this] { watch(false); }, why);
         return;
     }
-    // A normal end (server timeout): resume at once.
     ++m_resumes;
+    if (!m_streamError.isEmpty()) {
+        // The stream ended because of an ERROR event (not 410): back off, then resume.
+        backoffThen([this, wasWatchList] { watch(wasWatchList); }, m_streamError);
+        return;
+    }
+    // A normal end (server timeout): resume at once.
     if (wasWatchList)
         watch(true);
     else

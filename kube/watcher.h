@@ -100,6 +100,7 @@ private:
     bool m_synced = false;
     bool m_watchListUnsupported = false;
     bool m_inWatchListInitial = false;
+    QString m_streamError; // an ERROR event (other than 410) ended the current stream
     bool m_progressive = false; // first sync into an empty store: deliver pages as they come
     std::vector<core::ObjectVersion> m_relistItems; // relist/WatchList buffer, diffed at the end
     core::WatchBatch m_batch;
