@@ -1,0 +1,230 @@
+// Discovery against replayed answers (API brief 1): aggregated apidiscovery.k8s.io/v2 from a
+// 1.34 server, chosen by the response Content-Type, with ETag revalidation; the legacy
+// per-group-version path when the server answers plain application/json, with a failing
+// aggregated APIService recorded while the rest is shown.
+#include "kube/discovery.h"
+#include "transcriptserver.h"
+
+#include <QSignalSpy>
+#include <QTest>
+
+using namespace fieldscope;
+using namespace fieldscope::testing;
+
+namespace {
+
+// Exactly what client-go sends (AcceptV2 + "," + AcceptV1; API brief 1.2).
+const std::string kAggregatedAccept = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json";
+const std::string kApiEtag = "\"0B1A3A8BE5DBF0A2A9A7B0E5E6A9B4C1D2E3F4A5B6C7D8E9F0A1B2C3D4E5F6A7\"";
+const std::string kApisEtag = "\"7F3C2D1E0A9B8C7D6E5F4A3B2C1D0E9F8A7B6C5D4E3F2A1B0C9D8E7F6A5B4C3D\"";
+
+struct Fixture {
+    TranscriptServer server;
+    kube::ApiClient client;
+    kube::Discovery discovery;
+
+    Fixture() : client(makeTransport(server)), discovery(&client)
+    {
+        server.on("/version").exactPath().replyFile(QStringLiteral("discovery/version-1.34.http")).repeatLast();
+    }
+    static std::shared_ptr<kube::Transport> makeTransport(const TranscriptServer &s)
+    {
+        kube::TransportConfig config;
+        config.server = s.url();
+        config.qps = 0;
+        return std::make_shared<kube::Transport>(config);
+    }
+
+    void serveAggregated()
+    {
+        server.on("/api").exactPath().replyFile(QStringLiteral("discovery/aggregated-1.34-api.http"));
+        server.on("/apis").exactPath().replyFile(QStringLiteral("discovery/aggregated-1.34-apis.http"));
+    }
+    void serveLegacy()
+    {
+        server.on("/api").exactPath().replyFile(QStringLiteral("discovery/legacy-api.http"));
+        server.on("/apis").exactPath().replyFile(QStringLiteral("discovery/legacy-apis.http"));
+        server.on("/api/v1").exactPath().replyFile(QStringLiteral("discovery/legacy-api-v1.http"));
+        server.on("/apis/apps/v1").exactPath().replyFile(QStringLiteral("discovery/legacy-apps-v1.http"));
+        server.on("/apis/autoscaling/v2").exactPath().replyFile(QStringLiteral("discovery/legacy-autoscaling-v2.http"));
+        server.on("/apis/autoscaling/v1").exactPath().replyFile(QStringLiteral("discovery/legacy-autoscaling-v1.http"));
+        server.on("/apis/metrics.k8s.io/v1beta1").exactPath().replyFile(QStringLiteral("discovery/legacy-metrics-503.http"));
+    }
+
+    // Runs one refresh to its end; false when it failed or timed out.
+    bool refresh()
+    {
+        QSignalSpy finished(&discovery, &kube::Discovery::finished);
+        QSignalSpy failed(&discovery, &kube::Discovery::failed);
+        discovery.refresh();
+        if (!finished.wait(10'000))
+            return false;
+        return failed.isEmpty();
+    }
+
+    const kube::ResourceInfo *get(const std::string &group, const std::string &version, const std::string &resource) const
+    {
+        for (const auto &r : discovery.snapshot().resources)
+            if (r.group == group && r.version == version && r.resource == resource)
+                return &r;
+        return nullptr;
+    }
+};
+
+QStringList names(const std::vector<std::string> &v)
+{
+    QStringList out;
+    for (const auto &s : v)
+        out << QString::fromStdString(s);
+    return out;
+}
+
+} // namespace
+
+class TestDiscoveryTranscripts : public QObject
+{
+    Q_OBJECT
+private Q_SLOTS:
+    void aggregatedDiscoveryAsksWithClientGosAcceptAndNeedsTwoRequests()
+    {
+        Fixture f;
+        f.serveAggregated();
+        QVERIFY(f.refresh());
+        QVERIFY(f.discovery.snapshot().aggregated);
+        QCOMPARE(QString::fromStdString(f.discovery.snapshot().serverVersion), QStringLiteral("v1.34.2"));
+        const auto api = f.server.requests("/api");
+        QCOMPARE(int(api.size()), 2); // /api and /apis, nothing per group version
+        for (const auto &r : api)
+            QCOMPARE(QString::fromStdString(r.header("Accept").value_or("")), QString::fromStdString(kAggregatedAccept));
+        QVERIFY(f.server.unmatched().empty());
+    }
+
+    void aggregatedPreferredVersionIsTheFirstListed()
+    {
+        Fixture f;
+        f.serveAggregated();
+        QVERIFY(f.refresh());
+        const auto *v2 = f.get("autoscaling", "v2", "horizontalpodautoscalers");
+        const auto *v1 = f.get("autoscaling", "v1", "horizontalpodautoscalers");
+        QVERIFY(v2 && v1);
+        QVERIFY(v2->preferred);
+        QVERIFY(!v1->preferred);
+        QCOMPARE(f.discovery.snapshot().find("autoscaling", "horizontalpodautoscalers"), v2);
+        QCOMPARE(f.discovery.snapshot().resolve("hpa"), v2);
+    }
+
+    void aggregatedEmptyResponseKindGroupVersionMeansTheEnclosingOne()
+    {
+        Fixture f;
+        f.serveAggregated();
+        QVERIFY(f.refresh());
+        const auto *deploy = f.discovery.snapshot().resolve("deploy");
+        QVERIFY(deploy);
+        QCOMPARE(QString::fromStdString(deploy->kind), QStringLiteral("Deployment"));
+        QCOMPARE(QString::fromStdString(deploy->apiVersion()), QStringLiteral("apps/v1"));
+        QVERIFY(deploy->namespaced);
+        // The core group comes from /api as a group without a name.
+        const auto *cm = f.discovery.snapshot().resolve("cm");
+        QVERIFY(cm);
+        QCOMPARE(QString::fromStdString(cm->apiVersion()), QStringLiteral("v1"));
+        QCOMPARE(QString::fromStdString(cm->kind), QStringLiteral("ConfigMap"));
+        const auto *ns = f.discovery.snapshot().resolve("namespaces");
+        QVERIFY(ns && !ns->namespaced); // scope "Cluster"
+    }
+
+    void aggregatedSubresourcesAreNestedUnderTheirParent()
+    {
+        Fixture f;
+        f.serveAggregated();
+        QVERIFY(f.refresh());
+        QCOMPARE(names(f.get("apps", "v1", "deployments")->subresources), (QStringList{QStringLiteral("scale"), QStringLiteral("status")}));
+        QCOMPARE(names(f.get("", "v1", "pods")->subresources),
+                 (QStringList{QStringLiteral("eviction"), QStringLiteral("log"), QStringLiteral("status")}));
+        for (const auto &r : f.discovery.snapshot().resources)
+            QVERIFY2(r.resource.find('/') == std::string::npos, r.resource.c_str());
+    }
+
+    void aggregatedStaleGroupVersionIsFlaggedAndNotFatal()
+    {
+        Fixture f;
+        f.serveAggregated();
+        QVERIFY(f.refresh());
+        const auto *podMetrics = f.get("metrics.k8s.io", "v1beta1", "pods");
+        QVERIFY(podMetrics);
+        QVERIFY(podMetrics->stale);
+        QVERIFY(f.get("metrics.k8s.io", "v1beta1", "nodes")->stale);
+        QVERIFY(!f.get("apps", "v1", "deployments")->stale);
+        QVERIFY(f.discovery.snapshot().failedGroups.empty());
+    }
+
+    void aggregatedContentTypeIsRecognisedInAnyParameterOrder()
+    {
+        QVERIFY(kube::isAggregatedContentType("application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList"));
+        QVERIFY(kube::isAggregatedContentType("application/json; as=APIGroupDiscoveryList; v=v2; g=apidiscovery.k8s.io"));
+        QVERIFY(!kube::isAggregatedContentType("application/json"));
+        QVERIFY(!kube::isAggregatedContentType("application/json;as=Table;v=v1;g=meta.k8s.io"));
+    }
+
+    void plainJsonContentTypeFallsBackToLegacyDiscovery()
+    {
+        Fixture f;
+        f.serveLegacy();
+        QVERIFY(f.refresh());
+        const auto &snap = f.discovery.snapshot();
+        QVERIFY(!snap.aggregated);
+        // One request per group version, as on servers without aggregated discovery.
+        for (const char *path : {"/api/v1", "/apis/apps/v1", "/apis/autoscaling/v2", "/apis/autoscaling/v1", "/apis/metrics.k8s.io/v1beta1"})
+            QCOMPARE(f.server.count([path](const RecordedRequest &r) { return r.path == path; }), 1);
+        QVERIFY(f.get("autoscaling", "v2", "horizontalpodautoscalers")->preferred);
+        QVERIFY(!f.get("autoscaling", "v1", "horizontalpodautoscalers")->preferred);
+        QCOMPARE(names(f.get("apps", "v1", "deployments")->subresources), (QStringList{QStringLiteral("scale"), QStringLiteral("status")}));
+        QCOMPARE(names(f.get("", "v1", "pods")->subresources), (QStringList{QStringLiteral("log"), QStringLiteral("status")}));
+        QVERIFY(!f.get("", "v1", "pods/log"));
+        QVERIFY(f.server.unmatched().empty());
+    }
+
+    void legacyGroupVersionAnswering503IsRecordedWhileTheRestIsShown()
+    {
+        Fixture f;
+        f.serveLegacy();
+        QVERIFY(f.refresh()); // finished, not failed
+        const auto &failed = f.discovery.snapshot().failedGroups;
+        QCOMPARE(int(failed.size()), 1);
+        QVERIFY(failed.count("metrics.k8s.io/v1beta1"));
+        const QString why = QString::fromStdString(failed.at("metrics.k8s.io/v1beta1"));
+        QVERIFY2(why.contains(QStringLiteral("503")) && why.contains(QStringLiteral("service unavailable")), qPrintable(why));
+        QVERIFY(!f.get("metrics.k8s.io", "v1beta1", "pods"));
+        QVERIFY(f.get("apps", "v1", "deployments"));
+        QVERIFY(f.get("", "v1", "configmaps"));
+    }
+
+    void etagRevalidationWith304ReusesTheCachedDocuments()
+    {
+        Fixture f;
+        auto noEtag = [](const RecordedRequest &r) { return !r.header("If-None-Match"); };
+        f.server.on("/api").exactPath().where(noEtag).replyFile(QStringLiteral("discovery/aggregated-1.34-api.http"));
+        f.server.on("/apis").exactPath().where(noEtag).replyFile(QStringLiteral("discovery/aggregated-1.34-apis.http"));
+        f.server.on("/api").exactPath().where([](const RecordedRequest &r) { return r.header("If-None-Match") == kApiEtag; })
+            .replyFile(QStringLiteral("discovery/aggregated-1.34-api-304.http"));
+        f.server.on("/apis").exactPath().where([](const RecordedRequest &r) { return r.header("If-None-Match") == kApisEtag; })
+            .replyFile(QStringLiteral("discovery/aggregated-1.34-apis-304.http"));
+        QVERIFY(f.refresh());
+        const auto first = f.discovery.snapshot().resources.size();
+        QVERIFY(first > 0);
+
+        QVERIFY(f.refresh());
+        const auto &snap = f.discovery.snapshot();
+        QVERIFY(snap.aggregated);
+        QCOMPARE(snap.resources.size(), first);
+        QVERIFY(f.get("metrics.k8s.io", "v1beta1", "pods")->stale);
+        QCOMPARE(names(f.get("apps", "v1", "deployments")->subresources), (QStringList{QStringLiteral("scale"), QStringLiteral("status")}));
+        const auto requests = f.server.requests("/api");
+        QCOMPARE(int(requests.size()), 4);
+        QCOMPARE(QString::fromStdString(requests[2].header("If-None-Match").value_or("")), QString::fromStdString(kApiEtag));
+        QCOMPARE(QString::fromStdString(requests[3].header("If-None-Match").value_or("")), QString::fromStdString(kApisEtag));
+        QVERIFY(f.server.unmatched().empty());
+    }
+};
+
+QTEST_GUILESS_MAIN(TestDiscoveryTranscripts)
+#include "tst_discovery_transcripts.moc"
