@@ -1,8 +1,10 @@
 #include "app/clustercontroller.h"
 
+
 #include "core/json.h"
 #include "widgets/clusterview.h"
 #include "widgets/consentdialog.h"
+#include "widgets/detailpane.h"
 #include "widgets/objecttablepage.h"
 
 #include <QApplication>
@@ -47,15 +49,21 @@ ClusterController::ClusterController(widgets::ClusterView *view, QObject *parent
             [this] { onConnected(m_connecting.result()); });
     connect(view, &widgets::ClusterView::resourceKindChosen, this, &ClusterController::showResource);
     view->setKindsModel(&m_kinds);
+    view->detailPane()->setEventsModel(&m_events);
+    view->detailPane()->setHistoryModel(&m_historyModel);
+    connect(view->tablePage(), &widgets::ObjectTablePage::currentObjectChanged, this, &ClusterController::onCurrentObject);
 }
 
 ClusterController::~ClusterController()
 {
     if (m_view) { // the view may outlive the models it shows
         m_view->setKindsModel(nullptr);
+        m_view->detailPane()->setEventsModel(nullptr);
+        m_view->detailPane()->setHistoryModel(nullptr);
         m_view->setObjectModel(nullptr, {}, false, {});
     }
     m_watcher.reset();
+    m_eventsWatcher.reset();
     m_namespaceWatcher.reset();
     m_discovery.reset();
     m_client.reset();
@@ -71,6 +79,7 @@ void ClusterController::open(const QString &kubeconfigPath, const QString &conte
     opts.context = context.toStdString();
     // Exec plugins are arbitrary programs: ask once per kubeconfig file and command. Called on the
     // network thread; the dialog runs on the GUI thread while the network thread waits for it.
+    // Decisions survive restarts (per kubeconfig file and command), so the prompt appears once.
     opts.credentials.askConsent = [view = QPointer<widgets::ClusterView>(m_view)](const kube::ExecConsentRequest &req) {
         bool allowed = false;
         QMetaObject::invokeMethod(qApp, [&] {
@@ -212,6 +221,8 @@ void ClusterController::showResource(const QString &resource)
     m_loaded = false;
     m_shownKind = qualified;
     m_watcher.reset();
+    onCurrentObject({});
+    m_history.clear();
     m_model.clear();
     kube::WatchScope scope;
     scope.resource = *info;
@@ -242,12 +253,18 @@ void ClusterController::drainPrepared(int generation)
     if (generation != m_generation)
         return;
     bool completed = false;
+    std::vector<std::string> touched;
     while (!m_preparing.empty() && m_preparing.front().isFinished()) {
         models::PreparedBatch p = m_preparing.front().takeResult();
         m_preparing.pop_front();
         completed |= p.batch.initialListComplete;
+        m_history.record(p.batch);
+        for (const auto &e : p.batch.events)
+            if (!m_currentUid.isEmpty() && e.uid == m_currentUid.toStdString())
+                touched.push_back(e.uid);
         m_model.applyPrepared(std::move(p));
     }
+    refreshDetail(touched);
     if (m_loaded || completed)
         m_kinds.setCount(m_shownKind, m_model.rowCount());
     if (completed && !m_loaded) {
@@ -255,6 +272,43 @@ void ClusterController::drainPrepared(int generation)
         Q_EMIT loaded();
     }
     updateStatus();
+}
+
+// The detail pane follows the table's current object; its events come from a watch on core/v1
+// events with fieldSelector involvedObject.uid (events about one object, API brief 2.1).
+void ClusterController::onCurrentObject(const QString &uid)
+{
+    if (uid == m_currentUid)
+        return;
+    m_currentUid = uid;
+    m_eventsWatcher.reset();
+    m_events.clear();
+    const int row = uid.isEmpty() ? -1 : m_model.rowOf(uid.toStdString());
+    m_view->detailPane()->showObject(row < 0 ? QString() : uid, row < 0 ? QByteArray() : m_model.objectJson(row));
+    m_historyModel.setVersions(uid.toStdString(), uid.isEmpty() ? std::vector<models::SeenVersion>{} : m_history.versions(uid.toStdString()));
+    const auto *info = m_discovery && !uid.isEmpty() ? m_discovery->snapshot().find("", "events") : nullptr;
+    if (!info)
+        return;
+    kube::WatchScope scope;
+    scope.resource = *info;
+    scope.namespace_ = row < 0 ? std::string() : m_model.row(row).namespace_;
+    scope.fieldSelector = "involvedObject.uid=" + uid.toStdString();
+    kube::WatcherOptions opts;
+    opts.tryWatchList = false;
+    m_eventsWatcher = std::make_unique<kube::Watcher>(m_client.get(), scope, opts);
+    connect(m_eventsWatcher.get(), &kube::Watcher::batchReady, &m_events, &models::EventTableModel::applyBatch);
+    connect(m_eventsWatcher.get(), &kube::Watcher::stateChanged, this, &ClusterController::updateStatus);
+    m_eventsWatcher->start();
+}
+
+void ClusterController::refreshDetail(const std::vector<std::string> &touched)
+{
+    if (touched.empty())
+        return;
+    const int row = m_model.rowOf(m_currentUid.toStdString());
+    if (row >= 0)
+        m_view->detailPane()->showObject(m_currentUid, m_model.objectJson(row));
+    m_historyModel.setVersions(m_currentUid.toStdString(), m_history.versions(m_currentUid.toStdString()));
 }
 
 void ClusterController::updateStatus()

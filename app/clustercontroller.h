@@ -7,6 +7,8 @@
 #include "kube/connection.h"
 #include "kube/discovery.h"
 #include "kube/watcher.h"
+#include "models/eventtablemodel.h"
+#include "models/objecthistorymodel.h"
 #include "models/objecttablemodel.h"
 #include "models/resourcekindsmodel.h"
 #include "widgets/clusterview.h"
@@ -44,6 +46,11 @@ public:
     kube::Watcher *watcher() const { return m_watcher.get(); }
     const kube::DiscoverySnapshot *discovery() const { return m_discovery ? &m_discovery->snapshot() : nullptr; }
     QString currentResource() const { return m_wantedResource; }
+    models::EventTableModel *eventsModel() { return &m_events; }
+    models::ObjectHistoryModel *historyModel() { return &m_historyModel; }
+    kube::Watcher *eventsWatcher() const { return m_eventsWatcher.get(); }
+    // Versions kept per object for the History tab.
+    void setHistoryRetention(int versionsPerObject) { m_history.setMaxVersionsPerObject(versionsPerObject); }
 
 Q_SIGNALS:
     void loaded(); // the shown resource's first list is in the table
@@ -57,6 +64,8 @@ private:
     void onBatch(const core::WatchBatch &batch);
     void drainPrepared(int generation);
     void updateStatus();
+    void onCurrentObject(const QString &uid);
+    void refreshDetail(const std::vector<std::string> &touchedUids);
 
     QPointer<widgets::ClusterView> m_view;
     QString m_contextName;
@@ -69,6 +78,11 @@ private:
     QSet<QString> m_namespaceNames;
     models::ObjectTableModel m_model;
     models::ResourceKindsModel m_kinds;
+    models::EventTableModel m_events;
+    std::unique_ptr<kube::Watcher> m_eventsWatcher;
+    models::SessionHistory m_history;
+    models::ObjectHistoryModel m_historyModel;
+    QString m_currentUid;
     QString m_shownKind; // qualified name of what m_watcher watches
     bool m_loaded = false;
     // Batches are decoded in arrival order on one worker thread, applied in that order here.

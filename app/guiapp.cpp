@@ -3,7 +3,10 @@
 #include "app/clustercontroller.h"
 #include "app/commands.h"
 #include "app/sandbox.h"
+#include "app/workspace.h"
 #include "widgets/clusterview.h"
+#include "widgets/detailpane.h"
+#include "widgets/objecttablepage.h"
 #include "widgets/mainwindow.h"
 
 #include <QApplication>
@@ -14,6 +17,8 @@
 #include <QTimer>
 
 #include <cstdio>
+#include <memory>
+#include <utility>
 
 namespace fieldscope::app {
 namespace {
@@ -45,20 +50,49 @@ int runGui(int &argc, char **argv)
     p.addOption({QStringLiteral("kubeconfig"), QStringLiteral("Use this kubeconfig file."), QStringLiteral("FILE")});
     p.addOption({QStringLiteral("sandbox"), QStringLiteral("Start (or reuse) the local sandbox cluster and connect to it.")});
     p.addOption({QStringLiteral("resource"), QStringLiteral("Resource kind to show first (default: namespaces)."), QStringLiteral("R")});
-    p.addOption({QStringLiteral("screenshot"), QStringLiteral("Render the window once the view has loaded, save it as PNG and exit."), QStringLiteral("FILE")});
+    p.addOption({QStringLiteral("select"), QStringLiteral("Select this object: R/NAME or R/NAMESPACE/NAME (R as for --resource)."), QStringLiteral("R/NAME")});
+    p.addOption({QStringLiteral("tab"), QStringLiteral("Detail tab to show: summary, yaml, ownership, history or events."), QStringLiteral("TAB")});
+    p.addOption({QStringLiteral("screenshot"), QStringLiteral("Render the window once the selected view has loaded, save it as PNG and exit."), QStringLiteral("FILE")});
     p.addOption({QStringLiteral("size"), QStringLiteral("Window size for --screenshot (default 1280x800)."), QStringLiteral("WxH"), QStringLiteral("1280x800")});
     p.addOption({QStringLiteral("keep-sandbox"), QStringLiteral("Leave the sandbox cluster running when the app quits.")});
     p.process(app);
 
+    widgets::DetailPane::Tab tab = widgets::DetailPane::SummaryTab;
+    const QString tabName = p.value(QStringLiteral("tab"));
+    if (!tabName.isEmpty() && !widgets::DetailPane::tabFromName(tabName, &tab)) {
+        std::fprintf(stderr, "fieldscope: --tab must be summary, yaml, ownership, history or events\n");
+        return 2;
+    }
+    QString resource = p.value(QStringLiteral("resource"));
+    QString selectNs, selectName;
+    if (p.isSet(QStringLiteral("select"))) {
+        const QStringList parts = p.value(QStringLiteral("select")).split(u'/');
+        if (parts.size() < 2 || parts.size() > 3 || parts.contains(QString())) {
+            std::fprintf(stderr, "fieldscope: --select wants R/NAME or R/NAMESPACE/NAME\n");
+            return 2;
+        }
+        resource = parts.first();
+        selectName = parts.last();
+        if (parts.size() == 3)
+            selectNs = parts[1];
+    }
+
     widgets::MainWindow window;
-    widgets::ClusterView *view = window.addCluster(QObject::tr("Connecting"));
-    ClusterController controller(view);
+    Workspace workspace(&window);
     SandboxController sandbox;
     const bool useSandbox = p.isSet(QStringLiteral("sandbox"))
                          || (!p.isSet(QStringLiteral("context")) && !p.isSet(QStringLiteral("kubeconfig")));
-    if (p.isSet(QStringLiteral("resource")))
-        controller.showResource(p.value(QStringLiteral("resource")));
     sandbox.setStopOnExit(!p.isSet(QStringLiteral("keep-sandbox")));
+
+    // The first cluster; its tab exists before the sandbox or kubeconfig is ready.
+    ClusterController *first = nullptr;
+    auto openFirst = [&](const QString &kubeconfig, const QString &context) {
+        workspace.setKubeconfig(kubeconfig);
+        workspace.loadContexts();
+        first = workspace.open(context);
+        if (!resource.isEmpty())
+            first->showResource(resource);
+    };
 
     const QString shot = p.value(QStringLiteral("screenshot"));
     if (!shot.isEmpty()) {
@@ -70,27 +104,58 @@ int runGui(int &argc, char **argv)
             std::fprintf(ok ? stdout : stderr, ok ? "%s\n" : "fieldscope: cannot write %s\n", qUtf8Printable(shot));
             QApplication::exit(ok ? code : 1);
         };
-        // Let the table lay out its rows before grabbing.
-        QObject::connect(&controller, &ClusterController::loaded, &window, [save] { QTimer::singleShot(300, [save] { save(0); }); });
-        QObject::connect(&controller, &ClusterController::failed, &window, [save](const QString &m) {
+        auto fail = [save](const QString &m) {
             std::fprintf(stderr, "fieldscope: %s\n", qUtf8Printable(m));
             save(1);
+        };
+        // Let the views lay out before grabbing.
+        auto settle = [save] { QTimer::singleShot(400, [save] { save(0); }); };
+        QObject::connect(&workspace, &Workspace::opened, &window, [=, done = std::make_shared<bool>(false)](ClusterController *c) {
+            if (std::exchange(*done, true))
+                return; // only the first cluster is waited for
+            QObject::connect(c, &ClusterController::failed, c, fail);
+            QObject::connect(c, &ClusterController::loaded, c, [=] {
+                if (selectName.isEmpty())
+                    return settle();
+                widgets::ClusterView *view = c->view();
+                if (!view->tablePage()->selectName(selectNs, selectName))
+                    return fail(QStringLiteral("no %1 named %2").arg(resource, selectName));
+                view->detailPane()->setCurrentTab(tab);
+                // Wait for the detail (and for the Events tab, the first list of events).
+                auto *poll = new QTimer(c);
+                QObject::connect(poll, &QTimer::timeout, c, [=] {
+                    const bool eventsReady = tab != widgets::DetailPane::EventsTab
+                                          || (c->eventsWatcher() && c->eventsWatcher()->initialListComplete());
+                    if (view->detailPane()->isReady() && eventsReady) {
+                        poll->stop();
+                        settle();
+                    }
+                });
+                poll->start(50);
+            });
         });
+        if (useSandbox)
+            QObject::connect(&sandbox, &SandboxController::failed, &window, fail);
         QTimer::singleShot(120'000, [save] { save(1); });
     }
 
+    QString sandboxState;
     if (useSandbox) {
-        QObject::connect(&sandbox, &SandboxController::stateChanged, view, &widgets::ClusterView::setSandboxState);
-        QObject::connect(&sandbox, &SandboxController::ready, &controller, [&](const QString &kubeconfig) {
-            controller.open(kubeconfig, SandboxController::contextName());
+        widgets::ClusterView *placeholder = window.addCluster(SandboxController::contextName());
+        QObject::connect(&sandbox, &SandboxController::stateChanged, placeholder, &widgets::ClusterView::setSandboxState);
+        QObject::connect(&sandbox, &SandboxController::stateChanged, &window, [&sandboxState](const QString &s) { sandboxState = s; });
+        QObject::connect(&sandbox, &SandboxController::ready, &window, [&, placeholder](const QString &kubeconfig) {
+            window.tabs()->removeTab(window.tabs()->indexOf(placeholder));
+            placeholder->deleteLater();
+            openFirst(kubeconfig, SandboxController::contextName());
+            first->view()->setSandboxState(sandboxState);
+            QObject::connect(&sandbox, &SandboxController::stateChanged, first->view(), &widgets::ClusterView::setSandboxState);
         });
-        QObject::connect(&sandbox, &SandboxController::failed, view, &widgets::ClusterView::setConnectionError);
-        if (!shot.isEmpty())
-            QObject::connect(&sandbox, &SandboxController::failed, &controller, &ClusterController::failed);
-        view->setConnecting(QObject::tr("Starting the sandbox cluster (first start takes a few seconds)…"));
+        QObject::connect(&sandbox, &SandboxController::failed, placeholder, &widgets::ClusterView::setConnectionError);
+        placeholder->setConnecting(QObject::tr("Starting the sandbox cluster (first start takes a few seconds)…"));
         sandbox.start();
     } else {
-        controller.open(p.value(QStringLiteral("kubeconfig")), p.value(QStringLiteral("context")));
+        openFirst(p.value(QStringLiteral("kubeconfig")), p.value(QStringLiteral("context")));
     }
     window.show();
     return QApplication::exec();

@@ -1,5 +1,6 @@
 #include "widgets/clusterview.h"
 
+#include "widgets/detailpane.h"
 #include "widgets/objecttablepage.h"
 #include "widgets/resourcekindsview.h"
 
@@ -55,11 +56,13 @@ ClusterView::ClusterView(QWidget *parent) : QWidget(parent)
     m_rightSplit = new QSplitter(Qt::Vertical, m_split);
     m_rightSplit->setObjectName(QStringLiteral("tableDetailSplitter"));
     m_table = new ObjectTablePage(m_rightSplit);
-    m_rightSplit->setStretchFactor(0, 3);
-    m_rightSplit->setStretchFactor(1, 2);
+    m_detail = new DetailPane(m_rightSplit);
+    m_rightSplit->setStretchFactor(0, 1);
+    m_rightSplit->setStretchFactor(1, 1);
+    m_rightSplit->setSizes({320, 420});
     m_rightSplit->setChildrenCollapsible(false);
     m_split->setStretchFactor(1, 1);
-    m_split->setSizes({230, 900});
+    m_split->setSizes({270, 900});
     m_split->setChildrenCollapsible(false);
     outer->addWidget(m_split, 1);
 
@@ -69,7 +72,7 @@ ClusterView::ClusterView(QWidget *parent) : QWidget(parent)
 void ClusterView::setConnection(const QString &context, const QString &server, const QString &version)
 {
     m_context = context;
-    m_state = version.isEmpty() ? tr("connected") : version;
+    m_state = version.isEmpty() || version == QStringLiteral("…") ? tr("connected") : tr("connected · %1").arg(version);
     m_contextLabel->setText(context);
     m_versionLabel->setText(tr("%1 · Kubernetes %2").arg(server, version));
     Q_EMIT connectionChanged();
@@ -117,6 +120,12 @@ void ClusterView::setObjectModel(models::ObjectTableModel *model, const QString 
 void ClusterView::setCurrentKind(const QString &q)
 {
     m_kinds->setCurrentKind(q);
+}
+
+void ClusterView::chooseKind(const QString &q)
+{
+    m_kinds->setCurrentKind(q);
+    Q_EMIT resourceKindChosen(q);
 }
 
 void ClusterView::setWatchStatus(const QString &status, bool busy)

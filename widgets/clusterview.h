@@ -16,6 +16,7 @@ namespace fieldscope::widgets {
 
 class ObjectTablePage;
 class ResourceKindsView;
+class DetailPane;
 
 class ClusterView : public QWidget
 {
@@ -35,6 +36,8 @@ public:
     void setKindsModel(models::ResourceKindsModel *model);
     void setObjectModel(models::ObjectTableModel *model, const QString &title, bool namespaced, const QString &resourceKey);
     void setCurrentKind(const QString &qualifiedName);
+    // As if the user picked the kind in the list (command palette).
+    void chooseKind(const QString &qualifiedName);
 
     // Watch health of the shown resource (the status bar shows the current tab's).
     void setWatchStatus(const QString &status, bool busy);
@@ -43,6 +46,7 @@ public:
 
     ObjectTablePage *tablePage() const { return m_table; }
     ResourceKindsView *kindsView() const { return m_kinds; }
+    DetailPane *detailPane() const { return m_detail; }
 
 Q_SIGNALS:
     void resourceKindChosen(const QString &qualifiedName);
@@ -58,6 +62,7 @@ private:
     QLabel *m_sandboxLabel;
     ResourceKindsView *m_kinds;
     ObjectTablePage *m_table;
+    DetailPane *m_detail;
     QSplitter *m_split;
     QSplitter *m_rightSplit;
     QString m_watchStatus;

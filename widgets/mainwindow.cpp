@@ -1,6 +1,26 @@
 #include "widgets/mainwindow.h"
 
+#include "models/objecttablemodel.h"
+#include "models/objectviewmodel.h"
+#include "models/resourcekindsmodel.h"
 #include "widgets/clusterview.h"
+#include "widgets/commandpalette.h"
+#include "widgets/contextswitcher.h"
+#include "widgets/detailpane.h"
+#include "widgets/helpdialogs.h"
+#include "widgets/objecttablepage.h"
+#include "widgets/resourcekindsview.h"
+
+#include <QAction>
+#include <QCloseEvent>
+#include <QComboBox>
+#include <QLineEdit>
+#include <QMenuBar>
+#include <QSettings>
+#include <QTableView>
+#include <QToolBar>
+#include <QTreeView>
+#include <QAbstractProxyModel>
 
 #include <QLabel>
 #include <QProgressBar>
@@ -41,6 +61,127 @@ MainWindow::MainWindow(QWidget *parent) : QMainWindow(parent)
     m_busy->setVisible(false);
     statusBar()->addWidget(m_watchLabel, 1);
     statusBar()->addPermanentWidget(m_busy);
+
+    auto *bar = addToolBar(tr("Contexts"));
+    bar->setObjectName(QStringLiteral("contextToolBar"));
+    bar->setMovable(false);
+    m_contexts = new ContextSwitcher(bar);
+    bar->addWidget(m_contexts);
+    createActions();
+
+    QSettings settings;
+    restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray());
+    restoreState(settings.value(QStringLiteral("window/state")).toByteArray());
+}
+
+void MainWindow::createActions()
+{
+    auto add = [this](QMenu *menu, const QString &text, const QKeySequence &keys, auto slot) {
+        auto *a = menu->addAction(text);
+        a->setShortcut(keys);
+        a->setShortcutContext(Qt::WindowShortcut);
+        connect(a, &QAction::triggered, this, slot);
+        return a;
+    };
+    QMenu *file = menuBar()->addMenu(tr("&File"));
+    add(file, tr("Open context…"), QKeySequence(Qt::CTRL | Qt::Key_O), [this] {
+        m_contexts->combo()->setFocus();
+        m_contexts->combo()->showPopup();
+    });
+    add(file, tr("Close cluster tab"), QKeySequence(Qt::CTRL | Qt::Key_W), [this] {
+        if (auto *v = currentCluster())
+            Q_EMIT clusterCloseRequested(v);
+    });
+    add(file, tr("Settings…"), QKeySequence(Qt::CTRL | Qt::Key_Comma), [this] { showSettings(); });
+    file->addSeparator();
+    add(file, tr("Quit"), QKeySequence::Quit, [this] { close(); });
+    QMenu *go = menuBar()->addMenu(tr("&Go"));
+    add(go, tr("Go to kind or object…"), QKeySequence(Qt::CTRL | Qt::Key_K), [this] { openCommandPalette(); });
+    add(go, tr("Filter objects"), QKeySequence(), [this] {
+        if (auto *v = currentCluster())
+            v->tablePage()->focusFilter();
+    });
+    add(go, tr("Next cluster tab"), QKeySequence(Qt::CTRL | Qt::Key_Tab), [this] {
+        if (m_tabs->count() > 1)
+            m_tabs->setCurrentIndex((m_tabs->currentIndex() + 1) % m_tabs->count());
+    });
+    add(go, tr("Previous cluster tab"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_Tab), [this] {
+        if (m_tabs->count() > 1)
+            m_tabs->setCurrentIndex((m_tabs->currentIndex() + m_tabs->count() - 1) % m_tabs->count());
+    });
+    go->addSeparator();
+    const QStringList tabNames = {tr("Summary"), tr("YAML"), tr("Ownership"), tr("History"), tr("Events")};
+    for (int i = 0; i < tabNames.size(); ++i)
+        add(go, tr("Detail: %1").arg(tabNames[i]), QKeySequence(Qt::CTRL | Qt::Key(Qt::Key_1 + i)), [this, i] {
+            if (auto *v = currentCluster())
+                v->detailPane()->setCurrentTab(DetailPane::Tab(i));
+        });
+    QMenu *help = menuBar()->addMenu(tr("&Help"));
+    add(help, tr("Keyboard shortcuts"), QKeySequence(Qt::Key_F1), [this] { showShortcuts(); });
+}
+
+CommandPalette *MainWindow::openCommandPalette()
+{
+    ClusterView *v = currentCluster();
+    if (!v)
+        return nullptr;
+    auto *palette = new CommandPalette(this);
+    palette->setAttribute(Qt::WA_DeleteOnClose);
+    std::vector<CommandPalette::Entry> entries;
+    if (auto *kinds = qobject_cast<models::ResourceKindsModel *>(
+            static_cast<QAbstractProxyModel *>(v->kindsView()->tree()->model())->sourceModel()))
+        for (const auto &k : kinds->kinds())
+            entries.push_back({k.kind.isEmpty() ? k.resource : k.kind, k.qualifiedName(), true, k.qualifiedName()});
+    if (auto *objects = v->tablePage()->viewModel()->objectSource())
+        for (int r = 0; r < objects->rowCount(); ++r) {
+            const auto &row = objects->row(r);
+            entries.push_back({QString::fromStdString(row.namespace_.empty() ? row.name : row.namespace_ + '/' + row.name), {}, false,
+                               QString::fromStdString(row.uid)});
+        }
+    palette->setEntries(std::move(entries));
+    connect(palette, &CommandPalette::kindChosen, v, &ClusterView::chooseKind);
+    connect(palette, &CommandPalette::objectChosen, v, [v](const QString &uid) {
+        if (!v->tablePage()->selectUid(uid)) { // hidden by the filter or namespace choice
+            v->tablePage()->filterEdit()->clear();
+            v->tablePage()->selectUid(uid);
+        }
+        v->tablePage()->table()->setFocus();
+    });
+    palette->open();
+    palette->input()->setFocus();
+    return palette;
+}
+
+void MainWindow::showShortcuts()
+{
+    auto *d = new ShortcutsDialog(this);
+    d->setAttribute(Qt::WA_DeleteOnClose);
+    d->open();
+}
+
+void MainWindow::showSettings()
+{
+    auto *d = new SettingsDialog(this);
+    d->setAttribute(Qt::WA_DeleteOnClose);
+    connect(d, &SettingsDialog::settingsChanged, this, &MainWindow::settingsChanged);
+    d->open();
+}
+
+void MainWindow::setBusy(const QString &what, bool busy)
+{
+    m_busyWhat = busy ? what : QString();
+    updateStatus();
+}
+
+void MainWindow::closeEvent(QCloseEvent *event)
+{
+    QSettings settings;
+    settings.setValue(QStringLiteral("window/geometry"), saveGeometry());
+    settings.setValue(QStringLiteral("window/state"), saveState());
+    for (int i = 0; i < m_tabs->count(); ++i)
+        if (auto *v = cluster(i))
+            v->tablePage()->setModel(nullptr, {}, false); // stores the column layout
+    QMainWindow::closeEvent(event);
 }
 
 ClusterView *MainWindow::addCluster(const QString &title)
@@ -83,8 +224,11 @@ void MainWindow::updateStatus()
 {
     m_tabs->tabBar()->setVisible(m_tabs->count() > 1);
     const ClusterView *v = currentCluster();
-    m_watchLabel->setText(v ? v->watchStatus() : QString());
-    m_busy->setVisible(v && v->isBusy());
+    QString text = v ? v->watchStatus() : QString();
+    if (!m_busyWhat.isEmpty())
+        text = text.isEmpty() ? m_busyWhat : m_busyWhat + QStringLiteral("  ·  ") + text;
+    m_watchLabel->setText(text);
+    m_busy->setVisible((v && v->isBusy()) || !m_busyWhat.isEmpty());
 }
 
 } // namespace fieldscope::widgets

@@ -11,6 +11,7 @@ class QTabWidget;
 namespace fieldscope::widgets {
 
 class ClusterView;
+class ContextSwitcher;
 
 class MainWindow : public QMainWindow
 {
@@ -25,15 +26,30 @@ public:
     int clusterCount() const;
     void setCurrentCluster(ClusterView *view);
     QTabWidget *tabs() const { return m_tabs; }
+    ContextSwitcher *contextSwitcher() const { return m_contexts; }
+
+    // Ctrl+K: the palette over the current cluster's kinds and objects (returns the open dialog).
+    class CommandPalette *openCommandPalette();
+    void showShortcuts();
+    void showSettings();
+    // The busy indicator for long operations outside the watches (connecting, loading contexts).
+    void setBusy(const QString &what, bool busy);
 
 Q_SIGNALS:
     void clusterCloseRequested(fieldscope::widgets::ClusterView *view);
     void currentClusterChanged(fieldscope::widgets::ClusterView *view);
+    void settingsChanged();
+
+protected:
+    void closeEvent(QCloseEvent *event) override;
 
 private:
     void updateStatus();
+    void createActions();
 
     QTabWidget *m_tabs;
+    ContextSwitcher *m_contexts;
+    QString m_busyWhat;
     QLabel *m_watchLabel;
     QProgressBar *m_busy;
 };

@@ -269,7 +269,7 @@ void ObjectTablePage::updateCount()
     auto *src = m_view->objectSource();
     const int total = src ? src->rowCount() : 0, shown = m_view->rowCount();
     const QLocale loc;
-    m_count->setText(shown == total ? tr("%1 objects").arg(loc.toString(total))
+    m_count->setText(shown == total ? (total == 1 ? tr("1 object") : tr("%1 objects").arg(loc.toString(total)))
                                     : tr("%1 of %2").arg(loc.toString(shown), loc.toString(total)));
 }
 

@@ -7,13 +7,25 @@
 #include "core/json.h"
 #include "models/objecttablemodel.h"
 #include "models/resourcekindsmodel.h"
+#include "app/workspace.h"
+#include "models/eventtablemodel.h"
 #include "widgets/clusterview.h"
+#include "widgets/commandpalette.h"
+#include "widgets/contextswitcher.h"
+#include "widgets/detailpane.h"
+#include "widgets/helpdialogs.h"
+#include "widgets/yamlview.h"
 #include "widgets/mainwindow.h"
 #include "widgets/namespaceselector.h"
 #include "widgets/objecttablepage.h"
 #include "widgets/resourcekindsview.h"
 
 #include <QApplication>
+#include <QComboBox>
+#include <QListWidget>
+#include <QTabWidget>
+#include <QTableWidget>
+#include <QTextBrowser>
 #include <QDir>
 #include <QItemSelectionModel>
 #include <QLabel>
@@ -69,6 +81,16 @@ std::string namespaceBody(const std::string &name)
     return core::toJsonText({{"metadata", {{"name", name}}}});
 }
 
+std::string deploymentBody()
+{
+    core::Json labels = {{"app", "web"}};
+    core::Json container = {{"name", "nginx"}, {"image", "nginx:1.25"}, {"ports", core::Json::array({{{"containerPort", 80}}})}};
+    return core::toJsonText({{"apiVersion", "apps/v1"}, {"kind", "Deployment"},
+                             {"metadata", {{"name", "web"}, {"labels", {{"app", "web"}, {"team", "shop"}}}}},
+                             {"spec", {{"replicas", 2}, {"selector", {{"matchLabels", labels}}},
+                                       {"template", {{"metadata", {{"labels", labels}}}, {"spec", {{"containers", core::Json::array({container})}}}}}}}});
+}
+
 std::string configMapBody(const std::string &name, const std::string &tier, int index)
 {
     core::Json labels = core::Json::object();
@@ -96,6 +118,11 @@ private Q_SLOTS:
             auto r = testing::call(client, testing::request("POST", std::string("/api/v1/namespaces/") + kNamespace + "/configmaps", body));
             QVERIFY2(r || r.error().httpStatus == 409, r ? "" : r.error().describe().c_str());
         }
+        // A Deployment applied by "kubectl": the controller manager adds status and a ReplicaSet
+        // (Pods stay Pending without a kubelet), so it has several managers and events.
+        auto d = testing::call(client, testing::request("PATCH", std::string("/apis/apps/v1/namespaces/") + kNamespace + "/deployments/web?fieldManager=kubectl&force=true",
+                                                        deploymentBody(), "application/apply-patch+yaml"));
+        QVERIFY2(d, d ? "" : d.error().describe().c_str());
     }
 
     void showsClusterVersionAndNamespaces()
@@ -211,7 +238,134 @@ private Q_SLOTS:
         QCOMPARE(s.table()->indexAt(QPoint(1, 1)).data().toString(), topName);
         QVERIFY(s.window.grab().save(shotPath(QStringLiteral("mainwindow-selection-kept.png"))));
     }
+
+    void detailTabsShowTheSelectedObject();
+    void commandPaletteGoesToAnObjectWithTheKeyboard();
+    void contextSwitcherListsEveryContextAndOpensSeveralClusters();
+    void helpListsTheShortcutsAndStatusShowsWatchHealth();
 };
+
+void TestMainWindow::detailTabsShowTheSelectedObject()
+{
+    Session s(QStringLiteral("deployments"));
+    QTRY_VERIFY_WITH_TIMEOUT(s.controller.isLoaded(), 30000);
+    auto *detail = s.view->detailPane();
+    QVERIFY(s.view->tablePage()->selectName(QString::fromLatin1(kNamespace), QStringLiteral("web")));
+    QTRY_VERIFY_WITH_TIMEOUT(detail->isReady(), 10000);
+    // The controller manager writes status soon after creation: wait until it owns fields.
+    QTRY_VERIFY_WITH_TIMEOUT(detail->detail().managerNames.contains(QLatin1String("kube-controller-manager")), 20000);
+    detail->setCurrentTab(widgets::DetailPane::SummaryTab);
+    auto *summary = detail->findChild<QTextBrowser *>(QStringLiteral("summaryView"));
+    QVERIFY(summary->toPlainText().contains(QLatin1String("team=shop")));
+    QVERIFY(summary->toPlainText().contains(QLatin1String("kubectl(Apply)")));
+    QVERIFY(s.window.grab().save(shotPath(QStringLiteral("detail-summary.png"))));
+
+    detail->setCurrentTab(widgets::DetailPane::YamlTab);
+    auto *yaml = detail->findChild<widgets::YamlView *>(QStringLiteral("yamlView"));
+    QVERIFY(yaml->text().contains(QLatin1String("image: nginx:1.25")));
+    QVERIFY(!yaml->text().contains(QLatin1String("managedFields"))); // shown in the gutter instead
+    const int imageLine = int(yaml->text().left(yaml->text().indexOf(QLatin1String("image: nginx"))).count(u'\n'));
+    QCOMPARE(detail->detail().lineOwners.value(imageLine).size(), 1);
+    QCOMPARE(detail->detail().managerLabels.value(detail->detail().lineOwners.value(imageLine).value(0)), QStringLiteral("kubectl(Apply)"));
+    QVERIFY(s.window.grab().save(shotPath(QStringLiteral("detail-yaml.png"))));
+
+    detail->setCurrentTab(widgets::DetailPane::OwnershipTab);
+    auto *legend = detail->findChild<QTableView *>(QStringLiteral("managerLegend"));
+    QVERIFY(legend->model()->rowCount() >= 2);
+    auto *tree = detail->findChild<QTreeView *>(QStringLiteral("ownershipTree"));
+    const int allTop = tree->model()->rowCount();
+    QTest::mouseClick(legend->viewport(), Qt::LeftButton, {}, legend->visualRect(legend->model()->index(0, 0)).center());
+    QVERIFY(tree->model()->rowCount() < allTop); // only what kubectl owns (and ancestors)
+    QTest::mouseClick(legend->viewport(), Qt::LeftButton, {}, legend->visualRect(legend->model()->index(0, 0)).center());
+    QCOMPARE(tree->model()->rowCount(), allTop);
+    QVERIFY(s.window.grab().save(shotPath(QStringLiteral("detail-ownership.png"))));
+
+    detail->setCurrentTab(widgets::DetailPane::HistoryTab);
+    auto *history = detail->findChild<QTableView *>(QStringLiteral("historyTable"));
+    QVERIFY(history->model()->rowCount() >= 1);
+    auto *diff = detail->findChild<QTextBrowser *>(QStringLiteral("historyDiff"));
+    QTRY_VERIFY(diff->toPlainText().contains(QLatin1String("kind: Deployment")) || diff->toPlainText().contains(u'+'));
+    QVERIFY(s.window.grab().save(shotPath(QStringLiteral("detail-history.png"))));
+
+    detail->setCurrentTab(widgets::DetailPane::EventsTab);
+    QTRY_VERIFY_WITH_TIMEOUT(s.controller.eventsModel()->rowCount() >= 1, 20000);
+    QCOMPARE(s.controller.eventsModel()->index(0, models::EventTableModel::ReasonColumn).data().toString(), QStringLiteral("ScalingReplicaSet"));
+    QVERIFY(s.window.grab().save(shotPath(QStringLiteral("detail-events.png"))));
+}
+
+void TestMainWindow::commandPaletteGoesToAnObjectWithTheKeyboard()
+{
+    Session s(QStringLiteral("configmaps"));
+    QTRY_VERIFY_WITH_TIMEOUT(s.controller.isLoaded(), 30000);
+    s.window.activateWindow();
+    QTest::keyClick(&s.window, Qt::Key_K, Qt::ControlModifier);
+    widgets::CommandPalette *palette = nullptr;
+    QTRY_VERIFY((palette = s.window.findChild<widgets::CommandPalette *>()) && palette->isVisible());
+    QTest::keyClicks(palette->input(), QStringLiteral("settings-1042"));
+    QCOMPARE(palette->list()->count(), 1);
+    QVERIFY(s.window.grab().save(shotPath(QStringLiteral("command-palette.png"))));
+    QTest::keyClick(palette->input(), Qt::Key_Return);
+    QTRY_COMPARE(s.table()->currentIndex().data().toString(), QStringLiteral("settings-1042"));
+    // The palette also switches kinds.
+    QTest::keyClick(&s.window, Qt::Key_K, Qt::ControlModifier);
+    QTRY_VERIFY((palette = s.window.findChild<widgets::CommandPalette *>()) && palette->isVisible());
+    QTest::keyClicks(palette->input(), QStringLiteral("deployments.apps"));
+    QTest::keyClick(palette->input(), Qt::Key_Return);
+    QTRY_COMPARE(s.controller.currentResource(), QStringLiteral("deployments.apps"));
+}
+
+void TestMainWindow::contextSwitcherListsEveryContextAndOpensSeveralClusters()
+{
+    widgets::MainWindow window;
+    window.resize(1280, 800);
+    app::Workspace workspace(&window);
+    workspace.setKubeconfig(testing::testKubeconfig());
+    QSignalSpy loaded(&workspace, &app::Workspace::contextsLoaded);
+    workspace.loadContexts();
+    app::ClusterController *first = workspace.open(QStringLiteral("fieldscope-test"));
+    window.show();
+    QVERIFY(loaded.wait(10000));
+    auto *switcher = window.contextSwitcher();
+    QCOMPARE(switcher->contextNames().size(), 4);
+    QCOMPARE(switcher->contextNames().first(), QStringLiteral("fieldscope-test")); // the current one first
+    QTRY_VERIFY_WITH_TIMEOUT(first->isLoaded(), 30000);
+    QTRY_VERIFY(switcher->combo()->itemText(0).contains(QLatin1String("v1.20")));
+    // Choosing another context opens a second tab; choosing an open one shows its tab.
+    const int cert = int(switcher->contextNames().indexOf(QStringLiteral("fieldscope-test-cert")));
+    switcher->combo()->setCurrentIndex(cert);
+    Q_EMIT switcher->combo()->activated(cert);
+    QCOMPARE(window.clusterCount(), 2);
+    app::ClusterController *second = workspace.controllerFor(QStringLiteral("fieldscope-test-cert"));
+    QVERIFY(second);
+    QTRY_VERIFY_WITH_TIMEOUT(second->isLoaded(), 30000);
+    QCOMPARE(window.currentCluster(), second->view());
+    QVERIFY(window.grab().save(shotPath(QStringLiteral("two-clusters.png"))));
+    workspace.open(QStringLiteral("fieldscope-test"));
+    QCOMPARE(window.clusterCount(), 2);
+    QCOMPARE(window.currentCluster(), first->view());
+    // Ctrl+W closes the current tab.
+    window.activateWindow();
+    QTest::keyClick(&window, Qt::Key_W, Qt::ControlModifier);
+    QCOMPARE(window.clusterCount(), 1);
+    QCOMPARE(workspace.count(), 1);
+}
+
+void TestMainWindow::helpListsTheShortcutsAndStatusShowsWatchHealth()
+{
+    Session s;
+    QTRY_VERIFY_WITH_TIMEOUT(s.controller.isLoaded(), 30000);
+    auto *status = s.window.findChild<QLabel *>(QStringLiteral("watchStatus"));
+    QTRY_VERIFY(status->text().contains(QLatin1String("live")));
+    s.window.activateWindow();
+    QTest::keyClick(&s.window, Qt::Key_F1);
+    widgets::ShortcutsDialog *help = nullptr;
+    QTRY_VERIFY((help = s.window.findChild<widgets::ShortcutsDialog *>()) && help->isVisible());
+    auto *table = help->findChild<QTableWidget *>(QStringLiteral("shortcutsTable"));
+    QCOMPARE(table->rowCount(), int(widgets::ShortcutsDialog::shortcuts().size()));
+    QVERIFY(table->findItems(QStringLiteral("Ctrl+K"), Qt::MatchExactly).size() == 1);
+    QVERIFY(help->grab().save(shotPath(QStringLiteral("shortcuts.png"))));
+    help->close();
+}
 
 QTEST_MAIN(TestMainWindow)
 #include "tst_mainwindow.moc"

@@ -1,0 +1,84 @@
+#include "models/objectdetail.h"
+
+#include "core/blame.h"
+#include "core/json.h"
+#include "core/yaml.h"
+
+namespace fieldscope::models {
+
+namespace {
+
+QString str(const core::Json &j, const char *key)
+{
+    if (!j.is_object() || !j.contains(key) || !j[key].is_string())
+        return {};
+    return QString::fromStdString(j[key].get<std::string>());
+}
+
+QStringList mapEntries(const core::Json &meta, const char *key)
+{
+    QStringList out;
+    if (!meta.contains(key) || !meta[key].is_object())
+        return out;
+    for (const auto &[k, v] : meta[key].items())
+        out << QString::fromStdString(k) + u'=' + (v.is_string() ? QString::fromStdString(v.get<std::string>()) : QString());
+    return out;
+}
+
+} // namespace
+
+ObjectDetail buildObjectDetail(const QByteArray &json)
+{
+    ObjectDetail d;
+    auto parsed = core::parseJson(std::string_view(json.constData(), std::size_t(json.size())));
+    if (!parsed || !parsed->is_object()) {
+        d.error = parsed ? QStringLiteral("not a JSON object") : QString::fromStdString(parsed.error().describe());
+        return d;
+    }
+    const core::Json &obj = *parsed;
+    const core::Json meta = obj.contains("metadata") && obj["metadata"].is_object() ? obj["metadata"] : core::Json::object();
+    d.kind = str(obj, "kind");
+    d.apiVersion = str(obj, "apiVersion");
+    d.name = str(meta, "name");
+    d.namespace_ = str(meta, "namespace");
+    d.uid = str(meta, "uid");
+    d.resourceVersion = str(meta, "resourceVersion");
+    d.created = str(meta, "creationTimestamp");
+    if (meta.contains("generation") && meta["generation"].is_number_integer())
+        d.generation = meta["generation"].get<qint64>();
+    d.labels = mapEntries(meta, "labels");
+    d.annotations = mapEntries(meta, "annotations");
+    if (meta.contains("ownerReferences") && meta["ownerReferences"].is_array())
+        for (const auto &o : meta["ownerReferences"])
+            d.ownerReferences << str(o, "kind") + u'/' + str(o, "name");
+    if (meta.contains("finalizers") && meta["finalizers"].is_array())
+        for (const auto &f : meta["finalizers"])
+            if (f.is_string())
+                d.finalizers << QString::fromStdString(f.get<std::string>());
+    if (obj.contains("status") && obj["status"].is_object() && obj["status"].contains("conditions") && obj["status"]["conditions"].is_array())
+        for (const auto &c : obj["status"]["conditions"]) {
+            const QString reason = str(c, "reason");
+            d.conditions << str(c, "type") + u'=' + str(c, "status") + (reason.isEmpty() ? QString() : QStringLiteral(" (%1)").arg(reason));
+        }
+
+    auto tree = core::OwnershipTree::build(obj);
+    if (tree)
+        d.tree = std::move(*tree);
+    for (const auto &e : d.tree.entries()) {
+        d.managerLabels << QString::fromStdString(e.label());
+        d.managerNames << QString::fromStdString(e.manager);
+    }
+    const core::AnnotatedYaml yaml = core::jsonToAnnotatedYaml(core::withoutManagedFields(obj));
+    d.yaml = QString::fromStdString(yaml.text);
+    d.lineOwners.resize(qsizetype(yaml.linePointers.size()));
+    for (std::size_t i = 0; i < yaml.linePointers.size(); ++i) {
+        const auto node = d.tree.findByJsonPointer(yaml.linePointers[i]);
+        if (!node)
+            continue;
+        for (const auto &o : d.tree.node(*node).owners)
+            d.lineOwners[qsizetype(i)].push_back(int(o.entry));
+    }
+    return d;
+}
+
+} // namespace fieldscope::models

@@ -1,0 +1,77 @@
+#pragma once
+// DetailPane: the selected object in tabs: Summary, YAML (with the ownership gutter), Ownership
+// (field tree + manager legend), History (versions this session saw, with a diff to the one
+// before) and Events. Parsing, YAML rendering, the ownership join and diffs run on worker threads
+// (QtConcurrent); results come back by value and are dropped when a newer request superseded
+// them. Lives on the GUI thread.
+#include "models/objectdetail.h"
+
+#include <QWidget>
+
+class QAbstractItemModel;
+class QLabel;
+class QTabWidget;
+class QTableView;
+class QTextBrowser;
+class QTreeView;
+
+namespace fieldscope::models {
+class ManagerLegendModel;
+class ObjectHistoryModel;
+class OwnershipTreeModel;
+} // namespace fieldscope::models
+
+namespace fieldscope::widgets {
+
+class YamlView;
+
+class DetailPane : public QWidget
+{
+    Q_OBJECT
+public:
+    enum Tab { SummaryTab, YamlTab, OwnershipTab, HistoryTab, EventsTab };
+    explicit DetailPane(QWidget *parent = nullptr);
+    ~DetailPane() override;
+
+    // Shows (or updates) an object; "" uid clears the pane.
+    void showObject(const QString &uid, const QByteArray &json);
+    QString uid() const { return m_uid; }
+    bool isReady() const { return m_ready; } // the shown object's detail is on screen
+
+    void setEventsModel(QAbstractItemModel *model);
+    void setHistoryModel(models::ObjectHistoryModel *model);
+
+    void setCurrentTab(Tab tab);
+    static bool tabFromName(const QString &name, Tab *tab); // summary|yaml|ownership|history|events
+    QTabWidget *tabs() const { return m_tabs; }
+    const models::ObjectDetail &detail() const { return m_detail; }
+
+Q_SIGNALS:
+    void ready(); // a requested object's detail is shown
+
+private:
+    QWidget *buildOwnershipTab();
+    QWidget *buildHistoryTab();
+    void apply(models::ObjectDetail detail);
+    void renderSummary();
+    void showHistoryDiff();
+
+    QTabWidget *m_tabs;
+    QLabel *m_header;
+    QTextBrowser *m_summary;
+    YamlView *m_yaml;
+    QTreeView *m_ownershipTree;
+    QTableView *m_legend;
+    models::OwnershipTreeModel *m_treeModel;
+    models::ManagerLegendModel *m_legendModel;
+    QTableView *m_history;
+    QTextBrowser *m_diff;
+    QTableView *m_events;
+    QString m_uid;
+    models::ObjectDetail m_detail;
+    bool m_ready = false;
+    int m_generation = 0;
+    int m_diffGeneration = 0;
+};
+
+} // namespace fieldscope::widgets

@@ -1,0 +1,37 @@
+#pragma once
+// The keyboard shortcuts help (F1) and the settings dialog (Ctrl+,). Settings are kept in
+// QSettings under the keys named in settingsdialog: "history/versionsPerObject",
+// "writes/fieldManager".
+#include <QDialog>
+
+class QLineEdit;
+class QSpinBox;
+
+namespace fieldscope::widgets {
+
+class ShortcutsDialog : public QDialog
+{
+    Q_OBJECT
+public:
+    explicit ShortcutsDialog(QWidget *parent = nullptr);
+    // (keys, what) in the order shown; also used by tests to check the list is complete.
+    static QList<QPair<QString, QString>> shortcuts();
+};
+
+class SettingsDialog : public QDialog
+{
+    Q_OBJECT
+public:
+    explicit SettingsDialog(QWidget *parent = nullptr);
+    static int historyVersionsPerObject();     // default 50
+    static QString fieldManager();             // default "fieldscope"
+
+Q_SIGNALS:
+    void settingsChanged();
+
+private:
+    QSpinBox *m_retention;
+    QLineEdit *m_manager;
+};
+
+} // namespace fieldscope::widgets
