@@ -1,5 +1,7 @@
 #include "app/clisession.h"
 
+#include "app/settingsconsentstore.h"
+
 #include <QEventLoop>
 #include <QRegularExpression>
 #include <QTextStream>
@@ -67,6 +69,8 @@ std::unique_ptr<CliSession> CliSession::open(const QCommandLineParser &parser)
     kube::ConnectionOptions opts;
     opts.kubeconfigPath = parser.value(QStringLiteral("kubeconfig")).toStdString();
     opts.context = parser.value(QStringLiteral("context")).toStdString();
+    // What the user allowed in the app is allowed here too (same store, same file + command).
+    opts.credentials.consentStore = std::make_shared<SettingsConsentStore>();
     if (parser.isSet(QStringLiteral("allow-exec-plugins"))) {
         opts.credentials.askConsent = kube::allowAllExecPlugins();
     } else {

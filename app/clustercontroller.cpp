@@ -1,5 +1,6 @@
 #include "app/clustercontroller.h"
 
+#include "app/settingsconsentstore.h"
 
 #include "core/json.h"
 #include "widgets/clusterview.h"
@@ -80,6 +81,8 @@ void ClusterController::open(const QString &kubeconfigPath, const QString &conte
     // Exec plugins are arbitrary programs: ask once per kubeconfig file and command. Called on the
     // network thread; the dialog runs on the GUI thread while the network thread waits for it.
     // Decisions survive restarts (per kubeconfig file and command), so the prompt appears once.
+    // Decisions survive restarts (per kubeconfig file and command), so the prompt appears once.
+    opts.credentials.consentStore = std::make_shared<SettingsConsentStore>();
     opts.credentials.askConsent = [view = QPointer<widgets::ClusterView>(m_view)](const kube::ExecConsentRequest &req) {
         bool allowed = false;
         QMetaObject::invokeMethod(qApp, [&] {
