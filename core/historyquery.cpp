@@ -5,6 +5,57 @@
 namespace fieldscope::core {
 namespace {
 
+const Json *managedFieldsArray(const Json &object)
+{
+    if (!object.is_object())
+        return nullptr;
+    const auto meta = object.find("metadata");
+    if (meta == object.end() || !meta->is_object())
+        return nullptr;
+    const auto mf = meta->find("managedFields");
+    return mf != meta->end() && mf->is_array() ? &*mf : nullptr;
+}
+
+// The trie parseManagedFieldsEntry() decodes: "fieldsV1", or "fields" from 1.14-1.16 servers.
+const Json *fieldsOf(const Json &entry)
+{
+    auto it = entry.find("fieldsV1");
+    if (it == entry.end())
+        it = entry.find("fields");
+    return it != entry.end() ? &*it : nullptr;
+}
+
+// parseManagedFields(current), reusing the decoded FieldsV1 of the previous version's entry at the
+// same position when its trie is unchanged: a write restamps one entry and leaves the others alone,
+// and decoding tries was most of the cost of attributing a long history.
+ManagedFieldsResult parseManagedFieldsReusing(const Json &current, const Json *previous, const ManagedFieldsResult &previousEntries)
+{
+    const Json *cur = managedFieldsArray(current);
+    const Json *prev = previous ? managedFieldsArray(*previous) : nullptr;
+    if (!cur || !prev || !previousEntries || prev->size() != previousEntries->size())
+        return parseManagedFields(current);
+    std::vector<ManagedFieldsEntry> out;
+    out.reserve(cur->size());
+    for (std::size_t i = 0; i < cur->size(); ++i) {
+        const Json &entry = (*cur)[i];
+        const Json *fields = entry.is_object() ? fieldsOf(entry) : nullptr;
+        const Json *before = i < prev->size() && (*prev)[i].is_object() ? fieldsOf((*prev)[i]) : nullptr;
+        // A trie that decoded before decodes the same again: only objects, no numbers, so == is exact.
+        if (!fields || !before || *fields != *before)
+            return parseManagedFields(current);
+        Json scalars = Json::object();
+        for (auto it = entry.begin(); it != entry.end(); ++it)
+            if (it.key() != "fieldsV1" && it.key() != "fields")
+                scalars[it.key()] = it.value();
+        auto e = parseManagedFieldsEntry(scalars, i);
+        if (!e)
+            return e.error();
+        e->fields = (*previousEntries)[i].fields;
+        out.push_back(std::move(*e));
+    }
+    return out;
+}
+
 // Attributes the versions of one incarnation; a gap or pruned row before a version means the
 // transition into it may cover unseen writes.
 Status appendIncarnation(HistoryStore &store, const HistoryObject &object, std::vector<AttributedEntry> &out)
@@ -17,6 +68,8 @@ Status appendIncarnation(HistoryStore &store, const HistoryObject &object, std::
         return objects.error();
     std::size_t vi = 0;
     bool missing = false;
+    // Each version's managedFields are decoded once: as "current", then kept as "previous".
+    ManagedFieldsResult previousEntries = std::vector<ManagedFieldsEntry>();
     for (auto &e : *entries) {
         AttributedEntry a{e, object, {}};
         if (e.kind != HistoryEntry::Kind::Version) {
@@ -29,7 +82,11 @@ Status appendIncarnation(HistoryStore &store, const HistoryObject &object, std::
         AttributionContext ctx;
         ctx.eventType = e.version.eventType;
         ctx.versionsMissing = missing && vi > 0;
-        a.attribution = attributeTransition(vi > 0 ? &(*objects)[vi - 1] : nullptr, (*objects)[vi], ctx);
+        ManagedFieldsResult currentEntries =
+            parseManagedFieldsReusing((*objects)[vi], vi > 0 ? &(*objects)[vi - 1] : nullptr, previousEntries);
+        a.attribution = attributeTransition(vi > 0 ? &(*objects)[vi - 1] : nullptr, previousEntries, (*objects)[vi],
+                                            currentEntries, ctx);
+        previousEntries = std::move(currentEntries);
         if (vi == 0 && missing && a.attribution.reason.find("first observed") == std::string::npos)
             a.attribution.reason += a.attribution.reason.empty() ? "earlier versions were pruned" : "; earlier versions were pruned";
         missing = false;

@@ -69,12 +69,14 @@ struct Head {
     std::int64_t objectId = 0;
     std::int64_t seq = 0;
     std::string rv;
-    Json object;
+    // The version's text and index (no DOM: see JsonIndex). Empty when the text could not be
+    // indexed; the next version is then stored as a snapshot.
+    JsonIndex index;
     bool deleted = false;
     int chain = 0;                   // deltas since the last snapshot
     std::int64_t deltaBytes = 0;     // their stored size
     std::int64_t snapshotBytes = 0;  // the last snapshot's stored size
-    std::int64_t rawBytes = 0;       // for the cache budget
+    std::int64_t rawBytes = 0;       // memory held (text + index), for the cache budget
 };
 
 } // namespace fieldscope::core::historydb
@@ -90,12 +92,15 @@ struct HistoryStore::Impl {
     std::int64_t nextOrd = 1;    // next id for versions/gaps (shared order)
     std::int64_t totalBytes = 0; // stored payload bytes, mirrored in meta('total_bytes')
     std::int64_t lastAgePruneMs = 0;
+    std::string deltaBuffer; // writer scratch, reused across events
 
     // Head cache (LRU by uid), bounded by count and by the raw size of the cached objects.
     std::list<std::string> lru;
     std::unordered_map<std::string, std::pair<historydb::Head, std::list<std::string>::iterator>> heads;
     std::int64_t headBytes = 0;
-    static constexpr std::int64_t kHeadBudgetBytes = 16ll << 20;
+    // Counts text + index (~3x the JSON text); the nlohmann DOM this replaced took more than that
+    // while only its text size was counted against 16 MiB.
+    static constexpr std::int64_t kHeadBudgetBytes = 48ll << 20;
     static constexpr std::size_t kHeadMaxCount = 20000;
 
     ~Impl();
@@ -111,6 +116,7 @@ struct HistoryStore::Impl {
     // historystorewrite.cpp
     Result<historydb::Head *> headFor(const std::string &uid);
     void putHead(const std::string &uid, historydb::Head head);
+    void evictHeads();
     void dropHeads();
     Status writeEvent(const WatchScope &scope, const WatchEvent &ev, CommitReport &report);
     Status writeGap(HistoryGap gap, CommitReport &report);

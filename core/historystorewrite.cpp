@@ -124,7 +124,10 @@ Result<Head *> HistoryStore::Impl::headFor(const std::string &uid)
     auto obj = loadVersion(h.objectId, h.seq);
     if (!obj)
         return obj.error();
-    h.object = std::move(*obj);
+    // The next delta applies to the decoded version, and parseJson(toJsonText(x)) == x.
+    if (h.index.build(toJsonText(*obj)) != JsonIndex::Status::Ok)
+        h.index = JsonIndex();
+    h.rawBytes = std::int64_t(h.index.memoryBytes());
     // Unknown after a restart; assume a large snapshot so the chain length alone bounds reads.
     h.snapshotBytes = INT64_MAX / 4;
     putHead(uid, std::move(h));
@@ -141,6 +144,11 @@ void HistoryStore::Impl::putHead(const std::string &uid, Head head)
     headBytes += head.rawBytes;
     lru.push_front(uid);
     heads.emplace(uid, std::make_pair(std::move(head), lru.begin()));
+    evictHeads();
+}
+
+void HistoryStore::Impl::evictHeads()
+{
     while (lru.size() > 1 && (headBytes > kHeadBudgetBytes || lru.size() > kHeadMaxCount)) {
         auto victim = heads.find(lru.back());
         headBytes -= victim->second.first.rawBytes;
@@ -158,23 +166,81 @@ void HistoryStore::Impl::dropHeads()
 
 // ---- writing --------------------------------------------------------------------------------
 
+namespace {
+
+// What the store records about an object besides its body.
+struct EventIdentity {
+    std::string uid, rv, name, namespace_, apiVersion, kind;
+};
+
+EventIdentity identityOf(const JsonIndex &ix)
+{
+    EventIdentity id;
+    if (ix.empty())
+        return id;
+    id.apiVersion = ix.stringAt(ix.member(0, "apiVersion"));
+    id.kind = ix.stringAt(ix.member(0, "kind"));
+    if (const auto meta = ix.member(0, "metadata"); meta >= 0) {
+        const auto m = std::uint32_t(meta);
+        id.uid = ix.stringAt(ix.member(m, "uid"));
+        id.rv = ix.stringAt(ix.member(m, "resourceVersion"));
+        id.name = ix.stringAt(ix.member(m, "name"));
+        id.namespace_ = ix.stringAt(ix.member(m, "namespace"));
+    }
+    return id;
+}
+
+std::string stringMember(const Json &object, const char *key)
+{
+    if (!object.is_object())
+        return {};
+    const auto it = object.find(key);
+    return it != object.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
+EventIdentity identityOf(const Json &obj)
+{
+    EventIdentity id;
+    id.apiVersion = stringMember(obj, "apiVersion");
+    id.kind = stringMember(obj, "kind");
+    if (obj.is_object())
+        if (const auto meta = obj.find("metadata"); meta != obj.end()) {
+            id.uid = stringMember(*meta, "uid");
+            id.rv = stringMember(*meta, "resourceVersion");
+            id.name = stringMember(*meta, "name");
+            id.namespace_ = stringMember(*meta, "namespace");
+        }
+    return id;
+}
+
+} // namespace
+
 Status HistoryStore::Impl::writeEvent(const WatchScope &scope, const WatchEvent &ev, CommitReport &report)
 {
-    auto parsed = parseJson(ev.objectJson);
-    const Json *meta = parsed && parsed->is_object() && parsed->contains("metadata") ? &(*parsed)["metadata"] : nullptr;
-    const std::string uid = meta && meta->is_object() ? meta->value("uid", std::string()) : std::string();
-    if (uid.empty()) {
+    // One validating pass over the text, no DOM (JsonIndex); nlohmann only for what it does not model.
+    JsonIndex index;
+    EventIdentity id;
+    if (index.build(ev.objectJson) == JsonIndex::Status::Ok) {
+        id = identityOf(index);
+    } else {
+        auto parsed = parseJson(ev.objectJson);
+        if (!parsed) {
+            ++report.rejected;
+            return success();
+        }
+        id = identityOf(*parsed);
+        index = JsonIndex(); // stored as a snapshot, and so will the next version be
+    }
+    if (id.uid.empty()) {
         ++report.rejected;
         return success();
     }
-    const Json &obj = *parsed;
-    const std::string rv = meta->value("resourceVersion", std::string());
-    auto head = headFor(uid);
+    auto head = headFor(id.uid);
     if (!head)
         return head.error();
     Head *prev = *head;
     // A relist or restart delivers the state we already have: same uid, same RV, nothing new.
-    if (prev && prev->rv == rv) {
+    if (prev && prev->rv == id.rv) {
         ++report.skippedDuplicates;
         // A relist found the object gone: the deletion's RV is unknown, so no version is invented;
         // the object is only marked deleted (the relist's gap covers the missing tombstone).
@@ -188,15 +254,15 @@ Status HistoryStore::Impl::writeEvent(const WatchScope &scope, const WatchEvent 
         return success();
     }
 
-    // Delta unless the chain is long, the deltas outweigh the snapshot, or this delta is large.
+    // Delta unless the chain is long, the deltas outweigh the snapshot, or this delta is large
+    // (more than half the object's text).
     std::string blob;
     bool snapshot = !prev || prev->chain + 1 >= VersionCodec::kMaxChain || prev->deltaBytes > prev->snapshotBytes;
     if (!snapshot) {
-        const std::string delta = toJsonText(makeDelta(prev->object, obj));
-        if (delta.size() * 2 > ev.objectJson.size())
-            snapshot = true;
+        if (makeDeltaText(prev->index, index, ev.objectJson.size() / 2, deltaBuffer))
+            blob = codec.compress(deltaBuffer);
         else
-            blob = codec.compress(delta);
+            snapshot = true;
     }
     if (snapshot)
         blob = codec.compress(ev.objectJson); // the server's own bytes: exact key order and numbers
@@ -204,43 +270,47 @@ Status HistoryStore::Impl::writeEvent(const WatchScope &scope, const WatchEvent 
     Head next;
     next.objectId = prev ? prev->objectId : 0;
     next.seq = prev ? prev->seq + 1 : 1;
-    next.rv = rv;
+    next.rv = id.rv;
     next.deleted = ev.type == HistoryEventType::Deleted;
     next.chain = snapshot ? 0 : prev->chain + 1;
     next.deltaBytes = snapshot ? 0 : prev->deltaBytes + std::int64_t(blob.size());
     next.snapshotBytes = snapshot ? std::int64_t(blob.size()) : prev->snapshotBytes;
-    next.rawBytes = std::int64_t(ev.objectJson.size());
 
-    const std::string apiVersion = obj.value("apiVersion", std::string());
-    const std::string kind = obj.value("kind", std::string());
-    const std::string group = GroupVersion::parse(apiVersion).group;
-    const std::string name = meta->value("name", std::string());
+    const std::string group = GroupVersion::parse(id.apiVersion).group;
     if (!prev) {
         Query ins = q("INSERT INTO objects(uid, api_group, api_version, kind, resource, namespace, name) VALUES(?,?,?,?,?,?,?)");
-        ins.bind(1, uid).bind(2, group).bind(3, apiVersion).bind(4, kind).bind(5, scope.resource);
-        ins.bind(6, meta->value("namespace", std::string())).bind(7, name);
+        ins.bind(1, id.uid).bind(2, group).bind(3, id.apiVersion).bind(4, id.kind).bind(5, scope.resource);
+        ins.bind(6, id.namespace_).bind(7, id.name);
         if (ins.step() != SQLITE_DONE)
             return error("insert object");
         next.objectId = sqlite3_last_insert_rowid(db);
     }
     Query upd = q("UPDATE objects SET version_count = version_count + 1, last_seq = ?, deleted = ?, api_version = ?,"
                   " kind = CASE WHEN ? = '' THEN kind ELSE ?4 END WHERE id = ?");
-    upd.bind(1, next.seq).bind(2, std::int64_t(next.deleted)).bind(3, apiVersion).bind(4, kind).bind(5, next.objectId);
+    upd.bind(1, next.seq).bind(2, std::int64_t(next.deleted)).bind(3, id.apiVersion).bind(4, id.kind).bind(5, next.objectId);
     if (upd.step() != SQLITE_DONE)
         return error("update object");
 
     Query ver = q("INSERT INTO versions(id, object_id, seq, rv, event, observed_ms, scope, snapshot, raw_size, data)"
                   " VALUES(?,?,?,?,?,?,?,?,?,?)");
-    ver.bind(1, nextOrd).bind(2, next.objectId).bind(3, next.seq).bind(4, rv).bind(5, std::int64_t(ev.type));
+    ver.bind(1, nextOrd).bind(2, next.objectId).bind(3, next.seq).bind(4, id.rv).bind(5, std::int64_t(ev.type));
     ver.bind(6, ev.observedAtMs).bind(7, scope.id).bind(8, std::int64_t(snapshot));
     ver.bind(9, std::int64_t(ev.objectJson.size())).bindBlob(10, blob);
     if (ver.step() != SQLITE_DONE)
         return error("insert version");
     ++nextOrd;
     totalBytes += std::int64_t(blob.size());
-    report.versions.push_back({uid, rv, next.seq});
-    next.object = std::move(*parsed);
-    putHead(uid, std::move(next));
+    report.versions.push_back({id.uid, id.rv, next.seq});
+    next.index = std::move(index);
+    next.rawBytes = std::int64_t(next.index.memoryBytes());
+    if (prev) {
+        // headFor() moved it to the front of the LRU already: update in place.
+        headBytes += next.rawBytes - prev->rawBytes;
+        *prev = std::move(next);
+        evictHeads();
+    } else {
+        putHead(id.uid, std::move(next));
+    }
     return success();
 }
 

@@ -17,9 +17,11 @@
 #include "core/json.h"
 #include "core/result.h"
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace fieldscope::core {
 
@@ -27,6 +29,58 @@ namespace fieldscope::core {
 Json makeDelta(const Json &from, const Json &to);
 // Applies a delta made by makeDelta; a delta that does not fit the document is a Parse error.
 Status applyDelta(Json &doc, const Json &delta);
+
+// JSON text validated and indexed in one pass, without building a DOM: the recorder's hot path
+// (every watch event) only needs a few identity strings and a delta against the previous version,
+// and a full nlohmann parse of every event cost ~70% of the writer thread (issue 5 profile).
+// Values stay the server's own bytes, so a delta carries them verbatim (exact numbers and strings).
+//
+// Acceptance: build() says Ok only for text that parseJson() accepts and decodes to the same tree
+// (strict grammar, UTF-8 and surrogate checks, finite numbers). Text it does not model (a byte
+// order mark, duplicate keys, nesting deeper than kMaxDepth, numbers that under/overflow a double)
+// is Unsupported: the caller then falls back to parseJson() and a snapshot.
+class JsonIndex
+{
+public:
+    enum class Type : std::uint8_t { Null, False, True, Number, String, Object, Array };
+    enum class Status { Ok, Invalid, Unsupported };
+    static constexpr int kMaxDepth = 200;
+
+    // Preorder: the children of node i are i+1 .. nodes[i].next-1, sibling to sibling via `next`.
+    struct Node {
+        std::uint32_t begin = 0, end = 0;       // the value's bytes in text()
+        std::uint32_t next = 0;                 // first node after this subtree
+        std::uint32_t keyBegin = 0, keyLen = 0; // object member: its key's bytes, quotes included
+        Type type = Type::Null;
+        bool keyEscaped = false; // the key has escapes: key() decodes it (rare)
+    };
+
+    Status build(std::string text);
+    bool empty() const { return m_nodes.empty(); }
+    const std::string &text() const { return m_text; }
+    const std::vector<Node> &nodes() const { return m_nodes; }
+    std::string_view raw(const Node &n) const { return std::string_view(m_text).substr(n.begin, n.end - n.begin); }
+    std::string_view rawKey(const Node &n) const { return std::string_view(m_text).substr(n.keyBegin, n.keyLen); }
+    // The decoded key of an object member.
+    std::string_view key(std::uint32_t node) const;
+    // The member `name` of object node `object`, or -1.
+    std::int64_t member(std::uint32_t object, std::string_view name) const;
+    // The decoded string at `node`, or "" when it is not a string.
+    std::string stringAt(std::int64_t node) const;
+    std::size_t memoryBytes() const { return m_text.capacity() + m_nodes.capacity() * sizeof(Node); }
+
+private:
+    friend struct JsonIndexer;
+    std::string m_text;
+    std::vector<Node> m_nodes;
+    std::vector<std::pair<std::uint32_t, std::string>> m_decodedKeys; // node -> key, sorted by node
+};
+
+// The delta from `from` to `to` (the format above, as JSON text) computed on the indexes: subtrees
+// with identical bytes are skipped without a walk. Decoding it with applyDelta() gives exactly
+// parseJson(to.text()) from parseJson(from.text()). Returns false, leaving `out` unspecified, when
+// the text would exceed maxBytes (the caller stores a snapshot instead).
+bool makeDeltaText(const JsonIndex &from, const JsonIndex &to, std::size_t maxBytes, std::string &out);
 
 class VersionCodec
 {

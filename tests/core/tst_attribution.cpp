@@ -150,6 +150,47 @@ private Q_SLOTS:
             QCOMPARE(r.managerNames(), std::vector<std::string>{"a"});
     }
 
+    // Attribution diffs only what differs between the versions; the changes must be exactly those
+    // of a full diffObjects with the same noise filters (order included).
+    void attributedChangesAreThoseOfAFullDiff_data()
+    {
+        QTest::addColumn<QString>("before");
+        QTest::addColumn<QString>("after");
+        const char *pod = R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":"p","uid":"u","resourceVersion":"1",
+            "generation":1,"labels":{"a":"1","b":"2"},"managedFields":[]},"spec":{"containers":[{"name":"c",
+            "image":"x:1","ports":[{"containerPort":80,"protocol":"TCP"}]}],"nodeName":"n1"},
+            "status":{"conditions":[{"type":"Ready","status":"True"}],"podIP":"10.0.0.1"}})";
+        QTest::newRow("unchanged") << pod << pod;
+        QTest::newRow("map list item changed") << pod << QString::fromLatin1(pod).replace(QLatin1String("x:1"), QLatin1String("x:2"));
+        QTest::newRow("label removed, noise changed") << pod
+            << QString::fromLatin1(pod).replace(QLatin1String(R"("a":"1",)"), QString()).replace(QLatin1String(R"("resourceVersion":"1")"), QLatin1String(R"("resourceVersion":"2")")).replace(QLatin1String(R"("generation":1)"), QLatin1String(R"("generation":2)"));
+        QTest::newRow("keys reordered, number respelled") << pod
+            << QString::fromLatin1(pod).replace(QLatin1String(R"("a":"1","b":"2")"), QLatin1String(R"("b":"2","a":"1")")).replace(QLatin1String("80"), QLatin1String("80.0"));
+        QTest::newRow("member added and subtree replaced") << pod
+            << QString::fromLatin1(pod).replace(QLatin1String(R"("nodeName":"n1")"), QLatin1String(R"("nodeName":"n2","hostNetwork":true)")).replace(QLatin1String(R"("podIP":"10.0.0.1")"), QLatin1String(R"("podIP":["x"])"));
+        QTest::newRow("kind only in the old version") << pod << QString::fromLatin1(pod).replace(QLatin1String(R"("kind":"Pod",)"), QString());
+        QTest::newRow("metadata no longer an object") << pod
+            << QString::fromLatin1(R"({"kind":"Pod","metadata":"x","spec":{"nodeName":"n1"}})");
+    }
+    void attributedChangesAreThoseOfAFullDiff()
+    {
+        QFETCH(QString, before);
+        QFETCH(QString, after);
+        const Json a = parseJson(before.toStdString()).value();
+        const Json b = parseJson(after.toStdString()).value();
+        DiffOptions opts;
+        opts.hideManagedFields = opts.hideResourceVersion = opts.hideGeneration = true;
+        const auto expected = diffObjects(a, b, opts);
+        const auto got = attributeTransition(&a, b, modified()).changes;
+        QCOMPARE(got.size(), expected.size());
+        for (std::size_t i = 0; i < got.size(); ++i) {
+            QCOMPARE(got[i].path.toString(), expected[i].path.toString());
+            QCOMPARE(int(got[i].kind), int(expected[i].kind));
+            QCOMPARE(toJsonText(got[i].oldValue), toJsonText(expected[i].oldValue));
+            QCOMPARE(toJsonText(got[i].newValue), toJsonText(expected[i].newValue));
+        }
+    }
+
     void firstObservedVersionWithSeveralEntriesIsAmbiguous()
     {
         const Json v = configMap("9", {{"x", "1"}},

@@ -72,6 +72,11 @@ private Q_SLOTS:
         QTest::newRow("type change") << R"({"l":[1]})" << R"({"l":{"x":[]}})";
         QTest::newRow("root replaced") << R"([1])" << R"({"a":1})";
         QTest::newRow("nested array of objects") << R"({"l":[{"n":"a","v":1},{"n":"b"}]})" << R"({"l":[{"n":"a","v":2},{"n":"c","w":1}]})";
+        QTest::newRow("keys reordered") << R"({"a":{"x":1,"y":2},"b":1})" << R"({"a":{"y":2,"x":1},"b":2})";
+        QTest::newRow("same number, other spelling") << R"({"a":1.0,"b":[1e2]})" << R"({"a":1.00,"b":[100.0]})";
+        QTest::newRow("escaped keys and values") << R"({"a\/b":"\u00e9","c":"x"})" << R"({"a/b":"é","c":"\ud83d\ude00","d\n":1})";
+        QTest::newRow("whitespace around the server's bytes") << "{ \"a\" : [ 1 , {\"b\" : 2} ] ,\n \"c\":3 }"
+                                                            << "{\"a\":[1,{\"b\":3}],\"c\":\t3}";
     }
     void deltaRoundTripsExactly()
     {
@@ -80,8 +85,128 @@ private Q_SLOTS:
         Json a = parseJson(from.toStdString()).value();
         const Json b = parseJson(to.toStdString()).value();
         const Json delta = makeDelta(a, b);
+        // The writer's path: the same format computed on the texts, values as the server's bytes.
+        JsonIndex ia, ib;
+        QCOMPARE(ia.build(from.toStdString()), JsonIndex::Status::Ok);
+        QCOMPARE(ib.build(to.toStdString()), JsonIndex::Status::Ok);
+        std::string textDelta;
+        QVERIFY(makeDeltaText(ia, ib, 1 << 20, textDelta));
+        Json viaText = a;
+        QVERIFY(applyDelta(viaText, parseJson(textDelta).value()).ok());
         QVERIFY(applyDelta(a, delta).ok());
         QCOMPARE(QString::fromStdString(toJsonText(a)), QString::fromStdString(toJsonText(b)));
+        QCOMPARE(QString::fromStdString(toJsonText(viaText)), QString::fromStdString(toJsonText(b)));
+    }
+
+    void deltaTextIsTheDeltaOfTheDocuments()
+    {
+        // Compact text without escapes: byte for byte what the DOM-based makeDelta writes.
+        const std::string from = R"({"m":{"a":1,"b":[1,2,3]},"s":{"c":[{"t":"x"}],"r":2},"z":null})";
+        const std::string to = R"({"m":{"b":[1,3],"n":"y"},"s":{"c":[{"t":"y","u":false}],"r":2},"z":0})";
+        JsonIndex ia, ib;
+        QCOMPARE(ia.build(from), JsonIndex::Status::Ok);
+        QCOMPARE(ib.build(to), JsonIndex::Status::Ok);
+        std::string textDelta;
+        QVERIFY(makeDeltaText(ia, ib, 1 << 20, textDelta));
+        QCOMPARE(textDelta, toJsonText(makeDelta(parseJson(from).value(), parseJson(to).value())));
+        // Over the size limit: no delta (the store writes a snapshot).
+        QVERIFY(!makeDeltaText(ia, ib, textDelta.size() - 1, textDelta));
+    }
+
+    // The index must never accept text parseJson refuses (the snapshot would not decode), and says
+    // Unsupported for what it does not model so the store falls back to parseJson.
+    void jsonIndexAcceptsExactlyWhatParseJsonAccepts_data()
+    {
+        QTest::addColumn<QByteArray>("text");
+        QTest::addColumn<int>("expected"); // JsonIndex::Status
+        const int ok = int(JsonIndex::Status::Ok), bad = int(JsonIndex::Status::Invalid),
+                  unsupported = int(JsonIndex::Status::Unsupported);
+        QTest::newRow("object") << QByteArray(R"({"a":[1,-2,3.5e-3,true,false,null,"x"],"b":{}})") << ok;
+        QTest::newRow("scalar root with whitespace") << QByteArray(" \t\r\n 12 \n") << ok;
+        QTest::newRow("integer beyond 64 bits") << QByteArray("[123456789012345678901234567890]") << ok;
+        QTest::newRow("escapes and surrogate pair") << QByteArray("[\"\\\"\\\\\\/\\b\\f\\n\\r\\t\\u00e9\\ud83d\\ude00\"]") << ok;
+        QTest::newRow("utf-8 2, 3 and 4 bytes") << QByteArray("[\"\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80\"]") << ok;
+        QTest::newRow("nesting 150 deep") << QByteArray(150, '[') + QByteArray(150, ']') << ok;
+        QTest::newRow("empty text") << QByteArray("") << bad;
+        QTest::newRow("trailing garbage") << QByteArray(R"({"a":1}x)") << bad;
+        QTest::newRow("trailing comma") << QByteArray(R"({"a":1,})") << bad;
+        QTest::newRow("leading zero") << QByteArray("[01]") << bad;
+        QTest::newRow("bare minus") << QByteArray("[-]") << bad;
+        QTest::newRow("dot without digits") << QByteArray("[1.]") << bad;
+        QTest::newRow("exponent without digits") << QByteArray("[1e+]") << bad;
+        QTest::newRow("control character in string") << QByteArray("[\"a\x01\"]") << bad;
+        QTest::newRow("unknown escape") << QByteArray(R"(["\x41"])") << bad;
+        QTest::newRow("short unicode escape") << QByteArray(R"(["\u12"])") << bad;
+        QTest::newRow("lone low surrogate") << QByteArray(R"(["\udc00"])") << bad;
+        QTest::newRow("high surrogate alone") << QByteArray(R"(["\ud800x"])") << bad;
+        QTest::newRow("overlong utf-8") << QByteArray("[\"\xc0\x80\"]") << bad;
+        QTest::newRow("utf-8 surrogate") << QByteArray("[\"\xed\xa0\x80\"]") << bad;
+        QTest::newRow("utf-8 beyond U+10FFFF") << QByteArray("[\"\xf4\x90\x80\x80\"]") << bad;
+        QTest::newRow("truncated utf-8") << QByteArray("[\"\xe2\x82\"]") << bad;
+        QTest::newRow("unterminated string") << QByteArray("{\"a\":\"x") << bad;
+        QTest::newRow("single quotes") << QByteArray("{'a':1}") << bad;
+        QTest::newRow("bad literal") << QByteArray("[tru]") << bad;
+        QTest::newRow("number overflow") << QByteArray("[1e400]") << unsupported;
+        QTest::newRow("number underflow") << QByteArray("[1e-400]") << unsupported;
+        QTest::newRow("duplicate key") << QByteArray(R"({"a":1,"b":2,"a":3})") << unsupported;
+        QTest::newRow("duplicate key, one escaped") << QByteArray(R"({"a":1,"\u0061":3})") << unsupported;
+        QTest::newRow("byte order mark") << QByteArray("\xef\xbb\xbf{}") << unsupported;
+        QTest::newRow("nesting 250 deep") << QByteArray(250, '[') + QByteArray(250, ']') << unsupported;
+    }
+    void jsonIndexAcceptsExactlyWhatParseJsonAccepts()
+    {
+        QFETCH(QByteArray, text);
+        QFETCH(int, expected);
+        const std::string s = text.toStdString();
+        JsonIndex ix;
+        QCOMPARE(int(ix.build(s)), expected);
+        if (expected == int(JsonIndex::Status::Ok))
+            QVERIFY(parseJson(s).ok());
+        if (expected == int(JsonIndex::Status::Invalid))
+            QVERIFY(!parseJson(s).ok());
+    }
+
+    // Text the index does not model is still stored (as a snapshot) and every version decodes to
+    // what parseJson makes of the text that was recorded.
+    void recorderDecodesTextTheIndexDoesNotModel()
+    {
+        const QString path = db("unmodelled.db");
+        // (Plain literals: moc miscounts braces inside raw strings.)
+        const std::string meta = "\"metadata\":{\"uid\":\"u-x\",\"name\":\"x\",\"namespace\":\"prod\",\"labels\":{\"team\":\""
+                               + std::string(200, 'p') + "\"},\"resourceVersion\":";
+        std::vector<std::string> texts = {
+            "{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\"," + meta + "\"1\"},\"data\":{\"a\":\"1\"}}",
+            "{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\"," + meta + "\"2\"},\"data\":{\"a\":\"1\",\"a\":\"2\"}}",
+            "{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\"," + meta + "\"3\"},\"data\":{\"a\":\"3\"}}",
+            "\xef\xbb\xbf{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\"," + meta + "\"4\"},\"data\":{\"n\":1e-400}}",
+            "{ \"apiVersion\" : \"v1\", \"kind\":\"ConfigMap\",\n" + meta + "\"5\"},\"data\":{\"a\":\"\\u00e9\"}}",
+            "{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\"," + meta + "\"6\"},\"data\":{\"a\":\"é\",\"b\":[1.0]}}",
+        };
+        {
+            HistoryRecorder rec({path.toStdString()});
+            for (const auto &t : texts)
+                rec.record(kPods, {{HistoryEventType::Modified, t, QDateTime::currentMSecsSinceEpoch()}});
+            QVERIFY(rec.flush().ok());
+        }
+        {
+            // After a restart the head is rebuilt from the decoded version and deltas continue.
+            HistoryRecorder rec({path.toStdString()});
+            texts.push_back("{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\"," + meta + "\"7\"},\"data\":{\"a\":\"é\",\"b\":[2]}}");
+            rec.record(kPods, {{HistoryEventType::Modified, texts.back(), QDateTime::currentMSecsSinceEpoch()}});
+            QVERIFY(rec.flush().ok());
+        }
+        auto store = openStore(path);
+        const auto objects = store->allObjects().value();
+        QCOMPARE(objects.size(), std::size_t(1));
+        const auto infos = store->versions(objects[0].id).value();
+        const auto decoded = store->loadAllVersions(objects[0].id).value();
+        QCOMPARE(decoded.size(), texts.size());
+        for (std::size_t i = 0; i < texts.size(); ++i)
+            QCOMPARE(QString::fromStdString(toJsonText(decoded[i])), QString::fromStdString(toJsonText(parseJson(texts[i]).value())));
+        QVERIFY(infos[1].snapshot); // duplicate keys: not delta-encoded
+        QVERIFY(!infos[5].snapshot); // indexed again after the fallbacks
+        QVERIFY(!infos[6].snapshot);
+        QVERIFY(store->checkIntegrity().ok());
     }
 
     void deltaThatDoesNotFitIsAnError()
@@ -329,6 +454,60 @@ private Q_SLOTS:
         QCOMPARE(json[1]["changedPaths"][0].get<std::string>(), std::string(R"(.status.conditions[type="Ready"].status)"));
         q.name = "nope";
         QCOMPARE(historyJson(*store, q).error().category, ErrorCategory::NotFound);
+    }
+
+    // attributedHistory() decodes each version's managedFields once and reuses unchanged tries;
+    // every row must still be what attributing that transition on its own gives.
+    void attributedHistoryEqualsAttributingEachTransition()
+    {
+        auto store = openStore(db("attributed.db"));
+        const Json pod = loadPod();
+        std::vector<Json> versions = {pod, statusUpdate(pod, 1), statusUpdate(pod, 2)};
+        Json labelled = statusUpdate(pod, 3); // kubectl adds a label: a new entry
+        labelled["metadata"]["labels"]["tier"] = "web";
+        labelled["metadata"]["managedFields"].push_back(
+            Json{{"manager", "kubectl-label"}, {"operation", "Update"}, {"apiVersion", "v1"}, {"time", "2026-07-20T11:00:00Z"},
+                 {"fieldsType", "FieldsV1"}, {"fieldsV1", {{"f:metadata", {{"f:labels", {{"f:tier", Json::object()}}}}}}}});
+        versions.push_back(labelled);
+        Json grown = labelled; // the same manager takes one more field: its trie grows
+        grown["metadata"]["resourceVersion"] = "2000";
+        grown["metadata"]["labels"]["zone"] = "a";
+        grown["metadata"]["managedFields"][2]["fieldsV1"]["f:metadata"]["f:labels"]["f:zone"] = Json::object();
+        grown["metadata"]["managedFields"][2]["time"] = "2026-07-20T11:00:05Z";
+        versions.push_back(grown);
+        Json restamped = grown; // and then only restamps its entry
+        restamped["metadata"]["resourceVersion"] = "2001";
+        restamped["metadata"]["labels"]["zone"] = "b";
+        restamped["metadata"]["managedFields"][2]["time"] = "2026-07-20T11:00:09Z";
+        versions.push_back(restamped);
+        std::vector<WatchEvent> events;
+        for (const auto &v : versions)
+            events.push_back(watchEvent(HistoryEventType::Modified, v, 1'700'000'000'000));
+        QVERIFY(store->write({{kPods, events, {}, {}}}).ok());
+        ObjectQuery q;
+        q.allNamespaces = true;
+        q.name = "web-7d4b9c8f6-x2x9q";
+        const auto rows = attributedHistory(*store, q).value();
+        QCOMPARE(rows.size(), versions.size());
+        for (std::size_t i = 0; i < rows.size(); ++i) {
+            const auto expected = attributeTransition(i ? &versions[i - 1] : nullptr, versions[i], {HistoryEventType::Modified, false, nullptr});
+            const auto &got = rows[i].attribution;
+            QCOMPARE(got.managerNames(), expected.managerNames());
+            QCOMPARE(got.reason, expected.reason);
+            QCOMPARE(got.ambiguous, expected.ambiguous);
+            QCOMPARE(got.changes.size(), expected.changes.size());
+            QCOMPARE(got.losers.size(), expected.losers.size());
+            for (std::size_t w = 0; w < got.writers.size(); ++w) {
+                QCOMPARE(got.writers[w].who, expected.writers[w].who);
+                QCOMPARE(got.writers[w].fieldsGrew, expected.writers[w].fieldsGrew);
+                QCOMPARE(got.writers[w].fieldsShrank, expected.writers[w].fieldsShrank);
+                QCOMPARE(got.writers[w].paths.size(), expected.writers[w].paths.size());
+            }
+        }
+        QCOMPARE(rows[3].attribution.managerNames(), (std::vector<std::string>{"kubelet", "kubectl-label"}));
+        QCOMPARE(rows[4].attribution.managerNames(), std::vector<std::string>{"kubectl-label"});
+        QVERIFY(rows[4].attribution.writers[0].fieldsGrew);
+        QVERIFY(!rows[5].attribution.writers[0].fieldsGrew && rows[5].attribution.writers[0].timeMoved);
     }
 };
 
