@@ -2,11 +2,13 @@
 // store, and printing an object's versions with who made each change.
 #include "app/clisession.h"
 #include "app/commands.h"
+#include "core/historyexport.h"
 #include "core/historyquery.h"
 #include "core/historywriter.h"
 #include "kube/watcher.h"
 
 #include <QCoreApplication>
+#include <QTemporaryDir>
 #include <QTimer>
 
 #include <cstdio>
@@ -30,6 +32,21 @@ struct RecordedScope {
     bool initialDone = false;
     std::unique_ptr<kube::Watcher> watcher;
 };
+
+// A history database, or a JSON Lines export (docs/history-format.md) read without a cluster:
+// the export is imported into a throw-away store so every query works the same way.
+core::Result<std::unique_ptr<core::HistoryStore>> openForReading(const QString &path)
+{
+    if (!path.endsWith(QLatin1String(".jsonl")))
+        return core::HistoryStore::open(path.toStdString(), core::HistoryStore::OpenMode::ReadOnly);
+    static QTemporaryDir scratch; // lives until the command ends
+    auto store = core::HistoryStore::open(scratch.filePath(QStringLiteral("import.db")).toStdString());
+    if (!store)
+        return store.error();
+    if (auto imported = core::importJsonLines(path.toStdString(), **store); !imported)
+        return imported.error();
+    return store;
+}
 
 } // namespace
 
@@ -128,7 +145,7 @@ int runHistory(const QStringList &args)
     p.addHelpOption();
     p.addPositionalArgument(QStringLiteral("RESOURCE/NAME"), QStringLiteral("e.g. configmaps/demo, deployments.apps/web"));
     p.addOption({{QStringLiteral("n"), QStringLiteral("namespace")}, QStringLiteral("Namespace (default: any)."), QStringLiteral("NAMESPACE")});
-    p.addOption({QStringLiteral("db"), QStringLiteral("The history database file."), QStringLiteral("FILE")});
+    p.addOption({QStringLiteral("db"), QStringLiteral("The history database, or a .jsonl export (no cluster needed)."), QStringLiteral("FILE")});
     p.addOption({{QStringLiteral("o"), QStringLiteral("output")}, QStringLiteral("text (default) or json."), QStringLiteral("FORMAT"), QStringLiteral("text")});
     if (!p.parse(args))
         return reportError(p.errorText()) + 1;
@@ -139,7 +156,7 @@ int runHistory(const QStringList &args)
     const QString target = p.positionalArguments().value(0);
     if (p.positionalArguments().size() != 1 || !target.contains(QLatin1Char('/')) || !p.isSet(QStringLiteral("db")))
         return reportError(QStringLiteral("usage: fieldscope history RESOURCE/NAME --db FILE [-n NAMESPACE] [-o text|json]")) + 1;
-    auto store = core::HistoryStore::open(p.value(QStringLiteral("db")).toStdString(), core::HistoryStore::OpenMode::ReadOnly);
+    auto store = openForReading(p.value(QStringLiteral("db")));
     if (!store)
         return reportError(store.error());
     core::ObjectQuery q;
@@ -158,6 +175,44 @@ int runHistory(const QStringList &args)
     if (!t)
         return reportError(t.error());
     std::fputs(t->c_str(), stdout);
+    return 0;
+}
+
+} // namespace fieldscope::app
+
+namespace fieldscope::app {
+
+int runExport(const QStringList &args)
+{
+    QCommandLineParser p;
+    p.setApplicationDescription(QStringLiteral("fieldscope export --db FILE --to OUT.jsonl [RESOURCE[/NAME]] [-n NS]: write recorded "
+                                               "history as JSON Lines (docs/history-format.md); without RESOURCE, everything."));
+    p.addHelpOption();
+    p.addPositionalArgument(QStringLiteral("RESOURCE[/NAME]"), QStringLiteral("What to export (default: everything)."));
+    p.addOption({{QStringLiteral("n"), QStringLiteral("namespace")}, QStringLiteral("Only this namespace."), QStringLiteral("NAMESPACE")});
+    p.addOption({QStringLiteral("db"), QStringLiteral("The history database file."), QStringLiteral("FILE")});
+    p.addOption({QStringLiteral("to"), QStringLiteral("The JSON Lines file to write."), QStringLiteral("OUT")});
+    if (!p.parse(args))
+        return reportError(p.errorText()) + 1;
+    if (p.isSet(QStringLiteral("help"))) {
+        std::fputs(qUtf8Printable(p.helpText()), stdout);
+        return 0;
+    }
+    if (!p.isSet(QStringLiteral("db")) || !p.isSet(QStringLiteral("to")) || p.positionalArguments().size() > 1)
+        return reportError(QStringLiteral("usage: fieldscope export --db FILE --to OUT.jsonl [RESOURCE[/NAME]] [-n NAMESPACE]")) + 1;
+    auto store = core::HistoryStore::open(p.value(QStringLiteral("db")).toStdString(), core::HistoryStore::OpenMode::ReadOnly);
+    if (!store)
+        return reportError(store.error());
+    core::ObjectQuery q;
+    const QString target = p.positionalArguments().value(0);
+    q.resource = target.section(QLatin1Char('/'), 0, 0).toStdString();
+    q.name = target.section(QLatin1Char('/'), 1).toStdString();
+    q.namespace_ = p.value(QStringLiteral("namespace")).toStdString();
+    q.allNamespaces = !p.isSet(QStringLiteral("namespace"));
+    auto n = core::exportJsonLines(**store, q, p.value(QStringLiteral("to")).toStdString());
+    if (!n)
+        return reportError(n.error());
+    std::fprintf(stderr, "fieldscope: wrote %lld versions to %s\n", static_cast<long long>(*n), qUtf8Printable(p.value(QStringLiteral("to"))));
     return 0;
 }
 

@@ -9,6 +9,7 @@ int runList(const QStringList &args);
 int runWatch(const QStringList &args);
 int runRecord(const QStringList &args);
 int runHistory(const QStringList &args);
+int runExport(const QStringList &args);
 int runBlame(const QStringList &args);
 int runConflicts(const QStringList &args);
 

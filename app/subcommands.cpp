@@ -11,6 +11,7 @@ const SubcommandInfo *subcommands()
         {"blame", "an object's YAML with every owner of every field", &runBlame},
         {"conflicts", "what a server-side apply would conflict on, own and remove", &runConflicts},
         {"history", "the versions of an object and who made each change", &runHistory},
+        {"export", "write recorded history as JSON Lines, to read without a cluster", &runExport},
         {nullptr, nullptr, nullptr},
     };
     return table;

@@ -104,6 +104,16 @@ private Q_SLOTS:
             QVERIFY2(managers.contains(QString::fromStdString(expected[i].second)),
                      qPrintable(QStringLiteral("version %1: expected %2, got [%3]\n%4").arg(i).arg(QString::fromStdString(expected[i].second), managers.join(u','), QString::fromUtf8(h.out))));
         }
+        // Exported to JSON Lines and read back without the database: the same answer.
+        const QString jsonl = k.dir.filePath(QStringLiteral("demo.jsonl"));
+        const auto ex = runFieldscope({QStringLiteral("export"), QStringLiteral("--db"), db, QStringLiteral("--to"), jsonl,
+                                       QStringLiteral("configmaps/demo"), QStringLiteral("-n"), k.ns});
+        QVERIFY2(ex.exitCode == 0, ex.err.constData());
+        const auto offline = runFieldscope({QStringLiteral("history"), QStringLiteral("configmaps/demo"), QStringLiteral("-n"), k.ns,
+                                            QStringLiteral("--db"), jsonl, QStringLiteral("-o"), QStringLiteral("json")});
+        QVERIFY2(offline.exitCode == 0, offline.err.constData());
+        QCOMPARE(offline.out, h.out);
+
         QProcess cleanup;
         cleanup.start(qEnvironmentVariable("FIELDSCOPE_KUBECTL"), kc + QStringList{QStringLiteral("delete"), QStringLiteral("namespace"), k.ns, QStringLiteral("--wait=false")});
         cleanup.waitForFinished(30000);
