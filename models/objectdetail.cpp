@@ -72,6 +72,7 @@ ObjectDetail buildObjectDetail(const QByteArray &json)
     d.yaml = QString::fromStdString(yaml.text);
     d.lineOwners.resize(qsizetype(yaml.linePointers.size()));
     for (std::size_t i = 0; i < yaml.linePointers.size(); ++i) {
+        d.linePointers << QString::fromStdString(yaml.linePointers[i]);
         const auto node = d.tree.findByJsonPointer(yaml.linePointers[i]);
         if (!node)
             continue;

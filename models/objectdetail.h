@@ -26,6 +26,7 @@ struct ObjectDetail {
     QVector<QVector<int>> lineOwners;
     QStringList managerLabels; // per entry: "kubectl(Apply)"
     QStringList managerNames;  // per entry: "kubectl"
+    QStringList linePointers;  // per YAML line: the JSON pointer it shows ("" for none), for tree<->YAML sync
 
     core::OwnershipTree tree;
 };

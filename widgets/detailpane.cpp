@@ -12,6 +12,9 @@
 #include "widgets/yamlview.h"
 
 #include <QCoreApplication>
+#include <QItemSelectionModel>
+#include <QScopedValueRollback>
+#include <QTreeView>
 #include <QDateTime>
 #include <QFutureWatcher>
 #include <QHeaderView>
@@ -108,6 +111,7 @@ DetailPane::DetailPane(QWidget *parent) : QWidget(parent)
     m_summary->setObjectName(QStringLiteral("summaryView"));
     m_summary->setOpenLinks(false);
     m_yaml = new YamlView(m_tabs);
+    connect(m_yaml, &QsciScintilla::cursorPositionChanged, this, [this](int line, int) { syncTreeToYaml(line); });
     m_treeModel = new models::OwnershipTreeModel(this);
     m_legendModel = new models::ManagerLegendModel(this);
     m_tabs->addTab(m_summary, tr("Summary"));
@@ -131,6 +135,8 @@ QWidget *DetailPane::buildOwnershipTab()
     m_ownershipTree = new QTreeView(split);
     m_ownershipTree->setObjectName(QStringLiteral("ownershipTree"));
     m_ownershipTree->setModel(m_treeModel);
+    connect(m_ownershipTree->selectionModel(), &QItemSelectionModel::currentChanged, this,
+            [this](const QModelIndex &current) { syncYamlToTree(current); });
     m_ownershipTree->setUniformRowHeights(true);
     m_ownershipTree->setAlternatingRowColors(true);
     m_ownershipTree->header()->resizeSection(models::OwnershipTreeModel::FieldColumn, 260);
@@ -323,6 +329,32 @@ bool DetailPane::tabFromName(const QString &name, Tab *tab)
         return false;
     *tab = Tab(i);
     return true;
+}
+
+void DetailPane::syncYamlToTree(const QModelIndex &treeIndex)
+{
+    if (m_syncing || !treeIndex.isValid())
+        return;
+    const QString pointer = treeIndex.data(models::JsonPointerRole).toString();
+    const int line = m_detail.linePointers.indexOf(pointer);
+    if (pointer.isEmpty() || line < 0)
+        return;
+    const QScopedValueRollback guard(m_syncing, true);
+    m_yaml->setCursorPosition(line, 0);
+    m_yaml->ensureLineVisible(line);
+    m_yaml->setSelection(line, 0, line, m_yaml->lineLength(line) - 1);
+}
+
+void DetailPane::syncTreeToYaml(int line)
+{
+    if (m_syncing || line < 0 || line >= m_detail.linePointers.size())
+        return;
+    const QModelIndex idx = m_treeModel->indexForJsonPointer(m_detail.linePointers.at(line));
+    if (!idx.isValid())
+        return;
+    const QScopedValueRollback guard(m_syncing, true);
+    m_ownershipTree->setCurrentIndex(idx);
+    m_ownershipTree->scrollTo(idx);
 }
 
 } // namespace fieldscope::widgets

@@ -55,12 +55,16 @@ private:
     void apply(models::ObjectDetail detail);
     void renderSummary();
     void showHistoryDiff();
+    // Keeps the ownership tree and the YAML showing the same field (issue 4).
+    void syncYamlToTree(const QModelIndex &treeIndex);
+    void syncTreeToYaml(int line);
 
     QTabWidget *m_tabs;
     QLabel *m_header;
     QTextBrowser *m_summary;
     YamlView *m_yaml;
     QTreeView *m_ownershipTree;
+    bool m_syncing = false; // guards the two-way selection sync against echo
     QTableView *m_legend;
     models::OwnershipTreeModel *m_treeModel;
     models::ManagerLegendModel *m_legendModel;

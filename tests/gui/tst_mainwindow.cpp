@@ -6,6 +6,8 @@
 #include "app/clustercontroller.h"
 #include "core/json.h"
 #include "models/objecttablemodel.h"
+#include "models/ownershiptreemodel.h"
+#include "models/roles.h"
 #include "models/resourcekindsmodel.h"
 #include "app/workspace.h"
 #include "models/eventtablemodel.h"
@@ -279,6 +281,20 @@ void TestMainWindow::detailTabsShowTheSelectedObject()
     QTest::mouseClick(legend->viewport(), Qt::LeftButton, {}, legend->visualRect(legend->model()->index(0, 0)).center());
     QCOMPARE(tree->model()->rowCount(), allTop);
     QVERIFY(s.window.grab().save(shotPath(QStringLiteral("detail-ownership.png"))));
+
+    // Tree and YAML follow each other: the image line selects the image node, and back.
+    detail->setCurrentTab(widgets::DetailPane::YamlTab);
+    yaml->setCursorPosition(imageLine, 0); // QScintilla reports cursor moves on its next UI update
+    QTRY_COMPARE(tree->currentIndex().data(models::JsonPointerRole).toString(), detail->detail().linePointers.value(imageLine));
+    QVERIFY(tree->currentIndex().data(models::JsonPointerRole).toString().endsWith(QLatin1String("/image")));
+    const QModelIndex labels = static_cast<models::OwnershipTreeModel *>(tree->model())->indexForJsonPointer(QStringLiteral("/metadata/name"));
+    QVERIFY(labels.isValid());
+    tree->setCurrentIndex(labels);
+    int line = 0, col = 0;
+    yaml->getCursorPosition(&line, &col);
+    QCOMPARE(detail->detail().linePointers.value(line), QStringLiteral("/metadata/name"));
+    QTest::qWait(50); // the echo of that cursor move must not pull the tree elsewhere
+    QCOMPARE(tree->currentIndex().data(models::JsonPointerRole).toString(), QStringLiteral("/metadata/name"));
 
     detail->setCurrentTab(widgets::DetailPane::HistoryTab);
     auto *history = detail->findChild<QTableView *>(QStringLiteral("historyTable"));
