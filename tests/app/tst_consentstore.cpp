@@ -2,6 +2,7 @@
 #include "app/settingsconsentstore.h"
 
 #include <QCoreApplication>
+#include <QSettings>
 #include <QStandardPaths>
 #include <QTest>
 
@@ -16,6 +17,7 @@ private Q_SLOTS:
         QStandardPaths::setTestModeEnabled(true);
         QCoreApplication::setOrganizationName(QStringLiteral("fieldscope-test"));
         QCoreApplication::setApplicationName(QStringLiteral("tst_consentstore"));
+        QSettings().clear(); // test-mode settings survive between runs: start from nothing
     }
     void decisionSurvivesANewInstanceAndIsPerFileAndCommand()
     {
