@@ -233,6 +233,8 @@ void Watcher::watch(bool watchList)
     req.path = m_scope.resource.collectionPath(m_scope.namespace_) + "?watch=1&allowWatchBookmarks=true&timeoutSeconds="
              + std::to_string(nextTimeoutSeconds()) + listQuery(m_scope);
     m_inWatchListInitial = watchList;
+    m_watchStarted.start();
+    m_eventsThisWatch = 0;
     m_streamError.clear();
     if (watchList) {
         // Streaming list (API brief 2.6): initial state as ADDED events ending with a bookmark.
@@ -298,6 +300,7 @@ void Watcher::flush()
         if (gen != m_gen)
             break; // a 410 below started a relist: the rest belongs to the dead stream
         m_lastEvent.start();
+        ++m_eventsThisWatch;
         switch (l.type) {
         case WatchLineType::Bookmark:
             if (m_inWatchListInitial && l.initialEventsEnd) {
@@ -403,18 +406,14 @@ void Watcher::onWatchEnded(int gen, core::Result<HttpResponse> r)
         Q_EMIT errorOccurred(why);
         if (r->status == 403 || r->status == 401 || r->status == 404)
             setState(State::Failed, why);
-        backoffThen([this, wasWatchList] { wasWatchList ? watch(true) : watch(false); }, why);
+        backoffThen([this, wasWatchList] { watch(wasWatchList); }, why);
         return;
     }
     if (!r.ok() || !decodeError.empty()) {
         // Dropped connection, stall, corrupt frame: resume from the last RV, no relist.
         const QString why = QString::fromStdString(r.ok() ? decodeError : r.error().describe());
         ++m_resumes;
-        if (wasWatchList) {
-            backoffThen([this] { watch(true); }, why);
-            return;
-        }
-        backoffThen([this] { watch(false); }, why);
+        backoffThen([this, wasWatchList] { watch(wasWatchList); }, why);
         return;
     }
     ++m_resumes;
@@ -423,11 +422,14 @@ void Watcher::onWatchEnded(int gen, core::Result<HttpResponse> r)
         backoffThen([this, wasWatchList] { watch(wasWatchList); }, m_streamError);
         return;
     }
+    // A watch that ends within a second having delivered nothing is a misbehaving server or
+    // proxy, not a timeout: back off instead of spinning (client-go's "very short watch").
+    if (m_watchStarted.elapsed() < 1000 && m_eventsThisWatch == 0) {
+        backoffThen([this, wasWatchList] { watch(wasWatchList); }, QStringLiteral("the watch ended at once"));
+        return;
+    }
     // A normal end (server timeout): resume at once.
-    if (wasWatchList)
-        watch(true);
-    else
-        watch(false);
+    watch(wasWatchList);
 }
 
 void Watcher::backoffThen(std::function<void()> next, const QString &why)

@@ -107,6 +107,8 @@ private:
     QTimer m_flushTimer;
     QTimer m_retryTimer;
     QElapsedTimer m_lastEvent;
+    QElapsedTimer m_watchStarted; // the current watch request's age
+    int m_eventsThisWatch = 0;    // lines (events, bookmarks) it delivered
     QElapsedTimer m_healthy;
     int m_backoffMs = 0;
     int m_relists = 0, m_resumes = 0;

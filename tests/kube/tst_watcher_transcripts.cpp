@@ -554,6 +554,25 @@ private Q_SLOTS:
         QCOMPARE(h.lists(), 1);
     }
 
+    void watchEndingAtOnceWithNothingBacksOffInsteadOfSpinning()
+    {
+        // client-go's "very short watch": a stream that closes immediately with no event is an
+        // error. Without the backoff this would re-watch hundreds of times a second.
+        Harness h;
+        h.list().replyFile(QStringLiteral("watch/list-4711-single.http"));
+        h.watchFrom("4711").replyFile(QStringLiteral("watch/watch-empty-end.http")).repeatLast();
+        auto o = fastOptions();
+        o.backoffInitialMs = 200;
+        o.backoffMaxMs = 400;
+        h.start(o);
+        QTRY_VERIFY_WITH_TIMEOUT(h.watches().size() >= 3, 10'000);
+        const auto watches = h.watches();
+        for (std::size_t i = 1; i < watches.size(); ++i)
+            QVERIFY2(watches[i].atMs - watches[i - 1].atMs >= 190,
+                     qPrintable(QStringLiteral("re-watched after %1 ms").arg(watches[i].atMs - watches[i - 1].atMs)));
+        QCOMPARE(QString::fromStdString(h.watcher->lastResourceVersion()), QStringLiteral("4711")); // never relisted
+    }
+
     void bookmarkMovesTheResumePoint()
     {
         Harness h;
