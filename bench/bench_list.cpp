@@ -187,7 +187,7 @@ PeerFigures runPeer(const QString &program, const QStringList &args, const QStri
 }
 
 // Watch decoding on one core: MODIFIED lines made of real objects from the list.
-double decodeRate(const kube::Watcher *, const std::vector<std::string> &lines)
+double decodeRate(const std::vector<std::string> &lines)
 {
     QElapsedTimer t;
     t.start();
@@ -280,7 +280,7 @@ int main(int argc, char **argv)
         for (const auto &[uid, obj] : w.store().objects())
             lines.push_back("{\"type\":\"MODIFIED\",\"object\":" + obj.json.toStdString() + "}");
     }
-    const double rate = decodeRate(nullptr, lines);
+    const double rate = decodeRate(lines);
 
     std::printf("\nobjects listed:                 %zu (%.1f MB of JSON)\n", fs.objects, fs.jsonBytes / 1e6);
     std::printf("fieldscope list+index:          %.2f s wall (best of 3), %.2f s CPU\n", fs.wall, fs.cpu);
