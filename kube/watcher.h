@@ -31,6 +31,10 @@ struct WatchScope {
     std::string describe() const;
 };
 
+// "&labelSelector=...&fieldSelector=..." of a scope: every request about the scope (LIST, WATCH,
+// the Table of kube/tablefetcher.h) selects the same objects.
+std::string listQuery(const WatchScope &scope);
+
 struct WatcherOptions {
     int pageSize = 500;
     int flushIntervalMs = 100;
