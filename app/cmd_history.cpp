@@ -3,6 +3,7 @@
 #include "app/clisession.h"
 #include "app/commands.h"
 #include "core/historyexport.h"
+#include "core/historyfeed.h"
 #include "core/historyquery.h"
 #include "core/historywriter.h"
 #include "kube/watcher.h"
@@ -16,21 +17,10 @@
 namespace fieldscope::app {
 namespace {
 
-core::HistoryEventType historyType(const core::ObjectVersion &v)
-{
-    if (v.type == core::WatchEventType::Deleted)
-        return core::HistoryEventType::Deleted;
-    if (v.fromList)
-        return core::HistoryEventType::Listed;
-    return v.type == core::WatchEventType::Added ? core::HistoryEventType::Added : core::HistoryEventType::Modified;
-}
-
-// One watched scope feeding the recorder, including the honest gap since the last run.
+// One watched scope feeding the recorder.
 struct RecordedScope {
-    core::WatchScope historyScope;
-    std::string lastRecordedRv; // from a previous run of this store
-    bool initialDone = false;
     std::unique_ptr<kube::Watcher> watcher;
+    std::unique_ptr<core::HistoryFeed> feed;
 };
 
 // A history database, or a JSON Lines export (docs/history-format.md) read without a cluster:
@@ -78,8 +68,9 @@ int runRecord(const QStringList &args)
     auto session = CliSession::open(p);
     if (!session)
         return CliSession::openFailureCode();
-    // Where each scope stopped last time, for the gap (read before the recorder opens the file).
-    std::map<std::string, std::string> lastRvs;
+    core::HistoryRecorder::Options ro;
+    ro.path = db;
+    core::HistoryRecorder recorder(ro);
     std::vector<std::unique_ptr<RecordedScope>> scopes;
     for (const QString &word : p.positionalArguments().first().split(QLatin1Char(','), Qt::SkipEmptyParts)) {
         const auto *r = session->resolve(word);
@@ -87,39 +78,18 @@ int runRecord(const QStringList &args)
             return 1;
         auto s = std::make_unique<RecordedScope>();
         kube::WatchScope ws{*r, session->namespaceFor(p, *r), p.value(QStringLiteral("selector")).toStdString(), {}};
-        s->historyScope = core::WatchScope::of({r->group, r->version, r->resource}, ws.namespace_);
+        s->feed = std::make_unique<core::HistoryFeed>(recorder, core::WatchScope::of({r->group, r->version, r->resource}, ws.namespace_));
         s->watcher = std::make_unique<kube::Watcher>(&session->client(), ws);
         scopes.push_back(std::move(s));
     }
-    if (auto existing = core::HistoryStore::open(db, core::HistoryStore::OpenMode::ReadOnly); existing.ok()) {
-        for (auto &s : scopes)
-            if (auto rv = (*existing)->lastResourceVersion(s->historyScope.id); rv.ok())
-                s->lastRecordedRv = *rv;
-    }
-
-    core::HistoryRecorder::Options ro;
-    ro.path = db;
-    core::HistoryRecorder recorder(ro);
     std::int64_t versions = 0;
     for (auto &sp : scopes) {
         RecordedScope *s = sp.get();
-        QObject::connect(s->watcher.get(), &kube::Watcher::batchReady, [s, &recorder, &versions](const core::WatchBatch &b) {
-            for (const auto &g : b.gaps)
-                recorder.recordGap(s->historyScope, g.fromResourceVersion, g.toResourceVersion, g.reason, b.observedAtMs);
-            std::vector<core::WatchEvent> events;
-            events.reserve(b.events.size());
-            for (const auto &e : b.events)
-                events.push_back({historyType(e), e.json.toStdString(), b.observedAtMs});
-            versions += std::int64_t(events.size());
-            const bool listed = b.initialListComplete || !b.gaps.empty();
-            recorder.record(s->historyScope, std::move(events), listed ? b.resourceVersion : std::string());
-            if (b.initialListComplete && !s->initialDone) {
-                s->initialDone = true;
+        QObject::connect(s->watcher.get(), &kube::Watcher::batchReady, [s, &versions](const core::WatchBatch &b) {
+            const bool first = !s->feed->initialListDone();
+            versions += std::int64_t(s->feed->feed(b));
+            if (first && b.initialListComplete)
                 std::fprintf(stderr, "fieldscope: recording %s from resourceVersion %s\n", b.scope.c_str(), b.resourceVersion.c_str());
-                // While we were not recording, versions came and went: say so, never fill in.
-                if (!s->lastRecordedRv.empty() && s->lastRecordedRv != b.resourceVersion)
-                    recorder.recordGap(s->historyScope, s->lastRecordedRv, b.resourceVersion, "not recording", b.observedAtMs);
-            }
         });
         QObject::connect(s->watcher.get(), &kube::Watcher::errorOccurred, [](const QString &m) {
             std::fprintf(stderr, "fieldscope: %s\n", qUtf8Printable(m));

@@ -155,15 +155,23 @@ void explainAmbiguity(TransitionAttribution &out, const std::vector<ManagedField
         out.ambiguous = true;
         out.reason = "no managedFields entry changed: a manager rewrote fields it already owned within the same "
                      "second, or the writer is not tracked; showing current owners of the changed fields";
+        // Owners of the changed fields stamped last are the likeliest writers; when none of them
+        // is (another manager wrote later), every owner of a changed field is a candidate.
         const std::int64_t latest = latestTime(cur);
+        std::vector<ManagerEvidence> owners;
         for (const auto &e : cur) {
             ManagerEvidence ev{ManagerRef::of(e), false, false, false, false, {}};
             for (const auto &c : out.changes)
                 if (covers(e.fields, c.path))
                     ev.paths.push_back(c.path);
-            if (!ev.paths.empty() && e.timeSeconds.value_or(INT64_MIN) == latest)
-                out.writers.push_back(std::move(ev));
+            if (ev.paths.empty())
+                continue;
+            if (e.timeSeconds.value_or(INT64_MIN) == latest)
+                out.writers.push_back(ev);
+            owners.push_back(std::move(ev));
         }
+        if (out.writers.empty())
+            out.writers = std::move(owners);
         return;
     }
     if (out.writers.size() > 1) {

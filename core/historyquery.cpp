@@ -58,7 +58,8 @@ ManagedFieldsResult parseManagedFieldsReusing(const Json &current, const Json *p
 
 // Attributes the versions of one incarnation; a gap or pruned row before a version means the
 // transition into it may cover unseen writes.
-Status appendIncarnation(HistoryStore &store, const HistoryObject &object, std::vector<AttributedEntry> &out)
+Status appendIncarnation(HistoryStore &store, const HistoryObject &object, std::vector<AttributedEntry> &out,
+                         std::vector<Json> *objectsOut = nullptr)
 {
     auto entries = store.history(object.id);
     if (!entries)
@@ -67,6 +68,7 @@ Status appendIncarnation(HistoryStore &store, const HistoryObject &object, std::
     if (!objects)
         return objects.error();
     std::size_t vi = 0;
+    std::vector<std::size_t> versionSlots; // where each decoded version goes in *objectsOut
     bool missing = false;
     // Each version's managedFields are decoded once: as "current", then kept as "previous".
     ManagedFieldsResult previousEntries = std::vector<ManagedFieldsEntry>();
@@ -75,6 +77,8 @@ Status appendIncarnation(HistoryStore &store, const HistoryObject &object, std::
         if (e.kind != HistoryEntry::Kind::Version) {
             missing = true;
             out.push_back(std::move(a));
+            if (objectsOut)
+                objectsOut->emplace_back();
             continue;
         }
         if (vi >= objects->size())
@@ -90,9 +94,15 @@ Status appendIncarnation(HistoryStore &store, const HistoryObject &object, std::
         if (vi == 0 && missing && a.attribution.reason.find("first observed") == std::string::npos)
             a.attribution.reason += a.attribution.reason.empty() ? "earlier versions were pruned" : "; earlier versions were pruned";
         missing = false;
-        ++vi;
         out.push_back(std::move(a));
+        if (objectsOut) {
+            versionSlots.push_back(objectsOut->size());
+            objectsOut->emplace_back(); // filled below: later transitions still read (*objects)[vi]
+        }
+        ++vi;
     }
+    for (std::size_t i = 0; i < versionSlots.size(); ++i)
+        (*objectsOut)[versionSlots[i]] = std::move((*objects)[i]);
     return success();
 }
 
@@ -106,6 +116,18 @@ Result<std::vector<AttributedEntry>> attributedHistory(HistoryStore &store, cons
     std::vector<AttributedEntry> out;
     for (const auto &o : *objects)
         if (auto st = appendIncarnation(store, o, out); !st)
+            return st.error();
+    return out;
+}
+
+Result<LoadedHistory> loadHistory(HistoryStore &store, const ObjectQuery &query)
+{
+    auto objects = store.findObjects(query);
+    if (!objects)
+        return objects.error();
+    LoadedHistory out;
+    for (const auto &o : *objects)
+        if (auto st = appendIncarnation(store, o, out.entries, &out.objects); !st)
             return st.error();
     return out;
 }

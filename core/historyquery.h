@@ -17,6 +17,14 @@ struct AttributedEntry {
 // Every matching incarnation, incarnations in the order they were first recorded.
 Result<std::vector<AttributedEntry>> attributedHistory(HistoryStore &store, const ObjectQuery &query);
 
+// attributedHistory plus each version's decoded object: objects[i] belongs to entries[i] (null for
+// gap and pruned rows). What the History tab lists, diffs and walks for a field's timeline.
+struct LoadedHistory {
+    std::vector<AttributedEntry> entries;
+    std::vector<Json> objects;
+};
+Result<LoadedHistory> loadHistory(HistoryStore &store, const ObjectQuery &query);
+
 // The CLI's `-o json`: an array with one entry per version (gaps are not versions and are left
 // out), each with exactly: resourceVersion, eventType, observedAt (RFC 3339 UTC with ms),
 // managers (manager names of the writers), changedPaths (server syntax, noise-filtered). An

@@ -3,6 +3,7 @@
 #include "core/historystore_p.h"
 
 #include <algorithm>
+#include <filesystem>
 #include <map>
 #include <set>
 
@@ -96,6 +97,11 @@ Result<std::unique_ptr<HistoryStore>> HistoryStore::open(const std::string &path
     impl->readOnly = mode == OpenMode::ReadOnly;
     const int flags = (impl->readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE)
                     | SQLITE_OPEN_NOMUTEX;
+    // The app keeps its stores under the user's data directory, which may not exist yet.
+    if (const auto dir = std::filesystem::path(path).parent_path(); !impl->readOnly && !dir.empty()) {
+        std::error_code ec;
+        std::filesystem::create_directories(dir, ec);
+    }
     if (sqlite3_open_v2(path.c_str(), &impl->db, flags, nullptr) != SQLITE_OK)
         return impl->error("cannot open history store " + path);
     sqlite3_busy_timeout(impl->db, 10000);

@@ -29,6 +29,11 @@ struct HistoryWriteItem {
     std::vector<WatchEvent> events;
     std::optional<HistoryGap> gap;   // when set, `events` is ignored
     std::string scopeResourceVersion; // list RV or bookmark RV reached after this item ("" = none)
+    // Set on the first completed list of a recording run: when the scope's last stored RV differs
+    // from scopeResourceVersion, a gap (lastRv, scopeResourceVersion] with this reason is stored,
+    // because nobody recorded the scope in between. Decided inside the write transaction, so the
+    // caller never reads the store from its own thread.
+    std::string resumeGapReason;
 };
 
 // Which objects a lookup means. Empty fields match anything.

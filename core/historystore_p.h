@@ -121,6 +121,7 @@ struct HistoryStore::Impl {
     Status writeEvent(const WatchScope &scope, const WatchEvent &ev, CommitReport &report);
     Status writeGap(HistoryGap gap, CommitReport &report);
     Status setScopeRv(const std::string &scope, const std::string &rv);
+    Status writeResumeGap(const HistoryWriteItem &item, CommitReport &report);
     Status pruneBefore(std::int64_t objectId, std::int64_t firstKeptSeq);
     Status pruneByCount(std::int64_t maxVersions);
     Status pruneOldest(std::int64_t cutoffMs, std::int64_t maxTotalBytes);

@@ -325,6 +325,21 @@ Status HistoryStore::Impl::writeGap(HistoryGap gap, CommitReport &report)
     return success();
 }
 
+Status HistoryStore::Impl::writeResumeGap(const HistoryWriteItem &item, CommitReport &report)
+{
+    Query q = this->q("SELECT last_rv FROM scopes WHERE scope = ?");
+    q.bind(1, item.scope.id);
+    const int rc = q.step();
+    if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+        return error("resume point");
+    const std::string last = rc == SQLITE_ROW ? q.text(0) : std::string();
+    q.reset();
+    if (last.empty() || last == item.scopeResourceVersion)
+        return success();
+    const std::int64_t at = item.events.empty() ? 0 : item.events.back().observedAtMs;
+    return writeGap(HistoryGap{item.scope.id, last, item.scopeResourceVersion, item.resumeGapReason, at, 0}, report);
+}
+
 Status HistoryStore::Impl::setScopeRv(const std::string &scope, const std::string &rv)
 {
     Query s = q("INSERT INTO scopes(scope, last_rv) VALUES(?1, ?2) ON CONFLICT(scope) DO UPDATE SET last_rv = ?2");
@@ -369,6 +384,9 @@ Result<CommitReport> HistoryStore::write(const std::vector<HistoryWriteItem> &it
         if (scopeRv.empty() && !item.gap && !item.events.empty() && item.events.back().type != HistoryEventType::Listed
             && item.events.back().type != HistoryEventType::Added && report.versions.size() > storedBefore)
             scopeRv = report.versions.back().resourceVersion;
+        if (!item.resumeGapReason.empty() && !item.scopeResourceVersion.empty())
+            if (auto st = m_d->writeResumeGap(item, report); !st)
+                return fail(st.error());
         if (!scopeRv.empty())
             if (auto st = m_d->setScopeRv(scopeId, scopeRv); !st)
                 return fail(st.error());

@@ -43,7 +43,8 @@ HistoryRecorder::~HistoryRecorder()
     m_thread.join();
 }
 
-void HistoryRecorder::record(const WatchScope &scope, std::vector<WatchEvent> events, std::string scopeResourceVersion)
+void HistoryRecorder::record(const WatchScope &scope, std::vector<WatchEvent> events, std::string scopeResourceVersion,
+                             std::string resumeGapReason)
 {
     std::int64_t bytes = 0;
     for (const auto &e : events)
@@ -73,6 +74,7 @@ void HistoryRecorder::record(const WatchScope &scope, std::vector<WatchEvent> ev
             item.scope = scope;
             item.events = std::move(events);
             item.scopeResourceVersion = std::move(scopeResourceVersion);
+            item.resumeGapReason = std::move(resumeGapReason);
             m_queuedBytes += bytes;
             m_queue.push_back({m_nextSerial++, bytes, std::move(item)});
         }

@@ -48,7 +48,9 @@ public:
 
     // Enqueues one watch batch of one scope. scopeResourceVersion: the list RV (after an initial
     // list/relist) or "" (the last MODIFIED/DELETED RV then becomes the scope's resume point).
-    void record(const WatchScope &scope, std::vector<WatchEvent> events, std::string scopeResourceVersion = {});
+    // resumeGapReason: see HistoryWriteItem (the first completed list of a run).
+    void record(const WatchScope &scope, std::vector<WatchEvent> events, std::string scopeResourceVersion = {},
+                std::string resumeGapReason = {});
     // "Versions after fromRv up to and including toRv were not observed in scope" (relist after
     // 410, app restart: fromRv = HistoryStore::lastResourceVersion(scope)).
     void recordGap(const WatchScope &scope, std::string fromRv, std::string toRv, std::string reason,

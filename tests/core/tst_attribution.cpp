@@ -118,6 +118,8 @@ private Q_SLOTS:
         QTest::newRow("no entry changed") << "no-entry" << "no managedFields entry changed";
         QTest::newRow("time moved but owns nothing changed") << "owns-nothing" << "a(Update)'s time moved but it owns none";
         QTest::newRow("versions missing") << "missing" << "versions before this one were not observed";
+        QTest::newRow("no entry changed, owner stamped earlier than another")
+            << "no-entry-older-owner" << "no managedFields entry changed";
     }
     void ambiguousEvidenceIsReportedNotGuessed()
     {
@@ -135,6 +137,17 @@ private Q_SLOTS:
             after["metadata"]["managedFields"][1]["time"] = "2026-07-20T09:00:07Z";
         } else if (case_ == QLatin1String("no-entry")) {
             after["data"]["x"] = "2";
+        } else if (case_ == QLatin1String("no-entry-older-owner")) {
+            // b wrote later than a's stamp; a controller-style status rewrite of a's field within
+            // a's second leaves every entry as it was.
+            after["metadata"]["managedFields"][1]["time"] = "2026-07-20T09:00:30Z";
+            Json mid = after;
+            after["data"]["x"] = "2";
+            const auto r = attributeTransition(&mid, after, ctx);
+            QVERIFY(r.ambiguous);
+            QVERIFY2(QString::fromStdString(r.reason).contains(reasonStart), r.reason.c_str());
+            QCOMPARE(r.managerNames(), std::vector<std::string>{"a"}); // a candidate, never b who owns nothing changed
+            return;
         } else if (case_ == QLatin1String("owns-nothing")) {
             after["data"]["y"] = "2";
             after["metadata"]["managedFields"][0]["time"] = "2026-07-20T09:00:07Z";

@@ -1,4 +1,5 @@
 #include "core/historyexport.h"
+#include "core/historyfeed.h"
 #include "core/historyquery.h"
 #include "core/historywriter.h"
 #include "core/versioncodec.h"
@@ -508,6 +509,86 @@ private Q_SLOTS:
         QCOMPARE(rows[4].attribution.managerNames(), std::vector<std::string>{"kubectl-label"});
         QVERIFY(rows[4].attribution.writers[0].fieldsGrew);
         QVERIFY(!rows[5].attribution.writers[0].fieldsGrew && rows[5].attribution.writers[0].timeMoved);
+    }
+
+    // The feed both `fieldscope record` and the GUI use: a run whose first list starts past the
+    // store's last resourceVersion stores the stretch nobody recorded as a gap; a run that resumes
+    // exactly where the previous one stopped stores none; a relist gap the watcher reports is
+    // stored as given.
+    void feedRecordsTheStretchNobodyRecordedAsAGap()
+    {
+        const std::string path = db("feed.db").toStdString();
+        const Json pod = loadPod();
+        auto version = [](const Json &obj, bool listed, WatchEventType type = WatchEventType::Added) {
+            ObjectVersion v;
+            v.type = type;
+            v.fromList = listed;
+            v.json = QByteArray::fromStdString(toJsonText(obj));
+            return v;
+        };
+        auto listBatch = [&](const Json &obj, const std::string &listRv) {
+            WatchBatch b;
+            b.events = {version(obj, true)};
+            b.initialListComplete = true;
+            b.resourceVersion = listRv;
+            b.observedAtMs = QDateTime::currentMSecsSinceEpoch();
+            return b;
+        };
+        auto run = [&](const std::function<void(HistoryFeed &)> &body) {
+            HistoryRecorder::Options o;
+            o.path = path;
+            HistoryRecorder recorder(o);
+            HistoryFeed feed(recorder, kPods);
+            body(feed);
+            QVERIFY(recorder.flush().ok());
+        };
+        run([&](HistoryFeed &f) { QCOMPARE(f.feed(listBatch(statusUpdate(pod, 1), "1001")), std::size_t(1)); });
+        run([&](HistoryFeed &f) { f.feed(listBatch(statusUpdate(pod, 1), "1001")); }); // nothing happened meanwhile
+        run([&](HistoryFeed &f) {
+            f.feed(listBatch(statusUpdate(pod, 9), "1009"));
+            QVERIFY(f.initialListDone());
+            WatchBatch modified;
+            modified.events = {version(statusUpdate(pod, 10), false, WatchEventType::Modified)};
+            f.feed(modified);
+            WatchBatch relist = listBatch(statusUpdate(pod, 500), "1500");
+            relist.initialListComplete = false;
+            relist.gaps = {{"1010", "1500", "relist after 410"}};
+            f.feed(relist);
+        });
+        auto store = HistoryStore::open(path, HistoryStore::OpenMode::ReadOnly).value();
+        const auto gaps = store->allGaps().value();
+        QCOMPARE(gaps.size(), std::size_t(2));
+        QCOMPARE(gaps[0].fromRv, std::string("1001"));
+        QCOMPARE(gaps[0].toRv, std::string("1009"));
+        QCOMPARE(gaps[0].reason, std::string(HistoryFeed::kNotRecordingReason));
+        QCOMPARE(gaps[1].fromRv, std::string("1010"));
+        QCOMPARE(gaps[1].toRv, std::string("1500"));
+        QCOMPARE(store->lastResourceVersion(kPods.id).value(), std::string("1500"));
+        const auto versions = store->versions(store->allObjects().value()[0].id).value();
+        std::vector<std::string> rvs;
+        for (const auto &v : versions)
+            rvs.push_back(v.resourceVersion);
+        QCOMPARE(rvs, (std::vector<std::string>{"1001", "1009", "1010", "1500"})); // the repeated 1001 is stored once
+    }
+
+    void loadedHistoryPairsEveryVersionWithItsObject()
+    {
+        auto store = openStore(db("loaded.db"));
+        const Json pod = loadPod();
+        HistoryWriteItem gap{kPods, {}, HistoryGap{{}, "1001", "1500", "relist after 410", 5, 0}, "1500", {}};
+        QVERIFY(store->write({{kPods, {watchEvent(HistoryEventType::Added, pod)}, {}, {}, {}}, gap,
+                              {kPods, {watchEvent(HistoryEventType::Listed, statusUpdate(pod, 7))}, {}, {}, {}}}).ok());
+        ObjectQuery q;
+        q.allNamespaces = true;
+        q.name = "web-7d4b9c8f6-x2x9q";
+        const auto h = loadHistory(*store, q).value();
+        QCOMPARE(h.entries.size(), std::size_t(3));
+        QCOMPARE(h.objects.size(), h.entries.size());
+        QVERIFY(jsonEqual(h.objects[0], pod));
+        QCOMPARE(h.entries[1].entry.kind, HistoryEntry::Kind::Gap);
+        QVERIFY(h.objects[1].is_null());
+        QVERIFY(jsonEqual(h.objects[2], statusUpdate(pod, 7)));
+        QVERIFY(h.entries[2].attribution.reason.find("not observed") != std::string::npos || !h.entries[2].attribution.changes.empty());
     }
 };
 
