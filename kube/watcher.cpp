@@ -106,18 +106,28 @@ std::string listQuery(const WatchScope &scope)
     return q;
 }
 
+int nextPageSize(const WatcherOptions &o, int current, std::size_t items, std::size_t bodyBytes)
+{
+    if (items == 0 || bodyBytes == 0 || o.maxPageSize <= o.pageSize)
+        return std::max(current, o.pageSize);
+    const std::size_t perItem = std::max<std::size_t>(1, bodyBytes / items);
+    const std::size_t want = std::min<std::size_t>(o.targetPageBytes / perItem, std::size_t(current) * 4);
+    return int(std::clamp<std::size_t>(want, std::size_t(o.pageSize), std::size_t(o.maxPageSize)));
+}
+
 void Watcher::list(bool relist, const std::string &continueToken)
 {
     const int gen = ++m_gen;
     if (continueToken.empty()) {
         m_relistItems.clear();
         m_loaded = 0;
+        m_pageLimit = m_opts.pageSize;
         m_progressive = !m_synced && m_store.size() == 0;
         setState(relist ? State::Relisting : State::Listing);
     }
     HttpRequest req;
     // RV unset: a consistent, paginated read (API brief 2.2: RV=0 ignores limit).
-    req.path = m_scope.resource.collectionPath(m_scope.namespace_) + "?limit=" + std::to_string(m_opts.pageSize)
+    req.path = m_scope.resource.collectionPath(m_scope.namespace_) + "?limit=" + std::to_string(m_pageLimit)
              + listQuery(m_scope);
     if (!continueToken.empty())
         req.path += "&continue=" + urlEncode(continueToken);
@@ -127,21 +137,24 @@ void Watcher::list(bool relist, const std::string &continueToken)
     const std::string kind = m_scope.resource.kind, apiVersion = m_scope.resource.apiVersion();
     m_request = m_client->transport().start(req, [inbox, self, gen, relist, kind, apiVersion](core::Result<HttpResponse> r) {
         // Decode on the network thread; the owner only merges.
+        const std::size_t bytes = r.ok() ? r->body.size() : 0;
         core::Result<DecodedPage> page = r.ok() ? (isSuccess(r->status) ? decodeListPage(r->body, kind, apiVersion)
                                                                         : core::Result<DecodedPage>(errorFromResponse(*r)))
                                                 : core::Result<DecodedPage>(r.error());
-        inbox->post([self, gen, relist, page = std::move(page)]() mutable {
+        inbox->post([self, gen, relist, bytes, page = std::move(page)]() mutable {
             if (self)
-                self->onPage(gen, relist, std::move(page));
+                self->onPage(gen, relist, std::move(page), bytes);
         });
     });
 }
 
-void Watcher::onPage(int gen, bool relist, core::Result<DecodedPage> page)
+void Watcher::onPage(int gen, bool relist, core::Result<DecodedPage> page, std::size_t bodyBytes)
 {
     if (gen != m_gen)
         return;
     m_request = 0;
+    if (page.ok())
+        m_pageLimit = nextPageSize(m_opts, m_pageLimit, page->items.size(), bodyBytes);
     if (!page.ok()) {
         const auto &e = page.error();
         if (e.httpStatus == 410) {

@@ -36,7 +36,13 @@ struct WatchScope {
 std::string listQuery(const WatchScope &scope);
 
 struct WatcherOptions {
+    // LIST pages: the first has pageSize objects so rows show at once; later pages grow toward
+    // targetPageBytes (at most 4x a step, at most maxPageSize objects). Every page costs the
+    // server a fresh etcd range read and a round trip, which is what bounds a 100k-object list
+    // (bench/README.md); maxPageSize = pageSize keeps kubectl's fixed 500.
     int pageSize = 500;
+    int maxPageSize = 10'000;
+    std::size_t targetPageBytes = 8u << 20;
     int flushIntervalMs = 100;
     bool tryWatchList = true; // sendInitialEvents; falls back to LIST on 422
     bool listOnly = false;    // stop after the first complete list (fieldscope list)
@@ -45,6 +51,9 @@ struct WatcherOptions {
     // client-go's backoff: 0.8 s doubling to 30 s with jitter, reset after 2 min of health.
     int backoffInitialMs = 800, backoffMaxMs = 30'000, backoffResetMs = 120'000;
 };
+
+// The limit of the next LIST page after one of `items` objects in `bodyBytes` (see WatcherOptions).
+int nextPageSize(const WatcherOptions &options, int current, std::size_t items, std::size_t bodyBytes);
 
 class Watcher : public QObject
 {
@@ -65,6 +74,9 @@ public:
     const core::ObjectStore &store() const { return m_store; }
     std::string lastResourceVersion() const { return m_rv; }
     qint64 lastEventMsecsAgo() const { return m_lastEvent.isValid() ? m_lastEvent.elapsed() : -1; }
+    // While backing off: time until the next attempt (-1 otherwise). Read after stateChanged has
+    // returned: the retry timer starts after BackingOff is announced.
+    qint64 retryInMsecs() const { return m_retryTimer.isActive() ? m_retryTimer.remainingTime() : -1; }
     bool initialListComplete() const { return m_synced; }
     int relistCount() const { return m_relists; }
     int resumeCount() const { return m_resumes; }
@@ -79,7 +91,7 @@ Q_SIGNALS:
 private:
     struct Stream; // shared with the network thread
     void list(bool relist, const std::string &continueToken = {});
-    void onPage(int gen, bool relist, core::Result<DecodedPage> page);
+    void onPage(int gen, bool relist, core::Result<DecodedPage> page, std::size_t bodyBytes);
     void finishList(bool relist, const std::string &listRv);
     void watch(bool watchList);
     void onWatchEnded(int gen, core::Result<HttpResponse> r);
@@ -117,6 +129,7 @@ private:
     int m_backoffMs = 0;
     int m_relists = 0, m_resumes = 0;
     qint64 m_loaded = 0;
+    int m_pageLimit = 0; // the limit of the list page in flight
     std::mt19937 m_rng{std::random_device{}()};
 };
 

@@ -274,6 +274,7 @@ private Q_SLOTS:
         h.watchFrom("4711").replyFile(QStringLiteral("watch/watch-hang.http"));
         auto o = fastOptions();
         o.pageSize = 2;
+        o.maxPageSize = 2; // kubectl's fixed pages
         h.start(o);
         QTRY_COMPARE_WITH_TIMEOUT(h.watches().size(), std::size_t(1), 10'000);
 
@@ -289,6 +290,45 @@ private Q_SLOTS:
         // Built-in list items have no kind: it is filled in from the list.
         QVERIFY(h.byUid[kUidC][0].json.startsWith(R"({"kind":"ConfigMap","apiVersion":"v1",)"));
         QVERIFY(h.server.unmatched().empty());
+    }
+
+    void laterListPagesGrowTowardTheByteTarget()
+    {
+        Harness h;
+        h.list().lacksQuery("continue").replyFile(QStringLiteral("watch/list-4711-page1.http"));
+        h.list().query("continue", kToken4711).replyFile(QStringLiteral("watch/list-4711-page2.http"));
+        h.watchFrom("4711").replyFile(QStringLiteral("watch/watch-hang.http"));
+        auto o = fastOptions();
+        o.pageSize = 2;
+        o.maxPageSize = 1000;
+        h.start(o);
+        QTRY_COMPARE_WITH_TIMEOUT(h.watches().size(), std::size_t(1), 10'000);
+        const auto reqs = h.server.requests();
+        QCOMPARE(str(reqs[0].queryValue("limit")), QStringLiteral("2"));
+        QCOMPARE(str(reqs[1].queryValue("limit")), QStringLiteral("8")); // small objects: 4x, the step cap
+        QCOMPARE(h.completedInitialLists(), 1);
+    }
+
+    void pageSizeFollowsObjectSize_data()
+    {
+        QTest::addColumn<int>("current");
+        QTest::addColumn<int>("items");
+        QTest::addColumn<int>("bodyBytes");
+        QTest::addColumn<int>("expected");
+        QTest::newRow("1 KB objects grow 4x a step") << 500 << 500 << 600'000 << 2000;
+        QTest::newRow("1 KB objects stop at the byte target") << 2000 << 2000 << 2'400'000 << 6990;
+        QTest::newRow("tiny objects stop at maxPageSize") << 8000 << 8000 << 800'000 << 10'000;
+        QTest::newRow("40 KB objects shrink back, never below pageSize") << 2000 << 2000 << 80'000'000 << 500;
+        QTest::newRow("an empty page keeps the size") << 2000 << 0 << 20 << 2000;
+    }
+    void pageSizeFollowsObjectSize()
+    {
+        QFETCH(int, current);
+        QFETCH(int, items);
+        QFETCH(int, bodyBytes);
+        QFETCH(int, expected);
+        const kube::WatcherOptions o; // 500 first, 10,000 at most, 8 MiB target
+        QCOMPARE(kube::nextPageSize(o, current, std::size_t(items), std::size_t(bodyBytes)), expected);
     }
 
     void expiredContinueTokenRestartsTheListAndDiffsWhatChanged()
