@@ -13,7 +13,7 @@ fi
 # Build and runtime libraries; see docs/architecture.md for why each one is here.
 PKGS=(
   build-essential cmake ninja-build ccache pkg-config git
-  qt6-base-dev qt6-base-dev-tools libqt6svg6 qt6-qpa-plugins libgl-dev
+  qt6-base-dev qt6-base-dev-tools qt6-svg-dev libqt6svg6 qt6-qpa-plugins libgl-dev
   libqscintilla2-qt6-dev libyaml-cpp-dev libcurl4-openssl-dev libnghttp2-dev
   libsimdjson-dev nlohmann-json3-dev libsqlite3-dev libzstd-dev
   fonts-dejavu-core
