@@ -7,6 +7,8 @@
 #include <QEvent>
 #include <QFontDatabase>
 
+#include <iterator>
+
 namespace fieldscope::widgets {
 
 namespace {
@@ -42,13 +44,16 @@ void YamlView::applyPalette()
         l->setDefaultPaper(p.color(QPalette::Base));
         l->setPaper(p.color(QPalette::Base));
         l->setDefaultColor(p.color(QPalette::Text));
-        if (isDark(p)) { // QsciLexerYAML's colours are for white paper
-            l->setColor(QColor(0x8a, 0xb4, 0xf8), QsciLexerYAML::Identifier);
-            l->setColor(QColor(0xa5, 0xd6, 0xa7), QsciLexerYAML::Default);
-            l->setColor(QColor(0x9e, 0x9e, 0x9e), QsciLexerYAML::Comment);
-            l->setColor(QColor(0xff, 0xcc, 0x80), QsciLexerYAML::Number);
-            l->setColor(QColor(0xce, 0x93, 0xd8), QsciLexerYAML::Keyword);
-        }
+        const int styles[] = {QsciLexerYAML::Identifier, QsciLexerYAML::Default, QsciLexerYAML::Comment,
+                              QsciLexerYAML::Number, QsciLexerYAML::Keyword, QsciLexerYAML::Operator};
+        // QsciLexerYAML's own colours are for white paper; a dark palette gets lighter ones, and
+        // a palette that turns light again gets the lexer's back.
+        const QColor dark[] = {QColor(0x8a, 0xb4, 0xf8), QColor(0xa5, 0xd6, 0xa7), QColor(0x9e, 0x9e, 0x9e),
+                               QColor(0xff, 0xcc, 0x80), QColor(0xce, 0x93, 0xd8), QColor(0xbd, 0xbd, 0xbd)};
+        for (std::size_t i = 0; i < std::size(styles); ++i)
+            l->setColor(isDark(p) ? dark[i] : l->defaultColor(styles[i]), styles[i]);
+        if (!isDark(p)) // Default's own colour is black: the palette's text colour instead
+            l->setColor(p.color(QPalette::Text), QsciLexerYAML::Default);
     }
     setMarginsBackgroundColor(p.color(QPalette::AlternateBase));
     setMarginsForegroundColor(p.color(QPalette::PlaceholderText));
