@@ -1,0 +1,195 @@
+// The main window's chrome against a real apiserver: the status bar's health of every watch the
+// cluster view runs (the shown resource, namespaces, the selected object's events) with the
+// last event time, the busy indicator while connecting, watches the server forbids shown as
+// failed, the context switcher showing the open context whichever of "contexts read" and
+// "context opened" comes first, and the whole window in a dark palette. Writes screenshots.
+#include "../integration/clusterenv.h"
+#include "app/clustercontroller.h"
+#include "app/workspace.h"
+#include "core/json.h"
+#include "widgets/clusterview.h"
+#include "widgets/contextswitcher.h"
+#include "widgets/detailpane.h"
+#include "widgets/mainwindow.h"
+#include "widgets/namespaceselector.h"
+#include "widgets/objecttablepage.h"
+#include "widgets/watchstatus.h"
+#include "widgets/yamlview.h"
+
+#include <QApplication>
+#include <QComboBox>
+#include <QDateTime>
+#include <QTableView>
+#include <QDir>
+#include <QSignalSpy>
+#include <QStandardPaths>
+#include <QTest>
+
+#include <Qsci/qscilexer.h>
+
+using namespace fieldscope;
+using State = widgets::WatchHealth::State;
+
+namespace {
+
+const char *kNamespace = "gui-chrome";
+
+QString shotPath(const QString &name)
+{
+    const QString dir = QStringLiteral(FIELDSCOPE_BUILD_DIR "/screenshots");
+    QDir().mkpath(dir);
+    return dir + QLatin1Char('/') + name;
+}
+
+struct Session {
+    widgets::MainWindow window;
+    widgets::ClusterView *view = window.addCluster(QStringLiteral("test"));
+    app::ClusterController controller{view};
+    Session(const QString &resource, const QString &context)
+    {
+        window.resize(1280, 800);
+        controller.showResource(resource);
+        controller.open(testing::testKubeconfig(), context);
+        window.show();
+    }
+    bool allLive(int count) const
+    {
+        const auto &w = view->watches();
+        return w.size() == count && std::all_of(w.begin(), w.end(), [](const widgets::WatchHealth &h) { return h.state == State::Live; });
+    }
+};
+
+QPalette darkPalette()
+{
+    QPalette p;
+    const QColor window(0x2d, 0x2d, 0x30), base(0x1e, 0x1e, 0x1e), text(0xe6, 0xe6, 0xe6);
+    for (auto role : {QPalette::Window, QPalette::Button, QPalette::AlternateBase})
+        p.setColor(role, window);
+    p.setColor(QPalette::Base, base);
+    for (auto role : {QPalette::WindowText, QPalette::Text, QPalette::ButtonText})
+        p.setColor(role, text);
+    p.setColor(QPalette::Highlight, QColor(0x3d, 0x6f, 0xb4));
+    p.setColor(QPalette::HighlightedText, Qt::white);
+    p.setColor(QPalette::PlaceholderText, QColor(0x9a, 0x9a, 0x9a));
+    for (auto role : {QPalette::WindowText, QPalette::Text, QPalette::ButtonText})
+        p.setColor(QPalette::Disabled, role, QColor(0x80, 0x80, 0x80));
+    return p;
+}
+
+void createConfigMap(const std::string &name)
+{
+    const kube::Connection connection = testing::connectTo(testing::ctxToken());
+    kube::ApiClient client(connection.transport);
+    auto r = testing::call(client, testing::request("POST", std::string("/api/v1/namespaces/") + kNamespace + "/configmaps",
+                                                    core::toJsonText({{"metadata", {{"name", name}}}, {"data", {{"k", "v"}}}})));
+    QVERIFY2(r || r.error().httpStatus == 409, r ? "" : r.error().describe().c_str());
+}
+
+} // namespace
+
+class TestChrome : public QObject
+{
+    Q_OBJECT
+private Q_SLOTS:
+    void initTestCase()
+    {
+        QStandardPaths::setTestModeEnabled(true);
+        const kube::Connection connection = testing::connectTo(testing::ctxToken());
+        kube::ApiClient client(connection.transport);
+        (void)testing::call(client, testing::request("POST", "/api/v1/namespaces", core::toJsonText({{"metadata", {{"name", kNamespace}}}})));
+        createConfigMap("first");
+    }
+    void cleanup() { QApplication::setPalette(QPalette()); }
+
+    void statusBarShowsEveryWatchWithItsLastEvent()
+    {
+        Session s(QStringLiteral("configmaps"), QStringLiteral("fieldscope-test"));
+        QVERIFY(s.window.isBusyIndicatorShown()); // connecting
+        QTRY_VERIFY_WITH_TIMEOUT(s.controller.isLoaded(), 30000);
+        s.view->tablePage()->namespaceSelector()->setSelected({QString::fromLatin1(kNamespace)});
+        QVERIFY(s.view->tablePage()->selectName(QString::fromLatin1(kNamespace), QStringLiteral("first")));
+        // The table's watch, the namespaces and the selected object's events, all live.
+        QTRY_VERIFY_WITH_TIMEOUT(s.allLive(3), 20000);
+        QTRY_VERIFY(!s.window.isBusyIndicatorShown());
+        widgets::WatchStatusWidget *status = s.window.watchStatus();
+        QVERIFY2(status->text().startsWith(QStringLiteral("configmaps in all namespaces: live · ")), qPrintable(status->text()));
+        QCOMPARE(s.view->watches().at(1).name, QStringLiteral("namespaces"));
+        QCOMPARE(s.view->watches().at(2).name, QStringLiteral("events of first"));
+        // A change on the server is an event: its time appears and then ages with the clock.
+        // A new name each run: re-creating an existing one is a 409 and no event.
+        createConfigMap("second-" + std::to_string(QDateTime::currentMSecsSinceEpoch()));
+        QTRY_VERIFY_WITH_TIMEOUT(status->text().contains(QLatin1String("last event just now")), 10000);
+        QTRY_VERIFY_WITH_TIMEOUT(status->text().contains(QLatin1String("last event 1 s ago")), 3000);
+        QVERIFY(status->detailsText().contains(QLatin1String("namespace selector")));
+        QVERIFY(s.window.grab().save(shotPath(QStringLiteral("statusbar-live.png"))));
+        QWidget *popup = status->showDetails();
+        QVERIFY(popup->grab().save(shotPath(QStringLiteral("statusbar-watches.png"))));
+        popup->close();
+        // Clearing the selection ends the events watch; the status bar drops it.
+        s.view->tablePage()->table()->setCurrentIndex({});
+        QTRY_COMPARE(s.view->watches().size(), 2);
+    }
+
+    void watchesTheServerForbidsShowAsFailed()
+    {
+        Session s(QStringLiteral("namespaces"), QStringLiteral("fieldscope-test-nobody"));
+        QTRY_VERIFY_WITH_TIMEOUT(!s.view->watches().isEmpty() && s.view->watches().first().state == State::Failed, 30000);
+        QVERIFY2(s.window.watchStatus()->text().contains(QLatin1String("failed: forbidden")), qPrintable(s.window.watchStatus()->text()));
+        QVERIFY(s.window.grab().save(shotPath(QStringLiteral("statusbar-forbidden.png"))));
+    }
+
+    void switcherShowsTheOpenContextWhicheverFinishesFirst()
+    {
+        const QString cert = QStringLiteral("fieldscope-test-cert");
+        { // opened before the contexts are read
+            widgets::MainWindow window;
+            app::Workspace workspace(&window);
+            workspace.setKubeconfig(testing::testKubeconfig());
+            app::ClusterController *c = workspace.open(cert);
+            QSignalSpy loaded(&workspace, &app::Workspace::contextsLoaded);
+            workspace.loadContexts();
+            window.show();
+            QCOMPARE(window.contextSwitcher()->currentContext(), cert);
+            QVERIFY(loaded.wait(10000));
+            QCOMPARE(window.contextSwitcher()->currentContext(), cert);
+            QCOMPARE(window.contextSwitcher()->contextNames().size(), 4);
+            QTRY_VERIFY_WITH_TIMEOUT(c->isLoaded(), 30000);
+            QCOMPARE(window.contextSwitcher()->currentContext(), cert);
+            QVERIFY(window.contextSwitcher()->combo()->currentText().contains(QStringLiteral("connected · v1.20")));
+            QVERIFY(window.grab().save(shotPath(QStringLiteral("switcher-open-context.png"))));
+        }
+        { // the contexts are read first, then a context that is not the kubeconfig's current opens
+            widgets::MainWindow window;
+            app::Workspace workspace(&window);
+            workspace.setKubeconfig(testing::testKubeconfig());
+            QSignalSpy loaded(&workspace, &app::Workspace::contextsLoaded);
+            workspace.loadContexts();
+            QVERIFY(loaded.wait(10000));
+            app::ClusterController *c = workspace.open(cert);
+            QCOMPARE(window.contextSwitcher()->currentContext(), cert);
+            QTRY_VERIFY_WITH_TIMEOUT(c->isLoaded(), 30000);
+            QCOMPARE(window.contextSwitcher()->currentContext(), cert);
+        }
+    }
+
+    void windowFollowsADarkPalette()
+    {
+        Session s(QStringLiteral("configmaps"), QStringLiteral("fieldscope-test"));
+        QTRY_VERIFY_WITH_TIMEOUT(s.controller.isLoaded(), 30000);
+        s.view->tablePage()->namespaceSelector()->setSelected({QString::fromLatin1(kNamespace)});
+        QVERIFY(s.view->tablePage()->selectName(QString::fromLatin1(kNamespace), QStringLiteral("first")));
+        s.view->detailPane()->setCurrentTab(widgets::DetailPane::YamlTab);
+        QTRY_VERIFY_WITH_TIMEOUT(s.view->detailPane()->isReady(), 10000);
+        QApplication::setPalette(darkPalette());
+        auto *yaml = s.window.findChild<widgets::YamlView *>(QStringLiteral("yamlView"));
+        QTRY_COMPARE(yaml->lexer()->paper(0), darkPalette().color(QPalette::Base));
+        QCOMPARE(s.window.palette().color(QPalette::Window), darkPalette().color(QPalette::Window));
+        QTRY_VERIFY_WITH_TIMEOUT(s.allLive(3), 20000);
+        QVERIFY(s.window.grab().save(shotPath(QStringLiteral("mainwindow-dark.png"))));
+        QApplication::setPalette(QPalette());
+        QTRY_COMPARE(yaml->lexer()->paper(0), QPalette().color(QPalette::Base));
+    }
+};
+
+QTEST_MAIN(TestChrome)
+#include "tst_chrome.moc"
