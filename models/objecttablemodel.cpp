@@ -1,5 +1,7 @@
 #include "models/objecttablemodel.h"
 
+#include <QFont>
+
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -102,6 +104,12 @@ Labels labelsOf(const QByteArray &json)
 
 ObjectTableModel::ObjectTableModel(QObject *parent) : QAbstractTableModel(parent) {}
 
+bool ObjectTableModel::cellsStale(const ObjectRow &r)
+{
+    // Opaque resourceVersions: only equality means anything (API brief 2.1).
+    return !r.cells.isEmpty() && !r.cellsResourceVersion.empty() && r.cellsResourceVersion != r.resourceVersion;
+}
+
 int ObjectTableModel::rowCount(const QModelIndex &parent) const
 {
     return parent.isValid() ? 0 : int(m_order.size());
@@ -145,6 +153,14 @@ QVariant ObjectTableModel::data(const QModelIndex &index, int role) const
         if (col >= ColumnCount)
             return r.cells.value(col - ColumnCount);
         return data(index, Qt::DisplayRole);
+    case ServerCellsStaleRole: return cellsStale(r);
+    case Qt::FontRole:
+        if (col >= ColumnCount && cellsStale(r)) {
+            QFont italic;
+            italic.setItalic(true);
+            return italic;
+        }
+        return {};
     case Qt::DisplayRole:
         switch (col) {
         case Name: return QString::fromStdString(r.name);
@@ -161,13 +177,19 @@ QVariant ObjectTableModel::data(const QModelIndex &index, int role) const
     case Qt::ToolTipRole:
         if (col == Name && !r.labels.empty())
             return data(index, LabelsRole);
+        if (col >= ColumnCount && cellsStale(r))
+            return tr("Rendered by the server at resourceVersion %1; the object is now at %2. Refreshing…")
+                .arg(QString::fromStdString(r.cellsResourceVersion), QString::fromStdString(r.resourceVersion));
         return {};
     case Qt::TextAlignmentRole:
         if (col == Managers || col == ResourceVersion)
             return QVariant::fromValue(Qt::AlignRight | Qt::AlignVCenter);
         if (col >= ColumnCount && col - ColumnCount < int(m_serverColumns.size())) {
             const QString &t = m_serverColumns[std::size_t(col - ColumnCount)].type;
-            if (t == QLatin1String("integer") || t == QLatin1String("number"))
+            // 1.20 types ConfigMaps' Data as "string" yet renders numbers: the cell decides too.
+            const int cellType = r.cells.value(col - ColumnCount).typeId();
+            if (t == QLatin1String("integer") || t == QLatin1String("number") || cellType == QMetaType::LongLong
+                || cellType == QMetaType::Double)
                 return QVariant::fromValue(Qt::AlignRight | Qt::AlignVCenter);
         }
         return {};
@@ -209,9 +231,9 @@ QVariant ObjectTableModel::headerData(int section, Qt::Orientation orientation, 
 PreparedBatch ObjectTableModel::prepare(core::WatchBatch batch)
 {
     PreparedBatch p;
-    p.labels.reserve(batch.events.size());
+    p.rows.reserve(batch.events.size());
     for (const auto &e : batch.events)
-        p.labels.push_back(e.type == core::WatchEventType::Deleted ? Labels{} : labelsOf(e.json));
+        p.rows.push_back(e.type == core::WatchEventType::Deleted ? ObjectRow{} : rowFrom(e, labelsOf(e.json)));
     p.batch = std::move(batch);
     return p;
 }
@@ -256,17 +278,20 @@ void ObjectTableModel::applyPrepared(PreparedBatch prepared)
         if (e.type == core::WatchEventType::Deleted) {
             if (it != m_index.end())
                 removed.push_back(m_slotRow[std::size_t(it->second)]);
+            m_pendingCells.erase(e.uid);
             continue;
         }
-        ObjectRow r = rowFrom(e, std::move(prepared.labels[i]));
+        ObjectRow r = std::move(prepared.rows[i]);
         if (it != m_index.end()) {
             ObjectRow &slot = m_slots[std::size_t(it->second)];
             r.cells = std::move(slot.cells);
+            r.cellsResourceVersion = std::move(slot.cellsResourceVersion);
             slot = std::move(r);
             m_changed.push_back(m_slotRow[std::size_t(it->second)]);
         } else {
             if (auto p = m_pendingCells.find(r.uid); p != m_pendingCells.end()) {
-                r.cells = std::move(p->second);
+                r.cells = std::move(p->second.cells);
+                r.cellsResourceVersion = std::move(p->second.resourceVersion);
                 m_pendingCells.erase(p);
             }
             added.push_back(std::move(r));
@@ -303,30 +328,62 @@ void ObjectTableModel::applyPrepared(PreparedBatch prepared)
 
 void ObjectTableModel::removeRowList(std::vector<int> rows)
 {
-    std::sort(rows.begin(), rows.end(), std::greater<>());
-    std::size_t i = 0;
-    while (i < rows.size()) {
-        // Contiguous descending run [lo..hi]
-        std::size_t j = i;
-        while (j + 1 < rows.size() && rows[j + 1] == rows[j] - 1)
-            ++j;
-        const int hi = rows[i], lo = rows[j];
-        beginRemoveRows({}, lo, hi);
-        for (int r = lo; r <= hi; ++r) {
-            const int slot = m_order[std::size_t(r)];
-            ObjectRow &dead = m_slots[std::size_t(slot)];
-            m_index.erase(dead.uid);
-            dead = ObjectRow{};
-            m_slotRow[std::size_t(slot)] = -1;
-            m_freeSlots.push_back(slot);
-        }
-        m_order.erase(m_order.begin() + lo, m_order.begin() + hi + 1);
-        // Keep slot->row exact for rowOf() calls made by views while the signal runs.
-        for (std::size_t r = std::size_t(lo); r < m_order.size(); ++r)
-            m_slotRow[std::size_t(m_order[r])] = int(r);
-        endRemoveRows();
-        i = j + 1;
+    std::sort(rows.begin(), rows.end());
+    const int count = int(rows.size());
+    int lo = rows.front();
+    if (rows.back() - lo + 1 != count) {
+        moveRowsToEnd(rows);
+        lo = int(m_order.size()) - count;
     }
+    const int hi = lo + count - 1;
+    beginRemoveRows({}, lo, hi);
+    for (int r = lo; r <= hi; ++r) {
+        const int slot = m_order[std::size_t(r)];
+        ObjectRow &dead = m_slots[std::size_t(slot)];
+        m_index.erase(dead.uid);
+        dead = ObjectRow{};
+        m_slotRow[std::size_t(slot)] = -1;
+        m_freeSlots.push_back(slot);
+    }
+    m_order.erase(m_order.begin() + lo, m_order.begin() + hi + 1);
+    // Keep slot->row exact for rowOf() calls made by views while the signal runs.
+    for (std::size_t r = std::size_t(lo); r < m_order.size(); ++r)
+        m_slotRow[std::size_t(m_order[r])] = int(r);
+    endRemoveRows();
+}
+
+// One layout change instead of one removal per contiguous range: each removal signal costs every
+// listener (a proxy, QHeaderView's hidden-section bookkeeping) a pass over all rows.
+void ObjectTableModel::moveRowsToEnd(const std::vector<int> &sortedRows)
+{
+    Q_EMIT layoutAboutToBeChanged({}, QAbstractItemModel::VerticalSortHint);
+    const QModelIndexList from = persistentIndexList();
+    std::vector<int> fromSlots;
+    fromSlots.reserve(std::size_t(from.size()));
+    for (const QModelIndex &i : from)
+        fromSlots.push_back(m_order[std::size_t(i.row())]);
+    // Stable partition of the rows from the first moved one: survivors keep arrival order.
+    const std::size_t first = std::size_t(sortedRows.front());
+    std::vector<int> moved;
+    moved.reserve(sortedRows.size());
+    std::size_t out = first, next = 0;
+    for (std::size_t r = first; r < m_order.size(); ++r) {
+        if (next < sortedRows.size() && sortedRows[next] == int(r)) {
+            moved.push_back(m_order[r]);
+            ++next;
+        } else {
+            m_order[out++] = m_order[r];
+        }
+    }
+    std::copy(moved.begin(), moved.end(), m_order.begin() + std::ptrdiff_t(out));
+    for (std::size_t r = first; r < m_order.size(); ++r)
+        m_slotRow[std::size_t(m_order[r])] = int(r);
+    QModelIndexList to;
+    to.reserve(from.size());
+    for (qsizetype i = 0; i < from.size(); ++i)
+        to << index(m_slotRow[std::size_t(fromSlots[std::size_t(i)])], from[i].column());
+    changePersistentIndexList(from, to);
+    Q_EMIT layoutChanged({}, QAbstractItemModel::VerticalSortHint);
 }
 
 void ObjectTableModel::clear()
@@ -366,10 +423,13 @@ void ObjectTableModel::applyServerRows(std::vector<ServerRow> rows)
     for (auto &sr : rows) {
         auto it = m_index.find(sr.uid);
         if (it == m_index.end()) {
-            m_pendingCells[sr.uid] = std::move(sr.cells);
+            std::string uid = sr.uid;
+            m_pendingCells[std::move(uid)] = std::move(sr);
             continue;
         }
-        m_slots[std::size_t(it->second)].cells = std::move(sr.cells);
+        ObjectRow &slot = m_slots[std::size_t(it->second)];
+        slot.cells = std::move(sr.cells);
+        slot.cellsResourceVersion = std::move(sr.resourceVersion);
         const int r = m_slotRow[std::size_t(it->second)];
         m_changed.push_back(r);
         lo = std::min(lo, r);

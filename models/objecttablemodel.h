@@ -2,13 +2,16 @@
 // ObjectTableModel: one row per object of a watch scope, fed with WatchBatches. Lives on the GUI
 // thread. Rows keep arrival order; views sort and filter through ObjectViewModel.
 //
-// Each batch becomes one insert range at the end, removals by contiguous range and one
-// dataChanged span; the uid->slot hash never needs re-indexing (row payloads live in stable slots,
-// rows are an int vector over them), so a deletion costs a memmove of ints, not a rehash. The
-// model is never reset for an update, so selection and scroll position survive.
+// Each batch becomes one insert range at the end, one removal range and one dataChanged span;
+// the uid->slot hash never needs re-indexing (row payloads live in stable slots, rows are an int
+// vector over them), so a deletion costs a memmove of ints, not a rehash. Deletions scattered over
+// the rows are first moved to the end in one layout change (survivors keep their order), because
+// every removal signal costs each listener a pass over all rows. The model is never reset for an
+// update, so selection and scroll position survive.
 //
-// The JSON work a table needs (labels) is done by prepare(), a pure function meant for a worker
-// thread; applyPrepared() on the GUI thread only moves values in.
+// The work of turning an event into a row (labels from the JSON, the creation time parsed, the
+// strings converted) is done by prepare(), a pure function meant for a worker thread;
+// applyPrepared() on the GUI thread only moves values in.
 //
 // Server-side columns (API brief 2.8, `as=Table`) are extra columns after the fixed ones, joined
 // to rows by uid; the watch stream stays the source of truth for which rows exist.
@@ -33,6 +36,9 @@ struct ObjectRow {
     QString lastManager; // "kubectl (Update)"
     Labels labels;
     QVariantList cells; // server Table cells, one per server column (may be empty)
+    // The version the cells were rendered from: when the watch has moved the row past it, the
+    // cells are shown as stale (italic, with a tooltip) until the refresh lands.
+    std::string cellsResourceVersion;
 };
 
 // A column of the server's Table format (meta.k8s.io/v1 TableColumnDefinition).
@@ -48,12 +54,13 @@ struct ServerColumn {
 struct ServerRow {
     std::string uid;
     QVariantList cells;
+    std::string resourceVersion; // the version the server rendered ("" = unknown)
 };
 
-// A watch batch with what the table needs already decoded (see prepare()).
+// A watch batch with the table's rows already built (see prepare()).
 struct PreparedBatch {
     core::WatchBatch batch;
-    std::vector<Labels> labels; // parallel to batch.events
+    std::vector<ObjectRow> rows; // parallel to batch.events; empty for deletions
 };
 
 class ObjectTableModel : public QAbstractTableModel
@@ -66,7 +73,8 @@ public:
         SortRole,       // a value that sorts naturally (ages as seconds, counts as numbers)
         ObjectJsonRole, // the object's JSON bytes (QByteArray)
         LabelsRole,     // "k=v, k2=v2"
-        ServerColumnRole // header: true for a column of the server's Table
+        ServerColumnRole, // header: true for a column of the server's Table
+        ServerCellsStaleRole // true when the row changed after its server cells were rendered
     };
 
     explicit ObjectTableModel(QObject *parent = nullptr);
@@ -76,7 +84,7 @@ public:
     QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override;
     QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
 
-    // Thread-safe and pure: decodes labels of every event. Run it on a worker thread.
+    // Thread-safe and pure: builds the row of every event. Run it on a worker thread.
     static PreparedBatch prepare(core::WatchBatch batch);
     void applyPrepared(PreparedBatch prepared);
     void applyBatch(const core::WatchBatch &batch) { applyPrepared(prepare(batch)); }
@@ -95,13 +103,21 @@ public:
     // Rows whose content changed in the batch being applied; valid while dataChanged is emitted
     // (ObjectViewModel uses it to re-sort only those rows of a wide dataChanged span).
     const std::vector<int> &changedRows() const { return m_changed; }
+    // Stable slots, for a view that orders rows by slot: a removal renumbers the rows after it but
+    // never moves a row to another slot. A slot is reused once its row has been removed.
+    int slotCount() const { return int(m_slots.size()); }
+    int slotOfRow(int row) const { return m_order[std::size_t(row)]; }
+    int rowOfSlot(int slot) const { return m_slotRow[std::size_t(slot)]; } // -1 when free
+    const ObjectRow &slotRow(int slot) const { return m_slots[std::size_t(slot)]; }
     // Age is relative to this clock; tests pin it.
     void setNow(const QDateTime &now) { m_now = now; }
     qint64 nowSecs() const;
 
 private:
     static ObjectRow rowFrom(const core::ObjectVersion &v, Labels labels);
+    static bool cellsStale(const ObjectRow &r);
     void removeRowList(std::vector<int> rows);
+    void moveRowsToEnd(const std::vector<int> &sortedRows);
     QString ageText(qint64 createdSecs) const;
 
     std::vector<ObjectRow> m_slots;                // stable storage
@@ -109,7 +125,7 @@ private:
     std::vector<int> m_order;                      // row -> slot
     std::vector<int> m_slotRow;                    // slot -> row (-1 when free)
     std::unordered_map<std::string, int> m_index;  // uid -> slot
-    std::unordered_map<std::string, QVariantList> m_pendingCells; // uid -> cells not yet joined
+    std::unordered_map<std::string, ServerRow> m_pendingCells; // uid -> cells not yet joined
     std::vector<ServerColumn> m_serverColumns;
     std::vector<int> m_changed;
     QDateTime m_now;

@@ -3,6 +3,7 @@
 #include "models/objecttablemodel.h"
 
 #include <algorithm>
+#include <bit>
 #include <climits>
 #include <numeric>
 
@@ -23,6 +24,39 @@ int cmpRv(const std::string &a, const std::string &b)
     return a.compare(b);
 }
 
+// Text with numbers in it ("1/1" vs "10/10" ready counts, "pod-2" vs "pod-10") compares digit
+// runs by value, everything else case-insensitively, the way a person reads a table column.
+int naturalCompare(const QString &a, const QString &b)
+{
+    qsizetype i = 0, j = 0;
+    while (i < a.size() && j < b.size()) {
+        if (a[i].isDigit() && b[j].isDigit()) {
+            while (i < a.size() && a[i] == u'0')
+                ++i;
+            while (j < b.size() && b[j] == u'0')
+                ++j;
+            qsizetype ei = i, ej = j;
+            while (ei < a.size() && a[ei].isDigit())
+                ++ei;
+            while (ej < b.size() && b[ej].isDigit())
+                ++ej;
+            if (ei - i != ej - j)
+                return ei - i < ej - j ? -1 : 1; // more significant digits: larger
+            if (const int c = QStringView(a).mid(i, ei - i).compare(QStringView(b).mid(j, ej - j)))
+                return c;
+            i = ei;
+            j = ej;
+            continue;
+        }
+        const char16_t x = a[i].toCaseFolded().unicode(), y = b[j].toCaseFolded().unicode();
+        if (x != y)
+            return x < y ? -1 : 1;
+        ++i;
+        ++j;
+    }
+    return (a.size() - i) == (b.size() - j) ? 0 : ((a.size() - i) < (b.size() - j) ? -1 : 1);
+}
+
 int cmpCell(const QVariant &a, const QVariant &b)
 {
     const auto numeric = [](const QVariant &v) {
@@ -35,7 +69,7 @@ int cmpCell(const QVariant &a, const QVariant &b)
     }
     if (a.isNull() != b.isNull())
         return a.isNull() ? 1 : -1; // empty cells last
-    return a.toString().compare(b.toString(), Qt::CaseInsensitive);
+    return naturalCompare(a.toString(), b.toString());
 }
 
 } // namespace
@@ -56,7 +90,6 @@ void ObjectViewModel::setSourceModel(QAbstractItemModel *source)
         using S = ObjectTableModel;
         m_connections << connect(m_src, &S::rowsInserted, this, &ObjectViewModel::onRowsInserted)
                       << connect(m_src, &S::rowsAboutToBeRemoved, this, &ObjectViewModel::onRowsAboutToBeRemoved)
-                      << connect(m_src, &S::rowsRemoved, this, &ObjectViewModel::onRowsRemoved)
                       << connect(m_src, &S::dataChanged, this, &ObjectViewModel::onDataChanged)
                       << connect(m_src, &S::modelAboutToBeReset, this, [this] { beginResetModel(); })
                       << connect(m_src, &S::modelReset, this, [this] {
@@ -81,7 +114,8 @@ void ObjectViewModel::setSourceModel(QAbstractItemModel *source)
 void ObjectViewModel::onSourceReset()
 {
     m_all.resize(m_src ? std::size_t(m_src->rowCount()) : 0);
-    std::iota(m_all.begin(), m_all.end(), 0);
+    for (std::size_t r = 0; r < m_all.size(); ++r)
+        m_all[r] = m_src->slotOfRow(int(r));
     std::sort(m_all.begin(), m_all.end(), [this](int a, int b) { return less(a, b); });
     m_rows.clear();
     for (int s : m_all)
@@ -121,14 +155,15 @@ QModelIndex ObjectViewModel::mapToSource(const QModelIndex &proxyIndex) const
 {
     if (!m_src || !proxyIndex.isValid() || proxyIndex.row() >= int(m_rows.size()))
         return {};
-    return m_src->index(m_rows[std::size_t(proxyIndex.row())], proxyIndex.column());
+    return m_src->index(m_src->rowOfSlot(m_rows[std::size_t(proxyIndex.row())]), proxyIndex.column());
 }
 
 QModelIndex ObjectViewModel::mapFromSource(const QModelIndex &sourceIndex) const
 {
-    if (!sourceIndex.isValid() || sourceIndex.row() >= int(m_proxyOf.size()))
+    if (!m_src || !sourceIndex.isValid() || sourceIndex.row() >= m_src->rowCount())
         return {};
-    const int p = m_proxyOf[std::size_t(sourceIndex.row())];
+    const int slot = m_src->slotOfRow(sourceIndex.row());
+    const int p = slot < int(m_proxyOf.size()) ? m_proxyOf[std::size_t(slot)] : -1;
     return p < 0 ? QModelIndex() : createIndex(p, sourceIndex.column());
 }
 
@@ -144,7 +179,7 @@ QVariant ObjectViewModel::headerData(int section, Qt::Orientation orientation, i
 int ObjectViewModel::rowOfUid(const std::string &uid) const
 {
     const int s = m_src ? m_src->rowOf(uid) : -1;
-    return s < 0 ? -1 : m_proxyOf[std::size_t(s)];
+    return s < 0 ? -1 : m_proxyOf[std::size_t(m_src->slotOfRow(s))];
 }
 
 // --- order and filter -------------------------------------------------------------------------
@@ -187,15 +222,15 @@ bool ObjectViewModel::less(int a, int b) const
 {
     if (a == b)
         return false;
-    int c = m_sortColumn < 0 ? 0 : compareRows(m_src->row(a), m_src->row(b));
+    int c = m_sortColumn < 0 ? 0 : compareRows(m_src->slotRow(a), m_src->slotRow(b));
     if (m_order == Qt::DescendingOrder)
         c = -c;
-    return c != 0 ? c < 0 : a < b;
+    return c != 0 ? c < 0 : m_src->rowOfSlot(a) < m_src->rowOfSlot(b); // ties: arrival order
 }
 
 bool ObjectViewModel::accepts(int s) const
 {
-    const ObjectRow &r = m_src->row(s);
+    const ObjectRow &r = m_src->slotRow(s);
     if (!m_namespaces.empty() && !m_namespaces.count(r.namespace_))
         return false;
     return m_filter.matchesName(r.namespace_, r.name) && m_filter.selector.matches(r.labels);
@@ -203,7 +238,7 @@ bool ObjectViewModel::accepts(int s) const
 
 void ObjectViewModel::rebuildProxyOf()
 {
-    m_proxyOf.assign(m_src ? std::size_t(m_src->rowCount()) : 0, -1);
+    m_proxyOf.assign(m_src ? std::size_t(m_src->slotCount()) : 0, -1);
     for (std::size_t i = 0; i < m_rows.size(); ++i)
         m_proxyOf[std::size_t(m_rows[i])] = int(i);
 }
@@ -217,15 +252,25 @@ std::size_t ObjectViewModel::lowerBound(std::size_t from, std::size_t to, int s)
 
 void ObjectViewModel::insertSorted(std::vector<int> &into, std::vector<int> sortedNew) const
 {
-    auto lt = [this](int a, int b) { return less(a, b); };
-    // Binary insertion while it is cheaper than one merge pass of n comparisons.
-    if (sortedNew.size() * 24 < into.size()) {
-        for (int s : sortedNew)
-            into.insert(std::upper_bound(into.begin(), into.end(), s, lt), s);
+    if (sortedNew.empty())
         return;
+    auto lt = [this](int a, int b) { return less(a, b); };
+    std::vector<int> merged;
+    merged.reserve(into.size() + sortedNew.size());
+    // Comparisons (of strings) are the costly part: a merge makes n + k of them, binary searches
+    // k log n; either way the ints are copied once (inserting one by one would memmove n each).
+    if (sortedNew.size() * std::size_t(std::bit_width(into.size())) > into.size() + sortedNew.size()) {
+        std::merge(into.begin(), into.end(), sortedNew.begin(), sortedNew.end(), std::back_inserter(merged), lt);
+    } else {
+        auto from = into.begin();
+        for (int s : sortedNew) {
+            const auto at = std::upper_bound(from, into.end(), s, lt);
+            merged.insert(merged.end(), from, at);
+            merged.push_back(s);
+            from = at;
+        }
+        merged.insert(merged.end(), from, into.end());
     }
-    std::vector<int> merged(into.size() + sortedNew.size());
-    std::merge(into.begin(), into.end(), sortedNew.begin(), sortedNew.end(), merged.begin(), lt);
     into.swap(merged);
 }
 
@@ -319,31 +364,23 @@ void ObjectViewModel::onRowsInserted(const QModelIndex &parent, int first, int l
 {
     if (parent.isValid())
         return;
-    const int count = last - first + 1;
-    if (first < m_src->rowCount() - count) { // not an append: later source rows moved down
-        for (int &s : m_all)
-            if (s >= first)
-                s += count;
-        for (int &s : m_rows)
-            if (s >= first)
-                s += count;
-    }
-    std::vector<int> fresh(static_cast<std::size_t>(count));
-    std::iota(fresh.begin(), fresh.end(), first);
+    // Orders hold slots, so rows inserted before others renumber nothing here.
+    std::vector<int> fresh;
+    fresh.reserve(std::size_t(last - first + 1));
+    for (int r = first; r <= last; ++r)
+        fresh.push_back(m_src->slotOfRow(r));
     std::sort(fresh.begin(), fresh.end(), [this](int a, int b) { return less(a, b); });
     insertSorted(m_all, fresh);
-    m_proxyOf.resize(std::size_t(m_src->rowCount()), -1);
+    m_proxyOf.resize(std::size_t(m_src->slotCount()), -1);
 
     std::vector<int> accepted;
     for (int s : fresh)
         if (accepts(s))
             accepted.push_back(s);
-    if (accepted.empty()) {
-        rebuildProxyOf();
+    if (accepted.empty())
         return;
-    }
     // Where each lands in the current view; runs of equal positions are one insert.
-    std::vector<std::pair<std::size_t, std::size_t>> runs; // (position, count)
+    Runs runs;
     std::size_t from = 0;
     for (int s : accepted) {
         const std::size_t pos = lowerBound(from, m_rows.size(), s);
@@ -369,7 +406,13 @@ void ObjectViewModel::onRowsInserted(const QModelIndex &parent, int first, int l
         }
         return;
     }
-    // Scattered: one append, then one re-sort as a layout change (persistent indexes follow).
+    insertScattered(accepted, runs);
+}
+
+// One append, then the rows move to their places (found already: `runs`) in one layout change,
+// persistent indexes following.
+void ObjectViewModel::insertScattered(const std::vector<int> &accepted, const Runs &runs)
+{
     const int n = int(m_rows.size());
     beginInsertRows({}, n, n + int(accepted.size()) - 1);
     m_rows.insert(m_rows.end(), accepted.begin(), accepted.end());
@@ -377,8 +420,17 @@ void ObjectViewModel::onRowsInserted(const QModelIndex &parent, int first, int l
         m_proxyOf[std::size_t(m_rows[i])] = int(i);
     endInsertRows();
     beginLayout();
-    m_rows.resize(std::size_t(n));
-    insertSorted(m_rows, accepted);
+    std::vector<int> merged;
+    merged.reserve(m_rows.size());
+    std::size_t prev = 0, next = 0;
+    for (const auto &[pos, count] : runs) {
+        merged.insert(merged.end(), m_rows.begin() + std::ptrdiff_t(prev), m_rows.begin() + std::ptrdiff_t(pos));
+        merged.insert(merged.end(), accepted.begin() + std::ptrdiff_t(next), accepted.begin() + std::ptrdiff_t(next + count));
+        prev = pos;
+        next += count;
+    }
+    merged.insert(merged.end(), m_rows.begin() + std::ptrdiff_t(prev), m_rows.begin() + n);
+    m_rows.swap(merged);
     rebuildProxyOf();
     endLayout();
 }
@@ -387,17 +439,63 @@ void ObjectViewModel::onRowsAboutToBeRemoved(const QModelIndex &parent, int firs
 {
     if (parent.isValid())
         return;
-    std::vector<int> gone;
-    for (int s = first; s <= last; ++s)
-        if (const int p = m_proxyOf[std::size_t(s)]; p >= 0)
-            gone.push_back(p);
-    std::sort(gone.begin(), gone.end(), std::greater<>());
+    std::vector<char> gone(std::size_t(m_src->slotCount()), 0);
+    std::vector<int> shown;
+    for (int r = first; r <= last; ++r) {
+        const int slot = m_src->slotOfRow(r);
+        gone[std::size_t(slot)] = 1;
+        if (const int p = m_proxyOf[std::size_t(slot)]; p >= 0)
+            shown.push_back(p);
+    }
+    removeFromView(std::move(shown));
+    m_all.erase(std::remove_if(m_all.begin(), m_all.end(), [&](int s) { return gone[std::size_t(s)] != 0; }), m_all.end());
+}
+
+// Each removal signal costs the view a pass over all rows (QHeaderView's hidden-section
+// bookkeeping), so more than a couple of rows are first moved to the end in one layout change
+// and leave as one range. Rows a persistent index points at (the current row, selection corners,
+// a scroll anchor, taken after layoutAboutToBeChanged so listeners' own snapshots count) stay in
+// place and leave through ordinary removals: QItemSelectionModel then moves the current index to
+// a neighbour, as for any removal.
+void ObjectViewModel::removeFromView(std::vector<int> rows)
+{
+    std::vector<int> inPlace; // slots
+    if (rows.size() > 2) {
+        beginLayout();
+        std::vector<int> held;
+        for (const QModelIndex &i : std::as_const(m_layoutFrom))
+            held.push_back(i.row());
+        std::sort(held.begin(), held.end());
+        std::vector<char> toEnd(m_rows.size(), 0);
+        for (int p : rows) {
+            if (std::binary_search(held.begin(), held.end(), p))
+                inPlace.push_back(m_rows[std::size_t(p)]);
+            else
+                toEnd[std::size_t(p)] = 1;
+        }
+        std::stable_partition(m_rows.begin(), m_rows.end(), [&](int s) { return !toEnd[std::size_t(m_proxyOf[std::size_t(s)])]; });
+        rebuildProxyOf();
+        endLayout();
+        const int moved = int(rows.size() - inPlace.size());
+        rows.clear();
+        if (moved > 0)
+            for (int p = int(m_rows.size()) - moved; p < int(m_rows.size()); ++p)
+                rows.push_back(p);
+        for (int s : inPlace)
+            rows.push_back(m_proxyOf[std::size_t(s)]);
+    }
+    removeRanges(std::move(rows));
+}
+
+void ObjectViewModel::removeRanges(std::vector<int> rows)
+{
+    std::sort(rows.begin(), rows.end(), std::greater<>());
     std::size_t i = 0;
-    while (i < gone.size()) {
+    while (i < rows.size()) {
         std::size_t j = i;
-        while (j + 1 < gone.size() && gone[j + 1] == gone[j] - 1)
+        while (j + 1 < rows.size() && rows[j + 1] == rows[j] - 1)
             ++j;
-        const int hi = gone[i], lo = gone[j];
+        const int hi = rows[i], lo = rows[j];
         beginRemoveRows({}, lo, hi);
         for (int k = lo; k <= hi; ++k)
             m_proxyOf[std::size_t(m_rows[std::size_t(k)])] = -1;
@@ -407,21 +505,6 @@ void ObjectViewModel::onRowsAboutToBeRemoved(const QModelIndex &parent, int firs
         endRemoveRows();
         i = j + 1;
     }
-    m_all.erase(std::remove_if(m_all.begin(), m_all.end(), [&](int s) { return s >= first && s <= last; }), m_all.end());
-}
-
-void ObjectViewModel::onRowsRemoved(const QModelIndex &parent, int first, int last)
-{
-    if (parent.isValid())
-        return;
-    const int count = last - first + 1;
-    for (int &s : m_all)
-        if (s > last)
-            s -= count;
-    for (int &s : m_rows)
-        if (s > last)
-            s -= count;
-    m_proxyOf.erase(m_proxyOf.begin() + first, m_proxyOf.begin() + last + 1);
 }
 
 void ObjectViewModel::onDataChanged(const QModelIndex &topLeft, const QModelIndex &bottomRight)
@@ -433,6 +516,8 @@ void ObjectViewModel::onDataChanged(const QModelIndex &topLeft, const QModelInde
         rows.resize(std::size_t(bottomRight.row() - topLeft.row() + 1));
         std::iota(rows.begin(), rows.end(), topLeft.row());
     }
+    for (int &r : rows)
+        r = m_src->slotOfRow(r);
     int lo = INT_MAX, hi = -1;
     const bool byServerColumn = m_sortColumn >= ObjectTableModel::ColumnCount;
     const bool orderMayChange = !immutableSortColumn()
@@ -450,15 +535,15 @@ void ObjectViewModel::onDataChanged(const QModelIndex &topLeft, const QModelInde
         Q_EMIT dataChanged(index(lo, topLeft.column()), index(hi, bottomRight.column()));
 }
 
-void ObjectViewModel::repositionChanged(const std::vector<int> &rows, int *lo, int *hi)
+void ObjectViewModel::repositionChanged(const std::vector<int> &changedSlots, int *lo, int *hi)
 {
-    std::vector<char> changed(std::size_t(m_src->rowCount()), 0);
-    for (int s : rows)
+    std::vector<char> changed(std::size_t(m_src->slotCount()), 0);
+    for (int s : changedSlots)
         changed[std::size_t(s)] = 1;
     if (!immutableSortColumn()) {
         // Take the changed rows out of the full order and merge them back in at their new place.
         m_all.erase(std::remove_if(m_all.begin(), m_all.end(), [&](int s) { return changed[std::size_t(s)] != 0; }), m_all.end());
-        std::vector<int> sorted = rows;
+        std::vector<int> sorted = changedSlots;
         std::sort(sorted.begin(), sorted.end(), [this](int a, int b) { return less(a, b); });
         insertSorted(m_all, std::move(sorted));
     }
@@ -466,7 +551,7 @@ void ObjectViewModel::repositionChanged(const std::vector<int> &rows, int *lo, i
     // rows may move at once, so one layout change (persistent indexes follow) is both simpler and
     // cheaper than a cascade of moves.
     std::vector<int> next;
-    next.reserve(m_rows.size() + rows.size());
+    next.reserve(m_rows.size() + changedSlots.size());
     for (int s : m_all)
         if (changed[std::size_t(s)] ? accepts(s) : m_proxyOf[std::size_t(s)] >= 0)
             next.push_back(s);
@@ -476,7 +561,7 @@ void ObjectViewModel::repositionChanged(const std::vector<int> &rows, int *lo, i
         rebuildProxyOf();
         endLayout();
     }
-    for (int s : rows)
+    for (int s : changedSlots)
         if (const int p = m_proxyOf[std::size_t(s)]; p >= 0) {
             *lo = std::min(*lo, p);
             *hi = std::max(*hi, p);

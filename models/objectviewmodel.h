@@ -6,20 +6,25 @@
 // QVariant and QString conversions per comparison, and source inserts are mapped row by row;
 // bench/bench_table.cpp measures both. Here the order is a vector of source rows compared on the
 // rows' native fields, and:
+//   - the orders hold the source's stable slots, not row numbers, so a removal or insertion in the
+//     source renumbers nothing here;
 //   - a batch of new rows is merged into the order: a few insert ranges when they land in a few
 //     places, otherwise one append plus one layout change (persistent indexes remapped);
+//   - deleted rows scattered over the view move to the end in one layout change and leave as one
+//     range (rows a persistent index points at leave in place, see removeFromView());
 //   - a filter change walks the full sorted order once (no sort), one layout change;
 //   - changed rows that left their place are merged back in one layout change (persistent
 //     indexes follow, so selection survives); otherwise only dataChanged is forwarded;
 //   - the order is total (ties broken by arrival), so binary search finds any row's place.
-// Invariants: m_all holds every source row in order; m_rows is the accepted subsequence;
-// m_proxyOf[sourceRow] is the row's index in m_rows or -1.
+// Invariants: m_all holds the slot of every source row in order; m_rows is the accepted
+// subsequence; m_proxyOf[slot] is the slot's index in m_rows or -1.
 #include "models/labelselector.h"
 
 #include <QAbstractProxyModel>
 
 #include <string>
 #include <unordered_set>
+#include <utility>
 #include <vector>
 
 namespace fieldscope::models {
@@ -61,7 +66,7 @@ public:
     int rowOfUid(const std::string &uid) const;
 
 private:
-    bool less(int a, int b) const; // source rows, total order
+    bool less(int a, int b) const; // slots, total order
     int compareRows(const ObjectRow &a, const ObjectRow &b) const;
     bool accepts(int sourceRow) const;
     bool immutableSortColumn() const;
@@ -72,12 +77,15 @@ private:
     void insertSorted(std::vector<int> &into, std::vector<int> sortedNew) const;
     std::size_t lowerBound(std::size_t from, std::size_t to, int sourceRow) const;
 
+    using Runs = std::vector<std::pair<std::size_t, std::size_t>>; // (view position, count)
     void onRowsInserted(const QModelIndex &parent, int first, int last);
+    void insertScattered(const std::vector<int> &accepted, const Runs &runs);
     void onRowsAboutToBeRemoved(const QModelIndex &parent, int first, int last);
-    void onRowsRemoved(const QModelIndex &parent, int first, int last);
+    void removeFromView(std::vector<int> rows);
+    void removeRanges(std::vector<int> rows);
     void onDataChanged(const QModelIndex &topLeft, const QModelIndex &bottomRight);
     void onSourceReset();
-    void repositionChanged(const std::vector<int> &rows, int *lo, int *hi);
+    void repositionChanged(const std::vector<int> &changedSlots, int *lo, int *hi);
 
     ObjectTableModel *m_src = nullptr;
     std::vector<int> m_all;
