@@ -16,10 +16,6 @@ Workspace::Workspace(widgets::MainWindow *window, QObject *parent) : QObject(par
     connect(window->contextSwitcher(), &widgets::ContextSwitcher::openRequested, this, [this](const QString &c) { open(c); });
     connect(window, &widgets::MainWindow::clusterCloseRequested, this, &Workspace::close);
     connect(window, &widgets::MainWindow::settingsChanged, this, &Workspace::applySettings);
-    connect(window, &widgets::MainWindow::currentClusterChanged, this, [this](widgets::ClusterView *v) {
-        if (v)
-            m_window->contextSwitcher()->setCurrentContext(v->contextName());
-    });
     connect(&m_loading, &QFutureWatcherBase::finished, this, [this] {
         m_window->setBusy({}, false);
         const auto result = m_loading.result();
@@ -38,8 +34,7 @@ Workspace::Workspace(widgets::MainWindow *window, QObject *parent) : QObject(par
         for (const auto &c : m_clusters) // states of tabs opened before the list arrived
             if (auto *v = c.controller->view())
                 m_window->contextSwitcher()->setState(v->contextName(), v->connectionState());
-        if (auto *v = m_window->currentCluster())
-            m_window->contextSwitcher()->setCurrentContext(v->contextName());
+        // The switcher keeps showing the open context (MainWindow tells it which) across this.
         Q_EMIT contextsLoaded(names);
     });
 }
@@ -78,6 +73,7 @@ ClusterController *Workspace::open(const QString &context)
         return existing;
     }
     widgets::ClusterView *view = m_window->addCluster(context.isEmpty() ? tr("current context") : context);
+    view->setRequestedContext(context);
     auto controller = std::make_unique<ClusterController>(view);
     ClusterController *c = controller.get();
     m_clusters.push_back({context, std::move(controller)});

@@ -1,12 +1,15 @@
 #include "widgets/clusterview.h"
 
 #include "widgets/detailpane.h"
+#include "widgets/icons.h"
 #include "widgets/objecttablepage.h"
 #include "widgets/resourcekindsview.h"
 
+#include <QDataStream>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QSplitter>
+#include <QTabWidget>
 #include <QVBoxLayout>
 
 namespace fieldscope::widgets {
@@ -52,7 +55,7 @@ ClusterView::ClusterView(QWidget *parent) : QWidget(parent)
     m_split = new QSplitter(Qt::Horizontal, this);
     m_split->setObjectName(QStringLiteral("clusterSplitter"));
     m_kinds = new ResourceKindsView(m_split);
-    m_kinds->setMinimumWidth(200);
+    m_kinds->setMinimumWidth(220);
     m_rightSplit = new QSplitter(Qt::Vertical, m_split);
     m_rightSplit->setObjectName(QStringLiteral("tableDetailSplitter"));
     m_table = new ObjectTablePage(m_rightSplit);
@@ -62,11 +65,15 @@ ClusterView::ClusterView(QWidget *parent) : QWidget(parent)
     m_rightSplit->setSizes({320, 420});
     m_rightSplit->setChildrenCollapsible(false);
     m_split->setStretchFactor(1, 1);
-    m_split->setSizes({270, 900});
+    // Wide enough for "admissionregistration.k8s.io" and "MutatingWebhookConfiguration".
+    m_split->setSizes({320, 900});
     m_split->setChildrenCollapsible(false);
     outer->addWidget(m_split, 1);
 
     connect(m_kinds, &ResourceKindsView::kindChosen, this, &ClusterView::resourceKindChosen);
+    const Icon tabIcons[] = {Icon::Summary, Icon::Yaml, Icon::Ownership, Icon::History, Icon::Events}; // DetailPane::Tab order
+    for (int i = 0; i < int(std::size(tabIcons)) && i < m_detail->tabs()->count(); ++i)
+        m_detail->tabs()->setTabIcon(i, icon(tabIcons[i]));
 }
 
 void ClusterView::setConnection(const QString &context, const QString &server, const QString &version)
@@ -75,6 +82,12 @@ void ClusterView::setConnection(const QString &context, const QString &server, c
     m_state = version.isEmpty() || version == QStringLiteral("…") ? tr("connected") : tr("connected · %1").arg(version);
     m_contextLabel->setText(context);
     m_versionLabel->setText(tr("%1 · Kubernetes %2").arg(server, version));
+    Q_EMIT connectionChanged();
+}
+
+void ClusterView::setRequestedContext(const QString &context)
+{
+    m_requested = context;
     Q_EMIT connectionChanged();
 }
 
@@ -135,6 +148,33 @@ void ClusterView::setWatchStatus(const QString &status, bool busy)
     m_watchStatus = status;
     m_busy = busy;
     Q_EMIT statusChanged();
+}
+
+void ClusterView::setWatches(const QList<WatchHealth> &watches)
+{
+    if (watches == m_watches)
+        return;
+    m_watches = watches;
+    Q_EMIT statusChanged();
+}
+
+QByteArray ClusterView::saveLayout() const
+{
+    QByteArray out;
+    QDataStream stream(&out, QIODevice::WriteOnly);
+    stream << m_split->saveState() << m_rightSplit->saveState();
+    return out;
+}
+
+void ClusterView::restoreLayout(const QByteArray &state)
+{
+    QByteArray outer, inner;
+    QDataStream stream(state);
+    stream >> outer >> inner;
+    if (stream.status() != QDataStream::Ok)
+        return; // nothing saved yet: the defaults stay
+    m_split->restoreState(outer);
+    m_rightSplit->restoreState(inner);
 }
 
 } // namespace fieldscope::widgets

@@ -2,6 +2,8 @@
 // ClusterView: everything shown for one open cluster: the connection banner, the resource kinds,
 // the object table and the detail pane. One tab of the MainWindow. It knows models and views
 // only; the composition root (app/ClusterController) feeds it. Lives on the GUI thread.
+#include "widgets/watchstatus.h"
+
 #include <QWidget>
 
 class QLabel;
@@ -31,6 +33,10 @@ public:
     void setConnectionError(const QString &error);
     void setSandboxState(const QString &state); // "" hides it
     QString contextName() const { return m_context; }
+    // The context this tab was opened with, before the connection names it ("" = the
+    // kubeconfig's current one).
+    void setRequestedContext(const QString &context);
+    QString requestedContext() const { return m_requested; }
     QString connectionState() const { return m_state; }
 
     void setKindsModel(models::ResourceKindsModel *model);
@@ -39,10 +45,18 @@ public:
     // As if the user picked the kind in the list (command palette).
     void chooseKind(const QString &qualifiedName);
 
-    // Watch health of the shown resource (the status bar shows the current tab's).
+    // A line about the connection before (or besides) the watches: "Connecting…", an error.
     void setWatchStatus(const QString &status, bool busy);
     QString watchStatus() const { return m_watchStatus; }
     bool isBusy() const { return m_busy; }
+    // Health of every watch this cluster runs, the shown resource first (the status bar shows
+    // the current tab's).
+    void setWatches(const QList<WatchHealth> &watches);
+    const QList<WatchHealth> &watches() const { return m_watches; }
+
+    // The splitters between kinds, table and detail (kept in QSettings by the main window).
+    QByteArray saveLayout() const;
+    void restoreLayout(const QByteArray &state);
 
     ObjectTablePage *tablePage() const { return m_table; }
     ResourceKindsView *kindsView() const { return m_kinds; }
@@ -55,6 +69,7 @@ Q_SIGNALS:
 
 private:
     QString m_context;
+    QString m_requested;
     QString m_state;
     QLabel *m_contextLabel;
     QLabel *m_versionLabel;
@@ -67,6 +82,7 @@ private:
     QSplitter *m_rightSplit;
     QString m_watchStatus;
     bool m_busy = false;
+    QList<WatchHealth> m_watches;
 };
 
 } // namespace fieldscope::widgets

@@ -1,5 +1,7 @@
 #include "widgets/contextswitcher.h"
 
+#include "widgets/icons.h"
+
 #include <QComboBox>
 #include <QHBoxLayout>
 #include <QLabel>
@@ -19,10 +21,11 @@ ContextSwitcher::ContextSwitcher(QWidget *parent) : QWidget(parent)
     m_combo->setMinimumContentsLength(40);
     m_combo->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
     m_combo->setToolTip(tr("Contexts of your kubeconfig. Choosing one opens it in a new tab."));
+    m_combo->setPlaceholderText(tr("Reading kubeconfig…"));
     label->setBuddy(m_combo);
     m_open = new QToolButton(this);
     m_open->setObjectName(QStringLiteral("openContextButton"));
-    m_open->setIcon(style()->standardIcon(QStyle::SP_FileDialogNewFolder));
+    m_open->setIcon(icon(Icon::OpenContext));
     m_open->setText(tr("Open"));
     m_open->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
     m_open->setToolTip(tr("Open the chosen context (another tab if it is not open yet)"));
@@ -42,19 +45,10 @@ ContextSwitcher::ContextSwitcher(QWidget *parent) : QWidget(parent)
 
 void ContextSwitcher::setContexts(const QList<ContextEntry> &contexts)
 {
-    const QString current = m_combo->currentIndex() >= 0 && m_combo->currentIndex() < m_contexts.size()
-                              ? m_contexts[m_combo->currentIndex()].name : QString();
     m_contexts = contexts;
     // The kubeconfig's current context first, the rest in file order.
     std::stable_partition(m_contexts.begin(), m_contexts.end(), [](const ContextEntry &e) { return e.isCurrent; });
-    m_quiet = true;
-    m_combo->clear();
-    for (int i = 0; i < m_contexts.size(); ++i) {
-        m_combo->addItem(QString());
-        updateItem(i);
-    }
-    m_quiet = false;
-    setCurrentContext(current);
+    rebuild();
 }
 
 void ContextSwitcher::setState(const QString &context, const QString &state)
@@ -67,19 +61,59 @@ void ContextSwitcher::setState(const QString &context, const QString &state)
 
 void ContextSwitcher::setCurrentContext(const QString &context)
 {
-    for (int i = 0; i < m_contexts.size(); ++i)
-        if (m_contexts[i].name == context) {
-            m_quiet = true;
-            m_combo->setCurrentIndex(i);
-            m_quiet = false;
-        }
+    m_wanted = context;
+    selectWanted();
+}
+
+QString ContextSwitcher::currentContext() const
+{
+    const int i = m_combo->currentIndex();
+    return i >= 0 && i < m_contexts.size() ? m_contexts[i].name : QString();
+}
+
+void ContextSwitcher::rebuild()
+{
+    m_contexts.removeIf([](const ContextEntry &e) { return !e.listed; });
+    m_quiet = true;
+    m_combo->clear();
+    for (int i = 0; i < m_contexts.size(); ++i) {
+        m_combo->addItem(QString());
+        updateItem(i);
+    }
+    m_quiet = false;
+    selectWanted();
+}
+
+// Selects the wanted context. Opening a context and reading the list race (both off the GUI
+// thread); whichever finishes last, the open context is the one shown.
+void ContextSwitcher::selectWanted()
+{
+    int at = -1;
+    for (int i = 0; i < m_contexts.size() && at < 0; ++i)
+        if (m_wanted.isEmpty() ? m_contexts[i].isCurrent : m_contexts[i].name == m_wanted)
+            at = i;
+    if (at < 0 && !m_wanted.isEmpty()) {
+        ContextEntry e;
+        e.name = m_wanted;
+        e.listed = false;
+        m_contexts.push_back(e);
+        m_quiet = true;
+        m_combo->addItem(QString());
+        m_quiet = false;
+        at = int(m_contexts.size() - 1);
+        updateItem(at);
+    }
+    m_quiet = true;
+    m_combo->setCurrentIndex(at);
+    m_quiet = false;
 }
 
 QStringList ContextSwitcher::contextNames() const
 {
     QStringList out;
     for (const auto &c : m_contexts)
-        out << c.name;
+        if (c.listed)
+            out << c.name;
     return out;
 }
 
@@ -90,14 +124,26 @@ void ContextSwitcher::updateItem(int i)
     QString text = c.name;
     if (c.isCurrent)
         text += tr(" (current)");
-    text += QStringLiteral("  —  ") + (c.server.isEmpty() ? tr("no cluster") : c.server);
+    if (c.listed)
+        text += QStringLiteral("  —  ") + (c.server.isEmpty() ? tr("no cluster") : c.server);
     if (!state.isEmpty())
         text += QStringLiteral("  ·  ") + state;
     m_combo->setItemText(i, text);
-    m_combo->setItemData(i, tr("Namespace %1").arg(c.namespace_.isEmpty() ? QStringLiteral("default") : c.namespace_), Qt::ToolTipRole);
-    const bool failed = state.startsWith(tr("failed"));
-    m_combo->setItemIcon(i, state.isEmpty() ? QIcon()
-                                            : style()->standardIcon(failed ? QStyle::SP_MessageBoxWarning : QStyle::SP_DialogApplyButton));
+    m_combo->setItemData(i, c.listed ? tr("Namespace %1").arg(c.namespace_.isEmpty() ? QStringLiteral("default") : c.namespace_)
+                                     : tr("Open; not among the contexts read from the kubeconfig"),
+                         Qt::ToolTipRole);
+    m_combo->setItemIcon(i, state.isEmpty() ? QIcon() : icon(stateIconFor(state)));
+}
+
+// The connection states ClusterView reports: "connected · v1.20.2", "failed", or what it is
+// doing ("Connecting…", "Discovering resource types…").
+Icon ContextSwitcher::stateIconFor(const QString &state)
+{
+    if (state.startsWith(tr("connected")))
+        return Icon::StateConnected;
+    if (state.startsWith(tr("failed")))
+        return Icon::StateFailed;
+    return Icon::StateBusy;
 }
 
 } // namespace fieldscope::widgets

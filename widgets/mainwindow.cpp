@@ -8,8 +8,10 @@
 #include "widgets/contextswitcher.h"
 #include "widgets/detailpane.h"
 #include "widgets/helpdialogs.h"
+#include "widgets/icons.h"
 #include "widgets/objecttablepage.h"
 #include "widgets/resourcekindsview.h"
+#include "widgets/watchstatus.h"
 
 #include <QAction>
 #include <QCloseEvent>
@@ -34,6 +36,7 @@ MainWindow::MainWindow(QWidget *parent) : QMainWindow(parent)
 {
     setWindowTitle(tr("Fieldscope"));
     setObjectName(QStringLiteral("mainWindow"));
+    setWindowIcon(icon(Icon::App));
 
     m_tabs = new QTabWidget(this);
     m_tabs->setObjectName(QStringLiteral("clusterTabs"));
@@ -46,12 +49,14 @@ MainWindow::MainWindow(QWidget *parent) : QMainWindow(parent)
     });
     connect(m_tabs, &QTabWidget::currentChanged, this, [this] {
         updateStatus();
+        showOpenContext();
         Q_EMIT currentClusterChanged(currentCluster());
     });
     setCentralWidget(m_tabs);
 
-    m_watchLabel = new QLabel(this);
-    m_watchLabel->setObjectName(QStringLiteral("watchStatus"));
+    m_watchStatus = new WatchStatusWidget(this);
+    m_busyLabel = new QLabel(this);
+    m_busyLabel->setObjectName(QStringLiteral("busyText"));
     m_busy = new QProgressBar(this);
     m_busy->setObjectName(QStringLiteral("busyIndicator"));
     m_busy->setRange(0, 0);
@@ -59,7 +64,8 @@ MainWindow::MainWindow(QWidget *parent) : QMainWindow(parent)
     m_busy->setMaximumHeight(14);
     m_busy->setTextVisible(false);
     m_busy->setVisible(false);
-    statusBar()->addWidget(m_watchLabel, 1);
+    statusBar()->addWidget(m_watchStatus, 1);
+    statusBar()->addPermanentWidget(m_busyLabel);
     statusBar()->addPermanentWidget(m_busy);
 
     auto *bar = addToolBar(tr("Contexts"));
@@ -178,6 +184,8 @@ void MainWindow::closeEvent(QCloseEvent *event)
     QSettings settings;
     settings.setValue(QStringLiteral("window/geometry"), saveGeometry());
     settings.setValue(QStringLiteral("window/state"), saveState());
+    if (auto *v = currentCluster())
+        settings.setValue(QStringLiteral("window/clusterLayout"), v->saveLayout());
     for (int i = 0; i < m_tabs->count(); ++i)
         if (auto *v = cluster(i))
             v->tablePage()->setModel(nullptr, {}, false); // stores the column layout
@@ -187,12 +195,17 @@ void MainWindow::closeEvent(QCloseEvent *event)
 ClusterView *MainWindow::addCluster(const QString &title)
 {
     auto *view = new ClusterView(m_tabs);
+    view->restoreLayout(QSettings().value(QStringLiteral("window/clusterLayout")).toByteArray());
     const int i = m_tabs->addTab(view, title);
     connect(view, &ClusterView::statusChanged, this, &MainWindow::updateStatus);
     connect(view, &ClusterView::connectionChanged, this, [this, view] {
         const int at = m_tabs->indexOf(view);
         if (at >= 0 && !view->contextName().isEmpty())
             m_tabs->setTabText(at, view->contextName());
+        if (!view->contextName().isEmpty())
+            m_contexts->setState(view->contextName(), view->connectionState());
+        if (view == currentCluster())
+            showOpenContext();
     });
     // One cluster: the tab bar would only take space.
     m_tabs->tabBar()->setVisible(m_tabs->count() > 1);
@@ -224,11 +237,27 @@ void MainWindow::updateStatus()
 {
     m_tabs->tabBar()->setVisible(m_tabs->count() > 1);
     const ClusterView *v = currentCluster();
-    QString text = v ? v->watchStatus() : QString();
-    if (!m_busyWhat.isEmpty())
-        text = text.isEmpty() ? m_busyWhat : m_busyWhat + QStringLiteral("  ·  ") + text;
-    m_watchLabel->setText(text);
-    m_busy->setVisible((v && v->isBusy()) || !m_busyWhat.isEmpty());
+    m_watchStatus->setStatus(v ? v->watchStatus() : QString(), v ? v->watches() : QList<WatchHealth>{});
+    // Long operations outside the watches (reading the kubeconfig) keep their own words beside
+    // the bar; the bar runs while anything is connecting, listing or resyncing.
+    m_busyLabel->setText(m_busyWhat);
+    m_busyLabel->setVisible(!m_busyWhat.isEmpty());
+    m_busy->setVisible((v && v->isBusy()) || !m_busyWhat.isEmpty() || m_watchStatus->isBusy());
+}
+
+bool MainWindow::isBusyIndicatorShown() const
+{
+    return !m_busy->isHidden();
+}
+
+// The switcher shows the current tab's context once the connection has named it; until then the
+// one it was opened with ("" = the kubeconfig's current), so it never shows another context.
+void MainWindow::showOpenContext()
+{
+    const ClusterView *v = currentCluster();
+    if (!v)
+        return;
+    m_contexts->setCurrentContext(v->contextName().isEmpty() ? v->requestedContext() : v->contextName());
 }
 
 } // namespace fieldscope::widgets

@@ -12,6 +12,7 @@ namespace fieldscope::widgets {
 
 class ClusterView;
 class ContextSwitcher;
+class WatchStatusWidget;
 
 class MainWindow : public QMainWindow
 {
@@ -27,6 +28,8 @@ public:
     void setCurrentCluster(ClusterView *view);
     QTabWidget *tabs() const { return m_tabs; }
     ContextSwitcher *contextSwitcher() const { return m_contexts; }
+    WatchStatusWidget *watchStatus() const { return m_watchStatus; }
+    bool isBusyIndicatorShown() const;
 
     // Ctrl+K: the palette over the current cluster's kinds and objects (returns the open dialog).
     class CommandPalette *openCommandPalette();
@@ -46,11 +49,13 @@ protected:
 private:
     void updateStatus();
     void createActions();
+    void showOpenContext();
 
     QTabWidget *m_tabs;
     ContextSwitcher *m_contexts;
     QString m_busyWhat;
-    QLabel *m_watchLabel;
+    WatchStatusWidget *m_watchStatus;
+    QLabel *m_busyLabel;
     QProgressBar *m_busy;
 };
 

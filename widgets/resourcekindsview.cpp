@@ -1,6 +1,7 @@
 #include "widgets/resourcekindsview.h"
 
 #include "models/resourcekindsmodel.h"
+#include "widgets/icons.h"
 
 #include <QAction>
 #include <QHeaderView>
@@ -14,8 +15,40 @@ namespace fieldscope::widgets {
 
 using models::ResourceKindsModel;
 
+namespace {
+
+// Adds what only the view needs: icons (group, kind, namespace, pinned favourite) and the full
+// name of an API group as a tooltip, for names too long for the column.
+class KindsProxy : public QSortFilterProxyModel
+{
+public:
+    using QSortFilterProxyModel::QSortFilterProxyModel;
+
+    QVariant data(const QModelIndex &index, int role) const override
+    {
+        if (index.column() != ResourceKindsModel::KindColumn || (role != Qt::DecorationRole && role != Qt::ToolTipRole))
+            return QSortFilterProxyModel::data(index, role);
+        const QModelIndex src = mapToSource(index);
+        const bool group = src.data(ResourceKindsModel::IsGroupRole).toBool();
+        if (role == Qt::ToolTipRole) {
+            if (!group) // the kind's own name too: it may be the part that is elided
+                return src.data().toString() + u'\n' + QSortFilterProxyModel::data(index, role).toString();
+            const int kinds = sourceModel()->rowCount(src);
+            return kinds == 1 ? ResourceKindsView::tr("%1: 1 kind").arg(src.data().toString())
+                              : ResourceKindsView::tr("%1: %2 kinds").arg(src.data().toString()).arg(kinds);
+        }
+        if (group)
+            return icon(src.data().toString() == ResourceKindsModel::tr("Favourites") ? Icon::Favourite : Icon::ApiGroup);
+        if (src.data(ResourceKindsModel::FavouriteRole).toBool())
+            return icon(Icon::Favourite);
+        return icon(src.data(ResourceKindsModel::QualifiedNameRole).toString() == QLatin1String("namespaces") ? Icon::Namespace : Icon::Kind);
+    }
+};
+
+} // namespace
+
 ResourceKindsView::ResourceKindsView(QWidget *parent)
-    : QWidget(parent), m_search(new QLineEdit(this)), m_tree(new QTreeView(this)), m_proxy(new QSortFilterProxyModel(this))
+    : QWidget(parent), m_search(new QLineEdit(this)), m_tree(new QTreeView(this)), m_proxy(new KindsProxy(this))
 {
     setObjectName(QStringLiteral("resourceKindsView"));
     auto *layout = new QVBoxLayout(this);
@@ -41,6 +74,10 @@ ResourceKindsView::ResourceKindsView(QWidget *parent)
     m_tree->setAllColumnsShowFocus(true);
     m_tree->setEditTriggers(QAbstractItemView::NoEditTriggers);
     m_tree->header()->setStretchLastSection(false);
+    // Long kinds and API groups ("MutatingWebhookConfiguration", "flowcontrol.apiserver.k8s.io")
+    // keep both ends readable; the tooltip has the whole name. A narrow indent leaves them room.
+    m_tree->setTextElideMode(Qt::ElideMiddle);
+    m_tree->setIndentation(14);
     m_tree->setContextMenuPolicy(Qt::CustomContextMenu);
     connect(m_tree, &QTreeView::customContextMenuRequested, this, &ResourceKindsView::showMenu);
     layout->addWidget(m_tree, 1);
