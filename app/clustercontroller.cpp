@@ -9,6 +9,8 @@
 #include "widgets/objecttablepage.h"
 
 #include <QApplication>
+#include <QElapsedTimer>
+#include <QTimer>
 #include <QPointer>
 #include <QtConcurrent/QtConcurrentRun>
 
@@ -17,6 +19,8 @@
 namespace fieldscope::app {
 
 namespace {
+
+constexpr qint64 kApplyBudgetMs = 8; // half a 60 Hz frame
 
 // "Deployments", "Ingresses", "NetworkPolicies"; the plural resource name when the kind's own
 // plural is not obvious.
@@ -63,6 +67,7 @@ ClusterController::~ClusterController()
         m_view->detailPane()->setHistoryModel(nullptr);
         m_view->setObjectModel(nullptr, {}, false, {});
     }
+    m_tableFetcher.reset();
     m_watcher.reset();
     m_eventsWatcher.reset();
     m_namespaceWatcher.reset();
@@ -106,10 +111,10 @@ void ClusterController::onConnected(core::Result<kube::Connection> result)
     }
     m_connection = std::make_shared<kube::Connection>(std::move(*result));
     m_contextName = QString::fromStdString(m_connection->config.contextName);
-    QStringList warnings;
     if (m_connection->config.insecureSkipTlsVerify)
-        warnings << tr("TLS verification is off for this cluster");
-    m_view->setConnectionWarning(warnings.join(QStringLiteral("; ")));
+        m_warnings << tr("TLS verification is off for this cluster");
+    m_view->setConnectionWarning(m_warnings.join(QStringLiteral("; ")));
+    startRecording();
     m_view->setConnection(m_contextName, QString::fromStdString(m_connection->config.server), tr("…"));
     m_client = std::make_unique<kube::ApiClient>(m_connection->transport);
     m_discovery = std::make_unique<kube::Discovery>(m_client.get());
@@ -202,7 +207,25 @@ void ClusterController::watchNamespaces()
         }
         m_view->tablePage()->setAvailableNamespaces(m_namespaceNames.values());
     });
+    followHealth(m_namespaceWatcher.get(), true);
     m_namespaceWatcher->start();
+}
+
+// One database per context; the recorder opens it on its own writer thread.
+void ClusterController::startRecording()
+{
+    core::HistoryRecorder::Options ro;
+    m_historyDatabase = historyDatabaseFor(m_contextName);
+    ro.path = m_historyDatabase.toStdString();
+    ro.retention.maxVersionsPerObject = m_historyVersionsPerObject;
+    m_recorder = std::make_shared<core::HistoryRecorder>(ro);
+    connect(m_recorder.get(), &core::HistoryRecorder::committed, &m_historySource, &HistorySource::onCommitted, Qt::QueuedConnection);
+    connect(m_recorder.get(), &core::HistoryRecorder::writeFailed, this, [this](const QString &message) {
+        m_warnings << tr("History is not being recorded: %1").arg(message);
+        m_warnings.removeDuplicates();
+        m_view->setConnectionWarning(m_warnings.join(QStringLiteral("; ")));
+    }, Qt::QueuedConnection);
+    m_historySource.setDatabase(m_historyDatabase);
 }
 
 void ClusterController::showResource(const QString &resource)
@@ -224,25 +247,34 @@ void ClusterController::showResource(const QString &resource)
     m_loaded = false;
     m_shownKind = qualified;
     m_watcher.reset();
+    m_tableFetcher.reset();
     onCurrentObject({});
-    m_history.clear();
     m_model.clear();
     kube::WatchScope scope;
     scope.resource = *info;
     m_watcher = std::make_unique<kube::Watcher>(m_client.get(), scope);
+    m_feed = m_recorder ? std::make_shared<core::HistoryFeed>(
+                 *m_recorder, core::WatchScope::of({info->group, info->version, info->resource}, scope.namespace_))
+                        : nullptr;
     connect(m_watcher.get(), &kube::Watcher::batchReady, this, &ClusterController::onBatch);
-    connect(m_watcher.get(), &kube::Watcher::stateChanged, this, &ClusterController::updateStatus);
-    connect(m_watcher.get(), &kube::Watcher::listProgress, this, &ClusterController::updateStatus);
+    followHealth(m_watcher.get(), false); // drainPrepared updates after the table has the batch
+    m_view->setWatchStatus({}, false);    // the watches speak for the connection from here on
     m_view->setObjectModel(&m_model, pluralTitle(*info), info->namespaced, qualified);
     m_view->setCurrentKind(qualified);
     m_watcher->start();
+    startTableFetch(scope);
     updateStatus();
 }
 
 void ClusterController::onBatch(const core::WatchBatch &batch)
 {
     const int gen = m_generation;
-    m_preparing.push_back(QtConcurrent::run(&m_pool, [batch] { return models::ObjectTableModel::prepare(batch); }));
+    // Recording copies every object's bytes: done here, on the batch worker, in arrival order.
+    m_preparing.push_back(QtConcurrent::run(&m_pool, [batch, feed = m_feed, recorder = m_recorder] {
+        if (feed)
+            feed->feed(batch);
+        return models::ObjectTableModel::prepare(batch);
+    }));
     auto *w = new QFutureWatcher<models::PreparedBatch>(this);
     connect(w, &QFutureWatcherBase::finished, this, [this, w, gen] {
         w->deleteLater();
@@ -257,14 +289,22 @@ void ClusterController::drainPrepared(int generation)
         return;
     bool completed = false;
     std::vector<std::string> touched;
+    // A burst (a relist, a rollout) can leave many finished batches: apply them within a frame's
+    // budget per event-loop turn so input and painting keep up; the rest follows on the next turn.
+    QElapsedTimer budget;
+    budget.start();
     while (!m_preparing.empty() && m_preparing.front().isFinished()) {
+        if (budget.elapsed() >= kApplyBudgetMs) {
+            QTimer::singleShot(0, this, [this, generation] { drainPrepared(generation); });
+            break;
+        }
         models::PreparedBatch p = m_preparing.front().takeResult();
         m_preparing.pop_front();
         completed |= p.batch.initialListComplete;
-        m_history.record(p.batch);
         for (const auto &e : p.batch.events)
             if (!m_currentUid.isEmpty() && e.uid == m_currentUid.toStdString())
                 touched.push_back(e.uid);
+        noteTableVersions(p.batch);
         m_model.applyPrepared(std::move(p));
     }
     refreshDetail(touched);
@@ -286,9 +326,10 @@ void ClusterController::onCurrentObject(const QString &uid)
     m_currentUid = uid;
     m_eventsWatcher.reset();
     m_events.clear();
+    updateStatus(); // the status bar drops the previous object's events watch
     const int row = uid.isEmpty() ? -1 : m_model.rowOf(uid.toStdString());
     m_view->detailPane()->showObject(row < 0 ? QString() : uid, row < 0 ? QByteArray() : m_model.objectJson(row));
-    m_historyModel.setVersions(uid.toStdString(), uid.isEmpty() ? std::vector<models::SeenVersion>{} : m_history.versions(uid.toStdString()));
+    showHistory(row < 0 ? QString() : uid, row);
     const auto *info = m_discovery && !uid.isEmpty() ? m_discovery->snapshot().find("", "events") : nullptr;
     if (!info)
         return;
@@ -300,8 +341,22 @@ void ClusterController::onCurrentObject(const QString &uid)
     opts.tryWatchList = false;
     m_eventsWatcher = std::make_unique<kube::Watcher>(m_client.get(), scope, opts);
     connect(m_eventsWatcher.get(), &kube::Watcher::batchReady, &m_events, &models::EventTableModel::applyBatch);
-    connect(m_eventsWatcher.get(), &kube::Watcher::stateChanged, this, &ClusterController::updateStatus);
+    followHealth(m_eventsWatcher.get(), true);
     m_eventsWatcher->start();
+}
+
+void ClusterController::showHistory(const QString &uid, int row)
+{
+    if (uid.isEmpty() || !m_watcher) {
+        m_historySource.clear();
+        return;
+    }
+    const kube::ResourceInfo &r = m_watcher->scope().resource;
+    core::ObjectQuery q;
+    q.resource = r.group.empty() ? r.resource : r.resource + '.' + r.group;
+    q.namespace_ = m_model.row(row).namespace_;
+    q.name = m_model.row(row).name;
+    m_historySource.show(q, uid);
 }
 
 void ClusterController::refreshDetail(const std::vector<std::string> &touched)
@@ -311,26 +366,139 @@ void ClusterController::refreshDetail(const std::vector<std::string> &touched)
     const int row = m_model.rowOf(m_currentUid.toStdString());
     if (row >= 0)
         m_view->detailPane()->showObject(m_currentUid, m_model.objectJson(row));
-    m_historyModel.setVersions(m_currentUid.toStdString(), m_history.versions(m_currentUid.toStdString()));
 }
 
+namespace {
+// What the status bar shows of one watcher; times become steady-clock points so the view can
+// keep "3 s ago" and "retry in 4 s" current on its own.
+widgets::WatchHealth healthOf(const kube::Watcher &w, const QString &name, const QString &purpose, qint64 objects)
+{
+    using S = kube::Watcher::State;
+    using H = widgets::WatchHealth::State;
+    const auto now = widgets::WatchHealth::Clock::now();
+    widgets::WatchHealth h;
+    h.name = name;
+    h.purpose = purpose;
+    h.objects = objects;
+    h.resourceVersion = QString::fromStdString(w.lastResourceVersion());
+    h.detail = w.stateDetail();
+    switch (w.state()) {
+    case S::Idle: h.state = H::Idle; break;
+    case S::Listing: h.state = H::Listing; break;
+    case S::Watching: h.state = H::Live; break;
+    case S::Relisting: h.state = H::Resyncing; break;
+    case S::BackingOff: h.state = H::BackingOff; break;
+    case S::Failed: h.state = H::Failed; break;
+    }
+    if (const qint64 ago = w.lastEventMsecsAgo(); ago >= 0)
+        h.lastEvent = now - std::chrono::milliseconds(ago);
+    if (const qint64 in = w.retryInMsecs(); in >= 0 && h.state == H::BackingOff)
+        h.retryAt = now + std::chrono::milliseconds(in);
+    return h;
+}
+} // namespace
+
+// Every watch this cluster runs, the shown resource first (the status bar's main line).
 void ClusterController::updateStatus()
 {
-    if (!m_watcher)
-        return;
-    using S = kube::Watcher::State;
-    const QString what = QString::fromStdString(m_watcher->scope().describe());
-    QString text;
-    bool busy = false;
-    switch (m_watcher->state()) {
-    case S::Idle: text = tr("%1: idle").arg(what); break;
-    case S::Listing: text = tr("%1: listing… %2 objects").arg(what).arg(m_model.rowCount()); busy = true; break;
-    case S::Relisting: text = tr("%1: resyncing…").arg(what); busy = true; break;
-    case S::Watching: text = tr("%1: live · %2 objects · resourceVersion %3").arg(what).arg(m_model.rowCount()).arg(QString::fromStdString(m_watcher->lastResourceVersion())); break;
-    case S::BackingOff: text = tr("%1: backing off (%2)").arg(what, m_watcher->stateDetail()); break;
-    case S::Failed: text = tr("%1: failed: %2").arg(what, m_watcher->stateDetail()); break;
+    QList<widgets::WatchHealth> watches;
+    if (m_watcher)
+        watches << healthOf(*m_watcher, QString::fromStdString(m_watcher->scope().describe()), tr("object table"), m_model.rowCount());
+    if (m_namespaceWatcher)
+        watches << healthOf(*m_namespaceWatcher, tr("namespaces"), tr("namespace selector"), m_namespaceNames.size());
+    if (m_eventsWatcher) {
+        const int row = m_model.rowOf(m_currentUid.toStdString());
+        const QString object = row < 0 ? m_currentUid : QString::fromStdString(m_model.row(row).name);
+        watches << healthOf(*m_eventsWatcher, tr("events of %1").arg(object), tr("Events tab"), m_events.rowCount());
     }
-    m_view->setWatchStatus(text, busy);
+    if (!watches.isEmpty())
+        m_view->setWatches(watches);
+}
+
+// Status follows every watcher. Queued for state changes: a watcher starts its retry timer just
+// after it announces BackingOff, and the countdown reads that timer.
+void ClusterController::followHealth(kube::Watcher *watcher, bool batches)
+{
+    connect(watcher, &kube::Watcher::stateChanged, this, &ClusterController::updateStatus, Qt::QueuedConnection);
+    connect(watcher, &kube::Watcher::listProgress, this, &ClusterController::updateStatus);
+    if (batches) // the last event time and the count move with each batch
+        connect(watcher, &kube::Watcher::batchReady, this, &ClusterController::updateStatus);
+}
+
+// --- server Table columns (API brief 2.8) -------------------------------------------------------
+// The watch decides which rows exist; the TableFetcher adds the server's columns to them, joined
+// by uid, and keeps them current from the versions the watch reports (kube/tablefetcher.h).
+
+namespace {
+// The identity column (format "name") and the age ("Age", or "Created At" for types without a
+// printer) repeat fixed columns; the server's age is text frozen at response time, ours ticks.
+bool duplicatesFixedColumn(const kube::TableColumn &c)
+{
+    return c.format == "name" || c.name == "Age" || (c.name == "Created At" && c.type == "date");
+}
+
+bool sameColumns(const std::vector<models::ServerColumn> &a, const std::vector<models::ServerColumn> &b)
+{
+    return std::equal(a.begin(), a.end(), b.begin(), b.end(), [](const auto &x, const auto &y) {
+        return x.name == y.name && x.type == y.type && x.format == y.format && x.priority == y.priority
+            && x.description == y.description;
+    });
+}
+} // namespace
+
+void ClusterController::startTableFetch(const kube::WatchScope &scope)
+{
+    m_tableColumnOf.clear();
+    m_tableFetcher = std::make_unique<kube::TableFetcher>(m_client.get(), scope);
+    connect(m_tableFetcher.get(), &kube::TableFetcher::columnsChanged, this, &ClusterController::onTableColumns);
+    connect(m_tableFetcher.get(), &kube::TableFetcher::rowsReady, this, &ClusterController::onTableRows);
+    // unsupported() needs nothing: the fixed columns stay, and the watch reports real errors.
+    m_tableFetcher->start();
+}
+
+void ClusterController::onTableColumns(const std::vector<kube::TableColumn> &columns)
+{
+    std::vector<models::ServerColumn> shown;
+    m_tableColumnOf.clear();
+    for (std::size_t i = 0; i < columns.size(); ++i) {
+        const auto &c = columns[i];
+        if (duplicatesFixedColumn(c))
+            continue;
+        m_tableColumnOf.push_back(int(i));
+        shown.push_back({QString::fromStdString(c.name), QString::fromStdString(c.type), QString::fromStdString(c.format),
+                         QString::fromStdString(c.description), c.priority});
+    }
+    // Same columns again (a relist): keep them, so the header layout is not rebuilt.
+    if (!sameColumns(shown, m_model.serverColumns()))
+        m_model.setServerColumns(shown);
+}
+
+void ClusterController::onTableRows(const std::vector<kube::TableRow> &rows)
+{
+    if (m_tableColumnOf.empty())
+        return;
+    std::vector<models::ServerRow> out;
+    out.reserve(rows.size());
+    for (const auto &r : rows) {
+        QVariantList cells;
+        cells.reserve(qsizetype(m_tableColumnOf.size()));
+        for (const int i : m_tableColumnOf)
+            cells.push_back(r.cells.value(i));
+        out.push_back({r.uid, std::move(cells), r.resourceVersion});
+    }
+    m_model.applyServerRows(std::move(out));
+}
+
+void ClusterController::noteTableVersions(const core::WatchBatch &batch)
+{
+    if (!m_tableFetcher)
+        return;
+    for (const auto &e : batch.events) {
+        if (e.type == core::WatchEventType::Deleted)
+            m_tableFetcher->forget(e.uid);
+        else
+            m_tableFetcher->noteVersion(e.uid, e.namespace_, e.name, e.resourceVersion);
+    }
 }
 
 } // namespace fieldscope::app

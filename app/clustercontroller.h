@@ -3,9 +3,13 @@
 // the GUI thread, runs discovery, watches the chosen resource kind (and the namespaces, for the
 // namespace selector), decodes what the table needs on a worker thread and feeds the models;
 // tells its ClusterView what happens. Lives on the GUI thread.
+#include "app/historysource.h"
+#include "core/historyfeed.h"
+#include "core/historywriter.h"
 #include "kube/apiclient.h"
 #include "kube/connection.h"
 #include "kube/discovery.h"
+#include "kube/tablefetcher.h"
 #include "kube/watcher.h"
 #include "models/eventtablemodel.h"
 #include "models/objecthistorymodel.h"
@@ -49,8 +53,12 @@ public:
     models::EventTableModel *eventsModel() { return &m_events; }
     models::ObjectHistoryModel *historyModel() { return &m_historyModel; }
     kube::Watcher *eventsWatcher() const { return m_eventsWatcher.get(); }
-    // Versions kept per object for the History tab.
-    void setHistoryRetention(int versionsPerObject) { m_history.setMaxVersionsPerObject(versionsPerObject); }
+    // The server Table of the shown resource (extra columns); null before a resource is shown.
+    kube::TableFetcher *tableFetcher() const { return m_tableFetcher.get(); }
+    // Versions kept per object in the history database (applies from the next connection).
+    void setHistoryRetention(int versionsPerObject) { m_historyVersionsPerObject = versionsPerObject; }
+    QString historyDatabase() const { return m_historyDatabase; }
+    HistorySource *historySource() { return &m_historySource; }
 
 Q_SIGNALS:
     void loaded(); // the shown resource's first list is in the table
@@ -64,8 +72,15 @@ private:
     void onBatch(const core::WatchBatch &batch);
     void drainPrepared(int generation);
     void updateStatus();
+    void followHealth(kube::Watcher *watcher, bool batches);
     void onCurrentObject(const QString &uid);
     void refreshDetail(const std::vector<std::string> &touchedUids);
+    void startTableFetch(const kube::WatchScope &scope);
+    void onTableColumns(const std::vector<kube::TableColumn> &columns);
+    void onTableRows(const std::vector<kube::TableRow> &rows);
+    void noteTableVersions(const core::WatchBatch &batch);
+    void startRecording();
+    void showHistory(const QString &uid, int row);
 
     QPointer<widgets::ClusterView> m_view;
     QString m_contextName;
@@ -75,13 +90,22 @@ private:
     std::unique_ptr<kube::Discovery> m_discovery;
     std::unique_ptr<kube::Watcher> m_watcher;
     std::unique_ptr<kube::Watcher> m_namespaceWatcher;
+    std::unique_ptr<kube::TableFetcher> m_tableFetcher;
+    std::vector<int> m_tableColumnOf; // model server column -> column of the server's Table
     QSet<QString> m_namespaceNames;
     models::ObjectTableModel m_model;
     models::ResourceKindsModel m_kinds;
     models::EventTableModel m_events;
     std::unique_ptr<kube::Watcher> m_eventsWatcher;
-    models::SessionHistory m_history;
     models::ObjectHistoryModel m_historyModel;
+    HistorySource m_historySource{&m_historyModel};
+    // Every version the shown resource's watch delivers is recorded (issue 5). The feed is used
+    // on m_pool's thread only; both are shared with the batch tasks that may still be running.
+    std::shared_ptr<core::HistoryRecorder> m_recorder;
+    std::shared_ptr<core::HistoryFeed> m_feed;
+    QString m_historyDatabase;
+    int m_historyVersionsPerObject = 1000;
+    QStringList m_warnings;
     QString m_currentUid;
     QString m_shownKind; // qualified name of what m_watcher watches
     bool m_loaded = false;

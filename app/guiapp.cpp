@@ -2,6 +2,7 @@
 
 #include "app/clustercontroller.h"
 #include "app/commands.h"
+#include "app/historyfilecontroller.h"
 #include "app/sandbox.h"
 #include "app/workspace.h"
 #include "widgets/clusterview.h"
@@ -17,6 +18,7 @@
 #include <QTimer>
 
 #include <cstdio>
+#include <functional>
 #include <memory>
 #include <utility>
 
@@ -29,6 +31,37 @@ QString subcommandHelp()
     for (const auto *c = subcommands(); c->name; ++c)
         s += QStringLiteral("  %1  %2\n").arg(QString::fromUtf8(c->name).leftJustified(10), QString::fromUtf8(c->summary));
     return s;
+}
+
+// After a view loaded: selects --select's object, shows --tab and calls settle() once what that
+// tab shows is on screen (the detail; for Events the first list of events; for History the
+// recorded versions).
+struct ScreenshotTarget {
+    QString selectNs, selectName, resource;
+    widgets::DetailPane::Tab tab = widgets::DetailPane::SummaryTab;
+};
+
+void selectThenSettle(QObject *owner, widgets::ClusterView *view, const ScreenshotTarget &t, std::function<bool()> tabReady,
+                      std::function<void()> settle, std::function<void(QString)> fail)
+{
+    if (t.selectName.isEmpty())
+        return settle();
+    if (!view->tablePage()->selectName(t.selectNs, t.selectName))
+        return fail(QStringLiteral("no %1 named %2").arg(t.resource, t.selectName));
+    view->detailPane()->setCurrentTab(t.tab);
+    auto *poll = new QTimer(owner);
+    QObject::connect(poll, &QTimer::timeout, owner, [=] {
+        if (view->detailPane()->isReady() && tabReady()) {
+            poll->stop();
+            settle();
+        }
+    });
+    poll->start(50);
+}
+
+bool historyReady(HistorySource *source, models::ObjectHistoryModel *model)
+{
+    return !source->isLoading() && (model->rowCount() > 0 || !model->message().isEmpty());
 }
 
 } // namespace
@@ -55,6 +88,8 @@ int runGui(int &argc, char **argv)
     p.addOption({QStringLiteral("screenshot"), QStringLiteral("Render the window once the selected view has loaded, save it as PNG and exit."), QStringLiteral("FILE")});
     p.addOption({QStringLiteral("size"), QStringLiteral("Window size for --screenshot (default 1280x800)."), QStringLiteral("WxH"), QStringLiteral("1280x800")});
     p.addOption({QStringLiteral("keep-sandbox"), QStringLiteral("Leave the sandbox cluster running when the app quits.")});
+    p.addOption({QStringLiteral("open"), QStringLiteral("Open a recorded history (a history database or a .jsonl export) without a cluster."),
+                 QStringLiteral("FILE")});
     p.process(app);
 
     widgets::DetailPane::Tab tab = widgets::DetailPane::SummaryTab;
@@ -65,6 +100,7 @@ int runGui(int &argc, char **argv)
     }
     QString resource = p.value(QStringLiteral("resource"));
     QString selectNs, selectName;
+    const QString openFile = p.value(QStringLiteral("open"));
     if (p.isSet(QStringLiteral("select"))) {
         const QStringList parts = p.value(QStringLiteral("select")).split(u'/');
         if (parts.size() < 2 || parts.size() > 3 || parts.contains(QString())) {
@@ -81,7 +117,8 @@ int runGui(int &argc, char **argv)
     Workspace workspace(&window);
     SandboxController sandbox;
     const bool useSandbox = p.isSet(QStringLiteral("sandbox"))
-                         || (!p.isSet(QStringLiteral("context")) && !p.isSet(QStringLiteral("kubeconfig")));
+                         || (!p.isSet(QStringLiteral("context")) && !p.isSet(QStringLiteral("kubeconfig")) && openFile.isEmpty());
+    std::unique_ptr<HistoryFileController> offline;
     sandbox.setStopOnExit(!p.isSet(QStringLiteral("keep-sandbox")));
 
     // The first cluster; its tab exists before the sandbox or kubeconfig is ready.
@@ -110,30 +147,29 @@ int runGui(int &argc, char **argv)
         };
         // Let the views lay out before grabbing.
         auto settle = [save] { QTimer::singleShot(400, [save] { save(0); }); };
+        const ScreenshotTarget target{selectNs, selectName, resource, tab};
         QObject::connect(&workspace, &Workspace::opened, &window, [=, done = std::make_shared<bool>(false)](ClusterController *c) {
             if (std::exchange(*done, true))
                 return; // only the first cluster is waited for
             QObject::connect(c, &ClusterController::failed, c, fail);
             QObject::connect(c, &ClusterController::loaded, c, [=] {
-                if (selectName.isEmpty())
-                    return settle();
-                widgets::ClusterView *view = c->view();
-                if (!view->tablePage()->selectName(selectNs, selectName))
-                    return fail(QStringLiteral("no %1 named %2").arg(resource, selectName));
-                view->detailPane()->setCurrentTab(tab);
-                // Wait for the detail (and for the Events tab, the first list of events).
-                auto *poll = new QTimer(c);
-                QObject::connect(poll, &QTimer::timeout, c, [=] {
-                    const bool eventsReady = tab != widgets::DetailPane::EventsTab
-                                          || (c->eventsWatcher() && c->eventsWatcher()->initialListComplete());
-                    if (view->detailPane()->isReady() && eventsReady) {
-                        poll->stop();
-                        settle();
-                    }
-                });
-                poll->start(50);
+                selectThenSettle(c, c->view(), target, [=] {
+                    if (tab == widgets::DetailPane::EventsTab)
+                        return c->eventsWatcher() && c->eventsWatcher()->initialListComplete();
+                    return tab != widgets::DetailPane::HistoryTab || historyReady(c->historySource(), c->historyModel());
+                }, settle, fail);
             });
         });
+        if (!openFile.isEmpty()) {
+            offline = std::make_unique<HistoryFileController>(window.addCluster(QFileInfo(openFile).fileName()));
+            HistoryFileController *c = offline.get();
+            QObject::connect(c, &HistoryFileController::failed, c, fail);
+            QObject::connect(c, &HistoryFileController::loaded, c, [=] {
+                selectThenSettle(c, c->view(), target, [=] {
+                    return tab != widgets::DetailPane::HistoryTab || historyReady(c->historySource(), c->historyModel());
+                }, settle, fail);
+            }, Qt::SingleShotConnection);
+        }
         if (useSandbox)
             QObject::connect(&sandbox, &SandboxController::failed, &window, fail);
         QTimer::singleShot(120'000, [save] { save(1); });
@@ -142,6 +178,7 @@ int runGui(int &argc, char **argv)
     QString sandboxState;
     if (useSandbox) {
         widgets::ClusterView *placeholder = window.addCluster(SandboxController::contextName());
+        placeholder->setRequestedContext(SandboxController::contextName()); // the switcher names it while it starts
         QObject::connect(&sandbox, &SandboxController::stateChanged, placeholder, &widgets::ClusterView::setSandboxState);
         QObject::connect(&sandbox, &SandboxController::stateChanged, &window, [&sandboxState](const QString &s) { sandboxState = s; });
         QObject::connect(&sandbox, &SandboxController::ready, &window, [&, placeholder](const QString &kubeconfig) {
@@ -154,6 +191,11 @@ int runGui(int &argc, char **argv)
         QObject::connect(&sandbox, &SandboxController::failed, placeholder, &widgets::ClusterView::setConnectionError);
         placeholder->setConnecting(QObject::tr("Starting the sandbox cluster (first start takes a few seconds)…"));
         sandbox.start();
+    } else if (!openFile.isEmpty()) {
+        if (!offline)
+            offline = std::make_unique<HistoryFileController>(window.addCluster(QFileInfo(openFile).fileName()));
+        offline->showResource(resource);
+        offline->open(openFile);
     } else {
         openFirst(p.value(QStringLiteral("kubeconfig")), p.value(QStringLiteral("context")));
     }

@@ -23,9 +23,10 @@ std::size_t HistoryFeed::feed(const WatchBatch &b)
     // A completed list (first or after a relist) is a resume point; watch events move it
     // themselves inside the store.
     const bool listed = b.initialListComplete || !b.gaps.empty();
-    // Only the first list of this run can follow a stretch nobody recorded; later relists carry
-    // their own gap from the watcher.
-    const bool firstList = b.initialListComplete && !m_initialDone;
+    // Only the first list of this run can follow a stretch nobody recorded (later relists carry
+    // their own gap from the watcher): its first and its completing batch say so.
+    const bool firstList = !m_initialDone && (!m_started || b.initialListComplete);
+    m_started = true;
     m_initialDone = m_initialDone || b.initialListComplete;
     m_recorder.record(m_scope, std::move(events), listed ? b.resourceVersion : std::string(),
                       firstList ? std::string(kNotRecordingReason) : std::string());

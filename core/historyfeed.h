@@ -26,6 +26,7 @@ public:
 private:
     HistoryRecorder &m_recorder;
     WatchScope m_scope;
+    bool m_started = false;
     bool m_initialDone = false;
 };
 

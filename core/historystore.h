@@ -29,10 +29,12 @@ struct HistoryWriteItem {
     std::vector<WatchEvent> events;
     std::optional<HistoryGap> gap;   // when set, `events` is ignored
     std::string scopeResourceVersion; // list RV or bookmark RV reached after this item ("" = none)
-    // Set on the first completed list of a recording run: when the scope's last stored RV differs
-    // from scopeResourceVersion, a gap (lastRv, scopeResourceVersion] with this reason is stored,
-    // because nobody recorded the scope in between. Decided inside the write transaction, so the
-    // caller never reads the store from its own thread.
+    // Set on the first list of a recording run, nobody having recorded the scope since its last
+    // stored RV. On the list's first item (scopeResourceVersion "") a gap from that RV with an
+    // open end is stored, so it sorts before the listed versions; on the item that completes the
+    // list it is closed at the list RV, or dropped when that RV is the last stored one (nothing
+    // missed). A list in one item does both. A crash in between leaves the end open: honest.
+    // Decided inside the write transaction, so no caller reads the store from its own thread.
     std::string resumeGapReason;
 };
 

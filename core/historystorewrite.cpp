@@ -325,19 +325,50 @@ Status HistoryStore::Impl::writeGap(HistoryGap gap, CommitReport &report)
     return success();
 }
 
+// The gap of a recording run's first list (HistoryWriteItem::resumeGapReason). Opened with an
+// unknown end when the list starts, so it sorts before the versions the list delivers; closed
+// (or dropped, when nothing was missed) when the list's resourceVersion is known.
 Status HistoryStore::Impl::writeResumeGap(const HistoryWriteItem &item, CommitReport &report)
 {
-    Query q = this->q("SELECT last_rv FROM scopes WHERE scope = ?");
-    q.bind(1, item.scope.id);
-    const int rc = q.step();
+    const std::string &scope = item.scope.id;
+    Query last = q("SELECT last_rv FROM scopes WHERE scope = ?");
+    last.bind(1, scope);
+    int rc = last.step();
     if (rc != SQLITE_ROW && rc != SQLITE_DONE)
         return error("resume point");
-    const std::string last = rc == SQLITE_ROW ? q.text(0) : std::string();
-    q.reset();
-    if (last.empty() || last == item.scopeResourceVersion)
-        return success();
-    const std::int64_t at = item.events.empty() ? 0 : item.events.back().observedAtMs;
-    return writeGap(HistoryGap{item.scope.id, last, item.scopeResourceVersion, item.resumeGapReason, at, 0}, report);
+    const std::string lastRv = rc == SQLITE_ROW ? last.text(0) : std::string();
+    last.reset();
+    Query open = q("SELECT id, from_rv FROM gaps WHERE scope = ? AND to_rv = '' AND reason = ? ORDER BY id DESC LIMIT 1");
+    open.bind(1, scope).bind(2, item.resumeGapReason);
+    rc = open.step();
+    if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+        return error("open gap");
+    const std::int64_t openId = rc == SQLITE_ROW ? open.i64(0) : 0;
+    const std::string openFrom = rc == SQLITE_ROW ? open.text(1) : std::string();
+    open.reset();
+    const std::int64_t at = item.events.empty() ? 0 : item.events.front().observedAtMs;
+    const std::string &listRv = item.scopeResourceVersion;
+    if (listRv.empty()) { // the list starts: open the gap once, if anything was recorded before
+        if (openId || lastRv.empty())
+            return success();
+        return writeGap(HistoryGap{scope, lastRv, std::string(), item.resumeGapReason, at, 0}, report);
+    }
+    if (!openId) { // the whole list came in this item: the gap goes before its versions
+        if (lastRv.empty() || lastRv == listRv)
+            return success();
+        return writeGap(HistoryGap{scope, lastRv, listRv, item.resumeGapReason, at, 0}, report);
+    }
+    if (openFrom == listRv) { // the list found the scope where the last run left it
+        Query drop = q("DELETE FROM gaps WHERE id = ?");
+        drop.bind(1, openId);
+        return drop.step() == SQLITE_DONE ? success() : error("drop gap");
+    }
+    Query close = q("UPDATE gaps SET to_rv = ? WHERE id = ?");
+    close.bind(1, listRv).bind(2, openId);
+    if (close.step() != SQLITE_DONE)
+        return error("close gap");
+    report.gaps.push_back(HistoryGap{scope, openFrom, listRv, item.resumeGapReason, at, openId}); // readers refresh it
+    return success();
 }
 
 Status HistoryStore::Impl::setScopeRv(const std::string &scope, const std::string &rv)
@@ -372,6 +403,9 @@ Result<CommitReport> HistoryStore::write(const std::vector<HistoryWriteItem> &it
             if (auto st = m_d->writeGap(std::move(gap), report); !st)
                 return fail(st.error());
         }
+        if (!item.gap && !item.resumeGapReason.empty())
+            if (auto st = m_d->writeResumeGap(item, report); !st)
+                return fail(st.error());
         const std::size_t storedBefore = report.versions.size();
         if (!item.gap) {
             for (const auto &ev : item.events)
@@ -384,9 +418,6 @@ Result<CommitReport> HistoryStore::write(const std::vector<HistoryWriteItem> &it
         if (scopeRv.empty() && !item.gap && !item.events.empty() && item.events.back().type != HistoryEventType::Listed
             && item.events.back().type != HistoryEventType::Added && report.versions.size() > storedBefore)
             scopeRv = report.versions.back().resourceVersion;
-        if (!item.resumeGapReason.empty() && !item.scopeResourceVersion.empty())
-            if (auto st = m_d->writeResumeGap(item, report); !st)
-                return fail(st.error());
         if (!scopeRv.empty())
             if (auto st = m_d->setScopeRv(scopeId, scopeRv); !st)
                 return fail(st.error());

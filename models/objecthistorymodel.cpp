@@ -1,58 +1,140 @@
 #include "models/objecthistorymodel.h"
 
-namespace fieldscope::models {
+#include <QCoreApplication>
+#include <QFont>
 
-void SessionHistory::record(const core::WatchBatch &batch)
+#include <unordered_map>
+
+namespace fieldscope::models {
+namespace {
+
+QString qs(const std::string &s) { return QString::fromStdString(s); }
+
+QString writerLabels(const core::TransitionAttribution &a)
 {
-    for (const auto &e : batch.events) {
-        auto &list = m_versions[e.uid];
-        if (!list.empty() && list.back().resourceVersion == e.resourceVersion && list.back().type == e.type)
-            continue; // a relist delivers a version we already hold
-        SeenVersion v;
-        v.resourceVersion = e.resourceVersion;
-        v.type = e.type;
-        v.fromList = e.fromList;
-        v.observedAtMs = batch.observedAtMs;
-        if (!e.lastManager.empty())
-            v.changedBy = QString::fromStdString(e.lastManager) + QStringLiteral(" (") + QString::fromStdString(e.lastManagerOperation) + u')';
-        v.json = e.json;
-        list.push_back(std::move(v));
-        while (int(list.size()) > m_max)
-            list.pop_front();
-    }
+    QStringList labels;
+    for (const auto &w : a.writers)
+        if (const QString l = qs(w.who.label()); !labels.contains(l))
+            labels << l;
+    return labels.join(QStringLiteral(", "));
 }
 
-std::vector<SeenVersion> SessionHistory::versions(const std::string &uid) const
+HistoryRow versionRow(const core::AttributedEntry &e, const core::Json &object)
 {
-    auto it = m_versions.find(uid);
-    return it == m_versions.end() ? std::vector<SeenVersion>{} : std::vector<SeenVersion>(it->second.begin(), it->second.end());
+    HistoryRow r;
+    const core::VersionInfo &v = e.entry.version;
+    r.uid = v.uid;
+    r.seq = v.seq;
+    r.resourceVersion = v.resourceVersion;
+    r.eventType = v.eventType;
+    r.observedAtMs = v.observedAtMs;
+    r.changedBy = writerLabels(e.attribution);
+    r.note = qs(e.attribution.reason);
+    r.ambiguous = e.attribution.ambiguous;
+    if (v.eventType == core::HistoryEventType::Deleted && e.attribution.changes.empty()) {
+        // Deleting writes no managedFields entry: the object itself cannot say who deleted it.
+        r.ambiguous = false;
+        r.changedBy = QCoreApplication::translate("ObjectHistoryModel", "(deleter not recorded)");
+        r.note = QCoreApplication::translate("ObjectHistoryModel",
+                                             "Kubernetes records no manager for a deletion; the audit log of the cluster does.");
+    }
+    r.changedFields = int(e.attribution.changes.size());
+    for (const auto &c : e.attribution.changes)
+        r.changedPaths << qs(c.path.toString());
+    r.json = QByteArray::fromStdString(object.dump());
+    return r;
+}
+
+QString timeOf(std::int64_t ms)
+{
+    return ms ? QDateTime::fromMSecsSinceEpoch(ms).toLocalTime().toString(QStringLiteral("yyyy-MM-dd HH:mm:ss.zzz")) : QString();
+}
+
+} // namespace
+
+std::vector<HistoryRow> historyRows(core::LoadedHistory history)
+{
+    std::vector<HistoryRow> out;
+    out.reserve(history.entries.size());
+    std::unordered_map<std::string, int> lastOfUid;
+    for (std::size_t i = 0; i < history.entries.size(); ++i) {
+        const core::AttributedEntry &e = history.entries[i];
+        HistoryRow r;
+        switch (e.entry.kind) {
+        case core::HistoryEntry::Kind::Version:
+            r = versionRow(e, history.objects[i]);
+            if (auto it = lastOfUid.find(r.uid); it != lastOfUid.end())
+                r.previousVersion = it->second;
+            lastOfUid[r.uid] = int(out.size());
+            break;
+        case core::HistoryEntry::Kind::Gap:
+            r.kind = e.entry.kind;
+            r.uid = e.object.ref.uid;
+            // An open end: the run that noticed the gap stopped before its list completed.
+            r.resourceVersion = e.entry.gap.fromRv + " → " + (e.entry.gap.toRv.empty() ? std::string("?") : e.entry.gap.toRv);
+            r.observedAtMs = e.entry.gap.observedAtMs;
+            r.note = QCoreApplication::translate("ObjectHistoryModel", "Versions in this interval were not observed (%1); none are invented.")
+                         .arg(qs(e.entry.gap.reason));
+            r.changedBy = qs(e.entry.gap.reason);
+            break;
+        case core::HistoryEntry::Kind::Pruned:
+            r.kind = e.entry.kind;
+            r.uid = e.object.ref.uid;
+            r.note = QCoreApplication::translate("ObjectHistoryModel", "%n older versions were removed by the retention policy.", nullptr,
+                                                 int(e.entry.prunedCount));
+            break;
+        }
+        out.push_back(std::move(r));
+    }
+    return out;
 }
 
 ObjectHistoryModel::ObjectHistoryModel(QObject *parent) : QAbstractTableModel(parent) {}
 
-void ObjectHistoryModel::setVersions(const std::string &uid, std::vector<SeenVersion> versions)
+void ObjectHistoryModel::setRows(const QString &key, std::vector<HistoryRow> rows)
 {
-    const std::size_t n = m_versions.size();
-    const bool extends = uid == m_uid && versions.size() > n && n > 0
-                      && versions[n - 1].resourceVersion == m_versions[n - 1].resourceVersion
-                      && versions.front().resourceVersion == m_versions.front().resourceVersion;
+    const std::size_t n = m_rows.size();
+    const bool extends = key == m_key && n > 0 && rows.size() > n && rows[n - 1].kind == m_rows[n - 1].kind
+                      && rows[n - 1].seq == m_rows[n - 1].seq && rows[n - 1].uid == m_rows[n - 1].uid
+                      && rows.front().seq == m_rows.front().seq && rows.front().uid == m_rows.front().uid;
+    if (!m_message.isEmpty()) {
+        m_message.clear();
+        Q_EMIT messageChanged(m_message);
+    }
     if (extends) {
-        const int added = int(versions.size() - n);
-        beginInsertRows({}, 0, added - 1);
-        m_versions = std::move(versions);
+        beginInsertRows({}, 0, int(rows.size() - n) - 1);
+        m_rows = std::move(rows);
         endInsertRows();
-        Q_EMIT dataChanged(index(added, 0), index(rowCount() - 1, ColumnCount - 1)); // "previous" moved
         return;
     }
     beginResetModel(); // another object, or retention dropped the oldest: a new list
-    m_uid = uid;
-    m_versions = std::move(versions);
+    m_key = key;
+    m_rows = std::move(rows);
     endResetModel();
+}
+
+void ObjectHistoryModel::clear(const QString &message)
+{
+    beginResetModel();
+    m_key.clear();
+    m_rows.clear();
+    endResetModel();
+    if (message != m_message) {
+        m_message = message;
+        Q_EMIT messageChanged(m_message);
+    }
+}
+
+const HistoryRow *ObjectHistoryModel::rowAt(int viewRow) const
+{
+    if (viewRow < 0 || viewRow >= int(m_rows.size()))
+        return nullptr;
+    return &m_rows[m_rows.size() - 1 - std::size_t(viewRow)];
 }
 
 int ObjectHistoryModel::rowCount(const QModelIndex &parent) const
 {
-    return parent.isValid() ? 0 : int(m_versions.size());
+    return parent.isValid() ? 0 : int(m_rows.size());
 }
 
 int ObjectHistoryModel::columnCount(const QModelIndex &parent) const
@@ -60,27 +142,71 @@ int ObjectHistoryModel::columnCount(const QModelIndex &parent) const
     return parent.isValid() ? 0 : ColumnCount;
 }
 
+QVariant ObjectHistoryModel::display(const HistoryRow &r, int column) const
+{
+    using K = core::HistoryEntry::Kind;
+    switch (column) {
+    case ResourceVersionColumn: return qs(r.resourceVersion);
+    case EventColumn:
+        if (r.kind == K::Gap)
+            return tr("not observed");
+        if (r.kind == K::Pruned)
+            return tr("pruned");
+        switch (r.eventType) {
+        case core::HistoryEventType::Listed: return tr("listed");
+        case core::HistoryEventType::Added: return tr("added");
+        case core::HistoryEventType::Modified: return tr("modified");
+        case core::HistoryEventType::Deleted: return tr("deleted");
+        }
+        return {};
+    case ObservedColumn: // the date is in the tooltip: a history is mostly read within a day
+        return r.observedAtMs ? QDateTime::fromMSecsSinceEpoch(r.observedAtMs).toLocalTime().toString(QStringLiteral("HH:mm:ss.zzz"))
+                              : QString();
+    case ChangedByColumn:
+        if (r.kind != K::Version)
+            return r.changedBy;
+        return r.ambiguous ? tr("%1 (ambiguous)").arg(r.changedBy.isEmpty() ? tr("unknown") : r.changedBy) : r.changedBy;
+    case ChangesColumn:
+        if (r.kind == K::Pruned)
+            return r.note;
+        if (r.kind != K::Version)
+            return {};
+        if (r.previousVersion < 0)
+            return tr("first seen");
+        if (r.changedFields <= 1) // English plurals without a loaded translation
+            return r.changedFields == 0 ? tr("no field changed") : tr("1 field changed");
+        return tr("%n fields changed", nullptr, r.changedFields);
+    default: return {};
+    }
+}
+
 QVariant ObjectHistoryModel::data(const QModelIndex &index, int role) const
 {
-    if (!index.isValid() || index.row() >= int(m_versions.size()))
+    const HistoryRow *r = index.isValid() ? rowAt(index.row()) : nullptr;
+    if (!r)
         return {};
-    const std::size_t i = m_versions.size() - 1 - std::size_t(index.row());
-    const SeenVersion &v = m_versions[i];
+    const bool version = r->kind == core::HistoryEntry::Kind::Version;
     switch (role) {
-    case JsonRole: return v.json;
-    case PreviousJsonRole: return i > 0 ? m_versions[i - 1].json : QByteArray();
-    case Qt::DisplayRole:
-        switch (index.column()) {
-        case ResourceVersionColumn: return QString::fromStdString(v.resourceVersion);
-        case EventColumn:
-            if (v.fromList)
-                return v.type == core::WatchEventType::Deleted ? tr("gone after relist") : tr("listed");
-            return v.type == core::WatchEventType::Added ? tr("added") : (v.type == core::WatchEventType::Modified ? tr("modified") : tr("deleted"));
-        case ObservedColumn:
-            return v.observedAtMs ? QDateTime::fromMSecsSinceEpoch(v.observedAtMs).toLocalTime().toString(QStringLiteral("HH:mm:ss.zzz")) : QString();
-        case ChangedByColumn: return v.changedBy;
-        default: return {};
-        }
+    case Qt::DisplayRole: return display(*r, index.column());
+    case Qt::ToolTipRole: {
+        QString tip = index.column() == ObservedColumn ? timeOf(r->observedAtMs) : r->note;
+        if (!r->changedPaths.isEmpty())
+            tip += (tip.isEmpty() ? QString() : QStringLiteral("\n")) + r->changedPaths.join(QLatin1Char('\n'));
+        return tip.isEmpty() ? QVariant() : tip;
+    }
+    case Qt::FontRole: {
+        if (version && !r->ambiguous)
+            return {};
+        QFont f;
+        f.setItalic(true); // gaps, pruned rows and guesses we refuse to make look different
+        return f;
+    }
+    case JsonRole: return version ? r->json : QByteArray();
+    case PreviousJsonRole: return version && r->previousVersion >= 0 ? m_rows[std::size_t(r->previousVersion)].json : QByteArray();
+    case IsVersionRole: return version;
+    case UidRole: return qs(r->uid);
+    case ResourceVersionRole: return qs(r->resourceVersion);
+    case ChangedPathsRole: return r->changedPaths;
     default: return {};
     }
 }
@@ -93,7 +219,106 @@ QVariant ObjectHistoryModel::headerData(int section, Qt::Orientation orientation
     case ResourceVersionColumn: return tr("Resource version");
     case EventColumn: return tr("Seen as");
     case ObservedColumn: return tr("Observed");
-    case ChangedByColumn: return tr("Last changed by");
+    case ChangedByColumn: return tr("Changed by");
+    case ChangesColumn: return tr("Changes");
+    default: return {};
+    }
+}
+
+// ---- field timeline ----------------------------------------------------------------------------
+
+std::vector<FieldTimelineRow> fieldTimelineRows(const std::vector<HistoryRow> &rows, const std::string &uid,
+                                                const core::FieldPath &path)
+{
+    std::vector<core::VersionInfo> versions;
+    std::vector<core::Json> objects;
+    for (const auto &r : rows) {
+        if (r.kind != core::HistoryEntry::Kind::Version || r.uid != uid)
+            continue;
+        auto j = core::parseJson(std::string_view(r.json.constData(), std::size_t(r.json.size())));
+        if (!j)
+            continue; // we wrote it with dump(); unreadable means corrupt, and the row says nothing
+        core::VersionInfo v;
+        v.uid = r.uid;
+        v.seq = r.seq;
+        v.resourceVersion = r.resourceVersion;
+        v.eventType = r.eventType;
+        v.observedAtMs = r.observedAtMs;
+        versions.push_back(std::move(v));
+        objects.push_back(std::move(*j));
+    }
+    std::vector<FieldTimelineRow> out;
+    for (const auto &p : core::fieldTimeline(versions, objects, path)) {
+        FieldTimelineRow t;
+        t.resourceVersion = p.resourceVersion;
+        t.observedAtMs = p.observedAtMs;
+        t.present = p.present;
+        t.value = p.present ? qs(p.value.dump()) : QString();
+        QStringList owners;
+        for (const auto &o : p.owners)
+            owners << qs(o.label());
+        t.owners = owners.join(QStringLiteral(", "));
+        t.changed = p.changed;
+        t.ownersChanged = p.ownersChanged;
+        out.push_back(std::move(t));
+    }
+    return out;
+}
+
+FieldTimelineModel::FieldTimelineModel(QObject *parent) : QAbstractTableModel(parent) {}
+
+void FieldTimelineModel::setTimeline(const QString &path, std::vector<FieldTimelineRow> rows)
+{
+    beginResetModel();
+    m_path = path;
+    m_rows = std::move(rows);
+    endResetModel();
+}
+
+int FieldTimelineModel::rowCount(const QModelIndex &parent) const
+{
+    return parent.isValid() ? 0 : int(m_rows.size());
+}
+
+int FieldTimelineModel::columnCount(const QModelIndex &parent) const
+{
+    return parent.isValid() ? 0 : ColumnCount;
+}
+
+QVariant FieldTimelineModel::data(const QModelIndex &index, int role) const
+{
+    if (!index.isValid() || index.row() >= int(m_rows.size()))
+        return {};
+    const FieldTimelineRow &r = m_rows[m_rows.size() - 1 - std::size_t(index.row())];
+    if (role == Qt::FontRole) {
+        const bool bold = (index.column() == ValueColumn && r.changed) || (index.column() == OwnersColumn && r.ownersChanged);
+        if (!bold && r.present)
+            return {};
+        QFont f;
+        f.setBold(bold);           // where the value or the owners changed
+        f.setItalic(!r.present);   // the field was absent in this version
+        return f;
+    }
+    if (role != Qt::DisplayRole && role != Qt::ToolTipRole)
+        return {};
+    switch (index.column()) {
+    case ResourceVersionColumn: return qs(r.resourceVersion);
+    case ObservedColumn: return timeOf(r.observedAtMs);
+    case ValueColumn: return r.present ? r.value : tr("(absent)");
+    case OwnersColumn: return r.owners;
+    default: return {};
+    }
+}
+
+QVariant FieldTimelineModel::headerData(int section, Qt::Orientation orientation, int role) const
+{
+    if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
+        return {};
+    switch (section) {
+    case ResourceVersionColumn: return tr("Resource version");
+    case ObservedColumn: return tr("Observed");
+    case ValueColumn: return tr("Value");
+    case OwnersColumn: return tr("Owners");
     default: return {};
     }
 }

@@ -1,56 +1,108 @@
 #pragma once
-// The versions of objects this session has seen (issue 6's History tab, until the on-disk
-// history store is wired to the GUI): SessionHistory keeps, per uid, the versions the watcher
-// delivered (bounded per object), and ObjectHistoryModel lists one object's versions, newest
-// first. Both live on the GUI thread; the JSON bytes are implicitly shared with the table rows.
-#include "core/watchtypes.h"
+// The History tab's models. ObjectHistoryModel lists the recorded versions of one object (every
+// incarnation: a re-created object with the same name follows its predecessor) with the honest
+// gaps between them, newest first, each with who made it and how many fields it changed.
+// FieldTimelineModel lists one field's values and owners across those versions.
+//
+// Rows are built on a worker thread from the history store (historyRows(), fieldTimelineRows());
+// the models only swap them in on the GUI thread.
+#include "core/attribution.h"
+#include "core/historyquery.h"
 
 #include <QAbstractTableModel>
 #include <QDateTime>
 
-#include <deque>
+#include <memory>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
 namespace fieldscope::models {
 
-struct SeenVersion {
-    std::string resourceVersion;
-    core::WatchEventType type = core::WatchEventType::Added;
-    bool fromList = false;
-    qint64 observedAtMs = 0;
-    QString changedBy; // "kubectl (Update)"
-    QByteArray json;
+struct HistoryRow {
+    core::HistoryEntry::Kind kind = core::HistoryEntry::Kind::Version;
+    std::string uid;
+    std::int64_t seq = 0;
+    std::string resourceVersion; // versions; gaps: "a → b"
+    core::HistoryEventType eventType = core::HistoryEventType::Modified;
+    std::int64_t observedAtMs = 0;
+    QString changedBy;   // writer labels: "kubectl-client-side-apply(Update)"; gaps: the reason
+    QString note;        // why the attribution is ambiguous, or what the row means
+    bool ambiguous = false;
+    int changedFields = 0;
+    QStringList changedPaths; // server syntax, noise-filtered
+    QByteArray json;          // compact JSON of the version (versions only)
+    int previousVersion = -1; // index (oldest first) of the previous version of the same uid
 };
 
-class SessionHistory
-{
-public:
-    void setMaxVersionsPerObject(int n) { m_max = n > 0 ? n : 1; }
-    int maxVersionsPerObject() const { return m_max; }
-    void record(const core::WatchBatch &batch);
-    std::vector<SeenVersion> versions(const std::string &uid) const; // oldest first
-    void clear() { m_versions.clear(); }
-
-private:
-    int m_max = 50;
-    std::unordered_map<std::string, std::deque<SeenVersion>> m_versions;
-};
+// Rows oldest first, from a loaded history (consumes it). Heavy: run on a worker thread.
+std::vector<HistoryRow> historyRows(core::LoadedHistory history);
 
 class ObjectHistoryModel : public QAbstractTableModel
 {
     Q_OBJECT
 public:
-    enum Column { ResourceVersionColumn, EventColumn, ObservedColumn, ChangedByColumn, ColumnCount };
-    enum Role { JsonRole = Qt::UserRole + 300, PreviousJsonRole };
+    enum Column { ResourceVersionColumn, EventColumn, ChangedByColumn, ChangesColumn, ObservedColumn, ColumnCount };
+    enum Role {
+        JsonRole = Qt::UserRole + 300, // QByteArray: this version's JSON ("" for gaps)
+        PreviousJsonRole,              // QByteArray: the previous version of the same object ("" if none)
+        IsVersionRole,                 // bool: a version (not a gap or pruned row)
+        UidRole,                       // QString
+        ResourceVersionRole,           // QString
+        ChangedPathsRole               // QStringList
+    };
 
     explicit ObjectHistoryModel(QObject *parent = nullptr);
 
-    // Versions oldest first (as SessionHistory returns them); shown newest first. Appending to
-    // the same object inserts rows on top instead of resetting, so the selection survives.
-    void setVersions(const std::string &uid, std::vector<SeenVersion> versions);
-    const std::string &uid() const { return m_uid; }
+    // Rows oldest first; shown newest first. The same key with rows that only grew at the end
+    // (new versions recorded) inserts rows on top instead of resetting, so the selection and the
+    // diff the user is reading survive.
+    void setRows(const QString &key, std::vector<HistoryRow> rows);
+    void clear(const QString &message = {});
+    const QString &key() const { return m_key; }
+    // What the list means when empty ("Nothing recorded yet", an error), for the view to show.
+    const QString &message() const { return m_message; }
+    const std::vector<HistoryRow> &rows() const { return m_rows; } // oldest first
+    const HistoryRow *rowAt(int viewRow) const;
+
+    int rowCount(const QModelIndex &parent = {}) const override;
+    int columnCount(const QModelIndex &parent = {}) const override;
+    QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override;
+    QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
+
+Q_SIGNALS:
+    void messageChanged(const QString &message);
+
+private:
+    QVariant display(const HistoryRow &r, int column) const;
+
+    QString m_key;
+    QString m_message;
+    std::vector<HistoryRow> m_rows; // oldest first; view row r shows m_rows[n-1-r]
+};
+
+struct FieldTimelineRow {
+    std::string resourceVersion;
+    std::int64_t observedAtMs = 0;
+    bool present = false;
+    QString value;  // compact JSON, "" when absent
+    QString owners; // "kubectl(Apply), helm(Update)"
+    bool changed = false;
+    bool ownersChanged = false;
+};
+
+// One field across the versions of one uid, oldest first. Heavy: run on a worker thread.
+std::vector<FieldTimelineRow> fieldTimelineRows(const std::vector<HistoryRow> &rows, const std::string &uid,
+                                                const core::FieldPath &path);
+
+class FieldTimelineModel : public QAbstractTableModel
+{
+    Q_OBJECT
+public:
+    enum Column { ResourceVersionColumn, ObservedColumn, ValueColumn, OwnersColumn, ColumnCount };
+
+    explicit FieldTimelineModel(QObject *parent = nullptr);
+    void setTimeline(const QString &path, std::vector<FieldTimelineRow> rows); // newest first shown
+    const QString &path() const { return m_path; }
 
     int rowCount(const QModelIndex &parent = {}) const override;
     int columnCount(const QModelIndex &parent = {}) const override;
@@ -58,8 +110,8 @@ public:
     QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
 
 private:
-    std::string m_uid;
-    std::vector<SeenVersion> m_versions; // oldest first; row r shows m_versions[n-1-r]
+    QString m_path;
+    std::vector<FieldTimelineRow> m_rows; // oldest first
 };
 
 } // namespace fieldscope::models

@@ -376,6 +376,14 @@ std::optional<core::NodeId> OwnershipTreeModel::nodeForIndex(const QModelIndex &
     return m_items[std::size_t(index.internalId())].node;
 }
 
+core::FieldPath OwnershipTreeModel::pathForIndex(const QModelIndex &index) const
+{
+    if (!index.isValid() || index.model() != this)
+        return {};
+    const Item &item = m_items[std::size_t(index.internalId())];
+    return treeOf(item).path(item.node);
+}
+
 QVariant OwnershipTreeModel::headerData(int section, Qt::Orientation orientation, int role) const
 {
     if (orientation != Qt::Horizontal || role != Qt::DisplayRole)

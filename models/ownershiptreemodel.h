@@ -42,6 +42,8 @@ public:
     QModelIndex indexForPath(const core::FieldPath &path, int column = 0) const;
     // The node a row shows in tree(); nullopt for invalid indexes.
     std::optional<core::NodeId> nodeForIndex(const QModelIndex &index) const;
+    // The field an index shows, in the server's syntax (empty for an invalid index).
+    core::FieldPath pathForIndex(const QModelIndex &index) const;
 
     QModelIndex index(int row, int column, const QModelIndex &parent = {}) const override;
     QModelIndex parent(const QModelIndex &child) const override;

@@ -2,13 +2,14 @@
 
 #include "core/json.h"
 #include "core/yaml.h"
-#include "core/yamldiff.h"
 #include "models/managercolors.h"
 #include "models/managerlegendmodel.h"
 #include "models/objecthistorymodel.h"
 #include "models/objecttablemodel.h"
 #include "models/ownershiptreemodel.h"
 #include "models/roles.h"
+#include "widgets/historypanel.h"
+#include "widgets/plaintable.h"
 #include "widgets/yamlview.h"
 
 #include <QCoreApplication>
@@ -16,6 +17,7 @@
 #include <QScopedValueRollback>
 #include <QTreeView>
 #include <QDateTime>
+#include <QEvent>
 #include <QFutureWatcher>
 #include <QHeaderView>
 #include <QLabel>
@@ -34,62 +36,6 @@ namespace {
 bool isDark(const QPalette &p)
 {
     return p.color(QPalette::Base).lightness() < 128;
-}
-
-QTableView *plainTable(QWidget *parent, const char *name)
-{
-    auto *t = new QTableView(parent);
-    t->setObjectName(QString::fromLatin1(name));
-    t->setSelectionBehavior(QAbstractItemView::SelectRows);
-    t->setSelectionMode(QAbstractItemView::SingleSelection);
-    t->setShowGrid(false);
-    t->setAlternatingRowColors(true);
-    t->setWordWrap(false);
-    t->verticalHeader()->hide();
-    t->verticalHeader()->setDefaultSectionSize(t->fontMetrics().height() + 8);
-    t->horizontalHeader()->setStretchLastSection(true);
-    t->horizontalHeader()->setDefaultAlignment(Qt::AlignLeft | Qt::AlignVCenter);
-    return t;
-}
-
-// The diff of two versions as HTML lines (runs on a worker thread: pure string work).
-QString diffHtml(const QByteArray &before, const QByteArray &after, bool dark)
-{
-    auto a = core::parseJson(std::string_view(before.constData(), std::size_t(before.size())));
-    auto b = core::parseJson(std::string_view(after.constData(), std::size_t(after.size())));
-    if (!b)
-        return QStringLiteral("<p>%1</p>").arg(QString::fromStdString(b.error().describe()).toHtmlEscaped());
-    core::YamlDiffOptions opts;
-    opts.contextLines = 3;
-    if (before.isEmpty()) { // the first version: the whole object, nothing to compare with
-        const std::string text = core::jsonToYaml(core::applyNoiseFilters(*b, opts.filters));
-        return QStringLiteral("<pre style=\"margin:0\">%1</pre>").arg(QString::fromStdString(text).toHtmlEscaped());
-    }
-    const core::YamlDiff d = core::diffYaml(a ? *a : core::Json::object(), *b, opts);
-    const QString add = dark ? QStringLiteral("#1b4d2a") : QStringLiteral("#dcf5e3");
-    const QString del = dark ? QStringLiteral("#5c1f24") : QStringLiteral("#fbe0e2");
-    QString html = QStringLiteral("<pre style=\"margin:0\">");
-    auto line = [&](const QString &bg, QChar sign, const std::string &text) {
-        html += QStringLiteral("<div style=\"background:%1\">%2 %3</div>").arg(bg, sign, QString::fromStdString(text).toHtmlEscaped());
-    };
-    for (const auto &r : d.rows) {
-        using K = core::YamlDiffRow::Kind;
-        switch (r.kind) {
-        case K::Same: line(QStringLiteral("transparent"), u' ', r.right); break;
-        case K::Added: line(add, u'+', r.right); break;
-        case K::Removed: line(del, u'-', r.left); break;
-        case K::Changed:
-            line(del, u'-', r.left);
-            line(add, u'+', r.right);
-            break;
-        case K::Folded:
-            html += QStringLiteral("<div style=\"color:gray\">  ⋯ %1</div>").arg(QCoreApplication::translate("DetailPane", "%n unchanged lines", nullptr, r.foldedLines));
-            break;
-        }
-    }
-    if (d.rows.empty())
-        html += QCoreApplication::translate("DetailPane", "No change in the fields shown (managedFields and resourceVersion are hidden).");
-    return html + QStringLiteral("</pre>");
 }
 
 } // namespace
@@ -117,7 +63,8 @@ DetailPane::DetailPane(QWidget *parent) : QWidget(parent)
     m_tabs->addTab(m_summary, tr("Summary"));
     m_tabs->addTab(m_yaml, tr("YAML"));
     m_tabs->addTab(buildOwnershipTab(), tr("Ownership"));
-    m_tabs->addTab(buildHistoryTab(), tr("History"));
+    m_historyPanel = new HistoryPanel(m_tabs);
+    m_tabs->addTab(m_historyPanel, tr("History"));
     m_events = plainTable(m_tabs, "eventsTable");
     m_tabs->addTab(m_events, tr("Events"));
     layout->addWidget(m_tabs, 1);
@@ -136,7 +83,10 @@ QWidget *DetailPane::buildOwnershipTab()
     m_ownershipTree->setObjectName(QStringLiteral("ownershipTree"));
     m_ownershipTree->setModel(m_treeModel);
     connect(m_ownershipTree->selectionModel(), &QItemSelectionModel::currentChanged, this,
-            [this](const QModelIndex &current) { syncYamlToTree(current); });
+            [this](const QModelIndex &current) {
+                syncYamlToTree(current);
+                m_historyPanel->setField(m_uid, m_treeModel->pathForIndex(current));
+            });
     m_ownershipTree->setUniformRowHeights(true);
     m_ownershipTree->setAlternatingRowColors(true);
     m_ownershipTree->header()->resizeSection(models::OwnershipTreeModel::FieldColumn, 260);
@@ -154,19 +104,6 @@ QWidget *DetailPane::buildOwnershipTab()
     return split;
 }
 
-QWidget *DetailPane::buildHistoryTab()
-{
-    auto *split = new QSplitter(Qt::Horizontal, m_tabs);
-    split->setObjectName(QStringLiteral("historyTab"));
-    m_history = plainTable(split, "historyTable");
-    m_diff = new QTextBrowser(split);
-    m_diff->setObjectName(QStringLiteral("historyDiff"));
-    m_diff->setPlaceholderText(tr("Select a version to see what changed from the one before."));
-    split->setStretchFactor(1, 1);
-    split->setSizes({420, 600});
-    return split;
-}
-
 void DetailPane::setEventsModel(QAbstractItemModel *model)
 {
     m_events->setModel(model);
@@ -179,40 +116,7 @@ void DetailPane::setEventsModel(QAbstractItemModel *model)
 
 void DetailPane::setHistoryModel(models::ObjectHistoryModel *model)
 {
-    m_history->setModel(model);
-    if (!model)
-        return;
-    m_history->horizontalHeader()->resizeSection(models::ObjectHistoryModel::ResourceVersionColumn, 120);
-    m_history->horizontalHeader()->resizeSection(models::ObjectHistoryModel::EventColumn, 110);
-    connect(m_history->selectionModel(), &QItemSelectionModel::currentRowChanged, this, &DetailPane::showHistoryDiff);
-    // The newest version is selected whenever the list changes under no selection.
-    connect(model, &QAbstractItemModel::modelReset, this, [this] {
-        if (m_history->model()->rowCount() > 0)
-            m_history->selectRow(0);
-        else
-            m_diff->clear();
-    });
-}
-
-void DetailPane::showHistoryDiff()
-{
-    const QModelIndex cur = m_history->currentIndex();
-    if (!cur.isValid())
-        return;
-    const QByteArray after = cur.data(models::ObjectHistoryModel::JsonRole).toByteArray();
-    const QByteArray before = cur.data(models::ObjectHistoryModel::PreviousJsonRole).toByteArray();
-    const int gen = ++m_diffGeneration;
-    const bool dark = isDark(palette());
-    auto *w = new QFutureWatcher<QString>(this);
-    connect(w, &QFutureWatcherBase::finished, this, [this, w, gen, first = before.isEmpty()] {
-        w->deleteLater();
-        if (gen != m_diffGeneration)
-            return;
-        m_diff->setHtml((first ? QStringLiteral("<p><i>%1</i></p>").arg(tr("The first version this session saw; shown whole."))
-                               : QString())
-                        + w->result());
-    });
-    w->setFuture(QtConcurrent::run([before, after, dark] { return diffHtml(before, after, dark); }));
+    m_historyPanel->setModel(model);
 }
 
 void DetailPane::showObject(const QString &uid, const QByteArray &json)
@@ -262,6 +166,19 @@ void DetailPane::apply(models::ObjectDetail detail)
     m_ready = true;
     if (first)
         Q_EMIT ready();
+}
+
+void DetailPane::changeEvent(QEvent *event)
+{
+    QWidget::changeEvent(event);
+    if (event->type() != QEvent::PaletteChange || !m_ready)
+        return;
+    // Manager colours come in a light and a dark tone: repaint what uses them.
+    const auto tone = isDark(palette()) ? models::PaletteTone::Dark : models::PaletteTone::Light;
+    m_treeModel->setPaletteTone(tone);
+    m_legendModel->setPaletteTone(tone);
+    renderSummary();
+    m_yaml->setDetail(m_detail);
 }
 
 void DetailPane::renderSummary()

@@ -1,7 +1,7 @@
 #pragma once
 // DetailPane: the selected object in tabs: Summary, YAML (with the ownership gutter), Ownership
-// (field tree + manager legend), History (versions this session saw, with a diff to the one
-// before) and Events. Parsing, YAML rendering, the ownership join and diffs run on worker threads
+// (field tree + manager legend), History (recorded versions, diffs and field timelines: see
+// HistoryPanel) and Events. Parsing, YAML rendering, the ownership join and diffs run on worker threads
 // (QtConcurrent); results come back by value and are dropped when a newer request superseded
 // them. Lives on the GUI thread.
 #include "models/objectdetail.h"
@@ -23,6 +23,7 @@ class OwnershipTreeModel;
 
 namespace fieldscope::widgets {
 
+class HistoryPanel;
 class YamlView;
 
 class DetailPane : public QWidget
@@ -44,17 +45,19 @@ public:
     void setCurrentTab(Tab tab);
     static bool tabFromName(const QString &name, Tab *tab); // summary|yaml|ownership|history|events
     QTabWidget *tabs() const { return m_tabs; }
+    HistoryPanel *historyPanel() const { return m_historyPanel; }
     const models::ObjectDetail &detail() const { return m_detail; }
 
 Q_SIGNALS:
     void ready(); // a requested object's detail is shown
 
+protected:
+    void changeEvent(QEvent *event) override;
+
 private:
     QWidget *buildOwnershipTab();
-    QWidget *buildHistoryTab();
     void apply(models::ObjectDetail detail);
     void renderSummary();
-    void showHistoryDiff();
     // Keeps the ownership tree and the YAML showing the same field (issue 4).
     void syncYamlToTree(const QModelIndex &treeIndex);
     void syncTreeToYaml(int line);
@@ -68,14 +71,12 @@ private:
     QTableView *m_legend;
     models::OwnershipTreeModel *m_treeModel;
     models::ManagerLegendModel *m_legendModel;
-    QTableView *m_history;
-    QTextBrowser *m_diff;
+    HistoryPanel *m_historyPanel;
     QTableView *m_events;
     QString m_uid;
     models::ObjectDetail m_detail;
     bool m_ready = false;
     int m_generation = 0;
-    int m_diffGeneration = 0;
 };
 
 } // namespace fieldscope::widgets

@@ -21,6 +21,8 @@ QList<QPair<QString, QString>> ShortcutsDialog::shortcuts()
         {tr("↑ ↓ / Page Up / Page Down"), tr("Move in lists and tables")},
         {tr("Enter"), tr("Open the chosen kind, object or context")},
         {tr("Ctrl+1 … Ctrl+5"), tr("Detail tabs: Summary, YAML, Ownership, History, Events")},
+        {tr("↑ ↓ (History)"), tr("Step through versions; the diff follows")},
+        {tr("Ctrl+click (History)"), tr("Compare any two versions")},
         {tr("F"), tr("Pin or unpin the chosen kind (in the kinds list)")},
         {tr("Ctrl+Tab / Ctrl+Shift+Tab"), tr("Next / previous cluster tab")},
         {tr("Ctrl+O"), tr("Open another context")},
@@ -58,7 +60,7 @@ ShortcutsDialog::ShortcutsDialog(QWidget *parent) : QDialog(parent)
 
 int SettingsDialog::historyVersionsPerObject()
 {
-    return QSettings().value(QStringLiteral("history/versionsPerObject"), 50).toInt();
+    return QSettings().value(QStringLiteral("history/versionsPerObject"), 1000).toInt();
 }
 
 QString SettingsDialog::fieldManager()
@@ -74,13 +76,13 @@ SettingsDialog::SettingsDialog(QWidget *parent) : QDialog(parent)
     auto *form = new QFormLayout;
     m_retention = new QSpinBox(this);
     m_retention->setObjectName(QStringLiteral("historyRetention"));
-    m_retention->setRange(1, 10000);
+    m_retention->setRange(2, 100000);
     m_retention->setValue(historyVersionsPerObject());
     m_retention->setSuffix(tr(" versions per object"));
     m_manager = new QLineEdit(fieldManager(), this);
     m_manager->setObjectName(QStringLiteral("fieldManagerEdit"));
     m_manager->setToolTip(tr("The fieldManager name Fieldscope writes with; it appears in managedFields."));
-    form->addRow(tr("History kept this session:"), m_retention);
+    form->addRow(tr("History recorded on disk:"), m_retention);
     form->addRow(tr("Field manager name:"), m_manager);
     layout->addLayout(form);
     auto *buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, this);

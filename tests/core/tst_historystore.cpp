@@ -545,7 +545,14 @@ private Q_SLOTS:
         run([&](HistoryFeed &f) { QCOMPARE(f.feed(listBatch(statusUpdate(pod, 1), "1001")), std::size_t(1)); });
         run([&](HistoryFeed &f) { f.feed(listBatch(statusUpdate(pod, 1), "1001")); }); // nothing happened meanwhile
         run([&](HistoryFeed &f) {
-            f.feed(listBatch(statusUpdate(pod, 9), "1009"));
+            WatchBatch firstPage = listBatch(statusUpdate(pod, 9), "");
+            firstPage.initialListComplete = false; // a progressive list: pages first, its RV last
+            f.feed(firstPage);
+            QVERIFY(!f.initialListDone());
+            WatchBatch end;
+            end.initialListComplete = true;
+            end.resourceVersion = "1009";
+            f.feed(end);
             QVERIFY(f.initialListDone());
             WatchBatch modified;
             modified.events = {version(statusUpdate(pod, 10), false, WatchEventType::Modified)};
@@ -558,6 +565,10 @@ private Q_SLOTS:
         auto store = HistoryStore::open(path, HistoryStore::OpenMode::ReadOnly).value();
         const auto gaps = store->allGaps().value();
         QCOMPARE(gaps.size(), std::size_t(2));
+        // The restart gap sorts before the version its list delivered: what was missed came first.
+        const auto entries = store->history(store->allObjects().value()[0].id).value();
+        QCOMPARE(entries[1].kind, HistoryEntry::Kind::Gap);
+        QCOMPARE(entries[2].version.resourceVersion, std::string("1009"));
         QCOMPARE(gaps[0].fromRv, std::string("1001"));
         QCOMPARE(gaps[0].toRv, std::string("1009"));
         QCOMPARE(gaps[0].reason, std::string(HistoryFeed::kNotRecordingReason));
@@ -569,6 +580,26 @@ private Q_SLOTS:
         for (const auto &v : versions)
             rvs.push_back(v.resourceVersion);
         QCOMPARE(rvs, (std::vector<std::string>{"1001", "1009", "1010", "1500"})); // the repeated 1001 is stored once
+    }
+
+    void restartGapLeftOpenByACrashSaysItsEndIsUnknown()
+    {
+        const std::string path = db("open-gap.db").toStdString();
+        const Json pod = loadPod();
+        auto store = openStore(QString::fromStdString(path));
+        QVERIFY(store->write({{kPods, {watchEvent(HistoryEventType::Listed, pod)}, {}, "1000", {}}}).ok());
+        // A run's list starts, then the process dies before the list completes.
+        QVERIFY(store->write({{kPods, {watchEvent(HistoryEventType::Listed, statusUpdate(pod, 5))}, {}, {}, HistoryFeed::kNotRecordingReason}}).ok());
+        auto gaps = store->allGaps().value();
+        QCOMPARE(gaps.size(), std::size_t(1));
+        QCOMPARE(gaps[0].fromRv, std::string("1000"));
+        QCOMPARE(gaps[0].toRv, std::string()); // not invented
+        // The next run reuses the open gap and closes it when its list completes.
+        QVERIFY(store->write({{kPods, {}, {}, {}, HistoryFeed::kNotRecordingReason}}).ok());
+        QVERIFY(store->write({{kPods, {}, {}, "1007", HistoryFeed::kNotRecordingReason}}).ok());
+        gaps = store->allGaps().value();
+        QCOMPARE(gaps.size(), std::size_t(1));
+        QCOMPARE(gaps[0].toRv, std::string("1007"));
     }
 
     void loadedHistoryPairsEveryVersionWithItsObject()

@@ -6,6 +6,7 @@
 #include "app/clustercontroller.h"
 #include "core/json.h"
 #include "models/objecttablemodel.h"
+#include "models/objecthistorymodel.h"
 #include "models/ownershiptreemodel.h"
 #include "models/roles.h"
 #include "models/resourcekindsmodel.h"
@@ -21,6 +22,7 @@
 #include "widgets/namespaceselector.h"
 #include "widgets/objecttablepage.h"
 #include "widgets/resourcekindsview.h"
+#include "widgets/watchstatus.h"
 
 #include <QApplication>
 #include <QComboBox>
@@ -34,6 +36,7 @@
 #include <QLineEdit>
 #include <QStandardPaths>
 #include <QTableView>
+#include <QFileInfo>
 #include <QTest>
 #include <QTreeView>
 
@@ -110,6 +113,8 @@ private Q_SLOTS:
     void initTestCase()
     {
         QStandardPaths::setTestModeEnabled(true); // QSettings of this test stay out of the user's
+        // Each run records its own history: versions of an earlier run must not satisfy a check.
+        QDir(QStandardPaths::writableLocation(QStandardPaths::AppDataLocation) + QStringLiteral("/history")).removeRecursively();
         // A namespace with a few hundred ConfigMaps, labelled in three tiers.
         const kube::Connection connection = testing::connectTo(testing::ctxToken());
         kube::ApiClient client(connection.transport);
@@ -296,11 +301,42 @@ void TestMainWindow::detailTabsShowTheSelectedObject()
     QTest::qWait(50); // the echo of that cursor move must not pull the tree elsewhere
     QCOMPARE(tree->currentIndex().data(models::JsonPointerRole).toString(), QStringLiteral("/metadata/name"));
 
+    // History comes from the on-disk store the controller records every watched version into.
     detail->setCurrentTab(widgets::DetailPane::HistoryTab);
     auto *history = detail->findChild<QTableView *>(QStringLiteral("historyTable"));
-    QVERIFY(history->model()->rowCount() >= 1);
+    QTRY_VERIFY_WITH_TIMEOUT(history->model()->rowCount() >= 1, 10000);
+    QVERIFY(QFileInfo::exists(s.controller.historyDatabase()));
     auto *diff = detail->findChild<QTextBrowser *>(QStringLiteral("historyDiff"));
-    QTRY_VERIFY(diff->toPlainText().contains(QLatin1String("kind: Deployment")) || diff->toPlainText().contains(u'+'));
+    QTRY_VERIFY(diff->toPlainText().contains(QLatin1String("kind: Deployment")) || diff->toPlainText().contains(QStringLiteral("→")));
+    // A new writer's change appears on top, attributed to it, without losing the list.
+    const int versionsBefore = history->model()->rowCount();
+    const kube::Connection connection = testing::connectTo(testing::ctxToken());
+    kube::ApiClient client(connection.transport);
+    QVERIFY(testing::call(client, testing::request("PATCH", std::string("/apis/apps/v1/namespaces/") + kNamespace
+                                                               + "/deployments/web?fieldManager=gui-test-scaler",
+                                                   R"({"spec":{"replicas":3}})", "application/merge-patch+json")));
+    auto writtenBy = [history](const QString &manager) {
+        for (int r = 0; r < history->model()->rowCount(); ++r)
+            if (history->model()->index(r, models::ObjectHistoryModel::ChangedByColumn).data().toString().contains(manager))
+                return true;
+        return false;
+    };
+    QTRY_VERIFY_WITH_TIMEOUT(writtenBy(QStringLiteral("gui-test-scaler(Update)")), 10000);
+    QVERIFY(history->model()->rowCount() > versionsBefore);
+    // Selecting spec.replicas in the ownership tree shows its values and owners across versions.
+    auto *treeModel = static_cast<models::OwnershipTreeModel *>(tree->model());
+    QTRY_VERIFY(treeModel->indexForPath(core::FieldPath({core::PathElement::makeField("spec"), core::PathElement::makeField("replicas")})).isValid());
+    tree->setCurrentIndex(treeModel->indexForPath(core::FieldPath({core::PathElement::makeField("spec"), core::PathElement::makeField("replicas")})));
+    auto *timeline = detail->findChild<QTableView *>(QStringLiteral("fieldTimeline"));
+    auto timelineHas = [timeline](const QString &value, const QString &owner) {
+        for (int r = 0; r < timeline->model()->rowCount(); ++r)
+            if (timeline->model()->index(r, models::FieldTimelineModel::ValueColumn).data().toString() == value
+                && timeline->model()->index(r, models::FieldTimelineModel::OwnersColumn).data().toString().contains(owner))
+                return true;
+        return false;
+    };
+    QTRY_VERIFY_WITH_TIMEOUT(timeline->isVisible() && timelineHas(QStringLiteral("2"), QStringLiteral("kubectl(Apply)"))
+                                 && timelineHas(QStringLiteral("3"), QStringLiteral("gui-test-scaler(Update)")), 10000);
     QVERIFY(s.window.grab().save(shotPath(QStringLiteral("detail-history.png"))));
 
     detail->setCurrentTab(widgets::DetailPane::EventsTab);
@@ -370,8 +406,7 @@ void TestMainWindow::helpListsTheShortcutsAndStatusShowsWatchHealth()
 {
     Session s;
     QTRY_VERIFY_WITH_TIMEOUT(s.controller.isLoaded(), 30000);
-    auto *status = s.window.findChild<QLabel *>(QStringLiteral("watchStatus"));
-    QTRY_VERIFY(status->text().contains(QLatin1String("live")));
+    QTRY_VERIFY(s.window.watchStatus()->text().contains(QLatin1String("live")));
     s.window.activateWindow();
     QTest::keyClick(&s.window, Qt::Key_F1);
     widgets::ShortcutsDialog *help = nullptr;

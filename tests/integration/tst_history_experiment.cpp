@@ -5,6 +5,8 @@
 #include "clusterenv.h"
 #include "core/json.h"
 
+#include <QFile>
+#include <QFileInfo>
 #include <QTemporaryDir>
 #include <QUuid>
 
@@ -113,6 +115,17 @@ private Q_SLOTS:
                                             QStringLiteral("--db"), jsonl, QStringLiteral("-o"), QStringLiteral("json")});
         QVERIFY2(offline.exitCode == 0, offline.err.constData());
         QCOMPARE(offline.out, h.out);
+        // The same file opens in the window without a cluster (`fieldscope --open`): the deleted
+        // object is listed and its History tab loads before the screenshot is taken.
+        qputenv("QT_QPA_PLATFORM", "offscreen");
+        qputenv("XDG_CONFIG_HOME", k.dir.filePath(QStringLiteral("config")).toUtf8());
+        const QString shot = QStringLiteral(FIELDSCOPE_BUILD_DIR "/screenshots/open-history-experiment.png");
+        QFile::remove(shot);
+        const auto gui = runFieldscope({QStringLiteral("--open"), jsonl, QStringLiteral("--select"), QStringLiteral("configmaps/%1/demo").arg(k.ns),
+                                        QStringLiteral("--tab"), QStringLiteral("history"), QStringLiteral("--screenshot"), shot,
+                                        QStringLiteral("--size"), QStringLiteral("1280x800")}, 120000);
+        QVERIFY2(gui.exitCode == 0, gui.err.constData());
+        QVERIFY(QFileInfo(shot).size() > 0);
 
         QProcess cleanup;
         cleanup.start(qEnvironmentVariable("FIELDSCOPE_KUBECTL"), kc + QStringList{QStringLiteral("delete"), QStringLiteral("namespace"), k.ns, QStringLiteral("--wait=false")});

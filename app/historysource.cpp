@@ -1,0 +1,127 @@
+#include "app/historysource.h"
+
+#include <QFutureWatcher>
+#include <QStandardPaths>
+#include <QtConcurrent/QtConcurrentRun>
+
+namespace fieldscope::app {
+
+namespace {
+
+struct LoadResult {
+    std::vector<models::HistoryRow> rows;
+    QString error;
+    bool missing = false; // nothing recorded yet (no database, or no version of the object)
+};
+
+LoadResult loadRows(const std::string &path, const core::ObjectQuery &query)
+{
+    auto store = core::HistoryStore::open(path, core::HistoryStore::OpenMode::ReadOnly);
+    if (!store)
+        return {{}, {}, true}; // the recorder has not created the file yet
+    auto loaded = core::loadHistory(**store, query);
+    if (!loaded)
+        return {{}, QString::fromStdString(loaded.error().describe()), false};
+    if (loaded->entries.empty())
+        return {{}, {}, true};
+    return {models::historyRows(std::move(*loaded)), {}, false};
+}
+
+} // namespace
+
+QString historyDatabaseFor(const QString &contextName)
+{
+    QString safe = contextName;
+    for (QChar &c : safe)
+        if (!c.isLetterOrNumber() && c != u'-' && c != u'_' && c != u'.')
+            c = u'_';
+    return QStandardPaths::writableLocation(QStandardPaths::AppDataLocation) + QStringLiteral("/history/")
+         + (safe.isEmpty() ? QStringLiteral("default") : safe) + QStringLiteral(".db");
+}
+
+HistorySource::HistorySource(models::ObjectHistoryModel *model, QObject *parent) : QObject(parent), m_model(model)
+{
+    m_pool.setMaxThreadCount(1);
+    m_coalesce.setSingleShot(true);
+    m_coalesce.setInterval(250); // a burst of commits becomes one reload
+    connect(&m_coalesce, &QTimer::timeout, this, &HistorySource::load);
+}
+
+HistorySource::~HistorySource()
+{
+    ++m_generation;
+    m_pool.waitForDone();
+}
+
+void HistorySource::show(const core::ObjectQuery &query, const QString &uid)
+{
+    m_query = query;
+    m_key = QString::fromStdString(query.resource + '/' + query.namespace_ + '/' + query.name);
+    m_uids = {uid.toStdString()};
+    if (m_model->key() != m_key)
+        m_model->clear(tr("Loading the recorded history…"));
+    m_coalesce.stop();
+    m_again = false;
+    m_loading = false; // a load for another object still running is dropped when it finishes
+    load();
+}
+
+void HistorySource::clear()
+{
+    ++m_generation;
+    m_key.clear();
+    m_uids.clear();
+    m_coalesce.stop();
+    m_loading = false;
+    m_model->clear();
+}
+
+void HistorySource::onCommitted(const core::CommitReport &report)
+{
+    if (m_key.isEmpty())
+        return;
+    bool touched = !report.gaps.empty(); // gaps belong to scopes; they are rare: reload
+    for (const auto &v : report.versions)
+        touched = touched || m_uids.count(v.uid);
+    if (touched && !m_coalesce.isActive())
+        m_coalesce.start();
+}
+
+void HistorySource::load()
+{
+    if (m_key.isEmpty())
+        return;
+    if (m_path.isEmpty()) {
+        m_model->clear(tr("History is not recorded for this view."));
+        return;
+    }
+    if (m_loading) { // one load at a time; the newest state is loaded once this one lands
+        m_again = true;
+        return;
+    }
+    m_loading = true;
+    const int gen = ++m_generation;
+    auto *w = new QFutureWatcher<LoadResult>(this);
+    connect(w, &QFutureWatcherBase::finished, this, [this, w, gen, key = m_key] {
+        w->deleteLater();
+        if (gen != m_generation)
+            return;
+        m_loading = false;
+        LoadResult r = w->future().takeResult();
+        if (!r.error.isEmpty())
+            m_model->clear(tr("Cannot read the recorded history: %1").arg(r.error));
+        else if (r.missing)
+            m_model->clear(tr("No version of this object is recorded yet."));
+        else {
+            for (const auto &row : r.rows)
+                m_uids.insert(row.uid);
+            m_model->setRows(key, std::move(r.rows));
+        }
+        Q_EMIT loaded();
+        if (std::exchange(m_again, false))
+            load();
+    });
+    w->setFuture(QtConcurrent::run(&m_pool, [path = m_path.toStdString(), q = m_query] { return loadRows(path, q); }));
+}
+
+} // namespace fieldscope::app

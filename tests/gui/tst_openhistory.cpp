@@ -1,0 +1,139 @@
+// `fieldscope --open FILE`: a recorded history (database or JSON Lines export) shown in the
+// window without a cluster. No server here: the file is written with the history store itself.
+#include "app/historyfilecontroller.h"
+#include "core/historyexport.h"
+#include "core/historystore.h"
+#include "models/objecthistorymodel.h"
+#include "widgets/clusterview.h"
+#include "widgets/detailpane.h"
+#include "widgets/historypanel.h"
+#include "widgets/objecttablepage.h"
+
+#include <QDir>
+#include <QFile>
+#include <QSignalSpy>
+#include <QStandardPaths>
+#include <QTableView>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QTextBrowser>
+
+using namespace fieldscope;
+using core::Json;
+
+namespace {
+
+Json configMap(const std::string &uid, int rv, const std::string &mode, const std::string &manager, const std::string &time)
+{
+    Json mf = Json::array({{{"manager", manager}, {"operation", "Update"}, {"apiVersion", "v1"}, {"time", time},
+                            {"fieldsType", "FieldsV1"}, {"fieldsV1", {{"f:data", {{"f:mode", Json::object()}}}}}}});
+    return Json{{"apiVersion", "v1"},
+                {"kind", "ConfigMap"},
+                {"metadata", {{"name", "settings"}, {"namespace", "lessons"}, {"uid", uid}, {"resourceVersion", std::to_string(rv)},
+                              {"creationTimestamp", "2026-07-20T09:00:00Z"}, {"managedFields", mf}}},
+                {"data", {{"mode", mode}}}};
+}
+
+core::WatchEvent versionEvent(core::HistoryEventType t, const Json &obj)
+{
+    return {t, obj.dump(), 1'784'000'000'000};
+}
+
+QString shotPath(const QString &name)
+{
+    const QString dir = QStringLiteral(FIELDSCOPE_BUILD_DIR "/screenshots");
+    QDir().mkpath(dir);
+    return dir + QLatin1Char('/') + name;
+}
+
+} // namespace
+
+class TestOpenHistory : public QObject
+{
+    Q_OBJECT
+    QTemporaryDir m_dir;
+    QString m_export;
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        QStandardPaths::setTestModeEnabled(true);
+        // blue (kubectl-create) -> green (teacher) -> gap -> red (teacher), and a deleted object.
+        const core::WatchScope scope = core::WatchScope::of({"", "v1", "configmaps"}, "lessons");
+        auto store = core::HistoryStore::open(m_dir.filePath(QStringLiteral("recorded.db")).toStdString()).value();
+        Json gone = configMap("u2", 12, "x", "kubectl-create", "2026-07-20T09:00:01Z");
+        gone["metadata"]["name"] = "old";
+        Json goneDeleted = gone; // the DELETED event carries the deletion's resourceVersion
+        goneDeleted["metadata"]["resourceVersion"] = "22";
+        core::HistoryWriteItem gap{scope, {}, core::HistoryGap{{}, "21", "29", "relist after 410", 1'784'000'000'000, 0}, "29", {}};
+        QVERIFY(store->write({{scope, {versionEvent(core::HistoryEventType::Added, configMap("u1", 10, "blue", "kubectl-create", "2026-07-20T09:00:00Z")),
+                                       versionEvent(core::HistoryEventType::Added, gone),
+                                       versionEvent(core::HistoryEventType::Modified, configMap("u1", 20, "green", "teacher", "2026-07-20T09:01:00Z")),
+                                       versionEvent(core::HistoryEventType::Deleted, goneDeleted)}, {}, {}, {}},
+                              gap,
+                              {scope, {versionEvent(core::HistoryEventType::Modified, configMap("u1", 30, "red", "teacher", "2026-07-20T09:02:00Z"))}, {}, {}, {}}})
+                    .ok());
+        m_export = m_dir.filePath(QStringLiteral("lesson.jsonl"));
+        core::ObjectQuery everything;
+        everything.allNamespaces = true;
+        QCOMPARE(core::exportJsonLines(*store, everything, m_export.toStdString()).value(), std::int64_t(5));
+    }
+
+    void exportOpensWithItsObjectsAndTheirHistory()
+    {
+        widgets::ClusterView view;
+        view.resize(1280, 800);
+        app::HistoryFileController c(&view);
+        QSignalSpy loaded(&c, &app::HistoryFileController::loaded);
+        c.open(m_export);
+        QTRY_COMPARE_WITH_TIMEOUT(loaded.size(), 1, 10000);
+        QCOMPARE(c.currentResource(), QStringLiteral("configmaps"));
+        QCOMPARE(c.model()->rowCount(), 2); // the live one and the deleted one
+        QVERIFY(view.tablePage()->selectName(QStringLiteral("lessons"), QStringLiteral("settings")));
+        QTRY_VERIFY(view.detailPane()->isReady());
+        view.detailPane()->setCurrentTab(widgets::DetailPane::HistoryTab);
+        QTRY_COMPARE(c.historyModel()->rowCount(), 4); // three versions and the gap, newest first
+        const auto *m = c.historyModel();
+        QCOMPARE(m->index(0, models::ObjectHistoryModel::ResourceVersionColumn).data().toString(), QStringLiteral("30"));
+        QCOMPARE(m->index(1, models::ObjectHistoryModel::EventColumn).data().toString(), QStringLiteral("not observed"));
+        QCOMPARE(m->index(2, models::ObjectHistoryModel::ChangedByColumn).data().toString(), QStringLiteral("teacher(Update)"));
+        auto *diff = view.detailPane()->historyPanel()->diffView();
+        QTRY_VERIFY2(diff->toPlainText().contains(QStringLiteral("resourceVersion 20 → 30")), qPrintable(diff->toPlainText()));
+        QVERIFY(diff->toPlainText().contains(QLatin1String(".data.mode")));
+        // Two versions selected: the older against the newer, skipping what lies between.
+        auto *versions = view.detailPane()->historyPanel()->versionsView();
+        versions->selectionModel()->select(m->index(3, 0), QItemSelectionModel::Select | QItemSelectionModel::Rows);
+        QTRY_VERIFY(diff->toPlainText().contains(QStringLiteral("resourceVersion 10 → 30")));
+        QVERIFY(view.grab().save(shotPath(QStringLiteral("open-history.png"))));
+    }
+
+    void databaseOpensReadOnlyToo()
+    {
+        widgets::ClusterView view;
+        app::HistoryFileController c(&view);
+        QSignalSpy loaded(&c, &app::HistoryFileController::loaded);
+        c.showResource(QStringLiteral("ConfigMap"));
+        c.open(m_dir.filePath(QStringLiteral("recorded.db")));
+        QTRY_COMPARE_WITH_TIMEOUT(loaded.size(), 1, 10000);
+        QCOMPARE(c.model()->rowCount(), 2);
+    }
+
+    void unreadableFileIsAClearErrorNotACrash()
+    {
+        const QString bad = m_dir.filePath(QStringLiteral("bad.jsonl"));
+        QFile f(bad);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write("{\"format\": \"not what you think\"\nthis is not json\n");
+        f.close();
+        widgets::ClusterView view;
+        app::HistoryFileController c(&view);
+        QSignalSpy failed(&c, &app::HistoryFileController::failed);
+        c.open(bad);
+        QTRY_COMPARE_WITH_TIMEOUT(failed.size(), 1, 10000);
+        QVERIFY(failed.first().first().toString().contains(QLatin1String("bad.jsonl")));
+        QCOMPARE(c.model()->rowCount(), 0);
+    }
+};
+
+QTEST_MAIN(TestOpenHistory)
+#include "tst_openhistory.moc"

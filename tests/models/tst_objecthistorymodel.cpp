@@ -1,0 +1,141 @@
+// The History tab's models: rows built from a recorded history (with gaps and incarnations), the
+// list growing on top without a reset, and one field's timeline.
+#include "models/objecthistorymodel.h"
+
+#include <QSignalSpy>
+#include <QTest>
+
+using namespace fieldscope;
+using core::Json;
+
+namespace {
+
+Json configMap(const std::string &uid, const std::string &rv, const std::string &value, Json managedFields)
+{
+    return Json{{"apiVersion", "v1"},
+                {"kind", "ConfigMap"},
+                {"metadata", {{"name", "demo"}, {"namespace", "default"}, {"uid", uid}, {"resourceVersion", rv}, {"managedFields", managedFields}}},
+                {"data", {{"mode", value}}}};
+}
+
+Json entry(const std::string &manager, const std::string &time)
+{
+    return Json{{"manager", manager}, {"operation", "Update"}, {"apiVersion", "v1"}, {"time", time},
+                {"fieldsType", "FieldsV1"}, {"fieldsV1", {{"f:data", {{"f:mode", Json::object()}}}}}};
+}
+
+core::AttributedEntry versionEntry(const std::string &uid, std::int64_t seq, const std::string &rv)
+{
+    core::AttributedEntry e;
+    e.entry.kind = core::HistoryEntry::Kind::Version;
+    e.entry.version.uid = uid;
+    e.entry.version.seq = seq;
+    e.entry.version.resourceVersion = rv;
+    e.entry.version.eventType = core::HistoryEventType::Modified;
+    e.object.ref.uid = uid;
+    return e;
+}
+
+// blue (create) -> gap -> green (teacher) ; then a re-created object with a new uid.
+core::LoadedHistory sample()
+{
+    core::LoadedHistory h;
+    std::vector<Json> objects = {configMap("u1", "10", "blue", Json::array({entry("kubectl-create", "2026-07-20T09:00:00Z")})),
+                                 Json(),
+                                 configMap("u1", "30", "green", Json::array({entry("teacher", "2026-07-20T09:05:00Z")})),
+                                 configMap("u2", "40", "red", Json::array({entry("kubectl-create", "2026-07-20T09:06:00Z")}))};
+    h.entries.push_back(versionEntry("u1", 1, "10"));
+    core::AttributedEntry gap;
+    gap.entry.kind = core::HistoryEntry::Kind::Gap;
+    gap.entry.gap = core::HistoryGap{"s", "10", "25", "relist after 410", 0, 0};
+    gap.object.ref.uid = "u1";
+    h.entries.push_back(gap);
+    h.entries.push_back(versionEntry("u1", 2, "30"));
+    h.entries.push_back(versionEntry("u2", 1, "40"));
+    for (std::size_t i = 0; i < objects.size(); ++i)
+        if (h.entries[i].entry.kind == core::HistoryEntry::Kind::Version)
+            h.entries[i].attribution = core::attributeTransition(i == 2 ? &objects[0] : nullptr, objects[i]);
+    h.objects = std::move(objects);
+    return h;
+}
+
+} // namespace
+
+class TestObjectHistoryModel : public QObject
+{
+    Q_OBJECT
+private Q_SLOTS:
+    void rowsLinkEachVersionToThePreviousOfTheSameObject()
+    {
+        const auto rows = models::historyRows(sample());
+        QCOMPARE(rows.size(), std::size_t(4));
+        QCOMPARE(rows[0].previousVersion, -1);
+        QCOMPARE(rows[1].kind, core::HistoryEntry::Kind::Gap);
+        QCOMPARE(rows[1].resourceVersion, std::string("10 → 25"));
+        QCOMPARE(rows[2].previousVersion, 0); // across the gap, same uid
+        QCOMPARE(rows[2].changedBy, QStringLiteral("teacher(Update)"));
+        QVERIFY(rows[2].changedPaths.contains(QStringLiteral(".data.mode")));
+        QCOMPARE(rows[3].previousVersion, -1); // a new incarnation starts afresh
+        QVERIFY(rows[3].json.contains("\"red\""));
+    }
+
+    void modelShowsNewestFirstWithGapsAndPreviousJson()
+    {
+        models::ObjectHistoryModel m;
+        m.setRows(QStringLiteral("k"), models::historyRows(sample()));
+        QCOMPARE(m.rowCount(), 4);
+        QCOMPARE(m.index(0, models::ObjectHistoryModel::ResourceVersionColumn).data().toString(), QStringLiteral("40"));
+        QCOMPARE(m.index(2, models::ObjectHistoryModel::EventColumn).data().toString(), QStringLiteral("not observed"));
+        QVERIFY(!m.index(2, 0).data(models::ObjectHistoryModel::IsVersionRole).toBool());
+        QVERIFY(m.index(1, 0).data(models::ObjectHistoryModel::PreviousJsonRole).toByteArray().contains("\"blue\""));
+        QCOMPARE(m.index(0, models::ObjectHistoryModel::ChangesColumn).data().toString(), QStringLiteral("first seen"));
+    }
+
+    void newVersionsAreInsertedOnTopWithoutAReset()
+    {
+        models::ObjectHistoryModel m;
+        auto rows = models::historyRows(sample());
+        std::vector<models::HistoryRow> firstThree(rows.begin(), rows.begin() + 3);
+        m.setRows(QStringLiteral("k"), firstThree);
+        QSignalSpy resets(&m, &QAbstractItemModel::modelReset);
+        QSignalSpy inserts(&m, &QAbstractItemModel::rowsInserted);
+        m.setRows(QStringLiteral("k"), rows);
+        QCOMPARE(resets.size(), 0);
+        QCOMPARE(inserts.size(), 1);
+        QCOMPARE(inserts.first().at(1).toInt(), 0);
+        QCOMPARE(inserts.first().at(2).toInt(), 0);
+        m.setRows(QStringLiteral("other"), rows); // another object: a new list
+        QCOMPARE(resets.size(), 1);
+    }
+
+    void emptyModelCarriesItsMessage()
+    {
+        models::ObjectHistoryModel m;
+        QSignalSpy messages(&m, &models::ObjectHistoryModel::messageChanged);
+        m.clear(QStringLiteral("No version of this object is recorded yet."));
+        QCOMPARE(m.rowCount(), 0);
+        QCOMPARE(m.message(), QStringLiteral("No version of this object is recorded yet."));
+        m.setRows(QStringLiteral("k"), models::historyRows(sample()));
+        QVERIFY(m.message().isEmpty());
+        QCOMPARE(messages.size(), 2);
+    }
+
+    void fieldTimelineFollowsValuesAndOwnersOfOneIncarnation()
+    {
+        const auto rows = models::historyRows(sample());
+        const core::FieldPath mode({core::PathElement::makeField("data"), core::PathElement::makeField("mode")});
+        const auto t = models::fieldTimelineRows(rows, "u1", mode);
+        QCOMPARE(t.size(), std::size_t(2)); // u2's version is another object
+        QCOMPARE(t[0].value, QStringLiteral("\"blue\""));
+        QCOMPARE(t[0].owners, QStringLiteral("kubectl-create(Update)"));
+        QCOMPARE(t[1].value, QStringLiteral("\"green\""));
+        QCOMPARE(t[1].owners, QStringLiteral("teacher(Update)"));
+        QVERIFY(t[1].changed && t[1].ownersChanged);
+        models::FieldTimelineModel m;
+        m.setTimeline(QStringLiteral(".data.mode"), t);
+        QCOMPARE(m.index(0, models::FieldTimelineModel::ValueColumn).data().toString(), QStringLiteral("\"green\"")); // newest first
+    }
+};
+
+QTEST_GUILESS_MAIN(TestObjectHistoryModel)
+#include "tst_objecthistorymodel.moc"

@@ -1,0 +1,357 @@
+#include "widgets/historypanel.h"
+
+#include "core/json.h"
+#include "core/objectdiff.h"
+#include "core/yaml.h"
+#include "core/yamldiff.h"
+#include "models/objecthistorymodel.h"
+#include "widgets/plaintable.h"
+
+#include <QCheckBox>
+#include <QEvent>
+#include <QCoreApplication>
+#include <QFutureWatcher>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QItemSelectionModel>
+#include <QLabel>
+#include <QSettings>
+#include <QSplitter>
+#include <QTableView>
+#include <QTextBrowser>
+#include <QVBoxLayout>
+#include <QtConcurrent/QtConcurrentRun>
+
+namespace fieldscope::widgets {
+
+namespace {
+
+QString tr_(const char *text, int n = -1) { return QCoreApplication::translate("HistoryPanel", text, nullptr, n); }
+
+struct Colors {
+    QString add, del, addStrong, delStrong, muted;
+    static Colors of(const QPalette &p)
+    {
+        if (p.color(QPalette::Base).lightness() < 128)
+            return {QStringLiteral("#1b4d2a"), QStringLiteral("#5c1f24"), QStringLiteral("#2f7a45"), QStringLiteral("#8c2f37"),
+                    QStringLiteral("#9a9a9a")};
+        return {QStringLiteral("#e3f6e8"), QStringLiteral("#fbe6e8"), QStringLiteral("#a6e3b6"), QStringLiteral("#f3b3b9"),
+                QStringLiteral("#707070")};
+    }
+};
+
+QString esc(std::string_view s) { return QString::fromUtf8(s.data(), qsizetype(s.size())).toHtmlEscaped(); }
+
+// A line with its changed byte ranges (UTF-8, code-point aligned) on a stronger background.
+QString highlighted(const std::string &text, const std::vector<core::TextRange> &ranges, const QString &strong)
+{
+    QString out;
+    int at = 0;
+    for (const auto &r : ranges) {
+        if (r.start < at || r.start + r.length > int(text.size()))
+            continue;
+        out += esc(std::string_view(text).substr(std::size_t(at), std::size_t(r.start - at)));
+        out += QStringLiteral("<span style=\"background:%1\">%2</span>").arg(strong, esc(std::string_view(text).substr(std::size_t(r.start), std::size_t(r.length))));
+        at = r.start + r.length;
+    }
+    return out + esc(std::string_view(text).substr(std::size_t(at)));
+}
+
+QString cell(int line, const QString &html, const QString &bg)
+{
+    const QString number = line > 0 ? QString::number(line) : QString();
+    return QStringLiteral("<td style=\"color:gray\" align=\"right\">%1</td><td style=\"background:%2\"><pre style=\"margin:0\">%3</pre></td>")
+        .arg(number, bg, html.isEmpty() ? QStringLiteral(" ") : html);
+}
+
+QString sideBySide(const core::YamlDiff &d, const Colors &c)
+{
+    QString html = QStringLiteral("<table width=\"100%\" cellspacing=\"0\" cellpadding=\"1\">");
+    for (const auto &r : d.rows) {
+        using K = core::YamlDiffRow::Kind;
+        QString left, right;
+        switch (r.kind) {
+        case K::Same:
+            left = cell(r.leftLine, esc(r.left), QStringLiteral("transparent"));
+            right = cell(r.rightLine, esc(r.right), QStringLiteral("transparent"));
+            break;
+        case K::Added:
+            left = cell(0, {}, QStringLiteral("transparent"));
+            right = cell(r.rightLine, esc(r.right), c.add);
+            break;
+        case K::Removed:
+            left = cell(r.leftLine, esc(r.left), c.del);
+            right = cell(0, {}, QStringLiteral("transparent"));
+            break;
+        case K::Changed:
+            left = cell(r.leftLine, highlighted(r.left, r.leftRanges, c.delStrong), c.del);
+            right = cell(r.rightLine, highlighted(r.right, r.rightRanges, c.addStrong), c.add);
+            break;
+        case K::Folded:
+            html += QStringLiteral("<tr><td></td><td colspan=\"3\" style=\"color:%1\">⋯ %2</td></tr>")
+                        .arg(c.muted, tr_("%n unchanged lines", r.foldedLines));
+            continue;
+        }
+        html += QStringLiteral("<tr>") + left + right + QStringLiteral("</tr>");
+    }
+    return html + QStringLiteral("</table>");
+}
+
+QString compact(const core::Json &v)
+{
+    std::string s = v.dump();
+    if (s.size() > 80)
+        s = s.substr(0, 77) + "...";
+    return esc(s);
+}
+
+// The structural change list: path in the server's syntax, old and new value.
+QString changeList(const std::vector<core::FieldChange> &changes, const Colors &c)
+{
+    if (changes.empty())
+        return QStringLiteral("<p style=\"color:%1\">%2</p>").arg(c.muted, tr_("No change in the fields shown."));
+    QString html = QStringLiteral("<table cellspacing=\"0\" cellpadding=\"2\">");
+    const std::size_t shown = std::min<std::size_t>(changes.size(), 40);
+    for (std::size_t i = 0; i < shown; ++i) {
+        const auto &ch = changes[i];
+        const QString kind = QString::fromLatin1(core::fieldChangeKindName(ch.kind));
+        QString values;
+        if (ch.kind == core::FieldChange::Kind::Changed)
+            values = compact(ch.oldValue) + QStringLiteral(" → ") + compact(ch.newValue);
+        else
+            values = compact(ch.kind == core::FieldChange::Kind::Added ? ch.newValue : ch.oldValue);
+        html += QStringLiteral("<tr><td style=\"color:%1\">%2</td><td><tt>%3</tt></td><td><tt>%4</tt></td></tr>")
+                    .arg(c.muted, kind, esc(ch.path.toString()), values);
+    }
+    if (changes.size() > shown)
+        html += QStringLiteral("<tr><td></td><td colspan=\"2\">%1</td></tr>").arg(tr_("and %n more", int(changes.size() - shown)));
+    return html + QStringLiteral("</table>");
+}
+
+struct DiffRequest {
+    QByteArray before, after;
+    QString beforeRv, afterRv;
+    core::DiffOptions filters;
+    Colors colors;
+};
+
+// Runs on a worker thread: parsing, diffing and rendering are pure work on copies.
+QString renderDiff(const DiffRequest &r)
+{
+    auto b = core::parseJson(std::string_view(r.after.constData(), std::size_t(r.after.size())));
+    if (!b)
+        return QStringLiteral("<p>%1</p>").arg(QString::fromStdString(b.error().describe()).toHtmlEscaped());
+    if (r.before.isEmpty()) { // the first version: the whole object, nothing to compare with
+        const std::string text = core::jsonToYaml(core::applyNoiseFilters(*b, r.filters));
+        return QStringLiteral("<p><i>%1</i></p><pre style=\"margin:0\">%2</pre>")
+            .arg(tr_("The first recorded version of this object (resourceVersion %1); shown whole.").arg(r.afterRv.toHtmlEscaped()),
+                 QString::fromStdString(text).toHtmlEscaped());
+    }
+    auto a = core::parseJson(std::string_view(r.before.constData(), std::size_t(r.before.size())));
+    const core::Json old = a ? std::move(*a) : core::Json::object();
+    core::YamlDiffOptions opts;
+    opts.filters = r.filters;
+    opts.contextLines = 3;
+    const auto changes = core::diffObjects(old, *b, r.filters);
+    const QString title = QStringLiteral("<p><b>%1</b></p>").arg(tr_("resourceVersion %1 → %2").arg(r.beforeRv.toHtmlEscaped(), r.afterRv.toHtmlEscaped()));
+    if (changes.empty()) // nothing to lay side by side: only folded unchanged lines
+        return title + changeList(changes, r.colors);
+    return title + changeList(changes, r.colors) + sideBySide(core::diffYaml(old, *b, opts), r.colors);
+}
+
+} // namespace
+
+HistoryPanel::HistoryPanel(QWidget *parent) : QWidget(parent), m_timelineModel(new models::FieldTimelineModel(this))
+{
+    setObjectName(QStringLiteral("historyTab"));
+    auto *outer = new QVBoxLayout(this);
+    outer->setContentsMargins(0, 0, 0, 0);
+    auto *vertical = new QSplitter(Qt::Vertical, this);
+    auto *split = new QSplitter(Qt::Horizontal, vertical);
+    m_versions = plainTable(split, "historyTable");
+    m_versions->setSelectionMode(QAbstractItemView::ExtendedSelection);
+    m_versions->setToolTip(tr("↑/↓ step through versions; Ctrl+click a second version to compare any two."));
+    auto *right = new QWidget(split);
+    auto *rightLayout = new QVBoxLayout(right);
+    rightLayout->setContentsMargins(0, 0, 0, 0);
+    rightLayout->addWidget(buildFilters());
+    m_diff = new QTextBrowser(right);
+    m_diff->setObjectName(QStringLiteral("historyDiff"));
+    m_diff->setPlaceholderText(tr("Select a version to see what changed from the one before."));
+    rightLayout->addWidget(m_diff, 1);
+    split->setStretchFactor(1, 1);
+    split->setSizes({580, 560});
+
+    m_timelineBox = new QWidget(vertical);
+    auto *tl = new QVBoxLayout(m_timelineBox);
+    tl->setContentsMargins(0, 0, 0, 0);
+    m_timelineTitle = new QLabel(m_timelineBox);
+    m_timelineTitle->setObjectName(QStringLiteral("fieldTimelineTitle"));
+    m_timeline = plainTable(m_timelineBox, "fieldTimeline");
+    m_timeline->setModel(m_timelineModel);
+    m_timeline->horizontalHeader()->resizeSection(models::FieldTimelineModel::ResourceVersionColumn, 120);
+    m_timeline->horizontalHeader()->resizeSection(models::FieldTimelineModel::ObservedColumn, 180);
+    m_timeline->horizontalHeader()->resizeSection(models::FieldTimelineModel::ValueColumn, 260);
+    tl->addWidget(m_timelineTitle);
+    tl->addWidget(m_timeline, 1);
+    m_timelineBox->hide();
+    vertical->setStretchFactor(0, 3);
+    vertical->setStretchFactor(1, 1);
+    outer->addWidget(vertical);
+}
+
+HistoryPanel::~HistoryPanel() = default;
+
+QWidget *HistoryPanel::buildFilters()
+{
+    auto *bar = new QWidget(this);
+    auto *row = new QHBoxLayout(bar);
+    row->setContentsMargins(4, 0, 4, 0);
+    row->addWidget(new QLabel(tr("Hide:"), bar));
+    const core::DiffOptions defaults;
+    QSettings settings;
+    auto box = [&](const QString &label, const char *key, bool fallback) {
+        auto *b = new QCheckBox(label, bar);
+        b->setObjectName(QLatin1String("hide") + QLatin1String(key));
+        b->setChecked(settings.value(QLatin1String("history/hide") + QLatin1String(key), fallback).toBool());
+        connect(b, &QCheckBox::toggled, this, [this, key](bool on) {
+            QSettings().setValue(QLatin1String("history/hide") + QLatin1String(key), on);
+            showDiff();
+        });
+        row->addWidget(b);
+        return b;
+    };
+    m_hideManagedFields = box(QStringLiteral("managedFields"), "ManagedFields", defaults.hideManagedFields);
+    m_hideResourceVersion = box(QStringLiteral("resourceVersion"), "ResourceVersion", defaults.hideResourceVersion);
+    m_hideGeneration = box(QStringLiteral("generation"), "Generation", defaults.hideGeneration);
+    m_hideStatus = box(QStringLiteral("status"), "Status", defaults.hideStatus);
+    row->addStretch(1);
+    return bar;
+}
+
+void HistoryPanel::setModel(models::ObjectHistoryModel *model)
+{
+    if (m_model)
+        disconnect(m_model, nullptr, this, nullptr);
+    m_model = model;
+    m_versions->setModel(model);
+    if (!model)
+        return;
+    m_versions->horizontalHeader()->resizeSection(models::ObjectHistoryModel::ResourceVersionColumn, 80);
+    m_versions->horizontalHeader()->resizeSection(models::ObjectHistoryModel::EventColumn, 75);
+    m_versions->horizontalHeader()->resizeSection(models::ObjectHistoryModel::ChangedByColumn, 210);
+    m_versions->horizontalHeader()->resizeSection(models::ObjectHistoryModel::ChangesColumn, 120);
+    connect(m_versions->selectionModel(), &QItemSelectionModel::selectionChanged, this, &HistoryPanel::showDiff);
+    connect(m_versions->selectionModel(), &QItemSelectionModel::currentRowChanged, this, &HistoryPanel::showDiff);
+    // A new object's list selects its newest version; new versions on top refresh the timeline.
+    connect(model, &QAbstractItemModel::modelReset, this, [this] {
+        if (m_model->rowCount() > 0)
+            m_versions->selectRow(0);
+        else
+            m_diff->clear();
+        refreshTimeline();
+    });
+    // Reading the newest version means following new ones as they arrive; any other selection
+    // (an older version, a chosen pair) stays where the user put it.
+    connect(model, &QAbstractItemModel::rowsAboutToBeInserted, this, [this] {
+        m_followNewest = m_versions->currentIndex().row() == 0 && m_versions->selectionModel()->selectedRows().size() <= 1;
+    });
+    connect(model, &QAbstractItemModel::rowsInserted, this, [this] {
+        if (m_followNewest)
+            m_versions->selectRow(0);
+        refreshTimeline();
+    });
+    connect(model, &models::ObjectHistoryModel::messageChanged, this, &HistoryPanel::onMessage);
+}
+
+void HistoryPanel::changeEvent(QEvent *event)
+{
+    QWidget::changeEvent(event);
+    if (event->type() == QEvent::PaletteChange)
+        showDiff(); // the diff's colours come from the palette
+}
+
+void HistoryPanel::onMessage(const QString &message)
+{
+    m_diff->setPlaceholderText(message.isEmpty() ? tr("Select a version to see what changed from the one before.") : message);
+}
+
+void HistoryPanel::showDiff()
+{
+    if (!m_model)
+        return;
+    // Two selected versions: the older against the newer. Otherwise the current row against the
+    // version before it.
+    QModelIndexList rows = m_versions->selectionModel()->selectedRows();
+    std::sort(rows.begin(), rows.end(), [](const QModelIndex &a, const QModelIndex &b) { return a.row() > b.row(); });
+    DiffRequest req;
+    QModelIndex after = m_versions->currentIndex();
+    if (rows.size() == 2 && rows[0].data(models::ObjectHistoryModel::IsVersionRole).toBool()
+        && rows[1].data(models::ObjectHistoryModel::IsVersionRole).toBool()) {
+        after = rows[1];
+        req.before = rows[0].data(models::ObjectHistoryModel::JsonRole).toByteArray();
+        req.beforeRv = rows[0].data(models::ObjectHistoryModel::ResourceVersionRole).toString();
+    } else if (after.isValid()) {
+        req.before = after.data(models::ObjectHistoryModel::PreviousJsonRole).toByteArray();
+        if (const models::HistoryRow *r = m_model->rowAt(after.row()); r && r->previousVersion >= 0)
+            req.beforeRv = QString::fromStdString(m_model->rows()[std::size_t(r->previousVersion)].resourceVersion);
+    }
+    if (!after.isValid() || !after.data(models::ObjectHistoryModel::IsVersionRole).toBool()) {
+        ++m_diffGeneration;
+        const models::HistoryRow *r = after.isValid() ? m_model->rowAt(after.row()) : nullptr;
+        m_diff->setHtml(r ? QStringLiteral("<p><i>%1</i></p>").arg(r->note.toHtmlEscaped()) : QString());
+        return;
+    }
+    req.after = after.data(models::ObjectHistoryModel::JsonRole).toByteArray();
+    req.afterRv = after.data(models::ObjectHistoryModel::ResourceVersionRole).toString();
+    req.filters.hideManagedFields = m_hideManagedFields->isChecked();
+    req.filters.hideResourceVersion = m_hideResourceVersion->isChecked();
+    req.filters.hideGeneration = m_hideGeneration->isChecked();
+    req.filters.hideStatus = m_hideStatus->isChecked();
+    req.colors = Colors::of(palette());
+    const int gen = ++m_diffGeneration;
+    auto *w = new QFutureWatcher<QString>(this);
+    connect(w, &QFutureWatcherBase::finished, this, [this, w, gen] {
+        w->deleteLater();
+        if (gen != m_diffGeneration)
+            return;
+        m_diff->setHtml(w->result());
+        Q_EMIT diffShown();
+    });
+    w->setFuture(QtConcurrent::run([req] { return renderDiff(req); }));
+}
+
+void HistoryPanel::setField(const QString &uid, const core::FieldPath &path)
+{
+    m_fieldUid = uid;
+    m_field = path;
+    refreshTimeline();
+}
+
+void HistoryPanel::refreshTimeline()
+{
+    const int gen = ++m_timelineGeneration;
+    if (!m_model || m_field.isEmpty() || m_fieldUid.isEmpty()) {
+        m_timelineBox->hide();
+        return;
+    }
+    const QString pathText = QString::fromStdString(m_field.toString());
+    auto *w = new QFutureWatcher<std::vector<models::FieldTimelineRow>>(this);
+    connect(w, &QFutureWatcherBase::finished, this, [this, w, gen, pathText] {
+        w->deleteLater();
+        if (gen != m_timelineGeneration)
+            return;
+        auto rows = w->future().takeResult();
+        m_timelineTitle->setText(tr("<b>%1</b> across %n recorded versions: values and owners (bold where they changed)", nullptr,
+                                    int(rows.size())).arg(pathText.toHtmlEscaped()));
+        m_timelineModel->setTimeline(pathText, std::move(rows));
+        m_timelineBox->show();
+        Q_EMIT timelineShown();
+    });
+    // Rows share their JSON bytes implicitly: the copy is cheap, the parse happens on the worker.
+    w->setFuture(QtConcurrent::run([rows = m_model->rows(), uid = m_fieldUid.toStdString(), path = m_field] {
+        return models::fieldTimelineRows(rows, uid, path);
+    }));
+}
+
+} // namespace fieldscope::widgets

@@ -1,0 +1,72 @@
+#pragma once
+// HistoryPanel: the History tab. The recorded versions of the selected object (newest first,
+// gaps shown as rows), the diff of the selected pair (each version against the one before it by
+// default; select two versions to compare any two) as a structural change list plus a
+// side-by-side YAML diff with intra-line highlights, noise-filter toggles, and the timeline of
+// the field selected in the ownership tree. Diffs and timelines are computed on worker threads;
+// a result that a newer request superseded is dropped. Lives on the GUI thread.
+#include "core/fieldpath.h"
+
+#include <QWidget>
+
+class QCheckBox;
+class QLabel;
+class QTableView;
+class QTextBrowser;
+
+namespace fieldscope::models {
+class FieldTimelineModel;
+class ObjectHistoryModel;
+} // namespace fieldscope::models
+
+namespace fieldscope::widgets {
+
+class HistoryPanel : public QWidget
+{
+    Q_OBJECT
+public:
+    explicit HistoryPanel(QWidget *parent = nullptr);
+    ~HistoryPanel() override;
+
+    void setModel(models::ObjectHistoryModel *model);
+    // The field whose values and owners across versions are shown (the ownership tree's current
+    // field); an empty path hides the timeline.
+    void setField(const QString &uid, const core::FieldPath &path);
+
+    QTableView *versionsView() const { return m_versions; }
+    QTextBrowser *diffView() const { return m_diff; }
+    QTableView *timelineView() const { return m_timeline; }
+    models::FieldTimelineModel *timelineModel() const { return m_timelineModel; }
+
+Q_SIGNALS:
+    void diffShown();     // a requested diff is on screen
+    void timelineShown(); // a requested field timeline is on screen
+
+protected:
+    void changeEvent(QEvent *event) override;
+
+private:
+    QWidget *buildFilters();
+    void showDiff();
+    void refreshTimeline();
+    void onMessage(const QString &message);
+
+    models::ObjectHistoryModel *m_model = nullptr;
+    models::FieldTimelineModel *m_timelineModel;
+    QTableView *m_versions;
+    QTextBrowser *m_diff;
+    QLabel *m_timelineTitle;
+    QTableView *m_timeline;
+    QWidget *m_timelineBox;
+    QCheckBox *m_hideManagedFields;
+    QCheckBox *m_hideResourceVersion;
+    QCheckBox *m_hideGeneration;
+    QCheckBox *m_hideStatus;
+    QString m_fieldUid;
+    core::FieldPath m_field;
+    bool m_followNewest = false;
+    int m_diffGeneration = 0;
+    int m_timelineGeneration = 0;
+};
+
+} // namespace fieldscope::widgets

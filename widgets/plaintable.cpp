@@ -1,0 +1,24 @@
+#include "widgets/plaintable.h"
+
+#include <QHeaderView>
+#include <QTableView>
+
+namespace fieldscope::widgets {
+
+QTableView *plainTable(QWidget *parent, const char *objectName)
+{
+    auto *t = new QTableView(parent);
+    t->setObjectName(QString::fromLatin1(objectName));
+    t->setSelectionBehavior(QAbstractItemView::SelectRows);
+    t->setSelectionMode(QAbstractItemView::SingleSelection);
+    t->setShowGrid(false);
+    t->setAlternatingRowColors(true);
+    t->setWordWrap(false);
+    t->verticalHeader()->hide();
+    t->verticalHeader()->setDefaultSectionSize(t->fontMetrics().height() + 8);
+    t->horizontalHeader()->setStretchLastSection(true);
+    t->horizontalHeader()->setDefaultAlignment(Qt::AlignLeft | Qt::AlignVCenter);
+    return t;
+}
+
+} // namespace fieldscope::widgets
