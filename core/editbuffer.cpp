@@ -1,0 +1,141 @@
+#include "core/editbuffer.h"
+
+#include "core/conflictprediction.h"
+#include "core/fieldsv1.h"
+
+#include <map>
+
+namespace fieldscope::core {
+
+namespace {
+
+using Pointer = Json::json_pointer;
+
+// Every node of the manifest's applied field set (members and the maps/items above them),
+// keyed by its server-syntax string, so a 409 cause's `field` finds its structured path.
+void collectPaths(const FieldSet &set, const FieldPath &prefix, std::map<std::string, FieldPath> &out)
+{
+    for (const auto &e : set.children()) {
+        FieldPath p = prefix.child(e.element);
+        out.emplace(p.toString(), p);
+        collectPaths(e.set, p, out);
+    }
+}
+
+std::map<std::string, FieldPath> pathsOf(const Json &manifest, const Json &live)
+{
+    std::map<std::string, FieldPath> out;
+    // The live object supplies list-map keys from its managedFields; without it, built-ins only.
+    auto set = appliedFieldSet(manifest, live.is_object() ? live : Json());
+    if (set)
+        collectPaths(*set, {}, out);
+    return out;
+}
+
+// Identity and routing fields: the server needs them in every write, and never reports them.
+bool isProtected(const std::string &pointer)
+{
+    return pointer.empty() || pointer == "/apiVersion" || pointer == "/kind" || pointer == "/metadata"
+        || pointer == "/metadata/name" || pointer == "/metadata/namespace";
+}
+
+void eraseAt(Json &root, const Pointer &ptr)
+{
+    Json &parent = root.at(ptr.parent_pointer());
+    if (parent.is_object())
+        parent.erase(ptr.back());
+    else if (parent.is_array())
+        parent.erase(std::size_t(std::stoull(ptr.back())));
+}
+
+// Removes the value at `pointer`, then every ancestor the removal left empty.
+void removeAndPrune(Json &root, std::string pointer)
+{
+    eraseAt(root, Pointer(pointer));
+    Pointer parent = Pointer(pointer).parent_pointer();
+    while (!isProtected(parent.to_string())) {
+        const Json &node = root.at(parent);
+        if (!node.empty() || !(node.is_object() || node.is_array()))
+            break;
+        eraseAt(root, parent);
+        parent = parent.parent_pointer();
+    }
+}
+
+} // namespace
+
+Json editableObject(const Json &live, bool withoutStatus)
+{
+    Json out = live;
+    if (!out.is_object())
+        return out;
+    if (auto meta = out.find("metadata"); meta != out.end() && meta->is_object())
+        for (const char *key : {"managedFields", "resourceVersion", "uid", "creationTimestamp", "generation", "selfLink"})
+            meta->erase(key);
+    if (withoutStatus)
+        out.erase("status");
+    return out;
+}
+
+Json mergePatchBetween(const Json &from, const Json &to)
+{
+    if (!from.is_object() || !to.is_object())
+        return to;
+    Json patch = Json::object();
+    for (const auto &[key, value] : from.items())
+        if (!to.contains(key))
+            patch[key] = nullptr;
+    for (const auto &[key, value] : to.items()) {
+        const auto old = from.find(key);
+        if (old == from.end()) {
+            patch[key] = value;
+        } else if (old->is_object() && value.is_object()) {
+            Json sub = mergePatchBetween(*old, value);
+            if (!sub.empty())
+                patch[key] = std::move(sub);
+        } else if (!jsonEqual(*old, value)) {
+            patch[key] = value;
+        }
+    }
+    return patch;
+}
+
+std::vector<FieldValues> valuesAtPaths(const Json &manifest, const Json &live, const std::vector<std::string> &paths)
+{
+    const auto known = pathsOf(manifest, live);
+    std::vector<FieldValues> out;
+    for (const auto &p : paths) {
+        FieldValues v;
+        v.path = p;
+        if (auto it = known.find(p); it != known.end()) {
+            const Json *node = nullptr;
+            if (it->second.resolve(manifest, nullptr, &node))
+                v.mine = *node;
+            if (live.is_object() && it->second.resolve(live, nullptr, &node))
+                v.live = *node;
+        }
+        out.push_back(std::move(v));
+    }
+    return out;
+}
+
+Json withoutFieldPaths(const Json &manifest, const Json &live, const std::vector<std::string> &paths,
+                       std::vector<std::string> *notFound)
+{
+    const auto known = pathsOf(manifest, live);
+    Json out = manifest;
+    for (const auto &p : paths) {
+        std::string pointer;
+        const auto it = known.find(p);
+        // Resolved on the partly edited copy: list items are found by key, not by position.
+        if (it == known.end() || !it->second.resolve(out, &pointer) || isProtected(pointer)) {
+            if (notFound)
+                notFound->push_back(p);
+            continue;
+        }
+        removeAndPrune(out, pointer);
+    }
+    return out;
+}
+
+} // namespace fieldscope::core

@@ -1,0 +1,40 @@
+#pragma once
+// Pure helpers behind the object editor (issue 6): the editable form of a live object, the merge
+// patch between two versions, and the SSA "give the fields up" resolution (API brief 4.3), which
+// removes conflicting fields, named in the server's path syntax, from the user's object. No I/O;
+// callable from any thread.
+#include "core/json.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace fieldscope::core {
+
+// The live object without what the server owns or derives: metadata.managedFields,
+// resourceVersion, uid, creationTimestamp, generation, selfLink, and `status` when
+// `withoutStatus` (types with a status subresource ignore status in writes to the main
+// resource). What remains is what a write to the main resource can change.
+Json editableObject(const Json &live, bool withoutStatus);
+
+// RFC 7386 merge patch turning `from` into `to`: changed and new keys carry the new value, keys
+// missing from `to` are null (deleted); lists are replaced whole (API brief 5.4).
+Json mergePatchBetween(const Json &from, const Json &to);
+
+// The value at one server-syntax path (".data.key", ".spec.containers[name=\"a\"].image") in a
+// manifest and in the live object, resolved with the list semantics the server would use for
+// that manifest (associative keys from managedFields and built-ins).
+struct FieldValues {
+    std::string path;
+    std::optional<Json> mine; // nullopt: not in the manifest
+    std::optional<Json> live; // nullopt: not in the live object
+};
+std::vector<FieldValues> valuesAtPaths(const Json &manifest, const Json &live, const std::vector<std::string> &paths);
+
+// `manifest` without the fields at `paths` (server syntax). Maps and list items left empty by a
+// removal are removed too (an empty map would still be applied, and owned); apiVersion, kind and
+// metadata.name/namespace are never removed. Paths not found are listed in `notFound`.
+Json withoutFieldPaths(const Json &manifest, const Json &live, const std::vector<std::string> &paths,
+                       std::vector<std::string> *notFound = nullptr);
+
+} // namespace fieldscope::core
