@@ -1,11 +1,13 @@
 #include "app/clustercontroller.h"
 
+#include "app/objecteditor.h"
 #include "app/settingsconsentstore.h"
 
 #include "core/json.h"
 #include "widgets/clusterview.h"
 #include "widgets/consentdialog.h"
 #include "widgets/detailpane.h"
+#include "widgets/helpdialogs.h"
 #include "widgets/objecttablepage.h"
 
 #include <QApplication>
@@ -57,10 +59,14 @@ ClusterController::ClusterController(widgets::ClusterView *view, QObject *parent
     view->detailPane()->setEventsModel(&m_events);
     view->detailPane()->setHistoryModel(&m_historyModel);
     connect(view->tablePage(), &widgets::ObjectTablePage::currentObjectChanged, this, &ClusterController::onCurrentObject);
+    view->detailPane()->setEditable(true);
+    connect(view->detailPane(), &widgets::DetailPane::editRequested, this, &ClusterController::openEditor);
 }
 
 ClusterController::~ClusterController()
 {
+    for (const auto &editor : std::as_const(m_editors))
+        delete editor.data(); // its ObjectEditor sends through m_client
     if (m_view) { // the view may outlive the models it shows
         m_view->setKindsModel(nullptr);
         m_view->detailPane()->setEventsModel(nullptr);
@@ -357,6 +363,29 @@ void ClusterController::showHistory(const QString &uid, int row)
     q.namespace_ = m_model.row(row).namespace_;
     q.name = m_model.row(row).name;
     m_historySource.show(q, uid);
+}
+
+// One editor window per object (issue 6), on the object as the table has it; the window's
+// ObjectEditor writes through this connection's client with the shown kind's ResourceInfo.
+void ClusterController::openEditor(const QString &uid)
+{
+    if (auto *open = m_editors.value(uid).data()) {
+        open->show();
+        open->raise();
+        open->activateWindow();
+        return;
+    }
+    const int row = uid.isEmpty() || !m_watcher || !m_client ? -1 : m_model.rowOf(uid.toStdString());
+    if (row < 0)
+        return;
+    const kube::ResourceInfo &info = m_watcher->scope().resource;
+    const auto &object = m_model.row(row);
+    const QString where = object.namespace_.empty() ? QString() : QString::fromStdString(object.namespace_) + u'/';
+    auto *window = new widgets::EditorWindow(QString::fromStdString(info.kind) + u' ' + where + QString::fromStdString(object.name), m_view);
+    window->setAttribute(Qt::WA_DeleteOnClose);
+    new ObjectEditor(m_client.get(), info, m_model.objectJson(row), window, widgets::SettingsDialog::fieldManager());
+    m_editors.insert(uid, window);
+    window->show();
 }
 
 void ClusterController::refreshDetail(const std::vector<std::string> &touched)

@@ -16,9 +16,11 @@
 #include "models/objecttablemodel.h"
 #include "models/resourcekindsmodel.h"
 #include "widgets/clusterview.h"
+#include "widgets/editorwindow.h"
 
 #include <QFuture>
 #include <QFutureWatcher>
+#include <QHash>
 #include <QObject>
 #include <QPointer>
 #include <QSet>
@@ -59,6 +61,8 @@ public:
     void setHistoryRetention(int versionsPerObject) { m_historyVersionsPerObject = versionsPerObject; }
     QString historyDatabase() const { return m_historyDatabase; }
     HistorySource *historySource() { return &m_historySource; }
+    // The editor window open for the object `uid`, if any (one per object).
+    widgets::EditorWindow *editor(const QString &uid) const { return m_editors.value(uid); }
 
 Q_SIGNALS:
     void loaded(); // the shown resource's first list is in the table
@@ -81,6 +85,7 @@ private:
     void noteTableVersions(const core::WatchBatch &batch);
     void startRecording();
     void showHistory(const QString &uid, int row);
+    void openEditor(const QString &uid);
 
     QPointer<widgets::ClusterView> m_view;
     QString m_contextName;
@@ -107,6 +112,8 @@ private:
     int m_historyVersionsPerObject = 1000;
     QStringList m_warnings;
     QString m_currentUid;
+    // Open editors by object uid; each owns its ObjectEditor, which uses m_client.
+    QHash<QString, QPointer<widgets::EditorWindow>> m_editors;
     QString m_shownKind; // qualified name of what m_watcher watches
     bool m_loaded = false;
     // Batches are decoded in arrival order on one worker thread, applied in that order here.

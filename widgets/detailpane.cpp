@@ -20,7 +20,9 @@
 #include <QEvent>
 #include <QFutureWatcher>
 #include <QHeaderView>
+#include <QHBoxLayout>
 #include <QLabel>
+#include <QPushButton>
 #include <QSplitter>
 #include <QTabWidget>
 #include <QTableView>
@@ -56,12 +58,10 @@ DetailPane::DetailPane(QWidget *parent) : QWidget(parent)
     m_summary = new QTextBrowser(m_tabs);
     m_summary->setObjectName(QStringLiteral("summaryView"));
     m_summary->setOpenLinks(false);
-    m_yaml = new YamlView(m_tabs);
-    connect(m_yaml, &QsciScintilla::cursorPositionChanged, this, [this](int line, int) { syncTreeToYaml(line); });
     m_treeModel = new models::OwnershipTreeModel(this);
     m_legendModel = new models::ManagerLegendModel(this);
     m_tabs->addTab(m_summary, tr("Summary"));
-    m_tabs->addTab(m_yaml, tr("YAML"));
+    m_tabs->addTab(buildYamlTab(), tr("YAML"));
     m_tabs->addTab(buildOwnershipTab(), tr("Ownership"));
     m_historyPanel = new HistoryPanel(m_tabs);
     m_tabs->addTab(m_historyPanel, tr("History"));
@@ -71,6 +71,42 @@ DetailPane::DetailPane(QWidget *parent) : QWidget(parent)
 }
 
 DetailPane::~DetailPane() = default;
+
+// The read-only YAML with an Edit button above it: editing happens in its own window, so the
+// pane keeps following the live object while an edit is in progress.
+QWidget *DetailPane::buildYamlTab()
+{
+    auto *tab = new QWidget(m_tabs);
+    auto *l = new QVBoxLayout(tab);
+    l->setContentsMargins(0, 0, 0, 0);
+    l->setSpacing(2);
+    auto *bar = new QHBoxLayout;
+    m_edit = new QPushButton(tr("Edit…"), tab);
+    m_edit->setObjectName(QStringLiteral("editButton"));
+    m_edit->setToolTip(tr("Edit this object in its own window: apply, replace or patch it (Ctrl+E)"));
+    m_edit->setEnabled(false);
+    m_edit->setVisible(false); // until setEditable()
+    connect(m_edit, &QPushButton::clicked, this, &DetailPane::requestEdit);
+    bar->addStretch(1);
+    bar->addWidget(m_edit);
+    l->addLayout(bar);
+    m_yaml = new YamlView(tab);
+    connect(m_yaml, &QsciScintilla::cursorPositionChanged, this, [this](int line, int) { syncTreeToYaml(line); });
+    l->addWidget(m_yaml, 1);
+    return tab;
+}
+
+void DetailPane::setEditable(bool editable)
+{
+    m_editable = editable;
+    m_edit->setVisible(editable);
+}
+
+void DetailPane::requestEdit()
+{
+    if (m_editable && !m_uid.isEmpty() && m_ready)
+        Q_EMIT editRequested(m_uid);
+}
 
 QWidget *DetailPane::buildOwnershipTab()
 {
@@ -123,24 +159,32 @@ void DetailPane::showObject(const QString &uid, const QByteArray &json)
 {
     const int gen = ++m_generation;
     if (uid.isEmpty()) {
+        m_uidSince = gen + 1; // results of earlier requests belong to no shown object
         m_uid.clear();
         m_ready = false;
         m_detail = {};
         m_header->setText(tr("Select an object to see its fields, owners, history and events."));
         m_summary->clear();
         m_yaml->clearDetail();
+        m_edit->setEnabled(false);
         m_treeModel->setTree({});
         m_legendModel->setTree({});
         return;
     }
-    if (uid != m_uid)
+    if (uid != m_uid) {
         m_ready = false;
+        m_uidSince = gen;
+    }
     m_uid = uid;
     auto *w = new QFutureWatcher<models::ObjectDetail>(this);
     connect(w, &QFutureWatcherBase::finished, this, [this, w, gen] {
         w->deleteLater();
-        if (gen == m_generation)
+        // Any result newer than the one shown, for the object still shown: an object that changes
+        // faster than its detail is built (a rollout) must still reach the screen.
+        if (gen >= m_uidSince && gen > m_appliedGeneration) {
+            m_appliedGeneration = gen;
             apply(w->future().takeResult());
+        }
     });
     w->setFuture(QtConcurrent::run([json] { return models::buildObjectDetail(json); }));
 }
@@ -154,6 +198,7 @@ void DetailPane::apply(models::ObjectDetail detail)
                                m_detail.resourceVersion.toHtmlEscaped()));
     renderSummary();
     m_yaml->setDetail(m_detail);
+    m_edit->setEnabled(m_detail.error.isEmpty());
     const auto tone = isDark(palette()) ? models::PaletteTone::Dark : models::PaletteTone::Light;
     m_treeModel->setPaletteTone(tone);
     m_legendModel->setPaletteTone(tone);

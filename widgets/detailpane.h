@@ -10,6 +10,7 @@
 
 class QAbstractItemModel;
 class QLabel;
+class QPushButton;
 class QTabWidget;
 class QTableView;
 class QTextBrowser;
@@ -43,6 +44,11 @@ public:
     void setHistoryModel(models::ObjectHistoryModel *model);
 
     void setCurrentTab(Tab tab);
+    // Asks for an editor of the shown object (the YAML tab's Edit button, Ctrl+E); nothing
+    // happens while no object is shown.
+    void requestEdit();
+    // Whether objects here can be edited (a live cluster: yes; a recorded history: no).
+    void setEditable(bool editable);
     static bool tabFromName(const QString &name, Tab *tab); // summary|yaml|ownership|history|events
     QTabWidget *tabs() const { return m_tabs; }
     HistoryPanel *historyPanel() const { return m_historyPanel; }
@@ -50,12 +56,14 @@ public:
 
 Q_SIGNALS:
     void ready(); // a requested object's detail is shown
+    void editRequested(const QString &uid);
 
 protected:
     void changeEvent(QEvent *event) override;
 
 private:
     QWidget *buildOwnershipTab();
+    QWidget *buildYamlTab();
     void apply(models::ObjectDetail detail);
     void renderSummary();
     // Keeps the ownership tree and the YAML showing the same field (issue 4).
@@ -66,6 +74,8 @@ private:
     QLabel *m_header;
     QTextBrowser *m_summary;
     YamlView *m_yaml;
+    QPushButton *m_edit;
+    bool m_editable = false;
     QTreeView *m_ownershipTree;
     bool m_syncing = false; // guards the two-way selection sync against echo
     QTableView *m_legend;
@@ -77,6 +87,8 @@ private:
     models::ObjectDetail m_detail;
     bool m_ready = false;
     int m_generation = 0;
+    int m_uidSince = 0;          // first request for the shown uid
+    int m_appliedGeneration = 0; // the request whose result is on screen
 };
 
 } // namespace fieldscope::widgets

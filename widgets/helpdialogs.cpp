@@ -21,6 +21,8 @@ QList<QPair<QString, QString>> ShortcutsDialog::shortcuts()
         {tr("↑ ↓ / Page Up / Page Down"), tr("Move in lists and tables")},
         {tr("Enter"), tr("Open the chosen kind, object or context")},
         {tr("Ctrl+1 … Ctrl+5"), tr("Detail tabs: Summary, YAML, Ownership, History, Events")},
+        {tr("Ctrl+E"), tr("Edit the selected object in its own window (apply, replace, merge patch)")},
+        {tr("Ctrl+Return (editor)"), tr("Write the buffer")},
         {tr("↑ ↓ (History)"), tr("Step through versions; the diff follows")},
         {tr("Ctrl+click (History)"), tr("Compare any two versions")},
         {tr("F"), tr("Pin or unpin the chosen kind (in the kinds list)")},

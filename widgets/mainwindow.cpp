@@ -122,6 +122,11 @@ void MainWindow::createActions()
             if (auto *v = currentCluster())
                 v->detailPane()->setCurrentTab(DetailPane::Tab(i));
         });
+    QMenu *object = menuBar()->addMenu(tr("&Object"));
+    add(object, tr("Edit…"), QKeySequence(Qt::CTRL | Qt::Key_E), [this] {
+        if (auto *v = currentCluster())
+            v->detailPane()->requestEdit();
+    });
     QMenu *help = menuBar()->addMenu(tr("&Help"));
     add(help, tr("Keyboard shortcuts"), QKeySequence(Qt::Key_F1), [this] { showShortcuts(); });
 }

@@ -1,0 +1,324 @@
+#include "app/objecteditor.h"
+
+#include "core/editbuffer.h"
+#include "core/yaml.h"
+#include "kube/writes.h"
+
+#include <QFutureWatcher>
+#include <QtConcurrent/QtConcurrentRun>
+
+namespace fieldscope::app {
+
+namespace {
+
+// Runs `work` on the thread pool and `done` with its result on `context`'s thread, unless
+// `context` is gone by then.
+template<typename Work, typename Done>
+void inBackground(QObject *context, Work work, Done done)
+{
+    using R = decltype(work());
+    auto *watcher = new QFutureWatcher<R>(context);
+    QObject::connect(watcher, &QFutureWatcherBase::finished, context, [watcher, done = std::move(done)]() mutable {
+        watcher->deleteLater();
+        done(watcher->future().takeResult());
+    });
+    watcher->setFuture(QtConcurrent::run(std::move(work)));
+}
+
+std::string metaString(const core::Json &object, const char *key)
+{
+    if (!object.is_object() || !object.contains("metadata") || !object["metadata"].is_object())
+        return {};
+    const core::Json &meta = object["metadata"];
+    auto it = meta.find(key);
+    return it != meta.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
+QString q(const std::string &s) { return QString::fromStdString(s); }
+
+QString preview(const std::optional<core::Json> &value)
+{
+    return value ? q(core::jsonPreview(*value, 120)) : QObject::tr("(not set)");
+}
+
+// How the 409 names the owner (API brief 4.3): Apply managers have no apiVersion.
+QString ownerLabel(const core::FieldConflict &c)
+{
+    QString label = q(c.manager);
+    label += c.apiVersion.empty() ? QObject::tr(" (Apply)") : QObject::tr(" (Update, %1)").arg(q(c.apiVersion));
+    if (!c.subresource.empty())
+        label += QObject::tr(" via /%1").arg(q(c.subresource));
+    return label;
+}
+
+struct Version {
+    core::Json editable;
+    std::string yaml;
+    std::string resourceVersion, namespace_, name;
+};
+
+core::Result<Version> versionOf(std::string_view json, bool withoutStatus)
+{
+    auto parsed = core::parseJson(json);
+    if (!parsed)
+        return parsed.error();
+    Version v;
+    v.resourceVersion = metaString(*parsed, "resourceVersion");
+    v.namespace_ = metaString(*parsed, "namespace");
+    v.name = metaString(*parsed, "name");
+    v.editable = core::editableObject(*parsed, withoutStatus);
+    v.yaml = core::jsonToYaml(v.editable);
+    return v;
+}
+
+// The write needs an object with a name: everything else the server judges.
+QString shapeProblem(const core::Json &object)
+{
+    if (!object.is_object())
+        return QObject::tr("the YAML is not an object (a mapping of fields)");
+    if (metaString(object, "name").empty())
+        return QObject::tr("metadata.name is missing");
+    return {};
+}
+
+} // namespace
+
+ObjectEditor::ObjectEditor(kube::ApiClient *client, kube::ResourceInfo resource, QByteArray objectJson,
+                           widgets::EditorWindow *window, const QString &fieldManager)
+    : QObject(window), m_client(client), m_resource(std::move(resource)), m_window(window)
+{
+    connect(window, &widgets::EditorWindow::writeRequested, this, &ObjectEditor::write);
+    connect(window, &widgets::EditorWindow::giveUpRequested, this, &ObjectEditor::giveUp);
+    connect(window, &widgets::EditorWindow::rebaseRequested, this, &ObjectEditor::rebase);
+    inBackground(this, [objectJson, noStatus = withoutStatus()] {
+        return versionOf(std::string_view(objectJson.constData(), std::size_t(objectJson.size())), noStatus);
+    }, [this, fieldManager](core::Result<Version> v) {
+        if (!v) {
+            m_window->showFailure(tr("the object could not be read: %1").arg(q(v.error().describe())));
+            return;
+        }
+        m_namespace = v->namespace_;
+        m_name = v->name;
+        m_opened = std::move(v->editable);
+        m_openedRv = v->resourceVersion;
+        m_window->load(q(v->yaml), q(m_openedRv), fieldManager);
+    });
+}
+
+// Types with a status subresource ignore .status in writes to the object (API brief 1.4), so
+// the editable text leaves it out; for the others status is ordinary data.
+bool ObjectEditor::withoutStatus() const
+{
+    return m_resource.hasSubresource("status");
+}
+
+void ObjectEditor::write(const widgets::WriteRequest &request)
+{
+    const int gen = ++m_generation;
+    m_window->setSending(request.dryRun);
+    inBackground(this, [text = request.text.toStdString()] { return core::yamlToJson(text); },
+                 [this, request, gen](core::Result<core::YamlParseResult> parsed) {
+        if (gen != m_generation || !m_window)
+            return;
+        if (!parsed) { // nothing is sent
+            m_window->showParseError(q(parsed.error().where), q(parsed.error().message));
+            return;
+        }
+        m_yamlWarnings.clear();
+        for (const auto &w : parsed->warnings)
+            m_yamlWarnings << q(w);
+        if (const QString problem = shapeProblem(parsed->value); !problem.isEmpty()) {
+            m_window->showParseError({}, problem);
+            return;
+        }
+        send(request, std::move(parsed->value), gen);
+    });
+}
+
+void ObjectEditor::send(const widgets::WriteRequest &request, core::Json object, int gen)
+{
+    kube::WriteOptions o;
+    o.fieldManager = request.fieldManager.isEmpty() ? std::string("fieldscope") : request.fieldManager.toStdString();
+    o.dryRun = request.dryRun;
+    kube::HttpRequest req;
+    switch (request.mode) {
+    case widgets::WriteMode::Apply:
+        o.force = request.force;
+        req = kube::applyRequest(m_resource, m_namespace, object, o);
+        break;
+    case widgets::WriteMode::Replace: // the optimistic lock: refused when anyone wrote since (brief 5.2)
+        object["metadata"]["resourceVersion"] = m_openedRv;
+        req = kube::replaceRequest(m_resource, m_namespace, object, o);
+        break;
+    case widgets::WriteMode::MergePatch: // only what the buffer changed since the base version
+        req = kube::patchRequest(m_resource, m_namespace, m_name, kube::PatchType::Merge,
+                                 core::mergePatchBetween(m_opened, object), o);
+        break;
+    }
+    m_client->send(std::move(req), this, [this, request, gen, object](core::Result<kube::HttpResponse> r) {
+        if (gen == m_generation && m_window)
+            onWritten(request, object, std::move(r));
+    });
+}
+
+void ObjectEditor::onWritten(const widgets::WriteRequest &request, const core::Json &sent, core::Result<kube::HttpResponse> result)
+{
+    if (result) {
+        onSuccess(request.dryRun, std::move(*result));
+        return;
+    }
+    const core::Error &e = result.error();
+    if (e.isSsaConflict()) {
+        showConflicts(e, sent);
+    } else if (e.category == core::ErrorCategory::StaleWrite) {
+        showStale(e, request.text);
+    } else if (e.category == core::ErrorCategory::Invalid && !e.causes.empty()) {
+        QList<widgets::CauseRow> causes;
+        for (const auto &c : e.causes)
+            causes.push_back({q(c.field), q(c.reason), q(c.message)});
+        m_window->showInvalid(q(e.message), causes);
+    } else {
+        m_window->showFailure(q(e.describe()));
+    }
+}
+
+void ObjectEditor::onSuccess(bool dryRun, kube::HttpResponse response)
+{
+    QStringList warnings = m_yamlWarnings;
+    for (const auto &w : response.warnings)
+        warnings << q(w);
+    const int gen = m_generation;
+    inBackground(this, [body = std::move(response.body), noStatus = withoutStatus()] { return versionOf(body, noStatus); },
+                 [this, dryRun, warnings, gen](core::Result<Version> v) {
+        if (gen != m_generation || !m_window)
+            return;
+        if (!v) { // written, but the answer is unreadable: say so rather than guess a version
+            m_window->showWritten(dryRun, tr("(unreadable answer: %1)").arg(q(v.error().describe())), warnings);
+            return;
+        }
+        if (!dryRun) { // later writes build on what was written; the buffer stays as it is
+            m_opened = std::move(v->editable);
+            m_openedRv = v->resourceVersion;
+            m_window->setOpened(q(v->yaml), q(m_openedRv));
+        }
+        m_window->showWritten(dryRun, q(v->resourceVersion), warnings);
+    });
+}
+
+// The 409 names fields and owners only: the live values come from a fresh GET, both values are
+// looked up with the list semantics the server used for the paths (core/editbuffer.h).
+void ObjectEditor::showConflicts(const core::Error &error, const core::Json &sent)
+{
+    fetchCurrent([this, error, sent](core::Result<core::Json> live) {
+        QString message = q(error.message);
+        core::Json liveObject;
+        if (live)
+            liveObject = m_current = std::move(*live);
+        else
+            message += tr("\n(The live values could not be read: %1)").arg(q(live.error().describe()));
+        std::vector<std::string> paths;
+        for (const auto &c : error.conflicts)
+            paths.push_back(c.path);
+        const int gen = m_generation;
+        inBackground(this, [sent, liveObject, paths] { return core::valuesAtPaths(sent, liveObject, paths); },
+                     [this, error, message, gen](std::vector<core::FieldValues> values) {
+            if (gen != m_generation || !m_window)
+                return;
+            QList<widgets::ConflictRow> rows;
+            for (std::size_t i = 0; i < error.conflicts.size() && i < values.size(); ++i)
+                rows.push_back({q(error.conflicts[i].path), ownerLabel(error.conflicts[i]), preview(values[i].live), preview(values[i].mine)});
+            m_window->showConflicts(message, rows);
+        });
+    });
+}
+
+void ObjectEditor::showStale(const core::Error &error, const QString &written)
+{
+    fetchCurrent([this, error, written](core::Result<core::Json> live) {
+        if (!live) {
+            m_window->showFailure(tr("%1; reading the current object failed too: %2").arg(q(error.describe()), q(live.error().describe())));
+            return;
+        }
+        m_current = *live;
+        const int gen = m_generation;
+        inBackground(this, [current = std::move(*live), noStatus = withoutStatus()] {
+            return versionOf(core::toJsonText(current), noStatus);
+        }, [this, error, written, gen](core::Result<Version> current) {
+            if (gen != m_generation || !m_window || !current)
+                return;
+            m_window->showStale(q(error.message), m_window->openedYaml(), written, q(current->yaml), q(current->resourceVersion));
+        });
+    });
+}
+
+// "Give the fields up" (API brief 4.3): the buffer loses the fields, the re-sent apply no longer
+// claims them, and their live values stay with their owners.
+void ObjectEditor::giveUp(const QStringList &paths, const widgets::WriteRequest &request)
+{
+    const int gen = ++m_generation;
+    m_window->setSending(request.dryRun);
+    std::vector<std::string> wanted;
+    for (const QString &p : paths)
+        wanted.push_back(p.toStdString());
+    inBackground(this, [text = request.text.toStdString(), live = m_current, wanted]() -> core::Result<std::string> {
+        auto parsed = core::yamlToJson(text);
+        if (!parsed)
+            return parsed.error();
+        std::vector<std::string> notFound;
+        const core::Json out = core::withoutFieldPaths(parsed->value, live, wanted, &notFound);
+        if (!notFound.empty())
+            return core::Error::make(core::ErrorCategory::Invalid, "not in the buffer: " + notFound.front());
+        return core::jsonToYaml(out);
+    }, [this, request, gen](core::Result<std::string> yaml) {
+        if (gen != m_generation || !m_window)
+            return;
+        if (!yaml) {
+            m_window->showParseError(q(yaml.error().where), q(yaml.error().message));
+            return;
+        }
+        widgets::WriteRequest again = request;
+        again.text = q(*yaml);
+        again.force = false;
+        m_window->setBufferText(again.text);
+        write(again);
+    });
+}
+
+// The next writes are based on what is there now; the buffer is left for the user to reconcile.
+void ObjectEditor::rebase()
+{
+    if (m_current.is_null())
+        return;
+    const int gen = ++m_generation;
+    inBackground(this, [current = m_current, noStatus = withoutStatus()] {
+        return versionOf(core::toJsonText(current), noStatus);
+    }, [this, gen](core::Result<Version> v) {
+        if (gen != m_generation || !m_window || !v)
+            return;
+        m_opened = std::move(v->editable);
+        m_openedRv = v->resourceVersion;
+        m_window->setOpened(q(v->yaml), q(m_openedRv));
+        m_window->showRebased();
+    });
+}
+
+void ObjectEditor::fetchCurrent(std::function<void(core::Result<core::Json>)> done)
+{
+    const int gen = m_generation;
+    m_client->send(kube::getRequest(m_resource, m_namespace, m_name), this,
+                   [this, gen, done](core::Result<kube::HttpResponse> r) {
+        if (gen != m_generation || !m_window)
+            return;
+        if (!r) {
+            done(r.error());
+            return;
+        }
+        inBackground(this, [body = std::move(r->body)] { return core::parseJson(body); },
+                     [this, gen, done](core::Result<core::Json> object) {
+            if (gen == m_generation && m_window)
+                done(std::move(object));
+        });
+    });
+}
+
+} // namespace fieldscope::app

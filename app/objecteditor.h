@@ -1,0 +1,55 @@
+#pragma once
+// ObjectEditor: the write orchestration behind one EditorWindow (issue 6). Turns the window's
+// WriteRequest into the server-side apply, replace (with the opened resourceVersion as
+// precondition, API brief 5.2) or merge patch, sends it through the cluster's ApiClient, and
+// tells the window what happened: the new resourceVersion and warnings, SSA conflicts with the
+// live and the user's value of each field (4.3; the live object is fetched for the values),
+// the three-way view of a stale replace (opened, written, current: fetched), 422 causes or the
+// typed error. YAML parsing and the JSON work run on worker threads; results of a superseded
+// request are dropped. Lives on the GUI thread; a child of its window, so it dies with it.
+#include "core/json.h"
+#include "kube/apiclient.h"
+#include "kube/resource.h"
+#include "widgets/editorwindow.h"
+
+#include <QObject>
+#include <QPointer>
+
+#include <functional>
+
+namespace fieldscope::app {
+
+class ObjectEditor : public QObject
+{
+    Q_OBJECT
+public:
+    // `objectJson`: the object as shown (with managedFields); `client` must outlive this object
+    // (the ClusterController closes its editors before dropping its client).
+    ObjectEditor(kube::ApiClient *client, kube::ResourceInfo resource, QByteArray objectJson,
+                 widgets::EditorWindow *window, const QString &fieldManager);
+
+private:
+    void write(const widgets::WriteRequest &request);
+    void send(const widgets::WriteRequest &request, core::Json object, int generation);
+    void onWritten(const widgets::WriteRequest &request, const core::Json &sent, core::Result<kube::HttpResponse> result);
+    void onSuccess(bool dryRun, kube::HttpResponse response);
+    void showConflicts(const core::Error &error, const core::Json &sent);
+    void showStale(const core::Error &error, const QString &written);
+    void giveUp(const QStringList &paths, const widgets::WriteRequest &request);
+    void rebase();
+    // GETs the object; `done` gets it parsed (on this thread), or the error.
+    void fetchCurrent(std::function<void(core::Result<core::Json>)> done);
+    bool withoutStatus() const;
+
+    kube::ApiClient *m_client;
+    kube::ResourceInfo m_resource;
+    std::string m_namespace, m_name;
+    QPointer<widgets::EditorWindow> m_window;
+    core::Json m_opened;      // editable form of the version writes are based on
+    std::string m_openedRv;   // its resourceVersion: the replace precondition
+    core::Json m_current;     // the object as last fetched after a conflict (for rebase, give up)
+    int m_generation = 0;     // a newer request supersedes the answers to older ones
+    QStringList m_yamlWarnings; // YAML 1.1 readings of the last parsed buffer, shown with the result
+};
+
+} // namespace fieldscope::app

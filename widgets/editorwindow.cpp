@@ -1,0 +1,379 @@
+#include "widgets/editorwindow.h"
+
+#include "core/yamldiff.h"
+#include "widgets/plaintable.h"
+#include "widgets/yamlview.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPushButton>
+#include <QShortcut>
+#include <QSplitter>
+#include <QStackedWidget>
+#include <QTableWidget>
+#include <QTextBrowser>
+#include <QVBoxLayout>
+
+namespace fieldscope::widgets {
+
+namespace {
+
+enum Page { NoPage, MessagePage, ConflictPage, ThreeWayPage };
+constexpr int kWrittenMarker = 1; // lines your buffer changed since the opened version
+constexpr int kCurrentMarker = 2; // lines someone else changed since the opened version
+
+YamlView *yamlPane(QWidget *parent, const char *name, bool readOnly)
+{
+    auto *pane = new YamlView(parent);
+    pane->setObjectName(QString::fromLatin1(name));
+    pane->setReadOnly(readOnly);
+    pane->setMarginWidth(0, QStringLiteral("99999"));
+    pane->markerDefine(QsciScintilla::Background, kWrittenMarker);
+    pane->setMarkerBackgroundColor(QColor(0xff, 0xe0, 0x82), kWrittenMarker);
+    pane->markerDefine(QsciScintilla::Background, kCurrentMarker);
+    pane->setMarkerBackgroundColor(QColor(0x90, 0xca, 0xf9), kCurrentMarker);
+    return pane;
+}
+
+QWidget *titled(QWidget *parent, QLabel *title, QWidget *body)
+{
+    auto *box = new QWidget(parent);
+    auto *l = new QVBoxLayout(box);
+    l->setContentsMargins(0, 0, 0, 0);
+    l->addWidget(title);
+    l->addWidget(body, 1);
+    return box;
+}
+
+} // namespace
+
+EditorWindow::EditorWindow(const QString &title, QWidget *parent) : QWidget(parent, Qt::Window), m_title(title)
+{
+    setObjectName(QStringLiteral("editorWindow"));
+    setWindowTitle(tr("Edit %1").arg(title));
+    auto *layout = new QVBoxLayout(this);
+    m_header = new QLabel(this);
+    m_header->setObjectName(QStringLiteral("editorHeader"));
+    m_header->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    layout->addWidget(m_header);
+    layout->addWidget(buildControls());
+    m_split = new QSplitter(Qt::Vertical, this);
+    m_buffer = yamlPane(m_split, "editorBuffer", false);
+    m_buffer->setText(tr("Loading…"));
+    m_buffer->setReadOnly(true);
+    auto *bottom = new QWidget(m_split);
+    auto *bl = new QVBoxLayout(bottom);
+    bl->setContentsMargins(0, 0, 0, 0);
+    m_result = new QLabel(bottom);
+    m_result->setObjectName(QStringLiteral("editorResult"));
+    m_result->setWordWrap(true);
+    m_result->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_result->setTextFormat(Qt::PlainText);
+    bl->addWidget(m_result);
+    m_details = new QStackedWidget(bottom);
+    m_details->addWidget(new QWidget(m_details));
+    m_messages = new QTextBrowser(m_details);
+    m_messages->setObjectName(QStringLiteral("editorMessages"));
+    m_details->addWidget(m_messages);
+    m_details->addWidget(buildConflictPage());
+    m_details->addWidget(buildThreeWayPage());
+    bl->addWidget(m_details, 1);
+    m_split->addWidget(m_buffer);
+    m_split->addWidget(bottom);
+    m_split->setSizes({500, 120});
+    layout->addWidget(m_split, 1);
+    updateHeader();
+    updateModeControls();
+    resize(1100, 760);
+}
+
+QWidget *EditorWindow::buildControls()
+{
+    auto *row = new QWidget(this);
+    auto *l = new QHBoxLayout(row);
+    l->setContentsMargins(0, 0, 0, 0);
+    m_mode = new QComboBox(row);
+    m_mode->setObjectName(QStringLiteral("writeMode"));
+    m_mode->addItem(tr("Server-side apply"), int(WriteMode::Apply));
+    m_mode->addItem(tr("Replace (only if unchanged since opened)"), int(WriteMode::Replace));
+    m_mode->addItem(tr("Merge patch (what you changed)"), int(WriteMode::MergePatch));
+    m_mode->setToolTip(tr("Apply: you own every field in the buffer; another owner's different value is a conflict.\n"
+                          "Replace: the whole object, refused if anyone changed it since you opened it.\n"
+                          "Merge patch: only the fields you changed since you opened it, no precondition."));
+    connect(m_mode, &QComboBox::currentIndexChanged, this, &EditorWindow::updateModeControls);
+    m_manager = new QLineEdit(row);
+    m_manager->setObjectName(QStringLiteral("editorFieldManager"));
+    m_manager->setToolTip(tr("The field manager the write is recorded under (managedFields)"));
+    m_force = new QCheckBox(tr("Force"), row);
+    m_force->setObjectName(QStringLiteral("forceCheck"));
+    m_force->setToolTip(tr("Take fields other managers own instead of reporting a conflict"));
+    m_dryRun = new QPushButton(tr("Dry run"), row);
+    m_dryRun->setObjectName(QStringLiteral("dryRunButton"));
+    m_dryRun->setToolTip(tr("The server validates and answers, nothing is stored (dryRun=All)"));
+    m_write = new QPushButton(tr("Write"), row);
+    m_write->setObjectName(QStringLiteral("writeButton"));
+    m_write->setToolTip(tr("Send the buffer (Ctrl+Return)"));
+    m_write->setDefault(true);
+    connect(m_dryRun, &QPushButton::clicked, this, [this] { request(currentRequest(true)); });
+    connect(m_write, &QPushButton::clicked, this, [this] { request(currentRequest(false)); });
+    auto *send = new QShortcut(QKeySequence(Qt::CTRL | Qt::Key_Return), this);
+    connect(send, &QShortcut::activated, m_write, &QPushButton::click);
+    l->addWidget(new QLabel(tr("Write as:"), row));
+    l->addWidget(m_mode);
+    l->addWidget(new QLabel(tr("Field manager:"), row));
+    l->addWidget(m_manager, 1);
+    l->addWidget(m_force);
+    l->addWidget(m_dryRun);
+    l->addWidget(m_write);
+    m_dryRun->setEnabled(false);
+    m_write->setEnabled(false);
+    return row;
+}
+
+QWidget *EditorWindow::buildConflictPage()
+{
+    auto *page = new QWidget(m_details);
+    auto *l = new QVBoxLayout(page);
+    l->setContentsMargins(0, 0, 0, 0);
+    m_conflictTable = new QTableWidget(0, 4, page);
+    m_conflictTable->setObjectName(QStringLiteral("conflictTable"));
+    m_conflictTable->setHorizontalHeaderLabels({tr("Field"), tr("Owned by"), tr("Live value"), tr("Your value")});
+    m_conflictTable->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    m_conflictTable->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_conflictTable->verticalHeader()->hide();
+    m_conflictTable->horizontalHeader()->setStretchLastSection(true);
+    l->addWidget(m_conflictTable, 1);
+    auto *buttons = new QHBoxLayout;
+    auto *force = new QPushButton(tr("Force (take the fields)"), page);
+    force->setObjectName(QStringLiteral("forceButton"));
+    force->setToolTip(tr("Send again with force: you become the only owner of these fields"));
+    auto *giveUp = new QPushButton(tr("Give the fields up"), page);
+    giveUp->setObjectName(QStringLiteral("giveUpButton"));
+    giveUp->setToolTip(tr("Remove these fields from your buffer and send again: the live values stay, owned by the others"));
+    connect(force, &QPushButton::clicked, this, [this] {
+        WriteRequest r = m_lastRequest;
+        r.text = bufferText();
+        r.force = true;
+        request(r);
+    });
+    connect(giveUp, &QPushButton::clicked, this, [this] {
+        QStringList paths;
+        for (const auto &c : m_conflicts)
+            if (!paths.contains(c.path))
+                paths << c.path;
+        WriteRequest r = m_lastRequest;
+        r.text = bufferText();
+        r.force = false;
+        Q_EMIT giveUpRequested(paths, r);
+    });
+    buttons->addWidget(new QLabel(tr("Or co-own a field: set your value to the live one and write again."), page), 1);
+    buttons->addWidget(giveUp);
+    buttons->addWidget(force);
+    l->addLayout(buttons);
+    return page;
+}
+
+QWidget *EditorWindow::buildThreeWayPage()
+{
+    auto *page = new QWidget(m_details);
+    auto *l = new QVBoxLayout(page);
+    l->setContentsMargins(0, 0, 0, 0);
+    auto *split = new QSplitter(Qt::Horizontal, page);
+    m_openedPane = yamlPane(page, "openedPane", true);
+    m_writtenPane = yamlPane(page, "writtenPane", true);
+    m_currentPane = yamlPane(page, "currentPane", true);
+    m_currentHeader = new QLabel(page);
+    split->addWidget(titled(split, new QLabel(tr("<b>What you opened</b>"), page), m_openedPane));
+    split->addWidget(titled(split, new QLabel(tr("<b>What you wrote</b> <span style=\"background:#ffe082\">your changes</span>"), page), m_writtenPane));
+    split->addWidget(titled(split, m_currentHeader, m_currentPane));
+    l->addWidget(split, 1);
+    auto *buttons = new QHBoxLayout;
+    auto *rebase = new QPushButton(tr("Rebase onto current"), page);
+    rebase->setObjectName(QStringLiteral("rebaseButton"));
+    rebase->setToolTip(tr("Base the next write on what is there now; your buffer stays as it is, "
+                          "so carry the other changes over by hand where you want them"));
+    connect(rebase, &QPushButton::clicked, this, &EditorWindow::rebaseRequested);
+    buttons->addWidget(new QLabel(tr("Someone changed the object after you opened it; nothing was written."), page), 1);
+    buttons->addWidget(rebase);
+    l->addLayout(buttons);
+    return page;
+}
+
+void EditorWindow::load(const QString &yaml, const QString &resourceVersion, const QString &fieldManager)
+{
+    m_buffer->setReadOnly(false);
+    m_buffer->setText(yaml);
+    m_manager->setText(fieldManager);
+    setOpened(yaml, resourceVersion);
+    m_dryRun->setEnabled(true);
+    m_write->setEnabled(true);
+    setResult(State::Editing, tr("Edit the YAML, then Dry run or Write. Server-managed metadata and the "
+                                 "status are left out: writes to the object do not change them."), NoPage);
+}
+
+void EditorWindow::setOpened(const QString &yaml, const QString &resourceVersion)
+{
+    m_openedYaml = yaml;
+    m_openedRv = resourceVersion;
+    updateHeader();
+}
+
+void EditorWindow::updateHeader()
+{
+    m_header->setText(m_openedRv.isEmpty() ? m_title
+                                           : tr("%1 · based on resourceVersion %2").arg(m_title, m_openedRv));
+}
+
+void EditorWindow::updateModeControls()
+{
+    const bool apply = WriteMode(m_mode->currentData().toInt()) == WriteMode::Apply;
+    m_force->setEnabled(apply);
+}
+
+QString EditorWindow::bufferText() const
+{
+    return m_buffer->text();
+}
+
+void EditorWindow::setBufferText(const QString &yaml)
+{
+    m_buffer->setText(yaml);
+}
+
+WriteRequest EditorWindow::currentRequest(bool dryRun) const
+{
+    WriteRequest r;
+    r.mode = WriteMode(m_mode->currentData().toInt());
+    r.text = bufferText();
+    r.fieldManager = m_manager->text().trimmed();
+    r.force = r.mode == WriteMode::Apply && m_force->isChecked();
+    r.dryRun = dryRun;
+    return r;
+}
+
+void EditorWindow::request(const WriteRequest &r)
+{
+    m_lastRequest = r; // what Force and Give up send again
+    Q_EMIT writeRequested(r);
+}
+
+QString EditorWindow::resultText() const
+{
+    return m_result->text();
+}
+
+void EditorWindow::setResult(State state, const QString &text, int page)
+{
+    m_state = state;
+    m_result->setText(text);
+    const bool bad = state == State::ParseError || state == State::Conflict || state == State::Stale
+                  || state == State::Invalid || state == State::Failed;
+    m_result->setStyleSheet(bad ? QStringLiteral("color: #c62828; font-weight: bold")
+                                : state == State::Written ? QStringLiteral("color: #2e7d32; font-weight: bold") : QString());
+    m_details->setCurrentIndex(page);
+    const bool busy = state == State::Sending || state == State::Loading;
+    m_dryRun->setEnabled(!busy);
+    m_write->setEnabled(!busy);
+    if (page == ThreeWayPage || page == ConflictPage)
+        m_split->setSizes({page == ThreeWayPage ? 260 : 380, page == ThreeWayPage ? 440 : 300});
+}
+
+void EditorWindow::setSending(bool dryRun)
+{
+    setResult(State::Sending, dryRun ? tr("Dry run: sending…") : tr("Writing…"), NoPage);
+}
+
+void EditorWindow::showParseError(const QString &where, const QString &message)
+{
+    const QString at = where.isEmpty() ? QString() : where + QStringLiteral(": ");
+    setResult(State::ParseError, tr("The YAML does not parse, nothing was sent. %1%2").arg(at, message), NoPage);
+}
+
+void EditorWindow::showWritten(bool dryRun, const QString &resourceVersion, const QStringList &warnings)
+{
+    const QString text = dryRun ? tr("Dry run passed: the server accepts this write (nothing was stored).")
+                                : tr("Written: the object is now at resourceVersion %1.").arg(resourceVersion);
+    if (warnings.isEmpty()) {
+        setResult(State::Written, text, NoPage);
+        return;
+    }
+    m_messages->setPlainText(tr("The server warned:\n") + warnings.join(u'\n'));
+    setResult(State::Written, text, MessagePage);
+}
+
+void EditorWindow::showConflicts(const QString &message, const QList<ConflictRow> &rows)
+{
+    m_conflicts = rows;
+    m_conflictTable->setRowCount(int(rows.size()));
+    for (int i = 0; i < int(rows.size()); ++i) {
+        const ConflictRow &c = rows[i];
+        const QString cells[] = {c.path, c.manager, c.liveValue, c.yourValue};
+        for (int col = 0; col < 4; ++col)
+            m_conflictTable->setItem(i, col, new QTableWidgetItem(cells[col]));
+    }
+    m_conflictTable->resizeColumnsToContents();
+    setResult(State::Conflict,
+              (rows.size() == 1 ? tr("Conflict: a field of your apply is owned by another manager with a different value. "
+                                     "Nothing was written.")
+                                  : tr("Conflict: %1 fields of your apply are owned by other managers with different values. "
+                                       "Nothing was written.").arg(rows.size()))
+                  + u'\n' + message,
+              ConflictPage);
+}
+
+void EditorWindow::showStale(const QString &message, const QString &opened, const QString &written, const QString &current,
+                             const QString &currentResourceVersion)
+{
+    m_openedPane->setText(opened);
+    m_writtenPane->setText(written);
+    m_currentPane->setText(current);
+    m_currentHeader->setText(tr("<b>What is there now</b> (resourceVersion %1) <span style=\"background:#90caf9\">their changes</span>")
+                                 .arg(currentResourceVersion.toHtmlEscaped()));
+    markChanges(m_writtenPane, opened, written, kWrittenMarker, false);
+    markChanges(m_currentPane, opened, current, kCurrentMarker, false);
+    m_openedPane->markerDeleteAll();
+    markChanges(m_openedPane, opened, written, kWrittenMarker, true);
+    markChanges(m_openedPane, opened, current, kCurrentMarker, true);
+    setResult(State::Stale, tr("Stale write: the object changed since resourceVersion %1. ").arg(m_openedRv) + message, ThreeWayPage);
+}
+
+// Highlights the lines of one side of the diff between `from` and `to`.
+void EditorWindow::markChanges(QsciScintilla *pane, const QString &from, const QString &to, int marker, bool leftSide)
+{
+    if (!leftSide)
+        pane->markerDeleteAll();
+    const auto diff = core::diffYamlText(from.toStdString(), to.toStdString());
+    for (const auto &row : diff.rows) {
+        if (row.kind == core::YamlDiffRow::Kind::Same || row.kind == core::YamlDiffRow::Kind::Folded)
+            continue;
+        const int line = leftSide ? row.leftLine : row.rightLine;
+        if (line > 0)
+            pane->markerAdd(line - 1, marker);
+    }
+}
+
+void EditorWindow::showInvalid(const QString &message, const QList<CauseRow> &causes)
+{
+    QString text;
+    for (const CauseRow &c : causes)
+        text += QStringLiteral("%1  %2: %3\n").arg(c.field.isEmpty() ? tr("(object)") : c.field, c.reason, c.message);
+    m_messages->setPlainText(text);
+    setResult(State::Invalid, tr("The server rejected the object, nothing was written: %1").arg(message), MessagePage);
+}
+
+void EditorWindow::showRebased()
+{
+    setResult(State::Editing, tr("Now based on resourceVersion %1, what is there now. Your buffer is unchanged: carry "
+                                 "over the changes you want to keep, then write again.").arg(m_openedRv), NoPage);
+}
+
+void EditorWindow::showFailure(const QString &message)
+{
+    setResult(State::Failed, tr("The write failed: %1").arg(message), NoPage);
+}
+
+} // namespace fieldscope::widgets

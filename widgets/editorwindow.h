@@ -1,0 +1,124 @@
+#pragma once
+// EditorWindow: a non-modal window editing one object's YAML (issue 6): the buffer, the write
+// mode (server-side apply with a field manager and Force, replace with the opened
+// resourceVersion as precondition, merge patch), Dry run and Write, and the outcome of the last
+// write: the new resourceVersion and warnings, a malformed-YAML error, the table of SSA conflicts
+// with Force / Give up (API brief 4.3), the three-way view of a stale replace (5.2), the 422
+// causes, or the typed error. It never sends anything itself: it asks through signals and is
+// told the outcome by the composition root (app/ObjectEditor). The buffer is only ever changed
+// by the user or by "Give the fields up". Lives on the GUI thread.
+#include <QList>
+#include <QMetaType>
+#include <QString>
+#include <QStringList>
+#include <QWidget>
+
+class QCheckBox;
+class QComboBox;
+class QLabel;
+class QLineEdit;
+class QPushButton;
+class QSplitter;
+class QStackedWidget;
+class QTableWidget;
+class QTextBrowser;
+class QsciScintilla;
+
+namespace fieldscope::widgets {
+
+enum class WriteMode { Apply, Replace, MergePatch };
+
+struct WriteRequest {
+    WriteMode mode = WriteMode::Apply;
+    QString text;         // the buffer as sent
+    QString fieldManager; // apply (and the manager recorded for replace/patch)
+    bool force = false;   // apply only
+    bool dryRun = false;
+};
+
+struct ConflictRow {
+    QString path;    // server syntax, as in the 409
+    QString manager; // the current owner: "kubectl-edit (Update, apps/v1)"
+    QString liveValue;
+    QString yourValue;
+};
+
+struct CauseRow {
+    QString field; // validation path syntax (API brief 7.1)
+    QString reason;
+    QString message;
+};
+
+class EditorWindow : public QWidget
+{
+    Q_OBJECT
+public:
+    enum class State { Loading, Editing, Sending, ParseError, Written, Conflict, Stale, Invalid, Failed };
+    Q_ENUM(State)
+
+    // `title`: "ConfigMap demo/settings". Shown with "Loading…" until load().
+    explicit EditorWindow(const QString &title, QWidget *parent = nullptr);
+
+    void load(const QString &yaml, const QString &resourceVersion, const QString &fieldManager);
+    // The version writes are based on (after a successful write, or "Rebase onto current").
+    void setOpened(const QString &yaml, const QString &resourceVersion);
+    QString openedResourceVersion() const { return m_openedRv; }
+    QString openedYaml() const { return m_openedYaml; }
+
+    QString bufferText() const;
+    void setBufferText(const QString &yaml); // "Give the fields up" only
+    QsciScintilla *buffer() const { return m_buffer; }
+
+    void setSending(bool dryRun);
+    void showParseError(const QString &where, const QString &message);
+    void showWritten(bool dryRun, const QString &resourceVersion, const QStringList &warnings);
+    void showConflicts(const QString &message, const QList<ConflictRow> &rows);
+    void showStale(const QString &message, const QString &opened, const QString &written, const QString &current,
+                   const QString &currentResourceVersion);
+    void showInvalid(const QString &message, const QList<CauseRow> &causes);
+    void showFailure(const QString &message);
+    void showRebased(); // after "Rebase onto current": based on the current version now
+
+    State state() const { return m_state; }
+    QString resultText() const;
+    QList<ConflictRow> conflicts() const { return m_conflicts; }
+    WriteRequest currentRequest(bool dryRun) const;
+
+Q_SIGNALS:
+    void writeRequested(const fieldscope::widgets::WriteRequest &request);
+    // Remove `paths` from the buffer, then send `request` again (without force).
+    void giveUpRequested(const QStringList &paths, const fieldscope::widgets::WriteRequest &request);
+    void rebaseRequested();
+
+private:
+    QWidget *buildControls();
+    QWidget *buildConflictPage();
+    QWidget *buildThreeWayPage();
+    void request(const WriteRequest &r);
+    void setResult(State state, const QString &text, int page);
+    void updateHeader();
+    void updateModeControls();
+    void markChanges(QsciScintilla *pane, const QString &from, const QString &to, int marker, bool leftSide);
+
+    State m_state = State::Loading;
+    QString m_title, m_openedYaml, m_openedRv;
+    QLabel *m_header;
+    QComboBox *m_mode;
+    QLineEdit *m_manager;
+    QCheckBox *m_force;
+    QPushButton *m_dryRun, *m_write;
+    QsciScintilla *m_buffer;
+    QSplitter *m_split;
+    QLabel *m_result;
+    QStackedWidget *m_details;
+    QTextBrowser *m_messages;
+    QTableWidget *m_conflictTable;
+    QsciScintilla *m_openedPane, *m_writtenPane, *m_currentPane;
+    QLabel *m_currentHeader;
+    QList<ConflictRow> m_conflicts;
+    WriteRequest m_lastRequest;
+};
+
+} // namespace fieldscope::widgets
+
+Q_DECLARE_METATYPE(fieldscope::widgets::WriteRequest)
