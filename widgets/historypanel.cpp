@@ -243,10 +243,11 @@ void HistoryPanel::setModel(models::ObjectHistoryModel *model)
     m_versions->horizontalHeader()->resizeSection(models::ObjectHistoryModel::ChangesColumn, 120);
     connect(m_versions->selectionModel(), &QItemSelectionModel::selectionChanged, this, &HistoryPanel::showDiff);
     connect(m_versions->selectionModel(), &QItemSelectionModel::currentRowChanged, this, &HistoryPanel::showDiff);
-    // A new object's list selects its newest version; new versions on top refresh the timeline.
+    // A new object's list selects its newest version (a gap on top says nothing to diff); new
+    // versions on top refresh the timeline.
     connect(model, &QAbstractItemModel::modelReset, this, [this] {
         if (m_model->rowCount() > 0)
-            m_versions->selectRow(0);
+            m_versions->selectRow(newestVersionRow());
         else
             m_diff->clear();
         refreshTimeline();
@@ -254,14 +255,23 @@ void HistoryPanel::setModel(models::ObjectHistoryModel *model)
     // Reading the newest version means following new ones as they arrive; any other selection
     // (an older version, a chosen pair) stays where the user put it.
     connect(model, &QAbstractItemModel::rowsAboutToBeInserted, this, [this] {
-        m_followNewest = m_versions->currentIndex().row() == 0 && m_versions->selectionModel()->selectedRows().size() <= 1;
+        m_followNewest = m_versions->currentIndex().row() == newestVersionRow()
+                      && m_versions->selectionModel()->selectedRows().size() <= 1;
     });
     connect(model, &QAbstractItemModel::rowsInserted, this, [this] {
         if (m_followNewest)
-            m_versions->selectRow(0);
+            m_versions->selectRow(newestVersionRow());
         refreshTimeline();
     });
     connect(model, &models::ObjectHistoryModel::messageChanged, this, &HistoryPanel::onMessage);
+}
+
+int HistoryPanel::newestVersionRow() const
+{
+    for (int r = 0; r < m_model->rowCount(); ++r)
+        if (m_model->rowAt(r)->kind == core::HistoryEntry::Kind::Version)
+            return r;
+    return 0;
 }
 
 void HistoryPanel::changeEvent(QEvent *event)

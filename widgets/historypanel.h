@@ -50,6 +50,7 @@ private:
     void showDiff();
     void refreshTimeline();
     void onMessage(const QString &message);
+    int newestVersionRow() const; // view row; 0 when there is none
 
     models::ObjectHistoryModel *m_model = nullptr;
     models::FieldTimelineModel *m_timelineModel;

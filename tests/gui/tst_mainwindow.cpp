@@ -307,7 +307,15 @@ void TestMainWindow::detailTabsShowTheSelectedObject()
     QTRY_VERIFY_WITH_TIMEOUT(history->model()->rowCount() >= 1, 10000);
     QVERIFY(QFileInfo::exists(s.controller.historyDatabase()));
     auto *diff = detail->findChild<QTextBrowser *>(QStringLiteral("historyDiff"));
-    QTRY_VERIFY(diff->toPlainText().contains(QLatin1String("kind: Deployment")) || diff->toPlainText().contains(QStringLiteral("→")));
+    auto rowsText = [history] {
+        QStringList rows;
+        for (int r = 0; r < history->model()->rowCount(); ++r)
+            rows << history->model()->index(r, 0).data().toString() + u' ' + history->model()->index(r, 1).data().toString();
+        return rows.join(QStringLiteral("; "));
+    };
+    QTRY_VERIFY2(diff->toPlainText().contains(QLatin1String("kind: Deployment")) || diff->toPlainText().contains(QStringLiteral("→")),
+                 qPrintable(QStringLiteral("diff: [%1] rows: [%2] current row %3")
+                                .arg(diff->toPlainText().left(200), rowsText()).arg(history->currentIndex().row())));
     // A new writer's change appears on top, attributed to it, without losing the list.
     const int versionsBefore = history->model()->rowCount();
     const kube::Connection connection = testing::connectTo(testing::ctxToken());
