@@ -177,6 +177,7 @@ HistoryPanel::HistoryPanel(QWidget *parent) : QWidget(parent), m_timelineModel(n
     rightLayout->addWidget(buildFilters());
     m_diff = new QTextBrowser(right);
     m_diff->setObjectName(QStringLiteral("historyDiff"));
+    m_diff->setLineWrapMode(QTextEdit::NoWrap); // YAML side by side reads in columns: scroll, never wrap
     m_diff->setPlaceholderText(tr("Select a version to see what changed from the one before."));
     rightLayout->addWidget(m_diff, 1);
     split->setStretchFactor(1, 1);
