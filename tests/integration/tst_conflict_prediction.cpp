@@ -150,19 +150,31 @@ private Q_SLOTS:
             }
             QVERIFY2(res.ok(), res.ok() ? "" : res.error().describe().c_str());
         }
-        auto live = call(*m_client, kube::getRequest(r, m_ns, objName));
-        QVERIFY(live.ok());
         const core::Json manifest = *core::parseJson(withName(c.probe.body, objName));
         core::ApplyOptions opts;
         opts.ignoreStatus = false; // 1.20 has no reset fields
-        auto predicted = core::predictApply(manifest, c.probe.manager, *core::parseJson(live->body), opts);
-        QVERIFY2(predicted.ok(), predicted.ok() ? "" : predicted.error().describe().c_str());
-
         kube::WriteOptions dry;
         dry.fieldManager = c.probe.manager;
         dry.dryRun = true;
         dry.fieldValidation.clear();
-        auto server = call(*m_client, kube::applyRequest(r, m_ns, manifest, dry));
+        // The prediction and the server's answer must see the same object: the controller manager
+        // writes a Deployment's status on its own, so retry until no write fell in between.
+        auto resourceVersion = [&] {
+            auto o = call(*m_client, kube::getRequest(r, m_ns, objName));
+            return o.ok() ? (*core::parseJson(o->body))["metadata"]["resourceVersion"].get<std::string>() : std::string();
+        };
+        core::Result<core::ApplyPrediction> predicted = core::Error::make(core::ErrorCategory::Invalid, "unset");
+        core::Result<kube::HttpResponse> server = core::Error::make(core::ErrorCategory::Invalid, "unset");
+        for (int attempt = 0; attempt < 5; ++attempt) {
+            auto live = call(*m_client, kube::getRequest(r, m_ns, objName));
+            QVERIFY(live.ok());
+            const core::Json liveObject = *core::parseJson(live->body);
+            predicted = core::predictApply(manifest, c.probe.manager, liveObject, opts);
+            QVERIFY2(predicted.ok(), predicted.ok() ? "" : predicted.error().describe().c_str());
+            server = call(*m_client, kube::applyRequest(r, m_ns, manifest, dry));
+            if (resourceVersion() == liveObject["metadata"]["resourceVersion"].get<std::string>())
+                break;
+        }
         const auto predictedCauses = causeSet(predicted->toConflictError().conflicts);
         if (c.serverCauses >= 0)
             QCOMPARE(server.ok() ? 0 : int(server.error().conflicts.size()), c.serverCauses);
