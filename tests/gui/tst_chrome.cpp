@@ -3,6 +3,7 @@
 // last event time, the busy indicator while connecting, watches the server forbids shown as
 // failed, the context switcher showing the open context whichever of "contexts read" and
 // "context opened" comes first, and the whole window in a dark palette. Writes screenshots.
+#include "guitesting.h"
 #include "../integration/clusterenv.h"
 #include "app/clustercontroller.h"
 #include "app/workspace.h"
@@ -35,12 +36,7 @@ namespace {
 
 const char *kNamespace = "gui-chrome";
 
-QString shotPath(const QString &name)
-{
-    const QString dir = QStringLiteral(FIELDSCOPE_BUILD_DIR "/screenshots");
-    QDir().mkpath(dir);
-    return dir + QLatin1Char('/') + name;
-}
+using testing::shotPath;
 
 struct Session {
     widgets::MainWindow window;

@@ -3,6 +3,7 @@
 // manager owns shows up as a conflict row with both values and Force takes it; a replace after
 // someone else's change shows opened / written / current; malformed YAML sends nothing. Saves
 // screenshots of the conflict table and the three-way view.
+#include "guitesting.h"
 #include "../integration/clusterenv.h"
 #include "app/clustercontroller.h"
 #include "core/json.h"
@@ -29,12 +30,7 @@ namespace {
 
 const char *kNamespace = "gui-editor";
 
-QString shotPath(const QString &name)
-{
-    const QString dir = QStringLiteral(FIELDSCOPE_BUILD_DIR "/screenshots");
-    QDir().mkpath(dir);
-    return dir + QLatin1Char('/') + name;
-}
+using testing::shotPath;
 
 struct Session {
     widgets::MainWindow window;

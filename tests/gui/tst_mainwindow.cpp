@@ -2,6 +2,7 @@
 // the server version, resource kinds grouped by API group, the objects of a kind with namespace
 // selection and the quick filter, and keeps the selection through watch updates. Writes
 // screenshots under the build tree for a person to look at.
+#include "guitesting.h"
 #include "../integration/clusterenv.h"
 #include "app/clustercontroller.h"
 #include "core/json.h"
@@ -47,12 +48,7 @@ using models::ObjectTableModel;
 
 namespace {
 
-QString shotPath(const QString &name)
-{
-    const QString dir = QStringLiteral(FIELDSCOPE_BUILD_DIR "/screenshots");
-    QDir().mkpath(dir);
-    return dir + QLatin1Char('/') + name;
-}
+using testing::shotPath;
 
 QStringList column(const QAbstractItemModel *m, int col)
 {

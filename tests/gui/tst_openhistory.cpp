@@ -1,5 +1,6 @@
 // `fieldscope --open FILE`: a recorded history (database or JSON Lines export) shown in the
 // window without a cluster. No server here: the file is written with the history store itself.
+#include "guitesting.h"
 #include "app/historyfilecontroller.h"
 #include "core/historyexport.h"
 #include "core/historystore.h"
@@ -39,12 +40,7 @@ core::WatchEvent versionEvent(core::HistoryEventType t, const Json &obj)
     return {t, obj.dump(), 1'784'000'000'000};
 }
 
-QString shotPath(const QString &name)
-{
-    const QString dir = QStringLiteral(FIELDSCOPE_BUILD_DIR "/screenshots");
-    QDir().mkpath(dir);
-    return dir + QLatin1Char('/') + name;
-}
+using testing::shotPath;
 
 } // namespace
 

@@ -2,6 +2,7 @@
 // on the offscreen platform against the real test cluster: the Data column of ConfigMaps appears
 // without repeating Name or Age, sorts by number, follows a change; the wide columns of a
 // Deployment start hidden and the header's context menu shows them. Writes screenshots.
+#include "guitesting.h"
 #include "../integration/clusterenv.h"
 #include "app/clustercontroller.h"
 #include "core/json.h"
@@ -29,12 +30,7 @@ namespace {
 
 const char *kNamespace = "gui-table";
 
-QString shotPath(const QString &name)
-{
-    const QString dir = QStringLiteral(FIELDSCOPE_BUILD_DIR "/screenshots");
-    QDir().mkpath(dir);
-    return dir + QLatin1Char('/') + name;
-}
+using testing::shotPath;
 
 struct Session {
     widgets::MainWindow window;
