@@ -25,9 +25,17 @@
 #include <QSignalSpy>
 #include <QStandardPaths>
 #include <QRegularExpression>
+#include <QFileInfo>
+#include <QFrame>
+#include <QLabel>
+#include <QPushButton>
+#include <QSettings>
+#include <QTimer>
 #include <QTest>
 
 #include <Qsci/qscilexer.h>
+
+#include <memory>
 
 using namespace fieldscope;
 using State = widgets::WatchHealth::State;
@@ -97,6 +105,51 @@ private Q_SLOTS:
         createConfigMap("first");
     }
     void cleanup() { QApplication::setPalette(QPalette()); }
+
+    // An exec credential plugin is an arbitrary program: the question shows inside the cluster's
+    // view, names the kubeconfig and the command line, and nothing connects until it is answered.
+    void execPluginConsentIsAskedInsideTheClusterView_data()
+    {
+        QTest::addColumn<bool>("allow");
+        QTest::newRow("allowed: connects") << true;
+        QTest::newRow("denied: the connection fails and says so") << false;
+    }
+    void execPluginConsentIsAskedInsideTheClusterView()
+    {
+        QFETCH(bool, allow);
+        QSettings().remove(QStringLiteral("execConsent")); // ask afresh
+        // The question waits in its own event loop (the network thread waits for the answer), so
+        // the "user" answers from a timer that runs inside it.
+        QString text;
+        bool loadedWhileAsking = true;
+        std::unique_ptr<Session> s;
+        QTimer user;
+        QObject::connect(&user, &QTimer::timeout, [&] {
+            auto *prompt = s ? s->view->findChild<QFrame *>(QStringLiteral("execConsentPrompt")) : nullptr;
+            if (!prompt || !prompt->isVisible())
+                return;
+            user.stop();
+            text = prompt->findChild<QLabel *>(QStringLiteral("execConsentText"))->text();
+            loadedWhileAsking = s->controller.isLoaded();
+            if (allow)
+                (void)s->window.grab().save(shotPath(QStringLiteral("exec-consent-prompt.png")));
+            QTest::mouseClick(prompt->findChild<QPushButton *>(allow ? QStringLiteral("execConsentAllow") : QStringLiteral("execConsentDeny")),
+                              Qt::LeftButton);
+        });
+        user.start(50);
+        s = std::make_unique<Session>(QStringLiteral("namespaces"), QString::fromStdString(testing::ctxExec()));
+        QTRY_VERIFY_WITH_TIMEOUT(!text.isEmpty(), 20000);
+        QVERIFY2(text.contains(QFileInfo(testing::testKubeconfig()).fileName()), qPrintable(text));
+        QVERIFY2(text.contains(QLatin1String("exec-credential.sh")), qPrintable(text)); // the exact program
+        QVERIFY(!loadedWhileAsking); // nothing connects before the answer
+        if (allow) {
+            QTRY_VERIFY_WITH_TIMEOUT(s->controller.isLoaded(), 30000);
+        } else {
+            QTRY_COMPARE_WITH_TIMEOUT(s->view->connectionState(), QStringLiteral("failed"), 30000);
+            QVERIFY(!s->controller.isLoaded());
+        }
+        QTRY_VERIFY(!s->view->findChild<QFrame *>(QStringLiteral("execConsentPrompt")));
+    }
 
     void statusBarShowsEveryWatchWithItsLastEvent()
     {
