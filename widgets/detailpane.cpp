@@ -9,6 +9,7 @@
 #include "models/ownershiptreemodel.h"
 #include "models/roles.h"
 #include "widgets/historypanel.h"
+#include "widgets/palette.h"
 #include "widgets/plaintable.h"
 #include "widgets/yamlview.h"
 
@@ -34,11 +35,6 @@
 namespace fieldscope::widgets {
 
 namespace {
-
-bool isDark(const QPalette &p)
-{
-    return p.color(QPalette::Base).lightness() < 128;
-}
 
 } // namespace
 
@@ -199,7 +195,7 @@ void DetailPane::apply(models::ObjectDetail detail)
     renderSummary();
     m_yaml->setDetail(m_detail);
     m_edit->setEnabled(m_detail.error.isEmpty());
-    const auto tone = isDark(palette()) ? models::PaletteTone::Dark : models::PaletteTone::Light;
+    const auto tone = isDarkPalette(palette()) ? models::PaletteTone::Dark : models::PaletteTone::Light;
     m_treeModel->setPaletteTone(tone);
     m_legendModel->setPaletteTone(tone);
     m_treeModel->setTree(m_detail.tree);
@@ -219,7 +215,7 @@ void DetailPane::changeEvent(QEvent *event)
     if (event->type() != QEvent::PaletteChange || !m_ready)
         return;
     // Manager colours come in a light and a dark tone: repaint what uses them.
-    const auto tone = isDark(palette()) ? models::PaletteTone::Dark : models::PaletteTone::Light;
+    const auto tone = isDarkPalette(palette()) ? models::PaletteTone::Dark : models::PaletteTone::Light;
     m_treeModel->setPaletteTone(tone);
     m_legendModel->setPaletteTone(tone);
     renderSummary();
@@ -233,7 +229,7 @@ void DetailPane::renderSummary()
         m_summary->setPlainText(tr("This object could not be read: %1").arg(d.error));
         return;
     }
-    const auto tone = isDark(palette()) ? models::PaletteTone::Dark : models::PaletteTone::Light;
+    const auto tone = isDarkPalette(palette()) ? models::PaletteTone::Dark : models::PaletteTone::Light;
     QString html = QStringLiteral("<table cellspacing=\"0\" cellpadding=\"3\">");
     auto row = [&html](const QString &key, const QString &valueHtml) {
         if (!valueHtml.isEmpty())

@@ -5,6 +5,7 @@
 #include "core/yaml.h"
 #include "core/yamldiff.h"
 #include "models/objecthistorymodel.h"
+#include "widgets/palette.h"
 #include "widgets/plaintable.h"
 
 #include <QCheckBox>
@@ -32,7 +33,7 @@ struct Colors {
     QString add, del, addStrong, delStrong, muted;
     static Colors of(const QPalette &p)
     {
-        if (p.color(QPalette::Base).lightness() < 128)
+        if (isDarkPalette(p))
             return {QStringLiteral("#1b4d2a"), QStringLiteral("#5c1f24"), QStringLiteral("#2f7a45"), QStringLiteral("#8c2f37"),
                     QStringLiteral("#9a9a9a")};
         return {QStringLiteral("#e3f6e8"), QStringLiteral("#fbe6e8"), QStringLiteral("#a6e3b6"), QStringLiteral("#f3b3b9"),

@@ -2,6 +2,7 @@
 
 #include "models/managercolors.h"
 #include "models/objectdetail.h"
+#include "widgets/palette.h"
 
 
 #include <QEvent>
@@ -14,10 +15,6 @@ namespace fieldscope::widgets {
 namespace {
 constexpr int kGutterMargin = 1;
 constexpr int kFirstGutterStyle = 64; // above the lexer's styles
-bool isDark(const QPalette &p)
-{
-    return p.color(QPalette::Base).lightness() < 128;
-}
 } // namespace
 
 YamlView::YamlView(QWidget *parent) : QsciScintilla(parent)
@@ -51,8 +48,8 @@ void YamlView::applyPalette()
         const QColor dark[] = {QColor(0x8a, 0xb4, 0xf8), QColor(0xa5, 0xd6, 0xa7), QColor(0x9e, 0x9e, 0x9e),
                                QColor(0xff, 0xcc, 0x80), QColor(0xce, 0x93, 0xd8), QColor(0xbd, 0xbd, 0xbd)};
         for (std::size_t i = 0; i < std::size(styles); ++i)
-            l->setColor(isDark(p) ? dark[i] : l->defaultColor(styles[i]), styles[i]);
-        if (!isDark(p)) // Default's own colour is black: the palette's text colour instead
+            l->setColor(isDarkPalette(p) ? dark[i] : l->defaultColor(styles[i]), styles[i]);
+        if (!isDarkPalette(p)) // Default's own colour is black: the palette's text colour instead
             l->setColor(p.color(QPalette::Text), QsciLexerYAML::Default);
     }
     setMarginsBackgroundColor(p.color(QPalette::AlternateBase));
@@ -64,7 +61,7 @@ void YamlView::applyPalette()
     // Re-apply the gutter in the new tone.
     if (!m_gutter.isEmpty()) {
         clearMarginText();
-        const auto tone = isDark(p) ? models::PaletteTone::Dark : models::PaletteTone::Light;
+        const auto tone = isDarkPalette(p) ? models::PaletteTone::Dark : models::PaletteTone::Light;
         const QFont small = QFontDatabase::systemFont(QFontDatabase::FixedFont);
         std::vector<QsciStyle> styles;
         for (int i = 0; i < m_managers.size(); ++i)
