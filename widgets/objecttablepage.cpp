@@ -3,6 +3,7 @@
 #include "models/objecttablemodel.h"
 #include "models/objectviewmodel.h"
 #include "widgets/namespaceselector.h"
+#include "widgets/textcelldelegate.h"
 
 #include <QAction>
 #include <QHBoxLayout>
@@ -20,6 +21,28 @@
 namespace fieldscope::widgets {
 
 using models::ObjectTableModel;
+
+void setUpObjectTable(QTableView *table)
+{
+    table->setItemDelegate(new TextCellDelegate(table));
+    table->setSelectionBehavior(QAbstractItemView::SelectRows);
+    table->setSelectionMode(QAbstractItemView::ExtendedSelection);
+    table->setVerticalScrollMode(QAbstractItemView::ScrollPerItem);
+    table->setHorizontalScrollMode(QAbstractItemView::ScrollPerPixel);
+    table->setSortingEnabled(true);
+    table->setAlternatingRowColors(true);
+    table->setShowGrid(false);
+    table->setWordWrap(false);
+    table->setTabKeyNavigation(false);
+    table->verticalHeader()->hide();
+    table->verticalHeader()->setSectionResizeMode(QHeaderView::Fixed);
+    table->verticalHeader()->setDefaultSectionSize(table->fontMetrics().height() + 8);
+    QHeaderView *h = table->horizontalHeader();
+    h->setStretchLastSection(true);
+    h->setSectionsMovable(true);
+    h->setHighlightSections(false);
+    h->setDefaultAlignment(Qt::AlignLeft | Qt::AlignVCenter);
+}
 
 ObjectTablePage::ObjectTablePage(QWidget *parent) : QWidget(parent), m_view(new models::ObjectViewModel(this))
 {
@@ -62,23 +85,8 @@ ObjectTablePage::ObjectTablePage(QWidget *parent) : QWidget(parent), m_view(new 
     m_table = new QTableView(this);
     m_table->setObjectName(QStringLiteral("objectTable"));
     m_table->setModel(m_view);
-    m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
-    m_table->setSelectionMode(QAbstractItemView::ExtendedSelection);
-    m_table->setVerticalScrollMode(QAbstractItemView::ScrollPerItem);
-    m_table->setHorizontalScrollMode(QAbstractItemView::ScrollPerPixel);
-    m_table->setSortingEnabled(true);
-    m_table->setAlternatingRowColors(true);
-    m_table->setShowGrid(false);
-    m_table->setWordWrap(false);
-    m_table->setTabKeyNavigation(false);
-    m_table->verticalHeader()->hide();
-    m_table->verticalHeader()->setSectionResizeMode(QHeaderView::Fixed);
-    m_table->verticalHeader()->setDefaultSectionSize(m_table->fontMetrics().height() + 8);
+    setUpObjectTable(m_table);
     QHeaderView *h = m_table->horizontalHeader();
-    h->setStretchLastSection(true);
-    h->setSectionsMovable(true);
-    h->setHighlightSections(false);
-    h->setDefaultAlignment(Qt::AlignLeft | Qt::AlignVCenter);
     h->setContextMenuPolicy(Qt::CustomContextMenu);
     connect(h, &QHeaderView::customContextMenuRequested, this, &ObjectTablePage::showHeaderMenu);
     layout->addWidget(m_table, 1);

@@ -24,6 +24,11 @@ namespace fieldscope::widgets {
 
 class NamespaceSelector;
 
+// The object table's look and behaviour: whole-row extended selection, sortable, movable
+// columns, alternating rows, fixed row height, cached text painting (TextCellDelegate). Shared
+// with bench/bench_table so the benchmark measures the table users get.
+void setUpObjectTable(QTableView *table);
+
 class ObjectTablePage : public QWidget
 {
     Q_OBJECT
