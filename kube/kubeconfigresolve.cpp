@@ -1,0 +1,342 @@
+// Kubeconfig resolution: a context into a ResolvedConfig (server, CA and client certificate material,
+// proxy, exactly one authentication method, exec plugin settings), the in-cluster service account,
+// and the impersonation headers.
+#include "kube/kubeconfig.h"
+
+#include "kube/authlog.h"
+#include "kube/kubeconfig_p.h"
+
+#include <QFile>
+#include <QFileInfo>
+#include <QUrl>
+
+#include <cctype>
+
+namespace fieldscope::kube {
+
+using core::Error;
+using core::ErrorCategory;
+using core::Result;
+using detail::configError;
+using detail::joinNames;
+using detail::kInClusterName;
+using detail::quote;
+using detail::readFile;
+
+namespace {
+
+// Impersonate-Extra-<key>: client-go percent-encodes every byte of the key that is not an HTTP
+// token character (and '%' itself) so that keys like "example.com/scopes" survive as header names.
+std::string headerKeyEscape(const std::string &key)
+{
+    static const std::string tokenChars = "!#$&'*+-.^_`|~";
+    std::string out;
+    for (unsigned char c : key) {
+        if (std::isalnum(c) || tokenChars.find(char(c)) != std::string::npos) {
+            out += char(c);
+        } else {
+            static const char hex[] = "0123456789ABCDEF";
+            out += '%';
+            out += hex[c >> 4];
+            out += hex[c & 0xf];
+        }
+    }
+    return out;
+}
+
+std::string authProviderError(const std::string &provider, const std::string &user)
+{
+    std::string m = "user " + quote(user) + " uses the " + quote(provider) + " auth-provider, which is not supported; ";
+    if (provider == "gcp")
+        return m + "client-go removed it in 1.25. Install gke-gcloud-auth-plugin and configure it as an exec plugin "
+                   "(gcloud components install gke-gcloud-auth-plugin; gcloud container clusters get-credentials ...)";
+    if (provider == "azure")
+        return m + "client-go removed it in 1.25. Install kubelogin and convert the kubeconfig to an exec plugin "
+                   "(kubelogin convert-kubeconfig)";
+    if (provider == "oidc")
+        return m + "use an exec plugin instead, for example kubelogin (kubectl oidc-login)";
+    return m + "use an exec credential plugin instead";
+}
+
+} // namespace
+
+const char *authMethodName(AuthMethod m)
+{
+    switch (m) {
+    case AuthMethod::None: return "none";
+    case AuthMethod::Token: return "token";
+    case AuthMethod::TokenFile: return "tokenFile";
+    case AuthMethod::ClientCertificate: return "clientCert";
+    case AuthMethod::Basic: return "basicAuth";
+    case AuthMethod::Exec: return "exec";
+    }
+    return "unknown";
+}
+
+std::vector<std::pair<std::string, std::string>> impersonationHeaders(const ImpersonationConfig &imp)
+{
+    std::vector<std::pair<std::string, std::string>> out;
+    if (!imp.user.empty())
+        out.emplace_back("Impersonate-User", imp.user);
+    if (!imp.uid.empty())
+        out.emplace_back("Impersonate-Uid", imp.uid);
+    for (const auto &g : imp.groups)
+        out.emplace_back("Impersonate-Group", g);
+    for (const auto &[key, values] : imp.extra)
+        for (const auto &v : values)
+            out.emplace_back("Impersonate-Extra-" + headerKeyEscape(key), v);
+    return out;
+}
+
+Result<ResolvedConfig> Kubeconfig::resolveInCluster() const
+{
+    ResolvedConfig rc;
+    rc.inCluster = true;
+    rc.contextName = kInClusterName;
+    rc.clusterName = kInClusterName;
+    rc.server = m_inCluster->server;
+    rc.namespace_ = m_inCluster->namespace_;
+    // rest.InClusterConfig: the token must be readable now; a missing CA only logs and falls back
+    // to the system roots.
+    QFile token(QString::fromStdString(m_inCluster->tokenFile));
+    if (!token.open(QIODevice::ReadOnly))
+        return Error::make(ErrorCategory::Auth, "unable to read the service account token " + m_inCluster->tokenFile + ": " + token.errorString().toStdString(),
+                           m_inCluster->tokenFile);
+    auto ca = readFile(m_inCluster->caFile, "service account CA");
+    if (ca) {
+        rc.caPem = *ca;
+        rc.caFile = m_inCluster->caFile;
+    } else {
+        rc.warnings.push_back(ca.error().message + "; using the system trust store");
+        qCWarning(lcKubeAuth).noquote() << QString::fromStdString(rc.warnings.back());
+    }
+    rc.auth.method = AuthMethod::TokenFile;
+    rc.auth.tokenFile = m_inCluster->tokenFile;
+    return rc;
+}
+
+namespace {
+
+// Cluster half of resolve(): server, TLS material, proxy (validateClusterInfo, transport.go).
+core::Status resolveCluster(const ClusterConfig *cl, ResolvedConfig &rc)
+{
+    if (cl->server.empty())
+        return configError("no server found for cluster " + quote(cl->name), cl->sourceFile);
+    {
+        // client-go DefaultServerURL: a bare host:port means https.
+        QUrl url(QString::fromStdString(cl->server), QUrl::StrictMode);
+        if (!url.isValid() || url.scheme().isEmpty() || url.host().isEmpty())
+            url = QUrl(QStringLiteral("https://") + QString::fromStdString(cl->server), QUrl::StrictMode);
+        if (!url.isValid() || url.host().isEmpty() || (url.scheme() != QLatin1String("https") && url.scheme() != QLatin1String("http")))
+            return configError("server " + quote(cl->server) + " of cluster " + quote(cl->name) + " is not an http or https URL", cl->sourceFile);
+        rc.server = url.toString(QUrl::StripTrailingSlash).toStdString();
+        if (url.scheme() == QLatin1String("http"))
+            rc.warnings.push_back("cluster " + quote(cl->name) + " uses plain http: requests and credentials are not encrypted");
+    }
+    // transport.go checks this before touching the CA file.
+    if (cl->insecureSkipTlsVerify) {
+        if (!cl->certificateAuthorityData.isEmpty() || !cl->certificateAuthority.empty())
+            return configError("specifying a root certificates file with the insecure flag is not allowed (cluster " + quote(cl->name) + ")",
+                               cl->sourceFile);
+        rc.insecureSkipTlsVerify = true;
+        rc.warnings.push_back("TLS verification is disabled for cluster " + quote(cl->name) + " (insecure-skip-tls-verify)");
+    }
+    if (!cl->certificateAuthorityData.isEmpty()) {
+        rc.caPem = cl->certificateAuthorityData;
+        if (!cl->certificateAuthority.empty())
+            rc.warnings.push_back("certificate-authority-data and certificate-authority are both specified for cluster " + quote(cl->name) +
+                                  "; certificate-authority-data is used");
+    } else if (!cl->certificateAuthority.empty()) {
+        auto ca = readFile(cl->certificateAuthority, "certificate-authority");
+        if (!ca)
+            return configError(ca.error().message + " (cluster " + quote(cl->name) + ")", cl->sourceFile);
+        rc.caPem = *ca;
+        rc.caFile = cl->certificateAuthority;
+    }
+    rc.tlsServerName = cl->tlsServerName;
+    if (!cl->proxyUrl.empty()) {
+        const QUrl proxy(QString::fromStdString(cl->proxyUrl));
+        const QString scheme = proxy.scheme();
+        if (scheme != QLatin1String("http") && scheme != QLatin1String("https") && scheme != QLatin1String("socks5"))
+            return configError("proxy-url of cluster " + quote(cl->name) + " has unsupported scheme " + quote(scheme.toStdString()) +
+                                   ", must be http, https, or socks5",
+                               cl->sourceFile);
+        if (proxy.host().isEmpty())
+            return configError("proxy-url of cluster " + quote(cl->name) + " has no host", cl->sourceFile);
+        rc.proxyUrl = cl->proxyUrl;
+    }
+    rc.disableCompression = cl->disableCompression;
+    if (auto it = cl->extensions.find(kExecClusterExtension); it != cl->extensions.end())
+        rc.execClusterConfig = *it;
+    return core::Unit{};
+}
+
+// User half of resolve(): exactly one authentication method (validateAuthInfo, API brief 6.2).
+core::Status resolveUser(const UserConfig *u, ResolvedConfig &rc)
+{
+    AuthConfig &auth = rc.auth;
+    auth.userName = u->name;
+    auth.sourceFile = u->sourceFile;
+    auth.impersonate = u->impersonate;
+    const std::string &un = u->name;
+
+    if (!u->authProvider.empty()) {
+        if (u->exec)
+            return configError("authProvider cannot be provided in combination with an exec plugin for " + un, u->sourceFile);
+        return configError(authProviderError(u->authProvider, un), u->sourceFile);
+    }
+
+    // The brief's rule (6.2): one of token, basic auth, client certificate, exec. client-go itself
+    // only counts token and basic auth; being stricter keeps "which credential was sent?" obvious.
+    std::vector<std::string> methods;
+    const bool hasToken = !u->token.empty() || !u->tokenFile.empty();
+    const bool hasBasic = !u->username.empty() || !u->password.empty();
+    const bool hasCert = !u->clientCertificate.empty() || !u->clientCertificateData.isEmpty() || !u->clientKey.empty() || !u->clientKeyData.isEmpty();
+    if (hasToken)
+        methods.push_back("token");
+    if (hasBasic)
+        methods.push_back("basicAuth");
+    if (hasCert)
+        methods.push_back("clientCert");
+    if (u->exec)
+        methods.push_back("exec");
+    if (methods.size() > 1)
+        return configError("more than one authentication method found for " + un + "; found [" + joinNames(methods, " ") + "], only one is allowed",
+                           u->sourceFile);
+
+    if (hasToken) {
+        if (!u->tokenFile.empty()) {
+            // transport.NewCachedFileTokenSource: the file takes over from a static token.
+            if (!u->token.empty())
+                rc.warnings.push_back("token and tokenFile are both specified for " + un + "; tokenFile is used");
+            QFileInfo fi(QString::fromStdString(u->tokenFile));
+            if (!fi.isFile() || !fi.isReadable())
+                return configError("tokenFile " + u->tokenFile + " of user " + quote(un) + " does not exist or is not readable", u->sourceFile);
+            auth.method = AuthMethod::TokenFile;
+            auth.tokenFile = u->tokenFile;
+        } else {
+            auth.method = AuthMethod::Token;
+            auth.token = u->token;
+        }
+    } else if (hasBasic) {
+        auth.method = AuthMethod::Basic;
+        auth.username = u->username;
+        auth.password = u->password;
+        rc.warnings.push_back("user " + quote(un) + " uses basic authentication; kube-apiserver dropped it in 1.19, only proxies accept it");
+    } else if (hasCert) {
+        const bool certGiven = !u->clientCertificate.empty() || !u->clientCertificateData.isEmpty();
+        const bool keyGiven = !u->clientKey.empty() || !u->clientKeyData.isEmpty();
+        if (!keyGiven)
+            return configError("client-key-data or client-key must be specified for " + un + " to use the clientCert authentication method", u->sourceFile);
+        if (!certGiven)
+            return configError("client-certificate-data or client-certificate must be specified for " + un + " to use the clientCert authentication method",
+                               u->sourceFile);
+        if (!u->clientCertificateData.isEmpty()) {
+            if (!u->clientCertificate.empty())
+                rc.warnings.push_back("client-certificate-data and client-certificate are both specified for " + un + "; client-certificate-data is used");
+            auth.clientCertificatePem = u->clientCertificateData;
+        } else {
+            auto pem = readFile(u->clientCertificate, "client-certificate");
+            if (!pem)
+                return configError(pem.error().message + " (user " + quote(un) + ")", u->sourceFile);
+            auth.clientCertificatePem = *pem;
+            auth.clientCertificateFile = u->clientCertificate;
+        }
+        if (!u->clientKeyData.isEmpty()) {
+            if (!u->clientKey.empty())
+                rc.warnings.push_back("client-key-data and client-key are both specified for " + un + "; client-key-data is used");
+            auth.clientKeyPem = u->clientKeyData;
+        } else {
+            auto pem = readFile(u->clientKey, "client-key");
+            if (!pem)
+                return configError(pem.error().message + " (user " + quote(un) + ")", u->sourceFile);
+            auth.clientKeyPem = *pem;
+            auth.clientKeyFile = u->clientKey;
+        }
+        auth.method = AuthMethod::ClientCertificate;
+    } else if (u->exec) {
+        ExecConfig e = *u->exec;
+        if (e.command.empty())
+            return configError("command must be specified for " + un + " to use exec authentication plugin", u->sourceFile);
+        if (e.apiVersion.empty())
+            return configError("apiVersion must be specified for " + un + " to use exec authentication plugin", u->sourceFile);
+        if (e.apiVersion != kExecApiV1 && e.apiVersion != kExecApiV1beta1)
+            return configError("exec plugin of " + un + ": invalid apiVersion " + quote(e.apiVersion) + " (supported: " + kExecApiV1 + ", " +
+                                   kExecApiV1beta1 + ")",
+                               u->sourceFile);
+        for (const auto &v : e.env)
+            if (v.name.empty())
+                return configError("env variable name must be specified for " + un + " to use exec authentication plugin", u->sourceFile);
+        if (e.interactiveModeText.empty()) {
+            if (e.apiVersion == kExecApiV1)
+                return configError("interactiveMode must be specified for " + un + " to use exec authentication plugin", u->sourceFile);
+            e.interactiveMode = ExecInteractiveMode::IfAvailable;
+        } else if (e.interactiveModeText == "Never") {
+            e.interactiveMode = ExecInteractiveMode::Never;
+        } else if (e.interactiveModeText == "IfAvailable") {
+            e.interactiveMode = ExecInteractiveMode::IfAvailable;
+        } else if (e.interactiveModeText == "Always") {
+            e.interactiveMode = ExecInteractiveMode::Always;
+        } else {
+            return configError("invalid interactiveMode for " + un + ": " + quote(e.interactiveModeText), u->sourceFile);
+        }
+        if (e.interactiveMode == ExecInteractiveMode::Always)
+            return configError("the exec plugin " + e.command + " of user " + quote(un) +
+                                   " requires a terminal (interactiveMode: Always), which Fieldscope cannot provide; "
+                                   "use interactiveMode IfAvailable or Never, or log in with the plugin in a terminal first",
+                               u->sourceFile);
+        auth.method = AuthMethod::Exec;
+        auth.exec = std::move(e);
+    }
+    return core::Unit{};
+}
+
+} // namespace
+
+Result<ResolvedConfig> Kubeconfig::resolve(const std::string &contextName) const
+{
+    if (m_inCluster && (contextName.empty() || contextName == kInClusterName))
+        return resolveInCluster();
+
+    std::vector<std::string> available;
+    for (const auto &c : m_contexts)
+        available.push_back(c.name);
+    const std::string where = m_files.empty() ? m_defaultPath : joinNames(m_files, ":");
+    const std::string availableText = available.empty() ? "no contexts are defined in " + (where.empty() ? std::string("any kubeconfig file") : where)
+                                                        : "available contexts: " + joinNames(available);
+    const std::string name = contextName.empty() ? m_currentContext : contextName;
+    if (name.empty())
+        return configError("no context selected: current-context is not set and no --context was given; " + availableText, where);
+    const ContextConfig *ctx = context(name);
+    if (!ctx)
+        return configError("context " + quote(name) + " not found; " + availableText, where);
+
+    ResolvedConfig rc;
+    rc.contextName = ctx->name;
+    rc.sourceFile = ctx->sourceFile;
+    rc.namespace_ = ctx->namespace_.empty() ? "default" : ctx->namespace_;
+
+    // --- cluster ---
+    if (ctx->cluster.empty())
+        return configError("context " + quote(name) + " names no cluster", ctx->sourceFile);
+    const ClusterConfig *cl = cluster(ctx->cluster);
+    if (!cl)
+        return configError("cluster " + quote(ctx->cluster) + " was not found for context " + quote(name), ctx->sourceFile);
+    rc.clusterName = cl->name;
+    if (auto st = resolveCluster(cl, rc); !st)
+        return st.error();
+
+    // --- user ---
+    if (ctx->user.empty())
+        return rc; // anonymous
+    const UserConfig *u = user(ctx->user);
+    if (!u)
+        return configError("user " + quote(ctx->user) + " was not found for context " + quote(name), ctx->sourceFile);
+    if (auto st = resolveUser(u, rc); !st)
+        return st.error();
+    for (const auto &w : rc.warnings)
+        qCInfo(lcKubeAuth).noquote() << QString::fromStdString(w);
+    return rc;
+}
+
+} // namespace fieldscope::kube
