@@ -397,8 +397,6 @@ void ApplyWalker::walkOwn(const FieldSet &own, const FieldSet *applied, const Js
     }
 }
 
-namespace {
-
 std::string kindOf(const Json &manifest, const Json &live)
 {
     for (const Json *j : {&manifest, &live})
@@ -407,6 +405,8 @@ std::string kindOf(const Json &manifest, const Json &live)
                 return k->get<std::string>();
     return {};
 }
+
+namespace {
 
 Json withoutManagedFieldsKey(const Json &object)
 {

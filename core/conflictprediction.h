@@ -91,4 +91,8 @@ Result<ApplyPrediction> predictApply(const Json &manifest, std::string_view fiel
 // semantics from `resolver` and atomic structs known from `live`'s managedFields and built-ins.
 Result<FieldSet> appliedFieldSet(const Json &manifest, const Json &live = Json(), const ApplyOptions &options = {});
 
+// The Kind that list semantics are resolved for (some built-in lists merge differently per kind):
+// the manifest's, else the live object's. Walks that must agree with appliedFieldSet() use it.
+std::string kindOf(const Json &manifest, const Json &live);
+
 } // namespace fieldscope::core
