@@ -100,6 +100,64 @@ Json mergePatchBetween(const Json &from, const Json &to)
     return patch;
 }
 
+namespace {
+
+void jsonPatchInto(const Json &from, const Json &to, const std::string &at, Json &ops)
+{
+    for (const auto &[key, old] : from.items())
+        if (!to.contains(key)) {
+            const std::string path = at + '/' + jsonPointerEscape(key);
+            ops.push_back({{"op", "test"}, {"path", path}, {"value", old}});
+            ops.push_back({{"op", "remove"}, {"path", path}});
+        }
+    for (const auto &[key, value] : to.items()) {
+        const std::string path = at + '/' + jsonPointerEscape(key);
+        const auto old = from.find(key);
+        if (old == from.end()) {
+            ops.push_back({{"op", "add"}, {"path", path}, {"value", value}});
+        } else if (old->is_object() && value.is_object()) {
+            jsonPatchInto(*old, value, path, ops);
+        } else if (!jsonEqual(*old, value)) {
+            ops.push_back({{"op", "test"}, {"path", path}, {"value", *old}});
+            ops.push_back({{"op", "replace"}, {"path", path}, {"value", value}});
+        }
+    }
+}
+
+} // namespace
+
+Json jsonPatchBetween(const Json &from, const Json &to)
+{
+    Json ops = Json::array();
+    if (from.is_object() && to.is_object())
+        jsonPatchInto(from, to, {}, ops);
+    else if (!jsonEqual(from, to))
+        ops.push_back({{"op", "replace"}, {"path", ""}, {"value", to}});
+    return ops;
+}
+
+std::vector<std::pair<std::string, std::optional<Json>>> failedTests(const Json &jsonPatch, const Json &object)
+{
+    std::vector<std::pair<std::string, std::optional<Json>>> out;
+    if (!jsonPatch.is_array())
+        return out;
+    for (const auto &op : jsonPatch) {
+        if (!op.is_object() || op.value("op", "") != "test" || !op.contains("path") || !op["path"].is_string())
+            continue;
+        const std::string path = op["path"].get<std::string>();
+        std::optional<Json> now;
+        try {
+            const Json::json_pointer pointer(path);
+            if (object.contains(pointer))
+                now = object.at(pointer);
+        } catch (const Json::exception &) { // malformed pointer: treat as gone
+        }
+        if (!now || !jsonEqual(*now, op.value("value", Json())))
+            out.emplace_back(path, std::move(now));
+    }
+    return out;
+}
+
 std::vector<FieldValues> valuesAtPaths(const Json &manifest, const Json &live, const std::vector<std::string> &paths)
 {
     const auto known = pathsOf(manifest, live);

@@ -7,6 +7,7 @@
 
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace fieldscope::core {
@@ -20,6 +21,19 @@ Json editableObject(const Json &live, bool withoutStatus);
 // RFC 7386 merge patch turning `from` into `to`: changed and new keys carry the new value, keys
 // missing from `to` are null (deleted); lists are replaced whole (API brief 5.4).
 Json mergePatchBetween(const Json &from, const Json &to);
+
+// RFC 6902 JSON Patch turning `from` into `to` key by key (objects recurse; lists and scalars are
+// replaced whole), each replace or remove preceded by a `test` of the value it had in `from`:
+// API brief 5.5 option A, "set foo=2 only if foo is 1", so a concurrent change to any field the
+// user changed makes the server refuse the whole patch (422) while changes elsewhere do not
+// matter. New keys are plain `add`s: JSON Patch cannot test that a key is absent. An empty array
+// when nothing changed.
+Json jsonPatchBetween(const Json &from, const Json &to);
+
+// The `test` operations of a JSON Patch whose value differs from `object` at their path (or
+// whose path is gone): why the server refused the patch. Pairs of (pointer, value now), the value
+// null when the path no longer exists.
+std::vector<std::pair<std::string, std::optional<Json>>> failedTests(const Json &jsonPatch, const Json &object);
 
 // The value at one server-syntax path (".data.key", ".spec.containers[name=\"a\"].image") in a
 // manifest and in the live object, resolved with the list semantics the server would use for

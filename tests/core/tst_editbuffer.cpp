@@ -1,5 +1,5 @@
 // The editor's pure helpers (core/editbuffer.h): what of a live object is editable, merge patches
-// between two versions, and giving up SSA-conflicting fields named in the server's path syntax.
+// and guarded JSON patches between two versions, and giving up SSA-conflicting fields named in the server's path syntax.
 #include "core/editbuffer.h"
 
 #include <QTest>
@@ -41,6 +41,47 @@ private Q_SLOTS:
         QFETCH(QByteArray, to);
         QFETCH(QByteArray, patch);
         QCOMPARE(text(fieldscope::core::mergePatchBetween(json(from.constData()), json(to.constData()))), patch);
+    }
+
+    void jsonPatchGuardsEveryChangeWithATestOfTheOpenedValue_data()
+    {
+        QTest::addColumn<QByteArray>("from");
+        QTest::addColumn<QByteArray>("to");
+        QTest::addColumn<QByteArray>("patch");
+        // The seed's "set foo=2 only if foo is 1".
+        QTest::newRow("changed value") << QByteArray(R"({"data":{"foo":"1","bar":"x"}})") << QByteArray(R"({"data":{"foo":"2","bar":"x"}})")
+                                       << QByteArray(R"([{"op":"test","path":"/data/foo","value":"1"},{"op":"replace","path":"/data/foo","value":"2"}])");
+        QTest::newRow("removed key") << QByteArray(R"({"data":{"foo":"1","bar":"x"}})") << QByteArray(R"({"data":{"bar":"x"}})")
+                                     << QByteArray(R"([{"op":"test","path":"/data/foo","value":"1"},{"op":"remove","path":"/data/foo"}])");
+        QTest::newRow("added key has no test") << QByteArray(R"({"data":{}})") << QByteArray(R"({"data":{"new":"v"}})")
+                                               << QByteArray(R"([{"op":"add","path":"/data/new","value":"v"}])");
+        QTest::newRow("list tested and replaced whole") << QByteArray(R"({"spec":{"args":["a","b"]}})") << QByteArray(R"({"spec":{"args":["a","c"]}})")
+                                                        << QByteArray(R"([{"op":"test","path":"/spec/args","value":["a","b"]},{"op":"replace","path":"/spec/args","value":["a","c"]}])");
+        QTest::newRow("keys escaped as JSON pointers") << QByteArray(R"({"metadata":{"annotations":{"app.kubernetes.io/name":"a"}}})")
+                                                       << QByteArray(R"({"metadata":{"annotations":{"app.kubernetes.io/name":"b"}}})")
+                                                       << QByteArray(R"([{"op":"test","path":"/metadata/annotations/app.kubernetes.io~1name","value":"a"},)"
+                                                                     R"({"op":"replace","path":"/metadata/annotations/app.kubernetes.io~1name","value":"b"}])");
+        QTest::newRow("nothing changed") << QByteArray(R"({"a":{"b":1}})") << QByteArray(R"({"a":{"b":1.0}})") << QByteArray("[]");
+    }
+    void jsonPatchGuardsEveryChangeWithATestOfTheOpenedValue()
+    {
+        QFETCH(QByteArray, from);
+        QFETCH(QByteArray, to);
+        QFETCH(QByteArray, patch);
+        QCOMPARE(text(jsonPatchBetween(json(from.constData()), json(to.constData()))), patch);
+    }
+
+    void failedTestsNameTheFieldsThatNoLongerHaveTheirOpenedValue()
+    {
+        const Json patch = jsonPatchBetween(json(R"({"data":{"foo":"1","bar":"x","gone":"g"}})"), json(R"({"data":{"foo":"2","bar":"y"}})"));
+        // Someone set foo to 3 and deleted gone; bar is as opened.
+        const auto failed = failedTests(patch, json(R"({"data":{"foo":"3","bar":"x"}})"));
+        QCOMPARE(failed.size(), std::size_t(2));
+        QCOMPARE(failed[0].first, std::string("/data/gone"));
+        QVERIFY(!failed[0].second);
+        QCOMPARE(failed[1].first, std::string("/data/foo"));
+        QCOMPARE(text(*failed[1].second), QByteArray(R"("3")"));
+        QVERIFY(failedTests(patch, json(R"({"data":{"foo":"1","bar":"x","gone":"g"}})")).empty());
     }
 
     void givingUpFieldsRemovesThemAndTheMapsTheyLeaveEmpty_data()
