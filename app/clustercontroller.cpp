@@ -65,8 +65,7 @@ ClusterController::ClusterController(widgets::ClusterView *view, QObject *parent
 
 ClusterController::~ClusterController()
 {
-    for (const auto &editor : std::as_const(m_editors))
-        delete editor.data(); // its ObjectEditor sends through m_client
+    closeEditors();
     if (m_view) { // the view may outlive the models it shows
         m_view->setKindsModel(nullptr);
         m_view->detailPane()->setEventsModel(nullptr);
@@ -363,6 +362,30 @@ void ClusterController::showHistory(const QString &uid, int row)
     q.namespace_ = m_model.row(row).namespace_;
     q.name = m_model.row(row).name;
     m_historySource.show(q, uid);
+}
+
+// Editors write through m_client, so their ObjectEditors go with it. A window holding edits that
+// were not written stays open, moved to the main window and detached, so closing a cluster's tab
+// (or losing its connection) never throws a user's text away; the others close.
+void ClusterController::closeEditors()
+{
+    QWidget *mainWindow = m_view ? m_view->window() : nullptr;
+    const QString context = m_view ? m_view->contextName() : QString();
+    for (const auto &editor : std::as_const(m_editors)) {
+        widgets::EditorWindow *w = editor.data();
+        if (!w)
+            continue;
+        qDeleteAll(w->findChildren<ObjectEditor *>(Qt::FindDirectChildrenOnly));
+        if (!w->hasUnsentEdits() || !mainWindow || !mainWindow->isVisible()) {
+            delete w;
+            continue;
+        }
+        w->setParent(mainWindow, w->windowFlags()); // outlives the cluster's view
+        w->detach(tr("The connection to %1 was closed: nothing can be written from this window. Your text is kept: "
+                     "copy what you need, or open the object again and paste it.").arg(context));
+        w->show();
+    }
+    m_editors.clear();
 }
 
 // One editor window per object (issue 6), on the object as the table has it; the window's

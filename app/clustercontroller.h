@@ -85,6 +85,7 @@ private:
     void noteTableVersions(const core::WatchBatch &batch);
     void startRecording();
     void showHistory(const QString &uid, int row);
+    void closeEditors();
     void openEditor(const QString &uid);
 
     QPointer<widgets::ClusterView> m_view;

@@ -1,7 +1,7 @@
 #pragma once
 // ObjectEditor: the write orchestration behind one EditorWindow (issue 6). Turns the window's
 // WriteRequest into the server-side apply, replace (with the opened resourceVersion as
-// precondition, API brief 5.2) or merge patch, sends it through the cluster's ApiClient, and
+// precondition, API brief 5.2), merge patch or JSON Patch with tests (5.5), sends it through the cluster's ApiClient, and
 // tells the window what happened: the new resourceVersion and warnings, SSA conflicts with the
 // live and the user's value of each field (4.3; the live object is fetched for the values),
 // the three-way view of a stale replace (opened, written, current: fetched), 422 causes or the
@@ -35,6 +35,8 @@ private:
     void onSuccess(bool dryRun, kube::HttpResponse response);
     void showConflicts(const core::Error &error, const core::Json &sent);
     void showStale(const core::Error &error, const QString &written);
+    void showFailedTests(const core::Error &error, const QString &written);
+    void showInvalid(const core::Error &error);
     void giveUp(const QStringList &paths, const widgets::WriteRequest &request);
     void rebase();
     // GETs the object; `done` gets it parsed (on this thread), or the error.
@@ -48,6 +50,7 @@ private:
     core::Json m_opened;      // editable form of the version writes are based on
     std::string m_openedRv;   // its resourceVersion: the replace precondition
     core::Json m_current;     // the object as last fetched after a conflict (for rebase, give up)
+    core::Json m_lastJsonPatch; // the last JSON Patch sent: its tests explain a 422
     int m_generation = 0;     // a newer request supersedes the answers to older ones
     QStringList m_yamlWarnings; // YAML 1.1 readings of the last parsed buffer, shown with the result
 };

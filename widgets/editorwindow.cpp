@@ -5,11 +5,13 @@
 #include "widgets/yamlview.h"
 
 #include <QCheckBox>
+#include <QCloseEvent>
 #include <QComboBox>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
 #include <QLineEdit>
+#include <QMessageBox>
 #include <QPushButton>
 #include <QShortcut>
 #include <QSplitter>
@@ -101,9 +103,12 @@ QWidget *EditorWindow::buildControls()
     m_mode->addItem(tr("Server-side apply"), int(WriteMode::Apply));
     m_mode->addItem(tr("Replace (only if unchanged since opened)"), int(WriteMode::Replace));
     m_mode->addItem(tr("Merge patch (what you changed)"), int(WriteMode::MergePatch));
+    m_mode->addItem(tr("JSON Patch (only if the fields you changed still have their opened values)"), int(WriteMode::JsonPatch));
     m_mode->setToolTip(tr("Apply: you own every field in the buffer; another owner's different value is a conflict.\n"
                           "Replace: the whole object, refused if anyone changed it since you opened it.\n"
-                          "Merge patch: only the fields you changed since you opened it, no precondition."));
+                          "Merge patch: only the fields you changed since you opened it, no precondition.\n"
+                          "JSON Patch: only the fields you changed, each with a test of the value you opened "
+                          "(\"set foo=2 only if foo is 1\"); changes to other fields do not matter."));
     connect(m_mode, &QComboBox::currentIndexChanged, this, &EditorWindow::updateModeControls);
     m_manager = new QLineEdit(row);
     m_manager->setObjectName(QStringLiteral("editorFieldManager"));
@@ -207,6 +212,7 @@ void EditorWindow::load(const QString &yaml, const QString &resourceVersion, con
 {
     m_buffer->setReadOnly(false);
     m_buffer->setText(yaml);
+    m_savedText = yaml;
     m_manager->setText(fieldManager);
     setOpened(yaml, resourceVersion);
     m_dryRun->setEnabled(true);
@@ -275,7 +281,7 @@ void EditorWindow::setResult(State state, const QString &text, int page)
     m_result->setStyleSheet(bad ? QStringLiteral("color: #c62828; font-weight: bold")
                                 : state == State::Written ? QStringLiteral("color: #2e7d32; font-weight: bold") : QString());
     m_details->setCurrentIndex(page);
-    const bool busy = state == State::Sending || state == State::Loading;
+    const bool busy = state == State::Sending || state == State::Loading || state == State::Detached;
     m_dryRun->setEnabled(!busy);
     m_write->setEnabled(!busy);
     if (page == ThreeWayPage || page == ConflictPage)
@@ -284,6 +290,7 @@ void EditorWindow::setResult(State state, const QString &text, int page)
 
 void EditorWindow::setSending(bool dryRun)
 {
+    m_sendingText = bufferText();
     setResult(State::Sending, dryRun ? tr("Dry run: sending…") : tr("Writing…"), NoPage);
 }
 
@@ -297,6 +304,8 @@ void EditorWindow::showWritten(bool dryRun, const QString &resourceVersion, cons
 {
     const QString text = dryRun ? tr("Dry run passed: the server accepts this write (nothing was stored).")
                                 : tr("Written: the object is now at resourceVersion %1.").arg(resourceVersion);
+    if (!dryRun)
+        takeWrittenVersion();
     if (warnings.isEmpty()) {
         setResult(State::Written, text, NoPage);
         return;
@@ -328,6 +337,24 @@ void EditorWindow::showConflicts(const QString &message, const QList<ConflictRow
 void EditorWindow::showStale(const QString &message, const QString &opened, const QString &written, const QString &current,
                              const QString &currentResourceVersion)
 {
+    showThreeWay(opened, written, current, currentResourceVersion);
+    setResult(State::Stale, tr("Stale write: the object changed since resourceVersion %1. ").arg(m_openedRv) + message, ThreeWayPage);
+}
+
+void EditorWindow::showPreconditionFailed(const QStringList &changed, const QString &opened, const QString &written,
+                                          const QString &current, const QString &currentResourceVersion)
+{
+    showThreeWay(opened, written, current, currentResourceVersion);
+    setResult(State::Stale,
+              (changed.size() == 1 ? tr("Precondition failed, nothing was written: a field you changed no longer has the value you opened.")
+                                   : tr("Precondition failed, nothing was written: %1 fields you changed no longer have the values you opened.")
+                                         .arg(changed.size()))
+                  + u'\n' + changed.join(u'\n'),
+              ThreeWayPage);
+}
+
+void EditorWindow::showThreeWay(const QString &opened, const QString &written, const QString &current, const QString &currentResourceVersion)
+{
     m_openedPane->setText(opened);
     m_writtenPane->setText(written);
     m_currentPane->setText(current);
@@ -338,7 +365,6 @@ void EditorWindow::showStale(const QString &message, const QString &opened, cons
     m_openedPane->markerDeleteAll();
     markChanges(m_openedPane, opened, written, kWrittenMarker, true);
     markChanges(m_openedPane, opened, current, kCurrentMarker, true);
-    setResult(State::Stale, tr("Stale write: the object changed since resourceVersion %1. ").arg(m_openedRv) + message, ThreeWayPage);
 }
 
 // Highlights the lines of one side of the diff between `from` and `to`.
@@ -374,6 +400,63 @@ void EditorWindow::showRebased()
 void EditorWindow::showFailure(const QString &message)
 {
     setResult(State::Failed, tr("The write failed: %1").arg(message), NoPage);
+}
+
+// After a write the buffer shows what the server stored (setOpened() has it), including changes
+// others made to fields the write did not touch: left as typed, the next replace or patch would
+// carry the old values of those fields and undo the other writers' work. Edits typed while the
+// write was in flight are the user's and stay.
+void EditorWindow::takeWrittenVersion()
+{
+    if (bufferText() != m_sendingText) {
+        m_savedText = m_sendingText;
+        return;
+    }
+    int line = 0, index = 0;
+    m_buffer->getCursorPosition(&line, &index);
+    const int firstLine = m_buffer->firstVisibleLine();
+    m_buffer->setText(m_openedYaml);
+    m_buffer->setFirstVisibleLine(firstLine);
+    m_buffer->setCursorPosition(line, index);
+    m_savedText = m_openedYaml;
+}
+
+void EditorWindow::detach(const QString &why)
+{
+    m_mode->setEnabled(false);
+    m_force->setEnabled(false);
+    m_manager->setEnabled(false);
+    setResult(State::Detached, why, NoPage);
+}
+
+bool EditorWindow::hasUnsentEdits() const
+{
+    return m_state != State::Loading && bufferText() != m_savedText;
+}
+
+bool EditorWindow::confirmDiscard()
+{
+    if (!hasUnsentEdits())
+        return true;
+    QMessageBox box(QMessageBox::Warning, tr("Unsent edits"),
+                    tr("Your edits to %1 were not written. Close the editor and lose them?").arg(m_title),
+                    QMessageBox::NoButton, this);
+    box.setObjectName(QStringLiteral("discardEditsBox"));
+    QPushButton *keep = box.addButton(tr("Keep editing"), QMessageBox::RejectRole);
+    QPushButton *discard = box.addButton(tr("Discard edits"), QMessageBox::DestructiveRole);
+    discard->setObjectName(QStringLiteral("discardButton"));
+    box.setDefaultButton(keep);
+    box.setEscapeButton(keep);
+    box.exec();
+    return box.clickedButton() == discard;
+}
+
+void EditorWindow::closeEvent(QCloseEvent *event)
+{
+    if (confirmDiscard())
+        event->accept();
+    else
+        event->ignore();
 }
 
 } // namespace fieldscope::widgets

@@ -1,12 +1,15 @@
 #pragma once
 // EditorWindow: a non-modal window editing one object's YAML (issue 6): the buffer, the write
 // mode (server-side apply with a field manager and Force, replace with the opened
-// resourceVersion as precondition, merge patch), Dry run and Write, and the outcome of the last
-// write: the new resourceVersion and warnings, a malformed-YAML error, the table of SSA conflicts
-// with Force / Give up (API brief 4.3), the three-way view of a stale replace (5.2), the 422
-// causes, or the typed error. It never sends anything itself: it asks through signals and is
-// told the outcome by the composition root (app/ObjectEditor). The buffer is only ever changed
-// by the user or by "Give the fields up". Lives on the GUI thread.
+// resourceVersion as precondition, merge patch, JSON Patch with a `test` of every changed
+// field's opened value), Dry run and Write, and the outcome of the last write: the new
+// resourceVersion and warnings, a malformed-YAML error, the table of SSA conflicts with Force /
+// Give up (API brief 4.3), the three-way view of a stale replace (5.2) or of a failed `test`
+// (5.5), the 422 causes, or the typed error. It never sends anything itself: it asks through
+// signals and is told the outcome by the composition root (app/ObjectEditor). The buffer is
+// changed only by the user, by "Give the fields up", and after a write (to what was stored).
+// Closing with edits that were not written asks first; when the connection goes away the window
+// stays with its text (detach()). Lives on the GUI thread.
 #include <QList>
 #include <QMetaType>
 #include <QString>
@@ -26,7 +29,7 @@ class QsciScintilla;
 
 namespace fieldscope::widgets {
 
-enum class WriteMode { Apply, Replace, MergePatch };
+enum class WriteMode { Apply, Replace, MergePatch, JsonPatch };
 
 struct WriteRequest {
     WriteMode mode = WriteMode::Apply;
@@ -53,7 +56,7 @@ class EditorWindow : public QWidget
 {
     Q_OBJECT
 public:
-    enum class State { Loading, Editing, Sending, ParseError, Written, Conflict, Stale, Invalid, Failed };
+    enum class State { Loading, Editing, Sending, ParseError, Written, Conflict, Stale, Invalid, Failed, Detached };
     Q_ENUM(State)
 
     // `title`: "ConfigMap demo/settings". Shown with "Loading…" until load().
@@ -78,6 +81,18 @@ public:
     void showInvalid(const QString &message, const QList<CauseRow> &causes);
     void showFailure(const QString &message);
     void showRebased(); // after "Rebase onto current": based on the current version now
+    // A JSON Patch's `test` failed: `changed` lists "path: opened → now" lines; then the three
+    // panes as for a stale write.
+    void showPreconditionFailed(const QStringList &changed, const QString &opened, const QString &written,
+                                const QString &current, const QString &currentResourceVersion);
+    // The connection this window wrote through is gone: nothing can be sent any more, the text stays.
+    void detach(const QString &why);
+
+    // The buffer differs from what was opened or last written (dry runs do not count).
+    bool hasUnsentEdits() const;
+    // Asks whether to throw unsent edits away (Keep editing is the default); true when there is
+    // nothing to lose or the user said Discard.
+    bool confirmDiscard();
 
     State state() const { return m_state; }
     QString resultText() const;
@@ -90,6 +105,9 @@ Q_SIGNALS:
     void giveUpRequested(const QStringList &paths, const fieldscope::widgets::WriteRequest &request);
     void rebaseRequested();
 
+protected:
+    void closeEvent(QCloseEvent *event) override;
+
 private:
     QWidget *buildControls();
     QWidget *buildConflictPage();
@@ -100,8 +118,13 @@ private:
     void updateModeControls();
     void markChanges(QsciScintilla *pane, const QString &from, const QString &to, int marker, bool leftSide);
 
+    void takeWrittenVersion();
+    void showThreeWay(const QString &opened, const QString &written, const QString &current, const QString &currentResourceVersion);
+
     State m_state = State::Loading;
     QString m_title, m_openedYaml, m_openedRv;
+    QString m_savedText;   // the buffer as opened or as last written: what "unsent edits" compares with
+    QString m_sendingText; // the buffer when the pending write was sent
     QLabel *m_header;
     QComboBox *m_mode;
     QLineEdit *m_manager;

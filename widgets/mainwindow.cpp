@@ -7,6 +7,7 @@
 #include "widgets/commandpalette.h"
 #include "widgets/contextswitcher.h"
 #include "widgets/detailpane.h"
+#include "widgets/editorwindow.h"
 #include "widgets/helpdialogs.h"
 #include "widgets/icons.h"
 #include "widgets/objecttablepage.h"
@@ -18,6 +19,8 @@
 #include <QComboBox>
 #include <QLineEdit>
 #include <QMenuBar>
+#include <QMessageBox>
+#include <QPushButton>
 #include <QSettings>
 #include <QTableView>
 #include <QToolBar>
@@ -186,6 +189,10 @@ void MainWindow::setBusy(const QString &what, bool busy)
 
 void MainWindow::closeEvent(QCloseEvent *event)
 {
+    if (!confirmUnsentEdits()) {
+        event->ignore();
+        return;
+    }
     QSettings settings;
     settings.setValue(QStringLiteral("window/geometry"), saveGeometry());
     settings.setValue(QStringLiteral("window/state"), saveState());
@@ -195,6 +202,35 @@ void MainWindow::closeEvent(QCloseEvent *event)
         if (auto *v = cluster(i))
             v->tablePage()->setModel(nullptr, {}, false); // stores the column layout
     QMainWindow::closeEvent(event);
+}
+
+// Editor windows are the main window's descendants (a cluster's view, or the main window itself
+// once detached): quitting would take their text with them.
+bool MainWindow::confirmUnsentEdits()
+{
+    QList<EditorWindow *> unsent;
+    for (EditorWindow *e : findChildren<EditorWindow *>())
+        if (e->hasUnsentEdits())
+            unsent << e;
+    if (unsent.isEmpty())
+        return true;
+    QMessageBox box(QMessageBox::Warning, tr("Unsent edits"),
+                    unsent.size() == 1 ? tr("An editor window holds edits that were not written. Quit and lose them?")
+                                       : tr("%1 editor windows hold edits that were not written. Quit and lose them?").arg(unsent.size()),
+                    QMessageBox::NoButton, this);
+    box.setObjectName(QStringLiteral("quitWithEditsBox"));
+    QPushButton *keep = box.addButton(tr("Keep editing"), QMessageBox::RejectRole);
+    QPushButton *quit = box.addButton(tr("Discard and quit"), QMessageBox::DestructiveRole);
+    quit->setObjectName(QStringLiteral("discardButton"));
+    box.setDefaultButton(keep);
+    box.setEscapeButton(keep);
+    box.exec();
+    if (box.clickedButton() == quit)
+        return true;
+    unsent.first()->show();
+    unsent.first()->raise();
+    unsent.first()->activateWindow();
+    return false;
 }
 
 ClusterView *MainWindow::addCluster(const QString &title)

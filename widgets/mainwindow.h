@@ -47,6 +47,7 @@ protected:
     void closeEvent(QCloseEvent *event) override;
 
 private:
+    bool confirmUnsentEdits();
     void updateStatus();
     void createActions();
     void showOpenContext();

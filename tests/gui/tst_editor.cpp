@@ -1,8 +1,11 @@
 // The object editor (issue 6) on the offscreen platform against the real test cluster: a
 // server-side apply of a changed value is written and the detail pane follows; a field another
 // manager owns shows up as a conflict row with both values and Force takes it; a replace after
-// someone else's change shows opened / written / current; malformed YAML sends nothing. Saves
-// screenshots of the conflict table and the three-way view.
+// someone else's change shows opened / written / current; malformed YAML sends nothing; a JSON
+// Patch writes a field only while it still has its opened value; a merge patch's dry run stores
+// nothing and its write keeps others' changes; the server's 422 causes are shown; unsent edits
+// are never lost to a closed window, cluster or application. Saves screenshots of the conflict
+// table, the three-way view and the failed precondition.
 #include "guitesting.h"
 #include "../integration/clusterenv.h"
 #include "app/clustercontroller.h"
@@ -14,12 +17,17 @@
 #include "widgets/objecttablepage.h"
 #include "widgets/qsci.h"
 
+#include <QApplication>
 #include <QComboBox>
 #include <QDir>
 #include <QLineEdit>
+#include <QMessageBox>
 #include <QPushButton>
+#include <QPointer>
 #include <QStandardPaths>
+#include <QTextBrowser>
 #include <QTest>
+#include <QTimer>
 
 #include <memory>
 
@@ -85,11 +93,12 @@ private:
     }
 
     // Selects the object and opens its editor with the YAML tab's Edit button; null on failure.
-    EditorWindow *openEditor(Session &s, const QString &name)
+    EditorWindow *openEditor(Session &s, const QString &name) { return openEditor(s.controller, s.view, name); }
+    EditorWindow *openEditor(app::ClusterController &controller, widgets::ClusterView *view, const QString &name)
     {
-        if (!QTest::qWaitFor([&] { return s.controller.isLoaded() && s.view->tablePage()->selectName(QString::fromLatin1(kNamespace), name); }, 30000))
+        if (!QTest::qWaitFor([&] { return controller.isLoaded() && view->tablePage()->selectName(QString::fromLatin1(kNamespace), name); }, 30000))
             return nullptr;
-        widgets::DetailPane *detail = s.view->detailPane();
+        widgets::DetailPane *detail = view->detailPane();
         if (!QTest::qWaitFor([&] { return detail->isReady() && detail->detail().name == name; }, 10000))
             return nullptr;
         detail->setCurrentTab(widgets::DetailPane::YamlTab);
@@ -97,7 +106,7 @@ private:
         if (!edit || !edit->isEnabled())
             return nullptr;
         QTest::mouseClick(edit, Qt::LeftButton);
-        EditorWindow *editor = s.controller.editor(detail->uid());
+        EditorWindow *editor = controller.editor(detail->uid());
         if (!editor || !QTest::qWaitFor([&] { return editor->state() == EditorWindow::State::Editing; }, 10000))
             return nullptr;
         editor->findChild<QLineEdit *>(QStringLiteral("editorFieldManager"))->setText(QStringLiteral("fieldscope"));
@@ -129,13 +138,49 @@ private Q_SLOTS:
         (void)testing::call(*m_client, testing::request("POST", "/api/v1/namespaces",
                                                         core::toJsonText({{"metadata", {{"name", kNamespace}}}})));
         // Fresh objects each run: an earlier run's versions must not satisfy a check.
-        for (const char *name : {"edit-ssa", "edit-conflict", "edit-stale", "edit-bad"})
+        for (const char *name : {"edit-ssa", "edit-conflict", "edit-stale", "edit-bad", "edit-cas", "edit-merge", "edit-invalid", "edit-close"})
             (void)testing::call(*m_client, testing::request("DELETE", objectPath(name)));
         QVERIFY(applyAs("fieldscope", "edit-ssa", {{"color", "blue"}}));
         QVERIFY(applyAs("fieldscope", "edit-conflict", {{"color", "blue"}, {"size", "small"}}));
         QVERIFY(applyAs("other-tool", "edit-conflict", {{"color", "red"}})); // other-tool owns .data.color
         QVERIFY(applyAs("fieldscope", "edit-stale", {{"color", "blue"}, {"owner", "team-a"}}));
         QVERIFY(applyAs("fieldscope", "edit-bad", {{"color", "blue"}}));
+        QVERIFY(applyAs("teacher", "edit-cas", {{"foo", "1"}, {"bar", "x"}}));
+        QVERIFY(applyAs("fieldscope", "edit-merge", {{"color", "blue"}, {"size", "small"}}));
+        QVERIFY(applyAs("fieldscope", "edit-invalid", {{"color", "blue"}}));
+        QVERIFY(applyAs("fieldscope", "edit-close", {{"color", "blue"}}));
+    }
+
+    // A merge patch by another writer, the way kubectl patch would change one key.
+    bool patchAs(const std::string &manager, const std::string &name, const core::Json &data)
+    {
+        return bool(testing::call(*m_client, testing::request("PATCH", objectPath(name) + "?fieldManager=" + manager,
+                                                              core::toJsonText({{"data", data}}), "application/merge-patch+json")));
+    }
+
+    std::string resourceVersion(const std::string &name) { return get(name)["metadata"]["resourceVersion"].get<std::string>(); }
+
+    // Answers the next message box named `name` by clicking its button labelled `button`.
+    static void answerBox(const char *name, const QString &button, bool *seen)
+    {
+        *seen = false;
+        auto *poll = new QTimer;
+        QObject::connect(poll, &QTimer::timeout, poll, [=] {
+            for (QWidget *w : QApplication::topLevelWidgets()) {
+                auto *box = qobject_cast<QMessageBox *>(w);
+                if (!box || box->objectName() != QLatin1String(name) || !box->isVisible())
+                    continue;
+                for (QAbstractButton *b : box->buttons())
+                    if (b->text() == button) {
+                        *seen = true;
+                        b->click();
+                        poll->deleteLater();
+                        return;
+                    }
+            }
+        });
+        poll->start(20);
+        QTimer::singleShot(10000, poll, &QObject::deleteLater); // never shown: the test's QVERIFY(seen) says so
     }
 
     void cleanupTestCase()
@@ -148,6 +193,11 @@ private Q_SLOTS:
     void conflictRowNamesTheOtherManagerWithBothValuesAndForceTakesTheField();
     void staleReplaceShowsOpenedWrittenAndCurrentAndRebaseWritesOnTop();
     void malformedYamlShowsWhereAndSendsNothing();
+    void jsonPatchWritesOnlyWhileTheChangedFieldStillHasItsOpenedValue();
+    void mergePatchDryRunStoresNothingAndTheWriteKeepsOthersChanges();
+    void invalidObjectShowsTheServersCausesAndKeepsTheBuffer();
+    void closingWithUnsentEditsAsksAndKeepEditingKeepsThem();
+    void closingTheClusterLeavesUnsentEditsInADetachedWindow();
 };
 
 void TestEditor::serverSideApplyOfAChangedValueIsWrittenAndTheDetailFollows()
@@ -167,7 +217,9 @@ void TestEditor::serverSideApplyOfAChangedValueIsWrittenAndTheDetailFollows()
     const QString rv = QString::fromStdString(live["metadata"]["resourceVersion"].get<std::string>());
     QVERIFY2(editor->resultText().contains(rv), qPrintable(editor->resultText()));
     QCOMPARE(editor->openedResourceVersion(), rv);
-    QCOMPARE(editor->bufferText(), changed); // the buffer stays as written
+    QCOMPARE(editor->bufferText(), editor->openedYaml()); // the buffer shows what was stored
+    QVERIFY(editor->bufferText().contains(QLatin1String("color: green")));
+    QVERIFY(!editor->hasUnsentEdits());
     // The watch brings the new version to the detail pane.
     QTRY_VERIFY_WITH_TIMEOUT(s.view->detailPane()->detail().yaml.contains(QLatin1String("color: green")), 10000);
     QCOMPARE(s.view->detailPane()->detail().resourceVersion, rv);
@@ -265,6 +317,144 @@ void TestEditor::malformedYamlShowsWhereAndSendsNothing()
     QCOMPARE(editor->bufferText(), broken);
     QTest::qWait(500); // a request sent by mistake would have landed by now
     QCOMPARE(get("edit-bad")["metadata"]["resourceVersion"].get<std::string>(), before);
+}
+
+// The seeds' "set foo=2 only if foo is 1": a change elsewhere in the object does not matter, a
+// change to foo itself makes the server refuse the whole patch.
+void TestEditor::jsonPatchWritesOnlyWhileTheChangedFieldStillHasItsOpenedValue()
+{
+    Session s;
+    EditorWindow *editor = openEditor(s, QStringLiteral("edit-cas"));
+    QVERIFY(editor);
+    QVERIFY(patchAs("someone-else", "edit-cas", {{"bar", "y"}})); // after opening, a field we do not touch
+    QString changed = replaced(editor, "foo: \"1\"", "foo: \"2\"");
+    QVERIFY2(!changed.isEmpty(), qPrintable(editor->bufferText()));
+    editor->buffer()->setText(changed);
+    write(editor, widgets::WriteMode::JsonPatch);
+    QTRY_COMPARE_WITH_TIMEOUT(editor->state(), EditorWindow::State::Written, 15000);
+    core::Json live = get("edit-cas");
+    QCOMPARE(live["data"]["foo"].get<std::string>(), std::string("2"));
+    QCOMPARE(live["data"]["bar"].get<std::string>(), std::string("y")); // the other change stays
+    QVERIFY2(editor->bufferText().contains(QLatin1String("bar: \"y\"")), qPrintable(editor->bufferText())); // YAML 1.1 would read y as true
+
+    // Now someone changes foo itself; our next compare-and-swap must not go through.
+    QVERIFY(patchAs("someone-else", "edit-cas", {{"foo", "3"}}));
+    const std::string before = resourceVersion("edit-cas");
+    changed = replaced(editor, "foo: \"2\"", "foo: \"4\"");
+    QVERIFY2(!changed.isEmpty(), qPrintable(editor->bufferText()));
+    editor->buffer()->setText(changed);
+    write(editor, widgets::WriteMode::JsonPatch);
+    QTRY_COMPARE_WITH_TIMEOUT(editor->state(), EditorWindow::State::Stale, 15000);
+    QVERIFY2(editor->resultText().contains(QLatin1String("/data/foo: opened \"2\", now \"3\"")), qPrintable(editor->resultText()));
+    QCOMPARE(resourceVersion("edit-cas"), before); // nothing written
+    QCOMPARE(get("edit-cas")["data"]["foo"].get<std::string>(), std::string("3"));
+    const QString currentText = text(editor->findChild<QsciScintilla *>(QStringLiteral("currentPane")));
+    QVERIFY2(currentText.contains(QLatin1String("foo: \"3\"")), qPrintable(currentText));
+    QCOMPARE(editor->bufferText(), changed);
+    QVERIFY(editor->grab().save(shotPath(QStringLiteral("editor-precondition.png"))));
+}
+
+void TestEditor::mergePatchDryRunStoresNothingAndTheWriteKeepsOthersChanges()
+{
+    Session s;
+    EditorWindow *editor = openEditor(s, QStringLiteral("edit-merge"));
+    QVERIFY(editor);
+    QVERIFY(patchAs("someone-else", "edit-merge", {{"size", "large"}}));
+    const QString changed = replaced(editor, "color: blue", "color: green");
+    QVERIFY(!changed.isEmpty());
+    editor->buffer()->setText(changed);
+    auto *combo = editor->findChild<QComboBox *>(QStringLiteral("writeMode"));
+    combo->setCurrentIndex(combo->findData(int(widgets::WriteMode::MergePatch)));
+    const std::string before = resourceVersion("edit-merge");
+    QTest::mouseClick(editor->findChild<QPushButton *>(QStringLiteral("dryRunButton")), Qt::LeftButton);
+    QTRY_COMPARE_WITH_TIMEOUT(editor->state(), EditorWindow::State::Written, 15000);
+    QVERIFY2(editor->resultText().contains(QLatin1String("Dry run passed")), qPrintable(editor->resultText()));
+    QCOMPARE(resourceVersion("edit-merge"), before);
+    QCOMPARE(get("edit-merge")["data"]["color"].get<std::string>(), std::string("blue"));
+    QVERIFY(editor->hasUnsentEdits()); // a dry run writes nothing
+    QCOMPARE(editor->bufferText(), changed);
+
+    write(editor, widgets::WriteMode::MergePatch);
+    QTRY_COMPARE_WITH_TIMEOUT(editor->state(), EditorWindow::State::Written, 15000);
+    const core::Json live = get("edit-merge");
+    QCOMPARE(live["data"]["color"].get<std::string>(), std::string("green"));
+    QCOMPARE(live["data"]["size"].get<std::string>(), std::string("large"));
+    QVERIFY(!editor->hasUnsentEdits());
+}
+
+void TestEditor::invalidObjectShowsTheServersCausesAndKeepsTheBuffer()
+{
+    Session s;
+    EditorWindow *editor = openEditor(s, QStringLiteral("edit-invalid"));
+    QVERIFY(editor);
+    const std::string before = resourceVersion("edit-invalid");
+    const QString broken = replaced(editor, "name: edit-invalid", "name: edit-invalid\n  labels:\n    tier: \"not a valid value!\"");
+    QVERIFY2(!broken.isEmpty(), qPrintable(editor->bufferText()));
+    editor->buffer()->setText(broken);
+    write(editor, widgets::WriteMode::Replace);
+    QTRY_COMPARE_WITH_TIMEOUT(editor->state(), EditorWindow::State::Invalid, 15000);
+    const QString causes = editor->findChild<QTextBrowser *>(QStringLiteral("editorMessages"))->toPlainText();
+    QVERIFY2(causes.contains(QLatin1String("metadata.labels")) && causes.contains(QLatin1String("FieldValueInvalid")), qPrintable(causes));
+    QCOMPARE(resourceVersion("edit-invalid"), before);
+    QCOMPARE(editor->bufferText(), broken);
+}
+
+void TestEditor::closingWithUnsentEditsAsksAndKeepEditingKeepsThem()
+{
+    Session s;
+    QPointer<EditorWindow> editor = openEditor(s, QStringLiteral("edit-close"));
+    QVERIFY(editor);
+    QVERIFY(editor->close()); // nothing changed: closes without asking
+    QTRY_VERIFY(!editor);
+    editor = openEditor(s, QStringLiteral("edit-close"));
+    QVERIFY(editor);
+    const QString changed = replaced(editor, "color: blue", "color: green");
+    editor->buffer()->setText(changed);
+    QVERIFY(editor->hasUnsentEdits());
+
+    bool asked = false;
+    answerBox("discardEditsBox", QStringLiteral("Keep editing"), &asked);
+    QVERIFY(!editor->close());
+    QVERIFY(asked);
+    QVERIFY(editor && editor->isVisible());
+    QCOMPARE(editor->bufferText(), changed);
+
+    answerBox("quitWithEditsBox", QStringLiteral("Keep editing"), &asked); // quitting asks too
+    QVERIFY(!s.window.close());
+    QVERIFY(asked);
+    QVERIFY(s.window.isVisible());
+
+    answerBox("discardEditsBox", QStringLiteral("Discard edits"), &asked);
+    QVERIFY(editor->close());
+    QVERIFY(asked);
+    QTRY_VERIFY(!editor);
+    QCOMPARE(get("edit-close")["data"]["color"].get<std::string>(), std::string("blue"));
+}
+
+// A cluster's tab closing (its controller gone) must not take the user's text with it.
+void TestEditor::closingTheClusterLeavesUnsentEditsInADetachedWindow()
+{
+    widgets::MainWindow window;
+    widgets::ClusterView *view = window.addCluster(QStringLiteral("test"));
+    auto controller = std::make_unique<app::ClusterController>(view);
+    window.resize(1280, 800);
+    controller->showResource(QStringLiteral("configmaps"));
+    controller->open(testing::testKubeconfig(), QStringLiteral("fieldscope-test"));
+    window.show();
+    QPointer<EditorWindow> editor = openEditor(*controller, view, QStringLiteral("edit-close"));
+    QVERIFY(editor);
+    const QString changed = replaced(editor, "color: blue", "color: purple");
+    editor->buffer()->setText(changed);
+
+    controller.reset(); // what closing the tab does
+    delete view;
+    QVERIFY(editor);
+    QCOMPARE(editor->state(), EditorWindow::State::Detached);
+    QVERIFY(editor->isVisible());
+    QCOMPARE(editor->parentWidget(), &window);
+    QCOMPARE(editor->bufferText(), changed);
+    QVERIFY2(editor->resultText().contains(QLatin1String("was closed")), qPrintable(editor->resultText()));
+    QVERIFY(!editor->findChild<QPushButton *>(QStringLiteral("writeButton"))->isEnabled());
 }
 
 QTEST_MAIN(TestEditor)
