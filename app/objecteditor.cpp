@@ -1,5 +1,6 @@
 #include "app/objecteditor.h"
 
+#include "core/applybody.h"
 #include "core/editbuffer.h"
 #include "core/yaml.h"
 #include "kube/writes.h"
@@ -70,6 +71,7 @@ QString ownerLabel(const core::FieldConflict &c)
 }
 
 struct Version {
+    core::Json live; // as the server sent it, managedFields included
     core::Json editable;
     std::string yaml;
     std::string resourceVersion, namespace_, name;
@@ -86,6 +88,7 @@ core::Result<Version> versionOf(std::string_view json, bool withoutStatus)
     v.name = metaString(*parsed, "name");
     v.editable = core::editableObject(*parsed, withoutStatus);
     v.yaml = core::jsonToYaml(v.editable);
+    v.live = std::move(*parsed);
     return v;
 }
 
@@ -107,6 +110,7 @@ ObjectEditor::ObjectEditor(kube::ApiClient *client, kube::ResourceInfo resource,
 {
     connect(window, &widgets::EditorWindow::writeRequested, this, &ObjectEditor::write);
     connect(window, &widgets::EditorWindow::giveUpRequested, this, &ObjectEditor::giveUp);
+    connect(window, &widgets::EditorWindow::coOwnRequested, this, &ObjectEditor::coOwn);
     connect(window, &widgets::EditorWindow::rebaseRequested, this, &ObjectEditor::rebase);
     inBackground(this, [objectJson, noStatus = withoutStatus()] {
         return versionOf(std::string_view(objectJson.constData(), std::size_t(objectJson.size())), noStatus);
@@ -119,6 +123,7 @@ ObjectEditor::ObjectEditor(kube::ApiClient *client, kube::ResourceInfo resource,
         m_name = v->name;
         m_opened = std::move(v->editable);
         m_openedRv = v->resourceVersion;
+        m_live = std::move(v->live);
         m_window->load(q(v->yaml), q(m_openedRv), fieldManager);
     });
 }
@@ -149,14 +154,50 @@ void ObjectEditor::write(const widgets::WriteRequest &request)
             m_window->showParseError({}, problem);
             return;
         }
-        send(request, std::move(parsed->value), gen);
+        if (request.mode == widgets::WriteMode::Apply)
+            sendApply(request, std::move(parsed->value), gen);
+        else
+            send(request, std::move(parsed->value), gen);
     });
+}
+
+// An apply sends the fields this manager already owns plus what the user changed, never the
+// whole buffer (API brief 4.5): that would claim every field, defaulted and controller-written
+// ones included, and turn their owners' next writes into conflicts.
+void ObjectEditor::sendApply(const widgets::WriteRequest &request, core::Json edited, int gen)
+{
+    core::ApplyOptions options;
+    options.ignoreStatus = withoutStatus();
+    const std::string manager = fieldManagerOf(request);
+    std::vector<std::string> coOwned;
+    for (const QString &p : std::as_const(m_coOwned))
+        coOwned.push_back(p.toStdString());
+    inBackground(this, [live = m_live, opened = m_opened, edited = std::move(edited), manager, options, coOwned] {
+        return core::applyBodyForEdit(live, opened, edited, manager, options, coOwned);
+    }, [this, request, gen](core::Result<core::ApplyBody> body) {
+        if (gen != m_generation || !m_window)
+            return;
+        if (!body) {
+            m_window->showParseError(q(body.error().where), q(body.error().message));
+            return;
+        }
+        m_notRemovable.clear();
+        for (const auto &path : body->notRemovable)
+            if (!m_givenUp.contains(q(path)))
+                m_notRemovable << q(path);
+        send(request, std::move(body->body), gen);
+    });
+}
+
+std::string ObjectEditor::fieldManagerOf(const widgets::WriteRequest &request)
+{
+    return request.fieldManager.isEmpty() ? std::string("fieldscope") : request.fieldManager.toStdString();
 }
 
 void ObjectEditor::send(const widgets::WriteRequest &request, core::Json object, int gen)
 {
     kube::WriteOptions o;
-    o.fieldManager = request.fieldManager.isEmpty() ? std::string("fieldscope") : request.fieldManager.toStdString();
+    o.fieldManager = fieldManagerOf(request);
     o.dryRun = request.dryRun;
     kube::HttpRequest req;
     switch (request.mode) {
@@ -213,6 +254,9 @@ void ObjectEditor::onSuccess(bool dryRun, kube::HttpResponse response)
     QStringList warnings = m_yamlWarnings;
     for (const auto &w : response.warnings)
         warnings << q(w);
+    if (!m_notRemovable.isEmpty())
+        warnings << tr("You deleted fields your manager does not own; an apply cannot remove them, so they are still "
+                       "there: %1. Use Merge patch or JSON Patch to delete them.").arg(m_notRemovable.join(QStringLiteral(", ")));
     const int gen = m_generation;
     inBackground(this, [body = std::move(response.body), noStatus = withoutStatus()] { return versionOf(body, noStatus); },
                  [this, dryRun, warnings, gen](core::Result<Version> v) {
@@ -222,9 +266,12 @@ void ObjectEditor::onSuccess(bool dryRun, kube::HttpResponse response)
             m_window->showWritten(dryRun, tr("(unreadable answer: %1)").arg(q(v.error().describe())), warnings);
             return;
         }
-        if (!dryRun) { // later writes build on what was written; the buffer stays as it is
+        if (!dryRun) { // later writes build on what was written
             m_opened = std::move(v->editable);
             m_openedRv = v->resourceVersion;
+            m_live = std::move(v->live);
+            m_givenUp.clear();
+            m_coOwned.clear();
             m_window->setOpened(q(v->yaml), q(m_openedRv));
         }
         m_window->showWritten(dryRun, q(v->resourceVersion), warnings);
@@ -239,7 +286,7 @@ void ObjectEditor::showConflicts(const core::Error &error, const core::Json &sen
         QString message = q(error.message);
         core::Json liveObject;
         if (live)
-            liveObject = m_current = std::move(*live);
+            liveObject = m_current = m_live = std::move(*live);
         else
             message += tr("\n(The live values could not be read: %1)").arg(q(live.error().describe()));
         std::vector<std::string> paths;
@@ -265,7 +312,7 @@ void ObjectEditor::showStale(const core::Error &error, const QString &written)
             m_window->showFailure(tr("%1; reading the current object failed too: %2").arg(q(error.describe()), q(live.error().describe())));
             return;
         }
-        m_current = *live;
+        m_current = m_live = *live;
         const int gen = m_generation;
         inBackground(this, [current = std::move(*live), noStatus = withoutStatus()] {
             return versionOf(core::toJsonText(current), noStatus);
@@ -286,7 +333,7 @@ void ObjectEditor::showFailedTests(const core::Error &error, const QString &writ
             m_window->showFailure(tr("%1; reading the current object failed too: %2").arg(q(error.describe()), q(live.error().describe())));
             return;
         }
-        m_current = *live;
+        m_current = m_live = *live;
         const int gen = m_generation;
         inBackground(this, [current = std::move(*live), patch = m_lastJsonPatch, noStatus = withoutStatus()] {
             auto failed = core::failedTests(patch, core::editableObject(current, noStatus));
@@ -319,21 +366,34 @@ void ObjectEditor::showInvalid(const core::Error &e)
     m_window->showInvalid(q(e.message), causes);
 }
 
-// "Give the fields up" (API brief 4.3): the buffer loses the fields, the re-sent apply no longer
-// claims them, and their live values stay with their owners.
+// The two resolutions that change the buffer (API brief 4.3): "Give the fields up" removes the
+// fields, so the re-sent apply no longer claims them and their live values stay with their
+// owners; "Co-own" sets them to the live values, so the apply shares them instead of conflicting.
 void ObjectEditor::giveUp(const QStringList &paths, const widgets::WriteRequest &request)
+{
+    m_givenUp += paths; // removed on purpose: not a deletion the apply failed to make
+    resolveInBuffer(paths, request, &core::withoutFieldPaths);
+}
+
+void ObjectEditor::coOwn(const QStringList &paths, const widgets::WriteRequest &request)
+{
+    m_coOwned += paths; // equal to the live value now, so no longer a change: sent all the same
+    resolveInBuffer(paths, request, &core::withLiveValuesAt);
+}
+
+void ObjectEditor::resolveInBuffer(const QStringList &paths, const widgets::WriteRequest &request, Resolution resolution)
 {
     const int gen = ++m_generation;
     m_window->setSending(request.dryRun);
     std::vector<std::string> wanted;
     for (const QString &p : paths)
         wanted.push_back(p.toStdString());
-    inBackground(this, [text = request.text.toStdString(), live = m_current, wanted]() -> core::Result<std::string> {
+    inBackground(this, [text = request.text.toStdString(), live = m_current, wanted, resolution]() -> core::Result<std::string> {
         auto parsed = core::yamlToJson(text);
         if (!parsed)
             return parsed.error();
         std::vector<std::string> notFound;
-        const core::Json out = core::withoutFieldPaths(parsed->value, live, wanted, &notFound);
+        const core::Json out = resolution(parsed->value, live, wanted, &notFound);
         if (!notFound.empty())
             return core::Error::make(core::ErrorCategory::Invalid, "not in the buffer: " + notFound.front());
         return core::jsonToYaml(out);

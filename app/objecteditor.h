@@ -1,12 +1,14 @@
 #pragma once
 // ObjectEditor: the write orchestration behind one EditorWindow (issue 6). Turns the window's
-// WriteRequest into the server-side apply, replace (with the opened resourceVersion as
-// precondition, API brief 5.2), merge patch or JSON Patch with tests (5.5), sends it through the cluster's ApiClient, and
+// WriteRequest into a server-side apply of the manager's own and the changed fields (API brief
+// 4.5), a replace with the opened resourceVersion as precondition (5.2), a merge patch, or a
+// JSON Patch testing every changed field (5.5); sends it through the cluster's ApiClient; and
 // tells the window what happened: the new resourceVersion and warnings, SSA conflicts with the
 // live and the user's value of each field (4.3; the live object is fetched for the values),
-// the three-way view of a stale replace (opened, written, current: fetched), 422 causes or the
-// typed error. YAML parsing and the JSON work run on worker threads; results of a superseded
-// request are dropped. Lives on the GUI thread; a child of its window, so it dies with it.
+// the three-way view of a stale replace or failed test (opened, written, current: fetched), 422
+// causes or the typed error. YAML parsing and the JSON work run on worker threads; results of a
+// superseded request are dropped. Lives on the GUI thread; a child of its window, so it dies
+// with it.
 #include "core/json.h"
 #include "kube/apiclient.h"
 #include "kube/resource.h"
@@ -30,7 +32,9 @@ public:
 
 private:
     void write(const widgets::WriteRequest &request);
+    void sendApply(const widgets::WriteRequest &request, core::Json edited, int generation);
     void send(const widgets::WriteRequest &request, core::Json object, int generation);
+    static std::string fieldManagerOf(const widgets::WriteRequest &request);
     void onWritten(const widgets::WriteRequest &request, const core::Json &sent, core::Result<kube::HttpResponse> result);
     void onSuccess(bool dryRun, kube::HttpResponse response);
     void showConflicts(const core::Error &error, const core::Json &sent);
@@ -38,6 +42,10 @@ private:
     void showFailedTests(const core::Error &error, const QString &written);
     void showInvalid(const core::Error &error);
     void giveUp(const QStringList &paths, const widgets::WriteRequest &request);
+    void coOwn(const QStringList &paths, const widgets::WriteRequest &request);
+    using Resolution = core::Json (*)(const core::Json &manifest, const core::Json &live, const std::vector<std::string> &paths,
+                                      std::vector<std::string> *notFound);
+    void resolveInBuffer(const QStringList &paths, const widgets::WriteRequest &request, Resolution resolution);
     void rebase();
     // GETs the object; `done` gets it parsed (on this thread), or the error.
     void fetchCurrent(std::function<void(core::Result<core::Json>)> done);
@@ -51,6 +59,10 @@ private:
     std::string m_openedRv;   // its resourceVersion: the replace precondition
     core::Json m_current;     // the object as last fetched after a conflict (for rebase, give up)
     core::Json m_lastJsonPatch; // the last JSON Patch sent: its tests explain a 422
+    core::Json m_live;        // the newest full object seen (managedFields: what the manager owns)
+    QStringList m_notRemovable; // deletions the last apply could not make (not this manager's fields)
+    QStringList m_givenUp;    // fields removed from the buffer by "Give the fields up" since the last write
+    QStringList m_coOwned;    // fields set to the live value by "Co-own" since the last write
     int m_generation = 0;     // a newer request supersedes the answers to older ones
     QStringList m_yamlWarnings; // YAML 1.1 readings of the last parsed buffer, shown with the result
 };

@@ -220,7 +220,7 @@ Json EditWalker::pick(const Json &edited, const FieldSet *owned, const FieldSet 
 } // namespace
 
 Result<ApplyBody> applyBodyForEdit(const Json &live, const Json &opened, const Json &edited, std::string_view fieldManager,
-                                   const ApplyOptions &options)
+                                   const ApplyOptions &options, const std::vector<std::string> &alsoSend)
 {
     auto entries = parseManagedFields(live);
     if (!entries)
@@ -236,6 +236,10 @@ Result<ApplyBody> applyBodyForEdit(const Json &live, const Json &opened, const J
     EditWalker walker(*entries, options, kindOf(edited, live));
     FieldSet changed;
     walker.changed(*editedShape, edited, &opened, changed);
+    if (!alsoSend.empty())
+        for (const FieldPath &path : editedShape->members())
+            if (std::find(alsoSend.begin(), alsoSend.end(), path.toString()) != alsoSend.end())
+                changed.insert(path);
     changed.normalize();
     ApplyBody result;
     walker.deleted(*openedShape, edited, &owned, result);

@@ -28,9 +28,10 @@ struct ApplyBody {
 // semantics come from it). `opened`: the editable form the user started from
 // (editableObject(live-at-open-time)). `edited`: the parsed buffer. "Owned" is the union of the
 // entries of `fieldManager` with operation Apply and subresource `options.subresource`.
-// Errors: Parse for undecodable managedFields, Invalid for buffers the server would reject
-// (see predictApply).
+// `alsoSend`: server-syntax paths of `edited` to send though unchanged, e.g. fields set to the
+// live value to co-own them (brief 4.3). Errors: Parse for undecodable managedFields, Invalid for
+// buffers the server would reject (see predictApply).
 Result<ApplyBody> applyBodyForEdit(const Json &live, const Json &opened, const Json &edited, std::string_view fieldManager,
-                                   const ApplyOptions &options = {});
+                                   const ApplyOptions &options = {}, const std::vector<std::string> &alsoSend = {});
 
 } // namespace fieldscope::core

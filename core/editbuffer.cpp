@@ -196,4 +196,24 @@ Json withoutFieldPaths(const Json &manifest, const Json &live, const std::vector
     return out;
 }
 
+Json withLiveValuesAt(const Json &manifest, const Json &live, const std::vector<std::string> &paths,
+                      std::vector<std::string> *notFound)
+{
+    const auto known = pathsOf(manifest, live);
+    Json out = manifest;
+    for (const auto &p : paths) {
+        std::string pointer;
+        const Json *liveValue = nullptr;
+        const auto it = known.find(p);
+        if (it == known.end() || !it->second.resolve(out, &pointer) || isProtected(pointer)
+            || !it->second.resolve(live, nullptr, &liveValue)) {
+            if (notFound)
+                notFound->push_back(p);
+            continue;
+        }
+        out.at(Pointer(pointer)) = *liveValue;
+    }
+    return out;
+}
+
 } // namespace fieldscope::core

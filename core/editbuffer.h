@@ -51,4 +51,10 @@ std::vector<FieldValues> valuesAtPaths(const Json &manifest, const Json &live, c
 Json withoutFieldPaths(const Json &manifest, const Json &live, const std::vector<std::string> &paths,
                        std::vector<std::string> *notFound = nullptr);
 
+// `manifest` with the value at each of `paths` (server syntax) set to the live object's: the
+// SSA "co-own" resolution (API brief 4.3), where an equal value shares the field instead of
+// conflicting. Paths missing from either object are listed in `notFound`.
+Json withLiveValuesAt(const Json &manifest, const Json &live, const std::vector<std::string> &paths,
+                      std::vector<std::string> *notFound = nullptr);
+
 } // namespace fieldscope::core

@@ -100,11 +100,12 @@ QWidget *EditorWindow::buildControls()
     l->setContentsMargins(0, 0, 0, 0);
     m_mode = new QComboBox(row);
     m_mode->setObjectName(QStringLiteral("writeMode"));
-    m_mode->addItem(tr("Server-side apply"), int(WriteMode::Apply));
+    m_mode->addItem(tr("Server-side apply (your fields and your changes)"), int(WriteMode::Apply));
     m_mode->addItem(tr("Replace (only if unchanged since opened)"), int(WriteMode::Replace));
     m_mode->addItem(tr("Merge patch (what you changed)"), int(WriteMode::MergePatch));
     m_mode->addItem(tr("JSON Patch (only if the fields you changed still have their opened values)"), int(WriteMode::JsonPatch));
-    m_mode->setToolTip(tr("Apply: you own every field in the buffer; another owner's different value is a conflict.\n"
+    m_mode->setToolTip(tr("Apply: sends the fields your manager applied before plus the ones you changed, never the whole "
+                          "object; another owner's different value is a conflict.\n"
                           "Replace: the whole object, refused if anyone changed it since you opened it.\n"
                           "Merge patch: only the fields you changed since you opened it, no precondition.\n"
                           "JSON Patch: only the fields you changed, each with a test of the value you opened "
@@ -165,18 +166,25 @@ QWidget *EditorWindow::buildConflictPage()
         r.force = true;
         request(r);
     });
-    connect(giveUp, &QPushButton::clicked, this, [this] {
+    auto *coOwn = new QPushButton(tr("Co-own (take the live values)"), page);
+    coOwn->setObjectName(QStringLiteral("coOwnButton"));
+    coOwn->setToolTip(tr("Set these fields in your buffer to the live values and send again: an equal value is shared "
+                         "with the other owners instead of conflicting"));
+    const auto resolve = [this](void (EditorWindow::*signal)(const QStringList &, const WriteRequest &)) {
         QStringList paths;
-        for (const auto &c : m_conflicts)
+        for (const auto &c : std::as_const(m_conflicts))
             if (!paths.contains(c.path))
                 paths << c.path;
         WriteRequest r = m_lastRequest;
         r.text = bufferText();
         r.force = false;
-        Q_EMIT giveUpRequested(paths, r);
-    });
-    buttons->addWidget(new QLabel(tr("Or co-own a field: set your value to the live one and write again."), page), 1);
+        Q_EMIT(this->*signal)(paths, r);
+    };
+    connect(giveUp, &QPushButton::clicked, this, [resolve] { resolve(&EditorWindow::giveUpRequested); });
+    connect(coOwn, &QPushButton::clicked, this, [resolve] { resolve(&EditorWindow::coOwnRequested); });
+    buttons->addWidget(new QLabel(tr("Resolve every conflicting field:"), page), 1);
     buttons->addWidget(giveUp);
+    buttons->addWidget(coOwn);
     buttons->addWidget(force);
     l->addLayout(buttons);
     return page;
@@ -310,7 +318,7 @@ void EditorWindow::showWritten(bool dryRun, const QString &resourceVersion, cons
         setResult(State::Written, text, NoPage);
         return;
     }
-    m_messages->setPlainText(tr("The server warned:\n") + warnings.join(u'\n'));
+    m_messages->setPlainText(tr("Warnings:\n") + warnings.join(u'\n'));
     setResult(State::Written, text, MessagePage);
 }
 

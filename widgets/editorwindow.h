@@ -4,7 +4,7 @@
 // resourceVersion as precondition, merge patch, JSON Patch with a `test` of every changed
 // field's opened value), Dry run and Write, and the outcome of the last write: the new
 // resourceVersion and warnings, a malformed-YAML error, the table of SSA conflicts with Force /
-// Give up (API brief 4.3), the three-way view of a stale replace (5.2) or of a failed `test`
+// Give up / Co-own (API brief 4.3), the three-way view of a stale replace (5.2) or of a failed `test`
 // (5.5), the 422 causes, or the typed error. It never sends anything itself: it asks through
 // signals and is told the outcome by the composition root (app/ObjectEditor). The buffer is
 // changed only by the user, by "Give the fields up", and after a write (to what was stored).
@@ -103,6 +103,8 @@ Q_SIGNALS:
     void writeRequested(const fieldscope::widgets::WriteRequest &request);
     // Remove `paths` from the buffer, then send `request` again (without force).
     void giveUpRequested(const QStringList &paths, const fieldscope::widgets::WriteRequest &request);
+    // Set `paths` in the buffer to the live values, then send `request` again: shared ownership.
+    void coOwnRequested(const QStringList &paths, const fieldscope::widgets::WriteRequest &request);
     void rebaseRequested();
 
 protected:

@@ -366,6 +366,15 @@ private Q_SLOTS:
         QCOMPARE(text(b.body), QByteArray::fromStdString(std::string("{") + kDeploymentIdentity + R"(},"spec":{)" + kOwnedSpec + "}}"));
     }
 
+    // Co-owning (brief 4.3) sets a field to the live value, which is no change: it must still be sent.
+    void unchangedFieldsNamedToSendAreSentForCoOwnership()
+    {
+        const Edit e = edit(kConfigMap, [](Json &) {});
+        auto r = applyBodyForEdit(e.live, e.opened, e.edited, "fieldscope", {}, {".data.LOG_LEVEL", ".data.absent"});
+        QVERIFY(r.ok());
+        QCOMPARE(text(r->body["data"]), QByteArray::fromStdString("{\"LOG_LEVEL\":" + e.edited["data"]["LOG_LEVEL"].dump() + "}"));
+    }
+
     void ownershipIsPerSubresource()
     {
         const Edit e = edit(kDeployment, [](Json &) {});

@@ -115,6 +115,22 @@ private Q_SLOTS:
         QCOMPARE(notFound.empty(), expected != manifest);
     }
 
+    void coOwningSetsTheConflictingFieldsToTheLiveValues()
+    {
+        const Json mine = json(R"({"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"web"},
+            "spec":{"replicas":5,"template":{"spec":{"containers":[{"name":"app","image":"app:2"},{"name":"side","image":"s:1"}]}}}})");
+        const Json live = json(R"({"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"web"},
+            "spec":{"replicas":3,"template":{"spec":{"containers":[{"name":"side","image":"s:1"},{"name":"app","image":"app:1"}]}}}})");
+        std::vector<std::string> notFound;
+        const Json out = withLiveValuesAt(mine, live, {".spec.replicas", R"(.spec.template.spec.containers[name="app"].image)", ".spec.paused"},
+                                          &notFound);
+        QCOMPARE(out["spec"]["replicas"].get<int>(), 3);
+        // Found by key, not position: the live list has the containers the other way round.
+        QCOMPARE(out["spec"]["template"]["spec"]["containers"][0]["image"].get<std::string>(), std::string("app:1"));
+        QCOMPARE(out["spec"]["template"]["spec"]["containers"][1]["image"].get<std::string>(), std::string("s:1"));
+        QCOMPARE(notFound, std::vector<std::string>{".spec.paused"});
+    }
+
     void valuesAtConflictPathsComeFromBothObjects()
     {
         const Json mine = json(R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c"},"data":{"a":"mine","new":"n"}})");

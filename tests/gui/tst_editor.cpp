@@ -24,12 +24,14 @@
 #include <QMessageBox>
 #include <QPushButton>
 #include <QPointer>
+#include <QRegularExpression>
 #include <QStandardPaths>
 #include <QTextBrowser>
 #include <QTest>
 #include <QTimer>
 
 #include <memory>
+#include <set>
 
 using namespace fieldscope;
 using widgets::EditorWindow;
@@ -138,7 +140,7 @@ private Q_SLOTS:
         (void)testing::call(*m_client, testing::request("POST", "/api/v1/namespaces",
                                                         core::toJsonText({{"metadata", {{"name", kNamespace}}}})));
         // Fresh objects each run: an earlier run's versions must not satisfy a check.
-        for (const char *name : {"edit-ssa", "edit-conflict", "edit-stale", "edit-bad", "edit-cas", "edit-merge", "edit-invalid", "edit-close"})
+        for (const char *name : {"edit-ssa", "edit-conflict", "edit-stale", "edit-bad", "edit-cas", "edit-merge", "edit-invalid", "edit-close", "edit-claim", "edit-coown", "edit-giveup"})
             (void)testing::call(*m_client, testing::request("DELETE", objectPath(name)));
         QVERIFY(applyAs("fieldscope", "edit-ssa", {{"color", "blue"}}));
         QVERIFY(applyAs("fieldscope", "edit-conflict", {{"color", "blue"}, {"size", "small"}}));
@@ -149,6 +151,13 @@ private Q_SLOTS:
         QVERIFY(applyAs("fieldscope", "edit-merge", {{"color", "blue"}, {"size", "small"}}));
         QVERIFY(applyAs("fieldscope", "edit-invalid", {{"color", "blue"}}));
         QVERIFY(applyAs("fieldscope", "edit-close", {{"color", "blue"}}));
+        for (const char *name : {"edit-coown", "edit-giveup"}) {
+            QVERIFY(applyAs("fieldscope", name, {{"color", "blue"}, {"size", "small"}}));
+            QVERIFY(applyAs("other-tool", name, {{"color", "red"}}));
+        }
+        // Created the way `kubectl create` does: an Update entry owns every field.
+        QVERIFY(testing::call(*m_client, testing::request("POST", std::string("/api/v1/namespaces/") + kNamespace + "/configmaps?fieldManager=creator",
+                                                          configMap("edit-claim", {{"color", "blue"}, {"size", "small"}}))));
     }
 
     // A merge patch by another writer, the way kubectl patch would change one key.
@@ -197,6 +206,9 @@ private Q_SLOTS:
     void mergePatchDryRunStoresNothingAndTheWriteKeepsOthersChanges();
     void invalidObjectShowsTheServersCausesAndKeepsTheBuffer();
     void closingWithUnsentEditsAsksAndKeepEditingKeepsThem();
+    void applyClaimsOnlyTheChangedFieldAndSaysWhatItCannotRemove();
+    void coOwnTakesTheLiveValueAndSharesTheField();
+    void givingUpLeavesTheFieldToItsOwnerAndWritesTheRest();
     void closingTheClusterLeavesUnsentEditsInADetachedWindow();
 };
 
@@ -429,6 +441,89 @@ void TestEditor::closingWithUnsentEditsAsksAndKeepEditingKeepsThem()
     QVERIFY(asked);
     QTRY_VERIFY(!editor);
     QCOMPARE(get("edit-close")["data"]["color"].get<std::string>(), std::string("blue"));
+}
+
+// API brief 4.5: an apply from the editor sends what the manager owns plus what the user changed,
+// so it does not claim the creator's other fields; a deletion it cannot make is said, not hidden.
+void TestEditor::applyClaimsOnlyTheChangedFieldAndSaysWhatItCannotRemove()
+{
+    Session s;
+    EditorWindow *editor = openEditor(s, QStringLiteral("edit-claim"));
+    QVERIFY(editor);
+    QString changed = replaced(editor, "color: blue", "color: green");
+    changed = changed.remove(QRegularExpression(QStringLiteral("\\n *size: small")));
+    QVERIFY2(!changed.contains(QLatin1String("size")) && changed.contains(QLatin1String("color: green")), qPrintable(changed));
+    editor->buffer()->setText(changed);
+    write(editor, widgets::WriteMode::Apply);
+    // The creator's Update entry owns color with another value: one conflict, on color alone.
+    QTRY_COMPARE_WITH_TIMEOUT(editor->state(), EditorWindow::State::Conflict, 15000);
+    QCOMPARE(editor->conflicts().size(), qsizetype(1));
+    QCOMPARE(editor->conflicts()[0].path, QStringLiteral(".data.color"));
+    QTest::mouseClick(editor->findChild<QPushButton *>(QStringLiteral("forceButton")), Qt::LeftButton);
+    QTRY_COMPARE_WITH_TIMEOUT(editor->state(), EditorWindow::State::Written, 15000);
+    const core::Json live = get("edit-claim");
+    QCOMPARE(live["data"]["color"].get<std::string>(), std::string("green"));
+    QCOMPARE(live["data"]["size"].get<std::string>(), std::string("small")); // not ours to remove by apply
+    core::Json applied;
+    for (const auto &entry : live["metadata"]["managedFields"])
+        if (entry.value("manager", std::string()) == "fieldscope" && entry.value("operation", std::string()) == "Apply")
+            applied = entry["fieldsV1"];
+    QCOMPARE(QString::fromStdString(core::toJsonText(applied["f:data"])), QStringLiteral(R"({"f:color":{}})"));
+    const QString messages = editor->findChild<QTextBrowser *>(QStringLiteral("editorMessages"))->toPlainText();
+    QVERIFY2(messages.contains(QLatin1String(".data.size")) && messages.contains(QLatin1String("cannot remove")), qPrintable(messages));
+    QVERIFY2(editor->bufferText().contains(QLatin1String("size: small")), qPrintable(editor->bufferText())); // shows what is there
+}
+
+namespace {
+// Managers whose managedFields entry owns .data.<key>.
+std::set<std::string> ownersOf(const core::Json &object, const std::string &key)
+{
+    std::set<std::string> out;
+    for (const auto &entry : object["metadata"]["managedFields"])
+        if (entry.contains("fieldsV1") && entry["fieldsV1"].contains("f:data") && entry["fieldsV1"]["f:data"].contains("f:" + key))
+            out.insert(entry.value("manager", std::string()));
+    return out;
+}
+} // namespace
+
+// A conflict on color while changing size too: each resolution is one click and the rest of the
+// change is written.
+void TestEditor::coOwnTakesTheLiveValueAndSharesTheField()
+{
+    Session s;
+    EditorWindow *editor = openEditor(s, QStringLiteral("edit-coown"));
+    QVERIFY(editor);
+    const QString changed = replaced(editor, "color: red", "color: green").replace(QLatin1String("size: small"), QLatin1String("size: medium"));
+    editor->buffer()->setText(changed);
+    write(editor, widgets::WriteMode::Apply);
+    QTRY_COMPARE_WITH_TIMEOUT(editor->state(), EditorWindow::State::Conflict, 15000);
+    QTest::mouseClick(editor->findChild<QPushButton *>(QStringLiteral("coOwnButton")), Qt::LeftButton);
+    QTRY_COMPARE_WITH_TIMEOUT(editor->state(), EditorWindow::State::Written, 15000);
+    const core::Json live = get("edit-coown");
+    QCOMPARE(live["data"]["color"].get<std::string>(), std::string("red"));
+    QCOMPARE(live["data"]["size"].get<std::string>(), std::string("medium"));
+    QCOMPARE(ownersOf(live, "color"), (std::set<std::string>{"fieldscope", "other-tool"}));
+}
+
+void TestEditor::givingUpLeavesTheFieldToItsOwnerAndWritesTheRest()
+{
+    Session s;
+    EditorWindow *editor = openEditor(s, QStringLiteral("edit-giveup"));
+    QVERIFY(editor);
+    const QString changed = replaced(editor, "color: red", "color: green").replace(QLatin1String("size: small"), QLatin1String("size: medium"));
+    editor->buffer()->setText(changed);
+    write(editor, widgets::WriteMode::Apply);
+    QTRY_COMPARE_WITH_TIMEOUT(editor->state(), EditorWindow::State::Conflict, 15000);
+    QTest::mouseClick(editor->findChild<QPushButton *>(QStringLiteral("giveUpButton")), Qt::LeftButton);
+    QTRY_COMPARE_WITH_TIMEOUT(editor->state(), EditorWindow::State::Written, 15000);
+    const core::Json live = get("edit-giveup");
+    QCOMPARE(live["data"]["color"].get<std::string>(), std::string("red"));
+    QCOMPARE(live["data"]["size"].get<std::string>(), std::string("medium"));
+    QCOMPARE(ownersOf(live, "color"), (std::set<std::string>{"other-tool"}));
+    // Giving up is not a deletion the apply failed to make: no such warning.
+    const QString messages = editor->findChild<QTextBrowser *>(QStringLiteral("editorMessages"))->toPlainText();
+    QVERIFY2(!messages.contains(QLatin1String("cannot remove")), qPrintable(messages));
+    QVERIFY2(editor->bufferText().contains(QLatin1String("color: red")), qPrintable(editor->bufferText()));
 }
 
 // A cluster's tab closing (its controller gone) must not take the user's text with it.
