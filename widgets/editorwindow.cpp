@@ -1,6 +1,7 @@
 #include "widgets/editorwindow.h"
 
 #include "core/yamldiff.h"
+#include "widgets/palette.h"
 #include "widgets/plaintable.h"
 #include "widgets/yamlview.h"
 
@@ -28,6 +29,24 @@ enum Page { NoPage, MessagePage, ConflictPage, ThreeWayPage };
 constexpr int kWrittenMarker = 1; // lines your buffer changed since the opened version
 constexpr int kCurrentMarker = 2; // lines someone else changed since the opened version
 
+// Line and label colours that keep the text readable on the palette in use.
+struct Colors {
+    QColor yours, theirs, bad, good;
+    static Colors of(const QPalette &p)
+    {
+        if (isDarkPalette(p))
+            return {QColor(0x5c, 0x4a, 0x12), QColor(0x1e, 0x4a, 0x6d), QColor(0xef, 0x9a, 0x9a), QColor(0xa5, 0xd6, 0xa7)};
+        return {QColor(0xff, 0xe0, 0x82), QColor(0x90, 0xca, 0xf9), QColor(0xc6, 0x28, 0x28), QColor(0x2e, 0x7d, 0x32)};
+    }
+};
+
+void colourMarkers(QsciScintilla *pane, const QPalette &palette)
+{
+    const Colors c = Colors::of(palette);
+    pane->setMarkerBackgroundColor(c.yours, kWrittenMarker);
+    pane->setMarkerBackgroundColor(c.theirs, kCurrentMarker);
+}
+
 YamlView *yamlPane(QWidget *parent, const char *name, bool readOnly)
 {
     auto *pane = new YamlView(parent);
@@ -35,10 +54,14 @@ YamlView *yamlPane(QWidget *parent, const char *name, bool readOnly)
     pane->setReadOnly(readOnly);
     pane->setMarginWidth(0, QStringLiteral("99999"));
     pane->markerDefine(QsciScintilla::Background, kWrittenMarker);
-    pane->setMarkerBackgroundColor(QColor(0xff, 0xe0, 0x82), kWrittenMarker);
     pane->markerDefine(QsciScintilla::Background, kCurrentMarker);
-    pane->setMarkerBackgroundColor(QColor(0x90, 0xca, 0xf9), kCurrentMarker);
+    colourMarkers(pane, parent->palette());
     return pane;
+}
+
+QString swatch(const QString &text, const QColor &background)
+{
+    return QStringLiteral("<span style=\"background:%1\">%2</span>").arg(background.name(), text.toHtmlEscaped());
 }
 
 QWidget *titled(QWidget *parent, QLabel *title, QWidget *body)
@@ -90,6 +113,7 @@ EditorWindow::EditorWindow(const QString &title, QWidget *parent) : QWidget(pare
     layout->addWidget(m_split, 1);
     updateHeader();
     updateModeControls();
+    labelThreeWay();
     resize(1100, 760);
 }
 
@@ -200,8 +224,9 @@ QWidget *EditorWindow::buildThreeWayPage()
     m_writtenPane = yamlPane(page, "writtenPane", true);
     m_currentPane = yamlPane(page, "currentPane", true);
     m_currentHeader = new QLabel(page);
+    m_writtenHeader = new QLabel(page);
     split->addWidget(titled(split, new QLabel(tr("<b>What you opened</b>"), page), m_openedPane));
-    split->addWidget(titled(split, new QLabel(tr("<b>What you wrote</b> <span style=\"background:#ffe082\">your changes</span>"), page), m_writtenPane));
+    split->addWidget(titled(split, m_writtenHeader, m_writtenPane));
     split->addWidget(titled(split, m_currentHeader, m_currentPane));
     l->addWidget(split, 1);
     auto *buttons = new QHBoxLayout;
@@ -284,10 +309,7 @@ void EditorWindow::setResult(State state, const QString &text, int page)
 {
     m_state = state;
     m_result->setText(text);
-    const bool bad = state == State::ParseError || state == State::Conflict || state == State::Stale
-                  || state == State::Invalid || state == State::Failed;
-    m_result->setStyleSheet(bad ? QStringLiteral("color: #c62828; font-weight: bold")
-                                : state == State::Written ? QStringLiteral("color: #2e7d32; font-weight: bold") : QString());
+    colourResult();
     m_details->setCurrentIndex(page);
     const bool busy = state == State::Sending || state == State::Loading || state == State::Detached;
     m_dryRun->setEnabled(!busy);
@@ -366,8 +388,8 @@ void EditorWindow::showThreeWay(const QString &opened, const QString &written, c
     m_openedPane->setText(opened);
     m_writtenPane->setText(written);
     m_currentPane->setText(current);
-    m_currentHeader->setText(tr("<b>What is there now</b> (resourceVersion %1) <span style=\"background:#90caf9\">their changes</span>")
-                                 .arg(currentResourceVersion.toHtmlEscaped()));
+    m_currentRv = currentResourceVersion;
+    labelThreeWay();
     markChanges(m_writtenPane, opened, written, kWrittenMarker, false);
     markChanges(m_currentPane, opened, current, kCurrentMarker, false);
     m_openedPane->markerDeleteAll();
@@ -427,6 +449,35 @@ void EditorWindow::takeWrittenVersion()
     m_buffer->setFirstVisibleLine(firstLine);
     m_buffer->setCursorPosition(line, index);
     m_savedText = m_openedYaml;
+}
+
+void EditorWindow::labelThreeWay()
+{
+    const Colors c = Colors::of(palette());
+    m_writtenHeader->setText(tr("<b>What you wrote</b> %1").arg(swatch(tr("your changes"), c.yours)));
+    m_currentHeader->setText(tr("<b>What is there now</b> (resourceVersion %1) %2")
+                                 .arg(m_currentRv.toHtmlEscaped(), swatch(tr("their changes"), c.theirs)));
+}
+
+void EditorWindow::colourResult()
+{
+    const bool bad = m_state == State::ParseError || m_state == State::Conflict || m_state == State::Stale
+                  || m_state == State::Invalid || m_state == State::Failed || m_state == State::Detached;
+    const Colors c = Colors::of(palette());
+    m_result->setStyleSheet(bad ? QStringLiteral("color: %1; font-weight: bold").arg(c.bad.name())
+                                : m_state == State::Written ? QStringLiteral("color: %1; font-weight: bold").arg(c.good.name())
+                                                            : QString());
+}
+
+void EditorWindow::changeEvent(QEvent *event)
+{
+    QWidget::changeEvent(event);
+    if (event->type() != QEvent::PaletteChange)
+        return;
+    for (QsciScintilla *pane : {m_buffer, m_openedPane, m_writtenPane, m_currentPane})
+        colourMarkers(pane, palette()); // the window's: its children may not have theirs yet
+    labelThreeWay();
+    colourResult();
 }
 
 void EditorWindow::detach(const QString &why)

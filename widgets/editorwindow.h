@@ -109,6 +109,7 @@ Q_SIGNALS:
 
 protected:
     void closeEvent(QCloseEvent *event) override;
+    void changeEvent(QEvent *event) override;
 
 private:
     QWidget *buildControls();
@@ -121,6 +122,8 @@ private:
     void markChanges(QsciScintilla *pane, const QString &from, const QString &to, int marker, bool leftSide);
 
     void takeWrittenVersion();
+    void labelThreeWay();
+    void colourResult();
     void showThreeWay(const QString &opened, const QString &written, const QString &current, const QString &currentResourceVersion);
 
     State m_state = State::Loading;
@@ -139,7 +142,8 @@ private:
     QTextBrowser *m_messages;
     QTableWidget *m_conflictTable;
     QsciScintilla *m_openedPane, *m_writtenPane, *m_currentPane;
-    QLabel *m_currentHeader;
+    QLabel *m_currentHeader, *m_writtenHeader;
+    QString m_currentRv;
     QList<ConflictRow> m_conflicts;
     WriteRequest m_lastRequest;
 };

@@ -2,10 +2,12 @@
 // countdown and "ago" figures moving with the clock, the busy state, the popup), the SVG icons
 // (sharp at 1x and 2x, recoloured by a dark palette), the context switcher showing the open
 // context whichever of "list loaded" and "context opened" comes first, the resource kinds'
-// tooltips for long names, and the YAML view following a palette change both ways.
+// tooltips for long names, and the YAML view and the editor's change highlights following a
+// palette change both ways.
 #include "models/resourcekindsmodel.h"
 #include "widgets/clusterview.h"
 #include "widgets/contextswitcher.h"
+#include "widgets/editorwindow.h"
 #include "widgets/helpdialogs.h"
 #include "widgets/mainwindow.h"
 #include "widgets/icons.h"
@@ -32,6 +34,7 @@
 #include <QTreeView>
 
 #include <Qsci/qscilexer.h>
+#include <Qsci/qsciscintilla.h>
 
 using namespace fieldscope;
 using namespace std::chrono_literals;
@@ -345,6 +348,34 @@ private Q_SLOTS:
         QApplication::setPalette(QPalette());
         QTRY_COMPARE(lexer->paper(0), QPalette().color(QPalette::Base));
         QCOMPARE(lexer->color(2), lightIdentifier);
+    }
+
+    // The editor's "your changes" / "their changes" lines are light tints on a light palette; on a
+    // dark one the light YAML text needs dark tints to stay readable.
+    void editorChangeHighlightsFollowThePalette()
+    {
+        widgets::EditorWindow editor(QStringLiteral("ConfigMap demo/settings"));
+        const QString opened = QStringLiteral("data:\n  color: blue\n  size: small\n");
+        editor.load(opened, QStringLiteral("10"), QStringLiteral("fieldscope"));
+        editor.showStale(QStringLiteral("modified"), opened, QStringLiteral("data:\n  color: green\n  size: small\n"),
+                         QStringLiteral("data:\n  color: blue\n  size: large\n"), QStringLiteral("11"));
+        editor.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&editor));
+        const auto markedLine = [&](const char *pane, int line) {
+            auto *view = editor.findChild<QsciScintilla *>(QString::fromLatin1(pane));
+            const QImage img = view->viewport()->grab().toImage();
+            const int y = int(view->SendScintilla(QsciScintilla::SCI_POINTYFROMPOSITION, 0,
+                                                  view->SendScintilla(QsciScintilla::SCI_POSITIONFROMLINE, line))) + 2;
+            return QColor(img.pixel(img.width() - 4, y)); // right end: background only, no text
+        };
+        QVERIFY2(markedLine("writtenPane", 1).lightness() > 160, qPrintable(markedLine("writtenPane", 1).name()));
+        QVERIFY2(markedLine("currentPane", 2).lightness() > 160, qPrintable(markedLine("currentPane", 2).name()));
+        QApplication::setPalette(darkPalette());
+        QTRY_VERIFY2(markedLine("writtenPane", 1).lightness() < 100, qPrintable(markedLine("writtenPane", 1).name()));
+        QVERIFY2(markedLine("currentPane", 2).lightness() < 100, qPrintable(markedLine("currentPane", 2).name()));
+        QVERIFY(markedLine("writtenPane", 1) != markedLine("currentPane", 2)); // still two different tints
+        QApplication::setPalette(QPalette());
+        QTRY_VERIFY(markedLine("writtenPane", 1).lightness() > 160);
     }
 };
 
