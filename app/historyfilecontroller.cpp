@@ -18,6 +18,7 @@ struct KindObjects {
     models::ResourceKind kind;
     std::string body; // a synthetic LIST body of the objects' last recorded states
     std::string apiVersion;
+    std::map<std::string, std::string> deletedAt; // uid -> resourceVersion of its deletion
 };
 
 // The last recorded state of every object, grouped by resource kind.
@@ -50,6 +51,8 @@ core::Status collectObjects(core::HistoryStore &store, std::map<QString, KindObj
             ko.kind.namespaced = ko.kind.namespaced || k.namespaced;
         }
         ko.body += last->dump();
+        if (versions->back().eventType == core::HistoryEventType::Deleted)
+            ko.deletedAt[versions->back().uid] = versions->back().resourceVersion;
     }
     return core::success();
 }
@@ -86,6 +89,7 @@ OpenedHistory openHistoryFile(const QString &file, const QString &scratchDir)
         }
         out.kinds.push_back(ko.kind);
         out.objects[name] = std::move(page->items);
+        out.deletedAt[name] = std::move(ko.deletedAt);
     }
     return out;
 }
@@ -174,7 +178,12 @@ void HistoryFileController::showResource(const QString &resource)
         if (name != m_shown)
             return; // another kind was chosen meanwhile
         m_model.applyPrepared(w->future().takeResult());
-        m_view->setWatchStatus(tr("%1: %n recorded objects (offline)", nullptr, m_model.rowCount()).arg(name), false);
+        const auto &deleted = m_opened.deletedAt[name];
+        m_model.markDeleted(deleted);
+        m_view->setWatchStatus(deleted.empty() ? tr("%1: %2 recorded objects (offline)").arg(name).arg(m_model.rowCount())
+                                               : tr("%1: %2 recorded objects, %3 of them deleted (offline)")
+                                                     .arg(name).arg(m_model.rowCount()).arg(deleted.size()),
+                               false);
         m_loaded = true;
         Q_EMIT loaded();
     });

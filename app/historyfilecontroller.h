@@ -1,7 +1,7 @@
 #pragma once
 // HistoryFileController: `fieldscope --open FILE`. Shows a recorded history (a history database,
 // or a JSON Lines export: docs/history-format.md) without a cluster: the recorded resource kinds,
-// a table of the recorded objects (their last recorded state), and the detail pane with Summary,
+// a table of the recorded objects (their last recorded state; deleted ones struck through), and the detail pane with Summary,
 // YAML, Ownership and History working as they do live. The file is read (and an export imported
 // into a scratch database) on a worker thread. Lives on the GUI thread.
 #include "app/historysource.h"
@@ -28,6 +28,8 @@ struct OpenedHistory {
     QString databasePath;
     std::vector<models::ResourceKind> kinds;
     std::map<QString, std::vector<core::ObjectVersion>> objects; // by qualified resource name
+    // Objects whose last recorded event is their deletion: uid -> its resourceVersion, by kind.
+    std::map<QString, std::map<std::string, std::string>> deletedAt;
 };
 
 // Reads FILE (a .jsonl export is imported into scratchDir/import.db). Blocking: worker thread.

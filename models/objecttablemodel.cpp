@@ -110,6 +110,18 @@ bool ObjectTableModel::cellsStale(const ObjectRow &r)
     return !r.cells.isEmpty() && !r.cellsResourceVersion.empty() && r.cellsResourceVersion != r.resourceVersion;
 }
 
+void ObjectTableModel::markDeleted(const std::map<std::string, std::string> &deletedAt)
+{
+    for (const auto &[uid, rv] : deletedAt) {
+        const auto it = m_index.find(uid);
+        if (it == m_index.end())
+            continue;
+        m_slots[std::size_t(it->second)].deletedAtResourceVersion = rv;
+        const int r = m_slotRow[std::size_t(it->second)];
+        Q_EMIT dataChanged(index(r, 0), index(r, columnCount() - 1), {Qt::FontRole, Qt::ToolTipRole});
+    }
+}
+
 int ObjectTableModel::rowCount(const QModelIndex &parent) const
 {
     return parent.isValid() ? 0 : int(m_order.size());
@@ -155,6 +167,11 @@ QVariant ObjectTableModel::data(const QModelIndex &index, int role) const
         return data(index, Qt::DisplayRole);
     case ServerCellsStaleRole: return cellsStale(r);
     case Qt::FontRole:
+        if (!r.deletedAtResourceVersion.empty()) {
+            QFont struck;
+            struck.setStrikeOut(true);
+            return struck;
+        }
         if (col >= ColumnCount && cellsStale(r)) {
             QFont italic;
             italic.setItalic(true);
@@ -175,6 +192,9 @@ QVariant ObjectTableModel::data(const QModelIndex &index, int role) const
         }
         }
     case Qt::ToolTipRole:
+        if (!r.deletedAtResourceVersion.empty())
+            return tr("Deleted: the last recorded event is its deletion, at resourceVersion %1")
+                .arg(QString::fromStdString(r.deletedAtResourceVersion));
         if (col == Name && !r.labels.empty())
             return data(index, LabelsRole);
         if (col >= ColumnCount && cellsStale(r))

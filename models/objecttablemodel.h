@@ -23,6 +23,7 @@
 #include <QVariantList>
 
 #include <deque>
+#include <map>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -40,6 +41,9 @@ struct ObjectRow {
     // The version the cells were rendered from: when the watch has moved the row past it, the
     // cells are shown as stale (italic, with a tooltip) until the refresh lands.
     std::string cellsResourceVersion;
+    // Offline (a recorded history): the object's last recorded event was its deletion, at this
+    // resourceVersion. Shown struck through: it is not there any more.
+    std::string deletedAtResourceVersion;
 };
 
 // A column of the server's Table format (meta.k8s.io/v1 TableColumnDefinition).
@@ -96,6 +100,9 @@ public:
     const std::vector<ServerColumn> &serverColumns() const { return m_serverColumns; }
     // Cells for rows by uid; cells for a uid the watch has not delivered yet wait for it.
     void applyServerRows(std::vector<ServerRow> rows);
+
+    // Marks recorded objects whose last event was their deletion (uid -> resourceVersion of it).
+    void markDeleted(const std::map<std::string, std::string> &deletedAt);
 
     // Row of an object, -1 when absent.
     int rowOf(const std::string &uid) const;

@@ -44,7 +44,9 @@ void TextCellDelegate::paint(QPainter *painter, const QStyleOptionViewItem &opti
     initStyleOption(&opt, index);
     const bool plain = !(opt.features & (QStyleOptionViewItem::HasCheckIndicator | QStyleOptionViewItem::HasDecoration
                                          | QStyleOptionViewItem::WrapText))
-                    && !(opt.state & QStyle::State_Editing) && !opt.text.contains(QLatin1Char('\n'));
+                    && !(opt.state & QStyle::State_Editing) && !opt.text.contains(QLatin1Char('\n'))
+                    // QStaticText draws glyphs only: no strike-out, underline or overline.
+                    && !opt.font.strikeOut() && !opt.font.underline() && !opt.font.overline();
     if (!plain) {
         QStyledItemDelegate::paint(painter, option, index);
         return;

@@ -7,7 +7,8 @@
 // for the cell's rectangle and again to draw it, through QTextLayout): ~7 ms per 1200x800 frame,
 // half of a frame's budget (bench/bench_table). Here a cell's text is shaped once per (text,
 // font, width) into a QStaticText and only drawn after that. Cells with a check box, an icon,
-// word wrap or an editor open go to QStyledItemDelegate unchanged.
+// word wrap, a decorated font (struck-out: deleted objects) or an editor open go to
+// QStyledItemDelegate unchanged.
 #include <QCache>
 #include <QFont>
 #include <QStaticText>

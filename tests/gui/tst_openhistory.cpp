@@ -11,7 +11,9 @@
 #include "widgets/objecttablepage.h"
 
 #include <QDir>
+#include <QFont>
 #include <QFile>
+#include <QFont>
 #include <QSignalSpy>
 #include <QStandardPaths>
 #include <QTableView>
@@ -85,6 +87,13 @@ private Q_SLOTS:
         QTRY_COMPARE_WITH_TIMEOUT(loaded.size(), 1, 10000);
         QCOMPARE(c.currentResource(), QStringLiteral("configmaps"));
         QCOMPARE(c.model()->rowCount(), 2); // the live one and the deleted one
+        // The deleted one is marked as such (struck through, its deletion's resourceVersion).
+        const int old = c.model()->rowOf("u2"), live = c.model()->rowOf("u1");
+        QVERIFY(old >= 0 && live >= 0);
+        QVERIFY(c.model()->index(old, 0).data(Qt::FontRole).value<QFont>().strikeOut());
+        QVERIFY2(c.model()->index(old, 0).data(Qt::ToolTipRole).toString().contains(QLatin1String("resourceVersion 22")),
+                 qPrintable(c.model()->index(old, 0).data(Qt::ToolTipRole).toString()));
+        QVERIFY(!c.model()->index(live, 0).data(Qt::FontRole).value<QFont>().strikeOut());
         QVERIFY(view.tablePage()->selectName(QStringLiteral("lessons"), QStringLiteral("settings")));
         QTRY_VERIFY(view.detailPane()->isReady());
         view.detailPane()->setCurrentTab(widgets::DetailPane::HistoryTab);

@@ -1,7 +1,7 @@
 // TextCellDelegate (the object table's cell painter) against the stock QStyledItemDelegate it
 // replaces: the same text in the same place (left, right aligned, elided), the selection's text
 // colour, laid-out text reused while a cell's text and width stay, and cells it does not handle
-// (an icon) painted by the stock path.
+// (an icon, a struck-out font) painted by the stock path.
 #include "widgets/objecttablepage.h"
 #include "widgets/textcelldelegate.h"
 
@@ -153,6 +153,25 @@ private Q_SLOTS:
             for (int x = 0; x < 40; ++x)
                 sawRed |= QColor(img.pixel(x, y)) == QColor(Qt::red);
         QVERIFY2(sawRed, "the icon was not painted");
+    }
+
+    // Deleted objects of a recorded history are struck through; QStaticText cannot draw that.
+    void struckOutTextIsPaintedByTheStockDelegateWithItsLine()
+    {
+        QFont struck = m_view.font();
+        struck.setStrikeOut(true);
+        m_model.setData(m_model.index(0, 0), struck, Qt::FontRole);
+        TextCellDelegate fast;
+        QStyledItemDelegate stock;
+        const QRgb base = m_view.palette().color(QPalette::Base).rgb();
+        const QString text = QStringLiteral("old");
+        const Ink plain = inkOf(paint(stock, text, {100, 24}, Qt::AlignLeft | Qt::AlignVCenter), base);
+        const Ink got = inkOf(paint(fast, text, {100, 24}, Qt::AlignLeft | Qt::AlignVCenter), base);
+        m_model.setData(m_model.index(0, 0), QVariant(), Qt::FontRole);
+        QCOMPARE(fast.cachedTexts(), 0);
+        QCOMPARE(got.pixels, plain.pixels); // the same painter as the stock one, line included
+        const Ink unstruck = inkOf(paint(stock, text, {100, 24}, Qt::AlignLeft | Qt::AlignVCenter), base);
+        QVERIFY2(got.pixels > unstruck.pixels, qPrintable(QStringLiteral("%1 vs %2").arg(got.pixels).arg(unstruck.pixels)));
     }
 
     void theObjectTableUsesIt()
