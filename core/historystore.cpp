@@ -182,6 +182,37 @@ Result<std::vector<VersionInfo>> HistoryStore::versions(std::int64_t objectId)
     return out;
 }
 
+namespace {
+
+// A gap a LIST ended says "versions may be missing here" for every object of its scope. For an
+// object that list found unchanged none are: every write changes the resourceVersion, so the
+// list would have delivered a new version, recorded as Listed. Nothing of the object recorded
+// between such a gap and the next one means the list saw it unchanged: the gap is left out of
+// its history. Gaps without a list at their end (recorder overflow, end unknown) always stay.
+// An object a list found gone (`goneUnrecorded`: no Deleted version, only the mark) keeps the
+// gaps up to the one that list ended, where its deletion happened; none after.
+void dropGapsTheListSawThrough(const std::vector<VersionInfo> &versions, bool goneUnrecorded, std::vector<HistoryGap> &gaps)
+{
+    std::vector<HistoryGap> kept;
+    for (std::size_t i = 0; i < gaps.size(); ++i) {
+        const HistoryGap &gap = gaps[i];
+        const auto next = std::find_if(versions.begin(), versions.end(), [&](const VersionInfo &v) { return v.ord > gap.ord; });
+        if (next == versions.end() && goneUnrecorded) {
+            kept.push_back(gap);
+            if (gap.endsWithList())
+                break;
+            continue;
+        }
+        const std::int64_t nextGapOrd = i + 1 < gaps.size() ? gaps[i + 1].ord : INT64_MAX;
+        const bool listSawAChange = next != versions.end() && next->ord < nextGapOrd && next->eventType == HistoryEventType::Listed;
+        if (!gap.endsWithList() || listSawAChange)
+            kept.push_back(gap);
+    }
+    gaps.swap(kept);
+}
+
+} // namespace
+
 Result<std::vector<HistoryEntry>> HistoryStore::history(std::int64_t objectId)
 {
     auto vs = versions(objectId);
@@ -203,7 +234,9 @@ Result<std::vector<HistoryEntry>> HistoryStore::history(std::int64_t objectId)
     // Gaps of the scopes this object was seen through, from its first kept version on; after the
     // tombstone nothing can be missing for it.
     const std::int64_t firstOrd = vs->front().ord;
-    const std::int64_t lastOrd = deleted ? vs->back().ord : INT64_MAX;
+    // A watched deletion is a version; a deletion a relist found is only a mark (its RV unknown).
+    const bool tombstoneRecorded = vs->back().eventType == HistoryEventType::Deleted;
+    const std::int64_t lastOrd = deleted && tombstoneRecorded ? vs->back().ord : INT64_MAX;
     std::set<std::string> scopes;
     for (const auto &v : *vs)
         scopes.insert(v.scope);
@@ -217,6 +250,7 @@ Result<std::vector<HistoryEntry>> HistoryStore::history(std::int64_t objectId)
                 gapRows.push_back(std::move(gap));
     }
     std::sort(gapRows.begin(), gapRows.end(), [](const auto &a, const auto &b) { return a.ord < b.ord; });
+    dropGapsTheListSawThrough(*vs, deleted && !tombstoneRecorded, gapRows);
     auto gi = gapRows.begin();
     for (auto &v : *vs) {
         for (; gi != gapRows.end() && gi->ord < v.ord; ++gi)

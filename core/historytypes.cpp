@@ -2,6 +2,13 @@
 
 namespace fieldscope::core {
 
+bool HistoryGap::endsWithList() const
+{
+    // The reasons the watcher ("relist", "relist after 410"), HistoryFeed ("not recording") and
+    // older runs ("app restart") write; the recorder's own overflow gap is not among them.
+    return !toRv.empty() && (reason.rfind("relist", 0) == 0 || reason == "not recording" || reason == "app restart");
+}
+
 const char *historyEventTypeName(HistoryEventType t)
 {
     switch (t) {

@@ -51,6 +51,10 @@ struct HistoryGap {
     std::string reason; // "relist after 410", "app restart", "recorder queue overflow", ...
     std::int64_t observedAtMs = 0;
     std::int64_t ord = 0; // position in the store's recording order; 0 until stored
+
+    // Whether a LIST ended the gap (a relist, or the first list of a run after a stretch nobody
+    // recorded), so each object's state at toRv was seen; a recorder overflow has no such end.
+    bool endsWithList() const;
 };
 
 // One incarnation (uid) of one object, as the store knows it.

@@ -329,6 +329,47 @@ private Q_SLOTS:
         QCOMPARE(store->lastResourceVersion("other").value(), std::string());
     }
 
+    // A relist that found an object unchanged proves nothing was missed for it: no gap in its
+    // history. One that delivered a change or a deletion, or a gap no list ended, stays.
+    void aGapIsLeftOutWhereItsListFoundTheObjectUnchanged()
+    {
+        auto store = openStore(db("gap-unchanged.db"));
+        const Json pod = loadPod();
+        auto other = [&](const char *uid, int n) {
+            Json o = statusUpdate(pod, n);
+            o["metadata"]["uid"] = uid;
+            o["metadata"]["name"] = uid;
+            return o;
+        };
+        HistoryWriteItem relist{kPods, {}, HistoryGap{{}, "1010", "1500", "relist after 410", 5, 0}, "1500"};
+        HistoryWriteItem overflow{kPods, {}, HistoryGap{{}, "1600", "1700", "recorder queue overflow", 6, 0}, {}};
+        QVERIFY(store->write({{kPods, {watchEvent(HistoryEventType::Added, other("same", 1)), watchEvent(HistoryEventType::Added, other("changed", 2)),
+                                       watchEvent(HistoryEventType::Added, other("gone", 3))}, {}, {}},
+                              relist,
+                              // the relist: "changed" has a new version, "gone" is deleted as it was, "same" is not mentioned
+                              {kPods, {watchEvent(HistoryEventType::Listed, other("changed", 400)), watchEvent(HistoryEventType::Deleted, other("gone", 3))}, {}, {}},
+                              {kPods, {watchEvent(HistoryEventType::Modified, other("same", 550))}, {}, {}}, // the watch afterwards
+                              overflow,
+                              {kPods, {watchEvent(HistoryEventType::Modified, other("same", 800))}, {}, {}}})
+                    .ok());
+        auto gapsOf = [&](const char *uid) {
+            std::vector<std::string> out;
+            const auto objects = store->allObjects().value();
+            for (const auto &o : objects)
+                if (o.ref.uid == uid) {
+                    const auto entries = store->history(o.id).value();
+                    for (const auto &e : entries)
+                        if (e.kind == HistoryEntry::Kind::Gap)
+                            out.push_back(e.gap.reason);
+                }
+            return out;
+        };
+        QCOMPARE(gapsOf("same"), std::vector<std::string>{"recorder queue overflow"}); // the relist saw it unchanged
+        QCOMPARE(gapsOf("changed"), (std::vector<std::string>{"relist after 410", "recorder queue overflow"}));
+        // The relist found it gone: deleted somewhere in that gap; nothing can be missing after.
+        QCOMPARE(gapsOf("gone"), std::vector<std::string>{"relist after 410"});
+    }
+
     void retentionKeepsTheNewestVersionsDecodable()
     {
         auto store = openStore(db("retain.db"));
@@ -397,7 +438,7 @@ private Q_SLOTS:
         const Json pod = loadPod();
         HistoryWriteItem gap{kPods, {}, HistoryGap{{}, "1002", "1100", "app restart", 1'700'000'000'123, 0}, {}};
         QVERIFY(store->write({{kPods, {watchEvent(HistoryEventType::Added, pod), watchEvent(HistoryEventType::Modified, statusUpdate(pod, 2))}, {}, {}},
-                              gap, {kPods, {watchEvent(HistoryEventType::Modified, statusUpdate(pod, 3), 1'700'000'000'456)}, {}, {}}}).ok());
+                              gap, {kPods, {watchEvent(HistoryEventType::Listed, statusUpdate(pod, 3), 1'700'000'000'456)}, {}, {}}}).ok());
         const std::string file = db("export.jsonl").toStdString();
         ObjectQuery everything;
         everything.allNamespaces = true;

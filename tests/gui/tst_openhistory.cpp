@@ -56,7 +56,8 @@ private Q_SLOTS:
     void initTestCase()
     {
         QStandardPaths::setTestModeEnabled(true);
-        // blue (kubectl-create) -> green (teacher) -> gap -> red (teacher), and a deleted object.
+        // blue (kubectl-create) -> green (teacher) -> gap -> red (teacher, as the relist that ended the
+        // gap found it), and a deleted object.
         const core::WatchScope scope = core::WatchScope::of({"", "v1", "configmaps"}, "lessons");
         auto store = core::HistoryStore::open(m_dir.filePath(QStringLiteral("recorded.db")).toStdString()).value();
         Json gone = configMap("u2", 12, "x", "kubectl-create", "2026-07-20T09:00:01Z");
@@ -69,7 +70,7 @@ private Q_SLOTS:
                                        versionEvent(core::HistoryEventType::Modified, configMap("u1", 20, "green", "teacher", "2026-07-20T09:01:00Z")),
                                        versionEvent(core::HistoryEventType::Deleted, goneDeleted)}, {}, {}, {}},
                               gap,
-                              {scope, {versionEvent(core::HistoryEventType::Modified, configMap("u1", 30, "red", "teacher", "2026-07-20T09:02:00Z"))}, {}, {}, {}}})
+                              {scope, {versionEvent(core::HistoryEventType::Listed, configMap("u1", 30, "red", "teacher", "2026-07-20T09:02:00Z"))}, {}, {}, {}}})
                     .ok());
         m_export = m_dir.filePath(QStringLiteral("lesson.jsonl"));
         core::ObjectQuery everything;
