@@ -307,14 +307,9 @@ void ObjectEditor::showConflicts(const core::Error &error, const core::Json &sen
 
 void ObjectEditor::showStale(const core::Error &error, const QString &written)
 {
-    fetchCurrent([this, error, written](core::Result<core::Json> live) {
-        if (!live) {
-            m_window->showFailure(tr("%1; reading the current object failed too: %2").arg(q(error.describe()), q(live.error().describe())));
-            return;
-        }
-        m_current = m_live = *live;
+    fetchCurrentAfter(error, [this, error, written](const core::Json &live) {
         const int gen = m_generation;
-        inBackground(this, [current = std::move(*live), noStatus = withoutStatus()] {
+        inBackground(this, [current = live, noStatus = withoutStatus()] {
             return versionOf(core::toJsonText(current), noStatus);
         }, [this, error, written, gen](core::Result<Version> current) {
             if (gen != m_generation || !m_window || !current)
@@ -328,14 +323,9 @@ void ObjectEditor::showStale(const core::Error &error, const QString &written)
 // testing the patch against the object as it is now. None moved: the 422 had another reason.
 void ObjectEditor::showFailedTests(const core::Error &error, const QString &written)
 {
-    fetchCurrent([this, error, written](core::Result<core::Json> live) {
-        if (!live) {
-            m_window->showFailure(tr("%1; reading the current object failed too: %2").arg(q(error.describe()), q(live.error().describe())));
-            return;
-        }
-        m_current = m_live = *live;
+    fetchCurrentAfter(error, [this, error, written](const core::Json &live) {
         const int gen = m_generation;
-        inBackground(this, [current = std::move(*live), patch = m_lastJsonPatch, noStatus = withoutStatus()] {
+        inBackground(this, [current = live, patch = m_lastJsonPatch, noStatus = withoutStatus()] {
             auto failed = core::failedTests(patch, core::editableObject(current, noStatus));
             return std::make_pair(std::move(failed), versionOf(core::toJsonText(current), noStatus));
         }, [this, error, written, gen](auto result) {
@@ -427,6 +417,20 @@ void ObjectEditor::rebase()
         m_openedRv = v->resourceVersion;
         m_window->setOpened(q(v->yaml), q(m_openedRv));
         m_window->showRebased();
+    });
+}
+
+// A refused write is explained against what is there now; if that cannot be read either, both
+// failures are said.
+void ObjectEditor::fetchCurrentAfter(const core::Error &refusal, std::function<void(const core::Json &)> explain)
+{
+    fetchCurrent([this, refusal, explain](core::Result<core::Json> live) {
+        if (!live) {
+            m_window->showFailure(tr("%1; reading the current object failed too: %2").arg(q(refusal.describe()), q(live.error().describe())));
+            return;
+        }
+        m_current = m_live = *live;
+        explain(m_current);
     });
 }
 

@@ -49,6 +49,9 @@ private:
     void rebase();
     // GETs the object; `done` gets it parsed (on this thread), or the error.
     void fetchCurrent(std::function<void(core::Result<core::Json>)> done);
+    // fetchCurrent() for explaining `refusal`: `explain` gets the current object; a failed read
+    // is shown with the refusal.
+    void fetchCurrentAfter(const core::Error &refusal, std::function<void(const core::Json &)> explain);
     bool withoutStatus() const;
 
     kube::ApiClient *m_client;

@@ -497,12 +497,16 @@ bool EditorWindow::confirmDiscard()
 {
     if (!hasUnsentEdits())
         return true;
-    QMessageBox box(QMessageBox::Warning, tr("Unsent edits"),
-                    tr("Your edits to %1 were not written. Close the editor and lose them?").arg(m_title),
-                    QMessageBox::NoButton, this);
-    box.setObjectName(QStringLiteral("discardEditsBox"));
-    QPushButton *keep = box.addButton(tr("Keep editing"), QMessageBox::RejectRole);
-    QPushButton *discard = box.addButton(tr("Discard edits"), QMessageBox::DestructiveRole);
+    return askToDiscardEdits(this, "discardEditsBox", tr("Your edits to %1 were not written. Close the editor and lose them?").arg(m_title),
+                             tr("Discard edits"));
+}
+
+bool askToDiscardEdits(QWidget *parent, const char *objectName, const QString &text, const QString &discardLabel)
+{
+    QMessageBox box(QMessageBox::Warning, EditorWindow::tr("Unsent edits"), text, QMessageBox::NoButton, parent);
+    box.setObjectName(QString::fromLatin1(objectName));
+    QPushButton *keep = box.addButton(EditorWindow::tr("Keep editing"), QMessageBox::RejectRole);
+    QPushButton *discard = box.addButton(discardLabel, QMessageBox::DestructiveRole);
     discard->setObjectName(QStringLiteral("discardButton"));
     box.setDefaultButton(keep);
     box.setEscapeButton(keep);

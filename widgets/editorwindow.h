@@ -148,6 +148,10 @@ private:
     WriteRequest m_lastRequest;
 };
 
+// The question before edits that were not written are thrown away: `text` asks it, Keep editing
+// is the default and the escape; true when the user chose `discardLabel`.
+bool askToDiscardEdits(QWidget *parent, const char *objectName, const QString &text, const QString &discardLabel);
+
 } // namespace fieldscope::widgets
 
 Q_DECLARE_METATYPE(fieldscope::widgets::WriteRequest)

@@ -19,8 +19,6 @@
 #include <QComboBox>
 #include <QLineEdit>
 #include <QMenuBar>
-#include <QMessageBox>
-#include <QPushButton>
 #include <QSettings>
 #include <QTableView>
 #include <QToolBar>
@@ -214,18 +212,10 @@ bool MainWindow::confirmUnsentEdits()
             unsent << e;
     if (unsent.isEmpty())
         return true;
-    QMessageBox box(QMessageBox::Warning, tr("Unsent edits"),
-                    unsent.size() == 1 ? tr("An editor window holds edits that were not written. Quit and lose them?")
-                                       : tr("%1 editor windows hold edits that were not written. Quit and lose them?").arg(unsent.size()),
-                    QMessageBox::NoButton, this);
-    box.setObjectName(QStringLiteral("quitWithEditsBox"));
-    QPushButton *keep = box.addButton(tr("Keep editing"), QMessageBox::RejectRole);
-    QPushButton *quit = box.addButton(tr("Discard and quit"), QMessageBox::DestructiveRole);
-    quit->setObjectName(QStringLiteral("discardButton"));
-    box.setDefaultButton(keep);
-    box.setEscapeButton(keep);
-    box.exec();
-    if (box.clickedButton() == quit)
+    const QString text = unsent.size() == 1
+                           ? tr("An editor window holds edits that were not written. Quit and lose them?")
+                           : tr("%1 editor windows hold edits that were not written. Quit and lose them?").arg(unsent.size());
+    if (askToDiscardEdits(this, "quitWithEditsBox", text, tr("Discard and quit")))
         return true;
     unsent.first()->show();
     unsent.first()->raise();
