@@ -306,9 +306,13 @@ void ClusterController::drainPrepared(int generation)
         models::PreparedBatch p = m_preparing.front().takeResult();
         m_preparing.pop_front();
         completed |= p.batch.initialListComplete;
-        for (const auto &e : p.batch.events)
+        for (const auto &e : p.batch.events) {
             if (!m_currentUid.isEmpty() && e.uid == m_currentUid.toStdString())
                 touched.push_back(e.uid);
+            if (!m_editors.isEmpty())
+                if (widgets::EditorWindow *editor = m_editors.value(QString::fromStdString(e.uid)))
+                    editor->noteServerVersion(QString::fromStdString(e.resourceVersion), e.type == core::WatchEventType::Deleted);
+        }
         noteTableVersions(p.batch);
         m_model.applyPrepared(std::move(p));
     }

@@ -402,21 +402,27 @@ void ObjectEditor::resolveInBuffer(const QStringList &paths, const widgets::Writ
     });
 }
 
-// The next writes are based on what is there now; the buffer is left for the user to reconcile.
+// The next writes are based on what is there now, read afresh (the banner's Rebase comes
+// without a refusal before it); the buffer is left for the user to reconcile.
 void ObjectEditor::rebase()
 {
-    if (m_current.is_null())
-        return;
-    const int gen = ++m_generation;
-    inBackground(this, [current = m_current, noStatus = withoutStatus()] {
-        return versionOf(core::toJsonText(current), noStatus);
-    }, [this, gen](core::Result<Version> v) {
-        if (gen != m_generation || !m_window || !v)
+    fetchCurrent([this](core::Result<core::Json> live) {
+        if (!live) {
+            m_window->showFailure(tr("reading the current object failed: %1").arg(q(live.error().describe())));
             return;
-        m_opened = std::move(v->editable);
-        m_openedRv = v->resourceVersion;
-        m_window->setOpened(q(v->yaml), q(m_openedRv));
-        m_window->showRebased();
+        }
+        m_current = m_live = std::move(*live);
+        const int gen = ++m_generation;
+        inBackground(this, [current = m_current, noStatus = withoutStatus()] {
+            return versionOf(core::toJsonText(current), noStatus);
+        }, [this, gen](core::Result<Version> v) {
+            if (gen != m_generation || !m_window || !v)
+                return;
+            m_opened = std::move(v->editable);
+            m_openedRv = v->resourceVersion;
+            m_window->setOpened(q(v->yaml), q(m_openedRv));
+            m_window->showRebased();
+        });
     });
 }
 

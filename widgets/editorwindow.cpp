@@ -8,6 +8,7 @@
 #include <QCheckBox>
 #include <QCloseEvent>
 #include <QComboBox>
+#include <QFrame>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
@@ -85,6 +86,7 @@ EditorWindow::EditorWindow(const QString &title, QWidget *parent) : QWidget(pare
     m_header->setObjectName(QStringLiteral("editorHeader"));
     m_header->setTextInteractionFlags(Qt::TextSelectableByMouse);
     layout->addWidget(m_header);
+    layout->addWidget(buildServerBanner());
     layout->addWidget(buildControls());
     m_split = new QSplitter(Qt::Vertical, this);
     m_buffer = yamlPane(m_split, "editorBuffer", false);
@@ -259,6 +261,64 @@ void EditorWindow::setOpened(const QString &yaml, const QString &resourceVersion
     m_openedYaml = yaml;
     m_openedRv = resourceVersion;
     updateHeader();
+    updateServerBanner();
+}
+
+// The banner is the point of the tool while editing: someone else's write shows up before
+// yours is refused or, worse, quietly wins over theirs.
+QWidget *EditorWindow::buildServerBanner()
+{
+    m_serverBanner = new QFrame(this);
+    m_serverBanner->setObjectName(QStringLiteral("serverChangedBanner"));
+    m_serverBanner->setFrameShape(QFrame::StyledPanel);
+    auto *l = new QHBoxLayout(m_serverBanner);
+    m_serverText = new QLabel(m_serverBanner);
+    m_serverText->setWordWrap(true);
+    m_serverText->setTextFormat(Qt::PlainText);
+    m_bannerRebase = new QPushButton(tr("Rebase onto current"), m_serverBanner);
+    m_bannerRebase->setObjectName(QStringLiteral("bannerRebaseButton"));
+    m_bannerRebase->setToolTip(tr("Base the next write on the version there now; your buffer stays as it is"));
+    connect(m_bannerRebase, &QPushButton::clicked, this, &EditorWindow::rebaseRequested);
+    l->addWidget(m_serverText, 1);
+    l->addWidget(m_bannerRebase);
+    m_serverBanner->hide();
+    tintBanner();
+    return m_serverBanner;
+}
+
+// In the tint of "their changes" (the three-way view's legend): it is about someone else's write.
+void EditorWindow::tintBanner()
+{
+    m_serverBanner->setStyleSheet(QStringLiteral("#serverChangedBanner { background: %1; border-radius: 3px; }")
+                                      .arg(Colors::of(palette()).theirs.name()));
+}
+
+bool EditorWindow::serverChangedBannerShown() const
+{
+    return !m_serverBanner->isHidden();
+}
+
+void EditorWindow::noteServerVersion(const QString &resourceVersion, bool deleted)
+{
+    m_serverRv = resourceVersion;
+    m_serverDeleted = deleted;
+    updateServerBanner();
+}
+
+void EditorWindow::updateServerBanner()
+{
+    // While a write is in flight its own version may arrive before its answer: not someone else's.
+    const bool settled = m_state != State::Loading && m_state != State::Sending && m_state != State::Detached;
+    const bool changed = m_serverDeleted || (!m_serverRv.isEmpty() && m_serverRv != m_openedRv);
+    m_serverBanner->setVisible(settled && changed);
+    m_bannerRebase->setVisible(!m_serverDeleted);
+    if (m_serverDeleted)
+        m_serverText->setText(tr("This object was deleted on the server after you opened it. Apply would create it again; "
+                                 "the other write modes will fail."));
+    else
+        m_serverText->setText(tr("Changed on the server after you opened it: now at resourceVersion %1 (you opened %2). "
+                                 "Replace would be refused; Apply, Merge patch and JSON Patch send only your changes.")
+                                  .arg(m_serverRv, m_openedRv));
 }
 
 void EditorWindow::updateHeader()
@@ -311,6 +371,7 @@ void EditorWindow::setResult(State state, const QString &text, int page)
     m_result->setText(text);
     colourResult();
     m_details->setCurrentIndex(page);
+    updateServerBanner();
     const bool busy = state == State::Sending || state == State::Loading || state == State::Detached;
     m_dryRun->setEnabled(!busy);
     m_write->setEnabled(!busy);
@@ -478,6 +539,7 @@ void EditorWindow::changeEvent(QEvent *event)
         colourMarkers(pane, palette()); // the window's: its children may not have theirs yet
     labelThreeWay();
     colourResult();
+    tintBanner();
 }
 
 void EditorWindow::detach(const QString &why)

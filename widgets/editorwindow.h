@@ -17,6 +17,7 @@
 #include <QWidget>
 
 class QCheckBox;
+class QFrame;
 class QComboBox;
 class QLabel;
 class QLineEdit;
@@ -85,6 +86,11 @@ public:
     // panes as for a stale write.
     void showPreconditionFailed(const QStringList &changed, const QString &opened, const QString &written,
                                 const QString &current, const QString &currentResourceVersion);
+    // The watch saw the object at `resourceVersion` (or deleted): when that is not the version the
+    // window's writes are based on, a banner says so and offers Rebase.
+    void noteServerVersion(const QString &resourceVersion, bool deleted);
+    bool serverChangedBannerShown() const;
+
     // The connection this window wrote through is gone: nothing can be sent any more, the text stays.
     void detach(const QString &why);
 
@@ -113,6 +119,9 @@ protected:
 
 private:
     QWidget *buildControls();
+    QWidget *buildServerBanner();
+    void updateServerBanner();
+    void tintBanner();
     QWidget *buildConflictPage();
     QWidget *buildThreeWayPage();
     void request(const WriteRequest &r);
@@ -143,6 +152,11 @@ private:
     QTableWidget *m_conflictTable;
     QsciScintilla *m_openedPane, *m_writtenPane, *m_currentPane;
     QLabel *m_currentHeader, *m_writtenHeader;
+    QFrame *m_serverBanner;
+    QLabel *m_serverText;
+    QPushButton *m_bannerRebase;
+    QString m_serverRv;      // the newest version the watch saw
+    bool m_serverDeleted = false;
     QString m_currentRv;
     QList<ConflictRow> m_conflicts;
     WriteRequest m_lastRequest;

@@ -20,6 +20,8 @@
 #include <QApplication>
 #include <QComboBox>
 #include <QDir>
+#include <QFrame>
+#include <QLabel>
 #include <QLineEdit>
 #include <QMessageBox>
 #include <QPushButton>
@@ -140,7 +142,7 @@ private Q_SLOTS:
         (void)testing::call(*m_client, testing::request("POST", "/api/v1/namespaces",
                                                         core::toJsonText({{"metadata", {{"name", kNamespace}}}})));
         // Fresh objects each run: an earlier run's versions must not satisfy a check.
-        for (const char *name : {"edit-ssa", "edit-conflict", "edit-stale", "edit-bad", "edit-cas", "edit-merge", "edit-invalid", "edit-close", "edit-claim", "edit-coown", "edit-giveup"})
+        for (const char *name : {"edit-ssa", "edit-conflict", "edit-stale", "edit-bad", "edit-cas", "edit-merge", "edit-invalid", "edit-close", "edit-claim", "edit-coown", "edit-giveup", "edit-live"})
             (void)testing::call(*m_client, testing::request("DELETE", objectPath(name)));
         QVERIFY(applyAs("fieldscope", "edit-ssa", {{"color", "blue"}}));
         QVERIFY(applyAs("fieldscope", "edit-conflict", {{"color", "blue"}, {"size", "small"}}));
@@ -151,6 +153,7 @@ private Q_SLOTS:
         QVERIFY(applyAs("fieldscope", "edit-merge", {{"color", "blue"}, {"size", "small"}}));
         QVERIFY(applyAs("fieldscope", "edit-invalid", {{"color", "blue"}}));
         QVERIFY(applyAs("fieldscope", "edit-close", {{"color", "blue"}}));
+        QVERIFY(applyAs("fieldscope", "edit-live", {{"color", "blue"}}));
         for (const char *name : {"edit-coown", "edit-giveup"}) {
             QVERIFY(applyAs("fieldscope", name, {{"color", "blue"}, {"size", "small"}}));
             QVERIFY(applyAs("other-tool", name, {{"color", "red"}}));
@@ -208,6 +211,7 @@ private Q_SLOTS:
     void closingWithUnsentEditsAsksAndKeepEditingKeepsThem();
     void applyClaimsOnlyTheChangedFieldAndSaysWhatItCannotRemove();
     void coOwnTakesTheLiveValueAndSharesTheField();
+    void aChangeOnTheServerWhileEditingIsShownAndRebaseCatchesUp();
     void givingUpLeavesTheFieldToItsOwnerAndWritesTheRest();
     void closingTheClusterLeavesUnsentEditsInADetachedWindow();
 };
@@ -524,6 +528,34 @@ void TestEditor::givingUpLeavesTheFieldToItsOwnerAndWritesTheRest()
     const QString messages = editor->findChild<QTextBrowser *>(QStringLiteral("editorMessages"))->toPlainText();
     QVERIFY2(!messages.contains(QLatin1String("cannot remove")), qPrintable(messages));
     QVERIFY2(editor->bufferText().contains(QLatin1String("color: red")), qPrintable(editor->bufferText()));
+}
+
+// The watch tells the editor about someone else's write while the user edits; their own write
+// does not count as a change; Rebase bases the next write on what is there.
+void TestEditor::aChangeOnTheServerWhileEditingIsShownAndRebaseCatchesUp()
+{
+    Session s;
+    EditorWindow *editor = openEditor(s, QStringLiteral("edit-live"));
+    QVERIFY(editor);
+    const QString changed = replaced(editor, "color: blue", "color: green");
+    editor->buffer()->setText(changed);
+    write(editor, widgets::WriteMode::Apply);
+    QTRY_COMPARE_WITH_TIMEOUT(editor->state(), EditorWindow::State::Written, 15000);
+    QTRY_COMPARE_WITH_TIMEOUT(s.view->detailPane()->detail().resourceVersion, editor->openedResourceVersion(), 10000); // the watch caught up
+    QVERIFY(!editor->serverChangedBannerShown()); // our own write
+
+    QVERIFY(patchAs("someone-else", "edit-live", {{"size", "large"}}));
+    const QString theirs = QString::fromStdString(resourceVersion("edit-live"));
+    QTRY_VERIFY_WITH_TIMEOUT(editor->serverChangedBannerShown(), 10000);
+    auto *banner = editor->findChild<QFrame *>(QStringLiteral("serverChangedBanner"));
+    const QString text = banner->findChild<QLabel *>()->text();
+    QVERIFY2(text.contains(theirs) && text.contains(editor->openedResourceVersion()), qPrintable(text));
+    QVERIFY(editor->grab().save(shotPath(QStringLiteral("editor-server-changed.png"))));
+
+    QTest::mouseClick(editor->findChild<QPushButton *>(QStringLiteral("bannerRebaseButton")), Qt::LeftButton);
+    QTRY_COMPARE_WITH_TIMEOUT(editor->openedResourceVersion(), theirs, 10000);
+    QVERIFY(!editor->serverChangedBannerShown());
+    QVERIFY2(editor->openedYaml().contains(QLatin1String("size: large")), qPrintable(editor->openedYaml()));
 }
 
 // A cluster's tab closing (its controller gone) must not take the user's text with it.
