@@ -37,7 +37,7 @@ std::string metaString(const core::Json &object, const char *key)
 
 QString q(const std::string &s) { return QString::fromStdString(s); }
 
-QString preview(const std::optional<core::Json> &value)
+QString valuePreview(const std::optional<core::Json> &value)
 {
     return value ? q(core::jsonPreview(*value, 120)) : QObject::tr("(not set)");
 }
@@ -111,6 +111,7 @@ ObjectEditor::ObjectEditor(kube::ApiClient *client, kube::ResourceInfo resource,
     connect(window, &widgets::EditorWindow::writeRequested, this, &ObjectEditor::write);
     connect(window, &widgets::EditorWindow::giveUpRequested, this, &ObjectEditor::giveUp);
     connect(window, &widgets::EditorWindow::coOwnRequested, this, &ObjectEditor::coOwn);
+    connect(window, &widgets::EditorWindow::previewRequested, this, &ObjectEditor::preview);
     connect(window, &widgets::EditorWindow::rebaseRequested, this, &ObjectEditor::rebase);
     inBackground(this, [objectJson, noStatus = withoutStatus()] {
         return versionOf(std::string_view(objectJson.constData(), std::size_t(objectJson.size())), noStatus);
@@ -137,10 +138,23 @@ bool ObjectEditor::withoutStatus() const
 
 void ObjectEditor::write(const widgets::WriteRequest &request)
 {
+    prepare(request, true);
+}
+
+void ObjectEditor::preview(const widgets::WriteRequest &request)
+{
+    prepare(request, false);
+}
+
+// Everything up to the request, the same for Write, Dry run and Preview: parse the buffer, pick
+// the body for the mode, build the request; then send it, or show it.
+void ObjectEditor::prepare(const widgets::WriteRequest &request, bool sendIt)
+{
     const int gen = ++m_generation;
-    m_window->setSending(request.dryRun);
+    if (sendIt)
+        m_window->setSending(request.dryRun);
     inBackground(this, [text = request.text.toStdString()] { return core::yamlToJson(text); },
-                 [this, request, gen](core::Result<core::YamlParseResult> parsed) {
+                 [this, request, gen, sendIt](core::Result<core::YamlParseResult> parsed) {
         if (gen != m_generation || !m_window)
             return;
         if (!parsed) { // nothing is sent
@@ -155,16 +169,16 @@ void ObjectEditor::write(const widgets::WriteRequest &request)
             return;
         }
         if (request.mode == widgets::WriteMode::Apply)
-            sendApply(request, std::move(parsed->value), gen);
+            prepareApply(request, std::move(parsed->value), gen, sendIt);
         else
-            send(request, std::move(parsed->value), gen);
+            finish(request, std::move(parsed->value), gen, sendIt);
     });
 }
 
 // An apply sends the fields this manager already owns plus what the user changed, never the
 // whole buffer (API brief 4.5): that would claim every field, defaulted and controller-written
 // ones included, and turn their owners' next writes into conflicts.
-void ObjectEditor::sendApply(const widgets::WriteRequest &request, core::Json edited, int gen)
+void ObjectEditor::prepareApply(const widgets::WriteRequest &request, core::Json edited, int gen, bool sendIt)
 {
     core::ApplyOptions options;
     options.ignoreStatus = withoutStatus();
@@ -174,7 +188,7 @@ void ObjectEditor::sendApply(const widgets::WriteRequest &request, core::Json ed
         coOwned.push_back(p.toStdString());
     inBackground(this, [live = m_live, opened = m_opened, edited = std::move(edited), manager, options, coOwned] {
         return core::applyBodyForEdit(live, opened, edited, manager, options, coOwned);
-    }, [this, request, gen](core::Result<core::ApplyBody> body) {
+    }, [this, request, gen, sendIt](core::Result<core::ApplyBody> body) {
         if (gen != m_generation || !m_window)
             return;
         if (!body) {
@@ -185,7 +199,7 @@ void ObjectEditor::sendApply(const widgets::WriteRequest &request, core::Json ed
         for (const auto &path : body->notRemovable)
             if (!m_givenUp.contains(q(path)))
                 m_notRemovable << q(path);
-        send(request, std::move(body->body), gen);
+        finish(request, std::move(body->body), gen, sendIt);
     });
 }
 
@@ -194,7 +208,7 @@ std::string ObjectEditor::fieldManagerOf(const widgets::WriteRequest &request)
     return request.fieldManager.isEmpty() ? std::string("fieldscope") : request.fieldManager.toStdString();
 }
 
-void ObjectEditor::send(const widgets::WriteRequest &request, core::Json object, int gen)
+void ObjectEditor::finish(const widgets::WriteRequest &request, core::Json object, int gen, bool sendIt)
 {
     kube::WriteOptions o;
     o.fieldManager = fieldManagerOf(request);
@@ -214,18 +228,43 @@ void ObjectEditor::send(const widgets::WriteRequest &request, core::Json object,
                                  core::mergePatchBetween(m_opened, object), o);
         break;
     case widgets::WriteMode::JsonPatch: { // the same, each change only if its field is as opened (brief 5.5)
-        m_lastJsonPatch = core::jsonPatchBetween(m_opened, object);
-        if (m_lastJsonPatch.empty()) {
+        core::Json patch = core::jsonPatchBetween(m_opened, object);
+        if (patch.empty()) {
             m_window->showFailure(tr("nothing to send: the buffer has no changes since resourceVersion %1").arg(q(m_openedRv)));
             return;
         }
-        req = kube::patchRequest(m_resource, m_namespace, m_name, kube::PatchType::Json, m_lastJsonPatch, o);
+        req = kube::patchRequest(m_resource, m_namespace, m_name, kube::PatchType::Json, patch, o);
+        if (sendIt)
+            m_lastJsonPatch = std::move(patch);
         break;
     }
+    }
+    if (!sendIt) {
+        showRequest(req);
+        return;
     }
     m_client->send(std::move(req), this, [this, request, gen, object](core::Result<kube::HttpResponse> r) {
         if (gen == m_generation && m_window)
             onWritten(request, object, std::move(r));
+    });
+}
+
+// The request as the wire carries it (the body pretty-printed), for a user or a lesson to read
+// before anything is sent.
+void ObjectEditor::showRequest(const kube::HttpRequest &req)
+{
+    const int gen = m_generation;
+    QStringList notes;
+    if (!m_notRemovable.isEmpty())
+        notes << tr("An apply cannot remove these fields you deleted (your manager does not own them): %1")
+                     .arg(m_notRemovable.join(QStringLiteral(", ")));
+    inBackground(this, [req] {
+        auto body = core::parseJson(req.body);
+        return QString::fromStdString(req.method + ' ' + req.path + "\nContent-Type: " + req.contentType + "\n\n"
+                                      + (body ? body->dump(2) : req.body));
+    }, [this, gen, notes](QString text) {
+        if (gen == m_generation && m_window)
+            m_window->showPreview(text, notes);
     });
 }
 
@@ -299,7 +338,7 @@ void ObjectEditor::showConflicts(const core::Error &error, const core::Json &sen
                 return;
             QList<widgets::ConflictRow> rows;
             for (std::size_t i = 0; i < error.conflicts.size() && i < values.size(); ++i)
-                rows.push_back({q(error.conflicts[i].path), ownerLabel(error.conflicts[i]), preview(values[i].live), preview(values[i].mine)});
+                rows.push_back({q(error.conflicts[i].path), ownerLabel(error.conflicts[i]), valuePreview(values[i].live), valuePreview(values[i].mine)});
             m_window->showConflicts(message, rows);
         });
     });

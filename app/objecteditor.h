@@ -32,8 +32,11 @@ public:
 
 private:
     void write(const widgets::WriteRequest &request);
-    void sendApply(const widgets::WriteRequest &request, core::Json edited, int generation);
-    void send(const widgets::WriteRequest &request, core::Json object, int generation);
+    void preview(const widgets::WriteRequest &request);
+    void prepare(const widgets::WriteRequest &request, bool sendIt);
+    void prepareApply(const widgets::WriteRequest &request, core::Json edited, int generation, bool sendIt);
+    void finish(const widgets::WriteRequest &request, core::Json object, int generation, bool sendIt);
+    void showRequest(const kube::HttpRequest &request);
     static std::string fieldManagerOf(const widgets::WriteRequest &request);
     void onWritten(const widgets::WriteRequest &request, const core::Json &sent, core::Result<kube::HttpResponse> result);
     void onSuccess(bool dryRun, kube::HttpResponse response);

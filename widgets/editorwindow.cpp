@@ -143,6 +143,9 @@ QWidget *EditorWindow::buildControls()
     m_force = new QCheckBox(tr("Force"), row);
     m_force->setObjectName(QStringLiteral("forceCheck"));
     m_force->setToolTip(tr("Take fields other managers own instead of reporting a conflict"));
+    m_preview = new QPushButton(tr("Preview"), row);
+    m_preview->setObjectName(QStringLiteral("previewButton"));
+    m_preview->setToolTip(tr("Show the request Write would send (method, path, body), without sending it"));
     m_dryRun = new QPushButton(tr("Dry run"), row);
     m_dryRun->setObjectName(QStringLiteral("dryRunButton"));
     m_dryRun->setToolTip(tr("The server validates and answers, nothing is stored (dryRun=All)"));
@@ -150,6 +153,7 @@ QWidget *EditorWindow::buildControls()
     m_write->setObjectName(QStringLiteral("writeButton"));
     m_write->setToolTip(tr("Send the buffer (Ctrl+Return)"));
     m_write->setDefault(true);
+    connect(m_preview, &QPushButton::clicked, this, [this] { Q_EMIT previewRequested(currentRequest(false)); });
     connect(m_dryRun, &QPushButton::clicked, this, [this] { request(currentRequest(true)); });
     connect(m_write, &QPushButton::clicked, this, [this] { request(currentRequest(false)); });
     auto *send = new QShortcut(QKeySequence(Qt::CTRL | Qt::Key_Return), this);
@@ -159,8 +163,10 @@ QWidget *EditorWindow::buildControls()
     l->addWidget(new QLabel(tr("Field manager:"), row));
     l->addWidget(m_manager, 1);
     l->addWidget(m_force);
+    l->addWidget(m_preview);
     l->addWidget(m_dryRun);
     l->addWidget(m_write);
+    m_preview->setEnabled(false);
     m_dryRun->setEnabled(false);
     m_write->setEnabled(false);
     return row;
@@ -250,6 +256,7 @@ void EditorWindow::load(const QString &yaml, const QString &resourceVersion, con
     m_savedText = yaml;
     m_manager->setText(fieldManager);
     setOpened(yaml, resourceVersion);
+    m_preview->setEnabled(true);
     m_dryRun->setEnabled(true);
     m_write->setEnabled(true);
     setResult(State::Editing, tr("Edit the YAML, then Dry run or Write. Server-managed metadata and the "
@@ -373,10 +380,13 @@ void EditorWindow::setResult(State state, const QString &text, int page)
     m_details->setCurrentIndex(page);
     updateServerBanner();
     const bool busy = state == State::Sending || state == State::Loading || state == State::Detached;
+    m_preview->setEnabled(!busy);
     m_dryRun->setEnabled(!busy);
     m_write->setEnabled(!busy);
     if (page == ThreeWayPage || page == ConflictPage)
         m_split->setSizes({page == ThreeWayPage ? 260 : 380, page == ThreeWayPage ? 440 : 300});
+    else if (page == MessagePage && m_split->sizes().value(1) < 240)
+        m_split->setSizes({m_split->height() - 260, 260});
 }
 
 void EditorWindow::setSending(bool dryRun)
@@ -486,6 +496,12 @@ void EditorWindow::showRebased()
 {
     setResult(State::Editing, tr("Now based on resourceVersion %1, what is there now. Your buffer is unchanged: carry "
                                  "over the changes you want to keep, then write again.").arg(m_openedRv), NoPage);
+}
+
+void EditorWindow::showPreview(const QString &requestText, const QStringList &notes)
+{
+    m_messages->setPlainText(notes.isEmpty() ? requestText : notes.join(u'\n') + QStringLiteral("\n\n") + requestText);
+    setResult(State::Editing, tr("What Write would send now (nothing was sent):"), MessagePage);
 }
 
 void EditorWindow::showFailure(const QString &message)

@@ -82,6 +82,8 @@ public:
     void showInvalid(const QString &message, const QList<CauseRow> &causes);
     void showFailure(const QString &message);
     void showRebased(); // after "Rebase onto current": based on the current version now
+    // The request Write would send (method, path, content type, body), and notes about it.
+    void showPreview(const QString &requestText, const QStringList &notes);
     // A JSON Patch's `test` failed: `changed` lists "path: opened → now" lines; then the three
     // panes as for a stale write.
     void showPreconditionFailed(const QStringList &changed, const QString &opened, const QString &written,
@@ -112,6 +114,8 @@ Q_SIGNALS:
     // Set `paths` in the buffer to the live values, then send `request` again: shared ownership.
     void coOwnRequested(const QStringList &paths, const fieldscope::widgets::WriteRequest &request);
     void rebaseRequested();
+    // Show what Write would send for `request`, without sending it.
+    void previewRequested(const fieldscope::widgets::WriteRequest &request);
 
 protected:
     void closeEvent(QCloseEvent *event) override;
@@ -143,7 +147,7 @@ private:
     QComboBox *m_mode;
     QLineEdit *m_manager;
     QCheckBox *m_force;
-    QPushButton *m_dryRun, *m_write;
+    QPushButton *m_preview, *m_dryRun, *m_write;
     QsciScintilla *m_buffer;
     QSplitter *m_split;
     QLabel *m_result;

@@ -117,6 +117,19 @@ private:
         return editor;
     }
 
+    // Clicks Preview in `mode`; the request text shown, or "" when none came.
+    static QString preview(EditorWindow *editor, widgets::WriteMode mode)
+    {
+        auto *combo = editor->findChild<QComboBox *>(QStringLiteral("writeMode"));
+        combo->setCurrentIndex(combo->findData(int(mode)));
+        auto *messages = editor->findChild<QTextBrowser *>(QStringLiteral("editorMessages"));
+        messages->clear();
+        QTest::mouseClick(editor->findChild<QPushButton *>(QStringLiteral("previewButton")), Qt::LeftButton);
+        if (!QTest::qWaitFor([&] { return !messages->toPlainText().isEmpty(); }, 10000))
+            return {};
+        return messages->toPlainText();
+    }
+
     static void write(EditorWindow *editor, widgets::WriteMode mode)
     {
         auto *combo = editor->findChild<QComboBox *>(QStringLiteral("writeMode"));
@@ -346,6 +359,15 @@ void TestEditor::jsonPatchWritesOnlyWhileTheChangedFieldStillHasItsOpenedValue()
     QString changed = replaced(editor, "foo: \"1\"", "foo: \"2\"");
     QVERIFY2(!changed.isEmpty(), qPrintable(editor->bufferText()));
     editor->buffer()->setText(changed);
+    // Preview shows the wire request, test before replace, and sends nothing.
+    const std::string unsent = resourceVersion("edit-cas");
+    QString request = preview(editor, widgets::WriteMode::JsonPatch);
+    QVERIFY2(request.startsWith(QLatin1String("PATCH /api/v1/namespaces/gui-editor/configmaps/edit-cas?"))
+                 && request.contains(QLatin1String("Content-Type: application/json-patch+json")), qPrintable(request));
+    const qsizetype test = request.indexOf(QLatin1String("\"op\": \"test\"")), replace = request.indexOf(QLatin1String("\"op\": \"replace\""));
+    QVERIFY2(test > 0 && replace > test && request.contains(QLatin1String("\"path\": \"/data/foo\"")), qPrintable(request));
+    QCOMPARE(resourceVersion("edit-cas"), unsent);
+    QVERIFY(editor->grab().save(shotPath(QStringLiteral("editor-preview.png"))));
     write(editor, widgets::WriteMode::JsonPatch);
     QTRY_COMPARE_WITH_TIMEOUT(editor->state(), EditorWindow::State::Written, 15000);
     core::Json live = get("edit-cas");
@@ -458,6 +480,13 @@ void TestEditor::applyClaimsOnlyTheChangedFieldAndSaysWhatItCannotRemove()
     changed = changed.remove(QRegularExpression(QStringLiteral("\\n *size: small")));
     QVERIFY2(!changed.contains(QLatin1String("size")) && changed.contains(QLatin1String("color: green")), qPrintable(changed));
     editor->buffer()->setText(changed);
+    // The apply's body holds the changed field only, and the deletion it cannot make is said.
+    const QString request = preview(editor, widgets::WriteMode::Apply);
+    QVERIFY2(request.contains(QLatin1String("Content-Type: application/apply-patch+yaml")) && request.contains(QLatin1String("\"color\": \"green\""))
+                 && request.contains(QLatin1String(".data.size")),
+             qPrintable(request));
+    const QString body = request.mid(request.indexOf(QLatin1String("\n\n{")));
+    QVERIFY2(!body.contains(QLatin1String("\"size\"")), qPrintable(body));
     write(editor, widgets::WriteMode::Apply);
     // The creator's Update entry owns color with another value: one conflict, on color alone.
     QTRY_COMPARE_WITH_TIMEOUT(editor->state(), EditorWindow::State::Conflict, 15000);
