@@ -14,6 +14,7 @@
 #include <QElapsedTimer>
 #include <QTimer>
 #include <QPointer>
+#include <QStandardPaths>
 #include <QtConcurrent/QtConcurrentRun>
 
 #include <algorithm>
@@ -410,7 +411,13 @@ void ClusterController::openEditor(const QString &uid)
     const QString where = object.namespace_.empty() ? QString() : QString::fromStdString(object.namespace_) + u'/';
     auto *window = new widgets::EditorWindow(QString::fromStdString(info.kind) + u' ' + where + QString::fromStdString(object.name), m_view);
     window->setAttribute(Qt::WA_DeleteOnClose);
-    new ObjectEditor(m_client.get(), info, m_model.objectJson(row), window, widgets::SettingsDialog::fieldManager());
+    if (!m_drafts)
+        m_drafts = std::make_shared<core::DraftStore>(
+            (QStandardPaths::writableLocation(QStandardPaths::AppDataLocation) + QStringLiteral("/drafts")).toStdString());
+    auto *drafts = new DraftKeeper(window, m_drafts, m_contextName.toStdString(), uid.toStdString(), window->windowTitle().toStdString());
+    new ObjectEditor(m_client.get(), info, m_model.objectJson(row), window, widgets::SettingsDialog::fieldManager(), drafts);
+    // The version the table has now; later ones arrive from drainPrepared().
+    window->noteServerVersion(QString::fromStdString(object.resourceVersion), false);
     m_editors.insert(uid, window);
     window->show();
 }

@@ -4,6 +4,7 @@
 // namespace selector), decodes what the table needs on a worker thread and feeds the models;
 // tells its ClusterView what happens. Lives on the GUI thread.
 #include "app/historysource.h"
+#include "core/drafts.h"
 #include "core/historyfeed.h"
 #include "core/historywriter.h"
 #include "kube/apiclient.h"
@@ -115,6 +116,7 @@ private:
     QString m_currentUid;
     // Open editors by object uid; each owns its ObjectEditor, which uses m_client.
     QHash<QString, QPointer<widgets::EditorWindow>> m_editors;
+    std::shared_ptr<core::DraftStore> m_drafts; // unsent editor text kept on disk (made on first use)
     QString m_shownKind; // qualified name of what m_watcher watches
     bool m_loaded = false;
     // Batches are decoded in arrival order on one worker thread, applied in that order here.

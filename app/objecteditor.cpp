@@ -5,7 +5,9 @@
 #include "core/yaml.h"
 #include "kube/writes.h"
 
+#include <QDateTime>
 #include <QFutureWatcher>
+#include <QLocale>
 #include <QtConcurrent/QtConcurrentRun>
 
 namespace fieldscope::app {
@@ -105,9 +107,14 @@ QString shapeProblem(const core::Json &object)
 } // namespace
 
 ObjectEditor::ObjectEditor(kube::ApiClient *client, kube::ResourceInfo resource, QByteArray objectJson,
-                           widgets::EditorWindow *window, const QString &fieldManager)
-    : QObject(window), m_client(client), m_resource(std::move(resource)), m_window(window)
+                           widgets::EditorWindow *window, const QString &fieldManager, DraftKeeper *drafts)
+    : QObject(window), m_client(client), m_resource(std::move(resource)), m_window(window), m_drafts(drafts)
 {
+    connect(window, &widgets::EditorWindow::restoreDraftRequested, this, &ObjectEditor::restoreDraft);
+    connect(window, &widgets::EditorWindow::discardDraftRequested, this, [this] {
+        if (m_drafts)
+            m_drafts->discard();
+    });
     connect(window, &widgets::EditorWindow::writeRequested, this, &ObjectEditor::write);
     connect(window, &widgets::EditorWindow::giveUpRequested, this, &ObjectEditor::giveUp);
     connect(window, &widgets::EditorWindow::coOwnRequested, this, &ObjectEditor::coOwn);
@@ -126,6 +133,7 @@ ObjectEditor::ObjectEditor(kube::ApiClient *client, kube::ResourceInfo resource,
         m_openedRv = v->resourceVersion;
         m_live = std::move(v->live);
         m_window->load(q(v->yaml), q(m_openedRv), fieldManager);
+        offerDraft(v->yaml);
     });
 }
 
@@ -438,6 +446,47 @@ void ObjectEditor::resolveInBuffer(const QStringList &paths, const widgets::Writ
         again.force = false;
         m_window->setBufferText(again.text);
         write(again);
+    });
+}
+
+// An earlier run's unsent edit of this object is offered, unless it is what is there anyway.
+void ObjectEditor::offerDraft(const std::string &loadedYaml)
+{
+    if (!m_drafts)
+        return;
+    m_drafts->loadThen([this, loadedYaml](std::optional<core::EditDraft> draft) {
+        if (!m_window || !m_drafts)
+            return;
+        if (!draft || draft->text == loadedYaml) {
+            if (draft)
+                m_drafts->discard();
+            m_drafts->arm();
+            return;
+        }
+        m_draft = std::move(*draft);
+        m_window->offerDraft(QLocale().toString(QDateTime::fromMSecsSinceEpoch(m_draft.savedAtMs), QLocale::ShortFormat),
+                             q(m_draft.openedResourceVersion));
+    });
+}
+
+// The edit comes back with the version it was made on, so every write mode judges it against
+// that version (and the banner says what changed since), never against a newer one.
+void ObjectEditor::restoreDraft()
+{
+    const int gen = ++m_generation;
+    inBackground(this, [opened = m_draft.openedYaml] { return core::yamlToJson(opened); },
+                 [this, gen](core::Result<core::YamlParseResult> opened) {
+        if (gen != m_generation || !m_window)
+            return;
+        if (!opened) {
+            m_window->showParseError(q(opened.error().where), tr("the kept draft's base version does not parse: %1").arg(q(opened.error().message)));
+            return;
+        }
+        m_opened = std::move(opened->value);
+        m_openedRv = m_draft.openedResourceVersion;
+        m_window->restoreDraft(q(m_draft.openedYaml), q(m_openedRv), q(m_draft.text));
+        if (m_drafts)
+            m_drafts->arm();
     });
 }
 

@@ -9,6 +9,7 @@
 // causes or the typed error. YAML parsing and the JSON work run on worker threads; results of a
 // superseded request are dropped. Lives on the GUI thread; a child of its window, so it dies
 // with it.
+#include "app/draftkeeper.h"
 #include "core/json.h"
 #include "kube/apiclient.h"
 #include "kube/resource.h"
@@ -27,8 +28,9 @@ class ObjectEditor : public QObject
 public:
     // `objectJson`: the object as shown (with managedFields); `client` must outlive this object
     // (the ClusterController closes its editors before dropping its client).
+    // `drafts` (may be null): the window's DraftKeeper; an earlier run's unsent edit is offered.
     ObjectEditor(kube::ApiClient *client, kube::ResourceInfo resource, QByteArray objectJson,
-                 widgets::EditorWindow *window, const QString &fieldManager);
+                 widgets::EditorWindow *window, const QString &fieldManager, DraftKeeper *drafts = nullptr);
 
 private:
     void write(const widgets::WriteRequest &request);
@@ -50,6 +52,8 @@ private:
                                       std::vector<std::string> *notFound);
     void resolveInBuffer(const QStringList &paths, const widgets::WriteRequest &request, Resolution resolution);
     void rebase();
+    void offerDraft(const std::string &loadedYaml);
+    void restoreDraft();
     // GETs the object; `done` gets it parsed (on this thread), or the error.
     void fetchCurrent(std::function<void(core::Result<core::Json>)> done);
     // fetchCurrent() for explaining `refusal`: `explain` gets the current object; a failed read
@@ -69,6 +73,8 @@ private:
     QStringList m_notRemovable; // deletions the last apply could not make (not this manager's fields)
     QStringList m_givenUp;    // fields removed from the buffer by "Give the fields up" since the last write
     QStringList m_coOwned;    // fields set to the live value by "Co-own" since the last write
+    QPointer<DraftKeeper> m_drafts;
+    core::EditDraft m_draft;  // the earlier run's draft while its restore question is open
     int m_generation = 0;     // a newer request supersedes the answers to older ones
     QStringList m_yamlWarnings; // YAML 1.1 readings of the last parsed buffer, shown with the result
 };

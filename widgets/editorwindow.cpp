@@ -86,6 +86,7 @@ EditorWindow::EditorWindow(const QString &title, QWidget *parent) : QWidget(pare
     m_header->setObjectName(QStringLiteral("editorHeader"));
     m_header->setTextInteractionFlags(Qt::TextSelectableByMouse);
     layout->addWidget(m_header);
+    layout->addWidget(buildDraftBanner());
     layout->addWidget(buildServerBanner());
     layout->addWidget(buildControls());
     m_split = new QSplitter(Qt::Vertical, this);
@@ -296,13 +297,58 @@ QWidget *EditorWindow::buildServerBanner()
 // In the tint of "their changes" (the three-way view's legend): it is about someone else's write.
 void EditorWindow::tintBanner()
 {
-    m_serverBanner->setStyleSheet(QStringLiteral("#serverChangedBanner { background: %1; border-radius: 3px; }")
-                                      .arg(Colors::of(palette()).theirs.name()));
+    const Colors c = Colors::of(palette());
+    m_serverBanner->setStyleSheet(QStringLiteral("#serverChangedBanner { background: %1; border-radius: 3px; }").arg(c.theirs.name()));
+    // The kept draft is the user's own text: the tint of "your changes".
+    m_draftBanner->setStyleSheet(QStringLiteral("#draftBanner { background: %1; border-radius: 3px; }").arg(c.yours.name()));
 }
 
 bool EditorWindow::serverChangedBannerShown() const
 {
     return !m_serverBanner->isHidden();
+}
+
+QWidget *EditorWindow::buildDraftBanner()
+{
+    m_draftBanner = new QFrame(this);
+    m_draftBanner->setObjectName(QStringLiteral("draftBanner"));
+    m_draftBanner->setFrameShape(QFrame::StyledPanel);
+    auto *l = new QHBoxLayout(m_draftBanner);
+    m_draftText = new QLabel(m_draftBanner);
+    m_draftText->setWordWrap(true);
+    m_draftText->setTextFormat(Qt::PlainText);
+    auto *restore = new QPushButton(tr("Restore"), m_draftBanner);
+    restore->setObjectName(QStringLiteral("restoreDraftButton"));
+    auto *discard = new QPushButton(tr("Discard"), m_draftBanner);
+    discard->setObjectName(QStringLiteral("discardDraftButton"));
+    connect(restore, &QPushButton::clicked, this, [this] {
+        m_draftBanner->hide();
+        Q_EMIT restoreDraftRequested();
+    });
+    connect(discard, &QPushButton::clicked, this, [this] {
+        m_draftBanner->hide();
+        Q_EMIT discardDraftRequested();
+    });
+    l->addWidget(m_draftText, 1);
+    l->addWidget(restore);
+    l->addWidget(discard);
+    m_draftBanner->hide();
+    return m_draftBanner;
+}
+
+void EditorWindow::offerDraft(const QString &savedAt, const QString &basedOnRv)
+{
+    m_draftText->setText(tr("Edits you had not written were kept when Fieldscope last closed (saved %1, based on "
+                            "resourceVersion %2). Restore them?").arg(savedAt, basedOnRv));
+    m_draftBanner->show();
+}
+
+void EditorWindow::restoreDraft(const QString &openedYaml, const QString &openedRv, const QString &text)
+{
+    m_draftBanner->hide();
+    setOpened(openedYaml, openedRv);
+    m_buffer->setText(text);
+    setResult(State::Editing, tr("Restored your unsent edits, based on resourceVersion %1.").arg(openedRv), NoPage);
 }
 
 void EditorWindow::noteServerVersion(const QString &resourceVersion, bool deleted)
@@ -405,8 +451,10 @@ void EditorWindow::showWritten(bool dryRun, const QString &resourceVersion, cons
 {
     const QString text = dryRun ? tr("Dry run passed: the server accepts this write (nothing was stored).")
                                 : tr("Written: the object is now at resourceVersion %1.").arg(resourceVersion);
-    if (!dryRun)
+    if (!dryRun) {
         takeWrittenVersion();
+        Q_EMIT writeFinished();
+    }
     if (warnings.isEmpty()) {
         setResult(State::Written, text, NoPage);
         return;
@@ -594,10 +642,12 @@ bool askToDiscardEdits(QWidget *parent, const char *objectName, const QString &t
 
 void EditorWindow::closeEvent(QCloseEvent *event)
 {
-    if (confirmDiscard())
-        event->accept();
-    else
+    if (!confirmDiscard()) {
         event->ignore();
+        return;
+    }
+    event->accept();
+    Q_EMIT draftNotNeeded();
 }
 
 } // namespace fieldscope::widgets

@@ -88,6 +88,14 @@ public:
     // panes as for a stale write.
     void showPreconditionFailed(const QStringList &changed, const QString &opened, const QString &written,
                                 const QString &current, const QString &currentResourceVersion);
+    // Edits an earlier run left unsent (saved at `savedAt`, based on `basedOnRv`): Restore or
+    // Discard, asked above the buffer.
+    void offerDraft(const QString &savedAt, const QString &basedOnRv);
+    // The restored edit: based on the version it was made on, the buffer as it was.
+    void restoreDraft(const QString &openedYaml, const QString &openedRv, const QString &text);
+    // Quitting with Discard: the kept draft goes too.
+    void dropDraft() { Q_EMIT draftNotNeeded(); }
+
     // The watch saw the object at `resourceVersion` (or deleted): when that is not the version the
     // window's writes are based on, a banner says so and offers Rebase.
     void noteServerVersion(const QString &resourceVersion, bool deleted);
@@ -116,6 +124,10 @@ Q_SIGNALS:
     void rebaseRequested();
     // Show what Write would send for `request`, without sending it.
     void previewRequested(const fieldscope::widgets::WriteRequest &request);
+    void writeFinished();        // a write (not a dry run) was stored
+    void draftNotNeeded();       // closed for good, or its edits discarded on quit
+    void restoreDraftRequested();
+    void discardDraftRequested();
 
 protected:
     void closeEvent(QCloseEvent *event) override;
@@ -124,6 +136,7 @@ protected:
 private:
     QWidget *buildControls();
     QWidget *buildServerBanner();
+    QWidget *buildDraftBanner();
     void updateServerBanner();
     void tintBanner();
     QWidget *buildConflictPage();
@@ -156,7 +169,8 @@ private:
     QTableWidget *m_conflictTable;
     QsciScintilla *m_openedPane, *m_writtenPane, *m_currentPane;
     QLabel *m_currentHeader, *m_writtenHeader;
-    QFrame *m_serverBanner;
+    QFrame *m_serverBanner, *m_draftBanner;
+    QLabel *m_draftText;
     QLabel *m_serverText;
     QPushButton *m_bannerRebase;
     QString m_serverRv;      // the newest version the watch saw

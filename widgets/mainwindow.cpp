@@ -215,8 +215,11 @@ bool MainWindow::confirmUnsentEdits()
     const QString text = unsent.size() == 1
                            ? tr("An editor window holds edits that were not written. Quit and lose them?")
                            : tr("%1 editor windows hold edits that were not written. Quit and lose them?").arg(unsent.size());
-    if (askToDiscardEdits(this, "quitWithEditsBox", text, tr("Discard and quit")))
+    if (askToDiscardEdits(this, "quitWithEditsBox", text, tr("Discard and quit"))) {
+        for (EditorWindow *e : std::as_const(unsent))
+            e->dropDraft();
         return true;
+    }
     unsent.first()->show();
     unsent.first()->raise();
     unsent.first()->activateWindow();

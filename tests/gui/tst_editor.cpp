@@ -9,6 +9,7 @@
 #include "guitesting.h"
 #include "../integration/clusterenv.h"
 #include "app/clustercontroller.h"
+#include "core/drafts.h"
 #include "core/json.h"
 #include "widgets/clusterview.h"
 #include "widgets/detailpane.h"
@@ -20,6 +21,7 @@
 #include <QApplication>
 #include <QComboBox>
 #include <QDir>
+#include <QFile>
 #include <QFrame>
 #include <QLabel>
 #include <QLineEdit>
@@ -155,7 +157,8 @@ private Q_SLOTS:
         (void)testing::call(*m_client, testing::request("POST", "/api/v1/namespaces",
                                                         core::toJsonText({{"metadata", {{"name", kNamespace}}}})));
         // Fresh objects each run: an earlier run's versions must not satisfy a check.
-        for (const char *name : {"edit-ssa", "edit-conflict", "edit-stale", "edit-bad", "edit-cas", "edit-merge", "edit-invalid", "edit-close", "edit-claim", "edit-coown", "edit-giveup", "edit-live"})
+        for (const char *name : {"edit-ssa", "edit-conflict", "edit-stale", "edit-bad", "edit-cas", "edit-merge", "edit-invalid",
+                                 "edit-close", "edit-claim", "edit-coown", "edit-giveup", "edit-live", "edit-draft"})
             (void)testing::call(*m_client, testing::request("DELETE", objectPath(name)));
         QVERIFY(applyAs("fieldscope", "edit-ssa", {{"color", "blue"}}));
         QVERIFY(applyAs("fieldscope", "edit-conflict", {{"color", "blue"}, {"size", "small"}}));
@@ -167,6 +170,7 @@ private Q_SLOTS:
         QVERIFY(applyAs("fieldscope", "edit-invalid", {{"color", "blue"}}));
         QVERIFY(applyAs("fieldscope", "edit-close", {{"color", "blue"}}));
         QVERIFY(applyAs("fieldscope", "edit-live", {{"color", "blue"}}));
+        QVERIFY(applyAs("fieldscope", "edit-draft", {{"color", "blue"}, {"size", "small"}}));
         for (const char *name : {"edit-coown", "edit-giveup"}) {
             QVERIFY(applyAs("fieldscope", name, {{"color", "blue"}, {"size", "small"}}));
             QVERIFY(applyAs("other-tool", name, {{"color", "red"}}));
@@ -225,6 +229,7 @@ private Q_SLOTS:
     void applyClaimsOnlyTheChangedFieldAndSaysWhatItCannotRemove();
     void coOwnTakesTheLiveValueAndSharesTheField();
     void aChangeOnTheServerWhileEditingIsShownAndRebaseCatchesUp();
+    void unsentEditsSurviveACrashAndComeBackOnTheirBaseVersion();
     void givingUpLeavesTheFieldToItsOwnerAndWritesTheRest();
     void closingTheClusterLeavesUnsentEditsInADetachedWindow();
 };
@@ -585,6 +590,49 @@ void TestEditor::aChangeOnTheServerWhileEditingIsShownAndRebaseCatchesUp()
     QTRY_COMPARE_WITH_TIMEOUT(editor->openedResourceVersion(), theirs, 10000);
     QVERIFY(!editor->serverChangedBannerShown());
     QVERIFY2(editor->openedYaml().contains(QLatin1String("size: large")), qPrintable(editor->openedYaml()));
+}
+
+// No close event, no quit question: the process ends as in a crash. The edit was kept on disk
+// while typed; the next editor of the object offers it back on the version it was made on, so
+// a change someone made since shows as such and no write can quietly undo it.
+void TestEditor::unsentEditsSurviveACrashAndComeBackOnTheirBaseVersion()
+{
+    QString changed, openedRv, draftFile;
+    {
+        Session s;
+        EditorWindow *editor = openEditor(s, QStringLiteral("edit-draft"));
+        QVERIFY(editor);
+        openedRv = editor->openedResourceVersion();
+        changed = replaced(editor, "color: blue", "color: green");
+        editor->buffer()->setText(changed);
+        const core::DraftStore store((QStandardPaths::writableLocation(QStandardPaths::AppDataLocation) + QStringLiteral("/drafts")).toStdString());
+        const std::string uid = s.view->detailPane()->uid().toStdString();
+        draftFile = QString::fromStdString(store.pathFor("fieldscope-test", uid));
+        QTRY_VERIFY_WITH_TIMEOUT(QFile::exists(draftFile), 5000);
+        QTRY_VERIFY_WITH_TIMEOUT(store.load("fieldscope-test", uid).valueOr(std::nullopt).value_or(core::EditDraft{}).text == changed.toStdString(), 5000);
+    } // gone without closeEvent: what a crash leaves
+    QVERIFY(QFile::exists(draftFile));
+    QVERIFY(patchAs("someone-else", "edit-draft", {{"size", "large"}})); // meanwhile
+
+    Session s;
+    EditorWindow *editor = openEditor(s, QStringLiteral("edit-draft"));
+    QVERIFY(editor);
+    auto *offer = editor->findChild<QFrame *>(QStringLiteral("draftBanner"));
+    QTRY_VERIFY_WITH_TIMEOUT(offer->isVisible(), 5000);
+    QVERIFY(editor->grab().save(shotPath(QStringLiteral("editor-draft-offer.png"))));
+    QTest::mouseClick(editor->findChild<QPushButton *>(QStringLiteral("restoreDraftButton")), Qt::LeftButton);
+    QTRY_COMPARE_WITH_TIMEOUT(editor->bufferText(), changed, 5000);
+    QCOMPARE(editor->openedResourceVersion(), openedRv); // the version the edit was made on
+    QTRY_VERIFY_WITH_TIMEOUT(editor->serverChangedBannerShown(), 10000); // and the change since is said
+    QVERIFY(editor->hasUnsentEdits());
+
+    // A JSON Patch of the restored edit changes color only; their size stays.
+    write(editor, widgets::WriteMode::JsonPatch);
+    QTRY_COMPARE_WITH_TIMEOUT(editor->state(), EditorWindow::State::Written, 15000);
+    const core::Json live = get("edit-draft");
+    QCOMPARE(live["data"]["color"].get<std::string>(), std::string("green"));
+    QCOMPARE(live["data"]["size"].get<std::string>(), std::string("large"));
+    QTRY_VERIFY_WITH_TIMEOUT(!QFile::exists(draftFile), 5000); // written: nothing left to keep
 }
 
 // A cluster's tab closing (its controller gone) must not take the user's text with it.

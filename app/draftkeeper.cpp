@@ -1,0 +1,105 @@
+#include "app/draftkeeper.h"
+
+#include "widgets/editorwindow.h"
+#include "widgets/qsci.h"
+
+#include <QDateTime>
+#include <QFutureWatcher>
+#include <QLoggingCategory>
+#include <QThreadPool>
+#include <QtConcurrent/QtConcurrentRun>
+
+namespace fieldscope::app {
+
+namespace {
+
+Q_LOGGING_CATEGORY(lcDrafts, "fieldscope.drafts")
+
+// One thread for every window's drafts: a save and the removal after it never overtake.
+QThreadPool &draftThread()
+{
+    static QThreadPool *pool = [] {
+        auto *p = new QThreadPool;
+        p->setMaxThreadCount(1);
+        return p;
+    }();
+    return *pool;
+}
+
+constexpr int kDebounceMs = 800;
+
+} // namespace
+
+DraftKeeper::DraftKeeper(widgets::EditorWindow *window, std::shared_ptr<core::DraftStore> store, std::string context, std::string uid,
+                         std::string title)
+    : QObject(window), m_window(window), m_store(std::move(store)), m_context(std::move(context)), m_uid(std::move(uid)),
+      m_title(std::move(title))
+{
+    m_debounce.setSingleShot(true);
+    m_debounce.setInterval(kDebounceMs);
+    connect(&m_debounce, &QTimer::timeout, this, &DraftKeeper::keepNow);
+    connect(window->buffer(), &QsciScintilla::textChanged, this, [this] {
+        if (m_armed)
+            m_debounce.start();
+    });
+    // Written: the buffer now shows what was stored (no unsent edits), so keepNow() removes.
+    connect(window, &widgets::EditorWindow::writeFinished, this, [this] {
+        if (m_armed)
+            m_debounce.start();
+    });
+    connect(window, &widgets::EditorWindow::draftNotNeeded, this, [this] {
+        m_armed = false;
+        m_debounce.stop();
+        run([context = m_context, uid = m_uid](core::DraftStore &s) { return s.remove(context, uid); });
+    });
+}
+
+void DraftKeeper::loadThen(std::function<void(std::optional<core::EditDraft>)> done)
+{
+    auto *watcher = new QFutureWatcher<core::Result<std::optional<core::EditDraft>>>(this);
+    connect(watcher, &QFutureWatcherBase::finished, this, [watcher, done] {
+        watcher->deleteLater();
+        auto r = watcher->future().takeResult();
+        if (!r)
+            qCWarning(lcDrafts, "%s", r.error().describe().c_str()); // left on disk for a person to read
+        done(r ? std::move(*r) : std::nullopt);
+    });
+    watcher->setFuture(QtConcurrent::run(&draftThread(), [store = m_store, context = m_context, uid = m_uid] {
+        return store->load(context, uid);
+    }));
+}
+
+void DraftKeeper::arm()
+{
+    m_armed = true;
+    keepNow();
+}
+
+void DraftKeeper::discard()
+{
+    run([context = m_context, uid = m_uid](core::DraftStore &s) { return s.remove(context, uid); });
+    m_armed = true;
+}
+
+void DraftKeeper::keepNow()
+{
+    if (!m_window || !m_armed)
+        return;
+    if (!m_window->hasUnsentEdits()) {
+        run([context = m_context, uid = m_uid](core::DraftStore &s) { return s.remove(context, uid); });
+        return;
+    }
+    core::EditDraft d{m_context, m_uid, m_title, m_window->openedYaml().toStdString(), m_window->openedResourceVersion().toStdString(),
+                      m_window->bufferText().toStdString(), QDateTime::currentMSecsSinceEpoch()};
+    run([d = std::move(d)](core::DraftStore &s) { return s.save(d); });
+}
+
+void DraftKeeper::run(std::function<core::Status(core::DraftStore &)> work)
+{
+    (void)QtConcurrent::run(&draftThread(), [store = m_store, work = std::move(work)] {
+        if (auto st = work(*store); !st)
+            qCWarning(lcDrafts, "%s", st.error().describe().c_str());
+    });
+}
+
+} // namespace fieldscope::app

@@ -1,0 +1,47 @@
+#pragma once
+// DraftKeeper: keeps an editor window's unsent text on disk (core::DraftStore) while the user
+// types, so a crash loses at most the last second of it; removes the draft once the text is
+// written, or the window is closed for good. A child of its window: it stays with a detached
+// window whose connection is gone. File work runs on one worker thread, in order.
+// Lives on the GUI thread.
+#include "core/drafts.h"
+
+#include <QObject>
+#include <QPointer>
+#include <QTimer>
+
+#include <functional>
+#include <memory>
+#include <optional>
+
+namespace fieldscope::widgets {
+class EditorWindow;
+}
+
+namespace fieldscope::app {
+
+class DraftKeeper : public QObject
+{
+    Q_OBJECT
+public:
+    DraftKeeper(widgets::EditorWindow *window, std::shared_ptr<core::DraftStore> store, std::string context, std::string uid,
+                std::string title);
+
+    // The draft left by an earlier run, if any (read on the worker thread), then `done` here.
+    void loadThen(std::function<void(std::optional<core::EditDraft>)> done);
+    // From here on every edit is kept (before: the restore question is still open).
+    void arm();
+    void discard(); // the stored draft goes; edits from here on are kept
+
+private:
+    void keepNow();
+    void run(std::function<core::Status(core::DraftStore &)> work);
+
+    QPointer<widgets::EditorWindow> m_window;
+    std::shared_ptr<core::DraftStore> m_store;
+    std::string m_context, m_uid, m_title;
+    QTimer m_debounce;
+    bool m_armed = false;
+};
+
+} // namespace fieldscope::app
