@@ -3,6 +3,7 @@
 #include "widgets/editorwindow.h"
 #include "widgets/qsci.h"
 
+#include <QCoreApplication>
 #include <QDateTime>
 #include <QFutureWatcher>
 #include <QLoggingCategory>
@@ -21,6 +22,9 @@ QThreadPool &draftThread()
     static QThreadPool *pool = [] {
         auto *p = new QThreadPool;
         p->setMaxThreadCount(1);
+        // Quitting right after "Discard and quit" must not leave the draft it removes behind.
+        if (QCoreApplication::instance())
+            QObject::connect(QCoreApplication::instance(), &QCoreApplication::aboutToQuit, [p] { p->waitForDone(2000); });
         return p;
     }();
     return *pool;

@@ -454,19 +454,27 @@ void ObjectEditor::offerDraft(const std::string &loadedYaml)
 {
     if (!m_drafts)
         return;
-    m_drafts->loadThen([this, loadedYaml](std::optional<core::EditDraft> draft) {
-        if (!m_window || !m_drafts)
+    // The keeper outlives this object when the window is detached: guard `this`.
+    m_drafts->loadThen([self = QPointer<ObjectEditor>(this), loadedYaml](std::optional<core::EditDraft> draft) {
+        if (!self)
             return;
-        if (!draft || draft->text == loadedYaml) {
-            if (draft)
-                m_drafts->discard();
-            m_drafts->arm();
-            return;
-        }
-        m_draft = std::move(*draft);
-        m_window->offerDraft(QLocale().toString(QDateTime::fromMSecsSinceEpoch(m_draft.savedAtMs), QLocale::ShortFormat),
-                             q(m_draft.openedResourceVersion));
+        self->onDraftLoaded(loadedYaml, std::move(draft));
     });
+}
+
+void ObjectEditor::onDraftLoaded(const std::string &loadedYaml, std::optional<core::EditDraft> draft)
+{
+    if (!m_window || !m_drafts)
+        return;
+    if (!draft || draft->text == loadedYaml) {
+        if (draft)
+            m_drafts->discard();
+        m_drafts->arm();
+        return;
+    }
+    m_draft = std::move(*draft);
+    m_window->offerDraft(QLocale().toString(QDateTime::fromMSecsSinceEpoch(m_draft.savedAtMs), QLocale::ShortFormat),
+                         q(m_draft.openedResourceVersion));
 }
 
 // The edit comes back with the version it was made on, so every write mode judges it against

@@ -53,6 +53,7 @@ private:
     void resolveInBuffer(const QStringList &paths, const widgets::WriteRequest &request, Resolution resolution);
     void rebase();
     void offerDraft(const std::string &loadedYaml);
+    void onDraftLoaded(const std::string &loadedYaml, std::optional<core::EditDraft> draft);
     void restoreDraft();
     // GETs the object; `done` gets it parsed (on this thread), or the error.
     void fetchCurrent(std::function<void(core::Result<core::Json>)> done);
