@@ -171,6 +171,13 @@ qint64 countFromPage(const std::string &body)
 }
 } // namespace
 
+bool ClusterController::isSettled() const
+{
+    using S = kube::TableFetcher::State;
+    const bool columnsSettled = !m_tableFetcher || (m_tableFetcher->state() != S::Idle && m_tableFetcher->state() != S::Listing);
+    return m_loaded && columnsSettled && m_countsPending == 0;
+}
+
 void ClusterController::fetchCounts()
 {
     for (const auto &k : m_kinds.kinds()) {
@@ -181,12 +188,16 @@ void ClusterController::fetchCounts()
         req.path = info->collectionPath("") + "?limit=500";
         req.accept = "application/json;as=PartialObjectMetadataList;v=v1;g=meta.k8s.io,application/json";
         const QString q = k.qualifiedName();
+        ++m_countsPending;
         m_client->send(std::move(req), this, [this, q](core::Result<kube::HttpResponse> r) {
-            if (!r)
+            if (!r) {
+                --m_countsPending;
                 return;
+            }
             auto *w = new QFutureWatcher<qint64>(this);
             connect(w, &QFutureWatcherBase::finished, this, [this, w, q] {
                 w->deleteLater();
+                --m_countsPending;
                 const qint64 n = w->result();
                 if (n >= 0 && (q != m_shownKind || !m_loaded)) // the watched kind counts its own rows
                     m_kinds.setCount(q, n);
@@ -443,6 +454,7 @@ widgets::WatchHealth healthOf(const kube::Watcher &w, const QString &name, const
     h.name = name;
     h.purpose = purpose;
     h.objects = objects;
+    h.expected = w.listTotalEstimate();
     h.resourceVersion = QString::fromStdString(w.lastResourceVersion());
     h.detail = w.stateDetail();
     switch (w.state()) {

@@ -46,6 +46,9 @@ public:
     void showResource(const QString &resource);
 
     bool isLoaded() const { return m_loaded; }
+    // Loaded, the server's Table columns listed (or known to be missing) and every kind's count
+    // asked for: what a screenshot waits for.
+    bool isSettled() const;
     widgets::ClusterView *view() const { return m_view; }
     QString contextName() const { return m_contextName; }
     models::ObjectTableModel *model() { return &m_model; }
@@ -119,6 +122,7 @@ private:
     std::shared_ptr<core::DraftStore> m_drafts; // unsent editor text kept on disk (made on first use)
     QString m_shownKind; // qualified name of what m_watcher watches
     bool m_loaded = false;
+    int m_countsPending = 0; // kinds whose count request has not answered yet
     // Batches are decoded in arrival order on one worker thread, applied in that order here.
     QThreadPool m_pool;
     std::deque<QFuture<models::PreparedBatch>> m_preparing;

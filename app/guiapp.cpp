@@ -3,6 +3,7 @@
 #include "app/clustercontroller.h"
 #include "app/commands.h"
 #include "app/historyfilecontroller.h"
+#include "app/screenshot.h"
 #include "app/sandbox.h"
 #include "app/workspace.h"
 #include "widgets/clusterview.h"
@@ -12,15 +13,10 @@
 
 #include <QApplication>
 #include <QCommandLineParser>
-#include <QDir>
 #include <QFileInfo>
-#include <QScreen>
-#include <QTimer>
 
 #include <cstdio>
-#include <functional>
 #include <memory>
-#include <utility>
 
 namespace fieldscope::app {
 namespace {
@@ -31,37 +27,6 @@ QString subcommandHelp()
     for (const auto *c = subcommands(); c->name; ++c)
         s += QStringLiteral("  %1  %2\n").arg(QString::fromUtf8(c->name).leftJustified(10), QString::fromUtf8(c->summary));
     return s;
-}
-
-// After a view loaded: selects --select's object, shows --tab and calls settle() once what that
-// tab shows is on screen (the detail; for Events the first list of events; for History the
-// recorded versions).
-struct ScreenshotTarget {
-    QString selectNs, selectName, resource;
-    widgets::DetailPane::Tab tab = widgets::DetailPane::SummaryTab;
-};
-
-void selectThenSettle(QObject *owner, widgets::ClusterView *view, const ScreenshotTarget &t, std::function<bool()> tabReady,
-                      std::function<void()> settle, std::function<void(QString)> fail)
-{
-    if (t.selectName.isEmpty())
-        return settle();
-    if (!view->tablePage()->selectName(t.selectNs, t.selectName))
-        return fail(QStringLiteral("no %1 named %2").arg(t.resource, t.selectName));
-    view->detailPane()->setCurrentTab(t.tab);
-    auto *poll = new QTimer(owner);
-    QObject::connect(poll, &QTimer::timeout, owner, [=] {
-        if (view->detailPane()->isReady() && tabReady()) {
-            poll->stop();
-            settle();
-        }
-    });
-    poll->start(50);
-}
-
-bool historyReady(HistorySource *source, models::ObjectHistoryModel *model)
-{
-    return !source->isLoading() && (model->rowCount() > 0 || !model->message().isEmpty());
 }
 
 } // namespace
@@ -84,7 +49,7 @@ int runGui(int &argc, char **argv)
     p.addOption({QStringLiteral("sandbox"), QStringLiteral("Start (or reuse) the local sandbox cluster and connect to it.")});
     p.addOption({QStringLiteral("resource"), QStringLiteral("Resource kind to show first (default: namespaces)."), QStringLiteral("R")});
     p.addOption({QStringLiteral("select"), QStringLiteral("Select this object: R/NAME or R/NAMESPACE/NAME (R as for --resource)."), QStringLiteral("R/NAME")});
-    p.addOption({QStringLiteral("tab"), QStringLiteral("Detail tab to show: summary, yaml, ownership, history or events."), QStringLiteral("TAB")});
+    p.addOption({QStringLiteral("tab"), QStringLiteral("Detail tab to show: summary, yaml, ownership, history or events (of --select's object, or the first one)."), QStringLiteral("TAB")});
     p.addOption({QStringLiteral("screenshot"), QStringLiteral("Render the window once the selected view has loaded, save it as PNG and exit."), QStringLiteral("FILE")});
     p.addOption({QStringLiteral("size"), QStringLiteral("Window size for --screenshot (default 1280x800)."), QStringLiteral("WxH"), QStringLiteral("1280x800")});
     p.addOption({QStringLiteral("keep-sandbox"), QStringLiteral("Leave the sandbox cluster running when the app quits.")});
@@ -132,47 +97,22 @@ int runGui(int &argc, char **argv)
     };
 
     const QString shot = p.value(QStringLiteral("screenshot"));
+    std::unique_ptr<ScreenshotTaker> taker;
     if (!shot.isEmpty()) {
-        const QStringList wh = p.value(QStringLiteral("size")).split(QLatin1Char('x'));
-        window.resize(wh.value(0).toInt() > 0 ? wh.value(0).toInt() : 1280, wh.value(1).toInt() > 0 ? wh.value(1).toInt() : 800);
-        auto save = [&window, shot](int code) {
-            QDir().mkpath(QFileInfo(shot).absolutePath());
-            const bool ok = window.grab().save(shot, "PNG");
-            std::fprintf(ok ? stdout : stderr, ok ? "%s\n" : "fieldscope: cannot write %s\n", qUtf8Printable(shot));
-            QApplication::exit(ok ? code : 1);
-        };
-        auto fail = [save](const QString &m) {
-            std::fprintf(stderr, "fieldscope: %s\n", qUtf8Printable(m));
-            save(1);
-        };
-        // Let the views lay out before grabbing.
-        auto settle = [save] { QTimer::singleShot(400, [save] { save(0); }); };
-        const ScreenshotTarget target{selectNs, selectName, resource, tab};
-        QObject::connect(&workspace, &Workspace::opened, &window, [=, done = std::make_shared<bool>(false)](ClusterController *c) {
-            if (std::exchange(*done, true))
-                return; // only the first cluster is waited for
-            QObject::connect(c, &ClusterController::failed, c, fail);
-            QObject::connect(c, &ClusterController::loaded, c, [=] {
-                selectThenSettle(c, c->view(), target, [=] {
-                    if (tab == widgets::DetailPane::EventsTab)
-                        return c->eventsWatcher() && c->eventsWatcher()->initialListComplete();
-                    return tab != widgets::DetailPane::HistoryTab || historyReady(c->historySource(), c->historyModel());
-                }, settle, fail);
-            });
-        });
+        const auto size = parseScreenshotSize(p.value(QStringLiteral("size")));
+        if (!size) {
+            std::fprintf(stderr, "fieldscope: --size wants WIDTHxHEIGHT in pixels, e.g. 1280x800\n");
+            return 2;
+        }
+        window.resize(*size);
+        taker = std::make_unique<ScreenshotTaker>(&window, shot, ScreenshotTarget{resource, selectNs, selectName, tab, !tabName.isEmpty()});
+        QObject::connect(&workspace, &Workspace::opened, taker.get(), [t = taker.get()](ClusterController *c) { t->follow(c); });
         if (!openFile.isEmpty()) {
             offline = std::make_unique<HistoryFileController>(window.addCluster(QFileInfo(openFile).fileName()));
-            HistoryFileController *c = offline.get();
-            QObject::connect(c, &HistoryFileController::failed, c, fail);
-            QObject::connect(c, &HistoryFileController::loaded, c, [=] {
-                selectThenSettle(c, c->view(), target, [=] {
-                    return tab != widgets::DetailPane::HistoryTab || historyReady(c->historySource(), c->historyModel());
-                }, settle, fail);
-            }, Qt::SingleShotConnection);
+            taker->follow(offline.get());
         }
         if (useSandbox)
-            QObject::connect(&sandbox, &SandboxController::failed, &window, fail);
-        QTimer::singleShot(120'000, [save] { save(1); });
+            QObject::connect(&sandbox, &SandboxController::failed, taker.get(), &ScreenshotTaker::fail);
     }
 
     QString sandboxState;

@@ -121,6 +121,7 @@ void Watcher::list(bool relist, const std::string &continueToken)
     if (continueToken.empty()) {
         m_relistItems.clear();
         m_loaded = 0;
+        m_listEstimate = -1;
         m_pageLimit = m_opts.pageSize;
         m_progressive = !m_synced && m_store.size() == 0;
         setState(relist ? State::Relisting : State::Listing);
@@ -171,6 +172,7 @@ void Watcher::onPage(int gen, bool relist, core::Result<DecodedPage> page, std::
     }
     DecodedPage &p = *page;
     m_loaded += qint64(p.items.size());
+    m_listEstimate = p.remainingItemCount >= 0 ? m_loaded + p.remainingItemCount : -1;
     Q_EMIT listProgress(m_loaded, p.remainingItemCount);
     if (m_progressive) {
         // First list: show rows progressively while the pages stream in.
@@ -255,6 +257,7 @@ void Watcher::watch(bool watchList)
         setState(m_synced ? State::Relisting : State::Listing, QStringLiteral("streaming list"));
         m_relistItems.clear();
         m_loaded = 0;
+        m_listEstimate = -1;
         m_progressive = !m_synced && m_store.size() == 0;
     } else {
         req.path += "&resourceVersion=" + urlEncode(m_rv);

@@ -78,6 +78,9 @@ public:
     // returned: the retry timer starts after BackingOff is announced.
     qint64 retryInMsecs() const { return m_retryTimer.isActive() ? m_retryTimer.remainingTime() : -1; }
     bool initialListComplete() const { return m_synced; }
+    // While listing: the objects so far plus the server's remainingItemCount (an estimate the
+    // server may omit, e.g. with selectors); -1 when unknown.
+    qint64 listTotalEstimate() const { return m_listEstimate; }
     int relistCount() const { return m_relists; }
     int resumeCount() const { return m_resumes; }
 
@@ -129,6 +132,7 @@ private:
     int m_backoffMs = 0;
     int m_relists = 0, m_resumes = 0;
     qint64 m_loaded = 0;
+    qint64 m_listEstimate = -1;
     int m_pageLimit = 0; // the limit of the list page in flight
     std::mt19937 m_rng{std::random_device{}()};
 };

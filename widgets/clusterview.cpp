@@ -5,10 +5,12 @@
 #include "widgets/objecttablepage.h"
 #include "widgets/resourcekindsview.h"
 
+#include <QAction>
 #include <QDataStream>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QSplitter>
+#include <QTableView>
 #include <QTabWidget>
 #include <QVBoxLayout>
 
@@ -71,6 +73,13 @@ ClusterView::ClusterView(QWidget *parent) : QWidget(parent)
     outer->addWidget(m_split, 1);
 
     connect(m_kinds, &ResourceKindsView::kindChosen, this, &ClusterView::resourceKindChosen);
+    // Enter (or a double click) on an object goes into its detail; Escape there comes back.
+    connect(m_table, &ObjectTablePage::objectActivated, m_detail, &DetailPane::focusCurrentTab);
+    auto *back = new QAction(tr("Back to the objects"), m_detail);
+    back->setShortcut(QKeySequence(Qt::Key_Escape));
+    back->setShortcutContext(Qt::WidgetWithChildrenShortcut);
+    connect(back, &QAction::triggered, this, [this] { m_table->table()->setFocus(Qt::OtherFocusReason); });
+    m_detail->addAction(back);
     const Icon tabIcons[] = {Icon::Summary, Icon::Yaml, Icon::Ownership, Icon::History, Icon::Events}; // DetailPane::Tab order
     for (int i = 0; i < int(std::size(tabIcons)) && i < m_detail->tabs()->count(); ++i)
         m_detail->tabs()->setTabIcon(i, icon(tabIcons[i]));

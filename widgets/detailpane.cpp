@@ -32,6 +32,9 @@
 #include <QVBoxLayout>
 #include <QtConcurrent/QtConcurrentRun>
 
+#include <iterator>
+#include <utility>
+
 namespace fieldscope::widgets {
 
 namespace {
@@ -64,6 +67,28 @@ DetailPane::DetailPane(QWidget *parent) : QWidget(parent)
     m_events = plainTable(m_tabs, "eventsTable");
     m_tabs->addTab(m_events, tr("Events"));
     layout->addWidget(m_tabs, 1);
+    showGuide();
+}
+
+// Until an object is chosen the pane says what each tab will show and how to get there by
+// keyboard, instead of being a large empty area.
+void DetailPane::showGuide()
+{
+    const QString muted = palette().color(QPalette::PlaceholderText).name();
+    QString html = QStringLiteral("<div style=\"color:%1\"><p>%2</p><table cellspacing=\"0\" cellpadding=\"3\">")
+                       .arg(muted, tr("Choose an object in the table above (↑ ↓, or Ctrl+K to go to one by name). "
+                                      "Enter goes into its detail, Esc comes back."));
+    const std::pair<QString, QString> tabs[] = {
+        {tr("Summary"), tr("what it is, its labels, and every field manager with how many fields it owns")},
+        {tr("YAML"), m_editable ? tr("the object with the owner of each line in the gutter; Edit (Ctrl+E) writes it back")
+                                : tr("the object with the owner of each line in the gutter")},
+        {tr("Ownership"), tr("every field with all its co-owners; click a manager to see only its fields")},
+        {tr("History"), tr("every recorded version, who made each change, and a diff of any two")},
+        {tr("Events"), tr("the events about it, as they happen")},
+    };
+    for (int i = 0; i < int(std::size(tabs)); ++i)
+        html += QStringLiteral("<tr><td><b>%1</b> (Ctrl+%2)</td><td>%3</td></tr>").arg(tabs[i].first).arg(i + 1).arg(tabs[i].second);
+    m_summary->setHtml(html + QStringLiteral("</table></div>"));
 }
 
 DetailPane::~DetailPane() = default;
@@ -92,10 +117,20 @@ QWidget *DetailPane::buildYamlTab()
     return tab;
 }
 
+void DetailPane::focusCurrentTab()
+{
+    QWidget *views[] = {m_summary, m_yaml, m_ownershipTree, m_historyPanel, m_events}; // Tab order
+    const int i = m_tabs->currentIndex();
+    if (i >= 0 && i < int(std::size(views)))
+        views[i]->setFocus(Qt::OtherFocusReason);
+}
+
 void DetailPane::setEditable(bool editable)
 {
     m_editable = editable;
     m_edit->setVisible(editable);
+    if (m_uid.isEmpty())
+        showGuide();
 }
 
 void DetailPane::requestEdit()
@@ -160,7 +195,7 @@ void DetailPane::showObject(const QString &uid, const QByteArray &json)
         m_ready = false;
         m_detail = {};
         m_header->setText(tr("Select an object to see its fields, owners, history and events."));
-        m_summary->clear();
+        showGuide();
         m_yaml->clearDetail();
         m_edit->setEnabled(false);
         m_treeModel->setTree({});
@@ -212,6 +247,8 @@ void DetailPane::apply(models::ObjectDetail detail)
 void DetailPane::changeEvent(QEvent *event)
 {
     QWidget::changeEvent(event);
+    if (event->type() == QEvent::PaletteChange && m_uid.isEmpty())
+        showGuide();
     if (event->type() != QEvent::PaletteChange || !m_ready)
         return;
     // Manager colours come in a light and a dark tone: repaint what uses them.

@@ -44,6 +44,8 @@ public:
     void setHistoryModel(models::ObjectHistoryModel *model);
 
     void setCurrentTab(Tab tab);
+    // Moves the keyboard focus into the current tab's view (Enter on an object in the table).
+    void focusCurrentTab();
     // Asks for an editor of the shown object (the YAML tab's Edit button, Ctrl+E); nothing
     // happens while no object is shown.
     void requestEdit();
@@ -65,6 +67,7 @@ private:
     QWidget *buildOwnershipTab();
     QWidget *buildYamlTab();
     void apply(models::ObjectDetail detail);
+    void showGuide();
     void renderSummary();
     // Keeps the ownership tree and the YAML showing the same field (issue 4).
     void syncYamlToTree(const QModelIndex &treeIndex);

@@ -1,5 +1,6 @@
 #include "widgets/helpdialogs.h"
 
+#include <QAction>
 #include <QDialogButtonBox>
 #include <QFormLayout>
 #include <QHeaderView>
@@ -12,35 +13,42 @@
 
 namespace fieldscope::widgets {
 
-QList<QPair<QString, QString>> ShortcutsDialog::shortcuts()
+// Keys handled inside views rather than by the window's menu actions.
+QList<QPair<QString, QString>> ShortcutsDialog::keysInViews()
 {
     return {
-        {tr("Ctrl+K"), tr("Go to a kind or an object")},
-        {tr("/"), tr("Filter the object table (names, or labels: app=web, tier!=db, env in (a,b))")},
-        {tr("Esc"), tr("Clear the filter")},
         {tr("↑ ↓ / Page Up / Page Down"), tr("Move in lists and tables")},
-        {tr("Enter"), tr("Open the chosen kind, object or context")},
-        {tr("Ctrl+1 … Ctrl+5"), tr("Detail tabs: Summary, YAML, Ownership, History, Events")},
-        {tr("Ctrl+E"), tr("Edit the selected object in its own window (apply, replace, merge patch)")},
-        {tr("Ctrl+Return (editor)"), tr("Write the buffer")},
+        {tr("Enter (kinds list, Find a kind)"), tr("Show the chosen kind's objects")},
+        {tr("Enter (object table)"), tr("Go into the object's detail (the current tab)")},
+        {tr("Esc (detail)"), tr("Back to the object table")},
+        {tr("↓ or Enter (filter)"), tr("Into the table")},
+        {tr("Esc (filter)"), tr("Clear the filter")},
+        {tr("Ctrl+click (namespaces)"), tr("Show several namespaces")},
+        {tr("F (kinds list)"), tr("Pin or unpin the chosen kind")},
         {tr("↑ ↓ (History)"), tr("Step through versions; the diff follows")},
         {tr("Ctrl+click (History)"), tr("Compare any two versions")},
-        {tr("F"), tr("Pin or unpin the chosen kind (in the kinds list)")},
-        {tr("Ctrl+Tab / Ctrl+Shift+Tab"), tr("Next / previous cluster tab")},
-        {tr("Ctrl+O"), tr("Open another context")},
-        {tr("Ctrl+W"), tr("Close the cluster tab")},
-        {tr("Ctrl+,"), tr("Settings")},
-        {tr("F1"), tr("This list")},
+        {tr("Ctrl+Return (editor)"), tr("Write the buffer")},
+        {tr("Enter (context list)"), tr("Open the chosen context")},
     };
 }
 
-ShortcutsDialog::ShortcutsDialog(QWidget *parent) : QDialog(parent)
+// Every window action with a key, as its menu names it: the list cannot miss one.
+QList<QPair<QString, QString>> ShortcutsDialog::shortcuts(const QList<QAction *> &windowActions)
+{
+    QList<QPair<QString, QString>> rows;
+    for (const QAction *a : windowActions)
+        if (!a->shortcut().isEmpty())
+            rows.append({a->shortcut().toString(QKeySequence::NativeText), QString(a->text()).remove(u'&').remove(u'…')});
+    return rows + keysInViews();
+}
+
+ShortcutsDialog::ShortcutsDialog(const QList<QAction *> &windowActions, QWidget *parent) : QDialog(parent)
 {
     setObjectName(QStringLiteral("shortcutsDialog"));
     setWindowTitle(tr("Keyboard shortcuts"));
-    resize(620, 440);
+    resize(620, 560);
     auto *layout = new QVBoxLayout(this);
-    const auto list = shortcuts();
+    const auto list = shortcuts(windowActions);
     auto *table = new QTableWidget(int(list.size()), 2, this);
     table->setObjectName(QStringLiteral("shortcutsTable"));
     table->setHorizontalHeaderLabels({tr("Keys"), tr("Action")});

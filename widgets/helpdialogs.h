@@ -4,6 +4,7 @@
 // "writes/fieldManager".
 #include <QDialog>
 
+class QAction;
 class QLineEdit;
 class QSpinBox;
 
@@ -13,9 +14,11 @@ class ShortcutsDialog : public QDialog
 {
     Q_OBJECT
 public:
-    explicit ShortcutsDialog(QWidget *parent = nullptr);
-    // (keys, what) in the order shown; also used by tests to check the list is complete.
-    static QList<QPair<QString, QString>> shortcuts();
+    // Lists WINDOWACTIONS that have a key (as their menus name them), then keysInViews().
+    explicit ShortcutsDialog(const QList<QAction *> &windowActions, QWidget *parent = nullptr);
+    // (keys, what) in the order shown.
+    static QList<QPair<QString, QString>> shortcuts(const QList<QAction *> &windowActions);
+    static QList<QPair<QString, QString>> keysInViews();
 };
 
 class SettingsDialog : public QDialog

@@ -170,6 +170,7 @@ HistoryPanel::HistoryPanel(QWidget *parent) : QWidget(parent), m_timelineModel(n
     auto *vertical = new QSplitter(Qt::Vertical, this);
     auto *split = new QSplitter(Qt::Horizontal, vertical);
     m_versions = plainTable(split, "historyTable");
+    setFocusProxy(m_versions); // Enter on an object in the table lands in its list of versions
     m_versions->setSelectionMode(QAbstractItemView::ExtendedSelection);
     m_versions->setToolTip(tr("↑/↓ step through versions; Ctrl+click a second version to compare any two."));
     auto *right = new QWidget(split);

@@ -88,6 +88,7 @@ void MainWindow::createActions()
         a->setShortcut(keys);
         a->setShortcutContext(Qt::WindowShortcut);
         connect(a, &QAction::triggered, this, slot);
+        m_windowActions << a;
         return a;
     };
     QMenu *file = menuBar()->addMenu(tr("&File"));
@@ -104,7 +105,9 @@ void MainWindow::createActions()
     add(file, tr("Quit"), QKeySequence::Quit, [this] { close(); });
     QMenu *go = menuBar()->addMenu(tr("&Go"));
     add(go, tr("Go to kind or object…"), QKeySequence(Qt::CTRL | Qt::Key_K), [this] { openCommandPalette(); });
-    add(go, tr("Filter objects"), QKeySequence(), [this] {
+    // Window-wide: "/" from the kinds list or a detail tab still filters; line edits keep typing it
+    // (they take printable keys before shortcuts).
+    add(go, tr("Filter objects"), QKeySequence(Qt::Key_Slash), [this] {
         if (auto *v = currentCluster())
             v->tablePage()->focusFilter();
     });
@@ -166,7 +169,7 @@ CommandPalette *MainWindow::openCommandPalette()
 
 void MainWindow::showShortcuts()
 {
-    auto *d = new ShortcutsDialog(this);
+    auto *d = new ShortcutsDialog(m_windowActions, this);
     d->setAttribute(Qt::WA_DeleteOnClose);
     d->open();
 }
@@ -198,7 +201,7 @@ void MainWindow::closeEvent(QCloseEvent *event)
         settings.setValue(QStringLiteral("window/clusterLayout"), v->saveLayout());
     for (int i = 0; i < m_tabs->count(); ++i)
         if (auto *v = cluster(i))
-            v->tablePage()->setModel(nullptr, {}, false); // stores the column layout
+            v->tablePage()->saveHeaderState();
     QMainWindow::closeEvent(event);
 }
 
@@ -277,6 +280,11 @@ void MainWindow::updateStatus()
     m_busyLabel->setText(m_busyWhat);
     m_busyLabel->setVisible(!m_busyWhat.isEmpty());
     m_busy->setVisible((v && v->isBusy()) || !m_busyWhat.isEmpty() || m_watchStatus->isBusy());
+    // A list whose total the server estimated fills the bar; anything else runs it indeterminate.
+    const auto [done, total] = m_watchStatus->listingProgress();
+    const int scale = total > 0 ? int(std::min<qint64>(total, 1'000'000)) : 0;
+    m_busy->setRange(0, scale);
+    m_busy->setValue(total > 0 ? int(done * scale / total) : 0);
 }
 
 bool MainWindow::isBusyIndicatorShown() const

@@ -53,6 +53,7 @@ private:
     void showOpenContext();
 
     QTabWidget *m_tabs;
+    QList<QAction *> m_windowActions; // every menu action, for the shortcuts list
     ContextSwitcher *m_contexts;
     QString m_busyWhat;
     WatchStatusWidget *m_watchStatus;

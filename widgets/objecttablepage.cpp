@@ -117,20 +117,17 @@ ObjectTablePage::ObjectTablePage(QWidget *parent) : QWidget(parent), m_view(new 
     connect(m_view, &QAbstractItemModel::rowsRemoved, this, &ObjectTablePage::anchorAfter);
     connect(m_view, &QAbstractItemModel::layoutChanged, this, &ObjectTablePage::anchorAfter);
     connect(m_view, &QAbstractItemModel::columnsInserted, this, &ObjectTablePage::arrangeServerColumns);
+    // The server's columns leave before the next kind's model is set (and on a relist that
+    // changes them): remember the layout they were part of while the header still has them.
+    connect(m_view, &QAbstractItemModel::columnsAboutToBeRemoved, this, &ObjectTablePage::saveHeaderState);
 
-    auto *slash = new QAction(tr("Filter"), this);
-    slash->setShortcut(QKeySequence(Qt::Key_Slash));
-    slash->setShortcutContext(Qt::WidgetWithChildrenShortcut);
-    connect(slash, &QAction::triggered, this, &ObjectTablePage::focusFilter);
-    addAction(slash);
     // Down from the filter goes to the table, Escape clears the filter.
     m_filter->installEventFilter(this);
 }
 
 void ObjectTablePage::setModel(ObjectTableModel *model, const QString &title, bool namespaced, const QString &resourceKey)
 {
-    if (!m_resourceKey.isEmpty())
-        QSettings().setValue(QStringLiteral("columns/") + m_resourceKey, headerState());
+    saveHeaderState();
     m_resourceKey = resourceKey;
     m_namespaced = namespaced;
     if (m_view->objectSource() != model) {
@@ -145,14 +142,15 @@ void ObjectTablePage::setModel(ObjectTableModel *model, const QString &title, bo
     m_view->setNamespaces(namespaced ? m_namespaces->selected() : QStringList());
     QHeaderView *h = m_table->horizontalHeader();
     m_table->setColumnHidden(ObjectTableModel::Namespace, !namespaced);
-    h->resizeSection(ObjectTableModel::Name, 300);
-    h->resizeSection(ObjectTableModel::Namespace, 150);
-    h->resizeSection(ObjectTableModel::Age, 70);
-    h->resizeSection(ObjectTableModel::ResourceVersion, 130);
-    h->resizeSection(ObjectTableModel::Managers, 90);
+    // Defaults that leave "Last changed by" readable beside a server column or two at 1280 px;
+    // each kind then keeps what the user makes of them.
+    h->resizeSection(ObjectTableModel::Name, 250);
+    h->resizeSection(ObjectTableModel::Namespace, 130);
+    h->resizeSection(ObjectTableModel::Age, 60);
+    h->resizeSection(ObjectTableModel::ResourceVersion, 125);
+    h->resizeSection(ObjectTableModel::Managers, 85);
     m_table->sortByColumn(ObjectTableModel::Name, Qt::AscendingOrder);
-    if (!resourceKey.isEmpty())
-        restoreHeaderState(QSettings().value(QStringLiteral("columns/") + resourceKey).toByteArray());
+    restoreSavedHeaderState();
     updateCount();
 }
 
@@ -254,8 +252,7 @@ void ObjectTablePage::arrangeServerColumns()
         m_table->setColumnHidden(logical, cols[i].priority > 0);
         h->resizeSection(logical, std::max(80, m_table->fontMetrics().horizontalAdvance(cols[i].name) + 40));
     }
-    if (!m_resourceKey.isEmpty())
-        restoreHeaderState(QSettings().value(QStringLiteral("columns/") + m_resourceKey).toByteArray());
+    restoreSavedHeaderState();
 }
 
 void ObjectTablePage::showHeaderMenu(const QPoint &pos)
@@ -286,6 +283,26 @@ QByteArray ObjectTablePage::headerState() const
     return m_table->horizontalHeader()->saveState();
 }
 
+// A kind's layout is kept per number of columns: while its server columns are on their way (or
+// after they left) the header holds only the fixed ones, and that state must not overwrite the
+// full one the user arranged.
+QString ObjectTablePage::settingsKey() const
+{
+    return QStringLiteral("columns/%1/%2").arg(m_resourceKey).arg(m_view->columnCount());
+}
+
+void ObjectTablePage::saveHeaderState()
+{
+    if (!m_resourceKey.isEmpty())
+        QSettings().setValue(settingsKey(), headerState());
+}
+
+void ObjectTablePage::restoreSavedHeaderState()
+{
+    if (!m_resourceKey.isEmpty())
+        restoreHeaderState(QSettings().value(settingsKey()).toByteArray());
+}
+
 void ObjectTablePage::restoreHeaderState(const QByteArray &state)
 {
     if (state.isEmpty())
@@ -296,6 +313,11 @@ void ObjectTablePage::restoreHeaderState(const QByteArray &state)
     if (!h->restoreState(state) || h->count() != m_view->columnCount())
         h->restoreState(before);
     m_table->setColumnHidden(ObjectTableModel::Namespace, !m_namespaced);
+    // restoreState() sets the sort indicator without sorting the rows.
+    const int column = h->sortIndicatorSection();
+    if (column >= 0 && column < m_view->columnCount()
+        && (column != m_view->sortColumn() || h->sortIndicatorOrder() != m_view->sortOrder()))
+        m_table->sortByColumn(column, h->sortIndicatorOrder());
 }
 
 } // namespace fieldscope::widgets

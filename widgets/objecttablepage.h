@@ -1,7 +1,7 @@
 #pragma once
 // ObjectTablePage: the objects of one resource kind: title, namespace selector, quick filter
-// (name text and label selector terms), and the table over an ObjectViewModel. Owns its
-// actions ("/" focuses the filter). Lives on the GUI thread.
+// (name text and label selector terms), and the table over an ObjectViewModel ("/" in the main
+// window focuses the filter). Lives on the GUI thread.
 //
 // Selection and scroll position survive watch updates: the view model keeps persistent indexes
 // exact, and when the user has scrolled away from the top the page keeps the first visible
@@ -55,19 +55,23 @@ protected:
 
 public:
 
-    // Header layout (order, widths, hidden columns) for QSettings, per resource key.
+    // Header layout (order, widths, hidden columns, sort) for QSettings, per resource key and
+    // number of columns ("columns/<key>/<n>"); saved when the kind changes, before server
+    // columns leave, and by the main window on quit.
     QByteArray headerState() const;
     void restoreHeaderState(const QByteArray &state);
+    void saveHeaderState();
 
 Q_SIGNALS:
     void currentObjectChanged(const QString &uid); // "" when nothing is current
     void objectActivated(const QString &uid);      // Enter or double click
-    void headerStateChanged(const QString &resourceKey);
 
 private:
     void anchorBefore();
     void anchorAfter();
     void arrangeServerColumns();
+    QString settingsKey() const;
+    void restoreSavedHeaderState();
     void showHeaderMenu(const QPoint &pos);
     void updateCount();
 

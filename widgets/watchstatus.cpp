@@ -4,6 +4,7 @@
 #include <QFrame>
 #include <QHBoxLayout>
 #include <QLabel>
+#include <QLocale>
 #include <QMouseEvent>
 #include <QScreen>
 #include <QStyle>
@@ -35,7 +36,7 @@ int severity(State s)
 // Plural forms spelled out: the app loads no translations, and %n with "(s)" reads badly.
 QString objectCount(qint64 n)
 {
-    return n == 1 ? WatchStatusWidget::tr("1 object") : WatchStatusWidget::tr("%1 objects").arg(n);
+    return n == 1 ? WatchStatusWidget::tr("1 object") : WatchStatusWidget::tr("%1 objects").arg(QLocale().toString(n));
 }
 
 QString elided(const QString &s, int max)
@@ -98,6 +99,14 @@ bool WatchStatusWidget::isBusy() const
 {
     return std::any_of(m_watches.cbegin(), m_watches.cend(),
                        [](const WatchHealth &w) { return w.state == State::Listing || w.state == State::Resyncing; });
+}
+
+std::pair<qint64, qint64> WatchStatusWidget::listingProgress() const
+{
+    for (const WatchHealth &w : m_watches)
+        if (w.state == State::Listing && w.objects >= 0 && w.expected > 0)
+            return {std::min(w.objects, w.expected), w.expected};
+    return {0, 0};
 }
 
 void WatchStatusWidget::refresh()
@@ -182,6 +191,8 @@ QString WatchStatusWidget::stateText(const WatchHealth &w, Clock::time_point now
     switch (w.state) {
     case State::Idle: return tr("idle");
     case State::Listing:
+        if (w.objects >= 0 && w.expected > w.objects)
+            return tr("listing… %1 of ~%2").arg(QLocale().toString(w.objects), objectCount(w.expected));
         return w.objects >= 0 ? tr("listing… %1").arg(objectCount(w.objects)) : tr("listing…");
     case State::Live: return tr("live");
     case State::Resyncing: return tr("resyncing…");

@@ -13,6 +13,7 @@
 
 #include <chrono>
 #include <optional>
+#include <utility>
 
 class QLabel;
 class QToolButton;
@@ -26,7 +27,8 @@ struct WatchHealth {
     QString name;    // "configmaps.v1 in all namespaces"
     QString purpose; // what it feeds: "object table", "namespace selector", ...
     State state = State::Idle;
-    qint64 objects = -1; // -1 = unknown
+    qint64 objects = -1;  // -1 = unknown
+    qint64 expected = -1; // while listing: the total the server estimates (-1 = unknown)
     QString resourceVersion;
     QString detail; // why it backs off or failed
     std::optional<Clock::time_point> lastEvent;
@@ -48,6 +50,8 @@ public:
     QString text() const;        // the line as shown
     QString detailsText() const; // the per-watch list as shown in the tooltip and the popup
     bool isBusy() const;         // a watch is listing or resyncing
+    // The first listing watch with a known total: (objects so far, total); (0, 0) when none.
+    std::pair<qint64, qint64> listingProgress() const;
     // The per-watch list in a popup under the widget (also on a click).
     QWidget *showDetails();
 

@@ -100,6 +100,27 @@ private Q_SLOTS:
         QVERIFY(r.err.contains("unknown output format"));
     }
 
+    void screenshotSizeThatIsNotWidthByHeightIsAUsageError_data()
+    {
+        QTest::addColumn<QString>("size");
+        for (const char *bad : {"1280", "1280x", "x800", "wide", "0x800", "1280x-5", "99999x800"})
+            QTest::newRow(bad) << QString::fromLatin1(bad);
+    }
+    void screenshotSizeThatIsNotWidthByHeightIsAUsageError()
+    {
+        QFETCH(QString, size);
+        QTemporaryDir dir;
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert(QStringLiteral("QT_QPA_PLATFORM"), QStringLiteral("offscreen"));
+        const QString shot = dir.filePath(QStringLiteral("out.png"));
+        // --open of a missing file: no cluster is started if the size were (wrongly) accepted.
+        const Run r = fieldscope({QStringLiteral("--open"), dir.filePath(QStringLiteral("none.jsonl")), QStringLiteral("--screenshot"), shot,
+                                  QStringLiteral("--size"), size}, env);
+        QCOMPARE(r.code, 2);
+        QVERIFY2(r.err.contains("--size wants WIDTHxHEIGHT"), r.err.constData());
+        QVERIFY(!QFile::exists(shot));
+    }
+
     void helpListsEverySubcommand()
     {
         QProcessEnvironment env = QProcessEnvironment::systemEnvironment();

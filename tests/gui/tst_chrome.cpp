@@ -44,7 +44,7 @@ namespace {
 
 const char *kNamespace = "gui-chrome";
 
-using testing::shotPath;
+using testing::saveShot;
 
 struct Session {
     widgets::MainWindow window;
@@ -99,6 +99,7 @@ private Q_SLOTS:
     void initTestCase()
     {
         QStandardPaths::setTestModeEnabled(true);
+        QSettings().remove(QStringLiteral("columns")); // each kind's column layout from an earlier run
         const kube::Connection connection = testing::connectTo(testing::ctxToken());
         kube::ApiClient client(connection.transport);
         (void)testing::call(client, testing::request("POST", "/api/v1/namespaces", core::toJsonText({{"metadata", {{"name", kNamespace}}}})));
@@ -132,7 +133,7 @@ private Q_SLOTS:
             text = prompt->findChild<QLabel *>(QStringLiteral("execConsentText"))->text();
             loadedWhileAsking = s->controller.isLoaded();
             if (allow)
-                (void)s->window.grab().save(shotPath(QStringLiteral("exec-consent-prompt.png")));
+                (void)saveShot(&s->window, QStringLiteral("exec-consent-prompt.png"));
             QTest::mouseClick(prompt->findChild<QPushButton *>(allow ? QStringLiteral("execConsentAllow") : QStringLiteral("execConsentDeny")),
                               Qt::LeftButton);
         });
@@ -173,9 +174,9 @@ private Q_SLOTS:
         static const QRegularExpression aged(QStringLiteral("last event \\d+ s ago"));
         QTRY_VERIFY_WITH_TIMEOUT(status->text().contains(aged), 10000);
         QVERIFY(status->detailsText().contains(QLatin1String("namespace selector")));
-        QVERIFY(s.window.grab().save(shotPath(QStringLiteral("statusbar-live.png"))));
+        QVERIFY(saveShot(&s.window, QStringLiteral("statusbar-live.png")));
         QWidget *popup = status->showDetails();
-        QVERIFY(popup->grab().save(shotPath(QStringLiteral("statusbar-watches.png"))));
+        QVERIFY(saveShot(popup, QStringLiteral("statusbar-watches.png")));
         popup->close();
         // Clearing the selection ends the events watch; the status bar drops it.
         s.view->tablePage()->table()->setCurrentIndex({});
@@ -187,7 +188,7 @@ private Q_SLOTS:
         Session s(QStringLiteral("namespaces"), QStringLiteral("fieldscope-test-nobody"));
         QTRY_VERIFY_WITH_TIMEOUT(!s.view->watches().isEmpty() && s.view->watches().first().state == State::Failed, 30000);
         QVERIFY2(s.window.watchStatus()->text().contains(QLatin1String("failed: forbidden")), qPrintable(s.window.watchStatus()->text()));
-        QVERIFY(s.window.grab().save(shotPath(QStringLiteral("statusbar-forbidden.png"))));
+        QVERIFY(saveShot(&s.window, QStringLiteral("statusbar-forbidden.png")));
     }
 
     void switcherShowsTheOpenContextWhicheverFinishesFirst()
@@ -208,7 +209,7 @@ private Q_SLOTS:
             QTRY_VERIFY_WITH_TIMEOUT(c->isLoaded(), 30000);
             QCOMPARE(window.contextSwitcher()->currentContext(), cert);
             QVERIFY(window.contextSwitcher()->combo()->currentText().contains(QStringLiteral("connected · v1.20")));
-            QVERIFY(window.grab().save(shotPath(QStringLiteral("switcher-open-context.png"))));
+            QVERIFY(saveShot(&window, QStringLiteral("switcher-open-context.png")));
         }
         { // the contexts are read first, then a context that is not the kubeconfig's current opens
             widgets::MainWindow window;
@@ -237,7 +238,7 @@ private Q_SLOTS:
         QTRY_COMPARE(yaml->lexer()->paper(0), darkPalette().color(QPalette::Base));
         QCOMPARE(s.window.palette().color(QPalette::Window), darkPalette().color(QPalette::Window));
         QTRY_VERIFY_WITH_TIMEOUT(s.allLive(3), 20000);
-        QVERIFY(s.window.grab().save(shotPath(QStringLiteral("mainwindow-dark.png"))));
+        QVERIFY(saveShot(&s.window, QStringLiteral("mainwindow-dark.png")));
         QApplication::setPalette(QPalette());
         QTRY_COMPARE(yaml->lexer()->paper(0), QPalette().color(QPalette::Base));
     }

@@ -29,6 +29,7 @@
 #include <QPushButton>
 #include <QPointer>
 #include <QRegularExpression>
+#include <QSettings>
 #include <QStandardPaths>
 #include <QTextBrowser>
 #include <QTest>
@@ -44,7 +45,7 @@ namespace {
 
 const char *kNamespace = "gui-editor";
 
-using testing::shotPath;
+using testing::saveShot;
 
 struct Session {
     widgets::MainWindow window;
@@ -152,6 +153,7 @@ private Q_SLOTS:
     void initTestCase()
     {
         QStandardPaths::setTestModeEnabled(true);
+        QSettings().remove(QStringLiteral("columns")); // each kind's column layout from an earlier run
         m_connection = std::make_unique<kube::Connection>(testing::connectTo(testing::ctxToken()));
         m_client = std::make_unique<kube::ApiClient>(m_connection->transport);
         (void)testing::call(*m_client, testing::request("POST", "/api/v1/namespaces",
@@ -277,7 +279,7 @@ void TestEditor::conflictRowNamesTheOtherManagerWithBothValuesAndForceTakesTheFi
     QCOMPARE(rows[0].yourValue, QStringLiteral("green"));
     QCOMPARE(get("edit-conflict")["data"]["color"].get<std::string>(), std::string("red")); // nothing written
     QCOMPARE(editor->bufferText(), changed);
-    QVERIFY(editor->grab().save(shotPath(QStringLiteral("editor-conflict.png"))));
+    QVERIFY(saveShot(editor, QStringLiteral("editor-conflict.png")));
 
     QTest::mouseClick(editor->findChild<QPushButton *>(QStringLiteral("forceButton")), Qt::LeftButton);
     QTRY_COMPARE_WITH_TIMEOUT(editor->state(), EditorWindow::State::Written, 15000);
@@ -319,7 +321,7 @@ void TestEditor::staleReplaceShowsOpenedWrittenAndCurrentAndRebaseWritesOnTop()
     QVERIFY2(currentText.contains(QLatin1String("color: blue")) && currentText.contains(QLatin1String("owner: team-b")), qPrintable(currentText));
     QCOMPARE(get("edit-stale")["data"]["color"].get<std::string>(), std::string("blue")); // nothing written
     QCOMPARE(editor->bufferText(), changed);
-    QVERIFY(editor->grab().save(shotPath(QStringLiteral("editor-threeway.png"))));
+    QVERIFY(saveShot(editor, QStringLiteral("editor-threeway.png")));
 
     // Rebase: based on the current version, the buffer untouched; the replace now goes through.
     QTest::mouseClick(editor->findChild<QPushButton *>(QStringLiteral("rebaseButton")), Qt::LeftButton);
@@ -372,7 +374,7 @@ void TestEditor::jsonPatchWritesOnlyWhileTheChangedFieldStillHasItsOpenedValue()
     const qsizetype test = request.indexOf(QLatin1String("\"op\": \"test\"")), replace = request.indexOf(QLatin1String("\"op\": \"replace\""));
     QVERIFY2(test > 0 && replace > test && request.contains(QLatin1String("\"path\": \"/data/foo\"")), qPrintable(request));
     QCOMPARE(resourceVersion("edit-cas"), unsent);
-    QVERIFY(editor->grab().save(shotPath(QStringLiteral("editor-preview.png"))));
+    QVERIFY(saveShot(editor, QStringLiteral("editor-preview.png")));
     write(editor, widgets::WriteMode::JsonPatch);
     QTRY_COMPARE_WITH_TIMEOUT(editor->state(), EditorWindow::State::Written, 15000);
     core::Json live = get("edit-cas");
@@ -394,7 +396,7 @@ void TestEditor::jsonPatchWritesOnlyWhileTheChangedFieldStillHasItsOpenedValue()
     const QString currentText = text(editor->findChild<QsciScintilla *>(QStringLiteral("currentPane")));
     QVERIFY2(currentText.contains(QLatin1String("foo: \"3\"")), qPrintable(currentText));
     QCOMPARE(editor->bufferText(), changed);
-    QVERIFY(editor->grab().save(shotPath(QStringLiteral("editor-precondition.png"))));
+    QVERIFY(saveShot(editor, QStringLiteral("editor-precondition.png")));
 }
 
 void TestEditor::mergePatchDryRunStoresNothingAndTheWriteKeepsOthersChanges()
@@ -584,7 +586,7 @@ void TestEditor::aChangeOnTheServerWhileEditingIsShownAndRebaseCatchesUp()
     auto *banner = editor->findChild<QFrame *>(QStringLiteral("serverChangedBanner"));
     const QString text = banner->findChild<QLabel *>()->text();
     QVERIFY2(text.contains(theirs) && text.contains(editor->openedResourceVersion()), qPrintable(text));
-    QVERIFY(editor->grab().save(shotPath(QStringLiteral("editor-server-changed.png"))));
+    QVERIFY(saveShot(editor, QStringLiteral("editor-server-changed.png")));
 
     QTest::mouseClick(editor->findChild<QPushButton *>(QStringLiteral("bannerRebaseButton")), Qt::LeftButton);
     QTRY_COMPARE_WITH_TIMEOUT(editor->openedResourceVersion(), theirs, 10000);
@@ -619,7 +621,7 @@ void TestEditor::unsentEditsSurviveACrashAndComeBackOnTheirBaseVersion()
     QVERIFY(editor);
     auto *offer = editor->findChild<QFrame *>(QStringLiteral("draftBanner"));
     QTRY_VERIFY_WITH_TIMEOUT(offer->isVisible(), 5000);
-    QVERIFY(editor->grab().save(shotPath(QStringLiteral("editor-draft-offer.png"))));
+    QVERIFY(saveShot(editor, QStringLiteral("editor-draft-offer.png")));
     QTest::mouseClick(editor->findChild<QPushButton *>(QStringLiteral("restoreDraftButton")), Qt::LeftButton);
     QTRY_COMPARE_WITH_TIMEOUT(editor->bufferText(), changed, 5000);
     QCOMPARE(editor->openedResourceVersion(), openedRv); // the version the edit was made on

@@ -25,16 +25,22 @@
 #include "widgets/resourcekindsview.h"
 #include "widgets/watchstatus.h"
 
+#include <QAction>
 #include <QApplication>
+#include <QMenu>
+#include <QMenuBar>
 #include <QComboBox>
 #include <QListWidget>
 #include <QTabWidget>
 #include <QTableWidget>
 #include <QTextBrowser>
+#include <QDateTime>
 #include <QDir>
 #include <QItemSelectionModel>
 #include <QLabel>
 #include <QLineEdit>
+#include <QSettings>
+#include <QSignalSpy>
 #include <QStandardPaths>
 #include <QTableView>
 #include <QFileInfo>
@@ -48,7 +54,7 @@ using models::ObjectTableModel;
 
 namespace {
 
-using testing::shotPath;
+using testing::saveShot;
 
 QStringList column(const QAbstractItemModel *m, int col)
 {
@@ -109,6 +115,7 @@ private Q_SLOTS:
     void initTestCase()
     {
         QStandardPaths::setTestModeEnabled(true); // QSettings of this test stay out of the user's
+        QSettings().remove(QStringLiteral("columns")); // each kind's column layout from an earlier run
         // Each run records its own history: versions of an earlier run must not satisfy a check.
         QDir(QStandardPaths::writableLocation(QStandardPaths::AppDataLocation) + QStringLiteral("/history")).removeRecursively();
         // A namespace with a few hundred ConfigMaps, labelled in three tiers.
@@ -148,7 +155,7 @@ private Q_SLOTS:
         QStringList sorted = names;
         sorted.sort();
         QCOMPARE(names, sorted);
-        QVERIFY(s.window.grab().save(shotPath(QStringLiteral("mainwindow-namespaces.png"))));
+        QVERIFY(saveShot(&s.window, QStringLiteral("mainwindow-namespaces.png")));
     }
 
     void filterNarrowsTheTable()
@@ -158,12 +165,14 @@ private Q_SLOTS:
         const int all = s.table()->model()->rowCount();
         QVERIFY(all >= 4);
         // "/" focuses the filter from the table.
+        s.window.activateWindow();
+        QVERIFY(QTest::qWaitForWindowActive(&s.window));
         s.table()->setFocus();
         QTest::keyClick(s.table(), Qt::Key_Slash);
         QTRY_VERIFY(s.view->tablePage()->filterEdit()->hasFocus());
         QTest::keyClicks(s.view->tablePage()->filterEdit(), QStringLiteral("kube-"));
         QTRY_COMPARE(s.table()->model()->rowCount(), 3); // kube-system, kube-public, kube-node-lease
-        QVERIFY(s.window.grab().save(shotPath(QStringLiteral("mainwindow-filtered.png"))));
+        QVERIFY(saveShot(&s.window, QStringLiteral("mainwindow-filtered.png")));
     }
 
     void resourceKindsAreGroupedByApiGroupWithCounts()
@@ -192,7 +201,7 @@ private Q_SLOTS:
         QTest::keyClick(tree, Qt::Key_F);
         QCOMPARE(m->index(0, 0).data().toString(), QStringLiteral("Favourites"));
         QCOMPARE(m->index(0, 0, m->index(0, 0)).data().toString(), QStringLiteral("Deployment"));
-        QVERIFY(s.window.grab().save(shotPath(QStringLiteral("mainwindow-kinds.png"))));
+        QVERIFY(saveShot(&s.window, QStringLiteral("mainwindow-kinds.png")));
     }
 
     void namespaceSelectorAndLabelFilterNarrowConfigMaps()
@@ -212,7 +221,7 @@ private Q_SLOTS:
         page->namespaceSelector()->setSelected({QString::fromLatin1(kNamespace), QStringLiteral("kube-system")});
         QVERIFY(s.table()->model()->rowCount() > 300);
         page->namespaceSelector()->setSelected({QString::fromLatin1(kNamespace)});
-        QVERIFY(s.window.grab().save(shotPath(QStringLiteral("mainwindow-configmaps.png"))));
+        QVERIFY(saveShot(&s.window, QStringLiteral("mainwindow-configmaps.png")));
     }
 
     void selectionAndScrollSurviveWatchUpdates()
@@ -245,13 +254,15 @@ private Q_SLOTS:
         QCOMPARE(s.table()->currentIndex().data().toString(), QStringLiteral("settings-1150"));
         // The first visible row is still the same object.
         QCOMPARE(s.table()->indexAt(QPoint(1, 1)).data().toString(), topName);
-        QVERIFY(s.window.grab().save(shotPath(QStringLiteral("mainwindow-selection-kept.png"))));
+        QVERIFY(saveShot(&s.window, QStringLiteral("mainwindow-selection-kept.png")));
     }
 
     void detailTabsShowTheSelectedObject();
     void commandPaletteGoesToAnObjectWithTheKeyboard();
     void contextSwitcherListsEveryContextAndOpensSeveralClusters();
     void helpListsTheShortcutsAndStatusShowsWatchHealth();
+    void keyboardGoesFromFilterToObjectToDetailAndBack();
+    void favouritePinnedInOneRunIsPinnedInTheNext();
 };
 
 void TestMainWindow::detailTabsShowTheSelectedObject()
@@ -267,7 +278,7 @@ void TestMainWindow::detailTabsShowTheSelectedObject()
     auto *summary = detail->findChild<QTextBrowser *>(QStringLiteral("summaryView"));
     QVERIFY(summary->toPlainText().contains(QLatin1String("team=shop")));
     QVERIFY(summary->toPlainText().contains(QLatin1String("kubectl(Apply)")));
-    QVERIFY(s.window.grab().save(shotPath(QStringLiteral("detail-summary.png"))));
+    QVERIFY(saveShot(&s.window, QStringLiteral("detail-summary.png")));
 
     detail->setCurrentTab(widgets::DetailPane::YamlTab);
     auto *yaml = detail->findChild<widgets::YamlView *>(QStringLiteral("yamlView"));
@@ -276,7 +287,7 @@ void TestMainWindow::detailTabsShowTheSelectedObject()
     const int imageLine = int(yaml->text().left(yaml->text().indexOf(QLatin1String("image: nginx"))).count(u'\n'));
     QCOMPARE(detail->detail().lineOwners.value(imageLine).size(), 1);
     QCOMPARE(detail->detail().managerLabels.value(detail->detail().lineOwners.value(imageLine).value(0)), QStringLiteral("kubectl(Apply)"));
-    QVERIFY(s.window.grab().save(shotPath(QStringLiteral("detail-yaml.png"))));
+    QVERIFY(saveShot(&s.window, QStringLiteral("detail-yaml.png")));
 
     detail->setCurrentTab(widgets::DetailPane::OwnershipTab);
     auto *legend = detail->findChild<QTableView *>(QStringLiteral("managerLegend"));
@@ -287,7 +298,7 @@ void TestMainWindow::detailTabsShowTheSelectedObject()
     QVERIFY(tree->model()->rowCount() < allTop); // only what kubectl owns (and ancestors)
     QTest::mouseClick(legend->viewport(), Qt::LeftButton, {}, legend->visualRect(legend->model()->index(0, 0)).center());
     QCOMPARE(tree->model()->rowCount(), allTop);
-    QVERIFY(s.window.grab().save(shotPath(QStringLiteral("detail-ownership.png"))));
+    QVERIFY(saveShot(&s.window, QStringLiteral("detail-ownership.png")));
 
     // Tree and YAML follow each other: the image line selects the image node, and back.
     detail->setCurrentTab(widgets::DetailPane::YamlTab);
@@ -347,12 +358,29 @@ void TestMainWindow::detailTabsShowTheSelectedObject()
     };
     QTRY_VERIFY_WITH_TIMEOUT(timeline->isVisible() && timelineHas(QStringLiteral("2"), QStringLiteral("kubectl(Apply)"))
                                  && timelineHas(QStringLiteral("3"), QStringLiteral("gui-test-scaler(Update)")), 10000);
-    QVERIFY(s.window.grab().save(shotPath(QStringLiteral("detail-history.png"))));
+    QVERIFY(saveShot(&s.window, QStringLiteral("detail-history.png")));
 
     detail->setCurrentTab(widgets::DetailPane::EventsTab);
     QTRY_VERIFY_WITH_TIMEOUT(s.controller.eventsModel()->rowCount() >= 1, 20000);
     QCOMPARE(s.controller.eventsModel()->index(0, models::EventTableModel::ReasonColumn).data().toString(), QStringLiteral("ScalingReplicaSet"));
-    QVERIFY(s.window.grab().save(shotPath(QStringLiteral("detail-events.png"))));
+    // Live: an event about the object written now appears without reselecting it.
+    const std::string now = QDateTime::currentDateTimeUtc().toString(Qt::ISODate).toStdString();
+    const core::Json event = {
+        {"metadata", {{"name", "web.gui-test-" + std::to_string(QDateTime::currentMSecsSinceEpoch())}}},
+        {"involvedObject", {{"apiVersion", "apps/v1"}, {"kind", "Deployment"}, {"namespace", kNamespace}, {"name", "web"},
+                            {"uid", detail->uid().toStdString()}}},
+        {"reason", "GuiTestLiveEvent"}, {"message", "written while the Events tab is open"}, {"type", "Normal"},
+        {"firstTimestamp", now}, {"lastTimestamp", now}, {"count", 1}, {"source", {{"component", "gui-test"}}}};
+    auto posted = testing::call(client, testing::request("POST", std::string("/api/v1/namespaces/") + kNamespace + "/events", core::toJsonText(event)));
+    QVERIFY2(posted, posted ? "" : posted.error().describe().c_str());
+    auto eventReasons = [&s] {
+        QStringList reasons;
+        for (int r = 0; r < s.controller.eventsModel()->rowCount(); ++r)
+            reasons << s.controller.eventsModel()->index(r, models::EventTableModel::ReasonColumn).data().toString();
+        return reasons;
+    };
+    QTRY_VERIFY_WITH_TIMEOUT(eventReasons().contains(QLatin1String("GuiTestLiveEvent")), 10000);
+    QVERIFY(saveShot(&s.window, QStringLiteral("detail-events.png")));
 }
 
 void TestMainWindow::commandPaletteGoesToAnObjectWithTheKeyboard()
@@ -365,7 +393,7 @@ void TestMainWindow::commandPaletteGoesToAnObjectWithTheKeyboard()
     QTRY_VERIFY((palette = s.window.findChild<widgets::CommandPalette *>()) && palette->isVisible());
     QTest::keyClicks(palette->input(), QStringLiteral("settings-1042"));
     QCOMPARE(palette->list()->count(), 1);
-    QVERIFY(s.window.grab().save(shotPath(QStringLiteral("command-palette.png"))));
+    QVERIFY(saveShot(&s.window, QStringLiteral("command-palette.png")));
     QTest::keyClick(palette->input(), Qt::Key_Return);
     QTRY_COMPARE(s.table()->currentIndex().data().toString(), QStringLiteral("settings-1042"));
     // The palette also switches kinds.
@@ -401,7 +429,7 @@ void TestMainWindow::contextSwitcherListsEveryContextAndOpensSeveralClusters()
     QVERIFY(second);
     QTRY_VERIFY_WITH_TIMEOUT(second->isLoaded(), 30000);
     QCOMPARE(window.currentCluster(), second->view());
-    QVERIFY(window.grab().save(shotPath(QStringLiteral("two-clusters.png"))));
+    QVERIFY(saveShot(&window, QStringLiteral("two-clusters.png")));
     workspace.open(QStringLiteral("fieldscope-test"));
     QCOMPARE(window.clusterCount(), 2);
     QCOMPARE(window.currentCluster(), first->view());
@@ -422,11 +450,102 @@ void TestMainWindow::helpListsTheShortcutsAndStatusShowsWatchHealth()
     widgets::ShortcutsDialog *help = nullptr;
     QTRY_VERIFY((help = s.window.findChild<widgets::ShortcutsDialog *>()) && help->isVisible());
     auto *table = help->findChild<QTableWidget *>(QStringLiteral("shortcutsTable"));
-    QCOMPARE(table->rowCount(), int(widgets::ShortcutsDialog::shortcuts().size()));
-    QVERIFY(table->findItems(QStringLiteral("Ctrl+K"), Qt::MatchExactly).size() == 1);
-    QVERIFY(help->grab().save(shotPath(QStringLiteral("shortcuts.png"))));
+    // Every menu action with a key is listed with that key, and so are the keys views handle.
+    int withKeys = 0;
+    for (QAction *menu : s.window.menuBar()->actions())
+        for (QAction *a : menu->menu()->actions()) {
+            if (a->shortcut().isEmpty())
+                continue;
+            ++withKeys;
+            QVERIFY2(table->findItems(a->shortcut().toString(QKeySequence::NativeText), Qt::MatchExactly).size() == 1, qPrintable(a->text()));
+        }
+    QVERIFY(withKeys >= 14);
+    QCOMPARE(table->rowCount(), withKeys + int(widgets::ShortcutsDialog::keysInViews().size()));
+    for (const char *keys : {"Ctrl+K", "/", "Enter (object table)", "Esc (detail)"})
+        QVERIFY2(table->findItems(QString::fromUtf8(keys), Qt::MatchExactly).size() == 1, keys);
+    QVERIFY(saveShot(help, QStringLiteral("shortcuts.png")));
     help->close();
+}
+
+// k9s-like: "/" from anywhere in the window, Enter from the filter into the table, Enter on an
+// object into its detail (the current tab's view), Escape back to the table.
+void TestMainWindow::keyboardGoesFromFilterToObjectToDetailAndBack()
+{
+    Session s(QStringLiteral("configmaps"));
+    QTRY_VERIFY_WITH_TIMEOUT(s.controller.isLoaded(), 30000);
+    s.window.activateWindow();
+    QVERIFY(QTest::qWaitForWindowActive(&s.window));
+    auto *page = s.view->tablePage();
+    auto *kinds = s.view->kindsView()->tree();
+    kinds->setFocus();
+    QTRY_VERIFY(kinds->hasFocus());
+    QTest::keyClick(kinds, Qt::Key_Slash);
+    QTRY_VERIFY(page->filterEdit()->hasFocus());
+    QTest::keyClicks(page->filterEdit(), QStringLiteral("a/b"));
+    QCOMPARE(page->filterEdit()->text(), QStringLiteral("a/b")); // a "/" typed into a line edit stays text
+    page->filterEdit()->clear();
+    QTest::keyClicks(page->filterEdit(), QStringLiteral("settings-1150"));
+    QTRY_COMPARE(s.table()->model()->rowCount(), 1);
+    QTest::keyClick(page->filterEdit(), Qt::Key_Return);
+    QTRY_VERIFY(s.table()->hasFocus());
+    QCOMPARE(s.table()->currentIndex().data().toString(), QStringLiteral("settings-1150"));
+    QTRY_COMPARE(s.view->detailPane()->uid(), page->currentUid());
+
+    s.view->detailPane()->setCurrentTab(widgets::DetailPane::OwnershipTab);
+    QTest::keyClick(s.table(), Qt::Key_Return);
+    auto *tree = s.view->detailPane()->findChild<QTreeView *>(QStringLiteral("ownershipTree"));
+    QTRY_VERIFY(tree->hasFocus());
+    QTest::keyClick(tree, Qt::Key_Escape);
+    QTRY_VERIFY(s.table()->hasFocus());
+
+    // "/" from inside the detail pane goes to the filter too.
+    s.view->detailPane()->setCurrentTab(widgets::DetailPane::EventsTab);
+    QTest::keyClick(s.table(), Qt::Key_Enter);
+    auto *events = s.view->detailPane()->findChild<QTableView *>(QStringLiteral("eventsTable"));
+    QTRY_VERIFY(events->hasFocus());
+    QTest::keyClick(events, Qt::Key_Slash);
+    QTRY_VERIFY(page->filterEdit()->hasFocus());
+    QVERIFY(page->filterEdit()->selectedText() == QStringLiteral("settings-1150")); // ready to be replaced
+}
+
+void TestMainWindow::favouritePinnedInOneRunIsPinnedInTheNext()
+{
+    QSettings().remove(QStringLiteral("favourites"));
+    auto favouritesOf = [](app::ClusterController *c) {
+        QStringList names;
+        const auto *m = c->kindsModel();
+        if (m->rowCount() > 0 && m->index(0, 0).data().toString() == QLatin1String("Favourites"))
+            for (int r = 0; r < m->rowCount(m->index(0, 0)); ++r)
+                names << m->index(r, 0, m->index(0, 0)).data().toString();
+        return names;
+    };
+    {
+        widgets::MainWindow window;
+        app::Workspace workspace(&window);
+        workspace.setKubeconfig(testing::testKubeconfig());
+        app::ClusterController *c = workspace.open(QStringLiteral("fieldscope-test"));
+        window.show();
+        QTRY_VERIFY_WITH_TIMEOUT(c->isLoaded(), 30000);
+        QVERIFY(favouritesOf(c).isEmpty());
+        auto *tree = c->view()->kindsView()->tree();
+        const QModelIndex leases = tree->model()->match(tree->model()->index(0, 0), Qt::DisplayRole, QStringLiteral("Lease"), 1,
+                                                        Qt::MatchRecursive).value(0);
+        QVERIFY(leases.isValid());
+        tree->setCurrentIndex(leases);
+        tree->setFocus();
+        QTest::keyClick(tree, Qt::Key_F);
+        QCOMPARE(favouritesOf(c), QStringList{QStringLiteral("Lease")});
+    }
+    widgets::MainWindow window;
+    app::Workspace workspace(&window);
+    workspace.setKubeconfig(testing::testKubeconfig());
+    app::ClusterController *c = workspace.open(QStringLiteral("fieldscope-test"));
+    window.show();
+    QTRY_VERIFY_WITH_TIMEOUT(c->isLoaded(), 30000);
+    QCOMPARE(favouritesOf(c), QStringList{QStringLiteral("Lease")});
+    QSettings().remove(QStringLiteral("favourites"));
 }
 
 QTEST_MAIN(TestMainWindow)
 #include "tst_mainwindow.moc"
+

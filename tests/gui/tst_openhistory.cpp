@@ -2,6 +2,8 @@
 // window without a cluster. No server here: the file is written with the history store itself.
 #include "guitesting.h"
 #include "app/historyfilecontroller.h"
+#include "app/screenshot.h"
+#include "widgets/mainwindow.h"
 #include "core/historyexport.h"
 #include "core/historystore.h"
 #include "models/objecthistorymodel.h"
@@ -14,7 +16,9 @@
 #include <QFont>
 #include <QFile>
 #include <QFont>
+#include <QImage>
 #include <QSignalSpy>
+#include <QSettings>
 #include <QStandardPaths>
 #include <QTableView>
 #include <QTemporaryDir>
@@ -42,7 +46,7 @@ core::WatchEvent versionEvent(core::HistoryEventType t, const Json &obj)
     return {t, obj.dump(), 1'784'000'000'000};
 }
 
-using testing::shotPath;
+using testing::saveShot;
 
 } // namespace
 
@@ -56,6 +60,7 @@ private Q_SLOTS:
     void initTestCase()
     {
         QStandardPaths::setTestModeEnabled(true);
+        QSettings().remove(QStringLiteral("columns")); // each kind's column layout from an earlier run
         // blue (kubectl-create) -> green (teacher) -> gap -> red (teacher, as the relist that ended the
         // gap found it), and a deleted object.
         const core::WatchScope scope = core::WatchScope::of({"", "v1", "configmaps"}, "lessons");
@@ -110,7 +115,7 @@ private Q_SLOTS:
         auto *versions = view.detailPane()->historyPanel()->versionsView();
         versions->selectionModel()->select(m->index(3, 0), QItemSelectionModel::Select | QItemSelectionModel::Rows);
         QTRY_VERIFY(diff->toPlainText().contains(QStringLiteral("resourceVersion 10 → 30")));
-        QVERIFY(view.grab().save(shotPath(QStringLiteral("open-history.png"))));
+        QVERIFY(saveShot(&view, QStringLiteral("open-history.png")));
     }
 
     void databaseOpensReadOnlyToo()
@@ -122,6 +127,31 @@ private Q_SLOTS:
         c.open(m_dir.filePath(QStringLiteral("recorded.db")));
         QTRY_COMPARE_WITH_TIMEOUT(loaded.size(), 1, 10000);
         QCOMPARE(c.model()->rowCount(), 2);
+    }
+
+    // `fieldscope --open FILE --tab history --screenshot OUT.png` (no --select): the first object
+    // in the table is selected and the picture waits for its history tab to have loaded.
+    void screenshotWithATabAloneShowsThatTabOfTheFirstObject()
+    {
+        widgets::MainWindow window;
+        window.resize(1000, 700);
+        app::HistoryFileController c(window.addCluster(QStringLiteral("lesson.jsonl")));
+        app::ScreenshotTarget target;
+        target.tab = widgets::DetailPane::HistoryTab;
+        target.tabGiven = true;
+        const QString shot = m_dir.filePath(QStringLiteral("first-object-history.png"));
+        app::ScreenshotTaker taker(&window, shot, target);
+        taker.follow(&c);
+        c.open(m_export);
+        window.show();
+        QTRY_VERIFY_WITH_TIMEOUT(QFile::exists(shot), 15000);
+        widgets::ClusterView *view = window.currentCluster();
+        QCOMPARE(view->detailPane()->tabs()->currentIndex(), int(widgets::DetailPane::HistoryTab));
+        QCOMPARE(view->tablePage()->currentUid(), QStringLiteral("u2")); // "old" sorts before "settings"
+        QCOMPARE(view->detailPane()->uid(), QStringLiteral("u2"));
+        QVERIFY(view->detailPane()->isReady());
+        QCOMPARE(c.historyModel()->rowCount(), 2); // its creation and its deletion were loaded before the grab
+        QVERIFY(QImage(shot).size() == QSize(1000, 700));
     }
 
     void unreadableFileIsAClearErrorNotACrash()

@@ -30,7 +30,7 @@ namespace {
 
 const char *kNamespace = "gui-table";
 
-using testing::shotPath;
+using testing::saveShot;
 
 struct Session {
     widgets::MainWindow window;
@@ -131,7 +131,7 @@ private Q_SLOTS:
             names << s.table()->model()->index(r, ObjectTableModel::Name).data().toString();
         names.removeAll(QStringLiteral("kube-root-ca.crt"));
         QCOMPARE(names, (QStringList{QStringLiteral("cm-2"), QStringLiteral("cm-9"), QStringLiteral("cm-10")}));
-        QVERIFY(s.window.grab().save(shotPath(QStringLiteral("servercolumns-configmaps.png"))));
+        QVERIFY(saveShot(&s.window, QStringLiteral("servercolumns-configmaps.png")));
     }
 
     void changedConfigMapShowsItsNewDataCount()
@@ -173,7 +173,48 @@ private Q_SLOTS:
         Q_EMIT header->customContextMenuRequested(QPoint(10, 5));
         QVERIFY(found);
         QVERIFY(!s.table()->isColumnHidden(images));
-        QVERIFY(s.window.grab().save(shotPath(QStringLiteral("servercolumns-deployments-wide.png"))));
+        QVERIFY(saveShot(&s.window, QStringLiteral("servercolumns-deployments-wide.png")));
+    }
+
+    // Each kind keeps its own column layout, server columns included, when the user switches to
+    // another kind and back (the server's columns leave and come again) and across a restart.
+    void columnLayoutOfEachKindSurvivesSwitchingKindsAndARestart()
+    {
+        int images = -1, ready = -1;
+        auto expectArranged = [&](Session &s, const char *when) {
+            QTRY_VERIFY2_WITH_TIMEOUT(s.columnNamed(QStringLiteral("Images")) >= 0, when, 30'000);
+            QHeaderView *h = s.table()->horizontalHeader();
+            QVERIFY2(!s.table()->isColumnHidden(images), when);
+            QCOMPARE(h->sectionSize(images), 321);
+            QCOMPARE(h->visualIndex(ready), 0);
+            QCOMPARE(h->sortIndicatorSection(), ready);
+            QCOMPARE(h->sortIndicatorOrder(), Qt::DescendingOrder);
+            QCOMPARE(s.view->tablePage()->viewModel()->sortColumn(), ready); // the rows follow the indicator
+            QCOMPARE(s.view->tablePage()->viewModel()->sortOrder(), Qt::DescendingOrder);
+        };
+        {
+            Session s(QStringLiteral("deployments"));
+            QTRY_VERIFY_WITH_TIMEOUT(s.columnNamed(QStringLiteral("Images")) >= 0, 30'000);
+            images = s.columnNamed(QStringLiteral("Images"));
+            ready = s.columnNamed(QStringLiteral("Ready"));
+            QHeaderView *h = s.table()->horizontalHeader();
+            s.table()->setColumnHidden(images, false); // as the header menu does
+            h->resizeSection(images, 321);
+            h->moveSection(h->visualIndex(ready), 0);
+            s.table()->sortByColumn(ready, Qt::DescendingOrder);
+
+            s.controller.showResource(QStringLiteral("configmaps"));
+            QTRY_VERIFY_WITH_TIMEOUT(s.columnNamed(QStringLiteral("Data")) >= 0, 30'000);
+            QCOMPARE(s.table()->horizontalHeader()->visualIndex(0), 0); // ConfigMaps keep their own layout
+            s.controller.showResource(QStringLiteral("deployments"));
+            expectArranged(s, "after switching kinds");
+            if (QTest::currentTestFailed())
+                return;
+            QVERIFY(saveShot(&s.window, QStringLiteral("servercolumns-layout-kept.png")));
+            s.window.close(); // what quitting does
+        }
+        Session again(QStringLiteral("deployments"));
+        expectArranged(again, "after a restart");
     }
 };
 

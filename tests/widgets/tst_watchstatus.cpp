@@ -20,6 +20,7 @@
 #include <QDir>
 #include <QImage>
 #include <QLabel>
+#include <QLocale>
 #include <QPainter>
 #include <QPalette>
 #include <QDialogButtonBox>
@@ -131,6 +132,27 @@ private Q_SLOTS:
         if (lastEventSecondsAgo >= 0)
             w.lastEvent = now - std::chrono::seconds(lastEventSecondsAgo) - 200ms;
         QCOMPARE(WatchStatusWidget::summary(w, now), expected);
+    }
+
+    void listingShowsTheServersEstimateOfTheTotal()
+    {
+        const auto now = WatchHealth::Clock::now();
+        WatchHealth w = watch(QStringLiteral("configmaps"), State::Listing, 2500);
+        w.expected = 100'000;
+        const QLocale loc; // the figures are grouped as the user's locale groups them
+        QCOMPARE(WatchStatusWidget::summary(w, now),
+                 QStringLiteral("configmaps: listing… %1 of ~%2 objects").arg(loc.toString(2500), loc.toString(100'000)));
+        WatchStatusWidget widget;
+        widget.setStatus({}, {w});
+        QCOMPARE(widget.listingProgress(), (std::pair<qint64, qint64>(2500, 100'000)));
+        w.state = State::Live; // a finished list shows no progress
+        widget.setStatus({}, {w});
+        QCOMPARE(widget.listingProgress(), (std::pair<qint64, qint64>(0, 0)));
+        w.state = State::Listing;
+        w.expected = -1; // the server gave no estimate: no total is invented
+        QCOMPARE(WatchStatusWidget::summary(w, now), QStringLiteral("configmaps: listing… %1 objects").arg(loc.toString(2500)));
+        widget.setStatus({}, {w});
+        QCOMPARE(widget.listingProgress(), (std::pair<qint64, qint64>(0, 0)));
     }
 
     void backingOffCountsDownToTheRetryRoundingUp()

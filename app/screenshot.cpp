@@ -1,0 +1,129 @@
+#include "app/screenshot.h"
+
+#include "app/clustercontroller.h"
+#include "app/historyfilecontroller.h"
+#include "widgets/clusterview.h"
+#include "widgets/mainwindow.h"
+#include "widgets/objecttablepage.h"
+
+#include <QApplication>
+#include <QDir>
+#include <QElapsedTimer>
+#include <QFileInfo>
+#include <QRegularExpression>
+#include <QTableView>
+#include <QTimer>
+
+#include <cstdio>
+
+namespace fieldscope::app {
+
+namespace {
+constexpr int kSettleMs = 400;           // lets the views lay out and paint before the grab
+constexpr int kColumnsPatienceMs = 10000; // server columns or counts that never come do not block the picture
+constexpr int kGiveUpMs = 120000;
+
+bool historyReady(HistorySource *source, models::ObjectHistoryModel *model)
+{
+    return !source->isLoading() && (model->rowCount() > 0 || !model->message().isEmpty());
+}
+} // namespace
+
+std::optional<QSize> parseScreenshotSize(const QString &text)
+{
+    static const QRegularExpression re(QStringLiteral("^(\\d{1,5})x(\\d{1,5})$"));
+    const auto m = re.match(text.trimmed());
+    if (!m.hasMatch())
+        return std::nullopt;
+    const QSize size(m.captured(1).toInt(), m.captured(2).toInt());
+    if (size.width() < 100 || size.height() < 100 || size.width() > 16384 || size.height() > 16384)
+        return std::nullopt;
+    return size;
+}
+
+ScreenshotTaker::ScreenshotTaker(widgets::MainWindow *window, QString file, ScreenshotTarget target, QObject *parent)
+    : QObject(parent), m_window(window), m_file(std::move(file)), m_target(std::move(target))
+{
+    QTimer::singleShot(kGiveUpMs, this, [this] { fail(tr("the view did not load within %1 s").arg(kGiveUpMs / 1000)); });
+}
+
+void ScreenshotTaker::follow(ClusterController *c)
+{
+    if (std::exchange(m_following, true))
+        return; // only the first cluster is waited for
+    connect(c, &ClusterController::failed, this, &ScreenshotTaker::fail);
+    connect(c, &ClusterController::loaded, this, [this, c] {
+        whenReady(c->view(), [c] { return c->isSettled(); }, [this, c] {
+            if (m_target.tab == widgets::DetailPane::EventsTab)
+                return c->eventsWatcher() && c->eventsWatcher()->initialListComplete();
+            return m_target.tab != widgets::DetailPane::HistoryTab || historyReady(c->historySource(), c->historyModel());
+        });
+    }, Qt::SingleShotConnection);
+}
+
+void ScreenshotTaker::follow(HistoryFileController *c)
+{
+    m_following = true;
+    connect(c, &HistoryFileController::failed, this, &ScreenshotTaker::fail);
+    connect(c, &HistoryFileController::loaded, this, [this, c] {
+        whenReady(c->view(), [] { return true; }, [this, c] {
+            return m_target.tab != widgets::DetailPane::HistoryTab || historyReady(c->historySource(), c->historyModel());
+        });
+    }, Qt::SingleShotConnection);
+}
+
+// Polls (cheaply, 20 times a second) because "ready" spans several objects' states, some of
+// which (the server's columns, the counts) may never arrive from a server that lacks them.
+void ScreenshotTaker::whenReady(widgets::ClusterView *view, std::function<bool()> viewSettled, std::function<bool()> tabReady)
+{
+    auto *poll = new QTimer(this);
+    auto since = std::make_shared<QElapsedTimer>();
+    since->start();
+    auto selected = std::make_shared<bool>(false);
+    connect(poll, &QTimer::timeout, this, [=, this] {
+        if (!viewSettled() && since->elapsed() < kColumnsPatienceMs)
+            return;
+        if (!*selected) {
+            *selected = true;
+            widgets::ObjectTablePage *page = view->tablePage();
+            const bool wantsObject = !m_target.selectName.isEmpty() || m_target.tabGiven;
+            if (!m_target.selectName.isEmpty() && !page->selectName(m_target.selectNs, m_target.selectName)) {
+                poll->stop();
+                return fail(tr("no %1 named %2").arg(m_target.resource, m_target.selectName));
+            }
+            if (m_target.selectName.isEmpty() && m_target.tabGiven && page->table()->model()->rowCount() > 0)
+                page->table()->selectRow(0);
+            view->detailPane()->setCurrentTab(m_target.tab);
+            if (!wantsObject || view->detailPane()->uid().isEmpty()) {
+                poll->stop();
+                QTimer::singleShot(kSettleMs, this, [this] { save(0); });
+                return;
+            }
+        }
+        if (view->detailPane()->isReady() && tabReady()) {
+            poll->stop();
+            QTimer::singleShot(kSettleMs, this, [this] { save(0); });
+        }
+    });
+    poll->start(50);
+}
+
+void ScreenshotTaker::fail(const QString &message)
+{
+    if (m_done)
+        return;
+    std::fprintf(stderr, "fieldscope: %s\n", qUtf8Printable(message));
+    save(1);
+}
+
+void ScreenshotTaker::save(int exitCode)
+{
+    if (std::exchange(m_done, true))
+        return;
+    QDir().mkpath(QFileInfo(m_file).absolutePath());
+    const bool ok = m_window->grab().save(m_file, "PNG");
+    std::fprintf(ok ? stdout : stderr, ok ? "%s\n" : "fieldscope: cannot write %s\n", qUtf8Printable(m_file));
+    QApplication::exit(ok ? exitCode : 1);
+}
+
+} // namespace fieldscope::app

@@ -1,0 +1,56 @@
+#pragma once
+// `fieldscope --screenshot FILE.png` (issue 6): renders the real main window once the view asked
+// for has loaded, saves it and quits. "Loaded" means what a person would wait for: the table's
+// first list with the server's columns (or the knowledge that it has none) and the kinds'
+// counts; with --select (or --tab alone: the first object) that object selected, its detail on
+// screen and, for the History and Events tabs, their first list. Lives on the GUI thread.
+#include "widgets/detailpane.h"
+
+#include <QObject>
+#include <QSize>
+
+#include <functional>
+#include <optional>
+
+namespace fieldscope::widgets {
+class ClusterView;
+class MainWindow;
+} // namespace fieldscope::widgets
+
+namespace fieldscope::app {
+
+class ClusterController;
+class HistoryFileController;
+
+struct ScreenshotTarget {
+    QString resource, selectNs, selectName; // selectName "" = no --select
+    widgets::DetailPane::Tab tab = widgets::DetailPane::SummaryTab;
+    bool tabGiven = false; // --tab without --select shows that tab of the first object
+};
+
+// "1280x800" -> QSize; nullopt for anything else or a side outside 100..16384.
+std::optional<QSize> parseScreenshotSize(const QString &text);
+
+class ScreenshotTaker : public QObject
+{
+    Q_OBJECT
+public:
+    ScreenshotTaker(widgets::MainWindow *window, QString file, ScreenshotTarget target, QObject *parent = nullptr);
+
+    void follow(ClusterController *controller); // the first cluster opened
+    void follow(HistoryFileController *controller);
+    // Writes what is on screen and exits with 1 after printing MESSAGE.
+    void fail(const QString &message);
+
+private:
+    void whenReady(widgets::ClusterView *view, std::function<bool()> viewSettled, std::function<bool()> tabReady);
+    void save(int exitCode);
+
+    widgets::MainWindow *m_window;
+    QString m_file;
+    ScreenshotTarget m_target;
+    bool m_following = false;
+    bool m_done = false;
+};
+
+} // namespace fieldscope::app
