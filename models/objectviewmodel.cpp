@@ -8,6 +8,8 @@
 #include <future>
 #include <numeric>
 
+#include <QHash>
+
 namespace fieldscope::models {
 
 namespace {
@@ -117,7 +119,7 @@ void ObjectViewModel::onSourceReset()
     m_all.resize(m_src ? std::size_t(m_src->rowCount()) : 0);
     for (std::size_t r = 0; r < m_all.size(); ++r)
         m_all[r] = m_src->slotOfRow(int(r));
-    std::sort(m_all.begin(), m_all.end(), [this](int a, int b) { return less(a, b); });
+    sortSlots(m_all);
     m_rows.clear();
     for (int s : m_all)
         if (accepts(s))
@@ -194,6 +196,18 @@ bool ObjectViewModel::immutableSortColumn() const
 
 int ObjectViewModel::compareRows(const ObjectRow &a, const ObjectRow &b) const
 {
+    const int c = comparePrimary(a, b);
+    return c != 0 ? c : compareTies(a, b);
+}
+
+int ObjectViewModel::compareTies(const ObjectRow &a, const ObjectRow &b) const
+{
+    const int c = cmp(a.namespace_, b.namespace_);
+    return c == 0 && m_sortColumn != ObjectTableModel::Name ? cmp(a.name, b.name) : c;
+}
+
+int ObjectViewModel::comparePrimary(const ObjectRow &a, const ObjectRow &b) const
+{
     int c = 0;
     switch (m_sortColumn) {
     case ObjectTableModel::Name: c = cmp(a.name, b.name); break;
@@ -209,13 +223,6 @@ int ObjectViewModel::compareRows(const ObjectRow &a, const ObjectRow &b) const
         }
         break;
     }
-    if (c == 0 && m_sortColumn != ObjectTableModel::Name) {
-        c = cmp(a.namespace_, b.namespace_);
-        if (c == 0)
-            c = cmp(a.name, b.name);
-    } else if (c == 0) {
-        c = cmp(a.namespace_, b.namespace_);
-    }
     return c;
 }
 
@@ -223,10 +230,98 @@ bool ObjectViewModel::less(int a, int b) const
 {
     if (a == b)
         return false;
-    int c = m_sortColumn < 0 ? 0 : compareRows(m_src->slotRow(a), m_src->slotRow(b));
+    return orderedLess(m_sortColumn < 0 ? 0 : compareRows(m_src->slotRow(a), m_src->slotRow(b)), a, b);
+}
+
+bool ObjectViewModel::orderedLess(int c, int a, int b) const
+{
     if (m_order == Qt::DescendingOrder)
         c = -c;
     return c != 0 ? c < 0 : m_src->rowOfSlot(a) < m_src->rowOfSlot(b); // ties: arrival order
+}
+
+// A full sort by a column whose values repeat ("Last changed by"; most server columns: Ready,
+// Status, Node) ranks each distinct value once, so most comparisons read two ints instead of two
+// heap strings reached through two rows: at 100k rows those cache misses made "Last changed by"
+// take 0.6-1.1 s. The ranks follow comparePrimary() exactly (values it calls equal share a rank);
+// empty when the values are mostly distinct, where ranking would only add work.
+std::vector<int> ObjectViewModel::primaryRanks() const
+{
+    const bool byManager = m_sortColumn == ObjectTableModel::LastChangedBy;
+    const int cell = m_sortColumn - ObjectTableModel::ColumnCount;
+    if (!m_src || (!byManager && cell < 0))
+        return {};
+    const std::size_t slots = std::size_t(m_src->slotCount());
+    std::vector<int> valueOf(slots, -1);
+    std::vector<QVariant> values;
+    QHash<QString, int> seen;
+    std::size_t live = 0;
+    for (std::size_t s = 0; s < slots; ++s) {
+        if (m_src->rowOfSlot(int(s)) < 0)
+            continue;
+        ++live;
+        const ObjectRow &r = m_src->slotRow(int(s));
+        const QVariant v = byManager ? QVariant(r.lastManager) : r.cells.value(cell);
+        const QString key = byManager ? r.lastManager : QString::number(v.typeId()) + u':' + v.toString();
+        auto it = seen.constFind(key);
+        if (it == seen.constEnd()) {
+            it = seen.insert(key, int(values.size()));
+            values.push_back(v);
+        }
+        valueOf[s] = *it;
+    }
+    if (values.size() * 2 > live)
+        return {};
+    const auto compare = [byManager](const QVariant &a, const QVariant &b) {
+        return byManager ? a.toString().compare(b.toString()) : cmpCell(a, b);
+    };
+    std::vector<int> order(values.size());
+    std::iota(order.begin(), order.end(), 0);
+    std::sort(order.begin(), order.end(), [&](int a, int b) { return compare(values[std::size_t(a)], values[std::size_t(b)]) < 0; });
+    std::vector<int> rankOfValue(values.size());
+    for (std::size_t i = 0, rank = 0; i < order.size(); ++i) {
+        if (i > 0 && compare(values[std::size_t(order[i - 1])], values[std::size_t(order[i])]) != 0)
+            ++rank;
+        rankOfValue[std::size_t(order[i])] = int(rank);
+    }
+    std::vector<int> ranks(slots, 0);
+    for (std::size_t s = 0; s < slots; ++s)
+        if (valueOf[s] >= 0)
+            ranks[s] = rankOfValue[std::size_t(valueOf[s])];
+    return ranks;
+}
+
+// Above 20,000 rows the two halves are sorted on two threads and merged: a sort of 100k rows
+// spends its time waiting on memory (rows are far apart), which a second core overlaps. The
+// comparators only read; the GUI thread waits for the other half.
+void ObjectViewModel::sortSlots(std::vector<int> &slotList) const
+{
+    const std::vector<int> ranks = slotList.size() > 1000 ? primaryRanks() : std::vector<int>{};
+    const auto lessRanked = [&](int a, int b) {
+        if (a == b)
+            return false;
+        const int ra = ranks[std::size_t(a)], rb = ranks[std::size_t(b)];
+        return orderedLess(ra != rb ? (ra < rb ? -1 : 1) : compareTies(m_src->slotRow(a), m_src->slotRow(b)), a, b);
+    };
+    const auto sortRange = [&](auto first, auto last) {
+        if (ranks.empty())
+            std::sort(first, last, [this](int a, int b) { return less(a, b); });
+        else
+            std::sort(first, last, lessRanked);
+    };
+    constexpr std::size_t kParallelFrom = 20'000;
+    if (slotList.size() < kParallelFrom) {
+        sortRange(slotList.begin(), slotList.end());
+        return;
+    }
+    const auto mid = slotList.begin() + std::ptrdiff_t(slotList.size() / 2);
+    auto firstHalf = std::async(std::launch::async, [&] { sortRange(slotList.begin(), mid); });
+    sortRange(mid, slotList.end());
+    firstHalf.get();
+    if (ranks.empty())
+        std::inplace_merge(slotList.begin(), mid, slotList.end(), [this](int a, int b) { return less(a, b); });
+    else
+        std::inplace_merge(slotList.begin(), mid, slotList.end(), lessRanked);
 }
 
 bool ObjectViewModel::accepts(int s) const
@@ -341,7 +436,7 @@ void ObjectViewModel::sort(int column, Qt::SortOrder order)
     m_order = order;
     if (reverseOnly)
         std::reverse(m_all.begin(), m_all.end()); // ties are by arrival: fix them up below
-    std::sort(m_all.begin(), m_all.end(), [this](int a, int b) { return less(a, b); });
+    sortSlots(m_all);
     refilter();
     endLayout();
 }
@@ -391,7 +486,7 @@ void ObjectViewModel::onRowsInserted(const QModelIndex &parent, int first, int l
     fresh.reserve(std::size_t(last - first + 1));
     for (int r = first; r <= last; ++r)
         fresh.push_back(m_src->slotOfRow(r));
-    std::sort(fresh.begin(), fresh.end(), [this](int a, int b) { return less(a, b); });
+    sortSlots(fresh);
     insertSorted(m_all, fresh);
     m_proxyOf.resize(std::size_t(m_src->slotCount()), -1);
 

@@ -67,7 +67,12 @@ public:
 
 private:
     bool less(int a, int b) const; // slots, total order
-    int compareRows(const ObjectRow &a, const ObjectRow &b) const;
+    bool orderedLess(int compared, int a, int b) const; // applies the sort order, then arrival
+    int compareRows(const ObjectRow &a, const ObjectRow &b) const; // comparePrimary, then compareTies
+    int comparePrimary(const ObjectRow &a, const ObjectRow &b) const; // the sort column
+    int compareTies(const ObjectRow &a, const ObjectRow &b) const;    // namespace, name
+    std::vector<int> primaryRanks() const;
+    void sortSlots(std::vector<int> &slotList) const; // sorts by less(), faster for repeated values
     bool accepts(int sourceRow) const;
     bool immutableSortColumn() const;
     void rebuildProxyOf();

@@ -12,6 +12,7 @@
 #include <QTest>
 
 #include <algorithm>
+#include <tuple>
 
 using namespace fieldscope;
 using models::ObjectTableModel;
@@ -286,6 +287,66 @@ private Q_SLOTS:
         QCOMPARE(dump(f.view), QStringLiteral("a/y 2\na/x 1\na/z 3"));
         f.view.sort(ObjectTableModel::ColumnCount + 1, Qt::AscendingOrder);
         QCOMPARE(dump(f.view), QStringLiteral("a/z 3\na/y 2\na/x 1"));
+    }
+
+    // Above 1,000 rows a sort by a column with repeated values ranks each distinct value once;
+    // the order must be the same one: by value (2 and 2.0 are equal, empty cells last, text
+    // naturally), then namespace and name, in both directions.
+    void largeSortsByRepeatedValuesKeepTheComparatorsOrder()
+    {
+        Fixture f;
+        f.table.setServerColumns({{QStringLiteral("Restarts"), QStringLiteral("string"), {}, {}, 0}});
+        const QVariant cells[] = {QVariant(qlonglong(3)), QVariant(qlonglong(1)), QVariant(2.0), QVariant(qlonglong(2)),
+                                  QVariant(QStringLiteral("10")), QVariant()};
+        const int cellRank[] = {2, 0, 1, 1, 3, 4};
+        const char *managers[] = {"kubectl", "helm", "argocd", "kubectl"};
+        const int managerRank[] = {2, 1, 0, 2};
+        struct Expected {
+            int cell, manager;
+            std::string ns, name;
+        };
+        std::vector<Expected> rows;
+        std::vector<core::ObjectVersion> objects;
+        std::vector<models::ServerRow> serverRows;
+        for (int k = 0; k < 3000; ++k) {
+            const int i = k * 7919 % 3000; // arrival order is neither name nor value order
+            auto v = object("ns" + std::to_string(i % 5), "o" + std::to_string(10000 + i), std::to_string(k + 1));
+            v.lastManager = managers[i % 4];
+            serverRows.push_back({v.uid, {cells[i % 6]}, v.resourceVersion});
+            rows.push_back({cellRank[i % 6], managerRank[i % 4], v.namespace_, v.name});
+            objects.push_back(std::move(v));
+        }
+        f.table.applyBatch(batch(std::move(objects)));
+        f.table.applyServerRows(std::move(serverRows));
+        const auto expect = [&](auto key, bool descending) {
+            std::vector<Expected> e = rows;
+            std::sort(e.begin(), e.end(), [&](const Expected &a, const Expected &b) {
+                const auto ka = std::tie(key(a), a.ns, a.name), kb = std::tie(key(b), b.ns, b.name);
+                return descending ? kb < ka : ka < kb;
+            });
+            QStringList out;
+            for (const auto &x : e)
+                out << QString::fromStdString(x.ns + '/' + x.name);
+            return out;
+        };
+        const auto shown = [&] {
+            QStringList out;
+            for (int r = 0; r < f.view.rowCount(); ++r)
+                out << f.view.index(r, ObjectTableModel::Namespace).data().toString() + u'/'
+                           + f.view.index(r, ObjectTableModel::Name).data().toString();
+            return out;
+        };
+        const auto byCell = [](const Expected &x) -> const int & { return x.cell; };
+        const auto byManager = [](const Expected &x) -> const int & { return x.manager; };
+        f.view.sort(ObjectTableModel::ColumnCount, Qt::AscendingOrder);
+        QCOMPARE(shown(), expect(byCell, false));
+        f.view.sort(ObjectTableModel::ColumnCount, Qt::DescendingOrder);
+        QCOMPARE(shown(), expect(byCell, true));
+        f.view.sort(ObjectTableModel::LastChangedBy, Qt::AscendingOrder);
+        QCOMPARE(shown(), expect(byManager, false));
+        QCOMPARE(f.view.index(0, ObjectTableModel::LastChangedBy).data().toString(), QStringLiteral("argocd (Update)"));
+        f.view.sort(ObjectTableModel::LastChangedBy, Qt::DescendingOrder);
+        QCOMPARE(shown(), expect(byManager, true));
     }
 
     void serverCellsOfAnOlderVersionAreMarkedStaleUntilRefreshed()
