@@ -1,8 +1,8 @@
 // The ownership tree: every field of an object joined with every managedFields owner.
 #include "core/ownershiptree.h"
+#include "bigobject.h"
 #include "ownershipfixtures.h"
 
-#include <QElapsedTimer>
 #include <QTest>
 
 using namespace fieldscope::core;
@@ -24,7 +24,7 @@ private Q_SLOTS:
     void malformedManagedFieldsGiveParseError();
     void legendCountsDirectOwnershipOnly();
     void treeIsAnImplicitlySharedValue();
-    void buildsQuicklyForTypicalAndHugeObjects();
+    void buildsTheTreeOfAHugeObjectWithEveryOwnedField();
 };
 
 void TestOwnershipTree::everyNodeListsEveryOwner_data()
@@ -206,60 +206,14 @@ void TestOwnershipTree::treeIsAnImplicitlySharedValue()
     QVERIFY(!empty.node(0).isPresent());
 }
 
-namespace {
-
-Json bigConfigMapWithOwners(int keys, int valueBytes)
+// How fast is bench/bench_ownership's question; here: a 1.5 MiB object with 12,000 owned
+// fields builds completely, every owned node attributed to its manager.
+void TestOwnershipTree::buildsTheTreeOfAHugeObjectWithEveryOwnedField()
 {
-    Json obj = {{"apiVersion", "v1"}, {"kind", "ConfigMap"}, {"metadata", {{"name", "big"}}}};
-    Json data = Json::object();
-    Json owned = Json::object();
-    const std::string value(std::size_t(valueBytes), 'x');
-    for (int i = 0; i < keys; ++i) {
-        const std::string k = "key-" + std::to_string(i);
-        data[k] = value;
-        owned["f:" + k] = Json::object();
-    }
-    obj["data"] = std::move(data);
-    Json list = Json::array();
-    for (int i = 0; i < keys; ++i)
-        list.push_back({{"name", "item-" + std::to_string(i)}, {"value", i}});
-    obj["spec"] = {{"containers", list}};
-    Json ownedList = Json::object();
-    for (int i = 0; i < keys; i += 2)
-        ownedList["k:{\"name\":\"item-" + std::to_string(i) + "\"}"] = {{".", Json::object()}, {"f:value", Json::object()}};
-    obj["metadata"]["managedFields"] = Json::array({
-        {{"manager", "a"}, {"operation", "Apply"}, {"apiVersion", "v1"}, {"fieldsV1", {{"f:data", owned}}}},
-        {{"manager", "b"}, {"operation", "Update"}, {"apiVersion", "v1"}, {"fieldsV1", {{"f:spec", {{"f:containers", ownedList}}}}}},
-    });
-    return obj;
-}
-
-} // namespace
-
-void TestOwnershipTree::buildsQuicklyForTypicalAndHugeObjects()
-{
-#ifdef NDEBUG
-    const double slack = 1.0;
-#else
-    const double slack = 10.0; // unoptimised debug builds; the benchmark preset measures the real figure
-#endif
-    const Json pod = loadFixture(QStringLiteral("deployment.yaml"));
-    QElapsedTimer t;
-    t.start();
-    for (int i = 0; i < 100; ++i)
-        QVERIFY(OwnershipTree::build(pod).ok());
-    const double typicalMs = double(t.nsecsElapsed()) / 1e6 / 100;
-    qInfo("typical object: %.3f ms per tree", typicalMs);
-    QVERIFY(typicalMs < 1.0 * slack);
-
     const Json big = bigConfigMapWithOwners(6000, 220); // ~1.5 MiB of JSON
     QVERIFY(big.dump().size() > 1'400'000);
-    t.restart();
     auto tree = OwnershipTree::build(big);
-    const double bigMs = double(t.nsecsElapsed()) / 1e6;
-    qInfo("1.5 MiB object: %.1f ms, %zu nodes", bigMs, tree->nodeCount());
     QVERIFY(tree.ok());
-    QVERIFY(bigMs < 50.0 * slack);
     QCOMPARE(tree->ownedNodeCount(0), std::size_t(6000));
     QCOMPARE(tree->ownedNodeCount(1), std::size_t(6000)); // 3000 items + their value fields
 }
