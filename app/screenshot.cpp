@@ -53,7 +53,7 @@ void ScreenshotTaker::follow(ClusterController *c)
         return; // only the first cluster is waited for
     connect(c, &ClusterController::failed, this, &ScreenshotTaker::fail);
     connect(c, &ClusterController::loaded, this, [this, c] {
-        whenReady(c->view(), [c] { return c->isSettled(); }, [this, c] {
+        whenReady(c, c->view(), [c] { return c->isSettled(); }, [this, c] {
             if (m_target.tab == widgets::DetailPane::EventsTab)
                 return c->eventsWatcher() && c->eventsWatcher()->initialListComplete();
             return m_target.tab != widgets::DetailPane::HistoryTab || historyReady(c->historySource(), c->historyModel());
@@ -66,25 +66,25 @@ void ScreenshotTaker::follow(HistoryFileController *c)
     m_following = true;
     connect(c, &HistoryFileController::failed, this, &ScreenshotTaker::fail);
     connect(c, &HistoryFileController::loaded, this, [this, c] {
-        whenReady(c->view(), [] { return true; }, [this, c] {
+        whenReady(c, c->view(), [] { return true; }, [this, c] {
             return m_target.tab != widgets::DetailPane::HistoryTab || historyReady(c->historySource(), c->historyModel());
         });
     }, Qt::SingleShotConnection);
 }
 
 // Polls (cheaply, 20 times a second) because "ready" spans several objects' states, some of
-// which (the server's columns, the counts) may never arrive from a server that lacks them.
-void ScreenshotTaker::whenReady(widgets::ClusterView *view, std::function<bool()> viewSettled, std::function<bool()> tabReady)
+// which (the server's columns, the counts) may never arrive from a server that lacks them. The
+// poll belongs to CONTROLLER (whose view and models the checks read): it ends with it.
+void ScreenshotTaker::whenReady(QObject *controller, widgets::ClusterView *view, std::function<bool()> viewSettled,
+                                std::function<bool()> tabReady)
 {
-    auto *poll = new QTimer(this);
-    auto since = std::make_shared<QElapsedTimer>();
-    since->start();
-    auto selected = std::make_shared<bool>(false);
-    connect(poll, &QTimer::timeout, this, [=, this] {
-        if (!viewSettled() && since->elapsed() < kColumnsPatienceMs)
+    auto *poll = new QTimer(controller);
+    m_waiting.start();
+    connect(poll, &QTimer::timeout, controller, [=, this] {
+        if (!viewSettled() && m_waiting.elapsed() < kColumnsPatienceMs)
             return;
-        if (!*selected) {
-            *selected = true;
+        if (!m_selected) {
+            m_selected = true;
             widgets::ObjectTablePage *page = view->tablePage();
             const bool wantsObject = !m_target.selectName.isEmpty() || m_target.tabGiven;
             if (!m_target.selectName.isEmpty() && !page->selectName(m_target.selectNs, m_target.selectName)) {

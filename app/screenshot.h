@@ -6,6 +6,7 @@
 // screen and, for the History and Events tabs, their first list. Lives on the GUI thread.
 #include "widgets/detailpane.h"
 
+#include <QElapsedTimer>
 #include <QObject>
 #include <QSize>
 
@@ -43,7 +44,7 @@ public:
     void fail(const QString &message);
 
 private:
-    void whenReady(widgets::ClusterView *view, std::function<bool()> viewSettled, std::function<bool()> tabReady);
+    void whenReady(QObject *controller, widgets::ClusterView *view, std::function<bool()> viewSettled, std::function<bool()> tabReady);
     void save(int exitCode);
 
     widgets::MainWindow *m_window;
@@ -51,6 +52,9 @@ private:
     ScreenshotTarget m_target;
     bool m_following = false;
     bool m_done = false;
+    // The one wait under way: since when, and whether the object to show was selected yet.
+    QElapsedTimer m_waiting;
+    bool m_selected = false;
 };
 
 } // namespace fieldscope::app

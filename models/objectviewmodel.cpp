@@ -244,23 +244,19 @@ bool ObjectViewModel::orderedLess(int c, int a, int b) const
 // Status, Node) ranks each distinct value once, so most comparisons read two ints instead of two
 // heap strings reached through two rows: at 100k rows those cache misses made "Last changed by"
 // take 0.6-1.1 s. The ranks follow comparePrimary() exactly (values it calls equal share a rank);
-// empty when the values are mostly distinct, where ranking would only add work.
-std::vector<int> ObjectViewModel::primaryRanks() const
+// empty when the values are mostly distinct, where ranking would only add work. Only the slots
+// being sorted are ranked (a batch of new rows costs its own size, not the table's).
+std::vector<int> ObjectViewModel::primaryRanks(const std::vector<int> &slotList) const
 {
     const bool byManager = m_sortColumn == ObjectTableModel::LastChangedBy;
     const int cell = m_sortColumn - ObjectTableModel::ColumnCount;
     if (!m_src || (!byManager && cell < 0))
         return {};
-    const std::size_t slots = std::size_t(m_src->slotCount());
-    std::vector<int> valueOf(slots, -1);
+    std::vector<int> valueOf(std::size_t(m_src->slotCount()), -1);
     std::vector<QVariant> values;
     QHash<QString, int> seen;
-    std::size_t live = 0;
-    for (std::size_t s = 0; s < slots; ++s) {
-        if (m_src->rowOfSlot(int(s)) < 0)
-            continue;
-        ++live;
-        const ObjectRow &r = m_src->slotRow(int(s));
+    for (const int s : slotList) {
+        const ObjectRow &r = m_src->slotRow(s);
         const QVariant v = byManager ? QVariant(r.lastManager) : r.cells.value(cell);
         const QString key = byManager ? r.lastManager : QString::number(v.typeId()) + u':' + v.toString();
         auto it = seen.constFind(key);
@@ -268,9 +264,9 @@ std::vector<int> ObjectViewModel::primaryRanks() const
             it = seen.insert(key, int(values.size()));
             values.push_back(v);
         }
-        valueOf[s] = *it;
+        valueOf[std::size_t(s)] = *it;
     }
-    if (values.size() * 2 > live)
+    if (values.size() * 2 > slotList.size())
         return {};
     const auto compare = [byManager](const QVariant &a, const QVariant &b) {
         return byManager ? a.toString().compare(b.toString()) : cmpCell(a, b);
@@ -284,10 +280,9 @@ std::vector<int> ObjectViewModel::primaryRanks() const
             ++rank;
         rankOfValue[std::size_t(order[i])] = int(rank);
     }
-    std::vector<int> ranks(slots, 0);
-    for (std::size_t s = 0; s < slots; ++s)
-        if (valueOf[s] >= 0)
-            ranks[s] = rankOfValue[std::size_t(valueOf[s])];
+    std::vector<int> ranks(valueOf.size(), 0);
+    for (const int s : slotList)
+        ranks[std::size_t(s)] = rankOfValue[std::size_t(valueOf[std::size_t(s)])];
     return ranks;
 }
 
@@ -296,32 +291,23 @@ std::vector<int> ObjectViewModel::primaryRanks() const
 // comparators only read; the GUI thread waits for the other half.
 void ObjectViewModel::sortSlots(std::vector<int> &slotList) const
 {
-    const std::vector<int> ranks = slotList.size() > 1000 ? primaryRanks() : std::vector<int>{};
-    const auto lessRanked = [&](int a, int b) {
-        if (a == b)
-            return false;
+    const std::vector<int> ranks = slotList.size() > 1000 ? primaryRanks(slotList) : std::vector<int>{};
+    const auto lt = [&](int a, int b) {
+        if (ranks.empty() || a == b)
+            return less(a, b);
         const int ra = ranks[std::size_t(a)], rb = ranks[std::size_t(b)];
         return orderedLess(ra != rb ? (ra < rb ? -1 : 1) : compareTies(m_src->slotRow(a), m_src->slotRow(b)), a, b);
     };
-    const auto sortRange = [&](auto first, auto last) {
-        if (ranks.empty())
-            std::sort(first, last, [this](int a, int b) { return less(a, b); });
-        else
-            std::sort(first, last, lessRanked);
-    };
     constexpr std::size_t kParallelFrom = 20'000;
     if (slotList.size() < kParallelFrom) {
-        sortRange(slotList.begin(), slotList.end());
+        std::sort(slotList.begin(), slotList.end(), lt);
         return;
     }
     const auto mid = slotList.begin() + std::ptrdiff_t(slotList.size() / 2);
-    auto firstHalf = std::async(std::launch::async, [&] { sortRange(slotList.begin(), mid); });
-    sortRange(mid, slotList.end());
+    auto firstHalf = std::async(std::launch::async, [&] { std::sort(slotList.begin(), mid, lt); });
+    std::sort(mid, slotList.end(), lt);
     firstHalf.get();
-    if (ranks.empty())
-        std::inplace_merge(slotList.begin(), mid, slotList.end(), [this](int a, int b) { return less(a, b); });
-    else
-        std::inplace_merge(slotList.begin(), mid, slotList.end(), lessRanked);
+    std::inplace_merge(slotList.begin(), mid, slotList.end(), lt);
 }
 
 bool ObjectViewModel::accepts(int s) const

@@ -71,7 +71,7 @@ private:
     int compareRows(const ObjectRow &a, const ObjectRow &b) const; // comparePrimary, then compareTies
     int comparePrimary(const ObjectRow &a, const ObjectRow &b) const; // the sort column
     int compareTies(const ObjectRow &a, const ObjectRow &b) const;    // namespace, name
-    std::vector<int> primaryRanks() const;
+    std::vector<int> primaryRanks(const std::vector<int> &slotList) const;
     void sortSlots(std::vector<int> &slotList) const; // sorts by less(), faster for repeated values
     bool accepts(int sourceRow) const;
     bool immutableSortColumn() const;

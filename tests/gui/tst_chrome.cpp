@@ -24,7 +24,6 @@
 #include <QDir>
 #include <QSignalSpy>
 #include <QStandardPaths>
-#include <QRegularExpression>
 #include <QFileInfo>
 #include <QFrame>
 #include <QLabel>
@@ -166,13 +165,12 @@ private Q_SLOTS:
         QVERIFY2(status->text().startsWith(QStringLiteral("configmaps in all namespaces: live · ")), qPrintable(status->text()));
         QCOMPARE(s.view->watches().at(1).name, QStringLiteral("namespaces"));
         QCOMPARE(s.view->watches().at(2).name, QStringLiteral("events of first"));
-        // A change on the server is an event: its time appears and then ages with the clock.
+        // A change on the server is an event: its time appears. (How it then ages is
+        // tst_watchstatus's, on a controlled clock: this watch covers every namespace of the shared
+        // cluster, where the other tests' writes keep it at "just now".)
         // A new name each run: re-creating an existing one is a 409 and no event.
         createConfigMap("second-" + std::to_string(QDateTime::currentMSecsSinceEpoch()));
         QTRY_VERIFY_WITH_TIMEOUT(status->text().contains(QLatin1String("last event just now")), 10000);
-        // Ages with the clock (a loaded machine may skip a second of repaint: any age will do).
-        static const QRegularExpression aged(QStringLiteral("last event \\d+ s ago"));
-        QTRY_VERIFY_WITH_TIMEOUT(status->text().contains(aged), 10000);
         QVERIFY(status->detailsText().contains(QLatin1String("namespace selector")));
         QVERIFY(saveShot(&s.window, QStringLiteral("statusbar-live.png")));
         QWidget *popup = status->showDetails();

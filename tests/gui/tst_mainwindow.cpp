@@ -519,30 +519,34 @@ void TestMainWindow::favouritePinnedInOneRunIsPinnedInTheNext()
                 names << m->index(r, 0, m->index(0, 0)).data().toString();
         return names;
     };
-    {
+    // One run of the app: a window whose workspace keeps favourites in QSettings.
+    struct Run {
         widgets::MainWindow window;
-        app::Workspace workspace(&window);
-        workspace.setKubeconfig(testing::testKubeconfig());
-        app::ClusterController *c = workspace.open(QStringLiteral("fieldscope-test"));
-        window.show();
-        QTRY_VERIFY_WITH_TIMEOUT(c->isLoaded(), 30000);
-        QVERIFY(favouritesOf(c).isEmpty());
-        auto *tree = c->view()->kindsView()->tree();
+        app::Workspace workspace{&window};
+        app::ClusterController *controller = nullptr;
+        Run()
+        {
+            workspace.setKubeconfig(testing::testKubeconfig());
+            controller = workspace.open(QStringLiteral("fieldscope-test"));
+            window.show();
+        }
+    };
+    {
+        Run first;
+        QTRY_VERIFY_WITH_TIMEOUT(first.controller->isLoaded(), 30000);
+        QVERIFY(favouritesOf(first.controller).isEmpty());
+        auto *tree = first.controller->view()->kindsView()->tree();
         const QModelIndex leases = tree->model()->match(tree->model()->index(0, 0), Qt::DisplayRole, QStringLiteral("Lease"), 1,
                                                         Qt::MatchRecursive).value(0);
         QVERIFY(leases.isValid());
         tree->setCurrentIndex(leases);
         tree->setFocus();
         QTest::keyClick(tree, Qt::Key_F);
-        QCOMPARE(favouritesOf(c), QStringList{QStringLiteral("Lease")});
+        QCOMPARE(favouritesOf(first.controller), QStringList{QStringLiteral("Lease")});
     }
-    widgets::MainWindow window;
-    app::Workspace workspace(&window);
-    workspace.setKubeconfig(testing::testKubeconfig());
-    app::ClusterController *c = workspace.open(QStringLiteral("fieldscope-test"));
-    window.show();
-    QTRY_VERIFY_WITH_TIMEOUT(c->isLoaded(), 30000);
-    QCOMPARE(favouritesOf(c), QStringList{QStringLiteral("Lease")});
+    Run next;
+    QTRY_VERIFY_WITH_TIMEOUT(next.controller->isLoaded(), 30000);
+    QCOMPARE(favouritesOf(next.controller), QStringList{QStringLiteral("Lease")});
     QSettings().remove(QStringLiteral("favourites"));
 }
 

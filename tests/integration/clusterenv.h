@@ -57,6 +57,15 @@ inline kube::HttpRequest request(std::string method, std::string path, std::stri
     return r;
 }
 
+// Runs scripts/fieldscope-cluster with ARGS (tests that need a private cluster: start DIR
+// --name N, restart-apiserver DIR, stop DIR --purge); true when it succeeded.
+inline bool runClusterScript(const QStringList &args)
+{
+    QProcess p;
+    p.start(clusterScript(), args);
+    return p.waitForFinished(240000) && p.exitStatus() == QProcess::NormalExit && p.exitCode() == 0;
+}
+
 // Runs the fieldscope binary; returns exit code, stdout, stderr.
 struct ProcessResult {
     int exitCode = -1;

@@ -12,14 +12,6 @@
 using namespace fieldscope;
 using namespace fieldscope::testing;
 
-namespace {
-bool cluster(const QStringList &args)
-{
-    QProcess p;
-    p.start(clusterScript(), args);
-    return p.waitForFinished(240000) && p.exitStatus() == QProcess::NormalExit && p.exitCode() == 0;
-}
-} // namespace
 
 class TestWatchRestart : public QObject
 {
@@ -31,13 +23,13 @@ private Q_SLOTS:
     void initTestCase()
     {
         m_clusterDir = m_dir.filePath(QStringLiteral("cluster"));
-        QVERIFY2(cluster({QStringLiteral("start"), m_clusterDir, QStringLiteral("--name"), QStringLiteral("restart"),
+        QVERIFY2(runClusterScript({QStringLiteral("start"), m_clusterDir, QStringLiteral("--name"), QStringLiteral("restart"),
                           QStringLiteral("--max-lifetime"), QStringLiteral("900")}),
                  "private cluster did not start");
     }
     void cleanupTestCase()
     {
-        cluster({QStringLiteral("stop"), m_clusterDir, QStringLiteral("--purge")});
+        runClusterScript({QStringLiteral("stop"), m_clusterDir, QStringLiteral("--purge")});
     }
 
     void relistsAfterRestartWithGapAndTheDifferences()
@@ -75,7 +67,7 @@ private Q_SLOTS:
         ns.update("change", "1");
         ns.remove("drop");
         ns.create("new", "0");
-        QVERIFY(cluster({QStringLiteral("restart-apiserver"), m_clusterDir}));
+        QVERIFY(runClusterScript({QStringLiteral("restart-apiserver"), m_clusterDir}));
         proxy.setRefusing(false);
 
         QTRY_VERIFY_WITH_TIMEOUT(watcher.relistCount() >= 1 && watcher.state() == kube::Watcher::State::Watching, 60000);

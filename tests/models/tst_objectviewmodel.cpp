@@ -289,9 +289,10 @@ private Q_SLOTS:
         QCOMPARE(dump(f.view), QStringLiteral("a/z 3\na/y 2\na/x 1"));
     }
 
-    // Above 1,000 rows a sort by a column with repeated values ranks each distinct value once;
-    // the order must be the same one: by value (2 and 2.0 are equal, empty cells last, text
-    // naturally), then namespace and name, in both directions.
+    // Above 1,000 rows a sort by a column with repeated values ranks each distinct value once, and
+    // above 20,000 the halves sort on two threads and merge; the order must be the same one: by
+    // value (2 and 2.0 are equal, empty cells last, text naturally), then namespace and name, in
+    // both directions; and by name alone for the unranked path.
     void largeSortsByRepeatedValuesKeepTheComparatorsOrder()
     {
         Fixture f;
@@ -308,8 +309,9 @@ private Q_SLOTS:
         std::vector<Expected> rows;
         std::vector<core::ObjectVersion> objects;
         std::vector<models::ServerRow> serverRows;
-        for (int k = 0; k < 3000; ++k) {
-            const int i = k * 7919 % 3000; // arrival order is neither name nor value order
+        constexpr int kRows = 24'000;
+        for (int k = 0; k < kRows; ++k) {
+            const int i = k * 7919 % kRows; // arrival order is neither name nor value order
             auto v = object("ns" + std::to_string(i % 5), "o" + std::to_string(10000 + i), std::to_string(k + 1));
             v.lastManager = managers[i % 4];
             serverRows.push_back({v.uid, {cells[i % 6]}, v.resourceVersion});
@@ -347,6 +349,13 @@ private Q_SLOTS:
         QCOMPARE(f.view.index(0, ObjectTableModel::LastChangedBy).data().toString(), QStringLiteral("argocd (Update)"));
         f.view.sort(ObjectTableModel::LastChangedBy, Qt::DescendingOrder);
         QCOMPARE(shown(), expect(byManager, true));
+        f.view.sort(ObjectTableModel::Name, Qt::DescendingOrder);
+        QStringList names;
+        for (int r = 0; r < f.view.rowCount(); ++r)
+            names << f.view.index(r, ObjectTableModel::Name).data().toString();
+        QCOMPARE(names.size(), kRows);
+        QVERIFY(std::is_sorted(names.rbegin(), names.rend()));
+        QVERIFY(names.first() != names.last());
     }
 
     void serverCellsOfAnOlderVersionAreMarkedStaleUntilRefreshed()
