@@ -59,11 +59,15 @@ private Q_SLOTS:
         ns.create("drop", "0");
         watcher.start();
         QTRY_VERIFY_WITH_TIMEOUT(watcher.state() == kube::Watcher::State::Watching && watcher.store().size() >= 3, 30000);
-        const std::string rvBefore = watcher.lastResourceVersion();
 
         // The watcher loses the server; meanwhile the world moves on and the server restarts.
+        // The last version it saw is read once it has taken in the cut stream's end: an event
+        // still on its way (the namespace's kube-root-ca.crt, say) would move it after.
+        const int resumesBefore = watcher.resumeCount();
         proxy.setRefusing(true);
         proxy.cutAll();
+        QTRY_VERIFY_WITH_TIMEOUT(watcher.resumeCount() > resumesBefore, 10000);
+        const std::string rvBefore = watcher.lastResourceVersion();
         ns.update("change", "1");
         ns.remove("drop");
         ns.create("new", "0");
