@@ -1,5 +1,6 @@
 #include "models/resourcekindsmodel.h"
 
+#include <QLocale>
 #include <QFont>
 
 #include <algorithm>
@@ -253,7 +254,9 @@ QVariant ResourceKindsModel::data(const QModelIndex &index, int role) const
     case Qt::DisplayRole:
         if (index.column() == KindColumn)
             return rk.kind.isEmpty() ? rk.resource : rk.kind;
-        return n < 0 ? QVariant() : QVariant(n);
+        // Text, grouped by the locale like the table's and the status bar's counts ("10,006"):
+        // item views print numbers without group separators. CountRole keeps the number.
+        return n < 0 ? QVariant() : QVariant(QLocale().toString(n));
     case Qt::ToolTipRole:
         return QStringLiteral("%1 (%2)").arg(rk.qualifiedName(), rk.group.isEmpty() ? rk.version : rk.group + u'/' + rk.version);
     case Qt::TextAlignmentRole:
