@@ -291,10 +291,17 @@ QString ObjectTablePage::settingsKey() const
     return QStringLiteral("columns/%1/%2").arg(m_resourceKey).arg(m_view->columnCount());
 }
 
+// Settings are written on this (the GUI) thread; most kind switches change no layout, and the
+// value QSettings holds in memory tells so without touching the disk.
 void ObjectTablePage::saveHeaderState()
 {
-    if (!m_resourceKey.isEmpty())
-        QSettings().setValue(settingsKey(), headerState());
+    if (m_resourceKey.isEmpty())
+        return;
+    QSettings settings;
+    const QString key = settingsKey();
+    const QByteArray state = headerState();
+    if (settings.value(key).toByteArray() != state)
+        settings.setValue(key, state);
 }
 
 void ObjectTablePage::restoreSavedHeaderState()
