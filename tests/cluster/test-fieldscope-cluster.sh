@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# scripts/fieldscope-cluster with stand-ins for etcd, kube-apiserver, kube-controller-manager and
+# curl (a few seconds, no cluster): values from the command line are arguments, never code, and
+# the admin token never appears on a command line that `ps` shows.
+#   test-fieldscope-cluster.sh PATH-TO-fieldscope-cluster
+set -euo pipefail
+script="$1"
+work="$(mktemp -d)"
+cleanup() {
+  for p in "$work"/*/run/*.pid; do [ -f "$p" ] && kill "$(cat "$p")" 2>/dev/null || true; done
+  rm -rf "$work"
+}
+trap cleanup EXIT
+cd "$work"
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+bin="$work/bin"; mkdir "$bin"
+for b in etcd kube-apiserver kube-controller-manager; do
+  printf '#!/bin/sh\nexec sleep 60\n' > "$bin/$b"; chmod +x "$bin/$b"
+done
+# curl that answers "healthy" and records its arguments, and its stdin when told to read it.
+cat > "$bin/curl" <<'CURL'
+#!/bin/sh
+{ printf 'ARGS:'; for a in "$@"; do printf ' [%s]' "$a"; done; printf '\n'
+  for a in "$@"; do if [ "$a" = "-" ]; then printf 'STDIN: '; cat; fi; done; } >> "$CURL_LOG"
+exit 0
+CURL
+chmod +x "$bin/curl"
+export CURL_LOG="$work/curl.log" PATH="$bin:$PATH"
+export FIELDSCOPE_ETCD="$bin/etcd" FIELDSCOPE_KUBE_APISERVER="$bin/kube-apiserver" FIELDSCOPE_KUBE_CONTROLLER_MANAGER="$bin/kube-controller-manager"
+
+# 1. A folder name with a quote and a command substitution, and a watchdog (--max-lifetime).
+dir="$work/it's \$(touch PWNED) '\$(touch PWNED2)'"
+"$script" start "$dir" --name t --max-lifetime 1 >/dev/null 2>"$work/start.err" || { cat "$work/start.err" >&2; fail "start failed"; }
+for _ in $(seq 1 150); do # the watchdog stops everything after 1 s
+  [ -f "$dir/run/watchdog.pid" ] || [ -f "$dir/run/etcd.pid" ] || break
+  sleep 0.1
+done
+[ ! -f "$dir/run/watchdog.pid" ] || fail "the watchdog did not run stop"
+[ ! -f "$dir/run/etcd.pid" ] || fail "the watchdog did not stop etcd"
+[ -z "$(find "$work" -name 'PWNED*' -print -quit)" ] || fail "a folder name ran code"
+grep -qxF "      command: '$(printf '%s' "$dir" | sed "s/'/''/g")/exec-credential.sh'" "$dir/kubeconfig" \
+  || fail "the kubeconfig does not name the plugin as one quoted string"
+
+# 2. The admin token went through curl's stdin, never its arguments.
+token="$(awk -F, '$2=="fieldscope-admin" {print $1}' "$dir/pki/tokens.csv")"
+[ -n "$token" ] || fail "no admin token generated"
+grep -q '^ARGS:' "$CURL_LOG" || fail "curl was not called"
+! grep '^ARGS:' "$CURL_LOG" | grep -qF "$token" || fail "the token was on curl's command line"
+grep '^STDIN:' "$CURL_LOG" | grep -qF "Bearer $token" || fail "the token did not reach curl through stdin"
+
+# 3. Options that would be code are refused before anything starts.
+if "$script" start "$work/x" --max-lifetime '1; touch PWNED3' 2>"$work/err3"; then fail "a --max-lifetime with code was accepted"; fi
+grep -q -- '--max-lifetime must be a number' "$work/err3" || fail "no clear message for --max-lifetime"
+if "$script" start "$work/y" --name "a'b" 2>/dev/null; then fail "a --name with a quote was accepted"; fi
+[ -z "$(find "$work" -name 'PWNED*' -print -quit)" ] || fail "an option ran code"
+echo "ok"
