@@ -1,6 +1,7 @@
 #include "kube/credentials.h"
 
 #include "kube/authlog.h"
+#include "kube/kubeconfig_p.h"
 
 #include <QFile>
 #include <QFileInfo>
@@ -105,18 +106,19 @@ Result<bool> CredentialProvider::refreshFile(WatchedFile &f, const char *what)
     const bool changed = fi.lastModified() != f.modified || fi.size() != f.size;
     if (!f.forceRead && !changed && now - f.lastRead < m_options.fileMaxAge)
         return false;
-    QFile file(QString::fromStdString(f.path));
-    if (!file.open(QIODevice::ReadOnly)) {
-        const std::string reason = file.errorString().toStdString();
+    // Regular files of at most 1 MiB (detail::readFile): a tokenFile pointing at /dev/zero or a
+    // FIFO must neither hang the network thread nor fill memory.
+    auto read = detail::readFile(f.path, what);
+    if (!read) {
+        const std::string reason = read.error().message;
         if (!f.content.isEmpty()) {
-            qCWarning(lcKubeAuth).noquote() << "cannot re-read" << what << QString::fromStdString(f.path) << "(" << QString::fromStdString(reason)
-                                            << "); keeping the previous one";
+            qCWarning(lcKubeAuth).noquote() << QString::fromStdString(reason) << "; keeping the previous one";
             f.forceRead = false;
             return false;
         }
-        return authError("unable to read " + std::string(what) + " " + f.path + ": " + reason, "CredentialFile", m_config.auth.sourceFile);
+        return authError(reason, "CredentialFile", m_config.auth.sourceFile);
     }
-    const QByteArray content = file.readAll();
+    const QByteArray content = *read;
     f.modified = fi.lastModified();
     f.size = fi.size();
     f.lastRead = now;
@@ -143,6 +145,9 @@ Result<AuthCredential> CredentialProvider::current()
         const std::string token = QString::fromUtf8(m_tokenFile.content).trimmed().toStdString();
         if (token.empty())
             return authError("the token file " + m_tokenFile.path + " is empty", "CredentialFile", m_config.auth.sourceFile);
+        if (!detail::isSafeHeaderValue(token))
+            return authError("the token file " + m_tokenFile.path + " holds a line break or another control character inside the token",
+                             "CredentialFile", m_config.auth.sourceFile);
         if (token != m_credential.bearerToken) {
             m_credential.bearerToken = token;
             ++m_credential.generation;
@@ -204,6 +209,9 @@ Result<AuthCredential> CredentialProvider::currentExecLocked()
 
     ExecOutcome out = runExecPlugin(*inv, m_options.execTimeout);
     m_diagnostics = out.diagnostics;
+    if (out.credential && !detail::isSafeHeaderValue(out.credential->token))
+        out.credential = authError("exec plugin " + inv->program + " returned a token with a line break or another control character",
+                                   "ExecPluginOutput", inv->kubeconfigFile);
     if (!out.credential)
         return out.credential.error();
     const ExecCredential &c = *out.credential;

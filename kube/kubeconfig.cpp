@@ -12,6 +12,12 @@
 #include <QFileInfo>
 
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 namespace fieldscope::kube {
 
@@ -27,13 +33,64 @@ using detail::readFile;
 
 namespace detail {
 
-// Reads a whole small file. The error names the path and the reason, never the content.
-Result<QByteArray> readFile(const std::string &path, const std::string &what)
+namespace {
+
+std::string fileTypeName(mode_t m)
 {
-    QFile f(QString::fromStdString(path));
-    if (!f.open(QIODevice::ReadOnly))
-        return Error::make(ErrorCategory::Io, "unable to read " + what + " " + path + ": " + f.errorString().toStdString(), path);
-    return f.readAll();
+    if (S_ISDIR(m))
+        return "a directory";
+    if (S_ISFIFO(m))
+        return "a FIFO";
+    if (S_ISCHR(m) || S_ISBLK(m))
+        return "a device";
+    if (S_ISSOCK(m))
+        return "a socket";
+    return "not a regular file";
+}
+
+std::string limitText(qint64 bytes)
+{
+    return bytes % (1024 * 1024) == 0 ? std::to_string(bytes / (1024 * 1024)) + " MiB" : std::to_string(bytes) + " bytes";
+}
+
+} // namespace
+
+Result<QByteArray> readFile(const std::string &path, const std::string &what, qint64 maxBytes, FileKind kind)
+{
+    auto ioError = [&](const std::string &why) {
+        return Error::make(ErrorCategory::Io, "unable to read " + what + " " + path + ": " + why, path);
+    };
+    const int flags = O_RDONLY | O_CLOEXEC | O_NOCTTY | (kind == FileKind::Regular ? O_NONBLOCK : 0);
+    const int fd = ::open(path.c_str(), flags);
+    if (fd < 0)
+        return ioError(std::strerror(errno));
+    struct Closer {
+        int fd;
+        ~Closer() { ::close(fd); }
+    } closer{fd};
+    struct stat st {};
+    if (::fstat(fd, &st) != 0)
+        return ioError(std::strerror(errno));
+    if (S_ISDIR(st.st_mode) || (kind == FileKind::Regular && !S_ISREG(st.st_mode)))
+        return configError(what + " " + path + " is " + fileTypeName(st.st_mode) + "; it must be a regular file", path);
+    const std::string tooLarge = what + " " + path + " is larger than " + limitText(maxBytes) + ", the limit for such files";
+    if (S_ISREG(st.st_mode) && st.st_size > maxBytes)
+        return configError(tooLarge, path);
+    QByteArray out;
+    char buf[64 * 1024];
+    for (;;) {
+        const ssize_t n = ::read(fd, buf, sizeof buf);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0)
+            return ioError(std::strerror(errno));
+        if (n == 0)
+            break;
+        out.append(buf, qsizetype(n));
+        if (out.size() > maxBytes) // grew since fstat, or a pipe or device without a size
+            return configError(tooLarge, path);
+    }
+    return out;
 }
 
 } // namespace detail
@@ -47,7 +104,7 @@ std::string envValue(const QProcessEnvironment &env, const char *name)
 
 Result<Kubeconfig> loadFile(const std::string &path)
 {
-    auto bytes = readFile(path, "kubeconfig");
+    auto bytes = readFile(path, "kubeconfig", detail::kMaxKubeconfigBytes, detail::FileKind::Any);
     if (!bytes)
         return bytes.error();
     return Kubeconfig::fromYaml(std::string_view(bytes->constData(), std::size_t(bytes->size())), path);

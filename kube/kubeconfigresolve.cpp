@@ -98,10 +98,9 @@ Result<ResolvedConfig> Kubeconfig::resolveInCluster() const
     rc.namespace_ = m_inCluster->namespace_;
     // rest.InClusterConfig: the token must be readable now; a missing CA only logs and falls back
     // to the system roots.
-    QFile token(QString::fromStdString(m_inCluster->tokenFile));
-    if (!token.open(QIODevice::ReadOnly))
-        return Error::make(ErrorCategory::Auth, "unable to read the service account token " + m_inCluster->tokenFile + ": " + token.errorString().toStdString(),
-                           m_inCluster->tokenFile);
+    auto token = readFile(m_inCluster->tokenFile, "service account token");
+    if (!token)
+        return Error::make(ErrorCategory::Auth, token.error().message, m_inCluster->tokenFile);
     auto ca = readFile(m_inCluster->caFile, "service account CA");
     if (ca) {
         rc.caPem = *ca;
@@ -171,9 +170,37 @@ core::Status resolveCluster(const ClusterConfig *cl, ResolvedConfig &rc)
     return core::Unit{};
 }
 
+// Values that become request headers (Authorization, Impersonate-*): a CR or LF would let a
+// kubeconfig add headers of its choosing; other control characters are never valid there.
+core::Status checkHeaderValues(const UserConfig *u)
+{
+    auto refuse = [u](const std::string &field) {
+        return configError("the " + field + " of user " + quote(u->name) +
+                               " contains a line break or another control character, which cannot be sent in an HTTP header",
+                           u->sourceFile);
+    };
+    if (!detail::isSafeHeaderValue(u->token))
+        return refuse("token");
+    const ImpersonationConfig &imp = u->impersonate;
+    if (!detail::isSafeHeaderValue(imp.user))
+        return refuse("impersonated user (as)");
+    if (!detail::isSafeHeaderValue(imp.uid))
+        return refuse("impersonated uid (as-uid)");
+    for (const auto &g : imp.groups)
+        if (!detail::isSafeHeaderValue(g))
+            return refuse("impersonated group (as-groups)");
+    for (const auto &[key, values] : imp.extra)
+        for (const auto &v : values)
+            if (!detail::isSafeHeaderValue(v))
+                return refuse("impersonation extra " + quote(key) + " (as-user-extra)");
+    return core::Unit{};
+}
+
 // User half of resolve(): exactly one authentication method (validateAuthInfo, API brief 6.2).
 core::Status resolveUser(const UserConfig *u, ResolvedConfig &rc)
 {
+    if (auto st = checkHeaderValues(u); !st)
+        return st;
     AuthConfig &auth = rc.auth;
     auth.userName = u->name;
     auth.sourceFile = u->sourceFile;
@@ -209,9 +236,14 @@ core::Status resolveUser(const UserConfig *u, ResolvedConfig &rc)
             // transport.NewCachedFileTokenSource: the file takes over from a static token.
             if (!u->token.empty())
                 rc.warnings.push_back("token and tokenFile are both specified for " + un + "; tokenFile is used");
-            QFileInfo fi(QString::fromStdString(u->tokenFile));
-            if (!fi.isFile() || !fi.isReadable())
-                return configError("tokenFile " + u->tokenFile + " of user " + quote(un) + " does not exist or is not readable", u->sourceFile);
+            // Read once now so a FIFO, device or oversized file is refused before connecting; the
+            // credential provider re-reads it with the same limits (it rotates).
+            auto token = readFile(u->tokenFile, "tokenFile");
+            if (!token)
+                return configError(token.error().category == ErrorCategory::Config
+                                       ? token.error().message + " (user " + quote(un) + ")"
+                                       : "tokenFile " + u->tokenFile + " of user " + quote(un) + " does not exist or is not readable",
+                                   u->sourceFile);
             auth.method = AuthMethod::TokenFile;
             auth.tokenFile = u->tokenFile;
         } else {

@@ -495,6 +495,40 @@ private Q_SLOTS:
         QCOMPARE(b->clientKeyPem, QByteArray("KEY-2-rotated"));
         QVERIFY(b->generation > a->generation);
     }
+    // The token goes into a header: a line break inside it (not the usual trailing one) is refused,
+    // and a tokenFile that is not a regular file is refused without hanging.
+    void tokenFileWithALineBreakInsideOrNotARegularFileIsRefused()
+    {
+        const QString path = m_dir.filePath(QStringLiteral("token-crlf"));
+        QFile f(path);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write("tok-SECRET\r\nX-Evil: 1\n");
+        f.close();
+        ResolvedConfig rc;
+        rc.auth.method = AuthMethod::TokenFile;
+        rc.auth.tokenFile = path.toStdString();
+        auto c = CredentialProvider(rc).current();
+        QVERIFY(!c.ok());
+        QVERIFY2(describe(c.error()).contains(QLatin1String("line break")), qPrintable(describe(c.error())));
+        QVERIFY(!describe(c.error()).contains(QLatin1String("SECRET")));
+
+        rc.auth.tokenFile = "/dev/zero";
+        QElapsedTimer t;
+        t.start();
+        auto z = CredentialProvider(rc).current();
+        QVERIFY(t.elapsed() < 1000);
+        QVERIFY(!z.ok());
+        QVERIFY2(describe(z.error()).contains(QLatin1String("regular file")), qPrintable(describe(z.error())));
+    }
+
+    void execPluginTokenWithALineBreakIsRefused()
+    {
+        CredentialProvider p(execConfig(script(tokenOutput(kExecApiV1, "tok-SECRET\\r\\nX-Evil: 1"))), allowing());
+        auto c = p.current();
+        QVERIFY(!c.ok());
+        QVERIFY2(describe(c.error()).contains(QLatin1String("line break")), qPrintable(describe(c.error())));
+        QVERIFY(!describe(c.error()).contains(QLatin1String("SECRET")));
+    }
 };
 
 QTEST_GUILESS_MAIN(TestExecPlugin)

@@ -2,9 +2,12 @@
 #include "kube/kubeconfig.h"
 
 #include <QDir>
+#include <QElapsedTimer>
 #include <QFile>
 #include <QTemporaryDir>
 #include <QTest>
+
+#include <sys/stat.h>
 
 using namespace fieldscope;
 using namespace fieldscope::kube;
@@ -41,6 +44,25 @@ void writeFile(const QString &path, const QByteArray &content)
 QString describe(const core::Error &e)
 {
     return QString::fromStdString(e.describe());
+}
+
+// A kubeconfig whose FIELD names PATH; the other file a method needs (a client key for a
+// certificate, and the reverse) is GOOD.
+QByteArray kubeconfigNaming(const QString &field, const QString &path, const QString &good)
+{
+    QByteArray user = "{token: t}";
+    QByteArray cluster = "{server: \"https://x:6443\"}";
+    const QByteArray p = "\"" + path.toUtf8() + "\"", g = "\"" + good.toUtf8() + "\"";
+    if (field == QLatin1String("certificate-authority"))
+        cluster = "{server: \"https://x:6443\", certificate-authority: " + p + "}";
+    else if (field == QLatin1String("client-certificate"))
+        user = "{client-certificate: " + p + ", client-key: " + g + "}";
+    else if (field == QLatin1String("client-key"))
+        user = "{client-certificate: " + g + ", client-key: " + p + "}";
+    else if (field == QLatin1String("tokenFile"))
+        user = "{tokenFile: " + p + "}";
+    return "clusters: [{name: c, cluster: " + cluster + "}]\nusers: [{name: u, user: " + user +
+           "}]\ncontexts: [{name: ctx, context: {cluster: c, user: u}}]\n";
 }
 
 } // namespace
@@ -574,6 +596,129 @@ private Q_SLOTS:
             QVERIFY2(!t.contains(secret), qPrintable(t));
             QVERIFY2(!t.contains(QString::fromLatin1(secret.toLatin1().toBase64())), qPrintable(t));
         }
+    }
+
+    // Files a kubeconfig names are read whole: they must be regular files (a FIFO would hang,
+    // /dev/zero would fill memory) and at most 1 MiB (issue 15 section 2).
+    void filesNamedByAKubeconfigMustBeRegularFiles_data()
+    {
+        QTest::addColumn<QString>("field");
+        QTest::addColumn<QString>("target");
+        for (const char *field : {"certificate-authority", "client-certificate", "client-key", "tokenFile"})
+            for (const char *target : {"/dev/zero", "directory", "fifo"})
+                QTest::newRow(qPrintable(QStringLiteral("%1 %2").arg(QLatin1String(field), QLatin1String(target))))
+                    << QString::fromLatin1(field) << QString::fromLatin1(target);
+    }
+    void filesNamedByAKubeconfigMustBeRegularFiles()
+    {
+        QFETCH(QString, field);
+        QFETCH(QString, target);
+        QTemporaryDir dir;
+        QString path = target;
+        if (target == QLatin1String("directory")) {
+            path = dir.filePath(QStringLiteral("adir"));
+            QVERIFY(QDir().mkpath(path));
+        } else if (target == QLatin1String("fifo")) {
+            path = dir.filePath(QStringLiteral("afifo"));
+            QCOMPARE(::mkfifo(QFile::encodeName(path).constData(), 0600), 0); // no writer: opening it blocking would hang
+        }
+        writeFile(dir.filePath(QStringLiteral("good.pem")), "PEM");
+        const QByteArray config = kubeconfigNaming(field, path, dir.filePath(QStringLiteral("good.pem")));
+        QElapsedTimer t;
+        t.start();
+        auto kc = Kubeconfig::fromYaml(config.toStdString(), dir.filePath(QStringLiteral("config")).toStdString());
+        QVERIFY(kc.ok());
+        auto rc = kc->resolve("ctx");
+        QVERIFY(t.elapsed() < 1000);
+        QVERIFY(!rc.ok());
+        QCOMPARE(rc.error().category, ErrorCategory::Config);
+        QVERIFY2(describe(rc.error()).contains(QLatin1String("must be a regular file")), qPrintable(describe(rc.error())));
+        QVERIFY2(describe(rc.error()).contains(path), qPrintable(describe(rc.error())));
+    }
+
+    void filesNamedByAKubeconfigHaveASizeLimit_data()
+    {
+        QTest::addColumn<QString>("field");
+        QTest::addColumn<int>("size");
+        QTest::addColumn<bool>("accepted");
+        for (const char *field : {"certificate-authority", "client-certificate", "client-key", "tokenFile"}) {
+            QTest::newRow(qPrintable(QStringLiteral("%1 at 1 MiB").arg(QLatin1String(field)))) << QString::fromLatin1(field) << 1024 * 1024 << true;
+            QTest::newRow(qPrintable(QStringLiteral("%1 one byte past").arg(QLatin1String(field)))) << QString::fromLatin1(field) << 1024 * 1024 + 1
+                                                                                                    << false;
+        }
+    }
+    void filesNamedByAKubeconfigHaveASizeLimit()
+    {
+        QFETCH(QString, field);
+        QFETCH(int, size);
+        QFETCH(bool, accepted);
+        QTemporaryDir dir;
+        const QString big = dir.filePath(QStringLiteral("big"));
+        writeFile(big, QByteArray(size, 'a'));
+        writeFile(dir.filePath(QStringLiteral("good.pem")), "PEM");
+        auto kc = Kubeconfig::fromYaml(kubeconfigNaming(field, big, dir.filePath(QStringLiteral("good.pem"))).toStdString(),
+                                       dir.filePath(QStringLiteral("config")).toStdString());
+        QVERIFY(kc.ok());
+        auto rc = kc->resolve("ctx");
+        QCOMPARE(rc.ok(), accepted);
+        if (!accepted) {
+            QCOMPARE(rc.error().category, ErrorCategory::Config);
+            QVERIFY2(describe(rc.error()).contains(QLatin1String("larger than 1 MiB")), qPrintable(describe(rc.error())));
+        }
+    }
+
+    // A kubeconfig itself may come from a pipe, but not without end.
+    void kubeconfigFromAnEndlessDeviceIsRefusedQuickly()
+    {
+        LoadOptions o;
+        o.explicitPath = "/dev/zero";
+        o.environment = env({}, m_home.path());
+        QElapsedTimer t;
+        t.start();
+        auto kc = Kubeconfig::load(o);
+        QVERIFY(t.elapsed() < 1000);
+        QVERIFY(!kc.ok());
+        QVERIFY2(describe(kc.error()).contains(QLatin1String("larger than 16 MiB")), qPrintable(describe(kc.error())));
+    }
+
+    // libcurl sends header values verbatim: a CR/LF in a token or an impersonation value would
+    // let a kubeconfig add headers of its choosing.
+    void headerValuesWithLineBreaksAreRefused_data()
+    {
+        QTest::addColumn<QByteArray>("user");
+        QTest::addColumn<QString>("field");
+        QTest::newRow("token CRLF") << QByteArray("{token: \"tok-SECRET\\r\\nX-Evil: 1\"}") << "token";
+        QTest::newRow("token LF") << QByteArray("{token: \"tok-SECRET\\nX-Evil: 1\"}") << "token";
+        QTest::newRow("token NUL") << QByteArray("{token: \"tok-SECRET\\0\"}") << "token";
+        QTest::newRow("as") << QByteArray("{token: t, as: \"jane\\r\\nX-Evil: 1\"}") << "impersonated user";
+        QTest::newRow("as-uid") << QByteArray("{token: t, as-uid: \"42\\n\"}") << "impersonated uid";
+        QTest::newRow("as-groups") << QByteArray("{token: t, as-groups: [devs, \"ops\\rX\"]}") << "impersonated group";
+        QTest::newRow("as-user-extra") << QByteArray("{token: t, as-user-extra: {scopes: [\"read\\nX: y\"]}}") << "impersonation extra";
+    }
+    void headerValuesWithLineBreaksAreRefused()
+    {
+        QFETCH(QByteArray, user);
+        QFETCH(QString, field);
+        auto kc = Kubeconfig::fromYaml(("clusters: [{name: c, cluster: {server: \"https://x\"}}]\n"
+                                        "users: [{name: u, user: " + user + "}]\n"
+                                        "contexts: [{name: ctx, context: {cluster: c, user: u}}]\n").toStdString(),
+                                       "/tmp/kc");
+        QVERIFY2(kc.ok(), kc.ok() ? "" : kc.error().describe().c_str());
+        auto rc = kc->resolve("ctx");
+        QVERIFY(!rc.ok());
+        QCOMPARE(rc.error().category, ErrorCategory::Config);
+        QVERIFY2(describe(rc.error()).contains(field), qPrintable(describe(rc.error())));
+        QVERIFY(!describe(rc.error()).contains(QLatin1String("SECRET")));
+    }
+
+    void headerValuesWithTabsAndUtf8AreAccepted()
+    {
+        auto kc = Kubeconfig::fromYaml("clusters: [{name: c, cluster: {server: \"https://x\"}}]\n"
+                                       "users: [{name: u, user: {token: \"a\\tb\", as: \"j\xc3\xa9r\xc3\xb4me\"}}]\n"
+                                       "contexts: [{name: ctx, context: {cluster: c, user: u}}]\n",
+                                       "/tmp/kc");
+        QVERIFY(kc.ok());
+        QVERIFY(kc->resolve("ctx").ok());
     }
 };
 
