@@ -94,6 +94,7 @@ Error curlError(CURLcode code, const char *detail)
 
 struct ServerUrl {
     std::string scheme, host, port, prefix;
+    std::string authority; // host[:port] as written: the Host header (Go's URL.Host)
     static ServerUrl parse(const std::string &url)
     {
         ServerUrl u;
@@ -106,6 +107,7 @@ struct ServerUrl {
         }
         const auto slash = rest.find('/');
         std::string hostport = rest.substr(0, slash);
+        u.authority = hostport;
         u.prefix = slash == std::string::npos ? std::string() : rest.substr(slash);
         while (!u.prefix.empty() && u.prefix.back() == '/')
             u.prefix.pop_back();
@@ -298,12 +300,17 @@ void Transport::run()
         CURL *e = curl_easy_init();
         a->easy = e;
         const HttpRequest &r = p->request;
-        const bool sniOverride = !m_config.tlsServerName.empty() && m_config.tlsServerName != d.url.host;
+        // tls-server-name (client-go: tls.Config.ServerName only) is the name sent in SNI and
+        // checked against the certificate; the connection still goes to the server URL's host and
+        // the Host header (HTTP/2 :authority) stays that host. libcurl has no option for SNI alone,
+        // so the URL names tls-server-name (which libcurl uses for SNI and verification),
+        // CURLOPT_CONNECT_TO sends the connection to the real host and port (also through a
+        // proxy's CONNECT or SOCKS request), and a Host header restores the URL's authority.
+        const bool sniOverride = !m_config.tlsServerName.empty() && m_config.tlsServerName != d.url.host && d.url.scheme == "https";
         const std::string host = sniOverride ? m_config.tlsServerName : d.url.host;
         const std::string url = d.url.scheme + "://" + host + ":" + d.url.port + d.url.prefix + r.path;
         curl_easy_setopt(e, CURLOPT_URL, url.c_str());
         if (sniOverride) {
-            // Verify and send SNI for tls-server-name while connecting to the real host.
             const std::string ct = host + ":" + d.url.port + ":" + d.url.host + ":" + d.url.port;
             a->connectTo = curl_slist_append(nullptr, ct.c_str());
             curl_easy_setopt(e, CURLOPT_CONNECT_TO, a->connectTo);
@@ -332,14 +339,24 @@ void Transport::run()
         if (!m_config.disableCompression)
             curl_easy_setopt(e, CURLOPT_ACCEPT_ENCODING, "");
         curl_easy_setopt(e, CURLOPT_USERAGENT, m_config.userAgent.c_str());
-        if (!m_config.proxyUrl.empty())
-            curl_easy_setopt(e, CURLOPT_PROXY, m_config.proxyUrl.c_str());
+        if (!m_config.proxyUrl.empty()) {
+            // Go's SOCKS5 dialer sends the host name to the proxy, which resolves it (the cluster's
+            // name may only exist behind the proxy): libcurl's socks5h, not socks5 (local DNS).
+            const std::string proxy = m_config.proxyUrl.rfind("socks5://", 0) == 0 ? "socks5h://" + m_config.proxyUrl.substr(9) : m_config.proxyUrl;
+            curl_easy_setopt(e, CURLOPT_PROXY, proxy.c_str());
+        }
         if (m_config.insecureSkipTlsVerify) {
             curl_easy_setopt(e, CURLOPT_SSL_VERIFYPEER, 0L);
             curl_easy_setopt(e, CURLOPT_SSL_VERIFYHOST, 0L);
         } else if (!m_config.caPem.isEmpty()) {
+            // Only the kubeconfig's CA is trusted, as in client-go (its RootCAs replace the system
+            // pool). libcurl's OpenSSL backend ignores CAINFO when a CAINFO_BLOB is set, but still
+            // loads the build's default CAPATH (/etc/ssl/certs on Debian) next to the blob: clear
+            // both, or every public CA could vouch for the cluster.
             curl_blob ca{const_cast<char *>(m_config.caPem.constData()), size_t(m_config.caPem.size()), CURL_BLOB_COPY};
             curl_easy_setopt(e, CURLOPT_CAINFO_BLOB, &ca);
+            curl_easy_setopt(e, CURLOPT_CAINFO, static_cast<char *>(nullptr));
+            curl_easy_setopt(e, CURLOPT_CAPATH, static_cast<char *>(nullptr));
         }
         if (!cred->clientCertPem.isEmpty()) {
             curl_blob cert{const_cast<char *>(cred->clientCertPem.constData()), size_t(cred->clientCertPem.size()), CURL_BLOB_COPY};
@@ -359,6 +376,8 @@ void Transport::run()
             curl_easy_setopt(e, CURLOPT_USERNAME, cred->basicUser.c_str());
             curl_easy_setopt(e, CURLOPT_PASSWORD, cred->basicPassword.c_str());
         }
+        if (sniOverride)
+            h = curl_slist_append(h, ("Host: " + d.url.authority).c_str());
         for (const auto &[k, v] : m_config.extraHeaders)
             h = curl_slist_append(h, (k + ": " + v).c_str());
         for (const auto &[k, v] : r.headers)
@@ -404,7 +423,13 @@ void Transport::run()
             return;
         }
         if (code != CURLE_OK) {
-            finish(p, curlError(code, detail.c_str()));
+            Error err = curlError(code, detail.c_str());
+            const bool untrusted = detail.find("issuer") != std::string::npos || detail.find("self-signed") != std::string::npos ||
+                                   detail.find("self signed") != std::string::npos;
+            if (code == CURLE_PEER_FAILED_VERIFICATION && !m_config.caPem.isEmpty() && untrusted)
+                err.message += " (the server's certificate is not signed by the kubeconfig's certificate-authority, the only CA trusted "
+                               "for this cluster)";
+            finish(p, std::move(err));
             return;
         }
         const int status = a->response.status;
