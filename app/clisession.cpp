@@ -19,7 +19,8 @@ void addConnectionOptions(QCommandLineParser &parser)
     parser.addOption({QStringLiteral("context"), QStringLiteral("The kubeconfig context to use."), QStringLiteral("NAME")});
     parser.addOption({QStringLiteral("kubeconfig"), QStringLiteral("Path to the kubeconfig file."), QStringLiteral("FILE")});
     parser.addOption({QStringLiteral("allow-exec-plugins"),
-                      QStringLiteral("Run the kubeconfig's exec credential plugins without asking (they are arbitrary programs).")});
+                      QStringLiteral("Run the kubeconfig's exec credential plugin for this run, even if it was denied before "
+                                     "(it is an arbitrary program; nothing is remembered).")});
 }
 
 int reportError(const core::Error &e)
@@ -69,20 +70,18 @@ std::unique_ptr<CliSession> CliSession::open(const QCommandLineParser &parser)
     kube::ConnectionOptions opts;
     opts.kubeconfigPath = parser.value(QStringLiteral("kubeconfig")).toStdString();
     opts.context = parser.value(QStringLiteral("context")).toStdString();
-    // What the user allowed in the app is allowed here too (same store, same file + command).
+    // What the user allowed in the window is allowed here too (one store, the same fingerprint).
     opts.credentials.consentStore = std::make_shared<SettingsConsentStore>();
-    if (parser.isSet(QStringLiteral("allow-exec-plugins"))) {
-        opts.credentials.askConsent = kube::allowAllExecPlugins();
-    } else {
-        // A terminal user sees what would run and is told how to allow it.
-        opts.credentials.askConsent = [](const kube::ExecConsentRequest &req) {
-            std::fprintf(stderr,
-                         "fieldscope: the kubeconfig %s wants to run an exec credential plugin:\n  %s\n"
-                         "Re-run with --allow-exec-plugins to allow it.\n",
-                         req.kubeconfigFile.c_str(), req.commandLine.c_str());
-            return kube::ConsentDecision::Deny;
-        };
-    }
+    opts.credentials.allowExecPluginsThisRun = parser.isSet(QStringLiteral("allow-exec-plugins"));
+    // Without the flag and without a remembered Allow, show what would run and how to allow it.
+    // Nobody was asked, so the refusal is not remembered (NotNow).
+    opts.credentials.askConsent = [](const kube::ExecConsentRequest &req, const kube::ConsentReply &reply) {
+        std::fprintf(stderr,
+                     "fieldscope: the kubeconfig wants to run an exec credential plugin (an arbitrary program):\n%s"
+                     "Re-run with --allow-exec-plugins to run it for this run, or allow it in the window to remember it.\n",
+                     req.description.text().c_str());
+        reply(kube::ConsentAnswer::NotNow);
+    };
     auto conn = kube::connect(opts);
     if (!conn) {
         s_openFailureCode = reportError(conn.error());

@@ -42,6 +42,17 @@ QString pluralTitle(const kube::ResourceInfo &info)
     return res;
 }
 
+widgets::ExecConsentQuestion consentQuestion(const kube::ExecConsentRequest &req)
+{
+    widgets::ExecConsentQuestion q;
+    q.kubeconfigFile = QString::fromStdString(kube::visibleEscapes(req.kubeconfigFile));
+    q.details = QString::fromStdString(req.description.text()).trimmed();
+    for (const auto &l : req.description.lines)
+        if (l.warning)
+            q.warnings << QString::fromStdString(l.label + ": " + l.note);
+    return q;
+}
+
 models::ResourceKind toKind(const kube::ResourceInfo &r)
 {
     return {QString::fromStdString(r.group), QString::fromStdString(r.version), QString::fromStdString(r.resource),
@@ -89,19 +100,27 @@ void ClusterController::open(const QString &kubeconfigPath, const QString &conte
     kube::ConnectionOptions opts;
     opts.kubeconfigPath = kubeconfigPath.toStdString();
     opts.context = context.toStdString();
-    // Exec plugins are arbitrary programs: ask once per kubeconfig file and command. Called on the
-    // network thread; the dialog runs on the GUI thread while the network thread waits for it.
-    // Decisions survive restarts (per kubeconfig file and command), so the prompt appears once.
-    // Decisions survive restarts (per kubeconfig file and command), so the prompt appears once.
+    // Exec plugins are arbitrary programs: ask before the first run of each exact invocation
+    // (fingerprint: file, context, user, server, command, arguments, env, provideClusterInfo).
+    // Called on the network thread, which must not wait: the question is posted to the GUI thread
+    // and answered whenever the user gets to it; meanwhile the credential is pending and other
+    // requests go on. Decisions are shared with the command line and survive restarts.
     opts.credentials.consentStore = std::make_shared<SettingsConsentStore>();
-    opts.credentials.askConsent = [view = QPointer<widgets::ClusterView>(m_view)](const kube::ExecConsentRequest &req) {
-        bool allowed = false;
-        QMetaObject::invokeMethod(qApp, [&] {
-            if (view)
-                allowed = widgets::askExecPluginConsent(view, QString::fromStdString(req.kubeconfigFile),
-                                                        QString::fromStdString(req.commandLine));
-        }, Qt::BlockingQueuedConnection);
-        return allowed ? kube::ConsentDecision::Allow : kube::ConsentDecision::Deny;
+    opts.credentials.askConsent = [view = QPointer<widgets::ClusterView>(m_view)](const kube::ExecConsentRequest &req, kube::ConsentReply reply) {
+        QMetaObject::invokeMethod(
+            qApp,
+            [view, question = consentQuestion(req), reply = std::move(reply)] {
+                if (!view) {
+                    reply(kube::ConsentAnswer::NotNow); // the tab is gone: not a Deny
+                    return;
+                }
+                widgets::askExecPluginConsent(view, question, [reply](widgets::ConsentChoice c) {
+                    reply(c == widgets::ConsentChoice::Allow  ? kube::ConsentAnswer::Allow
+                          : c == widgets::ConsentChoice::Deny ? kube::ConsentAnswer::Deny
+                                                              : kube::ConsentAnswer::NotNow);
+                });
+            },
+            Qt::QueuedConnection);
     };
     // Reading kubeconfig files (and CA/cert files) is disk I/O: off the GUI thread.
     m_connecting.setFuture(QtConcurrent::run([opts] { return kube::connect(opts); }));

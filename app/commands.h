@@ -12,6 +12,7 @@ int runHistory(const QStringList &args);
 int runExport(const QStringList &args);
 int runBlame(const QStringList &args);
 int runConflicts(const QStringList &args);
+int runConsent(const QStringList &args);
 
 // Subcommands this build knows, for --help.
 struct SubcommandInfo {

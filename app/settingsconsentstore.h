@@ -1,8 +1,15 @@
 #pragma once
-// Exec-plugin consent remembered across runs in QSettings, per (kubeconfig file, command).
-// Called from the network thread (CredentialProvider); QSettings is reentrant and each call
-// makes its own instance, and m_mutex serialises writers of this process.
+// Exec-plugin consent remembered across runs in QSettings, shared by the window and every
+// subcommand (one file: organisation and application "fieldscope" even when the command line set
+// no organisation). A decision is keyed by the invocation's fingerprint (kube/execplugin.h) and
+// keeps, for `fieldscope consent list` and Settings, the kubeconfig file, context, user, server,
+// resolved program and time; never the arguments or env values (they may hold client secrets).
+//
+// Called from network, runner and GUI threads; QSettings is reentrant and each call makes its own
+// instance; m_mutex serialises this process's writers (QSettings locks the file across processes).
 #include "kube/credentials.h"
+
+#include <QString>
 
 #include <mutex>
 
@@ -11,10 +18,17 @@ namespace fieldscope::app {
 class SettingsConsentStore final : public kube::ConsentStore
 {
 public:
-    std::optional<bool> decision(const std::string &kubeconfigFile, const std::string &consentKey) const override;
-    void remember(const std::string &kubeconfigFile, const std::string &consentKey, bool allowed) override;
+    // `settingsFile`: an INI file to use instead of the user's settings (tests).
+    explicit SettingsConsentStore(QString settingsFile = {});
+
+    std::optional<bool> decision(const std::string &fingerprint) const override;
+    void remember(const kube::ConsentRecord &record) override;
+    std::vector<kube::ConsentRecord> decisions() const override;
+    bool forget(const std::string &fingerprint) override;
+    int forgetAll() override;
 
 private:
+    const QString m_file;
     mutable std::mutex m_mutex;
 };
 

@@ -12,6 +12,7 @@ const SubcommandInfo *subcommands()
         {"conflicts", "what a server-side apply would conflict on, own and remove", &runConflicts},
         {"history", "the versions of an object and who made each change", &runHistory},
         {"export", "write recorded history as JSON Lines, to read without a cluster", &runExport},
+        {"consent", "list or forget the remembered answers about exec credential plugins", &runConsent},
         {nullptr, nullptr, nullptr},
     };
     return table;

@@ -1,5 +1,9 @@
 #include "app/workspace.h"
 
+#include "app/settingsconsentstore.h"
+#include "kube/execconsent.h"
+#include "widgets/consentdecisionsview.h"
+
 #include "widgets/clusterview.h"
 #include "widgets/contextswitcher.h"
 #include "widgets/helpdialogs.h"
@@ -11,11 +15,36 @@
 
 namespace fieldscope::app {
 
+namespace {
+
+// Settings lists what `fieldscope consent list` lists, from the same store, and forgets the same way.
+void showConsentDecisions(widgets::ConsentDecisionsView *view)
+{
+    auto fill = [view] {
+        QList<widgets::ConsentDecisionRow> rows;
+        for (const auto &r : SettingsConsentStore().decisions())
+            rows.push_back({QString::fromStdString(r.fingerprint), r.allowed, QString::fromStdString(kube::visibleEscapes(r.kubeconfigFile)),
+                            QString::fromStdString(kube::visibleEscapes(r.contextName)), QString::fromStdString(kube::visibleEscapes(r.program)),
+                            QString::fromStdString(kube::visibleEscapes(r.server)), r.when});
+        view->setDecisions(rows);
+    };
+    QObject::connect(view, &widgets::ConsentDecisionsView::forgetRequested, view, [fill](const QStringList &ids) {
+        SettingsConsentStore store;
+        for (const QString &id : ids)
+            store.forget(id.toStdString());
+        fill();
+    });
+    fill();
+}
+
+} // namespace
+
 Workspace::Workspace(widgets::MainWindow *window, QObject *parent) : QObject(parent), m_window(window)
 {
     connect(window->contextSwitcher(), &widgets::ContextSwitcher::openRequested, this, [this](const QString &c) { open(c); });
     connect(window, &widgets::MainWindow::clusterCloseRequested, this, &Workspace::close);
     connect(window, &widgets::MainWindow::settingsChanged, this, &Workspace::applySettings);
+    connect(window, &widgets::MainWindow::settingsOpened, this, [](widgets::SettingsDialog *d) { showConsentDecisions(d->consentDecisions()); });
     connect(&m_loading, &QFutureWatcherBase::finished, this, [this] {
         m_window->setBusy({}, false);
         const auto result = m_loading.result();

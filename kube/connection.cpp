@@ -2,6 +2,21 @@
 
 namespace fieldscope::kube {
 
+namespace {
+core::Result<Credential> toTransport(const core::Result<AuthCredential> &cred)
+{
+    if (!cred)
+        return cred.error();
+    Credential out;
+    out.bearerToken = cred->bearerToken;
+    out.basicUser = cred->username;
+    out.basicPassword = cred->password;
+    out.clientCertPem = cred->clientCertificatePem;
+    out.clientKeyPem = cred->clientKeyPem;
+    return out;
+}
+} // namespace
+
 Connection connectResolved(ResolvedConfig config, const ConnectionOptions &options)
 {
     Connection c;
@@ -18,20 +33,16 @@ Connection connectResolved(ResolvedConfig config, const ConnectionOptions &optio
     t.qps = options.qps;
     t.burst = options.burst;
     std::weak_ptr<CredentialProvider> weak = c.credentials;
-    t.credential = [weak]() -> core::Result<Credential> {
+    // Never waits: an exec credential that needs a plugin run or a consent answer comes later, and
+    // the transport keeps that request aside while the others go on.
+    t.credential = [weak](Transport::CredentialLater later) -> std::optional<core::Result<Credential>> {
         auto provider = weak.lock();
         if (!provider)
-            return core::Error::make(core::ErrorCategory::Cancelled, "the connection was closed");
-        auto cred = provider->current();
+            return core::Result<Credential>(core::Error::make(core::ErrorCategory::Cancelled, "the connection was closed"));
+        auto cred = provider->current([later = std::move(later)](core::Result<AuthCredential> c) { later(toTransport(c)); });
         if (!cred)
-            return cred.error();
-        Credential out;
-        out.bearerToken = cred->bearerToken;
-        out.basicUser = cred->username;
-        out.basicPassword = cred->password;
-        out.clientCertPem = cred->clientCertificatePem;
-        out.clientKeyPem = cred->clientKeyPem;
-        return out;
+            return std::nullopt;
+        return toTransport(*cred);
     };
     t.invalidateCredential = [weak] {
         auto provider = weak.lock();

@@ -135,23 +135,29 @@ std::string ExecInvocation::commandLine() const
     return out;
 }
 
-std::string ExecInvocation::consentKey() const
+std::string ExecInvocation::fingerprint() const
 {
+    // Length-prefixed fields: no choice of strings can make two different invocations hash alike.
     QCryptographicHash h(QCryptographicHash::Sha256);
-    for (const auto &a : args) {
-        h.addData(QByteArrayView(a.data(), qsizetype(a.size())));
-        h.addData(QByteArrayView("\0", 1));
-    }
-    for (const auto &name : addedEnvNames) {
-        if (name == "KUBERNETES_EXEC_INFO")
-            continue; // changes with the cluster's CA; not something the user decided on
-        const std::string v = environment.value(QString::fromStdString(name)).toStdString();
-        h.addData(QByteArrayView(name.data(), qsizetype(name.size())));
-        h.addData(QByteArrayView("=", 1));
+    auto field = [&h](std::string_view v) {
+        const quint64 n = v.size();
+        h.addData(QByteArrayView(reinterpret_cast<const char *>(&n), sizeof n));
         h.addData(QByteArrayView(v.data(), qsizetype(v.size())));
-        h.addData(QByteArrayView("\0", 1));
+    };
+    field("fieldscope-exec-consent-v2");
+    for (const std::string *s : {&kubeconfigFile, &contextName, &userName, &server, &command, &program})
+        field(*s);
+    field(std::to_string(args.size()));
+    for (const auto &a : args)
+        field(a);
+    field(std::to_string(addedEnv.size()));
+    for (const auto &v : addedEnv) {
+        field(v.name);
+        field(v.value);
     }
-    return program + "#" + h.result().toHex().left(16).toStdString();
+    field(provideClusterInfo ? "provideClusterInfo" : "-");
+    field(provideClusterInfo ? clusterConfig : std::string());
+    return h.result().toHex().toStdString();
 }
 
 Json execClusterInfo(const ResolvedConfig &config)
@@ -198,8 +204,22 @@ Result<ExecInvocation> prepareExec(const ExecConfig &exec, const Json &clusterIn
         if (fi.isFile() && fi.isExecutable())
             program = fi.absoluteFilePath();
     } else {
-        const QStringList path = baseEnvironment.value(QStringLiteral("PATH")).split(QDir::listSeparator(), Qt::SkipEmptyParts);
-        program = QStandardPaths::findExecutable(command, path);
+        // Only absolute PATH entries: "." or "bin" would run whatever sits in the working
+        // directory under the plugin's name (Go's exec.LookPath returns ErrDot for those).
+        QStringList absolute, relative;
+        for (const QString &dir : baseEnvironment.value(QStringLiteral("PATH")).split(QDir::listSeparator()))
+            (dir.startsWith(QLatin1Char('/')) ? absolute : relative) << dir;
+        program = QStandardPaths::findExecutable(command, absolute);
+        if (program.isEmpty()) {
+            for (const QString &dir : std::as_const(relative)) {
+                if (!QStandardPaths::findExecutable(command, {dir.isEmpty() ? QStringLiteral(".") : dir}).isEmpty())
+                    return authError("exec plugin: executable " + exec.command + " was found only in the relative PATH entry \"" +
+                                         (dir.isEmpty() ? std::string(".") : dir.toStdString()) +
+                                         "\", which is never searched (it would run a program from the working directory); "
+                                         "give the command as an absolute path or put its folder in PATH",
+                                     "ExecPluginNotFound", kubeconfigFile);
+            }
+        }
     }
     if (program.isEmpty())
         return authError(notFoundMessage(exec.command, exec.installHint), "ExecPluginNotFound", kubeconfigFile);
@@ -209,12 +229,27 @@ Result<ExecInvocation> prepareExec(const ExecConfig &exec, const Json &clusterIn
     for (const auto &v : exec.env) {
         inv.environment.insert(QString::fromStdString(v.name), QString::fromStdString(v.value));
         inv.addedEnvNames.push_back(v.name);
+        inv.addedEnv.push_back(v);
     }
+    inv.provideClusterInfo = exec.provideClusterInfo;
     Json input = {{"kind", "ExecCredential"}, {"apiVersion", exec.apiVersion}, {"spec", {{"interactive", false}}}};
     if (exec.provideClusterInfo && !clusterInfo.is_null())
         input["spec"]["cluster"] = clusterInfo;
     inv.environment.insert(QStringLiteral("KUBERNETES_EXEC_INFO"), QString::fromStdString(core::toJsonText(input)));
     inv.addedEnvNames.push_back("KUBERNETES_EXEC_INFO");
+    return inv;
+}
+
+Result<ExecInvocation> prepareExec(const ResolvedConfig &config, const QProcessEnvironment &baseEnvironment)
+{
+    const AuthConfig &a = config.auth;
+    auto inv = prepareExec(a.exec, execClusterInfo(config), baseEnvironment, a.sourceFile, a.userName);
+    if (!inv)
+        return inv;
+    inv->contextName = config.contextName;
+    inv->server = config.server;
+    if (a.exec.provideClusterInfo && !config.execClusterConfig.is_null())
+        inv->clusterConfig = core::toJsonText(config.execClusterConfig);
     return inv;
 }
 
@@ -262,7 +297,7 @@ Result<ExecCredential> parseExecCredential(std::string_view stdoutText, const st
     return cred;
 }
 
-ExecOutcome runExecPlugin(const ExecInvocation &invocation, std::chrono::milliseconds timeout)
+ExecOutcome runExecPlugin(const ExecInvocation &invocation, std::chrono::milliseconds timeout, const std::atomic<bool> *cancel)
 {
     QProcess p;
     configure(p, invocation);
@@ -272,16 +307,24 @@ ExecOutcome runExecPlugin(const ExecInvocation &invocation, std::chrono::millise
     clock.start();
     p.start();
     bool timedOut = false;
+    bool cancelled = false;
     if (p.waitForStarted(int(timeout.count()))) {
-        const qint64 left = std::max<qint64>(1, timeout.count() - clock.elapsed());
-        if (!p.waitForFinished(int(left))) {
-            timedOut = p.state() != QProcess::NotRunning;
-            if (timedOut) {
+        // Short waits so that closing the connection (cancel) stops a plugin waiting for a browser
+        // login at once instead of after the full timeout.
+        while (p.state() != QProcess::NotRunning && !p.waitForFinished(100)) {
+            if (p.state() == QProcess::NotRunning)
+                break;
+            cancelled = cancel && cancel->load();
+            timedOut = !cancelled && clock.elapsed() >= timeout.count();
+            if (cancelled || timedOut) {
                 p.kill();
                 p.waitForFinished(2000);
+                break;
             }
         }
     }
+    if (cancelled)
+        return {Error::make(ErrorCategory::Cancelled, "the exec plugin " + invocation.program + " was stopped: the connection was closed"), {}};
     return finishRun(invocation, p, timedOut, timeout);
 }
 

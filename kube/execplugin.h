@@ -16,6 +16,7 @@
 #include <QObject>
 #include <QProcessEnvironment>
 
+#include <atomic>
 #include <chrono>
 #include <memory>
 #include <optional>
@@ -36,23 +37,31 @@ struct ExecCredential {
     std::optional<QDateTime> expiry; // UTC; none: valid until the server answers 401
 };
 
-// What will run, fully resolved. Shown (without secrets) to the user before the first run.
+// What will run, fully resolved, and for whom. Shown to the user before the first run
+// (describeExecInvocation() in kube/execconsent.h) and bound into the consent fingerprint.
 struct ExecInvocation {
     std::string command;  // as configured
     std::string program;  // absolute path after the PATH lookup
     std::vector<std::string> args;
     std::vector<std::string> addedEnvNames; // names from `env`, plus KUBERNETES_EXEC_INFO
+    std::vector<ExecEnvVar> addedEnv;       // `env` as the kubeconfig lists it; values may be secrets
     std::string apiVersion;
     std::string kubeconfigFile; // the file that defined the user
+    std::string contextName;
     std::string userName;
+    std::string server;         // where the returned credential is sent
+    bool provideClusterInfo = false;
+    std::string clusterConfig;  // the cluster's exec extension as JSON text, when provideClusterInfo
     // Parent environment + env + KUBERNETES_EXEC_INFO. May hold secrets: never log or display it.
     QProcessEnvironment environment;
 
-    // "program arg1 'arg two'" with POSIX shell quoting, for the consent prompt.
+    // "program arg1 'arg two'" with POSIX shell quoting (not escaped for display).
     std::string commandLine() const;
-    // Identifies what the user agreed to run from one kubeconfig file: the resolved program plus a
-    // hash of the arguments and the added environment, so an edited argument list asks again.
-    std::string consentKey() const;
+    // SHA-256 (hex) over everything the user is shown: kubeconfig file, context, user, server,
+    // command, resolved program, arguments, added env names and values, provideClusterInfo (and the
+    // cluster config it hands over). A consent is remembered under it, so the same stanza aimed at
+    // another server, or with one argument or variable changed, asks again.
+    std::string fingerprint() const;
 };
 
 // spec.cluster of KUBERNETES_EXEC_INFO (client.authentication.k8s.io Cluster): server,
@@ -64,8 +73,12 @@ core::Json execClusterInfo(const ResolvedConfig &config);
 // does) and builds the environment with KUBERNETES_EXEC_INFO; `clusterInfo` is included only when
 // provideClusterInfo is set. Fails with an Auth error for interactiveMode Always and for a missing
 // executable (the message carries installHint, ANSI escapes removed).
+// PATH entries that are not absolute ("", ".", "bin") are skipped: a plugin is never found in the
+// working directory (Go's exec.LookPath refuses them with ErrDot, so client-go does too).
 core::Result<ExecInvocation> prepareExec(const ExecConfig &exec, const core::Json &clusterInfo, const QProcessEnvironment &baseEnvironment,
                                          const std::string &kubeconfigFile, const std::string &userName);
+// The same for a resolved context: also records its context, server and cluster config.
+core::Result<ExecInvocation> prepareExec(const ResolvedConfig &config, const QProcessEnvironment &baseEnvironment);
 
 // Validates the plugin's stdout as exec.go does. Error messages never quote the output.
 core::Result<ExecCredential> parseExecCredential(std::string_view stdoutText, const std::string &expectedApiVersion, const std::string &command);
@@ -75,8 +88,9 @@ struct ExecOutcome {
     std::string diagnostics; // the plugin's stderr (trimmed to its last 8 KiB); shown to the user, not logged
 };
 
-// Runs the plugin with stdin closed and waits. Worker/network thread only (blocks up to `timeout`).
-ExecOutcome runExecPlugin(const ExecInvocation &invocation, std::chrono::milliseconds timeout);
+// Runs the plugin with stdin closed and waits. Worker thread only (blocks up to `timeout`); when
+// `cancel` becomes true the plugin is killed within ~100 ms and the outcome is a Cancelled error.
+ExecOutcome runExecPlugin(const ExecInvocation &invocation, std::chrono::milliseconds timeout, const std::atomic<bool> *cancel = nullptr);
 
 // Asynchronous run for a thread with an event loop. Lives on the thread that created it; deleting
 // it kills a running plugin. finished() is emitted exactly once per start().

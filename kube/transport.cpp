@@ -154,6 +154,24 @@ struct Transport::Pending {
     Clock::time_point due = Clock::now();
 };
 
+// Credentials that arrive after startTransfer() asked for them (an exec plugin finished, a consent
+// question was answered). Shared with the `later` callbacks, which may outlive the Transport:
+// `open` (under `mutex`) says whether `multi` may still be woken.
+struct Transport::CredentialInbox {
+    std::mutex mutex;
+    bool open = true;
+    CURLM *multi = nullptr;
+    std::vector<std::pair<RequestId, core::Result<Credential>>> arrived;
+    void post(RequestId id, core::Result<Credential> c)
+    {
+        std::lock_guard lock(mutex);
+        if (!open)
+            return;
+        arrived.emplace_back(id, std::move(c));
+        curl_multi_wakeup(multi);
+    }
+};
+
 struct Active {
     std::shared_ptr<Transport::Pending> pending;
     CURL *easy = nullptr;
@@ -170,6 +188,7 @@ struct Transport::Impl {
     CURLM *multi = nullptr;
     std::map<CURL *, std::unique_ptr<Active>> active;
     std::deque<std::shared_ptr<Pending>> waiting;
+    std::map<RequestId, std::shared_ptr<Pending>> awaitingCredential; // asked, not ready yet
     TokenBucket bucket, watchBucket;
     ServerUrl url;
 };
@@ -184,6 +203,8 @@ Transport::Transport(TransportConfig config)
     m_impl->bucket.configure(m_config.qps, m_config.burst);
     m_impl->watchBucket.configure(m_config.watchQps, m_config.watchBurst);
     m_impl->url = ServerUrl::parse(m_config.server);
+    m_credentialInbox = std::make_shared<CredentialInbox>();
+    m_credentialInbox->multi = m_impl->multi;
     m_thread = std::thread([this] { run(); });
 }
 
@@ -192,6 +213,10 @@ Transport::~Transport()
     m_stop = true;
     curl_multi_wakeup(m_impl->multi);
     m_thread.join();
+    {
+        std::lock_guard lock(m_credentialInbox->mutex); // late credentials no longer wake `multi`
+        m_credentialInbox->open = false;
+    }
     for (auto &[easy, a] : m_impl->active) {
         curl_multi_remove_handle(m_impl->multi, easy);
         curl_easy_cleanup(easy);
@@ -289,8 +314,20 @@ void Transport::run()
             p.onDone(std::move(r));
     };
 
-    auto startTransfer = [&](const std::shared_ptr<Pending> &p) {
-        auto cred = m_config.credential ? m_config.credential() : core::Result<Credential>(Credential{});
+    // `ready`: a credential that arrived late for this request; otherwise it is asked for now, and
+    // a request whose credential is not ready waits in awaitingCredential (never blocking here).
+    auto startTransfer = [&](const std::shared_ptr<Pending> &p, std::optional<core::Result<Credential>> ready = std::nullopt) {
+        if (!ready) {
+            if (m_config.credential)
+                ready = m_config.credential([inbox = m_credentialInbox, id = p->id](core::Result<Credential> c) { inbox->post(id, std::move(c)); });
+            else
+                ready = core::Result<Credential>(Credential{});
+            if (!ready) {
+                d.awaitingCredential.emplace(p->id, p);
+                return;
+            }
+        }
+        auto cred = std::move(*ready);
         if (!cred) {
             finish(*p, cred.error());
             return;
@@ -465,6 +502,7 @@ void Transport::run()
             d.waiting.push_back(std::move(p));
         for (RequestId id : cancelled) {
             std::erase_if(d.waiting, [id](const auto &p) { return p->id == id; });
+            d.awaitingCredential.erase(id);
             for (auto it = d.active.begin(); it != d.active.end(); ++it) {
                 if (it->second->pending->id == id) {
                     curl_multi_remove_handle(d.multi, it->first);
@@ -475,6 +513,20 @@ void Transport::run()
                     break;
                 }
             }
+        }
+
+        std::vector<std::pair<RequestId, core::Result<Credential>>> arrived;
+        {
+            std::lock_guard lock(m_credentialInbox->mutex);
+            arrived.swap(m_credentialInbox->arrived);
+        }
+        for (auto &[id, c] : arrived) {
+            auto it = d.awaitingCredential.find(id);
+            if (it == d.awaitingCredential.end())
+                continue; // cancelled meanwhile
+            auto p = std::move(it->second);
+            d.awaitingCredential.erase(it);
+            startTransfer(p, std::move(c));
         }
 
         // Start what is due and allowed by the rate limiter, in order.

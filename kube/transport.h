@@ -16,6 +16,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -39,8 +40,10 @@ struct TransportConfig {
     std::string proxyUrl;
     bool disableCompression = false;
     std::vector<std::pair<std::string, std::string>> extraHeaders; // impersonation
-    // Called on the network thread for each request; may run an exec plugin (never the GUI thread).
-    std::function<core::Result<Credential>()> credential;
+    // Called on the network thread for each request; must not wait. nullopt = not ready yet (an
+    // exec plugin runs or its consent question is open): the request waits aside, others go on,
+    // and `later` (callable once, from any thread, even after the Transport is gone) delivers it.
+    std::function<std::optional<core::Result<Credential>>(std::function<void(core::Result<Credential>)> later)> credential;
     // Called after a 401 so the next credential() produces a fresh one (API brief 6.4); returns
     // whether one retry can help (false for static tokens and certificates).
     std::function<bool()> invalidateCredential;
@@ -61,6 +64,7 @@ public:
     // with a Cancelled error.
     using ChunkFn = std::function<bool(const HttpResponse &head, std::string_view bytes)>;
     using DoneFn = std::function<void(core::Result<HttpResponse>)>;
+    using CredentialLater = std::function<void(core::Result<Credential>)>;
 
     explicit Transport(TransportConfig config);
     ~Transport();
@@ -78,6 +82,7 @@ public:
     long requestsStarted() const { return m_requestsStarted.load(); }
 
     struct Pending; // a queued request (implementation detail, public for the transfer glue)
+    struct CredentialInbox; // credentials delivered late, by id (outlives the Transport if need be)
 
 private:
     struct Impl;
@@ -88,6 +93,7 @@ private:
     std::mutex m_mutex;
     std::vector<std::shared_ptr<Pending>> m_incoming;
     std::vector<RequestId> m_cancelled;
+    std::shared_ptr<CredentialInbox> m_credentialInbox;
     std::atomic<RequestId> m_nextId{1};
     std::atomic<bool> m_stop{false};
     std::atomic<long> m_connectionsOpened{0};

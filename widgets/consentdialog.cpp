@@ -1,12 +1,17 @@
 #include "widgets/consentdialog.h"
 
 #include <QBoxLayout>
+#include <QColor>
+#include <QFont>
+#include <QPalette>
 #include <QCoreApplication>
-#include <QEventLoop>
+#include <QFontDatabase>
 #include <QFrame>
 #include <QLabel>
-#include <QPointer>
 #include <QPushButton>
+
+#include <memory>
+#include <utility>
 
 namespace fieldscope::widgets {
 
@@ -17,51 +22,82 @@ QString tr(const char *text)
     return QCoreApplication::translate("ConsentDialog", text);
 }
 
-QFrame *buildPrompt(QWidget *host, const QString &kubeconfigFile, const QString &commandLine, QPushButton **allow, QPushButton **deny)
+QLabel *plainLabel(QWidget *parent, const QString &objectName, const QString &text)
 {
-    auto *frame = new QFrame(host);
-    frame->setObjectName(QStringLiteral("execConsentPrompt"));
-    frame->setFrameShape(QFrame::StyledPanel);
-    auto *layout = new QHBoxLayout(frame);
-    auto *text = new QLabel(frame);
-    text->setObjectName(QStringLiteral("execConsentText"));
-    text->setWordWrap(true);
-    text->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    text->setText(tr("<b>Run a credential plugin?</b> The kubeconfig <b>%1</b> asks Fieldscope to run this program to "
-                     "get credentials:<pre>%2</pre>It runs with your rights. Allow it only if you trust this kubeconfig; "
-                     "the answer is remembered for this file and command.")
-                      .arg(kubeconfigFile.toHtmlEscaped(), commandLine.toHtmlEscaped()));
-    *allow = new QPushButton(tr("Allow"), frame);
-    (*allow)->setObjectName(QStringLiteral("execConsentAllow"));
-    *deny = new QPushButton(tr("Deny"), frame);
-    (*deny)->setObjectName(QStringLiteral("execConsentDeny"));
-    (*deny)->setDefault(true);
-    layout->addWidget(text, 1);
-    layout->addWidget(*allow);
-    layout->addWidget(*deny);
-    return frame;
+    auto *l = new QLabel(parent);
+    l->setObjectName(objectName);
+    l->setTextFormat(Qt::PlainText); // kubeconfig strings: "<b>" shows as "<b>"
+    l->setWordWrap(true);
+    l->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    l->setText(text);
+    return l;
 }
 
 } // namespace
 
-bool askExecPluginConsent(QWidget *host, const QString &kubeconfigFile, const QString &commandLine)
+QWidget *askExecPluginConsent(QWidget *host, const ExecConsentQuestion &q, std::function<void(ConsentChoice)> answered)
 {
+    // Exactly one answer: a click, or NotNow when the prompt is destroyed unanswered.
+    auto once = std::make_shared<std::function<void(ConsentChoice)>>(std::move(answered));
+    auto answer = [once](ConsentChoice c) {
+        if (auto f = std::exchange(*once, nullptr))
+            f(c);
+    };
     auto *box = host ? qobject_cast<QBoxLayout *>(host->layout()) : nullptr;
-    if (!box)
-        return false; // nowhere to ask: never run a program nobody agreed to
-    QPushButton *allow = nullptr, *deny = nullptr;
-    QPointer<QFrame> prompt = buildPrompt(host, kubeconfigFile, commandLine, &allow, &deny);
-    box->insertWidget(1, prompt); // under the connection banner
+    if (!box) {
+        answer(ConsentChoice::NotNow);
+        return nullptr;
+    }
+    auto *frame = new QFrame(host);
+    frame->setObjectName(QStringLiteral("execConsentPrompt"));
+    frame->setFrameShape(QFrame::StyledPanel);
+    auto *outer = new QVBoxLayout(frame);
+    outer->addWidget(plainLabel(frame, QStringLiteral("execConsentTitle"),
+                                tr("Run a credential plugin? The kubeconfig %1 asks Fieldscope to run a program to get credentials. "
+                                   "It runs with your rights. Allow it only if you trust this kubeconfig; the answer is remembered "
+                                   "for exactly this command, arguments, environment and server.")
+                                    .arg(q.kubeconfigFile)));
+    auto *details = plainLabel(frame, QStringLiteral("execConsentText"), q.details);
+    details->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
+    outer->addWidget(details);
+    if (!q.warnings.isEmpty()) {
+        auto *warn = plainLabel(frame, QStringLiteral("execConsentWarning"),
+                                tr("These variables can make the plugin run something else:") + u'\n' + q.warnings.join(u'\n'));
+        QFont bold = warn->font();
+        bold.setBold(true);
+        warn->setFont(bold);
+        QPalette pal = warn->palette();
+        pal.setColor(QPalette::WindowText, QColor(0xc0, 0x20, 0x20));
+        warn->setPalette(pal);
+        outer->addWidget(warn);
+    }
+    auto *buttons = new QHBoxLayout;
+    buttons->addStretch(1);
+    auto *allow = new QPushButton(tr("Allow"), frame);
+    allow->setObjectName(QStringLiteral("execConsentAllow"));
+    auto *deny = new QPushButton(tr("Deny"), frame);
+    deny->setObjectName(QStringLiteral("execConsentDeny"));
+    auto *later = new QPushButton(tr("Not now"), frame);
+    later->setObjectName(QStringLiteral("execConsentNotNow"));
+    later->setToolTip(tr("Do not run it and do not remember anything; the question comes back on the next connection."));
+    deny->setDefault(true);
+    buttons->addWidget(allow);
+    buttons->addWidget(deny);
+    buttons->addWidget(later);
+    outer->addLayout(buttons);
+
+    auto close = [frame, answer](ConsentChoice c) {
+        answer(c);
+        frame->deleteLater();
+    };
+    QObject::connect(allow, &QPushButton::clicked, frame, [close] { close(ConsentChoice::Allow); });
+    QObject::connect(deny, &QPushButton::clicked, frame, [close] { close(ConsentChoice::Deny); });
+    QObject::connect(later, &QPushButton::clicked, frame, [close] { close(ConsentChoice::NotNow); });
+    // The tab was closed or the app quits: "not now", never a remembered Deny.
+    QObject::connect(frame, &QObject::destroyed, QCoreApplication::instance(), [answer] { answer(ConsentChoice::NotNow); });
+    box->insertWidget(1, frame); // under the connection banner
     deny->setFocus();
-    bool allowed = false;
-    QEventLoop loop;
-    QObject::connect(allow, &QPushButton::clicked, &loop, [&] { allowed = true; loop.quit(); });
-    QObject::connect(deny, &QPushButton::clicked, &loop, &QEventLoop::quit);
-    QObject::connect(prompt, &QObject::destroyed, &loop, &QEventLoop::quit); // the tab was closed
-    loop.exec();
-    if (prompt)
-        prompt->deleteLater();
-    return allowed;
+    return frame;
 }
 
 } // namespace fieldscope::widgets

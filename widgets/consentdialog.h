@@ -1,14 +1,36 @@
 #pragma once
 // Asks whether a kubeconfig's exec credential plugin may run (it is an arbitrary program). The
-// question appears inside the cluster's own view, under its connection banner, naming the file
-// and the exact command line; the call returns when the user answers (or the view goes away,
-// which is a "no"). Like a modal dialog it runs a local event loop: call it on the GUI thread.
+// question appears inside the cluster's own view, under its connection banner, and shows what
+// kube::describeExecInvocation() lists: kubeconfig, context, user, the server the token goes to,
+// command, arguments, every variable the kubeconfig adds (flagged when it can change what runs)
+// and provideClusterInfo. Every string is shown as plain text (it came from a file someone else
+// may have written; the app escapes control and bidi characters before it gets here).
+//
+// Never waits: the call returns at once and `answered` is called exactly once, on the GUI thread,
+// with NotNow when the prompt goes away unanswered (the tab is closed, the app quits).
 #include <QString>
+#include <QStringList>
+
+#include <functional>
 
 class QWidget;
 
 namespace fieldscope::widgets {
 
-bool askExecPluginConsent(QWidget *host, const QString &kubeconfigFile, const QString &commandLine);
+enum class ConsentChoice {
+    Allow,
+    Deny,
+    NotNow,
+};
+
+struct ExecConsentQuestion {
+    QString kubeconfigFile; // named in the title
+    QString details;        // "label: value" lines, escaped
+    QStringList warnings;   // one line per variable that can change what runs
+};
+
+// Returns the prompt (a child of HOST), or null when HOST has no box layout to show it in (then
+// `answered` has been called with NotNow: never run a program nobody agreed to).
+QWidget *askExecPluginConsent(QWidget *host, const ExecConsentQuestion &question, std::function<void(ConsentChoice)> answered);
 
 } // namespace fieldscope::widgets

@@ -1,8 +1,11 @@
 #include "widgets/helpdialogs.h"
 
+#include "widgets/consentdecisionsview.h"
+
 #include <QAction>
 #include <QDialogButtonBox>
 #include <QFormLayout>
+#include <QGroupBox>
 #include <QHeaderView>
 #include <QLabel>
 #include <QLineEdit>
@@ -95,6 +98,11 @@ SettingsDialog::SettingsDialog(QWidget *parent) : QDialog(parent)
     form->addRow(tr("History recorded on disk:"), m_retention);
     form->addRow(tr("Field manager name:"), m_manager);
     layout->addLayout(form);
+    auto *consentBox = new QGroupBox(tr("Exec credential plugins you answered about"), this);
+    auto *consentLayout = new QVBoxLayout(consentBox);
+    m_consent = new ConsentDecisionsView(consentBox);
+    consentLayout->addWidget(m_consent);
+    layout->addWidget(consentBox);
     auto *buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, this);
     connect(buttons, &QDialogButtonBox::accepted, this, [this] {
         QSettings s;

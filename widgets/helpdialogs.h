@@ -10,6 +10,8 @@ class QSpinBox;
 
 namespace fieldscope::widgets {
 
+class ConsentDecisionsView;
+
 class ShortcutsDialog : public QDialog
 {
     Q_OBJECT
@@ -28,6 +30,8 @@ public:
     explicit SettingsDialog(QWidget *parent = nullptr);
     static int historyVersionsPerObject();     // default 50
     static QString fieldManager();             // default "fieldscope"
+    // Remembered exec-plugin answers; the composition root fills it (MainWindow::settingsOpened).
+    ConsentDecisionsView *consentDecisions() const { return m_consent; }
 
 Q_SIGNALS:
     void settingsChanged();
@@ -35,6 +39,7 @@ Q_SIGNALS:
 private:
     QSpinBox *m_retention;
     QLineEdit *m_manager;
+    ConsentDecisionsView *m_consent = nullptr;
 };
 
 } // namespace fieldscope::widgets

@@ -179,6 +179,7 @@ void MainWindow::showSettings()
     auto *d = new SettingsDialog(this);
     d->setAttribute(Qt::WA_DeleteOnClose);
     connect(d, &SettingsDialog::settingsChanged, this, &MainWindow::settingsChanged);
+    Q_EMIT settingsOpened(d);
     d->open();
 }
 

@@ -11,6 +11,7 @@ class QTabWidget;
 namespace fieldscope::widgets {
 
 class ClusterView;
+class SettingsDialog;
 class ContextSwitcher;
 class WatchStatusWidget;
 
@@ -42,6 +43,8 @@ Q_SIGNALS:
     void clusterCloseRequested(fieldscope::widgets::ClusterView *view);
     void currentClusterChanged(fieldscope::widgets::ClusterView *view);
     void settingsChanged();
+    // The settings dialog was just created (before it shows): the app fills what it owns.
+    void settingsOpened(fieldscope::widgets::SettingsDialog *dialog);
 
 protected:
     void closeEvent(QCloseEvent *event) override;

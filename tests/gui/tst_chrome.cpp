@@ -117,9 +117,9 @@ private Q_SLOTS:
     void execPluginConsentIsAskedInsideTheClusterView()
     {
         QFETCH(bool, allow);
-        QSettings().remove(QStringLiteral("execConsent")); // ask afresh
-        // The question waits in its own event loop (the network thread waits for the answer), so
-        // the "user" answers from a timer that runs inside it.
+        QSettings().remove(QStringLiteral("execPluginConsent")); // ask afresh
+        // The question does not wait (the request's credential stays pending meanwhile); the
+        // "user" answers from a timer once it shows.
         QString text;
         bool loadedWhileAsking = true;
         std::unique_ptr<Session> s;

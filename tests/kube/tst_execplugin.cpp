@@ -1,12 +1,18 @@
 // exec credential plugins and CredentialProvider (API brief 6.3, 6.4, 6.6), with real scripts.
 #include "kube/credentials.h"
+#include "kube/execconsent.h"
 #include "kube/execplugin.h"
 
+#include <QDir>
 #include <QElapsedTimer>
 #include <QFile>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
+
+#include <atomic>
+#include <map>
+#include <mutex>
 
 using namespace fieldscope;
 using namespace fieldscope::kube;
@@ -255,37 +261,210 @@ private Q_SLOTS:
         QCOMPARE(e.readAll(), QByteArray("bar|/home/fieldscope-test"));
     }
 
-    void consentRequestDescribesWhatWouldRun()
+    // The question shows everything the plugin gets (issue 15 section 4), escaped and masked.
+    void consentRequestDescribesEverythingThePluginGets()
     {
         ResolvedConfig rc = execConfig(script(tokenOutput(kExecApiV1, kSecret)));
-        rc.auth.exec.args = {"get-token", "--server-id", "a b"};
-        rc.auth.exec.env = {{"CLIENT_SECRET", "do-not-show"}};
+        rc.auth.exec.args = {"get-token", "--server-id", "a b", "evil\xe2\x80\xae" "fdp.exe"};
+        rc.auth.exec.env = {{"CLIENT_SECRET", "do-not-show"}, {"LD_PRELOAD", "/tmp/x.so"}, {"NODE_OPTIONS", "--require /tmp/y.js"},
+                            {"REGION", "eu\x1b[31m-west"}};
+        rc.auth.exec.provideClusterInfo = true;
         std::optional<ExecConsentRequest> seen;
         CredentialOptions o;
-        o.askConsent = [&](const ExecConsentRequest &r) {
+        o.askConsent = [&](const ExecConsentRequest &r, const ConsentReply &reply) {
             seen = r;
-            return ConsentDecision::Allow;
+            reply(ConsentAnswer::Allow);
         };
         CredentialProvider p(rc, o);
         QVERIFY(p.current().ok());
         QVERIFY(seen);
-        QCOMPARE(QString::fromStdString(seen->kubeconfigFile), QStringLiteral("/home/u/.kube/config"));
-        QCOMPARE(QString::fromStdString(seen->userName), QStringLiteral("sso"));
-        QCOMPARE(QString::fromStdString(seen->commandLine), QString::fromStdString(rc.auth.exec.command) + QStringLiteral(" get-token --server-id 'a b'"));
-        QCOMPARE(seen->addedEnvNames, (std::vector<std::string>{"CLIENT_SECRET", "KUBERNETES_EXEC_INFO"}));
-        QVERIFY(!QString::fromStdString(seen->consentKey).contains(QLatin1String("do-not-show")));
+        QCOMPARE(QString::fromStdString(seen->server), QStringLiteral("https://api.example:6443"));
+        std::map<std::string, ExecConsentLine> lines;
+        for (const auto &l : seen->description.lines)
+            lines[l.label] = l;
+        QCOMPARE(QString::fromStdString(lines["kubeconfig"].value), QStringLiteral("/home/u/.kube/config"));
+        QCOMPARE(QString::fromStdString(lines["context"].value), QStringLiteral("ctx"));
+        QCOMPARE(QString::fromStdString(lines["user"].value), QStringLiteral("sso"));
+        QCOMPARE(QString::fromStdString(lines["server"].value), QStringLiteral("https://api.example:6443"));
+        QCOMPARE(QString::fromStdString(lines["command"].value), QString::fromStdString(rc.auth.exec.command));
+        // The right-to-left override would show "exe.pdf" reversed: it is a visible escape instead.
+        QCOMPARE(QString::fromStdString(lines["arguments"].value), QStringLiteral("get-token --server-id 'a b' 'evil\\u202efdp.exe'"));
+        QCOMPARE(QString::fromStdString(lines["env CLIENT_SECRET"].value), QStringLiteral("(hidden: the name looks secret)"));
+        QVERIFY(!lines["env CLIENT_SECRET"].warning);
+        QCOMPARE(QString::fromStdString(lines["env LD_PRELOAD"].value), QStringLiteral("/tmp/x.so"));
+        QVERIFY(lines["env LD_PRELOAD"].warning);
+        QVERIFY(lines["env NODE_OPTIONS"].warning);
+        QCOMPARE(QString::fromStdString(lines["env REGION"].value), QStringLiteral("eu\\u001b[31m-west"));
+        QVERIFY(!lines["env REGION"].warning);
+        QCOMPARE(QString::fromStdString(lines["provideClusterInfo"].value), QStringLiteral("yes"));
+        const QString text = QString::fromStdString(seen->description.text());
+        QVERIFY2(!text.contains(QLatin1String("do-not-show")), qPrintable(text));
+        QVERIFY2(text.contains(QLatin1String("! env LD_PRELOAD")), qPrintable(text));
+        for (QChar c : text)
+            QVERIFY2(c == u'\n' || (c.category() != QChar::Other_Control && c.category() != QChar::Other_Format), qPrintable(text));
+        QCOMPARE(seen->fingerprint.size(), std::size_t(64));
     }
 
-    void deniedConsentNeverRunsThePlugin()
+    void visibleEscapesShowControlBidiAndBrokenUtf8_data()
+    {
+        QTest::addColumn<QByteArray>("in");
+        QTest::addColumn<QString>("out");
+        QTest::newRow("plain") << QByteArray("aws eks get-token") << QStringLiteral("aws eks get-token");
+        QTest::newRow("accents stay") << QByteArray("caf\xc3\xa9") << QStringLiteral("caf\u00e9");
+        QTest::newRow("RLO") << QByteArray("a\xe2\x80\xae" "b") << QStringLiteral("a\\u202eb");
+        QTest::newRow("LRE..PDF") << QByteArray("\xe2\x80\xaa\xe2\x80\xac") << QStringLiteral("\\u202a\\u202c");
+        QTest::newRow("isolates") << QByteArray("\xe2\x81\xa6x\xe2\x81\xa9") << QStringLiteral("\\u2066x\\u2069");
+        QTest::newRow("newline and escape") << QByteArray("a\nb\x1b[0m") << QStringLiteral("a\\u000ab\\u001b[0m");
+        QTest::newRow("DEL") << QByteArray("a\x7f") << QStringLiteral("a\\u007f");
+        QTest::newRow("C1 NEL") << QByteArray("a\xc2\x85") << QStringLiteral("a\\u0085");
+        QTest::newRow("zero-width space") << QByteArray("a\xe2\x80\x8b" "b") << QStringLiteral("a\\u200bb");
+        QTest::newRow("invalid byte") << QByteArray("a\xff" "b") << QStringLiteral("a\\xffb");
+        QTest::newRow("overlong slash") << QByteArray("\xc0\xaf") << QStringLiteral("\\xc0\\xaf");
+        QTest::newRow("truncated sequence") << QByteArray("x\xe2\x80") << QStringLiteral("x\\xe2\\x80");
+    }
+    void visibleEscapesShowControlBidiAndBrokenUtf8()
+    {
+        QFETCH(QByteArray, in);
+        QFETCH(QString, out);
+        QCOMPARE(QString::fromStdString(visibleEscapes(in.toStdString())), out);
+    }
+
+    void envNamesAreClassified_data()
+    {
+        QTest::addColumn<QString>("name");
+        QTest::addColumn<bool>("secret");
+        QTest::addColumn<bool>("changesWhatRuns");
+        QTest::newRow("AWS_SECRET_ACCESS_KEY") << "AWS_SECRET_ACCESS_KEY" << true << false;
+        QTest::newRow("github_token") << "github_token" << true << false;
+        QTest::newRow("DB_PASSWORD") << "DB_PASSWORD" << true << false;
+        QTest::newRow("GOOGLE_APPLICATION_CREDENTIALS") << "GOOGLE_APPLICATION_CREDENTIALS" << true << false;
+        QTest::newRow("LD_PRELOAD") << "LD_PRELOAD" << false << true;
+        QTest::newRow("LD_LIBRARY_PATH") << "LD_LIBRARY_PATH" << false << true;
+        QTest::newRow("DYLD_INSERT_LIBRARIES") << "DYLD_INSERT_LIBRARIES" << false << true;
+        QTest::newRow("PATH") << "PATH" << false << true;
+        QTest::newRow("BASH_ENV") << "BASH_ENV" << false << true;
+        QTest::newRow("ENV") << "ENV" << false << true;
+        QTest::newRow("NODE_OPTIONS") << "NODE_OPTIONS" << false << true;
+        QTest::newRow("JAVA_TOOL_OPTIONS") << "JAVA_TOOL_OPTIONS" << false << true;
+        QTest::newRow("PYTHONPATH") << "PYTHONPATH" << false << true;
+        QTest::newRow("PERL5OPT") << "PERL5OPT" << false << true;
+        QTest::newRow("GIT_SSH_COMMAND") << "GIT_SSH_COMMAND" << false << true;
+        QTest::newRow("BASH_FUNC_x%%") << "BASH_FUNC_x%%" << false << true;
+        QTest::newRow("REGION") << "REGION" << false << false;
+        QTest::newRow("AWS_PROFILE") << "AWS_PROFILE" << false << false;
+    }
+    void envNamesAreClassified()
+    {
+        QFETCH(QString, name);
+        QFETCH(bool, secret);
+        QFETCH(bool, changesWhatRuns);
+        QCOMPARE(envNameLooksSecret(name.toStdString()), secret);
+        QCOMPARE(envNameChangesWhatRuns(name.toStdString()), changesWhatRuns);
+    }
+
+    // The same stanza aimed at another server (or changed in anything shown) asks again.
+    void consentIsBoundToEverythingShown_data()
+    {
+        QTest::addColumn<QString>("change");
+        for (const char *c : {"server", "kubeconfig file", "context", "user", "argument", "env value", "env name", "provideClusterInfo",
+                              "cluster config", "command"})
+            QTest::newRow(c) << QString::fromLatin1(c);
+    }
+    void consentIsBoundToEverythingShown()
+    {
+        QFETCH(QString, change);
+        auto store = std::make_shared<InMemoryConsentStore>();
+        int asked = 0;
+        CredentialOptions o;
+        o.consentStore = store;
+        o.askConsent = [&](const ExecConsentRequest &, const ConsentReply &reply) {
+            ++asked;
+            reply(ConsentAnswer::Allow);
+        };
+        ResolvedConfig rc = execConfig(script(tokenOutput(kExecApiV1, kSecret)));
+        rc.auth.exec.args = {"get-token"};
+        rc.auth.exec.env = {{"REGION", "eu"}};
+        rc.auth.exec.provideClusterInfo = true;
+        rc.execClusterConfig = core::Json{{"audience", "a"}};
+        QVERIFY(CredentialProvider(rc, o).current().ok());
+        QVERIFY(CredentialProvider(rc, o).current().ok());
+        QCOMPARE(asked, 1); // unchanged: remembered
+        ResolvedConfig other = rc;
+        if (change == QLatin1String("server"))
+            other.server = "https://attacker.example:6443";
+        else if (change == QLatin1String("kubeconfig file"))
+            other.auth.sourceFile = "/tmp/downloaded-kubeconfig";
+        else if (change == QLatin1String("context"))
+            other.contextName = "prod";
+        else if (change == QLatin1String("user"))
+            other.auth.userName = "admin";
+        else if (change == QLatin1String("argument"))
+            other.auth.exec.args = {"get-token", "--evil"};
+        else if (change == QLatin1String("env value"))
+            other.auth.exec.env = {{"REGION", "us"}};
+        else if (change == QLatin1String("env name"))
+            other.auth.exec.env = {{"REGION", "eu"}, {"LD_PRELOAD", "/tmp/x.so"}};
+        else if (change == QLatin1String("provideClusterInfo"))
+            other.auth.exec.provideClusterInfo = false;
+        else if (change == QLatin1String("cluster config"))
+            other.execClusterConfig = core::Json{{"audience", "b"}};
+        else if (change == QLatin1String("command"))
+            other.auth.exec.command = script(tokenOutput(kExecApiV1, kSecret)).toStdString();
+        QVERIFY(CredentialProvider(other, o).current().ok());
+        QCOMPARE(asked, 2);
+        QCOMPARE(int(store->decisions().size()), 2);
+    }
+
+    // Go's exec.LookPath refuses "." and relative PATH entries (ErrDot): a plugin named in a
+    // kubeconfig never runs from the working directory.
+    void relativePathEntriesAreNeverSearched_data()
+    {
+        QTest::addColumn<QString>("path");
+        QTest::newRow("dot first") << QStringLiteral(".:/usr/bin:/bin");
+        QTest::newRow("empty entry") << QStringLiteral(":/usr/bin");
+        QTest::newRow("relative folder") << QStringLiteral("bin:/usr/bin");
+    }
+    void relativePathEntriesAreNeverSearched()
+    {
+        QFETCH(QString, path);
+        QTemporaryDir cwd;
+        QVERIFY(QDir(cwd.path()).mkdir(QStringLiteral("bin")));
+        const QString pwned = cwd.filePath(QStringLiteral("PWNED"));
+        for (const QString &where : {cwd.path(), cwd.filePath(QStringLiteral("bin"))}) {
+            QFile f(where + QStringLiteral("/fieldscope-fake-plugin"));
+            QVERIFY(f.open(QIODevice::WriteOnly));
+            f.write("#!/bin/sh\ntouch '" + pwned.toUtf8() + "'\n" + tokenOutput(kExecApiV1, kSecret));
+            f.close();
+            f.setPermissions(QFileDevice::ReadOwner | QFileDevice::WriteOwner | QFileDevice::ExeOwner);
+        }
+        const QString before = QDir::currentPath();
+        QVERIFY(QDir::setCurrent(cwd.path()));
+        CredentialOptions o = allowing();
+        o.environment.insert(QStringLiteral("PATH"), path);
+        CredentialProvider p(execConfig(QStringLiteral("fieldscope-fake-plugin")), o);
+        auto c = p.current();
+        QVERIFY(QDir::setCurrent(before));
+        QVERIFY(!c.ok());
+        QCOMPARE(QString::fromStdString(c.error().reason), QStringLiteral("ExecPluginNotFound"));
+        QVERIFY2(describe(c.error()).contains(QLatin1String("relative PATH entry")), qPrintable(describe(c.error())));
+        QVERIFY(!QFile::exists(pwned));
+
+        // The same program in an absolute PATH entry is found.
+        o.environment.insert(QStringLiteral("PATH"), cwd.filePath(QStringLiteral("bin")) + QStringLiteral(":/usr/bin:/bin"));
+        CredentialProvider q(execConfig(QStringLiteral("fieldscope-fake-plugin")), o);
+        QVERIFY(q.current().ok());
+    }
+
+    void denialIsRememberedAndNeverRunsThePlugin()
     {
         QString runs;
         auto store = std::make_shared<InMemoryConsentStore>();
         int asked = 0;
         CredentialOptions o;
         o.consentStore = store;
-        o.askConsent = [&](const ExecConsentRequest &) {
+        o.askConsent = [&](const ExecConsentRequest &, const ConsentReply &reply) {
             ++asked;
-            return ConsentDecision::Deny;
+            reply(ConsentAnswer::Deny);
         };
         CredentialProvider p(execConfig(script(tokenOutput(kExecApiV1, kSecret), &runs)), o);
         for (int i = 0; i < 2; ++i) {
@@ -296,52 +475,121 @@ private Q_SLOTS:
         }
         QCOMPARE(asked, 1); // the denial is remembered
         QCOMPARE(runCount(runs), 0);
+        QCOMPARE(int(store->decisions().size()), 1);
+        QVERIFY(!store->decisions().front().allowed);
+        QCOMPARE(QString::fromStdString(store->decisions().front().server), QStringLiteral("https://api.example:6443"));
+        QCOMPARE(QString::fromStdString(store->decisions().front().contextName), QStringLiteral("ctx"));
     }
 
-    void pendingConsentFailsWithWaitingMessageAndDoesNotRun()
+    // The question stays open while the user thinks: requests wait (not fail), nothing blocks, and
+    // one answer serves every waiting request with one plugin run.
+    void openQuestionKeepsRequestsPendingWithoutBlocking()
+    {
+        QString runs;
+        std::optional<ConsentReply> pendingReply;
+        int asked = 0;
+        CredentialOptions o;
+        o.askConsent = [&](const ExecConsentRequest &, ConsentReply reply) {
+            ++asked;
+            pendingReply = std::move(reply);
+        };
+        o.execTimeout = std::chrono::seconds(20);
+        CredentialProvider p(execConfig(script(tokenOutput(kExecApiV1, kSecret), &runs)), o);
+        std::mutex m;
+        std::vector<core::Result<AuthCredential>> delivered;
+        auto waiter = [&](core::Result<AuthCredential> c) {
+            std::lock_guard lock(m);
+            delivered.push_back(std::move(c));
+        };
+        QElapsedTimer t;
+        t.start();
+        QVERIFY(!p.current(waiter).has_value());
+        QVERIFY(!p.current(waiter).has_value());
+        QVERIFY(t.elapsed() < 500);
+        QCOMPARE(asked, 1);
+        QVERIFY(p.isAskingConsent());
+        // The blocking form does not wait for a person either.
+        auto blocking = p.current();
+        QVERIFY(!blocking.ok());
+        QCOMPARE(QString::fromStdString(blocking.error().reason), QStringLiteral("ConsentPending"));
+        QCOMPARE(runCount(runs), 0);
+
+        (*pendingReply)(ConsentAnswer::Allow); // e.g. from the GUI thread, much later
+        QTRY_COMPARE_WITH_TIMEOUT(([&] { std::lock_guard lock(m); return int(delivered.size()); }()), 2, 20000);
+        std::lock_guard lock(m);
+        for (const auto &c : delivered) {
+            QVERIFY(c.ok());
+            QCOMPARE(QByteArray::fromStdString(c->bearerToken), QByteArray(kSecret));
+        }
+        QCOMPARE(runCount(runs), 1);
+        (*pendingReply)(ConsentAnswer::Deny); // a second click changes nothing
+        QVERIFY(p.current().ok());
+    }
+
+    void notNowFailsTheWaitingRequestsAndIsNotRemembered()
     {
         QString runs;
         auto store = std::make_shared<InMemoryConsentStore>();
-        CredentialOptions o;
-        o.consentStore = store;
-        o.askConsent = [](const ExecConsentRequest &) { return ConsentDecision::Pending; };
-        const QString command = script(tokenOutput(kExecApiV1, kSecret), &runs);
-        CredentialProvider p(execConfig(command), o);
-        auto c = p.current();
-        QVERIFY(!c.ok());
-        QCOMPARE(QString::fromStdString(c.error().reason), QStringLiteral("ConsentPending"));
-        QVERIFY2(describe(c.error()).contains(QLatin1String("waiting for consent to run the exec credential plugin ") + command), qPrintable(describe(c.error())));
-        QCOMPARE(runCount(runs), 0);
-        // The dialog answers through the store; the retried request then runs the plugin.
-        auto inv = prepareExec(p.config().auth.exec, core::Json(), o.environment, p.config().auth.sourceFile, "sso");
-        QVERIFY(inv.ok());
-        store->remember(p.config().auth.sourceFile, inv->consentKey(), true);
-        QVERIFY(p.current().ok());
-        QCOMPARE(runCount(runs), 1);
-    }
-
-    void consentIsRememberedPerFileAndCommand()
-    {
-        auto store = std::make_shared<InMemoryConsentStore>();
+        std::optional<ConsentReply> pendingReply;
         int asked = 0;
         CredentialOptions o;
         o.consentStore = store;
-        o.askConsent = [&](const ExecConsentRequest &) {
+        o.askConsent = [&](const ExecConsentRequest &, ConsentReply reply) {
             ++asked;
-            return ConsentDecision::Allow;
+            pendingReply = std::move(reply);
         };
-        const ResolvedConfig rc = execConfig(script(tokenOutput(kExecApiV1, kSecret)));
+        CredentialProvider p(execConfig(script(tokenOutput(kExecApiV1, kSecret), &runs)), o);
+        std::optional<core::Result<AuthCredential>> delivered;
+        QVERIFY(!p.current([&](core::Result<AuthCredential> c) { delivered = std::move(c); }).has_value());
+        (*pendingReply)(ConsentAnswer::NotNow); // the tab was closed
+        QVERIFY(delivered.has_value());
+        QVERIFY(!delivered->ok());
+        QCOMPARE(QString::fromStdString(delivered->error().reason), QStringLiteral("ConsentNotGiven"));
+        QVERIFY(store->decisions().empty());
+        QVERIFY(!p.current([](core::Result<AuthCredential>) {}).has_value());
+        QCOMPARE(asked, 2); // asked again
+        QCOMPARE(runCount(runs), 0);
+    }
+
+    void aLateReplyAfterTheProviderIsGoneIsIgnored()
+    {
+        std::optional<ConsentReply> pendingReply;
+        CredentialOptions o;
+        o.askConsent = [&](const ExecConsentRequest &, ConsentReply reply) { pendingReply = std::move(reply); };
+        std::optional<core::Result<AuthCredential>> delivered;
+        {
+            CredentialProvider p(execConfig(script(tokenOutput(kExecApiV1, kSecret))), o);
+            QVERIFY(!p.current([&](core::Result<AuthCredential> c) { delivered = std::move(c); }).has_value());
+        }
+        QVERIFY(delivered.has_value()); // the closed connection cancelled the waiting request
+        QCOMPARE(delivered->error().category, ErrorCategory::Cancelled);
+        (*pendingReply)(ConsentAnswer::Allow); // the prompt answered after its tab closed: no effect, no crash
+    }
+
+    // --allow-exec-plugins: this run only, over an earlier Deny, remembering nothing.
+    void allowThisRunOverridesAStoredDenyAndRemembersNothing()
+    {
+        QString runs;
+        auto store = std::make_shared<InMemoryConsentStore>();
+        const ResolvedConfig rc = execConfig(script(tokenOutput(kExecApiV1, kSecret), &runs));
+        auto inv = prepareExec(rc, QProcessEnvironment::systemEnvironment());
+        QVERIFY(inv.ok());
+        store->remember({inv->fingerprint(), false, rc.auth.sourceFile, rc.contextName, rc.auth.userName, rc.server, inv->program,
+                         QDateTime::currentDateTimeUtc()});
+        CredentialOptions o;
+        o.consentStore = store;
+        o.allowExecPluginsThisRun = true;
+        o.askConsent = [](const ExecConsentRequest &, const ConsentReply &) { QFAIL("must not ask"); };
         QVERIFY(CredentialProvider(rc, o).current().ok());
-        QVERIFY(CredentialProvider(rc, o).current().ok());
-        QCOMPARE(asked, 1);
-        ResolvedConfig otherFile = rc;
-        otherFile.auth.sourceFile = "/tmp/downloaded-kubeconfig";
-        QVERIFY(CredentialProvider(otherFile, o).current().ok());
-        QCOMPARE(asked, 2);
-        ResolvedConfig otherArgs = rc;
-        otherArgs.auth.exec.args = {"--evil"};
-        QVERIFY(CredentialProvider(otherArgs, o).current().ok());
-        QCOMPARE(asked, 3);
+        QCOMPARE(runCount(runs), 1);
+        QCOMPARE(int(store->decisions().size()), 1);
+        QVERIFY(!store->decisions().front().allowed); // still the earlier answer
+        o.allowExecPluginsThisRun = false;
+        auto c = CredentialProvider(rc, o).current();
+        QVERIFY(!c.ok());
+        QCOMPARE(QString::fromStdString(c.error().reason), QStringLiteral("ConsentDenied"));
+        QVERIFY2(describe(c.error()).contains(QLatin1String("fieldscope consent forget ") + QString::fromStdString(inv->fingerprint().substr(0, 12))),
+                 qPrintable(describe(c.error())));
     }
 
     void noConsentCallbackMeansNotAllowed()
@@ -352,6 +600,47 @@ private Q_SLOTS:
         QVERIFY(!c.ok());
         QVERIFY(describe(c.error()).contains(QLatin1String("has not been allowed to run")));
         QCOMPARE(runCount(runs), 0);
+    }
+
+    // A plugin waiting for a browser login does not hold the caller, and closing the connection
+    // stops it at once instead of after the timeout.
+    void aRunningPluginNeitherBlocksNorOutlivesItsProvider()
+    {
+        QString runs;
+        CredentialOptions o = allowing();
+        o.execTimeout = std::chrono::seconds(60);
+        const QString started = m_dir.filePath(QStringLiteral("slow-started"));
+        auto p = std::make_unique<CredentialProvider>(execConfig(script("touch '" + started.toUtf8() + "'\nsleep 30\n" + tokenOutput(kExecApiV1, kSecret), &runs)), o);
+        std::atomic<int> cancelled{0};
+        QElapsedTimer t;
+        t.start();
+        QVERIFY(!p->current([&](core::Result<AuthCredential> c) {
+                       if (!c.ok() && c.error().category == ErrorCategory::Cancelled)
+                           ++cancelled;
+                   }).has_value());
+        QVERIFY(t.elapsed() < 500);
+        QTRY_VERIFY_WITH_TIMEOUT(QFile::exists(started), 10000);
+        t.restart();
+        p.reset();
+        QVERIFY2(t.elapsed() < 3000, qPrintable(QString::number(t.elapsed())));
+        QCOMPARE(cancelled.load(), 1);
+    }
+
+    void consentIdsResolveFromUniquePrefixes()
+    {
+        std::vector<ConsentRecord> records(2);
+        records[0].fingerprint = std::string(60, 'a') + "0000";
+        records[1].fingerprint = std::string(60, 'a') + "1111";
+        records.push_back({});
+        records[2].fingerprint = "b" + std::string(63, '0');
+        QCOMPARE(QString::fromStdString(*findConsent(records, "b000")), QString::fromStdString(records[2].fingerprint));
+        QCOMPARE(QString::fromStdString(*findConsent(records, "B000")), QString::fromStdString(records[2].fingerprint));
+        QVERIFY(!findConsent(records, "aaaa").ok()); // ambiguous
+        QVERIFY(describe(findConsent(records, "aaaa").error()).contains(QLatin1String("matches 2")));
+        QVERIFY(!findConsent(records, "cccc").ok());
+        QVERIFY(!findConsent(records, "b0").ok()); // too short
+        QVERIFY(!findConsent(records, "zzzz").ok());
+        QCOMPARE(QString::fromStdString(consentId(records[2])), QStringLiteral("b00000000000"));
     }
 
     void slowPluginIsStoppedAtTimeout()
@@ -495,6 +784,7 @@ private Q_SLOTS:
         QCOMPARE(b->clientKeyPem, QByteArray("KEY-2-rotated"));
         QVERIFY(b->generation > a->generation);
     }
+
     // The token goes into a header: a line break inside it (not the usual trailing one) is refused,
     // and a tokenFile that is not a regular file is refused without hanging.
     void tokenFileWithALineBreakInsideOrNotARegularFileIsRefused()

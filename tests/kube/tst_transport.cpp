@@ -8,6 +8,8 @@
 #include <QTest>
 
 #include <atomic>
+#include <functional>
+#include <mutex>
 #include <optional>
 
 using namespace fieldscope;
@@ -178,6 +180,72 @@ private Q_SLOTS:
             [](const kube::HttpResponse &, std::string_view) { return false; });
         QTRY_COMPARE_WITH_TIMEOUT(done.load(), 1, 10'000);
         QVERIFY(cancelledCategory.load());
+    }
+
+    // A credential that is not ready (an exec plugin runs, its consent question is open) keeps
+    // only its request waiting: the network thread goes on serving the others, and the waiting
+    // request is sent with the credential once it arrives.
+    void aRequestWhoseCredentialIsPendingWaitsWhileOthersGoOn()
+    {
+        TranscriptServer server;
+        server.on("/api/v1/namespaces").exactPath().replyFile(QStringLiteral("transport/namespaces.http")).repeatLast();
+        std::mutex m;
+        std::optional<std::function<void(core::Result<kube::Credential>)>> pendingLater;
+        std::atomic<int> asked{0};
+        kube::TransportConfig config;
+        config.server = server.url();
+        config.qps = 0;
+        config.credential = [&](std::function<void(core::Result<kube::Credential>)> later) -> std::optional<core::Result<kube::Credential>> {
+            if (++asked == 1) { // the first request: its credential is still being made
+                std::lock_guard lock(m);
+                pendingLater = std::move(later);
+                return std::nullopt;
+            }
+            kube::Credential c;
+            c.bearerToken = "ready-token";
+            return core::Result<kube::Credential>(c);
+        };
+        auto transport = std::make_shared<kube::Transport>(config);
+        kube::ApiClient client(transport);
+        std::optional<core::Result<kube::HttpResponse>> waiting;
+        client.send(getRequest("/api/v1/namespaces?waiting"), nullptr, [&](core::Result<kube::HttpResponse> r) { waiting = std::move(r); });
+        QTRY_VERIFY(asked.load() == 1);
+        auto other = get(client, getRequest("/api/v1/namespaces?other"));
+        QVERIFY(other.has_value() && other->ok());
+        QVERIFY(!waiting.has_value());
+        QCOMPARE(int(server.requests().size()), 1); // only the other one reached the server
+
+        kube::Credential late;
+        late.bearerToken = "late-token";
+        {
+            std::lock_guard lock(m);
+            (*pendingLater)(late); // from whichever thread the plugin or the answer finished on
+        }
+        QTRY_VERIFY(waiting.has_value());
+        QVERIFY(waiting->ok());
+        const auto reqs = server.requests();
+        QCOMPARE(int(reqs.size()), 2);
+        QCOMPARE(QString::fromStdString(*reqs[1].header("Authorization")), QStringLiteral("Bearer late-token"));
+        QCOMPARE(QString::fromStdString(*reqs[0].header("Authorization")), QStringLiteral("Bearer ready-token"));
+    }
+
+    void aLateCredentialAfterTheTransportIsGoneIsDropped()
+    {
+        TranscriptServer server;
+        std::function<void(core::Result<kube::Credential>)> keep;
+        {
+            kube::TransportConfig config;
+            config.server = server.url();
+            config.credential = [&](std::function<void(core::Result<kube::Credential>)> later) -> std::optional<core::Result<kube::Credential>> {
+                keep = std::move(later);
+                return std::nullopt;
+            };
+            kube::Transport t(config);
+            t.start(getRequest("/api"), [](core::Result<kube::HttpResponse>) { QFAIL("no callback after the transport is gone"); });
+            QTRY_VERIFY(keep != nullptr);
+        }
+        keep(kube::Credential{}); // e.g. a consent answered after the tab closed: no crash, no request
+        QVERIFY(server.requests().empty());
     }
 };
 

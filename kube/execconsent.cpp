@@ -1,0 +1,166 @@
+#include "kube/execconsent.h"
+
+#include "kube/execplugin.h"
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <cstdio>
+
+namespace fieldscope::kube {
+
+namespace {
+
+std::string upper(std::string_view s)
+{
+    std::string out(s);
+    std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) { return char(std::toupper(c)); });
+    return out;
+}
+
+bool mustEscape(char32_t cp)
+{
+    return cp < 0x20 || cp == 0x7f || (cp >= 0x80 && cp <= 0x9f) // C0, DEL, C1
+        || cp == 0x061c                                             // Arabic letter mark
+        || (cp >= 0x200b && cp <= 0x200f)                           // zero-width space/joiners, LRM, RLM
+        || cp == 0x2028 || cp == 0x2029                             // line/paragraph separator
+        || (cp >= 0x202a && cp <= 0x202e)                           // LRE RLE PDF LRO RLO
+        || (cp >= 0x2060 && cp <= 0x2069)                           // word joiner .. isolates (LRI RLI FSI PDI)
+        || cp == 0xfeff;                                            // BOM / zero-width no-break space
+}
+
+std::string hexEscape(const char *fmt, unsigned v)
+{
+    char buf[12];
+    std::snprintf(buf, sizeof buf, fmt, v);
+    return buf;
+}
+
+std::string shellQuoted(const std::string &s)
+{
+    const bool safe = !s.empty() && std::all_of(s.begin(), s.end(), [](unsigned char c) {
+        return std::isalnum(c) || std::string_view("_./=:,@%+-").find(char(c)) != std::string_view::npos;
+    });
+    if (safe)
+        return s;
+    std::string out = "'";
+    for (char c : s)
+        out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    return out + "'";
+}
+
+} // namespace
+
+std::string visibleEscapes(std::string_view s)
+{
+    std::string out;
+    out.reserve(s.size());
+    std::size_t i = 0;
+    while (i < s.size()) {
+        const auto b0 = static_cast<unsigned char>(s[i]);
+        std::size_t len = b0 < 0x80 ? 1 : (b0 >> 5) == 0x6 ? 2 : (b0 >> 4) == 0xe ? 3 : (b0 >> 3) == 0x1e ? 4 : 0;
+        char32_t cp = len == 1 ? b0 : len == 2 ? (b0 & 0x1f) : len == 3 ? (b0 & 0x0f) : (b0 & 0x07);
+        bool valid = len != 0 && i + len <= s.size();
+        for (std::size_t k = 1; valid && k < len; ++k) {
+            const auto b = static_cast<unsigned char>(s[i + k]);
+            valid = (b & 0xc0) == 0x80;
+            cp = (cp << 6) | (b & 0x3f);
+        }
+        // Overlong forms, surrogates and code points past U+10FFFF are invalid UTF-8 too.
+        static constexpr std::array<char32_t, 5> minimum{0, 0, 0x80, 0x800, 0x10000};
+        if (valid && (cp < minimum[len] || (cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff))
+            valid = false;
+        if (!valid) {
+            out += hexEscape("\\x%02x", b0);
+            ++i;
+            continue;
+        }
+        if (mustEscape(cp))
+            out += hexEscape("\\u%04x", unsigned(cp));
+        else
+            out.append(s.substr(i, len));
+        i += len;
+    }
+    return out;
+}
+
+bool envNameLooksSecret(std::string_view name)
+{
+    const std::string n = upper(name);
+    for (const char *word : {"TOKEN", "SECRET", "PASSW", "KEY", "CREDENTIAL", "AUTH", "PRIVATE", "SESSION", "COOKIE"})
+        if (n.find(word) != std::string::npos)
+            return true;
+    return false;
+}
+
+bool envNameChangesWhatRuns(std::string_view name)
+{
+    const std::string n = upper(name);
+    // The dynamic loader, shells, interpreters and tools that read code or config from the
+    // environment; HOME and XDG_CONFIG_HOME pick config files that may name programs (aws
+    // credential_process, git aliases).
+    static constexpr std::array exact{"PATH", "BASH_ENV", "ENV", "IFS", "SHELLOPTS", "BASHOPTS", "PS4", "PROMPT_COMMAND", "HOME",
+                                      "XDG_CONFIG_HOME", "GCONV_PATH", "GLIBC_TUNABLES", "CLASSPATH", "GOFLAGS", "AWS_CONFIG_FILE",
+                                      "KUBECONFIG", "OPENSSL_CONF", "OPENSSL_ENGINES", "PERLLIB", "TMPDIR", "SHELL", "EDITOR", "VISUAL",
+                                      "BROWSER", "PAGER", "GIT_SSH", "GIT_SSH_COMMAND", "SSH_ASKPASS", "SUDO_ASKPASS"};
+    static constexpr std::array prefixes{"LD_", "DYLD_", "PYTHON", "PERL5", "NODE_", "NPM_CONFIG_", "GIT_", "RUBY", "BASH_FUNC_",
+                                         "JAVA_", "_JAVA_", "JDK_", "DOTNET_", "CORECLR_", "MALLOC_", "LUA_", "TCL", "ZDOTDIR"};
+    static constexpr std::array suffixes{"_OPTIONS", "_OPTS", "_PATH", "_LIBRARY", "_PRELOAD"};
+    if (std::find(exact.begin(), exact.end(), n) != exact.end())
+        return true;
+    for (std::string_view p : prefixes)
+        if (n.rfind(p, 0) == 0)
+            return true;
+    for (std::string_view s : suffixes)
+        if (n.size() >= s.size() && n.compare(n.size() - s.size(), s.size(), s) == 0)
+            return true;
+    return false;
+}
+
+ExecConsentDescription describeExecInvocation(const ExecInvocation &inv)
+{
+    ExecConsentDescription d;
+    auto add = [&](std::string label, const std::string &value, std::string note = {}, bool warning = false) {
+        d.lines.push_back({std::move(label), visibleEscapes(value), std::move(note), warning});
+    };
+    add("kubeconfig", inv.kubeconfigFile, "the file that defined the user");
+    add("context", inv.contextName.empty() ? std::string("(none)") : inv.contextName);
+    add("user", inv.userName);
+    add("server", inv.server, "the credential the plugin returns is sent here");
+    add("command", inv.command);
+    if (inv.program != inv.command)
+        add("runs", inv.program, "resolved in PATH (relative PATH entries are never searched)");
+    std::string args;
+    for (const auto &a : inv.args)
+        args += (args.empty() ? "" : " ") + shellQuoted(a);
+    add("arguments", inv.args.empty() ? std::string("(none)") : args);
+    for (const auto &v : inv.addedEnv) {
+        const bool secret = envNameLooksSecret(v.name);
+        const bool dangerous = envNameChangesWhatRuns(v.name);
+        d.lines.push_back({"env " + visibleEscapes(v.name), secret ? std::string("(hidden: the name looks secret)") : visibleEscapes(v.value),
+                           dangerous ? "can change what runs" : std::string(), dangerous});
+    }
+    if (inv.addedEnv.empty())
+        add("env", "(the kubeconfig adds no variables)", "the plugin gets your environment, as with kubectl");
+    add("provideClusterInfo", inv.provideClusterInfo ? "yes" : "no",
+        inv.provideClusterInfo ? "the plugin also receives the server, its CA and the cluster's exec extension in KUBERNETES_EXEC_INFO"
+                               : std::string());
+    return d;
+}
+
+std::string ExecConsentDescription::text() const
+{
+    std::size_t width = 0;
+    for (const auto &l : lines)
+        width = std::max(width, l.label.size());
+    std::string out;
+    for (const auto &l : lines) {
+        out += (l.warning ? "! " : "  ") + l.label + ":" + std::string(width - l.label.size() + 1, ' ') + l.value;
+        if (!l.note.empty())
+            out += "  (" + l.note + ")";
+        out += '\n';
+    }
+    return out;
+}
+
+} // namespace fieldscope::kube

@@ -1,0 +1,45 @@
+#pragma once
+// What the user is shown before an exec credential plugin runs (issue 15 section 4, API brief 6.6):
+// one description shared by the window's question and the command line, so both show the same
+// facts. GUI-free, thread-agnostic and pure.
+//
+// Everything in an ExecInvocation came from a kubeconfig someone else may have written, so every
+// string goes through visibleEscapes(): control characters and bidirectional overrides cannot hide
+// or reorder what is shown ("evil\u202e" would otherwise display an argument backwards).
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace fieldscope::kube {
+
+struct ExecInvocation;
+
+// One fact of the question, e.g. {"server", "https://api.prod:6443", "the credential is sent here"}.
+struct ExecConsentLine {
+    std::string label;   // "kubeconfig", "context", "user", "server", "command", "runs", "arguments", "env NAME", "provideClusterInfo"
+    std::string value;   // already escaped; a masked value reads "(hidden: the name looks secret)"
+    std::string note;    // why it matters, "" when nothing to add
+    bool warning = false; // can change what runs (LD_PRELOAD, PATH, BASH_ENV, ...): shown highlighted
+};
+
+struct ExecConsentDescription {
+    std::vector<ExecConsentLine> lines;
+    // "label: value  (note)" lines, warnings marked with "!", for a terminal.
+    std::string text() const;
+};
+
+ExecConsentDescription describeExecInvocation(const ExecInvocation &invocation);
+
+// UTF-8 in, the same text with every C0/C1 control, DEL, bidirectional formatting character
+// (U+061C, U+200E/F, U+202A-202E, U+2066-2069) and invisible separator (U+200B-D, U+2028/9,
+// U+2060, U+FEFF) written as \uXXXX, and each byte of invalid UTF-8 as \xNN.
+std::string visibleEscapes(std::string_view utf8);
+
+// Heuristics for env names, upper-cased before matching (client-go has none: it passes everything).
+// Secret: contains TOKEN, SECRET, PASSW, KEY, CREDENTIAL, AUTH, PRIVATE, SESSION, COOKIE.
+bool envNameLooksSecret(std::string_view name);
+// Can make an innocent program run something else: LD_*, DYLD_*, PATH, BASH_ENV, ENV, *_OPTIONS,
+// *_OPTS, PYTHON*, PERL5*, NODE_*, GIT_*, RUBY*, HOME, BASH_FUNC_*, ...
+bool envNameChangesWhatRuns(std::string_view name);
+
+} // namespace fieldscope::kube
