@@ -6,6 +6,7 @@
 #include "guitesting.h"
 #include "../integration/clusterenv.h"
 #include "app/clustercontroller.h"
+#include "app/settingsconsentstore.h"
 #include "app/workspace.h"
 #include "core/json.h"
 #include "widgets/clusterview.h"
@@ -107,17 +108,19 @@ private Q_SLOTS:
     void cleanup() { QApplication::setPalette(QPalette()); }
 
     // An exec credential plugin is an arbitrary program: the question shows inside the cluster's
-    // view, names the kubeconfig and the command line, and nothing connects until it is answered.
+    // view with everything the plugin gets, nothing connects until it is answered, and closing the
+    // tab while it is open answers "not now" (nothing remembered).
     void execPluginConsentIsAskedInsideTheClusterView_data()
     {
-        QTest::addColumn<bool>("allow");
-        QTest::newRow("allowed: connects") << true;
-        QTest::newRow("denied: the connection fails and says so") << false;
+        QTest::addColumn<QString>("answer");
+        QTest::newRow("allowed: connects") << QStringLiteral("allow");
+        QTest::newRow("denied: the connection fails and says so") << QStringLiteral("deny");
+        QTest::newRow("tab closed: nothing is remembered") << QStringLiteral("close");
     }
     void execPluginConsentIsAskedInsideTheClusterView()
     {
-        QFETCH(bool, allow);
-        QSettings().remove(QStringLiteral("execPluginConsent")); // ask afresh
+        QFETCH(QString, answer);
+        app::SettingsConsentStore().forgetAll(); // ask afresh
         // The question does not wait (the request's credential stays pending meanwhile); the
         // "user" answers from a timer once it shows.
         QString text;
@@ -131,22 +134,35 @@ private Q_SLOTS:
             user.stop();
             text = prompt->findChild<QLabel *>(QStringLiteral("execConsentText"))->text();
             loadedWhileAsking = s->controller.isLoaded();
-            if (allow)
+            if (answer == QLatin1String("allow"))
                 (void)saveShot(&s->window, QStringLiteral("exec-consent-prompt.png"));
-            QTest::mouseClick(prompt->findChild<QPushButton *>(allow ? QStringLiteral("execConsentAllow") : QStringLiteral("execConsentDeny")),
-                              Qt::LeftButton);
+            if (answer == QLatin1String("close"))
+                QTimer::singleShot(0, [&] { s.reset(); });
+            else
+                QTest::mouseClick(prompt->findChild<QPushButton *>(answer == QLatin1String("allow") ? QStringLiteral("execConsentAllow")
+                                                                                                     : QStringLiteral("execConsentDeny")),
+                                  Qt::LeftButton);
         });
         user.start(50);
         s = std::make_unique<Session>(QStringLiteral("namespaces"), QString::fromStdString(testing::ctxExec()));
         QTRY_VERIFY_WITH_TIMEOUT(!text.isEmpty(), 20000);
         QVERIFY2(text.contains(QFileInfo(testing::testKubeconfig()).fileName()), qPrintable(text));
         QVERIFY2(text.contains(QLatin1String("exec-credential.sh")), qPrintable(text)); // the exact program
+        QVERIFY2(text.contains(QLatin1String("server:")), qPrintable(text));            // where the token goes
+        QVERIFY2(text.contains(QLatin1String("provideClusterInfo:")), qPrintable(text));
         QVERIFY(!loadedWhileAsking); // nothing connects before the answer
-        if (allow) {
+        if (answer == QLatin1String("allow")) {
             QTRY_VERIFY_WITH_TIMEOUT(s->controller.isLoaded(), 30000);
-        } else {
+            QCOMPARE(int(app::SettingsConsentStore().decisions().size()), 1);
+        } else if (answer == QLatin1String("deny")) {
             QTRY_COMPARE_WITH_TIMEOUT(s->view->connectionState(), QStringLiteral("failed"), 30000);
             QVERIFY(!s->controller.isLoaded());
+            QCOMPARE(int(app::SettingsConsentStore().decisions().size()), 1);
+            QVERIFY(!app::SettingsConsentStore().decisions().front().allowed);
+        } else {
+            QTRY_VERIFY(!s);
+            QVERIFY(app::SettingsConsentStore().decisions().empty()); // not a Deny
+            return;
         }
         QTRY_VERIFY(!s->view->findChild<QFrame *>(QStringLiteral("execConsentPrompt")));
     }
