@@ -14,6 +14,7 @@
 #include "widgets/clusterview.h"
 #include "widgets/detailpane.h"
 #include "widgets/editorwindow.h"
+#include "widgets/helpdialogs.h"
 #include "widgets/mainwindow.h"
 #include "widgets/objecttablepage.h"
 #include "widgets/qsci.h"
@@ -21,6 +22,7 @@
 #include <QApplication>
 #include <QComboBox>
 #include <QDir>
+#include <QDirIterator>
 #include <QFile>
 #include <QFrame>
 #include <QLabel>
@@ -234,6 +236,7 @@ private Q_SLOTS:
     void unsentEditsSurviveACrashAndComeBackOnTheirBaseVersion();
     void givingUpLeavesTheFieldToItsOwnerAndWritesTheRest();
     void closingTheClusterLeavesUnsentEditsInADetachedWindow();
+    void aSecretsUnsentEditsStayOffTheDiskUnlessOptedIn();
 };
 
 void TestEditor::serverSideApplyOfAChangedValueIsWrittenAndTheDetailFollows()
@@ -607,7 +610,7 @@ void TestEditor::unsentEditsSurviveACrashAndComeBackOnTheirBaseVersion()
         openedRv = editor->openedResourceVersion();
         changed = replaced(editor, "color: blue", "color: green");
         editor->buffer()->setText(changed);
-        const core::DraftStore store((QStandardPaths::writableLocation(QStandardPaths::AppDataLocation) + QStringLiteral("/drafts")).toStdString());
+        core::DraftStore store((QStandardPaths::writableLocation(QStandardPaths::AppDataLocation) + QStringLiteral("/drafts")).toStdString());
         const std::string uid = s.view->detailPane()->uid().toStdString();
         draftFile = QString::fromStdString(store.pathFor("fieldscope-test", uid));
         QTRY_VERIFY_WITH_TIMEOUT(QFile::exists(draftFile), 5000);
@@ -661,6 +664,62 @@ void TestEditor::closingTheClusterLeavesUnsentEditsInADetachedWindow()
     QCOMPARE(editor->bufferText(), changed);
     QVERIFY2(editor->resultText().contains(QLatin1String("was closed")), qPrintable(editor->resultText()));
     QVERIFY(!editor->findChild<QPushButton *>(QStringLiteral("writeButton"))->isEnabled());
+}
+
+// Issue 15: a Secret's buffer holds its values. Without the per-context opt-in the editor says its
+// unsent edits are not kept, and none reaches the drafts folder or the settings; with it (the
+// window then says Secret values are recorded) the draft is kept as for any object.
+void TestEditor::aSecretsUnsentEditsStayOffTheDiskUnlessOptedIn()
+{
+    const std::string path = std::string("/api/v1/namespaces/") + kNamespace + "/secrets/edit-secret";
+    (void)testing::call(*m_client, testing::request("DELETE", path));
+    const std::string body = core::toJsonText({{"apiVersion", "v1"}, {"kind", "Secret"},
+                                               {"metadata", {{"name", "edit-secret"}, {"namespace", kNamespace}}},
+                                               {"data", {{"password", "c2VjcmV0"}}}});
+    QVERIFY(testing::call(*m_client, testing::request("POST", std::string("/api/v1/namespaces/") + kNamespace + "/secrets", body)).ok());
+    const QString drafts = QStandardPaths::writableLocation(QStandardPaths::AppDataLocation) + QStringLiteral("/drafts");
+    const QByteArray canary = "editor-canary-9b2e41";
+    auto draftBytes = [&] {
+        QByteArray all;
+        QDirIterator it(drafts, QDir::Files | QDir::Hidden, QDirIterator::Subdirectories);
+        while (it.hasNext()) {
+            QFile f(it.next());
+            if (f.open(QIODevice::ReadOnly))
+                all += f.readAll();
+        }
+        return all;
+    };
+    for (bool optIn : {false, true}) {
+        widgets::SettingsDialog::setRecordsSecretValues(QStringLiteral("fieldscope-test"), optIn);
+        widgets::MainWindow window;
+        widgets::ClusterView *view = window.addCluster(QStringLiteral("test"));
+        app::ClusterController controller(view);
+        window.resize(1280, 800);
+        controller.showResource(QStringLiteral("secrets"));
+        controller.open(testing::testKubeconfig(), QStringLiteral("fieldscope-test"));
+        window.show();
+        EditorWindow *editor = openEditor(controller, view, QStringLiteral("edit-secret"));
+        QVERIFY(editor);
+        auto *warning = view->findChild<QLabel *>(QStringLiteral("warningLabel"));
+        QCOMPARE(warning->text().contains(QLatin1String("Secret values are recorded for this cluster")), optIn);
+        QCOMPARE(editor->draftNote().contains(QLatin1String("not kept on disk")), !optIn);
+        editor->buffer()->setText(editor->bufferText() + QStringLiteral("# ") + QString::fromLatin1(canary) + u'\n');
+        QVERIFY(editor->hasUnsentEdits());
+        if (optIn) {
+            QTRY_VERIFY_WITH_TIMEOUT(draftBytes().contains(canary), 5000);
+            QVERIFY(saveShot(&window, QStringLiteral("secret-values-recorded.png")));
+        } else {
+            QVERIFY(saveShot(editor, QStringLiteral("editor-secret-no-draft.png")));
+            // Absence cannot be waited for: give the 0.8 s debounce and the drafts thread ample time.
+            QTest::qWait(2500);
+            QVERIFY(!draftBytes().contains(canary));
+            QSettings().sync();
+            QFile settings(QSettings().fileName());
+            QVERIFY(!settings.open(QIODevice::ReadOnly) || !settings.readAll().contains(canary));
+        }
+        editor->dropDraft(); // the window goes with the controller (detached, then with `window`)
+    }
+    widgets::SettingsDialog::setRecordsSecretValues(QStringLiteral("fieldscope-test"), false);
 }
 
 QTEST_MAIN(TestEditor)
