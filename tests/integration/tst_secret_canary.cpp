@@ -133,7 +133,25 @@ private Q_SLOTS:
         printed += exporter.readAllStandardError() + exporter.readAllStandardOutput();
         const auto history = runFieldscope({QStringLiteral("history"), QStringLiteral("secrets/canary"), QStringLiteral("--db"), db,
                                             QStringLiteral("-o"), QStringLiteral("json")});
+        // The window on the recorded file, its History tab showing the Secret, with every log on:
+        // what it prints has no value either, and the folders and settings it writes are private.
+        QProcess gui;
+        QProcessEnvironment guiEnv = env;
+        guiEnv.insert(QStringLiteral("QT_QPA_PLATFORM"), QStringLiteral("offscreen"));
+        guiEnv.insert(QStringLiteral("XDG_CONFIG_HOME"), dir.filePath(QStringLiteral("config")));
+        guiEnv.insert(QStringLiteral("XDG_DATA_HOME"), dir.filePath(QStringLiteral("data")));
+        gui.setProcessEnvironment(guiEnv);
+        gui.start(fieldscopeBinary(), {QStringLiteral("--open"), db, QStringLiteral("--select"), QStringLiteral("secrets/%1/canary").arg(ns),
+                                       QStringLiteral("--tab"), QStringLiteral("history"), QStringLiteral("--screenshot"),
+                                       dir.filePath(QStringLiteral("shot.png")), QStringLiteral("--size"), QStringLiteral("1280x800")});
+        QVERIFY(gui.waitForFinished(120000));
+        QCOMPARE(gui.exitCode(), 0);
+        printed += gui.readAllStandardError() + gui.readAllStandardOutput();
         ::umask(oldMask);
+        QCOMPARE(modeOf(dir.filePath(QStringLiteral("config/fieldscope"))), 0700);
+        QCOMPARE(modeOf(dir.filePath(QStringLiteral("config/fieldscope/fieldscope.conf"))), 0600);
+        QCOMPARE(modeOf(dir.filePath(QStringLiteral("data/fieldscope"))), 0700);
+        QCOMPARE(modeOf(dir.filePath(QStringLiteral("data/fieldscope/history"))), 0700);
         QCOMPARE(history.exitCode, 0);
         printed += history.out + history.err;
 
@@ -141,7 +159,8 @@ private Q_SLOTS:
         QCOMPARE(modeOf(jsonl), 0600);
         QCOMPARE(modeOf(QFileInfo(db).absolutePath()), 0700);
 
-        const QByteArray stored = allFileBytes(QFileInfo(db).absolutePath());
+        const QByteArray stored = allFileBytes(QFileInfo(db).absolutePath()) + allFileBytes(dir.filePath(QStringLiteral("config")))
+                                + allFileBytes(dir.filePath(QStringLiteral("data")));
         QVERIFY(stored.size() > 1000);
         QVERIFY2(stored.contains("canary"), "the Secret's name (metadata) is kept"); // so the check below means something
         for (const QByteArray &needle : {QByteArray(kCanary), first.toBase64(), second.toBase64(), QByteArray(kCanary).toBase64()}) {
