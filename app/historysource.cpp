@@ -1,5 +1,7 @@
 #include "app/historysource.h"
 
+#include "core/secretredaction.h"
+
 #include <QCryptographicHash>
 #include <QFutureWatcher>
 #include <QStandardPaths>
@@ -25,6 +27,9 @@ LoadResult loadRows(const std::string &path, const core::ObjectQuery &query)
         return {{}, QString::fromStdString(loaded.error().describe()), false};
     if (loaded->entries.empty())
         return {{}, {}, true};
+    // A Secret recorded without its values shows "(hidden value 1a2b3c4d)", not the hash.
+    for (auto &object : loaded->objects)
+        core::describeRedactedValues(object);
     return {models::historyRows(std::move(*loaded)), {}, false};
 }
 

@@ -68,6 +68,32 @@ bool isRedactedValue(std::string_view value)
     return value.size() == kRedactedPrefix.size() + 64 && value.substr(0, kRedactedPrefix.size()) == kRedactedPrefix;
 }
 
+namespace {
+int describeIn(Json &value)
+{
+    if (!value.is_string() || !isRedactedValue(value.get_ref<const std::string &>()))
+        return 0;
+    value = "(hidden value " + value.get<std::string>().substr(kRedactedPrefix.size(), 8) + ")";
+    return 1;
+}
+} // namespace
+
+int describeRedactedValues(Json &object)
+{
+    if (!isSecretObject(object))
+        return 0;
+    int n = 0;
+    for (const char *field : {"data", "stringData"})
+        if (auto it = object.find(field); it != object.end() && it->is_object())
+            for (auto &v : *it)
+                n += describeIn(v);
+    if (auto meta = object.find("metadata"); meta != object.end() && meta->is_object())
+        if (auto ann = meta->find("annotations"); ann != meta->end() && ann->is_object())
+            if (auto la = ann->find(kLastAppliedAnnotation); la != ann->end())
+                n += describeIn(*la);
+    return n;
+}
+
 int redactSecret(Json &object, std::string_view key)
 {
     if (!object.is_object())

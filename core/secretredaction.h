@@ -32,4 +32,9 @@ int redactSecret(Json &object, std::string_view key);
 // Whether `value` is one of redactSecret()'s hashes.
 bool isRedactedValue(std::string_view value);
 
+// For people (the History tab and its diffs): each hash of a redacted Secret becomes
+// "(hidden value 1a2b3c4d)", so a diff reads "value changed (hidden)" rather than 64 hex digits;
+// the 8 digits still tell equal values from changed ones. Returns how many were replaced.
+int describeRedactedValues(Json &object);
+
 } // namespace fieldscope::core

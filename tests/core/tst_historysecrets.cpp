@@ -121,6 +121,22 @@ private Q_SLOTS:
         QVERIFY(!bytes.contains(QByteArray::fromStdString(base64(std::string(kCanary) + "-2"))));
     }
 
+    // What people read: the hash's first digits in words, equal values still equal.
+    void hashesReadAsHiddenValuesForPeople()
+    {
+        Json a = secret("1", kCanary), b = secret("2", kCanary, "root");
+        redactSecret(a, "k");
+        redactSecret(b, "k");
+        QCOMPARE(describeRedactedValues(a), 3);
+        QCOMPARE(describeRedactedValues(b), 3);
+        const std::string shown = a["data"]["password"].get<std::string>();
+        QVERIFY2(shown.rfind("(hidden value ", 0) == 0 && shown.size() == 23, shown.c_str());
+        QVERIFY(a["data"]["password"] == b["data"]["password"]);
+        QVERIFY(a["data"]["user"] != b["data"]["user"]);
+        Json configMap = {{"apiVersion", "v1"}, {"kind", "ConfigMap"}, {"data", {{"k", std::string(kRedactedPrefix) + std::string(64, 'a')}}}};
+        QCOMPARE(describeRedactedValues(configMap), 0); // only Secrets are touched
+    }
+
     // The key is random per database: the same value hashes differently elsewhere, so a hash says
     // nothing outside its own file.
     void eachDatabaseHashesWithItsOwnKey()
