@@ -238,6 +238,7 @@ private Q_SLOTS:
     void givingUpLeavesTheFieldToItsOwnerAndWritesTheRest();
     void closingTheClusterLeavesUnsentEditsInADetachedWindow();
     void aSecretsUnsentEditsStayOffTheDiskUnlessOptedIn();
+    void aHistoryThatCannotBeWrittenIsShownInTheWindow();
 };
 
 void TestEditor::serverSideApplyOfAChangedValueIsWrittenAndTheDetailFollows()
@@ -741,6 +742,23 @@ void TestEditor::aSecretsUnsentEditsStayOffTheDiskUnlessOptedIn()
         editor->dropDraft(); // the window goes with the controller (detached, then with `window`)
     }
     widgets::SettingsDialog::setRecordsSecretValues(QStringLiteral("fieldscope-test"), false);
+}
+
+// Issue 15: a history that cannot be written is said in the window (the status line's warning),
+// never a silent hole. Here its database path is taken by a folder.
+void TestEditor::aHistoryThatCannotBeWrittenIsShownInTheWindow()
+{
+    const QString db = app::historyDatabaseFor(QStringLiteral("fieldscope-test"), app::clusterIdentityOf(m_connection->config));
+    QFile::remove(db);
+    QVERIFY(QDir().mkpath(db));
+    {
+        Session s;
+        auto *warning = s.view->findChild<QLabel *>(QStringLiteral("warningLabel"));
+        QTRY_VERIFY_WITH_TIMEOUT(warning->text().contains(QLatin1String("History recording is failing")), 20000);
+        QVERIFY(warning->isVisible());
+        QVERIFY(saveShot(&s.window, QStringLiteral("history-recording-failing.png")));
+    }
+    QVERIFY(QDir(db).removeRecursively());
 }
 
 QTEST_MAIN(TestEditor)
