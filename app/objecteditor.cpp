@@ -2,6 +2,7 @@
 
 #include "core/applybody.h"
 #include "core/editbuffer.h"
+#include "core/jsonread.h"
 #include "core/yaml.h"
 #include "kube/writes.h"
 
@@ -269,7 +270,7 @@ void ObjectEditor::showRequest(const kube::HttpRequest &req)
     inBackground(this, [req] {
         auto body = core::parseJson(req.body);
         return QString::fromStdString(req.method + ' ' + req.path + "\nContent-Type: " + req.contentType + "\n\n"
-                                      + (body ? body->dump(2) : req.body));
+                                      + (body ? core::safeDump(*body, 2) : req.body));
     }, [this, gen, notes](QString text) {
         if (gen == m_generation && m_window)
             m_window->showPreview(text, notes);
