@@ -367,7 +367,10 @@ void Discovery::completeIfDone()
     if (m_outstanding > 0)
         return;
     if (m_building.resources.empty()) {
-        Q_EMIT failed(QString::fromStdString(m_firstError.empty() ? std::string("discovery returned no resources") : m_firstError));
+        std::string why = m_firstError;
+        if (why.empty() && !m_building.failedGroups.empty())
+            why = m_building.failedGroups.begin()->second; // e.g. the only group was malformed
+        Q_EMIT failed(QString::fromStdString(why.empty() ? std::string("discovery returned no resources") : why));
         return;
     }
     m_snapshot = std::move(m_building);
