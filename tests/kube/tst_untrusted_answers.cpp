@@ -6,6 +6,7 @@
 #include "kube/apierror.h"
 #include "kube/discovery.h"
 #include "kube/listdecoder.h"
+#include "kube/tablefetcher.h"
 #include "kube/transport.h"
 #include "transcriptserver.h"
 
@@ -34,6 +35,7 @@ extern const char *const kGroups;
 extern const char *const kWatchError;
 extern const char *const kList;
 extern const char *const kAdded;
+extern const char *const kTable;
 
 void addRows(const char *doc, std::initializer_list<std::pair<const char *, const char *>> rows)
 {
@@ -273,6 +275,36 @@ private Q_SLOTS:
             QCOMPARE(page.error().where, dotted(pointer));
     }
 
+    void tableWithAWrongTypeAtAnIdentityFieldIsAParseError_data()
+    {
+        columns();
+        addRows(kTable, {{"/metadata", "1"}, {"/metadata/resourceVersion", "10"}, {"/metadata/continue", "[]"},
+                         {"/columnDefinitions", "{}"}, {"/columnDefinitions/0", "\"Name\""}, {"/rows", "{}"}, {"/rows/0", "1"},
+                         {"/rows/0/cells", "{}"}, {"/rows/0/object", "1"}, {"/rows/0/object/metadata/uid", "1"},
+                         {"/rows/0/object/metadata/name", "{}"}, {"/rows/0/object/metadata/namespace", "[]"},
+                         {"/rows/0/object/metadata/resourceVersion", "9"}});
+    }
+    void tableWithAWrongTypeAtAnIdentityFieldIsAParseError()
+    {
+        QFETCH(std::string, document);
+        QFETCH(std::string, pointer);
+        QFETCH(std::string, value);
+        std::string body = withValue(document, pointer, value);
+        auto t = kube::decodeTable(body);
+        QVERIFY(!t.ok());
+        QCOMPARE(t.error().category, core::ErrorCategory::Parse);
+        QCOMPARE(t.error().where, pointer.substr(1, pointer.find('/', 1) - 1)); // the top-level field
+    }
+
+    void wellTypedTableStillDecodes()
+    {
+        std::string body = kTable;
+        auto t = kube::decodeTable(body);
+        QVERIFY2(t.ok(), t.ok() ? "" : t.error().describe().c_str());
+        QVERIFY(t->isTable);
+        QCOMPARE(t->rows.at(0).uid, std::string("u1"));
+    }
+
     void wellTypedListPageAndWatchErrorStillDecode()
     {
         std::string body = kList;
@@ -365,4 +397,7 @@ const char *const kList = R"({"kind":"ConfigMapList","apiVersion":"v1","metadata
 
 const char *const kAdded = R"({"type":"ADDED","object":{"kind":"ConfigMap","metadata":{"name":"a","namespace":"x","uid":"u",
   "resourceVersion":"5","creationTimestamp":"2024-01-01T00:00:00Z"}}})";
+const char *const kTable = R"({"kind":"Table","apiVersion":"meta.k8s.io/v1","metadata":{"resourceVersion":"10","continue":""},
+  "columnDefinitions":[{"name":"Name","type":"string","format":"name","description":"d","priority":0}],
+  "rows":[{"cells":["a"],"object":{"kind":"PartialObjectMetadata","metadata":{"name":"a","namespace":"x","uid":"u1","resourceVersion":"9"}}}]})";
 } // namespace
