@@ -5,6 +5,7 @@
 #include "kube/apiclient.h"
 #include "kube/apierror.h"
 #include "kube/discovery.h"
+#include "kube/execplugin.h"
 #include "kube/listdecoder.h"
 #include "kube/tablefetcher.h"
 #include "kube/transport.h"
@@ -303,6 +304,26 @@ private Q_SLOTS:
         QVERIFY2(t.ok(), t.ok() ? "" : t.error().describe().c_str());
         QVERIFY(t->isTable);
         QCOMPARE(t->rows.at(0).uid, std::string("u1"));
+    }
+
+    void execCredentialWithAWrongTypeIsAnErrorNamingTheField_data()
+    {
+        columns();
+        const char *cred = R"({"kind":"ExecCredential","apiVersion":"client.authentication.k8s.io/v1","status":{"token":"t0k3n-canary","expirationTimestamp":"2030-01-01T00:00:00Z"}})";
+        addRows(cred, {{"/kind", "1"}, {"/apiVersion", "[]"}, {"/status", "\"t0k3n-canary\""}, {"/status/token", "42"},
+                       {"/status/clientCertificateData", "{}"}, {"/status/clientKeyData", "true"},
+                       {"/status/expirationTimestamp", "1"}});
+    }
+    void execCredentialWithAWrongTypeIsAnErrorNamingTheField()
+    {
+        QFETCH(std::string, document);
+        QFETCH(std::string, pointer);
+        QFETCH(std::string, value);
+        auto c = kube::parseExecCredential(withValue(document, pointer, value), "client.authentication.k8s.io/v1", "aws");
+        QVERIFY(!c.ok());
+        const std::string path = dotted(pointer);
+        QVERIFY2(c.error().message.find(path + " is ") != std::string::npos, c.error().message.c_str());
+        QVERIFY2(c.error().message.find("t0k3n-canary") == std::string::npos, c.error().message.c_str()); // never the token
     }
 
     void wellTypedListPageAndWatchErrorStillDecode()
