@@ -7,6 +7,7 @@
 #include "core/historyfeed.h"
 #include "core/historyquery.h"
 #include "core/historywriter.h"
+#include "core/jsonread.h"
 #include "kube/watcher.h"
 
 #include <QCoreApplication>
@@ -152,7 +153,7 @@ int runHistory(const QStringList &args)
         auto j = core::historyJson(**store, q);
         if (!j)
             return reportError(j.error());
-        std::printf("%s\n", j->dump(2).c_str());
+        std::printf("%s\n", core::safeDump(*j, 2).c_str());
         return 0;
     }
     auto t = core::historyText(**store, q);
