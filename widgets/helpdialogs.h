@@ -5,6 +5,7 @@
 #include <QDialog>
 
 class QAction;
+class QCheckBox;
 class QLineEdit;
 class QSpinBox;
 
@@ -27,11 +28,15 @@ class SettingsDialog : public QDialog
 {
     Q_OBJECT
 public:
-    explicit SettingsDialog(QWidget *parent = nullptr);
+    // `context`: the shown cluster's context, whose per-context options the dialog offers.
+    explicit SettingsDialog(QWidget *parent = nullptr, const QString &context = {});
     static int historyVersionsPerObject();     // default 50
     static QString fieldManager();             // default "fieldscope"
     // Remembered exec-plugin answers; the composition root fills it (MainWindow::settingsOpened).
     ConsentDecisionsView *consentDecisions() const { return m_consent; }
+    // The opt-in to record Secret values (history, drafts) for one context; default off.
+    static bool recordsSecretValues(const QString &context);
+    static void setRecordsSecretValues(const QString &context, bool on);
 
 Q_SIGNALS:
     void settingsChanged();
@@ -40,6 +45,8 @@ private:
     QSpinBox *m_retention;
     QLineEdit *m_manager;
     ConsentDecisionsView *m_consent = nullptr;
+    QCheckBox *m_secretValues = nullptr;
+    QString m_context;
 };
 
 } // namespace fieldscope::widgets
