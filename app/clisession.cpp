@@ -113,8 +113,14 @@ std::unique_ptr<CliSession> CliSession::open(const QCommandLineParser &parser)
 const kube::ResourceInfo *CliSession::resolve(const QString &word) const
 {
     const auto *r = discovery().resolve(word.toStdString());
-    if (!r)
-        reportError(QStringLiteral("the server doesn't have a resource type \"%1\"").arg(word));
+    if (!r) {
+        // A group whose discovery document could not be read may be the one that has it: say so,
+        // or a server's malformed answer reads as "no such type".
+        QString why;
+        for (const auto &[gv, error] : discovery().failedGroups)
+            why += QStringLiteral("\n  discovery of %1 failed: %2").arg(QString::fromStdString(gv), QString::fromStdString(error));
+        reportError(QStringLiteral("the server doesn't have a resource type \"%1\"%2").arg(word, why));
+    }
     return r;
 }
 

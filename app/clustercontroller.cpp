@@ -119,8 +119,9 @@ void ClusterController::onConnected(core::Result<kube::Connection> result)
     m_contextName = QString::fromStdString(m_connection->config.contextName);
     if (m_connection->config.insecureSkipTlsVerify)
         m_warnings << tr("TLS verification is off for this cluster");
-    m_view->setConnectionWarning(m_warnings.join(QStringLiteral("; ")));
+    m_recordSecretValues = m_recordSecretValues || widgets::SettingsDialog::recordsSecretValues(m_contextName);
     startRecording();
+    showWarnings();
     m_view->setConnection(m_contextName, QString::fromStdString(m_connection->config.server), tr("…"));
     m_client = std::make_unique<kube::ApiClient>(m_connection->transport);
     m_discovery = std::make_unique<kube::Discovery>(m_client.get());
@@ -228,21 +229,55 @@ void ClusterController::watchNamespaces()
     m_namespaceWatcher->start();
 }
 
-// One database per context; the recorder opens it on its own writer thread.
+// One database per cluster (not per context name: issue 15), keyed and stamped with the
+// cluster's identity; the recorder opens it on its own writer thread.
 void ClusterController::startRecording()
 {
     core::HistoryRecorder::Options ro;
-    m_historyDatabase = historyDatabaseFor(m_contextName);
+    const std::string identity = clusterIdentityOf(m_connection->config);
+    m_historyDatabase = historyDatabaseFor(m_contextName, identity);
     ro.path = m_historyDatabase.toStdString();
+    ro.open.clusterIdentity = identity;
+    ro.open.clusterLabel = m_connection->config.server;
+    ro.open.recordSecretValues = m_recordSecretValues;
+    ro.open.folderIsPrivate = true;
+    ro.adoptFrom = legacyHistoryDatabasesFor(m_contextName);
     ro.retention.maxVersionsPerObject = m_historyVersionsPerObject;
     m_recorder = std::make_shared<core::HistoryRecorder>(ro);
     connect(m_recorder.get(), &core::HistoryRecorder::committed, &m_historySource, &HistorySource::onCommitted, Qt::QueuedConnection);
     connect(m_recorder.get(), &core::HistoryRecorder::writeFailed, this, [this](const QString &message) {
-        m_warnings << tr("History is not being recorded: %1").arg(message);
+        m_warnings << tr("History recording is failing (the lost stretch is marked as a gap): %1").arg(message);
         m_warnings.removeDuplicates();
-        m_view->setConnectionWarning(m_warnings.join(QStringLiteral("; ")));
+        showWarnings();
     }, Qt::QueuedConnection);
     m_historySource.setDatabase(m_historyDatabase);
+}
+
+void ClusterController::showWarnings()
+{
+    if (!m_view)
+        return;
+    QStringList shown = m_warnings;
+    if (m_recordSecretValues)
+        shown.prepend(tr("Secret values are recorded for this cluster"));
+    m_view->setConnectionWarning(shown.join(QStringLiteral("; ")));
+}
+
+void ClusterController::setRecordSecretValues(bool on)
+{
+    if (on == m_recordSecretValues)
+        return;
+    m_recordSecretValues = on;
+    if (!m_connection)
+        return; // applies when connected
+    showWarnings();
+    // A new recorder with the new choice; the shown watch starts again so its feed begins with a
+    // list (batches already queued go to the old recorder, which drains and closes).
+    startRecording();
+    if (m_discovery && m_discovery->hasSnapshot()) {
+        m_shownKind.clear();
+        showResource(m_wantedResource);
+    }
 }
 
 void ClusterController::showResource(const QString &resource)
@@ -425,7 +460,10 @@ void ClusterController::openEditor(const QString &uid)
     if (!m_drafts)
         m_drafts = std::make_shared<core::DraftStore>(
             (QStandardPaths::writableLocation(QStandardPaths::AppDataLocation) + QStringLiteral("/drafts")).toStdString());
-    auto *drafts = new DraftKeeper(window, m_drafts, m_contextName.toStdString(), uid.toStdString(), window->windowTitle().toStdString());
+    // A Secret's buffer holds its values: kept on disk only with the opt-in (issue 15).
+    const bool secret = info.group.empty() && info.kind == "Secret";
+    auto *drafts = new DraftKeeper(window, m_drafts, m_contextName.toStdString(), uid.toStdString(), window->windowTitle().toStdString(),
+                                   !secret || m_recordSecretValues);
     new ObjectEditor(m_client.get(), info, m_model.objectJson(row), window, widgets::SettingsDialog::fieldManager(), drafts);
     // The version the table has now; later ones arrive from drainPrepared().
     window->noteServerVersion(QString::fromStdString(object.resourceVersion), false);

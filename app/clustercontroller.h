@@ -64,6 +64,11 @@ public:
     // Versions kept per object in the history database (applies from the next connection).
     void setHistoryRetention(int versionsPerObject) { m_historyVersionsPerObject = versionsPerObject; }
     QString historyDatabase() const { return m_historyDatabase; }
+    // Record Secret values (an explicit per-context opt-in, issue 15): off, Secrets are stored
+    // with hashed values and their editors keep no draft on disk. Changing it while connected
+    // restarts recording (and the shown watch); the status bar says when it is on.
+    void setRecordSecretValues(bool on);
+    bool recordsSecretValues() const { return m_recordSecretValues; }
     HistorySource *historySource() { return &m_historySource; }
     // The editor window open for the object `uid`, if any (one per object).
     widgets::EditorWindow *editor(const QString &uid) const { return m_editors.value(uid); }
@@ -88,6 +93,7 @@ private:
     void onTableRows(const std::vector<kube::TableRow> &rows);
     void noteTableVersions(const core::WatchBatch &batch);
     void startRecording();
+    void showWarnings();
     void showHistory(const QString &uid, int row);
     void closeEditors();
     void openEditor(const QString &uid);
@@ -115,6 +121,7 @@ private:
     std::shared_ptr<core::HistoryFeed> m_feed;
     QString m_historyDatabase;
     int m_historyVersionsPerObject = 1000;
+    bool m_recordSecretValues = false;
     QStringList m_warnings;
     QString m_currentUid;
     // Open editors by object uid; each owns its ObjectEditor, which uses m_client.

@@ -2,10 +2,12 @@
 // store, and printing an object's versions with who made each change.
 #include "app/clisession.h"
 #include "app/commands.h"
+#include "app/historysource.h"
 #include "core/historyexport.h"
 #include "core/historyfeed.h"
 #include "core/historyquery.h"
 #include "core/historywriter.h"
+#include "core/jsonread.h"
 #include "kube/watcher.h"
 
 #include <QCoreApplication>
@@ -51,6 +53,9 @@ int runRecord(const QStringList &args)
     p.addOption({{QStringLiteral("l"), QStringLiteral("selector")}, QStringLiteral("Label selector."), QStringLiteral("SELECTOR")});
     p.addOption({QStringLiteral("for"), QStringLiteral("Stop after this long (e.g. 30s, 5m); default: until interrupted."), QStringLiteral("DURATION")});
     p.addOption({QStringLiteral("db"), QStringLiteral("The history database file (created when missing)."), QStringLiteral("FILE")});
+    p.addOption({QStringLiteral("include-secret-values"),
+                 QStringLiteral("Store Secret data/stringData values as sent. Default: each value is a keyed hash (which key "
+                                "changed stays visible, the value does not reach the disk).")});
     addConnectionOptions(p);
     if (!p.parse(args))
         return reportError(p.errorText()) + 1;
@@ -70,7 +75,17 @@ int runRecord(const QStringList &args)
         return CliSession::openFailureCode();
     core::HistoryRecorder::Options ro;
     ro.path = db;
+    // The file belongs to this cluster from now on: recording another one into it is refused.
+    ro.open.clusterIdentity = clusterIdentityOf(session->connection().config);
+    ro.open.clusterLabel = session->connection().config.server;
+    ro.open.recordSecretValues = p.isSet(QStringLiteral("include-secret-values"));
+    if (ro.open.recordSecretValues)
+        std::fprintf(stderr, "fieldscope: Secret values are recorded into %s (--include-secret-values)\n", db.c_str());
     core::HistoryRecorder recorder(ro);
+    // Opening (and the cluster check) happens on the writer thread: a refusal ends the run.
+    QObject::connect(&recorder, &core::HistoryRecorder::writeFailed, qApp, [](const QString &m) {
+        std::fprintf(stderr, "fieldscope: history recording is failing: %s\n", qUtf8Printable(m));
+    }, Qt::QueuedConnection);
     std::vector<std::unique_ptr<RecordedScope>> scopes;
     for (const QString &word : p.positionalArguments().first().split(QLatin1Char(','), Qt::SkipEmptyParts)) {
         const auto *r = session->resolve(word);
@@ -138,7 +153,7 @@ int runHistory(const QStringList &args)
         auto j = core::historyJson(**store, q);
         if (!j)
             return reportError(j.error());
-        std::printf("%s\n", j->dump(2).c_str());
+        std::printf("%s\n", core::safeDump(*j, 2).c_str());
         return 0;
     }
     auto t = core::historyText(**store, q);

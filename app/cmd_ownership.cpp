@@ -4,6 +4,7 @@
 #include "app/commands.h"
 #include "core/blame.h"
 #include "core/conflictprediction.h"
+#include "core/jsonread.h"
 #include "core/ownershiptree.h"
 #include "core/yaml.h"
 #include "kube/writes.h"
@@ -115,7 +116,7 @@ int runBlame(const QStringList &args)
     if (!tree)
         return reportError(tree.error());
     if (format == QLatin1String("json"))
-        std::printf("%s\n", core::toJsonText(core::blameJson(*tree), 2).c_str());
+        std::printf("%s\n", core::safeDump(core::blameJson(*tree), 2).c_str());
     else
         std::fputs(core::blameText(*object, *tree, QDateTime::currentSecsSinceEpoch()).c_str(), stdout);
     return 0;
@@ -161,7 +162,7 @@ int runConflicts(const QStringList &args)
     if (!prediction)
         return reportError(prediction.error());
     if (p.value(QStringLiteral("output")) == QLatin1String("json"))
-        std::printf("%s\n", core::toJsonText(prediction->toJson(), 2).c_str());
+        std::printf("%s\n", core::safeDump(prediction->toJson(), 2).c_str());
     else
         std::fputs(prediction->toText().c_str(), stdout);
     return 0;

@@ -20,5 +20,7 @@ struct SubcommandInfo {
     int (*run)(const QStringList &);
 };
 const SubcommandInfo *subcommands(); // terminated by {nullptr, nullptr, nullptr}
+// Runs one subcommand; any exception that escapes it is a message on stderr and exit code 1.
+int runSubcommand(const SubcommandInfo &command, const QStringList &args);
 
 } // namespace fieldscope::app

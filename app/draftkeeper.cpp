@@ -35,10 +35,13 @@ constexpr int kDebounceMs = 800;
 } // namespace
 
 DraftKeeper::DraftKeeper(widgets::EditorWindow *window, std::shared_ptr<core::DraftStore> store, std::string context, std::string uid,
-                         std::string title)
+                         std::string title, bool keepOnDisk)
     : QObject(window), m_window(window), m_store(std::move(store)), m_context(std::move(context)), m_uid(std::move(uid)),
-      m_title(std::move(title))
+      m_title(std::move(title)), m_keepOnDisk(keepOnDisk)
 {
+    if (!keepOnDisk)
+        window->setDraftsKeptOnDisk(false, tr("Unsent edits of this Secret are not kept on disk: a crash loses them. "
+                                              "(Settings: record Secret values for this cluster.)"));
     m_debounce.setSingleShot(true);
     m_debounce.setInterval(kDebounceMs);
     connect(&m_debounce, &QTimer::timeout, this, &DraftKeeper::keepNow);
@@ -61,11 +64,14 @@ DraftKeeper::DraftKeeper(widgets::EditorWindow *window, std::shared_ptr<core::Dr
 void DraftKeeper::loadThen(std::function<void(std::optional<core::EditDraft>)> done)
 {
     auto *watcher = new QFutureWatcher<core::Result<std::optional<core::EditDraft>>>(this);
-    connect(watcher, &QFutureWatcherBase::finished, this, [watcher, done] {
+    connect(watcher, &QFutureWatcherBase::finished, this, [this, watcher, done] {
         watcher->deleteLater();
         auto r = watcher->future().takeResult();
-        if (!r)
-            qCWarning(lcDrafts, "%s", r.error().describe().c_str()); // left on disk for a person to read
+        if (!r) { // moved aside for a person to read: say where
+            qCWarning(lcDrafts, "%s", r.error().describe().c_str());
+            if (m_window)
+                m_window->showDraftProblem(QString::fromStdString(r.error().message));
+        }
         done(r ? std::move(*r) : std::nullopt);
     });
     watcher->setFuture(QtConcurrent::run(&draftThread(), [store = m_store, context = m_context, uid = m_uid] {
@@ -89,21 +95,38 @@ void DraftKeeper::keepNow()
 {
     if (!m_window || !m_armed)
         return;
-    if (!m_window->hasUnsentEdits()) {
+    if (!m_window->hasUnsentEdits() || !m_keepOnDisk) {
         run([context = m_context, uid = m_uid](core::DraftStore &s) { return s.remove(context, uid); });
         return;
     }
     core::EditDraft d{m_context, m_uid, m_title, m_window->openedYaml().toStdString(), m_window->openedResourceVersion().toStdString(),
                       m_window->bufferText().toStdString(), QDateTime::currentMSecsSinceEpoch()};
-    run([d = std::move(d)](core::DraftStore &s) { return s.save(d); });
+    run([d = std::move(d)](core::DraftStore &s) { return s.save(d); }, true);
 }
 
-void DraftKeeper::run(std::function<core::Status(core::DraftStore &)> work)
+void DraftKeeper::run(std::function<core::Status(core::DraftStore &)> work, bool isSave)
 {
-    (void)QtConcurrent::run(&draftThread(), [store = m_store, work = std::move(work)] {
-        if (auto st = work(*store); !st)
-            qCWarning(lcDrafts, "%s", st.error().describe().c_str());
+    // The outcome comes back as text (a Status is not default-constructible for QFuture).
+    auto *watcher = new QFutureWatcher<QString>(this);
+    connect(watcher, &QFutureWatcherBase::finished, this, [this, watcher, isSave] {
+        watcher->deleteLater();
+        const QString failure = watcher->result();
+        if (!m_window)
+            return;
+        if (!failure.isEmpty())
+            m_window->showDraftProblem(isSave ? tr("Your unsent edits could not be kept on disk: %1").arg(failure) : failure);
+        else if (isSave && !m_window->draftProblem().isEmpty() && m_saveFailed)
+            m_window->showDraftProblem({});
+        if (isSave)
+            m_saveFailed = !failure.isEmpty();
     });
+    watcher->setFuture(QtConcurrent::run(&draftThread(), [store = m_store, work = std::move(work)] {
+        auto st = work(*store);
+        if (st)
+            return QString();
+        qCWarning(lcDrafts, "%s", st.error().describe().c_str());
+        return QString::fromStdString(st.error().message);
+    }));
 }
 
 } // namespace fieldscope::app

@@ -24,8 +24,10 @@ class DraftKeeper : public QObject
 {
     Q_OBJECT
 public:
+    // keepOnDisk = false: nothing of the buffer is written (a Secret without the opt-in to record
+    // its values, issue 15); the window says so, and a draft an earlier run left is still offered.
     DraftKeeper(widgets::EditorWindow *window, std::shared_ptr<core::DraftStore> store, std::string context, std::string uid,
-                std::string title);
+                std::string title, bool keepOnDisk = true);
 
     // The draft left by an earlier run, if any (read on the worker thread), then `done` here.
     void loadThen(std::function<void(std::optional<core::EditDraft>)> done);
@@ -35,13 +37,16 @@ public:
 
 private:
     void keepNow();
-    void run(std::function<core::Status(core::DraftStore &)> work);
+    // Runs `work` on the drafts thread; a failure shows in the window (save: "not kept").
+    void run(std::function<core::Status(core::DraftStore &)> work, bool isSave = false);
 
     QPointer<widgets::EditorWindow> m_window;
     std::shared_ptr<core::DraftStore> m_store;
     std::string m_context, m_uid, m_title;
     QTimer m_debounce;
     bool m_armed = false;
+    bool m_keepOnDisk = true;
+    bool m_saveFailed = false; // the shown problem is a failed save (cleared by the next good one)
 };
 
 } // namespace fieldscope::app

@@ -6,6 +6,7 @@
 #include "app/screenshot.h"
 #include "app/sandbox.h"
 #include "app/workspace.h"
+#include "core/privatefiles.h"
 #include "widgets/clusterview.h"
 #include "widgets/detailpane.h"
 #include "widgets/objecttablepage.h"
@@ -14,6 +15,8 @@
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QFileInfo>
+#include <QSettings>
+#include <QStandardPaths>
 
 #include <cstdio>
 #include <memory>
@@ -29,6 +32,21 @@ QString subcommandHelp()
     return s;
 }
 
+// Issue 15: the folders and the settings file the app writes under the user's home are private
+// whatever the umask (files an earlier version left 0644/0755 too). QSettings rewrites its file
+// through QSaveFile, which keeps an existing file's mode. Startup only, before any window.
+void securePrivateLocations()
+{
+    const QString settingsFile = QSettings().fileName();
+    const QString data = QStandardPaths::writableLocation(QStandardPaths::GenericDataLocation) + QStringLiteral("/fieldscope");
+    for (const QString &dir : {QFileInfo(settingsFile).absolutePath(), data,
+                               QStandardPaths::writableLocation(QStandardPaths::AppDataLocation), historyFolder()})
+        if (auto st = core::makePrivateDirectory(dir.toStdString(), true); !st)
+            std::fprintf(stderr, "fieldscope: %s\n", st.error().describe().c_str());
+    if (auto st = core::ensurePrivateFile(settingsFile.toStdString()); !st)
+        std::fprintf(stderr, "fieldscope: %s\n", st.error().describe().c_str());
+}
+
 } // namespace
 
 int runGui(int &argc, char **argv)
@@ -37,6 +55,7 @@ int runGui(int &argc, char **argv)
     QApplication::setApplicationName(QStringLiteral("fieldscope"));
     QApplication::setApplicationVersion(QStringLiteral(FIELDSCOPE_VERSION));
     QApplication::setOrganizationName(QStringLiteral("fieldscope"));
+    securePrivateLocations();
 
     QCommandLineParser p;
     p.setApplicationDescription(QStringLiteral("Fieldscope: see who changed what in Kubernetes objects, and write back safely.\n"

@@ -2,6 +2,7 @@
 
 #include "core/historyexport.h"
 #include "core/historystore.h"
+#include "core/jsonread.h"
 #include "kube/listdecoder.h"
 #include "widgets/clusterview.h"
 #include "widgets/detailpane.h"
@@ -50,7 +51,7 @@ core::Status collectObjects(core::HistoryStore &store, std::map<QString, KindObj
             ko.body += ',';
             ko.kind.namespaced = ko.kind.namespaced || k.namespaced;
         }
-        ko.body += last->dump();
+        ko.body += core::safeDump(*last);
         if (versions->back().eventType == core::HistoryEventType::Deleted)
             ko.deletedAt[versions->back().uid] = versions->back().resourceVersion;
     }

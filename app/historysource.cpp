@@ -1,5 +1,8 @@
 #include "app/historysource.h"
 
+#include "core/secretredaction.h"
+
+#include <QCryptographicHash>
 #include <QFutureWatcher>
 #include <QStandardPaths>
 #include <QtConcurrent/QtConcurrentRun>
@@ -24,19 +27,50 @@ LoadResult loadRows(const std::string &path, const core::ObjectQuery &query)
         return {{}, QString::fromStdString(loaded.error().describe()), false};
     if (loaded->entries.empty())
         return {{}, {}, true};
+    // A Secret recorded without its values shows "(hidden value 1a2b3c4d)", not the hash.
+    for (auto &object : loaded->objects)
+        core::describeRedactedValues(object);
     return {models::historyRows(std::move(*loaded)), {}, false};
 }
 
 } // namespace
 
-QString historyDatabaseFor(const QString &contextName)
+namespace {
+QString safeFileName(const QString &contextName)
 {
     QString safe = contextName;
     for (QChar &c : safe)
         if (!c.isLetterOrNumber() && c != u'-' && c != u'_' && c != u'.')
             c = u'_';
-    return QStandardPaths::writableLocation(QStandardPaths::AppDataLocation) + QStringLiteral("/history/")
-         + (safe.isEmpty() ? QStringLiteral("default") : safe) + QStringLiteral(".db");
+    return safe.isEmpty() ? QStringLiteral("default") : safe;
+}
+} // namespace
+
+std::string clusterIdentityOf(const kube::ResolvedConfig &config)
+{
+    QCryptographicHash h(QCryptographicHash::Sha256);
+    h.addData(QByteArray::fromStdString(config.server));
+    h.addData(QByteArrayView("\n"));
+    h.addData(QCryptographicHash::hash(config.caPem, QCryptographicHash::Sha256));
+    return "sha256:" + h.result().toHex().toStdString();
+}
+
+QString historyFolder()
+{
+    return QStandardPaths::writableLocation(QStandardPaths::GenericDataLocation) + QStringLiteral("/fieldscope/history");
+}
+
+QString historyDatabaseFor(const QString &contextName, const std::string &identity)
+{
+    const QString id = QString::fromStdString(identity).section(u':', -1).left(12);
+    return historyFolder() + u'/' + safeFileName(contextName) + u'-' + id + QStringLiteral(".db");
+}
+
+std::vector<std::string> legacyHistoryDatabasesFor(const QString &contextName)
+{
+    const QString file = safeFileName(contextName) + QStringLiteral(".db");
+    return {(historyFolder() + u'/' + file).toStdString(),
+            (QStandardPaths::writableLocation(QStandardPaths::AppDataLocation) + QStringLiteral("/history/") + file).toStdString()};
 }
 
 HistorySource::HistorySource(models::ObjectHistoryModel *model, QObject *parent) : QObject(parent), m_model(model)

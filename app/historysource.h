@@ -5,6 +5,7 @@
 // newer request superseded is dropped. Commits that touch the shown object reload it, coalesced,
 // one load at a time. Lives on the GUI thread.
 #include "core/historystore.h"
+#include "kube/kubeconfig.h"
 #include "models/objecthistorymodel.h"
 
 #include <QObject>
@@ -50,7 +51,19 @@ private:
     bool m_again = false;
 };
 
-// Where the GUI records a context's history: <data dir>/history/<context>.db.
-QString historyDatabaseFor(const QString &contextName);
+// Who a history store belongs to (issue 15): a cluster, not a context name. "sha256:" and the
+// SHA-256 of the server URL and the SHA-256 of the CA bundle the kubeconfig names (none: the
+// system store), so two kubeconfigs' `default` contexts aimed at different clusters differ.
+std::string clusterIdentityOf(const kube::ResolvedConfig &config);
+
+// The folder the GUI keeps histories in: ~/.local/share/fieldscope/history (as documented).
+QString historyFolder();
+// Where the GUI records a cluster's history: <history folder>/<context>-<12 hex of identity>.db;
+// the context name is only there for people reading the folder.
+QString historyDatabaseFor(const QString &contextName, const std::string &identity);
+// The names earlier versions used for the context (<app data>/history/<context>.db, and
+// <history folder>/<context>.db), oldest last: adopted once by the first cluster that opens
+// the context (core::HistoryRecorder::Options::adoptFrom).
+std::vector<std::string> legacyHistoryDatabasesFor(const QString &contextName);
 
 } // namespace fieldscope::app

@@ -24,7 +24,7 @@ int main(int argc, char **argv)
             QStringList args = QCoreApplication::arguments();
             args.removeAt(1); // the subcommand
             args[0] = QStringLiteral("fieldscope ") + QString::fromUtf8(c->name);
-            return c->run(args);
+            return runSubcommand(*c, args);
         }
         std::fprintf(stderr, "fieldscope: unknown subcommand \"%s\" (see fieldscope --help)\n", argv[1]);
         return 2;

@@ -2,6 +2,7 @@
 
 #include "core/applybody.h"
 #include "core/editbuffer.h"
+#include "core/jsonread.h"
 #include "core/yaml.h"
 #include "kube/writes.h"
 
@@ -21,9 +22,19 @@ void inBackground(QObject *context, Work work, Done done)
 {
     using R = decltype(work());
     auto *watcher = new QFutureWatcher<R>(context);
-    QObject::connect(watcher, &QFutureWatcherBase::finished, context, [watcher, done = std::move(done)]() mutable {
+    QObject::connect(watcher, &QFutureWatcherBase::finished, context, [watcher, context, done = std::move(done)]() mutable {
         watcher->deleteLater();
-        done(watcher->future().takeResult());
+        // Last boundary of a worker job: QtConcurrent rethrows the task's exception from
+        // takeResult(), and an exception in a slot ends the process.
+        try {
+            done(watcher->future().takeResult());
+        } catch (const std::exception &e) {
+            if (auto *editor = qobject_cast<ObjectEditor *>(context))
+                editor->showBackgroundFailure(QString::fromUtf8(e.what()));
+        } catch (...) {
+            if (auto *editor = qobject_cast<ObjectEditor *>(context))
+                editor->showBackgroundFailure(QStringLiteral("unknown error"));
+        }
     });
     watcher->setFuture(QtConcurrent::run(std::move(work)));
 }
@@ -269,7 +280,7 @@ void ObjectEditor::showRequest(const kube::HttpRequest &req)
     inBackground(this, [req] {
         auto body = core::parseJson(req.body);
         return QString::fromStdString(req.method + ' ' + req.path + "\nContent-Type: " + req.contentType + "\n\n"
-                                      + (body ? body->dump(2) : req.body));
+                                      + (body ? core::safeDump(*body, 2) : req.body));
     }, [this, gen, notes](QString text) {
         if (gen == m_generation && m_window)
             m_window->showPreview(text, notes);
@@ -327,6 +338,12 @@ void ObjectEditor::onSuccess(bool dryRun, kube::HttpResponse response)
 
 // The 409 names fields and owners only: the live values come from a fresh GET, both values are
 // looked up with the list semantics the server used for the paths (core/editbuffer.h).
+void ObjectEditor::showBackgroundFailure(const QString &why)
+{
+    if (m_window)
+        m_window->showFailure(tr("this step failed: %1").arg(why));
+}
+
 void ObjectEditor::showConflicts(const core::Error &error, const core::Json &sent)
 {
     fetchCurrent([this, error, sent](core::Result<core::Json> live) {

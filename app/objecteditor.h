@@ -31,6 +31,9 @@ public:
     // `drafts` (may be null): the window's DraftKeeper; an earlier run's unsent edit is offered.
     ObjectEditor(kube::ApiClient *client, kube::ResourceInfo resource, QByteArray objectJson,
                  widgets::EditorWindow *window, const QString &fieldManager, DraftKeeper *drafts = nullptr);
+    // A background task threw (a library exception on bytes someone else chose): the editor
+    // shows it as a failure of that step instead of the process ending.
+    void showBackgroundFailure(const QString &why);
 
 private:
     void write(const widgets::WriteRequest &request);

@@ -1,5 +1,7 @@
 #include "app/sandbox.h"
 
+#include "core/privatefiles.h"
+
 #include <QCoreApplication>
 #include <QDir>
 #include <QFileInfo>
@@ -54,7 +56,9 @@ void SandboxController::start()
 {
     m_started = true;
     Q_EMIT stateChanged(tr("Sandbox starting…"));
-    QDir().mkpath(dataDir());
+    // The sandbox keeps its CA key, tokens and etcd data there: 0700 whatever the umask.
+    if (auto st = core::makePrivateDirectory(dataDir().toStdString(), true); !st)
+        qWarning("%s", st.error().describe().c_str());
     m_process.start(clusterScript(), {QStringLiteral("start"), dataDir(), QStringLiteral("--name"), contextName()});
 }
 

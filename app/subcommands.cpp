@@ -1,5 +1,9 @@
 #include "app/commands.h"
 
+#include <cstdio>
+#include <exception>
+#include <new>
+
 namespace fieldscope::app {
 
 const SubcommandInfo *subcommands()
@@ -15,6 +19,23 @@ const SubcommandInfo *subcommands()
         {nullptr, nullptr, nullptr},
     };
     return table;
+}
+
+int runSubcommand(const SubcommandInfo &command, const QStringList &args)
+{
+    // The last boundary of a subcommand: every decoder returns typed errors, but an exception a
+    // library still throws on bytes someone else chose (nlohmann, yaml-cpp, bad_alloc,
+    // length_error) becomes a message and exit 1 here, never std::terminate (exit 134).
+    try {
+        return command.run(args);
+    } catch (const std::bad_alloc &) {
+        std::fprintf(stderr, "%s: out of memory while reading the input; giving up\n", qPrintable(args.value(0)));
+    } catch (const std::exception &e) {
+        std::fprintf(stderr, "%s: could not read the input: %s\n", qPrintable(args.value(0)), e.what());
+    } catch (...) {
+        std::fprintf(stderr, "%s: could not read the input (unknown error)\n", qPrintable(args.value(0)));
+    }
+    return 1;
 }
 
 } // namespace fieldscope::app

@@ -118,8 +118,11 @@ void Workspace::close(widgets::ClusterView *view)
 
 void Workspace::applySettings()
 {
-    for (const auto &c : m_clusters)
+    for (const auto &c : m_clusters) {
         c.controller->setHistoryRetention(widgets::SettingsDialog::historyVersionsPerObject());
+        if (!c.controller->contextName().isEmpty())
+            c.controller->setRecordSecretValues(widgets::SettingsDialog::recordsSecretValues(c.controller->contextName()));
+    }
 }
 
 } // namespace fieldscope::app

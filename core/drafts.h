@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 
 namespace fieldscope::core {
 
@@ -20,15 +21,23 @@ struct EditDraft {
     std::int64_t savedAtMs = 0;
 };
 
+// A draft file's bytes (JSON) read with type checks: a wrong type at any member is a Parse error
+// whose `where` names the member; never an exception. At most kMaxDraftBytes.
+Result<EditDraft> parseDraft(std::string_view bytes);
+std::string draftFileText(const EditDraft &draft);
+inline constexpr std::size_t kMaxDraftBytes = 16u << 20; // two 1.5 MiB objects as YAML, with room
+
 class DraftStore
 {
 public:
     explicit DraftStore(std::string directory);
 
-    // Atomic: a crash during save leaves the previous draft, never half a file.
+    // Atomic and durable: written to a 0600 temporary, fsync'ed, renamed, the folder fsync'ed
+    // (folders 0700); only then is the draft saved. A crash leaves the previous draft or this one.
     Status save(const EditDraft &draft);
-    // nullopt when there is none; an unreadable file is an error (and stays for a person to read).
-    Result<std::optional<EditDraft>> load(const std::string &context, const std::string &uid) const;
+    // nullopt when there is none. A damaged or wrongly typed file (or one of another object) is
+    // never deleted: it is renamed aside (NAME.damaged-<UTC time>) and the Parse error says where.
+    Result<std::optional<EditDraft>> load(const std::string &context, const std::string &uid);
     Status remove(const std::string &context, const std::string &uid);
 
     std::string pathFor(const std::string &context, const std::string &uid) const;

@@ -1,4 +1,7 @@
 #include "core/historyexport.h"
+#include "core/privatefiles.h"
+
+#include <filesystem>
 
 #include <climits>
 #include <cstdio>
@@ -236,6 +239,11 @@ Result<std::int64_t> exportJsonLines(HistoryStore &store, const ObjectQuery &que
         for (const auto &o : *objects)
             ids.push_back(o.id);
     }
+    // An export holds cluster data: 0600 whatever the umask (a device such as /dev/stdout is left be).
+    std::error_code ec;
+    if (!std::filesystem::exists(filePath, ec) || std::filesystem::is_regular_file(filePath, ec))
+        if (auto st = ensurePrivateFile(filePath); !st)
+            return st.error();
     std::ofstream out(filePath, std::ios::binary | std::ios::trunc);
     if (!out)
         return Error::make(ErrorCategory::Io, "cannot write " + filePath);

@@ -1,6 +1,8 @@
 #include "core/historystore.h"
 
 #include "core/historystore_p.h"
+#include "core/privatefiles.h"
+#include "core/secretredaction.h"
 
 #include <algorithm>
 #include <filesystem>
@@ -13,9 +15,10 @@ using namespace historydb;
 
 namespace {
 
-// Schema v1. versions.id is the global recording order ("ord") shared with gaps.id, so a history
+// Schema v2 (v1 + store_info: the Secret redaction key and the cluster identity; a v1 Fieldscope
+// must not write Secret values into a store that promises none). versions.id is the global recording order ("ord") shared with gaps.id, so a history
 // listing interleaves versions and gaps without comparing RVs (opaque, API brief 2.1).
-constexpr int kSchemaVersion = 1;
+constexpr int kSchemaVersion = 2;
 constexpr const char *kSchema = R"sql(
 CREATE TABLE IF NOT EXISTS objects(
   id INTEGER PRIMARY KEY, uid TEXT NOT NULL UNIQUE,
@@ -35,6 +38,7 @@ CREATE TABLE IF NOT EXISTS gaps(
 CREATE INDEX IF NOT EXISTS gaps_by_scope ON gaps(scope, id);
 CREATE TABLE IF NOT EXISTS scopes(scope TEXT PRIMARY KEY, last_rv TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS store_info(key TEXT PRIMARY KEY, value BLOB NOT NULL);
 )sql";
 
 constexpr const char *kObjectColumns =
@@ -92,22 +96,51 @@ const std::string &HistoryStore::path() const
 
 Result<std::unique_ptr<HistoryStore>> HistoryStore::open(const std::string &path, OpenMode mode)
 {
+    return open(path, mode, HistoryOpenOptions{});
+}
+
+namespace {
+
+// The file and the folders a writer creates are private whatever the umask; SQLite gives the
+// -wal/-shm/-journal files it creates the database file's mode. Files an earlier version left
+// 0644 are restricted too.
+Status preparePrivateFiles(const std::string &path, bool folderIsPrivate)
+{
+    if (const auto dir = std::filesystem::path(path).parent_path(); !dir.empty())
+        if (auto st = makePrivateDirectory(dir.string(), folderIsPrivate); !st)
+            return st;
+    if (auto st = ensurePrivateFile(path); !st)
+        return st;
+    for (const char *suffix : {"-wal", "-shm", "-journal"}) {
+        const std::string side = path + suffix;
+        std::error_code ec;
+        if (std::filesystem::is_regular_file(side, ec))
+            if (auto st = ensurePrivateFile(side); !st)
+                return st;
+    }
+    return success();
+}
+
+} // namespace
+
+Result<std::unique_ptr<HistoryStore>> HistoryStore::open(const std::string &path, OpenMode mode, const HistoryOpenOptions &options)
+{
     auto impl = std::make_unique<Impl>();
     impl->path = path;
     impl->readOnly = mode == OpenMode::ReadOnly;
+    impl->recordSecretValues = options.recordSecretValues;
     const int flags = (impl->readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE)
                     | SQLITE_OPEN_NOMUTEX;
-    // The app keeps its stores under the user's data directory, which may not exist yet.
-    if (const auto dir = std::filesystem::path(path).parent_path(); !impl->readOnly && !dir.empty()) {
-        std::error_code ec;
-        std::filesystem::create_directories(dir, ec);
-    }
+    if (!impl->readOnly)
+        if (auto st = preparePrivateFiles(path, options.folderIsPrivate); !st)
+            return st.error();
     if (sqlite3_open_v2(path.c_str(), &impl->db, flags, nullptr) != SQLITE_OK)
         return impl->error("cannot open history store " + path);
     sqlite3_busy_timeout(impl->db, 10000);
     // NORMAL is durable against a killed process in WAL mode (see the header); FULL would add an
-    // fsync per commit for power-loss safety we do not promise.
-    for (const char *pragma : {"PRAGMA journal_mode=WAL", "PRAGMA synchronous=NORMAL"}) {
+    // fsync per commit for power-loss safety we do not promise. secure_delete: pages freed by
+    // retention are zeroed, not left readable in the file.
+    for (const char *pragma : {"PRAGMA journal_mode=WAL", "PRAGMA synchronous=NORMAL", "PRAGMA secure_delete=ON"}) {
         if (impl->readOnly)
             break;
         if (auto st = impl->exec(pragma); !st)
@@ -124,10 +157,39 @@ Result<std::unique_ptr<HistoryStore>> HistoryStore::open(const std::string &path
             return st.error();
         if (auto st = impl->exec("PRAGMA user_version=" + std::to_string(kSchemaVersion)); !st)
             return st.error();
+        if (auto st = impl->prepareIdentity(options); !st)
+            return st.error();
+    } else if (fileVersion >= 2) {
+        auto identity = impl->info("cluster_identity");
+        auto label = impl->info("cluster_label");
+        if (!identity || !label)
+            return identity ? label.error() : identity.error();
+        impl->clusterIdentity = *identity;
+        impl->clusterLabel = *label;
     }
     if (auto st = impl->loadCounters(); !st)
         return st.error();
     return std::unique_ptr<HistoryStore>(new HistoryStore(std::move(impl)));
+}
+
+std::string HistoryStore::clusterIdentity() const
+{
+    return m_d->clusterIdentity;
+}
+
+std::string HistoryStore::clusterLabel() const
+{
+    return m_d->clusterLabel;
+}
+
+bool HistoryStore::recordsSecretValues() const
+{
+    return m_d->recordSecretValues;
+}
+
+Status HistoryStore::checkpoint()
+{
+    return m_d->exec("PRAGMA wal_checkpoint(TRUNCATE)");
 }
 
 Result<std::vector<HistoryObject>> HistoryStore::findObjects(const ObjectQuery &query)

@@ -57,13 +57,39 @@ struct HistoryStats {
     std::int64_t rawBytes = 0;
 };
 
+// How a writer opens a store (issue 15, section 3).
+struct HistoryOpenOptions {
+    // Who the store belongs to: a stable identity of the cluster (app/clusteridentity.h). Empty:
+    // not checked. A store stamped with another identity is refused (ErrorCategory::Config): two
+    // clusters never share one history. An unstamped store is stamped on first open.
+    std::string clusterIdentity;
+    std::string clusterLabel; // the server URL, for the refusal's message
+    // The store's folder is the app's own: an existing one is restricted to 0700 as well (missing
+    // folders are always created 0700).
+    bool folderIsPrivate = false;
+    // Store core/v1 Secrets' data/stringData values as the server sent them. Off: each value is a
+    // keyed hash (core/secretredaction.h), with this store's own random key.
+    bool recordSecretValues = false;
+};
+
 class HistoryStore
 {
 public:
     enum class OpenMode { ReadWrite, ReadOnly };
     // Creates the file and schema when missing (ReadWrite). A file written by a newer schema is
-    // refused rather than misread.
+    // refused rather than misread. A writer creates the file 0600 (and missing folders 0700)
+    // whatever the umask, before SQLite opens it, so the -wal/-shm files SQLite makes get 0600
+    // too; an existing file (and its -wal/-shm) is restricted to 0600.
     static Result<std::unique_ptr<HistoryStore>> open(const std::string &path, OpenMode mode = OpenMode::ReadWrite);
+    static Result<std::unique_ptr<HistoryStore>> open(const std::string &path, OpenMode mode, const HistoryOpenOptions &options);
+    // The identity the store was stamped with ("" = none), and its label.
+    std::string clusterIdentity() const;
+    std::string clusterLabel() const;
+    // Whether this connection stores Secret values (HistoryOpenOptions::recordSecretValues).
+    bool recordsSecretValues() const;
+    // Moves everything in the -wal into the database file and empties the -wal (before the file
+    // is renamed or copied on its own).
+    Status checkpoint();
     ~HistoryStore();
     HistoryStore(const HistoryStore &) = delete;
     HistoryStore &operator=(const HistoryStore &) = delete;

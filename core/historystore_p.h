@@ -87,6 +87,9 @@ struct HistoryStore::Impl {
     sqlite3 *db = nullptr;
     std::string path;
     bool readOnly = false;
+    bool recordSecretValues = false;
+    std::string redactionKey;        // store_info('redaction_key'): 32 random bytes
+    std::string clusterIdentity, clusterLabel;
     VersionCodec codec;
     std::unordered_map<std::string, sqlite3_stmt *> stmts; // keyed by SQL text
     std::int64_t nextOrd = 1;    // next id for versions/gaps (shared order)
@@ -110,6 +113,9 @@ struct HistoryStore::Impl {
     Error error(const std::string &what) const;
     std::string lastMessage() const;
     Status loadCounters();
+    Result<std::string> info(const char *key);
+    Status setInfo(const char *key, std::string_view value);
+    Status prepareIdentity(const HistoryOpenOptions &options);
     Result<std::vector<HistoryGap>> readGaps(historydb::Query &q);
     Result<Json> loadVersion(std::int64_t objectId, std::int64_t seq);
 
@@ -120,6 +126,7 @@ struct HistoryStore::Impl {
     void dropHeads();
     Status writeEvent(const WatchScope &scope, const WatchEvent &ev, CommitReport &report);
     Status writeGap(HistoryGap gap, CommitReport &report);
+    Status writeRejectedGap(const WatchScope &scope, const WatchEvent &ev, const char *why, CommitReport &report);
     Status setScopeRv(const std::string &scope, const std::string &rv);
     Status writeResumeGap(const HistoryWriteItem &item, CommitReport &report);
     Status pruneBefore(std::int64_t objectId, std::int64_t firstKeptSeq);

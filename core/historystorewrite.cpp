@@ -1,6 +1,7 @@
 // HistoryStore: connection plumbing, the write transaction and retention.
 #include "core/historystore.h"
 #include "core/historystore_p.h"
+#include "core/secretredaction.h"
 
 #include <map>
 
@@ -57,6 +58,62 @@ Status HistoryStore::Impl::loadCounters()
         return error("reading counters");
     nextOrd = q.i64(0) + 1;
     totalBytes = q.i64(1);
+    return success();
+}
+
+Result<std::string> HistoryStore::Impl::info(const char *key)
+{
+    Query q = this->q("SELECT value FROM store_info WHERE key = ?");
+    q.bind(1, key);
+    const int rc = q.step();
+    if (rc == SQLITE_ROW)
+        return std::string(q.blob(0));
+    if (rc == SQLITE_DONE)
+        return std::string();
+    return error("store info");
+}
+
+Status HistoryStore::Impl::setInfo(const char *key, std::string_view value)
+{
+    Query q = this->q("INSERT INTO store_info(key, value) VALUES(?1, ?2) ON CONFLICT(key) DO UPDATE SET value = ?2");
+    q.bind(1, key).bindBlob(2, value);
+    return q.step() == SQLITE_DONE ? success() : Status(error("store info"));
+}
+
+// The redaction key (made once per database) and the cluster the store belongs to: stamped on
+// first use, checked on every later one.
+Status HistoryStore::Impl::prepareIdentity(const HistoryOpenOptions &options)
+{
+    auto key = info("redaction_key");
+    if (!key)
+        return key.error();
+    if (key->empty()) {
+        *key = newRedactionKey();
+        if (auto st = setInfo("redaction_key", *key); !st)
+            return st;
+    }
+    redactionKey = *key;
+    auto identity = info("cluster_identity");
+    auto label = info("cluster_label");
+    if (!identity || !label)
+        return identity ? label.error() : identity.error();
+    if (!options.clusterIdentity.empty() && identity->empty()) {
+        if (auto st = setInfo("cluster_identity", options.clusterIdentity); !st)
+            return st;
+        if (auto st = setInfo("cluster_label", options.clusterLabel); !st)
+            return st;
+        *identity = options.clusterIdentity;
+        *label = options.clusterLabel;
+    } else if (!options.clusterIdentity.empty() && *identity != options.clusterIdentity) {
+        return Error::make(ErrorCategory::Config, "the history store " + path + " belongs to another cluster ("
+                                                      + (label->empty() ? std::string("unnamed") : *label)
+                                                      + "), not to " + options.clusterLabel + "; it is left untouched");
+    }
+    clusterIdentity = *identity;
+    clusterLabel = *label;
+    if (options.recordSecretValues)
+        if (auto st = setInfo("secret_values_recorded", "1"); !st)
+            return st;
     return success();
 }
 
@@ -220,20 +277,29 @@ Status HistoryStore::Impl::writeEvent(const WatchScope &scope, const WatchEvent 
     // One validating pass over the text, no DOM (JsonIndex); nlohmann only for what it does not model.
     JsonIndex index;
     EventIdentity id;
+    const std::string *text = &ev.objectJson;
+    std::string redacted;
     if (index.build(ev.objectJson) == JsonIndex::Status::Ok) {
         id = identityOf(index);
     } else {
         auto parsed = parseJson(ev.objectJson);
-        if (!parsed) {
-            ++report.rejected;
-            return success();
-        }
+        if (!parsed)
+            return writeRejectedGap(scope, ev, "an object that is not JSON", report);
         id = identityOf(*parsed);
         index = JsonIndex(); // stored as a snapshot, and so will the next version be
     }
-    if (id.uid.empty()) {
-        ++report.rejected;
-        return success();
+    if (id.uid.empty())
+        return writeRejectedGap(scope, ev, "an object without metadata.uid", report);
+    // Secret values stay off the disk unless the user opted in (core/secretredaction.h).
+    if (isSecretObject(id.apiVersion, id.kind) && !recordSecretValues) {
+        auto parsed = parseJson(ev.objectJson);
+        if (!parsed)
+            return writeRejectedGap(scope, ev, "a Secret that is not JSON", report);
+        redactSecret(*parsed, redactionKey);
+        redacted = toJsonText(*parsed);
+        text = &redacted;
+        if (index.build(redacted) != JsonIndex::Status::Ok)
+            index = JsonIndex();
     }
     auto head = headFor(id.uid);
     if (!head)
@@ -259,13 +325,13 @@ Status HistoryStore::Impl::writeEvent(const WatchScope &scope, const WatchEvent 
     std::string blob;
     bool snapshot = !prev || prev->chain + 1 >= VersionCodec::kMaxChain || prev->deltaBytes > prev->snapshotBytes;
     if (!snapshot) {
-        if (makeDeltaText(prev->index, index, ev.objectJson.size() / 2, deltaBuffer))
+        if (makeDeltaText(prev->index, index, text->size() / 2, deltaBuffer))
             blob = codec.compress(deltaBuffer);
         else
             snapshot = true;
     }
     if (snapshot)
-        blob = codec.compress(ev.objectJson); // the server's own bytes: exact key order and numbers
+        blob = codec.compress(*text); // the server's own bytes (Secrets: redacted): exact key order and numbers
 
     Head next;
     next.objectId = prev ? prev->objectId : 0;
@@ -295,7 +361,7 @@ Status HistoryStore::Impl::writeEvent(const WatchScope &scope, const WatchEvent 
                   " VALUES(?,?,?,?,?,?,?,?,?,?)");
     ver.bind(1, nextOrd).bind(2, next.objectId).bind(3, next.seq).bind(4, id.rv).bind(5, std::int64_t(ev.type));
     ver.bind(6, ev.observedAtMs).bind(7, scope.id).bind(8, std::int64_t(snapshot));
-    ver.bind(9, std::int64_t(ev.objectJson.size())).bindBlob(10, blob);
+    ver.bind(9, std::int64_t(text->size())).bindBlob(10, blob);
     if (ver.step() != SQLITE_DONE)
         return error("insert version");
     ++nextOrd;
@@ -323,6 +389,24 @@ Status HistoryStore::Impl::writeGap(HistoryGap gap, CommitReport &report)
     gap.ord = nextOrd++;
     report.gaps.push_back(std::move(gap));
     return success();
+}
+
+// An object the store cannot keep is a marked gap in its scope, never a silent hole: from the
+// scope's last resume point to the object's resourceVersion when one can be read.
+Status HistoryStore::Impl::writeRejectedGap(const WatchScope &scope, const WatchEvent &ev, const char *why, CommitReport &report)
+{
+    ++report.rejected;
+    Query last = q("SELECT last_rv FROM scopes WHERE scope = ?");
+    last.bind(1, scope.id);
+    const int rc = last.step();
+    if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+        return error("resume point");
+    const std::string from = rc == SQLITE_ROW ? last.text(0) : std::string();
+    last.reset();
+    std::string rv;
+    if (auto parsed = parseJson(ev.objectJson); parsed && parsed->is_object())
+        rv = identityOf(*parsed).rv;
+    return writeGap(HistoryGap{scope.id, from, rv, std::string("rejected ") + why, ev.observedAtMs, 0}, report);
 }
 
 // The gap of a recording run's first list (HistoryWriteItem::resumeGapReason). Opened with an

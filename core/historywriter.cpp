@@ -1,7 +1,11 @@
 #include "core/historywriter.h"
 
+#include "core/privatefiles.h"
+
 #include <QDateTime>
 #include <QLoggingCategory>
+
+#include <filesystem>
 
 namespace fieldscope::core {
 
@@ -23,6 +27,34 @@ std::string quickResourceVersion(std::string_view json)
     const auto start = at + needle.size();
     const auto end = json.find('"', start);
     return end == std::string_view::npos ? std::string() : std::string(json.substr(start, end - start));
+}
+
+// See Options::adoptFrom. A legacy store is adopted only while unstamped: once stamped it belongs
+// to one cluster, and a context of the same name elsewhere starts its own.
+void adoptLegacyStore(const std::string &path, const std::vector<std::string> &candidates)
+{
+    std::error_code ec;
+    if (candidates.empty() || std::filesystem::exists(path, ec))
+        return;
+    for (const auto &old : candidates) {
+        if (old == path || !std::filesystem::is_regular_file(old, ec))
+            continue;
+        {
+            // Everything into the one file first: it is renamed alone.
+            auto legacy = HistoryStore::open(old, HistoryStore::OpenMode::ReadWrite);
+            if (!legacy || !(*legacy)->clusterIdentity().empty() || !(*legacy)->checkpoint())
+                continue;
+        }
+        if (auto st = makePrivateDirectory(std::filesystem::path(path).parent_path().string(), true); !st)
+            return;
+        std::filesystem::rename(old, path, ec);
+        if (ec)
+            continue;
+        for (const char *suffix : {"-wal", "-shm"})
+            std::filesystem::remove(old + suffix, ec);
+        qCInfo(lcHistory) << "adopted the history store" << old.c_str() << "as" << path.c_str();
+        return;
+    }
 }
 
 } // namespace
@@ -163,16 +195,46 @@ void HistoryRecorder::finishWork(std::uint64_t lastSerial, std::int64_t bytes, c
     m_doneCv.notify_all();
 }
 
+// A failed transaction drops its versions: each scope they belonged to gets one gap from the last
+// RV it committed to the last RV it lost, so the hole is marked, never silent.
+void HistoryRecorder::noteFailedItems(const std::vector<HistoryWriteItem> &items, const std::string &why)
+{
+    for (const auto &it : items) {
+        std::string lastRv;
+        if (it.gap)
+            lastRv = it.gap->toRv;
+        else if (!it.events.empty())
+            lastRv = quickResourceVersion(it.events.back().objectJson);
+        else if (it.scopeResourceVersion.empty())
+            continue;
+        auto [pending, fresh] = m_failedGaps.try_emplace(it.scope.id);
+        if (fresh) {
+            pending->second.scope = it.scope;
+            const std::int64_t at = it.gap ? it.gap->observedAtMs : it.events.empty() ? QDateTime::currentMSecsSinceEpoch()
+                                                                                      : it.events.front().observedAtMs;
+            pending->second.gap = HistoryGap{it.scope.id, m_committedRv[it.scope.id], {}, "history write failed: " + why, at, 0};
+        }
+        if (!lastRv.empty())
+            pending->second.gap->toRv = lastRv;
+    }
+}
+
+void HistoryRecorder::noteCommittedItems(const std::vector<HistoryWriteItem> &items)
+{
+    for (const auto &it : items) {
+        if (it.gap)
+            continue;
+        if (!it.events.empty())
+            m_committedRv[it.scope.id] = quickResourceVersion(it.events.back().objectJson);
+        if (!it.scopeResourceVersion.empty())
+            m_committedRv[it.scope.id] = it.scopeResourceVersion;
+    }
+}
+
 void HistoryRecorder::run()
 {
-    auto opened = HistoryStore::open(m_options.path);
     std::unique_ptr<HistoryStore> store;
-    if (opened) {
-        store = std::move(*opened);
-    } else {
-        qCWarning(lcHistory) << "cannot open history store:" << opened.error().describe().c_str();
-        Q_EMIT writeFailed(QString::fromStdString(opened.error().describe()));
-    }
+    std::optional<Error> openError;
     std::int64_t lastRetention = 0;
     for (;;) {
         std::vector<HistoryWriteItem> items;
@@ -186,8 +248,29 @@ void HistoryRecorder::run()
             for (const auto &e : it.events)
                 bytes += std::int64_t(e.objectJson.size());
         }
-        Result<CommitReport> result = store ? store->write(items) : Result<CommitReport>(opened.error());
+        // Opened on first work and again after a failure (a full disk may have room now); a store
+        // of another cluster stays refused.
+        if (!store) {
+            adoptLegacyStore(m_options.path, m_options.adoptFrom);
+            auto opened = HistoryStore::open(m_options.path, HistoryStore::OpenMode::ReadWrite, m_options.open);
+            if (opened) {
+                store = std::move(*opened);
+            } else if (!openError || openError->describe() != opened.error().describe()) {
+                openError = opened.error();
+                qCWarning(lcHistory) << "cannot open history store:" << openError->describe().c_str();
+                Q_EMIT writeFailed(QString::fromStdString(openError->describe()));
+            }
+        }
+        // Gaps for what earlier failures lost go first, in the same transaction.
+        std::vector<HistoryWriteItem> batch;
+        batch.reserve(m_failedGaps.size() + items.size());
+        for (const auto &[scope, gap] : m_failedGaps)
+            batch.push_back(gap);
+        batch.insert(batch.end(), items.begin(), items.end());
+        Result<CommitReport> result = store ? store->write(batch) : Result<CommitReport>(*openError);
         if (result) {
+            m_failedGaps.clear();
+            noteCommittedItems(items);
             if (m_options.onCommitted)
                 m_options.onCommitted(*result);
             Q_EMIT committed(*result);
@@ -196,6 +279,7 @@ void HistoryRecorder::run()
                 std::lock_guard lock(m_mutex);
                 m_counters.droppedEvents += std::int64_t(events);
             }
+            noteFailedItems(items, result.error().message);
             if (store) {
                 qCWarning(lcHistory) << "history transaction failed:" << result.error().describe().c_str();
                 Q_EMIT writeFailed(QString::fromStdString(result.error().describe()));
@@ -208,6 +292,13 @@ void HistoryRecorder::run()
             if (auto st = store->applyRetention(m_options.retention, now); !st)
                 qCWarning(lcHistory) << "history retention failed:" << st.error().describe().c_str();
         }
+    }
+    // Stopping with writes still failing: one last try to mark what was lost.
+    if (store && !m_failedGaps.empty()) {
+        std::vector<HistoryWriteItem> batch;
+        for (const auto &[scope, gap] : m_failedGaps)
+            batch.push_back(gap);
+        (void)store->write(batch);
     }
 }
 

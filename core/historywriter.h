@@ -33,6 +33,11 @@ class HistoryRecorder : public QObject
 public:
     struct Options {
         std::string path;                       // the SQLite file; created when missing
+        HistoryOpenOptions open;                // cluster identity, Secret values (default: hashed)
+        // Earlier file names of this store (one per context name, unstamped): when `path` does not
+        // exist yet, the first of these that exists and belongs to no other cluster is renamed to
+        // `path` (with its -wal/-shm) on the writer thread, then stamped with the identity.
+        std::vector<std::string> adoptFrom;
         RetentionPolicy retention;
         std::int64_t retentionIntervalMs = 10'000;
         // Above this many queued bytes, new events are dropped and recorded as a gap: an
@@ -72,6 +77,8 @@ public:
 
 Q_SIGNALS:
     void committed(const fieldscope::core::CommitReport &report);
+    // A transaction (or opening the store) failed: what it held is a marked gap ("history write
+    // failed: ...") stored as soon as a write succeeds again.
     void writeFailed(const QString &message);
 
 private:
@@ -84,6 +91,8 @@ private:
     void run();
     bool takeWork(std::vector<HistoryWriteItem> &items, std::uint64_t &lastSerial);
     void finishWork(std::uint64_t lastSerial, std::int64_t bytes, const Result<CommitReport> &result);
+    void noteFailedItems(const std::vector<HistoryWriteItem> &items, const std::string &why);
+    void noteCommittedItems(const std::vector<HistoryWriteItem> &items);
 
     const Options m_options;
     mutable std::mutex m_mutex; // guards everything below up to m_thread
@@ -97,6 +106,11 @@ private:
     std::optional<Error> m_error;
     bool m_stop = false;
     Counters m_counters;
+    // Writer thread only: what a failed transaction lost, per scope, written as a gap at the head
+    // of the next transaction that can be written (merged while writes keep failing), and the
+    // last RV each scope committed (where such a gap starts).
+    std::map<std::string, HistoryWriteItem> m_failedGaps;
+    std::map<std::string, std::string> m_committedRv;
     std::thread m_thread; // started last, joined first
 };
 

@@ -36,9 +36,10 @@ ApiClient::RequestId ApiClient::send(HttpRequest request, QObject *context, Call
     const bool hasContext = context != nullptr;
     auto inbox = m_inbox;
     auto idHolder = std::make_shared<RequestId>(0);
-    const RequestId id = m_transport->start(std::move(request), [inbox, ctx, hasContext, done = std::move(done), idHolder](core::Result<HttpResponse> r) mutable {
+    const std::string what = request.method + " " + request.path;
+    const RequestId id = m_transport->start(std::move(request), [inbox, ctx, hasContext, done = std::move(done), idHolder, what](core::Result<HttpResponse> r) mutable {
         if (r.ok() && !isSuccess(r->status))
-            r = core::Result<HttpResponse>(errorFromResponse(*r));
+            r = core::Result<HttpResponse>(errorFromResponse(*r, what));
         inbox->post([inbox, ctx, hasContext, done = std::move(done), r = std::move(r), idHolder]() mutable {
             if (inbox->owner)
                 inbox->owner->m_inFlight.erase(*idHolder);

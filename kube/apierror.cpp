@@ -1,6 +1,7 @@
 #include "kube/apierror.h"
 
 #include "core/json.h"
+#include "core/jsonread.h"
 
 namespace fieldscope::kube {
 
@@ -76,24 +77,36 @@ core::FieldConflict parseConflictCause(std::string_view message, std::string fie
     return c;
 }
 
-Error errorFromResponse(const HttpResponse &response)
+Error errorFromResponse(const HttpResponse &response, std::string_view request)
 {
     Error e;
     e.httpStatus = response.status;
     e.retryAfterSeconds = response.retryAfterSeconds;
     bool fieldConflict = false;
     auto parsed = core::parseJson(response.body);
-    if (parsed.ok() && parsed->is_object() && parsed->value("kind", std::string()) == "Status") {
+    const bool isStatus = parsed.ok() && parsed->is_object() && [&] {
+        auto k = parsed->find("kind");
+        return k != parsed->end() && k->is_string() && k->get_ref<const std::string &>() == "Status";
+    }();
+    if (isStatus) {
+        // The body is the server's (or a proxy's) words: every field is type-checked, and a
+        // wrong type turns the whole answer into a Parse error that still carries the HTTP code.
         const auto &st = *parsed;
-        e.reason = st.value("reason", std::string());
-        e.message = st.value("message", std::string());
-        if (auto d = st.find("details"); d != st.end() && d->is_object()) {
-            if (auto causes = d->find("causes"); causes != d->end() && causes->is_array()) {
-                for (const auto &c : *causes) {
+        core::JsonReader read("Status of " + (request.empty() ? std::string("a request") : std::string(request)) + " (HTTP "
+                              + std::to_string(response.status) + ")");
+        e.reason = read.string(st, "reason", "");
+        e.message = read.string(st, "message", "");
+        if (const core::Json *d = read.object(st, "details", "")) {
+            if (const core::Json *causes = read.array(*d, "causes", "details")) {
+                for (std::size_t i = 0; i < causes->size(); ++i) {
+                    const core::Json &c = (*causes)[i];
+                    const std::string path = core::jsonPath("details.causes", i);
+                    if (!read.expectObject(c, path))
+                        break;
                     core::StatusCause cause;
-                    cause.reason = c.value("reason", std::string());
-                    cause.message = c.value("message", std::string());
-                    cause.field = c.value("field", std::string());
+                    cause.reason = read.string(c, "reason", path);
+                    cause.message = read.string(c, "message", path);
+                    cause.field = read.string(c, "field", path);
                     if (cause.reason == "FieldManagerConflict") {
                         fieldConflict = true;
                         e.conflicts.push_back(parseConflictCause(cause.message, cause.field));
@@ -101,8 +114,15 @@ Error errorFromResponse(const HttpResponse &response)
                     e.causes.push_back(std::move(cause));
                 }
             }
-            if (e.retryAfterSeconds < 0)
-                e.retryAfterSeconds = d->value("retryAfterSeconds", -1);
+            const auto retry = read.integer(*d, "retryAfterSeconds", "details", -1);
+            if (e.retryAfterSeconds < 0 && retry >= -1 && retry <= 86400)
+                e.retryAfterSeconds = int(retry);
+        }
+        if (!read.ok()) {
+            Error bad = read.error();
+            bad.httpStatus = response.status;
+            bad.retryAfterSeconds = response.retryAfterSeconds;
+            return bad;
         }
     } else {
         // APF's 429 and proxies answer in plain text; keep a bounded piece of it.

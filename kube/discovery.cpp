@@ -1,6 +1,7 @@
 #include "kube/discovery.h"
 
 #include "core/json.h"
+#include "core/jsonread.h"
 
 #include <QLoggingCategory>
 
@@ -25,16 +26,6 @@ std::string lower(std::string s)
     return s;
 }
 
-std::vector<std::string> strings(const Json &j, const char *key)
-{
-    std::vector<std::string> out;
-    if (auto it = j.find(key); it != j.end() && it->is_array())
-        for (const auto &v : *it)
-            if (v.is_string())
-                out.push_back(v.get<std::string>());
-    return out;
-}
-
 } // namespace
 
 bool isAggregatedContentType(const std::string &contentType)
@@ -45,58 +36,100 @@ bool isAggregatedContentType(const std::string &contentType)
 
 core::Status parseAggregatedDiscovery(const std::string &body, bool coreGroup, DiscoverySnapshot &into)
 {
+    const std::string what = std::string("aggregated discovery GET ") + (coreGroup ? "/api" : "/apis");
     auto doc = core::parseJson(body);
     if (!doc)
-        return doc.error();
-    const Json &items = (*doc)["items"];
-    if (!items.is_array())
-        return Error::make(ErrorCategory::Parse, "APIGroupDiscoveryList without items");
-    for (const auto &g : items) {
-        const std::string group = coreGroup ? std::string() : g.value("/metadata/name"_json_pointer, std::string());
-        const Json &versions = g.contains("versions") ? g["versions"] : Json::array();
+        return Error::make(ErrorCategory::Parse, what + ": " + doc.error().message, doc.error().where);
+    core::JsonReader read(what);
+    if (!read.expectObject(*doc, ""))
+        return read.status();
+    const Json *items = read.array(*doc, "items", "");
+    if (!items)
+        return read.ok() ? Error::make(ErrorCategory::Parse, what + ": APIGroupDiscoveryList without items", "items") : read.status();
+    // Decoded into a local list first: a wrong type anywhere fails the whole document, so a
+    // half-read group never reaches the snapshot.
+    std::vector<ResourceInfo> found;
+    for (std::size_t gi = 0; gi < items->size() && read.ok(); ++gi) {
+        const Json &g = (*items)[gi];
+        const std::string gp = core::jsonPath("items", gi);
+        if (!read.expectObject(g, gp))
+            break;
+        std::string group;
+        if (const Json *md = read.object(g, "metadata", gp); md && !coreGroup)
+            group = read.string(*md, "name", core::jsonPath(gp, "metadata"));
+        const Json *versions = read.array(g, "versions", gp);
+        if (!versions)
+            continue;
         bool first = true; // versions are listed in descending preference
-        for (const auto &v : versions) {
-            const std::string version = v.value("version", std::string());
-            const bool stale = v.value("freshness", std::string()) == "Stale";
-            if (v.contains("resources") && v["resources"].is_array()) {
-                for (const auto &r : v["resources"]) {
+        for (std::size_t vi = 0; vi < versions->size() && read.ok(); ++vi) {
+            const Json &v = (*versions)[vi];
+            const std::string vp = core::jsonPath(core::jsonPath(gp, "versions"), vi);
+            if (!read.expectObject(v, vp))
+                break;
+            const std::string version = read.string(v, "version", vp);
+            const bool stale = read.string(v, "freshness", vp) == "Stale";
+            if (const Json *resources = read.array(v, "resources", vp)) {
+                for (std::size_t ri = 0; ri < resources->size() && read.ok(); ++ri) {
+                    const Json &r = (*resources)[ri];
+                    const std::string rp = core::jsonPath(core::jsonPath(vp, "resources"), ri);
+                    if (!read.expectObject(r, rp))
+                        break;
                     ResourceInfo info;
                     info.group = group;
                     info.version = version;
-                    info.resource = r.value("resource", std::string());
-                    info.singular = r.value("singularResource", std::string());
-                    info.namespaced = r.value("scope", std::string()) == "Namespaced";
-                    if (auto rk = r.find("responseKind"); rk != r.end() && rk->is_object())
-                        info.kind = rk->value("kind", std::string());
-                    info.verbs = strings(r, "verbs");
-                    info.shortNames = strings(r, "shortNames");
-                    info.categories = strings(r, "categories");
-                    if (auto subs = r.find("subresources"); subs != r.end() && subs->is_array())
-                        for (const auto &s : *subs)
-                            info.subresources.push_back(s.value("subresource", std::string()));
+                    info.resource = read.string(r, "resource", rp);
+                    info.singular = read.string(r, "singularResource", rp);
+                    info.namespaced = read.string(r, "scope", rp) == "Namespaced";
+                    if (const Json *rk = read.object(r, "responseKind", rp))
+                        info.kind = read.string(*rk, "kind", core::jsonPath(rp, "responseKind"));
+                    info.verbs = read.strings(r, "verbs", rp);
+                    info.shortNames = read.strings(r, "shortNames", rp);
+                    info.categories = read.strings(r, "categories", rp);
+                    if (const Json *subs = read.array(r, "subresources", rp)) {
+                        for (std::size_t si = 0; si < subs->size(); ++si) {
+                            const std::string sp = core::jsonPath(core::jsonPath(rp, "subresources"), si);
+                            if (!read.expectObject((*subs)[si], sp))
+                                break;
+                            info.subresources.push_back(read.string((*subs)[si], "subresource", sp));
+                        }
+                    }
                     info.preferred = first;
                     info.stale = stale;
-                    into.resources.push_back(std::move(info));
+                    found.push_back(std::move(info));
                 }
             }
             first = false;
         }
     }
+    if (!read.ok())
+        return read.status();
+    for (auto &info : found)
+        into.resources.push_back(std::move(info));
     return core::success();
 }
 
 core::Status parseLegacyResourceList(const std::string &body, const std::string &groupVersion, bool preferred, DiscoverySnapshot &into)
 {
+    const std::string what = "discovery GET " + std::string(groupVersion.find('/') == std::string::npos ? "/api/" : "/apis/") + groupVersion;
     auto doc = core::parseJson(body);
     if (!doc)
-        return doc.error();
+        return Error::make(ErrorCategory::Parse, what + ": " + doc.error().message, doc.error().where);
+    core::JsonReader read(what);
+    if (!read.expectObject(*doc, ""))
+        return read.status();
     const auto gv = groupVersion.find('/');
     const std::string group = gv == std::string::npos ? std::string() : groupVersion.substr(0, gv);
     const std::string version = gv == std::string::npos ? groupVersion : groupVersion.substr(gv + 1);
     std::map<std::string, std::size_t> byName;
     std::vector<std::pair<std::string, std::string>> subs;
-    for (const auto &r : (*doc).value("resources", Json::array())) {
-        const std::string name = r.value("name", std::string());
+    std::vector<ResourceInfo> found;
+    const Json *resources = read.array(*doc, "resources", "");
+    for (std::size_t i = 0; resources && i < resources->size() && read.ok(); ++i) {
+        const Json &r = (*resources)[i];
+        const std::string rp = core::jsonPath("resources", i);
+        if (!read.expectObject(r, rp))
+            break;
+        const std::string name = read.string(r, "name", rp);
         if (auto slash = name.find('/'); slash != std::string::npos) {
             subs.emplace_back(name.substr(0, slash), name.substr(slash + 1));
             continue;
@@ -105,19 +138,57 @@ core::Status parseLegacyResourceList(const std::string &body, const std::string 
         info.group = group;
         info.version = version;
         info.resource = name;
-        info.singular = r.value("singularName", std::string());
-        info.namespaced = r.value("namespaced", false);
-        info.kind = r.value("kind", std::string());
-        info.verbs = strings(r, "verbs");
-        info.shortNames = strings(r, "shortNames");
-        info.categories = strings(r, "categories");
+        info.singular = read.string(r, "singularName", rp);
+        info.namespaced = read.boolean(r, "namespaced", rp);
+        info.kind = read.string(r, "kind", rp);
+        info.verbs = read.strings(r, "verbs", rp);
+        info.shortNames = read.strings(r, "shortNames", rp);
+        info.categories = read.strings(r, "categories", rp);
         info.preferred = preferred;
-        byName[name] = into.resources.size();
-        into.resources.push_back(std::move(info));
+        byName[name] = found.size();
+        found.push_back(std::move(info));
     }
+    if (!read.ok())
+        return read.status();
     for (const auto &[parent, sub] : subs)
         if (auto it = byName.find(parent); it != byName.end())
-            into.resources[it->second].subresources.push_back(sub);
+            found[it->second].subresources.push_back(sub);
+    for (auto &info : found)
+        into.resources.push_back(std::move(info));
+    return core::success();
+}
+
+core::Status parseApiGroupList(const std::string &body, std::vector<std::pair<std::string, bool>> &groupVersions)
+{
+    const std::string what = "discovery GET /apis";
+    auto doc = core::parseJson(body);
+    if (!doc)
+        return Error::make(ErrorCategory::Parse, what + ": " + doc.error().message, doc.error().where);
+    core::JsonReader read(what);
+    if (!read.expectObject(*doc, ""))
+        return read.status();
+    const Json *groups = read.array(*doc, "groups", "");
+    for (std::size_t i = 0; groups && i < groups->size() && read.ok(); ++i) {
+        const Json &g = (*groups)[i];
+        const std::string gp = core::jsonPath("groups", i);
+        if (!read.expectObject(g, gp))
+            break;
+        std::string preferred;
+        if (const Json *pv = read.object(g, "preferredVersion", gp))
+            preferred = read.string(*pv, "groupVersion", core::jsonPath(gp, "preferredVersion"));
+        const Json *versions = read.array(g, "versions", gp);
+        for (std::size_t vi = 0; versions && vi < versions->size(); ++vi) {
+            const std::string vp = core::jsonPath(core::jsonPath(gp, "versions"), vi);
+            if (!read.expectObject((*versions)[vi], vp))
+                break;
+            const std::string gv = read.string((*versions)[vi], "groupVersion", vp);
+            groupVersions.emplace_back(gv, gv == preferred);
+        }
+    }
+    if (!read.ok()) {
+        groupVersions.clear();
+        return read.status();
+    }
     return core::success();
 }
 
@@ -190,8 +261,11 @@ void Discovery::fetchVersion()
             return;
         --m_outstanding;
         if (r.ok()) {
-            if (auto doc = core::parseJson(r->body); doc.ok())
-                m_building.serverVersion = doc->value("gitVersion", std::string());
+            // Only shown to the user: a wrong type leaves the version empty.
+            if (auto doc = core::parseJson(r->body); doc.ok() && doc->is_object()) {
+                core::JsonReader read("GET /version");
+                m_building.serverVersion = read.string(*doc, "gitVersion", "");
+            }
         }
         completeIfDone();
     });
@@ -275,16 +349,14 @@ void Discovery::fetchLegacy()
         if (!r.ok()) {
             if (m_firstError.empty())
                 m_firstError = r.error().describe();
-        } else if (auto doc = core::parseJson(r->body); doc.ok()) {
-            for (const auto &g : doc->value("groups", Json::array())) {
-                const std::string preferred = g.value("/preferredVersion/groupVersion"_json_pointer, std::string());
-                for (const auto &v : g.value("versions", Json::array())) {
-                    const std::string gv = v.value("groupVersion", std::string());
-                    fetchGv(gv, gv == preferred);
-                }
+        } else {
+            std::vector<std::pair<std::string, bool>> gvs;
+            if (auto st = parseApiGroupList(r->body, gvs); !st) {
+                if (m_firstError.empty())
+                    m_firstError = st.error().describe();
             }
-        } else if (m_firstError.empty()) {
-            m_firstError = doc.error().describe();
+            for (const auto &[gv, preferred] : gvs)
+                fetchGv(gv, preferred);
         }
         completeIfDone();
     });
@@ -295,7 +367,10 @@ void Discovery::completeIfDone()
     if (m_outstanding > 0)
         return;
     if (m_building.resources.empty()) {
-        Q_EMIT failed(QString::fromStdString(m_firstError.empty() ? std::string("discovery returned no resources") : m_firstError));
+        std::string why = m_firstError;
+        if (why.empty() && !m_building.failedGroups.empty())
+            why = m_building.failedGroups.begin()->second; // e.g. the only group was malformed
+        Q_EMIT failed(QString::fromStdString(why.empty() ? std::string("discovery returned no resources") : why));
         return;
     }
     m_snapshot = std::move(m_building);

@@ -30,6 +30,8 @@ struct DiscoverySnapshot {
 // Pure parsers, shared with the transcript tests.
 core::Status parseAggregatedDiscovery(const std::string &body, bool coreGroup, DiscoverySnapshot &into);
 core::Status parseLegacyResourceList(const std::string &body, const std::string &groupVersion, bool preferred, DiscoverySnapshot &into);
+// Legacy /apis (APIGroupList): every group version with whether it is its group's preferred one.
+core::Status parseApiGroupList(const std::string &body, std::vector<std::pair<std::string, bool>> &groupVersions);
 bool isAggregatedContentType(const std::string &contentType);
 
 class Discovery : public QObject

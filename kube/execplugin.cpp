@@ -1,5 +1,6 @@
 #include "kube/execplugin.h"
 
+#include "core/jsonread.h"
 #include "kube/authlog.h"
 
 #include <QCryptographicHash>
@@ -228,30 +229,52 @@ Result<ExecCredential> parseExecCredential(std::string_view stdoutText, const st
     const Json &j = *parsed;
     if (!j.is_object())
         return authError(who + " wrote JSON that is not an ExecCredential object", "ExecPluginOutput");
-    auto field = [&](const Json &obj, const char *key) -> std::string {
+    // A field of the wrong type is named (never its value: it may be a token) and fails the run,
+    // rather than reading as absent and blaming a missing token.
+    std::string wrongType, wrongPath;
+    auto field = [&](const Json &obj, const char *key, const char *path) -> std::string {
         auto it = obj.find(key);
-        return it != obj.end() && it->is_string() ? it->get<std::string>() : std::string();
+        if (it == obj.end() || it->is_null())
+            return {};
+        if (!it->is_string()) {
+            if (wrongType.empty()) {
+                wrongType = std::string(path) + " is " + core::jsonTypeName(*it) + ", expected a string";
+                wrongPath = path;
+            }
+            return {};
+        }
+        return it->get<std::string>();
     };
-    const std::string kind = field(j, "kind");
+    auto wrong = [&] { return authError(who + " wrote an ExecCredential where " + wrongType, "ExecPluginOutput", wrongPath); };
+    const std::string kind = field(j, "kind", "kind");
+    if (!wrongType.empty())
+        return wrong();
     if (kind != "ExecCredential")
         return authError(who + " returned kind \"" + kind + "\"; expected ExecCredential", "ExecPluginOutput");
-    const std::string apiVersion = field(j, "apiVersion");
+    const std::string apiVersion = field(j, "apiVersion", "apiVersion");
+    if (!wrongType.empty())
+        return wrong();
     if (apiVersion != expectedApiVersion)
         return authError(who + " is configured to use API version " + expectedApiVersion + ", plugin returned version " +
                              (apiVersion.empty() ? std::string("(none)") : apiVersion),
                          "ExecPluginOutput");
     auto status = j.find("status");
+    if (status != j.end() && !status->is_null() && !status->is_object())
+        return authError(who + " wrote an ExecCredential where status is " + core::jsonTypeName(*status) + ", expected an object",
+                         "ExecPluginOutput");
     if (status == j.end() || !status->is_object())
         return authError(who + " didn't return a status field", "ExecPluginOutput");
     ExecCredential cred;
-    cred.token = field(*status, "token");
-    cred.clientCertificatePem = QByteArray::fromStdString(field(*status, "clientCertificateData"));
-    cred.clientKeyPem = QByteArray::fromStdString(field(*status, "clientKeyData"));
+    cred.token = field(*status, "token", "status.token");
+    cred.clientCertificatePem = QByteArray::fromStdString(field(*status, "clientCertificateData", "status.clientCertificateData"));
+    cred.clientKeyPem = QByteArray::fromStdString(field(*status, "clientKeyData", "status.clientKeyData"));
+    const std::string expiry = field(*status, "expirationTimestamp", "status.expirationTimestamp");
+    if (!wrongType.empty())
+        return wrong();
     if (cred.token.empty() && cred.clientCertificatePem.isEmpty() && cred.clientKeyPem.isEmpty())
         return authError(who + " didn't return a token or cert/key pair", "ExecPluginOutput");
     if (cred.clientCertificatePem.isEmpty() != cred.clientKeyPem.isEmpty())
         return authError(who + " returned only certificate or key, not both", "ExecPluginOutput");
-    const std::string expiry = field(*status, "expirationTimestamp");
     if (!expiry.empty()) {
         // RFC 3339 (metav1.Time); Qt's ISO reader accepts "Z", offsets and fractional seconds.
         QDateTime t = QDateTime::fromString(QString::fromStdString(expiry), Qt::ISODateWithMs);

@@ -1,10 +1,21 @@
 #pragma once
 // Value types exchanged with the transport. Cross threads by value.
+#include <cstddef>
 #include <string>
 #include <utility>
 #include <vector>
 
 namespace fieldscope::kube {
+
+// Size limits on what a server may send us (issue 15). An object is at most 1.5 MiB (etcd's
+// default request limit), so a 500-item list page is ~750 MiB only in theory; real pages of
+// 10k small objects are tens of MiB. 256 MiB is far above any sane page and still bounds memory.
+// Counted after decompression (libcurl's write callback sees decoded bytes), so a gzip bomb stops
+// at the limit too.
+inline constexpr std::size_t kMaxResponseBodyBytes = std::size_t(256) << 20;
+// One watch event holds one object (1.5 MiB) plus its envelope; 64 MiB leaves room for
+// aggregated servers with larger objects while bounding a newline-less stream.
+inline constexpr std::size_t kMaxWatchFrameBytes = std::size_t(64) << 20;
 
 struct HttpRequest {
     std::string method = "GET";
@@ -17,6 +28,8 @@ struct HttpRequest {
     bool isWatchStart = false;  // counted against the watch-start rate bucket (API brief 2.7)
     int timeoutMs = 60'000;     // whole-request limit for non-streaming requests
     int stallSeconds = 45;      // streaming: abort when no byte arrived for this long
+    // Non-streaming: a larger (decoded) body fails the request with a Parse error. Tests lower it.
+    std::size_t maxBodyBytes = kMaxResponseBodyBytes;
 };
 
 struct HttpResponse {

@@ -1,6 +1,7 @@
 #include "kube/listdecoder.h"
 
 #include "core/json.h"
+#include "core/jsonread.h"
 
 #include <simdjson.h>
 
@@ -23,15 +24,34 @@ od::parser &outerParser()
     return p;
 }
 
-Error parseError(simdjson::error_code code, const char *what)
+Error parseError(simdjson::error_code code, const char *what, std::string where = {})
 {
-    return Error::make(ErrorCategory::Parse, std::string(what) + ": " + simdjson::error_message(code));
+    std::string message = std::string(what) + ": ";
+    if (!where.empty())
+        message += where + ": ";
+    return Error::make(ErrorCategory::Parse, message + simdjson::error_message(code), std::move(where));
 }
 
 // Reads metadata of one object slice. `capacity` is how many bytes are readable from
 // raw.data() (the slice lives inside a padded buffer).
+// A string or null (left empty); anything else is INCORRECT_TYPE.
+simdjson::error_code readString(simdjson::simdjson_result<od::value> value, std::string &target)
+{
+    od::value v;
+    if (auto err = value.get(v))
+        return err;
+    bool isNull = false;
+    if (!v.is_null().get(isNull) && isNull)
+        return simdjson::SUCCESS;
+    std::string_view s;
+    if (auto err = v.get_string().get(s))
+        return err;
+    target = s;
+    return simdjson::SUCCESS;
+}
+
 simdjson::error_code readMetadata(std::string_view raw, std::size_t capacity, core::ObjectVersion &out,
-                                  bool *hasKind, std::string *bookmarkAnnotation = nullptr)
+                                  bool *hasKind, std::string *bookmarkAnnotation = nullptr, std::string *where = nullptr)
 {
     od::document doc;
     auto err = itemParser().iterate(raw.data(), raw.size(), capacity).get(doc);
@@ -55,18 +75,18 @@ simdjson::error_code readMetadata(std::string_view raw, std::size_t capacity, co
                 std::string_view mk;
                 if ((err = m.unescaped_key().get(mk)))
                     return err;
-                std::string_view v;
-                if (mk == "name" && !m.value().get_string().get(v))
-                    out.name = v;
-                else if (mk == "namespace" && !m.value().get_string().get(v))
-                    out.namespace_ = v;
-                else if (mk == "uid" && !m.value().get_string().get(v))
-                    out.uid = v;
-                else if (mk == "resourceVersion" && !m.value().get_string().get(v))
-                    out.resourceVersion = v;
-                else if (mk == "creationTimestamp" && !m.value().get_string().get(v))
-                    out.creationTimestamp = v;
-                else if (mk == "managedFields") {
+                std::string *target = mk == "name" ? &out.name : mk == "namespace" ? &out.namespace_
+                                    : mk == "uid" ? &out.uid : mk == "resourceVersion" ? &out.resourceVersion
+                                    : mk == "creationTimestamp" ? &out.creationTimestamp : nullptr;
+                if (target) {
+                    // Identity fields key the store and the history: a wrong type fails the
+                    // page (or frame) instead of filing the object under "".
+                    if ((err = readString(m.value(), *target))) {
+                        if (where)
+                            *where = "metadata." + std::string(mk);
+                        return err;
+                    }
+                } else if (mk == "managedFields") {
                     od::array entries;
                     if (m.value().get_array().get(entries))
                         continue;
@@ -146,35 +166,38 @@ core::Result<DecodedPage> decodeListPage(std::string &body, const std::string &i
             if ((err = field.value().get_object().get(md)))
                 return parseError(err, "list metadata");
             for (auto m : md) {
-                std::string_view mk, v;
-                if (m.unescaped_key().get(mk))
-                    continue;
-                if (mk == "resourceVersion" && !m.value().get_string().get(v))
-                    page.resourceVersion = v;
-                else if (mk == "continue" && !m.value().get_string().get(v))
-                    page.continueToken = v;
-                else if (mk == "remainingItemCount") {
+                std::string_view mk;
+                if ((err = m.unescaped_key().get(mk)))
+                    return parseError(err, "list metadata");
+                if (mk == "resourceVersion" || mk == "continue") {
+                    // The RV and token drive the next request: a wrong type is not "no more pages".
+                    if ((err = readString(m.value(), mk == "continue" ? page.continueToken : page.resourceVersion)))
+                        return parseError(err, "list response", "metadata." + std::string(mk));
+                } else if (mk == "remainingItemCount") {
                     int64_t n = 0;
                     if (!m.value().get_int64().get(n))
-                        page.remainingItemCount = n;
+                        page.remainingItemCount = n; // only an estimate for the progress bar
                 }
             }
         } else if (key == "items") {
             od::array items;
             if (field.value().get_array().get(items))
                 continue; // "items": null on an empty list
+            std::size_t index = 0;
             for (auto item : items) {
+                const std::string path = "items[" + std::to_string(index++) + "]";
                 od::object obj;
                 if ((err = item.get_object().get(obj)))
-                    return parseError(err, "list item");
+                    return parseError(err, "list response", path);
                 std::string_view raw;
                 if ((err = obj.raw_json().get(raw)))
-                    return parseError(err, "list item");
+                    return parseError(err, "list response", path);
                 core::ObjectVersion v;
                 v.fromList = true;
                 bool hasKind = false;
-                if ((err = readMetadata(raw, std::size_t(end - raw.data()), v, &hasKind)))
-                    return parseError(err, "list item metadata");
+                std::string where;
+                if ((err = readMetadata(raw, std::size_t(end - raw.data()), v, &hasKind, nullptr, &where)))
+                    return parseError(err, "list response", where.empty() ? path : path + "." + where);
                 v.json = withKind(raw, hasKind, itemKind, apiVersion);
                 page.items.push_back(std::move(v));
             }
@@ -220,20 +243,33 @@ core::Result<DecodedWatchLine> decodeWatchLine(std::string_view line)
         out.type = WatchLineType::Error;
         auto st = core::parseJson(raw);
         out.error.category = ErrorCategory::Server;
-        if (st.ok()) {
-            out.error.httpStatus = st->value("code", 0);
-            out.error.reason = st->value("reason", std::string());
-            out.error.message = st->value("message", std::string());
-            // Causes tell a 504 ResourceVersionTooLarge (relist) from other timeouts (API brief 2.5).
-            if (auto d = st->find("details"); d != st->end() && d->is_object())
-                if (auto causes = d->find("causes"); causes != d->end() && causes->is_array())
-                    for (const auto &c : *causes)
-                        if (c.is_object())
-                            out.error.causes.push_back({c.value("reason", std::string()), c.value("message", std::string()),
-                                                        c.value("field", std::string())});
-            if (out.error.httpStatus == 410)
-                out.error.category = ErrorCategory::Gone;
+        if (!st.ok())
+            return Error::make(ErrorCategory::Parse, "watch ERROR event: " + st.error().message, "object");
+        core::JsonReader read("watch ERROR event");
+        const std::int64_t code = read.integer(*st, "code", "object");
+        out.error.httpStatus = code >= 0 && code < 1000 ? int(code) : 0;
+        out.error.reason = read.string(*st, "reason", "object");
+        out.error.message = read.string(*st, "message", "object");
+        // Causes tell a 504 ResourceVersionTooLarge (relist) from other timeouts (API brief 2.5).
+        if (const core::Json *d = read.object(*st, "details", "object")) {
+            if (const core::Json *causes = read.array(*d, "causes", "object.details")) {
+                for (std::size_t i = 0; i < causes->size() && read.ok(); ++i) {
+                    const std::string path = core::jsonPath("object.details.causes", i);
+                    const core::Json &c = (*causes)[i];
+                    if (!read.expectObject(c, path))
+                        break;
+                    core::StatusCause cause;
+                    cause.reason = read.string(c, "reason", path);
+                    cause.message = read.string(c, "message", path);
+                    cause.field = read.string(c, "field", path);
+                    out.error.causes.push_back(std::move(cause));
+                }
+            }
         }
+        if (!read.ok())
+            return read.error();
+        if (out.error.httpStatus == 410)
+            out.error.category = ErrorCategory::Gone;
         return out;
     }
     if (type == "ADDED")
@@ -248,9 +284,10 @@ core::Result<DecodedWatchLine> decodeWatchLine(std::string_view line)
         return Error::make(ErrorCategory::Parse, "unknown watch event type " + std::string(type));
     bool hasKind = false;
     std::string annotation;
+    std::string where;
     if ((err = readMetadata(raw, std::size_t(end - raw.data()), out.object, &hasKind,
-                            out.type == WatchLineType::Bookmark ? &annotation : nullptr)))
-        return parseError(err, "watch event metadata");
+                            out.type == WatchLineType::Bookmark ? &annotation : nullptr, &where)))
+        return parseError(err, "watch event", where.empty() ? std::string("object") : "object." + where);
     out.resourceVersion = out.object.resourceVersion;
     out.initialEventsEnd = annotation == "true";
     if (out.type != WatchLineType::Bookmark) {

@@ -28,9 +28,9 @@ od::parser &tableParser()
     return p;
 }
 
-Error tableParseError(simdjson::error_code code, const char *what)
+Error tableParseError(simdjson::error_code code, std::string_view what)
 {
-    return Error::make(ErrorCategory::Parse, std::string("Table ") + what + ": " + simdjson::error_message(code));
+    return Error::make(ErrorCategory::Parse, "Table " + std::string(what) + ": " + simdjson::error_message(code), std::string(what));
 }
 
 QVariant cellValue(od::value v)
@@ -77,6 +77,22 @@ QVariant cellValue(od::value v)
     return {};
 }
 
+// A string or null (left empty); anything else is INCORRECT_TYPE.
+simdjson::error_code readString(simdjson::simdjson_result<od::value> value, std::string &target)
+{
+    od::value v;
+    if (auto err = value.get(v))
+        return err;
+    bool isNull = false;
+    if (!v.is_null().get(isNull) && isNull)
+        return simdjson::SUCCESS;
+    std::string_view s;
+    if (auto err = v.get_string().get(s))
+        return err;
+    target = s;
+    return simdjson::SUCCESS;
+}
+
 simdjson::error_code readColumn(od::value v, TableColumn &c)
 {
     od::object o;
@@ -109,13 +125,15 @@ simdjson::error_code readRowObject(od::value v, TableRow &r)
     if (o.find_field_unordered("metadata").get_object().get(md))
         return simdjson::SUCCESS; // includeObject=None: no identity, the row is dropped
     for (auto m : md) {
-        std::string_view k, s;
+        std::string_view k;
         if (auto err = m.unescaped_key().get(k))
             return err;
         std::string *target = k == "uid" ? &r.uid : k == "namespace" ? &r.namespace_ : k == "name" ? &r.name
                             : k == "resourceVersion" ? &r.resourceVersion : nullptr;
-        if (target && !m.value().get_string().get(s))
-            *target = s;
+        // A row's identity keys the cell cache: a wrong type fails the page, never files it under "".
+        if (target)
+            if (auto err = readString(m.value(), *target))
+                return err;
     }
     return simdjson::SUCCESS;
 }
@@ -156,13 +174,12 @@ simdjson::error_code readListMeta(od::value v, DecodedTable &t)
     if (auto err = v.get_object().get(md))
         return err;
     for (auto m : md) {
-        std::string_view k, s;
+        std::string_view k;
         if (auto err = m.unescaped_key().get(k))
             return err;
-        if (k == "resourceVersion" && !m.value().get_string().get(s))
-            t.resourceVersion = s;
-        else if (k == "continue" && !m.value().get_string().get(s))
-            t.continueToken = s;
+        if (k == "resourceVersion" || k == "continue")
+            if (auto err = readString(m.value(), k == "continue" ? t.continueToken : t.resourceVersion))
+                return err;
     }
     return simdjson::SUCCESS;
 }
@@ -223,7 +240,7 @@ core::Result<DecodedTable> decodeTable(std::string &body)
             });
         }
         if (err)
-            return tableParseError(err, key == "rows" ? "rows" : "fields");
+            return tableParseError(err, key);
     }
     t.isTable = t.kind == "Table";
     if (!t.isTable)
@@ -300,7 +317,13 @@ Transport::RequestId TableFetcher::fetch(std::string path, Handler handler)
     const int gen = m_gen;
     return m_client->transport().start(std::move(req), [inbox, self, gen, handler = std::move(handler)](core::Result<HttpResponse> r) {
         // Decode here, on the network thread: only value types reach the owner.
-        core::Result<DecodedTable> t = decodeResponse(std::move(r));
+        // Last boundary of this network-thread job: a throw becomes this request's error.
+        core::Result<DecodedTable> t = core::Error::make(core::ErrorCategory::Parse, "Table response could not be decoded");
+        try {
+            t = decodeResponse(std::move(r));
+        } catch (const std::exception &e) {
+            t = core::Error::make(core::ErrorCategory::Parse, std::string("Table response could not be decoded: ") + e.what());
+        }
         inbox->post([self, gen, handler, t = std::move(t)]() mutable {
             if (self && gen == self->m_gen)
                 handler(std::move(t));

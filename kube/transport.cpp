@@ -160,6 +160,9 @@ struct Active {
     HttpResponse response;
     bool streamingOk = false; // 2xx status on a streaming request: bytes go to onChunk
     bool abortedByConsumer = false;
+    bool bodyTooLarge = false; // the decoded body passed request.maxBodyBytes
+    bool callbackThrew = false; // an exception was caught at the libcurl callback boundary
+    std::string callbackError;
     Clock::time_point lastByte = Clock::now(); // streaming stall detection
     char errorBuffer[CURL_ERROR_SIZE] = {};
 };
@@ -225,7 +228,7 @@ void Transport::cancel(RequestId id)
 
 namespace {
 
-size_t onHeader(char *data, size_t size, size_t n, void *userp)
+size_t onHeaderImpl(char *data, size_t size, size_t n, void *userp)
 {
     auto *a = static_cast<Active *>(userp);
     a->lastByte = Clock::now();
@@ -253,7 +256,7 @@ size_t onHeader(char *data, size_t size, size_t n, void *userp)
     return size * n;
 }
 
-size_t onWrite(char *data, size_t size, size_t n, void *userp)
+size_t onWriteImpl(char *data, size_t size, size_t n, void *userp)
 {
     auto *a = static_cast<Active *>(userp);
     a->lastByte = Clock::now();
@@ -273,8 +276,44 @@ size_t onWrite(char *data, size_t size, size_t n, void *userp)
             return bytes.size();
         }
     }
+    if (a->response.body.size() + bytes.size() > a->pending->request.maxBodyBytes) {
+        // Past the limit (decoded bytes: a gzip bomb stops here too). Returning a short count
+        // makes libcurl fail the transfer with CURLE_WRITE_ERROR; completeTransfer says why.
+        a->bodyTooLarge = true;
+        std::string().swap(a->response.body);
+        return 0;
+    }
     a->response.body.append(bytes);
     return bytes.size();
+}
+
+// An exception thrown through libcurl's C frames is std::terminate: these wrappers are the last
+// boundary for the callbacks (bad_alloc on append, a consumer's decoder throwing).
+template<size_t (*Impl)(char *, size_t, size_t, void *)>
+size_t guardedCallback(char *data, size_t size, size_t n, void *userp)
+{
+    try {
+        return Impl(data, size, n, userp);
+    } catch (const std::exception &e) {
+        auto *a = static_cast<Active *>(userp);
+        a->callbackThrew = true;
+        a->callbackError = e.what();
+    } catch (...) {
+        auto *a = static_cast<Active *>(userp);
+        a->callbackThrew = true;
+        a->callbackError = "unknown exception";
+    }
+    return 0; // a short count aborts the transfer
+}
+
+size_t onHeader(char *data, size_t size, size_t n, void *userp)
+{
+    return guardedCallback<onHeaderImpl>(data, size, n, userp);
+}
+
+size_t onWrite(char *data, size_t size, size_t n, void *userp)
+{
+    return guardedCallback<onWriteImpl>(data, size, n, userp);
 }
 
 } // namespace
@@ -283,8 +322,17 @@ void Transport::run()
 {
     Impl &d = *m_impl;
     auto finish = [&](Pending &p, core::Result<HttpResponse> r) {
-        if (p.onDone)
+        if (!p.onDone)
+            return;
+        // Last boundary of the network thread: a consumer's decode that throws must not end the
+        // process (an exception leaving this thread's function is std::terminate).
+        try {
             p.onDone(std::move(r));
+        } catch (const std::exception &e) {
+            qCWarning(lcTransport, "a handler of %s %s threw: %s", p.request.method.c_str(), p.request.path.c_str(), e.what());
+        } catch (...) {
+            qCWarning(lcTransport, "a handler of %s %s threw", p.request.method.c_str(), p.request.path.c_str());
+        }
     };
 
     auto startTransfer = [&](const std::shared_ptr<Pending> &p) {
@@ -401,6 +449,17 @@ void Transport::run()
             // The consumer stopped the stream (e.g. a corrupt frame). It still needs the end: the
             // watcher resumes from onDone, and start() promises exactly one onDone per request.
             finish(p, Error::make(ErrorCategory::Cancelled, "stream stopped by its consumer"));
+            return;
+        }
+        if (a->bodyTooLarge) {
+            finish(p, Error::make(ErrorCategory::Parse, p.request.method + " " + p.request.path
+                                                            + ": the response body is larger than the limit of "
+                                                            + std::to_string(p.request.maxBodyBytes) + " bytes"));
+            return;
+        }
+        if (a->callbackThrew) {
+            finish(p, Error::make(ErrorCategory::Parse, p.request.method + " " + p.request.path
+                                                            + ": the response could not be read: " + a->callbackError));
             return;
         }
         if (code != CURLE_OK) {

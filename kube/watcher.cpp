@@ -21,6 +21,7 @@ struct Watcher::Stream {
     std::vector<DecodedWatchLine> lines;
     std::string decodeError;
     std::string partial; // network thread only
+    std::size_t maxFrameBytes = kMaxWatchFrameBytes;
 };
 
 std::string WatchScope::describe() const
@@ -136,12 +137,23 @@ void Watcher::list(bool relist, const std::string &continueToken)
     auto inbox = m_client->inbox();
     QPointer<Watcher> self(this);
     const std::string kind = m_scope.resource.kind, apiVersion = m_scope.resource.apiVersion();
-    m_request = m_client->transport().start(req, [inbox, self, gen, relist, kind, apiVersion](core::Result<HttpResponse> r) {
+    req.maxBodyBytes = m_opts.maxListBodyBytes;
+    const std::string what = "GET " + req.path;
+    m_request = m_client->transport().start(req, [inbox, self, gen, relist, kind, apiVersion, what](core::Result<HttpResponse> r) {
         // Decode on the network thread; the owner only merges.
         const std::size_t bytes = r.ok() ? r->body.size() : 0;
-        core::Result<DecodedPage> page = r.ok() ? (isSuccess(r->status) ? decodeListPage(r->body, kind, apiVersion)
-                                                                        : core::Result<DecodedPage>(errorFromResponse(*r)))
-                                                : core::Result<DecodedPage>(r.error());
+        // Last boundary of this network-thread job: whatever a decoder or allocator throws on
+        // bytes the server chose becomes this page's error, never std::terminate.
+        core::Result<DecodedPage> page = core::Error::make(core::ErrorCategory::Parse, "list page could not be decoded");
+        try {
+            page = r.ok() ? (isSuccess(r->status) ? decodeListPage(r->body, kind, apiVersion)
+                                                  : core::Result<DecodedPage>(errorFromResponse(*r, what)))
+                          : core::Result<DecodedPage>(r.error());
+        } catch (const std::exception &e) {
+            page = core::Error::make(core::ErrorCategory::Parse, what + ": " + e.what());
+        }
+        if (!page.ok() && page.error().category == core::ErrorCategory::Parse && page.error().message.rfind(what, 0) != 0)
+            page.error().message = what + ": " + page.error().message;
         inbox->post([self, gen, relist, bytes, page = std::move(page)]() mutable {
             if (self)
                 self->onPage(gen, relist, std::move(page), bytes);
@@ -264,6 +276,7 @@ void Watcher::watch(bool watchList)
         setState(State::Watching);
     }
     auto stream = std::make_shared<Stream>();
+    stream->maxFrameBytes = m_opts.maxFrameBytes;
     m_stream = stream;
     auto inbox = m_client->inbox();
     QPointer<Watcher> self(this);
@@ -277,22 +290,37 @@ void Watcher::watch(bool watchList)
         },
         [stream](const HttpResponse &, std::string_view bytes) {
             std::vector<std::string> lines;
-            splitLines(stream->partial, bytes, lines);
-            if (lines.empty())
-                return true;
             std::vector<DecodedWatchLine> decoded;
-            decoded.reserve(lines.size());
             std::string error;
-            for (const auto &l : lines) {
-                auto d = decodeWatchLine(l);
-                if (!d.ok()) {
-                    // Stop at the first corrupt frame: applying later events would skip the one
-                    // it hid for good, since we resume from the last RV applied.
-                    error = d.error().describe();
-                    break;
+            try {
+                splitLines(stream->partial, bytes, lines);
+                decoded.reserve(lines.size());
+                for (const auto &l : lines) {
+                    if (l.size() > stream->maxFrameBytes)
+                        break; // reported below, after the frames before it
+                    auto d = decodeWatchLine(l);
+                    if (!d.ok()) {
+                        // Stop at the first corrupt frame: applying later events would skip the one
+                        // it hid for good, since we resume from the last RV applied.
+                        error = d.error().describe();
+                        break;
+                    }
+                    decoded.push_back(std::move(*d));
                 }
-                decoded.push_back(std::move(*d));
+                const bool longLine = decoded.size() < lines.size() && error.empty();
+                if (longLine || stream->partial.size() > stream->maxFrameBytes) {
+                    // A frame past the limit: drop the stream (and its buffer) and resume from the
+                    // last RV applied; the event will come again or the server will say 410.
+                    error = "a watch event is larger than the frame limit of " + std::to_string(stream->maxFrameBytes) + " bytes";
+                    std::string().swap(stream->partial);
+                }
+            } catch (const std::exception &e) {
+                // Last boundary on the network thread (bad_alloc on a huge frame, a library throw).
+                error = std::string("watch event could not be decoded: ") + e.what();
+                std::string().swap(stream->partial);
             }
+            if (decoded.empty() && error.empty())
+                return true;
             std::lock_guard lock(stream->mutex);
             for (auto &d : decoded)
                 stream->lines.push_back(std::move(d));
@@ -406,7 +434,7 @@ void Watcher::onWatchEnded(int gen, core::Result<HttpResponse> r)
     m_stream.reset();
     const bool wasWatchList = m_inWatchListInitial;
     if (r.ok() && !isSuccess(r->status)) {
-        const core::Error e = errorFromResponse(*r);
+        const core::Error e = errorFromResponse(*r, "watch " + m_batch.scope);
         if (wasWatchList && (r->status == 422 || r->status == 400)) {
             qCInfo(lcWatch, "%s: server has no streaming lists (%s); using LIST", m_batch.scope.c_str(), e.message.c_str());
             m_watchListUnsupported = true;

@@ -48,6 +48,10 @@ struct WatcherOptions {
     bool listOnly = false;    // stop after the first complete list (fieldscope list)
     int minTimeoutSeconds = 300, maxTimeoutSeconds = 600;
     int stallSeconds = 45;
+    // One watch event (line) longer than this drops the stream and resumes from the last RV;
+    // a LIST page larger than maxListBodyBytes fails the list (kube/http.h explains the sizes).
+    std::size_t maxFrameBytes = kMaxWatchFrameBytes;
+    std::size_t maxListBodyBytes = kMaxResponseBodyBytes;
     // client-go's backoff: 0.8 s doubling to 30 s with jitter, reset after 2 min of health.
     int backoffInitialMs = 800, backoffMaxMs = 30'000, backoffResetMs = 120'000;
 };

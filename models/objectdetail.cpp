@@ -27,7 +27,28 @@ QStringList mapEntries(const core::Json &meta, const char *key)
 
 } // namespace
 
+namespace {
+
+ObjectDetail buildUnguarded(const QByteArray &json);
+
+} // namespace
+
 ObjectDetail buildObjectDetail(const QByteArray &json)
+{
+    // Runs as a worker job (the detail pane's QtConcurrent task): its last boundary. A library
+    // exception on the server's bytes (YAML emitter, ownership join) becomes the pane's error.
+    try {
+        return buildUnguarded(json);
+    } catch (const std::exception &e) {
+        ObjectDetail d;
+        d.error = QStringLiteral("the object could not be shown: %1").arg(QString::fromUtf8(e.what()));
+        return d;
+    }
+}
+
+namespace {
+
+ObjectDetail buildUnguarded(const QByteArray &json)
 {
     ObjectDetail d;
     auto parsed = core::parseJson(std::string_view(json.constData(), std::size_t(json.size())));
@@ -81,5 +102,7 @@ ObjectDetail buildObjectDetail(const QByteArray &json)
     }
     return d;
 }
+
+} // namespace
 
 } // namespace fieldscope::models

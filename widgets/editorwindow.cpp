@@ -87,6 +87,20 @@ EditorWindow::EditorWindow(const QString &title, QWidget *parent) : QWidget(pare
     m_header->setTextInteractionFlags(Qt::TextSelectableByMouse);
     layout->addWidget(m_header);
     layout->addWidget(buildDraftBanner());
+    // Where unsent text is (or is not) kept, and what went wrong keeping it: plain text, one line.
+    m_draftNote = new QLabel(this);
+    m_draftNote->setObjectName(QStringLiteral("draftNote"));
+    m_draftNote->setTextFormat(Qt::PlainText);
+    m_draftNote->setWordWrap(true);
+    m_draftNote->hide();
+    layout->addWidget(m_draftNote);
+    m_draftProblem = new QLabel(this);
+    m_draftProblem->setObjectName(QStringLiteral("draftProblem"));
+    m_draftProblem->setTextFormat(Qt::PlainText);
+    m_draftProblem->setWordWrap(true);
+    m_draftProblem->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_draftProblem->hide();
+    layout->addWidget(m_draftProblem);
     layout->addWidget(buildServerBanner());
     layout->addWidget(buildControls());
     m_split = new QSplitter(Qt::Vertical, this);
@@ -334,6 +348,28 @@ QWidget *EditorWindow::buildDraftBanner()
     l->addWidget(discard);
     m_draftBanner->hide();
     return m_draftBanner;
+}
+
+void EditorWindow::setDraftsKeptOnDisk(bool kept, const QString &why)
+{
+    m_draftNote->setText(kept ? QString() : why);
+    m_draftNote->setVisible(!kept);
+}
+
+void EditorWindow::showDraftProblem(const QString &message)
+{
+    m_draftProblem->setText(message);
+    m_draftProblem->setVisible(!message.isEmpty());
+}
+
+QString EditorWindow::draftProblem() const
+{
+    return m_draftProblem->isHidden() ? QString() : m_draftProblem->text();
+}
+
+QString EditorWindow::draftNote() const
+{
+    return m_draftNote->isHidden() ? QString() : m_draftNote->text();
 }
 
 void EditorWindow::offerDraft(const QString &savedAt, const QString &basedOnRv)

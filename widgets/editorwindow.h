@@ -93,6 +93,13 @@ public:
     void offerDraft(const QString &savedAt, const QString &basedOnRv);
     // The restored edit: based on the version it was made on, the buffer as it was.
     void restoreDraft(const QString &openedYaml, const QString &openedRv, const QString &text);
+    // kept = false: unsent edits are not written to disk (a Secret without the opt-in to record
+    // its values); `why` says so above the buffer.
+    void setDraftsKeptOnDisk(bool kept, const QString &why);
+    QString draftNote() const; // "" when hidden
+    // A kept draft was damaged (and moved aside), or saving one failed; "" hides the line.
+    void showDraftProblem(const QString &message);
+    QString draftProblem() const; // "" when hidden
     // Quitting with Discard: the kept draft goes too.
     void dropDraft() { Q_EMIT draftNotNeeded(); }
 
@@ -171,6 +178,7 @@ private:
     QLabel *m_currentHeader, *m_writtenHeader;
     QFrame *m_serverBanner, *m_draftBanner;
     QLabel *m_draftText;
+    QLabel *m_draftNote, *m_draftProblem;
     QLabel *m_serverText;
     QPushButton *m_bannerRebase;
     QString m_serverRv;      // the newest version the watch saw

@@ -1,6 +1,7 @@
 #include "widgets/helpdialogs.h"
 
 #include <QAction>
+#include <QCheckBox>
 #include <QDialogButtonBox>
 #include <QFormLayout>
 #include <QHeaderView>
@@ -78,7 +79,29 @@ QString SettingsDialog::fieldManager()
     return QSettings().value(QStringLiteral("writes/fieldManager"), QStringLiteral("fieldscope")).toString();
 }
 
-SettingsDialog::SettingsDialog(QWidget *parent) : QDialog(parent)
+namespace {
+// Context names are a kubeconfig's: percent-encoded so a '/' makes no settings group.
+QString secretValuesKey(const QString &context)
+{
+    return QStringLiteral("secrets/recordValues/") + QString::fromLatin1(context.toUtf8().toPercentEncoding());
+}
+} // namespace
+
+bool SettingsDialog::recordsSecretValues(const QString &context)
+{
+    return QSettings().value(secretValuesKey(context), false).toBool();
+}
+
+void SettingsDialog::setRecordsSecretValues(const QString &context, bool on)
+{
+    QSettings s;
+    if (on)
+        s.setValue(secretValuesKey(context), true);
+    else
+        s.remove(secretValuesKey(context));
+}
+
+SettingsDialog::SettingsDialog(QWidget *parent, const QString &context) : QDialog(parent), m_context(context)
 {
     setObjectName(QStringLiteral("settingsDialog"));
     setWindowTitle(tr("Settings"));
@@ -94,6 +117,16 @@ SettingsDialog::SettingsDialog(QWidget *parent) : QDialog(parent)
     m_manager->setToolTip(tr("The fieldManager name Fieldscope writes with; it appears in managedFields."));
     form->addRow(tr("History recorded on disk:"), m_retention);
     form->addRow(tr("Field manager name:"), m_manager);
+    if (!context.isEmpty()) {
+        m_secretValues = new QCheckBox(tr("Record Secret values for context \"%1\"").arg(context), this);
+        m_secretValues->setObjectName(QStringLiteral("recordSecretValues"));
+        m_secretValues->setChecked(recordsSecretValues(context));
+        m_secretValues->setToolTip(tr("Off (the default): the history keeps each Secret value only as a keyed hash (which key "
+                                      "changed, which versions are equal) and a Secret's unsent edits are never written to disk. "
+                                      "On: values are stored in the history database and in drafts, readable by anyone who "
+                                      "can read those files."));
+        form->addRow(tr("Secrets:"), m_secretValues);
+    }
     layout->addLayout(form);
     auto *buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, this);
     connect(buttons, &QDialogButtonBox::accepted, this, [this] {
@@ -101,6 +134,8 @@ SettingsDialog::SettingsDialog(QWidget *parent) : QDialog(parent)
         s.setValue(QStringLiteral("history/versionsPerObject"), m_retention->value());
         const QString m = m_manager->text().trimmed();
         s.setValue(QStringLiteral("writes/fieldManager"), m.isEmpty() ? QStringLiteral("fieldscope") : m);
+        if (m_secretValues)
+            setRecordsSecretValues(m_context, m_secretValues->isChecked());
         accept();
         Q_EMIT settingsChanged();
     });

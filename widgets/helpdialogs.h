@@ -5,6 +5,7 @@
 #include <QDialog>
 
 class QAction;
+class QCheckBox;
 class QLineEdit;
 class QSpinBox;
 
@@ -25,9 +26,13 @@ class SettingsDialog : public QDialog
 {
     Q_OBJECT
 public:
-    explicit SettingsDialog(QWidget *parent = nullptr);
+    // `context`: the shown cluster's context, whose per-context options the dialog offers.
+    explicit SettingsDialog(QWidget *parent = nullptr, const QString &context = {});
     static int historyVersionsPerObject();     // default 50
     static QString fieldManager();             // default "fieldscope"
+    // The opt-in to record Secret values (history, drafts) for one context; default off.
+    static bool recordsSecretValues(const QString &context);
+    static void setRecordsSecretValues(const QString &context, bool on);
 
 Q_SIGNALS:
     void settingsChanged();
@@ -35,6 +40,8 @@ Q_SIGNALS:
 private:
     QSpinBox *m_retention;
     QLineEdit *m_manager;
+    QCheckBox *m_secretValues = nullptr;
+    QString m_context;
 };
 
 } // namespace fieldscope::widgets

@@ -1,6 +1,7 @@
 #include "widgets/historypanel.h"
 
 #include "core/json.h"
+#include "core/jsonread.h"
 #include "core/objectdiff.h"
 #include "core/yaml.h"
 #include "core/yamldiff.h"
@@ -100,7 +101,7 @@ QString sideBySide(const core::YamlDiff &d, const Colors &c)
 
 QString compact(const core::Json &v)
 {
-    std::string s = v.dump();
+    std::string s = core::safeDump(v);
     if (s.size() > 80)
         s = s.substr(0, 77) + "...";
     return esc(s);

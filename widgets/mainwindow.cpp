@@ -176,7 +176,7 @@ void MainWindow::showShortcuts()
 
 void MainWindow::showSettings()
 {
-    auto *d = new SettingsDialog(this);
+    auto *d = new SettingsDialog(this, currentCluster() ? currentCluster()->contextName() : QString());
     d->setAttribute(Qt::WA_DeleteOnClose);
     connect(d, &SettingsDialog::settingsChanged, this, &MainWindow::settingsChanged);
     d->open();

@@ -9,6 +9,9 @@
 #include <filesystem>
 #include <fstream>
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 using namespace fieldscope::core;
 
 class TestDrafts : public QObject
@@ -16,6 +19,15 @@ class TestDrafts : public QObject
     Q_OBJECT
     QTemporaryDir m_dir;
     std::string dir() const { return m_dir.path().toStdString(); }
+    // The file a damaged draft at `path` was moved to ("" if none).
+    static std::string asideOf(const std::string &path)
+    {
+        const std::filesystem::path p(path);
+        for (const auto &e : std::filesystem::directory_iterator(p.parent_path()))
+            if (e.path().filename().string().rfind(p.filename().string() + ".damaged-", 0) == 0)
+                return e.path().string();
+        return {};
+    }
 
 private Q_SLOTS:
     void aSavedDraftLoadsBackExactly()
@@ -57,7 +69,9 @@ private Q_SLOTS:
         QVERIFY(store.remove("ctx", "u1").ok()); // removing nothing is fine
     }
 
-    void aDamagedDraftIsAnErrorAndStays()
+    // Issue 15, section 8: a damaged draft is kept (moved aside, named in the error), not deleted
+    // and not in the way of the next save.
+    void aDamagedDraftIsMovedAsideAndReported()
     {
         DraftStore store(dir());
         const std::string path = store.pathFor("ctx", "broken");
@@ -66,7 +80,88 @@ private Q_SLOTS:
         auto r = store.load("ctx", "broken");
         QVERIFY(!r.ok());
         QCOMPARE(r.error().category, ErrorCategory::Parse);
-        QVERIFY(std::filesystem::exists(path));
+        QVERIFY(!std::filesystem::exists(path));
+        const std::string aside = asideOf(path);
+        QVERIFY2(!aside.empty(), r.error().message.c_str());
+        QVERIFY2(r.error().message.find(aside) != std::string::npos, r.error().message.c_str());
+        std::ifstream in(aside);
+        std::string kept((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+        QCOMPARE(kept, std::string("{\"text\": \"half a fi"));
+        QVERIFY(store.save({"ctx", "broken", "t", "a: 1\n", "1", "a: 2\n", 1}).ok());
+        QCOMPARE((*store.load("ctx", "broken"))->text, std::string("a: 2\n"));
+    }
+
+    void aWronglyTypedDraftIsMovedAsideNamingTheMember_data()
+    {
+        QTest::addColumn<QByteArray>("bytes");
+        QTest::addColumn<QString>("where");
+        QTest::newRow("text is a number") << QByteArray(R"({"uid":"w","text":42})") << QStringLiteral("text");
+        QTest::newRow("uid is an object") << QByteArray(R"({"uid":{"a":1},"text":"x"})") << QStringLiteral("uid");
+        QTest::newRow("savedAtMs is a string") << QByteArray(R"({"uid":"w","text":"x","savedAtMs":"1"})") << QStringLiteral("savedAtMs");
+        QTest::newRow("an array") << QByteArray(R"([1,2])") << QStringLiteral("$");
+    }
+    void aWronglyTypedDraftIsMovedAsideNamingTheMember()
+    {
+        QFETCH(QByteArray, bytes);
+        QFETCH(QString, where);
+        auto parsed = parseDraft(bytes.toStdString());
+        QVERIFY(!parsed.ok());
+        QCOMPARE(parsed.error().category, ErrorCategory::Parse);
+        QCOMPARE(QString::fromStdString(parsed.error().where), where);
+        DraftStore store(dir());
+        const std::string path = store.pathFor("typed", "w");
+        std::filesystem::create_directories(std::filesystem::path(path).parent_path());
+        std::ofstream(path) << bytes.toStdString();
+        auto r = store.load("typed", "w");
+        QVERIFY(!r.ok());
+        QVERIFY(!std::filesystem::exists(path));
+        QVERIFY(!asideOf(path).empty());
+        std::filesystem::remove(asideOf(path));
+    }
+
+    // Issue 15, section 3: drafts are 0600 in 0700 folders whatever the umask.
+    void draftsArePrivateWhateverTheUmask_data()
+    {
+        QTest::addColumn<int>("mask");
+        QTest::newRow("022") << 022;
+        QTest::newRow("000") << 0;
+    }
+    void draftsArePrivateWhateverTheUmask()
+    {
+        QFETCH(int, mask);
+        QTemporaryDir root;
+        const std::string drafts = root.path().toStdString() + "/data/drafts";
+        const mode_t old = ::umask(mode_t(mask));
+        DraftStore store(drafts);
+        const bool saved = store.save({"ctx", "u", "t", "a: 1\n", "1", "a: 2\n", 1}).ok();
+        ::umask(old);
+        QVERIFY(saved);
+        namespace fs = std::filesystem;
+        const auto modeOf = [](const std::string &p) { return int(fs::status(p).permissions() & fs::perms::all); };
+        QCOMPARE(modeOf(store.pathFor("ctx", "u")), 0600);
+        QCOMPARE(modeOf(fs::path(store.pathFor("ctx", "u")).parent_path().string()), 0700);
+        QCOMPARE(modeOf(drafts), 0700);
+        QCOMPARE(modeOf(root.path().toStdString() + "/data"), 0700); // created by the app: private too
+        // No temporary is left next to it.
+        int files = 0;
+        for ([[maybe_unused]] const auto &e : fs::directory_iterator(fs::path(store.pathFor("ctx", "u")).parent_path()))
+            ++files;
+        QCOMPARE(files, 1);
+    }
+
+    // A draft that cannot be written is an error (the editor shows it), not a silent loss.
+    void aDraftThatCannotBeSavedIsAnError()
+    {
+        QTemporaryDir root;
+        const std::string drafts = root.path().toStdString() + "/drafts";
+        DraftStore store(drafts);
+        QVERIFY(store.save({"ctx", "u", "t", "", "1", "a", 1}).ok());
+        // The temporary cannot be created (a folder in its place: fails for root too).
+        std::filesystem::create_directory(store.pathFor("ctx", "u") + ".tmp");
+        auto st = store.save({"ctx", "u", "t", "", "1", "b", 2});
+        QVERIFY(!st.ok());
+        QCOMPARE(st.error().category, ErrorCategory::Io);
+        QCOMPARE((*store.load("ctx", "u"))->text, std::string("a")); // the previous draft is intact
     }
 
     void namesCannotLeaveTheDraftsFolder()

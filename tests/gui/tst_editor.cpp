@@ -14,6 +14,7 @@
 #include "widgets/clusterview.h"
 #include "widgets/detailpane.h"
 #include "widgets/editorwindow.h"
+#include "widgets/helpdialogs.h"
 #include "widgets/mainwindow.h"
 #include "widgets/objecttablepage.h"
 #include "widgets/qsci.h"
@@ -21,7 +22,9 @@
 #include <QApplication>
 #include <QComboBox>
 #include <QDir>
+#include <QDirIterator>
 #include <QFile>
+#include <QFileInfo>
 #include <QFrame>
 #include <QLabel>
 #include <QLineEdit>
@@ -234,6 +237,8 @@ private Q_SLOTS:
     void unsentEditsSurviveACrashAndComeBackOnTheirBaseVersion();
     void givingUpLeavesTheFieldToItsOwnerAndWritesTheRest();
     void closingTheClusterLeavesUnsentEditsInADetachedWindow();
+    void aSecretsUnsentEditsStayOffTheDiskUnlessOptedIn();
+    void aHistoryThatCannotBeWrittenIsShownInTheWindow();
 };
 
 void TestEditor::serverSideApplyOfAChangedValueIsWrittenAndTheDetailFollows()
@@ -607,7 +612,7 @@ void TestEditor::unsentEditsSurviveACrashAndComeBackOnTheirBaseVersion()
         openedRv = editor->openedResourceVersion();
         changed = replaced(editor, "color: blue", "color: green");
         editor->buffer()->setText(changed);
-        const core::DraftStore store((QStandardPaths::writableLocation(QStandardPaths::AppDataLocation) + QStringLiteral("/drafts")).toStdString());
+        core::DraftStore store((QStandardPaths::writableLocation(QStandardPaths::AppDataLocation) + QStringLiteral("/drafts")).toStdString());
         const std::string uid = s.view->detailPane()->uid().toStdString();
         draftFile = QString::fromStdString(store.pathFor("fieldscope-test", uid));
         QTRY_VERIFY_WITH_TIMEOUT(QFile::exists(draftFile), 5000);
@@ -661,6 +666,99 @@ void TestEditor::closingTheClusterLeavesUnsentEditsInADetachedWindow()
     QCOMPARE(editor->bufferText(), changed);
     QVERIFY2(editor->resultText().contains(QLatin1String("was closed")), qPrintable(editor->resultText()));
     QVERIFY(!editor->findChild<QPushButton *>(QStringLiteral("writeButton"))->isEnabled());
+}
+
+// Issue 15: a Secret's buffer holds its values. Without the per-context opt-in the editor says its
+// unsent edits are not kept, and none reaches the drafts folder or the settings; with it (the
+// window then says Secret values are recorded) the draft is kept as for any object.
+void TestEditor::aSecretsUnsentEditsStayOffTheDiskUnlessOptedIn()
+{
+    const std::string path = std::string("/api/v1/namespaces/") + kNamespace + "/secrets/edit-secret";
+    (void)testing::call(*m_client, testing::request("DELETE", path));
+    const std::string body = core::toJsonText({{"apiVersion", "v1"}, {"kind", "Secret"},
+                                               {"metadata", {{"name", "edit-secret"}, {"namespace", kNamespace}}},
+                                               {"data", {{"password", "c2VjcmV0"}}}});
+    QVERIFY(testing::call(*m_client, testing::request("POST", std::string("/api/v1/namespaces/") + kNamespace + "/secrets", body)).ok());
+    const QString drafts = QStandardPaths::writableLocation(QStandardPaths::AppDataLocation) + QStringLiteral("/drafts");
+    const QByteArray canary = "editor-canary-9b2e41";
+    QDir(drafts).removeRecursively(); // what a failed earlier run left
+    auto draftBytes = [&] {
+        QByteArray all;
+        QDirIterator it(drafts, QDir::Files | QDir::Hidden, QDirIterator::Subdirectories);
+        while (it.hasNext()) {
+            QFile f(it.next());
+            if (f.open(QIODevice::ReadOnly))
+                all += f.readAll();
+        }
+        return all;
+    };
+    // Issue 15, section 8: a damaged draft is kept aside and reported when the editor opens.
+    auto secretUid = [&] {
+        auto r = testing::call(*m_client, testing::request("GET", path));
+        auto j = r ? core::parseJson(r->body) : core::Result<core::Json>(r.error());
+        return j && j->is_object() ? (*j)["metadata"]["uid"].get<std::string>() : std::string();
+    };
+    for (bool optIn : {false, true}) {
+        widgets::SettingsDialog::setRecordsSecretValues(QStringLiteral("fieldscope-test"), optIn);
+        core::DraftStore store(drafts.toStdString());
+        const QString damaged = QString::fromStdString(store.pathFor("fieldscope-test", secretUid()));
+        if (optIn) {
+            QVERIFY(QDir().mkpath(QFileInfo(damaged).absolutePath()));
+            QFile f(damaged);
+            QVERIFY(f.open(QIODevice::WriteOnly));
+            f.write(R"({"uid": 42})");
+        }
+        widgets::MainWindow window;
+        widgets::ClusterView *view = window.addCluster(QStringLiteral("test"));
+        app::ClusterController controller(view);
+        window.resize(1280, 800);
+        controller.showResource(QStringLiteral("secrets"));
+        controller.open(testing::testKubeconfig(), QStringLiteral("fieldscope-test"));
+        window.show();
+        EditorWindow *editor = openEditor(controller, view, QStringLiteral("edit-secret"));
+        QVERIFY(editor);
+        auto *warning = view->findChild<QLabel *>(QStringLiteral("warningLabel"));
+        QCOMPARE(warning->text().contains(QLatin1String("Secret values are recorded for this cluster")), optIn);
+        QCOMPARE(editor->draftNote().contains(QLatin1String("not kept on disk")), !optIn);
+        if (optIn) {
+            QTRY_VERIFY_WITH_TIMEOUT(editor->draftProblem().contains(QLatin1String("moved aside")), 5000);
+            QTRY_VERIFY2(!QFile::exists(damaged), qPrintable(editor->draftProblem()));
+            QVERIFY(QDir(QFileInfo(damaged).absolutePath()).entryList({QFileInfo(damaged).fileName() + QStringLiteral(".damaged-*")}).size() >= 1);
+        }
+        editor->buffer()->setText(editor->bufferText() + QStringLiteral("# ") + QString::fromLatin1(canary) + u'\n');
+        QVERIFY(editor->hasUnsentEdits());
+        if (optIn) {
+            QTRY_VERIFY_WITH_TIMEOUT(draftBytes().contains(canary), 5000);
+            QVERIFY(saveShot(&window, QStringLiteral("secret-values-recorded.png")));
+        } else {
+            QVERIFY(saveShot(editor, QStringLiteral("editor-secret-no-draft.png")));
+            // Absence cannot be waited for: give the 0.8 s debounce and the drafts thread ample time.
+            QTest::qWait(2500);
+            QVERIFY(!draftBytes().contains(canary));
+            QSettings().sync();
+            QFile settings(QSettings().fileName());
+            QVERIFY(!settings.open(QIODevice::ReadOnly) || !settings.readAll().contains(canary));
+        }
+        editor->dropDraft(); // the window goes with the controller (detached, then with `window`)
+    }
+    widgets::SettingsDialog::setRecordsSecretValues(QStringLiteral("fieldscope-test"), false);
+}
+
+// Issue 15: a history that cannot be written is said in the window (the status line's warning),
+// never a silent hole. Here its database path is taken by a folder.
+void TestEditor::aHistoryThatCannotBeWrittenIsShownInTheWindow()
+{
+    const QString db = app::historyDatabaseFor(QStringLiteral("fieldscope-test"), app::clusterIdentityOf(m_connection->config));
+    QFile::remove(db);
+    QVERIFY(QDir().mkpath(db));
+    {
+        Session s;
+        auto *warning = s.view->findChild<QLabel *>(QStringLiteral("warningLabel"));
+        QTRY_VERIFY_WITH_TIMEOUT(warning->text().contains(QLatin1String("History recording is failing")), 20000);
+        QVERIFY(warning->isVisible());
+        QVERIFY(saveShot(&s.window, QStringLiteral("history-recording-failing.png")));
+    }
+    QVERIFY(QDir(db).removeRecursively());
 }
 
 QTEST_MAIN(TestEditor)

@@ -117,6 +117,8 @@ private Q_SLOTS:
         QStandardPaths::setTestModeEnabled(true); // QSettings of this test stay out of the user's
         QSettings().remove(QStringLiteral("columns")); // each kind's column layout from an earlier run
         // Each run records its own history: versions of an earlier run must not satisfy a check.
+        QDir(app::historyFolder()).removeRecursively();
+        // ... and where earlier versions kept it (it would be adopted).
         QDir(QStandardPaths::writableLocation(QStandardPaths::AppDataLocation) + QStringLiteral("/history")).removeRecursively();
         // A namespace with a few hundred ConfigMaps, labelled in three tiers.
         const kube::Connection connection = testing::connectTo(testing::ctxToken());

@@ -160,6 +160,15 @@ QString join(const std::vector<std::string> &v)
 
 } // namespace
 
+// One MODIFIED event of object A at `rv`, padded with a data value to exactly `bytes` bytes.
+std::string modifiedOfSize(const std::string &rv, std::size_t bytes)
+{
+    const std::string head = R"({"type":"MODIFIED","object":{"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"a","namespace":"test","uid":")"
+                           + kUidA + R"(","resourceVersion":")" + rv + R"("},"data":{"k":")";
+    const std::string tail = "\"}}}";
+    return head + std::string(bytes - head.size() - tail.size(), 'x') + tail;
+}
+
 class TestWatcherTranscripts : public QObject
 {
     Q_OBJECT
@@ -592,6 +601,50 @@ private Q_SLOTS:
         QCOMPARE(join(h.rvs(kUidA)), QStringLiteral("100,4720,4730")); // 4999 came after the corrupt frame
         QCOMPARE(h.watcher->relistCount(), 0);
         QCOMPARE(h.lists(), 1);
+    }
+
+    void watchFrameAtTheFrameLimitIsApplied()
+    {
+        Harness h;
+        h.list().replyFile(QStringLiteral("watch/list-4711-single.http"));
+        h.watchFrom("4711").reply(TranscriptReply::stream({modifiedOfSize("4720", 4096)}, TranscriptReply::End::Hang));
+        auto o = fastOptions();
+        o.maxFrameBytes = 4096;
+        h.start(o);
+        QTRY_VERIFY_WITH_TIMEOUT(h.delivered(kUidA, "4720"), 10'000);
+        QCOMPARE(h.watcher->resumeCount(), 0);
+    }
+
+    void watchFrameOverTheFrameLimitResumesFromTheLastRv()
+    {
+        Harness h;
+        h.list().replyFile(QStringLiteral("watch/list-4711-single.http"));
+        h.watchFrom("4711").reply(TranscriptReply::stream({modifiedOfSize("4720", 4096), modifiedOfSize("4725", 4097)},
+                                                          TranscriptReply::End::Hang));
+        h.watchFrom("4720").replyFile(QStringLiteral("watch/watch-from-4720-then-hang.http"));
+        auto o = fastOptions();
+        o.maxFrameBytes = 4096;
+        h.start(o);
+        QTRY_VERIFY_WITH_TIMEOUT(h.delivered(kUidA, "4730"), 10'000);
+        QCOMPARE(join(h.rvs(kUidA)), QStringLiteral("100,4720,4730")); // the long frame was never applied
+        QCOMPARE(h.watcher->relistCount(), 0);
+        QCOMPARE(h.lists(), 1);
+        QCOMPARE(h.watcher->resumeCount(), 1);
+    }
+
+    void watchErrorEventWithAStringCodeResumesInsteadOfAborting()
+    {
+        // The issue's reproduction: {"code":"410"} threw type_error 302 on the network thread.
+        Harness h;
+        h.list().replyFile(QStringLiteral("watch/list-4711-single.http"));
+        h.watchFrom("4711").reply(TranscriptReply::stream(
+            {R"({"type":"ERROR","object":{"kind":"Status","apiVersion":"v1","status":"Failure","message":"too old","reason":"Expired","code":"410"}})"},
+            TranscriptReply::End::Hang));
+        h.watchFrom("4720").replyFile(QStringLiteral("watch/watch-from-4720-then-hang.http"));
+        h.watchFrom("4711").replyFile(QStringLiteral("watch/watch-from-4720-then-hang.http"));
+        h.start(fastOptions());
+        QTRY_VERIFY_WITH_TIMEOUT(h.delivered(kUidA, "4730"), 10'000);
+        QVERIFY(h.watcher->resumeCount() >= 1);
     }
 
     void watchEndingAtOnceWithNothingBacksOffInsteadOfSpinning()
