@@ -142,7 +142,10 @@ std::vector<std::pair<std::string, std::optional<Json>>> failedTests(const Json 
     if (!jsonPatch.is_array())
         return out;
     for (const auto &op : jsonPatch) {
-        if (!op.is_object() || op.value("op", "") != "test" || !op.contains("path") || !op["path"].is_string())
+        // Type-checked: value("op", "") would throw on an "op" that is not a string.
+        const auto kind = op.is_object() ? op.find("op") : op.end();
+        if (!op.is_object() || kind == op.end() || !kind->is_string() || kind->get_ref<const std::string &>() != "test"
+            || !op.contains("path") || !op["path"].is_string())
             continue;
         const std::string path = op["path"].get<std::string>();
         std::optional<Json> now;
@@ -191,7 +194,12 @@ Json withoutFieldPaths(const Json &manifest, const Json &live, const std::vector
                 notFound->push_back(p);
             continue;
         }
-        removeAndPrune(out, pointer);
+        try {
+            removeAndPrune(out, pointer);
+        } catch (const Json::exception &) { // a path resolve() produced no longer fits: leave it
+            if (notFound)
+                notFound->push_back(p);
+        }
     }
     return out;
 }
@@ -211,7 +219,12 @@ Json withLiveValuesAt(const Json &manifest, const Json &live, const std::vector<
                 notFound->push_back(p);
             continue;
         }
-        out.at(Pointer(pointer)) = *liveValue;
+        try {
+            out.at(Pointer(pointer)) = *liveValue;
+        } catch (const Json::exception &) { // as in withoutFieldPaths
+            if (notFound)
+                notFound->push_back(p);
+        }
     }
     return out;
 }

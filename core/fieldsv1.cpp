@@ -7,12 +7,18 @@
 namespace fieldscope::core {
 namespace {
 
-// Deeper FieldsV1 than this is not produced by any schema; refusing it keeps a hostile object
-// from exhausting the stack of a worker thread.
-constexpr int kMaxDepth = 256;
+// FieldsV1 nests one level per path element, so it is as deep as the fields it describes: the
+// common limit applies (a FieldsV1 value nested deeper than kMaxJsonDepth is a Parse error).
+// Refusing it keeps a hostile object from exhausting the stack of a worker thread.
+constexpr std::size_t kMaxDepth = std::size_t(kMaxJsonDepth);
 
-Json canonicalise(const Json &v)
+// Values reach this from parseJson or from an object already checked against kMaxJsonDepth;
+// `depth` only guards against a value built in code: past the limit the rest is left as it is
+// (valid JSON, merely not canonical) rather than recursing further.
+Json canonicalise(const Json &v, int depth = 0)
 {
+    if (depth > kMaxJsonDepth)
+        return v;
     if (v.is_number_float()) {
         const double d = v.get<double>();
         if (std::isfinite(d) && std::trunc(d) == d && std::fabs(d) < 9.0e15)
@@ -27,13 +33,13 @@ Json canonicalise(const Json &v)
         std::sort(names.begin(), names.end());
         Json out = Json::object();
         for (const auto &n : names)
-            out[n] = canonicalise(v.at(n));
+            out[n] = canonicalise(v.at(n), depth + 1);
         return out;
     }
     if (v.is_array()) {
         Json out = Json::array();
         for (const auto &e : v)
-            out.push_back(canonicalise(e));
+            out.push_back(canonicalise(e, depth + 1));
         return out;
     }
     return v;
@@ -118,8 +124,9 @@ struct Parser {
         }
         if (!j.is_object())
             return Error::make(ErrorCategory::Parse, std::string("FieldsV1 node must be a JSON object, found ") + j.type_name(), whereOf(path));
-        if (path.size() > std::size_t(kMaxDepth))
-            return Error::make(ErrorCategory::Parse, "FieldsV1 nested deeper than " + std::to_string(kMaxDepth), whereOf(path));
+        // This object sits path.size() + 1 levels deep in the FieldsV1 value.
+        if (path.size() >= kMaxDepth)
+            return Error::make(ErrorCategory::Parse, "FieldsV1 nested deeper than " + std::to_string(kMaxDepth) + " levels", whereOf(path));
         for (auto it = j.begin(); it != j.end(); ++it) {
             const std::string &key = it.key();
             if (key == ".") {

@@ -3,6 +3,7 @@
 
 #include <filesystem>
 
+#include <climits>
 #include <cstdio>
 #include <ctime>
 #include <fstream>
@@ -39,38 +40,151 @@ Json gapLine(const HistoryGap &g)
                 {"observedAt", formatTimestampMs(g.observedAtMs)}};
 }
 
-Error lineError(std::size_t line, const std::string &why)
+Error lineError(std::size_t line, const std::string &why, const std::string &path = {})
 {
-    return Error::make(ErrorCategory::Parse, "history file: " + why, "line " + std::to_string(line));
+    return Error::make(ErrorCategory::Parse, "history file: " + why, "line " + std::to_string(line) + (path.empty() ? "" : ", " + path));
 }
+
+// Type-checked reads of one line's members (house style: bytes we did not write). A member that
+// is absent reads as the default; one of the wrong type is a Parse error naming line and path.
+class LineReader
+{
+public:
+    LineReader(const Json &j, std::size_t line) : m_j(j), m_line(line) {}
+
+    Result<std::string> string(const char *name) const
+    {
+        auto it = m_j.find(name);
+        if (it == m_j.end())
+            return std::string();
+        if (!it->is_string())
+            return wrongType(name, "a string", *it);
+        return it->get<std::string>();
+    }
+    Result<std::int64_t> integer(const char *name) const
+    {
+        auto it = m_j.find(name);
+        if (it == m_j.end())
+            return std::int64_t(0);
+        if (it->is_number_integer() && !(it->is_number_unsigned() && it->get<std::uint64_t>() > std::uint64_t(INT64_MAX)))
+            return it->get<std::int64_t>();
+        return wrongType(name, "an integer", *it);
+    }
+    Result<std::int64_t> timestamp(const char *name) const
+    {
+        auto text = string(name);
+        if (!text)
+            return text.error();
+        std::int64_t ms = 0;
+        if (!parseTimestampMs(*text, &ms))
+            return lineError(m_line, std::string("bad ") + name + " (expected \"2026-07-20T09:14:03.123Z\")", pointer(name));
+        return ms;
+    }
+    Error error(const std::string &why, const char *name) const { return lineError(m_line, why, pointer(name)); }
+
+private:
+    static std::string pointer(const char *name) { return "/" + jsonPointerEscape(name); }
+    Error wrongType(const char *name, const char *expected, const Json &found) const
+    {
+        return lineError(m_line, std::string(name) + " must be " + expected + ", found " + found.type_name(), pointer(name));
+    }
+
+    const Json &m_j;
+    std::size_t m_line;
+};
+
+// Unwraps a Result<T> into `out` or returns its error from the enclosing function.
+#define FS_READ(out, expr)                                                                                             \
+    do {                                                                                                               \
+        auto r_ = (expr);                                                                                              \
+        if (!r_)                                                                                                       \
+            return r_.error();                                                                                         \
+        out = std::move(*r_);                                                                                          \
+    } while (false)
 
 Result<ExportedVersion> readVersion(const Json &j, std::size_t line)
 {
+    const LineReader r(j, line);
     ExportedVersion v;
-    v.scope.id = j.value("scope", std::string());
-    v.scope.resource = j.value("resource", std::string());
-    v.uid = j.value("uid", std::string());
-    v.resourceVersion = j.value("resourceVersion", std::string());
-    if (!parseHistoryEventType(j.value("eventType", std::string()), &v.eventType))
-        return lineError(line, "unknown eventType");
-    if (!parseTimestampMs(j.value("observedAt", std::string()), &v.observedAtMs))
-        return lineError(line, "bad observedAt");
-    if (!j.contains("object") || !j["object"].is_object())
-        return lineError(line, "version without an object");
-    v.object = j["object"];
+    FS_READ(v.scope.id, r.string("scope"));
+    FS_READ(v.scope.resource, r.string("resource"));
+    FS_READ(v.uid, r.string("uid"));
+    FS_READ(v.resourceVersion, r.string("resourceVersion"));
+    std::string eventType;
+    FS_READ(eventType, r.string("eventType"));
+    if (!parseHistoryEventType(eventType, &v.eventType))
+        return r.error("unknown eventType \"" + eventType + "\"", "eventType");
+    FS_READ(v.observedAtMs, r.timestamp("observedAt"));
+    auto object = j.find("object");
+    if (object == j.end() || !object->is_object())
+        return r.error(object == j.end() ? "version without an object" : std::string("object must be an object, found ") + object->type_name(),
+                       "object");
+    v.object = *object;
     return v;
 }
 
 Result<HistoryGap> readGap(const Json &j, std::size_t line)
 {
+    const LineReader r(j, line);
     HistoryGap g;
-    g.scope = j.value("scope", std::string());
-    g.fromRv = j.value("fromResourceVersion", std::string());
-    g.toRv = j.value("toResourceVersion", std::string());
-    g.reason = j.value("reason", std::string());
-    if (!parseTimestampMs(j.value("observedAt", std::string()), &g.observedAtMs))
-        return lineError(line, "bad observedAt");
+    FS_READ(g.scope, r.string("scope"));
+    FS_READ(g.fromRv, r.string("fromResourceVersion"));
+    FS_READ(g.toRv, r.string("toResourceVersion"));
+    FS_READ(g.reason, r.string("reason"));
+    FS_READ(g.observedAtMs, r.timestamp("observedAt"));
     return g;
+}
+
+Status readHeader(const Json &j, std::size_t line, HistoryFile &file)
+{
+    const LineReader r(j, line);
+    std::string format;
+    FS_READ(format, r.string("format"));
+    if (format != "fieldscope-history")
+        return lineError(line, "not a Fieldscope history file");
+    std::int64_t version = 0;
+    FS_READ(version, r.integer("formatVersion"));
+    if (version > kHistoryFormatVersion)
+        return lineError(line, "written by a newer Fieldscope (formatVersion " + std::to_string(version) + ")", "/formatVersion");
+    file.header = j;
+    return success();
+}
+
+// One non-empty line of the file: the header first, then versions and gaps.
+Status readLine(std::string_view text, std::size_t line, HistoryFile &file)
+{
+    auto j = parseJson(text);
+    if (!j)
+        return lineError(line, j.error().message, j.error().where);
+    if (!j->is_object())
+        return lineError(line, std::string("not a JSON object (found ") + j->type_name() + ")");
+    if (file.header.is_null())
+        return readHeader(*j, line, file);
+    const LineReader r(*j, line);
+    std::string type;
+    FS_READ(type, r.string("type"));
+    if (type == "version") {
+        auto v = readVersion(*j, line);
+        if (!v)
+            return v.error();
+        file.versions.push_back(std::move(*v));
+    } else if (type == "gap") {
+        auto g = readGap(*j, line);
+        if (!g)
+            return g.error();
+        file.gaps.push_back(std::move(*g));
+        file.gapPositions.push_back(file.versions.size());
+    } else {
+        return r.error("unknown line type \"" + type + "\"", "type");
+    }
+    return success();
+}
+
+#undef FS_READ
+
+Error lineTooLong(std::size_t line)
+{
+    return lineError(line, "line longer than " + std::to_string(kMaxHistoryLineBytes) + " bytes");
 }
 
 } // namespace
@@ -150,45 +264,65 @@ Result<std::int64_t> exportJsonLines(HistoryStore &store, const ObjectQuery &que
     return written;
 }
 
+Result<HistoryFile> readJsonLinesText(std::string_view bytes)
+{
+    HistoryFile file;
+    std::size_t line = 0;
+    for (std::size_t start = 0; start < bytes.size();) {
+        const std::size_t nl = bytes.find('\n', start);
+        const std::size_t end = nl == std::string_view::npos ? bytes.size() : nl;
+        ++line;
+        if (end - start > kMaxHistoryLineBytes)
+            return lineTooLong(line);
+        if (end > start)
+            if (auto st = readLine(bytes.substr(start, end - start), line, file); !st)
+                return st.error();
+        start = end + 1;
+    }
+    if (file.header.is_null())
+        return Error::make(ErrorCategory::Parse, "history file is empty");
+    return file;
+}
+
 Result<HistoryFile> readJsonLines(const std::string &filePath)
 {
     std::ifstream in(filePath, std::ios::binary);
     if (!in)
         return Error::make(ErrorCategory::Io, "cannot read " + filePath);
     HistoryFile file;
-    std::string text;
+    // Line by line with a bounded buffer: a file without newlines must not be read whole.
+    std::string text, chunk(1 << 16, '\0');
     std::size_t line = 0;
-    while (std::getline(in, text)) {
+    auto take = [&](std::string_view l) -> Status {
         ++line;
-        if (text.empty())
-            continue;
-        auto j = parseJson(text);
-        if (!j || !j->is_object())
-            return lineError(line, j ? "not a JSON object" : j.error().message);
-        if (line == 1) {
-            if (j->value("format", std::string()) != "fieldscope-history")
-                return lineError(line, "not a Fieldscope history file");
-            if (j->value("formatVersion", 0) > kHistoryFormatVersion)
-                return lineError(line, "written by a newer Fieldscope (formatVersion " + toJsonText((*j)["formatVersion"]) + ")");
-            file.header = std::move(*j);
-            continue;
+        if (l.size() > kMaxHistoryLineBytes)
+            return lineTooLong(line);
+        if (l.empty())
+            return success();
+        return readLine(l, line, file);
+    };
+    while (in) {
+        in.read(chunk.data(), std::streamsize(chunk.size()));
+        const auto got = std::size_t(in.gcount());
+        std::size_t from = 0;
+        for (std::size_t i = 0; i < got; ++i) {
+            if (chunk[i] != '\n')
+                continue;
+            text.append(chunk, from, i - from);
+            from = i + 1;
+            if (auto st = take(text); !st)
+                return st.error();
+            text.clear();
         }
-        const std::string type = j->value("type", std::string());
-        if (type == "version") {
-            auto v = readVersion(*j, line);
-            if (!v)
-                return v.error();
-            file.versions.push_back(std::move(*v));
-        } else if (type == "gap") {
-            auto g = readGap(*j, line);
-            if (!g)
-                return g.error();
-            file.gaps.push_back(std::move(*g));
-            file.gapPositions.push_back(file.versions.size());
-        } else {
-            return lineError(line, "unknown line type \"" + type + "\"");
-        }
+        text.append(chunk, from, got - from);
+        if (text.size() > kMaxHistoryLineBytes)
+            return lineTooLong(line + 1);
     }
+    if (in.bad())
+        return Error::make(ErrorCategory::Io, "read failed: " + filePath);
+    if (!text.empty())
+        if (auto st = take(text); !st)
+            return st.error();
     if (file.header.is_null())
         return Error::make(ErrorCategory::Parse, "history file is empty: " + filePath);
     return file;

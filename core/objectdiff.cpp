@@ -1,6 +1,9 @@
 #include "core/objectdiff.h"
 
+#include "core/fieldsv1.h"
+
 #include <map>
+#include <unordered_set>
 
 namespace fieldscope::core {
 namespace {
@@ -75,23 +78,28 @@ bool diffMapList(const ListSemantics &s, const Json &a, const Json &b, const Fie
 
 bool diffSetList(const Json &a, const Json &b, const FieldPath &path, DiffContext &ctx)
 {
-    auto has = [](const Json &list, const Json &v) {
-        for (const auto &x : list)
-            if (jsonEqual(x, v))
-                return true;
-        return false;
-    };
     for (const auto &v : a)
         if (v.is_structured())
             return false;
     for (const auto &v : b)
         if (v.is_structured())
             return false;
+    // Members by canonical text (80 and 80.0 meet, as in jsonEqual): a linear pass instead of a
+    // search per member, which a set of 100,000 values made quadratic.
+    auto members = [](const Json &list) {
+        std::unordered_set<std::string> out;
+        out.reserve(list.size());
+        for (const auto &x : list)
+            out.insert(canonicalJsonText(x));
+        return out;
+    };
+    const auto inA = members(a), inB = members(b);
+    auto has = [](const std::unordered_set<std::string> &set, const Json &v) { return set.count(canonicalJsonText(v)) != 0; };
     for (const auto &v : a)
-        if (!has(b, v))
+        if (!has(inB, v))
             report(ctx, FieldChange::Kind::Removed, path.child(PathElement::makeValue(v)), v, nullptr);
     for (const auto &v : b)
-        if (!has(a, v))
+        if (!has(inA, v))
             report(ctx, FieldChange::Kind::Added, path.child(PathElement::makeValue(v)), nullptr, v);
     return true;
 }
@@ -100,6 +108,13 @@ void diffNode(const Json &a, const Json &b, const FieldPath &path, DiffContext &
 {
     if (isHiddenByFilters(path, ctx.options))
         return;
+    // Past the common depth limit the rest is compared whole (jsonEqual needs no recursion):
+    // one "changed" entry instead of a walk that could exhaust a worker thread's stack.
+    if (path.size() >= std::size_t(kMaxJsonDepth)) {
+        if (!jsonEqual(a, b))
+            report(ctx, FieldChange::Kind::Changed, path, a, b);
+        return;
+    }
     if (a.is_object() && b.is_object()) {
         diffObjectsNode(a, b, path, ctx);
         return;
@@ -151,9 +166,16 @@ std::vector<FieldChange> diffObjects(const Json &oldObject, const Json &newObjec
 {
     static const ListSemanticsResolver builtin;
     std::vector<FieldChange> out;
-    std::string kind = newObject.is_object() ? newObject.value("kind", std::string()) : std::string();
-    if (kind.empty() && oldObject.is_object())
-        kind = oldObject.value("kind", std::string());
+    // Read with type checks: either version may be any JSON someone stored.
+    auto kindOf = [](const Json &o) {
+        if (!o.is_object())
+            return std::string();
+        auto k = o.find("kind");
+        return k != o.end() && k->is_string() ? k->get<std::string>() : std::string();
+    };
+    std::string kind = kindOf(newObject);
+    if (kind.empty())
+        kind = kindOf(oldObject);
     DiffContext ctx{options, options.semantics ? *options.semantics : builtin, kind, out};
     diffNode(oldObject, newObject, FieldPath(), ctx);
     return out;

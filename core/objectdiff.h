@@ -31,7 +31,9 @@ struct FieldChange {
 const char *fieldChangeKindName(FieldChange::Kind kind); // "added", "removed", "changed"
 
 // Changes from oldObject to newObject, parents before children, in the new object's order with
-// removals first. A subtree that appears or disappears whole is one Added/Removed entry.
+// removals first. A subtree that appears or disappears whole is one Added/Removed entry. Below
+// kMaxJsonDepth path elements a differing subtree is one Changed entry (compared whole, without
+// recursion), so no input can exhaust the stack.
 std::vector<FieldChange> diffObjects(const Json &oldObject, const Json &newObject, const DiffOptions &options = {});
 
 // Whether the noise filters hide this path.

@@ -337,6 +337,8 @@ OwnershipTree::OwnershipTree()
 
 Result<OwnershipTree> OwnershipTree::build(const Json &object, const OwnershipTreeOptions &options)
 {
+    if (auto depth = checkJsonDepth(object, "the object"); !depth)
+        return depth.error();
     auto entries = parseManagedFields(object);
     if (!entries)
         return entries.error();

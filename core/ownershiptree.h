@@ -46,7 +46,9 @@ struct OwnershipTreeOptions {
     // Extra list semantics (for example from a CRD schema); managedFields evidence is added too.
     ListSemanticsResolver semantics;
     // Depth beyond which the object is not expanded (keeps a hostile object from blowing the stack).
-    int maxDepth = 200;
+    // build() returning a Result refuses an object deeper than kMaxJsonDepth with a Parse error
+    // before it walks it, so this only bounds the overload that takes decoded entries.
+    int maxDepth = kMaxJsonDepth;
 };
 
 class OwnershipTree
@@ -55,7 +57,8 @@ public:
     OwnershipTree(); // an empty tree: one absent root, no entries
 
     // Decodes metadata.managedFields and joins it with the object. metadata.managedFields itself
-    // is left out of the tree. Errors are the entry decoding errors (category Parse).
+    // is left out of the tree. Errors (category Parse) are the entry decoding errors, and an
+    // object nested deeper than kMaxJsonDepth.
     static Result<OwnershipTree> build(const Json &object, const OwnershipTreeOptions &options = {});
     // Same, with entries decoded by the caller (they need not come from the object).
     static OwnershipTree build(const Json &object, std::vector<ManagedFieldsEntry> entries,

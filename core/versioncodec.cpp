@@ -37,7 +37,12 @@ bool keyOrderReproducible(const Json &from, const Json &to)
 
 void diffInto(const Json &a, const Json &b, Json &path, Json &ops)
 {
-    // Exact type comparison: 80 and 80.0 differ on the wire and must round-trip as sent.
+    // Exact type comparison: 80 and 80.0 differ on the wire and must round-trip as sent. Past the
+    // common depth limit a differing subtree is replaced whole instead of walked (stack safety).
+    if (a.is_structured() && path.size() >= std::size_t(kMaxJsonDepth)) {
+        ops.push_back(Json::array({path, b}));
+        return;
+    }
     if (a.type() != b.type() || !a.is_structured()) {
         if (a.type() != b.type() || a != b)
             ops.push_back(Json::array({path, b}));
@@ -97,6 +102,9 @@ Status applyOne(Json &doc, const Json &op, std::size_t n)
         return deltaError("malformed op", n);
     const Json &path = op[0];
     const bool isSet = op.size() == 2;
+    // The document only gets deeper through a set: keep it within what every walker accepts.
+    if (isSet && op[1].is_structured() && path.size() + jsonDepth(op[1]) > std::size_t(kMaxJsonDepth))
+        return deltaError("the result would be nested deeper than " + std::to_string(kMaxJsonDepth) + " levels", n);
     if (path.empty()) {
         if (!isSet)
             return deltaError("cannot remove the root", n);

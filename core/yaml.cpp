@@ -1,369 +1,478 @@
+// YAML -> JSON: one streaming pass over yaml-cpp's event parser. yaml-cpp's node API built a node
+// graph of the whole input first (hundreds of bytes per node, before any limit applied) and shares
+// aliased nodes, so a small document could still expand to gigabytes when walked; here every
+// value is produced as its event arrives and each limit is checked before the work it bounds.
 #include "core/yaml.h"
+#include "core/yaml_p.h"
 
-#include <yaml-cpp/yaml.h>
+#include <yaml-cpp/eventhandler.h>
+#include <yaml-cpp/exceptions.h>
+#include <yaml-cpp/mark.h>
+#include <yaml-cpp/parser.h>
 
 #include <charconv>
 #include <cmath>
-#include <regex>
+#include <cstdlib>
+#include <istream>
+#include <memory>
+#include <streambuf>
+#include <unordered_map>
 
 namespace fieldscope::core {
+
+namespace yamldetail {
 namespace {
 
-struct Converter {
-    const YamlLimits &limits;
-    std::vector<std::string> &warnings;
-    std::size_t nodes = 0;
+bool isDigit(char c)
+{
+    return c >= '0' && c <= '9';
+}
+bool isHex(char c)
+{
+    return isDigit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+}
+template <class Pred>
+bool allOf(std::string_view s, Pred pred)
+{
+    for (char c : s)
+        if (!pred(c))
+            return false;
+    return true;
+}
 
-    static std::string where(const YAML::Mark &m)
-    {
-        return "line " + std::to_string(m.line + 1) + ", column " + std::to_string(m.column + 1);
+// (\.[0-9]+|[0-9][0-9_]*(\.[0-9_]*)?)([eE][-+]?[0-9]+)?  -- the character classes around each
+// optional part are disjoint, so a greedy scan decides exactly what the regex did.
+bool isFloatBody(std::string_view b)
+{
+    std::size_t p = 0;
+    const std::size_t n = b.size();
+    auto digitsOrUnderscore = [&] {
+        while (p < n && (isDigit(b[p]) || b[p] == '_'))
+            ++p;
+    };
+    if (p < n && b[p] == '.') {
+        const std::size_t start = ++p;
+        while (p < n && isDigit(b[p]))
+            ++p;
+        if (p == start)
+            return false;
+    } else if (p < n && isDigit(b[p])) {
+        ++p;
+        digitsOrUnderscore();
+        if (p < n && b[p] == '.') {
+            ++p;
+            digitsOrUnderscore();
+        }
+    } else {
+        return false;
     }
+    if (p < n && (b[p] == 'e' || b[p] == 'E')) {
+        ++p;
+        if (p < n && (b[p] == '+' || b[p] == '-'))
+            ++p;
+        const std::size_t start = p;
+        while (p < n && isDigit(b[p]))
+            ++p;
+        if (p == start)
+            return false;
+    }
+    return p == n;
+}
 
-    // YAML 1.1 resolution of an untagged plain scalar, as go-yaml v2 does it.
-    Json plainScalar(const std::string &s, const YAML::Mark &mark)
-    {
-        static const char *trueWords[] = {"true", "True", "TRUE", "yes", "Yes", "YES", "on", "On", "ON", "y", "Y"};
-        static const char *falseWords[] = {"false", "False", "FALSE", "no", "No", "NO", "off", "Off", "OFF", "n", "N"};
-        if (s.empty() || s == "~" || s == "null" || s == "Null" || s == "NULL")
-            return nullptr;
-        for (auto *w : trueWords)
-            if (s == w) {
-                if (s != "true" && s != "True" && s != "TRUE")
-                    warnings.push_back(where(mark) + ": '" + s + "' was read as the boolean true (YAML 1.1); quote it for a string");
-                return true;
-            }
-        for (auto *w : falseWords)
-            if (s == w) {
-                if (s != "false" && s != "False" && s != "FALSE")
-                    warnings.push_back(where(mark) + ": '" + s + "' was read as the boolean false (YAML 1.1); quote it for a string");
-                return false;
-            }
-        static const std::regex intRe(R"([-+]?(0|[1-9][0-9_]*))");
-        static const std::regex octRe(R"([-+]?0[0-7_]+)");
-        static const std::regex hexRe(R"([-+]?0x[0-9a-fA-F_]+)");
-        static const std::regex floatRe(R"([-+]?(\.[0-9]+|[0-9][0-9_]*(\.[0-9_]*)?)([eE][-+]?[0-9]+)?)");
-        auto toInt = [&](std::string digits, int base) -> Json {
-            std::erase(digits, '_');
-            bool neg = false;
-            if (!digits.empty() && (digits[0] == '-' || digits[0] == '+')) {
-                neg = digits[0] == '-';
-                digits.erase(0, 1);
-            }
-            if (base == 16)
-                digits.erase(0, 2);
-            std::int64_t v = 0;
-            auto [p, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), v, base);
-            if (ec != std::errc() || p != digits.data() + digits.size())
-                return s; // out of range: keep the text rather than lose digits
-            return neg ? -v : v;
-        };
-        if (std::regex_match(s, intRe))
-            return toInt(s, 10);
-        if (std::regex_match(s, octRe)) {
-            warnings.push_back(where(mark) + ": '" + s + "' was read as an octal number (YAML 1.1); quote it for a string");
-            return toInt(s, 8);
-        }
-        if (std::regex_match(s, hexRe))
-            return toInt(s, 16);
-        if (std::regex_match(s, floatRe)) {
-            std::string d = s;
-            std::erase(d, '_');
-            return std::strtod(d.c_str(), nullptr);
-        }
-        if (s == ".inf" || s == ".Inf" || s == "+.inf" || s == "-.inf" || s == ".nan" || s == ".NaN")
-            warnings.push_back(where(mark) + ": '" + s + "' is not representable in JSON; kept as a string");
+bool oneOf(std::string_view s, std::initializer_list<std::string_view> words)
+{
+    for (auto w : words)
+        if (s == w)
+            return true;
+    return false;
+}
+
+} // namespace
+
+PlainKind classifyPlain(std::string_view s)
+{
+    if (s.empty() || oneOf(s, {"~", "null", "Null", "NULL"}))
+        return PlainKind::Null;
+    if (oneOf(s, {"true", "True", "TRUE"}))
+        return PlainKind::True;
+    if (oneOf(s, {"false", "False", "FALSE"}))
+        return PlainKind::False;
+    if (oneOf(s, {"yes", "Yes", "YES", "on", "On", "ON", "y", "Y"}))
+        return PlainKind::YesTrue;
+    if (oneOf(s, {"no", "No", "NO", "off", "Off", "OFF", "n", "N"}))
+        return PlainKind::NoFalse;
+    const std::string_view b = s.substr(s[0] == '-' || s[0] == '+' ? 1 : 0);
+    if (b.empty())
+        return PlainKind::String;
+    if (b == "0" || (b[0] >= '1' && b[0] <= '9' && allOf(b.substr(1), [](char c) { return isDigit(c) || c == '_'; })))
+        return PlainKind::Int;
+    if (b.size() >= 2 && b[0] == '0' && allOf(b.substr(1), [](char c) { return (c >= '0' && c <= '7') || c == '_'; }))
+        return PlainKind::Octal;
+    if (b.size() >= 3 && b[0] == '0' && b[1] == 'x' && allOf(b.substr(2), [](char c) { return isHex(c) || c == '_'; }))
+        return PlainKind::Hex;
+    if (isFloatBody(b))
+        return PlainKind::Float;
+    if (oneOf(b, {".inf", ".Inf", ".INF"}) || oneOf(s, {".nan", ".NaN", ".NAN"}))
+        return PlainKind::Special;
+    return PlainKind::String;
+}
+
+} // namespace yamldetail
+
+namespace {
+
+using yamldetail::PlainKind;
+
+std::string where(const YAML::Mark &m)
+{
+    return "line " + std::to_string(m.line + 1) + ", column " + std::to_string(m.column + 1);
+}
+
+// Thrown from the event handler to stop yaml-cpp's parser at the first error; caught below.
+struct Stop {
+    Error error;
+};
+
+Json toInt(std::string_view text, int base)
+{
+    std::string digits(text);
+    std::erase(digits, '_');
+    bool neg = false;
+    if (!digits.empty() && (digits[0] == '-' || digits[0] == '+')) {
+        neg = digits[0] == '-';
+        digits.erase(0, 1);
+    }
+    if (base == 16)
+        digits.erase(0, 2);
+    std::int64_t v = 0;
+    auto [p, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), v, base);
+    if (ec != std::errc() || p != digits.data() + digits.size())
+        return std::string(text); // out of range: keep the text rather than lose digits
+    return neg ? -v : v;
+}
+
+// YAML 1.1 resolution of an untagged plain scalar, as go-yaml v2 does it.
+Json plainScalar(const std::string &s, const YAML::Mark &mark, std::vector<std::string> &warnings)
+{
+    switch (yamldetail::classifyPlain(s)) {
+    case PlainKind::Null: return nullptr;
+    case PlainKind::True: return true;
+    case PlainKind::False: return false;
+    case PlainKind::YesTrue:
+        warnings.push_back(where(mark) + ": '" + s + "' was read as the boolean true (YAML 1.1); quote it for a string");
+        return true;
+    case PlainKind::NoFalse:
+        warnings.push_back(where(mark) + ": '" + s + "' was read as the boolean false (YAML 1.1); quote it for a string");
+        return false;
+    case PlainKind::Int: return toInt(s, 10);
+    case PlainKind::Octal:
+        warnings.push_back(where(mark) + ": '" + s + "' was read as an octal number (YAML 1.1); quote it for a string");
+        return toInt(s, 8);
+    case PlainKind::Hex: return toInt(s, 16);
+    case PlainKind::Float: {
+        std::string d = s;
+        std::erase(d, '_');
+        return std::strtod(d.c_str(), nullptr);
+    }
+    case PlainKind::Special:
+        warnings.push_back(where(mark) + ": '" + s + "' is not representable in JSON; kept as a string");
         return s;
+    case PlainKind::String: break;
     }
+    return s;
+}
 
-    Result<Json> convert(const YAML::Node &n, int depth)
+// Offset of the first byte that is not part of well-formed UTF-8 (no overlongs, surrogates or
+// code points above U+10FFFF), or npos.
+std::size_t invalidUtf8At(std::string_view s)
+{
+    const auto *p = reinterpret_cast<const unsigned char *>(s.data());
+    const std::size_t n = s.size();
+    std::size_t i = 0;
+    while (i < n) {
+        const unsigned char c = p[i];
+        if (c < 0x80) {
+            ++i;
+            continue;
+        }
+        std::size_t len = 0;
+        unsigned char lo = 0x80, hi = 0xBF; // allowed range of the second byte
+        if (c >= 0xC2 && c <= 0xDF)
+            len = 2;
+        else if (c >= 0xE0 && c <= 0xEF) {
+            len = 3;
+            lo = c == 0xE0 ? 0xA0 : 0x80;
+            hi = c == 0xED ? 0x9F : 0xBF;
+        } else if (c >= 0xF0 && c <= 0xF4) {
+            len = 4;
+            lo = c == 0xF0 ? 0x90 : 0x80;
+            hi = c == 0xF4 ? 0x8F : 0xBF;
+        } else {
+            return i;
+        }
+        if (i + len > n || p[i + 1] < lo || p[i + 1] > hi)
+            return i;
+        for (std::size_t k = 2; k < len; ++k)
+            if ((p[i + k] & 0xC0) != 0x80)
+                return i;
+        i += len;
+    }
+    return std::string_view::npos;
+}
+
+// yaml-cpp reads UTF-16 and UTF-32 (it looks for NUL bytes and byte order marks in the first
+// four bytes) and re-encodes them as valid UTF-8; anything else it passes through byte for byte.
+bool yamlCppReadsAsUtf8(std::string_view s)
+{
+    if (s.size() >= 2 && ((s[0] == '\xFE' && s[1] == '\xFF') || (s[0] == '\xFF' && s[1] == '\xFE')))
+        return false;
+    for (std::size_t i = 0; i < s.size() && i < 4; ++i)
+        if (s[i] == '\0')
+            return false;
+    return true;
+}
+
+// A read-only streambuf over the caller's bytes: yaml-cpp wants an istream, and a copy of a
+// 16 MiB input would be wasted.
+struct ViewBuf : std::streambuf {
+    explicit ViewBuf(std::string_view text)
     {
-        if (++nodes > limits.maxNodes)
-            return Error::make(ErrorCategory::Parse, "document expands to more than " + std::to_string(limits.maxNodes) + " nodes (alias bomb?)", where(n.Mark()));
-        if (depth > limits.maxDepth)
-            return Error::make(ErrorCategory::Parse, "nesting deeper than " + std::to_string(limits.maxDepth), where(n.Mark()));
-        switch (n.Type()) {
-        case YAML::NodeType::Undefined:
-        case YAML::NodeType::Null:
-            return Json(nullptr);
-        case YAML::NodeType::Scalar: {
-            const std::string &tag = n.Tag();
-            if (tag == "!" || tag == "tag:yaml.org,2002:str" || tag == "!!str")
-                return Json(n.Scalar());
-            if (tag == "?" || tag.empty())
-                return plainScalar(n.Scalar(), n.Mark());
-            if (tag == "tag:yaml.org,2002:int" || tag == "tag:yaml.org,2002:float" || tag == "tag:yaml.org,2002:bool" || tag == "tag:yaml.org,2002:null")
-                return plainScalar(n.Scalar(), n.Mark());
-            return Json(n.Scalar());
-        }
-        case YAML::NodeType::Sequence: {
-            Json arr = Json::array();
-            for (const auto &child : n) {
-                auto c = convert(child, depth + 1);
-                if (!c)
-                    return c;
-                arr.push_back(std::move(*c));
-            }
-            return arr;
-        }
-        case YAML::NodeType::Map: {
-            Json obj = Json::object();
-            for (const auto &kv : n) {
-                if (!kv.first.IsScalar())
-                    return Error::make(ErrorCategory::Parse, "a mapping key must be a scalar", where(kv.first.Mark()));
-                const std::string key = kv.first.Scalar();
-                if (key == "<<")
-                    return Error::make(ErrorCategory::Parse, "merge keys (<<) are not supported", where(kv.first.Mark()));
-                if (obj.contains(key))
-                    return Error::make(ErrorCategory::Parse, "duplicate key \"" + key + "\"", where(kv.first.Mark()));
-                auto c = convert(kv.second, depth + 1);
-                if (!c)
-                    return c;
-                obj[key] = std::move(*c);
-            }
-            return obj;
-        }
-        }
-        return Json(nullptr);
+        char *b = const_cast<char *>(text.data()); // never written: the get area only
+        setg(b, b, b + text.size());
     }
 };
 
-Error fromYamlException(const YAML::Exception &e)
+class Builder : public YAML::EventHandler
 {
-    return Error::make(ErrorCategory::Parse, e.msg,
-                       e.mark.is_null() ? std::string() : "line " + std::to_string(e.mark.line + 1) + ", column " + std::to_string(e.mark.column + 1));
+public:
+    Builder(const YamlLimits &limits, std::vector<std::string> &warnings) : m_limits(limits), m_warnings(warnings) {}
+
+    std::vector<Json> documents;
+
+    void OnDocumentStart(const YAML::Mark &) override
+    {
+        m_stack.clear();
+        m_anchors.clear();
+        m_root = Json();
+        m_haveRoot = false;
+    }
+    void OnDocumentEnd() override
+    {
+        if (m_haveRoot && !m_root.is_null())
+            documents.push_back(std::move(m_root));
+    }
+
+    void OnNull(const YAML::Mark &mark, YAML::anchor_t anchor) override
+    {
+        if (expectingKey())
+            fail("a mapping key must be a scalar", mark);
+        deliverScalar(Json(nullptr), std::string(), anchor, mark);
+    }
+
+    void OnScalar(const YAML::Mark &mark, const std::string &tag, YAML::anchor_t anchor, const std::string &value) override
+    {
+        if (expectingKey()) {
+            setKey(value, mark);
+            recordAnchor(anchor, Json(value), value, 1, value.size(), 0, mark);
+            return;
+        }
+        Json v;
+        if (tag == "!" || tag == "tag:yaml.org,2002:str" || tag == "!!str")
+            v = value;
+        else if (tag == "?" || tag.empty() || tag == "tag:yaml.org,2002:int" || tag == "tag:yaml.org,2002:float"
+                 || tag == "tag:yaml.org,2002:bool" || tag == "tag:yaml.org,2002:null")
+            v = plainScalar(value, mark, m_warnings);
+        else
+            v = value;
+        deliverScalar(std::move(v), value, anchor, mark);
+    }
+
+    void OnAlias(const YAML::Mark &mark, YAML::anchor_t anchor) override
+    {
+        auto it = m_anchors.find(anchor);
+        if (it == m_anchors.end() || !it->second.value)
+            fail("an alias refers to a node that contains it", mark);
+        const Anchored &a = it->second;
+        if (expectingKey()) {
+            if (!a.isScalar)
+                fail("a mapping key must be a scalar", mark);
+            setKey(a.rawScalar, mark);
+            return;
+        }
+        // The whole budget is checked before the copy that would spend it.
+        charge(a.nodes, a.bytes, mark);
+        if (m_stack.size() + a.depth > std::size_t(m_limits.maxDepth))
+            fail("nesting deeper than " + std::to_string(m_limits.maxDepth), mark);
+        deliver(Json(*a.value), mark);
+    }
+
+    void OnSequenceStart(const YAML::Mark &mark, const std::string &, YAML::anchor_t anchor, YAML::EmitterStyle::value) override
+    {
+        open(Json::array(), anchor, mark);
+    }
+    void OnSequenceEnd() override { close(); }
+    void OnMapStart(const YAML::Mark &mark, const std::string &, YAML::anchor_t anchor, YAML::EmitterStyle::value) override
+    {
+        open(Json::object(), anchor, mark);
+    }
+    void OnMapEnd() override { close(); }
+
+private:
+    struct Frame {
+        Json value;
+        YAML::anchor_t anchor = 0;
+        YAML::Mark mark;
+        std::size_t nodesAtStart = 0, bytesAtStart = 0;
+        bool haveKey = false;
+        std::string key;
+    };
+    struct Anchored {
+        std::shared_ptr<const Json> value; // null while the anchored node is still open
+        std::string rawScalar;             // scalars: the text, for use as a mapping key
+        bool isScalar = false;
+        std::size_t nodes = 0, bytes = 0, depth = 0;
+    };
+
+    [[noreturn]] static void fail(const std::string &why, const YAML::Mark &mark) { throw Stop{Error::make(ErrorCategory::Parse, why, where(mark))}; }
+
+    bool expectingKey() const { return !m_stack.empty() && m_stack.back().value.is_object() && !m_stack.back().haveKey; }
+
+    void charge(std::size_t nodes, std::size_t bytes, const YAML::Mark &mark)
+    {
+        m_nodes += nodes;
+        m_bytes += bytes;
+        if (m_nodes > m_limits.maxNodes)
+            fail("document expands to more than " + std::to_string(m_limits.maxNodes) + " nodes (alias bomb?)", mark);
+        if (m_bytes > m_limits.maxExpandedBytes)
+            fail("document expands to more than " + std::to_string(m_limits.maxExpandedBytes) + " bytes of text (alias bomb?)", mark);
+    }
+
+    void setKey(const std::string &key, const YAML::Mark &mark)
+    {
+        Frame &f = m_stack.back();
+        if (key == "<<")
+            fail("merge keys (<<) are not supported", mark);
+        if (f.value.contains(key))
+            fail("duplicate key \"" + key + "\"", mark);
+        charge(0, key.size(), mark);
+        f.key = key;
+        f.haveKey = true;
+    }
+
+    void recordAnchor(YAML::anchor_t anchor, const Json &value, const std::string &raw, std::size_t nodes, std::size_t bytes,
+                      std::size_t depth, const YAML::Mark &)
+    {
+        if (anchor == 0)
+            return;
+        Anchored &a = m_anchors[anchor];
+        a.value = std::make_shared<const Json>(value);
+        a.rawScalar = raw;
+        a.isScalar = !value.is_structured();
+        a.nodes = nodes;
+        a.bytes = bytes;
+        a.depth = depth;
+    }
+
+    void deliverScalar(Json v, const std::string &raw, YAML::anchor_t anchor, const YAML::Mark &mark)
+    {
+        charge(1, raw.size(), mark);
+        recordAnchor(anchor, v, raw, 1, raw.size(), 0, mark);
+        deliver(std::move(v), mark);
+    }
+
+    // Hands a finished value to the open container (or makes it the document).
+    void deliver(Json v, const YAML::Mark &mark)
+    {
+        if (m_stack.empty()) {
+            m_root = std::move(v);
+            m_haveRoot = true;
+            return;
+        }
+        Frame &f = m_stack.back();
+        if (f.value.is_array()) {
+            f.value.push_back(std::move(v));
+            return;
+        }
+        if (!f.haveKey)
+            fail("a mapping key must be a scalar", mark);
+        f.value[f.key] = std::move(v);
+        f.haveKey = false;
+    }
+
+    void open(Json container, YAML::anchor_t anchor, const YAML::Mark &mark)
+    {
+        if (expectingKey())
+            fail("a mapping key must be a scalar", mark);
+        charge(1, 0, mark);
+        if (m_stack.size() >= std::size_t(m_limits.maxDepth))
+            fail("nesting deeper than " + std::to_string(m_limits.maxDepth), mark);
+        if (anchor != 0)
+            m_anchors[anchor] = Anchored{}; // open: an alias to it now would be a cycle
+        m_stack.push_back(Frame{std::move(container), anchor, mark, m_nodes - 1, m_bytes, false, {}});
+    }
+
+    void close()
+    {
+        Frame f = std::move(m_stack.back());
+        m_stack.pop_back();
+        if (f.anchor != 0)
+            recordAnchor(f.anchor, f.value, std::string(), m_nodes - f.nodesAtStart, m_bytes - f.bytesAtStart, jsonDepth(f.value), f.mark);
+        deliver(std::move(f.value), f.mark);
+    }
+
+    const YamlLimits &m_limits;
+    std::vector<std::string> &m_warnings;
+    std::vector<Frame> m_stack;
+    std::unordered_map<YAML::anchor_t, Anchored> m_anchors;
+    Json m_root;
+    bool m_haveRoot = false;
+    std::size_t m_nodes = 0, m_bytes = 0; // for the whole input: limits are per input, not per document
+};
+
+Result<std::vector<Json>> parseAll(std::string_view text, const YamlLimits &limits, std::vector<std::string> &warnings)
+{
+    if (text.size() > limits.maxBytes)
+        return Error::make(ErrorCategory::Parse, "input larger than " + std::to_string(limits.maxBytes) + " bytes");
+    if (yamlCppReadsAsUtf8(text))
+        if (const std::size_t bad = invalidUtf8At(text); bad != std::string_view::npos)
+            return Error::make(ErrorCategory::Parse, "invalid UTF-8", "byte " + std::to_string(bad + 1));
+    Builder builder(limits, warnings);
+    try {
+        ViewBuf buf(text);
+        std::istream in(&buf);
+        YAML::Parser parser(in);
+        while (parser.HandleNextDocument(builder)) {
+        }
+    } catch (const Stop &s) {
+        return s.error;
+    } catch (const YAML::Exception &e) {
+        return Error::make(ErrorCategory::Parse, e.msg, e.mark.is_null() ? std::string() : where(e.mark));
+    } catch (const std::exception &e) { // bad_alloc, or a library surprise: this input fails, we go on
+        return Error::make(ErrorCategory::Parse, std::string("YAML: ") + e.what());
+    }
+    return std::move(builder.documents);
 }
 
 } // namespace
 
 Result<YamlParseResult> yamlToJson(std::string_view text, const YamlLimits &limits)
 {
-    auto docs = yamlDocumentsToJson(text, limits);
+    YamlParseResult out;
+    auto docs = parseAll(text, limits, out.warnings);
     if (!docs)
         return docs.error();
     if (docs->empty())
         return Error::make(ErrorCategory::Parse, "the document is empty");
     if (docs->size() > 1)
         return Error::make(ErrorCategory::Parse, "expected one YAML document, found " + std::to_string(docs->size()));
-    // Warnings are produced per conversion; redo the single document to collect them.
-    YamlParseResult out;
-    try {
-        YAML::Node n = YAML::Load(std::string(text));
-        Converter conv{limits, out.warnings};
-        auto j = conv.convert(n, 0);
-        if (!j)
-            return j.error();
-        out.value = std::move(*j);
-    } catch (const YAML::Exception &e) {
-        return fromYamlException(e);
-    }
+    out.value = std::move(docs->front());
     return out;
 }
 
 Result<std::vector<Json>> yamlDocumentsToJson(std::string_view text, const YamlLimits &limits)
 {
-    if (text.size() > limits.maxBytes)
-        return Error::make(ErrorCategory::Parse, "input larger than " + std::to_string(limits.maxBytes) + " bytes");
-    std::vector<Json> out;
-    try {
-        std::vector<std::string> ignored;
-        for (const auto &doc : YAML::LoadAll(std::string(text))) {
-            if (doc.IsNull())
-                continue;
-            Converter conv{limits, ignored};
-            auto j = conv.convert(doc, 0);
-            if (!j)
-                return j.error();
-            out.push_back(std::move(*j));
-        }
-    } catch (const YAML::Exception &e) {
-        return fromYamlException(e);
-    }
-    return out;
-}
-
-namespace {
-
-bool needsQuotes(const std::string &s)
-{
-    if (s.empty())
-        return true;
-    static const std::regex plainUnsafe(
-        R"(^(y|Y|yes|Yes|YES|n|N|no|No|NO|true|True|TRUE|false|False|FALSE|on|On|ON|off|Off|OFF|null|Null|NULL|~)$)");
-    static const std::regex numberLike(R"(^[-+]?(\.[0-9]+|[0-9][0-9_]*(\.[0-9_]*)?([eE][-+]?[0-9]+)?|0x[0-9a-fA-F_]+|\.inf|\.nan)$)");
-    if (std::regex_match(s, plainUnsafe) || std::regex_match(s, numberLike))
-        return true;
-    const char first = s.front();
-    if (std::string_view("-?:,[]{}#&*!|>'\"%@`").find(first) != std::string_view::npos)
-        return true;
-    if (s.back() == ' ' || first == ' ')
-        return true;
-    if (s.find(": ") != std::string::npos || s.find(" #") != std::string::npos || s.back() == ':')
-        return true;
-    for (unsigned char c : s)
-        if (c < 0x20 || c == 0x7f)
-            return true;
-    return false;
-}
-
-std::string quoted(const std::string &s)
-{
-    // JSON string syntax is valid double-quoted YAML.
-    return Json(s).dump(-1, ' ', false, Json::error_handler_t::replace);
-}
-
-std::string scalarText(const Json &v)
-{
-    if (v.is_null())
-        return "null";
-    if (v.is_string()) {
-        const auto &s = v.get_ref<const std::string &>();
-        return needsQuotes(s) ? quoted(s) : s;
-    }
-    return toJsonText(v);
-}
-
-void emitBlockString(const std::string &s, int indent, std::string &out)
-{
-    out += s.back() == '\n' ? "|\n" : "|-\n";
-    std::size_t start = 0;
-    while (start < s.size()) {
-        auto nl = s.find('\n', start);
-        std::string line = s.substr(start, nl == std::string::npos ? std::string::npos : nl - start);
-        out += line.empty() ? std::string() : std::string(indent, ' ') + line;
-        out += '\n';
-        if (nl == std::string::npos)
-            break;
-        start = nl + 1;
-    }
-}
-
-bool isMultilineBlockable(const Json &v)
-{
-    if (!v.is_string())
-        return false;
-    const auto &s = v.get_ref<const std::string &>();
-    if (s.find('\n') == std::string::npos || s.front() == ' ' || s.front() == '\n')
-        return false;
-    for (unsigned char c : s)
-        if ((c < 0x20 && c != '\n') || c == 0x7f)
-            return false;
-    return s.find(" \n") == std::string::npos && s.find("\n\n\n") == std::string::npos;
-}
-
-// Writes block YAML and, when `lines` is set, the JSON Pointer each output line shows.
-struct Emitter {
-    std::string &out;
-    std::vector<std::string> *lines = nullptr;
-    std::size_t scanned = 0;
-
-    // Attributes every line completed since the last call to `ptr`.
-    void claim(const std::string &ptr)
-    {
-        if (!lines)
-            return;
-        for (; scanned < out.size(); ++scanned)
-            if (out[scanned] == '\n')
-                lines->push_back(ptr);
-    }
-
-    std::string childPointer(const std::string &ptr, const std::string &token) const
-    {
-        return lines ? ptr + "/" + jsonPointerEscape(token) : std::string();
-    }
-
-    void valueAfterKey(const Json &v, int indent, const std::string &ptr)
-    {
-        if (v.is_object() && !v.empty()) {
-            out += '\n';
-            claim(ptr);
-            emit(v, indent + 2, ptr);
-        } else if (v.is_array() && !v.empty()) {
-            out += '\n';
-            claim(ptr);
-            emit(v, indent, ptr); // kubectl style: list items at the key's indentation
-        } else if (isMultilineBlockable(v)) {
-            out += ' ';
-            emitBlockString(v.get_ref<const std::string &>(), indent + 2, out);
-            claim(ptr);
-        } else {
-            out += ' ';
-            out += v.is_object() ? "{}" : v.is_array() ? "[]" : scalarText(v);
-            out += '\n';
-            claim(ptr);
-        }
-    }
-
-    void arrayItem(const Json &item, int indent, const std::string &ptr)
-    {
-        if (item.is_object() && !item.empty()) {
-            // First key on the dash line, the rest aligned under it; the dash line shows that key.
-            std::string nested;
-            std::vector<std::string> nestedLines;
-            Emitter sub{nested, lines ? &nestedLines : nullptr};
-            sub.emit(item, indent + 2, ptr);
-            out += ' ';
-            out += nested.substr(std::size_t(indent) + 2);
-            if (lines) {
-                lines->insert(lines->end(), nestedLines.begin(), nestedLines.end());
-                scanned = out.size();
-            }
-        } else if (item.is_array() && !item.empty()) {
-            out += '\n';
-            claim(ptr);
-            emit(item, indent + 2, ptr);
-        } else if (isMultilineBlockable(item)) {
-            out += ' ';
-            emitBlockString(item.get_ref<const std::string &>(), indent + 2, out);
-            claim(ptr);
-        } else {
-            out += ' ';
-            out += item.is_object() ? "{}" : item.is_array() ? "[]" : scalarText(item);
-            out += '\n';
-            claim(ptr);
-        }
-    }
-
-    void emit(const Json &v, int indent, const std::string &ptr)
-    {
-        const std::string pad(std::size_t(indent), ' ');
-        if (v.is_object()) {
-            for (auto it = v.begin(); it != v.end(); ++it) {
-                out += pad + scalarText(Json(it.key())) + ":";
-                valueAfterKey(it.value(), indent, childPointer(ptr, it.key()));
-            }
-        } else if (v.is_array()) {
-            for (std::size_t i = 0; i < v.size(); ++i) {
-                out += pad + "-";
-                arrayItem(v[i], indent, childPointer(ptr, std::to_string(i)));
-            }
-        } else {
-            out += pad + scalarText(v) + '\n';
-            claim(ptr);
-        }
-    }
-};
-
-} // namespace
-
-std::string jsonToYaml(const Json &value)
-{
-    std::string out;
-    if ((value.is_object() || value.is_array()) && value.empty())
-        return value.is_object() ? "{}\n" : "[]\n";
-    Emitter{out}.emit(value, 0, std::string());
-    return out;
-}
-
-AnnotatedYaml jsonToAnnotatedYaml(const Json &value)
-{
-    AnnotatedYaml y;
-    if ((value.is_object() || value.is_array()) && value.empty()) {
-        y.text = value.is_object() ? "{}\n" : "[]\n";
-        y.linePointers.emplace_back();
-        return y;
-    }
-    Emitter{y.text, &y.linePointers}.emit(value, 0, std::string());
-    return y;
+    std::vector<std::string> ignored;
+    return parseAll(text, limits, ignored);
 }
 
 } // namespace fieldscope::core

@@ -10,10 +10,14 @@
 
 namespace fieldscope::core {
 
+// Every limit is checked while the text is read (one streaming pass, no node graph), so a hostile
+// document is refused after at most the work and memory the limits allow (docs/architecture.md,
+// "Limits"; bench/bench_json.cpp measures the worst cases).
 struct YamlLimits {
-    std::size_t maxBytes = 16u << 20;   // input size
-    std::size_t maxNodes = 2'000'000;   // after alias expansion ("billion laughs")
-    int maxDepth = 200;
+    std::size_t maxBytes = 16u << 20;         // input size
+    std::size_t maxNodes = 2'000'000;         // values produced, aliases expanded ("billion laughs")
+    std::size_t maxExpandedBytes = 32u << 20; // scalar and key bytes produced, aliases expanded
+    int maxDepth = kMaxJsonDepth;             // nesting of the JSON produced, as parseJson counts it
 };
 
 struct YamlParseResult {
@@ -21,12 +25,17 @@ struct YamlParseResult {
     std::vector<std::string> warnings; // "line 4: 'on' was read as the boolean true (YAML 1.1)"
 };
 
-// Parses exactly one YAML document (an empty input is an error). Errors carry "line N, column M".
+// Parses exactly one YAML document (an empty input is an error). Errors carry "line N, column M"
+// (or "byte N" for invalid UTF-8). Never throws.
 Result<YamlParseResult> yamlToJson(std::string_view text, const YamlLimits &limits = {});
 // Parses every document of a multi-document stream ("---"), skipping empty ones.
 Result<std::vector<Json>> yamlDocumentsToJson(std::string_view text, const YamlLimits &limits = {});
 
 // Block-style YAML in the JSON's key order; strings that YAML 1.1 would misread are quoted.
+// A value nested deeper than kMaxJsonDepth is a Parse error (checked before the recursive walk).
+Result<std::string> tryJsonToYaml(const Json &value);
+// The same; a value too deep to render gives one YAML comment line with the error instead (for
+// callers that show text; values from parseJson / yamlToJson are never too deep).
 std::string jsonToYaml(const Json &value);
 
 // jsonToYaml's exact text plus, for every output line, the JSON Pointer of the value that line
@@ -36,6 +45,8 @@ struct AnnotatedYaml {
     std::string text;
     std::vector<std::string> linePointers; // one per '\n'-terminated line of `text`
 };
-AnnotatedYaml jsonToAnnotatedYaml(const Json &value);
+Result<AnnotatedYaml> tryJsonToAnnotatedYaml(const Json &value);
+AnnotatedYaml jsonToAnnotatedYaml(const Json &value); // an error comment line when too deep, as jsonToYaml
+
 
 } // namespace fieldscope::core

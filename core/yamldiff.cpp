@@ -8,9 +8,12 @@
 namespace fieldscope::core {
 namespace {
 
-// Beyond this many differing lines the middle is shown as one removed + one added block: Myers'
-// trace costs O(D * N) memory and such a diff is unreadable line by line anyway.
-constexpr int kMaxEditDistance = 4000;
+// Beyond this many differing lines, or this much search work, the middle is shown as one removed
+// + one added block: such a diff is unreadable line by line anyway, and the bounds keep a hostile
+// pair of versions (two unrelated 100,000-line objects) within a fraction of a second and a few
+// tens of MB. Myers' trace keeps only the diagonals each step can reach: O(D^2) memory, not O(D*N).
+constexpr int kMaxEditDistance = 3000;
+constexpr std::int64_t kMaxSearchSteps = 30'000'000;
 
 std::vector<std::string_view> splitLines(std::string_view text)
 {
@@ -30,22 +33,26 @@ std::vector<std::string_view> splitLines(std::string_view text)
 
 enum class Op { Same, Del, Ins };
 
-// Myers' O(ND) diff on line ids; returns the edit script from a to b.
-std::vector<Op> myers(const std::vector<int> &a, const std::vector<int> &b)
+// Myers' O(ND) diff of a[0..n) and b[0..m) (line ids); appends the edit script to `ops`.
+void myersMiddle(const int *a, int n, const int *b, int m, std::vector<Op> &ops)
 {
-    const int n = int(a.size()), m = int(b.size()), max = n + m;
+    const int max = n + m;
     const int offset = max + 1;
-    std::vector<int> v(2 * max + 3, 0);
-    std::vector<std::vector<int>> trace;
+    std::vector<int> v(std::size_t(2 * max + 3), 0);
+    std::vector<std::vector<int>> trace; // trace[d][k + d] = v[k] before step d, k in [-d, d]
     int dFound = -1;
-    for (int d = 0; d <= max && d <= kMaxEditDistance; ++d) {
-        trace.push_back(v);
+    std::int64_t steps = 0;
+    for (int d = 0; d <= max && d <= kMaxEditDistance && steps <= kMaxSearchSteps; ++d) {
+        trace.emplace_back(v.begin() + (offset - d), v.begin() + (offset + d + 1));
         for (int k = -d; k <= d; k += 2) {
-            int x = (k == -d || (k != d && v[offset + k - 1] < v[offset + k + 1])) ? v[offset + k + 1] : v[offset + k - 1] + 1;
+            int x = (k == -d || (k != d && v[std::size_t(offset + k - 1)] < v[std::size_t(offset + k + 1)])) ? v[std::size_t(offset + k + 1)]
+                                                                                                         : v[std::size_t(offset + k - 1)] + 1;
             int y = x - k;
+            const int x0 = x;
             while (x < n && y < m && a[x] == b[y])
                 ++x, ++y;
-            v[offset + k] = x;
+            steps += 1 + (x - x0);
+            v[std::size_t(offset + k)] = x;
             if (x >= n && y >= m) {
                 dFound = d;
                 break;
@@ -54,31 +61,46 @@ std::vector<Op> myers(const std::vector<int> &a, const std::vector<int> &b)
         if (dFound >= 0)
             break;
     }
-    std::vector<Op> ops;
     if (dFound < 0) { // too different: everything old out, everything new in
-        ops.assign(std::size_t(n), Op::Del);
+        ops.insert(ops.end(), std::size_t(n), Op::Del);
         ops.insert(ops.end(), std::size_t(m), Op::Ins);
-        return ops;
+        return;
     }
+    std::vector<Op> rev;
     int x = n, y = m;
     for (int d = dFound; d > 0; --d) {
         const auto &pv = trace[std::size_t(d)];
+        auto at = [&](int k) { return pv[std::size_t(k + d)]; };
         const int k = x - y;
-        const bool down = k == -d || (k != d && pv[offset + k - 1] < pv[offset + k + 1]);
+        const bool down = k == -d || (k != d && at(k - 1) < at(k + 1));
         const int prevK = down ? k + 1 : k - 1;
-        const int prevX = pv[offset + prevK], prevY = prevX - prevK;
+        const int prevX = at(prevK), prevY = prevX - prevK;
         while (x > prevX && y > prevY) {
-            ops.push_back(Op::Same);
+            rev.push_back(Op::Same);
             --x, --y;
         }
-        ops.push_back(down ? Op::Ins : Op::Del);
+        rev.push_back(down ? Op::Ins : Op::Del);
         x = prevX, y = prevY;
     }
     while (x > 0 && y > 0) {
-        ops.push_back(Op::Same);
+        rev.push_back(Op::Same);
         --x, --y;
     }
-    std::reverse(ops.begin(), ops.end());
+    ops.insert(ops.end(), rev.rbegin(), rev.rend());
+}
+
+// The edit script from a to b: the common head and tail cost nothing, Myers runs on the middle.
+std::vector<Op> myers(const std::vector<int> &a, const std::vector<int> &b)
+{
+    std::size_t pre = 0;
+    while (pre < a.size() && pre < b.size() && a[pre] == b[pre])
+        ++pre;
+    std::size_t suf = 0;
+    while (suf < a.size() - pre && suf < b.size() - pre && a[a.size() - 1 - suf] == b[b.size() - 1 - suf])
+        ++suf;
+    std::vector<Op> ops(pre, Op::Same);
+    myersMiddle(a.data() + pre, int(a.size() - pre - suf), b.data() + pre, int(b.size() - pre - suf), ops);
+    ops.insert(ops.end(), suf, Op::Same);
     return ops;
 }
 

@@ -84,6 +84,20 @@ private Q_SLOTS:
         QVERIFY(failedTests(patch, json(R"({"data":{"foo":"1","bar":"x","gone":"g"}})")).empty());
     }
 
+    void failedTestsSkipOpsOfTheWrongTypeInsteadOfThrowing()
+    {
+        const Json patch = json(R"([{"op":7,"path":"/data/foo"},{"op":["test"],"path":"/data/foo"},{"op":"test","path":5},)"
+                                R"({"op":"test","path":"/data/foo","value":"1"}])");
+        std::vector<std::pair<std::string, std::optional<Json>>> failed;
+        try {
+            failed = failedTests(patch, json(R"({"data":{"foo":"2"}})"));
+        } catch (const std::exception &e) {
+            QFAIL(e.what());
+        }
+        QCOMPARE(failed.size(), std::size_t(1)); // only the well-formed test op is judged
+        QCOMPARE(failed[0].first, std::string("/data/foo"));
+    }
+
     void givingUpFieldsRemovesThemAndTheMapsTheyLeaveEmpty_data()
     {
         QTest::addColumn<QByteArray>("manifest");

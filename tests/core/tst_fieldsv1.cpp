@@ -28,6 +28,7 @@ private Q_SLOTS:
     void malformedFieldsV1GivesParseErrorWithPath_data();
     void malformedFieldsV1GivesParseErrorWithPath();
 
+    void decodingAcceptsTheDepthLimitAndRefusesOneMore();
     void encodesInTheGoWritersOrder();
     void keyPayloadsMatchRegardlessOfFieldOrderAndNumberForm();
     void duplicateKeysInDifferentOrderAreMerged();
@@ -92,12 +93,15 @@ void TestFieldsV1::malformedFieldsV1GivesParseErrorWithPath_data()
     QTest::newRow("node not an object") << R"({"f:spec":{"f:replicas":3}})" << ".spec.replicas" << "must be a JSON object";
     QTest::newRow("root not an object") << R"([])" << "<root>" << "must be a JSON object";
     QString deep;
-    for (int i = 0; i < 300; ++i)
+    for (int i = 0; i < 600; ++i)
         deep += QStringLiteral("{\"f:a\":");
     deep += QStringLiteral("{}");
-    for (int i = 0; i < 300; ++i)
+    for (int i = 0; i < 600; ++i)
         deep += QLatin1Char('}');
     QTest::newRow("absurd nesting") << deep << "" << "deeper than";
+    QString deepKey = QStringLiteral("{\"f:list\":{\"k:") + QString(600, QLatin1Char('[')) + QString(600, QLatin1Char(']'))
+                    + QStringLiteral("\":{}}}");
+    QTest::newRow("k: payload nested too deep") << deepKey << ".list" << "deeper than 512";
 }
 
 void TestFieldsV1::malformedFieldsV1GivesParseErrorWithPath()
@@ -111,6 +115,31 @@ void TestFieldsV1::malformedFieldsV1GivesParseErrorWithPath()
     if (!where.isEmpty())
         QCOMPARE(QString::fromStdString(set.error().where), where);
     QVERIFY2(QString::fromStdString(set.error().message).contains(messagePart), set.error().message.c_str());
+}
+
+// The FieldsV1 value itself is checked as it is walked (it need not come from parseJson): nested
+// exactly kMaxJsonDepth objects deep it decodes, one more is a Parse error naming the path.
+void TestFieldsV1::decodingAcceptsTheDepthLimitAndRefusesOneMore()
+{
+    auto chain = [](int depth) {
+        Json v = Json::object(); // the innermost object is the leaf
+        for (int i = 1; i < depth; ++i) {
+            Json outer = Json::object();
+            outer["f:a"] = std::move(v);
+            v = std::move(outer);
+        }
+        return v;
+    };
+    QCOMPARE(jsonDepth(chain(kMaxJsonDepth)), std::size_t(kMaxJsonDepth));
+    auto atLimit = FieldSet::fromFieldsV1(chain(kMaxJsonDepth));
+    QVERIFY2(atLimit.ok(), atLimit.ok() ? "" : atLimit.error().describe().c_str());
+    QCOMPARE(atLimit->memberCount(), std::size_t(1));
+    QCOMPARE(atLimit->members().front().size(), std::size_t(kMaxJsonDepth - 1));
+    auto past = FieldSet::fromFieldsV1(chain(kMaxJsonDepth + 1));
+    QVERIFY(!past.ok());
+    QCOMPARE(past.error().category, ErrorCategory::Parse);
+    QVERIFY2(QString::fromStdString(past.error().message).contains(QLatin1String("deeper than 512")), past.error().message.c_str());
+    QVERIFY(QString::fromStdString(past.error().where).startsWith(QLatin1String(".a.a.a")));
 }
 
 void TestFieldsV1::encodesInTheGoWritersOrder()

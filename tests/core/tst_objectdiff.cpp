@@ -50,6 +50,12 @@ private Q_SLOTS:
         QTest::newRow("map list with a duplicate key falls back to atomic")
             << R"({"spec":{"containers":[{"name":"a"},{"name":"a"}]}})" << R"({"spec":{"containers":[{"name":"a"}]}})"
             << R"(changed .spec.containers [{"name":"a"},{"name":"a"}] -> [{"name":"a"}])";
+        QTest::newRow("set members compare by value, 80 meets 80.0")
+            << R"({"metadata":{"finalizers":[80,"a"]}})" << R"({"metadata":{"finalizers":["a",80.0,"b"]}})"
+            << "added .metadata.finalizers[=\"b\"] null -> \"b\"";
+        QTest::newRow("kind of the wrong type is ignored, not thrown")
+            << R"({"kind":7,"spec":{"replicas":1}})" << R"({"kind":["x"],"spec":{"replicas":2}})"
+            << "changed .kind 7 -> [\"x\"]\nchanged .spec.replicas 1 -> 2";
         QTest::newRow("type change is one change") << R"({"data":{"x":"1"}})" << R"({"data":{"x":{"y":1}}})"
                                                    << R"(changed .data.x "1" -> {"y":1})";
     }
@@ -99,6 +105,34 @@ private Q_SLOTS:
     {
         const Json a = parseJson(R"({"a":[1,{"b":null}],"c":{"d":true}})").value();
         QVERIFY(diffObjects(a, a).empty());
+    }
+
+    // The walk recurses once per path element: down to kMaxJsonDepth elements it reports the
+    // innermost change with its full path; below that a differing subtree is one change, found
+    // without recursion, however deep the values are.
+    void diffWalksToTheDepthLimitThenComparesWhole()
+    {
+        auto chain = [](int depth, int leaf) { // {"a":{"a":...{"v":leaf}}}, `depth` objects deep
+            Json v = Json::object();
+            v["v"] = leaf;
+            for (int i = 1; i < depth; ++i) {
+                Json outer = Json::object();
+                outer["a"] = std::move(v);
+                v = std::move(outer);
+            }
+            return v;
+        };
+        const auto atLimit = diffObjects(chain(kMaxJsonDepth, 1), chain(kMaxJsonDepth, 2));
+        QCOMPARE(atLimit.size(), std::size_t(1));
+        QCOMPARE(atLimit[0].path.size(), std::size_t(kMaxJsonDepth)); // 511 x .a, then .v
+        QCOMPARE(atLimit[0].newValue, Json(2));
+        const auto past = diffObjects(chain(kMaxJsonDepth + 1, 1), chain(kMaxJsonDepth + 1, 2));
+        QCOMPARE(past.size(), std::size_t(1));
+        QCOMPARE(past[0].kind, FieldChange::Kind::Changed);
+        QCOMPARE(past[0].path.size(), std::size_t(kMaxJsonDepth));
+        QVERIFY(past[0].newValue.is_object()); // the subtree below the limit, whole
+        QVERIFY(diffObjects(chain(5000, 1), chain(5000, 1)).empty());
+        QCOMPARE(diffObjects(chain(5000, 1), chain(5000, 2)).size(), std::size_t(1));
     }
 };
 

@@ -25,6 +25,7 @@ private Q_SLOTS:
     void legendCountsDirectOwnershipOnly();
     void treeIsAnImplicitlySharedValue();
     void buildsTheTreeOfAHugeObjectWithEveryOwnedField();
+    void objectsPastTheDepthLimitAreAParseError();
 };
 
 void TestOwnershipTree::everyNodeListsEveryOwner_data()
@@ -216,6 +217,37 @@ void TestOwnershipTree::buildsTheTreeOfAHugeObjectWithEveryOwnedField()
     QVERIFY(tree.ok());
     QCOMPARE(tree->ownedNodeCount(0), std::size_t(6000));
     QCOMPARE(tree->ownedNodeCount(1), std::size_t(6000)); // 3000 items + their value fields
+}
+
+// The join recurses once per level: an object nested past kMaxJsonDepth (built in code; parseJson
+// would refuse the text) is refused before the walk, one at the limit builds.
+void TestOwnershipTree::objectsPastTheDepthLimitAreAParseError()
+{
+    auto objectOfDepth = [](int depth) {
+        Json v = Json::object();
+        v["leaf"] = 1;
+        for (int i = 2; i < depth; ++i) {
+            Json outer = Json::object();
+            outer["a"] = std::move(v);
+            v = std::move(outer);
+        }
+        Json o = Json::object();
+        o["kind"] = "ConfigMap";
+        o["data"] = std::move(v);
+        return o;
+    };
+    QCOMPARE(jsonDepth(objectOfDepth(kMaxJsonDepth)), std::size_t(kMaxJsonDepth));
+    auto atLimit = OwnershipTree::build(objectOfDepth(kMaxJsonDepth));
+    QVERIFY2(atLimit.ok(), atLimit.ok() ? "" : atLimit.error().describe().c_str());
+    FieldPath deepest = FieldPath().child(PathElement::makeField("data"));
+    for (int i = 2; i < kMaxJsonDepth; ++i)
+        deepest = deepest.child(PathElement::makeField("a"));
+    QVERIFY(atLimit->find(deepest.child(PathElement::makeField("leaf"))).has_value());
+    auto past = OwnershipTree::build(objectOfDepth(kMaxJsonDepth + 1));
+    QVERIFY(!past.ok());
+    QCOMPARE(past.error().category, ErrorCategory::Parse);
+    QVERIFY(QString::fromStdString(past.error().message).contains(QLatin1String("deeper than 512")));
+    QVERIFY(QString::fromStdString(past.error().where).startsWith(QLatin1String("/data/a/a")));
 }
 
 QTEST_GUILESS_MAIN(TestOwnershipTree)

@@ -4,6 +4,32 @@
 
 using namespace fieldscope::core;
 
+namespace {
+
+// `depth` nested flow sequences around one scalar: "[[[1]]]".
+std::string nestedFlow(int depth)
+{
+    return std::string(std::size_t(depth), '[') + "1" + std::string(std::size_t(depth), ']');
+}
+
+Json nestedValue(int depth)
+{
+    Json v = 1;
+    for (int i = 0; i < depth; ++i) {
+        Json outer = Json::array();
+        outer.push_back(std::move(v));
+        v = std::move(outer);
+    }
+    return v;
+}
+
+bool mentions(const Error &e, const char *text)
+{
+    return QString::fromStdString(e.message).contains(QLatin1String(text));
+}
+
+} // namespace
+
 class TestYaml : public QObject
 {
     Q_OBJECT
@@ -24,6 +50,16 @@ private Q_SLOTS:
         QTest::newRow("null") << "a: ~\nb:" << R"({"a":null,"b":null})" << 0;
         QTest::newRow("list") << "a:\n- x\n- 'y'" << R"({"a":["x","y"]})" << 0;
         QTest::newRow("key order kept") << "z: 1\na: 2" << R"({"z":1,"a":2})" << 0;
+        QTest::newRow("hex") << "a: 0x1F" << R"({"a":31})" << 0;
+        QTest::newRow("underscores") << "a: 1_000" << R"({"a":1000})" << 0;
+        QTest::newRow("float with leading dot and exponent") << "a: .5e3" << R"({"a":500.0})" << 0;
+        QTest::newRow("signed float") << "a: -1.5" << R"({"a":-1.5})" << 0;
+        QTest::newRow("inf stays a string") << "a: +.Inf" << R"({"a":"+.Inf"})" << 1;
+        QTest::newRow("version-like is a string") << "a: 1.2.3" << R"({"a":"1.2.3"})" << 0;
+        QTest::newRow("integer past int64 keeps its text") << "a: 99999999999999999999" << R"({"a":"99999999999999999999"})" << 0;
+        QTest::newRow("tagged string") << "a: !!str 80" << R"({"a":"80"})" << 0;
+        QTest::newRow("anchor and alias") << "a: &x {b: 1}\nc: *x" << R"({"a":{"b":1},"c":{"b":1}})" << 0;
+        QTest::newRow("alias as a key") << "a: &k name\n*k : 2" << R"({"a":"name","name":2})" << 0;
     }
     void plainScalarsFollowYaml11()
     {
@@ -62,6 +98,148 @@ private Q_SLOTS:
         auto r = yamlToJson(bomb, limits);
         QVERIFY(!r.ok());
         QVERIFY(QString::fromStdString(r.error().message).contains(QLatin1String("nodes")));
+    }
+
+    // Issue 15: a 4 KiB scalar referenced a million times ("billion laughs") is refused by the
+    // byte budget long before it is copied; the node budget alone would allow it (1M nodes).
+    void aliasExpansionIsBoundedInBytes()
+    {
+        std::string bomb = "a: &a \"" + std::string(4096, 'x') + "\"\n";
+        bomb += "b: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a, *a]\n";
+        char prev = 'b';
+        for (char c = 'c'; c <= 'g'; ++c, ++prev)
+            bomb += std::string(1, c) + ": &" + c + " [*" + prev + ", *" + prev + ", *" + prev + ", *" + prev + ", *" + prev + ", *" + prev
+                  + ", *" + prev + ", *" + prev + ", *" + prev + ", *" + prev + "]\n";
+        auto r = yamlToJson(bomb);
+        QVERIFY(!r.ok());
+        QCOMPARE(r.error().category, ErrorCategory::Parse);
+        QVERIFY2(mentions(r.error(), "bytes of text"), r.error().message.c_str());
+        QVERIFY(QString::fromStdString(r.error().where).startsWith(QLatin1String("line ")));
+    }
+
+    void expandedBytesAtTheBudgetPassAndOneMoreFails()
+    {
+        // Keys and scalars count, aliases count what they copy: "a" + "xxxx" + "b" + 4 * "xxxx".
+        const std::string doc = "a: &s xxxx\nb: [*s, *s, *s, *s]\n";
+        YamlLimits limits;
+        limits.maxExpandedBytes = 1 + 4 + 1 + 4 * 4;
+        QVERIFY(yamlToJson(doc, limits).ok());
+        limits.maxExpandedBytes -= 1;
+        auto r = yamlToJson(doc, limits);
+        QVERIFY(!r.ok());
+        QVERIFY(mentions(r.error(), "bytes of text"));
+    }
+
+    void nodeBudgetCountsEveryDocumentOfOneInput()
+    {
+        // One parse per input, one budget: two documents of 3 nodes each exceed a budget of 5.
+        YamlLimits limits;
+        limits.maxNodes = 5;
+        QVERIFY(yamlDocumentsToJson("a: 1\n", limits).ok());
+        auto r = yamlDocumentsToJson("a: [1]\n---\nb: [2]\n", limits);
+        QVERIFY(!r.ok());
+        QVERIFY(mentions(r.error(), "nodes"));
+        limits.maxNodes = 6;
+        auto both = yamlDocumentsToJson("a: [1]\n---\nb: [2]\n", limits);
+        QVERIFY(both.ok());
+        QCOMPARE(both->size(), std::size_t(2));
+    }
+
+    void depthLimitAcceptsTheLimitAndRefusesOneMore()
+    {
+        auto atLimit = yamlToJson(nestedFlow(kMaxJsonDepth));
+        QVERIFY2(atLimit.ok(), atLimit.ok() ? "" : atLimit.error().describe().c_str());
+        QCOMPARE(jsonDepth(atLimit->value), std::size_t(kMaxJsonDepth));
+        auto past = yamlToJson(nestedFlow(kMaxJsonDepth + 1));
+        QVERIFY(!past.ok());
+        QVERIFY2(mentions(past.error(), "deeper than 512"), past.error().message.c_str());
+        QCOMPARE(past.error().where, std::string("line 1, column 513"));
+    }
+
+    void anAliasCannotCarryADocumentPastTheDepthLimit()
+    {
+        YamlLimits limits;
+        limits.maxDepth = 4;
+        // The alias itself is 2 deep; placed 2 deep it reaches 4 (fine), 3 deep it would be 5.
+        QVERIFY(yamlToJson("a: &x [[1]]\nb: [*x]\n", limits).ok());
+        auto r = yamlToJson("a: &x [[1]]\nb: [[*x]]\n", limits);
+        QVERIFY(!r.ok());
+        QVERIFY(mentions(r.error(), "deeper than 4"));
+    }
+
+    void anAliasToItsOwnNodeIsRefused()
+    {
+        auto r = yamlToJson("a: &x [1, *x]\n");
+        QVERIFY(!r.ok());
+        QVERIFY2(mentions(r.error(), "contains it"), r.error().message.c_str());
+    }
+
+    void invalidUtf8IsRefusedWithItsByteOffset()
+    {
+        auto r = yamlToJson("a: ok\nb: \"x\xff\"\n");
+        QVERIFY(!r.ok());
+        QCOMPARE(r.error().category, ErrorCategory::Parse);
+        QCOMPARE(r.error().where, std::string("byte 12"));
+        QVERIFY(mentions(r.error(), "UTF-8"));
+        for (const char *bad : {"a: \xc0\x80", "a: \xed\xa0\x80", "a: \xf4\x90\x80\x80", "a: \xe2\x82"})
+            QVERIFY2(!yamlToJson(bad).ok(), bad);
+        QVERIFY(yamlToJson("a: \"\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80\"").ok());
+    }
+
+    void utf16InputWithAByteOrderMarkStillReads()
+    {
+        const char16_t text[] = u"\uFEFFa: b\n";
+        const std::string bytes(reinterpret_cast<const char *>(text), sizeof text - sizeof(char16_t));
+        auto r = yamlToJson(bytes);
+        QVERIFY2(r.ok(), r.ok() ? "" : r.error().describe().c_str());
+        QCOMPARE(QString::fromStdString(toJsonText(r->value)), QStringLiteral(R"({"a":"b"})"));
+    }
+
+    void longPlainScalarsNeedNoRegex()
+    {
+        // std::regex recursed once per character here and overflowed the stack on long scalars.
+        const std::string digits(2'000'000, '7');
+        auto r = yamlToJson("a: " + digits + "\nb: " + std::string(1'000'000, 'x') + "1.5\n");
+        QVERIFY2(r.ok(), r.ok() ? "" : r.error().describe().c_str());
+        QCOMPARE(r->value["a"].get<std::string>(), digits); // past int64: kept as text
+        const std::string yaml = jsonToYaml(r->value);
+        QVERIFY(yaml.find("a: \"7777") != std::string::npos); // quoted: it reads as a number
+        QVERIFY(jsonEqual(yamlToJson(yaml)->value, r->value));
+    }
+
+    void stringsThatReadAsOtherTypesAreQuoted_data()
+    {
+        QTest::addColumn<QString>("text");
+        for (const char *s : {"yes", "Off", "y", "~", "null", "0123", "0x1F", "1_000", ".5e3", "-1.5", "+.inf", ".NaN", "1e3", "-"})
+            QTest::newRow(s) << QString::fromLatin1(s);
+    }
+    void stringsThatReadAsOtherTypesAreQuoted()
+    {
+        QFETCH(QString, text);
+        Json j = Json::object();
+        j["v"] = text.toStdString();
+        const std::string yaml = jsonToYaml(j);
+        QVERIFY2(yaml == "v: \"" + text.toStdString() + "\"\n", yaml.c_str());
+        auto back = yamlToJson(yaml);
+        QVERIFY(back.ok());
+        QVERIFY(jsonEqual(back->value, j));
+    }
+
+    void yamlOutputRefusesValuesPastTheDepthLimit()
+    {
+        auto atLimit = tryJsonToYaml(nestedValue(kMaxJsonDepth));
+        QVERIFY(atLimit.ok());
+        QVERIFY(tryJsonToAnnotatedYaml(nestedValue(kMaxJsonDepth)).ok());
+        auto past = tryJsonToYaml(nestedValue(kMaxJsonDepth + 1));
+        QVERIFY(!past.ok());
+        QCOMPARE(past.error().category, ErrorCategory::Parse);
+        QVERIFY(mentions(past.error(), "deeper than 512"));
+        QVERIFY(!tryJsonToAnnotatedYaml(nestedValue(kMaxJsonDepth + 1)).ok());
+        // The text-only forms show the error as a comment instead of walking the value.
+        const std::string comment = jsonToYaml(nestedValue(kMaxJsonDepth + 1));
+        QVERIFY2(comment.rfind("# parse", 0) == 0 && comment.find("deeper than 512") != std::string::npos, comment.c_str());
+        const AnnotatedYaml a = jsonToAnnotatedYaml(nestedValue(100'000));
+        QCOMPARE(a.linePointers.size(), std::size_t(1));
     }
 
     void emittedYamlRoundTripsAndQuotesAmbiguousStrings()
