@@ -5,6 +5,7 @@
 #include "core/yaml.h"
 #include "core/yaml_p.h"
 
+#include <yaml-cpp/depthguard.h>
 #include <yaml-cpp/eventhandler.h>
 #include <yaml-cpp/exceptions.h>
 #include <yaml-cpp/mark.h>
@@ -445,6 +446,9 @@ Result<std::vector<Json>> parseAll(std::string_view text, const YamlLimits &limi
         }
     } catch (const Stop &s) {
         return s.error;
+    } catch (const YAML::DeepRecursion &e) { // a caller's maxDepth above yaml-cpp's own guard
+        return Error::make(ErrorCategory::Parse, "YAML nested deeper than " + std::to_string(kMaxYamlDepth) + " levels",
+                           e.mark.is_null() ? std::string() : where(e.mark));
     } catch (const YAML::Exception &e) {
         return Error::make(ErrorCategory::Parse, e.msg, e.mark.is_null() ? std::string() : where(e.mark));
     } catch (const std::exception &e) { // bad_alloc, or a library surprise: this input fails, we go on

@@ -13,11 +13,15 @@ namespace fieldscope::core {
 // Every limit is checked while the text is read (one streaming pass, no node graph), so a hostile
 // document is refused after at most the work and memory the limits allow (docs/architecture.md,
 // "Limits"; bench/bench_json.cpp measures the worst cases).
+// yaml-cpp's own parser refuses nesting of 499 and more (its DepthGuard), with a message that
+// says "bad file"; our limit stays below it so that a deep document gets our clear error.
+inline constexpr int kMaxYamlDepth = 480;
+
 struct YamlLimits {
     std::size_t maxBytes = 16u << 20;         // input size
     std::size_t maxNodes = 2'000'000;         // values produced, aliases expanded ("billion laughs")
     std::size_t maxExpandedBytes = 32u << 20; // scalar and key bytes produced, aliases expanded
-    int maxDepth = kMaxJsonDepth;             // nesting of the JSON produced, as parseJson counts it
+    int maxDepth = kMaxYamlDepth;             // nesting of the JSON produced, as parseJson counts it
 };
 
 struct YamlParseResult {

@@ -470,7 +470,7 @@ private Q_SLOTS:
         f.close();
         auto r = readJsonLines(path.toStdString());
         QVERIFY(!r.ok());
-        QCOMPARE(r.error().where, std::string("line 1"));
+        QCOMPARE(r.error().where, std::string("line 1, /formatVersion"));
     }
 
     void cliJsonHasExactlyTheDocumentedFieldsPerVersion()

@@ -125,7 +125,7 @@ private Q_SLOTS:
         const auto atLimit = diffObjects(chain(kMaxJsonDepth, 1), chain(kMaxJsonDepth, 2));
         QCOMPARE(atLimit.size(), std::size_t(1));
         QCOMPARE(atLimit[0].path.size(), std::size_t(kMaxJsonDepth)); // 511 x .a, then .v
-        QCOMPARE(atLimit[0].newValue, Json(2));
+        QVERIFY(atLimit[0].newValue == Json(2));
         const auto past = diffObjects(chain(kMaxJsonDepth + 1, 1), chain(kMaxJsonDepth + 1, 2));
         QCOMPARE(past.size(), std::size_t(1));
         QCOMPARE(past[0].kind, FieldChange::Kind::Changed);

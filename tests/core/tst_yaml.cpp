@@ -147,13 +147,24 @@ private Q_SLOTS:
 
     void depthLimitAcceptsTheLimitAndRefusesOneMore()
     {
-        auto atLimit = yamlToJson(nestedFlow(kMaxJsonDepth));
+        auto atLimit = yamlToJson(nestedFlow(kMaxYamlDepth));
         QVERIFY2(atLimit.ok(), atLimit.ok() ? "" : atLimit.error().describe().c_str());
-        QCOMPARE(jsonDepth(atLimit->value), std::size_t(kMaxJsonDepth));
-        auto past = yamlToJson(nestedFlow(kMaxJsonDepth + 1));
+        QCOMPARE(jsonDepth(atLimit->value), std::size_t(kMaxYamlDepth));
+        auto past = yamlToJson(nestedFlow(kMaxYamlDepth + 1));
         QVERIFY(!past.ok());
-        QVERIFY2(mentions(past.error(), "deeper than 512"), past.error().message.c_str());
-        QCOMPARE(past.error().where, std::string("line 1, column 513"));
+        QVERIFY2(mentions(past.error(), "deeper than 480"), past.error().message.c_str());
+        QCOMPARE(past.error().where, std::string("line 1, column 481"));
+    }
+
+    void depthBeyondTheYamlLibrarysOwnGuardIsAClearError()
+    {
+        YamlLimits limits;
+        limits.maxDepth = kMaxJsonDepth; // above yaml-cpp's guard (499): the library refuses first
+        auto r = yamlToJson(nestedFlow(kMaxJsonDepth), limits);
+        QVERIFY(!r.ok());
+        QCOMPARE(r.error().category, ErrorCategory::Parse);
+        QVERIFY2(mentions(r.error(), "nested deeper than 480"), r.error().message.c_str());
+        QVERIFY(!mentions(r.error(), "bad file"));
     }
 
     void anAliasCannotCarryADocumentPastTheDepthLimit()
