@@ -18,8 +18,8 @@ namespace fieldscope::core {
 inline constexpr int kMaxYamlDepth = 480;
 
 struct YamlLimits {
-    std::size_t maxBytes = 16u << 20;         // input size
-    std::size_t maxNodes = 2'000'000;         // values produced, aliases expanded ("billion laughs")
+    std::size_t maxBytes = 8u << 20;          // input size (the API server refuses a body over 3 MiB)
+    std::size_t maxNodes = 600'000;           // values produced, aliases expanded ("billion laughs")
     std::size_t maxExpandedBytes = 32u << 20; // scalar and key bytes produced, aliases expanded
     int maxDepth = kMaxYamlDepth;             // nesting of the JSON produced, as parseJson counts it
 };
