@@ -19,8 +19,9 @@ struct SubcommandInfo {
     const char *name;
     const char *summary;
     int (*run)(const QStringList &);
+    bool connects; // takes --context, --kubeconfig, --allow-exec-plugins (others ignore them)
 };
-const SubcommandInfo *subcommands(); // terminated by {nullptr, nullptr, nullptr}
+const SubcommandInfo *subcommands(); // terminated by {nullptr, nullptr, nullptr, false}
 // Runs one subcommand; any exception that escapes it is a message on stderr and exit code 1.
 int runSubcommand(const SubcommandInfo &command, const QStringList &args);
 

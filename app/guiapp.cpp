@@ -26,7 +26,7 @@ namespace {
 
 QString subcommandHelp()
 {
-    QString s = QStringLiteral("\nSubcommands (fieldscope SUBCOMMAND --help for each):\n");
+    QString s = QStringLiteral("\nSubcommands (fieldscope help SUBCOMMAND, or fieldscope SUBCOMMAND --help, for each; --context,\n--kubeconfig, --allow-exec-plugins and -v go before or after the subcommand):\n");
     for (const auto *c = subcommands(); c->name; ++c)
         s += QStringLiteral("  %1  %2\n").arg(QString::fromUtf8(c->name).leftJustified(10), QString::fromUtf8(c->summary));
     return s;
@@ -47,22 +47,15 @@ void securePrivateLocations()
         std::fprintf(stderr, "fieldscope: %s\n", st.error().describe().c_str());
 }
 
-} // namespace
-
-int runGui(int &argc, char **argv)
+// The window's options; --help prints them without creating a QApplication (no display needed).
+void addGuiOptions(QCommandLineParser &p)
 {
-    QApplication app(argc, argv);
-    QApplication::setApplicationName(QStringLiteral("fieldscope"));
-    QApplication::setApplicationVersion(QStringLiteral(FIELDSCOPE_VERSION));
-    QApplication::setOrganizationName(QStringLiteral("fieldscope"));
-    securePrivateLocations();
-
-    QCommandLineParser p;
     p.setApplicationDescription(QStringLiteral("Fieldscope: see who changed what in Kubernetes objects, and write back safely.\n"
                                                "With no --context or --kubeconfig it starts the local sandbox cluster.")
                                 + subcommandHelp());
     p.addHelpOption();
-    p.addVersionOption();
+    p.addOption({QStringLiteral("version"), QStringLiteral("Print the version (with -v: the libraries' too) and exit.")});
+    p.addOption({{QStringLiteral("v"), QStringLiteral("verbose")}, QStringLiteral("Log debug messages (-v=N as with kubectl; 0 is off). Works with every subcommand.")});
     p.addOption({QStringLiteral("context"), QStringLiteral("Connect to this kubeconfig context."), QStringLiteral("NAME")});
     p.addOption({QStringLiteral("kubeconfig"), QStringLiteral("Use this kubeconfig file."), QStringLiteral("FILE")});
     p.addOption({QStringLiteral("sandbox"), QStringLiteral("Start (or reuse) the local sandbox cluster and connect to it.")});
@@ -74,6 +67,28 @@ int runGui(int &argc, char **argv)
     p.addOption({QStringLiteral("keep-sandbox"), QStringLiteral("Leave the sandbox cluster running when the app quits.")});
     p.addOption({QStringLiteral("open"), QStringLiteral("Open a recorded history (a history database or a .jsonl export) without a cluster."),
                  QStringLiteral("FILE")});
+}
+
+} // namespace
+
+int printGuiHelp()
+{
+    QCommandLineParser p;
+    addGuiOptions(p);
+    std::fputs(qUtf8Printable(p.helpText()), stdout);
+    return 0;
+}
+
+int runGui(int &argc, char **argv)
+{
+    QApplication app(argc, argv);
+    QApplication::setApplicationName(QStringLiteral("fieldscope"));
+    QApplication::setApplicationVersion(QStringLiteral(FIELDSCOPE_VERSION));
+    QApplication::setOrganizationName(QStringLiteral("fieldscope"));
+    securePrivateLocations();
+
+    QCommandLineParser p;
+    addGuiOptions(p);
     p.process(app);
 
     widgets::DetailPane::Tab tab = widgets::DetailPane::SummaryTab;

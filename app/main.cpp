@@ -1,33 +1,78 @@
-// fieldscope: the desktop app, or one of its subcommands when the first argument names one.
+// fieldscope: the desktop app, or one of its subcommands. Where the command line goes is decided
+// before any Qt application object exists, so --help, --version and every subcommand run on a
+// machine without a display (issue 14); only the window creates a QApplication.
+#include "app/cliroute.h"
 #include "app/commands.h"
 #include "app/guiapp.h"
+#include "app/versioninfo.h"
 
 #include <QCoreApplication>
 #include <QLoggingCategory>
 
-#include <cstring>
+#include <cstdio>
+#include <vector>
 
 using namespace fieldscope::app;
 
+namespace {
+
+// argc/argv for a Qt application object, which keeps references to both for its lifetime.
+// argv[0] is the name usage lines print ("fieldscope", "fieldscope blame"), not the binary's path.
+struct Argv {
+    explicit Argv(const QStringList &args)
+    {
+        for (const QString &a : args)
+            bytes.push_back(a.toLocal8Bit());
+        for (QByteArray &b : bytes)
+            pointers.push_back(b.data());
+        pointers.push_back(nullptr);
+        argc = int(bytes.size());
+    }
+    std::vector<QByteArray> bytes;
+    std::vector<char *> pointers;
+    int argc = 0;
+};
+
+void quietLogsUnless(bool verbose)
+{
+    // Scripts read stdout/stderr: only warnings and errors unless -v or FIELDSCOPE_VERBOSE.
+    if (!verbose && qEnvironmentVariableIsEmpty("FIELDSCOPE_VERBOSE"))
+        QLoggingCategory::setFilterRules(QStringLiteral("fieldscope.*.debug=false\nfieldscope.*.info=false"));
+}
+
+} // namespace
+
 int main(int argc, char **argv)
 {
-    if (argc > 1 && argv[1][0] != '-') {
-        for (const auto *c = subcommands(); c->name; ++c) {
-            if (std::strcmp(argv[1], c->name) != 0)
-                continue;
-            // Scripts read stdout/stderr: only warnings and errors unless FIELDSCOPE_VERBOSE is set.
-            if (qEnvironmentVariableIsEmpty("FIELDSCOPE_VERBOSE"))
-                QLoggingCategory::setFilterRules(QStringLiteral("fieldscope.*.debug=false\nfieldscope.*.info=false"));
-            QCoreApplication app(argc, argv);
-            QCoreApplication::setApplicationName(QStringLiteral("fieldscope"));
-            QCoreApplication::setApplicationVersion(QStringLiteral(FIELDSCOPE_VERSION));
-            QStringList args = QCoreApplication::arguments();
-            args.removeAt(1); // the subcommand
-            args[0] = QStringLiteral("fieldscope ") + QString::fromUtf8(c->name);
-            return runSubcommand(*c, args);
-        }
-        std::fprintf(stderr, "fieldscope: unknown subcommand \"%s\" (see fieldscope --help)\n", argv[1]);
+    QStringList raw;
+    for (int i = 0; i < argc; ++i)
+        raw << QString::fromLocal8Bit(argv[i]);
+    const CliRoute route = routeCommandLine(raw);
+    switch (route.kind) {
+    case CliRoute::Kind::UnknownSubcommand:
+        std::fprintf(stderr, "fieldscope: unknown subcommand \"%s\" (see fieldscope --help)\n", qUtf8Printable(route.unknown));
         return 2;
+    case CliRoute::Kind::Version:
+        std::fputs(versionText(route.verbose).c_str(), stdout);
+        return 0;
+    case CliRoute::Kind::Help: {
+        Argv a({QStringLiteral("fieldscope")});
+        QCoreApplication app(a.argc, a.pointers.data());
+        return printGuiHelp();
     }
-    return runGui(argc, argv);
+    case CliRoute::Kind::Subcommand: {
+        quietLogsUnless(route.verbose);
+        Argv a({route.args.first()});
+        QCoreApplication app(a.argc, a.pointers.data());
+        QCoreApplication::setApplicationName(QStringLiteral("fieldscope"));
+        QCoreApplication::setApplicationVersion(QStringLiteral(FIELDSCOPE_VERSION));
+        return runSubcommand(*route.command, route.args);
+    }
+    case CliRoute::Kind::Gui:
+        break;
+    }
+    QStringList guiArgs = route.args;
+    guiArgs[0] = QStringLiteral("fieldscope");
+    Argv a(guiArgs);
+    return runGui(a.argc, a.pointers.data());
 }

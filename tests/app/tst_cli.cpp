@@ -33,6 +33,55 @@ class TestCli : public QObject
 {
     Q_OBJECT
 private Q_SLOTS:
+    // Issue 14: a machine without a display (ssh, CI, a container) gets help, version and every
+    // subcommand; only the window needs one. Without the fix these aborted with exit 134.
+    void helpVersionAndSubcommandsRunWithoutADisplay_data()
+    {
+        QTest::addColumn<QStringList>("args");
+        QTest::addColumn<QByteArray>("expected");
+        QTest::newRow("--help") << QStringList{QStringLiteral("--help")} << QByteArray("Usage: fieldscope [options]");
+        QTest::newRow("help") << QStringList{QStringLiteral("help")} << QByteArray("Subcommands");
+        QTest::newRow("--version") << QStringList{QStringLiteral("--version")} << QByteArray("fieldscope " FIELDSCOPE_VERSION);
+        QTest::newRow("--version -v") << QStringList{QStringLiteral("--version"), QStringLiteral("-v")} << QByteArray("SQLite ");
+        QTest::newRow("help blame") << QStringList{QStringLiteral("help"), QStringLiteral("blame")} << QByteArray("Usage: fieldscope blame [options]");
+        QTest::newRow("blame --help") << QStringList{QStringLiteral("blame"), QStringLiteral("--help")} << QByteArray("Usage: fieldscope blame [options]");
+        QTest::newRow("-v blame -f") << QStringList{QStringLiteral("-v"), QStringLiteral("blame"), QStringLiteral("-f"), data(QStringLiteral("service.yaml"))}
+                                     << QByteArray("apiVersion: v1");
+    }
+    void helpVersionAndSubcommandsRunWithoutADisplay()
+    {
+        QFETCH(QStringList, args);
+        QFETCH(QByteArray, expected);
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.remove(QStringLiteral("DISPLAY"));
+        env.remove(QStringLiteral("WAYLAND_DISPLAY"));
+        env.remove(QStringLiteral("QT_QPA_PLATFORM"));
+        const Run r = fieldscope(args, env);
+        QVERIFY2(r.code == 0, r.err.constData());
+        QVERIFY2(r.out.contains(expected), r.out.constData());
+        QVERIFY2(!r.out.contains(FIELDSCOPE_BUILD_DIR), r.out.constData()); // usage names the program, not the build path
+    }
+
+    void globalOptionsBeforeTheSubcommandReachIt()
+    {
+        // kubectl's order: the subcommand runs (no window) and reads the named kubeconfig.
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.remove(QStringLiteral("DISPLAY"));
+        env.remove(QStringLiteral("QT_QPA_PLATFORM"));
+        const Run r = fieldscope({QStringLiteral("--kubeconfig"), QStringLiteral("/nonexistent/fieldscope-kubeconfig"), QStringLiteral("list"),
+                                  QStringLiteral("configmaps"), QStringLiteral("-A")},
+                                 env);
+        QCOMPARE(r.code, 2);
+        QVERIFY2(r.err.contains("/nonexistent/fieldscope-kubeconfig"), r.err.constData());
+    }
+
+    void unknownSubcommandIsAUsageError()
+    {
+        const Run r = fieldscope({QStringLiteral("help"), QStringLiteral("nosuch")});
+        QCOMPARE(r.code, 2);
+        QVERIFY2(r.err.contains("unknown subcommand \"nosuch\""), r.err.constData());
+    }
+
     void blameOfASavedObjectMatchesGoldenJson()
     {
         const Run r = fieldscope({QStringLiteral("blame"), QStringLiteral("-f"), data(QStringLiteral("service.yaml")), QStringLiteral("-o"), QStringLiteral("json")});
