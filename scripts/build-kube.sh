@@ -19,11 +19,8 @@ here="$(cd "$(dirname "$0")" && pwd)"
 "$here/install-deps.sh" >&2
 
 SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
-if ! grep -rqsE '^(Types:.*deb-src|deb-src )' /etc/apt/sources.list /etc/apt/sources.list.d/; then
-  printf 'Types: deb-src\nURIs: http://deb.debian.org/debian\nSuites: bookworm\nComponents: main\nSigned-By: /usr/share/keyrings/debian-archive-keyring.gpg\n' \
-    | $SUDO tee /etc/apt/sources.list.d/fieldscope-src.sources >/dev/null
-  $SUDO apt-get update -qq
-fi
+. "$here/lib/apt-sources.sh"
+fieldscope_ensure_deb_src
 
 work="$OUT/src"
 mkdir -p "$work" "$BIN"

@@ -32,15 +32,10 @@ if [ "${#missing[@]}" -eq 0 ]; then
   exit 0
 fi
 
-# deb-src for bookworm main, so `apt-get source kubernetes` works (scripts/build-kube.sh).
-ensure_deb_src() {
-  if ! grep -rqsE '^(Types:.*deb-src|deb-src )' /etc/apt/sources.list /etc/apt/sources.list.d/; then
-    echo "install-deps: adding a deb-src entry for bookworm main"
-    printf 'Types: deb-src\nURIs: http://deb.debian.org/debian\nSuites: bookworm\nComponents: main\nSigned-By: /usr/share/keyrings/debian-archive-keyring.gpg\n' \
-      | $SUDO tee /etc/apt/sources.list.d/fieldscope-src.sources >/dev/null
-  fi
-}
-ensure_deb_src
+# deb-src entries derived from this machine's own sources, so `apt-get source kubernetes` works
+# (scripts/build-kube.sh) behind any mirror, proxy or snapshot.
+. "$(dirname "$0")/lib/apt-sources.sh"
+fieldscope_ensure_deb_src
 
 echo "install-deps: installing ${missing[*]}"
 export DEBIAN_FRONTEND=noninteractive
