@@ -54,6 +54,16 @@ DraftKeeper::DraftKeeper(widgets::EditorWindow *window, std::shared_ptr<core::Dr
         if (m_armed)
             m_debounce.start();
     });
+    // A quit that closes no window (SIGTERM, logout) must not lose the edits of the last debounce
+    // interval: keep them now, and let the draft thread finish before the process ends.
+    if (QCoreApplication::instance())
+        connect(QCoreApplication::instance(), &QCoreApplication::aboutToQuit, this, [this] {
+            if (m_debounce.isActive()) {
+                m_debounce.stop();
+                keepNow();
+            }
+            draftThread().waitForDone(2000);
+        });
     connect(window, &widgets::EditorWindow::draftNotNeeded, this, [this] {
         m_armed = false;
         m_debounce.stop();

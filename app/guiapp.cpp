@@ -5,6 +5,7 @@
 #include "app/historyfilecontroller.h"
 #include "app/screenshot.h"
 #include "app/sandbox.h"
+#include "app/terminationsignals.h"
 #include "app/workspace.h"
 #include "core/privatefiles.h"
 #include "widgets/clusterview.h"
@@ -173,6 +174,16 @@ int runGui(int &argc, char **argv)
     } else {
         openFirst(p.value(QStringLiteral("kubeconfig")), p.value(QStringLiteral("context")));
     }
+    // SIGTERM/SIGINT/SIGHUP: quit in order without asking (no one may be there to answer):
+    // leaving exec() keeps drafts (DraftKeeper), then the destructors below commit the recorder's
+    // last batch (Workspace) and stop the sandbox (SandboxController, unless --keep-sandbox).
+    // exit(), not quit(): Qt 6's quit() closes windows first, and closing asks about unsent edits.
+    TerminationSignals termination;
+    QObject::connect(&termination, &TerminationSignals::received, &window, [&window](int sig) {
+        std::fprintf(stderr, "fieldscope: %s: keeping drafts, finishing the history, stopping the sandbox\n", TerminationSignals::name(sig));
+        window.saveWindowState();
+        QCoreApplication::exit(0);
+    });
     window.show();
     return QApplication::exec();
 }

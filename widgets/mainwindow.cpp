@@ -20,6 +20,9 @@
 #include <QLineEdit>
 #include <QMenuBar>
 #include <QSettings>
+#include <QGuiApplication>
+#include <QStyle>
+#include <QScreen>
 #include <QTableView>
 #include <QToolBar>
 #include <QTreeView>
@@ -77,7 +80,14 @@ MainWindow::MainWindow(QWidget *parent) : QMainWindow(parent)
     createActions();
 
     QSettings settings;
-    restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray());
+    // The first start fills about 80% of the screen (a table with server columns and a detail
+    // pane needs the room); later starts restore the last geometry.
+    if (!restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray()))
+        if (const QScreen *screen = QGuiApplication::primaryScreen()) {
+            const QRect avail = screen->availableGeometry();
+            const QSize size = (QSizeF(avail.size()) * 0.8).toSize();
+            setGeometry(QStyle::alignedRect(Qt::LeftToRight, Qt::AlignCenter, size, avail));
+        }
     restoreState(settings.value(QStringLiteral("window/state")).toByteArray());
 }
 
@@ -195,6 +205,12 @@ void MainWindow::closeEvent(QCloseEvent *event)
         event->ignore();
         return;
     }
+    saveWindowState();
+    QMainWindow::closeEvent(event);
+}
+
+void MainWindow::saveWindowState()
+{
     QSettings settings;
     settings.setValue(QStringLiteral("window/geometry"), saveGeometry());
     settings.setValue(QStringLiteral("window/state"), saveState());
@@ -203,7 +219,6 @@ void MainWindow::closeEvent(QCloseEvent *event)
     for (int i = 0; i < m_tabs->count(); ++i)
         if (auto *v = cluster(i))
             v->tablePage()->saveHeaderState();
-    QMainWindow::closeEvent(event);
 }
 
 // Editor windows are the main window's descendants (a cluster's view, or the main window itself

@@ -19,6 +19,9 @@ class MainWindow : public QMainWindow
 {
     Q_OBJECT
 public:
+    // Geometry, dock layout and table headers into the settings (closing does it; so does a quit
+    // on SIGTERM, which closes no window).
+    void saveWindowState();
     explicit MainWindow(QWidget *parent = nullptr);
 
     // A new tab for a cluster; the window owns it.
