@@ -1,5 +1,7 @@
 #include "app/versioninfo.h"
 
+#include "gitversion.h" // generated: cmake/GitVersion.cmake
+
 #include <QtGlobal>
 #include <curl/curl.h>
 #include <sqlite3.h>
@@ -8,7 +10,7 @@ namespace fieldscope::app {
 
 std::string versionText(bool libraries)
 {
-    std::string out = "fieldscope " FIELDSCOPE_VERSION "\n";
+    std::string out = "fieldscope " FIELDSCOPE_GIT_VERSION "\n";
     if (!libraries)
         return out;
     const curl_version_info_data *curl = curl_version_info(CURLVERSION_NOW);

@@ -41,7 +41,7 @@ private Q_SLOTS:
         QTest::addColumn<QByteArray>("expected");
         QTest::newRow("--help") << QStringList{QStringLiteral("--help")} << QByteArray("Usage: fieldscope [options]");
         QTest::newRow("help") << QStringList{QStringLiteral("help")} << QByteArray("Subcommands");
-        QTest::newRow("--version") << QStringList{QStringLiteral("--version")} << QByteArray("fieldscope " FIELDSCOPE_VERSION);
+        QTest::newRow("--version") << QStringList{QStringLiteral("--version")} << QByteArray("fieldscope " FIELDSCOPE_VERSION); // then "+git.gHASH" without a tag
         QTest::newRow("--version -v") << QStringList{QStringLiteral("--version"), QStringLiteral("-v")} << QByteArray("SQLite ");
         QTest::newRow("help blame") << QStringList{QStringLiteral("help"), QStringLiteral("blame")} << QByteArray("Usage: fieldscope blame [options]");
         QTest::newRow("blame --help") << QStringList{QStringLiteral("blame"), QStringLiteral("--help")} << QByteArray("Usage: fieldscope blame [options]");
