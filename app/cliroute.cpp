@@ -15,7 +15,7 @@ bool takesValue(const QString &arg)
     static const QSet<QString> withValue{
         QStringLiteral("--context"), QStringLiteral("--kubeconfig"), QStringLiteral("--resource"), QStringLiteral("--select"),
         QStringLiteral("--tab"), QStringLiteral("--screenshot"), QStringLiteral("--size"), QStringLiteral("--open"),
-        QStringLiteral("-n"), QStringLiteral("--namespace"), QStringLiteral("-l"), QStringLiteral("--selector"),
+        QStringLiteral("-n"), QStringLiteral("--namespace"), QStringLiteral("-l"), QStringLiteral("--selector"), QStringLiteral("--field-selector"),
         QStringLiteral("-o"), QStringLiteral("--output"), QStringLiteral("-f"), QStringLiteral("--filename"),
         QStringLiteral("--db"), QStringLiteral("--for"), QStringLiteral("--to"), QStringLiteral("--manager"),
         QStringLiteral("--live-file"), QStringLiteral("-platform"), QStringLiteral("-style"), QStringLiteral("-qwindowgeometry")};

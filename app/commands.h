@@ -13,6 +13,7 @@ int runExport(const QStringList &args);
 int runBlame(const QStringList &args);
 int runConflicts(const QStringList &args);
 int runConsent(const QStringList &args);
+int runCompletion(const QStringList &args);
 
 // Subcommands this build knows, for --help.
 struct SubcommandInfo {

@@ -17,6 +17,7 @@ const SubcommandInfo *subcommands()
         {"history", "the versions of an object and who made each change", &runHistory, false},
         {"export", "write recorded history as JSON Lines, to read without a cluster", &runExport, false},
         {"consent", "list or forget the remembered answers about exec credential plugins", &runConsent, false},
+        {"completion", "print a bash or zsh completion script", &runCompletion, false},
         {nullptr, nullptr, nullptr, false},
     };
     return table;

@@ -62,6 +62,50 @@ private Q_SLOTS:
         QVERIFY2(!r.out.contains(FIELDSCOPE_BUILD_DIR), r.out.constData()); // usage names the program, not the build path
     }
 
+    // `fieldscope completion bash` (issue 14): a script bash accepts that completes subcommands and
+    // each subcommand's own options, taken from the binary's help texts.
+    void bashCompletionCompletesSubcommandsAndTheirOptions_data()
+    {
+        QTest::addColumn<QString>("line");
+        QTest::addColumn<QString>("expected");
+        QTest::newRow("subcommand") << QStringLiteral("fieldscope bl") << QStringLiteral("blame");
+        QTest::newRow("after a global option") << QStringLiteral("fieldscope --context prod reco") << QStringLiteral("record");
+        QTest::newRow("a subcommand's own option") << QStringLiteral("fieldscope conflicts --man") << QStringLiteral("--manager");
+        QTest::newRow("secret opt-in of record") << QStringLiteral("fieldscope record --include-s") << QStringLiteral("--include-secret-values");
+        QTest::newRow("help names subcommands") << QStringLiteral("fieldscope help exp") << QStringLiteral("export");
+        QTest::newRow("tab values") << QStringLiteral("fieldscope --tab own") << QStringLiteral("ownership");
+    }
+    void bashCompletionCompletesSubcommandsAndTheirOptions()
+    {
+        QFETCH(QString, line);
+        QFETCH(QString, expected);
+        const Run script = fieldscope({QStringLiteral("completion"), QStringLiteral("bash")});
+        QCOMPARE(script.code, 0);
+        QTemporaryDir dir;
+        QFile f(dir.filePath(QStringLiteral("fieldscope.bash")));
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(script.out);
+        f.close();
+        // What bash does on <TAB>: the words so far, the current one last.
+        const QString driver = QStringLiteral(". '%1'; COMP_WORDS=(%2); COMP_CWORD=$((${#COMP_WORDS[@]} - 1)); _fieldscope; printf '%s\n' \"${COMPREPLY[@]}\"")
+                                   .arg(f.fileName(), line);
+        QProcess bash;
+        bash.start(QStringLiteral("bash"), {QStringLiteral("-c"), driver});
+        QVERIFY(bash.waitForFinished(10000));
+        const QString out = QString::fromUtf8(bash.readAllStandardOutput());
+        QVERIFY2(out.split(u'\n').contains(expected), qPrintable(out + QString::fromUtf8(bash.readAllStandardError())));
+    }
+
+    void zshCompletionIsACompdefScript()
+    {
+        const Run r = fieldscope({QStringLiteral("completion"), QStringLiteral("zsh")});
+        QCOMPARE(r.code, 0);
+        QVERIFY(r.out.startsWith("#compdef fieldscope\n"));
+        QVERIFY2(r.out.contains("'conflicts:what a server-side apply"), r.out.constData());
+        QVERIFY2(r.out.contains("--include-secret-values"), r.out.constData());
+        QCOMPARE(fieldscope({QStringLiteral("completion"), QStringLiteral("fish")}).code, 2);
+    }
+
     void globalOptionsBeforeTheSubcommandReachIt()
     {
         // kubectl's order: the subcommand runs (no window) and reads the named kubeconfig.
