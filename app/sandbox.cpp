@@ -46,7 +46,8 @@ QString SandboxController::clusterScript()
     const QString env = qEnvironmentVariable("FIELDSCOPE_CLUSTER_SCRIPT");
     if (!env.isEmpty())
         return env;
-    const QString installed = QCoreApplication::applicationDirPath() + QStringLiteral("/../share/fieldscope/fieldscope-cluster");
+    // Installed (the Debian package): /usr/lib/fieldscope, found from the binary's own folder.
+    const QString installed = QCoreApplication::applicationDirPath() + QStringLiteral("/../lib/fieldscope/fieldscope-cluster");
     if (QFileInfo::exists(installed))
         return QFileInfo(installed).canonicalFilePath();
     return QStringLiteral(FIELDSCOPE_SOURCE_DIR "/scripts/fieldscope-cluster");

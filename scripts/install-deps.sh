@@ -21,6 +21,8 @@ PKGS=(
   etcd-server openssl curl
   # building kube-apiserver / kube-controller-manager from Debian's kubernetes source
   dpkg-dev golang-go rsync golang-github-modern-go-reflect2-dev
+  # the Debian packages' checks (scripts/package.sh)
+  lintian desktop-file-utils appstream
 )
 
 missing=()

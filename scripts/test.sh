@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The README's test command: installs what is missing (apt-get), builds kube-apiserver 1.20.2
 # once (cached), configures and builds with the `ci` preset (warnings are errors) and runs every
-# test: unit, integration against the real apiserver, GUI offscreen. Idempotent.
+# test: unit, integration against the real apiserver, GUI offscreen; then the Debian packages are
+# built and checked (scripts/package.sh). Idempotent.
 #   scripts/test.sh [extra ctest arguments, e.g. -L unit]
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -12,5 +13,9 @@ preset="${FIELDSCOPE_PRESET:-ci}"
 cmake --preset "$preset" >/dev/null
 cmake --build --preset "$preset" -j"$(nproc)"
 export QT_QPA_PLATFORM=offscreen
-cd "build/$preset"
-exec ctest -j2 --output-on-failure "$@"
+(cd "build/$preset" && ctest -j2 --output-on-failure "$@")
+# The whole suite (no ctest arguments) also builds and checks the Debian packages; under CI
+# (CI set, as .ci/run does) they are installed, run and removed again (scripts/package.sh).
+if [ "$#" -eq 0 ]; then
+  if [ -n "${CI:-}" ]; then scripts/package.sh --install; else scripts/package.sh; fi
+fi
