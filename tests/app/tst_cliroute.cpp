@@ -3,6 +3,7 @@
 #include "app/cliroute.h"
 #include "app/commands.h"
 
+#include <QFile>
 #include <QTest>
 
 using namespace fieldscope::app;
@@ -109,6 +110,16 @@ private Q_SLOTS:
         const CliRoute h = routeCommandLine(argv({"help", "nosuch"}));
         QCOMPARE(h.kind, CliRoute::Kind::UnknownSubcommand);
         QCOMPARE(h.unknown, QStringLiteral("nosuch"));
+    }
+
+    // The package's man page (packaging/fieldscope.1) must not fall behind the subcommand table.
+    void manPageCoversEverySubcommand()
+    {
+        QFile man(QStringLiteral(FIELDSCOPE_TEST_DATA "/../../packaging/fieldscope.1"));
+        QVERIFY(man.open(QIODevice::ReadOnly));
+        const QByteArray text = man.readAll();
+        for (const auto *c = subcommands(); c->name; ++c)
+            QVERIFY2(text.contains(QByteArray("\\fB") + c->name), c->name);
     }
 
     void windowOptionsStartTheWindow()
