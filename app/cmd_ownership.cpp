@@ -4,6 +4,7 @@
 #include "app/commands.h"
 #include "core/blame.h"
 #include "core/conflictprediction.h"
+#include "core/manifest.h"
 #include "core/jsonread.h"
 #include "core/ownershiptree.h"
 #include "core/yaml.h"
@@ -13,27 +14,36 @@
 #include <QFile>
 
 #include <cstdio>
+#include <memory>
 
 namespace fieldscope::app {
 namespace {
 
-core::Result<core::Json> readDocument(const QString &path)
+// Every object of FILE (- for stdin): one object, a `---` stream, JSON, or a List as kubectl
+// prints it (core/manifest.h).
+core::Result<core::ManifestObjects> readManifest(const QString &path)
 {
     QFile f(path);
     if (path == QLatin1String("-") ? !f.open(stdin, QIODevice::ReadOnly) : !f.open(QIODevice::ReadOnly))
         return core::Error::make(core::ErrorCategory::Io, "cannot read " + path.toStdString() + ": " + f.errorString().toStdString());
     const QByteArray bytes = f.readAll();
-    auto doc = core::yamlToJson(std::string_view(bytes.constData(), std::size_t(bytes.size())));
-    if (!doc) {
-        core::Error e = doc.error();
+    auto objects = core::manifestObjects(std::string_view(bytes.constData(), std::size_t(bytes.size())));
+    if (!objects) {
+        core::Error e = objects.error();
         e.where = path.toStdString() + (e.where.empty() ? std::string() : ", " + e.where);
         return e;
     }
-    for (const auto &w : doc->warnings)
+    for (const auto &w : objects->warnings)
         std::fprintf(stderr, "Warning: %s: %s\n", qUtf8Printable(path), w.c_str());
-    if (!doc->value.is_object())
-        return core::Error::make(core::ErrorCategory::Parse, "expected a Kubernetes object (a mapping)", path.toStdString());
-    return std::move(doc->value);
+    return objects;
+}
+
+// "ConfigMap demo/settings", the heading of one object's part of a multi-object output.
+std::string heading(const core::Json &object)
+{
+    const core::Json id = core::manifestIdentity(object);
+    const std::string ns = id.contains("namespace") ? id["namespace"].get<std::string>() + "/" : std::string();
+    return id["kind"].get<std::string>() + " " + ns + id["name"].get<std::string>();
 }
 
 // RESOURCE/NAME from the live cluster, through discovery like every other command.
@@ -47,6 +57,24 @@ core::Result<core::Json> fetchLive(CliSession &s, const QCommandLineParser &p, c
         return core::Error::make(core::ErrorCategory::NotFound, "unknown resource type " + resource.toStdString());
     *info = r;
     auto resp = s.call(kube::getRequest(*r, s.namespaceFor(p, *r), name.toStdString()));
+    if (!resp)
+        return resp.error();
+    return core::parseJson(resp->body);
+}
+
+// The live counterpart of a manifest object: its kind resolved through discovery, its namespace
+// from the object, else -n, else the context's.
+core::Result<core::Json> fetchLiveFor(CliSession &s, const QCommandLineParser &p, const core::Json &object)
+{
+    const core::Json id = core::manifestIdentity(object);
+    const std::string kind = id["kind"].get<std::string>(), name = id["name"].get<std::string>();
+    if (kind.empty() || name.empty())
+        return core::Error::make(core::ErrorCategory::Parse, "an object without kind or metadata.name cannot be looked up", heading(object));
+    const auto *r = s.resolve(QString::fromStdString(kind));
+    if (!r)
+        return core::Error::make(core::ErrorCategory::NotFound, "unknown kind " + kind);
+    const std::string ns = id.contains("namespace") ? id["namespace"].get<std::string>() : s.namespaceFor(p, *r);
+    auto resp = s.call(kube::getRequest(*r, r->namespaced ? ns : std::string(), name));
     if (!resp)
         return resp.error();
     return core::parseJson(resp->body);
@@ -98,9 +126,14 @@ int runBlame(const QStringList &args)
     const QString format = p.value(QStringLiteral("output"));
     if (format != QLatin1String("text") && format != QLatin1String("json"))
         return reportError(QStringLiteral("unknown output format \"%1\" (text, json)").arg(format)) + 1;
-    core::Result<core::Json> object = core::Json();
+    std::vector<core::Json> objects;
+    bool single = true;
     if (p.isSet(QStringLiteral("filename"))) {
-        object = readDocument(p.value(QStringLiteral("filename")));
+        auto read = readManifest(p.value(QStringLiteral("filename")));
+        if (!read)
+            return reportError(read.error());
+        objects = std::move(read->objects);
+        single = read->single;
     } else {
         if (p.positionalArguments().size() != 1)
             return reportError(QStringLiteral("usage: fieldscope blame RESOURCE/NAME [-n NAMESPACE] | -f FILE")) + 1;
@@ -108,17 +141,38 @@ int runBlame(const QStringList &args)
         if (!session)
             return CliSession::openFailureCode();
         const kube::ResourceInfo *info = nullptr;
-        object = fetchLive(*session, p, p.positionalArguments().first(), &info);
+        auto live = fetchLive(*session, p, p.positionalArguments().first(), &info);
+        if (!live)
+            return reportError(live.error());
+        objects.push_back(std::move(*live));
     }
-    if (!object)
-        return reportError(object.error());
-    auto tree = core::OwnershipTree::build(*object);
-    if (!tree)
-        return reportError(tree.error());
+    // One object: its blame as before (scripts read it). Several (a stream or a List): each in
+    // turn, a JSON array or text parts headed by the object.
+    core::Json all = core::Json::array();
+    std::string text;
+    for (const auto &object : objects) {
+        auto tree = core::OwnershipTree::build(object);
+        if (!tree) {
+            core::Error e = tree.error();
+            if (!single)
+                e.where = heading(object) + (e.where.empty() ? std::string() : ", " + e.where);
+            return reportError(e);
+        }
+        if (format == QLatin1String("json")) {
+            core::Json one = core::blameJson(*tree);
+            if (!single)
+                one = core::Json{{"object", core::manifestIdentity(object)}, {"fields", std::move(one)}};
+            all.push_back(std::move(one));
+        } else {
+            if (!single)
+                text += (text.empty() ? "" : "\n") + std::string("# ") + heading(object) + "\n";
+            text += core::blameText(object, *tree, QDateTime::currentSecsSinceEpoch());
+        }
+    }
     if (format == QLatin1String("json"))
-        std::printf("%s\n", core::safeDump(core::blameJson(*tree), 2).c_str());
+        std::printf("%s\n", core::safeDump(single ? all[0] : all, 2).c_str());
     else
-        std::fputs(core::blameText(*object, *tree, QDateTime::currentSecsSinceEpoch()).c_str(), stdout);
+        std::fputs(text.c_str(), stdout);
     return 0;
 }
 
@@ -136,35 +190,76 @@ int runConflicts(const QStringList &args)
     int rc = 0;
     if (!parseOrHelp(p, args, &rc))
         return rc;
-    if (!p.isSet(QStringLiteral("filename")) || !p.isSet(QStringLiteral("manager"))
-        || (p.positionalArguments().size() != 1 && !p.isSet(QStringLiteral("live-file"))))
-        return reportError(QStringLiteral("usage: fieldscope conflicts -f MANIFEST --manager M RESOURCE/NAME [-o json]")) + 1;
-    auto manifest = readDocument(p.value(QStringLiteral("filename")));
+    if (!p.isSet(QStringLiteral("filename")) || !p.isSet(QStringLiteral("manager")) || p.positionalArguments().size() > 1)
+        return reportError(QStringLiteral("usage: fieldscope conflicts -f MANIFEST --manager M [RESOURCE/NAME] [-o json]")) + 1;
+    auto manifest = readManifest(p.value(QStringLiteral("filename")));
     if (!manifest)
         return reportError(manifest.error());
+    const bool named = p.positionalArguments().size() == 1;
+    if (named && manifest->objects.size() != 1)
+        return reportError(QStringLiteral("the manifest holds %1 objects: omit RESOURCE/NAME to predict each against its own live object")
+                               .arg(manifest->objects.size()))
+             + 1;
+    const std::string manager = p.value(QStringLiteral("manager")).toStdString();
+
+    // Where each manifest object's live counterpart comes from: --live-file (matched by kind,
+    // namespace and name; one object pairs with one), or the cluster.
     core::ApplyOptions opts;
-    core::Result<core::Json> live = core::Json();
+    std::vector<core::Json> liveObjects;
+    std::unique_ptr<CliSession> session;
     if (p.isSet(QStringLiteral("live-file"))) {
-        live = readDocument(p.value(QStringLiteral("live-file")));
+        auto live = readManifest(p.value(QStringLiteral("live-file")));
+        if (!live)
+            return reportError(live.error());
+        liveObjects = std::move(live->objects);
     } else {
-        auto session = CliSession::open(p);
+        session = CliSession::open(p);
         if (!session)
             return CliSession::openFailureCode();
         opts.ignoreStatus = serverIgnoresStatusInApply(session->discovery().serverVersion);
-        const kube::ResourceInfo *info = nullptr;
-        live = fetchLive(*session, p, p.positionalArguments().first(), &info);
-        if (!live && live.error().category == core::ErrorCategory::NotFound)
-            live = core::Json(); // the apply would create it
     }
-    if (!live)
-        return reportError(live.error());
-    auto prediction = core::predictApply(*manifest, p.value(QStringLiteral("manager")).toStdString(), *live, opts);
-    if (!prediction)
-        return reportError(prediction.error());
+    auto liveFor = [&](const core::Json &object) -> core::Result<core::Json> {
+        if (!session) {
+            if (manifest->objects.size() == 1 && liveObjects.size() == 1)
+                return liveObjects.front();
+            for (const auto &l : liveObjects)
+                if (core::manifestIdentity(l).value("kind", "") == core::manifestIdentity(object).value("kind", "")
+                    && core::manifestIdentity(l).value("namespace", "") == core::manifestIdentity(object).value("namespace", "")
+                    && core::manifestIdentity(l).value("name", "") == core::manifestIdentity(object).value("name", ""))
+                    return l;
+            return core::Json(); // not in the live file: the apply would create it
+        }
+        const kube::ResourceInfo *info = nullptr;
+        auto live = named ? fetchLive(*session, p, p.positionalArguments().first(), &info) : fetchLiveFor(*session, p, object);
+        if (!live && live.error().category == core::ErrorCategory::NotFound)
+            return core::Json(); // the apply would create it
+        return live;
+    };
+
+    const bool single = manifest->single || named;
+    core::Json all = core::Json::array();
+    std::string text;
+    for (const auto &object : manifest->objects) {
+        auto live = liveFor(object);
+        if (!live)
+            return reportError(live.error());
+        auto prediction = core::predictApply(object, manager, *live, opts);
+        if (!prediction)
+            return reportError(prediction.error());
+        if (single) {
+            all.push_back(prediction->toJson());
+            text += prediction->toText();
+            continue;
+        }
+        core::Json one = prediction->toJson();
+        one["object"] = core::manifestIdentity(object);
+        all.push_back(std::move(one));
+        text += (text.empty() ? "" : "\n") + std::string("# ") + heading(object) + "\n" + prediction->toText();
+    }
     if (p.value(QStringLiteral("output")) == QLatin1String("json"))
-        std::printf("%s\n", core::safeDump(prediction->toJson(), 2).c_str());
+        std::printf("%s\n", core::safeDump(single ? all[0] : all, 2).c_str());
     else
-        std::fputs(prediction->toText().c_str(), stdout);
+        std::fputs(text.c_str(), stdout);
     return 0;
 }
 

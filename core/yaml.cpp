@@ -473,6 +473,11 @@ Result<YamlParseResult> yamlToJson(std::string_view text, const YamlLimits &limi
     return out;
 }
 
+Result<std::vector<Json>> yamlDocumentsToJson(std::string_view text, const YamlLimits &limits, std::vector<std::string> *warnings)
+{
+    return parseAll(text, limits, *warnings);
+}
+
 Result<std::vector<Json>> yamlDocumentsToJson(std::string_view text, const YamlLimits &limits)
 {
     std::vector<std::string> ignored;

@@ -34,6 +34,8 @@ struct YamlParseResult {
 Result<YamlParseResult> yamlToJson(std::string_view text, const YamlLimits &limits = {});
 // Parses every document of a multi-document stream ("---"), skipping empty ones.
 Result<std::vector<Json>> yamlDocumentsToJson(std::string_view text, const YamlLimits &limits = {});
+// The same, with the YAML 1.1 warnings of every document.
+Result<std::vector<Json>> yamlDocumentsToJson(std::string_view text, const YamlLimits &limits, std::vector<std::string> *warnings);
 
 // Block-style YAML in the JSON's key order; strings that YAML 1.1 would misread are quoted.
 // A value nested deeper than kMaxJsonDepth is a Parse error (checked before the recursive walk).

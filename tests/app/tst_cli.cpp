@@ -1,6 +1,9 @@
 // The command line as scripts see it, without a cluster: golden output of blame and conflicts on
 // saved objects, and clear errors (never a crash) for bad input.
 #include <QFile>
+#include <QJsonObject>
+#include <QJsonDocument>
+#include <QJsonArray>
 #include <QProcess>
 #include <QTemporaryDir>
 #include <QTest>
@@ -152,6 +155,81 @@ private Q_SLOTS:
                                   QStringLiteral("team-b"), QStringLiteral("--live-file"), data(QStringLiteral("deployment.yaml")), QStringLiteral("-o"), QStringLiteral("json")});
         QCOMPARE(r.code, 0);
         QCOMPARE(r.out, golden(QStringLiteral("deployment-teamb.conflicts.json")));
+    }
+
+    // Issue 13: `-f` reads what kubectl prints and what people keep: each object in turn.
+    void blameOfAMultiDocumentFileBlamesEachObject()
+    {
+        QTemporaryDir dir;
+        QFile f(dir.filePath(QStringLiteral("two.yaml")));
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(golden(QStringLiteral("service.yaml")) + "---\n" + golden(QStringLiteral("deployment.yaml")));
+        f.close();
+        const Run text = fieldscope({QStringLiteral("blame"), QStringLiteral("-f"), f.fileName()});
+        QCOMPARE(text.code, 0);
+        QVERIFY2(text.out.contains("# Service prod/dns\n") && text.out.contains("# Deployment prod/web\n"), text.out.constData());
+        const Run json = fieldscope({QStringLiteral("blame"), QStringLiteral("-f"), f.fileName(), QStringLiteral("-o"), QStringLiteral("json")});
+        QCOMPARE(json.code, 0);
+        const QJsonArray all = QJsonDocument::fromJson(json.out).array();
+        QCOMPARE(all.size(), 2);
+        QCOMPARE(all[0][QStringLiteral("object")][QStringLiteral("kind")].toString(), QStringLiteral("Service"));
+        QCOMPARE(all[1][QStringLiteral("object")][QStringLiteral("name")].toString(), QStringLiteral("web"));
+        // Each object's own blame, as `blame -f` of that object alone gives it.
+        QCOMPARE(QJsonDocument(all[0][QStringLiteral("fields")].toArray()).toJson(QJsonDocument::Compact),
+                 QJsonDocument::fromJson(golden(QStringLiteral("service.blame.json"))).toJson(QJsonDocument::Compact));
+    }
+
+    void blameOfAKubectlListBlamesTheItemsNotTheWrapper()
+    {
+        // `kubectl get services,deployments -o yaml`: a v1 List around the objects.
+        const Run r = fieldscope({QStringLiteral("blame"), QStringLiteral("-f"), data(QStringLiteral("kubectl-list.yaml")), QStringLiteral("-o"), QStringLiteral("json")});
+        QCOMPARE(r.code, 0);
+        const QJsonArray all = QJsonDocument::fromJson(r.out).array();
+        QCOMPARE(all.size(), 2);
+        int owned = 0;
+        for (const auto &field : all[1][QStringLiteral("fields")].toArray())
+            owned += field[QStringLiteral("owners")].toArray().isEmpty() ? 0 : 1;
+        QVERIFY2(owned > 10, r.out.constData()); // the Deployment's owners, not an unowned wrapper
+    }
+
+    void blameOfATypedListFillsInTheItemsKind()
+    {
+        // The API's DeploymentList: items carry no apiVersion/kind of their own.
+        const Run r = fieldscope({QStringLiteral("blame"), QStringLiteral("-f"), data(QStringLiteral("deploymentlist.json")), QStringLiteral("-o"), QStringLiteral("json")});
+        QCOMPARE(r.code, 0);
+        const QJsonObject id = QJsonDocument::fromJson(r.out).array().at(0)[QStringLiteral("object")].toObject();
+        QCOMPARE(id[QStringLiteral("kind")].toString(), QStringLiteral("Deployment"));
+        QCOMPARE(id[QStringLiteral("apiVersion")].toString(), QStringLiteral("apps/v1"));
+    }
+
+    void blameReadsStandardInput()
+    {
+        QProcess p;
+        p.start(QStringLiteral(FIELDSCOPE_BUILD_DIR "/app/fieldscope"), {QStringLiteral("blame"), QStringLiteral("-f"), QStringLiteral("-")});
+        p.write(golden(QStringLiteral("deployment.yaml")));
+        p.closeWriteChannel();
+        QVERIFY(p.waitForFinished(30000));
+        QCOMPARE(p.exitCode(), 0);
+        QCOMPARE(p.readAllStandardOutput(), fieldscope({QStringLiteral("blame"), QStringLiteral("-f"), data(QStringLiteral("deployment.yaml"))}).out);
+    }
+
+    void conflictsOfSeveralManifestsPredictsEachAgainstItsLiveObject()
+    {
+        const Run r = fieldscope({QStringLiteral("conflicts"), QStringLiteral("-f"), data(QStringLiteral("two-manifests.yaml")), QStringLiteral("--manager"),
+                                  QStringLiteral("team-b"), QStringLiteral("--live-file"), data(QStringLiteral("kubectl-list.yaml")), QStringLiteral("-o"),
+                                  QStringLiteral("json")});
+        QCOMPARE(r.code, 0);
+        const QJsonArray all = QJsonDocument::fromJson(r.out).array();
+        QCOMPARE(all.size(), 2);
+        QCOMPARE(all[0][QStringLiteral("object")][QStringLiteral("name")].toString(), QStringLiteral("web"));
+        QCOMPARE(all[0][QStringLiteral("conflicts")].toArray().size(), 2); // replicas (scale) and the image
+        QCOMPARE(all[1][QStringLiteral("object")][QStringLiteral("kind")].toString(), QStringLiteral("ConfigMap"));
+        QVERIFY(all[1][QStringLiteral("conflicts")].toArray().isEmpty()); // not in the live file: a create
+        const Run named = fieldscope({QStringLiteral("conflicts"), QStringLiteral("-f"), data(QStringLiteral("two-manifests.yaml")), QStringLiteral("--manager"),
+                                      QStringLiteral("team-b"), QStringLiteral("--live-file"), data(QStringLiteral("kubectl-list.yaml")),
+                                      QStringLiteral("deployments/web")});
+        QCOMPARE(named.code, 2);
+        QVERIFY2(named.err.contains("holds 2 objects"), named.err.constData());
     }
 
     void malformedYamlIsAClearErrorWithItsLine()
