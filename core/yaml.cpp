@@ -272,6 +272,11 @@ public:
 
     void OnScalar(const YAML::Mark &mark, const std::string &tag, YAML::anchor_t anchor, const std::string &value) override
     {
+        // UTF-16/32 input (yaml-cpp guesses the encoding from the first bytes, a BOM or NULs)
+        // decodes to any code point, surrogates and values past U+10FFFF too: such a string could
+        // be shown but never read back, so it is refused here (found by fuzz_yaml).
+        if (checkScalarsUtf8 && invalidUtf8At(value) != std::string_view::npos)
+            fail("the text decodes to invalid characters (it is neither UTF-8 nor valid UTF-16/32)", mark);
         if (expectingKey()) {
             setKey(value, mark);
             recordAnchor(anchor, Json(value), value, 1, value.size(), 0, mark);
@@ -421,6 +426,10 @@ private:
         deliver(std::move(f.value), f.mark);
     }
 
+public:
+    bool checkScalarsUtf8 = false; // the input is not read as UTF-8: check what it decodes to
+
+private:
     const YamlLimits &m_limits;
     std::vector<std::string> &m_warnings;
     std::vector<Frame> m_stack;
@@ -438,6 +447,7 @@ Result<std::vector<Json>> parseAll(std::string_view text, const YamlLimits &limi
         if (const std::size_t bad = invalidUtf8At(text); bad != std::string_view::npos)
             return Error::make(ErrorCategory::Parse, "invalid UTF-8", "byte " + std::to_string(bad + 1));
     Builder builder(limits, warnings);
+    builder.checkScalarsUtf8 = !yamlCppReadsAsUtf8(text);
     try {
         ViewBuf buf(text);
         std::istream in(&buf);

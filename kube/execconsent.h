@@ -6,6 +6,8 @@
 // Everything in an ExecInvocation came from a kubeconfig someone else may have written, so every
 // string goes through visibleEscapes(): control characters and bidirectional overrides cannot hide
 // or reorder what is shown ("evil\u202e" would otherwise display an argument backwards).
+#include "core/visibletext.h"
+
 #include <string>
 #include <string_view>
 #include <vector>
@@ -30,10 +32,8 @@ struct ExecConsentDescription {
 
 ExecConsentDescription describeExecInvocation(const ExecInvocation &invocation);
 
-// UTF-8 in, the same text with every C0/C1 control, DEL, bidirectional formatting character
-// (U+061C, U+200E/F, U+202A-202E, U+2066-2069) and invisible separator (U+200B-D, U+2028/9,
-// U+2060, U+FEFF) written as \uXXXX, and each byte of invalid UTF-8 as \xNN.
-std::string visibleEscapes(std::string_view utf8);
+// core::visibleEscapes (core/visibletext.h), where the window's plain-text helpers find it too.
+using core::visibleEscapes;
 
 // Heuristics for env names, upper-cased before matching (client-go has none: it passes everything).
 // Secret: contains TOKEN, SECRET, PASSW, KEY, CREDENTIAL, AUTH, PRIVATE, SESSION, COOKIE.

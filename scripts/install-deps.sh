@@ -23,6 +23,8 @@ PKGS=(
   dpkg-dev golang-go rsync golang-github-modern-go-reflect2-dev
   # the Debian packages' checks (scripts/package.sh)
   lintian desktop-file-utils appstream
+  # the libFuzzer targets (scripts/fuzz.sh)
+  clang-14 libclang-rt-14-dev
 )
 
 missing=()

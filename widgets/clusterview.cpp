@@ -1,4 +1,5 @@
 #include "widgets/clusterview.h"
+#include "widgets/plaintext.h"
 
 #include "widgets/detailpane.h"
 #include "widgets/icons.h"
@@ -19,7 +20,7 @@ namespace fieldscope::widgets {
 namespace {
 QLabel *badge(QWidget *parent, const char *name, const QString &css)
 {
-    auto *l = new QLabel(parent);
+    auto *l = plainLabel(new QLabel(parent)); // server, kubeconfig and script texts
     l->setObjectName(QString::fromLatin1(name));
     l->setVisible(false);
     l->setStyleSheet(QStringLiteral("QLabel { %1 color: white; border-radius: 4px; padding: 2px 8px; }").arg(css));
@@ -35,13 +36,13 @@ ClusterView::ClusterView(QWidget *parent) : QWidget(parent)
     outer->setSpacing(6);
 
     auto *banner = new QHBoxLayout;
-    m_contextLabel = new QLabel(tr("Not connected"), this);
+    m_contextLabel = plainLabel(new QLabel(tr("Not connected"), this));
     m_contextLabel->setObjectName(QStringLiteral("contextLabel"));
     QFont bold = m_contextLabel->font();
     bold.setBold(true);
     bold.setPointSizeF(bold.pointSizeF() * 1.15);
     m_contextLabel->setFont(bold);
-    m_versionLabel = new QLabel(this);
+    m_versionLabel = plainLabel(new QLabel(this));
     m_versionLabel->setObjectName(QStringLiteral("versionLabel"));
     m_versionLabel->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_sandboxLabel = badge(this, "sandboxLabel", QStringLiteral("background: #2e7d32;"));
@@ -89,8 +90,8 @@ void ClusterView::setConnection(const QString &context, const QString &server, c
 {
     m_context = context;
     m_state = version.isEmpty() || version == QStringLiteral("…") ? tr("connected") : tr("connected · %1").arg(version);
-    m_contextLabel->setText(context);
-    m_versionLabel->setText(tr("%1 · Kubernetes %2").arg(server, version));
+    m_contextLabel->setText(visibleText(context));
+    m_versionLabel->setText(tr("%1 · Kubernetes %2").arg(visibleText(server), visibleText(version)));
     Q_EMIT connectionChanged();
 }
 
@@ -102,14 +103,14 @@ void ClusterView::setRequestedContext(const QString &context)
 
 void ClusterView::setConnectionWarning(const QString &warning)
 {
-    m_warningLabel->setText(warning);
+    m_warningLabel->setText(visibleText(warning, true));
     m_warningLabel->setVisible(!warning.isEmpty());
 }
 
 void ClusterView::setConnecting(const QString &what)
 {
     m_state = what;
-    m_versionLabel->setText(what);
+    m_versionLabel->setText(visibleText(what));
     setWatchStatus(what, true);
     Q_EMIT connectionChanged();
 }
@@ -125,7 +126,7 @@ void ClusterView::setConnectionError(const QString &error)
 
 void ClusterView::setSandboxState(const QString &state)
 {
-    m_sandboxLabel->setText(state);
+    m_sandboxLabel->setText(visibleText(state));
     m_sandboxLabel->setVisible(!state.isEmpty());
 }
 

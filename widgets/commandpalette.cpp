@@ -1,4 +1,5 @@
 #include "widgets/commandpalette.h"
+#include "widgets/plaintext.h"
 
 #include <QKeyEvent>
 #include <QLabel>
@@ -22,6 +23,7 @@ CommandPalette::CommandPalette(QWidget *parent) : QDialog(parent)
     m_input->setObjectName(QStringLiteral("paletteInput"));
     m_input->setPlaceholderText(tr("Type a kind or an object name; Enter opens it"));
     m_list = new QListWidget(this);
+    showPlainText(m_list); // kinds and object names
     m_list->setObjectName(QStringLiteral("paletteList"));
     m_list->setUniformItemSizes(true);
     layout->addWidget(m_input);

@@ -1,4 +1,5 @@
 #include "widgets/consentdecisionsview.h"
+#include "widgets/plaintext.h"
 
 #include <QHeaderView>
 #include <QItemSelectionModel>
@@ -18,6 +19,7 @@ ConsentDecisionsView::ConsentDecisionsView(QWidget *parent) : QWidget(parent)
     layout->setContentsMargins(0, 0, 0, 0);
     m_table = new QTableWidget(0, 6, this);
     m_table->setObjectName(QStringLiteral("consentDecisionsTable"));
+    showPlainText(m_table);
     m_table->setHorizontalHeaderLabels({tr("Decision"), tr("Kubeconfig"), tr("Context"), tr("Command"), tr("Server"), tr("When")});
     m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
@@ -58,7 +60,7 @@ void ConsentDecisionsView::setDecisions(const QList<ConsentDecisionRow> &rows)
                                 QLocale().toString(d.when.toLocalTime(), QLocale::ShortFormat)};
         for (int c = 0; c < cells.size(); ++c) {
             auto *item = new QTableWidgetItem(cells[c]);
-            item->setToolTip(cells[c].toHtmlEscaped());
+            item->setToolTip(plainToolTip(cells[c]));
             m_table->setItem(r, c, item);
         }
     }

@@ -1,4 +1,5 @@
 #include "widgets/contextswitcher.h"
+#include "widgets/plaintext.h"
 
 #include "widgets/icons.h"
 
@@ -128,7 +129,7 @@ void ContextSwitcher::updateItem(int i)
         text += QStringLiteral("  —  ") + (c.server.isEmpty() ? tr("no cluster") : c.server);
     if (!state.isEmpty())
         text += QStringLiteral("  ·  ") + state;
-    m_combo->setItemText(i, text);
+    m_combo->setItemText(i, visibleText(text));
     m_combo->setItemData(i, c.listed ? tr("Namespace %1").arg(c.namespace_.isEmpty() ? QStringLiteral("default") : c.namespace_)
                                      : tr("Open; not among the contexts read from the kubeconfig"),
                          Qt::ToolTipRole);

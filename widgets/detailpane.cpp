@@ -1,4 +1,5 @@
 #include "widgets/detailpane.h"
+#include "widgets/plaintext.h"
 
 #include "core/json.h"
 #include "core/yaml.h"
@@ -147,6 +148,7 @@ QWidget *DetailPane::buildOwnershipTab()
     m_legend->setModel(m_legendModel);
     m_legend->setToolTip(tr("Click a manager to show only the fields it owns; click again to show all."));
     m_ownershipTree = new QTreeView(split);
+    showPlainText(m_ownershipTree); // managers, values
     m_ownershipTree->setObjectName(QStringLiteral("ownershipTree"));
     m_ownershipTree->setModel(m_treeModel);
     connect(m_ownershipTree->selectionModel(), &QItemSelectionModel::currentChanged, this,
@@ -225,8 +227,8 @@ void DetailPane::apply(models::ObjectDetail detail)
     m_detail = std::move(detail);
     const QString where = m_detail.namespace_.isEmpty() ? QString() : m_detail.namespace_ + u'/';
     m_header->setText(QStringLiteral("<b>%1</b> %2%3 · resourceVersion %4")
-                          .arg(m_detail.kind.toHtmlEscaped(), where.toHtmlEscaped(), m_detail.name.toHtmlEscaped(),
-                               m_detail.resourceVersion.toHtmlEscaped()));
+                          .arg(richEscaped(m_detail.kind), richEscaped(where), richEscaped(m_detail.name),
+                               richEscaped(m_detail.resourceVersion)));
     renderSummary();
     m_yaml->setDetail(m_detail);
     m_edit->setEnabled(m_detail.error.isEmpty());
@@ -270,25 +272,25 @@ void DetailPane::renderSummary()
     QString html = QStringLiteral("<table cellspacing=\"0\" cellpadding=\"3\">");
     auto row = [&html](const QString &key, const QString &valueHtml) {
         if (!valueHtml.isEmpty())
-            html += QStringLiteral("<tr><td valign=\"top\" style=\"color:gray; padding-right:16px\">%1</td><td>%2</td></tr>").arg(key.toHtmlEscaped(), valueHtml);
+            html += QStringLiteral("<tr><td valign=\"top\" style=\"color:gray; padding-right:16px\">%1</td><td>%2</td></tr>").arg(richEscaped(key), valueHtml);
     };
     auto list = [](const QStringList &items) {
         QStringList esc;
         for (const QString &s : items)
-            esc << s.toHtmlEscaped();
+            esc << richEscaped(s);
         return esc.join(QStringLiteral("<br>"));
     };
-    row(tr("Kind"), QStringLiteral("%1 <span style=\"color:gray\">%2</span>").arg(d.kind.toHtmlEscaped(), d.apiVersion.toHtmlEscaped()));
-    row(tr("Name"), QStringLiteral("<b>%1</b>").arg(d.name.toHtmlEscaped()));
-    row(tr("Namespace"), d.namespace_.toHtmlEscaped());
+    row(tr("Kind"), QStringLiteral("%1 <span style=\"color:gray\">%2</span>").arg(richEscaped(d.kind), richEscaped(d.apiVersion)));
+    row(tr("Name"), QStringLiteral("<b>%1</b>").arg(richEscaped(d.name)));
+    row(tr("Namespace"), richEscaped(d.namespace_));
     const QDateTime created = QDateTime::fromString(d.created, Qt::ISODate);
     if (created.isValid())
         row(tr("Created"), tr("%1 (%2 ago)").arg(created.toLocalTime().toString(Qt::ISODate),
                                                 models::humanAge(created.secsTo(QDateTime::currentDateTimeUtc()))));
-    row(tr("Resource version"), d.resourceVersion.toHtmlEscaped());
+    row(tr("Resource version"), richEscaped(d.resourceVersion));
     if (d.generation)
         row(tr("Generation"), QString::number(d.generation));
-    row(tr("UID"), QStringLiteral("<tt>%1</tt>").arg(d.uid.toHtmlEscaped()));
+    row(tr("UID"), QStringLiteral("<tt>%1</tt>").arg(richEscaped(d.uid)));
     row(tr("Labels"), list(d.labels));
     QStringList annotations;
     for (const QString &a : d.annotations)
@@ -302,9 +304,9 @@ void DetailPane::renderSummary()
         const auto &e = d.tree.entries()[i];
         const QColor c = models::managerColor(QString::fromStdString(e.manager), tone);
         managers << QStringLiteral("<span style=\"color:%1\">■</span> %2 <span style=\"color:gray\">%3 · %4</span>")
-                        .arg(c.name(), QString::fromStdString(e.label()).toHtmlEscaped(),
+                        .arg(c.name(), richEscaped(QString::fromStdString(e.label())),
                              tr("%n fields", nullptr, int(d.tree.ownedNodeCount(std::uint32_t(i)))),
-                             QString::fromStdString(e.time).toHtmlEscaped());
+                             richEscaped(QString::fromStdString(e.time)));
     }
     row(tr("Field managers"), managers.join(QStringLiteral("<br>")));
     m_summary->setHtml(html + QStringLiteral("</table>"));

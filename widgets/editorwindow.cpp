@@ -1,4 +1,5 @@
 #include "widgets/editorwindow.h"
+#include "widgets/plaintext.h"
 
 #include "core/yamldiff.h"
 #include "widgets/palette.h"
@@ -62,7 +63,7 @@ YamlView *yamlPane(QWidget *parent, const char *name, bool readOnly)
 
 QString swatch(const QString &text, const QColor &background)
 {
-    return QStringLiteral("<span style=\"background:%1\">%2</span>").arg(background.name(), text.toHtmlEscaped());
+    return QStringLiteral("<span style=\"background:%1\">%2</span>").arg(background.name(), richEscaped(text));
 }
 
 QWidget *titled(QWidget *parent, QLabel *title, QWidget *body)
@@ -80,9 +81,9 @@ QWidget *titled(QWidget *parent, QLabel *title, QWidget *body)
 EditorWindow::EditorWindow(const QString &title, QWidget *parent) : QWidget(parent, Qt::Window), m_title(title)
 {
     setObjectName(QStringLiteral("editorWindow"));
-    setWindowTitle(tr("Edit %1").arg(title));
+    setWindowTitle(tr("Edit %1").arg(visibleText(title)));
     auto *layout = new QVBoxLayout(this);
-    m_header = new QLabel(this);
+    m_header = plainLabel(new QLabel(this)); // the object's name
     m_header->setObjectName(QStringLiteral("editorHeader"));
     m_header->setTextInteractionFlags(Qt::TextSelectableByMouse);
     layout->addWidget(m_header);
@@ -194,6 +195,7 @@ QWidget *EditorWindow::buildConflictPage()
     l->setContentsMargins(0, 0, 0, 0);
     m_conflictTable = new QTableWidget(0, 4, page);
     m_conflictTable->setObjectName(QStringLiteral("conflictTable"));
+    showPlainText(m_conflictTable); // managers and values from the server
     m_conflictTable->setHorizontalHeaderLabels({tr("Field"), tr("Owned by"), tr("Live value"), tr("Your value")});
     m_conflictTable->setEditTriggers(QAbstractItemView::NoEditTriggers);
     m_conflictTable->setSelectionBehavior(QAbstractItemView::SelectRows);
@@ -412,8 +414,8 @@ void EditorWindow::updateServerBanner()
 
 void EditorWindow::updateHeader()
 {
-    m_header->setText(m_openedRv.isEmpty() ? m_title
-                                           : tr("%1 · based on resourceVersion %2").arg(m_title, m_openedRv));
+    m_header->setText(m_openedRv.isEmpty() ? visibleText(m_title)
+                                           : tr("%1 · based on resourceVersion %2").arg(visibleText(m_title), visibleText(m_openedRv)));
 }
 
 void EditorWindow::updateModeControls()
@@ -617,7 +619,7 @@ void EditorWindow::labelThreeWay()
     const Colors c = Colors::of(palette());
     m_writtenHeader->setText(tr("<b>What you wrote</b> %1").arg(swatch(tr("your changes"), c.yours)));
     m_currentHeader->setText(tr("<b>What is there now</b> (resourceVersion %1) %2")
-                                 .arg(m_currentRv.toHtmlEscaped(), swatch(tr("their changes"), c.theirs)));
+                                 .arg(richEscaped(m_currentRv), swatch(tr("their changes"), c.theirs)));
 }
 
 void EditorWindow::colourResult()
@@ -665,7 +667,8 @@ bool EditorWindow::confirmDiscard()
 
 bool askToDiscardEdits(QWidget *parent, const char *objectName, const QString &text, const QString &discardLabel)
 {
-    QMessageBox box(QMessageBox::Warning, EditorWindow::tr("Unsent edits"), text, QMessageBox::NoButton, parent);
+    QMessageBox box(QMessageBox::Warning, EditorWindow::tr("Unsent edits"), visibleText(text, true), QMessageBox::NoButton, parent);
+    box.setTextFormat(Qt::PlainText); // the text names the object
     box.setObjectName(QString::fromLatin1(objectName));
     QPushButton *keep = box.addButton(EditorWindow::tr("Keep editing"), QMessageBox::RejectRole);
     QPushButton *discard = box.addButton(discardLabel, QMessageBox::DestructiveRole);

@@ -1,4 +1,5 @@
 #include "widgets/historypanel.h"
+#include "widgets/plaintext.h"
 
 #include "core/json.h"
 #include "core/jsonread.h"
@@ -42,7 +43,7 @@ struct Colors {
     }
 };
 
-QString esc(std::string_view s) { return QString::fromUtf8(s.data(), qsizetype(s.size())).toHtmlEscaped(); }
+QString esc(std::string_view s) { return richEscaped(QString::fromUtf8(s.data(), qsizetype(s.size()))); }
 
 // A line with its changed byte ranges (UTF-8, code-point aligned) on a stronger background.
 QString highlighted(const std::string &text, const std::vector<core::TextRange> &ranges, const QString &strong)
@@ -142,12 +143,12 @@ QString renderDiff(const DiffRequest &r)
 {
     auto b = core::parseJson(std::string_view(r.after.constData(), std::size_t(r.after.size())));
     if (!b)
-        return QStringLiteral("<p>%1</p>").arg(QString::fromStdString(b.error().describe()).toHtmlEscaped());
+        return QStringLiteral("<p>%1</p>").arg(richEscaped(QString::fromStdString(b.error().describe())));
     if (r.before.isEmpty()) { // the first version: the whole object, nothing to compare with
         const std::string text = core::jsonToYaml(core::applyNoiseFilters(*b, r.filters));
         return QStringLiteral("<p><i>%1</i></p><pre style=\"margin:0\">%2</pre>")
-            .arg(tr_("The first recorded version of this object (resourceVersion %1); shown whole.").arg(r.afterRv.toHtmlEscaped()),
-                 QString::fromStdString(text).toHtmlEscaped());
+            .arg(tr_("The first recorded version of this object (resourceVersion %1); shown whole.").arg(richEscaped(r.afterRv)),
+                 richEscaped(QString::fromStdString(text)));
     }
     auto a = core::parseJson(std::string_view(r.before.constData(), std::size_t(r.before.size())));
     const core::Json old = a ? std::move(*a) : core::Json::object();
@@ -155,7 +156,7 @@ QString renderDiff(const DiffRequest &r)
     opts.filters = r.filters;
     opts.contextLines = 3;
     const auto changes = core::diffObjects(old, *b, r.filters);
-    const QString title = QStringLiteral("<p><b>%1</b></p>").arg(tr_("resourceVersion %1 → %2").arg(r.beforeRv.toHtmlEscaped(), r.afterRv.toHtmlEscaped()));
+    const QString title = QStringLiteral("<p><b>%1</b></p>").arg(tr_("resourceVersion %1 → %2").arg(richEscaped(r.beforeRv), richEscaped(r.afterRv)));
     if (changes.empty()) // nothing to lay side by side: only folded unchanged lines
         return title + changeList(changes, r.colors);
     return title + changeList(changes, r.colors) + sideBySide(core::diffYaml(old, *b, opts), r.colors);
@@ -313,7 +314,7 @@ void HistoryPanel::showDiff()
     if (!after.isValid() || !after.data(models::ObjectHistoryModel::IsVersionRole).toBool()) {
         ++m_diffGeneration;
         const models::HistoryRow *r = after.isValid() ? m_model->rowAt(after.row()) : nullptr;
-        m_diff->setHtml(r ? QStringLiteral("<p><i>%1</i></p>").arg(r->note.toHtmlEscaped()) : QString());
+        m_diff->setHtml(r ? QStringLiteral("<p><i>%1</i></p>").arg(richEscaped(r->note)) : QString());
         return;
     }
     req.after = after.data(models::ObjectHistoryModel::JsonRole).toByteArray();
@@ -357,7 +358,7 @@ void HistoryPanel::refreshTimeline()
             return;
         auto rows = w->future().takeResult();
         m_timelineTitle->setText(tr("<b>%1</b> across %n recorded versions: values and owners (bold where they changed)", nullptr,
-                                    int(rows.size())).arg(pathText.toHtmlEscaped()));
+                                    int(rows.size())).arg(richEscaped(pathText)));
         m_timelineModel->setTimeline(pathText, std::move(rows));
         m_timelineBox->show();
         Q_EMIT timelineShown();

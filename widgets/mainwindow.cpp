@@ -1,4 +1,5 @@
 #include "widgets/mainwindow.h"
+#include "widgets/plaintext.h"
 
 #include "models/objecttablemodel.h"
 #include "models/objectviewmodel.h"
@@ -59,7 +60,7 @@ MainWindow::MainWindow(QWidget *parent) : QMainWindow(parent)
     setCentralWidget(m_tabs);
 
     m_watchStatus = new WatchStatusWidget(this);
-    m_busyLabel = new QLabel(this);
+    m_busyLabel = plainLabel(new QLabel(this));
     m_busyLabel->setObjectName(QStringLiteral("busyText"));
     m_busy = new QProgressBar(this);
     m_busy->setObjectName(QStringLiteral("busyIndicator"));
@@ -249,12 +250,12 @@ ClusterView *MainWindow::addCluster(const QString &title)
 {
     auto *view = new ClusterView(m_tabs);
     view->restoreLayout(QSettings().value(QStringLiteral("window/clusterLayout")).toByteArray());
-    const int i = m_tabs->addTab(view, title);
+    const int i = m_tabs->addTab(view, actionText(title)); // a context name: & is not a mnemonic
     connect(view, &ClusterView::statusChanged, this, &MainWindow::updateStatus);
     connect(view, &ClusterView::connectionChanged, this, [this, view] {
         const int at = m_tabs->indexOf(view);
         if (at >= 0 && !view->contextName().isEmpty())
-            m_tabs->setTabText(at, view->contextName());
+            m_tabs->setTabText(at, actionText(view->contextName()));
         if (!view->contextName().isEmpty())
             m_contexts->setState(view->contextName(), view->connectionState());
         if (view == currentCluster())

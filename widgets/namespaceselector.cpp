@@ -1,4 +1,5 @@
 #include "widgets/namespaceselector.h"
+#include "widgets/plaintext.h"
 
 #include <QGuiApplication>
 #include <QMenu>
@@ -52,7 +53,7 @@ void NamespaceSelector::rebuildMenu()
         if (!shown.contains(s))
             shown << s;
     for (const QString &ns : std::as_const(shown)) {
-        QAction *a = m_menu->addAction(ns);
+        QAction *a = m_menu->addAction(actionText(ns));
         a->setCheckable(true);
         a->setChecked(m_selected.contains(ns));
         connect(a, &QAction::triggered, this, [this, ns](bool checked) {

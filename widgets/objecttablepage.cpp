@@ -1,4 +1,5 @@
 #include "widgets/objecttablepage.h"
+#include "widgets/plaintext.h"
 
 #include "models/objecttablemodel.h"
 #include "models/objectviewmodel.h"
@@ -52,13 +53,13 @@ ObjectTablePage::ObjectTablePage(QWidget *parent) : QWidget(parent), m_view(new 
     layout->setSpacing(4);
 
     auto *row = new QHBoxLayout;
-    m_title = new QLabel(this);
+    m_title = plainLabel(new QLabel(this));
     m_title->setObjectName(QStringLiteral("resourceTitle"));
     QFont bold = m_title->font();
     bold.setBold(true);
     bold.setPointSizeF(bold.pointSizeF() * 1.1);
     m_title->setFont(bold);
-    m_count = new QLabel(this);
+    m_count = plainLabel(new QLabel(this));
     m_count->setObjectName(QStringLiteral("objectCount"));
     m_count->setForegroundRole(QPalette::PlaceholderText);
     m_namespaces = new NamespaceSelector(this);
@@ -74,7 +75,7 @@ ObjectTablePage::ObjectTablePage(QWidget *parent) : QWidget(parent), m_view(new 
     row->addWidget(m_filter, 2);
     layout->addLayout(row);
 
-    m_filterError = new QLabel(this);
+    m_filterError = plainLabel(new QLabel(this));
     m_filterError->setObjectName(QStringLiteral("filterError"));
     m_filterError->setVisible(false);
     QPalette warn = m_filterError->palette();
@@ -137,7 +138,7 @@ void ObjectTablePage::setModel(ObjectTableModel *model, const QString &title, bo
         if (model)
             connect(model, &QAbstractItemModel::rowsRemoved, this, &ObjectTablePage::updateCount, Qt::UniqueConnection);
     }
-    m_title->setText(title);
+    m_title->setText(visibleText(title));
     m_namespaces->setVisible(namespaced);
     m_view->setNamespaces(namespaced ? m_namespaces->selected() : QStringList());
     QHeaderView *h = m_table->horizontalHeader();
@@ -261,7 +262,7 @@ void ObjectTablePage::showHeaderMenu(const QPoint &pos)
     for (int c = 0; c < m_view->columnCount(); ++c) {
         if (c == ObjectTableModel::Name || (c == ObjectTableModel::Namespace && !m_namespaced))
             continue;
-        QAction *a = menu.addAction(m_view->headerData(c, Qt::Horizontal).toString());
+        QAction *a = menu.addAction(actionText(m_view->headerData(c, Qt::Horizontal).toString())); // server column names
         a->setCheckable(true);
         a->setChecked(!m_table->isColumnHidden(c));
         connect(a, &QAction::toggled, this, [this, c](bool on) { m_table->setColumnHidden(c, !on); });

@@ -1,4 +1,5 @@
 #include "widgets/plaintable.h"
+#include "widgets/plaintext.h"
 
 #include <QHeaderView>
 #include <QTableView>
@@ -18,6 +19,7 @@ QTableView *plainTable(QWidget *parent, const char *objectName)
     t->verticalHeader()->setDefaultSectionSize(t->fontMetrics().height() + 8);
     t->horizontalHeader()->setStretchLastSection(true);
     t->horizontalHeader()->setDefaultAlignment(Qt::AlignLeft | Qt::AlignVCenter);
+    showPlainText(t); // events, versions: server strings
     return t;
 }
 

@@ -1,4 +1,5 @@
 #include "widgets/resourcekindsview.h"
+#include "widgets/plaintext.h"
 
 #include "models/resourcekindsmodel.h"
 #include "widgets/icons.h"
@@ -69,6 +70,7 @@ ResourceKindsView::ResourceKindsView(QWidget *parent)
 
     m_tree->setObjectName(QStringLiteral("resourceKinds"));
     m_tree->setModel(m_proxy);
+    showPlainText(m_tree); // kinds and groups of aggregated APIs and CRDs
     m_tree->setUniformRowHeights(true);
     m_tree->setRootIsDecorated(true);
     m_tree->setAllColumnsShowFocus(true);

@@ -1,5 +1,7 @@
 #include "widgets/textcelldelegate.h"
 
+#include "widgets/plaintext.h"
+
 #include <QApplication>
 #include <QFontMetrics>
 #include <QPainter>
@@ -38,6 +40,16 @@ const QStaticText &TextCellDelegate::laidOut(const QString &text, const QFont &f
 // Mirrors QCommonStyle's CE_ItemViewItem for a text-only cell: the item panel (selection,
 // alternate row, hover), the text in the palette's (highlighted) text colour inset by the focus
 // frame margin, elided and aligned as the option says, then the focus frame.
+QString TextCellDelegate::displayText(const QVariant &value, const QLocale &locale) const
+{
+    return visibleText(QStyledItemDelegate::displayText(value, locale));
+}
+
+bool TextCellDelegate::helpEvent(QHelpEvent *event, QAbstractItemView *view, const QStyleOptionViewItem &option, const QModelIndex &index)
+{
+    return showPlainToolTip(event, view, index) || QStyledItemDelegate::helpEvent(event, view, option, index);
+}
+
 void TextCellDelegate::paint(QPainter *painter, const QStyleOptionViewItem &option, const QModelIndex &index) const
 {
     QStyleOptionViewItem opt = option;

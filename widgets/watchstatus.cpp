@@ -1,4 +1,5 @@
 #include "widgets/watchstatus.h"
+#include "widgets/plaintext.h"
 
 #include <QEvent>
 #include <QFrame>
@@ -54,7 +55,7 @@ WatchStatusWidget::WatchStatusWidget(QWidget *parent) : QWidget(parent)
     layout->setSpacing(6);
     m_icon = new QLabel(this);
     m_icon->setObjectName(QStringLiteral("watchStateIcon"));
-    m_text = new QLabel(this);
+    m_text = plainLabel(new QLabel(this)); // server messages
     m_text->setObjectName(QStringLiteral("watchStatusText"));
     // A long failure message must not widen the window: the label gives way, the tooltip keeps it.
     m_text->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
@@ -117,7 +118,7 @@ void WatchStatusWidget::refresh()
         const QString first = summary(m_watches.first(), now);
         line = line.isEmpty() ? first : line + QStringLiteral("  ·  ") + first;
     }
-    m_text->setText(line);
+    m_text->setText(visibleText(line));
     const int size = style()->pixelMetric(QStyle::PM_SmallIconSize, nullptr, this);
     m_icon->setVisible(!m_watches.isEmpty());
     if (!m_watches.isEmpty())
@@ -130,7 +131,7 @@ void WatchStatusWidget::refresh()
         m_others->setText(m_watches.size() == 2 ? tr("1 more watch") : tr("%1 more watches").arg(m_watches.size() - 1));
     }
     const QString html = detailsHtml(m_watches, now);
-    setToolTip(m_watches.isEmpty() ? m_message : html);
+    setToolTip(m_watches.isEmpty() ? plainToolTip(m_message) : html);
     m_others->setToolTip(html);
     if (m_popupText)
         m_popupText->setText(html);
@@ -222,16 +223,16 @@ QString WatchStatusWidget::detailsHtml(const QList<WatchHealth> &watches, Clock:
 {
     QString html = QStringLiteral("<table cellspacing=\"0\" cellpadding=\"3\">");
     for (const WatchHealth &w : watches) {
-        QStringList facts{stateText(w, now).toHtmlEscaped()};
+        QStringList facts{richEscaped(stateText(w, now))};
         if (w.objects >= 0)
             facts << objectCount(w.objects);
         facts << (w.lastEvent ? tr("last event %1").arg(ago(now - *w.lastEvent)) : tr("no event yet"));
         if (!w.resourceVersion.isEmpty())
-            facts << tr("resourceVersion %1").arg(w.resourceVersion.toHtmlEscaped());
+            facts << tr("resourceVersion %1").arg(richEscaped(w.resourceVersion));
         QString row = QStringLiteral("<tr><td><b>%1</b><br/><small>%2</small></td><td>%3")
-                          .arg(w.name.toHtmlEscaped(), w.purpose.toHtmlEscaped(), facts.join(QStringLiteral(" · ")));
+                          .arg(richEscaped(w.name), richEscaped(w.purpose), facts.join(QStringLiteral(" · ")));
         if (!w.detail.isEmpty() && w.state != State::Live)
-            row += QStringLiteral("<br/><small>%1</small>").arg(w.detail.toHtmlEscaped());
+            row += QStringLiteral("<br/><small>%1</small>").arg(richEscaped(w.detail));
         html += row + QStringLiteral("</td></tr>");
     }
     return html + QStringLiteral("</table>");

@@ -156,6 +156,22 @@ private Q_SLOTS:
         QCOMPARE(past.error().where, std::string("line 1, column 481"));
     }
 
+    // fuzz_yaml's first finding: three NULs make yaml-cpp read UTF-32BE, which decodes to code
+    // points past U+10FFFF; the string could be shown but never read back (the editor would
+    // offer YAML it then refuses). Such input is refused with a message.
+    void utf32InputDecodingToInvalidCharactersIsRefused()
+    {
+        const std::string input = std::string(3, '\0') + "Version\": \"v1\", \"kind\": \"List\"}";
+        auto r = yamlToJson(input);
+        QVERIFY(!r.ok());
+        QVERIFY2(mentions(r.error(), "invalid characters"), r.error().message.c_str());
+        // Real UTF-16 with a BOM stays readable.
+        const std::string utf16 = std::string("\xff\xfe") + std::string("a\0:\0 \0" "1\0\n\0", 10);
+        auto ok = yamlToJson(utf16);
+        QVERIFY2(ok.ok(), ok.ok() ? "" : ok.error().describe().c_str());
+        QCOMPARE(ok->value["a"].get<int>(), 1);
+    }
+
     void depthBeyondTheYamlLibrarysOwnGuardIsAClearError()
     {
         YamlLimits limits;
