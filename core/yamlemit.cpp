@@ -1,6 +1,7 @@
 // JSON -> block YAML (kubectl's layout), optionally with the JSON Pointer of every output line.
 #include "core/yaml.h"
 #include "core/yaml_p.h"
+#include "core/visibletext.h"
 
 namespace fieldscope::core {
 namespace {
@@ -22,6 +23,15 @@ bool isInfOrNan(std::string_view s)
 // Whether a plain scalar would not read back as this string: anything YAML 1.1 resolves to
 // another type (the reader's own rules, so the two cannot drift apart), YAML syntax characters,
 // and surrounding or control whitespace.
+// Bidi overrides, C1 controls and invisible characters (core/visibletext.h) in UTF-8 text.
+bool hasInvisibles(const std::string &s)
+{
+    for (unsigned char c : s)
+        if (c >= 0x80) // all of them are outside ASCII: only then is the full check needed
+            return visibleEscapes(s) != s;
+    return false;
+}
+
 bool needsQuotes(const std::string &s)
 {
     if (s.empty())
@@ -38,13 +48,15 @@ bool needsQuotes(const std::string &s)
     for (unsigned char c : s)
         if (c < 0x20 || c == 0x7f)
             return true;
-    return false;
+    return hasInvisibles(s);
 }
 
 std::string quoted(const std::string &s)
 {
-    // JSON string syntax is valid double-quoted YAML.
-    return Json(s).dump(-1, ' ', false, Json::error_handler_t::replace);
+    // JSON string syntax is valid double-quoted YAML; YAML reads \uXXXX there too, so bidi and
+    // invisible characters are written as escapes: the text shows them instead of obeying them
+    // (an override would display the rest of the line reversed) and reads back the same.
+    return visibleEscapes(Json(s).dump(-1, ' ', false, Json::error_handler_t::replace));
 }
 
 std::string scalarText(const Json &v)
@@ -91,6 +103,8 @@ bool isMultilineBlockable(const Json &v)
     for (unsigned char c : s)
         if ((c < 0x20 && c != '\n') || c == 0x7f)
             return false;
+    if (hasInvisibles(s)) // a block scalar cannot escape them: quoted instead
+        return false;
     return s.find(" \n") == std::string::npos && s.find("\n\n\n") == std::string::npos;
 }
 

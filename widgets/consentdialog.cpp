@@ -1,4 +1,5 @@
 #include "widgets/consentdialog.h"
+#include "widgets/plaintext.h"
 
 #include <QBoxLayout>
 #include <QColor>
@@ -29,7 +30,7 @@ QLabel *plainLabel(QWidget *parent, const QString &objectName, const QString &te
     l->setTextFormat(Qt::PlainText); // kubeconfig strings: "<b>" shows as "<b>"
     l->setWordWrap(true);
     l->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    l->setText(text);
+    l->setText(visibleText(text, true)); // and control/bidi characters visible (the file name too)
     return l;
 }
 

@@ -172,6 +172,25 @@ private Q_SLOTS:
         QCOMPARE(ok->value["a"].get<int>(), 1);
     }
 
+    // Issue 15 section 6: an annotation with a right-to-left override would show the rest of its
+    // line reversed in the YAML view and the editor; it is written as an escape that reads back
+    // as the same value, in keys, single-line and multi-line strings alike.
+    void bidiAndInvisibleCharactersAreWrittenAsEscapes()
+    {
+        const std::string rlo = "\xe2\x80\xae", zwsp = "\xe2\x80\x8b";
+        Json v = Json::object();
+        v["note"] = "a" + rlo + "tail";
+        v["k" + zwsp] = "plain";
+        v["lines"] = "one\ntwo" + rlo + "\n";
+        const std::string yaml = jsonToYaml(v);
+        QVERIFY2(yaml.find(rlo) == std::string::npos && yaml.find(zwsp) == std::string::npos, yaml.c_str());
+        QVERIFY2(yaml.find("note: \"a\\u202etail\"") != std::string::npos, yaml.c_str());
+        auto back = yamlToJson(yaml);
+        QVERIFY(back.ok());
+        QVERIFY(jsonEqual(back->value, v));
+        QCOMPARE(jsonToYaml(Json::parse(R"({"a":"caf\u00e9"})")), std::string("a: caf\xc3\xa9\n")); // other text stays as it is
+    }
+
     void depthBeyondTheYamlLibrarysOwnGuardIsAClearError()
     {
         YamlLimits limits;
