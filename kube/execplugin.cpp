@@ -8,6 +8,10 @@
 #include <QElapsedTimer>
 #include <QFileInfo>
 #include <QProcess>
+#include <QList>
+#include <QCoreApplication>
+#include <QPointer>
+#include <QMutex>
 #include <QRegularExpression>
 #include <QStandardPaths>
 #include <QTimer>
@@ -22,6 +26,31 @@ using core::Json;
 using core::Result;
 
 namespace {
+
+// Abandoned (killed) plugin processes not yet reaped: deleted when the application object is
+// destroyed, so none outlives it (LeakSanitizer saw them in short test runs).
+QMutex g_abandonedMutex;
+QList<QPointer<QProcess>> g_abandoned;
+
+void deleteAbandoned()
+{
+    QMutexLocker lock(&g_abandonedMutex);
+    for (const QPointer<QProcess> &p : std::exchange(g_abandoned, {}))
+        delete p.data();
+}
+
+void keepUntilExit(QProcess *p)
+{
+    QMutexLocker lock(&g_abandonedMutex);
+    static const bool registered = [] {
+        qAddPostRoutine(deleteAbandoned);
+        return true;
+    }();
+    (void)registered;
+    g_abandoned.removeAll(nullptr);
+    g_abandoned.append(p);
+}
+
 
 constexpr qsizetype kMaxDiagnostics = 8 * 1024;
 
@@ -369,10 +398,11 @@ void ExecPluginProcess::abandonProcess()
         return;
     }
     // No waitForFinished here (this may be the GUI thread): the killed process deletes its QProcess
-    // once it has been reaped.
+    // once it has been reaped; one still waiting when the application ends is deleted then.
     p->setParent(nullptr);
     connect(p, &QProcess::finished, p, &QObject::deleteLater);
     p->kill();
+    keepUntilExit(p);
 }
 
 bool ExecPluginProcess::isRunning() const
