@@ -70,6 +70,10 @@ std::string scalarText(const Json &v)
     return toJsonText(v);
 }
 
+// Longer keys are written as explicit "? key" entries (found by fuzz_yaml: a 1,100-byte key read
+// back as "illegal map value").
+constexpr std::size_t kMaxImplicitKey = 1000;
+
 std::string keyText(const std::string &key)
 {
     return needsQuotes(key) ? quoted(key) : key;
@@ -183,7 +187,15 @@ struct Emitter {
                 else
                     out.append(std::size_t(indent), ' ');
                 first = false;
-                out += keyText(it.key());
+                const std::string key = keyText(it.key());
+                if (key.size() > kMaxImplicitKey) { // YAML limits implicit keys to 1024 characters
+                    out += "? ";
+                    out += key;
+                    out += '\n';
+                    out.append(std::size_t(indent), ' ');
+                } else {
+                    out += key;
+                }
                 out += ':';
                 valueAfterKey(it.value(), indent, childPointer(ptr, it.key()));
             }

@@ -2,6 +2,8 @@
 
 #include <QTest>
 
+#include <algorithm>
+
 using namespace fieldscope::core;
 
 namespace {
@@ -189,6 +191,24 @@ private Q_SLOTS:
         QVERIFY(back.ok());
         QVERIFY(jsonEqual(back->value, v));
         QCOMPARE(jsonToYaml(Json::parse(R"({"a":"caf\u00e9"})")), std::string("a: caf\xc3\xa9\n")); // other text stays as it is
+    }
+
+    // fuzz_yaml's second finding: YAML limits an implicit key to 1024 characters, so an object
+    // with a longer key (a ConfigMap's data key can be 253 bytes, an annotation key more) was shown
+    // as YAML that does not read back. Long keys are explicit entries.
+    void keysLongerThanYamlAllowsImplicitlyReadBack()
+    {
+        Json v = Json::object();
+        v[std::string(1100, 'k')] = "value";
+        v["short"] = Json::array({Json::object({{std::string(2000, 'x') + "\r", 1}})});
+        const std::string yaml = jsonToYaml(v);
+        QVERIFY2(yaml.rfind("? ", 0) == 0, yaml.substr(0, 40).c_str());
+        auto back = yamlToJson(yaml);
+        QVERIFY2(back.ok(), back.ok() ? "" : back.error().describe().c_str());
+        QVERIFY(jsonEqual(back->value, v));
+        auto annotated = jsonToAnnotatedYaml(v);
+        QCOMPARE(annotated.text, yaml);
+        QCOMPARE(annotated.linePointers.size(), std::size_t(std::count(yaml.begin(), yaml.end(), '\n')));
     }
 
     void depthBeyondTheYamlLibrarysOwnGuardIsAClearError()
