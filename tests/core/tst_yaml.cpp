@@ -211,6 +211,17 @@ private Q_SLOTS:
         QCOMPARE(annotated.linePointers.size(), std::size_t(std::count(yaml.begin(), yaml.end(), '\n')));
     }
 
+    // fuzz_yaml's third finding: on these 22 bytes yaml-cpp reports empty documents forever; the
+    // reader stops with an error instead of hanging.
+    void inputOnWhichTheYamlLibraryLoopsIsRefused()
+    {
+        const unsigned char bytes[] = {0x00, 0x00, 0x00, 0x2c, 0x63, 0x63, 0x92, 0x8c, 0x9d, 0x9c, 0x63,
+                                       0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x00, 0x00, 0x00, 0x16, 0x63};
+        const std::string input(reinterpret_cast<const char *>(bytes), sizeof bytes);
+        QVERIFY(!yamlToJson(input).ok());
+        QVERIFY(!yamlDocumentsToJson(input).ok());
+    }
+
     void depthBeyondTheYamlLibrarysOwnGuardIsAClearError()
     {
         YamlLimits limits;
