@@ -5,6 +5,8 @@
 #include "core/yaml.h"
 #include "core/yaml_p.h"
 
+#include <cerrno>
+
 #include <yaml-cpp/depthguard.h>
 #include <yaml-cpp/eventhandler.h>
 #include <yaml-cpp/exceptions.h>
@@ -173,7 +175,15 @@ Json plainScalar(const std::string &s, const YAML::Mark &mark, std::vector<std::
     case PlainKind::Float: {
         std::string d = s;
         std::erase(d, '_');
-        return std::strtod(d.c_str(), nullptr);
+        errno = 0;
+        const double v = std::strtod(d.c_str(), nullptr);
+        // Out of a double's range (828e808000, 1e-400): a string, as go-yaml (kubectl) reads it,
+        // not an infinity JSON cannot hold (found by fuzz_yaml: it came back as null).
+        if (errno == ERANGE) {
+            warnings.push_back(where(mark) + ": '" + s + "' is out of a number's range; kept as a string");
+            return s;
+        }
+        return v;
     }
     case PlainKind::Special:
         warnings.push_back(where(mark) + ": '" + s + "' is not representable in JSON; kept as a string");
@@ -273,9 +283,10 @@ public:
     void OnScalar(const YAML::Mark &mark, const std::string &tag, YAML::anchor_t anchor, const std::string &value) override
     {
         // UTF-16/32 input (yaml-cpp guesses the encoding from the first bytes, a BOM or NULs)
-        // decodes to any code point, surrogates and values past U+10FFFF too: such a string could
-        // be shown but never read back, so it is refused here (found by fuzz_yaml).
-        if (checkScalarsUtf8 && invalidUtf8At(value) != std::string_view::npos)
+        // decodes to any code point, surrogates and values past U+10FFFF too, and yaml-cpp turns
+        // a NUL in valid UTF-8 into a stray byte: such a string could be shown but never read
+        // back, so it is refused here, whatever the input encoding (found by fuzz_yaml).
+        if (invalidUtf8At(value) != std::string_view::npos)
             fail("the text decodes to invalid characters (it is neither UTF-8 nor valid UTF-16/32)", mark);
         if (expectingKey()) {
             setKey(value, mark);
@@ -426,10 +437,6 @@ private:
         deliver(std::move(f.value), f.mark);
     }
 
-public:
-    bool checkScalarsUtf8 = false; // the input is not read as UTF-8: check what it decodes to
-
-private:
     const YamlLimits &m_limits;
     std::vector<std::string> &m_warnings;
     std::vector<Frame> m_stack;
@@ -447,7 +454,6 @@ Result<std::vector<Json>> parseAll(std::string_view text, const YamlLimits &limi
         if (const std::size_t bad = invalidUtf8At(text); bad != std::string_view::npos)
             return Error::make(ErrorCategory::Parse, "invalid UTF-8", "byte " + std::to_string(bad + 1));
     Builder builder(limits, warnings);
-    builder.checkScalarsUtf8 = !yamlCppReadsAsUtf8(text);
     try {
         ViewBuf buf(text);
         std::istream in(&buf);

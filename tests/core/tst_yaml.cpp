@@ -222,6 +222,26 @@ private Q_SLOTS:
         QVERIFY(!yamlDocumentsToJson(input).ok());
     }
 
+    // fuzz_yaml's fourth finding: a float out of a double's range became an infinity, which JSON
+    // writes as null. go-yaml (kubectl) keeps such a scalar as a string; so do we, with a warning.
+    void aNulThatYamlCppTurnsIntoAStrayByteIsRefused()
+    {
+        auto r = yamlToJson(std::string("828e808000\0N8802+", 17));
+        QVERIFY2(!r.ok() || jsonEqual(yamlToJson(jsonToYaml(r->value)).value().value, r->value), "shown YAML reads back");
+    }
+
+    void floatsOutOfRangeStayStrings()
+    {
+        auto big = yamlToJson("a: 828e808000\nb: 1e-400\nc: 1.5e3\n");
+        QVERIFY(big.ok());
+        QCOMPARE(big->value["a"].get<std::string>(), std::string("828e808000"));
+        QCOMPARE(big->value["b"].get<std::string>(), std::string("1e-400"));
+        QCOMPARE(big->value["c"].get<double>(), 1500.0);
+        QCOMPARE(big->warnings.size(), std::size_t(2));
+        auto back = yamlToJson(jsonToYaml(big->value));
+        QVERIFY(back.ok() && jsonEqual(back->value, big->value));
+    }
+
     void depthBeyondTheYamlLibrarysOwnGuardIsAClearError()
     {
         YamlLimits limits;
