@@ -43,6 +43,9 @@ bool needsQuotes(const std::string &s)
         return true;
     if (s.back() == ' ' || first == ' ')
         return true;
+    // "..." at the start of a line ends the document (found by fuzz_yaml: a key "... t").
+    if (s.rfind("...", 0) == 0)
+        return true;
     if (s.find(": ") != std::string::npos || s.find(" #") != std::string::npos || s.back() == ':')
         return true;
     for (unsigned char c : s)

@@ -230,6 +230,17 @@ private Q_SLOTS:
         QVERIFY2(!r.ok() || jsonEqual(yamlToJson(jsonToYaml(r->value)).value().value, r->value), "shown YAML reads back");
     }
 
+    // fuzz_yaml's fifth finding: a key beginning with "..." was written plain at the start of a
+    // line, where YAML reads "..." as the end of the document.
+    void keysAndValuesThatStartWithThreeDotsAreQuoted()
+    {
+        const Json v = Json::parse(R"({"... t": "... v", "a": ["...x"], "--- k": 1})");
+        const std::string yaml = jsonToYaml(v);
+        auto back = yamlToJson(yaml);
+        QVERIFY2(back.ok(), yaml.c_str());
+        QVERIFY(jsonEqual(back->value, v));
+    }
+
     void floatsOutOfRangeStayStrings()
     {
         auto big = yamlToJson("a: 828e808000\nb: 1e-400\nc: 1.5e3\n");
