@@ -289,7 +289,7 @@ public:
         if (invalidUtf8At(value) != std::string_view::npos)
             fail("the text decodes to invalid characters (it is neither UTF-8 nor valid UTF-16/32)", mark);
         if (expectingKey()) {
-            setKey(value, mark);
+            setKey(value, mark, tag == "!");
             recordAnchor(anchor, Json(value), value, 1, value.size(), 0, mark);
             return;
         }
@@ -364,10 +364,11 @@ private:
             fail("document expands to more than " + std::to_string(m_limits.maxExpandedBytes) + " bytes of text (alias bomb?)", mark);
     }
 
-    void setKey(const std::string &key, const YAML::Mark &mark)
+    // `quoted`: "<<" in quotes is an ordinary key; plain, it is YAML 1.1's merge key.
+    void setKey(const std::string &key, const YAML::Mark &mark, bool quoted = false)
     {
         Frame &f = m_stack.back();
-        if (key == "<<")
+        if (key == "<<" && !quoted)
             fail("merge keys (<<) are not supported", mark);
         if (f.value.contains(key))
             fail("duplicate key \"" + key + "\"", mark);

@@ -46,6 +46,8 @@ bool needsQuotes(const std::string &s)
     // "..." at the start of a line ends the document (found by fuzz_yaml: a key "... t").
     if (s.rfind("...", 0) == 0)
         return true;
+    if (s == "<<") // a merge key when plain, which the reader refuses
+        return true;
     if (s.find(": ") != std::string::npos || s.find(" #") != std::string::npos || s.back() == ':')
         return true;
     for (unsigned char c : s)

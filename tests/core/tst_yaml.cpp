@@ -234,7 +234,7 @@ private Q_SLOTS:
     // line, where YAML reads "..." as the end of the document.
     void keysAndValuesThatStartWithThreeDotsAreQuoted()
     {
-        const Json v = Json::parse(R"({"... t": "... v", "a": ["...x"], "--- k": 1})");
+        const Json v = Json::parse(R"({"... t": "... v", "a": ["...x"], "--- k": 1, "<<": "not a merge"})");
         const std::string yaml = jsonToYaml(v);
         auto back = yamlToJson(yaml);
         QVERIFY2(back.ok(), yaml.c_str());
