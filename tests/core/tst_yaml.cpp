@@ -239,6 +239,7 @@ private Q_SLOTS:
         auto back = yamlToJson(yaml);
         QVERIFY2(back.ok(), yaml.c_str());
         QVERIFY(jsonEqual(back->value, v));
+        QVERIFY(!yamlToJson("<<: {a: 1}\n").ok()); // a plain << is still a merge key, still refused
     }
 
     void floatsOutOfRangeStayStrings()
