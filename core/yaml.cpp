@@ -256,7 +256,10 @@ struct ViewBuf : std::streambuf {
 class Builder : public YAML::EventHandler
 {
 public:
-    Builder(const YamlLimits &limits, std::vector<std::string> &warnings) : m_limits(limits), m_warnings(warnings) {}
+    Builder(const YamlLimits &limits, std::vector<std::string> &warnings, YamlLineMap *lines = nullptr)
+        : m_limits(limits), m_warnings(warnings), m_lines(lines)
+    {
+    }
 
     std::vector<Json> documents;
 
@@ -320,6 +323,7 @@ public:
         charge(a.nodes, a.bytes, mark);
         if (m_stack.size() + a.depth > std::size_t(m_limits.maxDepth))
             fail("nesting deeper than " + std::to_string(m_limits.maxDepth), mark);
+        noteLine(mark);
         deliver(Json(*a.value), mark);
     }
 
@@ -342,6 +346,7 @@ private:
         std::size_t nodesAtStart = 0, bytesAtStart = 0;
         bool haveKey = false;
         std::string key;
+        std::string pointer; // JSON Pointer of this container (only when lines are recorded)
     };
     struct Anchored {
         std::shared_ptr<const Json> value; // null while the anchored node is still open
@@ -375,6 +380,26 @@ private:
         charge(0, key.size(), mark);
         f.key = key;
         f.haveKey = true;
+        if (m_lines) // a member's line is its key's line: where a reader looks for it
+            m_lines->emplace(childPointer(), int(mark.line) + 1);
+    }
+
+    // The pointer the next value delivered to the open container will have.
+    std::string childPointer() const
+    {
+        if (m_stack.empty())
+            return std::string();
+        const Frame &f = m_stack.back();
+        if (f.value.is_array())
+            return f.pointer + "/" + std::to_string(f.value.size());
+        return f.pointer + "/" + jsonPointerEscape(f.key);
+    }
+
+    // Records where a value starts, unless its key already gave its line.
+    void noteLine(const YAML::Mark &mark)
+    {
+        if (m_lines && (m_stack.empty() || m_stack.back().value.is_array()))
+            m_lines->emplace(childPointer(), int(mark.line) + 1);
     }
 
     void recordAnchor(YAML::anchor_t anchor, const Json &value, const std::string &raw, std::size_t nodes, std::size_t bytes,
@@ -395,6 +420,7 @@ private:
     {
         charge(1, raw.size(), mark);
         recordAnchor(anchor, v, raw, 1, raw.size(), 0, mark);
+        noteLine(mark);
         deliver(std::move(v), mark);
     }
 
@@ -426,7 +452,9 @@ private:
             fail("nesting deeper than " + std::to_string(m_limits.maxDepth), mark);
         if (anchor != 0)
             m_anchors[anchor] = Anchored{}; // open: an alias to it now would be a cycle
-        m_stack.push_back(Frame{std::move(container), anchor, mark, m_nodes - 1, m_bytes, false, {}});
+        noteLine(mark);
+        std::string pointer = m_lines ? childPointer() : std::string();
+        m_stack.push_back(Frame{std::move(container), anchor, mark, m_nodes - 1, m_bytes, false, {}, std::move(pointer)});
     }
 
     void close()
@@ -440,6 +468,7 @@ private:
 
     const YamlLimits &m_limits;
     std::vector<std::string> &m_warnings;
+    YamlLineMap *m_lines;
     std::vector<Frame> m_stack;
     std::unordered_map<YAML::anchor_t, Anchored> m_anchors;
     Json m_root;
@@ -447,14 +476,15 @@ private:
     std::size_t m_nodes = 0, m_bytes = 0; // for the whole input: limits are per input, not per document
 };
 
-Result<std::vector<Json>> parseAll(std::string_view text, const YamlLimits &limits, std::vector<std::string> &warnings)
+Result<std::vector<Json>> parseAll(std::string_view text, const YamlLimits &limits, std::vector<std::string> &warnings,
+                                   YamlLineMap *lines = nullptr)
 {
     if (text.size() > limits.maxBytes)
         return Error::make(ErrorCategory::Parse, "input larger than " + std::to_string(limits.maxBytes) + " bytes");
     if (yamlCppReadsAsUtf8(text))
         if (const std::size_t bad = invalidUtf8At(text); bad != std::string_view::npos)
             return Error::make(ErrorCategory::Parse, "invalid UTF-8", "byte " + std::to_string(bad + 1));
-    Builder builder(limits, warnings);
+    Builder builder(limits, warnings, lines);
     try {
         ViewBuf buf(text);
         std::istream in(&buf);
@@ -486,6 +516,20 @@ Result<YamlParseResult> yamlToJson(std::string_view text, const YamlLimits &limi
 {
     YamlParseResult out;
     auto docs = parseAll(text, limits, out.warnings);
+    if (!docs)
+        return docs.error();
+    if (docs->empty())
+        return Error::make(ErrorCategory::Parse, "the document is empty");
+    if (docs->size() > 1)
+        return Error::make(ErrorCategory::Parse, "expected one YAML document, found " + std::to_string(docs->size()));
+    out.value = std::move(docs->front());
+    return out;
+}
+
+Result<YamlParseResult> yamlToJsonWithLines(std::string_view text, YamlLineMap &lines, const YamlLimits &limits)
+{
+    YamlParseResult out;
+    auto docs = parseAll(text, limits, out.warnings, &lines);
     if (!docs)
         return docs.error();
     if (docs->empty())

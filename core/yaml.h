@@ -6,6 +6,7 @@
 
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 namespace fieldscope::core {
@@ -32,6 +33,11 @@ struct YamlParseResult {
 // Parses exactly one YAML document (an empty input is an error). Errors carry "line N, column M"
 // (or "byte N" for invalid UTF-8). Never throws.
 Result<YamlParseResult> yamlToJson(std::string_view text, const YamlLimits &limits = {});
+// JSON Pointer -> 1-based line where that value (for a mapping member: its key) is written.
+using YamlLineMap = std::unordered_map<std::string, int>;
+// yamlToJson that also tells where each value came from, so a checker of the document's meaning
+// (a lesson file) can name the line of a mistake.
+Result<YamlParseResult> yamlToJsonWithLines(std::string_view text, YamlLineMap &lines, const YamlLimits &limits = {});
 // Parses every document of a multi-document stream ("---"), skipping empty ones.
 Result<std::vector<Json>> yamlDocumentsToJson(std::string_view text, const YamlLimits &limits = {});
 // The same, with the YAML 1.1 warnings of every document.

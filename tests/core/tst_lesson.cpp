@@ -1,0 +1,226 @@
+// core::parseLesson (issue 12): a lesson file is written by a teacher; every mistake in it is
+// refused with the file, the line to fix and the reason.
+#include "core/lesson.h"
+#include "core/yaml.h"
+
+#include <QDir>
+#include <QFile>
+#include <QTest>
+
+using namespace fieldscope::core;
+
+namespace {
+
+const char *kGood = R"(title: Conflicting creates
+summary: Five clients create the same object.
+object: {apiVersion: v1, kind: ConfigMap, name: demo}
+steps:
+- title: Five creates at once
+  narrative: One wins.
+  view: table
+  highlight: /metadata/labels/client
+  requests:
+  - verb: create
+    clients: 5
+    manager: client-{i}
+    object:
+      apiVersion: v1
+      kind: ConfigMap
+      metadata: {name: demo, labels: {client: "{i}"}}
+  expect:
+    succeeded: 1
+    errors: {AlreadyExists: 4}
+    values: {/metadata/labels/client: "{winner}"}
+)";
+
+// Replaces the first occurrence of `from` in the good lesson.
+std::string edited(const std::string &from, const std::string &to)
+{
+    std::string s = kGood;
+    const auto at = s.find(from);
+    if (at == std::string::npos)
+        qFatal("test text not found: %s", from.c_str());
+    return s.replace(at, from.size(), to);
+}
+
+struct Refusal {
+    std::string s;
+    bool contains(const char *x) const { return s.find(x) != std::string::npos; }
+    bool startsWith(const char *x) const { return s.rfind(x, 0) == 0; }
+};
+
+// The message of the error parseLesson gives for `text` ("<accepted>" when it parses).
+Refusal refusal(const std::string &text)
+{
+    auto r = parseLesson(text, "mine.yaml");
+    if (r.ok())
+        return {"<accepted>"};
+    return {r.error().message};
+}
+
+} // namespace
+
+class TestLesson : public QObject
+{
+    Q_OBJECT
+private Q_SLOTS:
+    void aGoodLessonReadsEveryField()
+    {
+        auto r = parseLesson(kGood, "/some/dir/conflicting-creates.yaml");
+        QVERIFY2(r.ok(), r.ok() ? "" : r.error().message.c_str());
+        QCOMPARE(r->name, std::string("conflicting-creates")); // the file's base name
+        QCOMPARE(r->ns, std::string("fs-lesson-conflicting-creates"));
+        QCOMPARE(r->steps.size(), std::size_t(1));
+        const LessonStep &s = r->steps[0];
+        QCOMPARE(s.view, LessonView::Table);
+        QCOMPARE(s.highlight, std::string("/metadata/labels/client"));
+        QCOMPARE(s.focus, (LessonTarget{"v1", "ConfigMap", "demo"}));
+        QCOMPARE(s.requests.size(), std::size_t(1));
+        QCOMPARE(s.requests[0].clients, 5);
+        QCOMPARE(s.requests[0].verb, LessonVerb::Create);
+        QCOMPARE(s.requests[0].target, (LessonTarget{"v1", "ConfigMap", "demo"}));
+        QCOMPARE(*s.expect.succeeded, 1);
+        QCOMPARE(s.expect.errors.at("AlreadyExists"), 4);
+        QCOMPARE(s.expect.values.at(0).second.get<std::string>(), std::string("{winner}"));
+    }
+
+    void clientNumbersExpandInManagersAndManifests()
+    {
+        auto r = parseLesson(kGood, "x.yaml");
+        QVERIFY(r.ok());
+        const LessonRequest &q = r->steps[0].requests[0];
+        QCOMPARE(expandClient(q.manager, 3), std::string("client-3"));
+        QCOMPARE(expandClient(q.object, 4)["metadata"]["labels"]["client"].get<std::string>(), std::string("4"));
+        QCOMPARE(expandClient(std::string("{i}{i}x"), 12), std::string("1212x"));
+    }
+
+    void aYamlSyntaxErrorNamesTheFileAndLine()
+    {
+        const Refusal m = refusal(edited("view: table", "view: [table"));
+        QVERIFY2(m.startsWith("mine.yaml (line "), m.s.c_str());
+    }
+
+    void aMisspelledKeyIsRefusedOnItsLine()
+    {
+        const Refusal m = refusal(edited("  view: table", "  veiw: table"));
+        QVERIFY2(m.startsWith("mine.yaml:7: unknown key \"veiw\""), m.s.c_str());
+        QVERIFY2(m.contains("narrative"), m.s.c_str()); // lists what is expected
+    }
+
+    void aMissingRequiredKeyNamesWhereItBelongs()
+    {
+        QCOMPARE(refusal(edited("  narrative: One wins.\n", "")).s, std::string("mine.yaml:5: \"narrative\" is missing"));
+        QVERIFY(refusal(edited("title: Conflicting creates\n", "")).contains("\"title\" is missing"));
+    }
+
+    void aWrongTypeIsRefused()
+    {
+        QCOMPARE(refusal(edited("clients: 5", "clients: five")).s, std::string("mine.yaml:11: \"clients\" must be a whole number from 1 to 50"));
+        QCOMPARE(refusal(edited("clients: 5", "clients: 500")).s, std::string("mine.yaml:11: \"clients\" must be a whole number from 1 to 50"));
+        { const Refusal m = refusal(edited("- title: Five creates at once", "- title: [a]")); QVERIFY2(m.contains("must be text, not an array"), m.s.c_str()); }
+    }
+
+    void anUnknownVerbOrViewIsRefused()
+    {
+        QVERIFY(refusal(edited("verb: create", "verb: put")).startsWith("mine.yaml:10: unknown verb \"put\""));
+        QVERIFY(refusal(edited("view: table", "view: graph")).startsWith("mine.yaml:7: unknown view \"graph\""));
+    }
+
+    void aManifestWithoutANameOrWithANamespaceIsRefused()
+    {
+        QVERIFY(refusal(edited("metadata: {name: demo, ", "metadata: {")).contains("\"name\" is missing"));
+        QVERIFY(refusal(edited("metadata: {name: demo, ", "metadata: {namespace: x, name: demo, "))
+                    .contains("leave metadata.namespace out"));
+        QVERIFY(refusal(edited("{name: demo, labels", "{name: \"demo-{i}\", labels")).contains("cannot be in its name"));
+    }
+
+    void expectingMoreAnswersThanRequestsIsRefused()
+    {
+        QVERIFY(refusal(edited("AlreadyExists: 4", "AlreadyExists: 5")).contains("sends 5 requests but expects 6 answers"));
+    }
+
+    void aPreconditionOnAStepThatHasNotRunIsRefused()
+    {
+        const Refusal m = refusal(edited("    clients: 5\n", "    clients: 5\n    precondition: {resourceVersionAfterStep: 1}\n"));
+        QVERIFY2(m.contains("create takes no resourceVersion precondition") || m.contains("has not run yet"), m.s.c_str());
+        std::string patch = kGood;
+        patch += R"(- title: Patch
+  narrative: x
+  requests:
+  - verb: merge-patch
+    patch: {data: {a: "1"}}
+    precondition: {resourceVersionAfterStep: 2}
+)";
+        QVERIFY(refusal(patch).contains("step 2 has not run yet when step 2"));
+    }
+
+    void optionsThatDoNotFitTheVerbAreRefused()
+    {
+        QVERIFY(refusal(edited("    clients: 5\n", "    clients: 5\n    force: true\n")).contains("\"force\" only means something for apply"));
+        QVERIFY(refusal(edited("    clients: 5\n", "    clients: 5\n    retry: true\n")).contains("works with update"));
+        QVERIFY(refusal(edited("verb: create", "verb: json-patch")).contains("\"target\" and sends \"patch\""));
+    }
+
+    void aBadJsonPatchOperationIsRefused()
+    {
+        std::string s = kGood;
+        s += R"(- title: Patch
+  narrative: x
+  requests:
+  - verb: json-patch
+    patch:
+    - {op: test, path: /data/foo}
+)";
+        { const Refusal m = refusal(s); QVERIFY2(m.s == "mine.yaml:26: \"test\" needs a \"value\"", m.s.c_str()); }
+        s.replace(s.find("{op: test, path: /data/foo}"), 27, "{op: swap, path: /data/foo}");
+        QVERIFY(refusal(s).contains("unknown JSON Patch operation \"swap\""));
+        s.replace(s.find("{op: swap, path: /data/foo}"), 27, "{op: remove, path: data/foo}");
+        QVERIFY(refusal(s).contains("is not a JSON Pointer"));
+    }
+
+    void aNamespaceTheLessonWouldDamageIsRefused()
+    {
+        QVERIFY(refusal(std::string("namespace: kube-system\n") + kGood).contains("use one of its own"));
+        QVERIFY(refusal(std::string("namespace: default\n") + kGood).contains("use one of its own"));
+        QVERIFY(refusal(std::string("namespace: Not_Valid\n") + kGood).contains("not a valid namespace name"));
+        QVERIFY(refusal(std::string("name: Lesson One\n") + kGood).contains("must be lower-case letters"));
+    }
+
+    void aFileThatIsNotALessonIsRefused()
+    {
+        QVERIFY(refusal("- a\n- b\n").contains("a lesson file is a mapping"));
+        QVERIFY(refusal("").contains("empty"));
+        QVERIFY(refusal(std::string(kMaxLessonFileBytes + 1, '#')).contains("at most 1 MiB"));
+        QVERIFY(refusal(edited("steps:\n", "steps: []\nx:\n")).contains("unknown key \"x\""));
+    }
+
+    void yamlLineMapGivesKeysAndListItems()
+    {
+        YamlLineMap lines;
+        auto r = yamlToJsonWithLines("a:\n  b: 1\n  c:\n  - x\n  - {d: 2}\n", lines);
+        QVERIFY(r.ok());
+        QCOMPARE(lines.at("/a"), 1);
+        QCOMPARE(lines.at("/a/b"), 2);
+        QCOMPARE(lines.at("/a/c/0"), 4);
+        QCOMPARE(lines.at("/a/c/1/d"), 5);
+    }
+
+    // Every lesson the product ships must load (the integration test runs them).
+    void everyShippedLessonParses()
+    {
+        const QDir dir(QStringLiteral(FIELDSCOPE_SOURCE_DIR "/resources/lessons"));
+        const QStringList files = dir.entryList({QStringLiteral("*.yaml")}, QDir::Files, QDir::Name);
+        QVERIFY(files.size() >= 8);
+        for (const QString &f : files) {
+            QFile file(dir.filePath(f));
+            QVERIFY(file.open(QIODevice::ReadOnly));
+            const QByteArray text = file.readAll();
+            auto r = parseLesson(std::string_view(text.constData(), std::size_t(text.size())), f.toStdString());
+            QVERIFY2(r.ok(), r.ok() ? "" : r.error().message.c_str());
+            QVERIFY(!r->steps.empty());
+        }
+    }
+};
+
+QTEST_GUILESS_MAIN(TestLesson)
+#include "tst_lesson.moc"
