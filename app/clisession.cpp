@@ -67,8 +67,14 @@ qint64 parseDuration(const QString &text)
 
 std::unique_ptr<CliSession> CliSession::open(const QCommandLineParser &parser)
 {
+    return open(parser, QString());
+}
+
+std::unique_ptr<CliSession> CliSession::open(const QCommandLineParser &parser, const QString &defaultKubeconfig)
+{
     kube::ConnectionOptions opts;
-    opts.kubeconfigPath = parser.value(QStringLiteral("kubeconfig")).toStdString();
+    opts.kubeconfigPath = parser.isSet(QStringLiteral("kubeconfig")) ? parser.value(QStringLiteral("kubeconfig")).toStdString()
+                                                                      : defaultKubeconfig.toStdString();
     opts.context = parser.value(QStringLiteral("context")).toStdString();
     // What the user allowed in the window is allowed here too (one store, the same fingerprint).
     opts.credentials.consentStore = std::make_shared<SettingsConsentStore>();

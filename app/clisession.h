@@ -20,6 +20,8 @@ class CliSession
 public:
     // Connects and runs discovery; on failure prints the typed error and returns nullopt.
     static std::unique_ptr<CliSession> open(const QCommandLineParser &parser);
+    // The same, with the kubeconfig to use when the parser names none ("" = the usual search).
+    static std::unique_ptr<CliSession> open(const QCommandLineParser &parser, const QString &defaultKubeconfig);
     // The exit code for the last failed open(): 2 for kubeconfig/usage problems, 1 otherwise.
     static int openFailureCode() { return s_openFailureCode; }
 

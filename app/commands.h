@@ -14,6 +14,7 @@ int runBlame(const QStringList &args);
 int runConflicts(const QStringList &args);
 int runConsent(const QStringList &args);
 int runCompletion(const QStringList &args);
+int runLesson(const QStringList &args);
 
 // Subcommands this build knows, for --help.
 struct SubcommandInfo {

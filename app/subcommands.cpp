@@ -16,6 +16,7 @@ const SubcommandInfo *subcommands()
         {"conflicts", "what a server-side apply would conflict on, own and remove", &runConflicts, true},
         {"history", "the versions of an object and who made each change", &runHistory, false},
         {"export", "write recorded history as JSON Lines, to read without a cluster", &runExport, false},
+        {"lesson", "teaching lessons: list them, check a lesson file, run one headless", &runLesson, true},
         {"consent", "list or forget the remembered answers about exec credential plugins", &runConsent, false},
         {"completion", "print a bash or zsh completion script", &runCompletion, false},
         {nullptr, nullptr, nullptr, false},

@@ -1,0 +1,636 @@
+#include "kube/lessonrunner.h"
+
+#include "core/ownershiptree.h"
+#include "kube/apierror.h"
+#include "kube/writes.h"
+
+#include <algorithm>
+#include <chrono>
+#include <future>
+#include <latch>
+#include <mutex>
+#include <set>
+#include <thread>
+
+namespace fieldscope::kube {
+
+using core::Error;
+using core::ErrorCategory;
+using core::Json;
+using core::Result;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+// One request, waited for. Non-2xx answers come back as responses (the caller reads their Status).
+Result<HttpResponse> sendAndWait(Transport &transport, HttpRequest request)
+{
+    auto promise = std::make_shared<std::promise<Result<HttpResponse>>>();
+    auto future = promise->get_future();
+    transport.start(std::move(request), [promise](Result<HttpResponse> r) { promise->set_value(std::move(r)); });
+    return future.get();
+}
+
+Json parsedBody(const HttpResponse &r)
+{
+    auto j = core::parseJson(r.body);
+    return j.ok() ? std::move(*j) : Json();
+}
+
+std::string resourceVersionOf(const Json &object)
+{
+    if (!object.is_object())
+        return {};
+    auto meta = object.find("metadata");
+    if (meta == object.end() || !meta->is_object())
+        return {};
+    auto rv = meta->find("resourceVersion");
+    return rv != meta->end() && rv->is_string() ? rv->get<std::string>() : std::string();
+}
+
+// RFC 7386 merge patch applied locally: what a read-modify-write client does with its change.
+void mergeInto(Json &target, const Json &patch)
+{
+    if (!patch.is_object()) {
+        target = patch;
+        return;
+    }
+    if (!target.is_object())
+        target = Json::object();
+    for (auto it = patch.begin(); it != patch.end(); ++it) {
+        if (it.value().is_null())
+            target.erase(it.key());
+        else
+            mergeInto(target[it.key()], it.value());
+    }
+}
+
+std::optional<Json> valueAt(const Json &object, const std::string &pointer)
+{
+    try {
+        const Json::json_pointer p(pointer);
+        if (object.contains(p))
+            return object.at(p);
+    } catch (const std::exception &) { // a pointer into a string, or a malformed one
+    }
+    return std::nullopt;
+}
+
+// "{winner}" and "{last}" in an expectation: the client numbers the step found.
+std::optional<std::string> expandOutcome(std::string text, const LessonStepReport &r, std::string *why)
+{
+    for (auto [token, value] : {std::pair{std::string("{winner}"), r.winner}, std::pair{std::string("{last}"), r.last}}) {
+        for (std::size_t at; (at = text.find(token)) != std::string::npos;) {
+            if (!value) {
+                *why = token == "{winner}" ? "no single client succeeded, so there is no {winner}"
+                                           : "no client's write is the one the object shows, so there is no {last}";
+                return std::nullopt;
+            }
+            text.replace(at, token.size(), std::to_string(*value));
+        }
+    }
+    return text;
+}
+
+Json expandOutcome(const Json &v, const LessonStepReport &r, std::string *why)
+{
+    if (!v.is_string())
+        return v;
+    auto s = expandOutcome(v.get<std::string>(), r, why);
+    return s ? Json(*s) : Json();
+}
+
+std::string show(const Json &v) { return v.is_null() ? std::string("(absent)") : core::toJsonText(v); }
+
+std::string joined(std::vector<std::string> v)
+{
+    std::sort(v.begin(), v.end());
+    std::string out;
+    for (const std::string &s : v)
+        out += (out.empty() ? "" : ", ") + s;
+    return out.empty() ? std::string("nobody") : out;
+}
+
+std::vector<LessonOwner> ownersAt(const core::OwnershipTree &tree, const std::string &pointer)
+{
+    std::vector<LessonOwner> out;
+    auto id = tree.findByJsonPointer(pointer);
+    if (!id)
+        return out;
+    for (const core::NodeOwner &o : tree.node(*id).owners) {
+        const core::ManagedFieldsEntry &e = tree.entries()[o.entry];
+        out.push_back({e.manager, core::operationName(e.operation), e.subresource});
+    }
+    return out;
+}
+
+// A watch on one object's events, collected while a step runs.
+class EventCollector
+{
+public:
+    EventCollector(Transport &transport, const ResourceInfo &r, const std::string &ns, const std::string &name,
+                   const std::string &fromResourceVersion)
+        : m_transport(transport)
+    {
+        HttpRequest req;
+        req.path = r.collectionPath(ns) + "?watch=1&allowWatchBookmarks=false&timeoutSeconds=600&fieldSelector="
+            + urlEncode("metadata.name=" + name) + (fromResourceVersion.empty() ? "" : "&resourceVersion=" + fromResourceVersion);
+        req.streaming = true;
+        req.isWatchStart = true;
+        auto state = m_state;
+        m_id = transport.start(
+            std::move(req), [state](Result<HttpResponse> r) {
+                std::lock_guard lock(state->mutex);
+                state->ended = true;
+                if (r.ok() && !isSuccess(r->status))
+                    state->error = errorFromResponse(*r, "watch").describe();
+            },
+            [state](const HttpResponse &, std::string_view bytes) {
+                std::lock_guard lock(state->mutex);
+                state->buffer.append(bytes);
+                for (std::size_t nl; (nl = state->buffer.find('\n')) != std::string::npos;) {
+                    auto event = core::parseJson(std::string_view(state->buffer).substr(0, nl));
+                    state->buffer.erase(0, nl + 1);
+                    if (!event || !event->is_object() || !(*event)["type"].is_string())
+                        continue;
+                    LessonEvent e{(*event)["type"].get<std::string>(), {}, (*event)["object"]};
+                    e.resourceVersion = resourceVersionOf(e.object);
+                    state->events.push_back(std::move(e));
+                }
+                return true;
+            });
+    }
+    ~EventCollector() { m_transport.cancel(m_id); }
+
+    // Waits until the event for `resourceVersion` arrived (the watch caught up), at most `limit`.
+    std::vector<LessonEvent> until(const std::string &resourceVersion, std::chrono::milliseconds limit)
+    {
+        const auto deadline = Clock::now() + limit;
+        for (;;) {
+            {
+                std::lock_guard lock(m_state->mutex);
+                const bool caughtUp = std::any_of(m_state->events.begin(), m_state->events.end(),
+                                                  [&](const LessonEvent &e) { return e.resourceVersion == resourceVersion; });
+                if (caughtUp || m_state->ended || Clock::now() > deadline)
+                    return m_state->events;
+            }
+            std::this_thread::sleep_for(std::chrono::milliseconds(20));
+        }
+    }
+
+private:
+    struct State {
+        std::mutex mutex;
+        std::string buffer;
+        std::vector<LessonEvent> events;
+        bool ended = false;
+        std::string error;
+    };
+    Transport &m_transport;
+    std::shared_ptr<State> m_state = std::make_shared<State>();
+    Transport::RequestId m_id = 0;
+};
+
+} // namespace
+
+struct LessonRunner::Impl {
+    TransportConfig config;
+    ResolveKind resolve;
+    std::unique_ptr<Transport> transport; // the runner's own reads, deletes and watches
+    // resourceVersion of each object after each step, for resourceVersionAfterStep.
+    std::vector<std::map<std::string, std::string>> versionsAfterStep;
+    Clock::time_point stepStart;
+    // {winner} and {last} of the latest step that sent writes: a step that only looks refers to them.
+    std::optional<int> winner, last;
+
+    const ResourceInfo &resource(const core::LessonTarget &t) const
+    {
+        const ResourceInfo *r = resolve(t.apiVersion, t.kind);
+        if (!r)
+            throw Error::make(ErrorCategory::NotFound, "the server has no resource for " + t.kind + " in " + t.apiVersion);
+        return *r;
+    }
+
+    static std::string key(const core::LessonTarget &t) { return t.apiVersion + "/" + t.kind + "/" + t.name; }
+
+    // GET; null when the object does not exist.
+    Result<Json> read(Transport &via, const core::LessonTarget &t, const std::string &ns)
+    {
+        auto r = sendAndWait(via, getRequest(resource(t), ns, t.name));
+        if (!r)
+            return r.error();
+        if (r->status == 404)
+            return Json();
+        if (!isSuccess(r->status))
+            return errorFromResponse(*r, "GET " + t.describe());
+        return parsedBody(*r);
+    }
+
+    std::int64_t sinceStart() const
+    {
+        return std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - stepStart).count();
+    }
+
+    // Sends one request and records it; `body` receives a 2xx answer's object.
+    LessonCall perform(Transport &via, HttpRequest request, LessonCall call, Json *body = nullptr)
+    {
+        call.method = request.method;
+        call.path = request.path.substr(0, request.path.find('?'));
+        call.sentMs = sinceStart();
+        auto r = sendAndWait(via, std::move(request));
+        call.answeredMs = sinceStart();
+        if (!r) {
+            call.message = r.error().describe();
+            return call;
+        }
+        call.status = r->status;
+        if (isSuccess(r->status)) {
+            Json object = parsedBody(*r);
+            call.resourceVersion = resourceVersionOf(object);
+            if (body)
+                *body = std::move(object);
+        } else {
+            const Error e = errorFromResponse(*r);
+            call.reason = e.reason.empty() ? std::string(core::categoryName(e.category)) : e.reason;
+            call.message = e.message;
+            call.conflicts = e.conflicts;
+        }
+        return call;
+    }
+
+    // The request one client sends for one write. `read` is the object the client read (for
+    // preconditions and read-modify-write), null when it did not read.
+    HttpRequest buildWrite(const core::LessonRequest &q, int client, int write, const Json &read, const std::string &rv,
+                           const std::string &ns)
+    {
+        const ResourceInfo &r = resource(q.target);
+        WriteOptions o;
+        o.fieldManager = core::expandClient(q.manager, client, write);
+        o.force = q.force;
+        o.subresource = q.subresource;
+        switch (q.verb) {
+        case core::LessonVerb::Create:
+            return createRequest(r, ns, core::expandClient(q.object, client, write), o);
+        case core::LessonVerb::Apply:
+            return applyRequest(r, ns, core::expandClient(q.object, client, write), o);
+        case core::LessonVerb::Update: {
+            Json body = core::expandClient(q.object, client, write);
+            if (!read.is_null()) {
+                Json merged = read;
+                mergeInto(merged, body);
+                body = std::move(merged);
+            }
+            if (!rv.empty())
+                body["metadata"]["resourceVersion"] = rv;
+            return replaceRequest(r, ns, body, o);
+        }
+        case core::LessonVerb::MergePatch: {
+            Json patch = core::expandClient(q.patch, client, write);
+            if (!rv.empty())
+                patch["metadata"]["resourceVersion"] = rv;
+            return patchRequest(r, ns, q.target.name, PatchType::Merge, patch, o);
+        }
+        case core::LessonVerb::JsonPatch: {
+            Json patch = core::expandClient(q.patch, client, write);
+            if (!rv.empty())
+                patch = withResourceVersionPrecondition(std::move(patch), rv);
+            return patchRequest(r, ns, q.target.name, PatchType::Json, patch, o);
+        }
+        }
+        return {};
+    }
+
+    // Everything one client does for a request: `repeat` writes, each retried when asked.
+    std::vector<LessonCall> runClient(Transport &via, const core::LessonRequest &q, int client, const Json &sharedRead,
+                                      const std::string &sharedRv, const std::string &ns)
+    {
+        std::vector<LessonCall> calls;
+        for (int write = 1; write <= q.repeat; ++write) {
+            for (int attempt = 1; attempt <= (q.retry ? q.maxAttempts : 1); ++attempt) {
+                Json read = sharedRead;
+                std::string rv = sharedRv;
+                if (q.retry) { // read-modify-write: a fresh read for every attempt
+                    read = Json();
+                    calls.push_back(perform(via, getRequest(resource(q.target), ns, q.target.name), {client, write, attempt, false}, &read));
+                    rv = resourceVersionOf(read);
+                }
+                calls.push_back(perform(via, buildWrite(q, client, write, read, rv, ns), {client, write, attempt, true}));
+                const LessonCall &c = calls.back();
+                if (c.ok() || !q.retry || c.status != 409)
+                    break;
+            }
+        }
+        return calls;
+    }
+
+    // The concurrent part: one Transport (thread and connection) per client, all released at once.
+    std::vector<LessonCall> runRequest(const core::LessonRequest &q, const Json &sharedRead, const std::string &sharedRv,
+                                       const std::string &ns)
+    {
+        std::vector<std::unique_ptr<Transport>> clients;
+        for (int i = 0; i < q.clients; ++i) {
+            clients.push_back(std::make_unique<Transport>(config));
+            HttpRequest warm; // opens the connection (TCP, TLS, auth) before the race starts
+            warm.path = "/version";
+            (void)sendAndWait(*clients.back(), warm);
+        }
+        std::vector<std::vector<LessonCall>> perClient(std::size_t(q.clients));
+        std::latch start(q.clients + 1);
+        std::vector<std::thread> threads;
+        for (int i = 0; i < q.clients; ++i) {
+            threads.emplace_back([&, i] {
+                start.arrive_and_wait();
+                try {
+                    perClient[std::size_t(i)] = runClient(*clients[std::size_t(i)], q, i + 1, sharedRead, sharedRv, ns);
+                } catch (const Error &e) {
+                    LessonCall failed{i + 1, 1, 1, true};
+                    failed.message = e.describe();
+                    perClient[std::size_t(i)].push_back(failed);
+                }
+            });
+        }
+        start.arrive_and_wait();
+        for (std::thread &t : threads)
+            t.join();
+        std::vector<LessonCall> out;
+        for (auto &c : perClient)
+            out.insert(out.end(), c.begin(), c.end());
+        return out;
+    }
+};
+
+LessonRunner::LessonRunner(TransportConfig config, ResolveKind resolve, core::Lesson lesson, std::string ns)
+    : m_lesson(std::move(lesson)), m_ns(ns.empty() ? m_lesson.ns : std::move(ns)), m_impl(std::make_unique<Impl>())
+{
+    m_impl->config = std::move(config);
+    m_impl->resolve = std::move(resolve);
+    m_impl->transport = std::make_unique<Transport>(m_impl->config);
+}
+
+LessonRunner::~LessonRunner() = default;
+
+core::Status LessonRunner::reset()
+{
+    Transport &t = *m_impl->transport;
+    m_impl->versionsAfterStep.clear();
+    m_impl->winner.reset();
+    m_impl->last.reset();
+    try {
+        // A namespace being deleted (by an earlier removeNamespace) refuses new objects: wait.
+        const auto deadline = Clock::now() + std::chrono::seconds(120);
+        for (;;) {
+            Json ns{{"apiVersion", "v1"}, {"kind", "Namespace"},
+                    {"metadata", {{"name", m_ns}, {"labels", {{"app.kubernetes.io/managed-by", "fieldscope-lesson"}}}}}};
+            HttpRequest create;
+            create.method = "POST";
+            create.path = "/api/v1/namespaces?fieldManager=fieldscope-lesson";
+            create.contentType = "application/json";
+            create.body = core::toJsonText(ns);
+            auto r = sendAndWait(t, create);
+            if (!r)
+                return r.error();
+            if (isSuccess(r->status))
+                break;
+            if (r->status != 409)
+                return errorFromResponse(*r, "create namespace " + m_ns);
+            HttpRequest get;
+            get.path = "/api/v1/namespaces/" + m_ns;
+            auto existing = sendAndWait(t, get);
+            if (existing && isSuccess(existing->status)) {
+                const Json body = parsedBody(*existing);
+                if (body.value("/status/phase"_json_pointer, std::string()) != "Terminating")
+                    break;
+            }
+            if (Clock::now() > deadline)
+                return Error::make(ErrorCategory::Server, "namespace " + m_ns + " is still being deleted after 120 s");
+            std::this_thread::sleep_for(std::chrono::milliseconds(500));
+        }
+        for (const core::LessonTarget &object : m_lesson.objects()) {
+            const ResourceInfo &r = m_impl->resource(object);
+            auto d = sendAndWait(t, deleteRequest(r, m_ns, object.name, {}, PropagationPolicy::Background));
+            if (!d)
+                return d.error();
+            if (!isSuccess(d->status) && d->status != 404)
+                return errorFromResponse(*d, "delete " + object.describe());
+            const auto deadline2 = Clock::now() + std::chrono::seconds(60);
+            for (;;) {
+                auto now = m_impl->read(t, object, m_ns);
+                if (!now)
+                    return now.error();
+                if (now->is_null())
+                    break;
+                if (Clock::now() > deadline2)
+                    return Error::make(ErrorCategory::Server, object.describe() + " is still there 60 s after it was deleted");
+                std::this_thread::sleep_for(std::chrono::milliseconds(200));
+            }
+        }
+    } catch (const Error &e) {
+        return e;
+    }
+    return core::success();
+}
+
+core::Status LessonRunner::removeNamespace()
+{
+    HttpRequest del;
+    del.method = "DELETE";
+    del.path = "/api/v1/namespaces/" + m_ns;
+    auto r = sendAndWait(*m_impl->transport, del);
+    if (!r)
+        return r.error();
+    if (!isSuccess(r->status) && r->status != 404)
+        return errorFromResponse(*r, "delete namespace " + m_ns);
+    return core::success();
+}
+
+namespace {
+
+// `withEvents`: false while the watch is still collecting.
+void checkExpectation(const core::LessonExpectation &x, LessonStepReport &report, bool withEvents)
+{
+    auto miss = [&](std::string text) { report.mismatches.push_back(std::move(text)); };
+    if (x.succeeded && *x.succeeded != report.succeeded)
+        miss("expected " + std::to_string(*x.succeeded) + " writes to succeed, " + std::to_string(report.succeeded) + " did");
+    if (!x.errors.empty() && x.errors != report.errors) {
+        std::string want, got;
+        for (const auto &[reason, n] : x.errors)
+            want += (want.empty() ? "" : ", ") + reason + " x" + std::to_string(n);
+        for (const auto &[reason, n] : report.errors)
+            got += (got.empty() ? "" : ", ") + reason + " x" + std::to_string(n);
+        miss("expected refusals " + want + ", got " + (got.empty() ? std::string("none") : got));
+    }
+    for (const auto &[pointer, want] : x.values) {
+        std::string why;
+        const Json expected = expandOutcome(want, report, &why);
+        if (!why.empty()) {
+            miss(pointer + ": " + why);
+            continue;
+        }
+        const auto actual = valueAt(report.object, pointer);
+        if (!actual || !core::jsonEqual(*actual, expected))
+            miss(pointer + " should be " + show(expected) + ", is " + (actual ? show(*actual) : std::string("absent")));
+    }
+    for (const std::string &pointer : x.absent)
+        if (auto actual = valueAt(report.object, pointer))
+            miss(pointer + " should be gone, is " + show(*actual));
+    for (const core::LessonOwnerExpectation &o : x.owners) {
+        std::vector<std::string> want, got;
+        std::string why;
+        for (const std::string &m : o.managers)
+            if (auto s = expandOutcome(m, report, &why))
+                want.push_back(*s);
+        for (const LessonOwner &owner : report.owners[o.pointer])
+            got.push_back(owner.manager);
+        std::sort(got.begin(), got.end());
+        got.erase(std::unique(got.begin(), got.end()), got.end());
+        if (!why.empty())
+            miss(o.pointer + ": " + why);
+        else if (joined(want) != joined(got))
+            miss(o.pointer + " should be owned by " + joined(want) + ", is owned by " + joined(got));
+    }
+    for (const core::LessonConflictExpectation &c : x.conflicts) {
+        const bool seen = std::any_of(report.calls.begin(), report.calls.end(), [&](const LessonCall &call) {
+            return std::any_of(call.conflicts.begin(), call.conflicts.end(),
+                               [&](const core::FieldConflict &f) { return f.path == c.field && f.manager == c.manager; });
+        });
+        if (!seen)
+            miss("expected a conflict on " + c.field + " with \"" + c.manager + "\"");
+    }
+    if (!withEvents)
+        return;
+    if (x.events && int(report.events.size()) != *x.events)
+        miss("expected " + std::to_string(*x.events) + " watch events, saw " + std::to_string(report.events.size()));
+    if (!x.consistent.empty()) {
+        for (const LessonEvent &e : report.events) {
+            const auto first = valueAt(e.object, x.consistent.front());
+            for (const std::string &p : x.consistent) {
+                const auto v = valueAt(e.object, p);
+                if (v.has_value() != first.has_value() || (v && !core::jsonEqual(*v, *first))) {
+                    miss("event at resourceVersion " + e.resourceVersion + " shows a half-applied write: " + x.consistent.front()
+                         + " = " + (first ? show(*first) : "absent") + " but " + p + " = " + (v ? show(*v) : "absent"));
+                    break;
+                }
+            }
+        }
+    }
+}
+
+} // namespace
+
+LessonStepReport LessonRunner::runStep(std::size_t index)
+{
+    LessonStepReport report;
+    report.index = index;
+    if (index >= m_lesson.steps.size()) {
+        report.mismatches.push_back("the lesson has no step " + std::to_string(index + 1));
+        return report;
+    }
+    const core::LessonStep &step = m_lesson.steps[index];
+    report.title = step.title;
+    Impl &d = *m_impl;
+    Transport &t = *d.transport;
+    d.stepStart = Clock::now();
+    try {
+        const ResourceInfo &focus = d.resource(step.focus);
+        auto before = d.read(t, step.focus, m_ns);
+        if (!before)
+            throw before.error();
+        std::string fromVersion = resourceVersionOf(*before);
+        if (fromVersion.empty()) { // no object yet: watch from the collection's current version
+            HttpRequest list;
+            list.path = focus.collectionPath(m_ns) + "?limit=1";
+            auto l = sendAndWait(t, list);
+            if (l && isSuccess(l->status))
+                fromVersion = parsedBody(*l).value("/metadata/resourceVersion"_json_pointer, std::string());
+        }
+        EventCollector watch(t, focus, m_ns, step.focus.name, fromVersion);
+
+        for (const core::LessonRequest &q : step.requests) {
+            Json sharedRead;
+            std::string sharedRv;
+            if (q.precondition == core::LessonPrecondition::Read && !q.retry) {
+                auto r = d.read(t, q.target, m_ns);
+                if (!r)
+                    throw r.error();
+                sharedRead = *r;
+                sharedRv = resourceVersionOf(sharedRead);
+            } else if (q.precondition == core::LessonPrecondition::AfterStep) {
+                const std::size_t s = std::size_t(q.afterStep - 1);
+                if (s < d.versionsAfterStep.size())
+                    sharedRv = d.versionsAfterStep[s][Impl::key(q.target)];
+            }
+            if (q.verb != core::LessonVerb::Update)
+                sharedRead = Json(); // only an update sends the object it read
+            auto calls = d.runRequest(q, sharedRead, sharedRv, m_ns);
+            report.calls.insert(report.calls.end(), calls.begin(), calls.end());
+        }
+        std::stable_sort(report.calls.begin(), report.calls.end(),
+                         [](const LessonCall &a, const LessonCall &b) { return a.answeredMs < b.answeredMs; });
+
+        std::set<int> winners;
+        for (const LessonCall &c : report.calls) {
+            if (!c.isWrite)
+                continue;
+            if (c.ok()) {
+                ++report.succeeded;
+                winners.insert(c.client);
+            } else {
+                ++report.errors[c.reason.empty() ? std::string("NoAnswer") : c.reason];
+            }
+        }
+        const bool wrote = std::any_of(report.calls.begin(), report.calls.end(), [](const LessonCall &c) { return c.isWrite; });
+        if (report.succeeded == 1)
+            report.winner = *winners.begin();
+        else if (!wrote)
+            report.winner = d.winner;
+
+        // Controllers write on their own time: poll until the claim holds or the wait is over.
+        const auto deadline = Clock::now() + std::chrono::seconds(step.expect.waitSeconds);
+        for (;;) {
+            auto after = d.read(t, step.focus, m_ns);
+            if (!after)
+                throw after.error();
+            report.object = *after;
+            const std::string rv = resourceVersionOf(report.object);
+            report.last = wrote ? std::nullopt : d.last;
+            for (const LessonCall &c : report.calls)
+                if (c.isWrite && c.ok() && !rv.empty() && c.resourceVersion == rv)
+                    report.last = c.client;
+            report.owners.clear();
+            if (auto tree = core::OwnershipTree::build(report.object); tree.ok()) {
+                for (const core::LessonOwnerExpectation &o : step.expect.owners)
+                    report.owners[o.pointer] = ownersAt(*tree, o.pointer);
+                if (auto owners = ownersAt(*tree, step.highlight); !step.highlight.empty() && !owners.empty())
+                    report.owners.emplace(step.highlight, std::move(owners));
+            }
+            report.mismatches.clear();
+            checkExpectation(step.expect, report, false);
+            if (report.passed() || Clock::now() >= deadline)
+                break;
+            std::this_thread::sleep_for(std::chrono::milliseconds(500));
+        }
+        // The events of this step's writes: wait until the watch delivered the last one.
+        const std::string rvAfter = resourceVersionOf(report.object);
+        const bool changed = !rvAfter.empty() && rvAfter != resourceVersionOf(*before);
+        report.events = watch.until(changed ? rvAfter : std::string(), changed ? std::chrono::seconds(10) : std::chrono::milliseconds(300));
+        report.mismatches.clear();
+        checkExpectation(step.expect, report, true);
+
+        if (wrote) {
+            d.winner = report.winner;
+            d.last = report.last;
+        }
+        if (d.versionsAfterStep.size() <= index)
+            d.versionsAfterStep.resize(index + 1);
+        for (const core::LessonTarget &object : m_lesson.objects()) {
+            auto now = object == step.focus ? Result<Json>(report.object) : d.read(t, object, m_ns);
+            if (now.ok())
+                d.versionsAfterStep[index][Impl::key(object)] = resourceVersionOf(*now);
+        }
+    } catch (const Error &e) {
+        report.mismatches.push_back("the step could not run: " + e.describe());
+    }
+    return report;
+}
+
+} // namespace fieldscope::kube
