@@ -46,6 +46,8 @@ public:
     void showResource(const QString &resource);
 
     bool isLoaded() const { return m_loaded; }
+    // The open connection (null until connected): lessons start their own clients from it.
+    std::shared_ptr<kube::Connection> connection() const { return m_connection; }
     // Loaded, the server's Table columns listed (or known to be missing) and every kind's count
     // asked for: what a screenshot waits for.
     bool isSettled() const;

@@ -4,6 +4,8 @@
 #include "app/commands.h"
 #include "app/historyfilecontroller.h"
 #include "app/screenshot.h"
+#include "app/lessoncontroller.h"
+#include "app/lessonlauncher.h"
 #include "app/sandbox.h"
 #include "app/terminationsignals.h"
 #include "app/workspace.h"
@@ -68,6 +70,11 @@ void addGuiOptions(QCommandLineParser &p)
     p.addOption({QStringLiteral("keep-sandbox"), QStringLiteral("Leave the sandbox cluster running when the app quits.")});
     p.addOption({QStringLiteral("open"), QStringLiteral("Open a recorded history (a history database or a .jsonl export) without a cluster."),
                  QStringLiteral("FILE")});
+    p.addOption({QStringLiteral("lesson"), QStringLiteral("Start this lesson (see `fieldscope lesson list`) once connected."), QStringLiteral("NAME")});
+    p.addOption({QStringLiteral("lesson-step"), QStringLiteral("With --lesson: run the steps up to N (1-based) right away."), QStringLiteral("N")});
+    p.addOption({QStringLiteral("presenter"), QStringLiteral("With --lesson: presenter mode (large type, high contrast, Space/Backspace).")});
+    p.addOption({QStringLiteral("lessons"), QStringLiteral("Also load lessons from DIR (repeatable)."), QStringLiteral("DIR")});
+    p.addOption({QStringLiteral("yes"), QStringLiteral("With --lesson: run on a cluster that is not the sandbox without asking.")});
 }
 
 } // namespace
@@ -113,8 +120,21 @@ int runGui(int &argc, char **argv)
             selectNs = parts[1];
     }
 
+    const QString lessonName = p.value(QStringLiteral("lesson"));
+    bool stepOk = true;
+    const int lessonStep = p.isSet(QStringLiteral("lesson-step")) ? p.value(QStringLiteral("lesson-step")).toInt(&stepOk) : 0;
+    if (!stepOk || lessonStep < 0) {
+        std::fprintf(stderr, "fieldscope: --lesson-step wants a step number (1, 2, ...)\n");
+        return 2;
+    }
+
     widgets::MainWindow window;
     Workspace workspace(&window);
+    LessonLauncher lessons(&window, &workspace, p.values(QStringLiteral("lessons")));
+    if (!lessonName.isEmpty() && !lessons.catalog().find(lessonName.toStdString())) {
+        std::fprintf(stderr, "fieldscope: no lesson named \"%s\" (see fieldscope lesson list)\n", qUtf8Printable(lessonName));
+        return 2;
+    }
     SandboxController sandbox;
     const bool useSandbox = p.isSet(QStringLiteral("sandbox"))
                          || (!p.isSet(QStringLiteral("context")) && !p.isSet(QStringLiteral("kubeconfig")) && openFile.isEmpty());
@@ -129,6 +149,8 @@ int runGui(int &argc, char **argv)
         first = workspace.open(context);
         if (!resource.isEmpty())
             first->showResource(resource);
+        if (!lessonName.isEmpty())
+            lessons.start(first, {lessonName, p.isSet(QStringLiteral("yes")), p.isSet(QStringLiteral("presenter")), lessonStep});
     };
 
     const QString shot = p.value(QStringLiteral("screenshot"));
@@ -140,7 +162,11 @@ int runGui(int &argc, char **argv)
             return 2;
         }
         window.resize(*size);
-        taker = std::make_unique<ScreenshotTaker>(&window, shot, ScreenshotTarget{resource, selectNs, selectName, tab, !tabName.isEmpty()});
+        ScreenshotTarget target{resource, selectNs, selectName, tab, !tabName.isEmpty()};
+        target.lesson = !lessonName.isEmpty();
+        target.lessonStep = lessonStep - 1;
+        taker = std::make_unique<ScreenshotTaker>(&window, shot, target);
+        QObject::connect(&lessons, &LessonLauncher::started, taker.get(), [t = taker.get()](LessonController *l) { t->follow(l); });
         QObject::connect(&workspace, &Workspace::opened, taker.get(), [t = taker.get()](ClusterController *c) { t->follow(c); });
         if (!openFile.isEmpty()) {
             offline = std::make_unique<HistoryFileController>(window.addCluster(QFileInfo(openFile).fileName()));

@@ -2,6 +2,7 @@
 
 #include "app/clustercontroller.h"
 #include "app/historyfilecontroller.h"
+#include "app/lessoncontroller.h"
 #include "widgets/clusterview.h"
 #include "widgets/mainwindow.h"
 #include "widgets/objecttablepage.h"
@@ -11,6 +12,7 @@
 #include <QElapsedTimer>
 #include <QFileInfo>
 #include <QRegularExpression>
+#include <QTabWidget>
 #include <QTableView>
 #include <QTimer>
 
@@ -52,6 +54,8 @@ void ScreenshotTaker::follow(ClusterController *c)
     if (std::exchange(m_following, true))
         return; // only the first cluster is waited for
     connect(c, &ClusterController::failed, this, &ScreenshotTaker::fail);
+    if (m_target.lesson)
+        return; // the lesson says when
     connect(c, &ClusterController::loaded, this, [this, c] {
         whenReady(c, c->view(), [c] { return c->isSettled(); }, [this, c] {
             if (m_target.tab == widgets::DetailPane::EventsTab)
@@ -59,6 +63,27 @@ void ScreenshotTaker::follow(ClusterController *c)
             return m_target.tab != widgets::DetailPane::HistoryTab || historyReady(c->historySource(), c->historyModel());
         });
     }, Qt::SingleShotConnection);
+}
+
+void ScreenshotTaker::follow(LessonController *lesson)
+{
+    connect(lesson, &LessonController::failed, this, &ScreenshotTaker::fail);
+    connect(lesson, &LessonController::stepShown, this, [this, lesson](int index) {
+        if (index != m_target.lessonStep)
+            return;
+        ClusterController *c = lesson->cluster();
+        auto *poll = new QTimer(lesson);
+        connect(poll, &QTimer::timeout, this, [this, poll, lesson, c] {
+            widgets::DetailPane *detail = c->view()->detailPane();
+            const bool historyShown = detail->tabs()->currentIndex() != widgets::DetailPane::HistoryTab
+                                   || historyReady(c->historySource(), c->historyModel());
+            if ((lesson->currentStep() < 0 || detail->isReady()) && historyShown) {
+                poll->stop();
+                QTimer::singleShot(kSettleMs, this, [this] { save(0); });
+            }
+        });
+        poll->start(50);
+    });
 }
 
 void ScreenshotTaker::follow(HistoryFileController *c)

@@ -22,11 +22,14 @@ namespace fieldscope::app {
 
 class ClusterController;
 class HistoryFileController;
+class LessonController;
 
 struct ScreenshotTarget {
     QString resource, selectNs, selectName; // selectName "" = no --select
     widgets::DetailPane::Tab tab = widgets::DetailPane::SummaryTab;
     bool tabGiven = false; // --tab without --select shows that tab of the first object
+    int lessonStep = -1;   // --lesson: shoot when this step (0-based, -1 = introduction) is shown
+    bool lesson = false;
 };
 
 // "1280x800" -> QSize; nullopt for anything else or a side outside 100..16384.
@@ -40,6 +43,8 @@ public:
 
     void follow(ClusterController *controller); // the first cluster opened
     void follow(HistoryFileController *controller);
+    void follow(LessonController *lesson); // --lesson: the lesson's step, not the first list
+
     // Writes what is on screen and exits with 1 after printing MESSAGE.
     void fail(const QString &message);
 

@@ -328,6 +328,23 @@ bool DetailPane::tabFromName(const QString &name, Tab *tab)
     return true;
 }
 
+bool DetailPane::highlight(const QString &pointer)
+{
+    const QModelIndex idx = m_treeModel->indexForJsonPointer(pointer);
+    const int line = m_detail.linePointers.indexOf(pointer);
+    if (idx.isValid()) {
+        m_ownershipTree->setCurrentIndex(idx);
+        m_ownershipTree->scrollTo(idx);
+    }
+    if (line >= 0) {
+        const QScopedValueRollback guard(m_syncing, true);
+        m_yaml->setCursorPosition(line, 0);
+        m_yaml->ensureLineVisible(line);
+        m_yaml->setSelection(line, 0, line, m_yaml->lineLength(line) - 1);
+    }
+    return idx.isValid() || line >= 0;
+}
+
 void DetailPane::syncYamlToTree(const QModelIndex &treeIndex)
 {
     if (m_syncing || !treeIndex.isValid())

@@ -44,6 +44,9 @@ public:
     void setHistoryModel(models::ObjectHistoryModel *model);
 
     void setCurrentTab(Tab tab);
+    // Selects the field at JSON Pointer `pointer` in the Ownership tree and the YAML (a lesson
+    // points at what its narrative talks about); false when the shown object has no such field.
+    bool highlight(const QString &pointer);
     // Moves the keyboard focus into the current tab's view (Enter on an object in the table).
     void focusCurrentTab();
     // Asks for an editor of the shown object (the YAML tab's Edit button, Ctrl+E); nothing

@@ -1,0 +1,91 @@
+#pragma once
+// LessonController: a lesson in the window (issue 12). Runs the lesson's steps with
+// kube::LessonRunner on a worker thread (the runner blocks on the server), shows each step's
+// narrative and report in a LessonPanel docked beside the cluster's views, and brings up the view
+// the step names: the object selected, the tab chosen, the field highlighted. Asks before it
+// touches a cluster that is not the sandbox. Lives on the GUI thread.
+#include "core/lesson.h"
+#include "kube/lessonrunner.h"
+
+#include <QFutureWatcher>
+#include <QObject>
+#include <QPointer>
+#include <QThreadPool>
+
+#include <memory>
+#include <optional>
+#include <vector>
+
+class QDockWidget;
+class QTimer;
+
+namespace fieldscope::widgets {
+class LessonPanel;
+class MainWindow;
+} // namespace fieldscope::widgets
+
+namespace fieldscope::app {
+
+class ClusterController;
+
+class LessonController : public QObject
+{
+    Q_OBJECT
+public:
+    LessonController(widgets::MainWindow *window, ClusterController *cluster, core::Lesson lesson, QObject *parent = nullptr);
+    ~LessonController() override;
+
+    // Asks first when the cluster is not the sandbox (`confirmed` skips that: the user already
+    // said yes, e.g. with --yes), then resets the lesson's namespace and shows the introduction.
+    void start(bool confirmed = false);
+    void next();
+    void back();
+    void reset();
+    void runAgain();
+    // Runs steps until `index` (0-based) is shown: --lesson-step and the tests.
+    void runTo(int index);
+    void setPresenter(bool on);
+
+    widgets::LessonPanel *panel() const { return m_panel; }
+    QDockWidget *dock() const { return m_dock; }
+    int currentStep() const { return m_index; }
+    bool isBusy() const { return m_busy; }
+    const kube::LessonStepReport *report(int index) const;
+    const core::Lesson &lesson() const { return m_lesson; }
+    ClusterController *cluster() const { return m_cluster; }
+    // Saves what the app recorded about the lesson's namespace as JSON Lines (fieldscope --open).
+    core::Result<std::int64_t> saveHistory(const QString &file) const;
+
+Q_SIGNALS:
+    // The step is shown and its view brought up (object selected and highlighted, or given up).
+    void stepShown(int index);
+    void failed(const QString &message);
+
+private:
+    struct Job; // what a worker run produced
+    void ensureRunner();
+    void launch(const QString &what, std::function<Job(kube::LessonRunner &)> work);
+    void onJobDone();
+    void resetNamespace(); // reset() without forgetting runTo's target
+    void show(int index);
+    void focusViews(int index);
+    bool isSandbox() const;
+
+    QPointer<widgets::MainWindow> m_window;
+    QPointer<ClusterController> m_cluster;
+    core::Lesson m_lesson;
+    widgets::LessonPanel *m_panel;
+    QDockWidget *m_dock;
+    std::shared_ptr<kube::LessonRunner> m_runner; // used on m_pool's one thread only while a job runs
+    std::vector<std::optional<kube::LessonStepReport>> m_reports;
+    int m_index = -1;
+    int m_target = -1; // runTo: keep going until this step
+    bool m_busy = false;
+    bool m_started = false; // the namespace was reset once: steps may run
+    QThreadPool m_pool;
+    QFutureWatcher<std::shared_ptr<Job>> m_job;
+    QTimer *m_focusTimer;
+    int m_focusTries = 0;
+};
+
+} // namespace fieldscope::app

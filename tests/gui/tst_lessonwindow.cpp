@@ -1,0 +1,141 @@
+// Issue 12 in the window: a lesson beside the live views on the offscreen platform, against the
+// real test cluster. Lesson 5 mid-way in presenter mode, and lesson 2's History tab showing every
+// overwrite. Writes screenshots under build/<preset>/screenshots/ for a person to look at.
+#include "guitesting.h"
+#include "../integration/clusterenv.h"
+
+#include "app/clustercontroller.h"
+#include "app/historysource.h"
+#include "app/lessoncatalog.h"
+#include "app/lessoncontroller.h"
+#include "models/objecthistorymodel.h"
+#include "models/ownershiptreemodel.h"
+#include "models/roles.h"
+#include "widgets/clusterview.h"
+#include "widgets/detailpane.h"
+#include "widgets/lessonpanel.h"
+#include "widgets/mainwindow.h"
+
+#include <QDockWidget>
+#include <QHeaderView>
+#include <QLabel>
+#include <QSettings>
+#include <QStandardPaths>
+#include <QTabWidget>
+#include <QTableWidget>
+#include <QTest>
+#include <QTreeView>
+
+using namespace fieldscope;
+
+namespace {
+
+struct Session {
+    widgets::MainWindow window;
+    widgets::ClusterView *view = window.addCluster(QStringLiteral("test"));
+    app::ClusterController controller{view};
+    std::unique_ptr<app::LessonController> lesson;
+
+    explicit Session(const std::string &lessonName)
+    {
+        window.resize(1600, 900);
+        controller.open(testing::testKubeconfig(), QStringLiteral("fieldscope-test"));
+        window.show();
+        if (!QTest::qWaitFor([this] { return controller.isLoaded(); }, 30000))
+            qFatal("the test cluster did not load");
+        const app::LessonCatalog catalog = app::loadLessons();
+        const core::Lesson *l = catalog.find(lessonName);
+        if (!l)
+            qFatal("no lesson %s", lessonName.c_str());
+        lesson = std::make_unique<app::LessonController>(&window, &controller, *l);
+    }
+
+    // Runs the lesson up to step `index` (0-based) and waits until its view is up.
+    bool runTo(int index)
+    {
+        QSignalSpy shown(lesson.get(), &app::LessonController::stepShown);
+        lesson->runTo(index);
+        lesson->start(true);
+        return QTest::qWaitFor([&] {
+            return std::any_of(shown.begin(), shown.end(), [&](const QList<QVariant> &args) { return args.at(0).toInt() == index; });
+        }, 60000);
+    }
+};
+
+} // namespace
+
+class TestLessonWindow : public QObject
+{
+    Q_OBJECT
+private Q_SLOTS:
+    void initTestCase()
+    {
+        QStandardPaths::setTestModeEnabled(true);
+        QDir(app::historyFolder()).removeRecursively();
+    }
+
+    void fieldManagerConflictsMidWayInPresenterMode()
+    {
+        Session s("field-manager-conflicts");
+        s.lesson->setPresenter(true);
+        QVERIFY(s.runTo(2)); // "Resolution 1: force"
+        widgets::LessonPanel *panel = s.lesson->panel();
+        QVERIFY(panel->isPresenter());
+        QVERIFY(panel->font().pointSizeF() > s.window.font().pointSizeF() * 1.4); // readable from the back row
+        QVERIFY(panel->palette().color(QPalette::Window).lightness() < 40);       // high contrast
+        QCOMPARE(s.lesson->currentStep(), 2);
+        QVERIFY(s.lesson->report(1) && s.lesson->report(1)->passed());
+        // Step 2 was the conflict: its answer names the owner.
+        const kube::LessonStepReport *conflict = s.lesson->report(1);
+        QCOMPARE(conflict->calls.at(0).status, 409);
+        // The request table lists step 3's one apply, answered 200.
+        QCOMPARE(panel->requestTable()->rowCount(), 1);
+        QVERIFY(panel->requestTable()->item(0, 3)->text().startsWith(QStringLiteral("200")));
+        QVERIFY(panel->outcomeText().contains(QStringLiteral("/metadata/labels/label1 is owned by bob (Apply)")));
+        QVERIFY(panel->outcomeText().contains(QStringLiteral("As the lesson says")));
+        // The view the step names: the object selected, the Ownership tab, label1 highlighted.
+        widgets::DetailPane *detail = s.view->detailPane();
+        QCOMPARE(detail->tabs()->currentIndex(), int(widgets::DetailPane::OwnershipTab));
+        auto *tree = detail->findChild<QTreeView *>();
+        QVERIFY(tree);
+        QTRY_COMPARE(tree->currentIndex().data(models::JsonPointerRole).toString(), QStringLiteral("/metadata/labels/label1"));
+        // Space is Next in presenter mode.
+        QSignalSpy shown(s.lesson.get(), &app::LessonController::stepShown);
+        QTest::keyClick(&s.window, Qt::Key_Space);
+        QVERIFY(shown.wait(60000));
+        QCOMPARE(s.lesson->currentStep(), 3);
+        QTest::keyClick(&s.window, Qt::Key_Backspace);
+        QCOMPARE(s.lesson->currentStep(), 2);
+        QTRY_COMPARE(tree->currentIndex().data(models::JsonPointerRole).toString(), QStringLiteral("/metadata/labels/label1"));
+        QVERIFY(testing::saveShot(&s.window, QStringLiteral("lesson-field-manager-conflicts-presenter.png")));
+        QVERIFY(s.lesson->report(2)->passed());
+    }
+
+    void lastWriteWinsHistoryShowsEveryOverwrite()
+    {
+        Session s("last-write-wins");
+        QVERIFY(s.runTo(1));
+        const kube::LessonStepReport *race = s.lesson->report(1);
+        QVERIFY(race);
+        QVERIFY2(race->passed(), race->mismatches.empty() ? "" : race->mismatches.front().c_str());
+        QVERIFY(race->last.has_value());
+        widgets::DetailPane *detail = s.view->detailPane();
+        QCOMPARE(detail->tabs()->currentIndex(), int(widgets::DetailPane::HistoryTab));
+        // The create and the five overwrites, each its own version, the latest by the last writer.
+        QTRY_VERIFY_WITH_TIMEOUT(s.controller.historyModel()->rowCount() >= 6, 15000);
+        bool lastWriterNamed = false;
+        const QString writer = QStringLiteral("client-%1").arg(*race->last);
+        for (int r = 0; r < s.controller.historyModel()->rowCount(); ++r)
+            for (int c = 0; c < s.controller.historyModel()->columnCount(); ++c)
+                lastWriterNamed = lastWriterNamed || s.controller.historyModel()->index(r, c).data().toString().contains(writer);
+        QVERIFY(lastWriterNamed);
+        QTest::qWait(300);
+        QVERIFY(testing::saveShot(&s.window, QStringLiteral("lesson-last-write-wins-history.png")));
+        auto saved = s.lesson->saveHistory(QDir::temp().filePath(QStringLiteral("fieldscope-lesson-test.jsonl")));
+        QVERIFY2(saved.ok(), saved.ok() ? "" : saved.error().describe().c_str());
+        QVERIFY(*saved >= 6);
+    }
+};
+
+QTEST_MAIN(TestLessonWindow)
+#include "tst_lessonwindow.moc"
