@@ -4,6 +4,7 @@
 #include "app/commands.h"
 #include "app/historyfilecontroller.h"
 #include "app/screenshot.h"
+#include "app/demoseeder.h"
 #include "app/lessoncontroller.h"
 #include "app/lessonlauncher.h"
 #include "app/sandbox.h"
@@ -74,6 +75,7 @@ void addGuiOptions(QCommandLineParser &p)
     p.addOption({QStringLiteral("lesson-step"), QStringLiteral("With --lesson: run the steps up to N (1-based) right away."), QStringLiteral("N")});
     p.addOption({QStringLiteral("presenter"), QStringLiteral("With --lesson: presenter mode (large type, high contrast, Space/Backspace).")});
     p.addOption({QStringLiteral("lessons"), QStringLiteral("Also load lessons from DIR (repeatable)."), QStringLiteral("DIR")});
+    p.addOption({QStringLiteral("demo"), QStringLiteral("With the sandbox: (re)create its demo namespace (a new sandbox always gets one).")});
     p.addOption({QStringLiteral("yes"), QStringLiteral("With --lesson: run on a cluster that is not the sandbox without asking.")});
 }
 
@@ -177,6 +179,7 @@ int runGui(int &argc, char **argv)
     }
 
     QString sandboxState;
+    std::unique_ptr<DemoSeeder> demo;
     if (useSandbox) {
         widgets::ClusterView *placeholder = window.addCluster(SandboxController::contextName());
         placeholder->setRequestedContext(SandboxController::contextName()); // the switcher names it while it starts
@@ -186,6 +189,8 @@ int runGui(int &argc, char **argv)
             window.tabs()->removeTab(window.tabs()->indexOf(placeholder));
             placeholder->deleteLater();
             openFirst(kubeconfig, SandboxController::contextName());
+            if (sandbox.isFresh() || p.isSet(QStringLiteral("demo")))
+                demo = std::make_unique<DemoSeeder>(first, resource.isEmpty() && lessonName.isEmpty() && shot.isEmpty());
             first->view()->setSandboxState(sandboxState);
             QObject::connect(&sandbox, &SandboxController::stateChanged, first->view(), &widgets::ClusterView::setSandboxState);
         });

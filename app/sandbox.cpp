@@ -56,6 +56,7 @@ QString SandboxController::clusterScript()
 void SandboxController::start()
 {
     m_started = true;
+    m_fresh = !QFileInfo::exists(dataDir() + QStringLiteral("/kubeconfig"));
     Q_EMIT stateChanged(tr("Sandbox starting…"));
     // The sandbox keeps its CA key, tokens and etcd data there: 0700 whatever the umask.
     if (auto st = core::makePrivateDirectory(dataDir().toStdString(), true); !st)

@@ -18,6 +18,8 @@ public:
     static QString contextName() { return QStringLiteral("sandbox"); }
 
     void start();
+    // The last start() made a new cluster (no kubeconfig was there): it gets the demo namespace.
+    bool isFresh() const { return m_fresh; }
     // Stops the cluster without waiting (detached), so quitting never blocks on it.
     void stopDetached();
     void setStopOnExit(bool stop) { m_stopOnExit = stop; }
@@ -31,6 +33,7 @@ private:
     QProcess m_process;
     bool m_started = false;
     bool m_stopOnExit = true;
+    bool m_fresh = false;
 };
 
 } // namespace fieldscope::app

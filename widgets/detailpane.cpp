@@ -89,7 +89,11 @@ void DetailPane::showGuide()
     };
     for (int i = 0; i < int(std::size(tabs)); ++i)
         html += QStringLiteral("<tr><td><b>%1</b> (Ctrl+%2)</td><td>%3</td></tr>").arg(tabs[i].first).arg(i + 1).arg(tabs[i].second);
-    m_summary->setHtml(html + QStringLiteral("</table></div>"));
+    html += QStringLiteral("</table><p>%1</p>")
+                .arg(tr("New here, or teaching? The <b>Lessons</b> menu replays Kubernetes' concurrency experiments live "
+                        "(conflicting creates, last write wins, resourceVersion locking, server-side apply conflicts), and the "
+                        "sandbox's <b>demo</b> namespace holds a Deployment with several owners and a ConfigMap with a history."));
+    m_summary->setHtml(html + QStringLiteral("</div>"));
 }
 
 DetailPane::~DetailPane() = default;

@@ -5,6 +5,8 @@
 #include "../integration/clusterenv.h"
 
 #include "app/clustercontroller.h"
+#include "app/demoseeder.h"
+#include "core/ownershiptree.h"
 #include "app/historysource.h"
 #include "app/lessoncatalog.h"
 #include "app/lessoncontroller.h"
@@ -134,6 +136,42 @@ private Q_SLOTS:
         auto saved = s.lesson->saveHistory(QDir::temp().filePath(QStringLiteral("fieldscope-lesson-test.jsonl")));
         QVERIFY2(saved.ok(), saved.ok() ? "" : saved.error().describe().c_str());
         QVERIFY(*saved >= 6);
+    }
+
+    // A new sandbox's first minute: the demo namespace with a co-owned Deployment and a ConfigMap
+    // whose History tab lists three versions by three managers.
+    void demoNamespaceShowsCoOwnersAndAHistory()
+    {
+        widgets::MainWindow window;
+        widgets::ClusterView *view = window.addCluster(QStringLiteral("test"));
+        app::ClusterController controller{view};
+        window.resize(1600, 900);
+        controller.open(testing::testKubeconfig(), QStringLiteral("fieldscope-test"));
+        window.show();
+        app::DemoSeeder demo(&controller, true);
+        QSignalSpy finished(&demo, &app::DemoSeeder::finished);
+        QVERIFY(finished.wait(90000));
+        QCOMPARE(finished.at(0).at(0).toString(), QString());
+        QTRY_COMPARE_WITH_TIMEOUT(view->detailPane()->tabs()->currentIndex(), int(widgets::DetailPane::HistoryTab), 15000);
+        QTRY_VERIFY_WITH_TIMEOUT(controller.historyModel()->rowCount() >= 3, 15000);
+        QStringList changedBy;
+        for (int r = 0; r < controller.historyModel()->rowCount(); ++r)
+            changedBy << controller.historyModel()->index(r, 2).data().toString();
+        const QString all = changedBy.join(QLatin1Char(' '));
+        for (const char *manager : {"kubectl-create", "kubectl-edit", "config-operator"})
+            QVERIFY2(all.contains(QLatin1String(manager)), qPrintable(all));
+        QTest::qWait(300);
+        QVERIFY(testing::saveShot(&window, QStringLiteral("sandbox-demo-history.png")));
+        // The Deployment: an applier and a scaler (and, soon, the controller manager's status).
+        kube::ApiClient client(controller.connection()->transport);
+        auto web = testing::call(client, testing::request("GET", "/apis/apps/v1/namespaces/demo/deployments/web"));
+        QVERIFY(web.ok());
+        auto tree = core::OwnershipTree::build(*core::parseJson(web->body));
+        QVERIFY(tree.ok());
+        QStringList managers;
+        for (const core::ManagedFieldsEntry &e : tree->entries())
+            managers << QString::fromStdString(e.manager);
+        QVERIFY2(managers.contains(QStringLiteral("kubectl")) && managers.contains(QStringLiteral("autoscaler")), qPrintable(managers.join(u',')));
     }
 };
 
