@@ -17,7 +17,7 @@ bool takesValue(const QString &arg)
         QStringLiteral("--tab"), QStringLiteral("--screenshot"), QStringLiteral("--size"), QStringLiteral("--open"),
         QStringLiteral("-n"), QStringLiteral("--namespace"), QStringLiteral("-l"), QStringLiteral("--selector"), QStringLiteral("--field-selector"),
         QStringLiteral("-o"), QStringLiteral("--output"), QStringLiteral("-f"), QStringLiteral("--filename"),
-        QStringLiteral("--db"), QStringLiteral("--for"), QStringLiteral("--to"), QStringLiteral("--manager"),
+        QStringLiteral("--mode"), QStringLiteral("--db"), QStringLiteral("--for"), QStringLiteral("--to"), QStringLiteral("--manager"),
         QStringLiteral("--live-file"), QStringLiteral("--lesson"), QStringLiteral("--lesson-step"), QStringLiteral("--lessons"),
         QStringLiteral("-platform"), QStringLiteral("-style"), QStringLiteral("-qwindowgeometry")};
     return withValue.contains(arg);

@@ -1,5 +1,6 @@
 // fieldscope blame / fieldscope conflicts: who owns every field (all co-owners, not the last
 // writer), and what a server-side apply would conflict on, remove or take over.
+#include "app/climanifest.h"
 #include "app/clisession.h"
 #include "app/commands.h"
 #include "core/blame.h"
@@ -18,33 +19,6 @@
 
 namespace fieldscope::app {
 namespace {
-
-// Every object of FILE (- for stdin): one object, a `---` stream, JSON, or a List as kubectl
-// prints it (core/manifest.h).
-core::Result<core::ManifestObjects> readManifest(const QString &path)
-{
-    QFile f(path);
-    if (path == QLatin1String("-") ? !f.open(stdin, QIODevice::ReadOnly) : !f.open(QIODevice::ReadOnly))
-        return core::Error::make(core::ErrorCategory::Io, "cannot read " + path.toStdString() + ": " + f.errorString().toStdString());
-    const QByteArray bytes = f.readAll();
-    auto objects = core::manifestObjects(std::string_view(bytes.constData(), std::size_t(bytes.size())));
-    if (!objects) {
-        core::Error e = objects.error();
-        e.where = path.toStdString() + (e.where.empty() ? std::string() : ", " + e.where);
-        return e;
-    }
-    for (const auto &w : objects->warnings)
-        std::fprintf(stderr, "Warning: %s: %s\n", qUtf8Printable(path), w.c_str());
-    return objects;
-}
-
-// "ConfigMap demo/settings", the heading of one object's part of a multi-object output.
-std::string heading(const core::Json &object)
-{
-    const core::Json id = core::manifestIdentity(object);
-    const std::string ns = id.contains("namespace") ? id["namespace"].get<std::string>() + "/" : std::string();
-    return id["kind"].get<std::string>() + " " + ns + id["name"].get<std::string>();
-}
 
 // RESOURCE/NAME from the live cluster, through discovery like every other command.
 core::Result<core::Json> fetchLive(CliSession &s, const QCommandLineParser &p, const QString &target, const kube::ResourceInfo **info)

@@ -15,6 +15,7 @@ int runConflicts(const QStringList &args);
 int runConsent(const QStringList &args);
 int runCompletion(const QStringList &args);
 int runLesson(const QStringList &args);
+int runApply(const QStringList &args);
 
 // Subcommands this build knows, for --help.
 struct SubcommandInfo {

@@ -14,6 +14,7 @@ const SubcommandInfo *subcommands()
         {"record", "record every version of some resources into a history database", &runRecord, true},
         {"blame", "an object's YAML with every owner of every field", &runBlame, true},
         {"conflicts", "what a server-side apply would conflict on, own and remove", &runConflicts, true},
+        {"apply", "write objects from a file: server-side apply, replace, JSON Patch or merge patch", &runApply, true},
         {"history", "the versions of an object and who made each change", &runHistory, false},
         {"export", "write recorded history as JSON Lines, to read without a cluster", &runExport, false},
         {"lesson", "teaching lessons: list them, check a lesson file, run one headless", &runLesson, true},

@@ -72,7 +72,9 @@ class TestLessonWindow : public QObject
 private Q_SLOTS:
     void initTestCase()
     {
-        QStandardPaths::setTestModeEnabled(true);
+        // CMake gives this test its own XDG folders (not QStandardPaths' test mode, which all GUI
+        // tests share): the history recorded here is this run's alone.
+        QVERIFY(app::historyFolder().contains(QStringLiteral("lessonwindow-home")));
         QDir(app::historyFolder()).removeRecursively();
     }
 
