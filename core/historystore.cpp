@@ -169,6 +169,8 @@ Result<std::unique_ptr<HistoryStore>> HistoryStore::open(const std::string &path
     }
     if (auto st = impl->loadCounters(); !st)
         return st.error();
+    if (auto st = impl->syncWithOtherWriters(); !st) // remembers the data version the counters match
+        return st.error();
     return std::unique_ptr<HistoryStore>(new HistoryStore(std::move(impl)));
 }
 

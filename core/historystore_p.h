@@ -95,6 +95,10 @@ struct HistoryStore::Impl {
     std::int64_t nextOrd = 1;    // next id for versions/gaps (shared order)
     std::int64_t totalBytes = 0; // stored payload bytes, mirrored in meta('total_bytes')
     std::int64_t lastAgePruneMs = 0;
+    // PRAGMA data_version as this connection last saw it: it changes when another connection (a
+    // second window, `fieldscope record`) committed, and then the counters and heads cached here
+    // are stale (ids and seqs would collide, deltas would be made against the wrong base).
+    std::int64_t dataVersion = -1;
     std::string deltaBuffer; // writer scratch, reused across events
 
     // Head cache (LRU by uid), bounded by count and by the raw size of the cached objects.
@@ -105,6 +109,10 @@ struct HistoryStore::Impl {
     // while only its text size was counted against 16 MiB.
     static constexpr std::int64_t kHeadBudgetBytes = 48ll << 20;
     static constexpr std::size_t kHeadMaxCount = 20000;
+
+    // Called right after BEGIN IMMEDIATE (the write lock is ours): reloads what another writer
+    // changed since our last transaction.
+    Status syncWithOtherWriters();
 
     ~Impl();
     historydb::Query q(const char *sql) { return qDynamic(sql); }

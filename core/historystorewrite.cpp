@@ -61,6 +61,22 @@ Status HistoryStore::Impl::loadCounters()
     return success();
 }
 
+Status HistoryStore::Impl::syncWithOtherWriters()
+{
+    Query v = q("PRAGMA data_version");
+    if (v.step() != SQLITE_ROW)
+        return error("data version");
+    const std::int64_t now = v.i64(0);
+    v.reset();
+    if (dataVersion != -1 && now != dataVersion) {
+        dropHeads();
+        if (auto st = loadCounters(); !st)
+            return st;
+    }
+    dataVersion = now;
+    return success();
+}
+
 Result<std::string> HistoryStore::Impl::info(const char *key)
 {
     Query q = this->q("SELECT value FROM store_info WHERE key = ?");
@@ -468,6 +484,10 @@ Result<CommitReport> HistoryStore::write(const std::vector<HistoryWriteItem> &it
         return Error::make(ErrorCategory::Io, "history store opened read-only");
     if (auto st = m_d->exec("BEGIN IMMEDIATE"); !st)
         return st.error();
+    if (auto st = m_d->syncWithOtherWriters(); !st) {
+        (void)m_d->exec("ROLLBACK");
+        return st.error();
+    }
     CommitReport report;
     const std::int64_t ordBefore = m_d->nextOrd;
     const std::int64_t bytesBefore = m_d->totalBytes;
@@ -646,6 +666,10 @@ Status HistoryStore::applyRetention(const RetentionPolicy &policy, std::int64_t 
         return Error::make(ErrorCategory::Io, "history store opened read-only");
     if (auto st = m_d->exec("BEGIN IMMEDIATE"); !st)
         return st;
+    if (auto st = m_d->syncWithOtherWriters(); !st) {
+        (void)m_d->exec("ROLLBACK");
+        return st;
+    }
     auto fail = [&](const Error &e) -> Status {
         (void)m_d->exec("ROLLBACK");
         m_d->dropHeads();

@@ -32,11 +32,52 @@ bool hasInvisibles(const std::string &s)
     return false;
 }
 
+bool isDigit(char c) { return c >= '0' && c <= '9'; }
+
+// YAML 1.1 reads more plain scalars as non-strings than our reader does (it keeps them strings):
+// timestamps and dates ("2021-11-12T11:13:20Z", "2021-11-12") and base-60 numbers ("22:30" is
+// 1350). kubectl quotes them so that every YAML 1.1 reader gets the string back; so do we. The
+// checks are wider than the YAML 1.1 patterns on purpose: an unneeded quote costs nothing.
+bool yaml11ReadsAsNonString(const std::string &s)
+{
+    // yyyy-m[m]-d[d]...: a date, or the start of a timestamp.
+    std::size_t i = 0;
+    while (i < s.size() && isDigit(s[i]))
+        ++i;
+    if (i == 4 && i < s.size() && s[i] == '-') {
+        std::size_t j = i + 1, n = 0;
+        while (j < s.size() && isDigit(s[j]))
+            ++j, ++n;
+        if (n >= 1 && n <= 2 && j < s.size() && s[j] == '-' && j + 1 < s.size() && isDigit(s[j + 1]))
+            return true;
+    }
+    // [-+]digits(:digits)+[.digits]: sexagesimal int or float.
+    std::size_t k = (!s.empty() && (s[0] == '-' || s[0] == '+')) ? 1 : 0;
+    const std::size_t start = k;
+    while (k < s.size() && (isDigit(s[k]) || s[k] == '_'))
+        ++k;
+    if (k == start || k >= s.size() || s[k] != ':')
+        return false;
+    while (k < s.size() && s[k] == ':') {
+        const std::size_t digitsAt = ++k;
+        while (k < s.size() && isDigit(s[k]))
+            ++k;
+        if (k == digitsAt)
+            return false;
+    }
+    if (k < s.size() && s[k] == '.') {
+        ++k;
+        while (k < s.size() && isDigit(s[k]))
+            ++k;
+    }
+    return k == s.size();
+}
+
 bool needsQuotes(const std::string &s)
 {
     if (s.empty())
         return true;
-    if (yamldetail::classifyPlain(s) != PlainKind::String || isInfOrNan(s))
+    if (yamldetail::classifyPlain(s) != PlainKind::String || isInfOrNan(s) || yaml11ReadsAsNonString(s))
         return true;
     const char first = s.front();
     if (std::string_view("-?:,[]{}#&*!|>'\"%@`").find(first) != std::string_view::npos)

@@ -291,6 +291,50 @@ private Q_SLOTS:
         QCOMPARE(store->stats().value().versions, 1);
     }
 
+    // Two processes recording the same cluster (two windows, or a window and `fieldscope record`)
+    // share one database file. Each connection must see what the other committed before it
+    // writes: ids, sequence numbers and delta bases come from the file, not from a stale cache.
+    void twoWritersOnOneFileInterleaveWithoutLosingAVersion()
+    {
+        const QString path = db("shared.db");
+        auto a = openStore(path);
+        auto b = openStore(path);
+        Json pod = loadPod();
+        std::vector<Json> written{pod};
+        QVERIFY(a->write({{kPods, {watchEvent(HistoryEventType::Added, pod)}, {}, {}}}).ok());
+        for (int i = 1; i <= 6; ++i) {
+            written.push_back(statusUpdate(pod, i));
+            HistoryStore &writer = i % 2 ? *b : *a;
+            auto r = writer.write({{kPods, {watchEvent(HistoryEventType::Modified, written.back())}, {}, {}}});
+            QVERIFY2(r.ok(), r.ok() ? "" : r.error().describe().c_str());
+            QCOMPARE(r->versions.size(), std::size_t(1));
+        }
+        // A gap from one writer between versions of the other: ids stay unique.
+        HistoryGap gap;
+        gap.fromRv = "1";
+        gap.toRv = "2";
+        QVERIFY(b->write({{kPods, {}, gap, {}}}).ok());
+        written.push_back(statusUpdate(pod, 7));
+        QVERIFY(a->write({{kPods, {watchEvent(HistoryEventType::Modified, written.back())}, {}, {}}}).ok());
+        // A relist seen by the writer that did not store the latest version is still a duplicate.
+        auto relist = b->write({{kPods, {watchEvent(HistoryEventType::Listed, written.back())}, {}, {}}});
+        QVERIFY(relist.ok());
+        QCOMPARE(relist->skippedDuplicates, 1);
+
+        auto reader = openStore(path);
+        ObjectQuery q;
+        q.resource = "pods";
+        q.allNamespaces = true;
+        const auto objects = reader->findObjects(q).value();
+        QCOMPARE(objects.size(), std::size_t(1));
+        const auto all = reader->loadAllVersions(objects[0].id);
+        QVERIFY2(all.ok(), all.ok() ? "" : all.error().describe().c_str());
+        QCOMPARE(all->size(), written.size());
+        for (std::size_t i = 0; i < written.size(); ++i)
+            QVERIFY2(jsonEqual((*all)[i], written[i]), qPrintable(QString::number(i)));
+        QVERIFY(reader->checkIntegrity().ok());
+    }
+
     void recreatedObjectIsANewIncarnationFoundByName()
     {
         auto store = openStore(db("recreate.db"));

@@ -319,7 +319,9 @@ private Q_SLOTS:
     void stringsThatReadAsOtherTypesAreQuoted_data()
     {
         QTest::addColumn<QString>("text");
-        for (const char *s : {"yes", "Off", "y", "~", "null", "0123", "0x1F", "1_000", ".5e3", "-1.5", "+.inf", ".NaN", "1e3", "-"})
+        // YAML 1.1 timestamps, dates and base-60 numbers too, as kubectl quotes them (issue 13).
+        for (const char *s : {"yes", "Off", "y", "~", "null", "0123", "0x1F", "1_000", ".5e3", "-1.5", "+.inf", ".NaN", "1e3", "-",
+                              "2021-11-12T11:13:20Z", "2021-11-12", "2021-1-2 10:00:00", "22:30", "1:20:30.5", "-1:30"})
             QTest::newRow(s) << QString::fromLatin1(s);
     }
     void stringsThatReadAsOtherTypesAreQuoted()
@@ -332,6 +334,15 @@ private Q_SLOTS:
         auto back = yamlToJson(yaml);
         QVERIFY(back.ok());
         QVERIFY(jsonEqual(back->value, j));
+    }
+
+    void stringsThatOnlyLookLikeTimesStayPlain()
+    {
+        for (const char *s : {"v1.2.3", "10.0.0.1:8080", "a-2021-11-12", "12:ab", "image:tag", "20211-11-12"}) {
+            Json j = Json::object();
+            j["v"] = s;
+            QCOMPARE(QString::fromStdString(jsonToYaml(j)), QStringLiteral("v: %1\n").arg(QLatin1String(s)));
+        }
     }
 
     void yamlOutputRefusesValuesPastTheDepthLimit()
