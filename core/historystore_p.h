@@ -99,6 +99,9 @@ struct HistoryStore::Impl {
     // second window, `fieldscope record`) committed, and then the counters and heads cached here
     // are stale (ids and seqs would collide, deltas would be made against the wrong base).
     std::int64_t dataVersion = -1;
+    // Another connection has written since this one opened: two recorders may both store what
+    // they saw, so a version is looked up by RV before it is stored (not only against the head).
+    bool otherWriters = false;
     std::string deltaBuffer; // writer scratch, reused across events
 
     // Head cache (LRU by uid), bounded by count and by the raw size of the cached objects.

@@ -69,6 +69,7 @@ Status HistoryStore::Impl::syncWithOtherWriters()
     const std::int64_t now = v.i64(0);
     v.reset();
     if (dataVersion != -1 && now != dataVersion) {
+        otherWriters = true;
         dropHeads();
         if (auto st = loadCounters(); !st)
             return st;
@@ -334,6 +335,19 @@ Status HistoryStore::Impl::writeEvent(const WatchScope &scope, const WatchEvent 
             prev->deleted = true;
         }
         return success();
+    }
+    // A second recorder of the same cluster may have stored this version already, before others
+    // (its events arrive on its own watch, at its own pace): never store it twice.
+    if (prev && otherWriters) {
+        Query seen = q("SELECT 1 FROM versions WHERE object_id = ? AND rv = ? LIMIT 1");
+        seen.bind(1, prev->objectId).bind(2, id.rv);
+        const int rc = seen.step();
+        if (rc == SQLITE_ROW) {
+            ++report.skippedDuplicates;
+            return success();
+        }
+        if (rc != SQLITE_DONE)
+            return error("duplicate check");
     }
 
     // Delta unless the chain is long, the deltas outweigh the snapshot, or this delta is large

@@ -335,6 +335,29 @@ private Q_SLOTS:
         QVERIFY(reader->checkIntegrity().ok());
     }
 
+    // Two recorders watching the same objects each deliver every version; the one that is behind
+    // must not store again (and out of order) what the other stored already.
+    void aVersionTheOtherWriterStoredIsNotStoredAgain()
+    {
+        const QString path = db("shared-dup.db");
+        auto a = openStore(path);
+        auto b = openStore(path);
+        const Json pod = loadPod();
+        const Json v1 = statusUpdate(pod, 1), v2 = statusUpdate(pod, 2);
+        QVERIFY(a->write({{kPods, {watchEvent(HistoryEventType::Added, pod), watchEvent(HistoryEventType::Modified, v1),
+                                   watchEvent(HistoryEventType::Modified, v2)}, {}, {}}}).ok());
+        auto behind = b->write({{kPods, {watchEvent(HistoryEventType::Added, pod), watchEvent(HistoryEventType::Modified, v1)}, {}, {}}});
+        QVERIFY(behind.ok());
+        QCOMPARE(behind->versions.size(), std::size_t(0));
+        QCOMPARE(behind->skippedDuplicates, 2);
+        auto reader = openStore(path);
+        ObjectQuery q;
+        q.resource = "pods";
+        q.allNamespaces = true;
+        const auto objects = reader->findObjects(q).value();
+        QCOMPARE(reader->versions(objects.at(0).id).value().size(), std::size_t(3));
+    }
+
     void recreatedObjectIsANewIncarnationFoundByName()
     {
         auto store = openStore(db("recreate.db"));
