@@ -1,5 +1,7 @@
 #include "app/clustercontroller.h"
 
+#include "app/backgroundrecording.h"
+
 #include "app/objecteditor.h"
 #include "app/settingsconsentstore.h"
 
@@ -12,6 +14,7 @@
 
 #include <QApplication>
 #include <QElapsedTimer>
+#include <QLocale>
 #include <QTimer>
 #include <QPointer>
 #include <QStandardPaths>
@@ -270,6 +273,31 @@ void ClusterController::startRecording()
         showWarnings();
     }, Qt::QueuedConnection);
     m_historySource.setDatabase(m_historyDatabase);
+    updateBackgroundRecording();
+    if (!m_backgroundCheck.isActive()) {
+        connect(&m_backgroundCheck, &QTimer::timeout, this, &ClusterController::updateBackgroundRecording, Qt::UniqueConnection);
+        m_backgroundCheck.start(30'000);
+    }
+}
+
+// fieldscope-record@.service records into the same store: say so, and since when.
+void ClusterController::updateBackgroundRecording()
+{
+    if (!m_view)
+        return;
+    const auto recorder = runningBackgroundRecorder(m_historyDatabase);
+    if (!recorder) {
+        m_view->setBackgroundRecording(QString(), QString());
+        return;
+    }
+    const QDateTime since = recorder->since.toLocalTime();
+    const QString when = since.date() == QDate::currentDate() ? QLocale().toString(since.time(), QLocale::ShortFormat)
+                                                               : QLocale().toString(since, QLocale::ShortFormat);
+    m_view->setBackgroundRecording(tr("Background recording since %1").arg(when),
+                                   tr("fieldscope record (process %1) records %2 of this cluster into the history the window shows, "
+                                      "also while no window is open.")
+                                       .arg(recorder->pid)
+                                       .arg(recorder->resources));
 }
 
 void ClusterController::showWarnings()

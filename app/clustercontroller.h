@@ -26,6 +26,7 @@
 #include <QPointer>
 #include <QSet>
 #include <QThreadPool>
+#include <QTimer>
 
 #include <deque>
 #include <memory>
@@ -72,6 +73,8 @@ public:
     void setRecordSecretValues(bool on);
     bool recordsSecretValues() const { return m_recordSecretValues; }
     HistorySource *historySource() { return &m_historySource; }
+    // Re-reads whether fieldscope-record@.service records this cluster (also every 30 s).
+    void updateBackgroundRecording();
     // The editor window open for the object `uid`, if any (one per object).
     widgets::EditorWindow *editor(const QString &uid) const { return m_editors.value(uid); }
 
@@ -95,6 +98,7 @@ private:
     void onTableRows(const std::vector<kube::TableRow> &rows);
     void noteTableVersions(const core::WatchBatch &batch);
     void startRecording();
+
     void showWarnings();
     void showHistory(const QString &uid, int row);
     void closeEditors();
@@ -137,6 +141,7 @@ private:
     std::deque<QFuture<models::PreparedBatch>> m_preparing;
     int m_generation = 0;
     QFutureWatcher<core::Result<kube::Connection>> m_connecting;
+    QTimer m_backgroundCheck; // re-reads the background recorder's marker
 };
 
 } // namespace fieldscope::app

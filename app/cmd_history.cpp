@@ -1,6 +1,8 @@
 // fieldscope record / fieldscope history: headless recording of every version into the history
 // store, and printing an object's versions with who made each change.
+#include "app/backgroundrecording.h"
 #include "app/clisession.h"
+#include "widgets/helpdialogs.h"
 #include "app/commands.h"
 #include "app/historysource.h"
 #include "core/historyexport.h"
@@ -53,6 +55,10 @@ int runRecord(const QStringList &args)
     p.addOption({{QStringLiteral("l"), QStringLiteral("selector")}, QStringLiteral("Label selector."), QStringLiteral("SELECTOR")});
     p.addOption({QStringLiteral("for"), QStringLiteral("Stop after this long (e.g. 30s, 5m); default: until interrupted."), QStringLiteral("DURATION")});
     p.addOption({QStringLiteral("db"), QStringLiteral("The history database file (created when missing)."), QStringLiteral("FILE")});
+    p.addOption({QStringLiteral("store"),
+                 QStringLiteral("Record into the window's own store for this cluster, as fieldscope-record@.service does: RESOURCES "
+                                "default to Settings' background list, all namespaces unless -n, Settings' retention applies, and "
+                                "the window shows that background recording is on.")});
     p.addOption({QStringLiteral("include-secret-values"),
                  QStringLiteral("Store Secret data/stringData values as sent. Default: each value is a keyed hash (which key "
                                 "changed stays visible, the value does not reach the disk).")});
@@ -63,22 +69,32 @@ int runRecord(const QStringList &args)
         std::fputs(qUtf8Printable(p.helpText()), stdout);
         return 0;
     }
-    if (p.positionalArguments().size() != 1 || !p.isSet(QStringLiteral("db")))
-        return reportError(QStringLiteral("usage: fieldscope record RESOURCE[,RESOURCE...] --db FILE")) + 1;
+    const bool toStore = p.isSet(QStringLiteral("store"));
+    if (p.positionalArguments().size() > 1 || (!toStore && p.positionalArguments().size() != 1) || toStore == p.isSet(QStringLiteral("db")))
+        return reportError(QStringLiteral("usage: fieldscope record RESOURCE[,RESOURCE...] --db FILE | record [RESOURCE,...] --store")) + 1;
     qint64 forMs = -1;
     if (p.isSet(QStringLiteral("for")) && (forMs = parseDuration(p.value(QStringLiteral("for")))) < 0)
         return reportError(QStringLiteral("malformed duration \"%1\"").arg(p.value(QStringLiteral("for")))) + 1;
-    const std::string db = p.value(QStringLiteral("db")).toStdString();
 
     auto session = CliSession::open(p);
     if (!session)
         return CliSession::openFailureCode();
+    const QString context = QString::fromStdString(session->connection().config.contextName);
+    const std::string identity = clusterIdentityOf(session->connection().config);
+    const std::string db = toStore ? historyDatabaseFor(context, identity).toStdString() : p.value(QStringLiteral("db")).toStdString();
+    const QString resources = p.positionalArguments().isEmpty() ? backgroundResources() : p.positionalArguments().first();
     core::HistoryRecorder::Options ro;
     ro.path = db;
     // The file belongs to this cluster from now on: recording another one into it is refused.
-    ro.open.clusterIdentity = clusterIdentityOf(session->connection().config);
+    ro.open.clusterIdentity = identity;
     ro.open.clusterLabel = session->connection().config.server;
     ro.open.recordSecretValues = p.isSet(QStringLiteral("include-secret-values"));
+    if (toStore) {
+        // The window writes the same file: the same choices, or one would hash what the other keeps.
+        ro.open.folderIsPrivate = true;
+        ro.open.recordSecretValues = ro.open.recordSecretValues || widgets::SettingsDialog::recordsSecretValues(context);
+        ro.retention.maxVersionsPerObject = widgets::SettingsDialog::historyVersionsPerObject();
+    }
     if (ro.open.recordSecretValues)
         std::fprintf(stderr, "fieldscope: Secret values are recorded into %s (--include-secret-values)\n", db.c_str());
     core::HistoryRecorder recorder(ro);
@@ -87,12 +103,13 @@ int runRecord(const QStringList &args)
         std::fprintf(stderr, "fieldscope: history recording is failing: %s\n", qUtf8Printable(m));
     }, Qt::QueuedConnection);
     std::vector<std::unique_ptr<RecordedScope>> scopes;
-    for (const QString &word : p.positionalArguments().first().split(QLatin1Char(','), Qt::SkipEmptyParts)) {
-        const auto *r = session->resolve(word);
+    for (const QString &word : resources.split(QLatin1Char(','), Qt::SkipEmptyParts)) {
+        const auto *r = session->resolve(word.trimmed());
         if (!r)
             return 1;
         auto s = std::make_unique<RecordedScope>();
-        kube::WatchScope ws{*r, session->namespaceFor(p, *r), p.value(QStringLiteral("selector")).toStdString(), {}};
+        const std::string ns = toStore && !p.isSet(QStringLiteral("namespace")) ? std::string() : session->namespaceFor(p, *r);
+        kube::WatchScope ws{*r, r->namespaced ? ns : std::string(), p.value(QStringLiteral("selector")).toStdString(), {}};
         s->feed = std::make_unique<core::HistoryFeed>(recorder, core::WatchScope::of({r->group, r->version, r->resource}, ws.namespace_));
         s->watcher = std::make_unique<kube::Watcher>(&session->client(), ws);
         scopes.push_back(std::move(s));
@@ -113,10 +130,27 @@ int runRecord(const QStringList &args)
     }
     if (forMs >= 0)
         QTimer::singleShot(forMs, [] { QCoreApplication::exit(0); });
+    // The marker the window reads ("background recording on since ..."), refreshed while we run.
+    const QString database = QString::fromStdString(db);
+    QTimer heartbeat;
+    if (toStore) {
+        const BackgroundRecorder me{QCoreApplication::applicationPid(), QDateTime::currentDateTimeUtc(), {}, resources, context};
+        auto beat = [database, me] {
+            if (auto st = writeBackgroundMarker(database, me); !st)
+                std::fprintf(stderr, "fieldscope: %s\n", st.error().describe().c_str());
+        };
+        beat();
+        QObject::connect(&heartbeat, &QTimer::timeout, beat);
+        heartbeat.start(30'000);
+        std::fprintf(stderr, "fieldscope: recording %s of %s into %s\n", qUtf8Printable(resources), qUtf8Printable(context), db.c_str());
+    }
     quitOnTerminationSignals();
     const int rc = QCoreApplication::exec();
+    heartbeat.stop();
     for (auto &s : scopes)
         s->watcher->stop();
+    if (toStore)
+        removeBackgroundMarker(database);
     if (auto st = recorder.flush(); !st)
         return reportError(st.error());
     std::fprintf(stderr, "fieldscope: recorded %lld versions into %s\n", static_cast<long long>(versions), db.c_str());

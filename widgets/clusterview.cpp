@@ -46,10 +46,12 @@ ClusterView::ClusterView(QWidget *parent) : QWidget(parent)
     m_versionLabel->setObjectName(QStringLiteral("versionLabel"));
     m_versionLabel->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_sandboxLabel = badge(this, "sandboxLabel", QStringLiteral("background: #2e7d32;"));
+    m_recordingLabel = badge(this, "backgroundRecordingLabel", QStringLiteral("background: #1565c0;"));
     m_warningLabel = badge(this, "warningLabel", QStringLiteral("background: #c62828;"));
     m_warningLabel->setWordWrap(true);
     banner->addWidget(m_contextLabel);
     banner->addWidget(m_sandboxLabel);
+    banner->addWidget(m_recordingLabel);
     banner->addSpacing(12);
     banner->addWidget(m_versionLabel, 1);
     banner->addWidget(m_warningLabel);
@@ -123,6 +125,15 @@ void ClusterView::setConnectionError(const QString &error)
     setWatchStatus(error, false);
     Q_EMIT connectionChanged();
 }
+
+void ClusterView::setBackgroundRecording(const QString &text, const QString &toolTip)
+{
+    m_recordingLabel->setText(visibleText(text));
+    m_recordingLabel->setToolTip(plainToolTip(toolTip));
+    m_recordingLabel->setVisible(!text.isEmpty());
+}
+
+QString ClusterView::backgroundRecording() const { return m_recordingLabel->isHidden() ? QString() : m_recordingLabel->text(); }
 
 void ClusterView::setSandboxState(const QString &state)
 {

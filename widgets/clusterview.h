@@ -32,6 +32,9 @@ public:
     void setConnecting(const QString &what);
     void setConnectionError(const QString &error);
     void setSandboxState(const QString &state); // "" hides it
+    // "Background recording since 14:02" while fieldscope-record@.service records this cluster.
+    void setBackgroundRecording(const QString &text, const QString &toolTip); // "" hides it
+    QString backgroundRecording() const;
     QString contextName() const { return m_context; }
     // The context this tab was opened with, before the connection names it ("" = the
     // kubeconfig's current one).
@@ -75,6 +78,7 @@ private:
     QLabel *m_versionLabel;
     QLabel *m_warningLabel;
     QLabel *m_sandboxLabel;
+    QLabel *m_recordingLabel;
     ResourceKindsView *m_kinds;
     ObjectTablePage *m_table;
     DetailPane *m_detail;

@@ -1,0 +1,65 @@
+#include "app/backgroundrecording.h"
+
+#include "core/json.h"
+#include "core/privatefiles.h"
+
+#include <QFile>
+#include <QFileInfo>
+#include <QSettings>
+
+#include <cerrno>
+#include <csignal>
+
+namespace fieldscope::app {
+
+QString backgroundMarkerFor(const QString &database) { return database + QStringLiteral(".recorder"); }
+
+core::Status writeBackgroundMarker(const QString &database, const BackgroundRecorder &r)
+{
+    const core::Json marker{{"pid", r.pid},
+                            {"since", r.since.toMSecsSinceEpoch()},
+                            {"heartbeat", QDateTime::currentMSecsSinceEpoch()},
+                            {"resources", r.resources.toStdString()},
+                            {"context", r.context.toStdString()}};
+    // The recorder opens the database on its own thread, maybe after this first beat.
+    if (auto st = core::makePrivateDirectory(QFileInfo(database).absolutePath().toStdString(), true); !st)
+        return st;
+    return core::writePrivateFileDurably(backgroundMarkerFor(database).toStdString(), core::toJsonText(marker));
+}
+
+void removeBackgroundMarker(const QString &database) { QFile::remove(backgroundMarkerFor(database)); }
+
+std::optional<BackgroundRecorder> runningBackgroundRecorder(const QString &database, const QDateTime &now)
+{
+    QFile f(backgroundMarkerFor(database));
+    if (!f.open(QIODevice::ReadOnly))
+        return std::nullopt;
+    const QByteArray bytes = f.read(64 * 1024); // a marker is ~150 bytes; anything else is not ours
+    auto j = core::parseJson(std::string_view(bytes.constData(), std::size_t(bytes.size())));
+    if (!j || !j->is_object())
+        return std::nullopt;
+    const core::Json &m = *j;
+    if (!m.value("pid", core::Json()).is_number_integer() || !m.value("since", core::Json()).is_number_integer()
+        || !m.value("heartbeat", core::Json()).is_number_integer())
+        return std::nullopt;
+    BackgroundRecorder r;
+    r.pid = m["pid"].get<qint64>();
+    r.since = QDateTime::fromMSecsSinceEpoch(m["since"].get<qint64>(), Qt::UTC);
+    r.heartbeat = QDateTime::fromMSecsSinceEpoch(m["heartbeat"].get<qint64>(), Qt::UTC);
+    r.resources = QString::fromStdString(m.value("resources", std::string()));
+    r.context = QString::fromStdString(m.value("context", std::string()));
+    if (r.pid <= 0 || r.heartbeat.secsTo(now) > 90)
+        return std::nullopt;
+    // Signal 0 checks that the process exists (EPERM: it does, under another user).
+    if (::kill(pid_t(r.pid), 0) != 0 && errno != EPERM)
+        return std::nullopt;
+    return r;
+}
+
+QString backgroundResources()
+{
+    return QSettings().value(QStringLiteral("background/resources"), QStringLiteral("deployments,statefulsets,daemonsets,configmaps,services"))
+        .toString();
+}
+
+} // namespace fieldscope::app
