@@ -2,6 +2,7 @@
 
 #include "core/json.h"
 #include "core/privatefiles.h"
+#include "widgets/helpdialogs.h"
 
 #include <QFile>
 #include <QFileInfo>
@@ -56,10 +57,25 @@ std::optional<BackgroundRecorder> runningBackgroundRecorder(const QString &datab
     return r;
 }
 
-QString backgroundResources()
+QString backgroundResources() { return widgets::SettingsDialog::backgroundResources(); }
+
+QString systemdInstanceName(const QString &context)
 {
-    return QSettings().value(QStringLiteral("background/resources"), QStringLiteral("deployments,statefulsets,daemonsets,configmaps,services"))
-        .toString();
+    // systemd-escape: '/' becomes '-', [A-Za-z0-9:_.] stay (but a leading '.'), every other byte \xNN.
+    const QByteArray utf8 = context.toUtf8();
+    QString out;
+    for (int i = 0; i < utf8.size(); ++i) {
+        const char c = utf8[i];
+        const bool plain = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == ':' || c == '_'
+                        || (c == '.' && i > 0);
+        if (c == '/')
+            out += QLatin1Char('-');
+        else if (plain)
+            out += QLatin1Char(c);
+        else
+            out += QStringLiteral("\\x%1").arg(uchar(c), 2, 16, QLatin1Char('0'));
+    }
+    return out;
 }
 
 } // namespace fieldscope::app

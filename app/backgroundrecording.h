@@ -32,5 +32,7 @@ std::optional<BackgroundRecorder> runningBackgroundRecorder(const QString &datab
 
 // What `record --store` records when no RESOURCES are given, and what Settings lists.
 QString backgroundResources();
+// The unit instance for a context, escaped as systemd-escape does ("team/prod" -> "team-prod").
+QString systemdInstanceName(const QString &context);
 
 } // namespace fieldscope::app

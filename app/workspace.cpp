@@ -1,5 +1,10 @@
 #include "app/workspace.h"
 
+#include "app/backgroundrecording.h"
+
+#include <QLocale>
+#include <QProcess>
+
 #include "app/settingsconsentstore.h"
 #include "kube/execconsent.h"
 #include "widgets/consentdecisionsview.h"
@@ -44,7 +49,12 @@ Workspace::Workspace(widgets::MainWindow *window, QObject *parent) : QObject(par
     connect(window->contextSwitcher(), &widgets::ContextSwitcher::openRequested, this, [this](const QString &c) { open(c); });
     connect(window, &widgets::MainWindow::clusterCloseRequested, this, &Workspace::close);
     connect(window, &widgets::MainWindow::settingsChanged, this, &Workspace::applySettings);
-    connect(window, &widgets::MainWindow::settingsOpened, this, [](widgets::SettingsDialog *d) { showConsentDecisions(d->consentDecisions()); });
+    connect(window, &widgets::MainWindow::settingsOpened, this, [this](widgets::SettingsDialog *d) {
+        showConsentDecisions(d->consentDecisions());
+        showBackgroundRecording(d);
+        connect(d, &widgets::SettingsDialog::backgroundRecordingRequested, this,
+                [this, d = QPointer<widgets::SettingsDialog>(d)](const QString &context, bool on) { runSystemctl(d, context, on); });
+    });
     connect(&m_loading, &QFutureWatcherBase::finished, this, [this] {
         m_window->setBusy({}, false);
         const auto result = m_loading.result();
@@ -143,6 +153,49 @@ void Workspace::close(widgets::ClusterView *view)
         view->deleteLater();
         return;
     }
+}
+
+void Workspace::showBackgroundRecording(widgets::SettingsDialog *d) const
+{
+    ClusterController *c = current();
+    if (!c || c->historyDatabase().isEmpty())
+        return;
+    const auto r = runningBackgroundRecorder(c->historyDatabase());
+    d->setBackgroundRecordingStatus(r ? tr("Recording %1 in the background since %2 (process %3).")
+                                           .arg(r->resources, QLocale().toString(r->since.toLocalTime(), QLocale::ShortFormat))
+                                           .arg(r->pid)
+                                     : tr("Not recorded while no window is open."));
+}
+
+// systemctl --user enable|disable --now fieldscope-record@CONTEXT.service, without waiting.
+void Workspace::runSystemctl(QPointer<widgets::SettingsDialog> d, const QString &context, bool on)
+{
+    const QString unit = QStringLiteral("fieldscope-record@%1.service").arg(systemdInstanceName(context));
+    const QStringList args{QStringLiteral("--user"), on ? QStringLiteral("enable") : QStringLiteral("disable"), QStringLiteral("--now"), unit};
+    auto *p = new QProcess(this);
+    p->setProcessChannelMode(QProcess::MergedChannels);
+    connect(p, &QProcess::finished, this, [this, p, d, on, unit](int code, QProcess::ExitStatus status) {
+        p->deleteLater();
+        const QString out = QString::fromLocal8Bit(p->readAll()).trimmed();
+        if (!d)
+            return;
+        if (status == QProcess::NormalExit && code == 0) {
+            d->setBackgroundRecordingStatus(on ? tr("Started %1; it also starts at every login. The window shows it within 30 s.").arg(unit)
+                                               : tr("Stopped and disabled %1.").arg(unit));
+            return;
+        }
+        d->setBackgroundRecordingStatus(tr("systemctl failed: %1").arg(out.isEmpty() ? tr("exit code %1").arg(code) : out));
+    });
+    connect(p, &QProcess::errorOccurred, this, [p, d, context](QProcess::ProcessError e) {
+        if (e != QProcess::FailedToStart)
+            return;
+        p->deleteLater();
+        if (d)
+            d->setBackgroundRecordingStatus(tr("There is no systemctl here (no systemd user session). Run the recorder yourself: "
+                                               "fieldscope record --store --context %1").arg(context));
+    });
+    d->setBackgroundRecordingStatus(tr("Running systemctl --user %1…").arg(args.join(u' ').section(u' ', 1)));
+    p->start(QStringLiteral("systemctl"), args);
 }
 
 void Workspace::applySettings()

@@ -5,9 +5,11 @@
 // retention) applied to every cluster. Lives on the GUI thread.
 #include "app/clustercontroller.h"
 #include "kube/kubeconfig.h"
+#include "widgets/helpdialogs.h"
 
 #include <QFutureWatcher>
 #include <QObject>
+#include <QPointer>
 
 #include <memory>
 #include <vector>
@@ -44,6 +46,8 @@ private:
         std::unique_ptr<ClusterController> controller;
     };
     void close(widgets::ClusterView *view);
+    void showBackgroundRecording(widgets::SettingsDialog *dialog) const;
+    void runSystemctl(QPointer<widgets::SettingsDialog> dialog, const QString &context, bool on);
     void applySettings();
 
     widgets::MainWindow *m_window;

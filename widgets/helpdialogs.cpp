@@ -1,15 +1,18 @@
 #include "widgets/helpdialogs.h"
 
 #include "widgets/consentdecisionsview.h"
+#include "widgets/plaintext.h"
 
 #include <QAction>
 #include <QCheckBox>
 #include <QDialogButtonBox>
 #include <QFormLayout>
 #include <QGroupBox>
+#include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
 #include <QLineEdit>
+#include <QPushButton>
 #include <QSettings>
 #include <QSpinBox>
 #include <QTableWidget>
@@ -90,6 +93,19 @@ QString secretValuesKey(const QString &context)
 }
 } // namespace
 
+QString SettingsDialog::backgroundResources()
+{
+    return QSettings()
+        .value(QStringLiteral("background/resources"), QStringLiteral("deployments,statefulsets,daemonsets,configmaps,services"))
+        .toString();
+}
+
+void SettingsDialog::setBackgroundRecordingStatus(const QString &text)
+{
+    if (m_backgroundStatus)
+        m_backgroundStatus->setText(visibleText(text, true));
+}
+
 bool SettingsDialog::recordsSecretValues(const QString &context)
 {
     return QSettings().value(secretValuesKey(context), false).toBool();
@@ -131,6 +147,34 @@ SettingsDialog::SettingsDialog(QWidget *parent, const QString &context) : QDialo
         form->addRow(tr("Secrets:"), m_secretValues);
     }
     layout->addLayout(form);
+    if (!context.isEmpty()) {
+        auto *bg = new QGroupBox(tr("Background recording"), this);
+        auto *bgLayout = new QFormLayout(bg);
+        m_backgroundResources = new QLineEdit(backgroundResources(), bg);
+        m_backgroundResources->setObjectName(QStringLiteral("backgroundResources"));
+        m_backgroundResources->setToolTip(tr("Comma-separated resource types recorded in all namespaces while no window runs."));
+        bgLayout->addRow(tr("Resources:"), m_backgroundResources);
+        m_backgroundStatus = plainLabel(new QLabel(bg));
+        m_backgroundStatus->setObjectName(QStringLiteral("backgroundStatus"));
+        m_backgroundStatus->setWordWrap(true);
+        auto *buttons = new QHBoxLayout;
+        auto *start = new QPushButton(tr("Record \"%1\" in the background").arg(visibleText(context)), bg);
+        start->setObjectName(QStringLiteral("startBackgroundRecording"));
+        start->setToolTip(tr("Runs: systemctl --user enable --now fieldscope-record@CONTEXT (starts now and at every login)"));
+        auto *stop = new QPushButton(tr("Stop"), bg);
+        stop->setObjectName(QStringLiteral("stopBackgroundRecording"));
+        buttons->addWidget(start);
+        buttons->addWidget(stop);
+        buttons->addStretch();
+        bgLayout->addRow(m_backgroundStatus);
+        bgLayout->addRow(buttons);
+        connect(start, &QPushButton::clicked, this, [this] {
+            QSettings().setValue(QStringLiteral("background/resources"), m_backgroundResources->text().simplified());
+            Q_EMIT backgroundRecordingRequested(m_context, true);
+        });
+        connect(stop, &QPushButton::clicked, this, [this] { Q_EMIT backgroundRecordingRequested(m_context, false); });
+        layout->addWidget(bg);
+    }
     auto *consentBox = new QGroupBox(tr("Exec credential plugins you answered about"), this);
     auto *consentLayout = new QVBoxLayout(consentBox);
     m_consent = new ConsentDecisionsView(consentBox);
@@ -144,6 +188,8 @@ SettingsDialog::SettingsDialog(QWidget *parent, const QString &context) : QDialo
         s.setValue(QStringLiteral("writes/fieldManager"), m.isEmpty() ? QStringLiteral("fieldscope") : m);
         if (m_secretValues)
             setRecordsSecretValues(m_context, m_secretValues->isChecked());
+        if (m_backgroundResources && !m_backgroundResources->text().trimmed().isEmpty())
+            s.setValue(QStringLiteral("background/resources"), m_backgroundResources->text().simplified());
         accept();
         Q_EMIT settingsChanged();
     });

@@ -7,6 +7,7 @@
 class QAction;
 class QCheckBox;
 class QLineEdit;
+class QLabel;
 class QSpinBox;
 
 namespace fieldscope::widgets {
@@ -37,15 +38,24 @@ public:
     // The opt-in to record Secret values (history, drafts) for one context; default off.
     static bool recordsSecretValues(const QString &context);
     static void setRecordsSecretValues(const QString &context, bool on);
+    // What fieldscope-record@.service records (comma-separated resources).
+    static QString backgroundResources();
+    // The composition root says whether the context is recorded in the background, or what
+    // enabling it answered.
+    void setBackgroundRecordingStatus(const QString &text);
 
 Q_SIGNALS:
     void settingsChanged();
+    // The user asked to start (on) or stop recording `context` in the background.
+    void backgroundRecordingRequested(const QString &context, bool on);
 
 private:
     QSpinBox *m_retention;
     QLineEdit *m_manager;
     ConsentDecisionsView *m_consent = nullptr;
     QCheckBox *m_secretValues = nullptr;
+    QLineEdit *m_backgroundResources = nullptr;
+    QLabel *m_backgroundStatus = nullptr;
     QString m_context;
 };
 
