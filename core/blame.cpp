@@ -25,10 +25,11 @@ std::string shortAge(std::int64_t s)
     return std::to_string(s / (86400LL * 365)) + "y";
 }
 
-std::string ownersLabel(const OwnershipTree &tree, NodeId id, std::int64_t nowSeconds)
+namespace {
+std::string ownersLabel(const OwnershipTree &tree, const std::vector<NodeOwner> &owners, std::int64_t nowSeconds)
 {
     std::string s;
-    for (const auto &o : tree.node(id).owners) {
+    for (const auto &o : owners) {
         const ManagedFieldsEntry &e = tree.entries()[o.entry];
         if (!s.empty())
             s += ", ";
@@ -37,6 +38,34 @@ std::string ownersLabel(const OwnershipTree &tree, NodeId id, std::int64_t nowSe
             s += " " + shortAge(nowSeconds - *e.timeSeconds);
     }
     return s;
+}
+} // namespace
+
+std::string ownersLabel(const OwnershipTree &tree, NodeId id, std::int64_t nowSeconds)
+{
+    return ownersLabel(tree, tree.node(id).owners, nowSeconds);
+}
+
+std::vector<NodeOwner> lineOwners(const OwnershipTree &tree, std::string_view linePointer, std::string_view lineText)
+{
+    std::vector<NodeOwner> out;
+    const auto id = tree.findByJsonPointer(linePointer);
+    if (!id)
+        return out;
+    out = tree.node(*id).owners;
+    const std::size_t firstNonSpace = lineText.find_first_not_of(' ');
+    const bool dashLine = firstNonSpace != std::string_view::npos && lineText.substr(firstNonSpace).rfind("- ", 0) == 0;
+    const NodeId item = tree.node(*id).parent;
+    if (!dashLine || *id == OwnershipTree::root() || item == *id || item == OwnershipTree::root())
+        return out;
+    const OwnershipNode &list = tree.node(tree.node(item).parent);
+    if (list.type != OwnershipNode::ValueType::Array)
+        return out; // the line's value is the item itself (a scalar item), already counted
+    for (const NodeOwner &o : tree.node(item).owners)
+        if (std::none_of(out.begin(), out.end(), [&](const NodeOwner &x) { return x.entry == o.entry; }))
+            out.push_back(o);
+    std::stable_sort(out.begin(), out.end(), [](const NodeOwner &a, const NodeOwner &b) { return a.entry < b.entry; });
+    return out;
 }
 
 Json withoutManagedFields(const Json &object)
@@ -125,7 +154,10 @@ std::string blameText(const Json &object, const OwnershipTree &tree, std::int64_
         std::string line = yaml.text.substr(start, nl - start);
         start = nl + 1;
         auto it = byPointer.find(ptr);
-        rows.emplace_back(it == byPointer.end() || ptr.empty() ? std::string() : ownersLabel(tree, it->second, nowSeconds), std::move(line));
+        std::string gutter;
+        if (it != byPointer.end() && !ptr.empty())
+            gutter = ownersLabel(tree, lineOwners(tree, ptr, line), nowSeconds);
+        rows.emplace_back(std::move(gutter), std::move(line));
     }
     std::vector<NodeId> absent;
     collectAbsentOwned(tree, OwnershipTree::root(), absent);

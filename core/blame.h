@@ -5,6 +5,8 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
+#include <vector>
 
 namespace fieldscope::core {
 
@@ -25,6 +27,12 @@ std::string blameText(const Json &object, const OwnershipTree &tree, std::int64_
 // {"path": ".metadata.labels.app", "value": "web", "owners": [{"manager", "operation",
 // "subresource", "apiVersion", "time"}]}; absent leaves carry "value": null and "present": false.
 Json blameJson(const OwnershipTree &tree);
+
+// The owners a YAML line shows: those of the value at `linePointer` and, on a list item's dash
+// line ("- name: nginx", whose pointer is the item's first key), also those of the item itself.
+// A manager that owns only the item (`k:{"name":"nginx"}: {.: {}}`) would otherwise be on no
+// line at all. Entry order, no duplicates.
+std::vector<NodeOwner> lineOwners(const OwnershipTree &tree, std::string_view linePointer, std::string_view lineText);
 
 // Copy of the object without metadata.managedFields (what blame and YAML views show).
 Json withoutManagedFields(const Json &object);

@@ -92,12 +92,13 @@ ObjectDetail buildUnguarded(const QByteArray &json)
     const core::AnnotatedYaml yaml = core::jsonToAnnotatedYaml(core::withoutManagedFields(obj));
     d.yaml = QString::fromStdString(yaml.text);
     d.lineOwners.resize(qsizetype(yaml.linePointers.size()));
+    std::size_t start = 0;
     for (std::size_t i = 0; i < yaml.linePointers.size(); ++i) {
         d.linePointers << QString::fromStdString(yaml.linePointers[i]);
-        const auto node = d.tree.findByJsonPointer(yaml.linePointers[i]);
-        if (!node)
-            continue;
-        for (const auto &o : d.tree.node(*node).owners)
+        const std::size_t nl = yaml.text.find('\n', start);
+        const std::string_view line = std::string_view(yaml.text).substr(start, nl - start);
+        start = nl + 1;
+        for (const auto &o : core::lineOwners(d.tree, yaml.linePointers[i], line))
             d.lineOwners[qsizetype(i)].push_back(int(o.entry));
     }
     return d;

@@ -23,6 +23,7 @@ private Q_SLOTS:
     void shortAgeFollowsKubectl_data();
     void shortAgeFollowsKubectl();
     void blameTextListsEveryCoOwnerPerLine();
+    void aManagerOwningOnlyAListItemShowsOnItsDashLine();
     void blameTextMatchesGolden_data();
     void blameTextMatchesGolden();
     void blameJsonHasOneEntryPerLeaf();
@@ -108,6 +109,34 @@ void TestBlame::blameTextListsEveryCoOwnerPerLine()
     QVERIFY(!out.join(QLatin1Char('\n')).contains(QLatin1String("managedFields")));
     QVERIFY(out.contains(QStringLiteral("kubectl(Apply) 15m") + QString(out.first().indexOf(QLatin1Char('|')) - 19, QLatin1Char(' '))
                          + QStringLiteral(" | # absent: .metadata.labels.tier")));
+}
+
+// Issue 13: `k:{"name":"nginx"}: {.: {}}` (the item itself, none of its fields) is ownership too.
+void TestBlame::aManagerOwningOnlyAListItemShowsOnItsDashLine()
+{
+    const Json obj = *parseJson(R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":"p","managedFields":[
+        {"manager":"owner-of-item","operation":"Apply","apiVersion":"v1","fieldsType":"FieldsV1",
+         "fieldsV1":{"f:spec":{"f:containers":{"k:{\"name\":\"nginx\"}":{".":{}}}}}},
+        {"manager":"image-setter","operation":"Update","apiVersion":"v1","fieldsType":"FieldsV1",
+         "fieldsV1":{"f:spec":{"f:containers":{"k:{\"name\":\"nginx\"}":{"f:image":{}}}}}}]},
+        "spec":{"containers":[{"name":"nginx","image":"nginx:1"}]}})");
+    auto tree = OwnershipTree::build(obj);
+    QVERIFY(tree.ok());
+    const QStringList out = QString::fromStdString(blameText(obj, *tree, kNow)).split(QLatin1Char('\n'));
+    const auto dash = std::find_if(out.begin(), out.end(), [](const QString &l) { return l.endsWith(QLatin1String("|   - name: nginx")); });
+    QVERIFY(dash != out.end());
+    QVERIFY2(dash->startsWith(QLatin1String("owner-of-item(Apply)")), qPrintable(*dash));
+    const auto image = std::find_if(out.begin(), out.end(), [](const QString &l) { return l.endsWith(QLatin1String("|     image: nginx:1")); });
+    QVERIFY(image != out.end());
+    QVERIFY2(image->startsWith(QLatin1String("image-setter(Update)")), qPrintable(*image));
+    // The same owners for the window's gutter, through lineOwners().
+    const AnnotatedYaml yaml = jsonToAnnotatedYaml(withoutManagedFields(obj));
+    const auto lines = QString::fromStdString(yaml.text).split(QLatin1Char('\n'));
+    const int dashLine = int(lines.indexOf(QStringLiteral("  - name: nginx")));
+    QVERIFY(dashLine >= 0);
+    const auto owners = lineOwners(*tree, yaml.linePointers[std::size_t(dashLine)], lines[dashLine].toStdString());
+    QCOMPARE(owners.size(), std::size_t(1));
+    QCOMPARE(tree->entries()[owners[0].entry].manager, std::string("owner-of-item"));
 }
 
 void TestBlame::blameTextMatchesGolden_data()
