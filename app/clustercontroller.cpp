@@ -511,7 +511,8 @@ void ClusterController::openEditor(const QString &uid)
     const bool secret = info.group.empty() && info.kind == "Secret";
     auto *drafts = new DraftKeeper(window, m_drafts, m_contextName.toStdString(), uid.toStdString(), window->windowTitle().toStdString(),
                                    !secret || m_recordSecretValues);
-    new ObjectEditor(m_client.get(), info, m_model.objectJson(row), window, widgets::SettingsDialog::fieldManager(), drafts);
+    auto *editor = new ObjectEditor(m_client.get(), info, m_model.objectJson(row), window, widgets::SettingsDialog::fieldManager(), drafts);
+    editor->setConnectionConfig(m_connection->config);
     // The version the table has now; later ones arrive from drainPrepared().
     window->noteServerVersion(QString::fromStdString(object.resourceVersion), false);
     m_editors.insert(uid, window);

@@ -1,5 +1,10 @@
 #include "app/objecteditor.h"
 
+#include "kube/requestcommands.h"
+
+#include <QClipboard>
+#include <QGuiApplication>
+
 #include "core/applybody.h"
 #include "core/editbuffer.h"
 #include "core/jsonread.h"
@@ -130,6 +135,7 @@ ObjectEditor::ObjectEditor(kube::ApiClient *client, kube::ResourceInfo resource,
     connect(window, &widgets::EditorWindow::giveUpRequested, this, &ObjectEditor::giveUp);
     connect(window, &widgets::EditorWindow::coOwnRequested, this, &ObjectEditor::coOwn);
     connect(window, &widgets::EditorWindow::previewRequested, this, &ObjectEditor::preview);
+    connect(window, &widgets::EditorWindow::copyRequested, this, &ObjectEditor::copyAs);
     connect(window, &widgets::EditorWindow::rebaseRequested, this, &ObjectEditor::rebase);
     inBackground(this, [objectJson, noStatus = withoutStatus()] {
         return versionOf(std::string_view(objectJson.constData(), std::size_t(objectJson.size())), noStatus);
@@ -162,7 +168,44 @@ void ObjectEditor::write(const widgets::WriteRequest &request)
 
 void ObjectEditor::preview(const widgets::WriteRequest &request)
 {
+    m_copyAs = CopyAs::None;
     prepare(request, false);
+}
+
+void ObjectEditor::copyAs(const widgets::WriteRequest &request, bool asCurl)
+{
+    m_copyAs = asCurl ? CopyAs::Curl : CopyAs::Kubectl;
+    prepare(request, false);
+}
+
+// The text goes to the clipboard and into the preview, so the user sees what was copied.
+void ObjectEditor::copyCommand(const widgets::WriteRequest &request, const kube::HttpRequest &req)
+{
+    std::string text;
+    if (m_copyAs == CopyAs::Curl) {
+        text = kube::curlCommand(req, m_config);
+    } else {
+        kube::KubectlWrite w;
+        switch (request.mode) {
+        case widgets::WriteMode::Apply: w.verb = kube::KubectlWrite::Verb::Apply; break;
+        case widgets::WriteMode::Replace: w.verb = kube::KubectlWrite::Verb::Replace; break;
+        case widgets::WriteMode::MergePatch: w.verb = kube::KubectlWrite::Verb::MergePatch; break;
+        case widgets::WriteMode::JsonPatch: w.verb = kube::KubectlWrite::Verb::JsonPatch; break;
+        }
+        w.resource = m_resource.qualifiedName();
+        w.ns = m_namespace;
+        w.name = m_name;
+        w.body = req.body;
+        w.fieldManager = fieldManagerOf(request);
+        w.force = request.force && request.mode == widgets::WriteMode::Apply;
+        w.dryRun = request.dryRun;
+        text = kube::kubectlCommand(w, m_config);
+    }
+    m_copyAs = CopyAs::None;
+    const QString copied = QString::fromStdString(text);
+    if (QClipboard *clipboard = QGuiApplication::clipboard())
+        clipboard->setText(copied);
+    m_window->showPreview(copied, {tr("Copied to the clipboard. No token is in the text: curl reads it from $%1.").arg(QLatin1String(kube::kTokenVariable))});
 }
 
 // Everything up to the request, the same for Write, Dry run and Preview: parse the buffer, pick
@@ -259,7 +302,10 @@ void ObjectEditor::finish(const widgets::WriteRequest &request, core::Json objec
     }
     }
     if (!sendIt) {
-        showRequest(req);
+        if (m_copyAs != CopyAs::None)
+            copyCommand(request, req);
+        else
+            showRequest(req);
         return;
     }
     m_client->send(std::move(req), this, [this, request, gen, object](core::Result<kube::HttpResponse> r) {

@@ -12,6 +12,7 @@
 #include "app/draftkeeper.h"
 #include "core/json.h"
 #include "kube/apiclient.h"
+#include "kube/kubeconfig.h"
 #include "kube/resource.h"
 #include "widgets/editorwindow.h"
 
@@ -34,10 +35,14 @@ public:
     // A background task threw (a library exception on bytes someone else chose): the editor
     // shows it as a failure of that step instead of the process ending.
     void showBackgroundFailure(const QString &why);
+    // The connection's server, CA and auth kind, for "Copy as curl / kubectl".
+    void setConnectionConfig(const kube::ResolvedConfig &config) { m_config = config; }
 
 private:
     void write(const widgets::WriteRequest &request);
     void preview(const widgets::WriteRequest &request);
+    void copyAs(const widgets::WriteRequest &request, bool asCurl);
+    void copyCommand(const widgets::WriteRequest &request, const kube::HttpRequest &req);
     void prepare(const widgets::WriteRequest &request, bool sendIt);
     void prepareApply(const widgets::WriteRequest &request, core::Json edited, int generation, bool sendIt);
     void finish(const widgets::WriteRequest &request, core::Json object, int generation, bool sendIt);
@@ -81,6 +86,8 @@ private:
     core::EditDraft m_draft;  // the earlier run's draft while its restore question is open
     int m_generation = 0;     // a newer request supersedes the answers to older ones
     QStringList m_yamlWarnings; // YAML 1.1 readings of the last parsed buffer, shown with the result
+    kube::ResolvedConfig m_config;
+    enum class CopyAs { None, Curl, Kubectl } m_copyAs = CopyAs::None; // what the next prepare() is for
 };
 
 } // namespace fieldscope::app

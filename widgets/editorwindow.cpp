@@ -16,7 +16,9 @@
 #include <QLineEdit>
 #include <QMessageBox>
 #include <QPushButton>
+#include <QMenu>
 #include <QShortcut>
+#include <QToolButton>
 #include <QSplitter>
 #include <QStackedWidget>
 #include <QTableWidget>
@@ -170,6 +172,20 @@ QWidget *EditorWindow::buildControls()
     m_write->setToolTip(tr("Send the buffer (Ctrl+Return)"));
     m_write->setDefault(true);
     connect(m_preview, &QPushButton::clicked, this, [this] { Q_EMIT previewRequested(currentRequest(false)); });
+    // The exact request as a command to keep or run elsewhere; no token is ever in the text.
+    m_copyAs = new QToolButton(row);
+    m_copyAs->setObjectName(QStringLiteral("copyAsButton"));
+    m_copyAs->setText(tr("Copy as"));
+    m_copyAs->setPopupMode(QToolButton::InstantPopup);
+    auto *copyMenu = new QMenu(m_copyAs);
+    QAction *curl = copyMenu->addAction(tr("curl"));
+    curl->setObjectName(QStringLiteral("copyAsCurl"));
+    QAction *kubectl = copyMenu->addAction(tr("kubectl"));
+    kubectl->setObjectName(QStringLiteral("copyAsKubectl"));
+    m_copyAs->setMenu(copyMenu);
+    m_copyAs->setToolTip(tr("Copy the request Write would send as a curl or kubectl command (the token stays out: curl reads $KUBE_TOKEN)"));
+    connect(curl, &QAction::triggered, this, [this] { Q_EMIT copyRequested(currentRequest(false), true); });
+    connect(kubectl, &QAction::triggered, this, [this] { Q_EMIT copyRequested(currentRequest(false), false); });
     connect(m_dryRun, &QPushButton::clicked, this, [this] { request(currentRequest(true)); });
     connect(m_write, &QPushButton::clicked, this, [this] { request(currentRequest(false)); });
     auto *send = new QShortcut(QKeySequence(Qt::CTRL | Qt::Key_Return), this);
@@ -180,9 +196,11 @@ QWidget *EditorWindow::buildControls()
     l->addWidget(m_manager, 1);
     l->addWidget(m_force);
     l->addWidget(m_preview);
+    l->addWidget(m_copyAs);
     l->addWidget(m_dryRun);
     l->addWidget(m_write);
     m_preview->setEnabled(false);
+    m_copyAs->setEnabled(false);
     m_dryRun->setEnabled(false);
     m_write->setEnabled(false);
     return row;
@@ -274,6 +292,7 @@ void EditorWindow::load(const QString &yaml, const QString &resourceVersion, con
     m_manager->setText(fieldManager);
     setOpened(yaml, resourceVersion);
     m_preview->setEnabled(true);
+    m_copyAs->setEnabled(true);
     m_dryRun->setEnabled(true);
     m_write->setEnabled(true);
     setResult(State::Editing, tr("Edit the YAML, then Dry run or Write. Server-managed metadata and the "
@@ -465,6 +484,7 @@ void EditorWindow::setResult(State state, const QString &text, int page)
     updateServerBanner();
     const bool busy = state == State::Sending || state == State::Loading || state == State::Detached;
     m_preview->setEnabled(!busy);
+    m_copyAs->setEnabled(!busy);
     m_dryRun->setEnabled(!busy);
     m_write->setEnabled(!busy);
     if (page == ThreeWayPage || page == ConflictPage)

@@ -22,6 +22,7 @@ class QComboBox;
 class QLabel;
 class QLineEdit;
 class QPushButton;
+class QToolButton;
 class QSplitter;
 class QStackedWidget;
 class QTableWidget;
@@ -131,6 +132,8 @@ Q_SIGNALS:
     void rebaseRequested();
     // Show what Write would send for `request`, without sending it.
     void previewRequested(const fieldscope::widgets::WriteRequest &request);
+    // "Copy as curl" (asCurl) or "Copy as kubectl" of the request Write would send.
+    void copyRequested(const fieldscope::widgets::WriteRequest &request, bool asCurl);
     void writeFinished();        // a write (not a dry run) was stored
     void draftNotNeeded();       // closed for good, or its edits discarded on quit
     void restoreDraftRequested();
@@ -167,6 +170,7 @@ private:
     QComboBox *m_mode;
     QLineEdit *m_manager;
     QCheckBox *m_force;
+    QToolButton *m_copyAs = nullptr;
     QPushButton *m_preview, *m_dryRun, *m_write;
     QsciScintilla *m_buffer;
     QSplitter *m_split;

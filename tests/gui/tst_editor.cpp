@@ -19,6 +19,7 @@
 #include "widgets/objecttablepage.h"
 #include "widgets/qsci.h"
 
+#include <QAction>
 #include <QApplication>
 #include <QComboBox>
 #include <QDir>
@@ -35,6 +36,7 @@
 #include <QSettings>
 #include <QStandardPaths>
 #include <QTextBrowser>
+#include <QClipboard>
 #include <QTest>
 #include <QTimer>
 
@@ -163,7 +165,7 @@ private Q_SLOTS:
                                                         core::toJsonText({{"metadata", {{"name", kNamespace}}}})));
         // Fresh objects each run: an earlier run's versions must not satisfy a check.
         for (const char *name : {"edit-ssa", "edit-conflict", "edit-stale", "edit-bad", "edit-cas", "edit-merge", "edit-invalid",
-                                 "edit-close", "edit-claim", "edit-coown", "edit-giveup", "edit-live", "edit-draft"})
+                                 "edit-close", "edit-claim", "edit-coown", "edit-giveup", "edit-live", "edit-draft", "edit-copy"})
             (void)testing::call(*m_client, testing::request("DELETE", objectPath(name)));
         QVERIFY(applyAs("fieldscope", "edit-ssa", {{"color", "blue"}}));
         QVERIFY(applyAs("fieldscope", "edit-conflict", {{"color", "blue"}, {"size", "small"}}));
@@ -176,6 +178,7 @@ private Q_SLOTS:
         QVERIFY(applyAs("fieldscope", "edit-close", {{"color", "blue"}}));
         QVERIFY(applyAs("fieldscope", "edit-live", {{"color", "blue"}}));
         QVERIFY(applyAs("fieldscope", "edit-draft", {{"color", "blue"}, {"size", "small"}}));
+        QVERIFY(applyAs("fieldscope", "edit-copy", {{"color", "blue"}}));
         for (const char *name : {"edit-coown", "edit-giveup"}) {
             QVERIFY(applyAs("fieldscope", name, {{"color", "blue"}, {"size", "small"}}));
             QVERIFY(applyAs("other-tool", name, {{"color", "red"}}));
@@ -239,6 +242,7 @@ private Q_SLOTS:
     void closingTheClusterLeavesUnsentEditsInADetachedWindow();
     void aSecretsUnsentEditsStayOffTheDiskUnlessOptedIn();
     void aHistoryThatCannotBeWrittenIsShownInTheWindow();
+    void copyAsCurlAndKubectlGiveTheExactWriteWithoutTheToken();
 };
 
 void TestEditor::serverSideApplyOfAChangedValueIsWrittenAndTheDetailFollows()
@@ -759,6 +763,39 @@ void TestEditor::aHistoryThatCannotBeWrittenIsShownInTheWindow()
         QVERIFY(saveShot(&s.window, QStringLiteral("history-recording-failing.png")));
     }
     QVERIFY(QDir(db).removeRecursively());
+}
+
+// Issue 13: Copy as curl / kubectl; tst_requestcommands runs such texts against the server.
+void TestEditor::copyAsCurlAndKubectlGiveTheExactWriteWithoutTheToken()
+{
+    Session s;
+    EditorWindow *editor = openEditor(s, QStringLiteral("edit-copy"));
+    QVERIFY(editor);
+    const QString changed = replaced(editor, "color: blue", "color: green");
+    QVERIFY(!changed.isEmpty());
+    editor->buffer()->setText(changed);
+    auto *combo = editor->findChild<QComboBox *>(QStringLiteral("writeMode"));
+    auto *messages = editor->findChild<QTextBrowser *>(QStringLiteral("editorMessages"));
+    auto copy = [&](widgets::WriteMode mode, const char *action) {
+        combo->setCurrentIndex(combo->findData(int(mode)));
+        QApplication::clipboard()->clear();
+        messages->clear();
+        editor->findChild<QAction *>(QLatin1String(action))->trigger();
+        return QTest::qWaitFor([&] { return !QApplication::clipboard()->text().isEmpty(); }, 10000) ? QApplication::clipboard()->text() : QString();
+    };
+    const QString curl = copy(widgets::WriteMode::JsonPatch, "copyAsCurl");
+    QVERIFY2(curl.contains(QLatin1String("curl ")) && curl.contains(QLatin1String("-X PATCH")), qPrintable(curl));
+    QVERIFY(curl.contains(QLatin1String("application/json-patch+json")));
+    QVERIFY(curl.contains(QLatin1String("\"op\":\"test\"")));
+    QVERIFY(curl.contains(QLatin1String("$KUBE_TOKEN")));
+    QVERIFY(!curl.contains(QString::fromStdString(m_connection->config.auth.token)));
+    QVERIFY(messages->toPlainText().contains(QLatin1String("Copied to the clipboard")));
+    const QString kubectl = copy(widgets::WriteMode::Apply, "copyAsKubectl");
+    QVERIFY2(kubectl.startsWith(QLatin1String("kubectl --context 'fieldscope-test' -n 'gui-editor' apply --server-side")), qPrintable(kubectl));
+    QVERIFY(kubectl.contains(QLatin1String("--field-manager 'fieldscope'")));
+    QVERIFY(!kubectl.contains(QLatin1String("--force-conflicts")));
+    QCOMPARE(get("edit-copy")["data"]["color"].get<std::string>(), std::string("blue")); // copying sends nothing
+    QVERIFY(editor->hasUnsentEdits());
 }
 
 QTEST_MAIN(TestEditor)
