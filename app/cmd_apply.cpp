@@ -7,6 +7,7 @@
 #include "core/conflictprediction.h"
 #include "core/editbuffer.h"
 #include "core/manifest.h"
+#include "core/ownershipdiff.h"
 #include "core/visibletext.h"
 #include "kube/apierror.h"
 #include "kube/writes.h"
@@ -138,8 +139,13 @@ public:
         out.json["resourceVersion"] = after.value("/metadata/resourceVersion"_json_pointer, std::string());
         out.text = head + ": " + (m_options.dryRun ? "would be written (dry run, nothing stored)" : "written") + ", resourceVersion "
                  + out.json["resourceVersion"].get<std::string>() + "\n";
-        if (prediction)
+        // managedFields before and after (for a dry run, as they would be): exact, not predicted.
+        if (!live.is_null() && after.is_object()) {
+            if (auto d = core::ownershipDiff(live, after, m_manager); d)
+                describeOwnership(out, *d);
+        } else if (prediction) {
             describeOwnership(out, *prediction);
+        }
         for (const auto &w : out.json["warnings"])
             out.text += "  warning: " + visible(w.get<std::string>()) + "\n";
         return out;
@@ -176,6 +182,25 @@ private:
         }
         }
         return {};
+    }
+
+    void describeOwnership(Outcome &out, const core::OwnershipDiff &d) const
+    {
+        for (const core::OwnershipMove &r : d.released)
+            if (!r.present)
+                out.json["removedFields"].push_back(r.path);
+        for (const core::OwnershipMove &t : d.taken) {
+            Json owners = Json::array();
+            for (const auto &o : t.others)
+                owners.push_back(ownerJson(o));
+            out.json["takenFields"].push_back({{"path", t.path}, {"from", owners}});
+        }
+        Json lines = Json::array();
+        for (const std::string &line : d.describe(m_manager)) {
+            lines.push_back(line);
+            out.text += "  " + visible(line) + "\n";
+        }
+        out.json["ownershipChanges"] = lines;
     }
 
     void describeOwnership(Outcome &out, const core::ApplyPrediction &p) const

@@ -1,5 +1,6 @@
 #include "app/objecteditor.h"
 
+#include "core/ownershipdiff.h"
 #include "kube/requestcommands.h"
 
 #include <QClipboard>
@@ -336,7 +337,7 @@ void ObjectEditor::showRequest(const kube::HttpRequest &req)
 void ObjectEditor::onWritten(const widgets::WriteRequest &request, const core::Json &sent, core::Result<kube::HttpResponse> result)
 {
     if (result) {
-        onSuccess(request.dryRun, std::move(*result));
+        onSuccess(request.dryRun, fieldManagerOf(request), std::move(*result));
         return;
     }
     const core::Error &e = result.error();
@@ -353,7 +354,7 @@ void ObjectEditor::onWritten(const widgets::WriteRequest &request, const core::J
     }
 }
 
-void ObjectEditor::onSuccess(bool dryRun, kube::HttpResponse response)
+void ObjectEditor::onSuccess(bool dryRun, const std::string &manager, kube::HttpResponse response)
 {
     QStringList warnings = m_yamlWarnings;
     for (const auto &w : response.warnings)
@@ -362,10 +363,20 @@ void ObjectEditor::onSuccess(bool dryRun, kube::HttpResponse response)
         warnings << tr("You deleted fields your manager does not own; an apply cannot remove them, so they are still "
                        "there: %1. Use Merge patch or JSON Patch to delete them.").arg(m_notRemovable.join(QStringLiteral(", ")));
     const int gen = m_generation;
-    inBackground(this, [body = std::move(response.body), noStatus = withoutStatus()] { return versionOf(body, noStatus); },
-                 [this, dryRun, warnings, gen](core::Result<Version> v) {
+    // What the write does to the manager's ownership, from managedFields before and after: for a
+    // dry run the answer is the object as it would be, so this is the preview (issue 13).
+    auto ownership = std::make_shared<QStringList>();
+    inBackground(this, [body = std::move(response.body), noStatus = withoutStatus(), before = m_live, manager, ownership] {
+        auto v = versionOf(body, noStatus);
+        if (v && !before.is_null())
+            if (auto d = core::ownershipDiff(before, v->live, manager); d && !d->empty())
+                for (const std::string &line : d->describe(manager))
+                    *ownership << QString::fromStdString(line);
+        return v;
+    }, [this, dryRun, warnings = warnings, gen, ownership](core::Result<Version> v) mutable {
         if (gen != m_generation || !m_window)
             return;
+
         if (!v) { // written, but the answer is unreadable: say so rather than guess a version
             m_window->showWritten(dryRun, tr("(unreadable answer: %1)").arg(q(v.error().describe())), warnings);
             return;
@@ -378,7 +389,7 @@ void ObjectEditor::onSuccess(bool dryRun, kube::HttpResponse response)
             m_coOwned.clear();
             m_window->setOpened(q(v->yaml), q(m_openedRv));
         }
-        m_window->showWritten(dryRun, q(v->resourceVersion), warnings);
+        m_window->showWritten(dryRun, q(v->resourceVersion), warnings, *ownership);
     });
 }
 

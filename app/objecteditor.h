@@ -49,7 +49,7 @@ private:
     void showRequest(const kube::HttpRequest &request);
     static std::string fieldManagerOf(const widgets::WriteRequest &request);
     void onWritten(const widgets::WriteRequest &request, const core::Json &sent, core::Result<kube::HttpResponse> result);
-    void onSuccess(bool dryRun, kube::HttpResponse response);
+    void onSuccess(bool dryRun, const std::string &manager, kube::HttpResponse response);
     void showConflicts(const core::Error &error, const core::Json &sent);
     void showStale(const core::Error &error, const QString &written);
     void showFailedTests(const core::Error &error, const QString &written);

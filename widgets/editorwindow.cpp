@@ -158,6 +158,7 @@ QWidget *EditorWindow::buildControls()
     m_manager = new QLineEdit(row);
     m_manager->setObjectName(QStringLiteral("editorFieldManager"));
     m_manager->setToolTip(tr("The field manager the write is recorded under (managedFields)"));
+    m_manager->setMinimumWidth(m_manager->fontMetrics().horizontalAdvance(QStringLiteral("kube-controller-manager")));
     m_force = new QCheckBox(tr("Force"), row);
     m_force->setObjectName(QStringLiteral("forceCheck"));
     m_force->setToolTip(tr("Take fields other managers own instead of reporting a conflict"));
@@ -505,7 +506,7 @@ void EditorWindow::showParseError(const QString &where, const QString &message)
     setResult(State::ParseError, tr("The YAML does not parse, nothing was sent. %1%2").arg(at, message), NoPage);
 }
 
-void EditorWindow::showWritten(bool dryRun, const QString &resourceVersion, const QStringList &warnings)
+void EditorWindow::showWritten(bool dryRun, const QString &resourceVersion, const QStringList &warnings, const QStringList &ownership)
 {
     const QString text = dryRun ? tr("Dry run passed: the server accepts this write (nothing was stored).")
                                 : tr("Written: the object is now at resourceVersion %1.").arg(resourceVersion);
@@ -513,11 +514,16 @@ void EditorWindow::showWritten(bool dryRun, const QString &resourceVersion, cons
         takeWrittenVersion();
         Q_EMIT writeFinished();
     }
-    if (warnings.isEmpty()) {
+    if (warnings.isEmpty() && ownership.isEmpty()) {
         setResult(State::Written, text, NoPage);
         return;
     }
-    m_messages->setPlainText(tr("Warnings:\n") + warnings.join(u'\n'));
+    QStringList parts;
+    if (!ownership.isEmpty()) // from managedFields before and after; for a dry run, the preview
+        parts << (dryRun ? tr("Ownership if you write this:\n") : tr("Ownership:\n")) + ownership.join(u'\n');
+    if (!warnings.isEmpty())
+        parts << tr("Warnings:\n") + warnings.join(u'\n');
+    m_messages->setPlainText(visibleText(parts.join(QStringLiteral("\n\n")), true));
     setResult(State::Written, text, MessagePage);
 }
 

@@ -76,7 +76,7 @@ public:
 
     void setSending(bool dryRun);
     void showParseError(const QString &where, const QString &message);
-    void showWritten(bool dryRun, const QString &resourceVersion, const QStringList &warnings);
+    void showWritten(bool dryRun, const QString &resourceVersion, const QStringList &warnings, const QStringList &ownership = {});
     void showConflicts(const QString &message, const QList<ConflictRow> &rows);
     void showStale(const QString &message, const QString &opened, const QString &written, const QString &current,
                    const QString &currentResourceVersion);

@@ -20,6 +20,7 @@
 #include "widgets/qsci.h"
 
 #include <QAction>
+#include <QCheckBox>
 #include <QApplication>
 #include <QComboBox>
 #include <QDir>
@@ -289,6 +290,18 @@ void TestEditor::conflictRowNamesTheOtherManagerWithBothValuesAndForceTakesTheFi
     QCOMPARE(get("edit-conflict")["data"]["color"].get<std::string>(), std::string("red")); // nothing written
     QCOMPARE(editor->bufferText(), changed);
     QVERIFY(saveShot(editor, QStringLiteral("editor-conflict.png")));
+
+    // The dry run first: the ownership preview says whose field a forced write takes.
+    editor->findChild<QCheckBox *>(QStringLiteral("forceCheck"))->setChecked(true);
+    QTest::mouseClick(editor->findChild<QPushButton *>(QStringLiteral("dryRunButton")), Qt::LeftButton);
+    QTRY_COMPARE_WITH_TIMEOUT(editor->state(), EditorWindow::State::Written, 15000);
+    const QString preview = editor->findChild<QTextBrowser *>(QStringLiteral("editorMessages"))->toPlainText();
+    QVERIFY2(preview.contains(QLatin1String("Ownership if you write this:\nfieldscope takes .data.color from other-tool (Apply)")), qPrintable(preview));
+    QCOMPARE(get("edit-conflict")["data"]["color"].get<std::string>(), std::string("red")); // still nothing written
+    QVERIFY(saveShot(editor, QStringLiteral("editor-ownership-preview.png")));
+    editor->findChild<QCheckBox *>(QStringLiteral("forceCheck"))->setChecked(false);
+    write(editor, widgets::WriteMode::Apply); // back to the conflict, to resolve it with its button
+    QTRY_COMPARE_WITH_TIMEOUT(editor->state(), EditorWindow::State::Conflict, 15000);
 
     QTest::mouseClick(editor->findChild<QPushButton *>(QStringLiteral("forceButton")), Qt::LeftButton);
     QTRY_COMPARE_WITH_TIMEOUT(editor->state(), EditorWindow::State::Written, 15000);
