@@ -152,6 +152,7 @@ ObjectEditor::ObjectEditor(kube::ApiClient *client, kube::ResourceInfo resource,
         m_live = std::move(v->live);
         m_window->load(q(v->yaml), q(m_openedRv), fieldManager);
         offerDraft(v->yaml);
+        checkWriteAccess();
     });
 }
 
@@ -350,7 +351,40 @@ void ObjectEditor::onWritten(const widgets::WriteRequest &request, const core::J
     } else if (e.category == core::ErrorCategory::Invalid) {
         showInvalid(e);
     } else {
+        if (e.category == core::ErrorCategory::Forbidden)
+            m_window->setReadOnly(tr("Read-only: the server refused this write (403): %1. You can still preview the request and "
+                                     "copy it for someone who may write.").arg(q(e.message)));
         m_window->showFailure(q(e.describe()));
+    }
+}
+
+// Asks the server whether these credentials may update or patch the object
+// (SelfSubjectAccessReview): if neither, the window says so before anyone types.
+void ObjectEditor::checkWriteAccess()
+{
+    auto answers = std::make_shared<std::vector<bool>>();
+    for (const char *verb : {"update", "patch"}) {
+        const core::Json review{{"apiVersion", "authorization.k8s.io/v1"},
+                                {"kind", "SelfSubjectAccessReview"},
+                                {"spec", {{"resourceAttributes", {{"namespace", m_namespace}, {"verb", verb}, {"group", m_resource.group},
+                                                                  {"resource", m_resource.resource}, {"name", m_name}}}}}};
+        kube::HttpRequest req;
+        req.method = "POST";
+        req.path = "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews";
+        req.contentType = "application/json";
+        req.body = core::toJsonText(review);
+        m_client->send(std::move(req), this, [this, answers, verb = std::string(verb)](core::Result<kube::HttpResponse> r) {
+            // An answer we cannot read counts as allowed: the write itself will tell (a 403 also sets the banner).
+            bool allowed = true;
+            if (r)
+                if (auto body = core::parseJson(r->body); body && body->is_object())
+                    allowed = body->value("/status/allowed"_json_pointer, true);
+            answers->push_back(allowed);
+            if (answers->size() == 2 && !(*answers)[0] && !(*answers)[1] && m_window)
+                m_window->setReadOnly(tr("Read-only: your credentials may neither update nor patch %1 in %2 (RBAC). You can still "
+                                         "preview the request and copy it for someone who may write.")
+                                          .arg(q(m_resource.qualifiedName()), m_namespace.empty() ? tr("the cluster") : q(m_namespace)));
+        });
     }
 }
 

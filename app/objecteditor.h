@@ -42,6 +42,7 @@ private:
     void write(const widgets::WriteRequest &request);
     void preview(const widgets::WriteRequest &request);
     void copyAs(const widgets::WriteRequest &request, bool asCurl);
+    void checkWriteAccess();
     void copyCommand(const widgets::WriteRequest &request, const kube::HttpRequest &req);
     void prepare(const widgets::WriteRequest &request, bool sendIt);
     void prepareApply(const widgets::WriteRequest &request, core::Json edited, int generation, bool sendIt);

@@ -105,6 +105,13 @@ EditorWindow::EditorWindow(const QString &title, QWidget *parent) : QWidget(pare
     m_draftProblem->hide();
     layout->addWidget(m_draftProblem);
     layout->addWidget(buildServerBanner());
+    // Read-only: RBAC allows neither update nor patch (SelfSubjectAccessReview on open, or a 403).
+    m_readOnlyBanner = plainLabel(new QLabel(this));
+    m_readOnlyBanner->setObjectName(QStringLiteral("readOnlyBanner"));
+    m_readOnlyBanner->setWordWrap(true);
+    m_readOnlyBanner->setStyleSheet(QStringLiteral("QLabel { background: #6d4c41; color: white; border-radius: 4px; padding: 4px 8px; }"));
+    m_readOnlyBanner->hide();
+    layout->addWidget(m_readOnlyBanner);
     layout->addWidget(buildControls());
     m_split = new QSplitter(Qt::Vertical, this);
     m_buffer = yamlPane(m_split, "editorBuffer", false);
@@ -294,8 +301,8 @@ void EditorWindow::load(const QString &yaml, const QString &resourceVersion, con
     setOpened(yaml, resourceVersion);
     m_preview->setEnabled(true);
     m_copyAs->setEnabled(true);
-    m_dryRun->setEnabled(true);
-    m_write->setEnabled(true);
+    m_dryRun->setEnabled(!isReadOnly());
+    m_write->setEnabled(!isReadOnly());
     setResult(State::Editing, tr("Edit the YAML, then Dry run or Write. Server-managed metadata and the "
                                  "status are left out: writes to the object do not change them."), NoPage);
 }
@@ -310,6 +317,18 @@ void EditorWindow::setOpened(const QString &yaml, const QString &resourceVersion
 
 // The banner is the point of the tool while editing: someone else's write shows up before
 // yours is refused or, worse, quietly wins over theirs.
+QString EditorWindow::readOnlyReason() const { return m_readOnly ? m_readOnlyBanner->text() : QString(); }
+
+void EditorWindow::setReadOnly(const QString &why)
+{
+    m_readOnlyBanner->setText(visibleText(why, true));
+    m_readOnlyBanner->setVisible(!why.isEmpty());
+    m_readOnly = !why.isEmpty();
+    const bool busy = m_state == State::Sending || m_state == State::Loading || m_state == State::Detached;
+    m_dryRun->setEnabled(!busy && !m_readOnly && m_preview->isEnabled());
+    m_write->setEnabled(!busy && !m_readOnly && m_preview->isEnabled());
+}
+
 QWidget *EditorWindow::buildServerBanner()
 {
     m_serverBanner = new QFrame(this);
@@ -486,8 +505,8 @@ void EditorWindow::setResult(State state, const QString &text, int page)
     const bool busy = state == State::Sending || state == State::Loading || state == State::Detached;
     m_preview->setEnabled(!busy);
     m_copyAs->setEnabled(!busy);
-    m_dryRun->setEnabled(!busy);
-    m_write->setEnabled(!busy);
+    m_dryRun->setEnabled(!busy && !isReadOnly());
+    m_write->setEnabled(!busy && !isReadOnly());
     if (page == ThreeWayPage || page == ConflictPage)
         m_split->setSizes({page == ThreeWayPage ? 260 : 380, page == ThreeWayPage ? 440 : 300});
     else if (page == MessagePage && m_split->sizes().value(1) < 240)

@@ -76,6 +76,11 @@ public:
 
     void setSending(bool dryRun);
     void showParseError(const QString &where, const QString &message);
+    // Your credentials may not write this object: a banner says why, Dry run and Write are off
+    // (Preview and Copy as stay). "" lifts it.
+    void setReadOnly(const QString &why);
+    bool isReadOnly() const { return m_readOnly; }
+    QString readOnlyReason() const;
     void showWritten(bool dryRun, const QString &resourceVersion, const QStringList &warnings, const QStringList &ownership = {});
     void showConflicts(const QString &message, const QList<ConflictRow> &rows);
     void showStale(const QString &message, const QString &opened, const QString &written, const QString &current,
@@ -171,6 +176,8 @@ private:
     QLineEdit *m_manager;
     QCheckBox *m_force;
     QToolButton *m_copyAs = nullptr;
+    QLabel *m_readOnlyBanner = nullptr;
+    bool m_readOnly = false;
     QPushButton *m_preview, *m_dryRun, *m_write;
     QsciScintilla *m_buffer;
     QSplitter *m_split;

@@ -11,6 +11,7 @@
 #include "app/clustercontroller.h"
 #include "core/drafts.h"
 #include "core/json.h"
+#include "core/yaml.h"
 #include "widgets/clusterview.h"
 #include "widgets/detailpane.h"
 #include "widgets/editorwindow.h"
@@ -38,6 +39,7 @@
 #include <QStandardPaths>
 #include <QTextBrowser>
 #include <QClipboard>
+#include <QTemporaryDir>
 #include <QTest>
 #include <QTimer>
 
@@ -57,11 +59,11 @@ struct Session {
     widgets::MainWindow window;
     widgets::ClusterView *view = window.addCluster(QStringLiteral("test"));
     app::ClusterController controller{view};
-    Session()
+    explicit Session(const QString &kubeconfig = testing::testKubeconfig(), const QString &context = QStringLiteral("fieldscope-test"))
     {
         window.resize(1280, 800);
         controller.showResource(QStringLiteral("configmaps"));
-        controller.open(testing::testKubeconfig(), QStringLiteral("fieldscope-test"));
+        controller.open(kubeconfig, context);
         window.show();
     }
 };
@@ -244,6 +246,7 @@ private Q_SLOTS:
     void aSecretsUnsentEditsStayOffTheDiskUnlessOptedIn();
     void aHistoryThatCannotBeWrittenIsShownInTheWindow();
     void copyAsCurlAndKubectlGiveTheExactWriteWithoutTheToken();
+    void withoutWriteRightsTheEditorIsReadOnlyBeforeAnyoneTypes();
 };
 
 void TestEditor::serverSideApplyOfAChangedValueIsWrittenAndTheDetailFollows()
@@ -809,6 +812,58 @@ void TestEditor::copyAsCurlAndKubectlGiveTheExactWriteWithoutTheToken()
     QVERIFY(!kubectl.contains(QLatin1String("--force-conflicts")));
     QCOMPARE(get("edit-copy")["data"]["color"].get<std::string>(), std::string("blue")); // copying sends nothing
     QVERIFY(editor->hasUnsentEdits());
+}
+
+// Issue 13: a user who may read but not write (here "reader", impersonated, bound to the "view"
+// cluster role) gets a read-only editor: the SelfSubjectAccessReview on open says so.
+void TestEditor::withoutWriteRightsTheEditorIsReadOnlyBeforeAnyoneTypes()
+{
+    const std::string binding = core::toJsonText(
+        {{"apiVersion", "rbac.authorization.k8s.io/v1"}, {"kind", "ClusterRoleBinding"}, {"metadata", {{"name", "fieldscope-test-reader-views"}}},
+         {"subjects", core::Json::array({{{"kind", "User"}, {"name", "reader"}, {"apiGroup", "rbac.authorization.k8s.io"}}})},
+         {"roleRef", {{"kind", "ClusterRole"}, {"name", "view"}, {"apiGroup", "rbac.authorization.k8s.io"}}}});
+    // Cluster-wide: the window lists ConfigMaps in all namespaces.
+    auto made = testing::call(*m_client, testing::request("POST", "/apis/rbac.authorization.k8s.io/v1/clusterrolebindings", binding));
+    QVERIFY(made.ok() || made.error().httpStatus == 409);
+    // The test kubeconfig plus a context that impersonates "reader" with the admin's token.
+    QFile original(testing::testKubeconfig());
+    QVERIFY(original.open(QIODevice::ReadOnly));
+    auto kc = core::yamlToJson(original.readAll().toStdString());
+    QVERIFY(kc.ok());
+    core::Json config = kc->value;
+    std::string cluster, token;
+    for (const auto &c : config["contexts"])
+        if (c["name"] == "fieldscope-test")
+            cluster = c["context"]["cluster"].get<std::string>();
+    for (const auto &u : config["users"])
+        if (u["user"].contains("token") && token.empty())
+            token = u["user"]["token"].get<std::string>();
+    QVERIFY(!cluster.empty() && !token.empty());
+    config["users"].push_back({{"name", "reader-user"}, {"user", {{"token", token}, {"as", "reader"}}}});
+    config["contexts"].push_back({{"name", "reader"}, {"context", {{"cluster", cluster}, {"user", "reader-user"}}}});
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("kubeconfig"));
+    QFile out(path);
+    QVERIFY(out.open(QIODevice::WriteOnly));
+    out.write(QByteArray::fromStdString(core::toJsonText(config)));
+    out.close();
+    QFile::setPermissions(path, QFileDevice::ReadOwner | QFileDevice::WriteOwner);
+
+    Session s(path, QStringLiteral("reader"));
+    EditorWindow *editor = openEditor(s, QStringLiteral("edit-copy"));
+    QVERIFY(editor);
+    QTRY_VERIFY_WITH_TIMEOUT(editor->isReadOnly(), 10000);
+    QVERIFY2(editor->readOnlyReason().contains(QLatin1String("neither update nor patch")), qPrintable(editor->readOnlyReason()));
+    QVERIFY(!editor->findChild<QPushButton *>(QStringLiteral("writeButton"))->isEnabled());
+    QVERIFY(!editor->findChild<QPushButton *>(QStringLiteral("dryRunButton"))->isEnabled());
+    QVERIFY(editor->findChild<QPushButton *>(QStringLiteral("previewButton"))->isEnabled());
+    QVERIFY(saveShot(editor, QStringLiteral("editor-read-only.png")));
+    // The editor of a writer stays writable.
+    Session writer;
+    EditorWindow *writable = openEditor(writer, QStringLiteral("edit-copy"));
+    QVERIFY(writable);
+    QTest::qWait(500);
+    QVERIFY(!writable->isReadOnly());
 }
 
 QTEST_MAIN(TestEditor)
