@@ -1,6 +1,7 @@
 #include "app/clustercontroller.h"
 
 #include "app/backgroundrecording.h"
+#include "kube/writes.h"
 
 #include "app/objecteditor.h"
 #include "app/settingsconsentstore.h"
@@ -15,6 +16,7 @@
 #include <QApplication>
 #include <QElapsedTimer>
 #include <QLocale>
+#include <QMessageBox>
 #include <QTimer>
 #include <QPointer>
 #include <QStandardPaths>
@@ -76,6 +78,7 @@ ClusterController::ClusterController(widgets::ClusterView *view, QObject *parent
     connect(view->tablePage(), &widgets::ObjectTablePage::currentObjectChanged, this, &ClusterController::onCurrentObject);
     view->detailPane()->setEditable(true);
     connect(view->detailPane(), &widgets::DetailPane::editRequested, this, &ClusterController::openEditor);
+    connect(view->detailPane(), &widgets::DetailPane::deleteRequested, this, [this](const QString &uid) { deleteObject(uid, true); });
 }
 
 ClusterController::~ClusterController()
@@ -488,6 +491,54 @@ void ClusterController::closeEditors()
 
 // One editor window per object (issue 6), on the object as the table has it; the window's
 // ObjectEditor writes through this connection's client with the shown kind's ResourceInfo.
+// Deletes exactly the object the user sees: preconditions on its uid (never a re-created object
+// of the same name) and resourceVersion (never a version the user has not seen).
+void ClusterController::deleteObject(const QString &uid, bool ask)
+{
+    const int row = uid.isEmpty() || !m_watcher || !m_client ? -1 : m_model.rowOf(uid.toStdString());
+    if (row < 0)
+        return;
+    const kube::ResourceInfo info = m_watcher->scope().resource;
+    const auto object = m_model.row(row);
+    const QString what = QString::fromStdString(info.kind) + u' '
+                       + (object.namespace_.empty() ? QString() : QString::fromStdString(object.namespace_) + u'/') + QString::fromStdString(object.name);
+    auto send = [this, info, object, what] {
+        kube::DeletePreconditions pre{object.uid, object.resourceVersion};
+        m_client->send(kube::deleteRequest(info, object.namespace_, object.name, pre, kube::PropagationPolicy::Background), this,
+                       [this, what, rv = object.resourceVersion](core::Result<kube::HttpResponse> r) {
+            if (!m_view)
+                return;
+            QString message;
+            if (r)
+                message = tr("%1 deleted.").arg(what);
+            else if (r.error().httpStatus == 409)
+                message = tr("%1 was not deleted: it changed since you saw it (you saw resourceVersion %2). Look at it again, then "
+                             "delete.").arg(what, QString::fromStdString(rv));
+            else
+                message = tr("%1 was not deleted: %2").arg(what, QString::fromStdString(r.error().describe()));
+            m_view->setWatchStatus(message, false);
+            Q_EMIT deleteFinished(r.ok(), message);
+        });
+    };
+    if (!ask) {
+        send();
+        return;
+    }
+    auto *box = new QMessageBox(QMessageBox::Warning, tr("Delete %1?").arg(what),
+                                tr("Delete %1 at resourceVersion %2 on %3?\n\nOnly this object as you see it is deleted: if it changed "
+                                   "or was re-created meanwhile, the server refuses.")
+                                    .arg(what, QString::fromStdString(object.resourceVersion), m_contextName),
+                                QMessageBox::Cancel, m_view);
+    box->setTextFormat(Qt::PlainText);
+    box->addButton(tr("Delete"), QMessageBox::DestructiveRole);
+    box->setAttribute(Qt::WA_DeleteOnClose);
+    connect(box, &QMessageBox::finished, this, [box, send] {
+        if (box->buttonRole(box->clickedButton()) == QMessageBox::DestructiveRole)
+            send();
+    });
+    box->open();
+}
+
 void ClusterController::openEditor(const QString &uid)
 {
     if (auto *open = m_editors.value(uid).data()) {

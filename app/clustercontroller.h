@@ -73,6 +73,9 @@ public:
     void setRecordSecretValues(bool on);
     bool recordsSecretValues() const { return m_recordSecretValues; }
     HistorySource *historySource() { return &m_historySource; }
+    // Deletes the object `uid` as the table shows it (uid and resourceVersion preconditions);
+    // `ask`: confirm first, naming the object. deleteFinished() tells how it went.
+    void deleteObject(const QString &uid, bool ask);
     // Re-reads whether fieldscope-record@.service records this cluster (also every 30 s).
     void updateBackgroundRecording();
     // The editor window open for the object `uid`, if any (one per object).
@@ -81,6 +84,7 @@ public:
 Q_SIGNALS:
     void loaded(); // the shown resource's first list is in the table
     void failed(const QString &message);
+    void deleteFinished(bool deleted, const QString &message);
 
 private:
     void onConnected(core::Result<kube::Connection> result);

@@ -144,6 +144,12 @@ void DetailPane::requestEdit()
         Q_EMIT editRequested(m_uid);
 }
 
+void DetailPane::requestDelete()
+{
+    if (m_editable && !m_uid.isEmpty() && m_ready)
+        Q_EMIT deleteRequested(m_uid);
+}
+
 QWidget *DetailPane::buildOwnershipTab()
 {
     auto *split = new QSplitter(Qt::Horizontal, m_tabs);

@@ -52,6 +52,8 @@ public:
     // Asks for an editor of the shown object (the YAML tab's Edit button, Ctrl+E); nothing
     // happens while no object is shown.
     void requestEdit();
+    // Object → Delete…: the composition root asks, then deletes with preconditions.
+    void requestDelete();
     // Whether objects here can be edited (a live cluster: yes; a recorded history: no).
     void setEditable(bool editable);
     static bool tabFromName(const QString &name, Tab *tab); // summary|yaml|ownership|history|events
@@ -62,6 +64,7 @@ public:
 Q_SIGNALS:
     void ready(); // a requested object's detail is shown
     void editRequested(const QString &uid);
+    void deleteRequested(const QString &uid);
 
 protected:
     void changeEvent(QEvent *event) override;

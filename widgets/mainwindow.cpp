@@ -142,6 +142,10 @@ void MainWindow::createActions()
         if (auto *v = currentCluster())
             v->detailPane()->requestEdit();
     });
+    add(object, tr("Delete…"), QKeySequence(Qt::SHIFT | Qt::Key_Delete), [this] {
+        if (auto *v = currentCluster())
+            v->detailPane()->requestDelete();
+    });
     QMenu *help = menuBar()->addMenu(tr("&Help"));
     add(help, tr("Keyboard shortcuts"), QKeySequence(Qt::Key_F1), [this] { showShortcuts(); });
 }

@@ -40,6 +40,7 @@
 #include <QTextBrowser>
 #include <QClipboard>
 #include <QTemporaryDir>
+#include <QSignalSpy>
 #include <QTest>
 #include <QTimer>
 
@@ -168,7 +169,7 @@ private Q_SLOTS:
                                                         core::toJsonText({{"metadata", {{"name", kNamespace}}}})));
         // Fresh objects each run: an earlier run's versions must not satisfy a check.
         for (const char *name : {"edit-ssa", "edit-conflict", "edit-stale", "edit-bad", "edit-cas", "edit-merge", "edit-invalid",
-                                 "edit-close", "edit-claim", "edit-coown", "edit-giveup", "edit-live", "edit-draft", "edit-copy"})
+                                 "edit-close", "edit-claim", "edit-coown", "edit-giveup", "edit-live", "edit-draft", "edit-copy", "del-me", "del-stale"})
             (void)testing::call(*m_client, testing::request("DELETE", objectPath(name)));
         QVERIFY(applyAs("fieldscope", "edit-ssa", {{"color", "blue"}}));
         QVERIFY(applyAs("fieldscope", "edit-conflict", {{"color", "blue"}, {"size", "small"}}));
@@ -182,6 +183,8 @@ private Q_SLOTS:
         QVERIFY(applyAs("fieldscope", "edit-live", {{"color", "blue"}}));
         QVERIFY(applyAs("fieldscope", "edit-draft", {{"color", "blue"}, {"size", "small"}}));
         QVERIFY(applyAs("fieldscope", "edit-copy", {{"color", "blue"}}));
+        QVERIFY(applyAs("fieldscope", "del-me", {{"color", "blue"}}));
+        QVERIFY(applyAs("fieldscope", "del-stale", {{"color", "blue"}}));
         for (const char *name : {"edit-coown", "edit-giveup"}) {
             QVERIFY(applyAs("fieldscope", name, {{"color", "blue"}, {"size", "small"}}));
             QVERIFY(applyAs("other-tool", name, {{"color", "red"}}));
@@ -247,6 +250,7 @@ private Q_SLOTS:
     void aHistoryThatCannotBeWrittenIsShownInTheWindow();
     void copyAsCurlAndKubectlGiveTheExactWriteWithoutTheToken();
     void withoutWriteRightsTheEditorIsReadOnlyBeforeAnyoneTypes();
+    void deleteRemovesOnlyTheVersionTheUserSaw();
 };
 
 void TestEditor::serverSideApplyOfAChangedValueIsWrittenAndTheDetailFollows()
@@ -864,6 +868,32 @@ void TestEditor::withoutWriteRightsTheEditorIsReadOnlyBeforeAnyoneTypes()
     QVERIFY(writable);
     QTest::qWait(500);
     QVERIFY(!writable->isReadOnly());
+}
+
+// Issue 13: Delete sends preconditions (uid, resourceVersion) from what the table shows.
+void TestEditor::deleteRemovesOnlyTheVersionTheUserSaw()
+{
+    Session s;
+    QVERIFY(QTest::qWaitFor([&] { return s.controller.isLoaded() && s.view->tablePage()->selectName(QString::fromLatin1(kNamespace), QStringLiteral("del-me")); }, 30000));
+    QTRY_VERIFY_WITH_TIMEOUT(s.view->detailPane()->isReady(), 10000);
+    QSignalSpy done(&s.controller, &app::ClusterController::deleteFinished);
+    s.controller.deleteObject(s.view->detailPane()->uid(), false);
+    QVERIFY(done.wait(15000));
+    QCOMPARE(done.at(0).at(0).toBool(), true);
+    QTRY_VERIFY_WITH_TIMEOUT(get("del-me").is_null(), 10000);
+
+    // The table's view of del-stale is frozen (its watch stopped); someone changes it meanwhile.
+    QVERIFY(s.view->tablePage()->selectName(QString::fromLatin1(kNamespace), QStringLiteral("del-stale")));
+    QTRY_VERIFY_WITH_TIMEOUT(s.view->detailPane()->isReady() && s.view->detailPane()->detail().name == QStringLiteral("del-stale"), 10000);
+    const QString uid = s.view->detailPane()->uid();
+    s.controller.watcher()->stop();
+    QVERIFY(patchAs("someone-else", "del-stale", {{"color", "red"}}));
+    done.clear();
+    s.controller.deleteObject(uid, false);
+    QVERIFY(done.wait(15000));
+    QCOMPARE(done.at(0).at(0).toBool(), false);
+    QVERIFY2(done.at(0).at(1).toString().contains(QLatin1String("changed since you saw it")), qPrintable(done.at(0).at(1).toString()));
+    QCOMPARE(get("del-stale")["data"]["color"].get<std::string>(), std::string("red")); // still there
 }
 
 QTEST_MAIN(TestEditor)
