@@ -2,6 +2,8 @@
 
 #include "app/backgroundrecording.h"
 #include "kube/writes.h"
+#include "core/manifest.h"
+#include "widgets/newobjectwindow.h"
 
 #include "app/objecteditor.h"
 #include "app/settingsconsentstore.h"
@@ -491,6 +493,95 @@ void ClusterController::closeEditors()
 
 // One editor window per object (issue 6), on the object as the table has it; the window's
 // ObjectEditor writes through this connection's client with the shown kind's ResourceInfo.
+// File → New Object…: create semantics, one POST per object of the buffer, in order.
+widgets::NewObjectWindow *ClusterController::openNewObject()
+{
+    if (!m_view || !m_client || !m_discovery)
+        return nullptr;
+    auto *window = new widgets::NewObjectWindow(m_contextName, m_view);
+    window->setAttribute(Qt::WA_DeleteOnClose);
+    connect(window, &widgets::NewObjectWindow::createRequested, this,
+            [this, window = QPointer<widgets::NewObjectWindow>(window)](const QString &yaml, bool dryRun) {
+        if (!window)
+            return;
+        window->setBusy(true);
+        auto parsing = QtConcurrent::run(&m_pool, [text = yaml.toStdString()] { return core::manifestObjects(text); });
+        auto *watcher = new QFutureWatcher<core::Result<core::ManifestObjects>>(this);
+        connect(watcher, &QFutureWatcherBase::finished, this, [this, watcher, window, dryRun] {
+            watcher->deleteLater();
+            if (window)
+                createObjects(window, watcher->result(), dryRun);
+        });
+        watcher->setFuture(parsing);
+    });
+    window->show();
+    return window;
+}
+
+void ClusterController::createObjects(QPointer<widgets::NewObjectWindow> window, const core::Result<core::ManifestObjects> &parsed, bool dryRun)
+{
+    if (!parsed) {
+        window->showResults({tr("Nothing was sent: %1").arg(QString::fromStdString(parsed.error().describe()))}, false);
+        return;
+    }
+    const auto &objects = parsed->objects;
+    if (objects.empty()) {
+        window->showResults({tr("Nothing was sent: the text holds no object.")}, false);
+        return;
+    }
+    struct Batch {
+        QStringList lines;
+        int pending = 0;
+        bool allCreated = true;
+    };
+    auto batch = std::make_shared<Batch>();
+    batch->lines.resize(qsizetype(objects.size()));
+    batch->pending = int(objects.size());
+    const std::string contextNs = m_connection->config.namespace_.empty() ? std::string("default") : m_connection->config.namespace_;
+    auto finishOne = [batch, window](int i, const QString &line, bool created) {
+        batch->lines[i] = line;
+        batch->allCreated = batch->allCreated && created;
+        if (--batch->pending == 0 && window)
+            window->showResults(batch->lines, batch->allCreated);
+    };
+    for (int i = 0; i < int(objects.size()); ++i) {
+        const core::Json &object = objects[std::size_t(i)];
+        const core::Json id = core::manifestIdentity(object);
+        const std::string apiVersion = object.value("apiVersion", std::string()), kind = id["kind"].get<std::string>();
+        const kube::ResourceInfo *info = nullptr;
+        for (const kube::ResourceInfo &r : m_discovery->snapshot().resources)
+            if (r.kind == kind && r.groupVersion() == apiVersion)
+                info = &r;
+        QString what = QString::fromStdString(kind + " " + id["name"].get<std::string>());
+        if (!info || id["name"].get<std::string>().empty()) {
+            finishOne(i, tr("%1: not sent: %2").arg(what, info ? tr("it has no metadata.name")
+                                                                : tr("the server has no %1 in %2").arg(QString::fromStdString(kind),
+                                                                                                       QString::fromStdString(apiVersion))),
+                      false);
+            continue;
+        }
+        const std::string ns = info->namespaced ? (id.contains("namespace") ? id["namespace"].get<std::string>() : contextNs) : std::string();
+        if (info->namespaced)
+            what = QString::fromStdString(kind + " " + ns + "/" + id["name"].get<std::string>());
+        kube::WriteOptions o;
+        o.fieldManager = widgets::SettingsDialog::fieldManager().toStdString();
+        o.dryRun = dryRun;
+        m_client->send(kube::createRequest(*info, ns, object, o), this, [finishOne, i, what, dryRun](core::Result<kube::HttpResponse> r) {
+            if (r) {
+                finishOne(i, dryRun ? tr("%1: would be created (dry run)").arg(what) : tr("%1: created").arg(what), true);
+            } else if (r.error().reason == "AlreadyExists") {
+                finishOne(i, tr("%1: exists already; left as it is (edit it to change it)").arg(what), false);
+            } else {
+                QString line = tr("%1: refused: %2").arg(what, QString::fromStdString(r.error().describe()));
+                for (const core::StatusCause &c : r.error().causes)
+                    line += QStringLiteral("\n    ") + QString::fromStdString(c.field.empty() ? c.reason : c.field) + QStringLiteral(": ")
+                          + QString::fromStdString(c.message);
+                finishOne(i, line, false);
+            }
+        });
+    }
+}
+
 // Deletes exactly the object the user sees: preconditions on its uid (never a re-created object
 // of the same name) and resourceVersion (never a version the user has not seen).
 void ClusterController::deleteObject(const QString &uid, bool ask)

@@ -17,7 +17,9 @@
 #include "models/objecttablemodel.h"
 #include "models/resourcekindsmodel.h"
 #include "widgets/clusterview.h"
+#include "core/manifest.h"
 #include "widgets/editorwindow.h"
+#include "widgets/newobjectwindow.h"
 
 #include <QFuture>
 #include <QFutureWatcher>
@@ -73,6 +75,8 @@ public:
     void setRecordSecretValues(bool on);
     bool recordsSecretValues() const { return m_recordSecretValues; }
     HistorySource *historySource() { return &m_historySource; }
+    // File → New Object…: a window whose Create posts each object of its buffer (null before connected).
+    widgets::NewObjectWindow *openNewObject();
     // Deletes the object `uid` as the table shows it (uid and resourceVersion preconditions);
     // `ask`: confirm first, naming the object. deleteFinished() tells how it went.
     void deleteObject(const QString &uid, bool ask);
@@ -102,6 +106,7 @@ private:
     void onTableRows(const std::vector<kube::TableRow> &rows);
     void noteTableVersions(const core::WatchBatch &batch);
     void startRecording();
+    void createObjects(QPointer<widgets::NewObjectWindow> window, const core::Result<core::ManifestObjects> &parsed, bool dryRun);
 
     void showWarnings();
     void showHistory(const QString &uid, int row);

@@ -49,6 +49,11 @@ Workspace::Workspace(widgets::MainWindow *window, QObject *parent) : QObject(par
     connect(window->contextSwitcher(), &widgets::ContextSwitcher::openRequested, this, [this](const QString &c) { open(c); });
     connect(window, &widgets::MainWindow::clusterCloseRequested, this, &Workspace::close);
     connect(window, &widgets::MainWindow::settingsChanged, this, &Workspace::applySettings);
+    connect(window, &widgets::MainWindow::newObjectRequested, this, [this](widgets::ClusterView *view) {
+        for (const auto &c : m_clusters)
+            if (c.controller->view() == view)
+                c.controller->openNewObject();
+    });
     connect(window, &widgets::MainWindow::settingsOpened, this, [this](widgets::SettingsDialog *d) {
         showConsentDecisions(d->consentDecisions());
         showBackgroundRecording(d);

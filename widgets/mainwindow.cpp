@@ -111,6 +111,10 @@ void MainWindow::createActions()
         if (auto *v = currentCluster())
             Q_EMIT clusterCloseRequested(v);
     });
+    add(file, tr("New Object…"), QKeySequence(Qt::CTRL | Qt::Key_N), [this] {
+        if (auto *v = currentCluster())
+            Q_EMIT newObjectRequested(v);
+    });
     add(file, tr("Settings…"), QKeySequence(Qt::CTRL | Qt::Key_Comma), [this] { showSettings(); });
     file->addSeparator();
     add(file, tr("Quit"), QKeySequence::Quit, [this] { close(); });

@@ -46,6 +46,8 @@ Q_SIGNALS:
     void clusterCloseRequested(fieldscope::widgets::ClusterView *view);
     void currentClusterChanged(fieldscope::widgets::ClusterView *view);
     void settingsChanged();
+    // File → New Object… on the cluster of `view`.
+    void newObjectRequested(fieldscope::widgets::ClusterView *view);
     // The settings dialog was just created (before it shows): the app fills what it owns.
     void settingsOpened(fieldscope::widgets::SettingsDialog *dialog);
 

@@ -17,6 +17,7 @@
 #include "widgets/editorwindow.h"
 #include "widgets/helpdialogs.h"
 #include "widgets/mainwindow.h"
+#include "widgets/newobjectwindow.h"
 #include "widgets/objecttablepage.h"
 #include "widgets/qsci.h"
 
@@ -169,7 +170,7 @@ private Q_SLOTS:
                                                         core::toJsonText({{"metadata", {{"name", kNamespace}}}})));
         // Fresh objects each run: an earlier run's versions must not satisfy a check.
         for (const char *name : {"edit-ssa", "edit-conflict", "edit-stale", "edit-bad", "edit-cas", "edit-merge", "edit-invalid",
-                                 "edit-close", "edit-claim", "edit-coown", "edit-giveup", "edit-live", "edit-draft", "edit-copy", "del-me", "del-stale"})
+                                 "edit-close", "edit-claim", "edit-coown", "edit-giveup", "edit-live", "edit-draft", "edit-copy", "del-me", "del-stale", "made-new"})
             (void)testing::call(*m_client, testing::request("DELETE", objectPath(name)));
         QVERIFY(applyAs("fieldscope", "edit-ssa", {{"color", "blue"}}));
         QVERIFY(applyAs("fieldscope", "edit-conflict", {{"color", "blue"}, {"size", "small"}}));
@@ -251,6 +252,7 @@ private Q_SLOTS:
     void copyAsCurlAndKubectlGiveTheExactWriteWithoutTheToken();
     void withoutWriteRightsTheEditorIsReadOnlyBeforeAnyoneTypes();
     void deleteRemovesOnlyTheVersionTheUserSaw();
+    void newObjectCreatesAndNeverOverwritesAnExistingOne();
 };
 
 void TestEditor::serverSideApplyOfAChangedValueIsWrittenAndTheDetailFollows()
@@ -894,6 +896,36 @@ void TestEditor::deleteRemovesOnlyTheVersionTheUserSaw()
     QCOMPARE(done.at(0).at(0).toBool(), false);
     QVERIFY2(done.at(0).at(1).toString().contains(QLatin1String("changed since you saw it")), qPrintable(done.at(0).at(1).toString()));
     QCOMPARE(get("del-stale")["data"]["color"].get<std::string>(), std::string("red")); // still there
+}
+
+// Issue 13: File → New Object… has create semantics: an existing object is reported, not overwritten.
+void TestEditor::newObjectCreatesAndNeverOverwritesAnExistingOne()
+{
+    Session s;
+    QTRY_VERIFY_WITH_TIMEOUT(s.controller.isLoaded(), 30000);
+    widgets::NewObjectWindow *w = s.controller.openNewObject();
+    QVERIFY(w);
+    auto run = [&](const QString &yaml, const char *button) {
+        w->setText(yaml);
+        const QString before = w->resultsText();
+        QTest::mouseClick(w->findChild<QPushButton *>(QLatin1String(button)), Qt::LeftButton);
+        return QTest::qWaitFor([&] { return w->resultsText() != before && !w->resultsText().isEmpty(); }, 15000) ? w->resultsText() : QString();
+    };
+    const QString two = QStringLiteral("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: made-new, namespace: gui-editor}\ndata: {a: \"1\"}\n---\n"
+                                       "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: edit-copy, namespace: gui-editor}\ndata: {color: overwritten}\n");
+    const QString dry = run(two, "newObjectDryRun");
+    QVERIFY2(dry.contains(QLatin1String("ConfigMap gui-editor/made-new: would be created (dry run)")), qPrintable(dry));
+    QVERIFY(get("made-new").is_null());
+    const QString made = run(two + QStringLiteral(" "), "newObjectCreate");
+    QVERIFY2(made.contains(QLatin1String("ConfigMap gui-editor/made-new: created")), qPrintable(made));
+    QVERIFY(made.contains(QLatin1String("ConfigMap gui-editor/edit-copy: exists already; left as it is")));
+    QCOMPARE(get("made-new")["data"]["a"].get<std::string>(), std::string("1"));
+    QCOMPARE(get("edit-copy")["data"]["color"].get<std::string>(), std::string("blue"));
+    QCOMPARE(w->text(), two + QStringLiteral(" ")); // the buffer is kept
+    const QString bad = run(QStringLiteral("kind: [\n"), "newObjectCreate");
+    QVERIFY2(bad.startsWith(QLatin1String("Nothing was sent")), qPrintable(bad));
+    QVERIFY(saveShot(w, QStringLiteral("new-object.png")));
+    w->close();
 }
 
 QTEST_MAIN(TestEditor)
