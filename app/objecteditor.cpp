@@ -135,6 +135,7 @@ ObjectEditor::ObjectEditor(kube::ApiClient *client, kube::ResourceInfo resource,
     connect(window, &widgets::EditorWindow::writeRequested, this, &ObjectEditor::write);
     connect(window, &widgets::EditorWindow::giveUpRequested, this, &ObjectEditor::giveUp);
     connect(window, &widgets::EditorWindow::coOwnRequested, this, &ObjectEditor::coOwn);
+    connect(window, &widgets::EditorWindow::resolveRowsRequested, this, &ObjectEditor::resolveRows);
     connect(window, &widgets::EditorWindow::previewRequested, this, &ObjectEditor::preview);
     connect(window, &widgets::EditorWindow::copyRequested, this, &ObjectEditor::copyAs);
     connect(window, &widgets::EditorWindow::rebaseRequested, this, &ObjectEditor::rebase);
@@ -524,6 +525,44 @@ void ObjectEditor::coOwn(const QStringList &paths, const widgets::WriteRequest &
 {
     m_coOwned += paths; // equal to the live value now, so no longer a change: sent all the same
     resolveInBuffer(paths, request, &core::withLiveValuesAt);
+}
+
+// Per-row choices in one re-send: given-up fields removed, co-owned ones set to the live value,
+// and force only if some row chose it (the rows left conflicting are exactly those).
+void ObjectEditor::resolveRows(const QStringList &giveUp, const QStringList &coOwn, const widgets::WriteRequest &request)
+{
+    m_givenUp += giveUp;
+    m_coOwned += coOwn;
+    const int gen = ++m_generation;
+    m_window->setSending(request.dryRun);
+    auto paths = [](const QStringList &l) {
+        std::vector<std::string> out;
+        for (const QString &p : l)
+            out.push_back(p.toStdString());
+        return out;
+    };
+    inBackground(this, [text = request.text.toStdString(), live = m_current, g = paths(giveUp), c = paths(coOwn)]() -> core::Result<std::string> {
+        auto parsed = core::yamlToJson(text);
+        if (!parsed)
+            return parsed.error();
+        std::vector<std::string> notFound;
+        core::Json out = core::withoutFieldPaths(parsed->value, live, g, &notFound);
+        out = core::withLiveValuesAt(out, live, c, &notFound);
+        if (!notFound.empty())
+            return core::Error::make(core::ErrorCategory::Invalid, "not in the buffer: " + notFound.front());
+        return core::jsonToYaml(out);
+    }, [this, request, gen](core::Result<std::string> yaml) {
+        if (gen != m_generation || !m_window)
+            return;
+        if (!yaml) {
+            m_window->showParseError(q(yaml.error().where), q(yaml.error().message));
+            return;
+        }
+        widgets::WriteRequest again = request; // keeps request.force: the rows that chose Force
+        again.text = q(*yaml);
+        m_window->setBufferText(again.text);
+        write(again);
+    });
 }
 
 void ObjectEditor::resolveInBuffer(const QStringList &paths, const widgets::WriteRequest &request, Resolution resolution)

@@ -219,10 +219,10 @@ QWidget *EditorWindow::buildConflictPage()
     auto *page = new QWidget(m_details);
     auto *l = new QVBoxLayout(page);
     l->setContentsMargins(0, 0, 0, 0);
-    m_conflictTable = new QTableWidget(0, 4, page);
+    m_conflictTable = new QTableWidget(0, 5, page);
     m_conflictTable->setObjectName(QStringLiteral("conflictTable"));
     showPlainText(m_conflictTable); // managers and values from the server
-    m_conflictTable->setHorizontalHeaderLabels({tr("Field"), tr("Owned by"), tr("Live value"), tr("Your value")});
+    m_conflictTable->setHorizontalHeaderLabels({tr("Field"), tr("Owned by"), tr("Live value"), tr("Your value"), tr("Resolution")});
     m_conflictTable->setEditTriggers(QAbstractItemView::NoEditTriggers);
     m_conflictTable->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_conflictTable->verticalHeader()->hide();
@@ -262,7 +262,41 @@ QWidget *EditorWindow::buildConflictPage()
     buttons->addWidget(coOwn);
     buttons->addWidget(force);
     l->addLayout(buttons);
+    // Field by field: a choice per row (never preselected), then one re-send built from them.
+    auto *perRow = new QHBoxLayout;
+    m_sendChoices = new QPushButton(tr("Send with these choices"), page);
+    m_sendChoices->setObjectName(QStringLiteral("sendChoicesButton"));
+    m_sendChoices->setToolTip(tr("Rebuild your buffer from each row's choice (give up: removed; co-own: the live value) and send "
+                                 "again, with force only if a row says Force"));
+    m_sendChoices->setEnabled(false);
+    connect(m_sendChoices, &QPushButton::clicked, this, &EditorWindow::sendRowChoices);
+    perRow->addWidget(new QLabel(tr("Or choose per field in the Resolution column:"), page), 1);
+    perRow->addWidget(m_sendChoices);
+    l->addLayout(perRow);
     return page;
+}
+
+void EditorWindow::sendRowChoices()
+{
+    QStringList giveUp, coOwn;
+    bool force = false;
+    for (int row = 0; row < m_conflictTable->rowCount(); ++row) {
+        auto *choice = qobject_cast<QComboBox *>(m_conflictTable->cellWidget(row, 4));
+        const int c = choice ? choice->currentData().toInt() : 0;
+        const QString path = m_conflicts.value(row).path;
+        if (c == 1)
+            force = true;
+        else if (c == 2 && !giveUp.contains(path))
+            giveUp << path;
+        else if (c == 3 && !coOwn.contains(path))
+            coOwn << path;
+        else if (c == 0)
+            return; // a row without a choice: the button is off then anyway
+    }
+    WriteRequest r = m_lastRequest;
+    r.text = bufferText();
+    r.force = force;
+    Q_EMIT resolveRowsRequested(giveUp, coOwn, r);
 }
 
 QWidget *EditorWindow::buildThreeWayPage()
@@ -555,7 +589,22 @@ void EditorWindow::showConflicts(const QString &message, const QList<ConflictRow
         const QString cells[] = {c.path, c.manager, c.liveValue, c.yourValue};
         for (int col = 0; col < 4; ++col)
             m_conflictTable->setItem(i, col, new QTableWidgetItem(cells[col]));
+        auto *choice = new QComboBox(m_conflictTable);
+        choice->setObjectName(QStringLiteral("resolution%1").arg(i));
+        choice->addItem(tr("— choose —"), 0); // never Force by default
+        choice->addItem(tr("Force (take it)"), 1);
+        choice->addItem(tr("Give it up"), 2);
+        choice->addItem(tr("Co-own (live value)"), 3);
+        connect(choice, &QComboBox::currentIndexChanged, this, [this] {
+            bool all = m_conflictTable->rowCount() > 0;
+            for (int row = 0; row < m_conflictTable->rowCount(); ++row)
+                if (auto *c = qobject_cast<QComboBox *>(m_conflictTable->cellWidget(row, 4)); !c || c->currentData().toInt() == 0)
+                    all = false;
+            m_sendChoices->setEnabled(all);
+        });
+        m_conflictTable->setCellWidget(i, 4, choice);
     }
+    m_sendChoices->setEnabled(false);
     m_conflictTable->resizeColumnsToContents();
     setResult(State::Conflict,
               (rows.size() == 1 ? tr("Conflict: a field of your apply is owned by another manager with a different value. "

@@ -79,6 +79,7 @@ public:
     // Your credentials may not write this object: a banner says why, Dry run and Write are off
     // (Preview and Copy as stay). "" lifts it.
     void setReadOnly(const QString &why);
+    void sendRowChoices();
     bool isReadOnly() const { return m_readOnly; }
     QString readOnlyReason() const;
     void showWritten(bool dryRun, const QString &resourceVersion, const QStringList &warnings, const QStringList &ownership = {});
@@ -134,6 +135,8 @@ Q_SIGNALS:
     void giveUpRequested(const QStringList &paths, const fieldscope::widgets::WriteRequest &request);
     // Set `paths` in the buffer to the live values, then send `request` again: shared ownership.
     void coOwnRequested(const QStringList &paths, const fieldscope::widgets::WriteRequest &request);
+    // Per-row choices: give up `giveUp`, co-own `coOwn`, and (request.force) force the rest.
+    void resolveRowsRequested(const QStringList &giveUp, const QStringList &coOwn, const fieldscope::widgets::WriteRequest &request);
     void rebaseRequested();
     // Show what Write would send for `request`, without sending it.
     void previewRequested(const fieldscope::widgets::WriteRequest &request);
@@ -176,6 +179,7 @@ private:
     QLineEdit *m_manager;
     QCheckBox *m_force;
     QToolButton *m_copyAs = nullptr;
+    QPushButton *m_sendChoices = nullptr;
     QLabel *m_readOnlyBanner = nullptr;
     bool m_readOnly = false;
     QPushButton *m_preview, *m_dryRun, *m_write;

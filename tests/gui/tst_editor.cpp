@@ -170,7 +170,7 @@ private Q_SLOTS:
                                                         core::toJsonText({{"metadata", {{"name", kNamespace}}}})));
         // Fresh objects each run: an earlier run's versions must not satisfy a check.
         for (const char *name : {"edit-ssa", "edit-conflict", "edit-stale", "edit-bad", "edit-cas", "edit-merge", "edit-invalid",
-                                 "edit-close", "edit-claim", "edit-coown", "edit-giveup", "edit-live", "edit-draft", "edit-copy", "del-me", "del-stale", "made-new"})
+                                 "edit-close", "edit-claim", "edit-coown", "edit-giveup", "edit-live", "edit-draft", "edit-copy", "del-me", "del-stale", "made-new", "edit-rows"})
             (void)testing::call(*m_client, testing::request("DELETE", objectPath(name)));
         QVERIFY(applyAs("fieldscope", "edit-ssa", {{"color", "blue"}}));
         QVERIFY(applyAs("fieldscope", "edit-conflict", {{"color", "blue"}, {"size", "small"}}));
@@ -185,6 +185,8 @@ private Q_SLOTS:
         QVERIFY(applyAs("fieldscope", "edit-draft", {{"color", "blue"}, {"size", "small"}}));
         QVERIFY(applyAs("fieldscope", "edit-copy", {{"color", "blue"}}));
         QVERIFY(applyAs("fieldscope", "del-me", {{"color", "blue"}}));
+        QVERIFY(applyAs("fieldscope", "edit-rows", {{"a", "1"}, {"b", "1"}, {"c", "1"}}));
+        QVERIFY(applyAs("other-tool", "edit-rows", {{"a", "2"}, {"b", "2"}, {"c", "2"}}));
         QVERIFY(applyAs("fieldscope", "del-stale", {{"color", "blue"}}));
         for (const char *name : {"edit-coown", "edit-giveup"}) {
             QVERIFY(applyAs("fieldscope", name, {{"color", "blue"}, {"size", "small"}}));
@@ -253,6 +255,7 @@ private Q_SLOTS:
     void withoutWriteRightsTheEditorIsReadOnlyBeforeAnyoneTypes();
     void deleteRemovesOnlyTheVersionTheUserSaw();
     void newObjectCreatesAndNeverOverwritesAnExistingOne();
+    void eachConflictingFieldGetsItsOwnResolution();
 };
 
 void TestEditor::serverSideApplyOfAChangedValueIsWrittenAndTheDetailFollows()
@@ -926,6 +929,50 @@ void TestEditor::newObjectCreatesAndNeverOverwritesAnExistingOne()
     QVERIFY2(bad.startsWith(QLatin1String("Nothing was sent")), qPrintable(bad));
     QVERIFY(saveShot(w, QStringLiteral("new-object.png")));
     w->close();
+}
+
+// Issue 13: field by field. Give up a, co-own b, force c, in one re-send; Force is never preselected.
+void TestEditor::eachConflictingFieldGetsItsOwnResolution()
+{
+    Session s;
+    EditorWindow *editor = openEditor(s, QStringLiteral("edit-rows"));
+    QVERIFY(editor);
+    QString text = editor->bufferText();
+    for (const char *k : {"a", "b", "c"})
+        text.replace(QStringLiteral("  %1: \"2\"").arg(QLatin1String(k)), QStringLiteral("  %1: \"3\"").arg(QLatin1String(k)));
+    QVERIFY2(text.count(QLatin1String(": \"3\"")) == 3, qPrintable(text));
+    editor->buffer()->setText(text);
+    write(editor, widgets::WriteMode::Apply);
+    QTRY_COMPARE_WITH_TIMEOUT(editor->state(), EditorWindow::State::Conflict, 15000);
+    QCOMPARE(editor->conflicts().size(), qsizetype(3));
+    auto *send = editor->findChild<QPushButton *>(QStringLiteral("sendChoicesButton"));
+    QVERIFY(!send->isEnabled()); // nothing chosen yet, and nothing chosen for the user
+    const auto rows = editor->conflicts();
+    for (int i = 0; i < 3; ++i) {
+        auto *choice = editor->findChild<QComboBox *>(QStringLiteral("resolution%1").arg(i));
+        QVERIFY(choice);
+        QCOMPARE(choice->currentData().toInt(), 0);
+        const QString path = rows[i].path;
+        const int pick = path == QStringLiteral(".data.a") ? 2 : path == QStringLiteral(".data.b") ? 3 : 1;
+        choice->setCurrentIndex(choice->findData(pick));
+    }
+    QVERIFY(send->isEnabled());
+    QVERIFY(saveShot(editor, QStringLiteral("editor-conflict-per-row.png")));
+    QTest::mouseClick(send, Qt::LeftButton);
+    QTRY_COMPARE_WITH_TIMEOUT(editor->state(), EditorWindow::State::Written, 15000);
+    const core::Json live = get("edit-rows");
+    QCOMPARE(live["data"]["a"].get<std::string>(), std::string("2")); // given up: theirs stays
+    QCOMPARE(live["data"]["b"].get<std::string>(), std::string("2")); // co-owned at the live value
+    QCOMPARE(live["data"]["c"].get<std::string>(), std::string("3")); // forced: yours
+    std::map<std::string, std::set<std::string>> owners;
+    for (const auto &entry : live["metadata"]["managedFields"])
+        if (entry.contains("fieldsV1") && entry["fieldsV1"].contains("f:data"))
+            for (const char *k : {"a", "b", "c"})
+                if (entry["fieldsV1"]["f:data"].contains(std::string("f:") + k))
+                    owners[k].insert(entry["manager"].get<std::string>());
+    QCOMPARE(owners["a"], (std::set<std::string>{"other-tool"}));
+    QCOMPARE(owners["b"], (std::set<std::string>{"fieldscope", "other-tool"}));
+    QCOMPARE(owners["c"], (std::set<std::string>{"fieldscope"}));
 }
 
 QTEST_MAIN(TestEditor)
