@@ -1,6 +1,7 @@
 #include "app/objecteditor.h"
 
 #include "core/ownershipdiff.h"
+#include "core/threewaymerge.h"
 #include "kube/requestcommands.h"
 
 #include <QClipboard>
@@ -136,6 +137,8 @@ ObjectEditor::ObjectEditor(kube::ApiClient *client, kube::ResourceInfo resource,
     connect(window, &widgets::EditorWindow::giveUpRequested, this, &ObjectEditor::giveUp);
     connect(window, &widgets::EditorWindow::coOwnRequested, this, &ObjectEditor::coOwn);
     connect(window, &widgets::EditorWindow::resolveRowsRequested, this, &ObjectEditor::resolveRows);
+    connect(window, &widgets::EditorWindow::mergeRequested, this, &ObjectEditor::mergeOntoCurrent);
+    connect(window, &widgets::EditorWindow::mergeChoicesMade, this, &ObjectEditor::useMergeChoices);
     connect(window, &widgets::EditorWindow::previewRequested, this, &ObjectEditor::preview);
     connect(window, &widgets::EditorWindow::copyRequested, this, &ObjectEditor::copyAs);
     connect(window, &widgets::EditorWindow::rebaseRequested, this, &ObjectEditor::rebase);
@@ -647,6 +650,59 @@ void ObjectEditor::restoreDraft()
 
 // The next writes are based on what is there now, read afresh (the banner's Rebase comes
 // without a refusal before it); the buffer is left for the user to reconcile.
+// A stale write: the user's changes (opened -> buffer) on top of what is there now (m_current, read
+// when the write was refused). Nothing is sent; the buffer shows the result, based on the current
+// version, and fields both sides changed wait for the user's choice.
+void ObjectEditor::mergeOntoCurrent()
+{
+    if (m_current.is_null())
+        return;
+    const int gen = ++m_generation;
+    inBackground(this, [opened = m_opened, text = m_window->bufferText().toStdString(), current = m_current, noStatus = withoutStatus()]()
+                     -> core::Result<std::pair<core::ThreeWayMerge, Version>> {
+        auto mine = core::yamlToJson(text);
+        if (!mine)
+            return mine.error();
+        auto now = versionOf(core::toJsonText(current), noStatus);
+        if (!now)
+            return now.error();
+        auto merged = core::threeWayMerge(opened, mine->value, now->editable);
+        if (!merged)
+            return merged.error();
+        return std::make_pair(std::move(*merged), std::move(*now));
+    }, [this, gen](core::Result<std::pair<core::ThreeWayMerge, Version>> r) {
+        if (gen != m_generation || !m_window)
+            return;
+        if (!r) {
+            m_window->showParseError(q(r.error().where), q(r.error().message));
+            return;
+        }
+        auto &[merge, now] = *r;
+        // From here on writes are based on the current version: the merge is the new edit.
+        m_opened = std::move(now.editable);
+        m_openedRv = now.resourceVersion;
+        m_live = now.live;
+        m_window->setOpened(q(now.yaml), q(m_openedRv));
+        m_merge = std::move(merge);
+        if (m_merge.conflicts.empty()) {
+            m_window->showMerged(q(core::jsonToYaml(m_merge.merged)), m_merge.mineApplied, q(m_openedRv));
+            return;
+        }
+        QList<QStringList> rows;
+        for (const core::MergeConflict &c : m_merge.conflicts)
+            rows << QStringList{q(c.pointer), exactText(c.base), exactText(c.mine), exactText(c.theirs)};
+        m_window->showMergeConflicts(rows);
+    });
+}
+
+void ObjectEditor::useMergeChoices(const QStringList &keepMine)
+{
+    std::map<std::string, core::MergeChoice> choices;
+    for (const core::MergeConflict &c : m_merge.conflicts)
+        choices[c.pointer] = keepMine.contains(q(c.pointer)) ? core::MergeChoice::Mine : core::MergeChoice::Theirs;
+    m_window->showMerged(q(core::jsonToYaml(core::resolveMerge(m_merge, choices))), m_merge.mineApplied, q(m_openedRv));
+}
+
 void ObjectEditor::rebase()
 {
     fetchCurrent([this](core::Result<core::Json> live) {

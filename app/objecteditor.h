@@ -13,6 +13,7 @@
 #include "core/json.h"
 #include "kube/apiclient.h"
 #include "kube/kubeconfig.h"
+#include "core/threewaymerge.h"
 #include "kube/resource.h"
 #include "widgets/editorwindow.h"
 
@@ -62,6 +63,8 @@ private:
                                       std::vector<std::string> *notFound);
     void resolveInBuffer(const QStringList &paths, const widgets::WriteRequest &request, Resolution resolution);
     void rebase();
+    void mergeOntoCurrent();
+    void useMergeChoices(const QStringList &keepMine);
     void offerDraft(const std::string &loadedYaml);
     void onDraftLoaded(const std::string &loadedYaml, std::optional<core::EditDraft> draft);
     void restoreDraft();
@@ -90,6 +93,7 @@ private:
     QStringList m_yamlWarnings; // YAML 1.1 readings of the last parsed buffer, shown with the result
     kube::ResolvedConfig m_config;
     enum class CopyAs { None, Curl, Kubectl } m_copyAs = CopyAs::None; // what the next prepare() is for
+    core::ThreeWayMerge m_merge; // the last stale-write merge, waiting for the user's choices
 };
 
 } // namespace fieldscope::app

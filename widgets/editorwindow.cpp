@@ -320,10 +320,82 @@ QWidget *EditorWindow::buildThreeWayPage()
     rebase->setToolTip(tr("Base the next write on what is there now; your buffer stays as it is, "
                           "so carry the other changes over by hand where you want them"));
     connect(rebase, &QPushButton::clicked, this, &EditorWindow::rebaseRequested);
+    auto *merge = new QPushButton(tr("Merge onto current"), page);
+    merge->setObjectName(QStringLiteral("mergeButton"));
+    merge->setToolTip(tr("Your changes on top of what is there now; fields both sides changed are listed to choose. "
+                         "The result is shown in the buffer before anything is sent."));
+    connect(merge, &QPushButton::clicked, this, &EditorWindow::mergeRequested);
     buttons->addWidget(new QLabel(tr("Someone changed the object after you opened it; nothing was written."), page), 1);
+    buttons->addWidget(merge);
     buttons->addWidget(rebase);
     l->addLayout(buttons);
+    // Fields both sides changed: mine or theirs, one by one (never chosen for the user).
+    m_mergeTable = new QTableWidget(0, 5, page);
+    m_mergeTable->setObjectName(QStringLiteral("mergeTable"));
+    showPlainText(m_mergeTable);
+    m_mergeTable->setHorizontalHeaderLabels({tr("Field"), tr("You opened"), tr("You wrote"), tr("There now"), tr("Keep")});
+    m_mergeTable->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    m_mergeTable->verticalHeader()->hide();
+    m_mergeTable->horizontalHeader()->setStretchLastSection(true);
+    m_mergeTable->setMaximumHeight(m_mergeTable->fontMetrics().height() * 10);
+    m_mergeTable->hide();
+    m_useMerge = new QPushButton(tr("Use these choices"), page);
+    m_useMerge->setObjectName(QStringLiteral("useMergeButton"));
+    m_useMerge->setEnabled(false);
+    m_useMerge->hide();
+    connect(m_useMerge, &QPushButton::clicked, this, [this] {
+        QStringList mine;
+        for (int row = 0; row < m_mergeTable->rowCount(); ++row)
+            if (auto *c = qobject_cast<QComboBox *>(m_mergeTable->cellWidget(row, 4)); c && c->currentData().toInt() == 1)
+                mine << m_mergeTable->item(row, 0)->text();
+        Q_EMIT mergeChoicesMade(mine);
+    });
+    l->addWidget(m_mergeTable);
+    l->addWidget(m_useMerge, 0, Qt::AlignRight);
     return page;
+}
+
+void EditorWindow::showMergeConflicts(const QList<QStringList> &rows)
+{
+    m_mergeTable->setRowCount(int(rows.size()));
+    for (int i = 0; i < int(rows.size()); ++i) {
+        for (int col = 0; col < 4; ++col)
+            m_mergeTable->setItem(i, col, new QTableWidgetItem(rows[i].value(col)));
+        auto *choice = new QComboBox(m_mergeTable);
+        choice->setObjectName(QStringLiteral("mergeChoice%1").arg(i));
+        choice->addItem(tr("— choose —"), 0);
+        choice->addItem(tr("Mine"), 1);
+        choice->addItem(tr("Theirs"), 2);
+        connect(choice, &QComboBox::currentIndexChanged, this, [this] {
+            bool all = true;
+            for (int row = 0; row < m_mergeTable->rowCount(); ++row)
+                if (auto *c = qobject_cast<QComboBox *>(m_mergeTable->cellWidget(row, 4)); !c || c->currentData().toInt() == 0)
+                    all = false;
+            m_useMerge->setEnabled(all);
+        });
+        m_mergeTable->setCellWidget(i, 4, choice);
+    }
+    m_mergeTable->resizeColumnsToContents();
+    m_mergeTable->show();
+    m_useMerge->show();
+    m_useMerge->setEnabled(false);
+    setResult(State::Stale,
+              (rows.size() == 1 ? tr("1 field changed on both sides: keep yours or theirs, then the merge goes into the buffer.")
+                                : tr("%1 fields changed on both sides: keep yours or theirs for each, then the merge goes into the buffer.")
+                                      .arg(rows.size())),
+              ThreeWayPage);
+}
+
+void EditorWindow::showMerged(const QString &yaml, int yourChanges, const QString &resourceVersion)
+{
+    m_mergeTable->hide();
+    m_useMerge->hide();
+    setBufferText(yaml);
+    setResult(State::Editing,
+              tr("Merged: %1 of your changes on top of resourceVersion %2. Nothing was sent: check the buffer, then Write.")
+                  .arg(yourChanges)
+                  .arg(resourceVersion),
+              NoPage);
 }
 
 void EditorWindow::load(const QString &yaml, const QString &resourceVersion, const QString &fieldManager)

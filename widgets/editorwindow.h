@@ -79,6 +79,9 @@ public:
     // Your credentials may not write this object: a banner says why, Dry run and Write are off
     // (Preview and Copy as stay). "" lifts it.
     void setReadOnly(const QString &why);
+    // Stale-write merge: rows of (pointer, opened, written, now) to choose; then the result.
+    void showMergeConflicts(const QList<QStringList> &rows);
+    void showMerged(const QString &yaml, int yourChanges, const QString &resourceVersion);
     void sendRowChoices();
     bool isReadOnly() const { return m_readOnly; }
     QString readOnlyReason() const;
@@ -136,6 +139,8 @@ Q_SIGNALS:
     // Set `paths` in the buffer to the live values, then send `request` again: shared ownership.
     void coOwnRequested(const QStringList &paths, const fieldscope::widgets::WriteRequest &request);
     // Per-row choices: give up `giveUp`, co-own `coOwn`, and (request.force) force the rest.
+    void mergeRequested();
+    void mergeChoicesMade(const QStringList &keepMine); // pointers where the user keeps their value
     void resolveRowsRequested(const QStringList &giveUp, const QStringList &coOwn, const fieldscope::widgets::WriteRequest &request);
     void rebaseRequested();
     // Show what Write would send for `request`, without sending it.
@@ -180,6 +185,8 @@ private:
     QCheckBox *m_force;
     QToolButton *m_copyAs = nullptr;
     QPushButton *m_sendChoices = nullptr;
+    QTableWidget *m_mergeTable = nullptr;
+    QPushButton *m_useMerge = nullptr;
     QLabel *m_readOnlyBanner = nullptr;
     bool m_readOnly = false;
     QPushButton *m_preview, *m_dryRun, *m_write;

@@ -42,6 +42,7 @@
 #include <QClipboard>
 #include <QTemporaryDir>
 #include <QSignalSpy>
+#include <QTableWidget>
 #include <QTest>
 #include <QTimer>
 
@@ -170,7 +171,7 @@ private Q_SLOTS:
                                                         core::toJsonText({{"metadata", {{"name", kNamespace}}}})));
         // Fresh objects each run: an earlier run's versions must not satisfy a check.
         for (const char *name : {"edit-ssa", "edit-conflict", "edit-stale", "edit-bad", "edit-cas", "edit-merge", "edit-invalid",
-                                 "edit-close", "edit-claim", "edit-coown", "edit-giveup", "edit-live", "edit-draft", "edit-copy", "del-me", "del-stale", "made-new", "edit-rows"})
+                                 "edit-close", "edit-claim", "edit-coown", "edit-giveup", "edit-live", "edit-draft", "edit-copy", "del-me", "del-stale", "made-new", "edit-rows", "edit-merge3"})
             (void)testing::call(*m_client, testing::request("DELETE", objectPath(name)));
         QVERIFY(applyAs("fieldscope", "edit-ssa", {{"color", "blue"}}));
         QVERIFY(applyAs("fieldscope", "edit-conflict", {{"color", "blue"}, {"size", "small"}}));
@@ -187,6 +188,7 @@ private Q_SLOTS:
         QVERIFY(applyAs("fieldscope", "del-me", {{"color", "blue"}}));
         QVERIFY(applyAs("fieldscope", "edit-rows", {{"a", "1"}, {"b", "1"}, {"c", "1"}}));
         QVERIFY(applyAs("other-tool", "edit-rows", {{"a", "2"}, {"b", "2"}, {"c", "2"}}));
+        QVERIFY(applyAs("fieldscope", "edit-merge3", {{"a", "1"}, {"b", "1"}, {"c", "1"}}));
         QVERIFY(applyAs("fieldscope", "del-stale", {{"color", "blue"}}));
         for (const char *name : {"edit-coown", "edit-giveup"}) {
             QVERIFY(applyAs("fieldscope", name, {{"color", "blue"}, {"size", "small"}}));
@@ -256,6 +258,7 @@ private Q_SLOTS:
     void deleteRemovesOnlyTheVersionTheUserSaw();
     void newObjectCreatesAndNeverOverwritesAnExistingOne();
     void eachConflictingFieldGetsItsOwnResolution();
+    void aStaleWriteMergesOntoCurrentAndOverlapsAreChosenOneByOne();
 };
 
 void TestEditor::serverSideApplyOfAChangedValueIsWrittenAndTheDetailFollows()
@@ -973,6 +976,44 @@ void TestEditor::eachConflictingFieldGetsItsOwnResolution()
     QCOMPARE(owners["a"], (std::set<std::string>{"other-tool"}));
     QCOMPARE(owners["b"], (std::set<std::string>{"fieldscope", "other-tool"}));
     QCOMPARE(owners["c"], (std::set<std::string>{"fieldscope"}));
+}
+
+// Issue 13: a stale replace merged: what does not overlap merges by itself (mine on top of theirs),
+// a field both changed is chosen; the result is shown in the buffer before it is sent.
+void TestEditor::aStaleWriteMergesOntoCurrentAndOverlapsAreChosenOneByOne()
+{
+    Session s;
+    EditorWindow *editor = openEditor(s, QStringLiteral("edit-merge3"));
+    QVERIFY(editor);
+    QString text = editor->bufferText();
+    text.replace(QStringLiteral("a: \"1\""), QStringLiteral("a: \"2\"")).replace(QStringLiteral("c: \"1\""), QStringLiteral("c: \"5\""));
+    editor->buffer()->setText(text);
+    QVERIFY(patchAs("someone-else", "edit-merge3", {{"b", "9"}, {"c", "7"}}));
+    write(editor, widgets::WriteMode::Replace);
+    QTRY_COMPARE_WITH_TIMEOUT(editor->state(), EditorWindow::State::Stale, 15000);
+    QTest::mouseClick(editor->findChild<QPushButton *>(QStringLiteral("mergeButton")), Qt::LeftButton);
+    auto *table = editor->findChild<QTableWidget *>(QStringLiteral("mergeTable"));
+    QTRY_COMPARE_WITH_TIMEOUT(table->rowCount(), 1, 10000);
+    QCOMPARE(table->item(0, 0)->text(), QStringLiteral("/data/c"));
+    QCOMPARE(table->item(0, 2)->text(), QStringLiteral("\"5\""));
+    QCOMPARE(table->item(0, 3)->text(), QStringLiteral("\"7\""));
+    auto *use = editor->findChild<QPushButton *>(QStringLiteral("useMergeButton"));
+    QVERIFY(!use->isEnabled());
+    auto *choice = editor->findChild<QComboBox *>(QStringLiteral("mergeChoice0"));
+    choice->setCurrentIndex(choice->findData(1)); // mine
+    QVERIFY(saveShot(editor, QStringLiteral("editor-merge.png")));
+    QTest::mouseClick(use, Qt::LeftButton);
+    QTRY_COMPARE_WITH_TIMEOUT(editor->state(), EditorWindow::State::Editing, 10000);
+    const QString merged = editor->bufferText();
+    QVERIFY2(merged.contains(QLatin1String("a: \"2\"")) && merged.contains(QLatin1String("b: \"9\"")) && merged.contains(QLatin1String("c: \"5\"")),
+             qPrintable(merged));
+    QCOMPARE(get("edit-merge3")["data"]["a"].get<std::string>(), std::string("1")); // shown, not sent
+    write(editor, widgets::WriteMode::Replace); // now based on the current version
+    QTRY_COMPARE_WITH_TIMEOUT(editor->state(), EditorWindow::State::Written, 15000);
+    const core::Json live = get("edit-merge3");
+    QCOMPARE(live["data"]["a"].get<std::string>(), std::string("2"));
+    QCOMPARE(live["data"]["b"].get<std::string>(), std::string("9"));
+    QCOMPARE(live["data"]["c"].get<std::string>(), std::string("5"));
 }
 
 QTEST_MAIN(TestEditor)
