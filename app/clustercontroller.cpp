@@ -18,6 +18,7 @@
 #include <QApplication>
 #include <QElapsedTimer>
 #include <QLocale>
+#include <QInputDialog>
 #include <QMessageBox>
 #include <QTimer>
 #include <QPointer>
@@ -81,6 +82,7 @@ ClusterController::ClusterController(widgets::ClusterView *view, QObject *parent
     view->detailPane()->setEditable(true);
     connect(view->detailPane(), &widgets::DetailPane::editRequested, this, &ClusterController::openEditor);
     connect(view->detailPane(), &widgets::DetailPane::deleteRequested, this, [this](const QString &uid) { deleteObject(uid, true); });
+    connect(view->detailPane(), &widgets::DetailPane::setIfUnchangedRequested, this, &ClusterController::askSetIfUnchanged);
 }
 
 ClusterController::~ClusterController()
@@ -580,6 +582,53 @@ void ClusterController::createObjects(QPointer<widgets::NewObjectWindow> window,
             }
         });
     }
+}
+
+void ClusterController::askSetIfUnchanged(const QString &uid, const QString &pointer, const QString &currentJson)
+{
+    auto expected = core::parseJson(currentJson.toStdString());
+    if (!expected || !m_view)
+        return;
+    auto *dialog = new QInputDialog(m_view);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    dialog->setWindowTitle(tr("Set only if unchanged"));
+    dialog->setLabelText(tr("Set %1 (now %2) to this value, only if it is still %2 when the server applies it:").arg(pointer, currentJson));
+    dialog->setTextValue(expected->is_string() ? QString::fromStdString(expected->get<std::string>()) : currentJson);
+    connect(dialog, &QInputDialog::textValueSelected, this, [this, uid, pointer, expected = *expected](const QString &text) {
+        // A string stays a string (ConfigMap data, labels); other values are read as JSON.
+        core::Json value = text.toStdString();
+        if (!expected.is_string())
+            if (auto parsed = core::parseJson(text.toStdString()); parsed)
+                value = *parsed;
+        setIfUnchanged(uid, pointer, expected, value);
+    });
+    dialog->open();
+}
+
+void ClusterController::setIfUnchanged(const QString &uid, const QString &pointer, const core::Json &expected, const core::Json &value)
+{
+    const int row = uid.isEmpty() || !m_watcher || !m_client ? -1 : m_model.rowOf(uid.toStdString());
+    if (row < 0)
+        return;
+    const kube::ResourceInfo info = m_watcher->scope().resource;
+    const auto object = m_model.row(row);
+    kube::WriteOptions o;
+    o.fieldManager = widgets::SettingsDialog::fieldManager().toStdString();
+    const std::string p = pointer.toStdString();
+    m_client->send(kube::patchRequest(info, object.namespace_, object.name, kube::PatchType::Json, kube::compareAndSwapPatch(p, expected, value), o),
+                   this, [this, pointer, expected, value](core::Result<kube::HttpResponse> r) {
+        QString message;
+        if (r)
+            message = tr("%1 is now %2.").arg(pointer, QString::fromStdString(core::toJsonText(value)));
+        else if (r.error().category == core::ErrorCategory::Invalid)
+            message = tr("Not written: %1 is no longer %2 (someone changed it); nothing else was touched.")
+                          .arg(pointer, QString::fromStdString(core::toJsonText(expected)));
+        else
+            message = tr("Not written: %1").arg(QString::fromStdString(r.error().describe()));
+        if (m_view)
+            m_view->setWatchStatus(message, false);
+        Q_EMIT setIfUnchangedFinished(r.ok(), message);
+    });
 }
 
 // Deletes exactly the object the user sees: preconditions on its uid (never a re-created object

@@ -77,6 +77,10 @@ public:
     HistorySource *historySource() { return &m_historySource; }
     // File → New Object…: a window whose Create posts each object of its buffer (null before connected).
     widgets::NewObjectWindow *openNewObject();
+    // "Set only if unchanged": a JSON Patch test(expected) + replace(value) at `pointer` of `uid`;
+    // setIfUnchangedFinished() tells how it went. askSetIfUnchanged() asks for the value first.
+    void setIfUnchanged(const QString &uid, const QString &pointer, const core::Json &expected, const core::Json &value);
+    void askSetIfUnchanged(const QString &uid, const QString &pointer, const QString &currentJson);
     // Deletes the object `uid` as the table shows it (uid and resourceVersion preconditions);
     // `ask`: confirm first, naming the object. deleteFinished() tells how it went.
     void deleteObject(const QString &uid, bool ask);
@@ -89,6 +93,7 @@ Q_SIGNALS:
     void loaded(); // the shown resource's first list is in the table
     void failed(const QString &message);
     void deleteFinished(bool deleted, const QString &message);
+    void setIfUnchangedFinished(bool written, const QString &message);
 
 private:
     void onConnected(core::Result<kube::Connection> result);

@@ -17,6 +17,7 @@
 #include <QCoreApplication>
 #include <QItemSelectionModel>
 #include <QScopedValueRollback>
+#include <QMenu>
 #include <QTreeView>
 #include <QDateTime>
 #include <QEvent>
@@ -144,6 +145,23 @@ void DetailPane::requestEdit()
         Q_EMIT editRequested(m_uid);
 }
 
+std::optional<std::string> DetailPane::scalarAt(const QString &pointer) const
+{
+    const auto id = m_detail.tree.findByJsonPointer(pointer.toStdString());
+    if (!id)
+        return std::nullopt;
+    const core::OwnershipNode &n = m_detail.tree.node(*id);
+    if (n.type == core::OwnershipNode::ValueType::Object || n.type == core::OwnershipNode::ValueType::Array || !n.isPresent())
+        return std::nullopt;
+    return core::toJsonText(n.scalar);
+}
+
+void DetailPane::requestSetIfUnchanged(const QString &pointer)
+{
+    if (const auto value = scalarAt(pointer); value && m_editable && m_ready && !m_uid.isEmpty())
+        Q_EMIT setIfUnchangedRequested(m_uid, pointer, QString::fromStdString(*value));
+}
+
 void DetailPane::requestDelete()
 {
     if (m_editable && !m_uid.isEmpty() && m_ready)
@@ -168,6 +186,19 @@ QWidget *DetailPane::buildOwnershipTab()
             });
     m_ownershipTree->setUniformRowHeights(true);
     m_ownershipTree->setAlternatingRowColors(true);
+    // "Set only if unchanged…": the seeds' question ("set foo: 2 only if foo is 1") on one field.
+    m_ownershipTree->setContextMenuPolicy(Qt::CustomContextMenu);
+    connect(m_ownershipTree, &QWidget::customContextMenuRequested, this, [this](const QPoint &pos) {
+        const QString pointer = m_ownershipTree->indexAt(pos).data(models::JsonPointerRole).toString();
+        const auto value = scalarAt(pointer);
+        if (!m_editable || pointer.isEmpty() || !value)
+            return;
+        QMenu menu(m_ownershipTree);
+        QAction *set = menu.addAction(tr("Set only if unchanged…"));
+        set->setToolTip(tr("A JSON Patch that tests the value you see and replaces it: refused if someone changed it"));
+        if (menu.exec(m_ownershipTree->viewport()->mapToGlobal(pos)) == set)
+            requestSetIfUnchanged(pointer);
+    });
     m_ownershipTree->header()->resizeSection(models::OwnershipTreeModel::FieldColumn, 260);
     m_ownershipTree->header()->resizeSection(models::OwnershipTreeModel::ValueColumn, 200);
     m_ownershipTree->header()->resizeSection(models::OwnershipTreeModel::OwnersColumn, 300);

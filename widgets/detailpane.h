@@ -8,6 +8,9 @@
 
 #include <QWidget>
 
+#include <optional>
+#include <string>
+
 class QAbstractItemModel;
 class QLabel;
 class QPushButton;
@@ -54,6 +57,8 @@ public:
     void requestEdit();
     // Object → Delete…: the composition root asks, then deletes with preconditions.
     void requestDelete();
+    // Ownership tab, "Set only if unchanged…" on a scalar field (JSON Pointer).
+    void requestSetIfUnchanged(const QString &pointer);
     // Whether objects here can be edited (a live cluster: yes; a recorded history: no).
     void setEditable(bool editable);
     static bool tabFromName(const QString &name, Tab *tab); // summary|yaml|ownership|history|events
@@ -65,6 +70,8 @@ Q_SIGNALS:
     void ready(); // a requested object's detail is shown
     void editRequested(const QString &uid);
     void deleteRequested(const QString &uid);
+    // `currentJson`: the value the user sees, as JSON text (the patch tests exactly it).
+    void setIfUnchangedRequested(const QString &uid, const QString &pointer, const QString &currentJson);
 
 protected:
     void changeEvent(QEvent *event) override;
@@ -74,6 +81,7 @@ private:
     QWidget *buildYamlTab();
     void apply(models::ObjectDetail detail);
     void showGuide();
+    std::optional<std::string> scalarAt(const QString &pointer) const; // JSON text of a present scalar
     void renderSummary();
     // Keeps the ownership tree and the YAML showing the same field (issue 4).
     void syncYamlToTree(const QModelIndex &treeIndex);

@@ -171,7 +171,7 @@ private Q_SLOTS:
                                                         core::toJsonText({{"metadata", {{"name", kNamespace}}}})));
         // Fresh objects each run: an earlier run's versions must not satisfy a check.
         for (const char *name : {"edit-ssa", "edit-conflict", "edit-stale", "edit-bad", "edit-cas", "edit-merge", "edit-invalid",
-                                 "edit-close", "edit-claim", "edit-coown", "edit-giveup", "edit-live", "edit-draft", "edit-copy", "del-me", "del-stale", "made-new", "edit-rows", "edit-merge3"})
+                                 "edit-close", "edit-claim", "edit-coown", "edit-giveup", "edit-live", "edit-draft", "edit-copy", "del-me", "del-stale", "made-new", "edit-rows", "edit-merge3", "edit-foo"})
             (void)testing::call(*m_client, testing::request("DELETE", objectPath(name)));
         QVERIFY(applyAs("fieldscope", "edit-ssa", {{"color", "blue"}}));
         QVERIFY(applyAs("fieldscope", "edit-conflict", {{"color", "blue"}, {"size", "small"}}));
@@ -189,6 +189,7 @@ private Q_SLOTS:
         QVERIFY(applyAs("fieldscope", "edit-rows", {{"a", "1"}, {"b", "1"}, {"c", "1"}}));
         QVERIFY(applyAs("other-tool", "edit-rows", {{"a", "2"}, {"b", "2"}, {"c", "2"}}));
         QVERIFY(applyAs("fieldscope", "edit-merge3", {{"a", "1"}, {"b", "1"}, {"c", "1"}}));
+        QVERIFY(applyAs("teacher", "edit-foo", {{"foo", "1"}}));
         QVERIFY(applyAs("fieldscope", "del-stale", {{"color", "blue"}}));
         for (const char *name : {"edit-coown", "edit-giveup"}) {
             QVERIFY(applyAs("fieldscope", name, {{"color", "blue"}, {"size", "small"}}));
@@ -259,6 +260,7 @@ private Q_SLOTS:
     void newObjectCreatesAndNeverOverwritesAnExistingOne();
     void eachConflictingFieldGetsItsOwnResolution();
     void aStaleWriteMergesOntoCurrentAndOverlapsAreChosenOneByOne();
+    void setOnlyIfUnchangedFromTheOwnershipTab();
 };
 
 void TestEditor::serverSideApplyOfAChangedValueIsWrittenAndTheDetailFollows()
@@ -1014,6 +1016,31 @@ void TestEditor::aStaleWriteMergesOntoCurrentAndOverlapsAreChosenOneByOne()
     QCOMPARE(live["data"]["a"].get<std::string>(), std::string("2"));
     QCOMPARE(live["data"]["b"].get<std::string>(), std::string("9"));
     QCOMPARE(live["data"]["c"].get<std::string>(), std::string("5"));
+}
+
+// Issue 13 and the seeds' question: "set foo: 2 only if foo is 1", from the Ownership tab.
+void TestEditor::setOnlyIfUnchangedFromTheOwnershipTab()
+{
+    Session s;
+    QVERIFY(QTest::qWaitFor([&] { return s.controller.isLoaded() && s.view->tablePage()->selectName(QString::fromLatin1(kNamespace), QStringLiteral("edit-foo")); }, 30000));
+    QTRY_VERIFY_WITH_TIMEOUT(s.view->detailPane()->isReady() && s.view->detailPane()->detail().name == QStringLiteral("edit-foo"), 10000);
+    QSignalSpy asked(s.view->detailPane(), &widgets::DetailPane::setIfUnchangedRequested);
+    s.view->detailPane()->requestSetIfUnchanged(QStringLiteral("/data/foo"));
+    QCOMPARE(asked.size(), 1);
+    QCOMPARE(asked.at(0).at(2).toString(), QStringLiteral("\"1\"")); // the value as JSON: "1" is a string
+    const QString uid = s.view->detailPane()->uid();
+    QSignalSpy done(&s.controller, &app::ClusterController::setIfUnchangedFinished);
+    s.controller.setIfUnchanged(uid, QStringLiteral("/data/foo"), core::Json("1"), core::Json("2"));
+    QVERIFY(done.wait(15000));
+    QCOMPARE(done.at(0).at(0).toBool(), true);
+    QCOMPARE(get("edit-foo")["data"]["foo"].get<std::string>(), std::string("2"));
+    // Again "only if foo is 1": it is 2 now, so the server refuses and nothing changes.
+    done.clear();
+    s.controller.setIfUnchanged(uid, QStringLiteral("/data/foo"), core::Json("1"), core::Json("3"));
+    QVERIFY(done.wait(15000));
+    QCOMPARE(done.at(0).at(0).toBool(), false);
+    QVERIFY2(done.at(0).at(1).toString().contains(QLatin1String("is no longer \"1\"")), qPrintable(done.at(0).at(1).toString()));
+    QCOMPARE(get("edit-foo")["data"]["foo"].get<std::string>(), std::string("2"));
 }
 
 QTEST_MAIN(TestEditor)
