@@ -1,5 +1,6 @@
 #include "app/objecteditor.h"
 
+#include "core/objectdiff.h"
 #include "core/ownershipdiff.h"
 #include "core/threewaymerge.h"
 #include "kube/requestcommands.h"
@@ -403,15 +404,26 @@ void ObjectEditor::onSuccess(bool dryRun, const std::string &manager, kube::Http
     const int gen = m_generation;
     // What the write does to the manager's ownership, from managedFields before and after: for a
     // dry run the answer is the object as it would be, so this is the preview (issue 13).
+    // Beside it, the object's own changes (live vs. the answer; metadata noise hidden).
     auto ownership = std::make_shared<QStringList>();
-    inBackground(this, [body = std::move(response.body), noStatus = withoutStatus(), before = m_live, manager, ownership] {
+    auto changes = std::make_shared<QStringList>();
+    inBackground(this, [body = std::move(response.body), noStatus = withoutStatus(), before = m_live, manager, ownership, changes] {
         auto v = versionOf(body, noStatus);
-        if (v && !before.is_null())
+        if (v && !before.is_null()) {
             if (auto d = core::ownershipDiff(before, v->live, manager); d && !d->empty())
                 for (const std::string &line : d->describe(manager))
                     *ownership << QString::fromStdString(line);
+            for (const core::FieldChange &c : core::diffObjects(before, v->live)) {
+                std::string line = std::string(core::fieldChangeKindName(c.kind)) + " " + c.path.toString();
+                if (c.kind == core::FieldChange::Kind::Changed)
+                    line += ": " + core::jsonPreview(c.oldValue, 80) + " -> " + core::jsonPreview(c.newValue, 80);
+                else
+                    line += ": " + core::jsonPreview(c.kind == core::FieldChange::Kind::Added ? c.newValue : c.oldValue, 80);
+                *changes << QString::fromStdString(line);
+            }
+        }
         return v;
-    }, [this, dryRun, warnings = warnings, gen, ownership](core::Result<Version> v) mutable {
+    }, [this, dryRun, warnings = warnings, gen, ownership, changes](core::Result<Version> v) mutable {
         if (gen != m_generation || !m_window)
             return;
 
@@ -427,7 +439,7 @@ void ObjectEditor::onSuccess(bool dryRun, const std::string &manager, kube::Http
             m_coOwned.clear();
             m_window->setOpened(q(v->yaml), q(m_openedRv));
         }
-        m_window->showWritten(dryRun, q(v->resourceVersion), warnings, *ownership);
+        m_window->showWritten(dryRun, q(v->resourceVersion), warnings, *ownership, *changes);
     });
 }
 

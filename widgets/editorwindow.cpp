@@ -631,7 +631,8 @@ void EditorWindow::showParseError(const QString &where, const QString &message)
     setResult(State::ParseError, tr("The YAML does not parse, nothing was sent. %1%2").arg(at, message), NoPage);
 }
 
-void EditorWindow::showWritten(bool dryRun, const QString &resourceVersion, const QStringList &warnings, const QStringList &ownership)
+void EditorWindow::showWritten(bool dryRun, const QString &resourceVersion, const QStringList &warnings, const QStringList &ownership,
+                               const QStringList &changes)
 {
     const QString text = dryRun ? tr("Dry run passed: the server accepts this write (nothing was stored).")
                                 : tr("Written: the object is now at resourceVersion %1.").arg(resourceVersion);
@@ -639,13 +640,16 @@ void EditorWindow::showWritten(bool dryRun, const QString &resourceVersion, cons
         takeWrittenVersion();
         Q_EMIT writeFinished();
     }
-    if (warnings.isEmpty() && ownership.isEmpty()) {
+    if (warnings.isEmpty() && ownership.isEmpty() && changes.isEmpty()) {
         setResult(State::Written, text, NoPage);
         return;
     }
     QStringList parts;
     if (!ownership.isEmpty()) // from managedFields before and after; for a dry run, the preview
         parts << (dryRun ? tr("Ownership if you write this:\n") : tr("Ownership:\n")) + ownership.join(u'\n');
+    if (!changes.isEmpty())
+        parts << (dryRun ? tr("The object if you write this (live vs. the dry run's answer):\n") : tr("The object changed:\n"))
+                     + changes.join(u'\n');
     if (!warnings.isEmpty())
         parts << tr("Warnings:\n") + warnings.join(u'\n');
     m_messages->setPlainText(visibleText(parts.join(QStringLiteral("\n\n")), true));

@@ -85,7 +85,10 @@ public:
     void sendRowChoices();
     bool isReadOnly() const { return m_readOnly; }
     QString readOnlyReason() const;
-    void showWritten(bool dryRun, const QString &resourceVersion, const QStringList &warnings, const QStringList &ownership = {});
+    // `ownership` and `changes`: what the write does (dry run: would do) to managedFields and to the
+    // object, from the server's answer.
+    void showWritten(bool dryRun, const QString &resourceVersion, const QStringList &warnings, const QStringList &ownership = {},
+                     const QStringList &changes = {});
     void showConflicts(const QString &message, const QList<ConflictRow> &rows);
     void showStale(const QString &message, const QString &opened, const QString &written, const QString &current,
                    const QString &currentResourceVersion);

@@ -314,6 +314,7 @@ void TestEditor::conflictRowNamesTheOtherManagerWithBothValuesAndForceTakesTheFi
     QTRY_COMPARE_WITH_TIMEOUT(editor->state(), EditorWindow::State::Written, 15000);
     const QString preview = editor->findChild<QTextBrowser *>(QStringLiteral("editorMessages"))->toPlainText();
     QVERIFY2(preview.contains(QLatin1String("Ownership if you write this:\nfieldscope takes .data.color from other-tool (Apply)")), qPrintable(preview));
+    QVERIFY2(preview.contains(QLatin1String("changed .data.color: red -> green")), qPrintable(preview)); // the object diff beside it
     QCOMPARE(get("edit-conflict")["data"]["color"].get<std::string>(), std::string("red")); // still nothing written
     QVERIFY(saveShot(editor, QStringLiteral("editor-ownership-preview.png")));
     editor->findChild<QCheckBox *>(QStringLiteral("forceCheck"))->setChecked(false);
