@@ -19,6 +19,33 @@ bool covers(const FieldSet &set, const FieldPath &path)
     return !cur->isEmpty();
 }
 
+// The prefix length at which `set` owns `path` through a leaf member ancestor (an atomic subtree
+// claim), or -1 when it owns the path directly, below it, or not at all.
+int leafAncestorDepth(const FieldSet &set, const FieldPath &path)
+{
+    const FieldSet *cur = &set;
+    for (std::size_t i = 0; i < path.size(); ++i) {
+        if (i > 0 && cur->isMember() && !cur->hasChildren())
+            return int(i);
+        cur = cur->find(path[i]);
+        if (!cur)
+            return -1;
+    }
+    return -1;
+}
+
+// Whether some entry lists fields below the first `depth` elements of `path`: then that node is
+// not an atomic subtree, and a leaf claim on it (an empty "f:labels": {}, left when a manager's
+// fields moved to another) owns the node itself, not its members. The Ownership tree reads it so.
+bool enumeratedBelow(const std::vector<ManagedFieldsEntry> &entries, const FieldPath &path, int depth)
+{
+    const FieldPath prefix(std::vector<PathElement>(path.elements().begin(), path.elements().begin() + depth));
+    for (const auto &e : entries)
+        if (const FieldSet *at = e.fields.find(prefix); at && at->hasChildren())
+            return true;
+    return false;
+}
+
 // True when `a` has a member path that `b` does not (b == null: that `a` has any member). Walks
 // both trees with the lookups FieldSet::contains() would make, without listing every path.
 bool hasMembersNotIn(const FieldSet &a, const FieldSet *b)
@@ -306,9 +333,14 @@ std::vector<FieldTimelinePoint> fieldTimeline(const std::vector<VersionInfo> &ve
         if (p.present)
             p.value = *node;
         if (auto entries = parseManagedFields(objects[i])) {
-            for (const auto &e : *entries)
-                if (covers(e.fields, path))
-                    p.owners.push_back(ManagerRef::of(e));
+            for (const auto &e : *entries) {
+                if (!covers(e.fields, path))
+                    continue;
+                const int leaf = leafAncestorDepth(e.fields, path);
+                if (leaf > 0 && enumeratedBelow(*entries, path, leaf))
+                    continue; // a claim on the container, not on this member
+                p.owners.push_back(ManagerRef::of(e));
+            }
         }
         if (out.empty()) {
             p.changed = true;

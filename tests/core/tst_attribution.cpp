@@ -245,6 +245,24 @@ private Q_SLOTS:
         QVERIFY(!t[2].changed);
         QVERIFY(!t[2].ownersChanged);
     }
+
+    // After five PUTs by other managers the first writer keeps an empty "f:labels": {}. That is a
+    // claim on the labels map, not on its members: the timeline agrees with the Ownership tree.
+    void anEmptyContainerClaimDoesNotOwnTheMembersOthersList()
+    {
+        const Json v = configMap("7", {{"x", "1"}},
+                                 Json::array({entry("client-4", "Update", "2026-07-20T09:00:00Z", R"({"f:data":{"f:x":{}}})"),
+                                              entry("teacher", "Update", "2026-07-20T08:00:00Z", R"({"f:data":{}})")}));
+        std::vector<VersionInfo> infos(1);
+        infos[0].seq = 1;
+        const FieldPath path({PathElement::makeField("data"), PathElement::makeField("x")});
+        const auto t = fieldTimeline(infos, {v}, path);
+        QCOMPARE(t.at(0).owners.size(), std::size_t(1));
+        QCOMPARE(t[0].owners[0].label(), std::string("client-4(Update)"));
+        // Nobody lists anything below it: then the leaf claim is an atomic subtree, owned whole.
+        const Json atomic = configMap("8", {{"x", "1"}}, Json::array({entry("teacher", "Update", "2026-07-20T08:00:00Z", R"({"f:data":{}})")}));
+        QCOMPARE(fieldTimeline(infos, {atomic}, path).at(0).owners.size(), std::size_t(1));
+    }
 };
 
 QTEST_GUILESS_MAIN(TestAttribution)
