@@ -433,6 +433,8 @@ void EditorWindow::setReadOnly(const QString &why)
     const bool busy = m_state == State::Sending || m_state == State::Loading || m_state == State::Detached;
     m_dryRun->setEnabled(!busy && !m_readOnly && m_preview->isEnabled());
     m_write->setEnabled(!busy && !m_readOnly && m_preview->isEnabled());
+    if (m_readOnly && m_state == State::Editing)
+        m_result->setText(tr("You may read this object but not write it: Preview and Copy as show the request for someone who may."));
 }
 
 QWidget *EditorWindow::buildServerBanner()
