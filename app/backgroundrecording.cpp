@@ -1,6 +1,7 @@
 #include "app/backgroundrecording.h"
 
 #include "core/json.h"
+#include "core/jsonread.h"
 #include "core/privatefiles.h"
 #include "widgets/helpdialogs.h"
 
@@ -47,8 +48,8 @@ std::optional<BackgroundRecorder> runningBackgroundRecorder(const QString &datab
     r.pid = m["pid"].get<qint64>();
     r.since = QDateTime::fromMSecsSinceEpoch(m["since"].get<qint64>(), Qt::UTC);
     r.heartbeat = QDateTime::fromMSecsSinceEpoch(m["heartbeat"].get<qint64>(), Qt::UTC);
-    r.resources = QString::fromStdString(m.value("resources", std::string()));
-    r.context = QString::fromStdString(m.value("context", std::string()));
+    r.resources = QString::fromStdString(core::stringAt(m, "/resources").value_or(std::string()));
+    r.context = QString::fromStdString(core::stringAt(m, "/context").value_or(std::string()));
     if (r.pid <= 0 || r.heartbeat.secsTo(now) > 90)
         return std::nullopt;
     // Signal 0 checks that the process exists (EPERM: it does, under another user).

@@ -549,11 +549,9 @@ void ClusterController::createObjects(QPointer<widgets::NewObjectWindow> window,
     for (int i = 0; i < int(objects.size()); ++i) {
         const core::Json &object = objects[std::size_t(i)];
         const core::Json id = core::manifestIdentity(object);
-        const std::string apiVersion = object.value("apiVersion", std::string()), kind = id["kind"].get<std::string>();
-        const kube::ResourceInfo *info = nullptr;
-        for (const kube::ResourceInfo &r : m_discovery->snapshot().resources)
-            if (r.kind == kind && r.groupVersion() == apiVersion)
-                info = &r;
+        // manifestIdentity reads every field type-checked: a pasted `apiVersion: 1` is just unknown.
+        const std::string apiVersion = id["apiVersion"].get<std::string>(), kind = id["kind"].get<std::string>();
+        const kube::ResourceInfo *info = m_discovery->snapshot().findKind(apiVersion, kind);
         QString what = QString::fromStdString(kind + " " + id["name"].get<std::string>());
         if (!info || id["name"].get<std::string>().empty()) {
             finishOne(i, tr("%1: not sent: %2").arg(what, info ? tr("it has no metadata.name")

@@ -6,6 +6,7 @@
 #include "app/commands.h"
 #include "core/conflictprediction.h"
 #include "core/editbuffer.h"
+#include "core/jsonread.h"
 #include "core/manifest.h"
 #include "core/ownershipdiff.h"
 #include "core/visibletext.h"
@@ -97,14 +98,15 @@ public:
         };
         const Json id = core::manifestIdentity(object);
         const std::string kind = id["kind"].get<std::string>(), name = id["name"].get<std::string>();
-        if (kind.empty() || name.empty() || object.value("apiVersion", std::string()).empty())
+        const std::string apiVersion = id["apiVersion"].get<std::string>(); // manifestIdentity: always text
+        if (kind.empty() || name.empty() || apiVersion.empty())
             return fail(2, "invalid", "an object needs apiVersion, kind and metadata.name");
         const kube::ResourceInfo *r = resourceFor(object);
         if (!r)
-            return fail(2, "invalid", "the server has no resource for " + kind + " in " + object.value("apiVersion", std::string()));
+            return fail(2, "invalid", "the server has no resource for " + kind + " in " + apiVersion);
         const std::string ns = r->namespaced ? (id.contains("namespace") ? id["namespace"].get<std::string>() : m_s.namespaceFor(m_p, *r))
                                              : std::string();
-        if (m_mode == Mode::Replace && object.value("/metadata/resourceVersion"_json_pointer, std::string()).empty())
+        if (m_mode == Mode::Replace && core::stringAt(object, "/metadata/resourceVersion").value_or(std::string()).empty())
             return fail(2, "invalid",
                         "replace needs metadata.resourceVersion in the file: it is the precondition that refuses the write if the "
                         "object changed since you read it (save the object with `kubectl get -o yaml`, or use --mode apply)");
@@ -136,7 +138,7 @@ public:
             out.json["warnings"].push_back(w);
         const Json after = core::parseJson(resp->body).valueOr(Json());
         out.json["result"] = "applied";
-        out.json["resourceVersion"] = after.value("/metadata/resourceVersion"_json_pointer, std::string());
+        out.json["resourceVersion"] = core::stringAt(after, "/metadata/resourceVersion").value_or(std::string());
         out.text = head + ": " + (m_options.dryRun ? "would be written (dry run, nothing stored)" : "written") + ", resourceVersion "
                  + out.json["resourceVersion"].get<std::string>() + "\n";
         // managedFields before and after (for a dry run, as they would be): exact, not predicted.
@@ -154,11 +156,8 @@ public:
 private:
     const kube::ResourceInfo *resourceFor(const Json &object) const
     {
-        const std::string apiVersion = object.value("apiVersion", std::string()), kind = object.value("kind", std::string());
-        for (const kube::ResourceInfo &r : m_s.discovery().resources)
-            if (r.kind == kind && r.groupVersion() == apiVersion)
-                return &r;
-        return nullptr;
+        const Json id = core::manifestIdentity(object);
+        return m_s.discovery().findKind(id["apiVersion"].get<std::string>(), id["kind"].get<std::string>());
     }
 
     kube::HttpRequest build(const kube::ResourceInfo &r, const std::string &ns, const Json &object, const Json &live) const
@@ -176,7 +175,7 @@ private:
             // A file without metadata.namespace (-n gave it) means the live one, not "remove it".
             Json target = core::editableObject(object, noStatus);
             if (r.namespaced && !target["metadata"].contains("namespace") && live.contains("metadata"))
-                target["metadata"]["namespace"] = live["metadata"].value("namespace", ns);
+                target["metadata"]["namespace"] = core::stringAt(live, "/metadata/namespace").value_or(ns);
             const Json patch = core::jsonPatchBetween(core::editableObject(live, noStatus), target);
             return kube::patchRequest(r, ns, name, kube::PatchType::Json, patch, m_options);
         }

@@ -239,14 +239,7 @@ int runLessonRun(const QStringList &args)
                      lesson->ns.c_str(), visible(objects).c_str(), visible(config.server).c_str());
         return 2;
     }
-    auto discovery = std::make_shared<const kube::DiscoverySnapshot>(session->discovery());
-    auto resolve = [discovery](const std::string &apiVersion, const std::string &kind) -> const kube::ResourceInfo * {
-        for (const kube::ResourceInfo &r : discovery->resources)
-            if (r.kind == kind && r.groupVersion() == apiVersion)
-                return &r;
-        return nullptr;
-    };
-    kube::LessonRunner runner(session->connection().transport->config(), resolve, *lesson);
+    kube::LessonRunner runner(session->connection().transport->config(), kube::LessonRunner::resolverFor(session->discovery()), *lesson);
     const bool json = format == QLatin1String("json");
     if (!json)
         print("Lesson " + lesson->name + ": " + visible(lesson->title) + "\nNamespace " + runner.ns() + " on "

@@ -38,14 +38,8 @@ void DemoSeeder::seed()
     }
     if (m_show)
         m_cluster->showResource(QStringLiteral("configmaps")); // recorded from the first version on
-    auto snapshot = std::make_shared<const kube::DiscoverySnapshot>(*m_cluster->discovery());
-    auto resolve = [snapshot](const std::string &apiVersion, const std::string &kind) -> const kube::ResourceInfo * {
-        for (const kube::ResourceInfo &r : snapshot->resources)
-            if (r.kind == kind && r.groupVersion() == apiVersion)
-                return &r;
-        return nullptr;
-    };
-    auto runner = std::make_shared<kube::LessonRunner>(m_cluster->connection()->transport->config(), resolve, *lesson);
+    auto runner = std::make_shared<kube::LessonRunner>(m_cluster->connection()->transport->config(),
+                                                       kube::LessonRunner::resolverFor(*m_cluster->discovery()), *lesson);
     // The watch must have started before the first write, or the first version is not recorded.
     const int delayMs = m_show ? 1500 : 0;
     m_job.setFuture(QtConcurrent::run(&m_pool, [runner, delayMs]() -> QString {

@@ -98,11 +98,8 @@ void LessonController::start(bool confirmed)
     // The table follows the lesson's kind from the start, so that the History tab has every
     // version the lesson makes.
     if (const kube::DiscoverySnapshot *d = m_cluster->discovery())
-        for (const kube::ResourceInfo &r : d->resources)
-            if (r.kind == m_lesson.focus.kind && r.groupVersion() == m_lesson.focus.apiVersion) {
-                m_cluster->showResource(QString::fromStdString(r.qualifiedName()));
-                break;
-            }
+        if (const kube::ResourceInfo *r = d->findKind(m_lesson.focus.apiVersion, m_lesson.focus.kind))
+            m_cluster->showResource(QString::fromStdString(r->qualifiedName()));
     if (confirmed || isSandbox()) {
         resetNamespace();
         return;
@@ -132,14 +129,8 @@ void LessonController::ensureRunner()
 {
     if (m_runner || !m_cluster || !m_cluster->connection() || !m_cluster->discovery())
         return;
-    auto snapshot = std::make_shared<const kube::DiscoverySnapshot>(*m_cluster->discovery());
-    auto resolve = [snapshot](const std::string &apiVersion, const std::string &kind) -> const kube::ResourceInfo * {
-        for (const kube::ResourceInfo &r : snapshot->resources)
-            if (r.kind == kind && r.groupVersion() == apiVersion)
-                return &r;
-        return nullptr;
-    };
-    m_runner = std::make_shared<kube::LessonRunner>(m_cluster->connection()->transport->config(), resolve, m_lesson);
+    m_runner = std::make_shared<kube::LessonRunner>(m_cluster->connection()->transport->config(),
+                                                    kube::LessonRunner::resolverFor(*m_cluster->discovery()), m_lesson);
 }
 
 void LessonController::launch(const QString &what, std::function<Job(kube::LessonRunner &)> work)

@@ -382,8 +382,8 @@ void ObjectEditor::checkWriteAccess()
             // An answer we cannot read counts as allowed: the write itself will tell (a 403 also sets the banner).
             bool allowed = true;
             if (r)
-                if (auto body = core::parseJson(r->body); body && body->is_object())
-                    allowed = body->value("/status/allowed"_json_pointer, true);
+                if (auto body = core::parseJson(r->body); body)
+                    allowed = core::booleanAt(*body, "/status/allowed").value_or(true);
             answers->push_back(allowed);
             if (answers->size() == 2 && !(*answers)[0] && !(*answers)[1] && m_window)
                 m_window->setReadOnly(tr("Read-only: your credentials may neither update nor patch %1 in %2 (RBAC). You can still "

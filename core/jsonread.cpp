@@ -142,6 +142,30 @@ std::vector<std::string> JsonReader::strings(const Json &parent, std::string_vie
     return out;
 }
 
+namespace {
+const Json *valueAt(const Json &document, std::string_view pointer)
+{
+    try {
+        const Json::json_pointer p{std::string(pointer)};
+        return document.contains(p) ? &document.at(p) : nullptr;
+    } catch (const std::exception &) { // a malformed pointer, or one through a non-container
+        return nullptr;
+    }
+}
+} // namespace
+
+std::optional<std::string> stringAt(const Json &document, std::string_view pointer)
+{
+    const Json *v = valueAt(document, pointer);
+    return v && v->is_string() ? std::optional<std::string>(v->get<std::string>()) : std::nullopt;
+}
+
+std::optional<bool> booleanAt(const Json &document, std::string_view pointer)
+{
+    const Json *v = valueAt(document, pointer);
+    return v && v->is_boolean() ? std::optional<bool>(v->get<bool>()) : std::nullopt;
+}
+
 std::string safeDump(const Json &j, int indent)
 {
     return j.dump(indent, ' ', false, Json::error_handler_t::replace);

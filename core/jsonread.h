@@ -8,6 +8,7 @@
 #include "core/result.h"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -54,6 +55,12 @@ private:
     bool m_failed = false;
     Error m_error;
 };
+
+// One value by JSON Pointer ("/metadata/resourceVersion") in a document we did not write, without
+// throwing: nullopt when the pointer is malformed, the path is missing or the value has another
+// type. For single reads; decoders of whole documents use JsonReader to report the wrong type.
+std::optional<std::string> stringAt(const Json &document, std::string_view pointer);
+std::optional<bool> booleanAt(const Json &document, std::string_view pointer);
 
 // dump() that never throws on invalid UTF-8 in strings we did not write: bad bytes become U+FFFD.
 std::string safeDump(const Json &j, int indent = -1);

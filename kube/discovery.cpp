@@ -192,6 +192,14 @@ core::Status parseApiGroupList(const std::string &body, std::vector<std::pair<st
     return core::success();
 }
 
+const ResourceInfo *DiscoverySnapshot::findKind(const std::string &apiVersion, const std::string &kind) const
+{
+    for (const auto &r : resources)
+        if (r.kind == kind && r.groupVersion() == apiVersion)
+            return &r;
+    return nullptr;
+}
+
 const ResourceInfo *DiscoverySnapshot::find(const std::string &group, const std::string &resource) const
 {
     const ResourceInfo *fallback = nullptr;

@@ -25,6 +25,8 @@ struct DiscoverySnapshot {
     // optionally qualified as NAME.GROUP or NAME.VERSION.GROUP. Prefers preferred versions.
     const ResourceInfo *resolve(const std::string &word) const;
     const ResourceInfo *find(const std::string &group, const std::string &resource) const;
+    // The resource a manifest's apiVersion ("apps/v1") and kind ("Deployment") name; null if none.
+    const ResourceInfo *findKind(const std::string &apiVersion, const std::string &kind) const;
 };
 
 // Pure parsers, shared with the transcript tests.

@@ -1,6 +1,7 @@
 #include "kube/lessonrunner.h"
 
 #include "core/ownershiptree.h"
+#include "core/jsonread.h"
 #include "kube/apierror.h"
 #include "kube/writes.h"
 
@@ -37,16 +38,7 @@ Json parsedBody(const HttpResponse &r)
     return j.ok() ? std::move(*j) : Json();
 }
 
-std::string resourceVersionOf(const Json &object)
-{
-    if (!object.is_object())
-        return {};
-    auto meta = object.find("metadata");
-    if (meta == object.end() || !meta->is_object())
-        return {};
-    auto rv = meta->find("resourceVersion");
-    return rv != meta->end() && rv->is_string() ? rv->get<std::string>() : std::string();
-}
+std::string resourceVersionOf(const Json &object) { return core::stringAt(object, "/metadata/resourceVersion").value_or(std::string()); }
 
 // RFC 7386 merge patch applied locally: what a read-modify-write client does with its change.
 void mergeInto(Json &target, const Json &patch)
@@ -369,6 +361,12 @@ LessonRunner::LessonRunner(TransportConfig config, ResolveKind resolve, core::Le
 
 LessonRunner::~LessonRunner() = default;
 
+LessonRunner::ResolveKind LessonRunner::resolverFor(DiscoverySnapshot snapshot)
+{
+    auto kept = std::make_shared<const DiscoverySnapshot>(std::move(snapshot));
+    return [kept](const std::string &apiVersion, const std::string &kind) { return kept->findKind(apiVersion, kind); };
+}
+
 core::Status LessonRunner::reset()
 {
     Transport &t = *m_impl->transport;
@@ -398,7 +396,7 @@ core::Status LessonRunner::reset()
             auto existing = sendAndWait(t, get);
             if (existing && isSuccess(existing->status)) {
                 const Json body = parsedBody(*existing);
-                if (body.value("/status/phase"_json_pointer, std::string()) != "Terminating")
+                if (core::stringAt(body, "/status/phase") != "Terminating")
                     break;
             }
             if (Clock::now() > deadline)
@@ -541,7 +539,7 @@ LessonStepReport LessonRunner::runStep(std::size_t index)
             list.path = focus.collectionPath(m_ns) + "?limit=1";
             auto l = sendAndWait(t, list);
             if (l && isSuccess(l->status))
-                fromVersion = parsedBody(*l).value("/metadata/resourceVersion"_json_pointer, std::string());
+                fromVersion = resourceVersionOf(parsedBody(*l));
         }
         EventCollector watch(t, focus, m_ns, step.focus.name, fromVersion);
 

@@ -11,6 +11,7 @@
 #include "core/lesson.h"
 #include "core/result.h"
 #include "kube/resource.h"
+#include "kube/discovery.h"
 #include "kube/transport.h"
 
 #include <cstdint>
@@ -75,6 +76,8 @@ public:
     // `config` is the connection's transport configuration (credentials included); `ns`
     // overrides the lesson's namespace.
     LessonRunner(TransportConfig config, ResolveKind resolve, core::Lesson lesson, std::string ns = {});
+    // Resolves kinds through a discovery snapshot the runner keeps alive.
+    static ResolveKind resolverFor(DiscoverySnapshot snapshot);
     ~LessonRunner();
     LessonRunner(const LessonRunner &) = delete;
     LessonRunner &operator=(const LessonRunner &) = delete;

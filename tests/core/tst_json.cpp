@@ -1,6 +1,7 @@
 // core::Json: the indexed, order-keeping object type, the depth limit every parser and walker
 // shares, and JSON text that never throws on invalid UTF-8.
 #include "core/json.h"
+#include "core/jsonread.h"
 
 #include <QTest>
 
@@ -42,6 +43,20 @@ class TestJson : public QObject
 {
     Q_OBJECT
 private Q_SLOTS:
+    // Single reads of server answers: a wrong type is "not there", never an exception.
+    void stringAtAndBooleanAtNeverThrowOnWrongTypes()
+    {
+        const Json doc = *parseJson(R"({"metadata":{"resourceVersion":"12","name":7},"status":{"allowed":"yes","ok":true},"list":[1]})");
+        QCOMPARE(*stringAt(doc, "/metadata/resourceVersion"), std::string("12"));
+        QVERIFY(!stringAt(doc, "/metadata/name"));          // a number
+        QVERIFY(!stringAt(doc, "/metadata/missing"));
+        QVERIFY(!stringAt(doc, "/list/0/x"));               // through a number
+        QVERIFY(!stringAt(doc, "no-leading-slash"));        // malformed pointer
+        QVERIFY(!booleanAt(doc, "/status/allowed"));        // a string
+        QCOMPARE(*booleanAt(doc, "/status/ok"), true);
+        QVERIFY(!stringAt(Json("text"), "/a"));
+    }
+
     void objectsKeepTheInputKeyOrder()
     {
         std::string text = "{";

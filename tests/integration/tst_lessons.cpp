@@ -30,14 +30,7 @@ private:
         const core::Lesson *lesson = m_catalog.find(name);
         if (!lesson)
             qFatal("no shipped lesson %s", name.c_str());
-        auto snapshot = m_discovery;
-        auto resolve = [snapshot](const std::string &apiVersion, const std::string &kind) -> const kube::ResourceInfo * {
-            for (const kube::ResourceInfo &r : snapshot->resources)
-                if (r.kind == kind && r.groupVersion() == apiVersion)
-                    return &r;
-            return nullptr;
-        };
-        return std::make_unique<kube::LessonRunner>(m_conn.transport->config(), resolve, *lesson);
+        return std::make_unique<kube::LessonRunner>(m_conn.transport->config(), kube::LessonRunner::resolverFor(*m_discovery), *lesson);
     }
 
     // Runs the whole lesson; fails the test at the first step that did not go as it says.
