@@ -23,6 +23,20 @@ void addConnectionOptions(QCommandLineParser &parser)
                                      "(it is an arbitrary program; nothing is remembered).")});
 }
 
+bool parseOrHelp(QCommandLineParser &p, const QStringList &args, int *rc)
+{
+    if (!p.parse(args)) {
+        *rc = reportError(p.errorText()) + 1;
+        return false;
+    }
+    if (p.isSet(QStringLiteral("help"))) {
+        std::fputs(qUtf8Printable(p.helpText()), stdout);
+        *rc = 0;
+        return false;
+    }
+    return true;
+}
+
 int reportError(const core::Error &e)
 {
     std::fprintf(stderr, "fieldscope: %s\n", e.describe().c_str());

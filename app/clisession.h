@@ -43,6 +43,9 @@ private:
     std::unique_ptr<kube::Discovery> m_discovery;
 };
 
+// Parses `args` (the parser has its help option); false when the caller should return *rc: a usage
+// error (printed, 2) or --help (printed, 0).
+bool parseOrHelp(QCommandLineParser &parser, const QStringList &args, int *rc);
 // Prints "fieldscope: <category> (HTTP n Reason): message" to stderr; returns the exit code.
 int reportError(const core::Error &e);
 int reportError(const QString &message);

@@ -305,12 +305,8 @@ int runApply(const QStringList &args)
     p.addOption({QStringLiteral("dry-run"), QStringLiteral("Send with dryRun=All: validated and answered, nothing stored.")});
     p.addOption({{QStringLiteral("o"), QStringLiteral("output")}, QStringLiteral("text (default) or json."), QStringLiteral("FORMAT"), QStringLiteral("text")});
     addConnectionOptions(p);
-    if (!p.parse(args))
-        return reportError(p.errorText()) + 1;
-    if (p.isSet(QStringLiteral("help"))) {
-        std::fputs(qUtf8Printable(p.helpText()), stdout);
-        return 0;
-    }
+    if (int rc = 0; !parseOrHelp(p, args, &rc))
+        return rc;
     const QString format = p.value(QStringLiteral("output")), modeName = p.value(QStringLiteral("mode"));
     if (format != QLatin1String("text") && format != QLatin1String("json"))
         return reportError(QStringLiteral("unknown output format \"%1\" (text, json)").arg(format)) + 1;

@@ -34,16 +34,7 @@ void addLessonDirOption(QCommandLineParser &p)
 bool parseArgs(QCommandLineParser &p, const QStringList &args, int *rc)
 {
     p.addHelpOption();
-    if (!p.parse(args)) {
-        *rc = reportError(p.errorText()) + 1;
-        return false;
-    }
-    if (p.isSet(QStringLiteral("help"))) {
-        std::fputs(qUtf8Printable(p.helpText()), stdout);
-        *rc = 0;
-        return false;
-    }
-    return true;
+    return parseOrHelp(p, args, rc);
 }
 
 int runLessonList(const QStringList &args)

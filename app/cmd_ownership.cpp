@@ -61,19 +61,6 @@ void addObjectOptions(QCommandLineParser &p)
     addConnectionOptions(p);
 }
 
-bool parseOrHelp(QCommandLineParser &p, const QStringList &args, int *rc)
-{
-    if (!p.parse(args)) {
-        *rc = reportError(p.errorText()) + 1;
-        return false;
-    }
-    if (p.isSet(QStringLiteral("help"))) {
-        std::fputs(qUtf8Printable(p.helpText()), stdout);
-        *rc = 0;
-        return false;
-    }
-    return true;
-}
 
 // SSA ignores .status on the main resource only since reset fields (1.22).
 bool serverIgnoresStatusInApply(const std::string &gitVersion)

@@ -532,22 +532,24 @@ void ObjectEditor::showInvalid(const core::Error &e)
 // owners; "Co-own" sets them to the live values, so the apply shares them instead of conflicting.
 void ObjectEditor::giveUp(const QStringList &paths, const widgets::WriteRequest &request)
 {
-    m_givenUp += paths; // removed on purpose: not a deletion the apply failed to make
-    resolveInBuffer(paths, request, &core::withoutFieldPaths);
+    widgets::WriteRequest again = request;
+    again.force = false;
+    resolveRows(paths, {}, again);
 }
 
 void ObjectEditor::coOwn(const QStringList &paths, const widgets::WriteRequest &request)
 {
-    m_coOwned += paths; // equal to the live value now, so no longer a change: sent all the same
-    resolveInBuffer(paths, request, &core::withLiveValuesAt);
+    widgets::WriteRequest again = request;
+    again.force = false;
+    resolveRows({}, paths, again);
 }
 
 // Per-row choices in one re-send: given-up fields removed, co-owned ones set to the live value,
 // and force only if some row chose it (the rows left conflicting are exactly those).
 void ObjectEditor::resolveRows(const QStringList &giveUp, const QStringList &coOwn, const widgets::WriteRequest &request)
 {
-    m_givenUp += giveUp;
-    m_coOwned += coOwn;
+    m_givenUp += giveUp; // removed on purpose: not a deletion the apply failed to make
+    m_coOwned += coOwn;  // equal to the live value now, so no longer a change: sent all the same
     const int gen = ++m_generation;
     m_window->setSending(request.dryRun);
     auto paths = [](const QStringList &l) {
@@ -580,36 +582,6 @@ void ObjectEditor::resolveRows(const QStringList &giveUp, const QStringList &coO
     });
 }
 
-void ObjectEditor::resolveInBuffer(const QStringList &paths, const widgets::WriteRequest &request, Resolution resolution)
-{
-    const int gen = ++m_generation;
-    m_window->setSending(request.dryRun);
-    std::vector<std::string> wanted;
-    for (const QString &p : paths)
-        wanted.push_back(p.toStdString());
-    inBackground(this, [text = request.text.toStdString(), live = m_current, wanted, resolution]() -> core::Result<std::string> {
-        auto parsed = core::yamlToJson(text);
-        if (!parsed)
-            return parsed.error();
-        std::vector<std::string> notFound;
-        const core::Json out = resolution(parsed->value, live, wanted, &notFound);
-        if (!notFound.empty())
-            return core::Error::make(core::ErrorCategory::Invalid, "not in the buffer: " + notFound.front());
-        return core::jsonToYaml(out);
-    }, [this, request, gen](core::Result<std::string> yaml) {
-        if (gen != m_generation || !m_window)
-            return;
-        if (!yaml) {
-            m_window->showParseError(q(yaml.error().where), q(yaml.error().message));
-            return;
-        }
-        widgets::WriteRequest again = request;
-        again.text = q(*yaml);
-        again.force = false;
-        m_window->setBufferText(again.text);
-        write(again);
-    });
-}
 
 // An earlier run's unsent edit of this object is offered, unless it is what is there anyway.
 void ObjectEditor::offerDraft(const std::string &loadedYaml)

@@ -59,9 +59,6 @@ private:
     void giveUp(const QStringList &paths, const widgets::WriteRequest &request);
     void coOwn(const QStringList &paths, const widgets::WriteRequest &request);
     void resolveRows(const QStringList &giveUp, const QStringList &coOwn, const widgets::WriteRequest &request);
-    using Resolution = core::Json (*)(const core::Json &manifest, const core::Json &live, const std::vector<std::string> &paths,
-                                      std::vector<std::string> *notFound);
-    void resolveInBuffer(const QStringList &paths, const widgets::WriteRequest &request, Resolution resolution);
     void rebase();
     void mergeOntoCurrent();
     void useMergeChoices(const QStringList &keepMine);

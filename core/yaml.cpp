@@ -512,10 +512,12 @@ Result<std::vector<Json>> parseAll(std::string_view text, const YamlLimits &limi
 
 } // namespace
 
-Result<YamlParseResult> yamlToJson(std::string_view text, const YamlLimits &limits)
+namespace {
+// Exactly one document; `lines` (may be null) records where each value came from.
+Result<YamlParseResult> oneDocument(std::string_view text, const YamlLimits &limits, YamlLineMap *lines)
 {
     YamlParseResult out;
-    auto docs = parseAll(text, limits, out.warnings);
+    auto docs = parseAll(text, limits, out.warnings, lines);
     if (!docs)
         return docs.error();
     if (docs->empty())
@@ -525,19 +527,16 @@ Result<YamlParseResult> yamlToJson(std::string_view text, const YamlLimits &limi
     out.value = std::move(docs->front());
     return out;
 }
+} // namespace
+
+Result<YamlParseResult> yamlToJson(std::string_view text, const YamlLimits &limits)
+{
+    return oneDocument(text, limits, nullptr);
+}
 
 Result<YamlParseResult> yamlToJsonWithLines(std::string_view text, YamlLineMap &lines, const YamlLimits &limits)
 {
-    YamlParseResult out;
-    auto docs = parseAll(text, limits, out.warnings, &lines);
-    if (!docs)
-        return docs.error();
-    if (docs->empty())
-        return Error::make(ErrorCategory::Parse, "the document is empty");
-    if (docs->size() > 1)
-        return Error::make(ErrorCategory::Parse, "expected one YAML document, found " + std::to_string(docs->size()));
-    out.value = std::move(docs->front());
-    return out;
+    return oneDocument(text, limits, &lines);
 }
 
 Result<std::vector<Json>> yamlDocumentsToJson(std::string_view text, const YamlLimits &limits, std::vector<std::string> *warnings)

@@ -1,5 +1,7 @@
 #include "kube/execplugin.h"
 
+#include "kube/requestcommands.h"
+
 #include "core/jsonread.h"
 #include "kube/authlog.h"
 
@@ -61,20 +63,6 @@ Error authError(std::string message, std::string reason = {}, std::string where 
     return e;
 }
 
-std::string shellQuote(const std::string &s)
-{
-    static const QRegularExpression safe(QStringLiteral("^[A-Za-z0-9_./=:,@%+-]+$"));
-    if (!s.empty() && safe.match(QString::fromStdString(s)).hasMatch())
-        return s;
-    std::string out = "'";
-    for (char c : s) {
-        if (c == '\'')
-            out += "'\\''";
-        else
-            out += c;
-    }
-    return out + "'";
-}
 
 // client-go strips ANSI escapes from installHint so that a kubeconfig cannot drive the terminal;
 // for us it keeps dialogs readable.
@@ -159,9 +147,9 @@ void configure(QProcess &p, const ExecInvocation &inv)
 
 std::string ExecInvocation::commandLine() const
 {
-    std::string out = shellQuote(program);
+    std::string out = shellQuote(program, true);
     for (const auto &a : args)
-        out += " " + shellQuote(a);
+        out += " " + shellQuote(a, true);
     return out;
 }
 

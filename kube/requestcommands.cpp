@@ -1,5 +1,8 @@
 #include "kube/requestcommands.h"
 
+#include <algorithm>
+#include <string_view>
+
 namespace fieldscope::kube {
 namespace {
 
@@ -25,8 +28,13 @@ std::string serverBase(const std::string &server)
 
 } // namespace
 
-std::string shellQuote(const std::string &s)
+std::string shellQuote(const std::string &s, bool onlyWhenNeeded)
 {
+    const auto bare = [](char c) {
+        return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || std::string_view("_./=:,@%+-").find(c) != std::string_view::npos;
+    };
+    if (onlyWhenNeeded && !s.empty() && std::all_of(s.begin(), s.end(), bare))
+        return s;
     std::string out = "'";
     for (char c : s) {
         if (c == '\'')

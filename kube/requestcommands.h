@@ -10,8 +10,9 @@
 
 namespace fieldscope::kube {
 
-// Single-quoted for bash: 'it'\''s'.
-std::string shellQuote(const std::string &s);
+// Single-quoted for bash: 'it'\''s'. `onlyWhenNeeded`: words of [A-Za-z0-9_./=:,@%+-] stay bare
+// (what the exec-plugin consent text shows).
+std::string shellQuote(const std::string &s, bool onlyWhenNeeded = false);
 
 // The environment variable the curl text reads the token from.
 inline constexpr const char *kTokenVariable = "KUBE_TOKEN";
