@@ -290,9 +290,23 @@ void ClusterController::startRecording()
 // fieldscope-record@.service records into the same store: say so, and since when.
 void ClusterController::updateBackgroundRecording()
 {
+    if (!m_view || m_historyDatabase.isEmpty())
+        return;
+    // A file read and a kill(pid, 0): small, but disk all the same, so not on the GUI thread.
+    auto *watcher = new QFutureWatcher<std::optional<BackgroundRecorder>>(this);
+    connect(watcher, &QFutureWatcherBase::finished, this, [this, watcher] {
+        watcher->deleteLater();
+        m_backgroundRecorder = watcher->result();
+        showBackgroundRecording();
+    });
+    watcher->setFuture(QtConcurrent::run([db = m_historyDatabase] { return runningBackgroundRecorder(db); }));
+}
+
+void ClusterController::showBackgroundRecording()
+{
     if (!m_view)
         return;
-    const auto recorder = runningBackgroundRecorder(m_historyDatabase);
+    const auto &recorder = m_backgroundRecorder;
     if (!recorder) {
         m_view->setBackgroundRecording(QString(), QString());
         return;

@@ -3,6 +3,7 @@
 // the GUI thread, runs discovery, watches the chosen resource kind (and the namespaces, for the
 // namespace selector), decodes what the table needs on a worker thread and feeds the models;
 // tells its ClusterView what happens. Lives on the GUI thread.
+#include "app/backgroundrecording.h"
 #include "app/historysource.h"
 #include "core/drafts.h"
 #include "core/historyfeed.h"
@@ -86,6 +87,8 @@ public:
     void deleteObject(const QString &uid, bool ask);
     // Re-reads whether fieldscope-record@.service records this cluster (also every 30 s).
     void updateBackgroundRecording();
+    // What the last check found (nullopt: no background recorder).
+    const std::optional<BackgroundRecorder> &backgroundRecorder() const { return m_backgroundRecorder; }
     // The editor window open for the object `uid`, if any (one per object).
     widgets::EditorWindow *editor(const QString &uid) const { return m_editors.value(uid); }
 
@@ -111,6 +114,7 @@ private:
     void onTableRows(const std::vector<kube::TableRow> &rows);
     void noteTableVersions(const core::WatchBatch &batch);
     void startRecording();
+    void showBackgroundRecording();
     void createObjects(QPointer<widgets::NewObjectWindow> window, const core::Result<core::ManifestObjects> &parsed, bool dryRun);
 
     void showWarnings();
@@ -155,7 +159,8 @@ private:
     std::deque<QFuture<models::PreparedBatch>> m_preparing;
     int m_generation = 0;
     QFutureWatcher<core::Result<kube::Connection>> m_connecting;
-    QTimer m_backgroundCheck; // re-reads the background recorder's marker
+    QTimer m_backgroundCheck;
+    std::optional<BackgroundRecorder> m_backgroundRecorder; // re-reads the background recorder's marker
 };
 
 } // namespace fieldscope::app

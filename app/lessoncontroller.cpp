@@ -306,11 +306,16 @@ core::Result<std::int64_t> LessonController::saveHistory(const QString &file) co
 {
     if (!m_cluster || m_cluster->historyDatabase().isEmpty())
         return core::Error::make(core::ErrorCategory::Io, "nothing was recorded for this cluster");
-    auto store = core::HistoryStore::open(m_cluster->historyDatabase().toStdString(), core::HistoryStore::OpenMode::ReadOnly);
+    return exportHistory(m_cluster->historyDatabase(), m_lesson.ns, file);
+}
+
+core::Result<std::int64_t> LessonController::exportHistory(const QString &database, const std::string &ns, const QString &file)
+{
+    auto store = core::HistoryStore::open(database.toStdString(), core::HistoryStore::OpenMode::ReadOnly);
     if (!store)
         return store.error();
     core::ObjectQuery q;
-    q.namespace_ = m_lesson.ns;
+    q.namespace_ = ns;
     return core::exportJsonLines(**store, q, file.toStdString());
 }
 

@@ -55,6 +55,8 @@ public:
     ClusterController *cluster() const { return m_cluster; }
     // Saves what the app recorded about the lesson's namespace as JSON Lines (fieldscope --open).
     core::Result<std::int64_t> saveHistory(const QString &file) const;
+    // The same from values only, for a worker thread: reads the store, writes `file`.
+    static core::Result<std::int64_t> exportHistory(const QString &database, const std::string &ns, const QString &file);
 
 Q_SIGNALS:
     // The step is shown and its view brought up (object selected and highlighted, or given up).

@@ -12,7 +12,9 @@
 #include <QFileDialog>
 #include <QMenu>
 #include <QMenuBar>
+#include <QFutureWatcher>
 #include <QMessageBox>
+#include <QtConcurrent>
 
 #include <cstdio>
 
@@ -99,12 +101,24 @@ void LessonLauncher::saveHistory()
                                                       tr("JSON Lines (*.jsonl)"));
     if (file.isEmpty())
         return;
-    auto n = m_lesson->saveHistory(file);
-    if (!n)
-        QMessageBox::warning(m_window, tr("Save the Lesson's History"), QString::fromStdString(n.error().describe()));
-    else
-        QMessageBox::information(m_window, tr("Save the Lesson's History"),
-                                 tr("%n version(s) saved. Students open the file with: fieldscope --open FILE", nullptr, int(*n)));
+    // The export reads the whole store: a worker thread does it, the window stays responsive.
+    auto *watcher = new QFutureWatcher<core::Result<std::int64_t>>(this);
+    connect(watcher, &QFutureWatcherBase::finished, this, [this, watcher] {
+        watcher->deleteLater();
+        const auto n = watcher->result();
+        if (!n)
+            QMessageBox::warning(m_window, tr("Save the Lesson's History"), QString::fromStdString(n.error().describe()));
+        else
+            QMessageBox::information(m_window, tr("Save the Lesson's History"),
+                                     tr("%n version(s) saved. Students open the file with: fieldscope --open FILE", nullptr, int(*n)));
+    });
+    ClusterController *cluster = m_lesson->cluster();
+    if (!cluster || cluster->historyDatabase().isEmpty()) {
+        QMessageBox::warning(m_window, tr("Save the Lesson's History"), tr("Nothing was recorded for this cluster."));
+        watcher->deleteLater();
+        return;
+    }
+    watcher->setFuture(QtConcurrent::run(&LessonController::exportHistory, cluster->historyDatabase(), m_lesson->lesson().ns, file));
 }
 
 } // namespace fieldscope::app

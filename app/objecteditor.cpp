@@ -641,9 +641,14 @@ void ObjectEditor::mergeOntoCurrent()
 {
     if (m_current.is_null())
         return;
+    struct Merged {
+        core::ThreeWayMerge merge;
+        Version now;
+        std::string mergedYaml; // when nothing conflicts: the buffer's next text
+    };
     const int gen = ++m_generation;
     inBackground(this, [opened = m_opened, text = m_window->bufferText().toStdString(), current = m_current, noStatus = withoutStatus()]()
-                     -> core::Result<std::pair<core::ThreeWayMerge, Version>> {
+                     -> core::Result<Merged> {
         auto mine = core::yamlToJson(text);
         if (!mine)
             return mine.error();
@@ -653,15 +658,16 @@ void ObjectEditor::mergeOntoCurrent()
         auto merged = core::threeWayMerge(opened, mine->value, now->editable);
         if (!merged)
             return merged.error();
-        return std::make_pair(std::move(*merged), std::move(*now));
-    }, [this, gen](core::Result<std::pair<core::ThreeWayMerge, Version>> r) {
+        std::string yaml = merged->conflicts.empty() ? core::jsonToYaml(merged->merged) : std::string();
+        return Merged{std::move(*merged), std::move(*now), std::move(yaml)};
+    }, [this, gen](core::Result<Merged> r) {
         if (gen != m_generation || !m_window)
             return;
         if (!r) {
             m_window->showParseError(q(r.error().where), q(r.error().message));
             return;
         }
-        auto &[merge, now] = *r;
+        auto &[merge, now, mergedYaml] = *r;
         // From here on writes are based on the current version: the merge is the new edit.
         m_opened = std::move(now.editable);
         m_openedRv = now.resourceVersion;
@@ -669,7 +675,7 @@ void ObjectEditor::mergeOntoCurrent()
         m_window->setOpened(q(now.yaml), q(m_openedRv));
         m_merge = std::move(merge);
         if (m_merge.conflicts.empty()) {
-            m_window->showMerged(q(core::jsonToYaml(m_merge.merged)), m_merge.mineApplied, q(m_openedRv));
+            m_window->showMerged(q(mergedYaml), m_merge.mineApplied, q(m_openedRv));
             return;
         }
         QList<QStringList> rows;
@@ -684,7 +690,12 @@ void ObjectEditor::useMergeChoices(const QStringList &keepMine)
     std::map<std::string, core::MergeChoice> choices;
     for (const core::MergeConflict &c : m_merge.conflicts)
         choices[c.pointer] = keepMine.contains(q(c.pointer)) ? core::MergeChoice::Mine : core::MergeChoice::Theirs;
-    m_window->showMerged(q(core::jsonToYaml(core::resolveMerge(m_merge, choices))), m_merge.mineApplied, q(m_openedRv));
+    const int gen = ++m_generation;
+    inBackground(this, [merge = m_merge, choices] { return core::jsonToYaml(core::resolveMerge(merge, choices)); },
+                 [this, gen](std::string yaml) {
+        if (gen == m_generation && m_window)
+            m_window->showMerged(q(yaml), m_merge.mineApplied, q(m_openedRv));
+    });
 }
 
 void ObjectEditor::rebase()

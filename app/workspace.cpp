@@ -165,7 +165,7 @@ void Workspace::showBackgroundRecording(widgets::SettingsDialog *d) const
     ClusterController *c = current();
     if (!c || c->historyDatabase().isEmpty())
         return;
-    const auto r = runningBackgroundRecorder(c->historyDatabase());
+    const auto &r = c->backgroundRecorder(); // as last checked (every 30 s, off the GUI thread)
     d->setBackgroundRecordingStatus(r ? tr("Recording %1 in the background since %2 (process %3).")
                                            .arg(r->resources, QLocale().toString(r->since.toLocalTime(), QLocale::ShortFormat))
                                            .arg(r->pid)

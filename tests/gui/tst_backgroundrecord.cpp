@@ -95,7 +95,7 @@ private Q_SLOTS:
         QCOMPARE(service.exitCode(), 0);
         QVERIFY(!QFile::exists(app::backgroundMarkerFor(controller.historyDatabase())));
         controller.updateBackgroundRecording();
-        QCOMPARE(view->backgroundRecording(), QString());
+        QTRY_COMPARE_WITH_TIMEOUT(view->backgroundRecording(), QString(), 5000);
     }
 
     void aStaleOrForeignMarkerIsIgnored()
