@@ -36,6 +36,11 @@ struct HistoryWriteItem {
     // missed). A list in one item does both. A crash in between leaves the end open: honest.
     // Decided inside the write transaction, so no caller reads the store from its own thread.
     std::string resumeGapReason;
+    // A replay of versions somebody watched outside the recorder's own watches (the sandbox demo's
+    // or a lesson's watch of the objects it writes): only objects the store holds no version of
+    // are written, so a replay can neither repeat nor reorder what a watch recorded, and it never
+    // moves the scope's resume point (the replay did not observe the whole scope).
+    bool onlyNewObjects = false;
 };
 
 // Which objects a lookup means. Empty fields match anything.

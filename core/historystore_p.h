@@ -7,6 +7,7 @@
 #include <sqlite3.h>
 
 #include <list>
+#include <set>
 #include <string_view>
 #include <unordered_map>
 
@@ -135,7 +136,8 @@ struct HistoryStore::Impl {
     void putHead(const std::string &uid, historydb::Head head);
     void evictHeads();
     void dropHeads();
-    Status writeEvent(const WatchScope &scope, const WatchEvent &ev, CommitReport &report);
+    // `replayed`: for an onlyNewObjects item, the uids it created so far (nullptr otherwise).
+    Status writeEvent(const WatchScope &scope, const WatchEvent &ev, CommitReport &report, std::set<std::string> *replayed = nullptr);
     Status writeGap(HistoryGap gap, CommitReport &report);
     Status writeRejectedGap(const WatchScope &scope, const WatchEvent &ev, const char *why, CommitReport &report);
     Status setScopeRv(const std::string &scope, const std::string &rv);

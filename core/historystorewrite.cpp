@@ -289,7 +289,8 @@ EventIdentity identityOf(const Json &obj)
 
 } // namespace
 
-Status HistoryStore::Impl::writeEvent(const WatchScope &scope, const WatchEvent &ev, CommitReport &report)
+Status HistoryStore::Impl::writeEvent(const WatchScope &scope, const WatchEvent &ev, CommitReport &report,
+                                      std::set<std::string> *replayed)
 {
     // One validating pass over the text, no DOM (JsonIndex); nlohmann only for what it does not model.
     JsonIndex index;
@@ -322,6 +323,13 @@ Status HistoryStore::Impl::writeEvent(const WatchScope &scope, const WatchEvent 
     if (!head)
         return head.error();
     Head *prev = *head;
+    if (replayed) {
+        if (prev && !replayed->count(id.uid)) {
+            ++report.skippedDuplicates;
+            return success();
+        }
+        replayed->insert(id.uid);
+    }
     // A relist or restart delivers the state we already have: same uid, same RV, nothing new.
     if (prev && prev->rv == id.rv) {
         ++report.skippedDuplicates;
@@ -526,14 +534,15 @@ Result<CommitReport> HistoryStore::write(const std::vector<HistoryWriteItem> &it
                 return fail(st.error());
         const std::size_t storedBefore = report.versions.size();
         if (!item.gap) {
+            std::set<std::string> replayed;
             for (const auto &ev : item.events)
-                if (auto st = m_d->writeEvent(item.scope, ev, report); !st)
+                if (auto st = m_d->writeEvent(item.scope, ev, report, item.onlyNewObjects ? &replayed : nullptr); !st)
                     return fail(st.error());
         }
         // The resume point: an explicit list/bookmark RV, else the last watch event's RV
         // (synthetic ADDED/LISTED arrive out of order, API brief 2.4, so they do not count).
         std::string scopeRv = item.scopeResourceVersion;
-        if (scopeRv.empty() && !item.gap && !item.events.empty() && item.events.back().type != HistoryEventType::Listed
+        if (scopeRv.empty() && !item.gap && !item.onlyNewObjects && !item.events.empty() && item.events.back().type != HistoryEventType::Listed
             && item.events.back().type != HistoryEventType::Added && report.versions.size() > storedBefore)
             scopeRv = report.versions.back().resourceVersion;
         if (!scopeRv.empty())

@@ -114,6 +114,20 @@ void HistoryRecorder::record(const WatchScope &scope, std::vector<WatchEvent> ev
     m_workCv.notify_one();
 }
 
+void HistoryRecorder::recordReplay(const WatchScope &scope, std::vector<WatchEvent> events)
+{
+    if (events.empty())
+        return;
+    std::int64_t bytes = 0;
+    for (const auto &e : events)
+        bytes += std::int64_t(e.objectJson.size());
+    HistoryWriteItem item;
+    item.scope = scope;
+    item.events = std::move(events);
+    item.onlyNewObjects = true;
+    enqueue(std::move(item), bytes);
+}
+
 void HistoryRecorder::recordGap(const WatchScope &scope, std::string fromRv, std::string toRv, std::string reason,
                                 std::int64_t observedAtMs)
 {

@@ -56,6 +56,11 @@ public:
     // resumeGapReason: see HistoryWriteItem (the first completed list of a run).
     void record(const WatchScope &scope, std::vector<WatchEvent> events, std::string scopeResourceVersion = {},
                 std::string resumeGapReason = {});
+    // Versions somebody watched outside this recorder's watches (the demo's or a lesson's own
+    // watch): stored only for objects the store holds no version of yet (HistoryWriteItem::
+    // onlyNewObjects), never counted as observing the scope. Not bounded by maxQueuedBytes'
+    // overflow gap: the caller made these few versions itself.
+    void recordReplay(const WatchScope &scope, std::vector<WatchEvent> events);
     // "Versions after fromRv up to and including toRv were not observed in scope" (relist after
     // 410, app restart: fromRv = HistoryStore::lastResourceVersion(scope)).
     void recordGap(const WatchScope &scope, std::string fromRv, std::string toRv, std::string reason,
