@@ -272,8 +272,8 @@ void ClusterController::startRecording()
     m_recorder = std::make_shared<core::HistoryRecorder>(ro);
     connect(m_recorder.get(), &core::HistoryRecorder::committed, &m_historySource, &HistorySource::onCommitted, Qt::QueuedConnection);
     connect(m_recorder.get(), &core::HistoryRecorder::writeFailed, this, [this](const QString &message) {
-        m_warnings << tr("History recording is failing (the lost stretch is marked as a gap): %1").arg(message);
-        m_warnings.removeDuplicates();
+        m_errors << tr("History recording is failing (the lost stretch is marked as a gap): %1").arg(message);
+        m_errors.removeDuplicates();
         showWarnings();
     }, Qt::QueuedConnection);
     m_historySource.setDatabase(m_historyDatabase);
@@ -282,6 +282,12 @@ void ClusterController::startRecording()
         connect(&m_backgroundCheck, &QTimer::timeout, this, &ClusterController::updateBackgroundRecording, Qt::UniqueConnection);
         m_backgroundCheck.start(30'000);
     }
+}
+
+void ClusterController::recordReplay(const core::WatchScope &scope, std::vector<core::WatchEvent> events)
+{
+    if (m_recorder)
+        m_recorder->recordReplay(scope, std::move(events));
 }
 
 // fieldscope-record@.service records into the same store: say so, and since when.
@@ -325,6 +331,8 @@ void ClusterController::showWarnings()
     QStringList shown = m_warnings;
     if (m_recordSecretValues)
         shown.prepend(tr("Secret values are recorded for this cluster"));
+    shown = m_errors + shown;
+    m_view->setShownErrors(m_errors);
     m_view->setConnectionWarning(shown.join(QStringLiteral("; ")));
 }
 

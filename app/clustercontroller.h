@@ -70,6 +70,9 @@ public:
     // Versions kept per object in the history database (applies from the next connection).
     void setHistoryRetention(int versionsPerObject) { m_historyVersionsPerObject = versionsPerObject; }
     QString historyDatabase() const { return m_historyDatabase; }
+    // Versions watched outside the table's watch (the demo's own): stored for objects this
+    // cluster's history holds nothing of yet (core::HistoryRecorder::recordReplay).
+    void recordReplay(const core::WatchScope &scope, std::vector<core::WatchEvent> events);
     // Record Secret values (an explicit per-context opt-in, issue 15): off, Secrets are stored
     // with hashed values and their editors keep no draft on disk. Changing it while connected
     // restarts recording (and the shown watch); the status bar says when it is on.
@@ -147,6 +150,7 @@ private:
     int m_historyVersionsPerObject = 1000;
     bool m_recordSecretValues = false;
     QStringList m_warnings;
+    QStringList m_errors; // shown before the warnings
     QString m_currentUid;
     // Open editors by object uid; each owns its ObjectEditor, which uses m_client.
     QHash<QString, QPointer<widgets::EditorWindow>> m_editors;

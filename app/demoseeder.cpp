@@ -2,20 +2,52 @@
 
 #include "app/clustercontroller.h"
 #include "app/lessoncatalog.h"
+#include "core/jsonread.h"
 #include "kube/lessonrunner.h"
 #include "widgets/clusterview.h"
 #include "widgets/detailpane.h"
 #include "widgets/objecttablepage.h"
 
+#include <QDateTime>
 #include <QTimer>
 #include <QtConcurrent>
 
+#include <map>
+
 namespace fieldscope::app {
+
+namespace {
+core::HistoryEventType historyTypeOf(const std::string &watchType)
+{
+    if (watchType == "ADDED")
+        return core::HistoryEventType::Added;
+    if (watchType == "DELETED")
+        return core::HistoryEventType::Deleted;
+    return core::HistoryEventType::Modified;
+}
+
+// The versions the step's watch saw, with the plural the history files them under. The time is
+// when the step ended: within the second of the write, which is managedFields' own precision.
+void appendObserved(const kube::LessonStepReport &report, const kube::LessonRunner::ResolveKind &resolve,
+                    std::vector<std::pair<std::string, core::WatchEvent>> &into)
+{
+    const std::int64_t now = QDateTime::currentMSecsSinceEpoch();
+    for (const kube::LessonEvent &e : report.events) {
+        if (!e.object.is_object())
+            continue;
+        const kube::ResourceInfo *info =
+            resolve(core::stringAt(e.object, "/apiVersion").value_or(""), core::stringAt(e.object, "/kind").value_or(""));
+        if (!info)
+            continue;
+        into.emplace_back(info->qualifiedName(), core::WatchEvent{historyTypeOf(e.type), core::safeDump(e.object), now});
+    }
+}
+} // namespace
 
 DemoSeeder::DemoSeeder(ClusterController *cluster, bool showIt, QObject *parent) : QObject(parent), m_cluster(cluster), m_show(showIt)
 {
     m_pool.setMaxThreadCount(1);
-    connect(&m_job, &QFutureWatcher<QString>::finished, this, &DemoSeeder::onDone);
+    connect(&m_job, &QFutureWatcher<Outcome>::finished, this, &DemoSeeder::onDone);
     if (cluster->isLoaded())
         seed();
     else
@@ -37,27 +69,36 @@ void DemoSeeder::seed()
         return;
     }
     if (m_show)
-        m_cluster->showResource(QStringLiteral("configmaps")); // recorded from the first version on
+        m_cluster->showResource(QStringLiteral("configmaps")); // the versions arrive live in the table
     auto runner = std::make_shared<kube::LessonRunner>(m_cluster->connection()->transport->config(),
                                                        kube::LessonRunner::resolverFor(*m_cluster->discovery()), *lesson);
-    // The watch must have started before the first write, or the first version is not recorded.
+    auto resolve = kube::LessonRunner::resolverFor(*m_cluster->discovery());
+    // Shown: let the table's watch start first, so the versions also arrive live.
     const int delayMs = m_show ? 1500 : 0;
-    m_job.setFuture(QtConcurrent::run(&m_pool, [runner, delayMs]() -> QString {
+    m_job.setFuture(QtConcurrent::run(&m_pool, [runner, resolve, delayMs]() -> Outcome {
         QThread::msleep(delayMs);
-        if (auto st = runner->reset(); !st)
-            return QString::fromStdString(st.error().describe());
+        Outcome out;
+        if (auto st = runner->reset(); !st) {
+            out.error = QString::fromStdString(st.error().describe());
+            return out;
+        }
         for (std::size_t i = 0; i < runner->lesson().steps.size(); ++i) {
             const kube::LessonStepReport r = runner->runStep(i);
-            if (!r.passed())
-                return QString::fromStdString(r.title + ": " + r.mismatches.front());
+            appendObserved(r, resolve, out.versions);
+            if (!r.passed()) {
+                out.error = QString::fromStdString(r.title + ": " + r.mismatches.front());
+                return out;
+            }
         }
-        return QString();
+        return out;
     }));
 }
 
 void DemoSeeder::onDone()
 {
-    const QString error = m_job.result();
+    const Outcome outcome = m_job.result();
+    const QString &error = outcome.error;
+    recordVersions(outcome);
     if (!error.isEmpty())
         qWarning("fieldscope: the demo namespace is incomplete: %s", qUtf8Printable(error));
     if (m_show && m_cluster && error.isEmpty()) {
@@ -78,6 +119,18 @@ void DemoSeeder::onDone()
         poll->start(200);
     }
     Q_EMIT finished(error);
+}
+
+// One replay per resource, in the order the runner's watch saw the versions.
+void DemoSeeder::recordVersions(const Outcome &outcome)
+{
+    if (!m_cluster)
+        return;
+    std::map<std::string, std::vector<core::WatchEvent>> byResource;
+    for (const auto &[resource, event] : outcome.versions)
+        byResource[resource].push_back(event);
+    for (auto &[resource, events] : byResource)
+        m_cluster->recordReplay(core::WatchScope{"demo:" + resource + "/demo", resource.substr(0, resource.find('.'))}, std::move(events));
 }
 
 } // namespace fieldscope::app

@@ -1,8 +1,11 @@
 #pragma once
 // DemoSeeder: fills the sandbox's `demo` namespace (resources/demo/demo.yaml, in the lesson
 // format) so a new user's first minute shows co-owned fields and a recorded history. Runs the
-// writes with kube::LessonRunner on a worker thread while the table watches ConfigMaps, so the
-// app records every version it makes. Lives on the GUI thread.
+// writes with kube::LessonRunner on a worker thread. The runner's own watch sees every version
+// the demo makes; those versions are replayed into the cluster's history (recordReplay), so the
+// History tab has them whatever kind the table showed meanwhile. Lives on the GUI thread.
+#include "core/historytypes.h"
+
 #include <QFutureWatcher>
 #include <QObject>
 #include <QPointer>
@@ -20,17 +23,24 @@ public:
     DemoSeeder(ClusterController *cluster, bool showIt, QObject *parent = nullptr);
     ~DemoSeeder() override;
 
+    struct Outcome {
+        QString error; // "" when every step did what the demo says
+        // What the runner's watch saw, per resource plural: replayed into the history.
+        std::vector<std::pair<std::string, core::WatchEvent>> versions;
+    };
+
 Q_SIGNALS:
     void finished(const QString &error); // "" when the demo is in place
 
 private:
     void seed();
     void onDone();
+    void recordVersions(const Outcome &outcome);
 
     QPointer<ClusterController> m_cluster;
     bool m_show;
     QThreadPool m_pool;
-    QFutureWatcher<QString> m_job;
+    QFutureWatcher<Outcome> m_job;
 };
 
 } // namespace fieldscope::app
