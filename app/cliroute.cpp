@@ -1,6 +1,7 @@
 #include "app/cliroute.h"
 
 #include "app/commands.h"
+#include "app/guiapp.h"
 
 #include <QSet>
 
@@ -12,15 +13,16 @@ namespace {
 // subcommands' own (kubectl users type `-n demo get pods`, so `fieldscope -n demo list pods`).
 bool takesValue(const QString &arg)
 {
+    static const QSet<QString> window = [] {
+        const QStringList names = guiOptionsWithValues();
+        return QSet<QString>(names.begin(), names.end());
+    }();
     static const QSet<QString> withValue{
-        QStringLiteral("--context"), QStringLiteral("--kubeconfig"), QStringLiteral("--resource"), QStringLiteral("--select"),
-        QStringLiteral("--tab"), QStringLiteral("--screenshot"), QStringLiteral("--size"), QStringLiteral("--open"),
-        QStringLiteral("-n"), QStringLiteral("--namespace"), QStringLiteral("-l"), QStringLiteral("--selector"), QStringLiteral("--field-selector"),
+        QStringLiteral("--context"), QStringLiteral("--kubeconfig"), QStringLiteral("-n"), QStringLiteral("--namespace"), QStringLiteral("-l"), QStringLiteral("--selector"), QStringLiteral("--field-selector"),
         QStringLiteral("-o"), QStringLiteral("--output"), QStringLiteral("-f"), QStringLiteral("--filename"),
         QStringLiteral("--mode"), QStringLiteral("--db"), QStringLiteral("--for"), QStringLiteral("--to"), QStringLiteral("--manager"),
-        QStringLiteral("--live-file"), QStringLiteral("--lesson"), QStringLiteral("--lesson-step"), QStringLiteral("--lessons"),
-        QStringLiteral("-platform"), QStringLiteral("-style"), QStringLiteral("-qwindowgeometry")};
-    return withValue.contains(arg);
+        QStringLiteral("--live-file"), QStringLiteral("-platform"), QStringLiteral("-style"), QStringLiteral("-qwindowgeometry")};
+    return withValue.contains(arg) || window.contains(arg);
 }
 
 // The connection options a subcommand without a cluster ignores (kubectl ignores global flags a

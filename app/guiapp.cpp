@@ -52,31 +52,41 @@ void securePrivateLocations()
 }
 
 // The window's options; --help prints them without creating a QApplication (no display needed).
+QList<QCommandLineOption> windowOptions()
+{
+    QList<QCommandLineOption> o;
+    o.append({QStringLiteral("version"), QStringLiteral("Print the version (with -v: the libraries' too) and exit.")});
+    o.append({{QStringLiteral("v"), QStringLiteral("verbose")}, QStringLiteral("Log debug messages (-v=N as with kubectl; 0 is off). Works with every subcommand.")});
+    o.append({QStringLiteral("context"), QStringLiteral("Connect to this kubeconfig context."), QStringLiteral("NAME")});
+    o.append({QStringLiteral("kubeconfig"), QStringLiteral("Use this kubeconfig file."), QStringLiteral("FILE")});
+    o.append({QStringLiteral("sandbox"), QStringLiteral("Start (or reuse) the local sandbox cluster and connect to it.")});
+    o.append({QStringLiteral("resource"), QStringLiteral("Resource kind to show first (default: namespaces)."), QStringLiteral("R")});
+    o.append({QStringLiteral("select"), QStringLiteral("Select this object: R/NAME or R/NAMESPACE/NAME (R as for --resource)."), QStringLiteral("R/NAME")});
+    o.append({QStringLiteral("tab"), QStringLiteral("Detail tab to show: summary, yaml, ownership, history or events (of --select's object, or the first one)."), QStringLiteral("TAB")});
+    o.append({QStringLiteral("screenshot"), QStringLiteral("Render the window once the selected view has loaded, save it as PNG and exit."), QStringLiteral("FILE")});
+    o.append({QStringLiteral("size"), QStringLiteral("Window size for --screenshot (default 1280x800)."), QStringLiteral("WxH"), QStringLiteral("1280x800")});
+    o.append({QStringLiteral("screenshot-timeout"),
+             QStringLiteral("With --screenshot: after this many seconds save what the window shows and exit 1 (default 60)."),
+             QStringLiteral("SECONDS"), QStringLiteral("60")});
+    o.append({QStringLiteral("keep-sandbox"), QStringLiteral("Leave the sandbox cluster running when the app quits.")});
+    o.append({QStringLiteral("open"), QStringLiteral("Open a recorded history (a history database or a .jsonl export) without a cluster."),
+             QStringLiteral("FILE")});
+    o.append({QStringLiteral("lesson"), QStringLiteral("Start this lesson (see `fieldscope lesson list`) once connected."), QStringLiteral("NAME")});
+    o.append({QStringLiteral("lesson-step"), QStringLiteral("With --lesson: run the steps up to N (1-based) right away."), QStringLiteral("N")});
+    o.append({QStringLiteral("presenter"), QStringLiteral("With --lesson: presenter mode (large type, high contrast, Space/Backspace).")});
+    o.append({QStringLiteral("lessons"), QStringLiteral("Also load lessons from DIR (repeatable)."), QStringLiteral("DIR")});
+    o.append({QStringLiteral("demo"), QStringLiteral("With the sandbox: (re)create its demo namespace (a new sandbox always gets one).")});
+    o.append({QStringLiteral("yes"), QStringLiteral("With --lesson: run on a cluster that is not the sandbox without asking.")});
+    return o;
+}
+
 void addGuiOptions(QCommandLineParser &p)
 {
     p.setApplicationDescription(QStringLiteral("Fieldscope: see who changed what in Kubernetes objects, and write back safely.\n"
                                                "With no --context or --kubeconfig it starts the local sandbox cluster.")
                                 + subcommandHelp());
     p.addHelpOption();
-    p.addOption({QStringLiteral("version"), QStringLiteral("Print the version (with -v: the libraries' too) and exit.")});
-    p.addOption({{QStringLiteral("v"), QStringLiteral("verbose")}, QStringLiteral("Log debug messages (-v=N as with kubectl; 0 is off). Works with every subcommand.")});
-    p.addOption({QStringLiteral("context"), QStringLiteral("Connect to this kubeconfig context."), QStringLiteral("NAME")});
-    p.addOption({QStringLiteral("kubeconfig"), QStringLiteral("Use this kubeconfig file."), QStringLiteral("FILE")});
-    p.addOption({QStringLiteral("sandbox"), QStringLiteral("Start (or reuse) the local sandbox cluster and connect to it.")});
-    p.addOption({QStringLiteral("resource"), QStringLiteral("Resource kind to show first (default: namespaces)."), QStringLiteral("R")});
-    p.addOption({QStringLiteral("select"), QStringLiteral("Select this object: R/NAME or R/NAMESPACE/NAME (R as for --resource)."), QStringLiteral("R/NAME")});
-    p.addOption({QStringLiteral("tab"), QStringLiteral("Detail tab to show: summary, yaml, ownership, history or events (of --select's object, or the first one)."), QStringLiteral("TAB")});
-    p.addOption({QStringLiteral("screenshot"), QStringLiteral("Render the window once the selected view has loaded, save it as PNG and exit."), QStringLiteral("FILE")});
-    p.addOption({QStringLiteral("size"), QStringLiteral("Window size for --screenshot (default 1280x800)."), QStringLiteral("WxH"), QStringLiteral("1280x800")});
-    p.addOption({QStringLiteral("keep-sandbox"), QStringLiteral("Leave the sandbox cluster running when the app quits.")});
-    p.addOption({QStringLiteral("open"), QStringLiteral("Open a recorded history (a history database or a .jsonl export) without a cluster."),
-                 QStringLiteral("FILE")});
-    p.addOption({QStringLiteral("lesson"), QStringLiteral("Start this lesson (see `fieldscope lesson list`) once connected."), QStringLiteral("NAME")});
-    p.addOption({QStringLiteral("lesson-step"), QStringLiteral("With --lesson: run the steps up to N (1-based) right away."), QStringLiteral("N")});
-    p.addOption({QStringLiteral("presenter"), QStringLiteral("With --lesson: presenter mode (large type, high contrast, Space/Backspace).")});
-    p.addOption({QStringLiteral("lessons"), QStringLiteral("Also load lessons from DIR (repeatable)."), QStringLiteral("DIR")});
-    p.addOption({QStringLiteral("demo"), QStringLiteral("With the sandbox: (re)create its demo namespace (a new sandbox always gets one).")});
-    p.addOption({QStringLiteral("yes"), QStringLiteral("With --lesson: run on a cluster that is not the sandbox without asking.")});
+    p.addOptions(windowOptions());
 }
 
 } // namespace
@@ -87,6 +97,16 @@ int printGuiHelp()
     addGuiOptions(p);
     std::fputs(qUtf8Printable(p.helpText()), stdout);
     return 0;
+}
+
+QStringList guiOptionsWithValues()
+{
+    QStringList out;
+    for (const QCommandLineOption &o : windowOptions())
+        if (!o.valueName().isEmpty())
+            for (const QString &name : o.names())
+                out << (name.size() == 1 ? QStringLiteral("-") : QStringLiteral("--")) + name;
+    return out;
 }
 
 int runGui(int &argc, char **argv)
@@ -163,11 +183,17 @@ int runGui(int &argc, char **argv)
             std::fprintf(stderr, "fieldscope: --size wants WIDTHxHEIGHT in pixels, e.g. 1280x800\n");
             return 2;
         }
+        bool timeoutOk = false;
+        const int timeoutS = p.value(QStringLiteral("screenshot-timeout")).toInt(&timeoutOk);
+        if (!timeoutOk || timeoutS < 1 || timeoutS > 86400) {
+            std::fprintf(stderr, "fieldscope: --screenshot-timeout wants a number of seconds from 1 to 86400\n");
+            return 2;
+        }
         window.resize(*size);
         ScreenshotTarget target{resource, selectNs, selectName, tab, !tabName.isEmpty()};
         target.lesson = !lessonName.isEmpty();
         target.lessonStep = lessonStep - 1;
-        taker = std::make_unique<ScreenshotTaker>(&window, shot, target);
+        taker = std::make_unique<ScreenshotTaker>(&window, shot, target, timeoutS * 1000);
         QObject::connect(&lessons, &LessonLauncher::started, taker.get(), [t = taker.get()](LessonController *l) { t->follow(l); });
         QObject::connect(&workspace, &Workspace::opened, taker.get(), [t = taker.get()](ClusterController *c) { t->follow(c); });
         if (!openFile.isEmpty()) {

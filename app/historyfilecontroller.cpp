@@ -133,7 +133,7 @@ void HistoryFileController::onOpened(OpenedHistory opened)
     }
     m_opened = std::move(opened);
     m_historySource.setDatabase(m_opened.databasePath);
-    m_view->setConnection(QFileInfo(m_file).fileName(), m_file, tr("recorded history (offline)"));
+    m_view->setRecordedHistory(QFileInfo(m_file).fileName(), m_file);
     m_kinds.setKinds(m_opened.kinds);
     for (const auto &[name, objects] : m_opened.objects)
         m_kinds.setCount(name, qint64(objects.size()));

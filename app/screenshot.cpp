@@ -23,7 +23,6 @@ namespace fieldscope::app {
 namespace {
 constexpr int kSettleMs = 400;           // lets the views lay out and paint before the grab
 constexpr int kColumnsPatienceMs = 10000; // server columns or counts that never come do not block the picture
-constexpr int kGiveUpMs = 120000;
 
 bool historyReady(HistorySource *source, models::ObjectHistoryModel *model)
 {
@@ -43,10 +42,12 @@ std::optional<QSize> parseScreenshotSize(const QString &text)
     return size;
 }
 
-ScreenshotTaker::ScreenshotTaker(widgets::MainWindow *window, QString file, ScreenshotTarget target, QObject *parent)
+ScreenshotTaker::ScreenshotTaker(widgets::MainWindow *window, QString file, ScreenshotTarget target, int timeoutMs, QObject *parent)
     : QObject(parent), m_window(window), m_file(std::move(file)), m_target(std::move(target))
 {
-    QTimer::singleShot(kGiveUpMs, this, [this] { fail(tr("the view did not load within %1 s").arg(kGiveUpMs / 1000)); });
+    QTimer::singleShot(timeoutMs, this, [this, timeoutMs] {
+        fail(tr("the view did not load within %1 s (--screenshot-timeout); the picture shows where it stopped").arg(timeoutMs / 1000));
+    });
 }
 
 void ScreenshotTaker::follow(ClusterController *c)
@@ -141,10 +142,21 @@ void ScreenshotTaker::fail(const QString &message)
     save(1);
 }
 
+QString ScreenshotTaker::shownErrors() const
+{
+    const auto *view = qobject_cast<const widgets::ClusterView *>(m_window->tabs()->currentWidget());
+    return view ? view->shownErrors().join(QStringLiteral("; ")) : QString();
+}
+
 void ScreenshotTaker::save(int exitCode)
 {
     if (std::exchange(m_done, true))
         return;
+    // A picture of an error is what the script gets, with an exit code that says so.
+    if (const QString errors = shownErrors(); exitCode == 0 && !errors.isEmpty()) {
+        std::fprintf(stderr, "fieldscope: the window shows an error: %s\n", qUtf8Printable(errors));
+        exitCode = 1;
+    }
     QDir().mkpath(QFileInfo(m_file).absolutePath());
     const bool ok = m_window->grab().save(m_file, "PNG");
     std::fprintf(ok ? stdout : stderr, ok ? "%s\n" : "fieldscope: cannot write %s\n", qUtf8Printable(m_file));

@@ -3,7 +3,10 @@
 // for has loaded, saves it and quits. "Loaded" means what a person would wait for: the table's
 // first list with the server's columns (or the knowledge that it has none) and the kinds'
 // counts; with --select (or --tab alone: the first object) that object selected, its detail on
-// screen and, for the History and Events tabs, their first list. Lives on the GUI thread.
+// screen and, for the History and Events tabs, their first list. A script gets a picture in
+// every case: when the view has not loaded within the timeout, or the window shows an error
+// (a failed connection, history recording failing), the picture shows it and the exit code is 1.
+// Lives on the GUI thread.
 #include "widgets/detailpane.h"
 
 #include <QElapsedTimer>
@@ -39,7 +42,8 @@ class ScreenshotTaker : public QObject
 {
     Q_OBJECT
 public:
-    ScreenshotTaker(widgets::MainWindow *window, QString file, ScreenshotTarget target, QObject *parent = nullptr);
+    ScreenshotTaker(widgets::MainWindow *window, QString file, ScreenshotTarget target, int timeoutMs = 60'000,
+                    QObject *parent = nullptr);
 
     void follow(ClusterController *controller); // the first cluster opened
     void follow(HistoryFileController *controller);
@@ -51,6 +55,8 @@ public:
 private:
     void whenReady(QObject *controller, widgets::ClusterView *view, std::function<bool()> viewSettled, std::function<bool()> tabReady);
     void save(int exitCode);
+    // The errors the window's current tab shows right now ("" when none).
+    QString shownErrors() const;
 
     widgets::MainWindow *m_window;
     QString m_file;

@@ -45,6 +45,6 @@ trap '$SUDO apt-get remove -y -qq fieldscope fieldscope-sandbox >/dev/null; /usr
 man -w fieldscope >/dev/null
 # The installed window starts its sandbox from /usr/lib/fieldscope (no source path involved).
 env -i HOME="$home" PATH=/usr/bin:/bin XDG_DATA_HOME="$home/data" XDG_CONFIG_HOME="$home/config" QT_QPA_PLATFORM=offscreen \
-  timeout 240 /usr/bin/fieldscope --screenshot "$home/installed.png" --size 1024x640 | grep -q installed.png
+  timeout 240 /usr/bin/fieldscope --screenshot "$home/installed.png" --size 1024x640 --screenshot-timeout 200 | grep -q installed.png
 [ -s "$home/installed.png" ]
 echo "package: installed, ran (--version, blame -f, sandbox screenshot) and removed"

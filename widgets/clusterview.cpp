@@ -91,9 +91,19 @@ ClusterView::ClusterView(QWidget *parent) : QWidget(parent)
 void ClusterView::setConnection(const QString &context, const QString &server, const QString &version)
 {
     m_context = context;
+    m_connectionError.clear();
     m_state = version.isEmpty() || version == QStringLiteral("…") ? tr("connected") : tr("connected · %1").arg(version);
     m_contextLabel->setText(visibleText(context));
     m_versionLabel->setText(tr("%1 · Kubernetes %2").arg(visibleText(server), visibleText(version)));
+    Q_EMIT connectionChanged();
+}
+
+void ClusterView::setRecordedHistory(const QString &name, const QString &file)
+{
+    m_context = name;
+    m_state = tr("recorded history, no cluster");
+    m_contextLabel->setText(visibleText(name));
+    m_versionLabel->setText(tr("%1 · recorded history (offline)").arg(visibleText(file)));
     Q_EMIT connectionChanged();
 }
 
@@ -109,9 +119,23 @@ void ClusterView::setConnectionWarning(const QString &warning)
     m_warningLabel->setVisible(!warning.isEmpty());
 }
 
+void ClusterView::setShownErrors(const QStringList &errors)
+{
+    m_reportedErrors = errors;
+}
+
+QStringList ClusterView::shownErrors() const
+{
+    QStringList all = m_reportedErrors;
+    if (!m_connectionError.isEmpty())
+        all.prepend(m_connectionError);
+    return all;
+}
+
 void ClusterView::setConnecting(const QString &what)
 {
     m_state = what;
+    m_connectionError.clear();
     m_versionLabel->setText(visibleText(what));
     setWatchStatus(what, true);
     Q_EMIT connectionChanged();
@@ -120,6 +144,7 @@ void ClusterView::setConnecting(const QString &what)
 void ClusterView::setConnectionError(const QString &error)
 {
     m_state = tr("failed");
+    m_connectionError = error;
     m_versionLabel->setText(tr("Connection failed"));
     setConnectionWarning(error);
     setWatchStatus(error, false);

@@ -28,7 +28,13 @@ public:
 
     // Connection banner: context, server, version, and warnings such as insecure TLS.
     void setConnection(const QString &context, const QString &server, const QString &version);
+    // A recorded history opened without a cluster (fieldscope --open FILE): nothing is connected.
+    void setRecordedHistory(const QString &name, const QString &file);
     void setConnectionWarning(const QString &warning);
+    // Which of what the banner shows are errors (recording failing), not described choices (TLS
+    // verification off): screenshots and tests treat an unexpected error as a failure.
+    void setShownErrors(const QStringList &errors);
+    QStringList shownErrors() const;
     void setConnecting(const QString &what);
     void setConnectionError(const QString &error);
     void setSandboxState(const QString &state); // "" hides it
@@ -74,6 +80,8 @@ private:
     QString m_context;
     QString m_requested;
     QString m_state;
+    QString m_connectionError;  // setConnectionError's, until the next connection attempt
+    QStringList m_reportedErrors; // setShownErrors'
     QLabel *m_contextLabel;
     QLabel *m_versionLabel;
     QLabel *m_warningLabel;

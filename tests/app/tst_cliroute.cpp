@@ -2,6 +2,7 @@
 // version decided before any Qt application exists, values of options never taken for a subcommand.
 #include "app/cliroute.h"
 #include "app/commands.h"
+#include "app/guiapp.h"
 
 #include <QFile>
 #include <QTest>
@@ -129,6 +130,17 @@ private Q_SLOTS:
         QVERIFY(r.verbose);
         QCOMPARE(r.args, strings({"/build/dir/app/fieldscope", "--context", "prod", "--select", "pods/x", "--screenshot", "a.png"}));
         QCOMPARE(routeCommandLine(argv({})).kind, CliRoute::Kind::Gui);
+    }
+
+    // Every window option's value stays the window's, whatever it looks like ("list", "40").
+    void everyWindowOptionValueIsNeverASubcommand()
+    {
+        const QStringList options = guiOptionsWithValues();
+        QVERIFY(options.contains(QStringLiteral("--screenshot-timeout")) && options.contains(QStringLiteral("--lesson-step")));
+        for (const QString &option : options) {
+            const CliRoute r = routeCommandLine(argv({option.toUtf8().constData(), "list"}));
+            QVERIFY2(r.kind == CliRoute::Kind::Gui, qPrintable(option));
+        }
     }
 };
 

@@ -92,6 +92,8 @@ private Q_SLOTS:
         c.open(m_export);
         QTRY_COMPARE_WITH_TIMEOUT(loaded.size(), 1, 10000);
         QCOMPARE(c.currentResource(), QStringLiteral("configmaps"));
+        // A file is not a connection: the tab and the context switcher say what it is.
+        QCOMPARE(view.connectionState(), QStringLiteral("recorded history, no cluster"));
         QCOMPARE(c.model()->rowCount(), 2); // the live one and the deleted one
         // The deleted one is marked as such (struck through, its deletion's resourceVersion).
         const int old = c.model()->rowOf("u2"), live = c.model()->rowOf("u1");
