@@ -155,7 +155,8 @@ simdjson::error_code readRow(od::value v, TableRow &r)
                 od::value cv;
                 if (auto err = c.get(cv))
                     return err;
-                r.cells.push_back(cellValue(cv));
+                if (std::size_t(r.cells.size()) < kMaxTableColumns) // the rest has no column to show in
+                    r.cells.push_back(cellValue(cv));
             }
         } else if (k == "object") {
             od::value ov;
@@ -229,7 +230,13 @@ core::Result<DecodedTable> decodeTable(std::string &body)
         } else if (key == "metadata") {
             err = readListMeta(v, t);
         } else if (key == "columnDefinitions") {
-            err = forEachElement(v, [&](od::value c) { return readColumn(c, t.columns.emplace_back()); });
+            err = forEachElement(v, [&](od::value c) {
+                if (t.columns.size() >= kMaxTableColumns) {
+                    ++t.droppedColumns;
+                    return simdjson::SUCCESS;
+                }
+                return readColumn(c, t.columns.emplace_back());
+            });
         } else if (key == "rows") {
             err = forEachElement(v, [&](od::value r) {
                 TableRow row;
@@ -357,6 +364,9 @@ void TableFetcher::onListPage(core::Result<DecodedTable> page, bool firstPage)
         return becomeUnsupported(QString::fromStdString(page->kind));
     m_backoffMs = 0;
     if (firstPage && page->columns != m_columns) {
+        if (page->droppedColumns > 0)
+            qCInfo(lcTable, "%s: the server's Table defines %zu columns; the first %zu are shown", m_scope.describe().c_str(),
+                   page->columns.size() + page->droppedColumns, page->columns.size());
         m_columns = page->columns;
         Q_EMIT columnsChanged(m_columns);
     }

@@ -73,12 +73,17 @@ struct TableRow {
     QVariantList cells;
 };
 
+// A server's Table may define any number of columns; the table shows the first ones (kubectl's
+// widest built-in Table has 13). Cells past them are not kept.
+inline constexpr std::size_t kMaxTableColumns = 64;
+
 struct DecodedTable {
     bool isTable = false; // false: the server answered something else (kind below)
     std::string kind;
     std::string resourceVersion;
     std::string continueToken;
-    std::vector<TableColumn> columns;
+    std::vector<TableColumn> columns;    // at most kMaxTableColumns
+    std::size_t droppedColumns = 0;      // defined past kMaxTableColumns
     std::vector<TableRow> rows; // rows without object.metadata.uid are dropped
 };
 

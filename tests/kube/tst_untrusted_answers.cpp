@@ -92,6 +92,19 @@ std::optional<core::Result<kube::HttpResponse>> send(kube::ApiClient &client, ku
     return result;
 }
 
+// A Table with `n` column definitions and one row of `n` cells ("v0", "v1", ...). Outside the
+// test class: moc 6.4 skips a class body with some string literals in it.
+std::string tableWithColumns(int n)
+{
+    std::string columns, cells;
+    for (int i = 0; i < n; ++i) {
+        columns += (i ? "," : "") + std::string(R"j({"name":"c)j") + std::to_string(i) + R"j(","type":"string"})j";
+        cells += (i ? "," : "") + std::string(R"j("v)j") + std::to_string(i) + std::string(R"j(")j");
+    }
+    return R"j({"kind":"Table","apiVersion":"meta.k8s.io/v1","metadata":{"resourceVersion":"5"},"columnDefinitions":[)j" + columns
+         + R"j(],"rows":[{"cells":[)j" + cells + R"j(],"object":{"metadata":{"uid":"u1","name":"a","resourceVersion":"4"}}}]})j";
+}
+
 } // namespace
 
 class TestUntrustedAnswers : public QObject
@@ -304,6 +317,19 @@ private Q_SLOTS:
         QVERIFY2(t.ok(), t.ok() ? "" : t.error().describe().c_str());
         QVERIFY(t->isTable);
         QCOMPARE(t->rows.at(0).uid, std::string("u1"));
+    }
+
+    // 10,000 column definitions and as many cells per row: the first kMaxTableColumns are kept.
+    void tableColumnsPastTheBoundAreDroppedWithTheirCells()
+    {
+        std::string body = tableWithColumns(10000);
+        auto t = kube::decodeTable(body);
+        QVERIFY2(t.ok(), t.ok() ? "" : t.error().describe().c_str());
+        QCOMPARE(t->columns.size(), kube::kMaxTableColumns);
+        QCOMPARE(t->droppedColumns, std::size_t(10000) - kube::kMaxTableColumns);
+        QCOMPARE(std::size_t(t->rows.at(0).cells.size()), kube::kMaxTableColumns);
+        QCOMPARE(t->columns.back().name, "c" + std::to_string(kube::kMaxTableColumns - 1));
+        QCOMPARE(t->rows.at(0).cells.back().toString(), QStringLiteral("v%1").arg(kube::kMaxTableColumns - 1));
     }
 
     void execCredentialWithAWrongTypeIsAnErrorNamingTheField_data()
