@@ -54,4 +54,14 @@ if "$script" start "$work/x" --max-lifetime '1; touch PWNED3' 2>"$work/err3"; th
 grep -q -- '--max-lifetime must be a number' "$work/err3" || fail "no clear message for --max-lifetime"
 if "$script" start "$work/y" --name "a'b" 2>/dev/null; then fail "a --name with a quote was accepted"; fi
 [ -z "$(find "$work" -name 'PWNED*' -print -quit)" ] || fail "an option ran code"
+
+# 4. A lock the caller holds (as `flock LOCK ctest` does) is not kept by the servers or the
+#    watchdog once `start` has returned.
+lockdir="$work/locked"
+exec 7>"$work/build.lock"
+flock 7
+"$script" start "$lockdir" --name l --max-lifetime 600 >/dev/null 2>"$work/start4.err" || { cat "$work/start4.err" >&2; fail "start with a held lock failed"; }
+exec 7>&-
+flock -n "$work/build.lock" true || fail "a server or the watchdog kept the caller's lock descriptor"
+"$script" stop "$lockdir" >/dev/null 2>&1 || true
 echo "ok"
