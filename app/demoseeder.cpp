@@ -2,6 +2,7 @@
 
 #include "app/clustercontroller.h"
 #include "app/lessoncatalog.h"
+#include "core/boundary.h"
 #include "kube/lessonrunner.h"
 #include "widgets/clusterview.h"
 #include "widgets/detailpane.h"
@@ -57,7 +58,8 @@ void DemoSeeder::seed()
 
 void DemoSeeder::onDone()
 {
-    const QString error = m_job.result();
+    const auto taken = core::takeResult(m_job.future(), "seeding the demo namespace");
+    const QString error = taken ? *taken : QString::fromStdString(taken.error().message);
     if (!error.isEmpty())
         qWarning("fieldscope: the demo namespace is incomplete: %s", qUtf8Printable(error));
     if (m_show && m_cluster && error.isEmpty()) {

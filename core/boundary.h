@@ -8,7 +8,7 @@
 //
 // std::bad_alloc is an input, not a bug: a server or a file chooses the size of what a worker
 // builds. It becomes "out of memory"; a std::exception its what(); anything else "unknown
-// exception". tests/check-future-reads.sh fails the build's tests when a future is read
+// exception". tests/source/check-future-reads.sh (test check_future_reads) fails when a future is read
 // anywhere else.
 //
 // Thread-agnostic; the functions hold no state.
