@@ -1,6 +1,7 @@
 #include "app/clustercontroller.h"
 
 #include "app/backgroundrecording.h"
+#include "core/boundary.h"
 #include "kube/writes.h"
 #include "widgets/newobjectwindow.h"
 
@@ -70,7 +71,7 @@ ClusterController::ClusterController(widgets::ClusterView *view, QObject *parent
 {
     m_pool.setMaxThreadCount(1); // keeps batches in order
     connect(&m_connecting, &QFutureWatcher<core::Result<kube::Connection>>::finished, this,
-            [this] { onConnected(m_connecting.result()); });
+            [this] { onConnected(core::takeResult(m_connecting.future(), "connecting")); });
     connect(view, &widgets::ClusterView::resourceKindChosen, this, &ClusterController::showResource);
     view->setKindsModel(&m_kinds);
     view->detailPane()->setEventsModel(&m_events);
@@ -225,7 +226,7 @@ void ClusterController::fetchCounts()
             connect(w, &QFutureWatcherBase::finished, this, [this, w, q] {
                 w->deleteLater();
                 --m_countsPending;
-                const qint64 n = w->result();
+                const qint64 n = core::takeResult(w->future(), "counting " + q.toStdString()).valueOr(-1);
                 if (n >= 0 && (q != m_shownKind || !m_loaded)) // the watched kind counts its own rows
                     m_kinds.setCount(q, n);
             });
@@ -299,7 +300,9 @@ void ClusterController::updateBackgroundRecording()
     auto *watcher = new QFutureWatcher<std::optional<BackgroundRecorder>>(this);
     connect(watcher, &QFutureWatcherBase::finished, this, [this, watcher] {
         watcher->deleteLater();
-        m_backgroundRecorder = watcher->result();
+        // A failed check shows what the last one found.
+        if (auto found = core::takeResult(watcher->future(), "checking for the background recorder"))
+            m_backgroundRecorder = std::move(*found);
         showBackgroundRecording();
     });
     watcher->setFuture(QtConcurrent::run([db = m_historyDatabase] { return runningBackgroundRecorder(db); }));
@@ -423,8 +426,17 @@ void ClusterController::drainPrepared(int generation)
             QTimer::singleShot(0, this, [this, generation] { drainPrepared(generation); });
             break;
         }
-        models::PreparedBatch p = m_preparing.front().takeResult();
+        auto prepared = core::takeResult(m_preparing.front(), "preparing a batch of the object table");
         m_preparing.pop_front();
+        if (!prepared) {
+            // Those changes are not in the table: say so instead of showing it as current.
+            m_warnings << tr("The object table missed a batch of changes and may be out of date until the next list: %1")
+                              .arg(QString::fromStdString(prepared.error().message));
+            m_warnings.removeDuplicates();
+            showWarnings();
+            continue;
+        }
+        models::PreparedBatch p = std::move(*prepared);
         completed |= p.batch.initialListComplete;
         for (const auto &e : p.batch.events) {
             if (!m_currentUid.isEmpty() && e.uid == m_currentUid.toStdString())

@@ -3,6 +3,7 @@
 // kept apart from its watch and table plumbing.
 #include "app/clustercontroller.h"
 
+#include "core/boundary.h"
 #include "core/manifest.h"
 #include "kube/writes.h"
 #include "widgets/clusterview.h"
@@ -33,7 +34,7 @@ widgets::NewObjectWindow *ClusterController::openNewObject()
         connect(watcher, &QFutureWatcherBase::finished, this, [this, watcher, window, dryRun] {
             watcher->deleteLater();
             if (window)
-                createObjects(window, watcher->result(), dryRun);
+                createObjects(window, core::takeResult(watcher->future(), "reading the manifest"), dryRun);
         });
         watcher->setFuture(parsing);
     });

@@ -2,6 +2,7 @@
 
 #include "app/clustercontroller.h"
 #include "app/lessoncatalog.h"
+#include "core/boundary.h"
 #include "core/jsonread.h"
 #include "kube/lessonrunner.h"
 #include "widgets/clusterview.h"
@@ -96,9 +97,10 @@ void DemoSeeder::seed()
 
 void DemoSeeder::onDone()
 {
-    const Outcome outcome = m_job.result();
-    const QString &error = outcome.error;
-    recordVersions(outcome);
+    const auto taken = core::takeResult(m_job.future(), "seeding the demo namespace");
+    const QString error = taken ? taken->error : QString::fromStdString(taken.error().message);
+    if (taken)
+        recordVersions(*taken);
     if (!error.isEmpty())
         qWarning("fieldscope: the demo namespace is incomplete: %s", qUtf8Printable(error));
     if (m_show && m_cluster && error.isEmpty()) {

@@ -1,5 +1,6 @@
 #include "app/draftkeeper.h"
 
+#include "core/boundary.h"
 #include "widgets/editorwindow.h"
 #include "widgets/qsci.h"
 
@@ -76,7 +77,7 @@ void DraftKeeper::loadThen(std::function<void(std::optional<core::EditDraft>)> d
     auto *watcher = new QFutureWatcher<core::Result<std::optional<core::EditDraft>>>(this);
     connect(watcher, &QFutureWatcherBase::finished, this, [this, watcher, done] {
         watcher->deleteLater();
-        auto r = watcher->future().takeResult();
+        auto r = core::takeResult(watcher->future(), "reading the kept draft");
         if (!r) { // moved aside for a person to read: say where
             qCWarning(lcDrafts, "%s", r.error().describe().c_str());
             if (m_window)
@@ -120,7 +121,8 @@ void DraftKeeper::run(std::function<core::Status(core::DraftStore &)> work, bool
     auto *watcher = new QFutureWatcher<QString>(this);
     connect(watcher, &QFutureWatcherBase::finished, this, [this, watcher, isSave] {
         watcher->deleteLater();
-        const QString failure = watcher->result();
+        const auto taken = core::takeResult(watcher->future(), "keeping the draft");
+        const QString failure = taken ? *taken : QString::fromStdString(taken.error().message);
         if (!m_window)
             return;
         if (!failure.isEmpty())

@@ -1,5 +1,6 @@
 #include "app/historyfilecontroller.h"
 
+#include "core/boundary.h"
 #include "core/historyexport.h"
 #include "core/historystore.h"
 #include "core/jsonread.h"
@@ -97,7 +98,16 @@ OpenedHistory openHistoryFile(const QString &file, const QString &scratchDir)
 
 HistoryFileController::HistoryFileController(widgets::ClusterView *view, QObject *parent) : QObject(parent), m_view(view)
 {
-    connect(&m_opening, &QFutureWatcher<OpenedHistory>::finished, this, [this] { onOpened(m_opening.future().takeResult()); });
+    connect(&m_opening, &QFutureWatcher<OpenedHistory>::finished, this, [this] {
+        auto opened = core::takeResult(m_opening.future(), "opening the history file");
+        if (!opened) {
+            OpenedHistory failed;
+            failed.error = QString::fromStdString(opened.error().message);
+            onOpened(std::move(failed));
+            return;
+        }
+        onOpened(std::move(*opened));
+    });
     connect(view, &widgets::ClusterView::resourceKindChosen, this, &HistoryFileController::showResource);
     view->setKindsModel(&m_kinds);
     view->detailPane()->setHistoryModel(&m_historyModel);
@@ -178,7 +188,12 @@ void HistoryFileController::showResource(const QString &resource)
         w->deleteLater();
         if (name != m_shown)
             return; // another kind was chosen meanwhile
-        m_model.applyPrepared(w->future().takeResult());
+        auto prepared = core::takeResult(w->future(), "preparing the recorded objects");
+        if (!prepared) {
+            m_view->setWatchStatus(tr("%1: cannot show the recorded objects: %2").arg(name, QString::fromStdString(prepared.error().message)), false);
+            return;
+        }
+        m_model.applyPrepared(std::move(*prepared));
         const auto &deleted = m_opened.deletedAt[name];
         m_model.markDeleted(deleted);
         m_view->setWatchStatus(deleted.empty() ? tr("%1: %2 recorded objects (offline)").arg(name).arg(m_model.rowCount())

@@ -1,5 +1,6 @@
 #include "app/historysource.h"
 
+#include "core/boundary.h"
 #include "core/secretredaction.h"
 
 #include <QCryptographicHash>
@@ -141,7 +142,10 @@ void HistorySource::load()
         if (gen != m_generation)
             return;
         m_loading = false;
-        LoadResult r = w->future().takeResult();
+        auto taken = core::takeResult(w->future(), "history load");
+        LoadResult r = taken ? std::move(*taken) : LoadResult{};
+        if (!taken)
+            r.error = QString::fromStdString(taken.error().message);
         if (!r.error.isEmpty())
             m_model->clear(tr("Cannot read the recorded history: %1").arg(r.error));
         else if (r.missing)
@@ -155,7 +159,11 @@ void HistorySource::load()
         if (std::exchange(m_again, false))
             load();
     });
-    w->setFuture(QtConcurrent::run(&m_pool, [path = m_path.toStdString(), q = m_query] { return loadRows(path, q); }));
+    w->setFuture(QtConcurrent::run(&m_pool, [path = m_path.toStdString(), q = m_query, probe = m_loadProbe] {
+        if (probe)
+            probe();
+        return loadRows(path, q);
+    }));
 }
 
 } // namespace fieldscope::app

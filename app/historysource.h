@@ -12,6 +12,7 @@
 #include <QThreadPool>
 #include <QTimer>
 
+#include <functional>
 #include <set>
 
 namespace fieldscope::app {
@@ -32,6 +33,9 @@ public:
     void onCommitted(const core::CommitReport &report);
 
     bool isLoading() const { return m_loading; }
+    // Tests: runs on the worker thread before each load, where a huge answer or a damaged file
+    // would throw (tests/app/tst_historysource.cpp).
+    void setLoadProbe(std::function<void()> probe) { m_loadProbe = std::move(probe); }
 
 Q_SIGNALS:
     void loaded(); // the model shows the requested object's recorded history
@@ -49,6 +53,7 @@ private:
     int m_generation = 0;
     bool m_loading = false;
     bool m_again = false;
+    std::function<void()> m_loadProbe;
 };
 
 // Who a history store belongs to (issue 15): a cluster, not a context name. "sha256:" and the

@@ -2,6 +2,7 @@
 
 #include "app/clustercontroller.h"
 #include "app/sandbox.h"
+#include "core/boundary.h"
 #include "core/historyexport.h"
 #include "core/historystore.h"
 #include "widgets/clusterview.h"
@@ -149,7 +150,10 @@ void LessonController::launch(const QString &what, std::function<Job(kube::Lesso
 void LessonController::onJobDone()
 {
     m_busy = false;
-    const std::shared_ptr<Job> job = m_job.result();
+    auto taken = core::takeResult(m_job.future(), "the lesson step");
+    std::shared_ptr<Job> job = taken ? std::move(*taken) : std::make_shared<Job>();
+    if (!taken) // the runner threw: the step failed, the lesson stays usable
+        job->error = taken.error();
     if (job->error) {
         m_panel->setError(tr("The lesson could not go on: %1").arg(QString::fromStdString(job->error->describe())));
         Q_EMIT failed(QString::fromStdString(job->error->describe()));

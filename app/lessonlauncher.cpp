@@ -3,6 +3,7 @@
 #include "app/clustercontroller.h"
 #include "app/lessoncontroller.h"
 #include "app/workspace.h"
+#include "core/boundary.h"
 #include "widgets/lessonpanel.h"
 #include "widgets/mainwindow.h"
 #include "widgets/plaintext.h"
@@ -105,7 +106,7 @@ void LessonLauncher::saveHistory()
     auto *watcher = new QFutureWatcher<core::Result<std::int64_t>>(this);
     connect(watcher, &QFutureWatcherBase::finished, this, [this, watcher] {
         watcher->deleteLater();
-        const auto n = watcher->result();
+        const auto n = core::takeResult(watcher->future(), "saving the lesson's history");
         if (!n)
             QMessageBox::warning(m_window, tr("Save the Lesson's History"), QString::fromStdString(n.error().describe()));
         else

@@ -1,5 +1,6 @@
 #include "app/objecteditor.h"
 
+#include "core/boundary.h"
 #include "core/objectdiff.h"
 #include "core/ownershipdiff.h"
 #include "core/threewaymerge.h"
@@ -32,17 +33,25 @@ void inBackground(QObject *context, Work work, Done done)
     auto *watcher = new QFutureWatcher<R>(context);
     QObject::connect(watcher, &QFutureWatcherBase::finished, context, [watcher, context, done = std::move(done)]() mutable {
         watcher->deleteLater();
-        // Last boundary of a worker job: QtConcurrent rethrows the task's exception from
-        // takeResult(), and an exception in a slot ends the process.
-        try {
-            done(watcher->future().takeResult());
-        } catch (const std::exception &e) {
+        // The worker's exception (core/boundary.h) and one thrown by `done` (an exception in a
+        // slot ends the process) both become the editor's failure banner.
+        auto fail = [context](const core::Error &e) {
             if (auto *editor = qobject_cast<ObjectEditor *>(context))
-                editor->showBackgroundFailure(QString::fromUtf8(e.what()));
-        } catch (...) {
-            if (auto *editor = qobject_cast<ObjectEditor *>(context))
-                editor->showBackgroundFailure(QStringLiteral("unknown error"));
+                editor->showBackgroundFailure(QString::fromStdString(e.message));
+        };
+        auto taken = core::takeResult(watcher->future(), "the editor's background work");
+        if constexpr (!core::isResult<R>) {
+            if (!taken)
+                return fail(taken.error());
         }
+        const core::Status st = core::guarded("the editor's background result", [&] {
+            if constexpr (core::isResult<R>)
+                done(std::move(taken)); // a worker's error and its exception are shown alike
+            else
+                done(std::move(*taken));
+        });
+        if (!st)
+            fail(st.error());
     });
     watcher->setFuture(QtConcurrent::run(std::move(work)));
 }

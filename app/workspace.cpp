@@ -6,6 +6,7 @@
 #include <QProcess>
 
 #include "app/settingsconsentstore.h"
+#include "core/boundary.h"
 #include "kube/execconsent.h"
 #include "widgets/consentdecisionsview.h"
 
@@ -62,7 +63,7 @@ Workspace::Workspace(widgets::MainWindow *window, QObject *parent) : QObject(par
     });
     connect(&m_loading, &QFutureWatcherBase::finished, this, [this] {
         m_window->setBusy({}, false);
-        const auto result = m_loading.result();
+        const auto result = core::takeResult(m_loading.future(), "reading kubeconfig");
         if (!result) {
             m_window->contextSwitcher()->setContexts({});
             return;

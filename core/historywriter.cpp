@@ -1,5 +1,6 @@
 #include "core/historywriter.h"
 
+#include "core/boundary.h"
 #include "core/privatefiles.h"
 
 #include <QDateTime>
@@ -62,7 +63,19 @@ void adoptLegacyStore(const std::string &path, const std::vector<std::string> &c
 HistoryRecorder::HistoryRecorder(Options options, QObject *parent)
     : QObject(parent), m_options(std::move(options))
 {
-    m_thread = std::thread([this] { run(); });
+    // The thread's last boundary (core/boundary.h): run() guards each transaction; what escapes
+    // it anyway (out of memory between transactions) ends the writer with an error, not the process.
+    m_thread = std::thread([this] {
+        if (const Status st = guarded("the history writer", [this] { run(); }); !st) {
+            {
+                std::lock_guard lock(m_mutex);
+                m_error = st.error();
+                m_writerGone = true; // flush() must not wait for a writer that is gone
+            }
+            m_doneCv.notify_all();
+            Q_EMIT writeFailed(QString::fromStdString(st.error().message));
+        }
+    });
 }
 
 HistoryRecorder::~HistoryRecorder()
@@ -159,7 +172,7 @@ Status HistoryRecorder::flush()
 {
     std::unique_lock lock(m_mutex);
     const std::uint64_t target = m_nextSerial - 1;
-    m_doneCv.wait(lock, [&] { return m_doneSerial >= target; });
+    m_doneCv.wait(lock, [&] { return m_doneSerial >= target || m_writerGone; });
     if (m_error) {
         Error e = *m_error;
         m_error.reset();
@@ -281,7 +294,10 @@ void HistoryRecorder::run()
         for (const auto &[scope, gap] : m_failedGaps)
             batch.push_back(gap);
         batch.insert(batch.end(), items.begin(), items.end());
-        Result<CommitReport> result = store ? store->write(batch) : Result<CommitReport>(*openError);
+        // A throw inside the store (out of memory encoding a huge object) fails this transaction
+        // like a disk error: its versions become a gap, the writer goes on.
+        Result<CommitReport> result = store ? guarded("a history transaction", [&] { return store->write(batch); })
+                                            : Result<CommitReport>(*openError);
         if (result) {
             m_failedGaps.clear();
             noteCommittedItems(items);

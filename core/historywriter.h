@@ -105,6 +105,7 @@ private:
     std::condition_variable m_doneCv;  // flush() waits for m_committedSerial
     std::deque<Pending> m_queue;
     std::uint64_t m_nextSerial = 1;
+    bool m_writerGone = false;         // the writer thread ended on an exception: nothing is written any more
     std::uint64_t m_doneSerial = 0;    // every item with serial <= this is committed or failed
     std::int64_t m_queuedBytes = 0;
     std::map<std::string, std::string> m_lastQueuedRv; // scope id -> RV of the last accepted event

@@ -1,6 +1,7 @@
 #include "core/lesson.h"
 
 #include "core/jsonread.h"
+#include "core/lessonrequests.h"
 #include "core/yaml.h"
 
 #include <algorithm>
@@ -337,6 +338,9 @@ LessonRequest readRequest(const Json &r, const std::string &at, const LessonTarg
             throw Mistake{at + "/target", "\"target\" is for patches; the manifest in \"object\" names what it writes"};
         out.target = readTarget(*t, at + "/target");
     }
+    // What the runner cannot build is refused here, on its line, not halfway through a run.
+    if (auto built = checkLessonRequest(out); !built)
+        throw Mistake{at + built.error().where, built.error().message};
     return out;
 }
 

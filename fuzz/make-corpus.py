@@ -82,5 +82,8 @@ cm = (data / "ownership" / "configmap.yaml").read_text()
 write("drafts", "configmap.json", json.dumps({"context": "prod", "uid": "0b7a", "title": "ConfigMap demo/settings",
     "openedYaml": cm, "openedResourceVersion": "42", "text": cm.replace("v1", "v2"), "savedAtMs": 1700000000000}))
 write("drafts", "minimal.json", json.dumps({"context": "", "uid": "u", "title": "", "openedYaml": "", "openedResourceVersion": "", "text": ""}))
+# Lessons: the shipped ones (regression-* files are written by hand and kept).
+for f in sorted((root / "resources" / "lessons").glob("*.yaml")):
+    write("lesson", f.name, f.read_bytes())
 for t in sorted(p.name for p in out.iterdir()):
     print(t, len(list((out / t).iterdir())))

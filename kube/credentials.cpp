@@ -1,5 +1,6 @@
 #include "kube/credentials.h"
 
+#include "core/boundary.h"
 #include "kube/authlog.h"
 #include "kube/kubeconfig_p.h"
 
@@ -369,7 +370,21 @@ void CredentialProvider::startRunLocked(ExecInvocation invocation)
     // The previous run has set Idle and is at most delivering its outcome (no lock needed there).
     if (m_runner.joinable())
         m_runner.join();
-    m_runner = std::thread([this, inv = std::move(invocation)]() mutable { runPlugin(std::move(inv)); });
+    m_runner = std::thread([this, inv = std::move(invocation)]() mutable {
+        // The thread's last boundary (core/boundary.h): requests waiting for this credential get
+        // the error instead of waiting for ever.
+        const core::Status st = core::guarded("the exec credential plugin", [&] { runPlugin(std::move(inv)); });
+        if (st)
+            return;
+        std::vector<CredentialWaiter> waiters;
+        {
+            std::lock_guard lock(m_mutex);
+            m_execState = ExecState::Idle;
+            waiters.swap(m_waiters);
+        }
+        for (auto &w : waiters)
+            w(st.error());
+    });
 }
 
 void CredentialProvider::runPlugin(ExecInvocation invocation)

@@ -1,7 +1,9 @@
 #include "kube/lessonrunner.h"
 
+#include "core/boundary.h"
 #include "core/ownershiptree.h"
 #include "core/jsonread.h"
+#include "core/lessonrequests.h"
 #include "kube/apierror.h"
 #include "kube/writes.h"
 
@@ -39,23 +41,6 @@ Json parsedBody(const HttpResponse &r)
 }
 
 std::string resourceVersionOf(const Json &object) { return core::stringAt(object, "/metadata/resourceVersion").value_or(std::string()); }
-
-// RFC 7386 merge patch applied locally: what a read-modify-write client does with its change.
-void mergeInto(Json &target, const Json &patch)
-{
-    if (!patch.is_object()) {
-        target = patch;
-        return;
-    }
-    if (!target.is_object())
-        target = Json::object();
-    for (auto it = patch.begin(); it != patch.end(); ++it) {
-        if (it.value().is_null())
-            target.erase(it.key());
-        else
-            mergeInto(target[it.key()], it.value());
-    }
-}
 
 std::optional<Json> valueAt(const Json &object, const std::string &pointer)
 {
@@ -143,9 +128,11 @@ public:
                 for (std::size_t nl; (nl = state->buffer.find('\n')) != std::string::npos;) {
                     auto event = core::parseJson(std::string_view(state->buffer).substr(0, nl));
                     state->buffer.erase(0, nl + 1);
-                    if (!event || !event->is_object() || !(*event)["type"].is_string())
+                    const auto type = event ? core::stringAt(*event, "/type") : std::nullopt;
+                    if (!type)
                         continue;
-                    LessonEvent e{(*event)["type"].get<std::string>(), {}, (*event)["object"]};
+                    const auto object = event->find("object"); // an object: stringAt found its "type"
+                    LessonEvent e{*type, {}, object != event->end() ? *object : Json()};
                     e.resourceVersion = resourceVersionOf(e.object);
                     state->events.push_back(std::move(e));
                 }
@@ -250,46 +237,22 @@ struct LessonRunner::Impl {
         return call;
     }
 
-    // The request one client sends for one write. `read` is the object the client read (for
-    // preconditions and read-modify-write), null when it did not read.
-    HttpRequest buildWrite(const core::LessonRequest &q, int client, int write, const Json &read, const std::string &rv,
-                           const std::string &ns)
+    // The request one client sends for one write (core/lessonrequests.h). `read` is the object
+    // the client read (for preconditions and read-modify-write), null when it did not read.
+    Result<HttpRequest> buildWrite(const core::LessonRequest &q, int client, int write, const Json &read, const std::string &rv,
+                                   const std::string &ns)
     {
         const ResourceInfo &r = resource(q.target);
-        WriteOptions o;
-        o.fieldManager = core::expandClient(q.manager, client, write);
-        o.force = q.force;
-        o.subresource = q.subresource;
-        switch (q.verb) {
-        case core::LessonVerb::Create:
-            return createRequest(r, ns, core::expandClient(q.object, client, write), o);
-        case core::LessonVerb::Apply:
-            return applyRequest(r, ns, core::expandClient(q.object, client, write), o);
-        case core::LessonVerb::Update: {
-            Json body = core::expandClient(q.object, client, write);
-            if (!read.is_null()) {
-                Json merged = read;
-                mergeInto(merged, body);
-                body = std::move(merged);
-            }
-            if (!rv.empty())
-                body["metadata"]["resourceVersion"] = rv;
-            return replaceRequest(r, ns, body, o);
-        }
-        case core::LessonVerb::MergePatch: {
-            Json patch = core::expandClient(q.patch, client, write);
-            if (!rv.empty())
-                patch["metadata"]["resourceVersion"] = rv;
-            return patchRequest(r, ns, q.target.name, PatchType::Merge, patch, o);
-        }
-        case core::LessonVerb::JsonPatch: {
-            Json patch = core::expandClient(q.patch, client, write);
-            if (!rv.empty())
-                patch = withResourceVersionPrecondition(std::move(patch), rv);
-            return patchRequest(r, ns, q.target.name, PatchType::Json, patch, o);
-        }
-        }
-        return {};
+        auto built = core::buildLessonWrite(q, {r.collectionPath(ns), r.objectPath(ns, q.target.name, q.subresource)}, client, write,
+                                            read, rv);
+        if (!built)
+            return built.error();
+        HttpRequest req;
+        req.method = std::move(built->method);
+        req.path = std::move(built->path);
+        req.contentType = std::move(built->contentType);
+        req.body = std::move(built->body);
+        return req;
     }
 
     // Everything one client does for a request: `repeat` writes, each retried when asked.
@@ -306,7 +269,15 @@ struct LessonRunner::Impl {
                     calls.push_back(perform(via, getRequest(resource(q.target), ns, q.target.name), {client, write, attempt, false}, &read));
                     rv = resourceVersionOf(read);
                 }
-                calls.push_back(perform(via, buildWrite(q, client, write, read, rv, ns), {client, write, attempt, true}));
+                auto request = buildWrite(q, client, write, read, rv, ns);
+                if (!request) { // nothing is sent; the step reports why
+                    LessonCall failed{client, write, attempt, true};
+                    failed.unbuilt = true;
+                    failed.message = "the request could not be built: " + request.error().describe();
+                    calls.push_back(std::move(failed));
+                    break;
+                }
+                calls.push_back(perform(via, std::move(*request), {client, write, attempt, true}));
                 const LessonCall &c = calls.back();
                 if (c.ok() || !q.retry || c.status != 409)
                     break;
@@ -332,11 +303,20 @@ struct LessonRunner::Impl {
         for (int i = 0; i < q.clients; ++i) {
             threads.emplace_back([&, i] {
                 start.arrive_and_wait();
-                try {
-                    perClient[std::size_t(i)] = runClient(*clients[std::size_t(i)], q, i + 1, sharedRead, sharedRv, ns);
-                } catch (const Error &e) {
+                // The client thread's last boundary: a typed Error (no resource for the kind) and
+                // any other exception (core/boundary.h) end this client's writes, not the process.
+                const core::Status st = core::guarded("lesson client " + std::to_string(i + 1), [&] {
+                    try {
+                        perClient[std::size_t(i)] = runClient(*clients[std::size_t(i)], q, i + 1, sharedRead, sharedRv, ns);
+                    } catch (const Error &e) {
+                        LessonCall failed{i + 1, 1, 1, true};
+                        failed.message = e.describe();
+                        perClient[std::size_t(i)].push_back(failed);
+                    }
+                });
+                if (!st) {
                     LessonCall failed{i + 1, 1, 1, true};
-                    failed.message = e.describe();
+                    failed.message = st.error().describe();
                     perClient[std::size_t(i)].push_back(failed);
                 }
             });
@@ -424,6 +404,8 @@ core::Status LessonRunner::reset()
         }
     } catch (const Error &e) {
         return e;
+    } catch (...) {
+        return core::currentExceptionError("resetting the lesson");
     }
     return core::success();
 }
@@ -613,6 +595,10 @@ LessonStepReport LessonRunner::runStep(std::size_t index)
         report.events = watch.until(changed ? rvAfter : std::string(), changed ? std::chrono::seconds(10) : std::chrono::milliseconds(300));
         report.mismatches.clear();
         checkExpectation(step.expect, report, true);
+        // Whatever the lesson expects, a request it could not send is not the step it describes.
+        if (auto c = std::find_if(report.calls.begin(), report.calls.end(), [](const LessonCall &c) { return c.unbuilt; });
+            c != report.calls.end())
+            report.mismatches.push_back(c->message);
 
         if (wrote) {
             d.winner = report.winner;
@@ -627,6 +613,8 @@ LessonStepReport LessonRunner::runStep(std::size_t index)
         }
     } catch (const Error &e) {
         report.mismatches.push_back("the step could not run: " + e.describe());
+    } catch (...) { // the command line runs steps on its main thread: nothing may escape
+        report.mismatches.push_back("the step could not run: " + core::currentExceptionError("step " + std::to_string(index + 1)).describe());
     }
     return report;
 }

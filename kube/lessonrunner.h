@@ -30,6 +30,7 @@ struct LessonCall {
     int write = 1;   // the client's write number (1..repeat)
     int attempt = 1; // retry loops: the attempt number
     bool isWrite = true; // false for the reads a read-modify-write client does
+    bool unbuilt = false; // the request could not be built (core/lessonrequests.h): nothing was sent
     std::string method;
     std::string path;
     int status = 0;       // 0: no HTTP answer (network failure)

@@ -1,5 +1,7 @@
 #include "kube/transport.h"
 
+#include "core/boundary.h"
+
 #include <QLoggingCategory>
 
 #include <curl/curl.h>
@@ -208,7 +210,13 @@ Transport::Transport(TransportConfig config)
     m_impl->url = ServerUrl::parse(m_config.server);
     m_credentialInbox = std::make_shared<CredentialInbox>();
     m_credentialInbox->multi = m_impl->multi;
-    m_thread = std::thread([this] { run(); });
+    // The thread's last boundary (core/boundary.h): an exception that escapes the loop (out of
+    // memory between two transfers) is logged and the loop resumes, so the other requests go on;
+    // the one it was handling may get no answer.
+    m_thread = std::thread([this] {
+        while (!core::guarded("the network thread", [this] { run(); }) && !m_stop)
+            std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    });
 }
 
 Transport::~Transport()

@@ -1,6 +1,7 @@
 #include "widgets/detailpane.h"
 #include "widgets/plaintext.h"
 
+#include "core/boundary.h"
 #include "core/json.h"
 #include "core/yaml.h"
 #include "models/managercolors.h"
@@ -257,7 +258,14 @@ void DetailPane::showObject(const QString &uid, const QByteArray &json)
         // faster than its detail is built (a rollout) must still reach the screen.
         if (gen >= m_uidSince && gen > m_appliedGeneration) {
             m_appliedGeneration = gen;
-            apply(w->future().takeResult());
+            auto detail = core::takeResult(w->future(), "building the object's detail");
+            if (detail) {
+                apply(std::move(*detail));
+            } else {
+                models::ObjectDetail failed; // shown the way an object that does not parse is
+                failed.error = tr("Cannot show this object: %1").arg(QString::fromStdString(detail.error().message));
+                apply(std::move(failed));
+            }
         }
     });
     w->setFuture(QtConcurrent::run([json] { return models::buildObjectDetail(json); }));

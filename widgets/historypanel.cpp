@@ -1,6 +1,7 @@
 #include "widgets/historypanel.h"
 #include "widgets/plaintext.h"
 
+#include "core/boundary.h"
 #include "core/json.h"
 #include "core/jsonread.h"
 #include "core/objectdiff.h"
@@ -330,7 +331,11 @@ void HistoryPanel::showDiff()
         w->deleteLater();
         if (gen != m_diffGeneration)
             return;
-        m_diff->setHtml(w->result());
+        const auto html = core::takeResult(w->future(), "the history diff");
+        if (html)
+            m_diff->setHtml(*html);
+        else
+            m_diff->setPlainText(tr("Cannot show the difference: %1").arg(QString::fromStdString(html.error().message)));
         Q_EMIT diffShown();
     });
     w->setFuture(QtConcurrent::run([req] { return renderDiff(req); }));
@@ -356,7 +361,16 @@ void HistoryPanel::refreshTimeline()
         w->deleteLater();
         if (gen != m_timelineGeneration)
             return;
-        auto rows = w->future().takeResult();
+        auto taken = core::takeResult(w->future(), "the field timeline");
+        if (!taken) {
+            m_timelineTitle->setText(tr("<b>%1</b>: cannot show its timeline: %2")
+                                         .arg(richEscaped(pathText), richEscaped(QString::fromStdString(taken.error().message))));
+            m_timelineModel->setTimeline(pathText, {});
+            m_timelineBox->show();
+            Q_EMIT timelineShown();
+            return;
+        }
+        auto rows = std::move(*taken);
         m_timelineTitle->setText(tr("<b>%1</b> across %n recorded versions: values and owners (bold where they changed)", nullptr,
                                     int(rows.size())).arg(richEscaped(pathText)));
         m_timelineModel->setTimeline(pathText, std::move(rows));

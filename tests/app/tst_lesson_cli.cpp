@@ -1,5 +1,7 @@
 // `fieldscope lesson list|check|run` without a cluster (issue 12): names first, the line of each
 // mistake, the user's folder replacing a shipped lesson, and clear refusals.
+#include "../kube/transcriptserver.h"
+
 #include <QDir>
 #include <QFileInfo>
 #include <QFile>
@@ -12,7 +14,7 @@ struct Run {
     int code = -1;
     QByteArray out, err;
 };
-Run fieldscope(const QStringList &args, const QString &dataHome)
+Run runFieldscope(const QStringList &args, const QString &dataHome)
 {
     QProcess p;
     QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
@@ -28,6 +30,50 @@ bool write(const QString &path, const QByteArray &text)
     QFile f(path);
     return f.open(QIODevice::WriteOnly) && f.write(text) == text.size();
 }
+// A merge patch with a resourceVersion precondition whose patch.metadata is text: the precondition
+// has nowhere to go. It used to pass `lesson check` and end `lesson run` with std::terminate
+// (exit 134) on the client thread that built the request.
+const char *kUnbuildable = R"(title: Unbuildable
+summary: A merge patch whose metadata is text.
+namespace: fs-lesson-unbuildable
+object: {apiVersion: v1, kind: ConfigMap, name: demo}
+steps:
+- title: Patch with a precondition
+  narrative: metadata is text.
+  requests:
+  - verb: merge-patch
+    precondition: resourceVersion
+    patch:
+      metadata: not-a-mapping
+      data: {a: "2"}
+)";
+
+// An API server enough for `lesson run` to reach the request of that step: discovery with
+// ConfigMaps, the lesson namespace created, the object absent while the lesson resets and
+// present (resourceVersion 5) from then on.
+void serveLessonApi(fieldscope::testing::TranscriptServer &server)
+{
+    using fieldscope::testing::TranscriptReply;
+    const std::string object = "/api/v1/namespaces/fs-lesson-unbuildable/configmaps/demo";
+    const std::string collection = "/api/v1/namespaces/fs-lesson-unbuildable/configmaps";
+    const std::string notFound = R"({"kind":"Status","apiVersion":"v1","status":"Failure","reason":"NotFound","code":404})";
+    const std::string demo = R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"demo","namespace":"fs-lesson-unbuildable","resourceVersion":"5"}})";
+    server.on("/version").exactPath().reply(TranscriptReply::json(200, R"({"major":"1","minor":"30","gitVersion":"v1.30.0"})")).repeatLast();
+    server.on("/api").exactPath().reply(TranscriptReply::json(200, R"({"kind":"APIVersions","versions":["v1"]})")).repeatLast();
+    server.on("/apis").exactPath().reply(TranscriptReply::json(200, R"({"kind":"APIGroupList","groups":[]})")).repeatLast();
+    server.on("/api/v1").exactPath().reply(TranscriptReply::json(200, R"({"kind":"APIResourceList","groupVersion":"v1","resources":[
+      {"name":"namespaces","singularName":"namespace","namespaced":false,"kind":"Namespace","verbs":["create","delete","get","list","watch"]},
+      {"name":"configmaps","singularName":"configmap","namespaced":true,"kind":"ConfigMap",
+       "verbs":["create","delete","get","list","patch","update","watch"]}]})")).repeatLast();
+    server.on("/api/v1/namespaces").exactPath().method("POST").reply(TranscriptReply::json(201, R"({"kind":"Namespace","metadata":{"name":"fs-lesson-unbuildable"}})")).repeatLast();
+    server.on("/api/v1/namespaces/fs-lesson-unbuildable").exactPath().reply(TranscriptReply::json(200, R"({"kind":"Namespace"})")).repeatLast();
+    server.on(object).method("DELETE").reply(TranscriptReply::json(404, notFound)).repeatLast();
+    server.on(object).method("GET").reply(TranscriptReply::json(404, notFound)).reply(TranscriptReply::json(200, demo)).repeatLast();
+    server.on(object).method("PATCH").reply(TranscriptReply::json(200, demo)).repeatLast();
+    server.on(collection).exactPath().hasQuery("watch").reply(TranscriptReply::stream({}, TranscriptReply::End::Finish)).repeatLast();
+    server.on(collection).exactPath().reply(TranscriptReply::json(200, R"({"kind":"ConfigMapList","metadata":{"resourceVersion":"5"},"items":[]})")).repeatLast();
+}
+
 } // namespace
 
 class TestLessonCli : public QObject
@@ -37,7 +83,7 @@ class TestLessonCli : public QObject
 private Q_SLOTS:
     void listPrintsEveryShippedLessonNameFirstInOrder()
     {
-        const Run r = fieldscope({QStringLiteral("lesson"), QStringLiteral("list")}, m_home.path());
+        const Run r = runFieldscope({QStringLiteral("lesson"), QStringLiteral("list")}, m_home.path());
         QCOMPARE(r.code, 0);
         const QList<QByteArray> lines = r.out.trimmed().split('\n');
         QCOMPARE(lines.size(), 8);
@@ -52,13 +98,39 @@ private Q_SLOTS:
         const QString file = m_home.filePath(QStringLiteral("bad.yaml"));
         QVERIFY(write(file, "title: T\nsummary: S\nobject: {apiVersion: v1, kind: ConfigMap, name: x}\nsteps:\n"
                             "- title: A\n  narrative: B\n  requests:\n  - verb: create\n    clients: lots\n"));
-        const Run r = fieldscope({QStringLiteral("lesson"), QStringLiteral("check"), file}, m_home.path());
+        const Run r = runFieldscope({QStringLiteral("lesson"), QStringLiteral("check"), file}, m_home.path());
         QCOMPARE(r.code, 2);
         QVERIFY2(r.err.contains("bad.yaml:9: \"clients\" must be a whole number"), r.err.constData());
-        const Run ok = fieldscope({QStringLiteral("lesson"), QStringLiteral("check"), QStringLiteral(FIELDSCOPE_SOURCE_DIR "/resources/lessons/01-conflicting-creates.yaml")},
+        const Run ok = runFieldscope({QStringLiteral("lesson"), QStringLiteral("check"), QStringLiteral(FIELDSCOPE_SOURCE_DIR "/resources/lessons/01-conflicting-creates.yaml")},
                                   m_home.path());
         QCOMPARE(ok.code, 0);
         QVERIFY(ok.out.contains("ok, lesson \"conflicting-creates\" with 2 steps"));
+    }
+
+    void aRequestThatCannotBeBuiltIsRefusedByCheckAndRunEndsWithAMessageNotAnAbort()
+    {
+        const QString file = m_home.filePath(QStringLiteral("unbuildable.yaml"));
+        QVERIFY(write(file, kUnbuildable));
+        const Run check = runFieldscope({QStringLiteral("lesson"), QStringLiteral("check"), file}, m_home.path());
+        QCOMPARE(check.code, 2);
+        QVERIFY2(check.err.contains("unbuildable.yaml:12: \"metadata\" must be a mapping, not a string"), check.err.constData());
+
+        // `lesson run` against a server that would let the step send it: a message and exit 1 or
+        // 2, never an abort (a crash is code -1 here, SIGABRT's 134 in a shell).
+        fieldscope::testing::TranscriptServer server;
+        serveLessonApi(server);
+        const QString kubeconfig = m_home.filePath(QStringLiteral("kubeconfig"));
+        QVERIFY(write(kubeconfig, QStringLiteral("apiVersion: v1\nkind: Config\nclusters:\n- name: c\n  cluster:\n    server: %1\n"
+                                                 "users:\n- name: u\n  user:\n    token: t\ncontexts:\n- name: x\n  context:\n"
+                                                 "    cluster: c\n    user: u\ncurrent-context: x\n")
+                                      .arg(QString::fromStdString(server.url()))
+                                      .toUtf8()));
+        const Run run = runFieldscope({QStringLiteral("lesson"), QStringLiteral("run"), file, QStringLiteral("--kubeconfig"), kubeconfig,
+                                    QStringLiteral("--yes")},
+                                   m_home.path());
+        QVERIFY2(run.code == 1 || run.code == 2, (QByteArray::number(run.code) + " " + run.err).constData());
+        QVERIFY2(run.err.contains("unbuildable.yaml:12:"), run.err.constData());
+        QCOMPARE(server.count([](const fieldscope::testing::RecordedRequest &r) { return r.method == "PATCH"; }), 0);
     }
 
     void aLessonInTheUserFolderReplacesTheShippedOneAndBrokenOnesAreNamed()
@@ -68,7 +140,7 @@ private Q_SLOTS:
         QVERIFY(write(dir + QStringLiteral("/mine.yaml"), "name: ssa-ownership\ntitle: My own SSA lesson\nsummary: S\n"
                                                           "object: {apiVersion: v1, kind: ConfigMap, name: x}\nsteps:\n- {title: A, narrative: B}\n"));
         QVERIFY(write(dir + QStringLiteral("/broken.yaml"), "title: [\n"));
-        const Run r = fieldscope({QStringLiteral("lesson"), QStringLiteral("list")}, home.path());
+        const Run r = runFieldscope({QStringLiteral("lesson"), QStringLiteral("list")}, home.path());
         QCOMPARE(r.code, 0);
         QVERIFY(r.out.contains("ssa-ownership"));
         QVERIFY(r.out.contains("My own SSA lesson"));
@@ -78,14 +150,14 @@ private Q_SLOTS:
 
     void runRefusesAnUnknownLessonAndAnotherLessonsNamespace()
     {
-        const Run unknown = fieldscope({QStringLiteral("lesson"), QStringLiteral("run"), QStringLiteral("no-such-lesson")}, m_home.path());
+        const Run unknown = runFieldscope({QStringLiteral("lesson"), QStringLiteral("run"), QStringLiteral("no-such-lesson")}, m_home.path());
         QCOMPARE(unknown.code, 2);
         QVERIFY(unknown.err.contains("no lesson named \"no-such-lesson\""));
-        const Run system = fieldscope({QStringLiteral("lesson"), QStringLiteral("run"), QStringLiteral("ssa-ownership"), QStringLiteral("--namespace"),
+        const Run system = runFieldscope({QStringLiteral("lesson"), QStringLiteral("run"), QStringLiteral("ssa-ownership"), QStringLiteral("--namespace"),
                                        QStringLiteral("kube-system")}, m_home.path());
         QCOMPARE(system.code, 2);
         QVERIFY(system.err.contains("not kube-system"));
-        const Run bare = fieldscope({QStringLiteral("lesson")}, m_home.path());
+        const Run bare = runFieldscope({QStringLiteral("lesson")}, m_home.path());
         QCOMPARE(bare.code, 2);
         QVERIFY(bare.err.contains("fieldscope lesson run NAME"));
     }

@@ -1,6 +1,8 @@
 // core::parseLesson (issue 12): a lesson file is written by a teacher; every mistake in it is
 // refused with the file, the line to fix and the reason.
+#include "core/jsonread.h"
 #include "core/lesson.h"
+#include "core/lessonrequests.h"
 #include "core/yaml.h"
 
 #include <QDir>
@@ -203,6 +205,131 @@ private Q_SLOTS:
         QCOMPARE(lines.at("/a/b"), 2);
         QCOMPARE(lines.at("/a/c/0"), 4);
         QCOMPARE(lines.at("/a/c/1/d"), 5);
+    }
+
+    // A merge patch with a precondition carries the resourceVersion in patch.metadata: one that
+    // is not a mapping cannot be built, so `lesson check` refuses it on its line (it used to pass
+    // the check and end `lesson run` with std::terminate).
+    void aPreconditionWhosePatchMetadataIsNotAMappingIsRefusedOnItsLine_data()
+    {
+        QTest::addColumn<QString>("precondition");
+        QTest::addColumn<QString>("metadata");
+        QTest::addColumn<QString>("type");
+        const QString read = QStringLiteral("resourceVersion");
+        QTest::newRow("resourceVersion, text") << read << QStringLiteral("not-a-mapping") << QStringLiteral("a string");
+        QTest::newRow("resourceVersion, list") << read << QStringLiteral("[a, b]") << QStringLiteral("an array");
+        QTest::newRow("resourceVersion, null") << read << QStringLiteral("null") << QStringLiteral("null");
+        QTest::newRow("after step 1, number") << QStringLiteral("{resourceVersionAfterStep: 1}") << QStringLiteral("5") << QStringLiteral("a number");
+    }
+    void aPreconditionWhosePatchMetadataIsNotAMappingIsRefusedOnItsLine()
+    {
+        QFETCH(QString, precondition);
+        QFETCH(QString, metadata);
+        QFETCH(QString, type);
+        const std::string s = std::string(kGood) + "- title: Patch\n  narrative: x\n  requests:\n  - verb: merge-patch\n    precondition: "
+            + precondition.toStdString() + "\n    patch:\n      metadata: " + metadata.toStdString() + "\n      data: {a: \"2\"}\n";
+        const Refusal m = refusal(s);
+        const std::string want = "mine.yaml:27: \"metadata\" must be a mapping, not " + type.toStdString();
+        QVERIFY2(m.startsWith(want.c_str()), m.s.c_str());
+    }
+
+    void aPatchMetadataThatIsNotAMappingIsTheServersBusinessWithoutAPrecondition()
+    {
+        const std::string s = std::string(kGood)
+            + "- title: Patch\n  narrative: x\n  requests:\n  - verb: merge-patch\n    patch: {metadata: text, data: {a: \"2\"}}\n";
+        QCOMPARE(refusal(s).s, std::string("<accepted>"));
+    }
+
+    void requestsAreBuiltForEachClientAndWrite()
+    {
+        auto lesson = parseLesson(kGood, "mine.yaml");
+        QVERIFY(lesson.ok());
+        const LessonRequestPaths paths{"/api/v1/namespaces/ns/configmaps", "/api/v1/namespaces/ns/configmaps/demo"};
+        auto create = buildLessonWrite(lesson->steps[0].requests[0], paths, 3, 1, Json(), "");
+        QVERIFY(create.ok());
+        QCOMPARE(create->method, std::string("POST"));
+        QCOMPARE(create->path, std::string("/api/v1/namespaces/ns/configmaps?fieldManager=client-3&fieldValidation=Strict"));
+        QCOMPARE(create->contentType, std::string("application/json"));
+        QCOMPARE(stringAt(parseJson(create->body).value(), "/metadata/labels/client"), std::optional<std::string>("3"));
+
+        LessonRequest patch;
+        patch.verb = LessonVerb::MergePatch;
+        patch.manager = "teacher {i}/{n}";
+        patch.patch = Json{{"data", {{"a", "{n}"}}}};
+        auto merge = buildLessonWrite(patch, paths, 2, 4, Json(), "812");
+        QVERIFY(merge.ok());
+        QCOMPARE(merge->method, std::string("PATCH"));
+        QCOMPARE(merge->path, paths.object + "?fieldManager=teacher%202%2F4&fieldValidation=Strict");
+        QCOMPARE(merge->contentType, std::string("application/merge-patch+json"));
+        QVERIFY(jsonEqual(parseJson(merge->body).value(), (Json{{"data", {{"a", "4"}}}, {"metadata", {{"resourceVersion", "812"}}}})));
+
+        patch.verb = LessonVerb::JsonPatch;
+        patch.patch = Json::array({{{"op", "add"}, {"path", "/data/b"}, {"value", "{i}"}}});
+        auto json = buildLessonWrite(patch, paths, 5, 1, Json(), "9");
+        QVERIFY(json.ok());
+        QCOMPARE(json->contentType, std::string("application/json-patch+json"));
+        QVERIFY(jsonEqual(parseJson(json->body).value(), Json::array({{{"op", "replace"}, {"path", "/metadata/resourceVersion"}, {"value", "9"}},
+                                                              {{"op", "add"}, {"path", "/data/b"}, {"value", "5"}}})));
+
+        LessonRequest update;
+        update.verb = LessonVerb::Update;
+        update.manager = "m";
+        update.object = Json{{"apiVersion", "v1"}, {"kind", "ConfigMap"}, {"metadata", {{"name", "demo"}}}, {"data", {{"a", "{i}"}}}};
+        // The read object is the server's: whatever its shape, the manifest merges into it.
+        const Json read{{"metadata", "weird"}, {"data", {{"keep", "x"}}}};
+        auto put = buildLessonWrite(update, paths, 1, 1, read, "77");
+        QVERIFY(put.ok());
+        QCOMPARE(put->method, std::string("PUT"));
+        QVERIFY(jsonEqual(parseJson(put->body).value(), (Json{{"metadata", {{"name", "demo"}, {"resourceVersion", "77"}}},
+                                                     {"data", {{"keep", "x"}, {"a", "1"}}}, {"apiVersion", "v1"}, {"kind", "ConfigMap"}})));
+
+        LessonRequest apply;
+        apply.verb = LessonVerb::Apply;
+        apply.manager = "m";
+        apply.force = true;
+        apply.object = Json{{"metadata", {{"name", "demo"}, {"managedFields", Json::array()}}}};
+        auto ssa = buildLessonWrite(apply, paths, 1, 1, Json(), "");
+        QVERIFY(ssa.ok());
+        QCOMPARE(ssa->contentType, std::string("application/apply-patch+yaml"));
+        QVERIFY(ssa->path.ends_with("&force=true"));
+        QVERIFY(jsonEqual(parseJson(ssa->body).value(), (Json{{"metadata", {{"name", "demo"}}}})));
+    }
+
+    // Every request of every shipped lesson builds for every client and write, as the runner
+    // sends it (with the read object and resourceVersion it would have).
+    void everyShippedLessonBuildsEveryRequest()
+    {
+        const QDir dir(QStringLiteral(FIELDSCOPE_SOURCE_DIR "/resources/lessons"));
+        const QStringList files = dir.entryList({QStringLiteral("*.yaml")}, QDir::Files, QDir::Name);
+        QVERIFY(files.size() >= 8);
+        const Json read{{"apiVersion", "v1"}, {"metadata", {{"name", "x"}, {"resourceVersion", "5"}}}};
+        int built = 0;
+        for (const QString &f : files) {
+            QFile file(dir.filePath(f));
+            QVERIFY(file.open(QIODevice::ReadOnly));
+            const QByteArray text = file.readAll();
+            auto lesson = parseLesson(std::string_view(text.constData(), std::size_t(text.size())), f.toStdString());
+            QVERIFY2(lesson.ok(), lesson.ok() ? "" : lesson.error().message.c_str());
+            for (const LessonStep &step : lesson->steps) {
+                for (const LessonRequest &q : step.requests) {
+                    const bool withVersion = q.precondition != LessonPrecondition::None || q.retry;
+                    for (int client = 1; client <= q.clients; ++client) {
+                        for (int write = 1; write <= q.repeat; ++write) {
+                            auto r = buildLessonWrite(q, {"/c", "/c/o"}, client, write, q.verb == LessonVerb::Update ? read : Json(),
+                                                      withVersion ? "5" : "");
+                            QVERIFY2(r.ok(), (f.toStdString() + ": " + (r.ok() ? "" : r.error().message)).c_str());
+                            QVERIFY(r->path.find("fieldManager=") != std::string::npos);
+                            auto body = parseJson(r->body);
+                            QVERIFY(body.ok());
+                            if (withVersion && q.verb != LessonVerb::JsonPatch)
+                                QCOMPARE(stringAt(*body, "/metadata/resourceVersion"), std::optional<std::string>("5"));
+                            ++built;
+                        }
+                    }
+                }
+            }
+        }
+        QVERIFY(built > 20);
     }
 
     // Every lesson the product ships must load (the integration test runs them).
