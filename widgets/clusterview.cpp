@@ -97,6 +97,12 @@ void ClusterView::setConnection(const QString &context, const QString &server, c
     Q_EMIT connectionChanged();
 }
 
+void ClusterView::setClusterIdentity(const QString &identity, const QString &server)
+{
+    m_identity = identity;
+    m_server = server;
+}
+
 void ClusterView::setRequestedContext(const QString &context)
 {
     m_requested = context;
