@@ -160,8 +160,8 @@ private Q_SLOTS:
                                       QStringLiteral("-f"), manifest});
         QVERIFY2(apply.code == 0, apply.err.constData());
         const auto json = core::parseJson(apply.out.toStdString());
-        QVERIFY2(json && json->is_array() && !json->empty(), apply.out.constData());
-        const std::string path = core::stringAt((*json)[0], "/request/path").value_or(std::string());
+        QVERIFY2(json && json->is_object(), apply.out.constData()); // one object: its outcome
+        const std::string path = core::stringAt(*json, "/request/path").value_or(std::string());
         QVERIFY2(path.find("fieldManager=manager-from-settings") != std::string::npos, path.c_str());
 
         const Run record = runFieldscope({QStringLiteral("record"), QStringLiteral("--store"), QStringLiteral("--for"), QStringLiteral("1s")});
