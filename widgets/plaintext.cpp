@@ -53,7 +53,8 @@ void setPlainLabelText(QInputDialog *dialog, const QString &untrusted)
         dialog->setLabelText(QString());
     for (QLabel *l : dialog->findChildren<QLabel *>())
         l->setTextFormat(Qt::PlainText);
-    dialog->setLabelText(core::visibleText(untrusted, true));
+    // The label's buddy is the input: '&' would be a mnemonic even in plain text.
+    dialog->setLabelText(core::visibleText(untrusted, true).replace(u'&', QStringLiteral("&&")));
 }
 
 void setPlainText(QMessageBox *box, const QString &untrusted)

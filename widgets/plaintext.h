@@ -34,7 +34,8 @@ QString actionText(const QString &untrusted);
 QLabel *plainLabel(QLabel *label);
 // For window and dialog titles: visible (a title takes no HTML and no mnemonic).
 QString windowTitleText(const QString &untrusted);
-// A QInputDialog's question and a QMessageBox's text, shown as plain text (they guess otherwise).
+// A QInputDialog's question (plain, '&' no mnemonic: the label has a buddy) and a QMessageBox's
+// text, shown as plain text (they guess otherwise).
 void setPlainLabelText(QInputDialog *dialog, const QString &untrusted);
 void setPlainText(QMessageBox *box, const QString &untrusted);
 

@@ -219,7 +219,7 @@ private Q_SLOTS:
         {
             Window w(testing::testKubeconfig());
             QVERIFY(w.connected());
-            QTRY_VERIFY(w.prompt());
+            QTRY_VERIFY(w.prompt() && w.prompt()->isVisible());
             QVERIFY(!w.controller->recordsSecretValues()); // not before the answer
             const QString question = w.prompt()->findChild<QLabel *>(QStringLiteral("keepSecretValuesText"))->text();
             QVERIFY2(question.contains(kContext) && question.contains(QString::fromStdString(w.controller->connection()->config.server)),

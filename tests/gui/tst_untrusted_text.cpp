@@ -81,6 +81,24 @@ void checkLabels(QWidget *root, int *seen)
     }
 }
 
+// What a label with a buddy shows: "&&" is "&", a single '&' marks a mnemonic and is not shown.
+QString withoutMnemonics(const QLabel *label)
+{
+    const QString t = label->text();
+    if (!label->buddy())
+        return t;
+    QString out;
+    for (qsizetype i = 0; i < t.size(); ++i) {
+        if (t[i] != u'&') {
+            out += t[i];
+        } else if (i + 1 < t.size() && t[i + 1] == u'&') {
+            out += u'&';
+            ++i;
+        }
+    }
+    return out;
+}
+
 // The tooltip a view shows for `index`, through the view's own delegate.
 QString toolTipOf(QAbstractItemView *view, const QModelIndex &index)
 {
@@ -365,7 +383,7 @@ private Q_SLOTS:
                     continue;
                 ++asked;
                 QCOMPARE(l->textFormat(), Qt::PlainText);
-                QVERIFY2(l->text().contains(kImg + QStringLiteral("&x\\u202e")), qPrintable(l->text()));
+                QVERIFY2(withoutMnemonics(l).contains(kImg + QStringLiteral("&x\\u202e")), qPrintable(l->text()));
             }
             QCOMPARE(asked, 1);
             (void)testing::saveShot(ask, QStringLiteral("untrusted-text-set-if-unchanged.png"));
