@@ -146,7 +146,10 @@ void ClusterController::onConnected(core::Result<kube::Connection> result)
     m_contextName = QString::fromStdString(m_connection->config.contextName);
     if (m_connection->config.insecureSkipTlsVerify)
         m_warnings << tr("TLS verification is off for this cluster");
-    m_recordSecretValues = m_recordSecretValues || widgets::SettingsDialog::recordsSecretValues(m_contextName);
+    m_clusterIdentity = QString::fromStdString(clusterIdentityOf(m_connection->config));
+    m_view->setClusterIdentity(m_clusterIdentity, QString::fromStdString(m_connection->config.server));
+    m_recordSecretValues = m_recordSecretValues || widgets::SettingsDialog::recordsSecretValues(m_clusterIdentity);
+    askAboutLegacySecretOptIn();
     startRecording();
     showWarnings();
     m_view->setConnection(m_contextName, QString::fromStdString(m_connection->config.server), tr("…"));
@@ -254,6 +257,26 @@ void ClusterController::watchNamespaces()
     });
     followHealth(m_namespaceWatcher.get(), true);
     m_namespaceWatcher->start();
+}
+
+// An opt-in an earlier version kept for the context name is no consent for whichever cluster the
+// name reaches now: the user says once whether it holds for this one; the old key then goes.
+void ClusterController::askAboutLegacySecretOptIn()
+{
+    if (!widgets::SettingsDialog::hadLegacySecretValuesOptIn(m_contextName))
+        return;
+    if (m_recordSecretValues) { // already chosen for this cluster: nothing to ask
+        widgets::SettingsDialog::removeLegacySecretValuesOptIn(m_contextName);
+        return;
+    }
+    widgets::askKeepRecordingSecretValues(m_view, m_contextName, QString::fromStdString(m_connection->config.server),
+                                          [self = QPointer<ClusterController>(this), context = m_contextName,
+                                           identity = m_clusterIdentity](bool keep) {
+        widgets::SettingsDialog::setRecordsSecretValues(identity, keep);
+        widgets::SettingsDialog::removeLegacySecretValuesOptIn(context);
+        if (self && self->m_clusterIdentity == identity)
+            self->setRecordSecretValues(keep);
+    });
 }
 
 // One database per cluster (not per context name: issue 15), keyed and stamped with the
@@ -547,8 +570,9 @@ void ClusterController::openEditor(const QString &uid)
             (QStandardPaths::writableLocation(QStandardPaths::AppDataLocation) + QStringLiteral("/drafts")).toStdString());
     // A Secret's buffer holds its values: kept on disk only with the opt-in (issue 15).
     const bool secret = info.group.empty() && info.kind == "Secret";
-    auto *drafts = new DraftKeeper(window, m_drafts, m_contextName.toStdString(), uid.toStdString(), window->windowTitle().toStdString(),
-                                   !secret || m_recordSecretValues);
+    // Kept per cluster (a uid is unique within one); earlier versions' per-context drafts move over.
+    auto *drafts = new DraftKeeper(window, m_drafts, m_clusterIdentity.toStdString(), uid.toStdString(), window->windowTitle().toStdString(),
+                                   !secret || m_recordSecretValues, m_contextName.toStdString());
     auto *editor = new ObjectEditor(m_client.get(), info, m_model.objectJson(row), window, widgets::SettingsDialog::fieldManager(), drafts);
     editor->setConnectionConfig(m_connection->config);
     // The version the table has now; later ones arrive from drainPrepared().

@@ -57,6 +57,8 @@ public:
     bool isSettled() const;
     widgets::ClusterView *view() const { return m_view; }
     QString contextName() const { return m_contextName; }
+    // clusterIdentityOf() the connection ("" until connected): per-cluster choices' key.
+    QString clusterIdentity() const { return m_clusterIdentity; }
     models::ObjectTableModel *model() { return &m_model; }
     models::ResourceKindsModel *kindsModel() { return &m_kinds; }
     kube::Watcher *watcher() const { return m_watcher.get(); }
@@ -73,7 +75,7 @@ public:
     // Versions watched outside the table's watch (the demo's own): stored for objects this
     // cluster's history holds nothing of yet (core::HistoryRecorder::recordReplay).
     void recordReplay(const core::WatchScope &scope, std::vector<core::WatchEvent> events);
-    // Record Secret values (an explicit per-context opt-in, issue 15): off, Secrets are stored
+    // Record Secret values (an explicit per-cluster opt-in, issue 15): off, Secrets are stored
     // with hashed values and their editors keep no draft on disk. Changing it while connected
     // restarts recording (and the shown watch); the status bar says when it is on.
     void setRecordSecretValues(bool on);
@@ -117,6 +119,7 @@ private:
     void onTableRows(const std::vector<kube::TableRow> &rows);
     void noteTableVersions(const core::WatchBatch &batch);
     void startRecording();
+    void askAboutLegacySecretOptIn();
     void showBackgroundRecording();
     void createObjects(QPointer<widgets::NewObjectWindow> window, const core::Result<core::ManifestObjects> &parsed, bool dryRun);
 
@@ -127,6 +130,7 @@ private:
 
     QPointer<widgets::ClusterView> m_view;
     QString m_contextName;
+    QString m_clusterIdentity;
     QString m_wantedResource = QStringLiteral("namespaces");
     std::shared_ptr<kube::Connection> m_connection;
     std::unique_ptr<kube::ApiClient> m_client;

@@ -9,6 +9,7 @@
 #include "widgets/clusterview.h"
 #include "widgets/helpdialogs.h"
 #include "widgets/newobjectwindow.h"
+#include "widgets/plaintext.h"
 
 #include <QFutureWatcher>
 #include <QInputDialog>
@@ -112,7 +113,8 @@ void ClusterController::askSetIfUnchanged(const QString &uid, const QString &poi
     auto *dialog = new QInputDialog(m_view);
     dialog->setAttribute(Qt::WA_DeleteOnClose);
     dialog->setWindowTitle(tr("Set only if unchanged"));
-    dialog->setLabelText(tr("Set %1 (now %2) to this value, only if it is still %2 when the server applies it:").arg(pointer, currentJson));
+    // The path and value are the server's: plain text (a label guesses HTML and would load an <img>).
+    widgets::setPlainLabelText(dialog, tr("Set %1 (now %2) to this value, only if it is still %2 when the server applies it:").arg(pointer, currentJson));
     dialog->setTextValue(expected->is_string() ? QString::fromStdString(expected->get<std::string>()) : currentJson);
     connect(dialog, &QInputDialog::textValueSelected, this, [this, uid, pointer, expected = *expected](const QString &text) {
         // A string stays a string (ConfigMap data, labels); other values are read as JSON.
@@ -184,7 +186,7 @@ void ClusterController::deleteObject(const QString &uid, bool ask)
         send();
         return;
     }
-    auto *box = new QMessageBox(QMessageBox::Warning, tr("Delete %1?").arg(what),
+    auto *box = new QMessageBox(QMessageBox::Warning, widgets::windowTitleText(tr("Delete %1?").arg(what)),
                                 tr("Delete %1 at resourceVersion %2 on %3?\n\nOnly this object as you see it is deleted: if it changed "
                                    "or was re-created meanwhile, the server refuses.")
                                     .arg(what, QString::fromStdString(object.resourceVersion), m_contextName),

@@ -10,6 +10,7 @@
 #include "core/historyquery.h"
 #include "core/historywriter.h"
 #include "core/jsonread.h"
+#include "core/visibletext.h"
 #include "kube/watcher.h"
 
 #include <QCoreApplication>
@@ -92,9 +93,15 @@ int runRecord(const QStringList &args)
     if (toStore) {
         // The window writes the same file: the same choices, or one would hash what the other keeps.
         ro.open.folderIsPrivate = true;
-        ro.open.recordSecretValues = ro.open.recordSecretValues || widgets::SettingsDialog::recordsSecretValues(context);
+        ro.open.recordSecretValues = ro.open.recordSecretValues || widgets::SettingsDialog::recordsSecretValues(QString::fromStdString(identity));
         ro.retention.maxVersionsPerObject = widgets::SettingsDialog::historyVersionsPerObject();
     }
+    // An opt-in an earlier version kept per context name is no consent for this cluster: the
+    // window asks about it; here it is only mentioned.
+    if (!ro.open.recordSecretValues && widgets::SettingsDialog::hadLegacySecretValuesOptIn(context))
+        std::fprintf(stderr, "fieldscope: note: Secret values are recorded only as hashes: the opt-in for context \"%s\" predates "
+                             "per-cluster choices; confirm it for this cluster in the window's Settings (or pass --include-secret-values)\n",
+                     core::visibleEscapes(context.toStdString()).c_str());
     if (ro.open.recordSecretValues)
         std::fprintf(stderr, "fieldscope: Secret values are recorded into %s (--include-secret-values)\n", db.c_str());
     core::HistoryRecorder recorder(ro);

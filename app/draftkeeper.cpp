@@ -35,10 +35,10 @@ constexpr int kDebounceMs = 800;
 
 } // namespace
 
-DraftKeeper::DraftKeeper(widgets::EditorWindow *window, std::shared_ptr<core::DraftStore> store, std::string context, std::string uid,
-                         std::string title, bool keepOnDisk)
-    : QObject(window), m_window(window), m_store(std::move(store)), m_context(std::move(context)), m_uid(std::move(uid)),
-      m_title(std::move(title)), m_keepOnDisk(keepOnDisk)
+DraftKeeper::DraftKeeper(widgets::EditorWindow *window, std::shared_ptr<core::DraftStore> store, std::string cluster, std::string uid,
+                         std::string title, bool keepOnDisk, std::string legacyContext)
+    : QObject(window), m_window(window), m_store(std::move(store)), m_context(std::move(cluster)), m_uid(std::move(uid)),
+      m_title(std::move(title)), m_legacyContext(std::move(legacyContext)), m_keepOnDisk(keepOnDisk)
 {
     if (!keepOnDisk)
         window->setDraftsKeptOnDisk(false, tr("Unsent edits of this Secret are not kept on disk: a crash loses them. "
@@ -47,6 +47,9 @@ DraftKeeper::DraftKeeper(widgets::EditorWindow *window, std::shared_ptr<core::Dr
     m_debounce.setInterval(kDebounceMs);
     connect(&m_debounce, &QTimer::timeout, this, &DraftKeeper::keepNow);
     connect(window->buffer(), &QsciScintilla::textChanged, this, [this] {
+        // Typing while the restore question is open is an edit like any other: kept.
+        if (!m_armed && m_offered && m_window && m_window->draftOffered() && m_window->hasUnsentEdits())
+            m_armed = true;
         if (m_armed)
             m_debounce.start();
     });
@@ -68,6 +71,12 @@ DraftKeeper::DraftKeeper(widgets::EditorWindow *window, std::shared_ptr<core::Dr
     connect(window, &widgets::EditorWindow::draftNotNeeded, this, [this] {
         m_armed = false;
         m_debounce.stop();
+        // Closed with the restore question unanswered: the earlier draft is not the user's to
+        // lose by closing (new edits were asked about and discarded, or there were none).
+        if (m_offered && m_window && m_window->draftOffered() && m_keepOnDisk) {
+            run([d = *m_offered](core::DraftStore &s) { return s.save(d); }, true);
+            return;
+        }
         run([context = m_context, uid = m_uid](core::DraftStore &s) { return s.remove(context, uid); });
     });
 }
@@ -83,29 +92,51 @@ void DraftKeeper::loadThen(std::function<void(std::optional<core::EditDraft>)> d
             if (m_window)
                 m_window->showDraftProblem(QString::fromStdString(r.error().message));
         }
+        m_offered = r ? *r : std::nullopt;
         done(r ? std::move(*r) : std::nullopt);
     });
-    watcher->setFuture(QtConcurrent::run(&draftThread(), [store = m_store, context = m_context, uid = m_uid] {
-        return store->load(context, uid);
+    watcher->setFuture(QtConcurrent::run(&draftThread(), [store = m_store, cluster = m_context, legacy = m_legacyContext, uid = m_uid] {
+        auto r = store->load(cluster, uid);
+        if (!r || *r || legacy.empty() || legacy == cluster)
+            return r;
+        // A draft an earlier version kept under the context name: from now on the cluster's.
+        auto old = store->load(legacy, uid);
+        if (!old || !*old)
+            return old;
+        (*old)->context = cluster;
+        if (auto st = store->save(**old); !st)
+            return core::Result<std::optional<core::EditDraft>>(st.error());
+        (void)store->remove(legacy, uid);
+        return old;
     }));
 }
 
 void DraftKeeper::arm()
 {
+    m_offered.reset(); // answered (restored), or nothing to offer
     m_armed = true;
     keepNow();
 }
 
 void DraftKeeper::discard()
 {
+    m_offered.reset();
     run([context = m_context, uid = m_uid](core::DraftStore &s) { return s.remove(context, uid); });
     m_armed = true;
+    if (m_window && m_window->hasUnsentEdits())
+        keepNow(); // typed while the question was open: those edits stay kept (after the removal)
 }
 
 void DraftKeeper::keepNow()
 {
     if (!m_window || !m_armed)
         return;
+    if (m_offered && m_window->draftOffered() && !m_window->hasUnsentEdits()) {
+        // Typed and undone while the restore question is open: the offered draft again.
+        if (m_keepOnDisk)
+            run([d = *m_offered](core::DraftStore &s) { return s.save(d); }, true);
+        return;
+    }
     if (!m_window->hasUnsentEdits() || !m_keepOnDisk) {
         run([context = m_context, uid = m_uid](core::DraftStore &s) { return s.remove(context, uid); });
         return;

@@ -24,12 +24,18 @@ class DraftKeeper : public QObject
 {
     Q_OBJECT
 public:
+    // `cluster`: the cluster identity (app's clusterIdentityOf) drafts are kept under; a uid is
+    // only unique within one cluster. `legacyContext`: the context name earlier versions kept
+    // this object's draft under; such a draft moves to `cluster` when loaded (and is offered).
     // keepOnDisk = false: nothing of the buffer is written (a Secret without the opt-in to record
     // its values, issue 15); the window says so, and a draft an earlier run left is still offered.
-    DraftKeeper(widgets::EditorWindow *window, std::shared_ptr<core::DraftStore> store, std::string context, std::string uid,
-                std::string title, bool keepOnDisk = true);
+    DraftKeeper(widgets::EditorWindow *window, std::shared_ptr<core::DraftStore> store, std::string cluster, std::string uid,
+                std::string title, bool keepOnDisk = true, std::string legacyContext = {});
 
     // The draft left by an earlier run, if any (read on the worker thread), then `done` here.
+    // While the window offers it (its restore question open), the draft stays on disk: closing
+    // the window does not delete it, and edits typed meanwhile are kept in its place (and it
+    // comes back if they are undone).
     void loadThen(std::function<void(std::optional<core::EditDraft>)> done);
     // From here on every edit is kept (before: the restore question is still open).
     void arm();
@@ -42,7 +48,8 @@ private:
 
     QPointer<widgets::EditorWindow> m_window;
     std::shared_ptr<core::DraftStore> m_store;
-    std::string m_context, m_uid, m_title;
+    std::string m_context, m_uid, m_title, m_legacyContext;
+    std::optional<core::EditDraft> m_offered; // the loaded draft while its restore question is open
     QTimer m_debounce;
     bool m_armed = false;
     bool m_keepOnDisk = true;

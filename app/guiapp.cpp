@@ -9,6 +9,7 @@
 #include "app/lessonlauncher.h"
 #include "app/sandbox.h"
 #include "app/terminationsignals.h"
+#include "app/versioninfo.h"
 #include "app/workspace.h"
 #include "core/privatefiles.h"
 #include "widgets/clusterview.h"
@@ -112,9 +113,7 @@ QStringList guiOptionsWithValues()
 int runGui(int &argc, char **argv)
 {
     QApplication app(argc, argv);
-    QApplication::setApplicationName(QStringLiteral("fieldscope"));
-    QApplication::setApplicationVersion(QStringLiteral(FIELDSCOPE_VERSION));
-    QApplication::setOrganizationName(QStringLiteral("fieldscope"));
+    setApplicationIdentity();
     securePrivateLocations();
 
     QCommandLineParser p;

@@ -10,6 +10,7 @@
 #include "widgets/lessonpanel.h"
 #include "widgets/mainwindow.h"
 #include "widgets/objecttablepage.h"
+#include "widgets/plaintext.h"
 
 #include <QDir>
 #include <QDockWidget>
@@ -108,7 +109,7 @@ void LessonController::start(bool confirmed)
     QStringList objects;
     for (const core::LessonTarget &t : m_lesson.objects())
         objects << QString::fromStdString(t.describe());
-    auto *box = new QMessageBox(QMessageBox::Warning, tr("Run the lesson on %1?").arg(m_cluster->contextName()),
+    auto *box = new QMessageBox(QMessageBox::Warning, widgets::windowTitleText(tr("Run the lesson on %1?").arg(m_cluster->contextName())),
                                 tr("%1 is not the sandbox cluster.\n\nThe lesson \"%2\" will create the namespace %3 and delete and rewrite "
                                    "%4 in it, with real requests from several clients at once.")
                                     .arg(m_cluster->contextName(), QString::fromStdString(m_lesson.title),

@@ -107,9 +107,12 @@ void LessonLauncher::saveHistory()
     connect(watcher, &QFutureWatcherBase::finished, this, [this, watcher] {
         watcher->deleteLater();
         const auto n = core::takeResult(watcher->future(), "saving the lesson's history");
-        if (!n)
-            QMessageBox::warning(m_window, tr("Save the Lesson's History"), QString::fromStdString(n.error().describe()));
-        else
+        if (!n) { // names the chosen file and SQLite's words: plain text
+            auto *box = new QMessageBox(QMessageBox::Warning, tr("Save the Lesson's History"), QString(), QMessageBox::Ok, m_window);
+            widgets::setPlainText(box, QString::fromStdString(n.error().describe()));
+            box->setAttribute(Qt::WA_DeleteOnClose);
+            box->open();
+        } else
             QMessageBox::information(m_window, tr("Save the Lesson's History"),
                                      tr("%n version(s) saved. Students open the file with: fieldscope --open FILE", nullptr, int(*n)));
     });

@@ -64,8 +64,7 @@ int main(int argc, char **argv)
         quietLogsUnless(route.verbose);
         Argv a({route.args.first()});
         QCoreApplication app(a.argc, a.pointers.data());
-        QCoreApplication::setApplicationName(QStringLiteral("fieldscope"));
-        QCoreApplication::setApplicationVersion(QStringLiteral(FIELDSCOPE_VERSION));
+        setApplicationIdentity(); // the window's settings file, not "Unknown Organization"'s
         return runSubcommand(*route.command, route.args);
     }
     case CliRoute::Kind::Gui:

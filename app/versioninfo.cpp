@@ -2,6 +2,7 @@
 
 #include "gitversion.h" // generated: cmake/GitVersion.cmake
 
+#include <QCoreApplication>
 #include <QtGlobal>
 #include <curl/curl.h>
 #include <sqlite3.h>
@@ -19,6 +20,13 @@ std::string versionText(bool libraries)
     out += "yaml-cpp " FIELDSCOPE_YAML_CPP_VERSION " (built with; yaml-cpp has no run-time version)\n";
     out += std::string("SQLite ") + sqlite3_libversion() + "\n";
     return out;
+}
+
+void setApplicationIdentity()
+{
+    QCoreApplication::setOrganizationName(QStringLiteral("fieldscope"));
+    QCoreApplication::setApplicationName(QStringLiteral("fieldscope"));
+    QCoreApplication::setApplicationVersion(QStringLiteral(FIELDSCOPE_VERSION));
 }
 
 } // namespace fieldscope::app

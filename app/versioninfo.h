@@ -7,4 +7,10 @@ namespace fieldscope::app {
 // version loaded at run time where the library can tell, else the one built against).
 std::string versionText(bool libraries);
 
+// Names the application "fieldscope" of organisation "fieldscope" (and its version) on the
+// running Qt application: QSettings() then reads ~/.config/fieldscope/fieldscope.conf. The
+// window and every subcommand call it, so `fieldscope apply`, `record --store` and the window
+// share one settings file (field manager, retention, Secret choice, background resources).
+void setApplicationIdentity();
+
 } // namespace fieldscope::app

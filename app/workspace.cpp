@@ -208,8 +208,8 @@ void Workspace::applySettings()
 {
     for (const auto &c : m_clusters) {
         c.controller->setHistoryRetention(widgets::SettingsDialog::historyVersionsPerObject());
-        if (!c.controller->contextName().isEmpty())
-            c.controller->setRecordSecretValues(widgets::SettingsDialog::recordsSecretValues(c.controller->contextName()));
+        if (!c.controller->clusterIdentity().isEmpty())
+            c.controller->setRecordSecretValues(widgets::SettingsDialog::recordsSecretValues(c.controller->clusterIdentity()));
     }
 }
 

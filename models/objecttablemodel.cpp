@@ -1,5 +1,8 @@
 #include "models/objecttablemodel.h"
 
+#include "core/visibletext.h"
+#include "models/plaintooltip.h"
+
 #include <QFont>
 
 #include <nlohmann/json.hpp>
@@ -225,10 +228,11 @@ QVariant ObjectTableModel::headerData(int section, Qt::Orientation orientation, 
         const std::size_t i = std::size_t(section - ColumnCount);
         if (i >= m_serverColumns.size())
             return {};
+        // The server's words; a header shows its tooltip without a delegate: made plain here.
         if (role == Qt::DisplayRole)
-            return m_serverColumns[i].name;
+            return core::visibleText(m_serverColumns[i].name);
         if (role == Qt::ToolTipRole)
-            return m_serverColumns[i].description;
+            return plainToolTip(m_serverColumns[i].description);
         if (role == ServerColumnRole)
             return true;
         return {};

@@ -107,6 +107,12 @@ void ClusterView::setRecordedHistory(const QString &name, const QString &file)
     Q_EMIT connectionChanged();
 }
 
+void ClusterView::setClusterIdentity(const QString &identity, const QString &server)
+{
+    m_identity = identity;
+    m_server = server;
+}
+
 void ClusterView::setRequestedContext(const QString &context)
 {
     m_requested = context;

@@ -42,6 +42,11 @@ public:
     void setBackgroundRecording(const QString &text, const QString &toolTip); // "" hides it
     QString backgroundRecording() const;
     QString contextName() const { return m_context; }
+    // Which cluster this is (app's clusterIdentityOf: SHA-256 of server URL and CA bundle) and
+    // its server: per-cluster choices (Settings' Secret opt-in) are keyed by the identity.
+    void setClusterIdentity(const QString &identity, const QString &server);
+    QString clusterIdentity() const { return m_identity; }
+    QString serverUrl() const { return m_server; }
     // The context this tab was opened with, before the connection names it ("" = the
     // kubeconfig's current one).
     void setRequestedContext(const QString &context);
@@ -78,6 +83,7 @@ Q_SIGNALS:
 
 private:
     QString m_context;
+    QString m_identity, m_server;
     QString m_requested;
     QString m_state;
     QString m_connectionError;  // setConnectionError's, until the next connection attempt

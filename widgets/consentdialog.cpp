@@ -101,4 +101,36 @@ QWidget *askExecPluginConsent(QWidget *host, const ExecConsentQuestion &q, std::
     return frame;
 }
 
+QWidget *askKeepRecordingSecretValues(QWidget *host, const QString &context, const QString &server, std::function<void(bool)> answered)
+{
+    auto *box = host ? qobject_cast<QBoxLayout *>(host->layout()) : nullptr;
+    if (!box)
+        return nullptr; // unanswered: nothing is recorded in clear
+    auto *frame = new QFrame(host);
+    frame->setObjectName(QStringLiteral("keepSecretValuesPrompt"));
+    frame->setFrameShape(QFrame::StyledPanel);
+    auto *outer = new QHBoxLayout(frame);
+    outer->addWidget(plainLabel(frame, QStringLiteral("keepSecretValuesText"),
+                                tr("Keep recording Secret values for this cluster? You chose to record them for the context \"%1\"; "
+                                   "that choice now belongs to one cluster, and this context reaches %2. Until you answer, "
+                                   "Secret values of this cluster are recorded only as hashes.")
+                                    .arg(context, server)),
+                     1);
+    auto *keep = new QPushButton(tr("Keep recording them"), frame);
+    keep->setObjectName(QStringLiteral("keepSecretValuesYes"));
+    auto *stop = new QPushButton(tr("Record only hashes"), frame);
+    stop->setObjectName(QStringLiteral("keepSecretValuesNo"));
+    stop->setDefault(true);
+    outer->addWidget(keep);
+    outer->addWidget(stop);
+    auto done = [frame, answered = std::move(answered)](bool yes) {
+        answered(yes);
+        frame->deleteLater();
+    };
+    QObject::connect(keep, &QPushButton::clicked, frame, [done] { done(true); });
+    QObject::connect(stop, &QPushButton::clicked, frame, [done] { done(false); });
+    box->insertWidget(1, frame);
+    return frame;
+}
+
 } // namespace fieldscope::widgets

@@ -130,8 +130,10 @@ void ContextSwitcher::updateItem(int i)
     if (!state.isEmpty())
         text += QStringLiteral("  ·  ") + state;
     m_combo->setItemText(i, visibleText(text));
-    m_combo->setItemData(i, c.listed ? tr("Namespace %1").arg(c.namespace_.isEmpty() ? QStringLiteral("default") : c.namespace_)
-                                     : tr("Open; not among the contexts read from the kubeconfig"),
+    // The combo's list shows item tooltips without a delegate of ours: a kubeconfig namespace is
+    // made plain here.
+    m_combo->setItemData(i, plainToolTip(c.listed ? tr("Namespace %1").arg(c.namespace_.isEmpty() ? QStringLiteral("default") : c.namespace_)
+                                                  : tr("Open; not among the contexts read from the kubeconfig")),
                          Qt::ToolTipRole);
     m_combo->setItemIcon(i, state.isEmpty() ? QIcon() : icon(stateIconFor(state)));
 }

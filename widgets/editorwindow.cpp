@@ -528,6 +528,11 @@ void EditorWindow::offerDraft(const QString &savedAt, const QString &basedOnRv)
     m_draftBanner->show();
 }
 
+bool EditorWindow::draftOffered() const
+{
+    return !m_draftBanner->isHidden();
+}
+
 void EditorWindow::restoreDraft(const QString &openedYaml, const QString &openedRv, const QString &text)
 {
     m_draftBanner->hide();

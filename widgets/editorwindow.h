@@ -104,6 +104,8 @@ public:
     // Edits an earlier run left unsent (saved at `savedAt`, based on `basedOnRv`): Restore or
     // Discard, asked above the buffer.
     void offerDraft(const QString &savedAt, const QString &basedOnRv);
+    // Whether that question is open (neither Restore nor Discard clicked yet).
+    bool draftOffered() const;
     // The restored edit: based on the version it was made on, the buffer as it was.
     void restoreDraft(const QString &openedYaml, const QString &openedRv, const QString &text);
     // kept = false: unsent edits are not written to disk (a Secret without the opt-in to record

@@ -86,8 +86,13 @@ QString SettingsDialog::fieldManager()
 }
 
 namespace {
-// Context names are a kubeconfig's: percent-encoded so a '/' makes no settings group.
-QString secretValuesKey(const QString &context)
+// Identities are "sha256:HEX"; percent-encoded all the same so nothing makes a settings group.
+QString secretValuesKey(const QString &clusterIdentity)
+{
+    return QStringLiteral("secrets/recordValuesForCluster/") + QString::fromLatin1(clusterIdentity.toUtf8().toPercentEncoding());
+}
+// The key earlier versions used (context names are a kubeconfig's: percent-encoded).
+QString legacySecretValuesKey(const QString &context)
 {
     return QStringLiteral("secrets/recordValues/") + QString::fromLatin1(context.toUtf8().toPercentEncoding());
 }
@@ -106,22 +111,35 @@ void SettingsDialog::setBackgroundRecordingStatus(const QString &text)
         m_backgroundStatus->setText(visibleText(text, true));
 }
 
-bool SettingsDialog::recordsSecretValues(const QString &context)
+bool SettingsDialog::recordsSecretValues(const QString &clusterIdentity)
 {
-    return QSettings().value(secretValuesKey(context), false).toBool();
+    return !clusterIdentity.isEmpty() && QSettings().value(secretValuesKey(clusterIdentity), false).toBool();
 }
 
-void SettingsDialog::setRecordsSecretValues(const QString &context, bool on)
+void SettingsDialog::setRecordsSecretValues(const QString &clusterIdentity, bool on)
 {
+    if (clusterIdentity.isEmpty())
+        return;
     QSettings s;
     if (on)
-        s.setValue(secretValuesKey(context), true);
+        s.setValue(secretValuesKey(clusterIdentity), true);
     else
-        s.remove(secretValuesKey(context));
+        s.remove(secretValuesKey(clusterIdentity));
 }
 
-SettingsDialog::SettingsDialog(QWidget *parent, const QString &context) : QDialog(parent), m_context(context)
+bool SettingsDialog::hadLegacySecretValuesOptIn(const QString &context)
 {
+    return !context.isEmpty() && QSettings().value(legacySecretValuesKey(context), false).toBool();
+}
+
+void SettingsDialog::removeLegacySecretValuesOptIn(const QString &context)
+{
+    QSettings().remove(legacySecretValuesKey(context));
+}
+
+SettingsDialog::SettingsDialog(QWidget *parent, const SettingsCluster &cluster) : QDialog(parent), m_cluster(cluster)
+{
+    const QString &context = cluster.context;
     setObjectName(QStringLiteral("settingsDialog"));
     setWindowTitle(tr("Settings"));
     auto *layout = new QVBoxLayout(this);
@@ -136,14 +154,16 @@ SettingsDialog::SettingsDialog(QWidget *parent, const QString &context) : QDialo
     m_manager->setToolTip(tr("The fieldManager name Fieldscope writes with; it appears in managedFields."));
     form->addRow(tr("History recorded on disk:"), m_retention);
     form->addRow(tr("Field manager name:"), m_manager);
-    if (!context.isEmpty()) {
-        m_secretValues = new QCheckBox(tr("Record Secret values for context \"%1\"").arg(context), this);
+    if (!cluster.identity.isEmpty()) {
+        // Kubeconfig strings: '&' is no mnemonic, controls and bidi characters show as escapes.
+        m_secretValues = new QCheckBox(tr("Record Secret values for this cluster (context \"%1\")").arg(actionText(context)), this);
         m_secretValues->setObjectName(QStringLiteral("recordSecretValues"));
-        m_secretValues->setChecked(recordsSecretValues(context));
-        m_secretValues->setToolTip(tr("Off (the default): the history keeps each Secret value only as a keyed hash (which key "
-                                      "changed, which versions are equal) and a Secret's unsent edits are never written to disk. "
-                                      "On: values are stored in the history database and in drafts, readable by anyone who "
-                                      "can read those files."));
+        m_secretValues->setChecked(recordsSecretValues(cluster.identity));
+        m_secretValues->setToolTip(plainToolTip(
+            tr("For the cluster at %1, whichever context reaches it. Off (the default): the history keeps each Secret value "
+               "only as a keyed hash (which key changed, which versions are equal) and a Secret's unsent edits are never "
+               "written to disk. On: values are stored in the history database and in drafts, readable by anyone who can "
+               "read those files.").arg(cluster.server)));
         form->addRow(tr("Secrets:"), m_secretValues);
     }
     layout->addLayout(form);
@@ -158,7 +178,7 @@ SettingsDialog::SettingsDialog(QWidget *parent, const QString &context) : QDialo
         m_backgroundStatus->setObjectName(QStringLiteral("backgroundStatus"));
         m_backgroundStatus->setWordWrap(true);
         auto *buttons = new QHBoxLayout;
-        auto *start = new QPushButton(tr("Record \"%1\" in the background").arg(visibleText(context)), bg);
+        auto *start = new QPushButton(tr("Record \"%1\" in the background").arg(actionText(context)), bg);
         start->setObjectName(QStringLiteral("startBackgroundRecording"));
         start->setToolTip(tr("Runs: systemctl --user enable --now fieldscope-record@CONTEXT (starts now and at every login)"));
         auto *stop = new QPushButton(tr("Stop"), bg);
@@ -170,9 +190,9 @@ SettingsDialog::SettingsDialog(QWidget *parent, const QString &context) : QDialo
         bgLayout->addRow(buttons);
         connect(start, &QPushButton::clicked, this, [this] {
             QSettings().setValue(QStringLiteral("background/resources"), m_backgroundResources->text().simplified());
-            Q_EMIT backgroundRecordingRequested(m_context, true);
+            Q_EMIT backgroundRecordingRequested(m_cluster.context, true);
         });
-        connect(stop, &QPushButton::clicked, this, [this] { Q_EMIT backgroundRecordingRequested(m_context, false); });
+        connect(stop, &QPushButton::clicked, this, [this] { Q_EMIT backgroundRecordingRequested(m_cluster.context, false); });
         layout->addWidget(bg);
     }
     auto *consentBox = new QGroupBox(tr("Exec credential plugins you answered about"), this);
@@ -187,7 +207,7 @@ SettingsDialog::SettingsDialog(QWidget *parent, const QString &context) : QDialo
         const QString m = m_manager->text().trimmed();
         s.setValue(QStringLiteral("writes/fieldManager"), m.isEmpty() ? QStringLiteral("fieldscope") : m);
         if (m_secretValues)
-            setRecordsSecretValues(m_context, m_secretValues->isChecked());
+            setRecordsSecretValues(m_cluster.identity, m_secretValues->isChecked());
         if (m_backgroundResources && !m_backgroundResources->text().trimmed().isEmpty())
             s.setValue(QStringLiteral("background/resources"), m_backgroundResources->text().simplified());
         accept();

@@ -25,19 +25,31 @@ public:
     static QList<QPair<QString, QString>> keysInViews();
 };
 
+// The shown cluster: per-cluster options are keyed by `identity` (the cluster identity the
+// history uses: SHA-256 of server URL and CA bundle), never by the context name, which another
+// kubeconfig may give another cluster (`default`, `kubernetes-admin@kubernetes`).
+struct SettingsCluster {
+    QString context, identity, server;
+};
+
 class SettingsDialog : public QDialog
 {
     Q_OBJECT
 public:
-    // `context`: the shown cluster's context, whose per-context options the dialog offers.
-    explicit SettingsDialog(QWidget *parent = nullptr, const QString &context = {});
+    // `cluster`: the shown cluster, whose per-cluster options the dialog offers (none while it
+    // has not connected: its identity is not known yet).
+    explicit SettingsDialog(QWidget *parent = nullptr, const SettingsCluster &cluster = {});
     static int historyVersionsPerObject();     // default 50
     static QString fieldManager();             // default "fieldscope"
     // Remembered exec-plugin answers; the composition root fills it (MainWindow::settingsOpened).
     ConsentDecisionsView *consentDecisions() const { return m_consent; }
-    // The opt-in to record Secret values (history, drafts) for one context; default off.
-    static bool recordsSecretValues(const QString &context);
-    static void setRecordsSecretValues(const QString &context, bool on);
+    // The opt-in to record Secret values (history, drafts) for one cluster identity; default off.
+    static bool recordsSecretValues(const QString &clusterIdentity);
+    static void setRecordsSecretValues(const QString &clusterIdentity, bool on);
+    // Earlier versions kept the opt-in per context name. Such a key is never consent for a
+    // cluster: the window asks once (and then removes it), the command line only mentions it.
+    static bool hadLegacySecretValuesOptIn(const QString &context);
+    static void removeLegacySecretValuesOptIn(const QString &context);
     // What fieldscope-record@.service records (comma-separated resources).
     static QString backgroundResources();
     // The composition root says whether the context is recorded in the background, or what
@@ -56,7 +68,7 @@ private:
     QCheckBox *m_secretValues = nullptr;
     QLineEdit *m_backgroundResources = nullptr;
     QLabel *m_backgroundStatus = nullptr;
-    QString m_context;
+    SettingsCluster m_cluster;
 };
 
 } // namespace fieldscope::widgets

@@ -133,8 +133,8 @@ void LessonPanel::setLesson(const core::Lesson &lesson, const QString &where)
 {
     m_lesson = lesson;
     m_index = -1;
-    m_title->setText(fromStd(lesson.title));
-    m_where->setText(where);
+    m_title->setText(visibleText(fromStd(lesson.title))); // a lesson file's words
+    m_where->setText(visibleText(where));
     showStep(-1, nullptr);
 }
 
@@ -218,7 +218,7 @@ void LessonPanel::setBusy(const QString &what)
 {
     m_busy = !what.isEmpty();
     if (m_busy)
-        m_status->setText(what);
+        m_status->setText(visibleText(what));
     updateButtons();
 }
 

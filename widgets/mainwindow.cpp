@@ -195,7 +195,8 @@ void MainWindow::showShortcuts()
 
 void MainWindow::showSettings()
 {
-    auto *d = new SettingsDialog(this, currentCluster() ? currentCluster()->contextName() : QString());
+    const ClusterView *c = currentCluster();
+    auto *d = c ? new SettingsDialog(this, {c->contextName(), c->clusterIdentity(), c->serverUrl()}) : new SettingsDialog(this);
     d->setAttribute(Qt::WA_DeleteOnClose);
     connect(d, &SettingsDialog::settingsChanged, this, &MainWindow::settingsChanged);
     Q_EMIT settingsOpened(d);

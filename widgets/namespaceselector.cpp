@@ -77,7 +77,7 @@ void NamespaceSelector::updateText()
     if (m_selected.isEmpty())
         setText(tr("All namespaces"));
     else if (m_selected.size() == 1)
-        setText(tr("Namespace: %1").arg(m_selected.first()));
+        setText(tr("Namespace: %1").arg(actionText(m_selected.first()))); // a server's name: '&' is no mnemonic
     else
         setText(tr("%n namespaces", nullptr, int(m_selected.size())));
 }

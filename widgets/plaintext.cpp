@@ -1,9 +1,12 @@
 #include "widgets/plaintext.h"
 
 #include "core/visibletext.h"
+#include "models/plaintooltip.h"
 
 #include <QAbstractItemView>
 #include <QHelpEvent>
+#include <QInputDialog>
+#include <QMessageBox>
 #include <QLabel>
 #include <QTextDocument>
 #include <QToolTip>
@@ -22,11 +25,7 @@ QString richEscaped(const QString &untrusted)
 
 QString plainToolTip(const QString &untrusted)
 {
-    const QString visible = core::visibleText(untrusted, true);
-    if (!Qt::mightBeRichText(visible))
-        return visible;
-    // Escaped inside a tag Qt always reads as rich text: the escapes render as the characters.
-    return QStringLiteral("<p style=\"white-space:pre-wrap\">%1</p>").arg(visible.toHtmlEscaped());
+    return models::plainToolTip(untrusted);
 }
 
 QString actionText(const QString &untrusted)
@@ -39,6 +38,29 @@ QLabel *plainLabel(QLabel *label)
 {
     label->setTextFormat(Qt::PlainText);
     return label;
+}
+
+QString windowTitleText(const QString &untrusted)
+{
+    return core::visibleText(untrusted);
+}
+
+void setPlainLabelText(QInputDialog *dialog, const QString &untrusted)
+{
+    // The dialog makes its label on the first setLabelText: made plain before it holds the text,
+    // so the text is never parsed as HTML (an <img> would be loaded).
+    if (!dialog->findChild<QLabel *>())
+        dialog->setLabelText(QString());
+    for (QLabel *l : dialog->findChildren<QLabel *>())
+        l->setTextFormat(Qt::PlainText);
+    // The label's buddy is the input: '&' would be a mnemonic even in plain text.
+    dialog->setLabelText(core::visibleText(untrusted, true).replace(u'&', QStringLiteral("&&")));
+}
+
+void setPlainText(QMessageBox *box, const QString &untrusted)
+{
+    box->setTextFormat(Qt::PlainText);
+    box->setText(core::visibleText(untrusted, true));
 }
 
 QString PlainTextDelegate::displayText(const QVariant &value, const QLocale &locale) const

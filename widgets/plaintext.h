@@ -7,12 +7,17 @@
 // Where Qt guesses: QLabel, QMessageBox and every tooltip render rich text when
 // Qt::mightBeRichText() says so; a QAction, QTabBar or QPushButton text takes `&` as a mnemonic.
 // So: labels that show such strings are Qt::PlainText (plainLabel), tooltips go through
-// plainToolTip, rich-text views escape with richEscaped, and menu and tab texts with actionText.
+// plainToolTip, rich-text views escape with richEscaped, menu, tab, button and checkbox texts
+// with actionText, titles with windowTitleText, QInputDialog and QMessageBox texts through
+// setPlainLabelText and setPlainText. Models (which cannot include widgets) return tooltips
+// shown outside a delegate (header sections) through models::plainToolTip.
 #include <QString>
 #include <QStyledItemDelegate>
 
 class QAbstractItemView;
+class QInputDialog;
 class QLabel;
+class QMessageBox;
 
 namespace fieldscope::widgets {
 
@@ -27,6 +32,12 @@ QString plainToolTip(const QString &untrusted);
 QString actionText(const QString &untrusted);
 // Makes `label` plain text and returns it (for chaining at construction).
 QLabel *plainLabel(QLabel *label);
+// For window and dialog titles: visible (a title takes no HTML and no mnemonic).
+QString windowTitleText(const QString &untrusted);
+// A QInputDialog's question (plain, '&' no mnemonic: the label has a buddy) and a QMessageBox's
+// text, shown as plain text (they guess otherwise).
+void setPlainLabelText(QInputDialog *dialog, const QString &untrusted);
+void setPlainText(QMessageBox *box, const QString &untrusted);
 
 // The default delegate for views of server data: display text made visible, tooltips plain.
 class PlainTextDelegate : public QStyledItemDelegate

@@ -104,6 +104,9 @@ private:
         return bool(r);
     }
 
+    // Drafts and the Secret opt-in are kept per cluster (app::clusterIdentityOf).
+    std::string cluster() const { return app::clusterIdentityOf(m_connection->config); }
+
     core::Json get(const std::string &name)
     {
         auto r = testing::call(*m_client, testing::request("GET", objectPath(name)));
@@ -649,9 +652,9 @@ void TestEditor::unsentEditsSurviveACrashAndComeBackOnTheirBaseVersion()
         editor->buffer()->setText(changed);
         core::DraftStore store((QStandardPaths::writableLocation(QStandardPaths::AppDataLocation) + QStringLiteral("/drafts")).toStdString());
         const std::string uid = s.view->detailPane()->uid().toStdString();
-        draftFile = QString::fromStdString(store.pathFor("fieldscope-test", uid));
+        draftFile = QString::fromStdString(store.pathFor(cluster(), uid));
         QTRY_VERIFY_WITH_TIMEOUT(QFile::exists(draftFile), 5000);
-        QTRY_VERIFY_WITH_TIMEOUT(store.load("fieldscope-test", uid).valueOr(std::nullopt).value_or(core::EditDraft{}).text == changed.toStdString(), 5000);
+        QTRY_VERIFY_WITH_TIMEOUT(store.load(cluster(), uid).valueOr(std::nullopt).value_or(core::EditDraft{}).text == changed.toStdString(), 5000);
     } // gone without closeEvent: what a crash leaves
     QVERIFY(QFile::exists(draftFile));
     QVERIFY(patchAs("someone-else", "edit-draft", {{"size", "large"}})); // meanwhile
@@ -734,9 +737,9 @@ void TestEditor::aSecretsUnsentEditsStayOffTheDiskUnlessOptedIn()
         return j && j->is_object() ? (*j)["metadata"]["uid"].get<std::string>() : std::string();
     };
     for (bool optIn : {false, true}) {
-        widgets::SettingsDialog::setRecordsSecretValues(QStringLiteral("fieldscope-test"), optIn);
+        widgets::SettingsDialog::setRecordsSecretValues(QString::fromStdString(cluster()), optIn);
         core::DraftStore store(drafts.toStdString());
-        const QString damaged = QString::fromStdString(store.pathFor("fieldscope-test", secretUid()));
+        const QString damaged = QString::fromStdString(store.pathFor(cluster(), secretUid()));
         if (optIn) {
             QVERIFY(QDir().mkpath(QFileInfo(damaged).absolutePath()));
             QFile f(damaged);
@@ -776,7 +779,7 @@ void TestEditor::aSecretsUnsentEditsStayOffTheDiskUnlessOptedIn()
         }
         editor->dropDraft(); // the window goes with the controller (detached, then with `window`)
     }
-    widgets::SettingsDialog::setRecordsSecretValues(QStringLiteral("fieldscope-test"), false);
+    widgets::SettingsDialog::setRecordsSecretValues(QString::fromStdString(cluster()), false);
 }
 
 // Issue 15: a history that cannot be written is said in the window (the status line's warning),
