@@ -469,7 +469,11 @@ void ClusterController::drainPrepared(int generation)
                     editor->noteServerVersion(QString::fromStdString(e.resourceVersion), e.type == core::WatchEventType::Deleted);
         }
         noteTableVersions(p.batch);
+        const bool listed = p.batch.initialListComplete;
         m_model.applyPrepared(std::move(p));
+        // After the rows are in: the fetcher then drops cells of uids the model does not show.
+        if (listed && m_tableFetcher)
+            m_tableFetcher->noteWatchListed();
     }
     refreshDetail(touched);
     if (m_loaded || completed)
@@ -675,6 +679,7 @@ void ClusterController::startTableFetch(const kube::WatchScope &scope)
     m_tableFetcher = std::make_unique<kube::TableFetcher>(m_client.get(), scope);
     connect(m_tableFetcher.get(), &kube::TableFetcher::columnsChanged, this, &ClusterController::onTableColumns);
     connect(m_tableFetcher.get(), &kube::TableFetcher::rowsReady, this, &ClusterController::onTableRows);
+    connect(m_tableFetcher.get(), &kube::TableFetcher::unwatchedRowsDropped, &m_model, &models::ObjectTableModel::dropUnjoinedCells);
     // unsupported() needs nothing: the fixed columns stay, and the watch reports real errors.
     m_tableFetcher->start();
 }

@@ -1,7 +1,6 @@
 #include "app/historysource.h"
 
 #include "core/boundary.h"
-#include "core/secretredaction.h"
 
 #include <QCryptographicHash>
 #include <QFutureWatcher>
@@ -23,15 +22,13 @@ LoadResult loadRows(const std::string &path, const core::ObjectQuery &query)
     auto store = core::HistoryStore::open(path, core::HistoryStore::OpenMode::ReadOnly);
     if (!store)
         return {{}, {}, true}; // the recorder has not created the file yet
-    auto loaded = core::loadHistory(**store, query);
+    // The rows only: the versions' objects are read one at a time when shown (HistoryVersions).
+    auto loaded = core::attributedHistory(**store, query);
     if (!loaded)
         return {{}, QString::fromStdString(loaded.error().describe()), false};
-    if (loaded->entries.empty())
+    if (loaded->empty())
         return {{}, {}, true};
-    // A Secret recorded without its values shows "(hidden value 1a2b3c4d)", not the hash.
-    for (auto &object : loaded->objects)
-        core::describeRedactedValues(object);
-    return {models::historyRows(std::move(*loaded)), {}, false};
+    return {models::historyRows(*loaded), {}, false};
 }
 
 } // namespace
@@ -101,6 +98,16 @@ void HistorySource::show(const core::ObjectQuery &query, const QString &uid)
     load();
 }
 
+void HistorySource::setDatabase(const QString &path)
+{
+    if (path == m_path && m_versions)
+        return;
+    m_path = path;
+    // One reader (and cache) per database, kept across reloads: the versions being read survive
+    // a commit that reloads the rows.
+    m_versions = path.isEmpty() ? nullptr : std::make_shared<models::HistoryVersions>(models::storeVersionReader(path.toStdString()));
+}
+
 void HistorySource::clear()
 {
     ++m_generation;
@@ -153,7 +160,7 @@ void HistorySource::load()
         else {
             for (const auto &row : r.rows)
                 m_uids.insert(row.uid);
-            m_model->setRows(key, std::move(r.rows));
+            m_model->setRows(key, std::move(r.rows), m_versions);
         }
         Q_EMIT loaded();
         if (std::exchange(m_again, false))

@@ -1,7 +1,8 @@
 #pragma once
 // HistorySource: feeds the History tab's model from a history database. Every load opens its own
-// read-only connection on a worker thread (WAL lets it read while the recorder commits), loads and
-// attributes all incarnations of the object there, and hands finished rows to the model; a load a
+// read-only connection on a worker thread (WAL lets it read while the recorder commits), attributes
+// all incarnations of the object there streaming through their versions (two decoded at a time),
+// and hands the finished rows (no objects: models/historyversions.h reads those) to the model; a load a
 // newer request superseded is dropped. Commits that touch the shown object reload it, coalesced,
 // one load at a time. Lives on the GUI thread.
 #include "core/historystore.h"
@@ -25,7 +26,7 @@ public:
     ~HistorySource() override;
 
     // The database to read ("" = none: the tab says history is not recorded).
-    void setDatabase(const QString &path) { m_path = path; }
+    void setDatabase(const QString &path);
     // Shows the object `query` names (all its incarnations); uid is the one the table selected.
     void show(const core::ObjectQuery &query, const QString &uid);
     void clear();
@@ -45,6 +46,7 @@ private:
 
     models::ObjectHistoryModel *m_model;
     QString m_path;
+    std::shared_ptr<models::HistoryVersions> m_versions; // the shown rows' objects, read on demand
     core::ObjectQuery m_query;
     QString m_key;
     std::set<std::string> m_uids; // incarnations the model shows (and the selected one)

@@ -317,48 +317,52 @@ TransitionAttribution attributeTransition(const Json *previous, const ManagedFie
     return out;
 }
 
+FieldTimelinePoint fieldTimelinePoint(const VersionInfo &version, const Json &object, const FieldPath &path,
+                                      const FieldTimelinePoint *previous)
+{
+    FieldTimelinePoint p;
+    p.seq = version.seq;
+    p.resourceVersion = version.resourceVersion;
+    p.observedAtMs = version.observedAtMs;
+    p.eventType = version.eventType;
+    const Json *node = nullptr;
+    p.present = path.resolve(object, nullptr, &node);
+    if (p.present)
+        p.value = *node;
+    if (auto entries = parseManagedFields(object)) {
+        for (const auto &e : *entries) {
+            if (!covers(e.fields, path))
+                continue;
+            const int leaf = leafAncestorDepth(e.fields, path);
+            if (leaf > 0 && enumeratedBelow(*entries, path, leaf))
+                continue; // a claim on the container, not on this member
+            p.owners.push_back(ManagerRef::of(e));
+        }
+    }
+    if (!previous) {
+        p.changed = true;
+        p.ownersChanged = true;
+        return p;
+    }
+    p.changed = p.present != previous->present || !jsonEqual(p.value, previous->value);
+    auto names = [](const std::vector<ManagerRef> &refs) {
+        std::vector<std::string> s;
+        for (const auto &r : refs)
+            s.push_back(r.label());
+        std::sort(s.begin(), s.end());
+        return s;
+    };
+    p.ownersChanged = names(p.owners) != names(previous->owners);
+    return p;
+}
+
 std::vector<FieldTimelinePoint> fieldTimeline(const std::vector<VersionInfo> &versions, const std::vector<Json> &objects,
                                               const FieldPath &path)
 {
     std::vector<FieldTimelinePoint> out;
     const std::size_t n = std::min(versions.size(), objects.size());
-    for (std::size_t i = 0; i < n; ++i) {
-        FieldTimelinePoint p;
-        p.seq = versions[i].seq;
-        p.resourceVersion = versions[i].resourceVersion;
-        p.observedAtMs = versions[i].observedAtMs;
-        p.eventType = versions[i].eventType;
-        const Json *node = nullptr;
-        p.present = path.resolve(objects[i], nullptr, &node);
-        if (p.present)
-            p.value = *node;
-        if (auto entries = parseManagedFields(objects[i])) {
-            for (const auto &e : *entries) {
-                if (!covers(e.fields, path))
-                    continue;
-                const int leaf = leafAncestorDepth(e.fields, path);
-                if (leaf > 0 && enumeratedBelow(*entries, path, leaf))
-                    continue; // a claim on the container, not on this member
-                p.owners.push_back(ManagerRef::of(e));
-            }
-        }
-        if (out.empty()) {
-            p.changed = true;
-            p.ownersChanged = true;
-        } else {
-            const auto &last = out.back();
-            p.changed = p.present != last.present || !jsonEqual(p.value, last.value);
-            auto names = [](const std::vector<ManagerRef> &refs) {
-                std::vector<std::string> s;
-                for (const auto &r : refs)
-                    s.push_back(r.label());
-                std::sort(s.begin(), s.end());
-                return s;
-            };
-            p.ownersChanged = names(p.owners) != names(last.owners);
-        }
-        out.push_back(std::move(p));
-    }
+    for (std::size_t i = 0; i < n; ++i)
+        out.push_back(fieldTimelinePoint(versions[i], objects[i], path, out.empty() ? nullptr : &out.back()));
     return out;
 }
 

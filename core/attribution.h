@@ -86,5 +86,9 @@ struct FieldTimelinePoint {
 // and loadAllVersions).
 std::vector<FieldTimelinePoint> fieldTimeline(const std::vector<VersionInfo> &versions, const std::vector<Json> &objects,
                                               const FieldPath &path);
+// One point of that timeline, against the point of the version before (null: the first), so a
+// long history is walked one decoded version at a time.
+FieldTimelinePoint fieldTimelinePoint(const VersionInfo &version, const Json &object, const FieldPath &path,
+                                      const FieldTimelinePoint *previous);
 
 } // namespace fieldscope::core

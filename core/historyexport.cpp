@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <ctime>
 #include <fstream>
+#include <functional>
 
 namespace fieldscope::core {
 namespace {
@@ -284,13 +285,16 @@ Result<HistoryFile> readJsonLinesText(std::string_view bytes)
     return file;
 }
 
-Result<HistoryFile> readJsonLines(const std::string &filePath)
+namespace {
+
+// Reads FILE line by line with a bounded buffer (a file without newlines is not read whole): each
+// line is parsed into `file` (its header, or one version or gap appended) and `afterLine` runs
+// after each, so a caller that empties `file` there holds one line at a time.
+Status readJsonLinesStream(const std::string &filePath, HistoryFile &file, const std::function<Status()> &afterLine)
 {
     std::ifstream in(filePath, std::ios::binary);
     if (!in)
         return Error::make(ErrorCategory::Io, "cannot read " + filePath);
-    HistoryFile file;
-    // Line by line with a bounded buffer: a file without newlines must not be read whole.
     std::string text, chunk(1 << 16, '\0');
     std::size_t line = 0;
     auto take = [&](std::string_view l) -> Status {
@@ -299,7 +303,9 @@ Result<HistoryFile> readJsonLines(const std::string &filePath)
             return lineTooLong(line);
         if (l.empty())
             return success();
-        return readLine(l, line, file);
+        if (auto st = readLine(l, line, file); !st)
+            return st;
+        return afterLine ? afterLine() : success();
     };
     while (in) {
         in.read(chunk.data(), std::streamsize(chunk.size()));
@@ -311,8 +317,10 @@ Result<HistoryFile> readJsonLines(const std::string &filePath)
             text.append(chunk, from, i - from);
             from = i + 1;
             if (auto st = take(text); !st)
-                return st.error();
+                return st;
             text.clear();
+            if (text.capacity() > (std::size_t(1) << 20))
+                std::string().swap(text); // one long line must not keep its buffer for the rest of the file
         }
         text.append(chunk, from, got - from);
         if (text.size() > kMaxHistoryLineBytes)
@@ -322,53 +330,69 @@ Result<HistoryFile> readJsonLines(const std::string &filePath)
         return Error::make(ErrorCategory::Io, "read failed: " + filePath);
     if (!text.empty())
         if (auto st = take(text); !st)
-            return st.error();
+            return st;
     if (file.header.is_null())
         return Error::make(ErrorCategory::Parse, "history file is empty: " + filePath);
+    return success();
+}
+
+} // namespace
+
+Result<HistoryFile> readJsonLines(const std::string &filePath)
+{
+    HistoryFile file;
+    if (auto st = readJsonLinesStream(filePath, file, {}); !st)
+        return st.error();
     return file;
 }
 
-Result<CommitReport> importJsonLines(const std::string &filePath, HistoryStore &store)
+Result<ImportReport> importJsonLines(const std::string &filePath, HistoryStore &store)
 {
-    auto file = readJsonLines(filePath);
-    if (!file)
-        return file.error();
-    CommitReport total;
+    ImportReport total;
     std::vector<HistoryWriteItem> items;
+    std::size_t itemBytes = 0;
     auto flush = [&]() -> Status {
         if (items.empty())
             return success();
         auto r = store.write(items);
         items.clear();
+        itemBytes = 0;
         if (!r)
             return r.error();
-        total.versions.insert(total.versions.end(), r->versions.begin(), r->versions.end());
-        total.gaps.insert(total.gaps.end(), r->gaps.begin(), r->gaps.end());
+        total.versions += std::int64_t(r->versions.size());
+        total.gaps += std::int64_t(r->gaps.size());
         total.skippedDuplicates += r->skippedDuplicates;
         total.rejected += r->rejected;
         return success();
     };
-    std::size_t gi = 0;
-    for (std::size_t vi = 0; vi <= file->versions.size(); ++vi) {
-        for (; gi < file->gaps.size() && file->gapPositions[gi] == vi; ++gi) {
+    // One line at a time: each version or gap becomes a write item at once, and the items are
+    // written in transactions of at most kImportBatchItems items or kImportBatchBytes of JSON.
+    HistoryFile line;
+    auto st = readJsonLinesStream(filePath, line, [&]() -> Status {
+        for (auto &gap : line.gaps) {
             HistoryWriteItem g;
-            g.scope = WatchScope::fromId(file->gaps[gi].scope);
-            g.gap = file->gaps[gi];
+            g.scope = WatchScope::fromId(gap.scope);
+            g.gap = std::move(gap);
             items.push_back(std::move(g));
         }
-        if (vi == file->versions.size())
-            break;
-        const auto &v = file->versions[vi];
-        HistoryWriteItem item;
-        item.scope = v.scope;
-        item.events.push_back({v.eventType, toJsonText(v.object), v.observedAtMs});
-        items.push_back(std::move(item));
-        if (items.size() >= 2000)
-            if (auto st = flush(); !st)
-                return st.error();
-    }
-    if (auto st = flush(); !st)
+        for (auto &v : line.versions) {
+            HistoryWriteItem item;
+            item.scope = v.scope;
+            item.events.push_back({v.eventType, toJsonText(v.object), v.observedAtMs});
+            itemBytes += item.events.back().objectJson.size();
+            items.push_back(std::move(item));
+        }
+        line.gaps.clear();
+        line.gapPositions.clear();
+        line.versions.clear();
+        if (items.size() >= kImportBatchItems || itemBytes >= kImportBatchBytes)
+            return flush();
+        return success();
+    });
+    if (!st)
         return st.error();
+    if (auto fl = flush(); !fl)
+        return fl.error();
     return total;
 }
 

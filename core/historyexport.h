@@ -41,15 +41,26 @@ struct HistoryFile {
 // One line holds one object (the server stores at most 1.5 MiB): longer lines are refused.
 constexpr std::size_t kMaxHistoryLineBytes = 64u << 20;
 
-// Reads a whole file into memory. A line that is not valid JSON (invalid UTF-8 included), nested
+// Reads a whole file into memory (tests, fuzzing; importJsonLines streams). A line that is not valid JSON (invalid UTF-8 included), nested
 // deeper than kMaxJsonDepth, longer than kMaxHistoryLineBytes, with an unknown "type", a member of
 // the wrong type, or a header with a newer formatVersion is a Parse error whose `where` names the
 // line and the member ("line 3, /observedAt"). Never throws.
 Result<HistoryFile> readJsonLines(const std::string &filePath);
 // The same on bytes already in memory (the fuzz target's entry point).
 Result<HistoryFile> readJsonLinesText(std::string_view bytes);
+// What an import stored, as counts (a list of every version would grow with the file).
+struct ImportReport {
+    std::int64_t versions = 0;
+    std::int64_t gaps = 0;
+    std::int64_t skippedDuplicates = 0;
+    std::int64_t rejected = 0;
+};
+// An import's write transactions hold at most this many lines, or this many bytes of objects.
+constexpr std::size_t kImportBatchItems = 2000;
+constexpr std::size_t kImportBatchBytes = 16u << 20;
 // Appends the file's versions and gaps to a store (versions already stored are skipped by the
-// store's uid+RV rule). Returns the CommitReport totals.
-Result<CommitReport> importJsonLines(const std::string &filePath, HistoryStore &store);
+// store's uid+RV rule), streaming: one line is held at a time plus the pending transaction
+// (kImportBatchItems / kImportBatchBytes), so memory does not grow with the file.
+Result<ImportReport> importJsonLines(const std::string &filePath, HistoryStore &store);
 
 } // namespace fieldscope::core

@@ -2,6 +2,8 @@
 
 #include "core/historyexport.h"
 
+#include <functional>
+
 namespace fieldscope::core {
 namespace {
 
@@ -57,52 +59,54 @@ ManagedFieldsResult parseManagedFieldsReusing(const Json &current, const Json *p
 }
 
 // Attributes the versions of one incarnation; a gap or pruned row before a version means the
-// transition into it may cover unseen writes.
+// transition into it may cover unseen writes. Streams through the versions holding two decoded
+// objects (the previous and the current), so memory does not grow with the number of versions.
+// `onObject`, when set, is given each entry's index in `out` with its decoded object.
 Status appendIncarnation(HistoryStore &store, const HistoryObject &object, std::vector<AttributedEntry> &out,
-                         std::vector<Json> *objectsOut = nullptr)
+                         const std::function<void(std::size_t, const Json &)> &onObject = {})
 {
     auto entries = store.history(object.id);
     if (!entries)
         return entries.error();
-    auto objects = store.loadAllVersions(object.id);
-    if (!objects)
-        return objects.error();
-    std::size_t vi = 0;
-    std::vector<std::size_t> versionSlots; // where each decoded version goes in *objectsOut
+    std::vector<std::size_t> versionAt; // index in `out` of each version, in seq order
+    std::vector<bool> missingBefore;    // a gap or pruned row precedes that version
     bool missing = false;
+    for (auto &e : *entries) {
+        if (e.kind == HistoryEntry::Kind::Version) {
+            versionAt.push_back(out.size());
+            missingBefore.push_back(missing);
+            missing = false;
+        } else {
+            missing = true;
+        }
+        out.push_back(AttributedEntry{std::move(e), object, {}});
+    }
+    std::size_t vi = 0;
+    Json previous;
     // Each version's managedFields are decoded once: as "current", then kept as "previous".
     ManagedFieldsResult previousEntries = std::vector<ManagedFieldsEntry>();
-    for (auto &e : *entries) {
-        AttributedEntry a{e, object, {}};
-        if (e.kind != HistoryEntry::Kind::Version) {
-            missing = true;
-            out.push_back(std::move(a));
-            if (objectsOut)
-                objectsOut->emplace_back();
-            continue;
-        }
-        if (vi >= objects->size())
-            return Error::make(ErrorCategory::Io, "history listing and decoded versions disagree for " + object.ref.uid);
+    auto st = store.forEachVersion(object.id, [&](std::int64_t, const Json &current) {
+        if (vi >= versionAt.size())
+            return false;
+        AttributedEntry &a = out[versionAt[vi]];
         AttributionContext ctx;
-        ctx.eventType = e.version.eventType;
-        ctx.versionsMissing = missing && vi > 0;
-        ManagedFieldsResult currentEntries =
-            parseManagedFieldsReusing((*objects)[vi], vi > 0 ? &(*objects)[vi - 1] : nullptr, previousEntries);
-        a.attribution = attributeTransition(vi > 0 ? &(*objects)[vi - 1] : nullptr, previousEntries, (*objects)[vi],
-                                            currentEntries, ctx);
+        ctx.eventType = a.entry.version.eventType;
+        ctx.versionsMissing = missingBefore[vi] && vi > 0;
+        ManagedFieldsResult currentEntries = parseManagedFieldsReusing(current, vi > 0 ? &previous : nullptr, previousEntries);
+        a.attribution = attributeTransition(vi > 0 ? &previous : nullptr, previousEntries, current, currentEntries, ctx);
         previousEntries = std::move(currentEntries);
-        if (vi == 0 && missing && a.attribution.reason.find("first observed") == std::string::npos)
+        if (vi == 0 && missingBefore[vi] && a.attribution.reason.find("first observed") == std::string::npos)
             a.attribution.reason += a.attribution.reason.empty() ? "earlier versions were pruned" : "; earlier versions were pruned";
-        missing = false;
-        out.push_back(std::move(a));
-        if (objectsOut) {
-            versionSlots.push_back(objectsOut->size());
-            objectsOut->emplace_back(); // filled below: later transitions still read (*objects)[vi]
-        }
+        if (onObject)
+            onObject(versionAt[vi], current);
+        previous = current;
         ++vi;
-    }
-    for (std::size_t i = 0; i < versionSlots.size(); ++i)
-        (*objectsOut)[versionSlots[i]] = std::move((*objects)[i]);
+        return true;
+    });
+    if (!st)
+        return st;
+    if (vi != versionAt.size())
+        return Error::make(ErrorCategory::Io, "history listing and decoded versions disagree for " + object.ref.uid);
     return success();
 }
 
@@ -126,9 +130,14 @@ Result<LoadedHistory> loadHistory(HistoryStore &store, const ObjectQuery &query)
     if (!objects)
         return objects.error();
     LoadedHistory out;
+    auto keep = [&](std::size_t at, const Json &object) {
+        out.objects.resize(at + 1);
+        out.objects[at] = object;
+    };
     for (const auto &o : *objects)
-        if (auto st = appendIncarnation(store, o, out.entries, &out.objects); !st)
+        if (auto st = appendIncarnation(store, o, out.entries, keep); !st)
             return st.error();
+    out.objects.resize(out.entries.size());
     return out;
 }
 

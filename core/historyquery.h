@@ -14,11 +14,14 @@ struct AttributedEntry {
     TransitionAttribution attribution;  // versions only
 };
 
-// Every matching incarnation, incarnations in the order they were first recorded.
+// Every matching incarnation, incarnations in the order they were first recorded. Streams through
+// each incarnation's versions holding two decoded objects at a time: memory grows with the number
+// of versions only by their rows (versions, attribution), never by their objects.
 Result<std::vector<AttributedEntry>> attributedHistory(HistoryStore &store, const ObjectQuery &query);
 
 // attributedHistory plus each version's decoded object: objects[i] belongs to entries[i] (null for
-// gap and pruned rows). What the History tab lists, diffs and walks for a field's timeline.
+// gap and pruned rows). Holds every version: for tests and small histories; the History tab uses
+// attributedHistory and loads objects one at a time (models/historyversions.h).
 struct LoadedHistory {
     std::vector<AttributedEntry> entries;
     std::vector<Json> objects;

@@ -1,6 +1,7 @@
 #include "core/historystore.h"
 
 #include "core/historystore_p.h"
+#include "core/jsonread.h"
 #include "core/privatefiles.h"
 #include "core/secretredaction.h"
 
@@ -333,10 +334,22 @@ Result<Json> HistoryStore::loadVersion(std::int64_t objectId, std::int64_t seq)
 
 Result<std::vector<Json>> HistoryStore::loadAllVersions(std::int64_t objectId)
 {
+    std::vector<Json> out;
+    if (auto st = forEachVersion(objectId, [&](std::int64_t, const Json &object) {
+            out.push_back(object);
+            return true;
+        });
+        !st)
+        return st.error();
+    return out;
+}
+
+Status HistoryStore::forEachVersion(std::int64_t objectId, const std::function<bool(std::int64_t, const Json &)> &callback)
+{
     Query q = m_d->q("SELECT seq, snapshot, data FROM versions WHERE object_id = ? ORDER BY seq");
     q.bind(1, objectId);
-    std::vector<Json> out;
     Json current;
+    bool first = true;
     int rc;
     while ((rc = q.step()) == SQLITE_ROW) {
         if (q.i64(1) != 0) {
@@ -344,16 +357,18 @@ Result<std::vector<Json>> HistoryStore::loadAllVersions(std::int64_t objectId)
             if (!snap)
                 return snap.error();
             current = std::move(*snap);
-        } else if (out.empty()) {
+        } else if (first) {
             return Error::make(ErrorCategory::Parse, "history of object " + std::to_string(objectId) + " starts with a delta");
         } else if (auto st = m_d->codec.applyDeltaBlob(current, q.blob(2)); !st) {
             return st.error();
         }
-        out.push_back(current);
+        first = false;
+        if (!callback(q.i64(0), current))
+            return success();
     }
     if (rc != SQLITE_DONE)
         return m_d->error("loadAllVersions");
-    return out;
+    return success();
 }
 
 Result<std::vector<HistoryGap>> HistoryStore::gaps(const std::string &scopeId)
@@ -466,16 +481,18 @@ Status HistoryStore::checkIntegrity()
             return Error::make(ErrorCategory::Io, "version count mismatch for " + o.ref.uid);
         if (!vs->empty() && !vs->front().snapshot)
             return Error::make(ErrorCategory::Io, "first kept version of " + o.ref.uid + " is not a snapshot");
-        auto all = loadAllVersions(o.id);
-        if (!all)
-            return all.error();
-        for (std::size_t i = 0; i < all->size(); ++i) {
-            const Json *rv = nullptr;
-            if ((*all)[i].contains("metadata"))
-                rv = &(*all)[i]["metadata"]["resourceVersion"];
-            if (!rv || !rv->is_string() || rv->get<std::string>() != (*vs)[i].resourceVersion)
-                return Error::make(ErrorCategory::Io, "decoded version of " + o.ref.uid + " has the wrong resourceVersion");
-        }
+        std::size_t i = 0;
+        bool wrongRv = false;
+        auto st = forEachVersion(o.id, [&](std::int64_t, const Json &object) {
+            const std::optional<std::string> rv = stringAt(object, "/metadata/resourceVersion");
+            wrongRv = i >= vs->size() || !rv || *rv != (*vs)[i].resourceVersion;
+            ++i;
+            return !wrongRv;
+        });
+        if (!st)
+            return st.error();
+        if (wrongRv)
+            return Error::make(ErrorCategory::Io, "decoded version of " + o.ref.uid + " has the wrong resourceVersion");
     }
     return success();
 }

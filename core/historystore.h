@@ -121,6 +121,10 @@ public:
     Result<Json> loadVersion(std::int64_t objectId, std::int64_t seq);
     // Decodes every stored version in seq order, each from its predecessor (one pass).
     Result<std::vector<Json>> loadAllVersions(std::int64_t objectId);
+    // The same as a stream: `callback(seq, object)` sees each version in seq order (the object is
+    // valid during the call only) and returns false to stop. Memory: one decoded version, so a
+    // long history of a large object is walked without holding it (the History tab's attribution).
+    Status forEachVersion(std::int64_t objectId, const std::function<bool(std::int64_t seq, const Json &object)> &callback);
     Result<std::vector<HistoryGap>> gaps(const std::string &scopeId);
     Result<std::vector<HistoryGap>> allGaps();
     // The last RV the store saw for a scope (list RV, bookmark, or the last event); "" if none.

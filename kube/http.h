@@ -16,6 +16,15 @@ inline constexpr std::size_t kMaxResponseBodyBytes = std::size_t(256) << 20;
 // One watch event holds one object (1.5 MiB) plus its envelope; 64 MiB leaves room for
 // aggregated servers with larger objects while bounding a newline-less stream.
 inline constexpr std::size_t kMaxWatchFrameBytes = std::size_t(64) << 20;
+// All bodies one Transport holds at once (received, or handed to their decoder) count against
+// this: a LIST and the Table LIST of the same huge answer cannot each hold the per-request limit.
+inline constexpr std::size_t kMaxBufferedBodyBytes = kMaxResponseBodyBytes;
+// A complete body is handed on with this much spare capacity, so a decoder that needs padding
+// (simdjson) reads it in place instead of copying it.
+inline constexpr std::size_t kResponseBodyPadding = 64;
+// A body is received in pieces of this size and joined once at the end into an exact-size string:
+// growing one string by doubling would hold up to twice the body while it copies.
+inline constexpr std::size_t kBodyPieceBytes = std::size_t(1) << 20;
 
 struct HttpRequest {
     std::string method = "GET";

@@ -1,4 +1,5 @@
 #include "kube/listdecoder.h"
+#include "kube/http.h"
 
 #include "core/json.h"
 #include "core/jsonread.h"
@@ -144,6 +145,9 @@ QByteArray withKind(std::string_view raw, bool hasKind, const std::string &kind,
 }
 
 } // namespace
+
+// The transport hands bodies on with this padding, so the reserve below never copies a page.
+static_assert(simdjson::SIMDJSON_PADDING <= kResponseBodyPadding);
 
 core::Result<DecodedPage> decodeListPage(std::string &body, const std::string &itemKind, const std::string &apiVersion)
 {

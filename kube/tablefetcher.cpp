@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <unordered_set>
+#include <utility>
 
 Q_LOGGING_CATEGORY(lcTable, "fieldscope.kube.table", QtInfoMsg)
 
@@ -381,6 +382,8 @@ void TableFetcher::finishList()
     m_lastListMs = m_listClock.elapsed();
     m_state = State::Live;
     std::erase_if(m_stale, [this](const auto &kv) { return kv.second.seq <= m_listStartSeq; });
+    if (m_watchListed)
+        dropUnwatchedRows();
     qCDebug(lcTable, "%s: Table listed in %lld ms, %zu stale", m_scope.describe().c_str(), m_lastListMs, m_stale.size());
     arm();
 }
@@ -410,6 +413,7 @@ void TableFetcher::becomeUnsupported(const QString &why)
     m_stale.clear();
     m_queue.clear();
     m_cellRv.clear();
+    m_watched.clear();
     Q_EMIT unsupported(why);
 }
 
@@ -427,7 +431,10 @@ void TableFetcher::accept(std::vector<TableRow> &rows)
 void TableFetcher::noteVersion(const std::string &uid, const std::string &namespace_, const std::string &name,
                                const std::string &resourceVersion)
 {
-    if (m_state == State::Idle || m_state == State::Unsupported || m_state == State::Failed)
+    if (m_state == State::Unsupported)
+        return;
+    m_watched.insert(uid);
+    if (m_state == State::Idle || m_state == State::Failed)
         return;
     if (auto it = m_cellRv.find(uid); it != m_cellRv.end() && it->second == resourceVersion) {
         m_stale.erase(uid);
@@ -440,8 +447,25 @@ void TableFetcher::noteVersion(const std::string &uid, const std::string &namesp
     arm();
 }
 
+void TableFetcher::noteWatchListed()
+{
+    if (std::exchange(m_watchListed, true) || m_state == State::Unsupported)
+        return;
+    dropUnwatchedRows();
+}
+
+void TableFetcher::dropUnwatchedRows()
+{
+    const std::size_t before = m_cellRv.size();
+    std::erase_if(m_cellRv, [this](const auto &kv) { return !m_watched.count(kv.first); });
+    if (m_cellRv.size() != before)
+        qCDebug(lcTable, "%s: dropped %zu Table rows the watch does not hold", m_scope.describe().c_str(), before - m_cellRv.size());
+    Q_EMIT unwatchedRowsDropped();
+}
+
 void TableFetcher::forget(const std::string &uid)
 {
+    m_watched.erase(uid);
     m_cellRv.erase(uid);
     m_stale.erase(uid);
     if (auto it = m_getByUid.find(uid); it != m_getByUid.end()) {

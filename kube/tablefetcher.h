@@ -28,6 +28,12 @@
 // the stale set holds at most one entry per row. Until a refresh lands the model shows the old
 // cells marked as rendered from an older resourceVersion (never silently stale).
 //
+// Bounded by the watch: the cells' versions are kept only for uids the watch holds (noted and not
+// forgotten). Once the watch has listed (noteWatchListed), every Table list that ends drops the
+// rows of uids the watch never reported (deleted meanwhile, or invented by the server) and says so
+// with unwatchedRowsDropped(), so the model drops the cells it holds for rows it does not show.
+// An object the watch reports later is then fetched as any changed one is.
+//
 // Servers or resources without Table support (a 406, or a response whose kind is not Table, as
 // some aggregated APIs answer) end in State::Unsupported with the unsupported() signal: the caller
 // keeps its fixed columns and shows no error. Other list failures retry with backoff.
@@ -45,6 +51,7 @@
 #include <functional>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 namespace fieldscope::kube {
@@ -120,6 +127,11 @@ public:
                      const std::string &resourceVersion);
     // The object was deleted: nothing more to fetch for it.
     void forget(const std::string &uid);
+    // The watch's list is complete: rows of uids it did not report are dropped now and after
+    // every later Table list.
+    void noteWatchListed();
+    bool watches(const std::string &uid) const { return m_watched.count(uid) != 0; }
+    std::size_t cachedRowCount() const { return m_cellRv.size(); } // rows whose rendered version is kept
 
     State state() const { return m_state; }
     const std::vector<TableColumn> &columns() const { return m_columns; }
@@ -132,6 +144,8 @@ Q_SIGNALS:
     void rowsReady(const std::vector<fieldscope::kube::TableRow> &rows);
     void unsupported(const QString &reason); // quiet fallback to the fixed columns
     void errorOccurred(const QString &message);
+    // Rows of uids the watch does not hold were dropped (the model drops its unjoined cells).
+    void unwatchedRowsDropped();
 
 private:
     struct Stale {
@@ -151,6 +165,7 @@ private:
     void accept(std::vector<TableRow> &rows);
     void arm();
     bool relistAllowed() const;
+    void dropUnwatchedRows();
 
     ApiClient *m_client;
     WatchScope m_scope;
@@ -161,6 +176,8 @@ private:
     std::unordered_map<std::string, Transport::RequestId> m_getByUid; // GETs in flight
     std::vector<TableColumn> m_columns;
     std::unordered_map<std::string, std::string> m_cellRv; // uid -> RV its cells were rendered from
+    std::unordered_set<std::string> m_watched; // uids the watch reported and did not delete
+    bool m_watchListed = false;
     std::unordered_map<std::string, Stale> m_stale;
     std::deque<std::string> m_queue; // stale uids, oldest first (entries may be obsolete)
     std::uint64_t m_seq = 0;

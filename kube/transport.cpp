@@ -183,6 +183,39 @@ struct Active {
     bool streamingOk = false; // 2xx status on a streaming request: bytes go to onChunk
     bool abortedByConsumer = false;
     bool bodyTooLarge = false; // the decoded body passed request.maxBodyBytes
+    bool overBudget = false;   // the transport's bodies together passed maxBufferedBodyBytes
+    // The body as it arrives, in pieces (kBodyPieceBytes), joined once when the transfer ends.
+    std::vector<std::string> pieces;
+    std::size_t bodySize = 0;
+    std::size_t *buffered = nullptr; // the transport's total of bodies held (network thread only)
+    std::size_t budget = 0;
+    Active() = default;
+    Active(const Active &) = delete;
+    Active &operator=(const Active &) = delete;
+    ~Active() { releaseBody(); }
+    void releaseBody()
+    {
+        if (buffered)
+            *buffered -= bodySize;
+        bodySize = 0;
+        std::vector<std::string>().swap(pieces);
+    }
+    // One string of exactly the body plus kResponseBodyPadding: peak memory is the body plus
+    // one piece, never the body twice. The bytes stay counted until the Active is gone (its
+    // decoder has run by then).
+    void joinBody()
+    {
+        if (pieces.empty())
+            return;
+        std::string body;
+        body.reserve(bodySize + kResponseBodyPadding);
+        for (auto &p : pieces) {
+            body.append(p);
+            std::string().swap(p);
+        }
+        pieces.clear();
+        response.body = std::move(body);
+    }
     bool callbackThrew = false; // an exception was caught at the libcurl callback boundary
     std::string callbackError;
     Clock::time_point lastByte = Clock::now(); // streaming stall detection
@@ -190,6 +223,7 @@ struct Active {
 };
 
 struct Transport::Impl {
+    std::size_t buffered = 0; // bytes of response bodies the active transfers hold; outlives them
     CURLM *multi = nullptr;
     std::map<CURL *, std::unique_ptr<Active>> active;
     std::deque<std::shared_ptr<Pending>> waiting;
@@ -311,14 +345,28 @@ size_t onWriteImpl(char *data, size_t size, size_t n, void *userp)
             return bytes.size();
         }
     }
-    if (a->response.body.size() + bytes.size() > a->pending->request.maxBodyBytes) {
-        // Past the limit (decoded bytes: a gzip bomb stops here too). Returning a short count
-        // makes libcurl fail the transfer with CURLE_WRITE_ERROR; completeTransfer says why.
+    if (a->bodySize + bytes.size() > a->pending->request.maxBodyBytes) {
+        // Past the limit (decoded bytes: a gzip bomb stops here too), checked before the bytes
+        // are kept. Returning a short count makes libcurl fail the transfer with
+        // CURLE_WRITE_ERROR; completeTransfer says why.
         a->bodyTooLarge = true;
-        std::string().swap(a->response.body);
+        a->releaseBody();
         return 0;
     }
-    a->response.body.append(bytes);
+    if (a->buffered && *a->buffered + bytes.size() > a->budget) {
+        a->overBudget = true;
+        a->releaseBody();
+        return 0;
+    }
+    if (a->pieces.empty() || a->pieces.back().size() + bytes.size() > kBodyPieceBytes) {
+        a->pieces.emplace_back();
+        // Small answers stay small; a large one fills whole pieces.
+        a->pieces.back().reserve(a->pieces.size() == 1 ? std::max<std::size_t>(bytes.size(), 16384) : kBodyPieceBytes);
+    }
+    a->pieces.back().append(bytes);
+    a->bodySize += bytes.size();
+    if (a->buffered)
+        *a->buffered += bytes.size();
     return bytes.size();
 }
 
@@ -389,6 +437,8 @@ void Transport::run()
             return;
         }
         auto a = std::make_unique<Active>();
+        a->buffered = &d.buffered;
+        a->budget = m_config.maxBufferedBodyBytes;
         a->pending = p;
         CURL *e = curl_easy_init();
         a->easy = e;
@@ -521,9 +571,22 @@ void Transport::run()
                                                             + std::to_string(p.request.maxBodyBytes) + " bytes"));
             return;
         }
+        if (a->overBudget) {
+            finish(p, Error::make(ErrorCategory::Parse, p.request.method + " " + p.request.path
+                                                            + ": the responses in flight together are larger than the limit of "
+                                                            + std::to_string(m_config.maxBufferedBodyBytes) + " bytes"));
+            return;
+        }
         if (a->callbackThrew) {
             finish(p, Error::make(ErrorCategory::Parse, p.request.method + " " + p.request.path
                                                             + ": the response could not be read: " + a->callbackError));
+            return;
+        }
+        try {
+            a->joinBody();
+        } catch (const std::bad_alloc &) {
+            a->releaseBody();
+            finish(p, Error::make(ErrorCategory::Parse, p.request.method + " " + p.request.path + ": no memory for the response body"));
             return;
         }
         if (code != CURLE_OK) {

@@ -53,6 +53,9 @@ struct TransportConfig {
     int watchBurst = 300;
     int connectTimeoutMs = 10'000;
     int maxRetries = 10; // 429 / 5xx with Retry-After
+    // The sum of the bodies of all requests in flight (kube/http.h); a body that would pass it
+    // fails its request with a Parse error. Tests lower it.
+    std::size_t maxBufferedBodyBytes = kMaxBufferedBodyBytes;
     std::string userAgent = std::string("fieldscope/") + FIELDSCOPE_VERSION;
 };
 

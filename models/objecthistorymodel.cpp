@@ -1,8 +1,12 @@
 #include "models/objecthistorymodel.h"
 
+#include "core/jsonread.h"
+
 #include <QCoreApplication>
 #include <QFont>
 
+#include <map>
+#include <optional>
 #include <unordered_map>
 
 namespace fieldscope::models {
@@ -19,11 +23,12 @@ QString writerLabels(const core::TransitionAttribution &a)
     return labels.join(QStringLiteral(", "));
 }
 
-HistoryRow versionRow(const core::AttributedEntry &e, const core::Json &object)
+HistoryRow versionRow(const core::AttributedEntry &e)
 {
     HistoryRow r;
     const core::VersionInfo &v = e.entry.version;
     r.uid = v.uid;
+    r.objectId = v.objectId != 0 ? v.objectId : e.object.id;
     r.seq = v.seq;
     r.resourceVersion = v.resourceVersion;
     r.eventType = v.eventType;
@@ -41,7 +46,6 @@ HistoryRow versionRow(const core::AttributedEntry &e, const core::Json &object)
     r.changedFields = int(e.attribution.changes.size());
     for (const auto &c : e.attribution.changes)
         r.changedPaths << qs(c.path.toString());
-    r.json = QByteArray::fromStdString(object.dump());
     return r;
 }
 
@@ -52,17 +56,16 @@ QString timeOf(std::int64_t ms)
 
 } // namespace
 
-std::vector<HistoryRow> historyRows(core::LoadedHistory history)
+std::vector<HistoryRow> historyRows(const std::vector<core::AttributedEntry> &entries)
 {
     std::vector<HistoryRow> out;
-    out.reserve(history.entries.size());
+    out.reserve(entries.size());
     std::unordered_map<std::string, int> lastOfUid;
-    for (std::size_t i = 0; i < history.entries.size(); ++i) {
-        const core::AttributedEntry &e = history.entries[i];
+    for (const core::AttributedEntry &e : entries) {
         HistoryRow r;
         switch (e.entry.kind) {
         case core::HistoryEntry::Kind::Version:
-            r = versionRow(e, history.objects[i]);
+            r = versionRow(e);
             if (auto it = lastOfUid.find(r.uid); it != lastOfUid.end())
                 r.previousVersion = it->second;
             lastOfUid[r.uid] = int(out.size());
@@ -91,8 +94,9 @@ std::vector<HistoryRow> historyRows(core::LoadedHistory history)
 
 ObjectHistoryModel::ObjectHistoryModel(QObject *parent) : QAbstractTableModel(parent) {}
 
-void ObjectHistoryModel::setRows(const QString &key, std::vector<HistoryRow> rows)
+void ObjectHistoryModel::setRows(const QString &key, std::vector<HistoryRow> rows, std::shared_ptr<HistoryVersions> versions)
 {
+    m_versions = std::move(versions);
     const std::size_t n = m_rows.size();
     const bool extends = key == m_key && n > 0 && rows.size() > n && rows[n - 1].kind == m_rows[n - 1].kind
                       && rows[n - 1].seq == m_rows[n - 1].seq && rows[n - 1].uid == m_rows[n - 1].uid
@@ -118,6 +122,7 @@ void ObjectHistoryModel::clear(const QString &message)
     beginResetModel();
     m_key.clear();
     m_rows.clear();
+    m_versions.reset();
     endResetModel();
     if (message != m_message) {
         m_message = message;
@@ -201,8 +206,6 @@ QVariant ObjectHistoryModel::data(const QModelIndex &index, int role) const
         f.setItalic(true); // gaps, pruned rows and guesses we refuse to make look different
         return f;
     }
-    case JsonRole: return version ? r->json : QByteArray();
-    case PreviousJsonRole: return version && r->previousVersion >= 0 ? m_rows[std::size_t(r->previousVersion)].json : QByteArray();
     case IsVersionRole: return version;
     case UidRole: return qs(r->uid);
     case ResourceVersionRole: return qs(r->resourceVersion);
@@ -227,33 +230,37 @@ QVariant ObjectHistoryModel::headerData(int section, Qt::Orientation orientation
 
 // ---- field timeline ----------------------------------------------------------------------------
 
-std::vector<FieldTimelineRow> fieldTimelineRows(const std::vector<HistoryRow> &rows, const std::string &uid,
-                                                const core::FieldPath &path)
+core::Result<std::vector<FieldTimelineRow>> fieldTimelineRows(HistoryVersions &versions, const std::vector<HistoryRow> &rows,
+                                                              const std::string &uid, const core::FieldPath &path)
 {
-    std::vector<core::VersionInfo> versions;
-    std::vector<core::Json> objects;
+    std::map<std::int64_t, core::VersionInfo> bySeq; // the rows' versions of this uid
+    std::int64_t objectId = 0;
     for (const auto &r : rows) {
         if (r.kind != core::HistoryEntry::Kind::Version || r.uid != uid)
             continue;
-        auto j = core::parseJson(std::string_view(r.json.constData(), std::size_t(r.json.size())));
-        if (!j)
-            continue; // we wrote it with dump(); unreadable means corrupt, and the row says nothing
         core::VersionInfo v;
         v.uid = r.uid;
         v.seq = r.seq;
         v.resourceVersion = r.resourceVersion;
         v.eventType = r.eventType;
         v.observedAtMs = r.observedAtMs;
-        versions.push_back(std::move(v));
-        objects.push_back(std::move(*j));
+        bySeq.emplace(r.seq, std::move(v));
+        objectId = r.objectId;
     }
     std::vector<FieldTimelineRow> out;
-    for (const auto &p : core::fieldTimeline(versions, objects, path)) {
+    if (bySeq.empty())
+        return out;
+    std::optional<core::FieldTimelinePoint> last;
+    auto st = versions.forEachVersion(objectId, [&](std::int64_t seq, const core::Json &object) {
+        const auto it = bySeq.find(seq);
+        if (it == bySeq.end())
+            return true; // recorded after the rows were listed: the next load shows it
+        core::FieldTimelinePoint p = core::fieldTimelinePoint(it->second, object, path, last ? &*last : nullptr);
         FieldTimelineRow t;
         t.resourceVersion = p.resourceVersion;
         t.observedAtMs = p.observedAtMs;
         t.present = p.present;
-        t.value = p.present ? qs(p.value.dump()) : QString();
+        t.value = p.present ? qs(core::safeDump(p.value)) : QString();
         QStringList owners;
         for (const auto &o : p.owners)
             owners << qs(o.label());
@@ -261,7 +268,11 @@ std::vector<FieldTimelineRow> fieldTimelineRows(const std::vector<HistoryRow> &r
         t.changed = p.changed;
         t.ownersChanged = p.ownersChanged;
         out.push_back(std::move(t));
-    }
+        last = std::move(p);
+        return true;
+    });
+    if (!st)
+        return st.error();
     return out;
 }
 

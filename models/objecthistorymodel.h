@@ -5,9 +5,12 @@
 // FieldTimelineModel lists one field's values and owners across those versions.
 //
 // Rows are built on a worker thread from the history store (historyRows(), fieldTimelineRows());
-// the models only swap them in on the GUI thread.
+// the models only swap them in on the GUI thread. A row holds no object: the versions' objects
+// are read one at a time through the model's HistoryVersions (models/historyversions.h) on a
+// worker, so the tab's memory does not grow with the number or the size of the versions.
 #include "core/attribution.h"
 #include "core/historyquery.h"
+#include "models/historyversions.h"
 
 #include <QAbstractTableModel>
 #include <QDateTime>
@@ -21,6 +24,7 @@ namespace fieldscope::models {
 struct HistoryRow {
     core::HistoryEntry::Kind kind = core::HistoryEntry::Kind::Version;
     std::string uid;
+    std::int64_t objectId = 0; // the store's id of the incarnation (HistoryVersions' key with seq)
     std::int64_t seq = 0;
     std::string resourceVersion; // versions; gaps: "a → b"
     core::HistoryEventType eventType = core::HistoryEventType::Modified;
@@ -30,12 +34,11 @@ struct HistoryRow {
     bool ambiguous = false;
     int changedFields = 0;
     QStringList changedPaths; // server syntax, noise-filtered
-    QByteArray json;          // compact JSON of the version (versions only)
     int previousVersion = -1; // index (oldest first) of the previous version of the same uid
 };
 
-// Rows oldest first, from a loaded history (consumes it). Heavy: run on a worker thread.
-std::vector<HistoryRow> historyRows(core::LoadedHistory history);
+// Rows oldest first, from an attributed history. Run on a worker thread.
+std::vector<HistoryRow> historyRows(const std::vector<core::AttributedEntry> &entries);
 
 class ObjectHistoryModel : public QAbstractTableModel
 {
@@ -43,9 +46,7 @@ class ObjectHistoryModel : public QAbstractTableModel
 public:
     enum Column { ResourceVersionColumn, EventColumn, ChangedByColumn, ChangesColumn, ObservedColumn, ColumnCount };
     enum Role {
-        JsonRole = Qt::UserRole + 300, // QByteArray: this version's JSON ("" for gaps)
-        PreviousJsonRole,              // QByteArray: the previous version of the same object ("" if none)
-        IsVersionRole,                 // bool: a version (not a gap or pruned row)
+        IsVersionRole = Qt::UserRole + 302, // bool: a version (not a gap or pruned row)
         UidRole,                       // QString
         ResourceVersionRole,           // QString
         ChangedPathsRole               // QStringList
@@ -56,8 +57,11 @@ public:
     // Rows oldest first; shown newest first. The same key with rows that only grew at the end
     // (new versions recorded) inserts rows on top instead of resetting, so the selection and the
     // diff the user is reading survive.
-    void setRows(const QString &key, std::vector<HistoryRow> rows);
+    // `versions` reads the rows' objects (null: none can be shown).
+    void setRows(const QString &key, std::vector<HistoryRow> rows, std::shared_ptr<HistoryVersions> versions = {});
     void clear(const QString &message = {});
+    // Where the rows' objects are read from (worker threads only); null when nothing is shown.
+    const std::shared_ptr<HistoryVersions> &versions() const { return m_versions; }
     const QString &key() const { return m_key; }
     // What the list means when empty ("Nothing recorded yet", an error), for the view to show.
     const QString &message() const { return m_message; }
@@ -78,6 +82,7 @@ private:
     QString m_key;
     QString m_message;
     std::vector<HistoryRow> m_rows; // oldest first; view row r shows m_rows[n-1-r]
+    std::shared_ptr<HistoryVersions> m_versions;
 };
 
 struct FieldTimelineRow {
@@ -90,9 +95,10 @@ struct FieldTimelineRow {
     bool ownersChanged = false;
 };
 
-// One field across the versions of one uid, oldest first. Heavy: run on a worker thread.
-std::vector<FieldTimelineRow> fieldTimelineRows(const std::vector<HistoryRow> &rows, const std::string &uid,
-                                                const core::FieldPath &path);
+// One field across the versions of one uid, oldest first, reading the versions one at a time.
+// Heavy: run on a worker thread.
+core::Result<std::vector<FieldTimelineRow>> fieldTimelineRows(HistoryVersions &versions, const std::vector<HistoryRow> &rows,
+                                                              const std::string &uid, const core::FieldPath &path);
 
 class FieldTimelineModel : public QAbstractTableModel
 {

@@ -100,6 +100,10 @@ public:
     const std::vector<ServerColumn> &serverColumns() const { return m_serverColumns; }
     // Cells for rows by uid; cells for a uid the watch has not delivered yet wait for it.
     void applyServerRows(std::vector<ServerRow> rows);
+    // Drops the cells still waiting for a row (the Table fetcher dropped those uids: the watch
+    // does not hold them), so cells of objects the watch never reports are not kept.
+    void dropUnjoinedCells() { m_pendingCells.clear(); }
+    std::size_t unjoinedCellCount() const { return m_pendingCells.size(); }
 
     // Marks recorded objects whose last event was their deletion (uid -> resourceVersion of it).
     void markDeleted(const std::map<std::string, std::string> &deletedAt);

@@ -3,6 +3,7 @@
 
 #include "core/boundary.h"
 #include "core/json.h"
+#include "core/visibletext.h"
 #include "core/jsonread.h"
 #include "core/objectdiff.h"
 #include "core/yaml.h"
@@ -132,27 +133,52 @@ QString changeList(const std::vector<core::FieldChange> &changes, const Colors &
     return html + QStringLiteral("</table>");
 }
 
+struct VersionKey {
+    std::int64_t objectId = 0, seq = 0;
+    bool valid = false;
+};
+
 struct DiffRequest {
-    QByteArray before, after;
+    std::shared_ptr<models::HistoryVersions> versions;
+    VersionKey before, after;
     QString beforeRv, afterRv;
     core::DiffOptions filters;
     Colors colors;
 };
 
-// Runs on a worker thread: parsing, diffing and rendering are pure work on copies.
+QString errorHtml(const core::Error &e)
+{
+    return QStringLiteral("<p>%1</p>").arg(richEscaped(QString::fromStdString(e.describe())));
+}
+
+// One version's object, read (or taken from the cache) and parsed on the worker.
+core::Result<core::Json> versionObject(models::HistoryVersions &versions, const VersionKey &key)
+{
+    auto bytes = versions.json(key.objectId, key.seq);
+    if (!bytes)
+        return bytes.error();
+    return core::parseJson(std::string_view(bytes->constData(), std::size_t(bytes->size())));
+}
+
+// Runs on a worker thread: reading the two versions, parsing, diffing and rendering.
 QString renderDiff(const DiffRequest &r)
 {
-    auto b = core::parseJson(std::string_view(r.after.constData(), std::size_t(r.after.size())));
+    if (!r.versions)
+        return {};
+    auto b = versionObject(*r.versions, r.after);
     if (!b)
-        return QStringLiteral("<p>%1</p>").arg(richEscaped(QString::fromStdString(b.error().describe())));
-    if (r.before.isEmpty()) { // the first version: the whole object, nothing to compare with
+        return errorHtml(b.error());
+    if (!r.before.valid) { // the first version: the whole object, nothing to compare with
         const std::string text = core::jsonToYaml(core::applyNoiseFilters(*b, r.filters));
+        // Escaped keeping its line breaks: a YAML document is many lines, not one with escapes.
         return QStringLiteral("<p><i>%1</i></p><pre style=\"margin:0\">%2</pre>")
             .arg(tr_("The first recorded version of this object (resourceVersion %1); shown whole.").arg(richEscaped(r.afterRv)),
-                 richEscaped(QString::fromStdString(text)));
+                 core::visibleText(QString::fromStdString(text), true).toHtmlEscaped());
     }
-    auto a = core::parseJson(std::string_view(r.before.constData(), std::size_t(r.before.size())));
-    const core::Json old = a ? std::move(*a) : core::Json::object();
+    auto a = versionObject(*r.versions, r.before);
+    if (!a)
+        return errorHtml(a.error());
+    const core::Json old = std::move(*a);
     core::YamlDiffOptions opts;
     opts.filters = r.filters;
     opts.contextLines = 3;
@@ -300,17 +326,21 @@ void HistoryPanel::showDiff()
     // version before it.
     QModelIndexList rows = m_versions->selectionModel()->selectedRows();
     std::sort(rows.begin(), rows.end(), [](const QModelIndex &a, const QModelIndex &b) { return a.row() > b.row(); });
+    auto keyOf = [](const models::HistoryRow *r) { return r ? VersionKey{r->objectId, r->seq, true} : VersionKey{}; };
     DiffRequest req;
+    req.versions = m_model->versions();
     QModelIndex after = m_versions->currentIndex();
     if (rows.size() == 2 && rows[0].data(models::ObjectHistoryModel::IsVersionRole).toBool()
         && rows[1].data(models::ObjectHistoryModel::IsVersionRole).toBool()) {
         after = rows[1];
-        req.before = rows[0].data(models::ObjectHistoryModel::JsonRole).toByteArray();
+        req.before = keyOf(m_model->rowAt(rows[0].row()));
         req.beforeRv = rows[0].data(models::ObjectHistoryModel::ResourceVersionRole).toString();
     } else if (after.isValid()) {
-        req.before = after.data(models::ObjectHistoryModel::PreviousJsonRole).toByteArray();
-        if (const models::HistoryRow *r = m_model->rowAt(after.row()); r && r->previousVersion >= 0)
-            req.beforeRv = QString::fromStdString(m_model->rows()[std::size_t(r->previousVersion)].resourceVersion);
+        if (const models::HistoryRow *r = m_model->rowAt(after.row()); r && r->previousVersion >= 0) {
+            const models::HistoryRow &previous = m_model->rows()[std::size_t(r->previousVersion)];
+            req.before = keyOf(&previous);
+            req.beforeRv = QString::fromStdString(previous.resourceVersion);
+        }
     }
     if (!after.isValid() || !after.data(models::ObjectHistoryModel::IsVersionRole).toBool()) {
         ++m_diffGeneration;
@@ -318,7 +348,7 @@ void HistoryPanel::showDiff()
         m_diff->setHtml(r ? QStringLiteral("<p><i>%1</i></p>").arg(richEscaped(r->note)) : QString());
         return;
     }
-    req.after = after.data(models::ObjectHistoryModel::JsonRole).toByteArray();
+    req.after = keyOf(m_model->rowAt(after.row()));
     req.afterRv = after.data(models::ObjectHistoryModel::ResourceVersionRole).toString();
     req.filters.hideManagedFields = m_hideManagedFields->isChecked();
     req.filters.hideResourceVersion = m_hideResourceVersion->isChecked();
@@ -338,7 +368,13 @@ void HistoryPanel::showDiff()
             m_diff->setPlainText(tr("Cannot show the difference: %1").arg(QString::fromStdString(html.error().message)));
         Q_EMIT diffShown();
     });
-    w->setFuture(QtConcurrent::run([req] { return renderDiff(req); }));
+    w->setFuture(QtConcurrent::run([req] {
+        try { // a version too large to hold (bad_alloc) is a message in the pane, not a crash
+            return renderDiff(req);
+        } catch (const std::exception &e) {
+            return QStringLiteral("<p>%1</p>").arg(richEscaped(QString::fromUtf8(e.what())));
+        }
+    }));
 }
 
 void HistoryPanel::setField(const QString &uid, const core::FieldPath &path)
@@ -356,15 +392,21 @@ void HistoryPanel::refreshTimeline()
         return;
     }
     const QString pathText = QString::fromStdString(m_field.toString());
-    auto *w = new QFutureWatcher<std::vector<models::FieldTimelineRow>>(this);
+    const auto versions = m_model->versions();
+    if (!versions) {
+        m_timelineBox->hide();
+        return;
+    }
+    using TimelineResult = core::Result<std::vector<models::FieldTimelineRow>>;
+    auto *w = new QFutureWatcher<TimelineResult>(this);
     connect(w, &QFutureWatcherBase::finished, this, [this, w, gen, pathText] {
         w->deleteLater();
         if (gen != m_timelineGeneration)
             return;
         auto taken = core::takeResult(w->future(), "the field timeline");
         if (!taken) {
-            m_timelineTitle->setText(tr("<b>%1</b>: cannot show its timeline: %2")
-                                         .arg(richEscaped(pathText), richEscaped(QString::fromStdString(taken.error().message))));
+            m_timelineTitle->setText(tr("<b>%1</b>: cannot read the recorded versions: %2")
+                                         .arg(richEscaped(pathText), richEscaped(QString::fromStdString(taken.error().describe()))));
             m_timelineModel->setTimeline(pathText, {});
             m_timelineBox->show();
             Q_EMIT timelineShown();
@@ -377,9 +419,13 @@ void HistoryPanel::refreshTimeline()
         m_timelineBox->show();
         Q_EMIT timelineShown();
     });
-    // Rows share their JSON bytes implicitly: the copy is cheap, the parse happens on the worker.
-    w->setFuture(QtConcurrent::run([rows = m_model->rows(), uid = m_fieldUid.toStdString(), path = m_field] {
-        return models::fieldTimelineRows(rows, uid, path);
+    // The rows are small (no objects); the versions are read one at a time on the worker.
+    w->setFuture(QtConcurrent::run([versions, rows = m_model->rows(), uid = m_fieldUid.toStdString(), path = m_field]() -> TimelineResult {
+        try {
+            return models::fieldTimelineRows(*versions, rows, uid, path);
+        } catch (const std::exception &e) {
+            return core::Error::make(core::ErrorCategory::Io, e.what());
+        }
     }));
 }
 

@@ -519,7 +519,7 @@ private Q_SLOTS:
 
         auto imported = openStore(db("imported.db"));
         auto report = importJsonLines(file, *imported).value();
-        QCOMPARE(report.versions.size(), std::size_t(3));
+        QCOMPARE(report.versions, std::int64_t(3));
         auto obj = imported->allObjects().value()[0];
         auto rows = imported->history(obj.id).value();
         QCOMPARE(rows.size(), std::size_t(4));

@@ -17,6 +17,7 @@
 #include <QFile>
 #include <QFont>
 #include <QImage>
+#include <QRegularExpression>
 #include <QSignalSpy>
 #include <QSettings>
 #include <QStandardPaths>
@@ -118,6 +119,16 @@ private Q_SLOTS:
         versions->selectionModel()->select(m->index(3, 0), QItemSelectionModel::Select | QItemSelectionModel::Rows);
         QTRY_VERIFY(diff->toPlainText().contains(QStringLiteral("resourceVersion 10 → 30")));
         QVERIFY(saveShot(&view, QStringLiteral("open-history.png")));
+        // The first recorded version alone is shown whole, as YAML with its line breaks (not one
+        // line with escaped line breaks).
+        versions->clearSelection();
+        versions->selectRow(3);
+        QTRY_VERIFY2(diff->toPlainText().contains(QLatin1String("shown whole")), qPrintable(diff->toPlainText()));
+        const QString whole = diff->toPlainText();
+        QVERIFY2(!whole.contains(QLatin1String("\\u000a")), qPrintable(whole));
+        QVERIFY2(whole.contains(QRegularExpression(QStringLiteral("^  mode: blue$"), QRegularExpression::MultilineOption)), qPrintable(whole));
+        QVERIFY2(whole.contains(QRegularExpression(QStringLiteral("^kind: ConfigMap$"), QRegularExpression::MultilineOption)), qPrintable(whole));
+        QVERIFY(saveShot(&view, QStringLiteral("open-history-first-version.png")));
     }
 
     void databaseOpensReadOnlyToo()

@@ -5,6 +5,7 @@
 #include "kube/tablefetcher.h"
 #include "transcriptserver.h"
 
+#include <QSignalSpy>
 #include <QTest>
 
 #include <fstream>
@@ -336,6 +337,45 @@ private Q_SLOTS:
         QCOMPARE(h.fetcher->staleCount(), std::size_t(0)); // the relist covers what was noted before it
         QCOMPARE(h.getRequests(), 0);
         QCOMPARE(h.listRequests(), 4);
+    }
+
+    // Row caches hold only what the watch holds: once the watch has listed, rows of uids it never
+    // reported are dropped after every Table list; one the watch reports later is fetched.
+    void rowsTheWatchNeverReportsAreDroppedAfterItsList()
+    {
+        Harness h;
+        h.recordedTwoPages();
+        kube::TableFetcherOptions o = fastOptions();
+        o.maxGetsPerTick = 3;
+        o.relistMinIntervalMs = 0;
+        o.relistDurationFactor = 0;
+        h.start(o);
+        QSignalSpy dropped(h.fetcher.get(), &kube::TableFetcher::unwatchedRowsDropped);
+        QTRY_VERIFY_WITH_TIMEOUT(h.live(), 10'000);
+        const std::size_t listed = h.fetcher->cachedRowCount();
+        QVERIFY2(listed >= 3, "the recording lists a, b, c and kube-root-ca.crt");
+        QCOMPARE(dropped.size(), 0); // the watch has not listed yet: nothing is known to be missing
+        h.fetcher->noteVersion(kUidA, "tbl", "a", "235"); // the watch holds only "a"
+        h.fetcher->noteWatchListed();
+        QCOMPARE(h.fetcher->cachedRowCount(), std::size_t(1));
+        QCOMPARE(dropped.size(), 1);
+        QVERIFY(h.fetcher->watches(kUidA));
+        QVERIFY(!h.fetcher->watches(kUidB));
+        // A relist renders them all again; they are dropped again when it ends.
+        for (int n = 0; n < 10; ++n)
+            h.fetcher->noteVersion("uid-" + std::to_string(n), "tbl", "obj-" + std::to_string(n), "2000");
+        QTRY_COMPARE_WITH_TIMEOUT(h.fetcher->listsStarted(), 2, 10'000);
+        QTRY_VERIFY_WITH_TIMEOUT(h.live(), 10'000);
+        QCOMPARE(h.fetcher->cachedRowCount(), std::size_t(1));
+        QCOMPARE(dropped.size(), 2);
+        // "b" reported by the watch after all: its cells are fetched like a changed object's.
+        QCOMPARE(h.fetcher->staleCount(), std::size_t(0));
+        h.fetcher->noteVersion(kUidB, "tbl", "b", "236");
+        QCOMPARE(h.fetcher->staleCount(), std::size_t(1));
+        // A deleted object is no longer held.
+        h.fetcher->forget(kUidA);
+        QVERIFY(!h.fetcher->watches(kUidA));
+        QCOMPARE(h.fetcher->cachedRowCount(), std::size_t(0));
     }
 
     void relistIsRateLimitedByTheLastListsDuration()

@@ -2,6 +2,7 @@
 // list growing on top without a reset, and one field's timeline.
 #include "models/objecthistorymodel.h"
 
+#include <QAbstractItemModelTester>
 #include <QSignalSpy>
 #include <QTest>
 
@@ -28,6 +29,7 @@ core::AttributedEntry versionEntry(const std::string &uid, std::int64_t seq, con
 {
     core::AttributedEntry e;
     e.entry.kind = core::HistoryEntry::Kind::Version;
+    e.entry.version.objectId = uid == "u1" ? 1 : 2;
     e.entry.version.uid = uid;
     e.entry.version.seq = seq;
     e.entry.version.resourceVersion = rv;
@@ -37,9 +39,14 @@ core::AttributedEntry versionEntry(const std::string &uid, std::int64_t seq, con
 }
 
 // blue (create) -> gap -> green (teacher) ; then a re-created object with a new uid.
-core::LoadedHistory sample()
+struct Sample {
+    std::vector<core::AttributedEntry> entries;
+    std::map<std::pair<std::int64_t, std::int64_t>, Json> objects; // (object id, seq) -> object
+};
+
+Sample sampleHistory()
 {
-    core::LoadedHistory h;
+    Sample h;
     std::vector<Json> objects = {configMap("u1", "10", "blue", Json::array({entry("kubectl-create", "2026-07-20T09:00:00Z")})),
                                  Json(),
                                  configMap("u1", "30", "green", Json::array({entry("teacher", "2026-07-20T09:05:00Z")})),
@@ -53,10 +60,21 @@ core::LoadedHistory sample()
     h.entries.push_back(versionEntry("u1", 2, "30"));
     h.entries.push_back(versionEntry("u2", 1, "40"));
     for (std::size_t i = 0; i < objects.size(); ++i)
-        if (h.entries[i].entry.kind == core::HistoryEntry::Kind::Version)
+        if (h.entries[i].entry.kind == core::HistoryEntry::Kind::Version) {
             h.entries[i].attribution = core::attributeTransition(i == 2 ? &objects[0] : nullptr, objects[i]);
-    h.objects = std::move(objects);
+            h.objects[{h.entries[i].entry.version.objectId, h.entries[i].entry.version.seq}] = objects[i];
+        }
     return h;
+}
+
+std::vector<models::HistoryRow> sample()
+{
+    return models::historyRows(sampleHistory().entries);
+}
+
+std::shared_ptr<models::HistoryVersions> sampleVersions(std::size_t capacity = models::HistoryVersions::kCachedVersions)
+{
+    return std::make_shared<models::HistoryVersions>(models::memoryVersionReader(sampleHistory().objects), capacity);
 }
 
 } // namespace
@@ -67,7 +85,7 @@ class TestObjectHistoryModel : public QObject
 private Q_SLOTS:
     void rowsLinkEachVersionToThePreviousOfTheSameObject()
     {
-        const auto rows = models::historyRows(sample());
+        const auto rows = sample();
         QCOMPARE(rows.size(), std::size_t(4));
         QCOMPARE(rows[0].previousVersion, -1);
         QCOMPARE(rows[1].kind, core::HistoryEntry::Kind::Gap);
@@ -76,25 +94,47 @@ private Q_SLOTS:
         QCOMPARE(rows[2].changedBy, QStringLiteral("teacher(Update)"));
         QVERIFY(rows[2].changedPaths.contains(QStringLiteral(".data.mode")));
         QCOMPARE(rows[3].previousVersion, -1); // a new incarnation starts afresh
-        QVERIFY(rows[3].json.contains("\"red\""));
+        QCOMPARE(rows[3].objectId, std::int64_t(2));
     }
 
-    void modelShowsNewestFirstWithGapsAndPreviousJson()
+    void modelShowsNewestFirstWithGapsAndPreviousVersion()
     {
         models::ObjectHistoryModel m;
-        m.setRows(QStringLiteral("k"), models::historyRows(sample()));
+        QAbstractItemModelTester tester(&m, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        const auto versions = sampleVersions();
+        m.setRows(QStringLiteral("k"), sample(), versions);
         QCOMPARE(m.rowCount(), 4);
         QCOMPARE(m.index(0, models::ObjectHistoryModel::ResourceVersionColumn).data().toString(), QStringLiteral("40"));
         QCOMPARE(m.index(2, models::ObjectHistoryModel::EventColumn).data().toString(), QStringLiteral("not observed"));
         QVERIFY(!m.index(2, 0).data(models::ObjectHistoryModel::IsVersionRole).toBool());
-        QVERIFY(m.index(1, 0).data(models::ObjectHistoryModel::PreviousJsonRole).toByteArray().contains("\"blue\""));
+        const models::HistoryRow *green = m.rowAt(1);
+        QVERIFY(green && green->previousVersion >= 0);
+        const models::HistoryRow &blue = m.rows()[std::size_t(green->previousVersion)];
+        QVERIFY(m.versions()->json(blue.objectId, blue.seq).value().contains("\"blue\""));
         QCOMPARE(m.index(0, models::ObjectHistoryModel::ChangesColumn).data().toString(), QStringLiteral("first seen"));
+    }
+
+    // The rows hold no object: versions are read when asked, and only a few stay cached.
+    void versionsAreReadOnDemandAndTheCacheIsBounded()
+    {
+        const auto versions = sampleVersions(2);
+        QCOMPARE(versions->loads(), 0);
+        QVERIFY(versions->json(1, 1).value().contains("\"blue\""));
+        QVERIFY(versions->json(1, 1).value().contains("\"blue\""));
+        QCOMPARE(versions->loads(), 1); // the second read was the cache's
+        QVERIFY(versions->json(1, 2).value().contains("\"green\""));
+        QVERIFY(versions->json(2, 1).value().contains("\"red\""));
+        QCOMPARE(versions->cachedCount(), std::size_t(2)); // blue, the least recently used, left
+        QVERIFY(versions->json(1, 1).ok());
+        QCOMPARE(versions->loads(), 4);
+        QVERIFY(!versions->json(9, 9).ok());
     }
 
     void newVersionsAreInsertedOnTopWithoutAReset()
     {
         models::ObjectHistoryModel m;
-        auto rows = models::historyRows(sample());
+        QAbstractItemModelTester tester(&m, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        auto rows = sample();
         std::vector<models::HistoryRow> firstThree(rows.begin(), rows.begin() + 3);
         m.setRows(QStringLiteral("k"), firstThree);
         QSignalSpy resets(&m, &QAbstractItemModel::modelReset);
@@ -111,20 +151,21 @@ private Q_SLOTS:
     void emptyModelCarriesItsMessage()
     {
         models::ObjectHistoryModel m;
+        QAbstractItemModelTester tester(&m, QAbstractItemModelTester::FailureReportingMode::QtTest);
         QSignalSpy messages(&m, &models::ObjectHistoryModel::messageChanged);
         m.clear(QStringLiteral("No version of this object is recorded yet."));
         QCOMPARE(m.rowCount(), 0);
         QCOMPARE(m.message(), QStringLiteral("No version of this object is recorded yet."));
-        m.setRows(QStringLiteral("k"), models::historyRows(sample()));
+        m.setRows(QStringLiteral("k"), sample());
         QVERIFY(m.message().isEmpty());
         QCOMPARE(messages.size(), 2);
     }
 
     void fieldTimelineFollowsValuesAndOwnersOfOneIncarnation()
     {
-        const auto rows = models::historyRows(sample());
+        const auto rows = sample();
         const core::FieldPath mode({core::PathElement::makeField("data"), core::PathElement::makeField("mode")});
-        const auto t = models::fieldTimelineRows(rows, "u1", mode);
+        const auto t = models::fieldTimelineRows(*sampleVersions(), rows, "u1", mode).value();
         QCOMPARE(t.size(), std::size_t(2)); // u2's version is another object
         QCOMPARE(t[0].value, QStringLiteral("\"blue\""));
         QCOMPARE(t[0].owners, QStringLiteral("kubectl-create(Update)"));

@@ -274,6 +274,23 @@ private Q_SLOTS:
         QCOMPARE(f.view.index(0, ObjectTableModel::ColumnCount).data().toLongLong(), 7);
     }
 
+    // Cells for a uid the watch never delivers are dropped when the fetcher says so.
+    void unjoinedServerCellsAreDroppedOnRequest()
+    {
+        Fixture f;
+        f.table.setServerColumns({{QStringLiteral("Data"), QStringLiteral("integer"), {}, {}, 0}});
+        f.table.applyServerRows({{"uid-a-ghost", {QVariant(qlonglong(7))}}, {"uid-a-y", {QVariant(qlonglong(8))}}});
+        QCOMPARE(f.table.unjoinedCellCount(), std::size_t(2));
+        f.table.applyBatch(batch({object("a", "y", "2")}));
+        QCOMPARE(f.table.unjoinedCellCount(), std::size_t(1)); // y joined its row
+        f.table.dropUnjoinedCells();
+        QCOMPARE(f.table.unjoinedCellCount(), std::size_t(0));
+        f.table.applyBatch(batch({object("a", "ghost", "3")}));
+        const int ghost = f.table.rowOf("uid-a-ghost");
+        QVERIFY(ghost >= 0);
+        QVERIFY(!f.table.index(ghost, ObjectTableModel::ColumnCount).data().isValid()); // no cells kept for it
+    }
+
     void serverCellsSortNumbersAsNumbersAndTextWithNumbersNaturally()
     {
         Fixture f;
