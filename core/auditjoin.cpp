@@ -365,7 +365,12 @@ void AuditJoiner::holdEvent(const AuditEvent &e, std::int64_t nowMs, AuditJoinOu
     held.objectKey = keyOf(objectKeyOf(e));
     held.arrivedMs = nowMs;
     if (!isDelete && !e.responseResourceVersion.empty()) {
-        s.exactEvents[exactKey(e.objectRef.apiGroup, e.objectRef.resource, e.responseResourceVersion)] = id;
+        // A no-op write answers with the unchanged object, so a later request can carry the same
+        // resourceVersion: the earliest request is the one that made the version.
+        auto [slot, inserted] = s.exactEvents.try_emplace(
+            exactKey(e.objectRef.apiGroup, e.objectRef.resource, e.responseResourceVersion), id);
+        if (!inserted && s.events.at(slot->second).event.stageMicros > e.stageMicros)
+            slot->second = id;
         return; // an event that carries its version joins only exactly
     }
     if (isDelete && !e.responseUid.empty()) {

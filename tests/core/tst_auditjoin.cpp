@@ -271,6 +271,22 @@ private Q_SLOTS:
         QCOMPARE(joiner.addVersions({v}, 0).joins.size(), std::size_t(0));
     }
 
+    void theEarliestRequestWinsAResourceVersionANoOpWriteRepeats()
+    {
+        const auto ev = events("rr");
+        const AuditEvent create = *std::find_if(ev.begin(), ev.end(), [](const AuditEvent &e) { return e.responseResourceVersion == "227"; });
+        AuditEvent noOp = create; // a later request answered with the unchanged object
+        noOp.auditID = "no-op";
+        noOp.user.username = "bob";
+        noOp.verb = "update";
+        noOp.stageMicros += 5000000;
+        AuditJoiner joiner;
+        joiner.addEvents({create, noOp}, 0); // a replayed batch can hold both
+        const auto out = joiner.addVersions({versions("rr")[1]}, 0);
+        QCOMPARE(out.joins.size(), std::size_t(1));
+        QCOMPARE(out.joins[0].candidates[0].user.username, std::string("alice"));
+    }
+
     void exactNeedsTheUidToAgree()
     {
         auto vs = versions("rr");
