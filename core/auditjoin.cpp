@@ -123,13 +123,15 @@ struct HeldEvent {
     std::string objectKey;
     std::int64_t arrivedMs = 0;
     bool joined = false; // it became a candidate of some version
+    std::string manager; // event.fieldManager(), computed once
 };
 
 struct HeldVersion {
     AuditVersion version;
     std::string objectKey;
     std::int64_t arrivedMs = 0;
-    std::vector<std::uint64_t> candidates; // held event ids, in arrival order
+    std::vector<std::uint64_t> candidates; // held event ids, in arrival order, at most maxCandidates
+    bool moreCandidates = false;
     bool emitted = false;
     AuditJoin last;
 };
@@ -199,13 +201,14 @@ struct AuditJoiner::State {
     std::int64_t toleranceSeconds = 1;
     std::int64_t deleteWindowMs = 10000;
 
-    bool fits(const AuditEvent &e, const AuditVersion &v) const;
+    bool fits(const HeldEvent &held, const AuditVersion &v) const;
     void dropEvent(std::uint64_t id);
     void dropVersion(std::uint64_t id);
 };
 
-bool AuditJoiner::State::fits(const AuditEvent &e, const AuditVersion &v) const
+bool AuditJoiner::State::fits(const HeldEvent &held, const AuditVersion &v) const
 {
+    const AuditEvent &e = held.event;
     if (!verbFits(v.eventType, e.verb))
         return false;
     if (!e.objectRef.uid.empty() && !v.uid.empty() && e.objectRef.uid != v.uid)
@@ -219,9 +222,8 @@ bool AuditJoiner::State::fits(const AuditEvent &e, const AuditVersion &v) const
         return false;
     const std::int64_t lo = floorSeconds(start) - toleranceSeconds;
     const std::int64_t hi = floorSeconds(e.stageMicros) + toleranceSeconds;
-    const std::string manager = e.fieldManager();
     return std::any_of(v.managers.begin(), v.managers.end(), [&](const AuditVersionManager &m) {
-        return m.writer && m.manager == manager && m.subresource == e.objectRef.subresource
+        return m.writer && m.manager == held.manager && m.subresource == e.objectRef.subresource
             && operationFits(m.operation, e.verb) && m.timeSeconds >= lo && m.timeSeconds <= hi;
     });
 }
@@ -310,7 +312,8 @@ void AuditJoiner::emitIfChanged(std::uint64_t versionId, AuditJoinOutput &out)
     std::stable_sort(events.begin(), events.end(),
                      [](const AuditEvent *a, const AuditEvent *b) { return a->stageMicros < b->stageMicros; });
     AuditJoin join{held.version.object, held.version.uid, held.version.resourceVersion,
-                   events.size() == 1 ? AuditMatch::Probable : AuditMatch::Ambiguous, {}};
+                   events.size() == 1 && !held.moreCandidates ? AuditMatch::Probable : AuditMatch::Ambiguous, {},
+                   held.moreCandidates};
     for (const AuditEvent *e : events)
         join.candidates.push_back(AuditWho::of(*e));
     if (held.emitted && held.last == join)
@@ -364,6 +367,7 @@ void AuditJoiner::holdEvent(const AuditEvent &e, std::int64_t nowMs, AuditJoinOu
     held.event = e;
     held.objectKey = keyOf(objectKeyOf(e));
     held.arrivedMs = nowMs;
+    held.manager = e.fieldManager();
     if (!isDelete && !e.responseResourceVersion.empty()) {
         // A no-op write answers with the unchanged object, so a later request can carry the same
         // resourceVersion: the earliest request is the one that made the version.
@@ -383,10 +387,15 @@ void AuditJoiner::holdEvent(const AuditEvent &e, std::int64_t nowMs, AuditJoinOu
         return;
     for (std::uint64_t vid : found->second) {
         HeldVersion &v = s.versions.at(vid);
-        if (!s.fits(e, v.version))
+        if (!s.fits(held, v.version))
             continue;
-        v.candidates.push_back(id);
         held.joined = true;
+        if (v.moreCandidates)
+            continue; // already listed as "more than maxCandidates": nothing changes
+        if (v.candidates.size() < m_limits.maxCandidates)
+            v.candidates.push_back(id);
+        else
+            v.moreCandidates = true;
         emitIfChanged(vid, out);
     }
 }
@@ -425,10 +434,13 @@ void AuditJoiner::holdVersion(const AuditVersion &version, std::int64_t nowMs, A
         return;
     for (std::uint64_t eid : found->second) {
         HeldEvent &e = s.events.at(eid);
-        if (!s.fits(e.event, version))
+        if (!s.fits(e, version))
             continue;
-        held.candidates.push_back(eid);
         e.joined = true;
+        if (held.candidates.size() < m_limits.maxCandidates)
+            held.candidates.push_back(eid);
+        else
+            held.moreCandidates = true;
     }
     emitIfChanged(id, out);
 }

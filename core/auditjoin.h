@@ -94,6 +94,7 @@ struct AuditJoin {
     std::string resourceVersion;
     AuditMatch match = AuditMatch::Probable;
     std::vector<AuditWho> candidates; // one for exact and probable, two or more for ambiguous
+    bool moreCandidates = false;      // more events fitted than AuditJoinLimits::maxCandidates
     bool operator==(const AuditJoin &) const = default;
 };
 
@@ -124,6 +125,7 @@ struct AuditJoinLimits {
     std::size_t maxUnmatched = 10000;     // unmatched events kept for queries (oldest dropped)
     std::int64_t toleranceSeconds = 1;    // around the request's time span
     std::int64_t deleteWindowMs = 10000;  // DELETED observed vs. stageTimestamp (Metadata level)
+    std::size_t maxCandidates = 8;        // listed per ambiguous join (the first to arrive)
     std::size_t maxRememberedIds = 200000; // auditID+stage kept for deduplication
 };
 

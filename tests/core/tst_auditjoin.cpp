@@ -255,6 +255,28 @@ private Q_SLOTS:
         QCOMPARE(joiner.addEvents({late}, 21000).joins.size(), std::size_t(0));
     }
 
+    void candidatesAreCappedAndEmissionsBounded()
+    {
+        const auto ev = events("md");
+        const AuditEvent label = *std::find_if(ev.begin(), ev.end(), [](const AuditEvent &e) { return e.fieldManager() == "kubectl-label"; });
+        AuditJoiner joiner;
+        std::size_t emitted = 0;
+        AuditJoin last;
+        emitted += joiner.addVersions({versions("md")[2]}, 0).joins.size(); // 228, bob's label
+        for (int i = 0; i < 1000; ++i) { // a hot object: many requests fit the same version
+            AuditEvent e = label;
+            e.auditID = "copy-" + std::to_string(i);
+            for (const auto &j : joiner.addEvents({e}, 0).joins) {
+                ++emitted;
+                last = j;
+            }
+        }
+        QCOMPARE(emitted, std::size_t(9)); // probable, 2..8 candidates, then "more"
+        QCOMPARE(last.match, AuditMatch::Ambiguous);
+        QCOMPARE(last.candidates.size(), std::size_t(8));
+        QVERIFY(last.moreCandidates);
+    }
+
     void noCandidateMeansNoJoin()
     {
         // The delete observed a minute after the request: outside the window, never a guess.
