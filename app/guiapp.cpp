@@ -1,5 +1,6 @@
 #include "app/guiapp.h"
 
+
 #include "app/clustercontroller.h"
 #include "app/commands.h"
 #include "app/historyfilecontroller.h"
@@ -10,6 +11,7 @@
 #include "app/sandbox.h"
 #include "app/terminationsignals.h"
 #include "app/workspace.h"
+#include "core/historywriter.h"
 #include "core/privatefiles.h"
 #include "widgets/clusterview.h"
 #include "widgets/detailpane.h"
@@ -92,6 +94,11 @@ int printGuiHelp()
 int runGui(int &argc, char **argv)
 {
     QApplication app(argc, argv);
+    // Declared before the window and the workspace, so it runs after their destructors released
+    // every history recorder: the last batches are committed before the process exits (SIGTERM too).
+    struct FinishRecorders {
+        ~FinishRecorders() { core::HistoryRecorder::waitForReleased(); }
+    } finishRecorders;
     QApplication::setApplicationName(QStringLiteral("fieldscope"));
     QApplication::setApplicationVersion(QStringLiteral(FIELDSCOPE_VERSION));
     QApplication::setOrganizationName(QStringLiteral("fieldscope"));
