@@ -138,6 +138,8 @@ const kube::ResourceInfo *CliSession::resolve(const QString &word) const
         QString why;
         for (const auto &[gv, error] : discovery().failedGroups)
             why += QStringLiteral("\n  discovery of %1 failed: %2").arg(QString::fromStdString(gv), QString::fromStdString(error));
+        for (const auto &[entry, error] : discovery().failedResources)
+            why += QStringLiteral("\n  discovery skipped %1: %2").arg(QString::fromStdString(entry), QString::fromStdString(error));
         reportError(QStringLiteral("the server doesn't have a resource type \"%1\"%2").arg(word, why));
     }
     return r;

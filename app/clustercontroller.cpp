@@ -293,7 +293,7 @@ void ClusterController::startRecording()
     ro.open.folderIsPrivate = true;
     ro.adoptFrom = legacyHistoryDatabasesFor(m_contextName);
     ro.retention.maxVersionsPerObject = m_historyVersionsPerObject;
-    m_recorder = std::make_shared<core::HistoryRecorder>(ro);
+    m_recorder = core::HistoryRecorder::makeShared(ro); // a replaced or closed one drains on its own thread
     connect(m_recorder.get(), &core::HistoryRecorder::committed, &m_historySource, &HistorySource::onCommitted, Qt::QueuedConnection);
     connect(m_recorder.get(), &core::HistoryRecorder::writeFailed, this, [this](const QString &message) {
         m_errors << tr("History recording is failing (the lost stretch is marked as a gap): %1").arg(message);

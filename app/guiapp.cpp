@@ -1,5 +1,6 @@
 #include "app/guiapp.h"
 
+
 #include "app/clustercontroller.h"
 #include "app/commands.h"
 #include "app/historyfilecontroller.h"
@@ -11,6 +12,7 @@
 #include "app/terminationsignals.h"
 #include "app/versioninfo.h"
 #include "app/workspace.h"
+#include "core/historywriter.h"
 #include "core/privatefiles.h"
 #include "widgets/clusterview.h"
 #include "widgets/detailpane.h"
@@ -113,6 +115,11 @@ QStringList guiOptionsWithValues()
 int runGui(int &argc, char **argv)
 {
     QApplication app(argc, argv);
+    // Declared before the window and the workspace, so it runs after their destructors released
+    // every history recorder: the last batches are committed before the process exits (SIGTERM too).
+    struct FinishRecorders {
+        ~FinishRecorders() { core::HistoryRecorder::waitForReleased(); }
+    } finishRecorders;
     setApplicationIdentity();
     securePrivateLocations();
 

@@ -14,6 +14,7 @@
 
 #include <QDir>
 #include <QDockWidget>
+#include <QCoreApplication>
 #include <QFileInfo>
 #include <QGuiApplication>
 #include <QMessageBox>
@@ -56,7 +57,6 @@ LessonController::LessonController(widgets::MainWindow *window, ClusterControlle
     , m_dock(new QDockWidget(tr("Lesson"), window))
     , m_focusTimer(new QTimer(this))
 {
-    m_pool.setMaxThreadCount(1); // steps run in order; the runner is not shared between threads
     m_dock->setObjectName(QStringLiteral("lessonDock"));
     m_dock->setWidget(m_panel);
     window->addDockWidget(Qt::RightDockWidgetArea, m_dock);
@@ -76,9 +76,25 @@ LessonController::LessonController(widgets::MainWindow *window, ClusterControlle
 LessonController::~LessonController()
 {
     m_focusTimer->stop();
-    m_job.waitForFinished(); // the runner's requests answer within seconds; nothing else waits here
-    m_pool.waitForDone();
+    // Never waits: a reset can poll for minutes (a namespace stuck in Terminating). The job holds
+    // the runner (a shared_ptr) and nothing of this object; stopped, it gives up at its next poll
+    // or answer on the pool's thread, and its result reaches no one (the watcher dies with us).
+    if (m_runner)
+        m_runner->stop();
     delete m_dock;
+}
+
+// One thread for every lesson job of the process: steps run in order, and a stopped job of a
+// closed window finishes there without anyone waiting for it (the pool is joined at exit, when
+// every job was stopped).
+QThreadPool *LessonController::jobPool()
+{
+    static QThreadPool *pool = [] {
+        auto *p = new QThreadPool(QCoreApplication::instance());
+        p->setMaxThreadCount(1);
+        return p;
+    }();
+    return pool;
 }
 
 bool LessonController::isSandbox() const
@@ -145,7 +161,7 @@ void LessonController::launch(const QString &what, std::function<Job(kube::Lesso
     m_busy = true;
     m_panel->setBusy(what);
     auto runner = m_runner;
-    m_job.setFuture(QtConcurrent::run(&m_pool, [runner, work = std::move(work)] { return std::make_shared<Job>(work(*runner)); }));
+    m_job.setFuture(QtConcurrent::run(jobPool(), [runner, work = std::move(work)] { return std::make_shared<Job>(work(*runner)); }));
 }
 
 void LessonController::onJobDone()

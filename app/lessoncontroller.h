@@ -65,6 +65,7 @@ Q_SIGNALS:
 
 private:
     struct Job; // what a worker run produced
+    static QThreadPool *jobPool();
     void ensureRunner();
     void launch(const QString &what, std::function<Job(kube::LessonRunner &)> work);
     void onJobDone();
@@ -78,13 +79,12 @@ private:
     core::Lesson m_lesson;
     widgets::LessonPanel *m_panel;
     QDockWidget *m_dock;
-    std::shared_ptr<kube::LessonRunner> m_runner; // used on m_pool's one thread only while a job runs
+    std::shared_ptr<kube::LessonRunner> m_runner; // used on jobPool()'s thread only while a job runs
     std::vector<std::optional<kube::LessonStepReport>> m_reports;
     int m_index = -1;
     int m_target = -1; // runTo: keep going until this step
     bool m_busy = false;
     bool m_started = false; // the namespace was reset once: steps may run
-    QThreadPool m_pool;
     QFutureWatcher<std::shared_ptr<Job>> m_job;
     QTimer *m_focusTimer;
     int m_focusTries = 0;

@@ -137,6 +137,16 @@ Result<std::unique_ptr<HistoryStore>> HistoryStore::open(const std::string &path
             return st.error();
     if (sqlite3_open_v2(path.c_str(), &impl->db, flags, nullptr) != SQLITE_OK)
         return impl->error("cannot open history store " + path);
+    // Any file can be handed to --open or `history --db`: its schema is not ours to trust. Defensive
+    // mode refuses what could corrupt the file (writable_schema, shadow-table writes), and with
+    // trusted_schema off a view or trigger in the file may not call functions or virtual tables
+    // that are not innocuous (pragma_database_list would read out our paths, say).
+    // https://www.sqlite.org/security.html
+    if (sqlite3_db_config(impl->db, SQLITE_DBCONFIG_DEFENSIVE, 1, nullptr) != SQLITE_OK
+        || sqlite3_db_config(impl->db, SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0, nullptr) != SQLITE_OK)
+        return impl->error("cannot harden the connection to history store " + path);
+    if (auto st = impl->exec("PRAGMA trusted_schema=OFF"); !st)
+        return st.error();
     sqlite3_busy_timeout(impl->db, 10000);
     // NORMAL is durable against a killed process in WAL mode (see the header); FULL would add an
     // fsync per commit for power-loss safety we do not promise. secure_delete: pages freed by

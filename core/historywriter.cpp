@@ -7,6 +7,7 @@
 #include <QLoggingCategory>
 
 #include <filesystem>
+#include <system_error>
 
 namespace fieldscope::core {
 
@@ -88,6 +89,56 @@ HistoryRecorder::~HistoryRecorder()
     m_thread.join();
 }
 
+namespace {
+
+// Released recorders still draining (see makeShared). Never destroyed: a finisher may end while
+// the process exits.
+struct Finishers {
+    std::mutex mutex;
+    std::condition_variable done;
+    int running = 0;
+};
+
+Finishers &finishers()
+{
+    static auto *f = new Finishers;
+    return *f;
+}
+
+} // namespace
+
+std::shared_ptr<HistoryRecorder> HistoryRecorder::makeShared(Options options)
+{
+    return std::shared_ptr<HistoryRecorder>(new HistoryRecorder(std::move(options)), [](HistoryRecorder *r) {
+        r->disconnect(); // thread-safe; nothing it still commits reaches a receiver
+        Finishers &f = finishers();
+        {
+            std::lock_guard lock(f.mutex);
+            ++f.running;
+        }
+        // The last owner may be the GUI thread or a batch worker: neither waits for the disk.
+        auto finish = [r] {
+            delete r; // commits what is queued, then joins the writer thread
+            Finishers &fin = finishers();
+            std::lock_guard lock(fin.mutex);
+            --fin.running;
+            fin.done.notify_all();
+        };
+        try {
+            std::thread(finish).detach();
+        } catch (const std::system_error &) { // no thread to be had: drain here rather than lose it
+            finish();
+        }
+    });
+}
+
+void HistoryRecorder::waitForReleased()
+{
+    Finishers &f = finishers();
+    std::unique_lock lock(f.mutex);
+    f.done.wait(lock, [&] { return f.running == 0; });
+}
+
 void HistoryRecorder::record(const WatchScope &scope, std::vector<WatchEvent> events, std::string scopeResourceVersion,
                              std::string resumeGapReason)
 {
@@ -95,6 +146,7 @@ void HistoryRecorder::record(const WatchScope &scope, std::vector<WatchEvent> ev
     for (const auto &e : events)
         bytes += std::int64_t(e.objectJson.size());
     const std::string scopeId = scope.id;
+    std::int64_t overflowDropped = 0; // > 0: a new overflow gap was queued; say so outside the lock
     {
         std::lock_guard lock(m_mutex);
         if (m_queuedBytes + bytes > m_options.maxQueuedBytes && !events.empty()) {
@@ -112,6 +164,7 @@ void HistoryRecorder::record(const WatchScope &scope, std::vector<WatchEvent> ev
             gapItem.gap = HistoryGap{scopeId, m_lastQueuedRv[scopeId], lastDropped, kOverflowReason,
                                      events.back().observedAtMs, 0};
             m_queue.push_back({m_nextSerial++, 0, std::move(gapItem)});
+            overflowDropped = std::int64_t(events.size());
         } else {
             if (!events.empty())
                 m_lastQueuedRv[scopeId] = quickResourceVersion(events.back().objectJson);
@@ -125,6 +178,14 @@ void HistoryRecorder::record(const WatchScope &scope, std::vector<WatchEvent> ev
         }
     }
     m_workCv.notify_one();
+    if (overflowDropped > 0) {
+        // The same path as a failed transaction: the window's "History recording is failing" line.
+        qCWarning(lcHistory) << "history queue overflow in" << scopeId.c_str();
+        Q_EMIT writeFailed(QStringLiteral("%1: the disk is not keeping up, %2 event(s) of %3 dropped (marked as a gap)")
+                               .arg(QString::fromLatin1(kOverflowReason))
+                               .arg(overflowDropped)
+                               .arg(QString::fromStdString(scopeId)));
+    }
 }
 
 void HistoryRecorder::recordReplay(const WatchScope &scope, std::vector<WatchEvent> events)

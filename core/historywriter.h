@@ -22,6 +22,7 @@
 #include <deque>
 #include <functional>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <thread>
 
@@ -50,6 +51,14 @@ public:
 
     explicit HistoryRecorder(Options options, QObject *parent = nullptr);
     ~HistoryRecorder() override; // drains the queue, then stops the writer thread
+
+    // For owners on the GUI thread (a cluster tab). When the last owner lets go, the drain runs on
+    // a finisher thread instead of in the caller: closing a tab or replacing the recorder returns
+    // at once, and the released recorder's signals are disconnected (its receivers may be gone).
+    // waitForReleased() blocks until every released recorder committed its queue and closed: the
+    // ordered shutdown calls it before the process exits.
+    static std::shared_ptr<HistoryRecorder> makeShared(Options options);
+    static void waitForReleased();
 
     // Enqueues one watch batch of one scope. scopeResourceVersion: the list RV (after an initial
     // list/relist) or "" (the last MODIFIED/DELETED RV then becomes the scope's resume point).
@@ -83,7 +92,8 @@ public:
 Q_SIGNALS:
     void committed(const fieldscope::core::CommitReport &report);
     // A transaction (or opening the store) failed: what it held is a marked gap ("history write
-    // failed: ...") stored as soon as a write succeeds again.
+    // failed: ...") stored as soon as a write succeeds again. Also emitted, from the thread that
+    // called record(), when the queue overflowed and events were dropped (once per overflow gap).
     void writeFailed(const QString &message);
 
 private:

@@ -8,6 +8,7 @@
 #include "kube/writes.h"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <future>
 #include <latch>
@@ -25,13 +26,36 @@ using Clock = std::chrono::steady_clock;
 
 namespace {
 
+Error cancelledError() { return Error::make(ErrorCategory::Cancelled, "the lesson was stopped"); }
+
 // One request, waited for. Non-2xx answers come back as responses (the caller reads their Status).
-Result<HttpResponse> sendAndWait(Transport &transport, HttpRequest request)
+// With `stop`, the wait ends (and the request is cancelled) within 50 ms of the stop being set.
+Result<HttpResponse> sendAndWait(Transport &transport, HttpRequest request, const std::atomic<bool> *stop = nullptr)
 {
+    if (stop && stop->load())
+        return cancelledError();
     auto promise = std::make_shared<std::promise<Result<HttpResponse>>>();
     auto future = promise->get_future();
-    transport.start(std::move(request), [promise](Result<HttpResponse> r) { promise->set_value(std::move(r)); });
+    const auto id = transport.start(std::move(request), [promise](Result<HttpResponse> r) { promise->set_value(std::move(r)); });
+    while (stop && future.wait_for(std::chrono::milliseconds(50)) != std::future_status::ready) {
+        if (stop->load()) {
+            transport.cancel(id);
+            return cancelledError();
+        }
+    }
     return future.get();
+}
+
+// Sleeps between polls; false (at once) when the runner was stopped.
+bool pauseUnlessStopped(const std::atomic<bool> &stop, std::chrono::milliseconds total)
+{
+    const auto until = Clock::now() + total;
+    while (Clock::now() < until) {
+        if (stop.load())
+            return false;
+        std::this_thread::sleep_for(std::min<Clock::duration>(std::chrono::milliseconds(50), until - Clock::now()));
+    }
+    return !stop.load();
 }
 
 Json parsedBody(const HttpResponse &r)
@@ -142,7 +166,7 @@ public:
     ~EventCollector() { m_transport.cancel(m_id); }
 
     // Waits until the event for `resourceVersion` arrived (the watch caught up), at most `limit`.
-    std::vector<LessonEvent> until(const std::string &resourceVersion, std::chrono::milliseconds limit)
+    std::vector<LessonEvent> until(const std::string &resourceVersion, std::chrono::milliseconds limit, const std::atomic<bool> &stop)
     {
         const auto deadline = Clock::now() + limit;
         for (;;) {
@@ -150,7 +174,7 @@ public:
                 std::lock_guard lock(m_state->mutex);
                 const bool caughtUp = std::any_of(m_state->events.begin(), m_state->events.end(),
                                                   [&](const LessonEvent &e) { return e.resourceVersion == resourceVersion; });
-                if (caughtUp || m_state->ended || Clock::now() > deadline)
+                if (caughtUp || m_state->ended || Clock::now() > deadline || stop.load())
                     return m_state->events;
             }
             std::this_thread::sleep_for(std::chrono::milliseconds(20));
@@ -173,6 +197,7 @@ private:
 } // namespace
 
 struct LessonRunner::Impl {
+    std::atomic<bool> stop{false}; // set by LessonRunner::stop() from any thread
     TransportConfig config;
     ResolveKind resolve;
     std::unique_ptr<Transport> transport; // the runner's own reads, deletes and watches
@@ -195,7 +220,7 @@ struct LessonRunner::Impl {
     // GET; null when the object does not exist.
     Result<Json> read(Transport &via, const core::LessonTarget &t, const std::string &ns)
     {
-        auto r = sendAndWait(via, getRequest(resource(t), ns, t.name));
+        auto r = sendAndWait(via, getRequest(resource(t), ns, t.name), &stop);
         if (!r)
             return r.error();
         if (r->status == 404)
@@ -216,7 +241,7 @@ struct LessonRunner::Impl {
         call.method = request.method;
         call.path = request.path.substr(0, request.path.find('?'));
         call.sentMs = sinceStart();
-        auto r = sendAndWait(via, std::move(request));
+        auto r = sendAndWait(via, std::move(request), &stop);
         call.answeredMs = sinceStart();
         if (!r) {
             call.message = r.error().describe();
@@ -295,7 +320,7 @@ struct LessonRunner::Impl {
             clients.push_back(std::make_unique<Transport>(config));
             HttpRequest warm; // opens the connection (TCP, TLS, auth) before the race starts
             warm.path = "/version";
-            (void)sendAndWait(*clients.back(), warm);
+            (void)sendAndWait(*clients.back(), warm, &stop);
         }
         std::vector<std::vector<LessonCall>> perClient(std::size_t(q.clients));
         std::latch start(q.clients + 1);
@@ -347,9 +372,20 @@ LessonRunner::ResolveKind LessonRunner::resolverFor(DiscoverySnapshot snapshot)
     return [kept](const std::string &apiVersion, const std::string &kind) { return kept->findKind(apiVersion, kind); };
 }
 
+void LessonRunner::stop()
+{
+    m_impl->stop.store(true);
+}
+
+bool LessonRunner::isStopped() const
+{
+    return m_impl->stop.load();
+}
+
 core::Status LessonRunner::reset()
 {
     Transport &t = *m_impl->transport;
+    const std::atomic<bool> &stop = m_impl->stop;
     m_impl->versionsAfterStep.clear();
     m_impl->winner.reset();
     m_impl->last.reset();
@@ -364,7 +400,7 @@ core::Status LessonRunner::reset()
             create.path = "/api/v1/namespaces?fieldManager=fieldscope-lesson";
             create.contentType = "application/json";
             create.body = core::toJsonText(ns);
-            auto r = sendAndWait(t, create);
+            auto r = sendAndWait(t, create, &stop);
             if (!r)
                 return r.error();
             if (isSuccess(r->status))
@@ -373,7 +409,9 @@ core::Status LessonRunner::reset()
                 return errorFromResponse(*r, "create namespace " + m_ns);
             HttpRequest get;
             get.path = "/api/v1/namespaces/" + m_ns;
-            auto existing = sendAndWait(t, get);
+            auto existing = sendAndWait(t, get, &stop);
+            if (!existing && existing.error().category == ErrorCategory::Cancelled)
+                return existing.error();
             if (existing && isSuccess(existing->status)) {
                 const Json body = parsedBody(*existing);
                 if (core::stringAt(body, "/status/phase") != "Terminating")
@@ -381,11 +419,12 @@ core::Status LessonRunner::reset()
             }
             if (Clock::now() > deadline)
                 return Error::make(ErrorCategory::Server, "namespace " + m_ns + " is still being deleted after 120 s");
-            std::this_thread::sleep_for(std::chrono::milliseconds(500));
+            if (!pauseUnlessStopped(stop, std::chrono::milliseconds(500)))
+                return cancelledError();
         }
         for (const core::LessonTarget &object : m_lesson.objects()) {
             const ResourceInfo &r = m_impl->resource(object);
-            auto d = sendAndWait(t, deleteRequest(r, m_ns, object.name, {}, PropagationPolicy::Background));
+            auto d = sendAndWait(t, deleteRequest(r, m_ns, object.name, {}, PropagationPolicy::Background), &stop);
             if (!d)
                 return d.error();
             if (!isSuccess(d->status) && d->status != 404)
@@ -399,7 +438,8 @@ core::Status LessonRunner::reset()
                     break;
                 if (Clock::now() > deadline2)
                     return Error::make(ErrorCategory::Server, object.describe() + " is still there 60 s after it was deleted");
-                std::this_thread::sleep_for(std::chrono::milliseconds(200));
+                if (!pauseUnlessStopped(stop, std::chrono::milliseconds(200)))
+                    return cancelledError();
             }
         }
     } catch (const Error &e) {
@@ -519,7 +559,7 @@ LessonStepReport LessonRunner::runStep(std::size_t index)
         if (fromVersion.empty()) { // no object yet: watch from the collection's current version
             HttpRequest list;
             list.path = focus.collectionPath(m_ns) + "?limit=1";
-            auto l = sendAndWait(t, list);
+            auto l = sendAndWait(t, list, &d.stop);
             if (l && isSuccess(l->status))
                 fromVersion = resourceVersionOf(parsedBody(*l));
         }
@@ -587,12 +627,13 @@ LessonStepReport LessonRunner::runStep(std::size_t index)
             checkExpectation(step.expect, report, false);
             if (report.passed() || Clock::now() >= deadline)
                 break;
-            std::this_thread::sleep_for(std::chrono::milliseconds(500));
+            if (!pauseUnlessStopped(d.stop, std::chrono::milliseconds(500)))
+                throw cancelledError();
         }
         // The events of this step's writes: wait until the watch delivered the last one.
         const std::string rvAfter = resourceVersionOf(report.object);
         const bool changed = !rvAfter.empty() && rvAfter != resourceVersionOf(*before);
-        report.events = watch.until(changed ? rvAfter : std::string(), changed ? std::chrono::seconds(10) : std::chrono::milliseconds(300));
+        report.events = watch.until(changed ? rvAfter : std::string(), changed ? std::chrono::seconds(10) : std::chrono::milliseconds(300), d.stop);
         report.mismatches.clear();
         checkExpectation(step.expect, report, true);
         // Whatever the lesson expects, a request it could not send is not the step it describes.

@@ -93,6 +93,11 @@ public:
     LessonStepReport runStep(std::size_t index);
     // Deletes the lesson's namespace (and so everything in it).
     core::Status removeNamespace();
+    // Thread-safe: a reset() or runStep() running on another thread gives up within ~50 ms (at
+    // its next poll or while waiting for an answer, whose request is cancelled) with a Cancelled
+    // error. The runner stays stopped: a window that goes away calls this and does not wait.
+    void stop();
+    bool isStopped() const;
 
 private:
     struct Impl;

@@ -105,6 +105,8 @@ private:
     void flush();
     void deliver(core::ObjectVersion v);
     void relistAfter(const std::string &reason);
+    // A relist within backoffResetMs of the previous one: it backs off instead of starting at once.
+    bool isRepeatedRelist() const;
     void backoffThen(std::function<void()> next, const QString &why);
     void setState(State s, const QString &detail = {});
     void emitBatch();
@@ -133,6 +135,7 @@ private:
     QElapsedTimer m_watchStarted; // the current watch request's age
     int m_eventsThisWatch = 0;    // lines (events, bookmarks) it delivered
     QElapsedTimer m_healthy;
+    QElapsedTimer m_lastRelist; // started by each relist (410, expired continue token)
     int m_backoffMs = 0;
     int m_relists = 0, m_resumes = 0;
     qint64 m_loaded = 0;

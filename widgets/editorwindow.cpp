@@ -1,6 +1,7 @@
 #include "widgets/editorwindow.h"
 #include "widgets/plaintext.h"
 
+#include "core/boundary.h"
 #include "core/yamldiff.h"
 #include "widgets/palette.h"
 #include "widgets/plaintable.h"
@@ -10,6 +11,7 @@
 #include <QCloseEvent>
 #include <QComboBox>
 #include <QFrame>
+#include <QFutureWatcher>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
@@ -24,6 +26,10 @@
 #include <QTableWidget>
 #include <QTextBrowser>
 #include <QVBoxLayout>
+#include <QtConcurrent>
+
+#include <memory>
+#include <vector>
 
 namespace fieldscope::widgets {
 
@@ -724,26 +730,62 @@ void EditorWindow::showThreeWay(const QString &opened, const QString &written, c
     m_currentPane->setText(current);
     m_currentRv = currentResourceVersion;
     labelThreeWay();
-    markChanges(m_writtenPane, opened, written, kWrittenMarker, false);
-    markChanges(m_currentPane, opened, current, kCurrentMarker, false);
-    m_openedPane->markerDeleteAll();
-    markChanges(m_openedPane, opened, written, kWrittenMarker, true);
-    markChanges(m_openedPane, opened, current, kCurrentMarker, true);
+    markThreeWay(opened, written, current);
 }
 
-// Highlights the lines of one side of the diff between `from` and `to`.
-void EditorWindow::markChanges(QsciScintilla *pane, const QString &from, const QString &to, int marker, bool leftSide)
+namespace {
+
+struct ThreeWayMarks {
+    std::vector<int> openedVsWritten[2]; // 0-based lines: [0] in the opened text, [1] in the written one
+    std::vector<int> openedVsCurrent[2];
+};
+
+void changedLines(const std::string &from, const std::string &to, std::vector<int> (&out)[2])
 {
-    if (!leftSide)
-        pane->markerDeleteAll();
-    const auto diff = core::diffYamlText(from.toStdString(), to.toStdString());
-    for (const auto &row : diff.rows) {
+    for (const auto &row : core::diffYamlText(from, to).rows) {
         if (row.kind == core::YamlDiffRow::Kind::Same || row.kind == core::YamlDiffRow::Kind::Folded)
             continue;
-        const int line = leftSide ? row.leftLine : row.rightLine;
-        if (line > 0)
-            pane->markerAdd(line - 1, marker);
+        if (row.leftLine > 0)
+            out[0].push_back(row.leftLine - 1);
+        if (row.rightLine > 0)
+            out[1].push_back(row.rightLine - 1);
     }
+}
+
+} // namespace
+
+// Two line diffs of whole objects (a Myers diff is quadratic in the worst case): on a worker, never
+// on the GUI thread. The panes show their text at once; the marks follow, and only the newest
+// request's (by generation) are applied. An exception (bad_alloc on a huge text) stops at the
+// boundary: no marks, nothing else lost.
+void EditorWindow::markThreeWay(const QString &opened, const QString &written, const QString &current)
+{
+    for (QsciScintilla *pane : {m_openedPane, m_writtenPane, m_currentPane})
+        pane->markerDeleteAll();
+    const int gen = ++m_threeWayGeneration;
+    auto *w = new QFutureWatcher<std::shared_ptr<ThreeWayMarks>>(this);
+    connect(w, &QFutureWatcherBase::finished, this, [this, w, gen] {
+        w->deleteLater();
+        const auto taken = core::takeResult(w->future(), "the three-way view's line diffs");
+        if (gen != m_threeWayGeneration || !taken || !*taken)
+            return; // a failed diff leaves the panes unmarked: their text is there
+        const std::shared_ptr<ThreeWayMarks> &marks = *taken;
+        for (int line : marks->openedVsWritten[1])
+            m_writtenPane->markerAdd(line, kWrittenMarker);
+        for (int line : marks->openedVsCurrent[1])
+            m_currentPane->markerAdd(line, kCurrentMarker);
+        for (int line : marks->openedVsWritten[0])
+            m_openedPane->markerAdd(line, kWrittenMarker);
+        for (int line : marks->openedVsCurrent[0])
+            m_openedPane->markerAdd(line, kCurrentMarker);
+        Q_EMIT threeWayMarked();
+    });
+    w->setFuture(QtConcurrent::run([o = opened.toStdString(), wr = written.toStdString(), c = current.toStdString()]() {
+        auto marks = std::make_shared<ThreeWayMarks>();
+        changedLines(o, wr, marks->openedVsWritten);
+        changedLines(o, c, marks->openedVsCurrent);
+        return marks;
+    }));
 }
 
 void EditorWindow::showInvalid(const QString &message, const QList<CauseRow> &causes)

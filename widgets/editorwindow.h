@@ -156,6 +156,9 @@ Q_SIGNALS:
     void draftNotNeeded();       // closed for good, or its edits discarded on quit
     void restoreDraftRequested();
     void discardDraftRequested();
+    // The three-way view's changed lines are marked (diffed on a worker after showStale() or
+    // showPreconditionFailed(); only the newest request's marks are applied).
+    void threeWayMarked();
 
 protected:
     void closeEvent(QCloseEvent *event) override;
@@ -173,7 +176,7 @@ private:
     void setResult(State state, const QString &text, int page);
     void updateHeader();
     void updateModeControls();
-    void markChanges(QsciScintilla *pane, const QString &from, const QString &to, int marker, bool leftSide);
+    void markThreeWay(const QString &opened, const QString &written, const QString &current);
 
     void takeWrittenVersion();
     void labelThreeWay();
@@ -211,6 +214,7 @@ private:
     QString m_serverRv;      // the newest version the watch saw
     bool m_serverDeleted = false;
     QString m_currentRv;
+    int m_threeWayGeneration = 0; // the diff whose marks may still be applied
     QList<ConflictRow> m_conflicts;
     WriteRequest m_lastRequest;
 };

@@ -364,6 +364,8 @@ void TestEditor::staleReplaceShowsOpenedWrittenAndCurrentAndRebaseWritesOnTop()
     QVERIFY2(currentText.contains(QLatin1String("color: blue")) && currentText.contains(QLatin1String("owner: team-b")), qPrintable(currentText));
     QCOMPARE(get("edit-stale")["data"]["color"].get<std::string>(), std::string("blue")); // nothing written
     QCOMPARE(editor->bufferText(), changed);
+    // The changed lines are marked once the worker's diff is in (never on the GUI thread).
+    QTRY_VERIFY(editor->findChild<QsciScintilla *>(QStringLiteral("writtenPane"))->markerFindNext(0, ~0u) >= 0);
     QVERIFY(saveShot(editor, QStringLiteral("editor-threeway.png")));
 
     // Rebase: based on the current version, the buffer untouched; the replace now goes through.

@@ -96,7 +96,9 @@ private Q_SLOTS:
     void discoveryWithStringNamespacedShowsTheErrorInTheTabAndTheAppGoesOn()
     {
         TranscriptServer bad, good;
-        serve(bad, with(kLegacyV1, R"("namespaced":true)", R"("namespaced":"true")"), kList);
+        // Every entry wrong: one bad entry fails only that resource (tst_discovery_transcripts).
+        serve(bad, with(with(kLegacyV1, R"("namespaced":true)", R"("namespaced":"true")").c_str(), R"("namespaced":false)", R"("namespaced":"false")"),
+              kList);
         serve(good, kLegacyV1, kList);
         widgets::MainWindow window;
         window.resize(1280, 800);

@@ -8,6 +8,8 @@
 #include <QSignalSpy>
 #include <QTest>
 
+#include <algorithm>
+
 using namespace fieldscope;
 using namespace fieldscope::testing;
 
@@ -70,6 +72,30 @@ struct Fixture {
         return nullptr;
     }
 };
+
+// Documents built in code (outside the test class: moc miscounts braces inside raw strings).
+std::string groupEntry(const std::string &g)
+{
+    return R"({"name":")" + g + R"(","versions":[{"groupVersion":")" + g + R"(/v1","version":"v1"}],"preferredVersion":{"groupVersion":")" + g
+         + R"(/v1","version":"v1"}})";
+}
+std::string groupList(const std::string &groups)
+{
+    return R"({"kind":"APIGroupList","groups":[)" + groups + "]}";
+}
+std::string widgetList(const std::string &g)
+{
+    return R"({"kind":"APIResourceList","groupVersion":")" + g
+         + R"(/v1","resources":[{"name":"widgets","singularName":"widget","namespaced":true,"kind":"Widget","verbs":["get","list","watch"]}]})";
+}
+std::string secretsWithStringNamespaced()
+{
+    return R"({"name":"secrets","singularName":"secret","namespaced":"true","kind":"Secret","verbs":["get","list"]},)";
+}
+std::string podsEntryStart()
+{
+    return R"({"name":"pods",)";
+}
 
 QStringList names(const std::vector<std::string> &v)
 {
@@ -223,6 +249,85 @@ private Q_SLOTS:
         QCOMPARE(QString::fromStdString(requests[2].header("If-None-Match").value_or("")), QString::fromStdString(kApiEtag));
         QCOMPARE(QString::fromStdString(requests[3].header("If-None-Match").value_or("")), QString::fromStdString(kApisEtag));
         QVERIFY(f.server.unmatched().empty());
+    }
+    void legacyDiscoveryOfFiftyGroupsKeepsAtMostEightRequestsInFlight()
+    {
+        Fixture f;
+        constexpr int kGroups = 50;
+        constexpr int kAnswerMs = 300;
+        std::string groups;
+        for (int i = 0; i < kGroups; ++i) {
+            const std::string g = "g" + std::to_string(i) + ".example.com";
+            groups += std::string(i ? "," : "") + groupEntry(g);
+            TranscriptReply slow;
+            slow.chunked = true;
+            slow.headers.emplace_back("Content-Type", "application/json");
+            slow.pieces.push_back({kAnswerMs, widgetList(g)});
+            f.server.on("/apis/" + g + "/v1").exactPath().reply(slow);
+        }
+        f.server.on("/api").exactPath().replyFile(QStringLiteral("discovery/legacy-api.http"));
+        f.server.on("/api/v1").exactPath().replyFile(QStringLiteral("discovery/legacy-api-v1.http"));
+        f.server.on("/apis").exactPath().reply(TranscriptReply::json(200, groupList(groups)));
+        QSignalSpy finished(&f.discovery, &kube::Discovery::finished);
+        f.discovery.refresh();
+        // Just after the first group request reached the server no group answer (300 ms each)
+        // has come back: the transport has started /version, /api, /apis, at most 8 group
+        // versions and one more for the fast /api/v1 answer. Unbounded, all 51 start at once. (The
+        // server itself cannot count them: libcurl holds more than 6 per host in its own queue.)
+        QTRY_VERIFY_WITH_TIMEOUT(!f.server.requests("/apis/").empty(), 10'000);
+        QTest::qWait(30);
+        const long started = f.client.transport().requestsStarted();
+        QVERIFY2(started <= 3 + kube::kMaxConcurrentDiscoveryRequests + 1, qPrintable(QString::number(started)));
+        QVERIFY(finished.wait(20'000));
+        QCOMPARE(int(f.discovery.snapshot().resources.size()), kGroups + 2); // configmaps, pods
+        QVERIFY(f.discovery.snapshot().failedGroups.empty());
+        QCOMPARE(f.discovery.peakConcurrentGroupRequests(), kube::kMaxConcurrentDiscoveryRequests);
+        QCOMPARE(f.client.transport().requestsStarted(), long(3 + 1 + kGroups));
+    }
+
+    void legacyCoreEntryWithAWrongTypeFailsOnlyThatResource()
+    {
+        Fixture f;
+        // A third core resource whose "namespaced" is a string: only that resource is lost, not
+        // /api/v1 (the connection's ConfigMaps, Namespaces, Events) nor the connection.
+        auto v1 = TranscriptReply::fromFile(QStringLiteral("discovery/legacy-api-v1.http"));
+        const std::string bad = secretsWithStringNamespaced();
+        const auto at = v1.body.find(podsEntryStart());
+        QVERIFY(at != std::string::npos);
+        v1.body.insert(at, bad);
+        f.server.on("/api/v1").exactPath().reply(v1); // rules match in order: this one answers /api/v1
+        f.serveLegacy();
+        QVERIFY(f.refresh());
+        const auto &snap = f.discovery.snapshot();
+        QVERIFY(f.get("", "v1", "configmaps"));
+        QVERIFY(f.get("", "v1", "pods"));
+        QVERIFY(!f.get("", "v1", "secrets"));
+        QVERIFY(f.get("apps", "v1", "deployments"));
+        QVERIFY(!snap.failedGroups.count("v1"));
+        QCOMPARE(int(snap.failedResources.size()), 1);
+        const auto &[key, why] = *snap.failedResources.begin();
+        QCOMPARE(QString::fromStdString(key), QStringLiteral("v1 resources[1]"));
+        QVERIFY2(why.find("resources[1].namespaced") != std::string::npos, why.c_str());
+    }
+
+    void aggregatedEntryWithAWrongTypeFailsOnlyThatResource()
+    {
+        Fixture f;
+        auto api = TranscriptReply::fromFile(QStringLiteral("discovery/aggregated-1.34-api.http"));
+        const auto at = api.body.find(R"("scope":"Namespaced")");
+        QVERIFY(at != std::string::npos);
+        api.body.replace(at, std::string(R"("scope":"Namespaced")").size(), R"("scope":7)");
+        f.server.on("/api").exactPath().reply(api);
+        f.server.on("/apis").exactPath().replyFile(QStringLiteral("discovery/aggregated-1.34-apis.http"));
+        QVERIFY(f.refresh());
+        const auto &snap = f.discovery.snapshot();
+        QCOMPARE(int(snap.failedResources.size()), 1);
+        QVERIFY2(snap.failedResources.begin()->second.find("scope") != std::string::npos, snap.failedResources.begin()->second.c_str());
+        QVERIFY(f.get("apps", "v1", "deployments"));
+        int core = 0;
+        for (const auto &r : snap.resources)
+            core += r.group.empty() ? 1 : 0;
+        QVERIFY(core > 0); // the other core resources are still there
     }
 };
 

@@ -6,6 +6,7 @@
 #include "kube/watcher.h"
 #include "transcriptserver.h"
 
+#include <QLoggingCategory>
 #include <QSignalSpy>
 #include <QTest>
 
@@ -730,6 +731,62 @@ private Q_SLOTS:
             QVERIFY2(d[i] >= 380 && d[i] < 750, qPrintable(all));
         QVERIFY(h.errors.size() >= 6); // every failure is reported, then waited out
         QVERIFY(h.watches().empty());
+    }
+    void serverThatAlwaysAnswers410IsRelistedWithGrowingJitteredDelays()
+    {
+        // Every watch is refused with 410 and every LIST succeeds: without a backoff the watcher
+        // relists as fast as the loopback answers (hundreds of LISTs a second).
+        Harness h;
+        h.list().replyFile(QStringLiteral("watch/list-4711-single.http")).repeatLast();
+        h.watchFrom("4711").replyFile(QStringLiteral("watch/watch-gone-410.http")).repeatLast();
+        auto o = fastOptions();
+        o.backoffInitialMs = 200;
+        o.backoffMaxMs = 800;
+        h.start(o);
+        QTest::qWait(3'000);
+        h.watcher.reset();
+        const int lists = h.lists();
+        // List, relist at once, then 200-400, 400-800, 800, 800 ms...: at most 7 in 3 s.
+        QVERIFY2(lists >= 3 && lists <= 8, qPrintable(QString::number(lists)));
+        std::vector<qint64> at;
+        for (const auto &r : h.server.requests())
+            if (isList(r))
+                at.push_back(r.atMs);
+        for (std::size_t i = 2; i < at.size(); ++i) // from the second relist on: waited out
+            QVERIFY2(at[i] - at[i - 1] >= 190, qPrintable(QString::number(at[i] - at[i - 1])));
+    }
+
+    void missingStreamingListsIsOneDebugLineNotAWarning()
+    {
+        struct Captured {
+            QtMsgType type;
+            QString text;
+        };
+        static std::vector<Captured> captured;
+        captured.clear();
+        QLoggingCategory::setFilterRules(QStringLiteral("fieldscope.kube.watch.debug=true"));
+        const QtMessageHandler previous = qInstallMessageHandler([](QtMsgType type, const QMessageLogContext &, const QString &text) {
+            captured.push_back({type, text});
+        });
+        {
+            Harness h;
+            h.watchList().replyFile(QStringLiteral("watch/watchlist-1.33-gate-off-422.http")).repeatLast();
+            h.list().replyFile(QStringLiteral("watch/list-4711-single.http"));
+            h.watchFrom("4711").replyFile(QStringLiteral("watch/watch-hang.http"));
+            h.start(fastOptions(true));
+            QTRY_COMPARE_WITH_TIMEOUT(h.watches().size(), std::size_t(2), 10'000);
+            h.watcher.reset();
+        }
+        qInstallMessageHandler(previous);
+        QLoggingCategory::setFilterRules(QString());
+        int lines = 0;
+        for (const Captured &c : captured) {
+            if (!c.text.contains(QStringLiteral("no streaming lists")))
+                continue;
+            ++lines;
+            QCOMPARE(c.type, QtDebugMsg);
+        }
+        QCOMPARE(lines, 1);
     }
 };
 

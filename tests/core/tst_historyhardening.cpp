@@ -1,0 +1,155 @@
+// History files we did not write, and recorders we let go of:
+// - `--open FILE` and `history --db FILE` open any SQLite file: a view in it may not call what
+//   needs a trusted schema (here pragma_database_list, which would read out our file paths into
+//   an object's name): the store refuses it (SQLITE_DBCONFIG_DEFENSIVE, trusted_schema=OFF).
+// - A recorder released by its last owner drains on a finisher thread, never in the caller, and
+//   HistoryRecorder::waitForReleased() still sees its last batch committed.
+#include "core/historystore.h"
+#include "core/historywriter.h"
+
+#include <QDateTime>
+#include <QElapsedTimer>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <sqlite3.h>
+
+#include <atomic>
+#include <chrono>
+#include <mutex>
+#include <set>
+#include <thread>
+
+using namespace fieldscope::core;
+
+namespace {
+
+const WatchScope kConfigMaps = WatchScope::of({"", "v1", "configmaps"}, "prod");
+
+std::string configMap(int rv)
+{
+    return "{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"metadata\":{\"uid\":\"u-1\",\"name\":\"a\",\"namespace\":\"prod\","
+           "\"resourceVersion\":\""
+         + std::to_string(rv) + "\"},\"data\":{\"n\":\"" + std::to_string(rv) + "\"}}";
+}
+
+bool execAll(const std::string &path, const char *sql)
+{
+    sqlite3 *db = nullptr;
+    const bool ok = sqlite3_open(path.c_str(), &db) == SQLITE_OK && sqlite3_exec(db, sql, nullptr, nullptr, nullptr) == SQLITE_OK;
+    sqlite3_close(db);
+    return ok;
+}
+
+} // namespace
+
+class TestHistoryHardening : public QObject
+{
+    Q_OBJECT
+private Q_SLOTS:
+    void viewThatNeedsATrustedSchemaIsRefused()
+    {
+        QTemporaryDir dir;
+        const std::string path = dir.filePath(QStringLiteral("hostile.db")).toStdString();
+        {
+            // A well-formed store first, then its tables swapped for views reading the connection's
+            // database list (pragma_database_list: not innocuous).
+            auto store = HistoryStore::open(path);
+            QVERIFY(store.ok());
+        }
+        QVERIFY(execAll(path, "DROP TABLE meta; CREATE VIEW meta(key, value) AS SELECT 'total_bytes', seq FROM pragma_database_list;"
+                              "DROP TABLE objects; CREATE VIEW objects(id, uid, api_group, api_version, kind, resource, namespace, name,"
+                              " version_count, pruned_count, deleted) AS SELECT seq, 'u', '', 'v1', 'ConfigMap', 'configmaps', 'prod',"
+                              " file, 1, 0, 0 FROM pragma_database_list;"));
+        {
+            // --open and `history --db` read: the view's call is refused.
+            auto store = HistoryStore::open(path, HistoryStore::OpenMode::ReadOnly);
+            QVERIFY(!store.ok());
+            QVERIFY2(store.error().describe().find("unsafe use of virtual table") != std::string::npos, store.error().describe().c_str());
+        }
+        {
+            // A writer never gets as far as reading through the views.
+            auto store = HistoryStore::open(path, HistoryStore::OpenMode::ReadWrite);
+            QVERIFY(!store.ok() || !(*store)->allObjects().ok());
+        }
+    }
+
+    void releasedRecorderDrainsOnAnotherThreadAndCommitsItsLastBatch()
+    {
+        QTemporaryDir dir;
+        const std::string path = dir.filePath(QStringLiteral("release.db")).toStdString();
+        struct Shared {
+            std::mutex mutex;
+            std::set<std::thread::id> committers;
+            std::atomic<bool> entered{false}, release{false};
+        };
+        auto shared = std::make_shared<Shared>();
+        HistoryRecorder::Options o{path};
+        o.onCommitted = [shared](const CommitReport &) {
+            {
+                std::lock_guard lock(shared->mutex);
+                shared->committers.insert(std::this_thread::get_id());
+            }
+            shared->entered = true;
+            // The first commit holds the writer (a slow disk) until the test lets it go, 5 s at most.
+            for (int i = 0; i < 500 && !shared->release; ++i)
+                std::this_thread::sleep_for(std::chrono::milliseconds(10));
+        };
+        auto recorder = HistoryRecorder::makeShared(o);
+        const qint64 now = QDateTime::currentMSecsSinceEpoch();
+        recorder->record(kConfigMaps, {{HistoryEventType::Added, configMap(1), now}});
+        QTRY_VERIFY_WITH_TIMEOUT(shared->entered.load(), 5'000);
+        recorder->record(kConfigMaps, {{HistoryEventType::Modified, configMap(2), now}}); // queued behind the slow commit
+
+        QElapsedTimer clock;
+        clock.start();
+        recorder.reset(); // the last owner lets go, on this (the "GUI") thread
+        QVERIFY2(clock.elapsed() < 100, qPrintable(QString::number(clock.elapsed())));
+
+        shared->release = true;
+        HistoryRecorder::waitForReleased();
+        {
+            std::lock_guard lock(shared->mutex);
+            QVERIFY(!shared->committers.empty());
+            QVERIFY(!shared->committers.count(std::this_thread::get_id()));
+        }
+        auto store = HistoryStore::open(path, HistoryStore::OpenMode::ReadOnly);
+        QVERIFY(store.ok());
+        auto objects = (*store)->allObjects();
+        QVERIFY(objects.ok());
+        QCOMPARE(int(objects->size()), 1);
+        auto versions = (*store)->versions(objects->front().id);
+        QVERIFY(versions.ok());
+        QCOMPARE(int(versions->size()), 2); // the batch queued when it was released is there too
+    }
+    void queueOverflowIsReportedAsARecordingFailure()
+    {
+        QTemporaryDir dir;
+        HistoryRecorder::Options o{dir.filePath(QStringLiteral("overflow.db")).toStdString()};
+        o.maxQueuedBytes = 1'000;
+        auto entered = std::make_shared<std::atomic<bool>>(false);
+        auto release = std::make_shared<std::atomic<bool>>(false);
+        o.onCommitted = [entered, release](const CommitReport &) {
+            *entered = true;
+            for (int i = 0; i < 500 && !*release; ++i)
+                std::this_thread::sleep_for(std::chrono::milliseconds(10));
+        };
+        HistoryRecorder recorder(o);
+        QSignalSpy failed(&recorder, &HistoryRecorder::writeFailed);
+        const qint64 now = QDateTime::currentMSecsSinceEpoch();
+        recorder.record(kConfigMaps, {{HistoryEventType::Added, configMap(1), now}});
+        QTRY_VERIFY_WITH_TIMEOUT(entered->load(), 5'000); // the writer is busy: the queue fills
+        for (int rv = 2; rv < 40; ++rv)
+            recorder.record(kConfigMaps, {{HistoryEventType::Modified, configMap(rv), now}});
+        QVERIFY(recorder.counters().droppedEvents > 0);
+        QCOMPARE(failed.size(), 1); // once per overflow gap, not once per dropped batch
+        const QString message = failed.front().front().toString();
+        QVERIFY2(message.contains(QStringLiteral("overflow")) && message.contains(QStringLiteral("dropped")), qPrintable(message));
+        *release = true;
+        QVERIFY(recorder.flush().ok());
+    }
+};
+
+QTEST_GUILESS_MAIN(TestHistoryHardening)
+#include "tst_historyhardening.moc"
