@@ -71,7 +71,7 @@ ClusterController::ClusterController(widgets::ClusterView *view, QObject *parent
 {
     m_pool.setMaxThreadCount(1); // keeps batches in order
     connect(&m_connecting, &QFutureWatcher<core::Result<kube::Connection>>::finished, this,
-            [this] { onConnected(core::takeResult(m_connecting.future(), "connecting")); });
+            [this] { onConnected(core::readResult(m_connecting.future(), "connecting")); });
     connect(view, &widgets::ClusterView::resourceKindChosen, this, &ClusterController::showResource);
     view->setKindsModel(&m_kinds);
     view->detailPane()->setEventsModel(&m_events);

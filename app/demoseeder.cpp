@@ -97,7 +97,7 @@ void DemoSeeder::seed()
 
 void DemoSeeder::onDone()
 {
-    const auto taken = core::takeResult(m_job.future(), "seeding the demo namespace");
+    const auto taken = core::readResult(m_job.future(), "seeding the demo namespace");
     const QString error = taken ? taken->error : QString::fromStdString(taken.error().message);
     if (taken)
         recordVersions(*taken);

@@ -167,7 +167,7 @@ void LessonController::launch(const QString &what, std::function<Job(kube::Lesso
 void LessonController::onJobDone()
 {
     m_busy = false;
-    auto taken = core::takeResult(m_job.future(), "the lesson step");
+    auto taken = core::readResult(m_job.future(), "the lesson step");
     std::shared_ptr<Job> job = taken ? std::move(*taken) : std::make_shared<Job>();
     if (!taken) // the runner threw: the step failed, the lesson stays usable
         job->error = taken.error();

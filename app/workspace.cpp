@@ -63,7 +63,7 @@ Workspace::Workspace(widgets::MainWindow *window, QObject *parent) : QObject(par
     });
     connect(&m_loading, &QFutureWatcherBase::finished, this, [this] {
         m_window->setBusy({}, false);
-        const auto result = core::takeResult(m_loading.future(), "reading kubeconfig");
+        const auto result = core::readResult(m_loading.future(), "reading kubeconfig");
         if (!result) {
             m_window->contextSwitcher()->setContexts({});
             return;

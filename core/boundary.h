@@ -42,20 +42,41 @@ struct IsResult<Result<T>> : std::true_type {};
 template<typename T>
 inline constexpr bool isResult = detail::IsResult<T>::value;
 
-// The result of a finished future (call it from a QFutureWatcher's finished signal: it never
-// waits then), or the Error for what the worker threw. A cancelled future without a result is a
-// Cancelled error. A worker that returns Result<U> gives Result<U> back (its own error kept).
-template<typename T>
-auto takeResult(QFuture<T> future, std::string_view what) -> std::conditional_t<isResult<T>, T, Result<T>>
+namespace detail {
+template<bool Take, typename T>
+auto finishedResult(QFuture<T> &future, std::string_view what) -> std::conditional_t<isResult<T>, T, Result<T>>
 {
     try {
         future.waitForFinished(); // finished already; rethrows the worker's exception
         if (future.resultCount() == 0)
             return Error::make(ErrorCategory::Cancelled, std::string(what) + ": cancelled");
-        return future.takeResult();
+        if constexpr (Take)
+            return future.takeResult();
+        else
+            return future.result();
     } catch (...) {
         return currentExceptionError(what);
     }
+}
+} // namespace detail
+
+// The result of a finished future (call it from a QFutureWatcher's finished signal: it never
+// waits then), or the Error for what the worker threw. A cancelled future without a result is a
+// Cancelled error. A worker that returns Result<U> gives Result<U> back (its own error kept).
+// The result is moved out: the future is invalid afterwards, and Qt 6.4's waitForFinished() on
+// it never returns. For a future someone waits on later (a member a destructor waits for), use
+// readResult.
+template<typename T>
+auto takeResult(QFuture<T> future, std::string_view what) -> std::conditional_t<isResult<T>, T, Result<T>>
+{
+    return detail::finishedResult<true>(future, what);
+}
+
+// As takeResult, but copies the result and leaves the future valid.
+template<typename T>
+auto readResult(QFuture<T> future, std::string_view what) -> std::conditional_t<isResult<T>, T, Result<T>>
+{
+    return detail::finishedResult<false>(future, what);
 }
 
 // Runs `fn` (the body of a thread we own, or one step of it); whatever it throws becomes an

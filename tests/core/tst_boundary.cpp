@@ -76,6 +76,20 @@ private Q_SLOTS:
         QCOMPARE(r.error().message, std::string("no such object"));
     }
 
+    // A member future a destructor waits for: reading it must leave it waitable (a taken future's
+    // waitForFinished() never returned, and every window hung on quit).
+    void readResultLeavesTheFutureWaitable()
+    {
+        auto future = finished([] { return std::string("contexts"); });
+        QCOMPARE(readResult(future, "reading kubeconfig").value(), std::string("contexts"));
+        QVERIFY(future.isValid());
+        future.waitForFinished();
+        QCOMPARE(readResult(future, "again").value(), std::string("contexts"));
+        auto failing = finished([]() -> int { throw std::runtime_error("unreadable"); });
+        QVERIFY(!readResult(failing, "reading kubeconfig").ok());
+        QVERIFY(failing.isValid());
+    }
+
     void aCancelledFutureWithoutAResultIsCancelled()
     {
         QFutureInterface<int> promise;
