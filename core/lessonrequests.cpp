@@ -1,35 +1,18 @@
 #include "core/lessonrequests.h"
 
 #include "core/jsonread.h"
+#include "core/objectref.h"
 
 namespace fieldscope::core {
 namespace {
 
 // Percent-encoding of a query value (RFC 3986 unreserved characters kept), as kube/resource.cpp
 // encodes the other query values.
-std::string queryValue(const std::string &value)
-{
-    static const char hex[] = "0123456789ABCDEF";
-    std::string out;
-    for (const unsigned char c : value) {
-        const bool unreserved = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' || c == '_'
-            || c == '.' || c == '~';
-        if (unreserved) {
-            out += char(c);
-        } else {
-            out += '%';
-            out += hex[c >> 4];
-            out += hex[c & 15];
-        }
-    }
-    return out;
-}
-
 // The query of every lesson write: an explicit field manager, unknown fields refused, and force
 // only for apply (even force=false is a 422 on the other verbs).
 std::string writeQuery(const LessonRequest &q, const std::string &manager)
 {
-    std::string query = "?fieldManager=" + queryValue(manager) + "&fieldValidation=Strict";
+    std::string query = "?fieldManager=" + urlEncode(manager) + "&fieldValidation=Strict";
     if (q.verb == LessonVerb::Apply && q.force)
         query += "&force=true";
     return query;

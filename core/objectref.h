@@ -32,4 +32,7 @@ struct ObjectRef {
     std::string displayName() const { return namespace_.empty() ? name : namespace_ + "/" + name; }
 };
 
+// Percent-encodes a path segment or query value: every byte but RFC 3986's unreserved characters.
+std::string urlEncode(const std::string &value);
+
 } // namespace fieldscope::core

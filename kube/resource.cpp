@@ -30,20 +30,4 @@ std::string ResourceInfo::objectPath(const std::string &ns, const std::string &n
     return p;
 }
 
-std::string urlEncode(const std::string &value)
-{
-    static const char hex[] = "0123456789ABCDEF";
-    std::string out;
-    for (unsigned char c : value) {
-        if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~') {
-            out += char(c);
-        } else {
-            out += '%';
-            out += hex[c >> 4];
-            out += hex[c & 15];
-        }
-    }
-    return out;
-}
-
 } // namespace fieldscope::kube

@@ -1,5 +1,7 @@
 #pragma once
 // A discovered resource type and how to address it (API brief 0, 1).
+#include "core/objectref.h"
+
 #include <string>
 #include <vector>
 
@@ -31,7 +33,7 @@ struct ResourceInfo {
     std::string objectPath(const std::string &ns, const std::string &name, const std::string &subresource = {}) const;
 };
 
-// Percent-encodes a query parameter value.
-std::string urlEncode(const std::string &value);
+// Percent-encodes a query parameter value (one implementation, core's: lessons build URLs too).
+using core::urlEncode;
 
 } // namespace fieldscope::kube
