@@ -1,8 +1,8 @@
 #include "app/backgroundrecording.h"
 
-#include "core/json.h"
-#include "core/jsonread.h"
-#include "core/privatefiles.h"
+#include "core/base/json.h"
+#include "core/base/jsonread.h"
+#include "core/base/privatefiles.h"
 #include "widgets/helpdialogs.h"
 
 #include <QFile>

@@ -5,7 +5,7 @@
 // heartbeat it refreshes every 30 s. The window reads the marker to show that background
 // recording is on and since when; a marker whose process is gone or whose heartbeat is stale is
 // ignored (a killed recorder cannot remove it).
-#include "core/result.h"
+#include "core/base/result.h"
 
 #include <QDateTime>
 #include <QString>

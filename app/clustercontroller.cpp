@@ -1,14 +1,14 @@
 #include "app/clustercontroller.h"
 
 #include "app/backgroundrecording.h"
-#include "core/boundary.h"
+#include "core/base/boundary.h"
 #include "kube/writes.h"
 #include "widgets/newobjectwindow.h"
 
 #include "app/objecteditor.h"
 #include "app/settingsconsentstore.h"
 
-#include "core/json.h"
+#include "core/base/json.h"
 #include "widgets/clusterview.h"
 #include "widgets/consentdialog.h"
 #include "widgets/detailpane.h"

@@ -5,9 +5,9 @@
 // tells its ClusterView what happens. Lives on the GUI thread.
 #include "app/backgroundrecording.h"
 #include "app/historysource.h"
-#include "core/drafts.h"
-#include "core/historyfeed.h"
-#include "core/historywriter.h"
+#include "core/edit/drafts.h"
+#include "core/history/historyfeed.h"
+#include "core/history/historywriter.h"
 #include "kube/apiclient.h"
 #include "kube/connection.h"
 #include "kube/discovery.h"
@@ -18,7 +18,7 @@
 #include "models/objecttablemodel.h"
 #include "models/resourcekindsmodel.h"
 #include "widgets/clusterview.h"
-#include "core/manifest.h"
+#include "core/yaml/manifest.h"
 #include "widgets/editorwindow.h"
 #include "widgets/newobjectwindow.h"
 

@@ -3,8 +3,8 @@
 // kept apart from its watch and table plumbing.
 #include "app/clustercontroller.h"
 
-#include "core/boundary.h"
-#include "core/manifest.h"
+#include "core/base/boundary.h"
+#include "core/yaml/manifest.h"
 #include "kube/writes.h"
 #include "widgets/clusterview.h"
 #include "widgets/helpdialogs.h"

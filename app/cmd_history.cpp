@@ -5,12 +5,12 @@
 #include "widgets/helpdialogs.h"
 #include "app/commands.h"
 #include "app/historysource.h"
-#include "core/historyexport.h"
-#include "core/historyfeed.h"
-#include "core/historyquery.h"
-#include "core/historywriter.h"
-#include "core/jsonread.h"
-#include "core/visibletext.h"
+#include "core/history/historyexport.h"
+#include "core/history/historyfeed.h"
+#include "core/history/historyquery.h"
+#include "core/history/historywriter.h"
+#include "core/base/jsonread.h"
+#include "core/base/visibletext.h"
 #include "kube/watcher.h"
 
 #include <QCoreApplication>

@@ -4,8 +4,8 @@
 #include "app/commands.h"
 #include "app/lessoncatalog.h"
 #include "app/sandbox.h"
-#include "core/visibletext.h"
-#include "kube/lessonrunner.h"
+#include "core/base/visibletext.h"
+#include "lessons/lessonrunner.h"
 
 #include <QCommandLineParser>
 #include <QDir>
@@ -90,18 +90,18 @@ int runLessonCheck(const QStringList &args)
     return worst;
 }
 
-std::string ownerText(const std::vector<kube::LessonOwner> &owners)
+std::string ownerText(const std::vector<core::LessonOwner> &owners)
 {
     std::string out;
-    for (const kube::LessonOwner &o : owners)
+    for (const core::LessonOwner &o : owners)
         out += (out.empty() ? "" : ", ") + visible(o.manager) + " (" + o.operation + (o.subresource.empty() ? "" : "/" + o.subresource) + ")";
     return out.empty() ? std::string("nobody") : out;
 }
 
-void printStepText(const core::Lesson &lesson, const kube::LessonStepReport &r)
+void printStepText(const core::Lesson &lesson, const core::LessonStepReport &r)
 {
     print("\nStep " + std::to_string(r.index + 1) + "/" + std::to_string(lesson.steps.size()) + ": " + visible(r.title) + "\n");
-    for (const kube::LessonCall &c : r.calls) {
+    for (const core::LessonCall &c : r.calls) {
         char head[64];
         std::snprintf(head, sizeof head, "  %6lldms  client %-2d ", static_cast<long long>(c.answeredMs), c.client);
         std::string line = head + c.method + " " + visible(c.path) + "  ";
@@ -115,7 +115,7 @@ void printStepText(const core::Lesson &lesson, const kube::LessonStepReport &r)
     std::string summary = "  succeeded " + std::to_string(r.succeeded);
     for (const auto &[reason, n] : r.errors)
         summary += ", " + visible(reason) + " x" + std::to_string(n);
-    const bool wrote = std::any_of(r.calls.begin(), r.calls.end(), [](const kube::LessonCall &c) { return c.isWrite; });
+    const bool wrote = std::any_of(r.calls.begin(), r.calls.end(), [](const core::LessonCall &c) { return c.isWrite; });
     if (r.winner && wrote)
         summary += "; winner: client " + std::to_string(*r.winner);
     if (r.last && !r.winner && wrote)
@@ -130,10 +130,10 @@ void printStepText(const core::Lesson &lesson, const kube::LessonStepReport &r)
         print("  NOT AS THE LESSON SAYS: " + visible(m) + "\n");
 }
 
-Json stepJson(const kube::LessonStepReport &r)
+Json stepJson(const core::LessonStepReport &r)
 {
     Json calls = Json::array();
-    for (const kube::LessonCall &c : r.calls) {
+    for (const core::LessonCall &c : r.calls) {
         Json conflicts = Json::array();
         for (const core::FieldConflict &f : c.conflicts)
             conflicts.push_back({{"field", f.path}, {"manager", f.manager}, {"subresource", f.subresource}});
@@ -145,7 +145,7 @@ Json stepJson(const kube::LessonStepReport &r)
     Json owners = Json::object();
     for (const auto &[pointer, list] : r.owners) {
         Json o = Json::array();
-        for (const kube::LessonOwner &x : list)
+        for (const core::LessonOwner &x : list)
             o.push_back({{"manager", x.manager}, {"operation", x.operation}, {"subresource", x.subresource}});
         owners[pointer] = o;
     }
@@ -230,7 +230,7 @@ int runLessonRun(const QStringList &args)
                      lesson->ns.c_str(), visible(objects).c_str(), visible(config.server).c_str());
         return 2;
     }
-    kube::LessonRunner runner(session->connection().transport->config(), kube::LessonRunner::resolverFor(session->discovery()), *lesson);
+    lessons::LessonRunner runner(session->connection().transport->config(), lessons::LessonRunner::resolverFor(session->discovery()), *lesson);
     const bool json = format == QLatin1String("json");
     if (!json)
         print("Lesson " + lesson->name + ": " + visible(lesson->title) + "\nNamespace " + runner.ns() + " on "
@@ -240,7 +240,7 @@ int runLessonRun(const QStringList &args)
     bool passed = true;
     Json steps = Json::array();
     for (std::size_t i = 0; i < lesson->steps.size(); ++i) {
-        const kube::LessonStepReport r = runner.runStep(i);
+        const core::LessonStepReport r = runner.runStep(i);
         passed = passed && r.passed();
         if (json)
             steps.push_back(stepJson(r));

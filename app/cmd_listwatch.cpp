@@ -2,7 +2,7 @@
 // and the benchmark.
 #include "app/clisession.h"
 #include "app/commands.h"
-#include "core/json.h"
+#include "core/base/json.h"
 #include "kube/watcher.h"
 
 #include <QCoreApplication>

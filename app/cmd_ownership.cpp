@@ -3,12 +3,12 @@
 #include "app/climanifest.h"
 #include "app/clisession.h"
 #include "app/commands.h"
-#include "core/blame.h"
-#include "core/conflictprediction.h"
-#include "core/manifest.h"
-#include "core/jsonread.h"
-#include "core/ownershiptree.h"
-#include "core/yaml.h"
+#include "core/ownership/blame.h"
+#include "core/ownership/conflictprediction.h"
+#include "core/yaml/manifest.h"
+#include "core/base/jsonread.h"
+#include "core/ownership/ownershiptree.h"
+#include "core/yaml/yaml.h"
 #include "kube/writes.h"
 
 #include <QDateTime>

@@ -1,6 +1,6 @@
 #include "app/draftkeeper.h"
 
-#include "core/boundary.h"
+#include "core/base/boundary.h"
 #include "widgets/editorwindow.h"
 #include "widgets/qsci.h"
 

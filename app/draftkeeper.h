@@ -4,7 +4,7 @@
 // written, or the window is closed for good. A child of its window: it stays with a detached
 // window whose connection is gone. File work runs on one worker thread, in order.
 // Lives on the GUI thread.
-#include "core/drafts.h"
+#include "core/edit/drafts.h"
 
 #include <QObject>
 #include <QPointer>

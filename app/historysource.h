@@ -5,7 +5,7 @@
 // and hands the finished rows (no objects: models/historyversions.h reads those) to the model; a load a
 // newer request superseded is dropped. Commits that touch the shown object reload it, coalesced,
 // one load at a time. Lives on the GUI thread.
-#include "core/historystore.h"
+#include "core/history/historystore.h"
 #include "kube/kubeconfig.h"
 #include "models/objecthistorymodel.h"
 

@@ -1,18 +1,18 @@
 #include "app/objecteditor.h"
 
-#include "core/boundary.h"
-#include "core/objectdiff.h"
-#include "core/ownershipdiff.h"
-#include "core/threewaymerge.h"
+#include "core/base/boundary.h"
+#include "core/diff/objectdiff.h"
+#include "core/ownership/ownershipdiff.h"
+#include "core/diff/threewaymerge.h"
 #include "kube/requestcommands.h"
 
 #include <QClipboard>
 #include <QGuiApplication>
 
-#include "core/applybody.h"
-#include "core/editbuffer.h"
-#include "core/jsonread.h"
-#include "core/yaml.h"
+#include "core/edit/applybody.h"
+#include "core/edit/editbuffer.h"
+#include "core/base/jsonread.h"
+#include "core/yaml/yaml.h"
 #include "kube/writes.h"
 
 #include <QDateTime>
@@ -33,7 +33,7 @@ void inBackground(QObject *context, Work work, Done done)
     auto *watcher = new QFutureWatcher<R>(context);
     QObject::connect(watcher, &QFutureWatcherBase::finished, context, [watcher, context, done = std::move(done)]() mutable {
         watcher->deleteLater();
-        // The worker's exception (core/boundary.h) and one thrown by `done` (an exception in a
+        // The worker's exception (core/base/boundary.h) and one thrown by `done` (an exception in a
         // slot ends the process) both become the editor's failure banner.
         auto fail = [context](const core::Error &e) {
             if (auto *editor = qobject_cast<ObjectEditor *>(context))
@@ -453,7 +453,7 @@ void ObjectEditor::onSuccess(bool dryRun, const std::string &manager, kube::Http
 }
 
 // The 409 names fields and owners only: the live values come from a fresh GET, both values are
-// looked up with the list semantics the server used for the paths (core/editbuffer.h).
+// looked up with the list semantics the server used for the paths (core/edit/editbuffer.h).
 void ObjectEditor::showBackgroundFailure(const QString &why)
 {
     if (m_window)

@@ -10,10 +10,10 @@
 // superseded request are dropped. Lives on the GUI thread; a child of its window, so it dies
 // with it.
 #include "app/draftkeeper.h"
-#include "core/json.h"
+#include "core/base/json.h"
 #include "kube/apiclient.h"
 #include "kube/kubeconfig.h"
-#include "core/threewaymerge.h"
+#include "core/diff/threewaymerge.h"
 #include "kube/resource.h"
 #include "widgets/editorwindow.h"
 

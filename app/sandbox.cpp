@@ -1,6 +1,6 @@
 #include "app/sandbox.h"
 
-#include "core/privatefiles.h"
+#include "core/base/privatefiles.h"
 
 #include <QCoreApplication>
 #include <QDir>

@@ -6,7 +6,7 @@
 #include <QProcess>
 
 #include "app/settingsconsentstore.h"
-#include "core/boundary.h"
+#include "core/base/boundary.h"
 #include "kube/execconsent.h"
 #include "widgets/consentdecisionsview.h"
 

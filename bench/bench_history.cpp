@@ -4,8 +4,8 @@
 // and the History tab's data for 1,000 versions of a 1 MiB object (rows + the shown pair; target
 // < 2 s and < 300 MB peak RSS, measured in a child process so the set-up does not count).
 // A plain executable: `bench_history [pod.json]`; not a test.
-#include "core/historyquery.h"
-#include "core/historywriter.h"
+#include "core/history/historyquery.h"
+#include "core/history/historywriter.h"
 #include "models/historyversions.h"
 #include "models/objecthistorymodel.h"
 

@@ -9,14 +9,14 @@
 // memory (getrusage of that child alone), against the budget of 1 s CPU and 256 MB.
 //
 // Plain executable printing figures; not part of ctest.
-#include "core/blame.h"
-#include "core/fieldsv1.h"
-#include "core/historyexport.h"
-#include "core/json.h"
-#include "core/objectdiff.h"
-#include "core/ownershiptree.h"
-#include "core/yaml.h"
-#include "core/yamldiff.h"
+#include "core/ownership/blame.h"
+#include "core/ownership/fieldsv1.h"
+#include "core/history/historyexport.h"
+#include "core/base/json.h"
+#include "core/diff/objectdiff.h"
+#include "core/ownership/ownershiptree.h"
+#include "core/yaml/yaml.h"
+#include "core/diff/yamldiff.h"
 
 #include <QElapsedTimer>
 

@@ -3,7 +3,7 @@
 //
 //   bench_list --kubeconfig FILE --context C [--count 100000] [--namespace bench-list]
 //              [--kubectl PATH] [--skip-populate]
-#include "core/json.h"
+#include "core/base/json.h"
 #include "kube/apiclient.h"
 #include "kube/connection.h"
 #include "kube/listdecoder.h"

@@ -2,7 +2,7 @@
 // ApiClient: the Qt-facing side of the transport. Lives on the thread that created it (usually
 // the GUI thread, or the CLI's main thread). Results are delivered there through the event loop,
 // never synchronously, and dropped when the ApiClient or the request's context object is gone.
-#include "core/result.h"
+#include "core/base/result.h"
 #include "kube/http.h"
 #include "kube/transport.h"
 

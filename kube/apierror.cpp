@@ -1,7 +1,7 @@
 #include "kube/apierror.h"
 
-#include "core/json.h"
-#include "core/jsonread.h"
+#include "core/base/json.h"
+#include "core/base/jsonread.h"
 
 namespace fieldscope::kube {
 

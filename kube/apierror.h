@@ -1,6 +1,6 @@
 #pragma once
 // Typed errors from API responses (API brief 7.1-7.2, 4.3-4.4).
-#include "core/error.h"
+#include "core/base/error.h"
 #include "kube/http.h"
 
 #include <string>

@@ -1,6 +1,6 @@
 #include "kube/credentials.h"
 
-#include "core/boundary.h"
+#include "core/base/boundary.h"
 #include "kube/authlog.h"
 #include "kube/kubeconfig_p.h"
 
@@ -371,7 +371,7 @@ void CredentialProvider::startRunLocked(ExecInvocation invocation)
     if (m_runner.joinable())
         m_runner.join();
     m_runner = std::thread([this, inv = std::move(invocation)]() mutable {
-        // The thread's last boundary (core/boundary.h): requests waiting for this credential get
+        // The thread's last boundary (core/base/boundary.h): requests waiting for this credential get
         // the error instead of waiting for ever.
         const core::Status st = core::guarded("the exec credential plugin", [&] { runPlugin(std::move(inv)); });
         if (st)

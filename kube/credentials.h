@@ -9,7 +9,7 @@
 // answered whenever the user gets to it: current(later) never waits for either. Requests that
 // arrive meanwhile queue their `later` and all get the one outcome (client-go also runs one plugin
 // for concurrent callers). The blocking current() is for the command line and tests.
-#include "core/result.h"
+#include "core/base/result.h"
 #include "kube/execconsent.h"
 #include "kube/execplugin.h"
 #include "kube/kubeconfig.h"

@@ -1,7 +1,7 @@
 #include "kube/discovery.h"
 
-#include "core/json.h"
-#include "core/jsonread.h"
+#include "core/base/json.h"
+#include "core/base/jsonread.h"
 #include "kube/apierror.h"
 
 #include <QLoggingCategory>

@@ -6,7 +6,7 @@
 // documents (up to the transport's body limit) are parsed on the network thread and only the
 // decoded ResourceInfo values cross over. Legacy discovery asks at most
 // kMaxConcurrentDiscoveryRequests group versions at a time.
-#include "core/result.h"
+#include "core/base/result.h"
 #include "kube/apiclient.h"
 #include "kube/resource.h"
 

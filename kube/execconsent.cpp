@@ -2,7 +2,7 @@
 
 #include "kube/execplugin.h"
 
-#include "core/visibletext.h"
+#include "core/base/visibletext.h"
 
 #include <algorithm>
 #include <array>

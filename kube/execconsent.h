@@ -6,7 +6,7 @@
 // Everything in an ExecInvocation came from a kubeconfig someone else may have written, so every
 // string goes through visibleEscapes(): control characters and bidirectional overrides cannot hide
 // or reorder what is shown ("evil\u202e" would otherwise display an argument backwards).
-#include "core/visibletext.h"
+#include "core/base/visibletext.h"
 
 #include <string>
 #include <string_view>
@@ -32,7 +32,7 @@ struct ExecConsentDescription {
 
 ExecConsentDescription describeExecInvocation(const ExecInvocation &invocation);
 
-// core::visibleEscapes (core/visibletext.h), where the window's plain-text helpers find it too.
+// core::visibleEscapes (core/base/visibletext.h), where the window's plain-text helpers find it too.
 using core::visibleEscapes;
 
 // Heuristics for env names, upper-cased before matching (client-go has none: it passes everything).

@@ -2,7 +2,7 @@
 
 #include "kube/requestcommands.h"
 
-#include "core/jsonread.h"
+#include "core/base/jsonread.h"
 #include "kube/authlog.h"
 
 #include <QCryptographicHash>

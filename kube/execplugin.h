@@ -8,7 +8,7 @@
 // Threads: prepareExec() and parseExecCredential() are pure and thread-agnostic. runExecPlugin()
 // blocks until the plugin exits or times out: call it only on a worker/network thread, never on the
 // GUI thread. ExecPluginProcess is the asynchronous form for threads with an event loop (the GUI).
-#include "core/result.h"
+#include "core/base/result.h"
 #include "kube/kubeconfig.h"
 
 #include <QByteArray>

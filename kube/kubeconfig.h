@@ -7,8 +7,8 @@
 //
 // Secrets (tokens, passwords, keys, *-data) are held in memory because the transport needs them,
 // but no function in this file puts them into a log line, a warning or an Error message.
-#include "core/json.h"
-#include "core/result.h"
+#include "core/base/json.h"
+#include "core/base/result.h"
 
 #include <QByteArray>
 #include <QProcessEnvironment>

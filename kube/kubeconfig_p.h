@@ -1,7 +1,7 @@
 #pragma once
 // Private to Kubeconfig: helpers shared by kubeconfig.cpp (loading and merging files),
 // kubeconfigparse.cpp (YAML mapping) and kubeconfigresolve.cpp (credential and TLS resolution).
-#include "core/yaml.h"
+#include "core/yaml/yaml.h"
 #include "kube/kubeconfig.h"
 
 #include <QByteArray>

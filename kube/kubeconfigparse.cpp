@@ -2,7 +2,7 @@
 // (Kubeconfig::fromYaml), with errors that name the field but never its value.
 #include "kube/kubeconfig.h"
 
-#include "core/yaml.h"
+#include "core/yaml/yaml.h"
 #include "kube/kubeconfig_p.h"
 
 #include <QDir>

@@ -1,8 +1,8 @@
 #include "kube/listdecoder.h"
 #include "kube/http.h"
 
-#include "core/json.h"
-#include "core/jsonread.h"
+#include "core/base/json.h"
+#include "core/base/jsonread.h"
 
 #include <simdjson.h>
 

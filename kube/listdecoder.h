@@ -2,8 +2,8 @@
 // Hot-path decoding of LIST pages and WATCH lines with simdjson (On-Demand): we cut each item's
 // raw bytes out of the page and read only metadata, instead of building a DOM of 100k objects.
 // Pure functions; called on the network thread.
-#include "core/result.h"
-#include "core/watchtypes.h"
+#include "core/base/result.h"
+#include "core/objects/watchtypes.h"
 
 #include <string>
 #include <string_view>

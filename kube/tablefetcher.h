@@ -37,7 +37,7 @@
 // Servers or resources without Table support (a 406, or a response whose kind is not Table, as
 // some aggregated APIs answer) end in State::Unsupported with the unsupported() signal: the caller
 // keeps its fixed columns and shows no error. Other list failures retry with backoff.
-#include "core/result.h"
+#include "core/base/result.h"
 #include "kube/apiclient.h"
 #include "kube/watcher.h"
 

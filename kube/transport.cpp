@@ -1,6 +1,6 @@
 #include "kube/transport.h"
 
-#include "core/boundary.h"
+#include "core/base/boundary.h"
 
 #include <QLoggingCategory>
 
@@ -244,7 +244,7 @@ Transport::Transport(TransportConfig config)
     m_impl->url = ServerUrl::parse(m_config.server);
     m_credentialInbox = std::make_shared<CredentialInbox>();
     m_credentialInbox->multi = m_impl->multi;
-    // The thread's last boundary (core/boundary.h): an exception that escapes the loop (out of
+    // The thread's last boundary (core/base/boundary.h): an exception that escapes the loop (out of
     // memory between two transfers) is logged and the loop resumes, so the other requests go on;
     // the one it was handling may get no answer.
     m_thread = std::thread([this] {

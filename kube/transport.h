@@ -6,7 +6,7 @@
 // started in the constructor and joined in the destructor; no callback runs after ~Transport().
 // m_mutex guards m_incoming and m_cancelled (the hand-off queues); everything else is touched
 // only by the network thread.
-#include "core/result.h"
+#include "core/base/result.h"
 #include "kube/http.h"
 
 #include <QByteArray>

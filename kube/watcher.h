@@ -7,8 +7,8 @@
 // in order; no version is invented; after a relist the batch carries an ObservationGap naming
 // the interval that was not observed, and the differences (added, changed, deleted while away)
 // are delivered as events rather than a silent replacement.
-#include "core/objectstore.h"
-#include "core/watchtypes.h"
+#include "core/objects/objectstore.h"
+#include "core/objects/watchtypes.h"
 #include "kube/apiclient.h"
 #include "kube/listdecoder.h"
 #include "kube/resource.h"

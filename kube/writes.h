@@ -3,7 +3,7 @@
 // sends the request through ApiClient, which turns non-2xx answers into typed errors (409 SSA
 // conflicts with their fields, stale writes, 422 causes). Response Warning headers arrive in
 // HttpResponse::warnings.
-#include "core/json.h"
+#include "core/base/json.h"
 #include "kube/http.h"
 #include "kube/resource.h"
 

@@ -1,6 +1,6 @@
 #include "models/objecttablemodel.h"
 
-#include "core/visibletext.h"
+#include "core/base/visibletext.h"
 #include "models/plaintooltip.h"
 
 #include <QFont>

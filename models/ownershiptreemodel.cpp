@@ -1,6 +1,6 @@
 #include "models/ownershiptreemodel.h"
 
-#include "core/fieldsv1.h"
+#include "core/ownership/fieldsv1.h"
 #include "models/roles.h"
 
 #include <QDateTime>

@@ -4,7 +4,7 @@
 // handed over by value. A new tree of the same object updates rows in place (inserts, removes and
 // dataChanged matched by path), so selection and expansion survive watch updates; a tree of
 // another object resets the model. The manager filter works the same way, without resets.
-#include "core/ownershiptree.h"
+#include "core/ownership/ownershiptree.h"
 #include "models/managercolors.h"
 
 #include <QAbstractItemModel>

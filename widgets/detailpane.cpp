@@ -1,9 +1,9 @@
 #include "widgets/detailpane.h"
 #include "widgets/plaintext.h"
 
-#include "core/boundary.h"
-#include "core/json.h"
-#include "core/yaml.h"
+#include "core/base/boundary.h"
+#include "core/base/json.h"
+#include "core/yaml/yaml.h"
 #include "models/managercolors.h"
 #include "models/managerlegendmodel.h"
 #include "models/objecthistorymodel.h"

@@ -1,8 +1,8 @@
 #include "widgets/editorwindow.h"
 #include "widgets/plaintext.h"
 
-#include "core/boundary.h"
-#include "core/yamldiff.h"
+#include "core/base/boundary.h"
+#include "core/diff/yamldiff.h"
 #include "widgets/palette.h"
 #include "widgets/plaintable.h"
 #include "widgets/yamlview.h"

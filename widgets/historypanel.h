@@ -5,7 +5,7 @@
 // side-by-side YAML diff with intra-line highlights, noise-filter toggles, and the timeline of
 // the field selected in the ownership tree. Diffs and timelines are computed on worker threads;
 // a result that a newer request superseded is dropped. Lives on the GUI thread.
-#include "core/fieldpath.h"
+#include "core/objects/fieldpath.h"
 
 #include <QWidget>
 

@@ -2,8 +2,8 @@
 // (std::bad_alloc) or a library's exception on a damaged file must show as the tab's message,
 // never reach the GUI thread as an exception, and leave the source ready for the next load.
 #include "app/historysource.h"
-#include "core/historystore.h"
-#include "core/json.h"
+#include "core/history/historystore.h"
+#include "core/base/json.h"
 #include "models/objecthistorymodel.h"
 
 #include <QSignalSpy>

@@ -2,7 +2,7 @@
 // A large object with two managers (tests/core/tst_ownershiptree and bench/bench_ownership):
 // KEYS data entries of VALUEBYTES each owned by "a" (Apply), and KEYS list items whose every
 // other item (and its value) is owned by "b" (Update).
-#include "core/json.h"
+#include "core/base/json.h"
 
 #include <string>
 

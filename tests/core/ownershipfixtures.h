@@ -1,7 +1,7 @@
 #pragma once
 // Helpers shared by the ownership tests: fixture loading, golden files and a text dump of a tree.
-#include "core/ownershiptree.h"
-#include "core/yaml.h"
+#include "core/ownership/ownershiptree.h"
+#include "core/yaml/yaml.h"
 
 #include <QFile>
 #include <QString>

@@ -1,8 +1,8 @@
-// The editor's apply body (core/applybody.h, API brief 4.5): only the fields the manager owns and
+// The editor's apply body (core/edit/applybody.h, API brief 4.5): only the fields the manager owns and
 // the fields the user changed are applied, so the editor never claims other managers' fields.
-#include "core/applybody.h"
-#include "core/editbuffer.h"
-#include "core/yaml.h"
+#include "core/edit/applybody.h"
+#include "core/edit/editbuffer.h"
+#include "core/yaml/yaml.h"
 
 #include <QTest>
 

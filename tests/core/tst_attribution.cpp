@@ -1,4 +1,4 @@
-#include "core/attribution.h"
+#include "core/history/attribution.h"
 
 #include <QTest>
 

@@ -1,6 +1,6 @@
 // Blame rendering (text gutter and JSON leaves) and the line-to-pointer YAML it is built on.
-#include "core/blame.h"
-#include "core/yaml.h"
+#include "core/ownership/blame.h"
+#include "core/yaml/yaml.h"
 #include "ownershipfixtures.h"
 
 #include <QTest>

@@ -1,5 +1,5 @@
 // Server-side apply prediction: conflicts (exact 409 paths), new ownership, removal by omission.
-#include "core/conflictprediction.h"
+#include "core/ownership/conflictprediction.h"
 #include "ownershipfixtures.h"
 
 #include <QTest>

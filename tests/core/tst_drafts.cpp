@@ -1,7 +1,7 @@
-// DraftStore (core/drafts.h): the editor's unsent text on disk survives a restart, exactly; an
+// DraftStore (core/edit/drafts.h): the editor's unsent text on disk survives a restart, exactly; an
 // object without a draft has none; a removed draft is gone; a damaged file is an error, not a
 // crash, and stays; names a kubeconfig or server chose cannot leave the drafts folder.
-#include "core/drafts.h"
+#include "core/edit/drafts.h"
 
 #include <QTemporaryDir>
 #include <QTest>

@@ -1,6 +1,6 @@
-// The editor's pure helpers (core/editbuffer.h): what of a live object is editable, merge patches
+// The editor's pure helpers (core/edit/editbuffer.h): what of a live object is editable, merge patches
 // and guarded JSON patches between two versions, and giving up SSA-conflicting fields named in the server's path syntax.
-#include "core/editbuffer.h"
+#include "core/edit/editbuffer.h"
 
 #include <QTest>
 

@@ -1,6 +1,6 @@
 // FieldsV1 decoding/encoding and managedFields entries (API brief 3.1-3.3).
-#include "core/fieldsv1.h"
-#include "core/managedfields.h"
+#include "core/ownership/fieldsv1.h"
+#include "core/ownership/managedfields.h"
 
 #include <QTest>
 

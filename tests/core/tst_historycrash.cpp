@@ -1,7 +1,7 @@
 // kill -9 while recording: every version the child reported committed must be in the store after
 // the kill, and the store must open cleanly and pass its integrity check (issue 5).
-#include "core/historystore.h"
-#include "core/historywriter.h"
+#include "core/history/historystore.h"
+#include "core/history/historywriter.h"
 
 #include <QCoreApplication>
 #include <QDateTime>

@@ -1,8 +1,8 @@
-#include "core/historyexport.h"
-#include "core/historyfeed.h"
-#include "core/historyquery.h"
-#include "core/historywriter.h"
-#include "core/versioncodec.h"
+#include "core/history/historyexport.h"
+#include "core/history/historyfeed.h"
+#include "core/history/historyquery.h"
+#include "core/history/historywriter.h"
+#include "core/history/versioncodec.h"
 
 #include <QDateTime>
 #include <QFile>

@@ -1,4 +1,4 @@
-#include "core/yaml.h"
+#include "core/yaml/yaml.h"
 
 #include <QTest>
 

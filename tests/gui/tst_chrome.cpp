@@ -8,7 +8,7 @@
 #include "app/clustercontroller.h"
 #include "app/settingsconsentstore.h"
 #include "app/workspace.h"
-#include "core/json.h"
+#include "core/base/json.h"
 #include "widgets/clusterview.h"
 #include "widgets/contextswitcher.h"
 #include "widgets/detailpane.h"

@@ -5,7 +5,7 @@
 #include "guitesting.h"
 #include "../integration/clusterenv.h"
 #include "app/clustercontroller.h"
-#include "core/json.h"
+#include "core/base/json.h"
 #include "models/objecttablemodel.h"
 #include "models/objecthistorymodel.h"
 #include "models/ownershiptreemodel.h"

@@ -10,7 +10,7 @@
 #include "../integration/clusterenv.h"
 #include "../integration/watchrecorder.h"
 #include "app/clustercontroller.h"
-#include "core/json.h"
+#include "core/base/json.h"
 #include "kube/writes.h"
 #include "models/objecttablemodel.h"
 #include "models/objectviewmodel.h"

@@ -3,7 +3,7 @@
 // against the real test cluster; a stand-in for scripts/fieldscope-cluster hands it the test
 // cluster as "the sandbox" and logs the start and stop it is asked for.
 #include "../integration/clusterenv.h"
-#include "core/historystore.h"
+#include "core/history/historystore.h"
 
 #include <QDir>
 #include <QFile>

@@ -11,7 +11,7 @@
 #include "../integration/clusterenv.h"
 #include "app/clustercontroller.h"
 #include "app/workspace.h"
-#include "core/json.h"
+#include "core/base/json.h"
 #include "models/objecttablemodel.h"
 #include "widgets/clusterview.h"
 #include "widgets/consentdialog.h"

@@ -3,8 +3,8 @@
 // stale replace, dry run, a 422 with causes, a 403, and a multi-document file.
 #include "clusterenv.h"
 
-#include "core/json.h"
-#include "core/ownershiptree.h"
+#include "core/base/json.h"
+#include "core/ownership/ownershiptree.h"
 
 #include <QTemporaryDir>
 

@@ -1,7 +1,7 @@
 // Every auth kind of the test kubeconfig against the real kube-apiserver, and the errors a user
 // sees when credentials are wrong (401) or lack rights (403).
 #include "clusterenv.h"
-#include "core/json.h"
+#include "core/base/json.h"
 
 #include <QTemporaryDir>
 

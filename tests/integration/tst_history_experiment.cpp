@@ -3,7 +3,7 @@
 // (refused), then forced; a delete. `fieldscope history -o json` must list every version in order,
 // each attributed to the manager that made it.
 #include "clusterenv.h"
-#include "core/json.h"
+#include "core/base/json.h"
 
 #include <QFile>
 #include <QFileInfo>

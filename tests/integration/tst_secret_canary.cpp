@@ -5,9 +5,9 @@
 // -wal/-shm), the export, or anything the commands printed (with every log category on). The
 // files are 0600 all the same, and the history still says the value changed.
 #include "clusterenv.h"
-#include "core/json.h"
-#include "core/secretredaction.h"
-#include "core/yaml.h"
+#include "core/base/json.h"
+#include "core/history/secretredaction.h"
+#include "core/yaml/yaml.h"
 
 #include <QDirIterator>
 #include <QFile>

@@ -2,7 +2,7 @@
 // in the header), and cheap to feed under a flood.
 #include "models/eventtablemodel.h"
 
-#include "core/json.h"
+#include "core/base/json.h"
 
 #include <QAbstractItemModelTester>
 #include <QElapsedTimer>

@@ -1,6 +1,6 @@
 // OwnershipTreeModel, ManagerLegendModel and manager colours, checked through text dumps with a
 // QAbstractItemModelTester attached before anything is fed.
-#include "core/yaml.h"
+#include "core/yaml/yaml.h"
 #include "models/managercolors.h"
 #include "models/managerlegendmodel.h"
 #include "models/ownershiptreemodel.h"
