@@ -10,7 +10,6 @@
 # headers live in the build folder), so every tracked C/C++ file is formatted.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
-cd "$root"
 
 check=0
 if [ "${1:-}" = "--check" ]; then
@@ -39,17 +38,24 @@ fi
 
 files=()
 if [ "$#" -gt 0 ]; then
+  # As named, from the caller's folder (--style=file finds .clang-format from each file's path).
+  for f in "$@"; do
+    [ -f "$f" ] || { echo "format.sh: no such file: $f" >&2; exit 2; }
+  done
   files=("$@")
-elif git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
-  while IFS= read -r -d '' f; do
-    [ -f "$f" ] && files+=("$f") # skip files deleted in the work tree but not yet in the index
-  done < <(git ls-files -z -- '*.c' '*.cc' '*.cpp' '*.cxx' '*.h' '*.hh' '*.hpp')
 else
-  # A source tree without git (an unpacked release): the same folders, build output left out.
-  while IFS= read -r -d '' f; do files+=("${f#./}"); done < <(
-    find . \( -path ./build -o -path ./.git -o -path ./.cache \) -prune -o -type f \
-      \( -name '*.c' -o -name '*.cc' -o -name '*.cpp' -o -name '*.cxx' -o -name '*.h' -o -name '*.hh' -o -name '*.hpp' \) \
-      -print0 | sort -z)
+  cd "$root"
+  if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+    while IFS= read -r -d '' f; do
+      [ -f "$f" ] && files+=("$f") # skip files deleted in the work tree but not yet in the index
+    done < <(git ls-files -z -- '*.c' '*.cc' '*.cpp' '*.cxx' '*.h' '*.hh' '*.hpp')
+  else
+    # A source tree without git (an unpacked release): the same files, build output left out.
+    while IFS= read -r -d '' f; do files+=("${f#./}"); done < <(
+      find . \( -path ./build -o -path ./.git -o -path ./.cache \) -prune -o -type f \
+        \( -name '*.c' -o -name '*.cc' -o -name '*.cpp' -o -name '*.cxx' -o -name '*.h' -o -name '*.hh' \
+        -o -name '*.hpp' \) -print0 | sort -z)
+  fi
 fi
 if [ "${#files[@]}" -eq 0 ]; then
   echo "format.sh: no C/C++ files found" >&2
@@ -64,13 +70,28 @@ fi
 
 # --dry-run -Werror reports the first pending change (layout or include order) of each file as
 # "FILE:LINE:COL: error: code should be clang-formatted" and goes on with the other files. Each
-# batch filters its own report, so the two parallel batches never interleave inside a line.
+# batch filters its own report, so the two parallel batches never interleave inside a line. A
+# batch that fails without such a line (an unreadable .clang-format, a missing file) reports its
+# messages prefixed with "!", and the check fails on them instead of passing.
 unformatted=()
-while IFS= read -r f; do unformatted+=("$f"); done < <(
+failures=()
+while IFS= read -r f; do
+  case "$f" in
+    '!'*) failures+=("${f#!}") ;;
+    *) unformatted+=("$f") ;;
+  esac
+done < <(
   printf '%s\0' "${files[@]}" | xargs -0 -n 16 -P 2 sh -c '
-    "$0" --style=file --dry-run -Werror --ferror-limit=1 "$@" 2>&1 >/dev/null |
-      sed -n "s/^\(.*\):[0-9][0-9]*:[0-9][0-9]*: error: code should be clang-formatted.*/\1/p"' "$cf" | sort -u)
+    out="$("$0" --style=file --dry-run -Werror --ferror-limit=1 "$@" 2>&1 >/dev/null)" && exit 0
+    found="$(printf "%s\n" "$out" | sed -n "s/^\(.*\):[0-9][0-9]*:[0-9][0-9]*: error: code should be clang-formatted.*/\1/p")"
+    if [ -n "$found" ]; then printf "%s\n" "$found"; else printf "%s\n" "$out" | sed -n "1,5s/^/!/p"; fi
+    exit 0' "$cf" | sort -u)
 
+if [ "${#failures[@]}" -gt 0 ]; then
+  echo "format.sh: clang-format failed:" >&2
+  printf '  %s\n' "${failures[@]}" >&2
+  exit 2
+fi
 if [ "${#unformatted[@]}" -eq 0 ]; then
   echo "format.sh: all ${#files[@]} files are formatted (clang-format ${version##*version })"
   exit 0
