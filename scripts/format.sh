@@ -9,7 +9,7 @@
 # names another binary of that version. Nothing in the tree is vendored or generated (generated
 # headers live in the build folder), so every tracked C/C++ file is formatted.
 set -euo pipefail
-root="$(cd "$(dirname "$0")/.." && pwd)"
+root="$(cd "$(dirname "$0")/.." && pwd -P)"
 
 check=0
 if [ "${1:-}" = "--check" ]; then
@@ -45,7 +45,8 @@ if [ "$#" -gt 0 ]; then
   files=("$@")
 else
   cd "$root"
-  if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+  # git's list only when this tree is a checkout of its own (not an unpacked copy inside another).
+  if [ "$(git rev-parse --show-toplevel 2>/dev/null)" = "$root" ]; then
     while IFS= read -r -d '' f; do
       [ -f "$f" ] && files+=("$f") # skip files deleted in the work tree but not yet in the index
     done < <(git ls-files -z -- '*.c' '*.cc' '*.cpp' '*.cxx' '*.h' '*.hh' '*.hpp')
