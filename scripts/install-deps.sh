@@ -25,6 +25,9 @@ PKGS=(
   lintian desktop-file-utils appstream
   # the libFuzzer targets (scripts/fuzz.sh)
   clang-14 libclang-rt-14-dev
+  # the formatter (scripts/format.sh, the check_format test): its output differs between
+  # versions, so exactly 14
+  clang-format-14
 )
 
 missing=()
