@@ -25,6 +25,8 @@ PKGS=(
   lintian desktop-file-utils appstream
   # the libFuzzer targets (scripts/fuzz.sh)
   clang-14 libclang-rt-14-dev
+  # static analysis (scripts/lint.sh): clang-tidy and clazy for Qt; python3 drives them
+  clang-tidy-14 clazy python3
 )
 
 missing=()

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The README's test command: installs what is missing (apt-get), builds kube-apiserver 1.20.2
-# once (cached), configures and builds with the `ci` preset (warnings are errors) and runs every
+# once (cached), configures and builds with the `ci` preset (warnings are errors), runs clang-tidy
+# and clazy on it (scripts/lint.sh) and runs every
 # test: unit, integration against the real apiserver, GUI offscreen; then the Debian packages are
 # built and checked (scripts/package.sh), and the core/kube unit tests run under ASan + UBSan.
 # Idempotent.
@@ -13,6 +14,8 @@ scripts/build-kube.sh >/dev/null
 preset="${FIELDSCOPE_PRESET:-ci}"
 cmake --preset "$preset" >/dev/null
 cmake --build --preset "$preset" -j"$(nproc)"
+# clang-tidy + clazy on every translation unit, zero findings (cached per unit; scripts/lint.sh).
+[ "$#" -ne 0 ] || scripts/lint.sh "build/$preset"
 export QT_QPA_PLATFORM=offscreen
 (cd "build/$preset" && ctest -j2 --output-on-failure "$@")
 # The whole suite also runs the unit tests of core/ and kube/ (and the fuzz corpus replays) under
