@@ -419,7 +419,7 @@ void TestMainWindow::contextSwitcherListsEveryContextAndOpensSeveralClusters()
     QVERIFY(loaded.wait(10000));
     auto *switcher = window.contextSwitcher();
     QCOMPARE(switcher->contextNames().size(), 4);
-    QCOMPARE(switcher->contextNames().first(), QStringLiteral("fieldscope-test")); // the current one first
+    QCOMPARE(switcher->contextNames().constFirst(), QStringLiteral("fieldscope-test")); // the current one first
     QTRY_VERIFY_WITH_TIMEOUT(first->isLoaded(), 30000);
     QTRY_VERIFY(switcher->combo()->itemText(0).contains(QLatin1String("v1.20")));
     // Choosing another context opens a second tab; choosing an open one shows its tab.
