@@ -80,7 +80,7 @@ std::optional<Json> valueAt(const Json &object, const std::string &pointer)
 // "{winner}" and "{last}" in an expectation: the client numbers the step found.
 std::optional<std::string> expandOutcome(std::string text, const LessonStepReport &r, std::string *why)
 {
-    for (auto [token, value] : {std::pair{std::string("{winner}"), r.winner}, std::pair{std::string("{last}"), r.last}}) {
+    for (const auto &[token, value] : {std::pair{std::string("{winner}"), r.winner}, std::pair{std::string("{last}"), r.last}}) {
         for (std::size_t at; (at = text.find(token)) != std::string::npos;) {
             if (!value) {
                 *why = token == "{winner}" ? "no single client succeeded, so there is no {winner}"
@@ -325,6 +325,7 @@ struct LessonRunner::Impl {
         std::vector<std::vector<LessonCall>> perClient(std::size_t(q.clients));
         std::latch start(q.clients + 1);
         std::vector<std::thread> threads;
+        threads.reserve(std::size_t(q.clients));
         for (int i = 0; i < q.clients; ++i) {
             threads.emplace_back([&, i] {
                 start.arrive_and_wait();
@@ -575,7 +576,7 @@ LessonStepReport LessonRunner::runStep(std::size_t index)
                 sharedRead = *r;
                 sharedRv = resourceVersionOf(sharedRead);
             } else if (q.precondition == core::LessonPrecondition::AfterStep) {
-                const std::size_t s = std::size_t(q.afterStep - 1);
+                const auto s = std::size_t(q.afterStep - 1);
                 if (s < d.versionsAfterStep.size())
                     sharedRv = d.versionsAfterStep[s][Impl::key(q.target)];
             }
