@@ -22,9 +22,7 @@ CLANG_TIDY = "clang-tidy-14"
 CLAZY = "clazy-standalone"
 CLANGXX = "clang++-14"
 
-# level0 + level1 of clazy (https://github.com/KDE/clazy#list-of-checks). Disabled, with the reason:
-#  no-non-pod-global-static: flags every file-scope `const QString`/`std::regex` table; those are
-#    built once at start-up on purpose and clazy cannot tell a table from a mutable global.
+# level0 + level1 of clazy (https://github.com/KDE/clazy#list-of-checks), none disabled.
 CLAZY_CHECKS = "level0,level1"
 
 # Our sources are everything under these folders (checked in this order: the product first); headers elsewhere (Qt, system, the build tree's
