@@ -96,7 +96,7 @@ def check_unit(path, entry, build, config_key, cache_dir):
     clazy = subprocess.run([CLAZY, "-p", build, f"--checks={CLAZY_CHECKS}", *extra,
                             f"--header-filter={HEADER_FILTER}", "--ignore-dirs=.*/build/.*", path],
                            capture_output=True, text=True)
-    report = ""
+    report, crashed = "", False
     for name, run in (("clang-tidy", tidy), ("clazy", clazy)):
         text = run.stdout + run.stderr
         # clang-tidy's "N warnings generated." / "Suppressed ..." chatter is not a finding.
@@ -105,10 +105,11 @@ def check_unit(path, entry, build, config_key, cache_dir):
                  and not l.startswith(("Suppressed ", "Use -header-filter", "Error while processing"))]
         body = "\n".join(lines).strip()
         if run.returncode != 0 and not FINDING.search(body):
+            crashed = True  # not cached: the next run tries again
             body = (body + "\n" if body else "") + f"{path}:1:1: error: {name} exited {run.returncode}"
         if body:
             report += body + "\n"
-    if pre.returncode == 0:
+    if pre.returncode == 0 and not crashed:
         os.makedirs(os.path.dirname(cached), exist_ok=True)
         tmp = cached + f".{os.getpid()}.tmp"
         with open(tmp, "w", encoding="utf-8") as f:
