@@ -33,7 +33,7 @@ HEADER_FILTER = r".*/(" + "|".join(SOURCE_DIRS) + r")/.*\.h$"
 # the build's -Werror would turn every clazy warning into an "error".
 EXTRA_ARGS = ["-Wno-unknown-warning-option", "-Wno-error"]
 
-FINDING = re.compile(r"^(/[^:]+):(\d+):(\d+): (warning|error): ")
+FINDING = re.compile(r"^(/[^:]+):(\d+):(\d+): (warning|error): ", re.MULTILINE)
 
 
 def tool_version(tool):
