@@ -90,7 +90,7 @@ std::map<std::string, std::string> summary(const Collected &c)
     return out;
 }
 
-const std::map<std::string, std::string> kExactRr = {
+const std::map<std::string, std::string> kExactRr = { // test data, read-only: clazy:exclude=non-pod-global-static
     {"214", "exact: system:kube-controller-manager"},
     {"227", "exact: alice"},
     {"228", "exact: bob"},
@@ -104,7 +104,7 @@ const std::map<std::string, std::string> kExactRr = {
 
 // With Metadata only, the two annotations of the same second by the same manager cannot be told
 // apart: both versions list both users.
-const std::map<std::string, std::string> kProbableMd = {
+const std::map<std::string, std::string> kProbableMd = { // test data, read-only: clazy:exclude=non-pod-global-static
     {"215", "probable: system:kube-controller-manager"},
     {"227", "probable: alice"},
     {"228", "probable: bob"},
@@ -183,7 +183,7 @@ private Q_SLOTS:
         } else if (order == QLatin1String("reversed batches of 3")) {
             std::vector<AuditEvent> rev(ev.rbegin(), ev.rend());
             for (std::size_t i = 0; i < rev.size(); i += 3)
-                c.add(joiner.addEvents({rev.begin() + i, rev.begin() + std::min(rev.size(), i + 3)}, now += 1000));
+                c.add(joiner.addEvents({rev.begin() + std::ptrdiff_t(i), rev.begin() + std::ptrdiff_t(std::min(rev.size(), i + 3))}, now += 1000));
             c.add(joiner.addVersions({vs.rbegin(), vs.rend()}, now));
         } else {
             std::vector<AuditEvent> twice = ev;
