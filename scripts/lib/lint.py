@@ -80,7 +80,7 @@ def preprocess_command(entry):
     return out + EXTRA_ARGS + ["-E", "-C", "-w", os.path.join(entry["directory"], entry["file"])]
 
 
-def check_unit(path, entry, build, config_key, cache_dir):
+def check_unit(root, path, entry, build, config_key, cache_dir):
     t0 = time.monotonic()
     pre = subprocess.run(preprocess_command(entry), cwd=entry["directory"], capture_output=True)
     h = hashlib.sha256()
@@ -96,7 +96,7 @@ def check_unit(path, entry, build, config_key, cache_dir):
     extra = [f"--extra-arg={a}" for a in EXTRA_ARGS]
     tidy = subprocess.run([CLANG_TIDY, "-p", build, "--quiet", *extra, path],
                           capture_output=True, text=True)
-    in_tests = os.sep + "tests" + os.sep in path
+    in_tests = os.path.relpath(path, root).startswith("tests" + os.sep)
     clazy = subprocess.run([CLAZY, "-p", build, f"--checks={CLAZY_CHECKS_TESTS if in_tests else CLAZY_CHECKS}", *extra,
                             f"--header-filter={HEADER_FILTER}", "--ignore-dirs=.*/build/.*", path],
                            capture_output=True, text=True)
@@ -145,7 +145,10 @@ def main():
     key = hashlib.sha256()
     for tool in (CLANG_TIDY, CLAZY, CLANGXX):
         key.update(tool_version(tool).encode())
-    for cfg in (os.path.join(root, ".clang-tidy"), os.path.abspath(__file__)):
+    configs = [os.path.join(root, ".clang-tidy"), os.path.abspath(__file__)]
+    configs += sorted(os.path.join(root, d, ".clang-tidy") for d in SOURCE_DIRS
+                      if os.path.exists(os.path.join(root, d, ".clang-tidy")))
+    for cfg in configs:
         with open(cfg, "rb") as f:
             key.update(f.read())
     config_key = key.digest()
@@ -154,7 +157,7 @@ def main():
     todo = units(root, build)
     seen, ordered, cached = set(), [], 0
     with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
-        futures = [pool.submit(check_unit, p, e, build, config_key, cache_dir) for p, e in todo]
+        futures = [pool.submit(check_unit, root, p, e, build, config_key, cache_dir) for p, e in todo]
         for fut in concurrent.futures.as_completed(futures):
             path, report, hit, _ = fut.result()
             cached += hit

@@ -90,7 +90,7 @@ std::map<std::string, std::string> summary(const Collected &c)
     return out;
 }
 
-const std::map<std::string, std::string> kExactRr = { // test data, read-only: clazy:exclude=non-pod-global-static
+const std::map<std::string, std::string> kExactRr = {
     {"214", "exact: system:kube-controller-manager"},
     {"227", "exact: alice"},
     {"228", "exact: bob"},
@@ -104,7 +104,7 @@ const std::map<std::string, std::string> kExactRr = { // test data, read-only: c
 
 // With Metadata only, the two annotations of the same second by the same manager cannot be told
 // apart: both versions list both users.
-const std::map<std::string, std::string> kProbableMd = { // test data, read-only: clazy:exclude=non-pod-global-static
+const std::map<std::string, std::string> kProbableMd = {
     {"215", "probable: system:kube-controller-manager"},
     {"227", "probable: alice"},
     {"228", "probable: bob"},

@@ -19,7 +19,7 @@ using namespace fieldscope::core;
 
 namespace {
 
-const WatchScope kScope = WatchScope::of({"", "v1", "configmaps"}, "load"); // test data: clazy:exclude=non-pod-global-static
+const WatchScope kScope = WatchScope::of({"", "v1", "configmaps"}, "load");
 
 // Child mode: records endless batches of ConfigMap updates (many objects, growing data) and
 // prints "C <uid> <rv>" for each version right after its transaction committed.
