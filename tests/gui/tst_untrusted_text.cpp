@@ -84,7 +84,7 @@ void checkLabels(QWidget *root, int *seen)
 // What a label with a buddy shows: "&&" is "&", a single '&' marks a mnemonic and is not shown.
 QString withoutMnemonics(const QLabel *label)
 {
-    const QString t = label->text();
+    QString t = label->text();
     if (!label->buddy())
         return t;
     QString out;
