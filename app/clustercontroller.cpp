@@ -35,7 +35,8 @@ constexpr qint64 kApplyBudgetMs = 8; // half a 60 Hz frame
 // plural is not obvious.
 QString pluralTitle(const kube::ResourceInfo &info)
 {
-    const QString kind = QString::fromStdString(info.kind), res = QString::fromStdString(info.resource);
+    const QString kind = QString::fromStdString(info.kind);
+    QString res = QString::fromStdString(info.resource);
     if (kind.isEmpty())
         return res;
     const QString lower = kind.toLower();

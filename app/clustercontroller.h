@@ -121,7 +121,7 @@ private:
     void startRecording();
     void askAboutLegacySecretOptIn();
     void showBackgroundRecording();
-    void createObjects(QPointer<widgets::NewObjectWindow> window, const core::Result<core::ManifestObjects> &parsed, bool dryRun);
+    void createObjects(const QPointer<widgets::NewObjectWindow> &window, const core::Result<core::ManifestObjects> &parsed, bool dryRun);
 
     void showWarnings();
     void showHistory(const QString &uid, int row);

@@ -26,6 +26,7 @@ namespace {
 struct RecordedScope {
     std::unique_ptr<kube::Watcher> watcher;
     std::unique_ptr<core::HistoryFeed> feed;
+    std::int64_t versions = 0; // recorded by this scope's watcher
 };
 
 // A history database, or a JSON Lines export (docs/history-format.md) read without a cluster:
@@ -83,7 +84,7 @@ int runRecord(const QStringList &args)
     const QString context = QString::fromStdString(session->connection().config.contextName);
     const std::string identity = clusterIdentityOf(session->connection().config);
     const std::string db = toStore ? historyDatabaseFor(context, identity).toStdString() : p.value(QStringLiteral("db")).toStdString();
-    const QString resources = p.positionalArguments().isEmpty() ? backgroundResources() : p.positionalArguments().first();
+    const QString resources = p.positionalArguments().isEmpty() ? backgroundResources() : p.positionalArguments().constFirst();
     core::HistoryRecorder::Options ro;
     ro.path = db;
     // The file belongs to this cluster from now on: recording another one into it is refused.
@@ -121,12 +122,11 @@ int runRecord(const QStringList &args)
         s->watcher = std::make_unique<kube::Watcher>(&session->client(), ws);
         scopes.push_back(std::move(s));
     }
-    std::int64_t versions = 0;
     for (auto &sp : scopes) {
         RecordedScope *s = sp.get();
-        QObject::connect(s->watcher.get(), &kube::Watcher::batchReady, [s, &versions](const core::WatchBatch &b) {
+        QObject::connect(s->watcher.get(), &kube::Watcher::batchReady, [s](const core::WatchBatch &b) {
             const bool first = !s->feed->initialListDone();
-            versions += std::int64_t(s->feed->feed(b));
+            s->versions += std::int64_t(s->feed->feed(b));
             if (first && b.initialListComplete)
                 std::fprintf(stderr, "fieldscope: recording %s from resourceVersion %s\n", b.scope.c_str(), b.resourceVersion.c_str());
         });
@@ -136,7 +136,7 @@ int runRecord(const QStringList &args)
         s->watcher->start();
     }
     if (forMs >= 0)
-        QTimer::singleShot(forMs, [] { QCoreApplication::exit(0); });
+        QTimer::singleShot(forMs, QCoreApplication::instance(), [] { QCoreApplication::exit(0); });
     // The marker the window reads ("background recording on since ..."), refreshed while we run.
     const QString database = QString::fromStdString(db);
     QTimer heartbeat;
@@ -160,6 +160,9 @@ int runRecord(const QStringList &args)
         removeBackgroundMarker(database);
     if (auto st = recorder.flush(); !st)
         return reportError(st.error());
+    std::int64_t versions = 0;
+    for (const auto &s : scopes)
+        versions += s->versions;
     std::fprintf(stderr, "fieldscope: recorded %lld versions into %s\n", static_cast<long long>(versions), db.c_str());
     return rc;
 }

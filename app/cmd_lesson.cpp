@@ -194,7 +194,7 @@ int runLessonRun(const QStringList &args)
         return reportError(QStringLiteral("unknown output format \"%1\" (text, json)").arg(format)) + 1;
     if (p.positionalArguments().size() != 1)
         return reportError(QStringLiteral("usage: fieldscope lesson run NAME [--context C] [--namespace NS] [-o text|json]")) + 1;
-    const QString nameArg = p.positionalArguments().first();
+    const QString nameArg = p.positionalArguments().constFirst();
     std::optional<core::Lesson> lesson;
     if (QFileInfo(nameArg).isFile()) {
         auto l = readLessonFile(nameArg);

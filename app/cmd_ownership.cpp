@@ -102,7 +102,7 @@ int runBlame(const QStringList &args)
         if (!session)
             return CliSession::openFailureCode();
         const kube::ResourceInfo *info = nullptr;
-        auto live = fetchLive(*session, p, p.positionalArguments().first(), &info);
+        auto live = fetchLive(*session, p, p.positionalArguments().constFirst(), &info);
         if (!live)
             return reportError(live.error());
         objects.push_back(std::move(*live));
@@ -191,7 +191,7 @@ int runConflicts(const QStringList &args)
             return core::Json(); // not in the live file: the apply would create it
         }
         const kube::ResourceInfo *info = nullptr;
-        auto live = named ? fetchLive(*session, p, p.positionalArguments().first(), &info) : fetchLiveFor(*session, p, object);
+        auto live = named ? fetchLive(*session, p, p.positionalArguments().constFirst(), &info) : fetchLiveFor(*session, p, object);
         if (!live && live.error().category == core::ErrorCategory::NotFound)
             return core::Json(); // the apply would create it
         return live;

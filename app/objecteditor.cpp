@@ -152,7 +152,7 @@ ObjectEditor::ObjectEditor(kube::ApiClient *client, kube::ResourceInfo resource,
     connect(window, &widgets::EditorWindow::previewRequested, this, &ObjectEditor::preview);
     connect(window, &widgets::EditorWindow::copyRequested, this, &ObjectEditor::copyAs);
     connect(window, &widgets::EditorWindow::rebaseRequested, this, &ObjectEditor::rebase);
-    inBackground(this, [objectJson, noStatus = withoutStatus()] {
+    inBackground(this, [objectJson = std::move(objectJson), noStatus = withoutStatus()] {
         return versionOf(std::string_view(objectJson.constData(), std::size_t(objectJson.size())), noStatus);
     }, [this, fieldManager](core::Result<Version> v) {
         if (!v) {
@@ -343,7 +343,7 @@ void ObjectEditor::showRequest(const kube::HttpRequest &req)
         auto body = core::parseJson(req.body);
         return QString::fromStdString(req.method + ' ' + req.path + "\nContent-Type: " + req.contentType + "\n\n"
                                       + (body ? core::safeDump(*body, 2) : req.body));
-    }, [this, gen, notes](QString text) {
+    }, [this, gen, notes](const QString &text) {
         if (gen == m_generation && m_window)
             m_window->showPreview(text, notes);
     });
@@ -701,7 +701,7 @@ void ObjectEditor::useMergeChoices(const QStringList &keepMine)
         choices[c.pointer] = keepMine.contains(q(c.pointer)) ? core::MergeChoice::Mine : core::MergeChoice::Theirs;
     const int gen = ++m_generation;
     inBackground(this, [merge = m_merge, choices] { return core::jsonToYaml(core::resolveMerge(merge, choices)); },
-                 [this, gen](std::string yaml) {
+                 [this, gen](const std::string &yaml) {
         if (gen == m_generation && m_window)
             m_window->showMerged(q(yaml), m_merge.mineApplied, q(m_openedRv));
     });
@@ -733,7 +733,7 @@ void ObjectEditor::rebase()
 // failures are said.
 void ObjectEditor::fetchCurrentAfter(const core::Error &refusal, std::function<void(const core::Json &)> explain)
 {
-    fetchCurrent([this, refusal, explain](core::Result<core::Json> live) {
+    fetchCurrent([this, refusal, explain = std::move(explain)](core::Result<core::Json> live) {
         if (!live) {
             m_window->showFailure(tr("%1; reading the current object failed too: %2").arg(q(refusal.describe()), q(live.error().describe())));
             return;
@@ -747,7 +747,7 @@ void ObjectEditor::fetchCurrent(std::function<void(core::Result<core::Json>)> do
 {
     const int gen = m_generation;
     m_client->send(kube::getRequest(m_resource, m_namespace, m_name), this,
-                   [this, gen, done](core::Result<kube::HttpResponse> r) {
+                   [this, gen, done = std::move(done)](core::Result<kube::HttpResponse> r) {
         if (gen != m_generation || !m_window)
             return;
         if (!r) {

@@ -299,7 +299,7 @@ double stallUnderLoad(Setup &s, Feed &feed, int seconds, const char *label)
     meter.start();
     QElapsedTimer run;
     run.start();
-    while (run.elapsed() < seconds * 1000)
+    while (run.elapsed() < qint64{seconds} * 1000)
         QCoreApplication::processEvents(QEventLoop::AllEvents, 50);
     heartbeat.stop();
     feeder.stop();

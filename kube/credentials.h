@@ -192,7 +192,7 @@ private:
     core::Result<bool> refreshFile(WatchedFile &f, const char *what);
     std::optional<core::Result<AuthCredential>> currentExec(CredentialWaiter later);
     void startRunLocked(ExecInvocation invocation); // m_mutex held
-    void runPlugin(ExecInvocation invocation);       // the runner thread
+    void runPlugin(const ExecInvocation &invocation); // the runner thread
     void onConsentAnswer(std::uint64_t question, ConsentAnswer answer);
     ConsentRecord recordFor(const ExecInvocation &inv, bool allowed) const;
     QDateTime nowUtc() const;

@@ -33,7 +33,7 @@ struct DiscoverySnapshot {
 
     // kubectl-style resolution: plural, singular, short name or kind (case-insensitive), each
     // optionally qualified as NAME.GROUP or NAME.VERSION.GROUP. Prefers preferred versions.
-    const ResourceInfo *resolve(const std::string &word) const;
+    const ResourceInfo *resolve(const std::string &input) const;
     const ResourceInfo *find(const std::string &group, const std::string &resource) const;
     // The resource a manifest's apiVersion ("apps/v1") and kind ("Deployment") name; null if none.
     const ResourceInfo *findKind(const std::string &apiVersion, const std::string &kind) const;

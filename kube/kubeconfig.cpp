@@ -50,7 +50,7 @@ std::string fileTypeName(mode_t m)
 
 std::string limitText(qint64 bytes)
 {
-    return bytes % (1024 * 1024) == 0 ? std::to_string(bytes / (1024 * 1024)) + " MiB" : std::to_string(bytes) + " bytes";
+    return bytes % (qint64{1024} * 1024) == 0 ? std::to_string(bytes / (qint64{1024} * 1024)) + " MiB" : std::to_string(bytes) + " bytes";
 }
 
 } // namespace

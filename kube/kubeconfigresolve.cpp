@@ -220,13 +220,13 @@ core::Status resolveUser(const UserConfig *u, ResolvedConfig &rc)
     const bool hasBasic = !u->username.empty() || !u->password.empty();
     const bool hasCert = !u->clientCertificate.empty() || !u->clientCertificateData.isEmpty() || !u->clientKey.empty() || !u->clientKeyData.isEmpty();
     if (hasToken)
-        methods.push_back("token");
+        methods.emplace_back("token");
     if (hasBasic)
-        methods.push_back("basicAuth");
+        methods.emplace_back("basicAuth");
     if (hasCert)
-        methods.push_back("clientCert");
+        methods.emplace_back("clientCert");
     if (u->exec)
-        methods.push_back("exec");
+        methods.emplace_back("exec");
     if (methods.size() > 1)
         return configError("more than one authentication method found for " + un + "; found [" + joinNames(methods, " ") + "], only one is allowed",
                            u->sourceFile);

@@ -133,10 +133,10 @@ QByteArray withKind(std::string_view raw, bool hasKind, const std::string &kind,
     if (hasKind || kind.empty() || raw.size() < 2)
         return QByteArray(raw.data(), qsizetype(raw.size()));
     // {"metadata":...} -> {"kind":"K","apiVersion":"V","metadata":...}
-    std::string head = "{\"kind\":\"" + kind + "\",\"apiVersion\":\"" + apiVersion + "\"";
+    std::string head = R"({"kind":")" + kind + R"(","apiVersion":")" + apiVersion + '"';
     const bool emptyObject = raw.substr(1).find_first_not_of(" \t\r\n") == raw.size() - 2 && raw.back() == '}';
     QByteArray out;
-    out.reserve(qsizetype(head.size() + raw.size() + 1));
+    out.reserve(qsizetype(head.size()) + qsizetype(raw.size()) + 1);
     out.append(head.data(), qsizetype(head.size()));
     if (!emptyObject)
         out.append(',');

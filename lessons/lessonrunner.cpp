@@ -451,7 +451,7 @@ std::vector<LessonCall> LessonRunner::Impl::sendRequests(const core::LessonStep 
             sharedRead = *r;
             sharedRv = resourceVersionOf(sharedRead);
         } else if (q.precondition == core::LessonPrecondition::AfterStep) {
-            const std::size_t s = std::size_t(q.afterStep - 1);
+            const auto s = std::size_t(q.afterStep - 1);
             if (s < versionsAfterStep.size())
                 sharedRv = versionsAfterStep[s][key(q.target)];
         }

@@ -28,6 +28,8 @@ PKGS=(
   # the formatter (scripts/format.sh, the check_format test): its output differs between
   # versions, so exactly 14
   clang-format-14
+  # static analysis (scripts/lint.sh): clang-tidy and clazy for Qt; python3 drives them
+  clang-tidy-14 clazy python3
 )
 
 missing=()

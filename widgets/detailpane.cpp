@@ -31,7 +31,6 @@
 #include <QTabWidget>
 #include <QTableView>
 #include <QTextBrowser>
-#include <QTreeView>
 #include <QVBoxLayout>
 #include <QtConcurrent/QtConcurrentRun>
 
@@ -380,7 +379,7 @@ bool DetailPane::tabFromName(const QString &name, Tab *tab)
 bool DetailPane::highlight(const QString &pointer)
 {
     const QModelIndex idx = m_treeModel->indexForJsonPointer(pointer);
-    const int line = m_detail.linePointers.indexOf(pointer);
+    const int line = int(m_detail.linePointers.indexOf(pointer)); // QScintilla takes int lines
     if (idx.isValid()) {
         m_ownershipTree->setCurrentIndex(idx);
         m_ownershipTree->scrollTo(idx);
@@ -399,7 +398,7 @@ void DetailPane::syncYamlToTree(const QModelIndex &treeIndex)
     if (m_syncing || !treeIndex.isValid())
         return;
     const QString pointer = treeIndex.data(models::JsonPointerRole).toString();
-    const int line = m_detail.linePointers.indexOf(pointer);
+    const int line = int(m_detail.linePointers.indexOf(pointer)); // QScintilla takes int lines
     if (pointer.isEmpty() || line < 0)
         return;
     const QScopedValueRollback guard(m_syncing, true);

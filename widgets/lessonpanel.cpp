@@ -30,11 +30,11 @@ QString reflow(const QString &text)
 // the group version the same for every row; the full path is the cell's tooltip.
 QString shortPath(const std::string &path)
 {
-    const QString p = fromStd(path);
-    const int ns = p.indexOf(QStringLiteral("/namespaces/"));
+    QString p = fromStd(path);
+    const qsizetype ns = p.indexOf(QStringLiteral("/namespaces/"));
     if (ns < 0)
         return p;
-    const int after = p.indexOf(QLatin1Char('/'), ns + 12);
+    const qsizetype after = p.indexOf(QLatin1Char('/'), ns + 12);
     return after < 0 ? p : p.mid(after + 1);
 }
 

@@ -13,7 +13,7 @@ namespace fieldscope::core {
 // UTF-8 in, the same text with every C0/C1 control, DEL, bidirectional formatting character
 // (U+061C, U+200E/F, U+202A-202E, U+2066-2069) and invisible separator (U+200B-D, U+2028/9,
 // U+2060, U+FEFF) written as \uXXXX, and each byte of invalid UTF-8 as \xNN.
-std::string visibleEscapes(std::string_view utf8);
+std::string visibleEscapes(std::string_view s);
 
 // The same for text shown in the window. `keepNewlines`: a multi-line message keeps its line
 // breaks (tabs and the rest are still escaped).

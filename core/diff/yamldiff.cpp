@@ -39,20 +39,21 @@ void myersMiddle(const int *a, int n, const int *b, int m, std::vector<Op> &ops)
     const int max = n + m;
     const int offset = max + 1;
     std::vector<int> v(std::size_t(2 * max + 3), 0);
+    // v[offset + k]: the index is never negative and far below INT_MAX (n + m lines).
+    auto vAt = [&v, offset](int k) -> int & { const int i = offset + k; return v[std::size_t(i)]; };
     std::vector<std::vector<int>> trace; // trace[d][k + d] = v[k] before step d, k in [-d, d]
     int dFound = -1;
     std::int64_t steps = 0;
     for (int d = 0; d <= max && d <= kMaxEditDistance && steps <= kMaxSearchSteps; ++d) {
         trace.emplace_back(v.begin() + (offset - d), v.begin() + (offset + d + 1));
         for (int k = -d; k <= d; k += 2) {
-            int x = (k == -d || (k != d && v[std::size_t(offset + k - 1)] < v[std::size_t(offset + k + 1)])) ? v[std::size_t(offset + k + 1)]
-                                                                                                         : v[std::size_t(offset + k - 1)] + 1;
+            int x = (k == -d || (k != d && vAt(k - 1) < vAt(k + 1))) ? vAt(k + 1) : vAt(k - 1) + 1;
             int y = x - k;
             const int x0 = x;
             while (x < n && y < m && a[x] == b[y])
                 ++x, ++y;
             steps += 1 + (x - x0);
-            v[std::size_t(offset + k)] = x;
+            vAt(k) = x;
             if (x >= n && y >= m) {
                 dFound = d;
                 break;
@@ -70,7 +71,7 @@ void myersMiddle(const int *a, int n, const int *b, int m, std::vector<Op> &ops)
     int x = n, y = m;
     for (int d = dFound; d > 0; --d) {
         const auto &pv = trace[std::size_t(d)];
-        auto at = [&](int k) { return pv[std::size_t(k + d)]; };
+        auto at = [&](int k) { const int i = k + d; return pv[std::size_t(i)]; };
         const int k = x - y;
         const bool down = k == -d || (k != d && at(k - 1) < at(k + 1));
         const int prevK = down ? k + 1 : k - 1;

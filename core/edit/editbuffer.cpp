@@ -49,7 +49,7 @@ void eraseAt(Json &root, const Pointer &ptr)
 }
 
 // Removes the value at `pointer`, then every ancestor the removal left empty.
-void removeAndPrune(Json &root, std::string pointer)
+void removeAndPrune(Json &root, const std::string &pointer)
 {
     eraseAt(root, Pointer(pointer));
     Pointer parent = Pointer(pointer).parent_pointer();
@@ -87,13 +87,11 @@ Json mergePatchBetween(const Json &from, const Json &to)
             patch[key] = nullptr;
     for (const auto &[key, value] : to.items()) {
         const auto old = from.find(key);
-        if (old == from.end()) {
-            patch[key] = value;
-        } else if (old->is_object() && value.is_object()) {
+        if (old != from.end() && old->is_object() && value.is_object()) {
             Json sub = mergePatchBetween(*old, value);
             if (!sub.empty())
                 patch[key] = std::move(sub);
-        } else if (!jsonEqual(*old, value)) {
+        } else if (old == from.end() || !jsonEqual(*old, value)) {
             patch[key] = value;
         }
     }

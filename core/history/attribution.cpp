@@ -347,6 +347,7 @@ FieldTimelinePoint fieldTimelinePoint(const VersionInfo &version, const Json &ob
     p.changed = p.present != previous->present || !jsonEqual(p.value, previous->value);
     auto names = [](const std::vector<ManagerRef> &refs) {
         std::vector<std::string> s;
+        s.reserve(refs.size());
         for (const auto &r : refs)
             s.push_back(r.label());
         std::sort(s.begin(), s.end());

@@ -56,15 +56,15 @@ struct AttributionContext {
 };
 
 // previous == nullptr: the first observed version of this uid.
-TransitionAttribution attributeTransition(const Json *previous, const Json &current, const AttributionContext &context = {});
+TransitionAttribution attributeTransition(const Json *previous, const Json &current, const AttributionContext &ctx = {});
 
 // The same with each object's managedFields already decoded (parseManagedFields), so a walk over a
 // history decodes every version's entries once instead of twice. previousEntries is ignored when
 // previous is null.
 using ManagedFieldsResult = Result<std::vector<ManagedFieldsEntry>>;
 TransitionAttribution attributeTransition(const Json *previous, const ManagedFieldsResult &previousEntries,
-                                          const Json &current, const ManagedFieldsResult &currentEntries,
-                                          const AttributionContext &context);
+                                          const Json &current, const ManagedFieldsResult &cur,
+                                          const AttributionContext &ctx);
 
 // Whether a FieldSet owns `path`: the path itself, a leaf ancestor (atomic subtree), or fields
 // below it (the path names a container the manager has fields in).

@@ -54,7 +54,7 @@ std::int64_t daysFromCivil(std::int64_t y, unsigned m, unsigned d)
 {
     y -= m <= 2;
     const std::int64_t era = (y >= 0 ? y : y - 399) / 400;
-    const unsigned yoe = static_cast<unsigned>(y - era * 400);
+    const auto yoe = static_cast<unsigned>(y - era * 400);
     const unsigned doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
     const unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
     return era * 146097 + static_cast<std::int64_t>(doe) - 719468;
@@ -136,12 +136,11 @@ std::string auditFieldManagerFromUserAgent(std::string_view userAgent)
         bool printable = true;
         if (rune.size() == 1)
             printable = c >= 0x20 && c != 0x7F;
-        else if (rune == "\xC2\x85" || rune == "\xC2\xA0" || (rune.size() == 2 && c == 0xC2 && static_cast<unsigned char>(rune[1]) < 0xA0))
-            printable = false;
-        else if (rune == "\xE2\x80\xA8" || rune == "\xE2\x80\xA9" || rune == "\xE3\x80\x80" || rune == "\xE1\x9A\x80"
+        else if (rune == "\xC2\x85" || rune == "\xC2\xA0" || (rune.size() == 2 && c == 0xC2 && static_cast<unsigned char>(rune[1]) < 0xA0)
+                 || rune == "\xE2\x80\xA8" || rune == "\xE2\x80\xA9" || rune == "\xE3\x80\x80" || rune == "\xE1\x9A\x80"
                  || (rune.size() == 3 && c == 0xE2 && static_cast<unsigned char>(rune[1]) == 0x80
                      && static_cast<unsigned char>(rune[2]) <= 0x8A))
-            printable = false; // U+2000..U+200A spaces, line/paragraph separators, ideographic space
+            printable = false; // C1 controls, NBSP, U+2000..U+200A spaces, line/paragraph separators, ideographic space
         if (!printable)
             continue;
         if (out.size() + rune.size() > kMaxManagerBytes)
@@ -184,7 +183,7 @@ std::optional<std::int64_t> parseRfc3339Micros(std::string_view s)
         if (!digitsAt(s, i + 1, 2, &oh) || i + 3 >= s.size() || s[i + 3] != ':' || !digitsAt(s, i + 4, 2, &om) || oh > 23
             || om > 59)
             return std::nullopt;
-        offsetSeconds = (s[i] == '+' ? 1 : -1) * (oh * 3600 + om * 60);
+        offsetSeconds = (s[i] == '+' ? 1 : -1) * (std::int64_t{oh} * 3600 + om * 60);
         i += 6;
     } else {
         return std::nullopt;
@@ -192,7 +191,7 @@ std::optional<std::int64_t> parseRfc3339Micros(std::string_view s)
     if (i != s.size())
         return std::nullopt;
     const std::int64_t days = daysFromCivil(year, unsigned(month), unsigned(day));
-    const std::int64_t seconds = days * 86400 + hour * 3600 + minute * 60 + second - offsetSeconds;
+    const std::int64_t seconds = days * 86400 + std::int64_t{hour} * 3600 + std::int64_t{minute} * 60 + second - offsetSeconds;
     return seconds * 1000000 + micros;
 }
 

@@ -118,7 +118,7 @@ std::string auditFieldManagerFromUserAgent(std::string_view userAgent);
 
 // Microseconds since the Unix epoch of an RFC 3339 time ("2026-11-25T13:54:07.175327Z", offsets
 // allowed, fraction optional); nullopt when it is not one.
-std::optional<std::int64_t> parseRfc3339Micros(std::string_view text);
+std::optional<std::int64_t> parseRfc3339Micros(std::string_view s);
 
 // One event from its parsed JSON; `where` names it in errors ("line 3", "items[7]").
 Result<AuditEvent> decodeAuditEvent(const Json &event, std::string_view where);

@@ -121,7 +121,7 @@ struct AuditUnmatched {
 struct AuditJoinLimits {
     std::size_t maxHeldEvents = 100000;  // oldest become unmatched past this
     std::size_t maxHeldVersions = 100000; // oldest are let go past this
-    std::int64_t holdMs = 10 * 60 * 1000; // how long either side waits for its partner
+    std::int64_t holdMs = 600'000; // ten minutes: how long either side waits for its partner
     std::size_t maxUnmatched = 10000;     // unmatched events kept for queries (oldest dropped)
     std::int64_t toleranceSeconds = 1;    // around the request's time span
     std::int64_t deleteWindowMs = 10000;  // DELETED observed vs. stageTimestamp (Metadata level)

@@ -100,7 +100,7 @@ private:
         auto r_ = (expr);                                                                                              \
         if (!r_)                                                                                                       \
             return r_.error();                                                                                         \
-        out = std::move(*r_);                                                                                          \
+        (out) = std::move(*r_);                                                                                        \
     } while (false)
 
 Result<ExportedVersion> readVersion(const Json &j, std::size_t line)
@@ -195,7 +195,7 @@ std::string formatTimestampMs(std::int64_t ms)
     std::int64_t secs = ms / 1000, frac = ms % 1000;
     if (frac < 0)
         frac += 1000, --secs;
-    const std::time_t t = std::time_t(secs);
+    const auto t = std::time_t(secs);
     std::tm tm{};
     gmtime_r(&t, &tm);
     char buf[96]; // int fields are unbounded to the compiler: room for the worst case
@@ -212,7 +212,7 @@ bool parseTimestampMs(std::string_view text, std::int64_t *ms)
     if (std::sscanf(s.c_str(), "%4d-%2d-%2dT%2d:%2d:%2d%n", &tm.tm_year, &tm.tm_mon, &tm.tm_mday, &tm.tm_hour, &tm.tm_min,
                     &tm.tm_sec, &consumed) != 6)
         return false;
-    std::size_t pos = std::size_t(consumed);
+    auto pos = std::size_t(consumed);
     if (pos < s.size() && s[pos] == '.') {
         int digits = 0;
         for (++pos; pos < s.size() && std::isdigit(static_cast<unsigned char>(s[pos])); ++pos, ++digits)

@@ -22,7 +22,7 @@ constexpr const char *kOverflowReason = "recorder queue overflow";
 // label overflow gaps.
 std::string quickResourceVersion(std::string_view json)
 {
-    constexpr std::string_view needle = "\"resourceVersion\":\"";
+    constexpr std::string_view needle = R"("resourceVersion":")";
     const auto at = json.find(needle);
     if (at == std::string_view::npos)
         return {};

@@ -111,14 +111,14 @@ struct JsonIndexer {
         ++p;
         for (;;) {
             while (p < end) {
-                const unsigned char c = static_cast<unsigned char>(*p);
+                const auto c = static_cast<unsigned char>(*p);
                 if (c < 0x20 || c == '"' || c == '\\' || c >= 0x80)
                     break;
                 ++p;
             }
             if (p >= end)
                 return invalid();
-            const unsigned char c = static_cast<unsigned char>(*p);
+            const auto c = static_cast<unsigned char>(*p);
             if (c == '"') {
                 ++p;
                 return true;

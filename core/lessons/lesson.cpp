@@ -281,7 +281,7 @@ void checkRequestShape(const Json &r, const std::string &at, LessonRequest &out)
         out.target = manifestTarget(out.object, at + "/object");
     } else {
         if (r.contains("object"))
-            throw Mistake{at + "/object", "a patch request names its object with \"target\" and sends \"patch\""};
+            throw Mistake{at + "/object", R"(a patch request names its object with "target" and sends "patch")"};
         out.patch = Reader::member(r, at, "patch");
         if (out.verb == LessonVerb::JsonPatch) {
             if (!out.patch.is_array())
@@ -297,7 +297,7 @@ void checkRequestShape(const Json &r, const std::string &at, LessonRequest &out)
                     throw Mistake{opAt + "/op", "unknown JSON Patch operation \"" + name + "\""};
                 checkPointer(Reader::string(op, opAt, "path"), opAt + "/path");
                 if ((name == "add" || name == "replace" || name == "test") && !op.contains("value"))
-                    throw Mistake{opAt, "\"" + name + "\" needs a \"value\""};
+                    throw Mistake{opAt, '"' + name + R"(" needs a "value")"};
             }
         } else if (!out.patch.is_object()) {
             throw Mistake{at + "/patch", "a merge patch is a mapping"};
@@ -335,7 +335,7 @@ LessonRequest readRequest(const Json &r, const std::string &at, const LessonTarg
     checkRequestShape(r, at, out);
     if (auto t = r.find("target"); t != r.end()) {
         if (out.verb != LessonVerb::MergePatch && out.verb != LessonVerb::JsonPatch)
-            throw Mistake{at + "/target", "\"target\" is for patches; the manifest in \"object\" names what it writes"};
+            throw Mistake{at + "/target", R"("target" is for patches; the manifest in "object" names what it writes)"};
         out.target = readTarget(*t, at + "/target");
     }
     // What the runner cannot build is refused here, on its line, not halfway through a run.

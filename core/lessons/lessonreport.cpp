@@ -24,7 +24,7 @@ std::optional<Json> valueAt(const Json &object, const std::string &pointer)
 // "{winner}" and "{last}" in an expectation: the client numbers the step found.
 std::optional<std::string> expandOutcome(std::string text, const LessonStepReport &r, std::string *why)
 {
-    for (auto [token, value] : {std::pair{std::string("{winner}"), r.winner}, std::pair{std::string("{last}"), r.last}}) {
+    for (const auto &[token, value] : {std::pair{std::string("{winner}"), r.winner}, std::pair{std::string("{last}"), r.last}}) {
         for (std::size_t at; (at = text.find(token)) != std::string::npos;) {
             if (!value) {
                 *why = token == "{winner}" ? "no single client succeeded, so there is no {winner}"

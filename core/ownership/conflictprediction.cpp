@@ -254,7 +254,7 @@ private:
     }
 
     Status walkList(const Json &m, const Json *live, const std::vector<Other> &others, const FieldSet *own, FieldSet &out, const ListSemantics &sem, int depth);
-    Status walkChild(PathElement e, const std::string &key, const Json &v, const Json *live, const std::vector<Other> &others,
+    Status walkChild(const PathElement &e, const std::string &key, const Json &v, const Json *live, const std::vector<Other> &others,
                      const FieldSet *own, FieldSet &out, bool listItem, int depth);
     void record(const Json &v, const Json *live, const std::vector<Other> &others, const FieldSet *own, bool member, bool compare);
 
@@ -267,7 +267,7 @@ private:
     std::unordered_set<std::string> m_granular;
 };
 
-Status ApplyWalker::walkChild(PathElement e, const std::string &key, const Json &v, const Json *live,
+Status ApplyWalker::walkChild(const PathElement &e, const std::string &key, const Json &v, const Json *live,
                               const std::vector<Other> &others, const FieldSet *own, FieldSet &out, bool listItem, int depth)
 {
     m_path.push_back(e);

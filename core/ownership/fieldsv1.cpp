@@ -65,7 +65,7 @@ struct Parser {
     {
         *known = true;
         if (key.size() < 2) {
-            *error = fail(key, "a key must be \".\" or \"<prefix>:<payload>\"");
+            *error = fail(key, R"(a key must be "." or "<prefix>:<payload>")");
             return false;
         }
         if (key[1] != ':') {

@@ -63,7 +63,7 @@ std::optional<std::int64_t> parseRfc3339(std::string_view s)
     if (!ymd.ok() || h > 23 || mi > 59 || sec > 60)
         return std::nullopt;
     const auto days = sys_days(ymd).time_since_epoch().count();
-    return std::int64_t(days) * 86400 + h * 3600 + mi * 60 + sec - offset;
+    return std::int64_t(days) * 86400 + std::int64_t{h} * 3600 + std::int64_t{mi} * 60 + sec - offset;
 }
 
 std::string ManagedFieldsEntry::label() const

@@ -33,7 +33,7 @@ struct ManagedFieldsEntry {
 };
 
 // RFC 3339 "2026-07-20T09:14:03Z" (fractions and numeric offsets accepted) to epoch seconds.
-std::optional<std::int64_t> parseRfc3339(std::string_view text);
+std::optional<std::int64_t> parseRfc3339(std::string_view s);
 
 // Decodes one entry; `index` only feeds error locations ("metadata.managedFields[2].fieldsV1...").
 Result<ManagedFieldsEntry> parseManagedFieldsEntry(const Json &entry, std::size_t index = 0);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <charconv>
 #include <deque>
+#include <ranges>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -119,7 +120,7 @@ private:
 
     void objectChildren(Scratch &s, const Json &live, const Assign *b, const Assign *e, bool skipManagedFields)
     {
-        const std::size_t nActive = std::size_t(e - b);
+        const auto nActive = std::size_t(e - b);
         s.fieldHits.assign(nActive, 0);
         for (auto it = live.begin(); it != live.end(); ++it) {
             if (skipManagedFields && it.key() == "managedFields")
@@ -388,8 +389,8 @@ std::optional<std::string> OwnershipTree::jsonPointer(NodeId id) const
         chain.push_back(n);
     }
     std::string ptr;
-    for (auto it = chain.rbegin(); it != chain.rend(); ++it) {
-        const OwnershipNode &n = node(*it);
+    for (const NodeId c : std::views::reverse(chain)) {
+        const OwnershipNode &n = node(c);
         ptr += '/';
         ptr += n.liveIndex >= 0 ? std::to_string(n.liveIndex) : jsonPointerEscape(n.element.field);
     }

@@ -11,7 +11,7 @@ bool isList(const Json &doc)
     const auto kind = doc.find("kind");
     if (kind == doc.end() || !kind->is_string())
         return false;
-    const std::string &k = kind->get_ref<const std::string &>();
+    const auto &k = kind->get_ref<const std::string &>();
     return k.size() >= 4 && k.compare(k.size() - 4, 4, "List") == 0 && doc.contains("items");
 }
 

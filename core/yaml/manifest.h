@@ -19,11 +19,11 @@ struct ManifestObjects {
     std::vector<std::string> warnings; // YAML 1.1 readings ("line 4: 'on' was read as true")
 };
 
-// Every object of `text`. A document that is not a mapping, or a list item that is not one, is
+// Every object of `input`. A document that is not a mapping, or a list item that is not one, is
 // a Parse error naming the document (and item); empty documents are skipped; an input without
 // any object is an error. Items of a typed list without apiVersion/kind get the list's apiVersion
 // and its kind without "List", as the API server means them.
-Result<ManifestObjects> manifestObjects(std::string_view text);
+Result<ManifestObjects> manifestObjects(std::string_view input);
 
 // "v1 ConfigMap demo/settings" for messages and JSON output.
 Json manifestIdentity(const Json &object);

@@ -297,12 +297,10 @@ public:
             return;
         }
         Json v;
-        if (tag == "!" || tag == "tag:yaml.org,2002:str" || tag == "!!str")
-            v = value;
-        else if (tag == "?" || tag.empty() || tag == "tag:yaml.org,2002:int" || tag == "tag:yaml.org,2002:float"
-                 || tag == "tag:yaml.org,2002:bool" || tag == "tag:yaml.org,2002:null")
+        if (tag == "?" || tag.empty() || tag == "tag:yaml.org,2002:int" || tag == "tag:yaml.org,2002:float"
+            || tag == "tag:yaml.org,2002:bool" || tag == "tag:yaml.org,2002:null")
             v = plainScalar(value, mark, m_warnings);
-        else
+        else // "!", !!str and unknown tags: the text as written
             v = value;
         deliverScalar(std::move(v), value, anchor, mark);
     }

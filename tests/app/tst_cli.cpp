@@ -187,7 +187,8 @@ private Q_SLOTS:
         const QJsonArray all = QJsonDocument::fromJson(r.out).array();
         QCOMPARE(all.size(), 2);
         int owned = 0;
-        for (const auto &field : all[1][QStringLiteral("fields")].toArray())
+        const QJsonArray fields = all[1][QStringLiteral("fields")].toArray();
+        for (const auto &field : fields)
             owned += field[QStringLiteral("owners")].toArray().isEmpty() ? 0 : 1;
         QVERIFY2(owned > 10, r.out.constData()); // the Deployment's owners, not an unowned wrapper
     }

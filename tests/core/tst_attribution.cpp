@@ -16,7 +16,7 @@ Json entry(const std::string &manager, const std::string &op, const std::string 
     return e;
 }
 
-Json configMap(const std::string &rv, Json data, Json managedFields, Json annotations = Json::object())
+Json configMap(const std::string &rv, Json data, Json managedFields, const Json &annotations = Json::object())
 {
     Json meta{{"name", "demo"}, {"namespace", "default"}, {"uid", "u1"}, {"resourceVersion", rv}};
     if (!annotations.empty())

@@ -183,7 +183,7 @@ private Q_SLOTS:
         } else if (order == QLatin1String("reversed batches of 3")) {
             std::vector<AuditEvent> rev(ev.rbegin(), ev.rend());
             for (std::size_t i = 0; i < rev.size(); i += 3)
-                c.add(joiner.addEvents({rev.begin() + i, rev.begin() + std::min(rev.size(), i + 3)}, now += 1000));
+                c.add(joiner.addEvents({rev.begin() + std::ptrdiff_t(i), rev.begin() + std::ptrdiff_t(std::min(rev.size(), i + 3))}, now += 1000));
             c.add(joiner.addVersions({vs.rbegin(), vs.rend()}, now));
         } else {
             std::vector<AuditEvent> twice = ev;

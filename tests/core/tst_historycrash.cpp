@@ -39,7 +39,7 @@ int runChild(const char *dbPath, int generation)
             Json cm{{"apiVersion", "v1"}, {"kind", "ConfigMap"},
                     {"metadata", {{"name", "cm-" + std::to_string(obj)}, {"namespace", "load"},
                                   {"uid", "g" + std::to_string(generation) + "-uid-" + std::to_string(obj)},
-                                  {"resourceVersion", std::to_string(generation * 10'000'000 + rv)}}},
+                                  {"resourceVersion", std::to_string(std::int64_t{generation} * 10'000'000 + rv)}}},
                     {"data", {{"counter", std::to_string(rv)}, {"payload", std::string(std::size_t(200 + rv % 300), 'x')}}}};
             batch.push_back({rv < 50 ? HistoryEventType::Added : HistoryEventType::Modified, toJsonText(cm),
                              QDateTime::currentMSecsSinceEpoch()});

@@ -123,7 +123,7 @@ private Q_SLOTS:
         QFile in(testing::testKubeconfig());
         QVERIFY(in.open(QIODevice::ReadOnly));
         QString text = QString::fromUtf8(in.readAll());
-        const QRegularExpression server(QStringLiteral("server: *'?https://[^\\s']+'?"));
+        static const QRegularExpression server(QStringLiteral("server: *'?https://[^\\s']+'?"));
         QVERIFY(text.contains(server));
         text.replace(server, QStringLiteral("server: https://127.0.0.1:9"));
         m_otherKubeconfig = m_dir.filePath(QStringLiteral("other-cluster"));

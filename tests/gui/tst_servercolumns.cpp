@@ -51,7 +51,7 @@ struct Session {
             out << table()->model()->headerData(c, Qt::Horizontal).toString();
         return out;
     }
-    int columnNamed(const QString &name) const { return headers().indexOf(name); }
+    int columnNamed(const QString &name) const { return int(headers().indexOf(name)); }
     // The cell of COLUMN in the row of the object NAME (in kNamespace), through the view.
     QVariant cell(const QString &name, const QString &column) const
     {

@@ -54,7 +54,7 @@ void serve(TranscriptServer &server, const std::string &v1, const std::string &c
 
 QString writeKubeconfig(const QTemporaryDir &dir, const TranscriptServer &server, const QString &name)
 {
-    const QString path = dir.filePath(name);
+    QString path = dir.filePath(name);
     QFile f(path);
     if (!f.open(QIODevice::WriteOnly))
         return {};

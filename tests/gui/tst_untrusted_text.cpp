@@ -84,7 +84,7 @@ void checkLabels(QWidget *root, int *seen)
 // What a label with a buddy shows: "&&" is "&", a single '&' marks a mnemonic and is not shown.
 QString withoutMnemonics(const QLabel *label)
 {
-    const QString t = label->text();
+    QString t = label->text();
     if (!label->buddy())
         return t;
     QString out;
@@ -231,7 +231,7 @@ private Q_SLOTS:
         const QString tip = table->model()->headerData(c, Qt::Horizontal, Qt::ToolTipRole).toString();
         QVERIFY2(!tip.contains(kRlo), "a raw right-to-left override in a header tooltip");
         QVERIFY2(rendered(tip, Qt::AutoText).startsWith(kHostile + QStringLiteral("&x\\u202emmm")), qPrintable(tip.left(200)));
-        QVERIFY2(tip.size() < 64 * 1024, qPrintable(QString::number(tip.size())));
+        QVERIFY2(tip.size() < qsizetype{64} * 1024, qPrintable(QString::number(tip.size())));
         // The header shows it: at once (nothing to load), exactly that text.
         QHeaderView *header = table->horizontalHeader();
         header->showSection(c);
@@ -271,7 +271,7 @@ private Q_SLOTS:
                 continue;
             ++hostileNamespaces;
             QVERIFY2(rendered(tip, Qt::AutoText).contains(kHostile + QStringLiteral("&x\\u202emmm")), qPrintable(tip.left(200)));
-            QVERIFY2(tip.size() < 64 * 1024, qPrintable(QString::number(tip.size())));
+            QVERIFY2(tip.size() < qsizetype{64} * 1024, qPrintable(QString::number(tip.size())));
         }
         QCOMPARE(hostileNamespaces, 1);
 

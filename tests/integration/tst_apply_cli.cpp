@@ -26,7 +26,7 @@ class TestApplyCli : public QObject
 
     QString file(const QString &name, const std::string &yaml)
     {
-        const QString path = m_dir.filePath(name);
+        QString path = m_dir.filePath(name);
         QFile f(path);
         if (!f.open(QIODevice::WriteOnly) || f.write(yaml.data(), qint64(yaml.size())) != qint64(yaml.size()))
             qFatal("cannot write %s", qPrintable(path));

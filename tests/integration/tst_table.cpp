@@ -20,7 +20,7 @@ struct TableSession {
     TableSession(kube::ApiClient &client, const kube::WatchScope &scope, kube::TableFetcherOptions options = {})
         : watcher(&client, scope), fetcher(&client, scope, options)
     {
-        QObject::connect(&watcher, &kube::Watcher::batchReady, [this](const core::WatchBatch &b) {
+        QObject::connect(&watcher, &kube::Watcher::batchReady, &watcher, [this](const core::WatchBatch &b) {
             for (const auto &e : b.events) {
                 if (e.type == core::WatchEventType::Deleted) {
                     watchedUids.erase(e.uid);
@@ -31,8 +31,8 @@ struct TableSession {
                 }
             }
         });
-        QObject::connect(&fetcher, &kube::TableFetcher::columnsChanged, [this](const auto &c) { columns = c; });
-        QObject::connect(&fetcher, &kube::TableFetcher::rowsReady, [this](const std::vector<kube::TableRow> &rows) {
+        QObject::connect(&fetcher, &kube::TableFetcher::columnsChanged, &fetcher, [this](const auto &c) { columns = c; });
+        QObject::connect(&fetcher, &kube::TableFetcher::rowsReady, &fetcher, [this](const std::vector<kube::TableRow> &rows) {
             for (const auto &r : rows)
                 cells[r.uid] = r;
         });
