@@ -1,7 +1,5 @@
 #include "kube/execplugin.h"
 
-#include "kube/requestcommands.h"
-
 #include "core/jsonread.h"
 #include "kube/authlog.h"
 
@@ -144,14 +142,6 @@ void configure(QProcess &p, const ExecInvocation &inv)
 }
 
 } // namespace
-
-std::string ExecInvocation::commandLine() const
-{
-    std::string out = shellQuote(program, true);
-    for (const auto &a : args)
-        out += " " + shellQuote(a, true);
-    return out;
-}
 
 std::string ExecInvocation::fingerprint() const
 {
