@@ -55,7 +55,7 @@ private Q_SLOTS:
         QCOMPARE(q(req.method), QStringLiteral("POST"));
         QCOMPARE(q(req.path), QStringLiteral("/apis/apps/v1/namespaces/prod/deployments?fieldManager=fieldscope&fieldValidation=Strict&dryRun=All"));
         QCOMPARE(q(req.contentType), QStringLiteral("application/json"));
-        QCOMPARE(bodyOf(req), deployment());
+        QVERIFY(bodyOf(req) == deployment());
     }
 
     void replacePutsTheObjectAtItsNameAndSubresource()
@@ -68,7 +68,7 @@ private Q_SLOTS:
         QCOMPARE(q(req.method), QStringLiteral("PUT"));
         QCOMPARE(q(req.path), QStringLiteral("/apis/apps/v1/namespaces/prod/deployments/web/scale?fieldManager=fieldscope"));
         QCOMPARE(q(req.contentType), QStringLiteral("application/json"));
-        QCOMPARE(bodyOf(req), deployment());
+        QVERIFY(bodyOf(req) == deployment());
     }
 
     void patchSendsThePatchWithItsContentType_data()
@@ -88,7 +88,7 @@ private Q_SLOTS:
         QCOMPARE(q(req.method), QStringLiteral("PATCH"));
         QCOMPARE(q(req.path), QStringLiteral("/apis/apps/v1/namespaces/prod/deployments/web?fieldManager=fieldscope&fieldValidation=Strict"));
         QCOMPARE(q(req.contentType), contentType);
-        QCOMPARE(bodyOf(req), patch);
+        QVERIFY(bodyOf(req) == patch);
     }
 
     void applySendsForceAndNoManagedFields()
@@ -102,7 +102,7 @@ private Q_SLOTS:
         QCOMPARE(q(req.contentType), QStringLiteral("application/apply-patch+yaml"));
         Json expected = deployment();
         expected["metadata"].erase("managedFields");
-        QCOMPARE(bodyOf(req), expected);
+        QVERIFY(bodyOf(req) == expected);
     }
 
     // A user's edit with `name: 5` or `metadata: []` reaches the server (which says what is
@@ -115,7 +115,7 @@ private Q_SLOTS:
         noMetadata["metadata"] = Json::array();
         const HttpRequest applied = applyRequest(deployments(), "prod", noMetadata);
         QCOMPARE(q(applied.path), QStringLiteral("/apis/apps/v1/namespaces/prod/deployments/?fieldManager=fieldscope&fieldValidation=Strict"));
-        QCOMPARE(bodyOf(applied), noMetadata);
+        QVERIFY(bodyOf(applied) == noMetadata);
     }
 };
 

@@ -171,21 +171,21 @@ private Q_SLOTS:
         Fixture f;
         f.model.setFavourite(QStringLiteral("pods"), true);
         const QModelIndex favourites = groupRow(f.proxy, QStringLiteral("Favourites"));
-        const QModelIndex core = groupRow(f.proxy, QStringLiteral("core"));
-        QVERIFY(favourites.isValid() && core.isValid());
+        const QModelIndex coreGroup = groupRow(f.proxy, QStringLiteral("core"));
+        QVERIFY(favourites.isValid() && coreGroup.isValid());
         QCOMPARE(rendered(favourites.data(Qt::DecorationRole).value<QIcon>()), rendered(widgets::icon(widgets::Icon::Favourite)));
-        QCOMPARE(rendered(core.data(Qt::DecorationRole).value<QIcon>()), rendered(widgets::icon(widgets::Icon::ApiGroup)));
+        QCOMPARE(rendered(coreGroup.data(Qt::DecorationRole).value<QIcon>()), rendered(widgets::icon(widgets::Icon::ApiGroup)));
         auto kindIcon = [&](const QString &name) {
-            for (int k = 0; k < f.proxy.rowCount(core); ++k)
-                if (f.proxy.index(k, 0, core).data().toString() == name)
-                    return rendered(f.proxy.index(k, 0, core).data(Qt::DecorationRole).value<QIcon>());
+            for (int k = 0; k < f.proxy.rowCount(coreGroup); ++k)
+                if (f.proxy.index(k, 0, coreGroup).data().toString() == name)
+                    return rendered(f.proxy.index(k, 0, coreGroup).data(Qt::DecorationRole).value<QIcon>());
             return QImage();
         };
         QCOMPARE(kindIcon(QStringLiteral("Pod")), rendered(widgets::icon(widgets::Icon::Favourite)));
         QCOMPARE(kindIcon(QStringLiteral("Namespace")), rendered(widgets::icon(widgets::Icon::Namespace)));
         QCOMPARE(kindIcon(QStringLiteral("ConfigMap")), rendered(widgets::icon(widgets::Icon::Kind)));
         QVERIFY(rendered(widgets::icon(widgets::Icon::Kind)) != rendered(widgets::icon(widgets::Icon::Favourite)));
-        QVERIFY(!f.proxy.index(0, ResourceKindsModel::CountColumn, core).data(Qt::DecorationRole).isValid());
+        QVERIFY(!f.proxy.index(0, ResourceKindsModel::CountColumn, coreGroup).data(Qt::DecorationRole).isValid());
     }
 };
 
