@@ -1,5 +1,5 @@
 #pragma once
-// LessonController: a lesson in the window (issue 12). Runs the lesson's steps with
+// LessonController: a lesson in the window (docs/lessons.md). Runs the lesson's steps with
 // lessons::LessonRunner on a worker thread (the runner blocks on the server), shows each step's
 // narrative and report in a LessonPanel docked beside the cluster's views, and brings up the view
 // the step names: the object selected, the tab chosen, the field highlighted. Asks before it
@@ -47,7 +47,6 @@ public:
     void setPresenter(bool on);
 
     widgets::LessonPanel *panel() const { return m_panel; }
-    QDockWidget *dock() const { return m_dock; }
     int currentStep() const { return m_index; }
     bool isBusy() const { return m_busy; }
     const core::LessonStepReport *report(int index) const;

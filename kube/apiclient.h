@@ -32,7 +32,6 @@ public:
     void cancel(RequestId id);
 
     Transport &transport() { return *m_transport; }
-    std::shared_ptr<Transport> sharedTransport() const { return m_transport; }
 
     // Posts `fn` to this object's thread if it is still alive; safe from any thread. Used by the
     // watch layer whose parsing runs on the network thread.

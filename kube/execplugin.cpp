@@ -152,14 +152,6 @@ void configure(QProcess &p, const ExecInvocation &inv)
 
 } // namespace
 
-std::string ExecInvocation::commandLine() const
-{
-    std::string out = shellQuote(program, true);
-    for (const auto &a : args)
-        out += " " + shellQuote(a, true);
-    return out;
-}
-
 std::string ExecInvocation::fingerprint() const
 {
     // Length-prefixed fields: no choice of strings can make two different invocations hash alike.

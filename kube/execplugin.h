@@ -1,5 +1,6 @@
 #pragma once
-// exec credential plugins (client.authentication.k8s.io v1 and v1beta1, API brief 6.4).
+// exec credential plugins (client.authentication.k8s.io v1 and v1beta1,
+// https://kubernetes.io/docs/reference/access-authn-authz/authentication/#client-go-credential-plugins).
 //
 // Running a plugin is running arbitrary code named by a kubeconfig, so this file only prepares and
 // runs; deciding whether to run is CredentialProvider's job (kube/credentials.h), which asks a
@@ -55,8 +56,6 @@ struct ExecInvocation {
     // Parent environment + env + KUBERNETES_EXEC_INFO. May hold secrets: never log or display it.
     QProcessEnvironment environment;
 
-    // "program arg1 'arg two'" with POSIX shell quoting (not escaped for display).
-    std::string commandLine() const;
     // SHA-256 (hex) over everything the user is shown: kubeconfig file, context, user, server,
     // command, resolved program, arguments, added env names and values, provideClusterInfo (and the
     // cluster config it hands over). A consent is remembered under it, so the same stanza aimed at

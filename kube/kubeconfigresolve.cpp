@@ -60,19 +60,6 @@ std::string authProviderError(const std::string &provider, const std::string &us
 
 } // namespace
 
-const char *authMethodName(AuthMethod m)
-{
-    switch (m) {
-    case AuthMethod::None: return "none";
-    case AuthMethod::Token: return "token";
-    case AuthMethod::TokenFile: return "tokenFile";
-    case AuthMethod::ClientCertificate: return "clientCert";
-    case AuthMethod::Basic: return "basicAuth";
-    case AuthMethod::Exec: return "exec";
-    }
-    return "unknown";
-}
-
 std::vector<std::pair<std::string, std::string>> impersonationHeaders(const ImpersonationConfig &imp)
 {
     std::vector<std::pair<std::string, std::string>> out;

@@ -1,5 +1,7 @@
 #include "kube/listdecoder.h"
+#include "kube/apierror.h"
 #include "kube/http.h"
+#include "kube/simdjsonread.h"
 
 #include "core/base/json.h"
 #include "core/base/jsonread.h"
@@ -11,6 +13,7 @@ namespace fieldscope::kube {
 using core::Error;
 using core::ErrorCategory;
 namespace od = simdjson::ondemand;
+using detail::readString;
 
 namespace {
 
@@ -35,22 +38,6 @@ Error parseError(simdjson::error_code code, const char *what, std::string where 
 
 // Reads metadata of one object slice. `capacity` is how many bytes are readable from
 // raw.data() (the slice lives inside a padded buffer).
-// A string or null (left empty); anything else is INCORRECT_TYPE.
-simdjson::error_code readString(simdjson::simdjson_result<od::value> value, std::string &target)
-{
-    od::value v;
-    if (auto err = value.get(v))
-        return err;
-    bool isNull = false;
-    if (!v.is_null().get(isNull) && isNull)
-        return simdjson::SUCCESS;
-    std::string_view s;
-    if (auto err = v.get_string().get(s))
-        return err;
-    target = s;
-    return simdjson::SUCCESS;
-}
-
 simdjson::error_code readMetadata(std::string_view raw, std::size_t capacity, core::ObjectVersion &out,
                                   bool *hasKind, std::string *bookmarkAnnotation = nullptr, std::string *where = nullptr)
 {
@@ -254,22 +241,10 @@ core::Result<DecodedWatchLine> decodeWatchLine(std::string_view line)
         out.error.httpStatus = code >= 0 && code < 1000 ? int(code) : 0;
         out.error.reason = read.string(*st, "reason", "object");
         out.error.message = read.string(*st, "message", "object");
-        // Causes tell a 504 ResourceVersionTooLarge (relist) from other timeouts (API brief 2.5).
-        if (const core::Json *d = read.object(*st, "details", "object")) {
-            if (const core::Json *causes = read.array(*d, "causes", "object.details")) {
-                for (std::size_t i = 0; i < causes->size() && read.ok(); ++i) {
-                    const std::string path = core::jsonPath("object.details.causes", i);
-                    const core::Json &c = (*causes)[i];
-                    if (!read.expectObject(c, path))
-                        break;
-                    core::StatusCause cause;
-                    cause.reason = read.string(c, "reason", path);
-                    cause.message = read.string(c, "message", path);
-                    cause.field = read.string(c, "field", path);
-                    out.error.causes.push_back(std::move(cause));
-                }
-            }
-        }
+        // Causes tell a 504 whose cause is ResourceVersionTooLarge (relist) from other timeouts
+        // (k8s.io/apiserver/pkg/storage/errors.go, NewTooLargeResourceVersionError).
+        if (const core::Json *d = read.object(*st, "details", "object"))
+            out.error.causes = readStatusCauses(read, *d, "object.details");
         if (!read.ok())
             return read.error();
         if (out.error.httpStatus == 410)

@@ -366,7 +366,6 @@ void HistoryPanel::showDiff()
             m_diff->setHtml(*html);
         else
             m_diff->setPlainText(tr("Cannot show the difference: %1").arg(QString::fromStdString(html.error().message)));
-        Q_EMIT diffShown();
     });
     w->setFuture(QtConcurrent::run([req] {
         try { // a version too large to hold (bad_alloc) is a message in the pane, not a crash

@@ -35,11 +35,8 @@ public:
 
     QTableView *versionsView() const { return m_versions; }
     QTextBrowser *diffView() const { return m_diff; }
-    QTableView *timelineView() const { return m_timeline; }
-    models::FieldTimelineModel *timelineModel() const { return m_timelineModel; }
 
 Q_SIGNALS:
-    void diffShown();     // a requested diff is on screen
     void timelineShown(); // a requested field timeline is on screen
 
 protected:

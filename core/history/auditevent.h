@@ -103,8 +103,6 @@ struct AuditEvent {
     // The field manager the server used: fieldManager= from requestURI, else derived from the
     // User-Agent (auditFieldManagerFromUserAgent). "" for verbs without one (delete).
     std::string fieldManager() const;
-    // The identity the request acted as: impersonatedUser when present, else user.
-    const AuditUser &actingUser() const { return hasImpersonatedUser ? impersonatedUser : user; }
 };
 
 // The value of one query parameter of a request URI, percent-decoded ('+' is a space, as Go's

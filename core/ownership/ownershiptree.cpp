@@ -16,11 +16,6 @@ struct OwnershipTree::Data {
     std::string kind;
 };
 
-bool OwnershipNode::isOwnedBy(std::uint32_t entry) const
-{
-    return std::any_of(owners.begin(), owners.end(), [entry](const NodeOwner &o) { return o.entry == entry; });
-}
-
 namespace {
 
 void setValue(OwnershipNode &n, const Json *v)

@@ -6,6 +6,7 @@
 #include "core/base/json.h"
 #include "models/objecthistorymodel.h"
 
+#include <QAbstractItemModelTester>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
@@ -53,6 +54,7 @@ private Q_SLOTS:
         QFETCH(int, kind);
         QFETCH(QString, expected);
         models::ObjectHistoryModel model;
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
         app::HistorySource source(&model);
         source.setDatabase(m_db);
         source.setLoadProbe([kind] {

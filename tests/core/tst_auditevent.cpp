@@ -135,7 +135,6 @@ private Q_SLOTS:
         QVERIFY(patch);
         QVERIFY(patch->hasImpersonatedUser);
         QCOMPARE(patch->impersonatedUser.username, std::string("system:serviceaccount:team:deployer"));
-        QCOMPARE(patch->actingUser().username, std::string("system:serviceaccount:team:deployer"));
         QCOMPARE(patch->user.groups, (std::vector<std::string>{"system:masters", "system:authenticated"}));
     }
 

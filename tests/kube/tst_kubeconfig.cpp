@@ -1,4 +1,4 @@
-// kubeconfig loading, merging and resolution (API brief 6.1, 6.2, 6.5).
+// kubeconfig loading, merging and resolution with kubectl's rules (see kube/kubeconfig.h).
 #include "kube/kubeconfig.h"
 
 #include <QDir>
@@ -134,7 +134,6 @@ private Q_SLOTS:
         QVERIFY(rc->insecureSkipTlsVerify);
         QCOMPARE(rc->auth.method, AuthMethod::Token);
         QCOMPARE(QString::fromStdString(rc->sourceFile), fixture(QStringLiteral("merge/a.yaml")));
-        QCOMPARE(QString::fromStdString(kc->defaultWriteFile()), fixture(QStringLiteral("merge/a.yaml")));
     }
 
     void allKubeconfigFilesMissingGivesOneWarning()
@@ -203,7 +202,6 @@ private Q_SLOTS:
         auto kc = Kubeconfig::load(o);
         QVERIFY(kc.ok());
         QCOMPARE(QString::fromStdString(kc->currentContext()), QStringLiteral("ctx-c"));
-        QCOMPARE(QString::fromStdString(kc->defaultWriteFile()), home.filePath(QStringLiteral(".kube/config")));
     }
 
     void emptyFileIsAnEmptyConfig()
@@ -599,7 +597,7 @@ private Q_SLOTS:
     }
 
     // Files a kubeconfig names are read whole: they must be regular files (a FIFO would hang,
-    // /dev/zero would fill memory) and at most 1 MiB (issue 15 section 2).
+    // /dev/zero would fill memory) and at most 1 MiB.
     void filesNamedByAKubeconfigMustBeRegularFiles_data()
     {
         QTest::addColumn<QString>("field");

@@ -105,6 +105,7 @@ private Q_SLOTS:
     void wrongTypedFieldsReadAsAbsent()
     {
         EventTableModel m;
+        QAbstractItemModelTester tester(&m, QAbstractItemModelTester::FailureReportingMode::QtTest);
         core::ObjectVersion v;
         v.uid = "x";
         v.json = R"j({"metadata":[1],"reason":7,"message":{"a":1},"source":"kubelet","count":"3"})j";
