@@ -1,7 +1,7 @@
 #pragma once
-// kubeconfig loading, merging and resolution with kubectl's rules
-// (https://kubernetes.io/docs/concepts/configuration/organize-cluster-access-kubeconfig/,
-// k8s.io/client-go/tools/clientcmd/loader.go and client_config.go).
+// kubeconfig loading, merging and resolution with kubectl's rules (the file format of
+// staging/src/k8s.io/client-go/tools/clientcmd/api/v1/types.go, the merging of clientcmd/loader.go,
+// and rest.InClusterConfig).
 //
 // Everything here is a plain value type: a loaded Kubeconfig and a ResolvedConfig can be copied to
 // and read from any thread. Loading reads files and is meant for a worker thread (files may sit on a
@@ -24,7 +24,8 @@
 
 namespace fieldscope::kube {
 
-// The two exec credential API versions we accept; v1alpha1 was removed in 1.24.
+// The two exec credential API versions we accept; v1alpha1 was removed in 1.24
+// (staging/src/k8s.io/client-go/plugin/pkg/client/auth/exec/exec.go).
 inline constexpr const char *kExecApiV1 = "client.authentication.k8s.io/v1";
 inline constexpr const char *kExecApiV1beta1 = "client.authentication.k8s.io/v1beta1";
 // Name of the cluster extension handed to exec plugins as spec.cluster.config.
@@ -207,9 +208,14 @@ private:
         std::string namespace_;
     };
 
-    // Adds one parsed file with the first-wins rule: the first file to set a map key or a field wins
-    // (k8s.io/client-go/tools/clientcmd/loader.go, ClientConfigLoadingRules.Load).
+    // Adds one parsed file with the first-wins rule of clientcmd/loader.go.
     void mergeFrom(Kubeconfig &&other);
+    // load()'s steps.
+    static core::Result<Kubeconfig> loadExplicit(const std::string &explicitPath);
+    core::Status mergeFile(const std::string &path);
+    core::Status mergeList(const QString &kubeconfigEnv); // KUBECONFIG's files, in order
+    core::Status mergeHomeConfig(const QProcessEnvironment &env);
+    static std::optional<InCluster> inClusterFrom(const QProcessEnvironment &env, const std::string &serviceAccountDir);
     core::Result<ResolvedConfig> resolveInCluster() const;
 
     std::vector<ClusterConfig> m_clusters;

@@ -80,6 +80,9 @@ struct Head {
     std::int64_t rawBytes = 0;       // memory held (text + index), for the cache budget
 };
 
+struct EventIdentity; // historystorewrite.cpp
+struct EventBody;
+
 } // namespace fieldscope::core::historydb
 
 namespace fieldscope::core {
@@ -138,6 +141,17 @@ struct HistoryStore::Impl {
     void dropHeads();
     // `replayed`: for an onlyNewObjects item, the uids it created so far (nullptr otherwise).
     Status writeEvent(const WatchScope &scope, const WatchEvent &ev, CommitReport &report, std::set<std::string> *replayed = nullptr);
+    // writeEvent's steps, in order.
+    const char *readEventBody(const WatchEvent &ev, historydb::EventBody &body) const;
+    Result<bool> alreadyStored(historydb::Head *prev, const historydb::EventIdentity &id, HistoryEventType type, CommitReport &report,
+                               std::set<std::string> *replayed);
+    std::string encodeVersion(const historydb::Head *prev, const JsonIndex &index, const std::string &text, bool &snapshot);
+    Status insertVersion(const WatchScope &scope, const WatchEvent &ev, const historydb::EventIdentity &id, bool isNew,
+                         historydb::Head &next, bool snapshot, const std::string &blob, std::size_t textBytes);
+    // A write transaction: BEGIN IMMEDIATE and catching up with other writers; then the stored
+    // byte total and COMMIT. The caller rolls back when either fails.
+    Status beginWrite();
+    Status commitWrite();
     Status writeGap(HistoryGap gap, CommitReport &report);
     Status writeRejectedGap(const WatchScope &scope, const WatchEvent &ev, const char *why, CommitReport &report);
     Status setScopeRv(const std::string &scope, const std::string &rv);

@@ -4,6 +4,7 @@
 #include "core/history/secretredaction.h"
 
 #include <map>
+#include <optional>
 
 namespace fieldscope::core {
 
@@ -240,12 +241,14 @@ void HistoryStore::Impl::dropHeads()
 
 // ---- writing --------------------------------------------------------------------------------
 
-namespace {
+namespace historydb {
 
 // What the store records about an object besides its body.
 struct EventIdentity {
     std::string uid, rv, name, namespace_, apiVersion, kind;
 };
+
+namespace {
 
 EventIdentity identityOf(const JsonIndex &ix)
 {
@@ -289,44 +292,54 @@ EventIdentity identityOf(const Json &obj)
 
 } // namespace
 
-Status HistoryStore::Impl::writeEvent(const WatchScope &scope, const WatchEvent &ev, CommitReport &report,
-                                      std::set<std::string> *replayed)
-{
-    // One validating pass over the text, no DOM (JsonIndex); nlohmann only for what it does not model.
+// The object of one event, read once: who it is, its index for delta encoding, and the text to
+// store (the server's bytes, or a redacted copy for a Secret).
+struct EventBody {
     JsonIndex index;
     EventIdentity id;
-    const std::string *text = &ev.objectJson;
-    std::string redacted;
-    if (index.build(ev.objectJson) == JsonIndex::Status::Ok) {
-        id = identityOf(index);
+    std::optional<std::string> redacted;
+    const std::string &text(const WatchEvent &ev) const { return redacted ? *redacted : ev.objectJson; }
+};
+
+} // namespace historydb
+
+// One validating pass over the text, no DOM (JsonIndex); nlohmann only for what it does not
+// model. Returns why the store cannot keep the object, or nullptr.
+const char *HistoryStore::Impl::readEventBody(const WatchEvent &ev, EventBody &body) const
+{
+    if (body.index.build(ev.objectJson) == JsonIndex::Status::Ok) {
+        body.id = identityOf(body.index);
     } else {
         auto parsed = parseJson(ev.objectJson);
         if (!parsed)
-            return writeRejectedGap(scope, ev, "an object that is not JSON", report);
-        id = identityOf(*parsed);
-        index = JsonIndex(); // stored as a snapshot, and so will the next version be
+            return "an object that is not JSON";
+        body.id = identityOf(*parsed);
+        body.index = JsonIndex(); // stored as a snapshot, and so will the next version be
     }
-    if (id.uid.empty())
-        return writeRejectedGap(scope, ev, "an object without metadata.uid", report);
+    if (body.id.uid.empty())
+        return "an object without metadata.uid";
     // Secret values stay off the disk unless the user opted in (core/history/secretredaction.h).
-    if (isSecretObject(id.apiVersion, id.kind) && !recordSecretValues) {
+    if (isSecretObject(body.id.apiVersion, body.id.kind) && !recordSecretValues) {
         auto parsed = parseJson(ev.objectJson);
         if (!parsed)
-            return writeRejectedGap(scope, ev, "a Secret that is not JSON", report);
+            return "a Secret that is not JSON";
         redactSecret(*parsed, redactionKey);
-        redacted = toJsonText(*parsed);
-        text = &redacted;
-        if (index.build(redacted) != JsonIndex::Status::Ok)
-            index = JsonIndex();
+        body.redacted = toJsonText(*parsed);
+        if (body.index.build(*body.redacted) != JsonIndex::Status::Ok)
+            body.index = JsonIndex();
     }
-    auto head = headFor(id.uid);
-    if (!head)
-        return head.error();
-    Head *prev = *head;
+    return nullptr;
+}
+
+// Whether this version is stored already (counted as a skipped duplicate); `prev` is the
+// object's head, nullptr for an object the store has not seen.
+Result<bool> HistoryStore::Impl::alreadyStored(Head *prev, const EventIdentity &id, HistoryEventType type, CommitReport &report,
+                                               std::set<std::string> *replayed)
+{
     if (replayed) {
         if (prev && !replayed->count(id.uid)) {
             ++report.skippedDuplicates;
-            return success();
+            return true;
         }
         replayed->insert(id.uid);
     }
@@ -335,14 +348,14 @@ Status HistoryStore::Impl::writeEvent(const WatchScope &scope, const WatchEvent 
         ++report.skippedDuplicates;
         // A relist found the object gone: the deletion's RV is unknown, so no version is invented;
         // the object is only marked deleted (the relist's gap covers the missing tombstone).
-        if (ev.type == HistoryEventType::Deleted && !prev->deleted) {
+        if (type == HistoryEventType::Deleted && !prev->deleted) {
             Query del = q("UPDATE objects SET deleted = 1 WHERE id = ?");
             del.bind(1, prev->objectId);
             if (del.step() != SQLITE_DONE)
                 return error("mark deleted");
             prev->deleted = true;
         }
-        return success();
+        return true;
     }
     // A second recorder of the same cluster may have stored this version already, before others
     // (its events arrive on its own watch, at its own pace): never store it twice.
@@ -352,36 +365,33 @@ Status HistoryStore::Impl::writeEvent(const WatchScope &scope, const WatchEvent 
         const int rc = seen.step();
         if (rc == SQLITE_ROW) {
             ++report.skippedDuplicates;
-            return success();
+            return true;
         }
         if (rc != SQLITE_DONE)
             return error("duplicate check");
     }
+    return false;
+}
 
-    // Delta unless the chain is long, the deltas outweigh the snapshot, or this delta is large
-    // (more than half the object's text).
-    std::string blob;
-    bool snapshot = !prev || prev->chain + 1 >= VersionCodec::kMaxChain || prev->deltaBytes > prev->snapshotBytes;
+// The compressed blob to store: a delta against `prev` unless the chain is long, the deltas
+// outweigh the snapshot, or this delta is large (more than half the object's text).
+std::string HistoryStore::Impl::encodeVersion(const Head *prev, const JsonIndex &index, const std::string &text, bool &snapshot)
+{
+    snapshot = !prev || prev->chain + 1 >= VersionCodec::kMaxChain || prev->deltaBytes > prev->snapshotBytes;
     if (!snapshot) {
-        if (makeDeltaText(prev->index, index, text->size() / 2, deltaBuffer))
-            blob = codec.compress(deltaBuffer);
-        else
-            snapshot = true;
+        if (makeDeltaText(prev->index, index, text.size() / 2, deltaBuffer))
+            return codec.compress(deltaBuffer);
+        snapshot = true;
     }
-    if (snapshot)
-        blob = codec.compress(*text); // the server's own bytes (Secrets: redacted): exact key order and numbers
+    return codec.compress(text); // the server's own bytes (Secrets: redacted): exact key order and numbers
+}
 
-    Head next;
-    next.objectId = prev ? prev->objectId : 0;
-    next.seq = prev ? prev->seq + 1 : 1;
-    next.rv = id.rv;
-    next.deleted = ev.type == HistoryEventType::Deleted;
-    next.chain = snapshot ? 0 : prev->chain + 1;
-    next.deltaBytes = snapshot ? 0 : prev->deltaBytes + std::int64_t(blob.size());
-    next.snapshotBytes = snapshot ? std::int64_t(blob.size()) : prev->snapshotBytes;
-
+// The objects row (created for a new object) and the versions row of `next`.
+Status HistoryStore::Impl::insertVersion(const WatchScope &scope, const WatchEvent &ev, const EventIdentity &id, bool isNew, Head &next,
+                                         bool snapshot, const std::string &blob, std::size_t textBytes)
+{
     const std::string group = GroupVersion::parse(id.apiVersion).group;
-    if (!prev) {
+    if (isNew) {
         Query ins = q("INSERT INTO objects(uid, api_group, api_version, kind, resource, namespace, name) VALUES(?,?,?,?,?,?,?)");
         ins.bind(1, id.uid).bind(2, group).bind(3, id.apiVersion).bind(4, id.kind).bind(5, scope.resource);
         ins.bind(6, id.namespace_).bind(7, id.name);
@@ -399,13 +409,46 @@ Status HistoryStore::Impl::writeEvent(const WatchScope &scope, const WatchEvent 
                   " VALUES(?,?,?,?,?,?,?,?,?,?)");
     ver.bind(1, nextOrd).bind(2, next.objectId).bind(3, next.seq).bind(4, id.rv).bind(5, std::int64_t(ev.type));
     ver.bind(6, ev.observedAtMs).bind(7, scope.id).bind(8, std::int64_t(snapshot));
-    ver.bind(9, std::int64_t(text->size())).bindBlob(10, blob);
+    ver.bind(9, std::int64_t(textBytes)).bindBlob(10, blob);
     if (ver.step() != SQLITE_DONE)
         return error("insert version");
     ++nextOrd;
     totalBytes += std::int64_t(blob.size());
+    return success();
+}
+
+Status HistoryStore::Impl::writeEvent(const WatchScope &scope, const WatchEvent &ev, CommitReport &report,
+                                      std::set<std::string> *replayed)
+{
+    EventBody body;
+    if (const char *why = readEventBody(ev, body))
+        return writeRejectedGap(scope, ev, why, report);
+    const EventIdentity &id = body.id;
+    auto head = headFor(id.uid);
+    if (!head)
+        return head.error();
+    Head *prev = *head;
+    auto stored = alreadyStored(prev, id, ev.type, report, replayed);
+    if (!stored)
+        return stored.error();
+    if (*stored)
+        return success();
+
+    const std::string &text = body.text(ev);
+    bool snapshot = false;
+    const std::string blob = encodeVersion(prev, body.index, text, snapshot);
+    Head next;
+    next.objectId = prev ? prev->objectId : 0;
+    next.seq = prev ? prev->seq + 1 : 1;
+    next.rv = id.rv;
+    next.deleted = ev.type == HistoryEventType::Deleted;
+    next.chain = snapshot ? 0 : prev->chain + 1;
+    next.deltaBytes = snapshot ? 0 : prev->deltaBytes + std::int64_t(blob.size());
+    next.snapshotBytes = snapshot ? std::int64_t(blob.size()) : prev->snapshotBytes;
+    if (auto st = insertVersion(scope, ev, id, !prev, next, snapshot, blob, text.size()); !st)
+        return st;
     report.versions.push_back({id.uid, id.rv, next.seq});
-    next.index = std::move(index);
+    next.index = std::move(body.index);
     next.rawBytes = std::int64_t(next.index.memoryBytes());
     if (prev) {
         // headFor() moved it to the front of the LRU already: update in place.
@@ -500,16 +543,33 @@ Status HistoryStore::Impl::setScopeRv(const std::string &scope, const std::strin
     return s.step() == SQLITE_DONE ? success() : Status(error("scope rv"));
 }
 
+Status HistoryStore::Impl::beginWrite()
+{
+    if (readOnly)
+        return Error::make(ErrorCategory::Io, "history store opened read-only");
+    if (auto st = exec("BEGIN IMMEDIATE"); !st)
+        return st;
+    if (auto st = syncWithOtherWriters(); !st) {
+        (void)exec("ROLLBACK");
+        return st;
+    }
+    return success();
+}
+
+Status HistoryStore::Impl::commitWrite()
+{
+    Query tb = q("INSERT INTO meta(key, value) VALUES('total_bytes', ?1) ON CONFLICT(key) DO UPDATE SET value = ?1");
+    tb.bind(1, totalBytes);
+    if (tb.step() != SQLITE_DONE)
+        return error("total bytes");
+    tb.reset();
+    return exec("COMMIT");
+}
+
 Result<CommitReport> HistoryStore::write(const std::vector<HistoryWriteItem> &items)
 {
-    if (m_d->readOnly)
-        return Error::make(ErrorCategory::Io, "history store opened read-only");
-    if (auto st = m_d->exec("BEGIN IMMEDIATE"); !st)
+    if (auto st = m_d->beginWrite(); !st)
         return st.error();
-    if (auto st = m_d->syncWithOtherWriters(); !st) {
-        (void)m_d->exec("ROLLBACK");
-        return st.error();
-    }
     CommitReport report;
     const std::int64_t ordBefore = m_d->nextOrd;
     const std::int64_t bytesBefore = m_d->totalBytes;
@@ -540,7 +600,8 @@ Result<CommitReport> HistoryStore::write(const std::vector<HistoryWriteItem> &it
                     return fail(st.error());
         }
         // The resume point: an explicit list/bookmark RV, else the last watch event's RV
-        // (synthetic ADDED/LISTED arrive out of order, API brief 2.4, so they do not count).
+        // (synthetic ADDED/LISTED events are not delivered in RV order, so they do not count; client-go's
+        // reflector waits for a non-ADDED event too: staging/src/k8s.io/client-go/tools/cache/reflector.go).
         std::string scopeRv = item.scopeResourceVersion;
         if (scopeRv.empty() && !item.gap && !item.onlyNewObjects && !item.events.empty() && item.events.back().type != HistoryEventType::Listed
             && item.events.back().type != HistoryEventType::Added && report.versions.size() > storedBefore)
@@ -549,12 +610,7 @@ Result<CommitReport> HistoryStore::write(const std::vector<HistoryWriteItem> &it
             if (auto st = m_d->setScopeRv(scopeId, scopeRv); !st)
                 return fail(st.error());
     }
-    Query tb = m_d->q("INSERT INTO meta(key, value) VALUES('total_bytes', ?1) ON CONFLICT(key) DO UPDATE SET value = ?1");
-    tb.bind(1, m_d->totalBytes);
-    if (tb.step() != SQLITE_DONE)
-        return fail(m_d->error("total bytes"));
-    tb.reset();
-    if (auto st = m_d->exec("COMMIT"); !st)
+    if (auto st = m_d->commitWrite(); !st)
         return fail(st.error());
     return report;
 }
@@ -685,14 +741,8 @@ Status HistoryStore::Impl::pruneOldest(std::int64_t cutoffMs, std::int64_t maxTo
 
 Status HistoryStore::applyRetention(const RetentionPolicy &policy, std::int64_t nowMs)
 {
-    if (m_d->readOnly)
-        return Error::make(ErrorCategory::Io, "history store opened read-only");
-    if (auto st = m_d->exec("BEGIN IMMEDIATE"); !st)
+    if (auto st = m_d->beginWrite(); !st)
         return st;
-    if (auto st = m_d->syncWithOtherWriters(); !st) {
-        (void)m_d->exec("ROLLBACK");
-        return st;
-    }
     auto fail = [&](const Error &e) -> Status {
         (void)m_d->exec("ROLLBACK");
         m_d->dropHeads();
@@ -705,12 +755,7 @@ Status HistoryStore::applyRetention(const RetentionPolicy &policy, std::int64_t 
     const std::int64_t cutoff = policy.maxAgeMs > 0 ? nowMs - policy.maxAgeMs : INT64_MIN;
     if (auto st = m_d->pruneOldest(cutoff, policy.maxTotalBytes); !st)
         return fail(st.error());
-    Query tb = m_d->q("INSERT INTO meta(key, value) VALUES('total_bytes', ?1) ON CONFLICT(key) DO UPDATE SET value = ?1");
-    tb.bind(1, m_d->totalBytes);
-    if (tb.step() != SQLITE_DONE)
-        return fail(m_d->error("total bytes"));
-    tb.reset();
-    if (auto st = m_d->exec("COMMIT"); !st)
+    if (auto st = m_d->commitWrite(); !st)
         return fail(st.error());
     return success();
 }

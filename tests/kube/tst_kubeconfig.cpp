@@ -281,6 +281,32 @@ private Q_SLOTS:
         QCOMPARE(QString::fromStdString(files->auth.clientCertificateFile), dir.filePath(QStringLiteral("client.crt")));
     }
 
+    void clientCertificateAndKeyDataWinOverTheirFilesWithAWarningEach()
+    {
+        auto kc = Kubeconfig::fromYaml("clusters:\n"
+                                       "- name: c\n"
+                                       "  cluster: {server: \"https://x:6443\"}\n"
+                                       "users:\n"
+                                       "- name: both\n"
+                                       "  user: {client-certificate-data: Q0VSVA==, client-certificate: /nonexistent/client.crt,\n"
+                                       "         client-key-data: \"S0VZ\", client-key: /nonexistent/client.key}\n"
+                                       "contexts:\n"
+                                       "- {name: both, context: {cluster: c, user: both}}\n",
+                                       "/tmp/kc");
+        QVERIFY(kc.ok());
+        auto rc = kc->resolve("both");
+        QVERIFY2(rc.ok(), rc.ok() ? "" : rc.error().describe().c_str());
+        QCOMPARE(rc->auth.method, AuthMethod::ClientCertificate);
+        QCOMPARE(rc->auth.clientCertificatePem, QByteArray("CERT"));
+        QCOMPARE(rc->auth.clientKeyPem, QByteArray("KEY"));
+        QVERIFY(rc->auth.clientCertificateFile.empty()); // the file was never read
+        QVERIFY(rc->auth.clientKeyFile.empty());
+        const std::vector<std::string> expected{
+            "client-certificate-data and client-certificate are both specified for both; client-certificate-data is used",
+            "client-key-data and client-key are both specified for both; client-key-data is used"};
+        QCOMPARE(rc->warnings, expected);
+    }
+
     void resolveRejectsInvalidConfigurations_data()
     {
         QTest::addColumn<QString>("cluster"); // YAML flow mapping of the cluster
