@@ -75,7 +75,7 @@ public:
     // Versions watched outside the table's watch (the demo's own): stored for objects this
     // cluster's history holds nothing of yet (core::HistoryRecorder::recordReplay).
     void recordReplay(const core::WatchScope &scope, std::vector<core::WatchEvent> events);
-    // Record Secret values (an explicit per-cluster opt-in, issue 15): off, Secrets are stored
+    // Record Secret values (an explicit per-cluster opt-in, README.md "Security"): off, Secrets are stored
     // with hashed values and their editors keep no draft on disk. Changing it while connected
     // restarts recording (and the shown watch); the status bar says when it is on.
     void setRecordSecretValues(bool on);
@@ -146,7 +146,7 @@ private:
     std::unique_ptr<kube::Watcher> m_eventsWatcher;
     models::ObjectHistoryModel m_historyModel;
     HistorySource m_historySource{&m_historyModel};
-    // Every version the shown resource's watch delivers is recorded (issue 5). The feed is used
+    // Every version the shown resource's watch delivers is recorded. The feed is used
     // on m_pool's thread only; both are shared with the batch tasks that may still be running.
     std::shared_ptr<core::HistoryRecorder> m_recorder;
     std::shared_ptr<core::HistoryFeed> m_feed;

@@ -1,5 +1,5 @@
 // fieldscope lesson list | check FILE... | run NAME: teaching lessons from the command line, for
-// rehearsal before a class and for tests (issue 12). Names, flags and JSON fields are interfaces.
+// rehearsal before a class and for tests. Names, flags and JSON fields are interfaces.
 #include "app/clisession.h"
 #include "app/commands.h"
 #include "app/lessoncatalog.h"

@@ -1,5 +1,5 @@
 #pragma once
-// LessonController: a lesson in the window (issue 12). Runs the lesson's steps with
+// LessonController: a lesson in the window (docs/lessons.md). Runs the lesson's steps with
 // kube::LessonRunner on a worker thread (the runner blocks on the server), shows each step's
 // narrative and report in a LessonPanel docked beside the cluster's views, and brings up the view
 // the step names: the object selected, the tab chosen, the field highlighted. Asks before it
