@@ -1,4 +1,4 @@
-// bench_json (issue 15): the DOM at 100,000 keys and every hostile input core/ reads.
+// bench_json: the DOM at 100,000 keys and every hostile input core/ reads.
 //
 // Part 1: a ConfigMap with 100,000 data keys (and managedFields owning every one) parsed, shown as
 // YAML, blamed and diffed. Peers in the same run: the same parse with nlohmann::ordered_json (the
