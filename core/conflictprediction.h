@@ -1,8 +1,8 @@
 #pragma once
-// Predicts what a server-side apply of a manifest would do to a live object's ownership (API brief
-// 4.2-4.3): which fields conflict (and with whom, in the exact 409 path syntax), which fields the
-// manager would newly own, and which fields it owns today but the manifest omits. Pure function of
-// its inputs, no I/O; callable from any thread.
+// Predicts what a server-side apply of a manifest would do to a live object's ownership (see
+// https://kubernetes.io/docs/reference/using-api/server-side-apply/#conflicts): which fields
+// conflict (and with whom, in the exact 409 path syntax), which fields the manager would newly
+// own, and which it owns today but the manifest omits. Pure function of its inputs, no I/O.
 #include "core/managedfields.h"
 
 #include <optional>
@@ -20,7 +20,7 @@ struct FieldOwnerRef {
     std::string apiVersion;
     std::string time;
     static FieldOwnerRef of(const ManagedFieldsEntry &e);
-    // "\"kubectl-edit\" using apps/v1" (brief 4.3; Apply managers have no version part).
+    // "\"kubectl-edit\" using apps/v1" (managedfields/internal/conflict.go; Apply has no version).
     std::string conflictDescription() const;
     bool operator==(const FieldOwnerRef &) const = default;
 };
@@ -46,7 +46,7 @@ struct ApplyPrediction {
     std::vector<OwnershipChange> removed;     // owned today, omitted, no other owner: deleted/reset
     std::vector<OwnershipChange> released;    // owned today, omitted, co-owned: value stays
     // Manager "kubectl" on an object with the last-applied annotation: conflicts on fields listed
-    // there are waived (brief 3.5, lastappliedmanager.go). When `conflicts` is empty the server
+    // there are waived (managedfields/internal/lastappliedmanager.go). When `conflicts` is empty the server
     // force-applies these; otherwise it reports only `conflicts`.
     std::vector<ApplyConflict> waivedByLastApplied;
     FieldSet appliedSet; // what the server would record as this manager's Apply set
@@ -80,7 +80,7 @@ struct ApplyOptions {
 // `manifest`: the partial object to apply (as parsed from YAML/JSON). `live`: the current object
 // including metadata.managedFields, or null when the apply would create it. A live object without
 // any managedFields is treated like the server does: an Update entry "before-first-apply" owns all
-// of its fields (brief 3.2). Errors: Parse for
+// of its fields (managedfields/internal/skipnonapplied.go). Errors: Parse for
 // undecodable managedFields, Invalid for manifests the server would reject (managedFields set, a
 // list-map item missing a key field without default, duplicate list keys).
 Result<ApplyPrediction> predictApply(const Json &manifest, std::string_view fieldManager, const Json &live,
