@@ -55,7 +55,7 @@ std::string resultOf(const core::Error &e, Mode mode)
     case core::ErrorCategory::Conflict: return e.isSsaConflict() ? "conflict" : "error";
     case core::ErrorCategory::StaleWrite: return "stale";
     case core::ErrorCategory::Invalid:
-        // A failed `test`: 422, generic message, no causes (k8s.io/apiserver/.../handlers/patch.go).
+        // A failed `test`: 422, generic message, no causes (k8s.io/apiserver/pkg/endpoints/handlers/patch.go).
         return mode == Mode::JsonPatch && e.httpStatus == 422 && e.causes.empty() ? "stale" : "invalid";
     case core::ErrorCategory::Forbidden: return "forbidden";
     default: return "error";

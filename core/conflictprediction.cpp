@@ -449,8 +449,8 @@ void waiveLastApplied(ApplyPrediction &p, const Json &live, const std::vector<Ma
 }
 
 // An untracked object (created before 1.18, or with its tracking reset) gets an Update entry
-// "before-first-apply" owning every existing field right before the first apply
-// (managedfields/internal/skipnonapplied.go), so that apply conflicts with every differing value.
+// "before-first-apply" owning every existing field right before the first apply, so that apply
+// conflicts with every differing value (k8s.io/apimachinery/pkg/util/managedfields/internal/skipnonapplied.go).
 ManagedFieldsEntry beforeFirstApply(const Json &live, const ApplyOptions &options)
 {
     ManagedFieldsEntry e;

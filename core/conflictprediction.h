@@ -20,7 +20,7 @@ struct FieldOwnerRef {
     std::string apiVersion;
     std::string time;
     static FieldOwnerRef of(const ManagedFieldsEntry &e);
-    // "\"kubectl-edit\" using apps/v1" (managedfields/internal/conflict.go; Apply has no version).
+    // "\"kubectl-edit\" using apps/v1"; Apply managers have no version part (see predictApply).
     std::string conflictDescription() const;
     bool operator==(const FieldOwnerRef &) const = default;
 };
@@ -46,8 +46,8 @@ struct ApplyPrediction {
     std::vector<OwnershipChange> removed;     // owned today, omitted, no other owner: deleted/reset
     std::vector<OwnershipChange> released;    // owned today, omitted, co-owned: value stays
     // Manager "kubectl" on an object with the last-applied annotation: conflicts on fields listed
-    // there are waived (managedfields/internal/lastappliedmanager.go). When `conflicts` is empty the server
-    // force-applies these; otherwise it reports only `conflicts`.
+    // there are waived (k8s.io/apimachinery/pkg/util/managedfields/internal/lastappliedmanager.go).
+    // When `conflicts` is empty the server force-applies these; otherwise it reports only `conflicts`.
     std::vector<ApplyConflict> waivedByLastApplied;
     FieldSet appliedSet; // what the server would record as this manager's Apply set
 
@@ -80,9 +80,9 @@ struct ApplyOptions {
 // `manifest`: the partial object to apply (as parsed from YAML/JSON). `live`: the current object
 // including metadata.managedFields, or null when the apply would create it. A live object without
 // any managedFields is treated like the server does: an Update entry "before-first-apply" owns all
-// of its fields (managedfields/internal/skipnonapplied.go). Errors: Parse for
-// undecodable managedFields, Invalid for manifests the server would reject (managedFields set, a
-// list-map item missing a key field without default, duplicate list keys).
+// of its fields (k8s.io/apimachinery/pkg/util/managedfields/internal/skipnonapplied.go; messages:
+// conflict.go there). Errors: Parse for undecodable managedFields, Invalid for manifests the server
+// would reject (managedFields set, a list-map item missing a key field without default, duplicates).
 Result<ApplyPrediction> predictApply(const Json &manifest, std::string_view fieldManager, const Json &live,
                                      const ApplyOptions &options = {});
 

@@ -1,8 +1,8 @@
 #pragma once
-// Pure helpers behind the object editor: the editable form of a live object, the merge
-// patch between two versions, and the SSA "give the fields up" resolution (server-side-apply/#conflicts), which
-// removes conflicting fields, named in the server's path syntax, from the user's object. No I/O;
-// callable from any thread.
+// Pure helpers behind the object editor: the editable form of a live object, the merge patch
+// between two versions, and the SSA "give the fields up" resolution, which removes conflicting
+// fields, named in the server's path syntax, from the user's object (the three resolutions:
+// https://kubernetes.io/docs/reference/using-api/server-side-apply/#conflicts). No I/O; any thread.
 #include "core/json.h"
 
 #include <optional>
@@ -52,7 +52,7 @@ Json withoutFieldPaths(const Json &manifest, const Json &live, const std::vector
                        std::vector<std::string> *notFound = nullptr);
 
 // `manifest` with the value at each of `paths` (server syntax) set to the live object's: the
-// SSA "co-own" resolution (server-side-apply/#conflicts), where an equal value shares the field instead of
+// SSA "co-own" resolution (see the top of this file), where an equal value shares the field instead of
 // conflicting. Paths missing from either object are listed in `notFound`.
 Json withLiveValuesAt(const Json &manifest, const Json &live, const std::vector<std::string> &paths,
                       std::vector<std::string> *notFound = nullptr);

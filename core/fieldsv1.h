@@ -1,6 +1,6 @@
 #pragma once
 // FieldSet: a set of field paths stored as a trie, the decoded form of a managedFields entry's
-// FieldsV1 (structured-merge-diff's fieldpath/serialize-pe.go). Used for ownership trees, applied
+// FieldsV1 (sigs.k8s.io/structured-merge-diff/fieldpath/serialize-pe.go). Used for ownership trees, applied
 // sets and conflict prediction. A plain value type; safe to build on a worker thread and copy across threads.
 #include "core/fieldpath.h"
 

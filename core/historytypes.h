@@ -20,7 +20,7 @@ const char *historyEventTypeName(HistoryEventType t);
 bool parseHistoryEventType(std::string_view name, HistoryEventType *out);
 
 // One event as delivered by the watch layer. objectJson is the object exactly as the server sent
-// it; for DELETED the last state with the deletion's resourceVersion (apiserver storage/etcd3/watcher.go).
+// it; for DELETED the last state with the deletion's resourceVersion (k8s.io/apiserver/pkg/storage/etcd3/watcher.go).
 struct WatchEvent {
     HistoryEventType type = HistoryEventType::Modified;
     std::string objectJson;

@@ -1,5 +1,5 @@
 #pragma once
-// The entries of metadata.managedFields (metav1.ManagedFieldsEntry, apimachinery meta/v1/types.go) decoded.
+// The entries of metadata.managedFields (metav1.ManagedFieldsEntry in k8s.io/apimachinery/pkg/apis/meta/v1/types.go).
 #include "core/fieldsv1.h"
 #include "core/listsemantics.h"
 
