@@ -1,5 +1,5 @@
 #pragma once
-// Typed errors from API responses (API brief 7.1-7.2, 4.3-4.4).
+// Typed errors from API responses (metav1.Status; k8s.io/apimachinery/pkg/api/errors/errors.go).
 #include "core/error.h"
 #include "kube/http.h"
 

@@ -1,5 +1,5 @@
 #pragma once
-// kubeconfig loading, merging and resolution with kubectl's rules (API brief 6.1, 6.2, 6.5).
+// kubeconfig loading, merging and resolution with kubectl's rules (k8s.io/client-go/tools/clientcmd).
 //
 // Everything here is a plain value type: a loaded Kubeconfig and a ResolvedConfig can be copied to
 // and read from any thread. Loading reads files and is meant for a worker thread (files may sit on a
@@ -22,7 +22,7 @@
 
 namespace fieldscope::kube {
 
-// The two exec credential API versions we accept; v1alpha1 was removed in 1.24 (API brief 6.4).
+// The two exec credential API versions we accept; v1alpha1 was removed in 1.24.
 inline constexpr const char *kExecApiV1 = "client.authentication.k8s.io/v1";
 inline constexpr const char *kExecApiV1beta1 = "client.authentication.k8s.io/v1beta1";
 // Name of the cluster extension handed to exec plugins as spec.cluster.config.
@@ -209,7 +209,7 @@ private:
         std::string namespace_;
     };
 
-    // Adds one parsed file with the first-wins rule (API brief 6.2).
+    // Adds one parsed file with the first-wins rule (k8s.io/client-go/tools/clientcmd/loader.go).
     void mergeFrom(Kubeconfig &&other);
     core::Result<ResolvedConfig> resolveInCluster() const;
 

@@ -80,7 +80,7 @@ public:
         return *decoded;
     }
 
-    // Relative paths are relative to the directory of the file that contains them (API brief 6.1).
+    // Relative paths are relative to the directory of the file that contains them (as in client-go).
     std::string path(const std::string &p) const
     {
         if (p.empty())
