@@ -182,7 +182,7 @@ void TestConflictPrediction::conflictPredictionReportsEveryCoOwner()
 
 void TestConflictPrediction::causesAndMessageMatchTheServers409()
 {
-    // The brief's 4.3 example, reproduced from the fixture.
+    // Two conflicts with two managers, one through the scale subresource (a real 409), from the fixture.
     auto p = predictApply(manifestFor(QStringLiteral("Deployment/apps/v1/web"),
                                       QStringLiteral(R"({"spec":{"replicas":3,"template":{"spec":{"containers":[{"name":"nginx","image":"nginx:1.28"}]}}}})")),
                           "fieldscope", loadFixture(QStringLiteral("deployment.yaml")));

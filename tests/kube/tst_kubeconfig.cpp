@@ -1,4 +1,4 @@
-// kubeconfig loading, merging and resolution (API brief 6.1, 6.2, 6.5).
+// kubeconfig loading, merging and resolution (k8s.io/client-go/tools/clientcmd).
 #include "kube/kubeconfig.h"
 
 #include <QDir>
@@ -599,7 +599,7 @@ private Q_SLOTS:
     }
 
     // Files a kubeconfig names are read whole: they must be regular files (a FIFO would hang,
-    // /dev/zero would fill memory) and at most 1 MiB (issue 15 section 2).
+    // /dev/zero would fill memory) and at most 1 MiB (README.md, Security).
     void filesNamedByAKubeconfigMustBeRegularFiles_data()
     {
         QTest::addColumn<QString>("field");
