@@ -2,8 +2,9 @@
 # Fails when a tracked file cites a document a clone of this repository does not have: the
 # project's private Kubernetes API notes ("API brief 4.3", "brief section 2", "brief 2.8"), the
 # documents the project grew from ("the seeds'"), or an issue number of its private tracker
-# ("issue 15", "Issue 13:"). Cite what anyone can open instead: a Kubernetes source path (k8s.io/apimachinery/pkg/...), a kubernetes.io page, a docs/
-# page of this repository, or state the fact itself.
+# ("issue 15", "Issue 13:"). Cite what anyone can open instead: a Kubernetes source path
+# (k8s.io/apimachinery/pkg/...), a kubernetes.io page, a docs/ page of this repository, or state
+# the fact itself.
 #   check-comment-citations.sh SOURCE_DIR
 set -euo pipefail
 root="${1:?usage: check-comment-citations.sh SOURCE_DIR}"
