@@ -74,7 +74,7 @@ public:
     // Versions watched outside the table's watch (the demo's own): stored for objects this
     // cluster's history holds nothing of yet (core::HistoryRecorder::recordReplay).
     void recordReplay(const core::WatchScope &scope, std::vector<core::WatchEvent> events);
-    // Record Secret values (an explicit per-cluster opt-in): off, Secrets are stored
+    // Record Secret values (an explicit per-cluster opt-in, README.md "Security"): off, Secrets are stored
     // with hashed values and their editors keep no draft on disk. Changing it while connected
     // restarts recording (and the shown watch); the status bar says when it is on.
     void setRecordSecretValues(bool on);

@@ -1,4 +1,4 @@
-// The writes the cluster view starts outside the editor (issue 13): File → New Object…,
+// The writes the cluster view starts outside the editor: File → New Object…,
 // Object → Delete… and the Ownership tab's "Set only if unchanged…". Members of ClusterController,
 // kept apart from its watch and table plumbing.
 #include "app/clustercontroller.h"

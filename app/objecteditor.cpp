@@ -72,7 +72,7 @@ QString valuePreview(const std::optional<core::Json> &value)
     return value ? q(core::jsonPreview(*value, 120)) : QObject::tr("(not set)");
 }
 
-// JSON text, because a `test` compares as JSON: "1" (a string) is not 1 (API brief 5.5).
+// JSON text, because a `test` compares as JSON: "1" (a string) is not 1 (RFC 6902, section 4.6).
 QString exactText(const std::optional<core::Json> &value)
 {
     if (!value)
@@ -90,7 +90,7 @@ std::optional<core::Json> testedValue(const core::Json &patch, const std::string
     return std::nullopt;
 }
 
-// How the 409 names the owner (API brief 4.3): Apply managers have no apiVersion.
+// How the 409 names the owner (https://kubernetes.io/docs/reference/using-api/server-side-apply/#conflicts): Apply managers have no apiVersion.
 QString ownerLabel(const core::FieldConflict &c)
 {
     QString label = q(c.manager);
@@ -170,7 +170,7 @@ ObjectEditor::ObjectEditor(kube::ApiClient *client, kube::ResourceInfo resource,
     });
 }
 
-// Types with a status subresource ignore .status in writes to the object (API brief 1.4), so
+// Types with a status subresource ignore .status in writes to the object (the status subresource, https://kubernetes.io/docs/concepts/extend-kubernetes/api-extension/custom-resources/#status-subresource), so
 // the editable text leaves it out; for the others status is ordinary data.
 bool ObjectEditor::withoutStatus() const
 {
@@ -254,7 +254,7 @@ void ObjectEditor::prepare(const widgets::WriteRequest &request, bool sendIt)
 }
 
 // An apply sends the fields this manager already owns plus what the user changed, never the
-// whole buffer (API brief 4.5): that would claim every field, defaulted and controller-written
+// whole buffer (https://kubernetes.io/docs/reference/using-api/server-side-apply/#using-server-side-apply-in-a-controller): that would claim every field, defaulted and controller-written
 // ones included, and turn their owners' next writes into conflicts.
 void ObjectEditor::prepareApply(const widgets::WriteRequest &request, core::Json edited, int gen, bool sendIt)
 {
@@ -297,7 +297,7 @@ void ObjectEditor::finish(const widgets::WriteRequest &request, core::Json objec
         o.force = request.force;
         req = kube::applyRequest(m_resource, m_namespace, object, o);
         break;
-    case widgets::WriteMode::Replace: // the optimistic lock: refused when anyone wrote since (brief 5.2)
+    case widgets::WriteMode::Replace: // the optimistic lock: refused when anyone wrote since (resourceVersion precondition)
         object["metadata"]["resourceVersion"] = m_openedRv;
         req = kube::replaceRequest(m_resource, m_namespace, object, o);
         break;
@@ -305,7 +305,7 @@ void ObjectEditor::finish(const widgets::WriteRequest &request, core::Json objec
         req = kube::patchRequest(m_resource, m_namespace, m_name, kube::PatchType::Merge,
                                  core::mergePatchBetween(m_opened, object), o);
         break;
-    case widgets::WriteMode::JsonPatch: { // the same, each change only if its field is as opened (brief 5.5)
+    case widgets::WriteMode::JsonPatch: { // the same, each change only if its field is as opened (RFC 6902 test)
         core::Json patch = core::jsonPatchBetween(m_opened, object);
         if (patch.empty()) {
             m_window->showFailure(tr("nothing to send: the buffer has no changes since resourceVersion %1").arg(q(m_openedRv)));
@@ -412,7 +412,7 @@ void ObjectEditor::onSuccess(bool dryRun, const std::string &manager, kube::Http
                        "there: %1. Use Merge patch or JSON Patch to delete them.").arg(m_notRemovable.join(QStringLiteral(", ")));
     const int gen = m_generation;
     // What the write does to the manager's ownership, from managedFields before and after: for a
-    // dry run the answer is the object as it would be, so this is the preview (issue 13).
+    // dry run the answer is the object as it would be, so this is the preview.
     // Beside it, the object's own changes (live vs. the answer; metadata noise hidden).
     auto ownership = std::make_shared<QStringList>();
     auto changes = std::make_shared<QStringList>();
@@ -499,7 +499,7 @@ void ObjectEditor::showStale(const core::Error &error, const QString &written)
     });
 }
 
-// The server's 422 for a failed `test` is generic (API brief 5.5): which fields moved is found by
+// The server's 422 for a failed `test` is generic (k8s.io/apiserver/pkg/endpoints/handlers/patch.go): which fields moved is found by
 // testing the patch against the object as it is now. None moved: the 422 had another reason.
 void ObjectEditor::showFailedTests(const core::Error &error, const QString &written)
 {
@@ -536,7 +536,7 @@ void ObjectEditor::showInvalid(const core::Error &e)
     m_window->showInvalid(q(e.message), causes);
 }
 
-// The two resolutions that change the buffer (API brief 4.3): "Give the fields up" removes the
+// The two resolutions that change the buffer (https://kubernetes.io/docs/reference/using-api/server-side-apply/#conflicts): "Give the fields up" removes the
 // fields, so the re-sent apply no longer claims them and their live values stay with their
 // owners; "Co-own" sets them to the live values, so the apply shares them instead of conflicting.
 void ObjectEditor::giveUp(const QStringList &paths, const widgets::WriteRequest &request)

@@ -1,8 +1,8 @@
 #pragma once
-// ObjectEditor: the write orchestration behind one EditorWindow (issue 6). Turns the window's
-// WriteRequest into a server-side apply of the manager's own and the changed fields (API brief
-// 4.5), a replace with the opened resourceVersion as precondition (5.2), a merge patch, or a
-// JSON Patch testing every changed field (5.5); sends it through the cluster's ApiClient; and
+// ObjectEditor: the write orchestration behind one EditorWindow (docs/editing.md). Turns the window's
+// WriteRequest into a server-side apply of the manager's own and the changed fields, a replace
+// with the opened resourceVersion as precondition, a merge patch, or a JSON Patch testing every
+// changed field (RFC 6902); sends it through the cluster's ApiClient; and
 // tells the window what happened: the new resourceVersion and warnings, SSA conflicts with the
 // live and the user's value of each field (4.3; the live object is fetched for the values),
 // the three-way view of a stale replace or failed test (opened, written, current: fetched), 422

@@ -1,4 +1,4 @@
-// History store figures (issue 5): sustained recording rate through HistoryRecorder (target
+// History store figures: sustained recording rate through HistoryRecorder (target
 // >= 10,000 versions/s), median stored bytes per small (status-only) update, and the time to open
 // a 1,000-version history (open + listing + decoding every version + attribution; target < 200 ms),
 // and the History tab's data for 1,000 versions of a 1 MiB object (rows + the shown pair; target

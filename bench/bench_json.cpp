@@ -1,8 +1,8 @@
-// bench_json (issue 15): the DOM at 100,000 keys and every hostile input core/ reads.
+// bench_json: the DOM at 100,000 keys and every hostile input core/ reads.
 //
 // Part 1: a ConfigMap with 100,000 data keys (and managedFields owning every one) parsed, shown as
 // YAML, blamed and diffed. Peers in the same run: the same parse with nlohmann::ordered_json (the
-// DOM before this change; at 40,000 keys, the issue's example, since 100,000 takes minutes) and
+// DOM before this change; at 40,000 keys, where blame took 5.3 s; 100,000 takes minutes) and
 // python3's json and yaml (C loader/dumper) modules on the same text.
 //
 // Part 2: each hostile input in a forked child, reporting the child's CPU time and peak resident

@@ -1,4 +1,4 @@
-// bench_table: the object table at 100,000 ConfigMaps (issue 6). Plain executable printing
+// bench_table: the object table at 100,000 ConfigMaps. Plain executable printing
 // figures; run with QT_QPA_PLATFORM=offscreen (set here when unset) on an otherwise idle machine.
 //
 // Feeds synthetic core::WatchBatch objects shaped like real ConfigMaps (labels, managedFields,

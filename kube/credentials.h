@@ -1,7 +1,7 @@
 #pragma once
 // Per-request credentials for one ResolvedConfig: static tokens, rotating token files, client
 // certificates (re-read when their files change), basic auth and exec plugins with caching,
-// consent and 401 refresh (API brief 6.3, 6.4, 6.6; issue 15 section 4).
+// consent and 401 refresh (k8s.io/client-go/plugin/pkg/client/auth/exec/exec.go, .../transport/token_source.go).
 //
 // Threads: a CredentialProvider is created anywhere and then used from the network thread(s).
 // All its state is guarded by m_mutex, which is never held while a plugin runs or a question is

@@ -1,6 +1,6 @@
 #pragma once
-// Discovery: which resource types the server serves (API brief 1). Tries aggregated discovery
-// (apidiscovery.k8s.io/v2) and falls back to the legacy per-group-version requests, chosen by
+// Discovery: which resource types the server serves (as k8s.io/client-go/discovery/discovery_client.go).
+// Tries aggregated discovery (apidiscovery.k8s.io/v2), falling back to the legacy per-group-version requests, chosen by
 // the response Content-Type. A failing group version (503 aggregated API) or a resource entry of
 // the wrong shape is recorded and the rest is still shown. Lives on its ApiClient's thread; the
 // documents (up to the transport's body limit) are parsed on the network thread and only the

@@ -1,5 +1,5 @@
 #pragma once
-// What the user is shown before an exec credential plugin runs (issue 15 section 4, API brief 6.6):
+// What the user is shown before an exec credential plugin runs (it is arbitrary code; README.md, Security):
 // one description shared by the window's question and the command line, so both show the same
 // facts. GUI-free, thread-agnostic and pure.
 //

@@ -1,6 +1,5 @@
 #pragma once
-// exec credential plugins (client.authentication.k8s.io v1 and v1beta1,
-// https://kubernetes.io/docs/reference/access-authn-authz/authentication/#client-go-credential-plugins).
+// exec credential plugins (client.authentication.k8s.io v1 and v1beta1; k8s.io/client-go/plugin/pkg/client/auth/exec).
 //
 // Running a plugin is running arbitrary code named by a kubeconfig, so this file only prepares and
 // runs; deciding whether to run is CredentialProvider's job (kube/credentials.h), which asks a

@@ -120,7 +120,7 @@ std::string absolutePath(const QString &p)
 void Kubeconfig::mergeFrom(Kubeconfig &&other)
 {
     // First file wins per key, and a later file never fills in fields the first one lacks: whole
-    // entries are taken or dropped (staging/src/k8s.io/client-go/tools/clientcmd/loader.go).
+    // entries are taken or dropped (k8s.io/client-go/tools/clientcmd/loader.go).
     if (m_currentContext.empty())
         m_currentContext = other.m_currentContext;
     for (auto &c : other.m_clusters)

@@ -1,7 +1,5 @@
 #pragma once
-// kubeconfig loading, merging and resolution with kubectl's rules (the file format of
-// staging/src/k8s.io/client-go/tools/clientcmd/api/v1/types.go, the merging of clientcmd/loader.go,
-// and rest.InClusterConfig).
+// kubeconfig loading, merging and resolution with kubectl's rules (k8s.io/client-go/tools/clientcmd).
 //
 // Everything here is a plain value type: a loaded Kubeconfig and a ResolvedConfig can be copied to
 // and read from any thread. Loading reads files and is meant for a worker thread (files may sit on a
@@ -24,8 +22,7 @@
 
 namespace fieldscope::kube {
 
-// The two exec credential API versions we accept; v1alpha1 was removed in 1.24
-// (staging/src/k8s.io/client-go/plugin/pkg/client/auth/exec/exec.go).
+// The two exec credential API versions we accept; v1alpha1 was removed in 1.24.
 inline constexpr const char *kExecApiV1 = "client.authentication.k8s.io/v1";
 inline constexpr const char *kExecApiV1beta1 = "client.authentication.k8s.io/v1beta1";
 // Name of the cluster extension handed to exec plugins as spec.cluster.config.
@@ -208,7 +205,7 @@ private:
         std::string namespace_;
     };
 
-    // Adds one parsed file with the first-wins rule of clientcmd/loader.go.
+    // Adds one parsed file with the first-wins rule (k8s.io/client-go/tools/clientcmd/loader.go).
     void mergeFrom(Kubeconfig &&other);
     // load()'s steps.
     static core::Result<Kubeconfig> loadExplicit(const std::string &explicitPath);

@@ -35,7 +35,7 @@ inline core::Error configError(std::string message, std::string where)
     return core::Error::make(core::ErrorCategory::Config, std::move(message), std::move(where));
 }
 
-// Limits on files we read (issue 15 section 2). A CA bundle, a client certificate or key and a
+// Limits on files we read (README.md, Security). A CA bundle, a client certificate or key and a
 // token are a few KiB; 1 MiB leaves room for large CA bundles. A kubeconfig with thousands of
 // contexts and embedded CAs stays far below 16 MiB.
 inline constexpr qint64 kMaxCredentialFileBytes = qint64{1024} * 1024;

@@ -80,8 +80,7 @@ public:
         return *decoded;
     }
 
-    // Relative paths are relative to the directory of the file that contains them
-    // (k8s.io/client-go/tools/clientcmd/loader.go, ResolveLocalPaths).
+    // Relative paths are relative to the directory of the file that contains them (as in client-go).
     std::string path(const std::string &p) const
     {
         if (p.empty())

@@ -28,7 +28,7 @@ struct DecodedWatchLine {
     WatchLineType type = WatchLineType::Added;
     core::ObjectVersion object;     // Added/Modified/Deleted
     std::string resourceVersion;    // every type but Error
-    bool initialEventsEnd = false;  // BOOKMARK annotated k8s.io/initial-events-end (metav1.InitialEventsAnnotationKey)
+    bool initialEventsEnd = false;  // BOOKMARK annotated k8s.io/initial-events-end (streaming lists)
     core::Error error;              // Error: the Status, with code and reason
 };
 

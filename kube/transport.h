@@ -44,11 +44,10 @@ struct TransportConfig {
     // exec plugin runs or its consent question is open): the request waits aside, others go on,
     // and `later` (callable once, from any thread, even after the Transport is gone) delivers it.
     std::function<std::optional<core::Result<Credential>>(std::function<void(core::Result<Credential>)> later)> credential;
-    // Called after a 401 so the next credential() produces a fresh one, as client-go's exec
-    // authenticator re-runs its plugin on a 401 (staging/src/k8s.io/client-go/plugin/pkg/client/
-    // auth/exec/exec.go); returns whether one retry can help (false for static tokens and certificates).
+    // Called after a 401 so the next credential() produces a fresh one (as client-go's exec plugin code does); returns
+    // whether one retry can help (false for static tokens and certificates).
     std::function<bool()> invalidateCredential;
-    double qps = 50;   // client-side token bucket (client-go's rest.Config QPS/Burst); <= 0 disables
+    double qps = 50;   // client-side token bucket (client-go's default is 5); <= 0 disables
     int burst = 100;
     double watchQps = 100; // separate bucket for watch starts
     int watchBurst = 300;
@@ -105,8 +104,7 @@ private:
     std::thread m_thread;
 };
 
-// Decodes the text of one `Warning: 299 - "text"` header value (the format of RFC 7234 section 5.5
-// that staging/src/k8s.io/apimachinery/pkg/util/net/http.go parses).
+// Decodes the text of one `Warning: 299 - "text"` header value (k8s.io/apimachinery/pkg/util/net/http.go).
 std::string decodeWarningHeader(std::string_view value);
 
 } // namespace fieldscope::kube

@@ -174,8 +174,7 @@ void Watcher::list(bool relist, const std::string &continueToken)
         setState(relist ? State::Relisting : State::Listing);
     }
     HttpRequest req;
-    // RV unset: a consistent, paginated read (RV=0 may ignore limit:
-    // https://kubernetes.io/docs/reference/using-api/api-concepts/#the-resourceversion-parameter).
+    // RV unset: a consistent, paginated read (RV=0 is served from the watch cache and ignores limit).
     req.path = m_scope.resource.collectionPath(m_scope.namespace_) + "?limit=" + std::to_string(m_pageLimit)
              + listQuery(m_scope);
     if (!continueToken.empty())
@@ -218,8 +217,7 @@ void Watcher::onPage(int gen, bool relist, core::Result<DecodedPage> page, std::
     if (!page.ok()) {
         const auto &e = page.error();
         if (e.httpStatus == 410) {
-            // Expired continue token: start the list again from the top, as client-go's pager does
-            // (staging/src/k8s.io/client-go/tools/pager/pager.go).
+            // Expired continue token (etcd compacted past it): start the list again from the top.
             m_relistItems.clear();
             const bool again = relist || m_synced;
             if (isRepeatedRelist()) { // a server that expires every token: do not spin
@@ -319,7 +317,7 @@ void Watcher::watch(bool watchList)
     m_streamError.clear();
     if (watchList) {
         // Streaming list (https://kubernetes.io/docs/reference/using-api/api-concepts/#streaming-lists):
-        // initial state as ADDED events ending with a bookmark.
+        // initial state as ADDED events, ending with a bookmark.
         req.path += "&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&resourceVersion=";
         setState(m_synced ? State::Relisting : State::Listing, QStringLiteral("streaming list"));
         m_relistItems.clear();
@@ -376,16 +374,15 @@ void Watcher::flush()
                 relistAfter(l.error.message);
             } else {
                 // The server ends the stream after an ERROR; onWatchEnded backs off before
-                // watching again instead of resuming at once, as client-go's reflector does
-                // (staging/src/k8s.io/client-go/tools/cache/reflector.go).
+                // watching again instead of resuming at once (k8s.io/client-go/tools/cache/reflector.go).
                 m_streamError = QString::fromStdString(l.error.describe());
                 Q_EMIT errorOccurred(m_streamError);
             }
             break;
         default:
             if (m_inWatchListInitial) {
-                // Synthetic ADDED events are not in RV order: never a resume point (client-go's
-                // reflector waits for a later event too: staging/src/k8s.io/client-go/tools/cache/reflector.go).
+                // Synthetic ADDED events are not in RV order: never a resume point
+                // (k8s.io/client-go/tools/cache/reflector.go).
                 l.object.fromList = true;
                 ++m_loaded;
                 if (m_progressive)

@@ -1,7 +1,7 @@
 #pragma once
 // Watcher: LIST then WATCH one resource type in one scope, forever, without losing a version
-// (API brief 2.1-2.6). Lives on its ApiClient's thread; page and event decoding run on the
-// network thread; batches are cut on a timer and emitted here.
+// (https://kubernetes.io/docs/reference/using-api/api-concepts/#efficient-detection-of-changes). Lives
+// on its ApiClient's thread; pages and events decode on the network thread; batches are timer-cut and emitted here.
 //
 // Contract (tested): per object, every version the server sends is delivered exactly once and
 // in order; no version is invented; after a relist the batch carries an ObservationGap naming

@@ -110,7 +110,7 @@ ObjectTableModel::ObjectTableModel(QObject *parent) : QAbstractTableModel(parent
 
 bool ObjectTableModel::cellsStale(const ObjectRow &r)
 {
-    // Opaque resourceVersions: only equality means anything (API brief 2.1).
+    // Opaque resourceVersions: only equality means anything (see ObjectViewModel's cmpRv).
     return !r.cells.isEmpty() && !r.cellsResourceVersion.empty() && r.cellsResourceVersion != r.resourceVersion;
 }
 

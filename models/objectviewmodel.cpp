@@ -19,7 +19,8 @@ int cmp(const std::string &a, const std::string &b)
     return a.compare(b);
 }
 
-// resourceVersions are opaque (API brief 2.2), but etcd's are decimal: shorter sorts first.
+// resourceVersions are opaque (https://kubernetes.io/docs/reference/using-api/api-concepts/#resource-versions),
+// but etcd's are decimal: shorter sorts first.
 int cmpRv(const std::string &a, const std::string &b)
 {
     if (a.size() != b.size())

@@ -30,7 +30,7 @@ export QT_QPA_PLATFORM=offscreen
 (cd "build/$preset" && ctest -j2 --output-on-failure "$@")
 lap "ctest ($preset)"
 # The whole suite also runs the unit tests of core/ and kube/ (and the fuzz corpus replays) under
-# AddressSanitizer + UBSan (issue 15): a second, GUI-less build. ASan's redzones make frames ~10x
+# AddressSanitizer + UBSan: a second, GUI-less build. ASan's redzones make frames ~10x
 # larger, so the main thread gets a 64 MiB stack for the depth-limit tests (512 levels); QtTest's
 # gdb-based crash dump is off (it can hang instead of failing).
 if [ "$#" -eq 0 ]; then

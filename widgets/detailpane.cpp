@@ -186,7 +186,7 @@ QWidget *DetailPane::buildOwnershipTab()
             });
     m_ownershipTree->setUniformRowHeights(true);
     m_ownershipTree->setAlternatingRowColors(true);
-    // "Set only if unchanged…": the seeds' question ("set foo: 2 only if foo is 1") on one field.
+    // "Set only if unchanged…": "set foo: 2 only if foo is 1" on one field.
     m_ownershipTree->setContextMenuPolicy(Qt::CustomContextMenu);
     connect(m_ownershipTree, &QWidget::customContextMenuRequested, this, [this](const QPoint &pos) {
         const QString pointer = m_ownershipTree->indexAt(pos).data(models::JsonPointerRole).toString();

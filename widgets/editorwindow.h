@@ -1,10 +1,10 @@
 #pragma once
-// EditorWindow: a non-modal window editing one object's YAML (issue 6): the buffer, the write
+// EditorWindow: a non-modal window editing one object's YAML (docs/editing.md): the buffer, the write
 // mode (server-side apply with a field manager and Force, replace with the opened
 // resourceVersion as precondition, merge patch, JSON Patch with a `test` of every changed
 // field's opened value), Dry run and Write, and the outcome of the last write: the new
 // resourceVersion and warnings, a malformed-YAML error, the table of SSA conflicts with Force /
-// Give up / Co-own (API brief 4.3), the three-way view of a stale replace (5.2) or of a failed `test`
+// Give up / Co-own (https://kubernetes.io/docs/reference/using-api/server-side-apply/#conflicts), the three-way view of a stale replace (5.2) or of a failed `test`
 // (5.5), the 422 causes, or the typed error. It never sends anything itself: it asks through
 // signals and is told the outcome by the composition root (app/ObjectEditor). The buffer is
 // changed only by the user, by "Give the fields up", and after a write (to what was stored).
@@ -49,7 +49,7 @@ struct ConflictRow {
 };
 
 struct CauseRow {
-    QString field; // validation path syntax (API brief 7.1)
+    QString field; // validation path syntax (field.Path of k8s.io/apimachinery/pkg/util/validation/field)
     QString reason;
     QString message;
 };

@@ -6,7 +6,7 @@
 namespace fieldscope::core {
 
 // What went wrong, in the words a user (and a retry policy) needs. Kept coarse on purpose:
-// the HTTP code and the server's reason carry the detail (API brief 7.2).
+// the HTTP code and the server's reason carry the detail (k8s.io/apimachinery/pkg/api/errors/errors.go).
 enum class ErrorCategory {
     Network,    // connection refused/reset, DNS, timeouts, dropped streams
     Tls,        // handshake or verification failure
@@ -27,7 +27,7 @@ enum class ErrorCategory {
 
 const char *categoryName(ErrorCategory c);
 
-// One entry of Status.details.causes; the cause type is serialised under "reason" (API brief 4.3).
+// One entry of Status.details.causes; the cause type is serialised under "reason" (json tag of Type).
 struct StatusCause {
     std::string reason;
     std::string message;

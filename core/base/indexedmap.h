@@ -3,7 +3,7 @@
 // (key, value) pairs in insertion order (so YAML shown to users follows the server's field order,
 // and basic_json's object iterators are vector iterators), but objects with more than
 // kIndexThreshold keys also carry an open-addressing hash index, so a lookup or an insert costs
-// O(1) instead of a linear search: parsing an object with n keys is O(n), not O(n^2) (issue 15:
+// O(1) instead of a linear search: parsing an object with n keys is O(n), not O(n^2) (measured:
 // `blame` of a 40,000-key ConfigMap took 5.3 s with ordered_map).
 //
 // The interface is exactly the part of ordered_map that nlohmann::basic_json 3.11 uses (emplace,

@@ -1,6 +1,6 @@
 #pragma once
 // The JSON DOM used outside the list/watch hot path (which uses simdjson on raw bytes, see
-// kube/listdecoder.h). nlohmann's basic_json keeps int64 exact (API brief: never go through
+// kube/listdecoder.h). nlohmann's basic_json keeps int64 exact (Kubernetes integers are int64: never go through
 // double); its object type is core::IndexedOrderedMap, which keeps key order (YAML shown to users
 // follows the server's field order) like ordered_json but finds keys through a hash index, so an
 // object with n keys parses in O(n) rather than ordered_json's O(n^2) (core/base/indexedmap.h).

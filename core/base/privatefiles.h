@@ -1,7 +1,7 @@
 #pragma once
 // Files and folders the app creates hold cluster data (history, drafts, exports, settings): they
-// are 0600 / 0700 whatever the process umask (issue 15, section 3). The modes are set explicitly
-// (open with a mode, then fchmod; mkdir, then chmod) because the umask may be 000.
+// are 0600 / 0700 whatever the process umask (docs/architecture.md, "Secrets and files at rest").
+// The modes are set explicitly (open with a mode, then fchmod; mkdir, then chmod): the umask may be 000.
 // Blocking file I/O: call from a worker thread (or the CLI's main thread).
 #include "core/base/result.h"
 

@@ -1,5 +1,5 @@
 #pragma once
-// Three-way merge of an edit that went stale (issue 13): what the user opened (base), what they
+// Three-way merge of an edit that went stale: what the user opened (base), what they
 // wrote (mine) and what is there now (theirs). Changes that do not overlap merge by themselves,
 // the user's on top of the current object; a field both sides changed differently is a conflict
 // the user decides. Objects merge key by key; lists and scalars are values (a list changed on

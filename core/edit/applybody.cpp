@@ -187,7 +187,7 @@ void EditWalker::gone(const FieldSet &set, const FieldSet *owned, bool report, A
 }
 
 // `edited` restricted to what `owned` or `changed` select, in the buffer's order. List-map items
-// keep their key fields (brief 4.6: old servers reject items without them).
+// keep their key fields (servers around 1.20 reject an item that omits a key field without default).
 Json EditWalker::pick(const Json &edited, const FieldSet *owned, const FieldSet *changed)
 {
     const bool listItem = !m_path.empty() && m_path.back().kind == PathElement::Kind::Key;

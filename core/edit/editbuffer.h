@@ -1,8 +1,8 @@
 #pragma once
-// Pure helpers behind the object editor (issue 6): the editable form of a live object, the merge
-// patch between two versions, and the SSA "give the fields up" resolution (API brief 4.3), which
-// removes conflicting fields, named in the server's path syntax, from the user's object. No I/O;
-// callable from any thread.
+// Pure helpers behind the object editor: the editable form of a live object, the merge patch
+// between two versions, and the SSA "give the fields up" resolution, which removes conflicting
+// fields, named in the server's path syntax, from the user's object (the three resolutions:
+// https://kubernetes.io/docs/reference/using-api/server-side-apply/#conflicts). No I/O; any thread.
 #include "core/base/json.h"
 
 #include <optional>
@@ -19,12 +19,12 @@ namespace fieldscope::core {
 Json editableObject(const Json &live, bool withoutStatus);
 
 // RFC 7386 merge patch turning `from` into `to`: changed and new keys carry the new value, keys
-// missing from `to` are null (deleted); lists are replaced whole (API brief 5.4).
+// missing from `to` are null (deleted); lists are replaced whole (RFC 7386 merge patch).
 Json mergePatchBetween(const Json &from, const Json &to);
 
 // RFC 6902 JSON Patch turning `from` into `to` key by key (objects recurse; lists and scalars are
 // replaced whole), each replace or remove preceded by a `test` of the value it had in `from`:
-// API brief 5.5 option A, "set foo=2 only if foo is 1", so a concurrent change to any field the
+// a field-level compare-and-swap, "set foo=2 only if foo is 1", so a concurrent change to any field the
 // user changed makes the server refuse the whole patch (422) while changes elsewhere do not
 // matter. New keys are plain `add`s: JSON Patch cannot test that a key is absent. An empty array
 // when nothing changed.
@@ -52,7 +52,7 @@ Json withoutFieldPaths(const Json &manifest, const Json &live, const std::vector
                        std::vector<std::string> *notFound = nullptr);
 
 // `manifest` with the value at each of `paths` (server syntax) set to the live object's: the
-// SSA "co-own" resolution (API brief 4.3), where an equal value shares the field instead of
+// SSA "co-own" resolution (see the top of this file), where an equal value shares the field instead of
 // conflicting. Paths missing from either object are listed in `notFound`.
 Json withLiveValuesAt(const Json &manifest, const Json &live, const std::vector<std::string> &paths,
                       std::vector<std::string> *notFound = nullptr);

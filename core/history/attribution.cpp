@@ -94,7 +94,7 @@ TransitionAttribution attributeFirst(const std::vector<ManagedFieldsEntry> &entr
     }
     out.reason = "first observed version";
     if (entries.empty())
-        return out; // untracked object (API brief 3.2): nobody to name
+        return out; // untracked object (no managedFields, e.g. created before 1.18): nobody to name
     const std::int64_t latest = latestTime(entries);
     for (const auto &e : entries)
         if (e.timeSeconds.value_or(INT64_MIN) == latest)
@@ -280,7 +280,7 @@ TransitionAttribution attributeTransition(const Json *previous, const ManagedFie
                            before ? !sameFields && hasMembersNotIn(e.fields, before->fields) : true,
                            before && !sameFields && hasMembersNotIn(before->fields, e.fields), {}};
         if (!ev.newEntry && !ev.timeMoved && !ev.fieldsGrew) {
-            // Time unchanged: another manager took fields away (the loser's time stays, brief 3.1).
+            // Time unchanged: another manager took fields away (the server does not touch the loser's time).
             if (ev.fieldsShrank)
                 out.losers.push_back(ev.who);
             continue;

@@ -1,9 +1,9 @@
 #pragma once
 // Who made a change: for one transition (version i-1 -> i) of an object, the managers whose
 // metadata.managedFields entry shows they wrote (new entry, `time` moved, or field set grew),
-// intersected with the paths that changed (API brief 3.1-3.2). Evidence that does not single out
-// a writer is reported as `ambiguous` with a reason instead of a guess. Also the per-field
-// timeline: one field's values and owners across versions.
+// intersected with the paths that changed (an entry's `time` moves only when its own fields change:
+// k8s.io/apimachinery/pkg/util/managedfields/internal/managedfieldsupdater.go). Evidence that does
+// not single out a writer is `ambiguous` with a reason, never a guess. Also a field's timeline.
 // Pure functions on value types; run them on a worker thread (they decode FieldsV1).
 #include "core/history/historytypes.h"
 #include "core/ownership/managedfields.h"
@@ -15,7 +15,7 @@
 
 namespace fieldscope::core {
 
-// One managedFields entry identity as shown to users (API brief 3.2).
+// One managedFields entry identity as shown to users (see ManagedFieldsEntry::sameIdentity).
 struct ManagerRef {
     std::string manager;
     ManagedOperation operation = ManagedOperation::Update;

@@ -18,7 +18,7 @@ namespace {
 
 // Schema v2 (v1 + store_info: the Secret redaction key and the cluster identity; a v1 Fieldscope
 // must not write Secret values into a store that promises none). versions.id is the global recording order ("ord") shared with gaps.id, so a history
-// listing interleaves versions and gaps without comparing RVs (opaque, API brief 2.1).
+// listing interleaves versions and gaps without comparing RVs (opaque strings, compared for equality only).
 constexpr int kSchemaVersion = 2;
 constexpr const char *kSchema = R"sql(
 CREATE TABLE IF NOT EXISTS objects(

@@ -62,7 +62,7 @@ struct HistoryStats {
     std::int64_t rawBytes = 0;
 };
 
-// How a writer opens a store (issue 15, section 3).
+// How a writer opens a store (docs/architecture.md, "Secrets and files at rest").
 struct HistoryOpenOptions {
     // Who the store belongs to: a stable identity of the cluster (app/clusteridentity.h). Empty:
     // not checked. A store stamped with another identity is refused (ErrorCategory::Config): two

@@ -1,5 +1,5 @@
 #pragma once
-// Value types of the resourceVersion history (issue 5): what the watch layer hands to the recorder
+// Value types of the resourceVersion history: what the watch layer hands to the recorder
 // and what the store hands back. Thread-agnostic, copyable; safe to pass through queued signals.
 #include "core/objects/objectref.h"
 
@@ -11,7 +11,7 @@
 
 namespace fieldscope::core {
 
-// How a version reached us. Listed = part of an initial LIST or a relist (API brief 2.1/2.5);
+// How a version reached us. Listed = part of an initial LIST or a relist (after a 410 Expired);
 // the synthetic ADDED events of a watch without RV are "Added" and that is fine too.
 enum class HistoryEventType { Listed = 0, Added = 1, Modified = 2, Deleted = 3 };
 
@@ -20,7 +20,7 @@ const char *historyEventTypeName(HistoryEventType t);
 bool parseHistoryEventType(std::string_view name, HistoryEventType *out);
 
 // One event as delivered by the watch layer. objectJson is the object exactly as the server sent
-// it; for DELETED the last state with the deletion's resourceVersion (API brief 2.4).
+// it; for DELETED the last state with the deletion's resourceVersion (k8s.io/apiserver/pkg/storage/etcd3/watcher.go).
 struct WatchEvent {
     HistoryEventType type = HistoryEventType::Modified;
     std::string objectJson;
@@ -42,8 +42,8 @@ struct WatchScope {
 
 // "Versions after fromRv up to and including toRv were not observed in this scope."
 // fromRv is empty when the start is unknown (first run, or the last RV was never stored).
-// RVs are opaque (API brief 2.1): the store never orders them numerically, it orders gaps and
-// versions by the order it recorded them (ord).
+// RVs are opaque (https://kubernetes.io/docs/reference/using-api/api-concepts/#resource-versions):
+// the store never orders them numerically, it orders gaps and versions by recording order (ord).
 struct HistoryGap {
     std::string scope;
     std::string fromRv;

@@ -74,7 +74,7 @@ public:
     // 410, app restart: fromRv = HistoryStore::lastResourceVersion(scope)).
     void recordGap(const WatchScope &scope, std::string fromRv, std::string toRv, std::string reason,
                    std::int64_t observedAtMs);
-    // A BOOKMARK moved the scope's resume point (API brief 2.4).
+    // A BOOKMARK moved the scope's resume point (a bookmark carries only a resourceVersion).
     void noteResourceVersion(const WatchScope &scope, std::string rv);
 
     // Blocks until everything enqueued before the call is committed (or failed). Returns the

@@ -1,5 +1,5 @@
 #pragma once
-// Secret values never reach the history store unless the user opted in (issue 15, section 3).
+// Secret values never reach the history store unless the user opted in (docs/architecture.md).
 // A core/v1 Secret keeps its metadata and managedFields; each `data` and `stringData` value is
 // replaced by a keyed hash, so "this key changed" and "these two versions are equal" stay
 // visible without the value. The key is random per database (stored in it): the same value in

@@ -32,7 +32,7 @@ Status applyDelta(Json &doc, const Json &delta);
 
 // JSON text validated and indexed in one pass, without building a DOM: the recorder's hot path
 // (every watch event) only needs a few identity strings and a delta against the previous version,
-// and a full nlohmann parse of every event cost ~70% of the writer thread (issue 5 profile).
+// and a full nlohmann parse of every event cost ~70% of the writer thread (bench_history profile).
 // Values stay the server's own bytes, so a delta carries them verbatim (exact numbers and strings).
 //
 // Acceptance: build() says Ok only for text that parseJson() accepts and decodes to the same tree

@@ -13,7 +13,7 @@
 
 namespace fieldscope::core {
 
-// What one lesson request does to its object. Each maps to one write of API brief section 5.
+// What one lesson request does to its object. Each maps to one write the API server offers (POST, PUT, PATCH, DELETE).
 enum class LessonVerb {
     Create,     // POST the manifest
     Update,     // PUT the manifest (with precondition: the object as read, manifest merged in)

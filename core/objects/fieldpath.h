@@ -1,6 +1,6 @@
 #pragma once
 // A path into an object in structured-merge-diff terms, rendered in the server's own conflict
-// syntax (API brief 4.3) so 409 causes, ownership nodes and diff rows share one vocabulary:
+// syntax (sigs.k8s.io/structured-merge-diff/fieldpath/element.go) so 409 causes, ownership nodes, diff rows agree:
 //   .spec.template.spec.containers[name="nginx"].image
 //   .spec.ports[port=80,protocol="TCP"].targetPort
 //   .metadata.finalizers[="example.com/x"]      .spec.args[3]

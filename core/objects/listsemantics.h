@@ -1,8 +1,8 @@
 #pragma once
-// How a list merges (API brief 4.6): atomic, set, or map keyed by some fields. The server knows
-// from the OpenAPI schema; we know from (1) the list's own managedFields evidence (k:/v: entries
-// under it, added by ownership code as hints), then (2) a table of built-in list types, then
-// (3) atomic, which is what the server assumes for lists without markers.
+// How a list merges (https://kubernetes.io/docs/reference/using-api/server-side-apply/#merge-strategy):
+// atomic, set, or map keyed by some fields. The server knows from the OpenAPI schema; we know from
+// (1) the list's own managedFields evidence (k:/v: entries under it, added by ownership code as
+// hints), then (2) a table of built-in list types, then (3) atomic, as the server assumes without markers.
 #include "core/objects/fieldpath.h"
 
 #include <map>

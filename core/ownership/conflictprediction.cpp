@@ -26,7 +26,7 @@ std::vector<Other> descend(const std::vector<Other> &others, std::string_view ke
     return out;
 }
 
-// Structs and maps that k8s.io/api marks atomic (+structType/+mapType=atomic, brief 4.6): the
+// Structs and maps that k8s.io/api marks atomic (+structType/+mapType=atomic, e.g. LabelSelector): the
 // server owns and compares them as one value. Matched on the schema path's last segments.
 bool builtinAtomicObject(const std::string &schemaPath)
 {
@@ -449,8 +449,8 @@ void waiveLastApplied(ApplyPrediction &p, const Json &live, const std::vector<Ma
 }
 
 // An untracked object (created before 1.18, or with its tracking reset) gets an Update entry
-// "before-first-apply" owning every existing field right before the first apply
-// (skipnonapplied.go, brief 3.2), so that apply conflicts with every differing value.
+// "before-first-apply" owning every existing field right before the first apply, so that apply
+// conflicts with every differing value (k8s.io/apimachinery/pkg/util/managedfields/internal/skipnonapplied.go).
 ManagedFieldsEntry beforeFirstApply(const Json &live, const ApplyOptions &options)
 {
     ManagedFieldsEntry e;

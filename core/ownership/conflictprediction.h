@@ -1,9 +1,8 @@
 #pragma once
-// Predicts what a server-side apply of a manifest would do to a live object's ownership
-// (https://kubernetes.io/docs/reference/using-api/server-side-apply/#conflicts): which fields
+// Predicts what a server-side apply of a manifest would do to a live object's ownership (see
+// https://kubernetes.io/docs/reference/using-api/server-side-apply/#conflicts): which fields
 // conflict (and with whom, in the exact 409 path syntax), which fields the manager would newly
-// own, and which fields it owns today but the manifest omits. Pure function of its inputs, no
-// I/O; callable from any thread.
+// own, and which it owns today but the manifest omits. Pure function of its inputs, no I/O.
 #include "core/ownership/managedfields.h"
 
 #include <optional>
@@ -21,7 +20,7 @@ struct FieldOwnerRef {
     std::string apiVersion;
     std::string time;
     static FieldOwnerRef of(const ManagedFieldsEntry &e);
-    // "\"kubectl-edit\" using apps/v1" (the server's 409 cause message; Apply managers have no version part).
+    // "\"kubectl-edit\" using apps/v1"; Apply managers have no version part (see predictApply).
     std::string conflictDescription() const;
     bool operator==(const FieldOwnerRef &) const = default;
 };
@@ -80,9 +79,9 @@ struct ApplyOptions {
 // `manifest`: the partial object to apply (as parsed from YAML/JSON). `live`: the current object
 // including metadata.managedFields, or null when the apply would create it. A live object without
 // any managedFields is treated like the server does: an Update entry "before-first-apply" owns all
-// of its fields. Errors: Parse for
-// undecodable managedFields, Invalid for manifests the server would reject (managedFields set, a
-// list-map item missing a key field without default, duplicate list keys).
+// of its fields (k8s.io/apimachinery/pkg/util/managedfields/internal/skipnonapplied.go; messages:
+// conflict.go there). Errors: Parse for undecodable managedFields, Invalid for manifests the server
+// would reject (managedFields set, a list-map item missing a key field without default, duplicates).
 Result<ApplyPrediction> predictApply(const Json &manifest, std::string_view fieldManager, const Json &live,
                                      const ApplyOptions &options = {});
 

@@ -1,7 +1,7 @@
 #pragma once
 // FieldSet: a set of field paths stored as a trie, the decoded form of a managedFields entry's
-// FieldsV1 (API brief 3.3). Used for ownership trees, applied-configuration sets and conflict
-// prediction. A plain value type; safe to build on a worker thread and copy across threads.
+// FieldsV1 (sigs.k8s.io/structured-merge-diff/fieldpath/serialize-pe.go). Used for ownership trees, applied
+// sets and conflict prediction. A plain value type; safe to build on a worker thread and copy across threads.
 #include "core/objects/fieldpath.h"
 
 #include <string>

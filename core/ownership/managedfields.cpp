@@ -109,7 +109,7 @@ Result<ManagedFieldsEntry> parseManagedFieldsEntry(const Json &entry, std::size_
         e.operation = ManagedOperation::Update;
     else
         return Error::make(ErrorCategory::Parse, "unknown managedFields operation \"" + op + "\"", where + ".operation");
-    // 1.14-1.16 servers wrote the same trie under "fields" (brief 3.1).
+    // 1.14-1.16 servers wrote the same trie under "fields" (fieldsType FieldsV1 came in 1.17).
     auto fv = entry.find("fieldsV1");
     const char *fieldName = "fieldsV1";
     if (fv == entry.end()) {

@@ -1,5 +1,5 @@
 #pragma once
-// What a write did (or, for a dry run, would do) to one manager's ownership (issue 13): compare
+// What a write did (or, for a dry run, would do) to one manager's ownership: compare
 // the object's managedFields before and after. Fields the manager gains, fields it takes from
 // other managers, fields it releases (and whether each was removed or stays with a co-owner).
 // Pure function of two objects; callable from any thread.

@@ -1,7 +1,7 @@
 #pragma once
 // OwnershipTree: every field of one object joined with every managedFields entry that owns it
-// (https://kubernetes.io/docs/reference/using-api/server-side-apply/#field-management). Built in one pass over the object and the entries' FieldSets; a read-only,
-// implicitly shared value type, so a worker thread builds it and the GUI thread reads copies.
+// (FieldsV1 paths mapped onto the live JSON). Built in one pass over the object and the entries'
+// FieldSets; a read-only, implicitly shared value type: a worker builds it, the GUI thread reads copies.
 #include "core/objects/listsemantics.h"
 #include "core/ownership/managedfields.h"
 
@@ -19,7 +19,7 @@ using NodeId = std::uint32_t;
 struct NodeOwner {
     std::uint32_t entry = 0; // index into OwnershipTree::entries()
     // Owned through an ancestor that the entry owns as a leaf (an atomic struct or list such as
-    // `f:selector: {}` or `f:args: {}`): the manager owns the whole subtree.
+    // `f:selector: {}` or `f:args: {}`): the manager owns the whole subtree ({} in FieldsV1 is a leaf).
     bool inherited = false;
     bool operator==(const NodeOwner &) const = default;
 };

@@ -1,5 +1,5 @@
 #pragma once
-// The objects in a file as people have them (issue 13): one object, a multi-document YAML stream
+// The objects in a file as people have them: one object, a multi-document YAML stream
 // (`---`), JSON, a `kind: List` as `kubectl get -o yaml` prints it, or a typed list
 // (`DeploymentList`) as the API returns it. `blame -f`, `conflicts -f` and `apply -f` read
 // through this, so each object is handled in turn instead of the wrapper.

@@ -1,6 +1,6 @@
 #pragma once
 // YAML <-> JSON conversion with the Kubernetes server's YAML 1.1 reading of plain scalars
-// (API brief section 0): unquoted yes/no/on/off are booleans, 0123 is octal. We convert on the
+// (sigs.k8s.io/yaml over go-yaml v2): unquoted yes/no/on/off are booleans, 0123 is octal. We convert on the
 // client and send JSON, and tell the user when a scalar was read in one of those surprising ways.
 #include "core/base/json.h"
 

@@ -1,4 +1,4 @@
-// `fieldscope lesson list|check|run` without a cluster (issue 12): names first, the line of each
+// `fieldscope lesson list|check|run` without a cluster: names first, the line of each
 // mistake, the user's folder replacing a shipped lesson, and clear refusals.
 #include "../kube/transcriptserver.h"
 

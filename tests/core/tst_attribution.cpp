@@ -39,7 +39,7 @@ class TestAttribution : public QObject
 {
     Q_OBJECT
 private Q_SLOTS:
-    // The classic experiment of issue 5, step by step, built as the server records it (brief 3.5).
+    // The classic experiment (create, client-side apply, server-side apply), step by step, as the server records it.
     void classicExperimentIsAttributedToTheRightManagers()
     {
         const Json lastApplied{{"kubectl.kubernetes.io/last-applied-configuration", "{...}"}};

@@ -111,7 +111,7 @@ void TestBlame::blameTextListsEveryCoOwnerPerLine()
                          + QStringLiteral(" | # absent: .metadata.labels.tier")));
 }
 
-// Issue 13: `k:{"name":"nginx"}: {.: {}}` (the item itself, none of its fields) is ownership too.
+// `k:{"name":"nginx"}: {.: {}}` (the item itself, none of its fields) is ownership too.
 void TestBlame::aManagerOwningOnlyAListItemShowsOnItsDashLine()
 {
     const Json obj = *parseJson(R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":"p","managedFields":[

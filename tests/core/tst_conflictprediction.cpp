@@ -181,7 +181,7 @@ void TestConflictPrediction::conflictPredictionReportsEveryCoOwner()
 
 void TestConflictPrediction::causesAndMessageMatchTheServers409()
 {
-    // A 409 as the server words it for this fixture: causes and message.
+    // Two conflicts with two managers, one through the scale subresource (a real 409), from the fixture.
     auto p = predictApply(manifestFor(QStringLiteral("Deployment/apps/v1/web"),
                                       QStringLiteral(R"({"spec":{"replicas":3,"template":{"spec":{"containers":[{"name":"nginx","image":"nginx:1.28"}]}}}})")),
                           "fieldscope", loadFixture(QStringLiteral("deployment.yaml")));

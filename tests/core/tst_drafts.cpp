@@ -69,7 +69,7 @@ private Q_SLOTS:
         QVERIFY(store.remove("ctx", "u1").ok()); // removing nothing is fine
     }
 
-    // Issue 15, section 8: a damaged draft is kept (moved aside, named in the error), not deleted
+    // A damaged draft is kept (moved aside, named in the error), not deleted
     // and not in the way of the next save.
     void aDamagedDraftIsMovedAsideAndReported()
     {
@@ -119,7 +119,7 @@ private Q_SLOTS:
         std::filesystem::remove(asideOf(path));
     }
 
-    // Issue 15, section 3: drafts are 0600 in 0700 folders whatever the umask.
+    // Drafts are 0600 in 0700 folders whatever the umask.
     void draftsArePrivateWhateverTheUmask_data()
     {
         QTest::addColumn<int>("mask");

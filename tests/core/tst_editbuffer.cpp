@@ -48,7 +48,7 @@ private Q_SLOTS:
         QTest::addColumn<QByteArray>("from");
         QTest::addColumn<QByteArray>("to");
         QTest::addColumn<QByteArray>("patch");
-        // The seed's "set foo=2 only if foo is 1".
+        // "Set foo=2 only if foo is 1".
         QTest::newRow("changed value") << QByteArray(R"({"data":{"foo":"1","bar":"x"}})") << QByteArray(R"({"data":{"foo":"2","bar":"x"}})")
                                        << QByteArray(R"([{"op":"test","path":"/data/foo","value":"1"},{"op":"replace","path":"/data/foo","value":"2"}])");
         QTest::newRow("removed key") << QByteArray(R"({"data":{"foo":"1","bar":"x"}})") << QByteArray(R"({"data":{"bar":"x"}})")

@@ -1,5 +1,5 @@
 // kill -9 while recording: every version the child reported committed must be in the store after
-// the kill, and the store must open cleanly and pass its integrity check (issue 5).
+// the kill, and the store must open cleanly and pass its integrity check.
 #include "core/history/historystore.h"
 #include "core/history/historywriter.h"
 

@@ -1,4 +1,4 @@
-// Issue 15, section 3: the history store keeps Secret values only as keyed hashes unless the user
+// The history store keeps Secret values only as keyed hashes unless the user
 // opted in; every file it (and an export) creates is private whatever the umask; a store belongs
 // to one cluster; a failed write or a rejected object is a marked gap, never a silent hole.
 #include "core/history/historyexport.h"

@@ -1,4 +1,4 @@
-// core::parseLesson (issue 12): a lesson file is written by a teacher; every mistake in it is
+// core::parseLesson: a lesson file is written by a teacher; every mistake in it is
 // refused with the file, the line to fix and the reason.
 #include "core/base/jsonread.h"
 #include "core/lessons/lesson.h"

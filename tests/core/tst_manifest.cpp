@@ -1,4 +1,4 @@
-// core::manifestObjects (issue 13): the objects of a file as people have them.
+// core::manifestObjects: the objects of a file as people have them.
 #include "core/yaml/manifest.h"
 
 #include <QTest>

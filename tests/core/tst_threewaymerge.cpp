@@ -1,4 +1,4 @@
-// core::threeWayMerge (issue 13): a stale edit merged onto what is there now.
+// core::threeWayMerge: a stale edit merged onto what is there now.
 #include "core/diff/threewaymerge.h"
 
 #include <QTest>

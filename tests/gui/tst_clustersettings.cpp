@@ -1,4 +1,4 @@
-// Issue 23: the window's Settings and the command line read one settings file, and a per-cluster
+// The window's Settings and the command line read one settings file, and a per-cluster
 // choice belongs to a cluster, not to a context name.
 // - What the Settings dialog writes (field manager, background resources, the Secret opt-in)
 //   is what the real `fieldscope apply` and `record --store` use (CMake gives this test its own

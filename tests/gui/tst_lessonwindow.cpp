@@ -1,4 +1,4 @@
-// Issue 12 in the window: a lesson beside the live views on the offscreen platform, against the
+// A lesson beside the live views on the offscreen platform, against the
 // real test cluster. Lesson 5 mid-way in presenter mode, and lesson 2's History tab showing every
 // overwrite. Writes screenshots under build/<preset>/screenshots/ for a person to look at.
 #include "guitesting.h"

@@ -1,4 +1,4 @@
-// The object table's columns from the server's Table format (API brief 2.8) in the main window,
+// The object table's columns from the server's Table format (`as=Table`) in the main window,
 // on the offscreen platform against the real test cluster: the Data column of ConfigMaps appears
 // without repeating Name or Age, sorts by number, follows a change; the wide columns of a
 // Deployment start hidden and the header's context menu shows them. Writes screenshots.

@@ -1,9 +1,9 @@
-// Issue 15 section 6: strings from the server and the kubeconfig are plain text in every view. A
+// Strings from the server and the kubeconfig are plain text in every view. A
 // field manager, annotation, event message and context name of `<img src="/dev/zero"><b>x</b>`
 // (with a right-to-left override where the server allows one) show those characters literally
 // in the table, the tabs, the labels, the tooltips, the detail pane, the editor and the consent
 // question; no label renders them as HTML, no raw bidi character reaches a widget.
-// Issue 23: the same for a server Table's column names and descriptions (a CRD's printer column,
+// The same for a server Table's column names and descriptions (a CRD's printer column,
 // its description a megabyte long), the "Set only if unchanged" dialog holding the server's
 // value, a kubeconfig whose other context has a hostile, megabyte-long namespace (the context
 // switcher's tooltip), and the Settings dialog's per-cluster checkbox naming the context.

@@ -1,4 +1,4 @@
-// `fieldscope apply` (issue 13) against the real API server: every mode, a conflict explained per
+// `fieldscope apply` against the real API server: every mode, a conflict explained per
 // field, the three resolutions (force, give up, co-own) checked in the resulting managedFields, a
 // stale replace, dry run, a 422 with causes, a 403, and a multi-document file.
 #include "clusterenv.h"

@@ -1,4 +1,4 @@
-// Issue 12: every shipped lesson runs end to end against the real test cluster, and what its
+// Every shipped lesson runs end to end against the real test cluster, and what its
 // narrative claims is what the API server does. The runner checks each step's expectation; this
 // test also checks the central claims itself, from the raw answers and watch events, so that a
 // runner bug cannot make a lesson pass.

@@ -1,4 +1,4 @@
-// Issue 15, section 3, the canary: a Secret whose value is recognisable is created and changed
+// The canary (README.md, Security): a Secret whose value is recognisable is created and changed
 // with the real kubectl (so its last-applied-configuration annotation carries the value too)
 // while `fieldscope record` runs under umask 000; then exported. Neither the value (plain or
 // base64) nor the test kubeconfig's token or client key may appear in the database (with its

@@ -1,4 +1,4 @@
-// The server's Table rendering (API brief 2.8) against the real apiserver: the columns a 1.20
+// The server's Table rendering (`as=Table`) against the real apiserver: the columns a 1.20
 // server defines for ConfigMaps and Deployments arrive, rows are joined to the watched objects by
 // uid, and a change the watch reports refreshes that row's cells.
 #include "kube/tablefetcher.h"

@@ -1,4 +1,4 @@
-// kubeconfig loading, merging and resolution with kubectl's rules (see kube/kubeconfig.h).
+// kubeconfig loading, merging and resolution (k8s.io/client-go/tools/clientcmd).
 #include "kube/kubeconfig.h"
 
 #include <QDir>
@@ -623,7 +623,7 @@ private Q_SLOTS:
     }
 
     // Files a kubeconfig names are read whole: they must be regular files (a FIFO would hang,
-    // /dev/zero would fill memory) and at most 1 MiB.
+    // /dev/zero would fill memory) and at most 1 MiB (README.md, Security).
     void filesNamedByAKubeconfigMustBeRegularFiles_data()
     {
         QTest::addColumn<QString>("field");
