@@ -4,7 +4,7 @@
 // with the opened resourceVersion as precondition, a merge patch, or a JSON Patch testing every
 // changed field (RFC 6902); sends it through the cluster's ApiClient; and
 // tells the window what happened: the new resourceVersion and warnings, SSA conflicts with the
-// live and the user's value of each field (4.3; the live object is fetched for the values),
+// live and the user's value of each field (the live object is fetched for the values),
 // the three-way view of a stale replace or failed test (opened, written, current: fetched), 422
 // causes or the typed error. YAML parsing and the JSON work run on worker threads; results of a
 // superseded request are dropped. Lives on the GUI thread; a child of its window, so it dies

@@ -4,8 +4,8 @@
 // resourceVersion as precondition, merge patch, JSON Patch with a `test` of every changed
 // field's opened value), Dry run and Write, and the outcome of the last write: the new
 // resourceVersion and warnings, a malformed-YAML error, the table of SSA conflicts with Force /
-// Give up / Co-own (https://kubernetes.io/docs/reference/using-api/server-side-apply/#conflicts), the three-way view of a stale replace (5.2) or of a failed `test`
-// (5.5), the 422 causes, or the typed error. It never sends anything itself: it asks through
+// Give up / Co-own (https://kubernetes.io/docs/reference/using-api/server-side-apply/#conflicts), the three-way view of a stale replace or of a failed `test`
+// the 422 causes, or the typed error. It never sends anything itself: it asks through
 // signals and is told the outcome by the composition root (app/ObjectEditor). The buffer is
 // changed only by the user, by "Give the fields up", and after a write (to what was stored).
 // Closing with edits that were not written asks first; when the connection goes away the window
