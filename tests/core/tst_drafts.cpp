@@ -76,7 +76,7 @@ private Q_SLOTS:
         DraftStore store(dir());
         const std::string path = store.pathFor("ctx", "broken");
         std::filesystem::create_directories(std::filesystem::path(path).parent_path());
-        std::ofstream(path) << R"j({"text": "half a fi)j";
+        std::ofstream(path) << "{\"text\": \"half a fi";
         auto r = store.load("ctx", "broken");
         QVERIFY(!r.ok());
         QCOMPARE(r.error().category, ErrorCategory::Parse);
