@@ -104,8 +104,10 @@ Json edited(const EditSession &session, const char *key, const char *value)
 WritePlan plan(const EditSession &session, WriteMode mode, const Json &buffer, bool force = false)
 {
     auto p = EditSession::planWrite(session.writeBase(), mode, buffer, force, "fieldscope");
-    if (!p)
-        qFatal("planWrite failed: %s", p.error().message.c_str());
+    if (!p) { // an empty plan: the test's comparisons fail and say where
+        qWarning("planWrite failed: %s", p.error().message.c_str());
+        return {};
+    }
     return std::move(*p);
 }
 
