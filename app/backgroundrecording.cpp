@@ -1,8 +1,8 @@
 #include "app/backgroundrecording.h"
 
-#include "core/json.h"
-#include "core/jsonread.h"
-#include "core/privatefiles.h"
+#include "core/base/json.h"
+#include "core/base/jsonread.h"
+#include "core/base/privatefiles.h"
 #include "widgets/helpdialogs.h"
 
 #include <QFile>
@@ -36,7 +36,7 @@ std::optional<BackgroundRecorder> runningBackgroundRecorder(const QString &datab
     QFile f(backgroundMarkerFor(database));
     if (!f.open(QIODevice::ReadOnly))
         return std::nullopt;
-    const QByteArray bytes = f.read(64 * 1024); // a marker is ~150 bytes; anything else is not ours
+    const QByteArray bytes = f.read(qint64{64} * 1024); // a marker is ~150 bytes; anything else is not ours
     auto j = core::parseJson(std::string_view(bytes.constData(), std::size_t(bytes.size())));
     if (!j || !j->is_object())
         return std::nullopt;

@@ -1,11 +1,11 @@
 #pragma once
-// Background recording (issue 14): `fieldscope record --store` (what fieldscope-record@.service
+// Background recording: `fieldscope record --store` (what fieldscope-record@.service
 // runs) records a context into the same per-cluster store the window reads. It says so in a small
 // marker next to the database, "<db>.recorder": its pid, since when, what it records and a
 // heartbeat it refreshes every 30 s. The window reads the marker to show that background
 // recording is on and since when; a marker whose process is gone or whose heartbeat is stale is
 // ignored (a killed recorder cannot remove it).
-#include "core/result.h"
+#include "core/base/result.h"
 
 #include <QDateTime>
 #include <QString>

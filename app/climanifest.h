@@ -1,7 +1,7 @@
 #pragma once
 // What the subcommands that take -f share: reading every object of a file as people have them
-// (core/manifest.h) and naming one object in their output.
-#include "core/manifest.h"
+// (core/yaml/manifest.h) and naming one object in their output.
+#include "core/yaml/manifest.h"
 
 #include <QString>
 

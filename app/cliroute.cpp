@@ -44,7 +44,7 @@ bool verbosityFlag(const QString &arg, bool *on)
     for (const auto prefix : {QLatin1String("-v="), QLatin1String("--v="), QLatin1String("--verbose=")}) {
         if (arg.startsWith(prefix)) {
             bool ok = false;
-            const int level = arg.mid(prefix.size()).toInt(&ok);
+            const int level = QStringView(arg).mid(prefix.size()).toInt(&ok);
             *on = !ok || level > 0;
             return true;
         }

@@ -1,5 +1,5 @@
 #pragma once
-// Where a command line goes, decided before any Qt application object exists (issue 14): the
+// Where a command line goes, decided before any Qt application object exists: the
 // window, a subcommand, or help and version text that must print without a display. Global
 // options may come before or after the subcommand, as with kubectl:
 //   fieldscope --kubeconfig F list configmaps -A  ==  fieldscope list configmaps -A --kubeconfig F

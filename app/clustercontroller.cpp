@@ -1,14 +1,14 @@
 #include "app/clustercontroller.h"
 
 #include "app/backgroundrecording.h"
-#include "core/boundary.h"
+#include "core/base/boundary.h"
 #include "kube/writes.h"
 #include "widgets/newobjectwindow.h"
 
 #include "app/objecteditor.h"
 #include "app/settingsconsentstore.h"
 
-#include "core/json.h"
+#include "core/base/json.h"
 #include "widgets/clusterview.h"
 #include "widgets/consentdialog.h"
 #include "widgets/detailpane.h"
@@ -35,7 +35,8 @@ constexpr qint64 kApplyBudgetMs = 8; // half a 60 Hz frame
 // plural is not obvious.
 QString pluralTitle(const kube::ResourceInfo &info)
 {
-    const QString kind = QString::fromStdString(info.kind), res = QString::fromStdString(info.resource);
+    const QString kind = QString::fromStdString(info.kind);
+    QString res = QString::fromStdString(info.resource);
     if (kind.isEmpty())
         return res;
     const QString lower = kind.toLower();
@@ -179,9 +180,9 @@ void ClusterController::onDiscovered()
     showResource(m_wantedResource);
 }
 
-// One metadata-only LIST page per kind (API brief 2.8): the count is the page's items when the
-// page is the whole list, or the page plus the server's remainingItemCount when it sends one
-// (1.20 does not for every storage). Larger kinds stay unknown until watched. The page is decoded
+// One metadata-only LIST page per kind (Accept `as=PartialObjectMetadataList`): the count is the
+// page's items when the page is the whole list, or the page plus the server's remainingItemCount
+// when it sends one (1.20 does not for every storage). Larger kinds stay unknown until watched. The page is decoded
 // on a worker thread.
 namespace {
 qint64 countFromPage(const std::string &body)
@@ -279,8 +280,8 @@ void ClusterController::askAboutLegacySecretOptIn()
     });
 }
 
-// One database per cluster (not per context name: issue 15), keyed and stamped with the
-// cluster's identity; the recorder opens it on its own writer thread.
+// One database per cluster (two kubeconfigs' `default` contexts may be two clusters), keyed and
+// stamped with the cluster's identity; the recorder opens it on its own writer thread.
 void ClusterController::startRecording()
 {
     core::HistoryRecorder::Options ro;
@@ -486,7 +487,7 @@ void ClusterController::drainPrepared(int generation)
 }
 
 // The detail pane follows the table's current object; its events come from a watch on core/v1
-// events with fieldSelector involvedObject.uid (events about one object, API brief 2.1).
+// events with fieldSelector involvedObject.uid (a field selector the events API supports).
 void ClusterController::onCurrentObject(const QString &uid)
 {
     if (uid == m_currentUid)
@@ -551,7 +552,7 @@ void ClusterController::closeEditors()
     m_editors.clear();
 }
 
-// One editor window per object (issue 6), on the object as the table has it; the window's
+// One editor window per object, on the object as the table has it; the window's
 // ObjectEditor writes through this connection's client with the shown kind's ResourceInfo.
 void ClusterController::openEditor(const QString &uid)
 {
@@ -572,7 +573,7 @@ void ClusterController::openEditor(const QString &uid)
     if (!m_drafts)
         m_drafts = std::make_shared<core::DraftStore>(
             (QStandardPaths::writableLocation(QStandardPaths::AppDataLocation) + QStringLiteral("/drafts")).toStdString());
-    // A Secret's buffer holds its values: kept on disk only with the opt-in (issue 15).
+    // A Secret's buffer holds its values: kept on disk only with the opt-in (README.md, Security).
     const bool secret = info.group.empty() && info.kind == "Secret";
     // Kept per cluster (a uid is unique within one); earlier versions' per-context drafts move over.
     auto *drafts = new DraftKeeper(window, m_drafts, m_clusterIdentity.toStdString(), uid.toStdString(), window->windowTitle().toStdString(),
@@ -652,7 +653,7 @@ void ClusterController::followHealth(kube::Watcher *watcher, bool batches)
         connect(watcher, &kube::Watcher::batchReady, this, &ClusterController::updateStatus);
 }
 
-// --- server Table columns (API brief 2.8) -------------------------------------------------------
+// --- server Table columns (`as=Table`, docs/architecture.md "Server columns") --------------------
 // The watch decides which rows exist; the TableFetcher adds the server's columns to them, joined
 // by uid, and keeps them current from the versions the watch reports (kube/tablefetcher.h).
 

@@ -5,9 +5,9 @@
 // tells its ClusterView what happens. Lives on the GUI thread.
 #include "app/backgroundrecording.h"
 #include "app/historysource.h"
-#include "core/drafts.h"
-#include "core/historyfeed.h"
-#include "core/historywriter.h"
+#include "core/edit/drafts.h"
+#include "core/history/historyfeed.h"
+#include "core/history/historywriter.h"
 #include "kube/apiclient.h"
 #include "kube/connection.h"
 #include "kube/discovery.h"
@@ -18,7 +18,7 @@
 #include "models/objecttablemodel.h"
 #include "models/resourcekindsmodel.h"
 #include "widgets/clusterview.h"
-#include "core/manifest.h"
+#include "core/yaml/manifest.h"
 #include "widgets/editorwindow.h"
 #include "widgets/newobjectwindow.h"
 
@@ -68,14 +68,13 @@ public:
     models::ObjectHistoryModel *historyModel() { return &m_historyModel; }
     kube::Watcher *eventsWatcher() const { return m_eventsWatcher.get(); }
     // The server Table of the shown resource (extra columns); null before a resource is shown.
-    kube::TableFetcher *tableFetcher() const { return m_tableFetcher.get(); }
     // Versions kept per object in the history database (applies from the next connection).
     void setHistoryRetention(int versionsPerObject) { m_historyVersionsPerObject = versionsPerObject; }
     QString historyDatabase() const { return m_historyDatabase; }
     // Versions watched outside the table's watch (the demo's own): stored for objects this
     // cluster's history holds nothing of yet (core::HistoryRecorder::recordReplay).
     void recordReplay(const core::WatchScope &scope, std::vector<core::WatchEvent> events);
-    // Record Secret values (an explicit per-cluster opt-in, issue 15): off, Secrets are stored
+    // Record Secret values (an explicit per-cluster opt-in, README.md "Security"): off, Secrets are stored
     // with hashed values and their editors keep no draft on disk. Changing it while connected
     // restarts recording (and the shown watch); the status bar says when it is on.
     void setRecordSecretValues(bool on);
@@ -121,7 +120,7 @@ private:
     void startRecording();
     void askAboutLegacySecretOptIn();
     void showBackgroundRecording();
-    void createObjects(QPointer<widgets::NewObjectWindow> window, const core::Result<core::ManifestObjects> &parsed, bool dryRun);
+    void createObjects(const QPointer<widgets::NewObjectWindow> &window, const core::Result<core::ManifestObjects> &parsed, bool dryRun);
 
     void showWarnings();
     void showHistory(const QString &uid, int row);
@@ -146,7 +145,7 @@ private:
     std::unique_ptr<kube::Watcher> m_eventsWatcher;
     models::ObjectHistoryModel m_historyModel;
     HistorySource m_historySource{&m_historyModel};
-    // Every version the shown resource's watch delivers is recorded (issue 5). The feed is used
+    // Every version the shown resource's watch delivers is recorded. The feed is used
     // on m_pool's thread only; both are shared with the batch tasks that may still be running.
     std::shared_ptr<core::HistoryRecorder> m_recorder;
     std::shared_ptr<core::HistoryFeed> m_feed;

@@ -1,10 +1,10 @@
-// The writes the cluster view starts outside the editor (issue 13): File → New Object…,
+// The writes the cluster view starts outside the editor: File → New Object…,
 // Object → Delete… and the Ownership tab's "Set only if unchanged…". Members of ClusterController,
 // kept apart from its watch and table plumbing.
 #include "app/clustercontroller.h"
 
-#include "core/boundary.h"
-#include "core/manifest.h"
+#include "core/base/boundary.h"
+#include "core/yaml/manifest.h"
 #include "kube/writes.h"
 #include "widgets/clusterview.h"
 #include "widgets/helpdialogs.h"
@@ -43,7 +43,7 @@ widgets::NewObjectWindow *ClusterController::openNewObject()
     return window;
 }
 
-void ClusterController::createObjects(QPointer<widgets::NewObjectWindow> window, const core::Result<core::ManifestObjects> &parsed, bool dryRun)
+void ClusterController::createObjects(const QPointer<widgets::NewObjectWindow> &window, const core::Result<core::ManifestObjects> &parsed, bool dryRun)
 {
     if (!parsed) {
         window->showResults({tr("Nothing was sent: %1").arg(QString::fromStdString(parsed.error().describe()))}, false);
@@ -85,7 +85,8 @@ void ClusterController::createObjects(QPointer<widgets::NewObjectWindow> window,
         }
         const std::string ns = info->namespaced ? (id.contains("namespace") ? id["namespace"].get<std::string>() : contextNs) : std::string();
         if (info->namespaced)
-            what = QString::fromStdString(kind + " " + ns + "/" + id["name"].get<std::string>());
+            what = QStringLiteral("%1 %2/%3").arg(QString::fromStdString(kind), QString::fromStdString(ns),
+                                                  QString::fromStdString(id["name"].get<std::string>()));
         kube::WriteOptions o;
         o.fieldManager = widgets::SettingsDialog::fieldManager().toStdString();
         o.dryRun = dryRun;

@@ -1,15 +1,15 @@
-// fieldscope apply -f FILE: the editor's write path as a command (issue 13). Four explicit modes,
+// fieldscope apply -f FILE: the editor's write path as a command. Four explicit modes,
 // conflicts explained per field with the three resolutions, an ownership preview from the same
 // prediction `fieldscope conflicts` prints. Names, flags and JSON fields are interfaces.
 #include "app/climanifest.h"
 #include "app/clisession.h"
 #include "app/commands.h"
-#include "core/conflictprediction.h"
-#include "core/editbuffer.h"
-#include "core/jsonread.h"
-#include "core/manifest.h"
-#include "core/ownershipdiff.h"
-#include "core/visibletext.h"
+#include "core/ownership/conflictprediction.h"
+#include "core/edit/editbuffer.h"
+#include "core/base/jsonread.h"
+#include "core/yaml/manifest.h"
+#include "core/ownership/ownershipdiff.h"
+#include "core/base/visibletext.h"
 #include "kube/apierror.h"
 #include "kube/writes.h"
 
@@ -55,7 +55,7 @@ std::string resultOf(const core::Error &e, Mode mode)
     case core::ErrorCategory::Conflict: return e.isSsaConflict() ? "conflict" : "error";
     case core::ErrorCategory::StaleWrite: return "stale";
     case core::ErrorCategory::Invalid:
-        // A failed `test` is a 422 with the generic message and no causes (API brief 5.5).
+        // A failed `test`: 422, generic message, no causes (k8s.io/apiserver/pkg/endpoints/handlers/patch.go).
         return mode == Mode::JsonPatch && e.httpStatus == 422 && e.causes.empty() ? "stale" : "invalid";
     case core::ErrorCategory::Forbidden: return "forbidden";
     default: return "error";

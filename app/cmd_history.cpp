@@ -5,12 +5,12 @@
 #include "widgets/helpdialogs.h"
 #include "app/commands.h"
 #include "app/historysource.h"
-#include "core/historyexport.h"
-#include "core/historyfeed.h"
-#include "core/historyquery.h"
-#include "core/historywriter.h"
-#include "core/jsonread.h"
-#include "core/visibletext.h"
+#include "core/history/historyexport.h"
+#include "core/history/historyfeed.h"
+#include "core/history/historyquery.h"
+#include "core/history/historywriter.h"
+#include "core/base/jsonread.h"
+#include "core/base/visibletext.h"
 #include "kube/watcher.h"
 
 #include <QCoreApplication>
@@ -18,6 +18,7 @@
 #include <QTimer>
 
 #include <cstdio>
+#include <optional>
 
 namespace fieldscope::app {
 namespace {
@@ -43,11 +44,8 @@ core::Result<std::unique_ptr<core::HistoryStore>> openForReading(const QString &
     return store;
 }
 
-} // namespace
-
-int runRecord(const QStringList &args)
+void addRecordOptions(QCommandLineParser &p)
 {
-    QCommandLineParser p;
     p.setApplicationDescription(QStringLiteral("fieldscope record RESOURCE[,RESOURCE...] --db FILE: record every version seen, headless."));
     p.addHelpOption();
     p.addPositionalArgument(QStringLiteral("RESOURCES"), QStringLiteral("Comma-separated resource types."));
@@ -64,6 +62,96 @@ int runRecord(const QStringList &args)
                  QStringLiteral("Store Secret data/stringData values as sent. Default: each value is a keyed hash (which key "
                                 "changed stays visible, the value does not reach the disk).")});
     addConnectionOptions(p);
+}
+
+// The recorder's file and choices; says on stderr whether Secret values reach the disk.
+core::HistoryRecorder::Options recorderOptions(const QCommandLineParser &p, bool toStore, const kube::ResolvedConfig &config,
+                                               const std::string &db)
+{
+    const QString context = QString::fromStdString(config.contextName);
+    const std::string identity = clusterIdentityOf(config);
+    core::HistoryRecorder::Options ro;
+    ro.path = db;
+    // The file belongs to this cluster from now on: recording another one into it is refused.
+    ro.open.clusterIdentity = identity;
+    ro.open.clusterLabel = config.server;
+    ro.open.recordSecretValues = p.isSet(QStringLiteral("include-secret-values"));
+    if (toStore) {
+        // The window writes the same file: the same choices, or one would hash what the other keeps.
+        ro.open.folderIsPrivate = true;
+        ro.open.recordSecretValues = ro.open.recordSecretValues || widgets::SettingsDialog::recordsSecretValues(QString::fromStdString(identity));
+        ro.retention.maxVersionsPerObject = widgets::SettingsDialog::historyVersionsPerObject();
+    }
+    // An opt-in an earlier version kept per context name is no consent for this cluster: the
+    // window asks about it; here it is only mentioned.
+    if (!ro.open.recordSecretValues && widgets::SettingsDialog::hadLegacySecretValuesOptIn(context))
+        std::fprintf(stderr, "fieldscope: note: Secret values are recorded only as hashes: the opt-in for context \"%s\" predates "
+                             "per-cluster choices; confirm it for this cluster in the window's Settings (or pass --include-secret-values)\n",
+                     core::visibleEscapes(context.toStdString()).c_str());
+    if (ro.open.recordSecretValues)
+        std::fprintf(stderr, "fieldscope: Secret values are recorded into %s (--include-secret-values)\n", db.c_str());
+    return ro;
+}
+
+// A watcher and a feed per resource of RESOURCES; nullopt when one does not resolve (the session
+// said why).
+std::optional<std::vector<std::unique_ptr<RecordedScope>>> recordedScopes(CliSession &session, const QCommandLineParser &p, bool toStore,
+                                                           const QString &resources, core::HistoryRecorder &recorder)
+{
+    std::vector<std::unique_ptr<RecordedScope>> scopes;
+    for (const QString &word : resources.split(QLatin1Char(','), Qt::SkipEmptyParts)) {
+        const auto *r = session.resolve(word.trimmed());
+        if (!r)
+            return std::nullopt;
+        auto s = std::make_unique<RecordedScope>();
+        const std::string ns = toStore && !p.isSet(QStringLiteral("namespace")) ? std::string() : session.namespaceFor(p, *r);
+        kube::WatchScope ws{*r, r->namespaced ? ns : std::string(), p.value(QStringLiteral("selector")).toStdString(), {}};
+        s->feed = std::make_unique<core::HistoryFeed>(recorder, core::WatchScope::of({r->group, r->version, r->resource}, ws.namespace_));
+        s->watcher = std::make_unique<kube::Watcher>(&session.client(), ws);
+        scopes.push_back(std::move(s));
+    }
+    return scopes;
+}
+
+// Starts every watcher; `versions` counts what the feeds stored.
+void startRecording(const std::vector<std::unique_ptr<RecordedScope>> &scopes, std::int64_t &versions)
+{
+    for (auto &sp : scopes) {
+        RecordedScope *s = sp.get();
+        QObject::connect(s->watcher.get(), &kube::Watcher::batchReady, [s, &versions](const core::WatchBatch &b) {
+            const bool first = !s->feed->initialListDone();
+            versions += std::int64_t(s->feed->feed(b));
+            if (first && b.initialListComplete)
+                std::fprintf(stderr, "fieldscope: recording %s from resourceVersion %s\n", b.scope.c_str(), b.resourceVersion.c_str());
+        });
+        QObject::connect(s->watcher.get(), &kube::Watcher::errorOccurred, [](const QString &m) {
+            std::fprintf(stderr, "fieldscope: %s\n", qUtf8Printable(m));
+        });
+        s->watcher->start();
+    }
+}
+
+// The marker the window reads ("background recording on since ..."), refreshed while we run.
+void keepBackgroundMarker(QTimer &heartbeat, const QString &database, const QString &resources, const QString &context)
+{
+    const BackgroundRecorder me{QCoreApplication::applicationPid(), QDateTime::currentDateTimeUtc(), {}, resources, context};
+    auto beat = [database, me] {
+        if (auto st = writeBackgroundMarker(database, me); !st)
+            std::fprintf(stderr, "fieldscope: %s\n", st.error().describe().c_str());
+    };
+    beat();
+    QObject::connect(&heartbeat, &QTimer::timeout, beat);
+    heartbeat.start(30'000);
+    std::fprintf(stderr, "fieldscope: recording %s of %s into %s\n", qUtf8Printable(resources), qUtf8Printable(context),
+                 qUtf8Printable(database));
+}
+
+} // namespace
+
+int runRecord(const QStringList &args)
+{
+    QCommandLineParser p;
+    addRecordOptions(p);
     if (!p.parse(args))
         return reportError(p.errorText()) + 1;
     if (p.isSet(QStringLiteral("help"))) {
@@ -80,77 +168,27 @@ int runRecord(const QStringList &args)
     auto session = CliSession::open(p);
     if (!session)
         return CliSession::openFailureCode();
-    const QString context = QString::fromStdString(session->connection().config.contextName);
-    const std::string identity = clusterIdentityOf(session->connection().config);
-    const std::string db = toStore ? historyDatabaseFor(context, identity).toStdString() : p.value(QStringLiteral("db")).toStdString();
-    const QString resources = p.positionalArguments().isEmpty() ? backgroundResources() : p.positionalArguments().first();
-    core::HistoryRecorder::Options ro;
-    ro.path = db;
-    // The file belongs to this cluster from now on: recording another one into it is refused.
-    ro.open.clusterIdentity = identity;
-    ro.open.clusterLabel = session->connection().config.server;
-    ro.open.recordSecretValues = p.isSet(QStringLiteral("include-secret-values"));
-    if (toStore) {
-        // The window writes the same file: the same choices, or one would hash what the other keeps.
-        ro.open.folderIsPrivate = true;
-        ro.open.recordSecretValues = ro.open.recordSecretValues || widgets::SettingsDialog::recordsSecretValues(QString::fromStdString(identity));
-        ro.retention.maxVersionsPerObject = widgets::SettingsDialog::historyVersionsPerObject();
-    }
-    // An opt-in an earlier version kept per context name is no consent for this cluster: the
-    // window asks about it; here it is only mentioned.
-    if (!ro.open.recordSecretValues && widgets::SettingsDialog::hadLegacySecretValuesOptIn(context))
-        std::fprintf(stderr, "fieldscope: note: Secret values are recorded only as hashes: the opt-in for context \"%s\" predates "
-                             "per-cluster choices; confirm it for this cluster in the window's Settings (or pass --include-secret-values)\n",
-                     core::visibleEscapes(context.toStdString()).c_str());
-    if (ro.open.recordSecretValues)
-        std::fprintf(stderr, "fieldscope: Secret values are recorded into %s (--include-secret-values)\n", db.c_str());
-    core::HistoryRecorder recorder(ro);
+    const kube::ResolvedConfig &config = session->connection().config;
+    const QString context = QString::fromStdString(config.contextName);
+    const std::string db = toStore ? historyDatabaseFor(context, clusterIdentityOf(config)).toStdString() : p.value(QStringLiteral("db")).toStdString();
+    const QString resources = p.positionalArguments().isEmpty() ? backgroundResources() : p.positionalArguments().constFirst();
+    core::HistoryRecorder recorder(recorderOptions(p, toStore, config, db));
     // Opening (and the cluster check) happens on the writer thread: a refusal ends the run.
     QObject::connect(&recorder, &core::HistoryRecorder::writeFailed, qApp, [](const QString &m) {
         std::fprintf(stderr, "fieldscope: history recording is failing: %s\n", qUtf8Printable(m));
     }, Qt::QueuedConnection);
-    std::vector<std::unique_ptr<RecordedScope>> scopes;
-    for (const QString &word : resources.split(QLatin1Char(','), Qt::SkipEmptyParts)) {
-        const auto *r = session->resolve(word.trimmed());
-        if (!r)
-            return 1;
-        auto s = std::make_unique<RecordedScope>();
-        const std::string ns = toStore && !p.isSet(QStringLiteral("namespace")) ? std::string() : session->namespaceFor(p, *r);
-        kube::WatchScope ws{*r, r->namespaced ? ns : std::string(), p.value(QStringLiteral("selector")).toStdString(), {}};
-        s->feed = std::make_unique<core::HistoryFeed>(recorder, core::WatchScope::of({r->group, r->version, r->resource}, ws.namespace_));
-        s->watcher = std::make_unique<kube::Watcher>(&session->client(), ws);
-        scopes.push_back(std::move(s));
-    }
+    auto watched = recordedScopes(*session, p, toStore, resources, recorder);
+    if (!watched)
+        return 1;
+    const auto &scopes = *watched;
     std::int64_t versions = 0;
-    for (auto &sp : scopes) {
-        RecordedScope *s = sp.get();
-        QObject::connect(s->watcher.get(), &kube::Watcher::batchReady, [s, &versions](const core::WatchBatch &b) {
-            const bool first = !s->feed->initialListDone();
-            versions += std::int64_t(s->feed->feed(b));
-            if (first && b.initialListComplete)
-                std::fprintf(stderr, "fieldscope: recording %s from resourceVersion %s\n", b.scope.c_str(), b.resourceVersion.c_str());
-        });
-        QObject::connect(s->watcher.get(), &kube::Watcher::errorOccurred, [](const QString &m) {
-            std::fprintf(stderr, "fieldscope: %s\n", qUtf8Printable(m));
-        });
-        s->watcher->start();
-    }
+    startRecording(scopes, versions);
     if (forMs >= 0)
-        QTimer::singleShot(forMs, [] { QCoreApplication::exit(0); });
-    // The marker the window reads ("background recording on since ..."), refreshed while we run.
+        QTimer::singleShot(forMs, QCoreApplication::instance(), [] { QCoreApplication::exit(0); });
     const QString database = QString::fromStdString(db);
     QTimer heartbeat;
-    if (toStore) {
-        const BackgroundRecorder me{QCoreApplication::applicationPid(), QDateTime::currentDateTimeUtc(), {}, resources, context};
-        auto beat = [database, me] {
-            if (auto st = writeBackgroundMarker(database, me); !st)
-                std::fprintf(stderr, "fieldscope: %s\n", st.error().describe().c_str());
-        };
-        beat();
-        QObject::connect(&heartbeat, &QTimer::timeout, beat);
-        heartbeat.start(30'000);
-        std::fprintf(stderr, "fieldscope: recording %s of %s into %s\n", qUtf8Printable(resources), qUtf8Printable(context), db.c_str());
-    }
+    if (toStore)
+        keepBackgroundMarker(heartbeat, database, resources, context);
     quitOnTerminationSignals();
     const int rc = QCoreApplication::exec();
     heartbeat.stop();

@@ -1,11 +1,11 @@
 // fieldscope lesson list | check FILE... | run NAME: teaching lessons from the command line, for
-// rehearsal before a class and for tests (issue 12). Names, flags and JSON fields are interfaces.
+// rehearsal before a class and for tests. Names, flags and JSON fields are interfaces.
 #include "app/clisession.h"
 #include "app/commands.h"
 #include "app/lessoncatalog.h"
 #include "app/sandbox.h"
-#include "core/visibletext.h"
-#include "kube/lessonrunner.h"
+#include "core/base/visibletext.h"
+#include "lessons/lessonrunner.h"
 
 #include <QCommandLineParser>
 #include <QDir>
@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <optional>
 
 namespace fieldscope::app {
 namespace {
@@ -90,18 +91,18 @@ int runLessonCheck(const QStringList &args)
     return worst;
 }
 
-std::string ownerText(const std::vector<kube::LessonOwner> &owners)
+std::string ownerText(const std::vector<core::LessonOwner> &owners)
 {
     std::string out;
-    for (const kube::LessonOwner &o : owners)
+    for (const core::LessonOwner &o : owners)
         out += (out.empty() ? "" : ", ") + visible(o.manager) + " (" + o.operation + (o.subresource.empty() ? "" : "/" + o.subresource) + ")";
     return out.empty() ? std::string("nobody") : out;
 }
 
-void printStepText(const core::Lesson &lesson, const kube::LessonStepReport &r)
+void printStepText(const core::Lesson &lesson, const core::LessonStepReport &r)
 {
     print("\nStep " + std::to_string(r.index + 1) + "/" + std::to_string(lesson.steps.size()) + ": " + visible(r.title) + "\n");
-    for (const kube::LessonCall &c : r.calls) {
+    for (const core::LessonCall &c : r.calls) {
         char head[64];
         std::snprintf(head, sizeof head, "  %6lldms  client %-2d ", static_cast<long long>(c.answeredMs), c.client);
         std::string line = head + c.method + " " + visible(c.path) + "  ";
@@ -115,7 +116,7 @@ void printStepText(const core::Lesson &lesson, const kube::LessonStepReport &r)
     std::string summary = "  succeeded " + std::to_string(r.succeeded);
     for (const auto &[reason, n] : r.errors)
         summary += ", " + visible(reason) + " x" + std::to_string(n);
-    const bool wrote = std::any_of(r.calls.begin(), r.calls.end(), [](const kube::LessonCall &c) { return c.isWrite; });
+    const bool wrote = std::any_of(r.calls.begin(), r.calls.end(), [](const core::LessonCall &c) { return c.isWrite; });
     if (r.winner && wrote)
         summary += "; winner: client " + std::to_string(*r.winner);
     if (r.last && !r.winner && wrote)
@@ -130,10 +131,10 @@ void printStepText(const core::Lesson &lesson, const kube::LessonStepReport &r)
         print("  NOT AS THE LESSON SAYS: " + visible(m) + "\n");
 }
 
-Json stepJson(const kube::LessonStepReport &r)
+Json stepJson(const core::LessonStepReport &r)
 {
     Json calls = Json::array();
-    for (const kube::LessonCall &c : r.calls) {
+    for (const core::LessonCall &c : r.calls) {
         Json conflicts = Json::array();
         for (const core::FieldConflict &f : c.conflicts)
             conflicts.push_back({{"field", f.path}, {"manager", f.manager}, {"subresource", f.subresource}});
@@ -145,7 +146,7 @@ Json stepJson(const kube::LessonStepReport &r)
     Json owners = Json::object();
     for (const auto &[pointer, list] : r.owners) {
         Json o = Json::array();
-        for (const kube::LessonOwner &x : list)
+        for (const core::LessonOwner &x : list)
             o.push_back({{"manager", x.manager}, {"operation", x.operation}, {"subresource", x.subresource}});
         owners[pointer] = o;
     }
@@ -173,9 +174,8 @@ bool isSandbox(const kube::ResolvedConfig &c)
     return !dir.isEmpty() && file.startsWith(dir + QLatin1Char('/')) && c.contextName == SandboxController::contextName().toStdString();
 }
 
-int runLessonRun(const QStringList &args)
+void addLessonRunOptions(QCommandLineParser &p)
 {
-    QCommandLineParser p;
     p.setApplicationDescription(QStringLiteral(
         "fieldscope lesson run NAME: runs a lesson headless against a cluster (the sandbox when no --context or --kubeconfig "
         "is given) and prints each step's requests and outcomes. Exits 1 when an outcome differs from the lesson's."));
@@ -186,6 +186,76 @@ int runLessonRun(const QStringList &args)
     p.addOption({{QStringLiteral("o"), QStringLiteral("output")}, QStringLiteral("text (default) or json."), QStringLiteral("FORMAT"), QStringLiteral("text")});
     p.addOption({QStringLiteral("yes"), QStringLiteral("Run on a cluster that is not the sandbox (the lesson creates and deletes objects).")});
     p.addOption({QStringLiteral("keep"), QStringLiteral("Leave the lesson's namespace and objects for a look afterwards.")});
+}
+
+// NAME as a lesson file or a catalog name, in the namespace --namespace asks for; nullopt after
+// reporting why, with the exit code in *rc.
+std::optional<core::Lesson> lessonToRun(const QCommandLineParser &p, const QString &nameArg, int *rc)
+{
+    std::optional<core::Lesson> lesson;
+    if (QFileInfo(nameArg).isFile()) {
+        auto l = readLessonFile(nameArg);
+        if (!l) {
+            *rc = reportError(l.error());
+            return std::nullopt;
+        }
+        lesson = std::move(*l);
+    } else {
+        const LessonCatalog catalog = loadLessons(lessonDirs(p));
+        const core::Lesson *l = catalog.find(nameArg.toStdString());
+        if (!l) {
+            *rc = reportError(QStringLiteral("no lesson named \"%1\" (see fieldscope lesson list)").arg(nameArg)) + 1;
+            return std::nullopt;
+        }
+        lesson = *l;
+    }
+    if (p.isSet(QStringLiteral("namespace"))) {
+        lesson->ns = p.value(QStringLiteral("namespace")).toStdString();
+        if (lesson->ns == "default" || lesson->ns.rfind("kube-", 0) == 0) {
+            *rc = reportError(QStringLiteral("a lesson deletes what it creates; run it in a namespace of its own, not %1")
+                                  .arg(QString::fromStdString(lesson->ns))) + 1;
+            return std::nullopt;
+        }
+    }
+    return lesson;
+}
+
+// A lesson creates, rewrites and deletes objects: on anything but the sandbox only with --yes.
+bool mayRunOn(const kube::ResolvedConfig &config, const core::Lesson &lesson, const QCommandLineParser &p)
+{
+    if (isSandbox(config) || p.isSet(QStringLiteral("yes")))
+        return true;
+    std::string objects;
+    for (const core::LessonTarget &t : lesson.objects())
+        objects += (objects.empty() ? "" : ", ") + t.describe();
+    std::fprintf(stderr,
+                 "fieldscope: %s is not the sandbox. The lesson would create namespace %s and delete and rewrite %s in it "
+                 "(on %s).\nRe-run with --yes to go ahead.\n",
+                 visible(config.contextName.empty() ? std::string("this cluster") : "context " + config.contextName).c_str(),
+                 lesson.ns.c_str(), visible(objects).c_str(), visible(config.server).c_str());
+    return false;
+}
+
+// Runs every step, printing each as text or collecting it into `steps`; returns whether all passed.
+bool runSteps(lessons::LessonRunner &runner, const core::Lesson &lesson, bool json, Json &steps)
+{
+    bool passed = true;
+    for (std::size_t i = 0; i < lesson.steps.size(); ++i) {
+        const core::LessonStepReport r = runner.runStep(i);
+        passed = passed && r.passed();
+        if (json)
+            steps.push_back(stepJson(r));
+        else
+            printStepText(lesson, r);
+        std::fflush(stdout);
+    }
+    return passed;
+}
+
+int runLessonRun(const QStringList &args)
+{
+    QCommandLineParser p;
+    addLessonRunOptions(p);
     int rc = 0;
     if (!parseArgs(p, args, &rc))
         return rc;
@@ -194,60 +264,25 @@ int runLessonRun(const QStringList &args)
         return reportError(QStringLiteral("unknown output format \"%1\" (text, json)").arg(format)) + 1;
     if (p.positionalArguments().size() != 1)
         return reportError(QStringLiteral("usage: fieldscope lesson run NAME [--context C] [--namespace NS] [-o text|json]")) + 1;
-    const QString nameArg = p.positionalArguments().first();
-    std::optional<core::Lesson> lesson;
-    if (QFileInfo(nameArg).isFile()) {
-        auto l = readLessonFile(nameArg);
-        if (!l)
-            return reportError(l.error());
-        lesson = std::move(*l);
-    } else {
-        const LessonCatalog catalog = loadLessons(lessonDirs(p));
-        if (const core::Lesson *l = catalog.find(nameArg.toStdString()))
-            lesson = *l;
-        else
-            return reportError(QStringLiteral("no lesson named \"%1\" (see fieldscope lesson list)").arg(nameArg)) + 1;
-    }
-    if (p.isSet(QStringLiteral("namespace"))) {
-        lesson->ns = p.value(QStringLiteral("namespace")).toStdString();
-        if (lesson->ns == "default" || lesson->ns.rfind("kube-", 0) == 0)
-            return reportError(QStringLiteral("a lesson deletes what it creates; run it in a namespace of its own, not %1")
-                                   .arg(QString::fromStdString(lesson->ns))) + 1;
-    }
+    const std::optional<core::Lesson> lesson = lessonToRun(p, p.positionalArguments().constFirst(), &rc);
+    if (!lesson)
+        return rc;
 
     auto session = CliSession::open(p, sandboxKubeconfig(p));
     if (!session)
         return CliSession::openFailureCode();
     const kube::ResolvedConfig &config = session->connection().config;
-    if (!isSandbox(config) && !p.isSet(QStringLiteral("yes"))) {
-        std::string objects;
-        for (const core::LessonTarget &t : lesson->objects())
-            objects += (objects.empty() ? "" : ", ") + t.describe();
-        std::fprintf(stderr,
-                     "fieldscope: %s is not the sandbox. The lesson would create namespace %s and delete and rewrite %s in it "
-                     "(on %s).\nRe-run with --yes to go ahead.\n",
-                     visible(config.contextName.empty() ? std::string("this cluster") : "context " + config.contextName).c_str(),
-                     lesson->ns.c_str(), visible(objects).c_str(), visible(config.server).c_str());
+    if (!mayRunOn(config, *lesson, p))
         return 2;
-    }
-    kube::LessonRunner runner(session->connection().transport->config(), kube::LessonRunner::resolverFor(session->discovery()), *lesson);
+    lessons::LessonRunner runner(session->connection().transport->config(), lessons::LessonRunner::resolverFor(session->discovery()), *lesson);
     const bool json = format == QLatin1String("json");
     if (!json)
         print("Lesson " + lesson->name + ": " + visible(lesson->title) + "\nNamespace " + runner.ns() + " on "
               + visible(config.contextName.empty() ? config.server : config.contextName) + "\n");
     if (auto reset = runner.reset(); !reset)
         return reportError(reset.error());
-    bool passed = true;
     Json steps = Json::array();
-    for (std::size_t i = 0; i < lesson->steps.size(); ++i) {
-        const kube::LessonStepReport r = runner.runStep(i);
-        passed = passed && r.passed();
-        if (json)
-            steps.push_back(stepJson(r));
-        else
-            printStepText(*lesson, r);
-        std::fflush(stdout);
-    }
+    const bool passed = runSteps(runner, *lesson, json, steps);
     if (!p.isSet(QStringLiteral("keep")))
         if (auto removed = runner.removeNamespace(); !removed)
             std::fprintf(stderr, "fieldscope: could not remove namespace %s: %s\n", runner.ns().c_str(), removed.error().describe().c_str());

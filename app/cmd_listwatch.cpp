@@ -2,7 +2,7 @@
 // and the benchmark.
 #include "app/clisession.h"
 #include "app/commands.h"
-#include "core/json.h"
+#include "core/base/json.h"
 #include "kube/watcher.h"
 
 #include <QCoreApplication>
@@ -80,7 +80,7 @@ int runList(const QStringList &args)
     auto session = CliSession::open(p);
     if (!session)
         return CliSession::openFailureCode();
-    const auto *r = session->resolve(p.positionalArguments().first());
+    const auto *r = session->resolve(p.positionalArguments().constFirst());
     if (!r)
         return 1;
     if (!r->supports("list"))
@@ -129,7 +129,7 @@ int runList(const QStringList &args)
         return 0;
     }
     // json: a v1 List, like kubectl get -o json; objects are written as the server sent them.
-    std::fputs("{\"apiVersion\":\"v1\",\"kind\":\"List\",\"items\":[", stdout);
+    std::fputs(R"({"apiVersion":"v1","kind":"List","items":[)", stdout);
     for (std::size_t i = 0; i < sorted.size(); ++i) {
         if (i)
             std::fputc(',', stdout);
@@ -154,7 +154,7 @@ int runWatch(const QStringList &args)
     auto session = CliSession::open(p);
     if (!session)
         return CliSession::openFailureCode();
-    const auto *r = session->resolve(p.positionalArguments().first());
+    const auto *r = session->resolve(p.positionalArguments().constFirst());
     if (!r)
         return 1;
     std::vector<std::unique_ptr<kube::Watcher>> watchers;
@@ -189,7 +189,7 @@ int runWatch(const QStringList &args)
         });
     }
     if (forMs >= 0)
-        QTimer::singleShot(forMs, [&] {
+        QTimer::singleShot(forMs, QCoreApplication::instance(), [&] {
             // Deliver what arrived until now before leaving.
             QMetaObject::invokeMethod(QCoreApplication::instance(), [] { QCoreApplication::exit(0); }, Qt::QueuedConnection);
         });

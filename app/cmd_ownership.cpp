@@ -3,12 +3,12 @@
 #include "app/climanifest.h"
 #include "app/clisession.h"
 #include "app/commands.h"
-#include "core/blame.h"
-#include "core/conflictprediction.h"
-#include "core/manifest.h"
-#include "core/jsonread.h"
-#include "core/ownershiptree.h"
-#include "core/yaml.h"
+#include "core/ownership/blame.h"
+#include "core/ownership/conflictprediction.h"
+#include "core/yaml/manifest.h"
+#include "core/base/jsonread.h"
+#include "core/ownership/ownershiptree.h"
+#include "core/yaml/yaml.h"
 #include "kube/writes.h"
 
 #include <QDateTime>
@@ -102,7 +102,7 @@ int runBlame(const QStringList &args)
         if (!session)
             return CliSession::openFailureCode();
         const kube::ResourceInfo *info = nullptr;
-        auto live = fetchLive(*session, p, p.positionalArguments().first(), &info);
+        auto live = fetchLive(*session, p, p.positionalArguments().constFirst(), &info);
         if (!live)
             return reportError(live.error());
         objects.push_back(std::move(*live));
@@ -137,9 +137,10 @@ int runBlame(const QStringList &args)
     return 0;
 }
 
-int runConflicts(const QStringList &args)
+namespace {
+
+void addConflictsOptions(QCommandLineParser &p)
 {
-    QCommandLineParser p;
     p.setApplicationDescription(QStringLiteral("fieldscope conflicts -f MANIFEST --manager M RESOURCE/NAME: what a server-side apply "
                                                "would conflict on, newly own, and remove."));
     p.addPositionalArgument(QStringLiteral("RESOURCE/NAME"), QStringLiteral("The live object (omit with --live-file)."));
@@ -148,6 +149,69 @@ int runConflicts(const QStringList &args)
     p.addOption({QStringLiteral("live-file"), QStringLiteral("Predict against a saved object instead of the cluster."), QStringLiteral("FILE")});
     p.addOption({{QStringLiteral("o"), QStringLiteral("output")}, QStringLiteral("text (default) or json."), QStringLiteral("FORMAT"), QStringLiteral("text")});
     addObjectOptions(p);
+}
+
+// Where each manifest object's live counterpart comes from: --live-file (matched by kind,
+// namespace and name; one object pairs with one), or the cluster (`session`).
+struct LiveSource {
+    const QCommandLineParser &p;
+    bool named = false; // RESOURCE/NAME given: the one manifest object's counterpart
+    std::size_t manifestObjects = 0;
+    std::vector<core::Json> fileObjects;
+    std::unique_ptr<CliSession> session;
+
+    // A null Json when there is none: the apply would create the object.
+    core::Result<core::Json> liveFor(const core::Json &object) const
+    {
+        if (!session) {
+            if (manifestObjects == 1 && fileObjects.size() == 1)
+                return fileObjects.front();
+            for (const auto &l : fileObjects)
+                if (core::manifestIdentity(l).value("kind", "") == core::manifestIdentity(object).value("kind", "")
+                    && core::manifestIdentity(l).value("namespace", "") == core::manifestIdentity(object).value("namespace", "")
+                    && core::manifestIdentity(l).value("name", "") == core::manifestIdentity(object).value("name", ""))
+                    return l;
+            return core::Json(); // not in the live file: the apply would create it
+        }
+        const kube::ResourceInfo *info = nullptr;
+        auto live = named ? fetchLive(*session, p, p.positionalArguments().constFirst(), &info) : fetchLiveFor(*session, p, object);
+        if (!live && live.error().category == core::ErrorCategory::NotFound)
+            return core::Json(); // the apply would create it
+        return live;
+    }
+};
+
+// Each object's prediction: as JSON into `all` and as text into `text`; several objects are
+// each marked with their identity (JSON) or a heading (text).
+core::Status predictEach(const std::vector<core::Json> &objects, const std::string &manager, const LiveSource &source,
+                         const core::ApplyOptions &opts, bool single, core::Json &all, std::string &text)
+{
+    for (const auto &object : objects) {
+        auto live = source.liveFor(object);
+        if (!live)
+            return live.error();
+        auto prediction = core::predictApply(object, manager, *live, opts);
+        if (!prediction)
+            return prediction.error();
+        if (single) {
+            all.push_back(prediction->toJson());
+            text += prediction->toText();
+            continue;
+        }
+        core::Json one = prediction->toJson();
+        one["object"] = core::manifestIdentity(object);
+        all.push_back(std::move(one));
+        text += (text.empty() ? "" : "\n") + std::string("# ") + heading(object) + "\n" + prediction->toText();
+    }
+    return core::Unit{};
+}
+
+} // namespace
+
+int runConflicts(const QStringList &args)
+{
+    QCommandLineParser p;
+    addConflictsOptions(p);
     int rc = 0;
     if (!parseOrHelp(p, args, &rc))
         return rc;
@@ -163,60 +227,25 @@ int runConflicts(const QStringList &args)
              + 1;
     const std::string manager = p.value(QStringLiteral("manager")).toStdString();
 
-    // Where each manifest object's live counterpart comes from: --live-file (matched by kind,
-    // namespace and name; one object pairs with one), or the cluster.
     core::ApplyOptions opts;
-    std::vector<core::Json> liveObjects;
-    std::unique_ptr<CliSession> session;
+    LiveSource source{p, named, manifest->objects.size(), {}, nullptr};
     if (p.isSet(QStringLiteral("live-file"))) {
         auto live = readManifest(p.value(QStringLiteral("live-file")));
         if (!live)
             return reportError(live.error());
-        liveObjects = std::move(live->objects);
+        source.fileObjects = std::move(live->objects);
     } else {
-        session = CliSession::open(p);
-        if (!session)
+        source.session = CliSession::open(p);
+        if (!source.session)
             return CliSession::openFailureCode();
-        opts.ignoreStatus = serverIgnoresStatusInApply(session->discovery().serverVersion);
+        opts.ignoreStatus = serverIgnoresStatusInApply(source.session->discovery().serverVersion);
     }
-    auto liveFor = [&](const core::Json &object) -> core::Result<core::Json> {
-        if (!session) {
-            if (manifest->objects.size() == 1 && liveObjects.size() == 1)
-                return liveObjects.front();
-            for (const auto &l : liveObjects)
-                if (core::manifestIdentity(l).value("kind", "") == core::manifestIdentity(object).value("kind", "")
-                    && core::manifestIdentity(l).value("namespace", "") == core::manifestIdentity(object).value("namespace", "")
-                    && core::manifestIdentity(l).value("name", "") == core::manifestIdentity(object).value("name", ""))
-                    return l;
-            return core::Json(); // not in the live file: the apply would create it
-        }
-        const kube::ResourceInfo *info = nullptr;
-        auto live = named ? fetchLive(*session, p, p.positionalArguments().first(), &info) : fetchLiveFor(*session, p, object);
-        if (!live && live.error().category == core::ErrorCategory::NotFound)
-            return core::Json(); // the apply would create it
-        return live;
-    };
 
     const bool single = manifest->single || named;
     core::Json all = core::Json::array();
     std::string text;
-    for (const auto &object : manifest->objects) {
-        auto live = liveFor(object);
-        if (!live)
-            return reportError(live.error());
-        auto prediction = core::predictApply(object, manager, *live, opts);
-        if (!prediction)
-            return reportError(prediction.error());
-        if (single) {
-            all.push_back(prediction->toJson());
-            text += prediction->toText();
-            continue;
-        }
-        core::Json one = prediction->toJson();
-        one["object"] = core::manifestIdentity(object);
-        all.push_back(std::move(one));
-        text += (text.empty() ? "" : "\n") + std::string("# ") + heading(object) + "\n" + prediction->toText();
-    }
+    if (auto st = predictEach(manifest->objects, manager, source, opts, single, all, text); !st)
+        return reportError(st.error());
     if (p.value(QStringLiteral("output")) == QLatin1String("json"))
         std::printf("%s\n", core::safeDump(single ? all[0] : all, 2).c_str());
     else

@@ -2,9 +2,9 @@
 
 #include "app/clustercontroller.h"
 #include "app/lessoncatalog.h"
-#include "core/boundary.h"
-#include "core/jsonread.h"
-#include "kube/lessonrunner.h"
+#include "core/base/boundary.h"
+#include "core/base/jsonread.h"
+#include "lessons/lessonrunner.h"
 #include "widgets/clusterview.h"
 #include "widgets/detailpane.h"
 #include "widgets/objecttablepage.h"
@@ -29,11 +29,11 @@ core::HistoryEventType historyTypeOf(const std::string &watchType)
 
 // The versions the step's watch saw, with the plural the history files them under. The time is
 // when the step ended: within the second of the write, which is managedFields' own precision.
-void appendObserved(const kube::LessonStepReport &report, const kube::LessonRunner::ResolveKind &resolve,
+void appendObserved(const core::LessonStepReport &report, const lessons::LessonRunner::ResolveKind &resolve,
                     std::vector<std::pair<std::string, core::WatchEvent>> &into)
 {
     const std::int64_t now = QDateTime::currentMSecsSinceEpoch();
-    for (const kube::LessonEvent &e : report.events) {
+    for (const core::LessonEvent &e : report.events) {
         if (!e.object.is_object())
             continue;
         const kube::ResourceInfo *info =
@@ -71,9 +71,9 @@ void DemoSeeder::seed()
     }
     if (m_show)
         m_cluster->showResource(QStringLiteral("configmaps")); // the versions arrive live in the table
-    auto runner = std::make_shared<kube::LessonRunner>(m_cluster->connection()->transport->config(),
-                                                       kube::LessonRunner::resolverFor(*m_cluster->discovery()), *lesson);
-    auto resolve = kube::LessonRunner::resolverFor(*m_cluster->discovery());
+    auto runner = std::make_shared<lessons::LessonRunner>(m_cluster->connection()->transport->config(),
+                                                       lessons::LessonRunner::resolverFor(*m_cluster->discovery()), *lesson);
+    auto resolve = lessons::LessonRunner::resolverFor(*m_cluster->discovery());
     // Shown: let the table's watch start first, so the versions also arrive live.
     const int delayMs = m_show ? 1500 : 0;
     m_job.setFuture(QtConcurrent::run(&m_pool, [runner, resolve, delayMs]() -> Outcome {
@@ -84,7 +84,7 @@ void DemoSeeder::seed()
             return out;
         }
         for (std::size_t i = 0; i < runner->lesson().steps.size(); ++i) {
-            const kube::LessonStepReport r = runner->runStep(i);
+            const core::LessonStepReport r = runner->runStep(i);
             appendObserved(r, resolve, out.versions);
             if (!r.passed()) {
                 out.error = QString::fromStdString(r.title + ": " + r.mismatches.front());

@@ -1,6 +1,6 @@
 #include "app/draftkeeper.h"
 
-#include "core/boundary.h"
+#include "core/base/boundary.h"
 #include "widgets/editorwindow.h"
 #include "widgets/qsci.h"
 
@@ -25,7 +25,7 @@ QThreadPool &draftThread()
         p->setMaxThreadCount(1);
         // Quitting right after "Discard and quit" must not leave the draft it removes behind.
         if (QCoreApplication::instance())
-            QObject::connect(QCoreApplication::instance(), &QCoreApplication::aboutToQuit, [p] { p->waitForDone(2000); });
+            QObject::connect(QCoreApplication::instance(), &QCoreApplication::aboutToQuit, p, [p] { p->waitForDone(2000); });
         return p;
     }();
     return *pool;
@@ -84,7 +84,7 @@ DraftKeeper::DraftKeeper(widgets::EditorWindow *window, std::shared_ptr<core::Dr
 void DraftKeeper::loadThen(std::function<void(std::optional<core::EditDraft>)> done)
 {
     auto *watcher = new QFutureWatcher<core::Result<std::optional<core::EditDraft>>>(this);
-    connect(watcher, &QFutureWatcherBase::finished, this, [this, watcher, done] {
+    connect(watcher, &QFutureWatcherBase::finished, this, [this, watcher, done = std::move(done)] {
         watcher->deleteLater();
         auto r = core::takeResult(watcher->future(), "reading the kept draft");
         if (!r) { // moved aside for a person to read: say where

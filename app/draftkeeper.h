@@ -4,7 +4,7 @@
 // written, or the window is closed for good. A child of its window: it stays with a detached
 // window whose connection is gone. File work runs on one worker thread, in order.
 // Lives on the GUI thread.
-#include "core/drafts.h"
+#include "core/edit/drafts.h"
 
 #include <QObject>
 #include <QPointer>
@@ -28,7 +28,7 @@ public:
     // only unique within one cluster. `legacyContext`: the context name earlier versions kept
     // this object's draft under; such a draft moves to `cluster` when loaded (and is offered).
     // keepOnDisk = false: nothing of the buffer is written (a Secret without the opt-in to record
-    // its values, issue 15); the window says so, and a draft an earlier run left is still offered.
+    // its values, README.md "Security"); the window says so, and a draft an earlier run left is still offered.
     DraftKeeper(widgets::EditorWindow *window, std::shared_ptr<core::DraftStore> store, std::string cluster, std::string uid,
                 std::string title, bool keepOnDisk = true, std::string legacyContext = {});
 

@@ -1,9 +1,9 @@
 #include "app/historyfilecontroller.h"
 
-#include "core/boundary.h"
-#include "core/historyexport.h"
-#include "core/historystore.h"
-#include "core/jsonread.h"
+#include "core/base/boundary.h"
+#include "core/history/historyexport.h"
+#include "core/history/historystore.h"
+#include "core/base/jsonread.h"
 #include "kube/listdecoder.h"
 #include "widgets/clusterview.h"
 #include "widgets/detailpane.h"

@@ -1,6 +1,6 @@
 #include "app/historysource.h"
 
-#include "core/boundary.h"
+#include "core/base/boundary.h"
 
 #include <QCryptographicHash>
 #include <QFutureWatcher>

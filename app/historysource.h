@@ -5,7 +5,7 @@
 // and hands the finished rows (no objects: models/historyversions.h reads those) to the model; a load a
 // newer request superseded is dropped. Commits that touch the shown object reload it, coalesced,
 // one load at a time. Lives on the GUI thread.
-#include "core/historystore.h"
+#include "core/history/historystore.h"
 #include "kube/kubeconfig.h"
 #include "models/objecthistorymodel.h"
 
@@ -58,7 +58,7 @@ private:
     std::function<void()> m_loadProbe;
 };
 
-// Who a history store belongs to (issue 15): a cluster, not a context name. "sha256:" and the
+// Who a history store belongs to: a cluster, not a context name. "sha256:" and the
 // SHA-256 of the server URL and the SHA-256 of the CA bundle the kubeconfig names (none: the
 // system store), so two kubeconfigs' `default` contexts aimed at different clusters differ.
 std::string clusterIdentityOf(const kube::ResolvedConfig &config);

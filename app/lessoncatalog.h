@@ -2,7 +2,7 @@
 // Where lessons come from: the ones we ship (built into the binary from resources/lessons/), the
 // user's folder (~/.local/share/fieldscope/lessons, XDG) and folders named with --lessons. A
 // lesson with the name of an earlier one replaces it, so a teacher can adapt a shipped lesson.
-#include "core/lesson.h"
+#include "core/lessons/lesson.h"
 
 #include <QString>
 #include <QStringList>

@@ -2,9 +2,9 @@
 
 #include "app/clustercontroller.h"
 #include "app/sandbox.h"
-#include "core/boundary.h"
-#include "core/historyexport.h"
-#include "core/historystore.h"
+#include "core/base/boundary.h"
+#include "core/history/historyexport.h"
+#include "core/history/historystore.h"
 #include "widgets/clusterview.h"
 #include "widgets/detailpane.h"
 #include "widgets/lessonpanel.h"
@@ -28,7 +28,7 @@ namespace fieldscope::app {
 struct LessonController::Job {
     std::optional<core::Error> error;
     bool wasReset = false;
-    std::vector<kube::LessonStepReport> reports; // in step order, from `first`
+    std::vector<core::LessonStepReport> reports; // in step order, from `first`
     int first = 0;
 };
 
@@ -147,11 +147,11 @@ void LessonController::ensureRunner()
 {
     if (m_runner || !m_cluster || !m_cluster->connection() || !m_cluster->discovery())
         return;
-    m_runner = std::make_shared<kube::LessonRunner>(m_cluster->connection()->transport->config(),
-                                                    kube::LessonRunner::resolverFor(*m_cluster->discovery()), m_lesson);
+    m_runner = std::make_shared<lessons::LessonRunner>(m_cluster->connection()->transport->config(),
+                                                    lessons::LessonRunner::resolverFor(*m_cluster->discovery()), m_lesson);
 }
 
-void LessonController::launch(const QString &what, std::function<Job(kube::LessonRunner &)> work)
+void LessonController::launch(const QString &what, std::function<Job(lessons::LessonRunner &)> work)
 {
     ensureRunner();
     if (!m_runner) {
@@ -244,7 +244,7 @@ void LessonController::next()
             next();
         return;
     }
-    launch(tr("Running step %1…").arg(step + 1), [step](kube::LessonRunner &r) {
+    launch(tr("Running step %1…").arg(step + 1), [step](lessons::LessonRunner &r) {
         Job job;
         job.first = step;
         job.reports.push_back(r.runStep(std::size_t(step)));
@@ -268,7 +268,7 @@ void LessonController::reset()
 
 void LessonController::resetNamespace()
 {
-    launch(tr("Resetting namespace %1…").arg(QString::fromStdString(m_lesson.ns)), [](kube::LessonRunner &r) {
+    launch(tr("Resetting namespace %1…").arg(QString::fromStdString(m_lesson.ns)), [](lessons::LessonRunner &r) {
         Job job;
         job.wasReset = true;
         if (auto st = r.reset(); !st)
@@ -282,7 +282,7 @@ void LessonController::runAgain()
     if (m_busy || m_index < 0)
         return;
     const int upTo = m_index;
-    launch(tr("Running steps 1 to %1 again…").arg(upTo + 1), [upTo](kube::LessonRunner &r) {
+    launch(tr("Running steps 1 to %1 again…").arg(upTo + 1), [upTo](lessons::LessonRunner &r) {
         Job job;
         job.wasReset = true;
         if (auto st = r.reset(); !st) {
@@ -316,7 +316,7 @@ void LessonController::setPresenter(bool on)
     }
 }
 
-const kube::LessonStepReport *LessonController::report(int index) const
+const core::LessonStepReport *LessonController::report(int index) const
 {
     if (index < 0 || index >= int(m_reports.size()) || !m_reports[std::size_t(index)])
         return nullptr;

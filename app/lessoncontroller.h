@@ -1,11 +1,11 @@
 #pragma once
-// LessonController: a lesson in the window (issue 12). Runs the lesson's steps with
-// kube::LessonRunner on a worker thread (the runner blocks on the server), shows each step's
+// LessonController: a lesson in the window (docs/lessons.md). Runs the lesson's steps with
+// lessons::LessonRunner on a worker thread (the runner blocks on the server), shows each step's
 // narrative and report in a LessonPanel docked beside the cluster's views, and brings up the view
 // the step names: the object selected, the tab chosen, the field highlighted. Asks before it
 // touches a cluster that is not the sandbox. Lives on the GUI thread.
-#include "core/lesson.h"
-#include "kube/lessonrunner.h"
+#include "core/lessons/lesson.h"
+#include "lessons/lessonrunner.h"
 
 #include <QFutureWatcher>
 #include <QObject>
@@ -47,10 +47,9 @@ public:
     void setPresenter(bool on);
 
     widgets::LessonPanel *panel() const { return m_panel; }
-    QDockWidget *dock() const { return m_dock; }
     int currentStep() const { return m_index; }
     bool isBusy() const { return m_busy; }
-    const kube::LessonStepReport *report(int index) const;
+    const core::LessonStepReport *report(int index) const;
     const core::Lesson &lesson() const { return m_lesson; }
     ClusterController *cluster() const { return m_cluster; }
     // Saves what the app recorded about the lesson's namespace as JSON Lines (fieldscope --open).
@@ -67,7 +66,7 @@ private:
     struct Job; // what a worker run produced
     static QThreadPool *jobPool();
     void ensureRunner();
-    void launch(const QString &what, std::function<Job(kube::LessonRunner &)> work);
+    void launch(const QString &what, std::function<Job(lessons::LessonRunner &)> work);
     void onJobDone();
     void resetNamespace(); // reset() without forgetting runTo's target
     void show(int index);
@@ -79,8 +78,8 @@ private:
     core::Lesson m_lesson;
     widgets::LessonPanel *m_panel;
     QDockWidget *m_dock;
-    std::shared_ptr<kube::LessonRunner> m_runner; // used on jobPool()'s thread only while a job runs
-    std::vector<std::optional<kube::LessonStepReport>> m_reports;
+    std::shared_ptr<lessons::LessonRunner> m_runner; // used on jobPool()'s thread only while a job runs
+    std::vector<std::optional<core::LessonStepReport>> m_reports;
     int m_index = -1;
     int m_target = -1; // runTo: keep going until this step
     bool m_busy = false;

@@ -3,11 +3,11 @@
 #include "app/clustercontroller.h"
 #include "app/lessoncontroller.h"
 #include "app/workspace.h"
-#include "core/boundary.h"
+#include "core/base/boundary.h"
 #include "widgets/lessonpanel.h"
 #include "widgets/mainwindow.h"
 #include "widgets/plaintext.h"
-#include "core/visibletext.h"
+#include "core/base/visibletext.h"
 
 #include <QAction>
 #include <QFileDialog>

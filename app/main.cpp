@@ -1,6 +1,6 @@
 // fieldscope: the desktop app, or one of its subcommands. Where the command line goes is decided
 // before any Qt application object exists, so --help, --version and every subcommand run on a
-// machine without a display (issue 14); only the window creates a QApplication.
+// machine without a display (ssh, CI, a container); only the window creates a QApplication.
 #include "app/cliroute.h"
 #include "app/commands.h"
 #include "app/guiapp.h"

@@ -1,8 +1,8 @@
 #include "app/objecteditor.h"
 
-#include "core/boundary.h"
-#include "core/jsonread.h"
-#include "core/yaml.h"
+#include "core/base/boundary.h"
+#include "core/base/jsonread.h"
+#include "core/yaml/yaml.h"
 #include "kube/requestcommands.h"
 #include "kube/writes.h"
 
@@ -26,7 +26,7 @@ void inBackground(QObject *context, Work work, Done done)
     auto *watcher = new QFutureWatcher<R>(context);
     QObject::connect(watcher, &QFutureWatcherBase::finished, context, [watcher, context, done = std::move(done)]() mutable {
         watcher->deleteLater();
-        // The worker's exception (core/boundary.h) and one thrown by `done` (an exception in a
+        // The worker's exception (core/base/boundary.h) and one thrown by `done` (an exception in a
         // slot ends the process) both become the editor's failure banner.
         auto fail = [context](const core::Error &e) {
             if (auto *editor = qobject_cast<ObjectEditor *>(context))
@@ -287,7 +287,7 @@ void ObjectEditor::showRequest(const kube::HttpRequest &req)
         auto body = core::parseJson(req.body);
         return QString::fromStdString(req.method + ' ' + req.path + "\nContent-Type: " + req.contentType + "\n\n"
                                       + (body ? core::safeDump(*body, 2) : req.body));
-    }, [this, gen, notes](QString text) {
+    }, [this, gen, notes](const QString &text) {
         if (gen == m_generation && m_window)
             m_window->showPreview(text, notes);
     });
@@ -628,7 +628,7 @@ void ObjectEditor::rebase()
 // failures are said.
 void ObjectEditor::fetchCurrentAfter(const core::Error &refusal, std::function<void(const core::Json &)> explain)
 {
-    fetchCurrent([this, refusal, explain](core::Result<core::Json> live) {
+    fetchCurrent([this, refusal, explain = std::move(explain)](core::Result<core::Json> live) {
         if (!live) {
             m_window->showFailure(tr("%1; reading the current object failed too: %2").arg(q(refusal.describe()), q(live.error().describe())));
             return;
@@ -642,7 +642,7 @@ void ObjectEditor::fetchCurrent(std::function<void(core::Result<core::Json>)> do
 {
     const int gen = m_generation;
     m_client->send(kube::getRequest(m_resource, m_namespace, m_name), this,
-                   [this, gen, done](core::Result<kube::HttpResponse> r) {
+                   [this, gen, done = std::move(done)](core::Result<kube::HttpResponse> r) {
         if (gen != m_generation || !m_window)
             return;
         if (!r) {

@@ -9,8 +9,8 @@
 // a superseded request are dropped. Lives on the GUI thread; a child of its window, so it dies
 // with it.
 #include "app/draftkeeper.h"
-#include "core/editsession.h"
-#include "core/json.h"
+#include "core/edit/editsession.h"
+#include "core/base/json.h"
 #include "kube/apiclient.h"
 #include "kube/kubeconfig.h"
 #include "kube/resource.h"

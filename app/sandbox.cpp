@@ -1,6 +1,6 @@
 #include "app/sandbox.h"
 
-#include "core/privatefiles.h"
+#include "core/base/privatefiles.h"
 
 #include <QCoreApplication>
 #include <QDir>
@@ -43,7 +43,7 @@ QString SandboxController::dataDir()
 
 QString SandboxController::clusterScript()
 {
-    const QString env = qEnvironmentVariable("FIELDSCOPE_CLUSTER_SCRIPT");
+    QString env = qEnvironmentVariable("FIELDSCOPE_CLUSTER_SCRIPT");
     if (!env.isEmpty())
         return env;
     // Installed (the Debian package): /usr/lib/fieldscope, found from the binary's own folder.

@@ -106,7 +106,7 @@ void ScreenshotTaker::whenReady(QObject *controller, widgets::ClusterView *view,
 {
     auto *poll = new QTimer(controller);
     m_waiting.start();
-    connect(poll, &QTimer::timeout, controller, [=, this] {
+    connect(poll, &QTimer::timeout, controller, [=, this, viewSettled = std::move(viewSettled), tabReady = std::move(tabReady)] {
         if (!viewSettled() && m_waiting.elapsed() < kColumnsPatienceMs)
             return;
         if (!m_selected) {

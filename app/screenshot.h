@@ -1,5 +1,5 @@
 #pragma once
-// `fieldscope --screenshot FILE.png` (issue 6): renders the real main window once the view asked
+// `fieldscope --screenshot FILE.png`: renders the real main window once the view asked
 // for has loaded, saves it and quits. "Loaded" means what a person would wait for: the table's
 // first list with the server's columns (or the knowledge that it has none) and the kinds'
 // counts; with --select (or --tab alone: the first object) that object selected, its detail on

@@ -12,8 +12,9 @@ namespace {
 // One group per decision, named by the fingerprint (hex: a valid settings key). Decisions of
 // earlier versions ("execConsent/<hash of file and command>") were bound to less than the user
 // is shown now; they are ignored, and removed by forgetAll().
-const QString kGroup = QStringLiteral("execPluginConsent");
-const QString kLegacyGroup = QStringLiteral("execConsent");
+// Functions, not global QStrings: nothing to construct at load time (clazy non-pod-global-static).
+QString consentGroup() { return QStringLiteral("execPluginConsent"); }
+QString legacyConsentGroup() { return QStringLiteral("execConsent"); }
 
 std::unique_ptr<QSettings> open(const QString &file)
 {
@@ -45,7 +46,7 @@ std::optional<bool> SettingsConsentStore::decision(const std::string &fingerprin
         return std::nullopt;
     std::lock_guard lock(m_mutex);
     auto s = open(m_file);
-    const QVariant v = s->value(kGroup + u'/' + QString::fromStdString(fingerprint) + QStringLiteral("/allowed"));
+    const QVariant v = s->value(consentGroup() + u'/' + QString::fromStdString(fingerprint) + QStringLiteral("/allowed"));
     if (!v.isValid())
         return std::nullopt;
     return v.toBool();
@@ -57,7 +58,7 @@ void SettingsConsentStore::remember(const kube::ConsentRecord &r)
         return;
     std::lock_guard lock(m_mutex);
     auto s = open(m_file);
-    s->beginGroup(kGroup + u'/' + QString::fromStdString(r.fingerprint));
+    s->beginGroup(consentGroup() + u'/' + QString::fromStdString(r.fingerprint));
     s->setValue(QStringLiteral("allowed"), r.allowed);
     s->setValue(QStringLiteral("kubeconfig"), QString::fromStdString(r.kubeconfigFile));
     s->setValue(QStringLiteral("context"), QString::fromStdString(r.contextName));
@@ -74,7 +75,7 @@ std::vector<kube::ConsentRecord> SettingsConsentStore::decisions() const
     std::lock_guard lock(m_mutex);
     auto s = open(m_file);
     std::vector<kube::ConsentRecord> out;
-    s->beginGroup(kGroup);
+    s->beginGroup(consentGroup());
     for (const QString &fp : s->childGroups()) {
         if (!isFingerprint(fp.toStdString()))
             continue; // not ours (edited by hand)
@@ -101,7 +102,7 @@ bool SettingsConsentStore::forget(const std::string &fingerprint)
         return false;
     std::lock_guard lock(m_mutex);
     auto s = open(m_file);
-    const QString key = kGroup + u'/' + QString::fromStdString(fingerprint);
+    const QString key = consentGroup() + u'/' + QString::fromStdString(fingerprint);
     if (!s->contains(key + QStringLiteral("/allowed")))
         return false;
     s->remove(key);
@@ -113,11 +114,11 @@ int SettingsConsentStore::forgetAll()
 {
     std::lock_guard lock(m_mutex);
     auto s = open(m_file);
-    s->beginGroup(kGroup);
+    s->beginGroup(consentGroup());
     const int n = int(s->childGroups().size());
     s->endGroup();
-    s->remove(kGroup);
-    s->remove(kLegacyGroup);
+    s->remove(consentGroup());
+    s->remove(legacyConsentGroup());
     s->sync();
     return n;
 }

@@ -19,7 +19,7 @@ constexpr std::array kSignals{SIGTERM, SIGINT, SIGHUP};
 extern "C" void onSignal(int sig)
 {
     const int saved = errno;
-    const unsigned char b = static_cast<unsigned char>(sig);
+    const auto b = static_cast<unsigned char>(sig);
     [[maybe_unused]] const ssize_t n = ::write(g_fds[0], &b, 1);
     errno = saved;
 }

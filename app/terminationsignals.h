@@ -1,7 +1,7 @@
 #pragma once
 // SIGTERM, SIGINT and SIGHUP (logout, `kill`, a session manager, Ctrl-C in the terminal that
 // started the window) as a Qt signal on the GUI thread, so the window can quit in order: drafts
-// kept, the recorder's last batch committed, the sandbox stopped (issue 14). Without it the
+// kept, the recorder's last batch committed, the sandbox stopped. Without it the
 // default action ends the process on the spot.
 #include <QObject>
 

@@ -6,7 +6,7 @@
 #include <QProcess>
 
 #include "app/settingsconsentstore.h"
-#include "core/boundary.h"
+#include "core/base/boundary.h"
 #include "kube/execconsent.h"
 #include "widgets/consentdecisionsview.h"
 
@@ -174,13 +174,13 @@ void Workspace::showBackgroundRecording(widgets::SettingsDialog *d) const
 }
 
 // systemctl --user enable|disable --now fieldscope-record@CONTEXT.service, without waiting.
-void Workspace::runSystemctl(QPointer<widgets::SettingsDialog> d, const QString &context, bool on)
+void Workspace::runSystemctl(const QPointer<widgets::SettingsDialog> &d, const QString &context, bool on)
 {
     const QString unit = QStringLiteral("fieldscope-record@%1.service").arg(systemdInstanceName(context));
     const QStringList args{QStringLiteral("--user"), on ? QStringLiteral("enable") : QStringLiteral("disable"), QStringLiteral("--now"), unit};
     auto *p = new QProcess(this);
     p->setProcessChannelMode(QProcess::MergedChannels);
-    connect(p, &QProcess::finished, this, [this, p, d, on, unit](int code, QProcess::ExitStatus status) {
+    connect(p, &QProcess::finished, this, [p, d, on, unit](int code, QProcess::ExitStatus status) {
         p->deleteLater();
         const QString out = QString::fromLocal8Bit(p->readAll()).trimmed();
         if (!d)

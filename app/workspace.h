@@ -47,7 +47,7 @@ private:
     };
     void close(widgets::ClusterView *view);
     void showBackgroundRecording(widgets::SettingsDialog *dialog) const;
-    void runSystemctl(QPointer<widgets::SettingsDialog> dialog, const QString &context, bool on);
+    void runSystemctl(const QPointer<widgets::SettingsDialog> &dialog, const QString &context, bool on);
     void applySettings();
 
     widgets::MainWindow *m_window;

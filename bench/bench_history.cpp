@@ -1,11 +1,11 @@
-// History store figures (issue 5): sustained recording rate through HistoryRecorder (target
+// History store figures: sustained recording rate through HistoryRecorder (target
 // >= 10,000 versions/s), median stored bytes per small (status-only) update, and the time to open
 // a 1,000-version history (open + listing + decoding every version + attribution; target < 200 ms),
 // and the History tab's data for 1,000 versions of a 1 MiB object (rows + the shown pair; target
 // < 2 s and < 300 MB peak RSS, measured in a child process so the set-up does not count).
 // A plain executable: `bench_history [pod.json]`; not a test.
-#include "core/historyquery.h"
-#include "core/historywriter.h"
+#include "core/history/historyquery.h"
+#include "core/history/historywriter.h"
 #include "models/historyversions.h"
 #include "models/objecthistorymodel.h"
 

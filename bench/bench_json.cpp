@@ -1,22 +1,22 @@
-// bench_json (issue 15): the DOM at 100,000 keys and every hostile input core/ reads.
+// bench_json: the DOM at 100,000 keys and every hostile input core/ reads.
 //
 // Part 1: a ConfigMap with 100,000 data keys (and managedFields owning every one) parsed, shown as
 // YAML, blamed and diffed. Peers in the same run: the same parse with nlohmann::ordered_json (the
-// DOM before this change; at 40,000 keys, the issue's example, since 100,000 takes minutes) and
+// DOM before this change; at 40,000 keys, where blame took 5.3 s; 100,000 takes minutes) and
 // python3's json and yaml (C loader/dumper) modules on the same text.
 //
 // Part 2: each hostile input in a forked child, reporting the child's CPU time and peak resident
 // memory (getrusage of that child alone), against the budget of 1 s CPU and 256 MB.
 //
 // Plain executable printing figures; not part of ctest.
-#include "core/blame.h"
-#include "core/fieldsv1.h"
-#include "core/historyexport.h"
-#include "core/json.h"
-#include "core/objectdiff.h"
-#include "core/ownershiptree.h"
-#include "core/yaml.h"
-#include "core/yamldiff.h"
+#include "core/ownership/blame.h"
+#include "core/ownership/fieldsv1.h"
+#include "core/history/historyexport.h"
+#include "core/base/json.h"
+#include "core/diff/objectdiff.h"
+#include "core/ownership/ownershiptree.h"
+#include "core/yaml/yaml.h"
+#include "core/diff/yamldiff.h"
 
 #include <QElapsedTimer>
 
@@ -256,6 +256,7 @@ void part2()
          [] { return "a: " + std::string(core::YamlLimits{}.maxBytes - 5, 'x') + "\xff"; },
          [](const std::string &in) { return describe(core::yamlToJson(in)); }},
         {"JSON nested 10,000,000 arrays deep (20 MB)",
+         // NOLINTNEXTLINE(bugprone-string-constructor): 20 MB of brackets on purpose, the depth-limit case
          [] { return std::string(10'000'000, '[') + std::string(10'000'000, ']'); },
          [](const std::string &in) { return describe(core::parseJson(in)); }},
         {"JSON object with 1,000,000 keys (23 MB)",

@@ -3,7 +3,7 @@
 //
 //   bench_list --kubeconfig FILE --context C [--count 100000] [--namespace bench-list]
 //              [--kubectl PATH] [--skip-populate]
-#include "core/json.h"
+#include "core/base/json.h"
 #include "kube/apiclient.h"
 #include "kube/connection.h"
 #include "kube/listdecoder.h"
@@ -155,7 +155,7 @@ double rawPages(kube::ApiClient &client, const std::string &ns, std::size_t *byt
                 *bytes += r->body.size();
                 pageSize = kube::nextPageSize(pages, pageSize, std::size_t(pageSize), r->body.size());
                 // Only the continue token: the raw baseline does no other parsing.
-                const auto at = r->body.find("\"continue\":\"");
+                const auto at = r->body.find(R"("continue":")");
                 if (at != std::string::npos && at < 400) {
                     const auto end = r->body.find('"', at + 12);
                     cont = r->body.substr(at + 12, end - at - 12);
@@ -284,7 +284,7 @@ int main(int argc, char **argv)
         w.start();
         loop.exec();
         for (const auto &[uid, obj] : w.store().objects())
-            lines.push_back("{\"type\":\"MODIFIED\",\"object\":" + obj.json.toStdString() + "}");
+            lines.push_back(R"({"type":"MODIFIED","object":)" + obj.json.toStdString() + "}");
     }
     const double rate = decodeRate(lines);
 

@@ -1,11 +1,11 @@
 // bench_ownership: building the per-field ownership tree (FieldsV1 decoded and joined with the
-// object's values, issue 4) of a typical Deployment and of a 1.5 MiB ConfigMap with 12,000 owned
+// object's values) of a typical Deployment and of a 1.5 MiB ConfigMap with 12,000 owned
 // fields. The peer in the same run is parsing the same object's JSON text (nlohmann), the least
 // any tool that reads the object does: the ratio says what the ownership join costs on top.
 // Plain executable printing figures; not part of ctest.
-#include "core/json.h"
-#include "core/ownershiptree.h"
-#include "core/yaml.h"
+#include "core/base/json.h"
+#include "core/ownership/ownershiptree.h"
+#include "core/yaml/yaml.h"
 #include "tests/core/bigobject.h"
 
 #include <QElapsedTimer>

@@ -1,4 +1,4 @@
-// bench_table: the object table at 100,000 ConfigMaps (issue 6). Plain executable printing
+// bench_table: the object table at 100,000 ConfigMaps. Plain executable printing
 // figures; run with QT_QPA_PLATFORM=offscreen (set here when unset) on an otherwise idle machine.
 //
 // Feeds synthetic core::WatchBatch objects shaped like real ConfigMaps (labels, managedFields,
@@ -299,7 +299,7 @@ double stallUnderLoad(Setup &s, Feed &feed, int seconds, const char *label)
     meter.start();
     QElapsedTimer run;
     run.start();
-    while (run.elapsed() < seconds * 1000)
+    while (run.elapsed() < qint64{seconds} * 1000)
         QCoreApplication::processEvents(QEventLoop::AllEvents, 50);
     heartbeat.stop();
     feeder.stop();

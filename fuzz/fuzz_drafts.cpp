@@ -1,6 +1,6 @@
 // A draft file of the editor (unsent edits kept on disk): parsed, and a parsed draft written and
 // parsed again unchanged.
-#include "core/drafts.h"
+#include "core/edit/drafts.h"
 
 #include <cstdint>
 #include <cstdlib>

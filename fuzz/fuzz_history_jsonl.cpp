@@ -1,6 +1,6 @@
 // A history export (.jsonl) read back, as `fieldscope history --db FILE.jsonl` and
 // `fieldscope --open` do.
-#include "core/historyexport.h"
+#include "core/history/historyexport.h"
 
 #include <cstdint>
 #include <string_view>

@@ -1,8 +1,8 @@
 // A lesson file (a teacher's YAML, docs/lessons.md): parsed, then every request of every step
 // built as `lesson run` would build it, without sending anything. A lesson parseLesson accepts
 // must build for every client and write, with a resourceVersion when the runner sends one.
-#include "core/lesson.h"
-#include "core/lessonrequests.h"
+#include "core/lessons/lesson.h"
+#include "core/lessons/lessonrequests.h"
 
 #include <algorithm>
 #include <cstdint>

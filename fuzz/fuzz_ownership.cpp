@@ -1,9 +1,9 @@
 // An object with managedFields (FieldsV1) from JSON: the ownership join, blame in both forms, and
 // the diff of the object against itself (empty by definition).
-#include "core/blame.h"
-#include "core/json.h"
-#include "core/objectdiff.h"
-#include "core/ownershiptree.h"
+#include "core/ownership/blame.h"
+#include "core/base/json.h"
+#include "core/diff/objectdiff.h"
+#include "core/ownership/ownershiptree.h"
 
 #include <cstdint>
 #include <cstdlib>

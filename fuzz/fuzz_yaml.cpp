@@ -1,7 +1,7 @@
 // YAML to JSON (every manifest, kubeconfig and edit buffer goes through it), and back: a value
 // the reader accepts must render as YAML and read back equal.
-#include "core/json.h"
-#include "core/yaml.h"
+#include "core/base/json.h"
+#include "core/yaml/yaml.h"
 
 #include <cstdint>
 #include <cstdlib>

@@ -2,7 +2,7 @@
 // ApiClient: the Qt-facing side of the transport. Lives on the thread that created it (usually
 // the GUI thread, or the CLI's main thread). Results are delivered there through the event loop,
 // never synchronously, and dropped when the ApiClient or the request's context object is gone.
-#include "core/result.h"
+#include "core/base/result.h"
 #include "kube/http.h"
 #include "kube/transport.h"
 
@@ -32,7 +32,6 @@ public:
     void cancel(RequestId id);
 
     Transport &transport() { return *m_transport; }
-    std::shared_ptr<Transport> sharedTransport() const { return m_transport; }
 
     // Posts `fn` to this object's thread if it is still alive; safe from any thread. Used by the
     // watch layer whose parsing runs on the network thread.

@@ -1,7 +1,7 @@
 #include "kube/apierror.h"
 
-#include "core/json.h"
-#include "core/jsonread.h"
+#include "core/base/json.h"
+#include "core/base/jsonread.h"
 
 namespace fieldscope::kube {
 
@@ -77,6 +77,25 @@ core::FieldConflict parseConflictCause(std::string_view message, std::string fie
     return c;
 }
 
+std::vector<core::StatusCause> readStatusCauses(core::JsonReader &read, const core::Json &details, const std::string &detailsPath)
+{
+    std::vector<core::StatusCause> out;
+    const core::Json *causes = read.array(details, "causes", detailsPath);
+    const std::string causesPath = core::jsonPath(detailsPath, "causes");
+    for (std::size_t i = 0; causes && i < causes->size() && read.ok(); ++i) {
+        const core::Json &c = (*causes)[i];
+        const std::string path = core::jsonPath(causesPath, i);
+        if (!read.expectObject(c, path))
+            break;
+        core::StatusCause cause;
+        cause.reason = read.string(c, "reason", path);
+        cause.message = read.string(c, "message", path);
+        cause.field = read.string(c, "field", path);
+        out.push_back(std::move(cause));
+    }
+    return out;
+}
+
 Error errorFromResponse(const HttpResponse &response, std::string_view request)
 {
     Error e;
@@ -97,23 +116,12 @@ Error errorFromResponse(const HttpResponse &response, std::string_view request)
         e.reason = read.string(st, "reason", "");
         e.message = read.string(st, "message", "");
         if (const core::Json *d = read.object(st, "details", "")) {
-            if (const core::Json *causes = read.array(*d, "causes", "details")) {
-                for (std::size_t i = 0; i < causes->size(); ++i) {
-                    const core::Json &c = (*causes)[i];
-                    const std::string path = core::jsonPath("details.causes", i);
-                    if (!read.expectObject(c, path))
-                        break;
-                    core::StatusCause cause;
-                    cause.reason = read.string(c, "reason", path);
-                    cause.message = read.string(c, "message", path);
-                    cause.field = read.string(c, "field", path);
-                    if (cause.reason == "FieldManagerConflict") {
-                        fieldConflict = true;
-                        e.conflicts.push_back(parseConflictCause(cause.message, cause.field));
-                    }
-                    e.causes.push_back(std::move(cause));
+            e.causes = readStatusCauses(read, *d, "details");
+            for (const core::StatusCause &cause : e.causes)
+                if (cause.reason == "FieldManagerConflict") {
+                    fieldConflict = true;
+                    e.conflicts.push_back(parseConflictCause(cause.message, cause.field));
                 }
-            }
             const auto retry = read.integer(*d, "retryAfterSeconds", "details", -1);
             if (e.retryAfterSeconds < 0 && retry >= -1 && retry <= 86400)
                 e.retryAfterSeconds = int(retry);

@@ -39,7 +39,7 @@ Connection connectResolved(ResolvedConfig config, const ConnectionOptions &optio
         auto provider = weak.lock();
         if (!provider)
             return core::Result<Credential>(core::Error::make(core::ErrorCategory::Cancelled, "the connection was closed"));
-        auto cred = provider->current([later = std::move(later)](core::Result<AuthCredential> c) { later(toTransport(c)); });
+        auto cred = provider->current([later = std::move(later)](const core::Result<AuthCredential> &c) { later(toTransport(c)); });
         if (!cred)
             return std::nullopt;
         return toTransport(*cred);

@@ -2,7 +2,7 @@
 // Connection: the composition of kubeconfig -> credentials -> transport for one context.
 // Loading reads small local files; the app calls connect() on a worker thread (QtConcurrent),
 // the command line calls it directly.
-#include "core/result.h"
+#include "core/base/result.h"
 #include "kube/credentials.h"
 #include "kube/kubeconfig.h"
 #include "kube/transport.h"

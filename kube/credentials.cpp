@@ -1,6 +1,6 @@
 #include "kube/credentials.h"
 
-#include "core/boundary.h"
+#include "core/base/boundary.h"
 #include "kube/authlog.h"
 #include "kube/kubeconfig_p.h"
 
@@ -123,7 +123,7 @@ CredentialProvider::CredentialProvider(ResolvedConfig config, CredentialOptions 
         // Only certificates that came from files can rotate; seed the watch with what resolve() read.
         if (!a.clientCertificateFile.empty() && !a.clientKeyFile.empty()) {
             const auto now = std::chrono::steady_clock::now();
-            for (auto [f, path, pem] : {std::tuple{&m_certFile, a.clientCertificateFile, a.clientCertificatePem},
+            for (const auto &[f, path, pem] : {std::tuple{&m_certFile, a.clientCertificateFile, a.clientCertificatePem},
                                         std::tuple{&m_keyFile, a.clientKeyFile, a.clientKeyPem}}) {
                 const QFileInfo fi(QString::fromStdString(path));
                 f->path = path;
@@ -371,9 +371,9 @@ void CredentialProvider::startRunLocked(ExecInvocation invocation)
     if (m_runner.joinable())
         m_runner.join();
     m_runner = std::thread([this, inv = std::move(invocation)]() mutable {
-        // The thread's last boundary (core/boundary.h): requests waiting for this credential get
+        // The thread's last boundary (core/base/boundary.h): requests waiting for this credential get
         // the error instead of waiting for ever.
-        const core::Status st = core::guarded("the exec credential plugin", [&] { runPlugin(std::move(inv)); });
+        const core::Status st = core::guarded("the exec credential plugin", [&] { runPlugin(inv); });
         if (st)
             return;
         std::vector<CredentialWaiter> waiters;
@@ -387,7 +387,7 @@ void CredentialProvider::startRunLocked(ExecInvocation invocation)
     });
 }
 
-void CredentialProvider::runPlugin(ExecInvocation invocation)
+void CredentialProvider::runPlugin(const ExecInvocation &invocation)
 {
     ExecOutcome out = runExecPlugin(invocation, m_options.execTimeout, &m_cancel);
     std::vector<CredentialWaiter> waiters;

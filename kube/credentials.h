@@ -1,7 +1,7 @@
 #pragma once
 // Per-request credentials for one ResolvedConfig: static tokens, rotating token files, client
 // certificates (re-read when their files change), basic auth and exec plugins with caching,
-// consent and 401 refresh (API brief 6.3, 6.4, 6.6; issue 15 section 4).
+// consent and 401 refresh (k8s.io/client-go/plugin/pkg/client/auth/exec/exec.go, .../transport/token_source.go).
 //
 // Threads: a CredentialProvider is created anywhere and then used from the network thread(s).
 // All its state is guarded by m_mutex, which is never held while a plugin runs or a question is
@@ -9,7 +9,7 @@
 // answered whenever the user gets to it: current(later) never waits for either. Requests that
 // arrive meanwhile queue their `later` and all get the one outcome (client-go also runs one plugin
 // for concurrent callers). The blocking current() is for the command line and tests.
-#include "core/result.h"
+#include "core/base/result.h"
 #include "kube/execconsent.h"
 #include "kube/execplugin.h"
 #include "kube/kubeconfig.h"
@@ -192,7 +192,7 @@ private:
     core::Result<bool> refreshFile(WatchedFile &f, const char *what);
     std::optional<core::Result<AuthCredential>> currentExec(CredentialWaiter later);
     void startRunLocked(ExecInvocation invocation); // m_mutex held
-    void runPlugin(ExecInvocation invocation);       // the runner thread
+    void runPlugin(const ExecInvocation &invocation); // the runner thread
     void onConsentAnswer(std::uint64_t question, ConsentAnswer answer);
     ConsentRecord recordFor(const ExecInvocation &inv, bool allowed) const;
     QDateTime nowUtc() const;

@@ -1,7 +1,7 @@
 #include "kube/discovery.h"
 
-#include "core/json.h"
-#include "core/jsonread.h"
+#include "core/base/json.h"
+#include "core/base/jsonread.h"
 #include "kube/apierror.h"
 
 #include <QLoggingCategory>
@@ -22,6 +22,18 @@ namespace {
 
 constexpr const char *kAcceptAggregated =
     "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json";
+
+// A discovery answer parsed as a JSON object; a Parse error naming `what` (the request) otherwise.
+core::Result<Json> parseObject(const std::string &body, const std::string &what)
+{
+    auto doc = core::parseJson(body);
+    if (!doc)
+        return Error::make(ErrorCategory::Parse, what + ": " + doc.error().message, doc.error().where);
+    core::JsonReader read(what);
+    if (!read.expectObject(*doc, ""))
+        return read.error();
+    return doc;
+}
 
 std::string lower(std::string s)
 {
@@ -89,12 +101,10 @@ bool readAggregatedResource(core::JsonReader &read, const Json &r, const std::st
 core::Status parseAggregatedDiscovery(const std::string &body, bool coreGroup, DiscoverySnapshot &into)
 {
     const std::string what = std::string("aggregated discovery GET ") + (coreGroup ? "/api" : "/apis");
-    auto doc = core::parseJson(body);
+    auto doc = parseObject(body, what);
     if (!doc)
-        return Error::make(ErrorCategory::Parse, what + ": " + doc.error().message, doc.error().where);
+        return doc.error();
     core::JsonReader read(what);
-    if (!read.expectObject(*doc, ""))
-        return read.status();
     const Json *items = read.array(*doc, "items", "");
     if (!items)
         return read.ok() ? Error::make(ErrorCategory::Parse, what + ": APIGroupDiscoveryList without items", "items") : read.status();
@@ -159,12 +169,10 @@ core::Status parseAggregatedDiscovery(const std::string &body, bool coreGroup, D
 core::Status parseLegacyResourceList(const std::string &body, const std::string &groupVersion, bool preferred, DiscoverySnapshot &into)
 {
     const std::string what = "discovery GET " + std::string(groupVersion.find('/') == std::string::npos ? "/api/" : "/apis/") + groupVersion;
-    auto doc = core::parseJson(body);
+    auto doc = parseObject(body, what);
     if (!doc)
-        return Error::make(ErrorCategory::Parse, what + ": " + doc.error().message, doc.error().where);
+        return doc.error();
     core::JsonReader read(what);
-    if (!read.expectObject(*doc, ""))
-        return read.status();
     const auto gv = groupVersion.find('/');
     const std::string group = gv == std::string::npos ? std::string() : groupVersion.substr(0, gv);
     const std::string version = gv == std::string::npos ? groupVersion : groupVersion.substr(gv + 1);
@@ -216,12 +224,10 @@ core::Status parseLegacyResourceList(const std::string &body, const std::string 
 core::Status parseApiGroupList(const std::string &body, std::vector<std::pair<std::string, bool>> &groupVersions)
 {
     const std::string what = "discovery GET /apis";
-    auto doc = core::parseJson(body);
+    auto doc = parseObject(body, what);
     if (!doc)
-        return Error::make(ErrorCategory::Parse, what + ": " + doc.error().message, doc.error().where);
+        return doc.error();
     core::JsonReader read(what);
-    if (!read.expectObject(*doc, ""))
-        return read.status();
     const Json *groups = read.array(*doc, "groups", "");
     for (std::size_t i = 0; groups && i < groups->size() && read.ok(); ++i) {
         const Json &g = (*groups)[i];

@@ -1,12 +1,12 @@
 #pragma once
-// Discovery: which resource types the server serves (API brief 1). Tries aggregated discovery
-// (apidiscovery.k8s.io/v2) and falls back to the legacy per-group-version requests, chosen by
+// Discovery: which resource types the server serves (as k8s.io/client-go/discovery/discovery_client.go).
+// Tries aggregated discovery (apidiscovery.k8s.io/v2), falling back to the legacy per-group-version requests, chosen by
 // the response Content-Type. A failing group version (503 aggregated API) or a resource entry of
 // the wrong shape is recorded and the rest is still shown. Lives on its ApiClient's thread; the
 // documents (up to the transport's body limit) are parsed on the network thread and only the
 // decoded ResourceInfo values cross over. Legacy discovery asks at most
 // kMaxConcurrentDiscoveryRequests group versions at a time.
-#include "core/result.h"
+#include "core/base/result.h"
 #include "kube/apiclient.h"
 #include "kube/resource.h"
 
@@ -33,7 +33,7 @@ struct DiscoverySnapshot {
 
     // kubectl-style resolution: plural, singular, short name or kind (case-insensitive), each
     // optionally qualified as NAME.GROUP or NAME.VERSION.GROUP. Prefers preferred versions.
-    const ResourceInfo *resolve(const std::string &word) const;
+    const ResourceInfo *resolve(const std::string &input) const;
     const ResourceInfo *find(const std::string &group, const std::string &resource) const;
     // The resource a manifest's apiVersion ("apps/v1") and kind ("Deployment") name; null if none.
     const ResourceInfo *findKind(const std::string &apiVersion, const std::string &kind) const;

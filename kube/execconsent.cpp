@@ -1,8 +1,9 @@
 #include "kube/execconsent.h"
 
 #include "kube/execplugin.h"
+#include "kube/requestcommands.h"
 
-#include "core/visibletext.h"
+#include "core/base/visibletext.h"
 
 #include <algorithm>
 #include <array>
@@ -19,19 +20,6 @@ std::string upper(std::string_view s)
     std::string out(s);
     std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) { return char(std::toupper(c)); });
     return out;
-}
-
-std::string shellQuoted(const std::string &s)
-{
-    const bool safe = !s.empty() && std::all_of(s.begin(), s.end(), [](unsigned char c) {
-        return std::isalnum(c) || std::string_view("_./=:,@%+-").find(char(c)) != std::string_view::npos;
-    });
-    if (safe)
-        return s;
-    std::string out = "'";
-    for (char c : s)
-        out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-    return out + "'";
 }
 
 } // namespace
@@ -84,7 +72,7 @@ ExecConsentDescription describeExecInvocation(const ExecInvocation &inv)
         add("runs", inv.program, "resolved in PATH (relative PATH entries are never searched)");
     std::string args;
     for (const auto &a : inv.args)
-        args += (args.empty() ? "" : " ") + shellQuoted(a);
+        args += (args.empty() ? "" : " ") + shellQuote(a, true);
     add("arguments", inv.args.empty() ? std::string("(none)") : args);
     for (const auto &v : inv.addedEnv) {
         const bool secret = envNameLooksSecret(v.name);

@@ -1,12 +1,12 @@
 #pragma once
-// What the user is shown before an exec credential plugin runs (issue 15 section 4, API brief 6.6):
+// What the user is shown before an exec credential plugin runs (it is arbitrary code; README.md, Security):
 // one description shared by the window's question and the command line, so both show the same
 // facts. GUI-free, thread-agnostic and pure.
 //
 // Everything in an ExecInvocation came from a kubeconfig someone else may have written, so every
 // string goes through visibleEscapes(): control characters and bidirectional overrides cannot hide
 // or reorder what is shown ("evil\u202e" would otherwise display an argument backwards).
-#include "core/visibletext.h"
+#include "core/base/visibletext.h"
 
 #include <string>
 #include <string_view>
@@ -32,7 +32,7 @@ struct ExecConsentDescription {
 
 ExecConsentDescription describeExecInvocation(const ExecInvocation &invocation);
 
-// core::visibleEscapes (core/visibletext.h), where the window's plain-text helpers find it too.
+// core::visibleEscapes (core/base/visibletext.h), where the window's plain-text helpers find it too.
 using core::visibleEscapes;
 
 // Heuristics for env names, upper-cased before matching (client-go has none: it passes everything).

@@ -2,7 +2,7 @@
 
 #include "kube/requestcommands.h"
 
-#include "core/jsonread.h"
+#include "core/base/jsonread.h"
 #include "kube/authlog.h"
 
 #include <QCryptographicHash>
@@ -31,30 +31,37 @@ namespace {
 
 // Abandoned (killed) plugin processes not yet reaped: deleted when the application object is
 // destroyed, so none outlives it (LeakSanitizer saw them in short test runs).
-QMutex g_abandonedMutex;
-QList<QPointer<QProcess>> g_abandoned;
+struct Abandoned {
+    QMutex mutex;
+    QList<QPointer<QProcess>> processes;
+};
+Abandoned &abandoned()
+{
+    static Abandoned a; // built on first use, not at load time (clazy non-pod-global-static)
+    return a;
+}
 
 void deleteAbandoned()
 {
-    QMutexLocker lock(&g_abandonedMutex);
-    for (const QPointer<QProcess> &p : std::exchange(g_abandoned, {}))
+    QMutexLocker lock(&abandoned().mutex);
+    for (const QPointer<QProcess> &p : std::exchange(abandoned().processes, {}))
         delete p.data();
 }
 
 void keepUntilExit(QProcess *p)
 {
-    QMutexLocker lock(&g_abandonedMutex);
+    QMutexLocker lock(&abandoned().mutex);
     static const bool registered = [] {
         qAddPostRoutine(deleteAbandoned);
         return true;
     }();
     (void)registered;
-    g_abandoned.removeAll(nullptr);
-    g_abandoned.append(p);
+    abandoned().processes.removeAll(nullptr);
+    abandoned().processes.append(p);
 }
 
 
-constexpr qsizetype kMaxDiagnostics = 8 * 1024;
+constexpr qsizetype kMaxDiagnostics = qsizetype{8} * 1024;
 
 Error authError(std::string message, std::string reason = {}, std::string where = {})
 {
@@ -144,14 +151,6 @@ void configure(QProcess &p, const ExecInvocation &inv)
 }
 
 } // namespace
-
-std::string ExecInvocation::commandLine() const
-{
-    std::string out = shellQuote(program, true);
-    for (const auto &a : args)
-        out += " " + shellQuote(a, true);
-    return out;
-}
 
 std::string ExecInvocation::fingerprint() const
 {
@@ -254,7 +253,7 @@ Result<ExecInvocation> prepareExec(const ExecConfig &exec, const Json &clusterIn
     if (exec.provideClusterInfo && !clusterInfo.is_null())
         input["spec"]["cluster"] = clusterInfo;
     inv.environment.insert(QStringLiteral("KUBERNETES_EXEC_INFO"), QString::fromStdString(core::toJsonText(input)));
-    inv.addedEnvNames.push_back("KUBERNETES_EXEC_INFO");
+    inv.addedEnvNames.emplace_back("KUBERNETES_EXEC_INFO");
     return inv;
 }
 

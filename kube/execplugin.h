@@ -1,5 +1,5 @@
 #pragma once
-// exec credential plugins (client.authentication.k8s.io v1 and v1beta1, API brief 6.4).
+// exec credential plugins (client.authentication.k8s.io v1 and v1beta1; k8s.io/client-go/plugin/pkg/client/auth/exec).
 //
 // Running a plugin is running arbitrary code named by a kubeconfig, so this file only prepares and
 // runs; deciding whether to run is CredentialProvider's job (kube/credentials.h), which asks a
@@ -8,7 +8,7 @@
 // Threads: prepareExec() and parseExecCredential() are pure and thread-agnostic. runExecPlugin()
 // blocks until the plugin exits or times out: call it only on a worker/network thread, never on the
 // GUI thread. ExecPluginProcess is the asynchronous form for threads with an event loop (the GUI).
-#include "core/result.h"
+#include "core/base/result.h"
 #include "kube/kubeconfig.h"
 
 #include <QByteArray>
@@ -55,8 +55,6 @@ struct ExecInvocation {
     // Parent environment + env + KUBERNETES_EXEC_INFO. May hold secrets: never log or display it.
     QProcessEnvironment environment;
 
-    // "program arg1 'arg two'" with POSIX shell quoting (not escaped for display).
-    std::string commandLine() const;
     // SHA-256 (hex) over everything the user is shown: kubeconfig file, context, user, server,
     // command, resolved program, arguments, added env names and values, provideClusterInfo (and the
     // cluster config it hands over). A consent is remembered under it, so the same stanza aimed at

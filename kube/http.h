@@ -7,7 +7,7 @@
 
 namespace fieldscope::kube {
 
-// Size limits on what a server may send us (issue 15). An object is at most 1.5 MiB (etcd's
+// Size limits on what a server may send us (README.md, Security). An object is at most 1.5 MiB (etcd's
 // default request limit), so a 500-item list page is ~750 MiB only in theory; real pages of
 // 10k small objects are tens of MiB. 256 MiB is far above any sane page and still bounds memory.
 // Counted after decompression (libcurl's write callback sees decoded bytes), so a gzip bomb stops
@@ -34,7 +34,7 @@ struct HttpRequest {
     std::string body;
     std::vector<std::pair<std::string, std::string>> headers;
     bool streaming = false;     // watch: body delivered in chunks as it arrives
-    bool isWatchStart = false;  // counted against the watch-start rate bucket (API brief 2.7)
+    bool isWatchStart = false;  // counted against the watch-start rate bucket (dozens start at once)
     int timeoutMs = 60'000;     // whole-request limit for non-streaming requests
     int stallSeconds = 45;      // streaming: abort when no byte arrived for this long
     // Non-streaming: a larger (decoded) body fails the request with a Parse error. Tests lower it.

@@ -50,7 +50,7 @@ std::string fileTypeName(mode_t m)
 
 std::string limitText(qint64 bytes)
 {
-    return bytes % (1024 * 1024) == 0 ? std::to_string(bytes / (1024 * 1024)) + " MiB" : std::to_string(bytes) + " bytes";
+    return bytes % (qint64{1024} * 1024) == 0 ? std::to_string(bytes / (qint64{1024} * 1024)) + " MiB" : std::to_string(bytes) + " bytes";
 }
 
 } // namespace
@@ -120,7 +120,7 @@ std::string absolutePath(const QString &p)
 void Kubeconfig::mergeFrom(Kubeconfig &&other)
 {
     // First file wins per key, and a later file never fills in fields the first one lacks: whole
-    // entries are taken or dropped (API brief 6.2, clientcmd/loader.go).
+    // entries are taken or dropped (k8s.io/client-go/tools/clientcmd/loader.go).
     if (m_currentContext.empty())
         m_currentContext = other.m_currentContext;
     for (auto &c : other.m_clusters)
@@ -135,89 +135,111 @@ void Kubeconfig::mergeFrom(Kubeconfig &&other)
     m_files.insert(m_files.end(), other.m_files.begin(), other.m_files.end());
 }
 
-Result<Kubeconfig> Kubeconfig::load(const LoadOptions &options)
+Result<Kubeconfig> Kubeconfig::loadExplicit(const std::string &explicitPath)
 {
-    Kubeconfig merged;
-    const QProcessEnvironment &env = options.environment;
+    const std::string path = absolutePath(QString::fromStdString(explicitPath));
+    if (!QFileInfo::exists(QString::fromStdString(path)))
+        return configError("the kubeconfig file " + path + " given with --kubeconfig does not exist", path);
+    qCDebug(lcKubeAuth) << "loading kubeconfig" << QString::fromStdString(path);
+    auto kc = loadFile(path);
+    if (!kc)
+        return kc.error();
+    kc->m_defaultPath = path;
+    return kc;
+}
 
-    if (!options.explicitPath.empty()) {
-        const std::string path = absolutePath(QString::fromStdString(options.explicitPath));
-        if (!QFileInfo::exists(QString::fromStdString(path)))
-            return configError("the kubeconfig file " + path + " given with --kubeconfig does not exist", path);
-        qCDebug(lcKubeAuth) << "loading kubeconfig" << QString::fromStdString(path);
-        auto kc = loadFile(path);
-        if (!kc)
-            return kc.error();
-        kc->m_defaultPath = path;
-        // An explicit file is never merged and never falls back to in-cluster (loader.go).
-        return kc;
+core::Status Kubeconfig::mergeFile(const std::string &path)
+{
+    qCDebug(lcKubeAuth) << "loading kubeconfig" << QString::fromStdString(path);
+    auto kc = loadFile(path);
+    if (!kc)
+        return kc.error();
+    mergeFrom(std::move(*kc));
+    return core::Unit{};
+}
+
+core::Status Kubeconfig::mergeList(const QString &kubeconfigEnv)
+{
+    std::vector<std::string> entries;
+    for (const QString &e : kubeconfigEnv.split(QDir::listSeparator(), Qt::SkipEmptyParts)) {
+        // Duplicates are removed by their text as given, like deduplicate() in loader.go.
+        if (std::find(entries.begin(), entries.end(), e.toStdString()) == entries.end())
+            entries.push_back(e.toStdString());
     }
-
-    const QString kubeconfigEnv = env.value(QStringLiteral("KUBECONFIG"));
-    if (!kubeconfigEnv.isEmpty()) {
-        std::vector<std::string> entries;
-        for (const QString &e : kubeconfigEnv.split(QDir::listSeparator(), Qt::SkipEmptyParts)) {
-            // Duplicates are removed by their text as given, like deduplicate() in loader.go.
-            if (std::find(entries.begin(), entries.end(), e.toStdString()) == entries.end())
-                entries.push_back(e.toStdString());
+    std::vector<std::string> missing;
+    for (const auto &entry : entries) {
+        const std::string path = absolutePath(QString::fromStdString(entry));
+        if (m_defaultPath.empty())
+            m_defaultPath = path;
+        if (!QFileInfo::exists(QString::fromStdString(path))) {
+            missing.push_back(path);
+            continue;
         }
-        std::vector<std::string> missing;
-        for (const auto &entry : entries) {
-            const std::string path = absolutePath(QString::fromStdString(entry));
-            if (merged.m_defaultPath.empty())
-                merged.m_defaultPath = path;
-            if (!QFileInfo::exists(QString::fromStdString(path))) {
-                missing.push_back(path);
-                continue;
-            }
-            qCDebug(lcKubeAuth) << "loading kubeconfig" << QString::fromStdString(path);
-            auto kc = loadFile(path);
-            if (!kc)
-                return kc.error();
-            merged.mergeFrom(std::move(*kc));
-        }
-        // Missing entries are normal (tools add files that may not exist yet); only "none exist" is
-        // worth a warning.
-        if (!entries.empty() && missing.size() == entries.size()) {
-            merged.m_warnings.push_back("none of the files in KUBECONFIG exist: " + joinNames(missing));
-            qCWarning(lcKubeAuth).noquote() << QString::fromStdString(merged.m_warnings.back());
-        }
-    } else {
-        QString home = env.value(QStringLiteral("HOME"));
-        if (home.isEmpty())
-            home = QDir::homePath();
-        const std::string path = absolutePath(home + QStringLiteral("/.kube/config"));
-        merged.m_defaultPath = path;
-        if (QFileInfo::exists(QString::fromStdString(path))) {
-            qCDebug(lcKubeAuth) << "loading kubeconfig" << QString::fromStdString(path);
-            auto kc = loadFile(path);
-            if (!kc)
-                return kc.error();
-            merged.mergeFrom(std::move(*kc));
-        }
+        if (auto st = mergeFile(path); !st)
+            return st;
     }
+    // Missing entries are normal (tools add files that may not exist yet); only "none exist" is
+    // worth a warning.
+    if (!entries.empty() && missing.size() == entries.size()) {
+        m_warnings.push_back("none of the files in KUBECONFIG exist: " + joinNames(missing));
+        qCWarning(lcKubeAuth).noquote() << QString::fromStdString(m_warnings.back());
+    }
+    return core::Unit{};
+}
 
-    // client-go falls back to the service account only when the files define nothing usable.
+core::Status Kubeconfig::mergeHomeConfig(const QProcessEnvironment &env)
+{
+    QString home = env.value(QStringLiteral("HOME"));
+    if (home.isEmpty())
+        home = QDir::homePath();
+    const std::string path = absolutePath(home + QStringLiteral("/.kube/config"));
+    m_defaultPath = path;
+    if (!QFileInfo::exists(QString::fromStdString(path)))
+        return core::Unit{};
+    return mergeFile(path);
+}
+
+// rest.InClusterConfig (staging/src/k8s.io/client-go/rest/config.go): the service account of
+// the pod we run in, when KUBERNETES_SERVICE_HOST and _PORT are set.
+std::optional<Kubeconfig::InCluster> Kubeconfig::inClusterFrom(const QProcessEnvironment &env, const std::string &serviceAccountDir)
+{
     const std::string host = envValue(env, "KUBERNETES_SERVICE_HOST");
     const std::string port = envValue(env, "KUBERNETES_SERVICE_PORT");
-    if (options.allowInCluster && merged.m_contexts.empty() && merged.m_clusters.empty() && !host.empty() && !port.empty()) {
-        InCluster ic;
-        // net.JoinHostPort: an IPv6 address needs brackets.
-        ic.server = "https://" + (host.find(':') != std::string::npos ? "[" + host + "]" : host) + ":" + port;
-        const QDir sa(QString::fromStdString(options.serviceAccountDir));
-        ic.caFile = sa.filePath(QStringLiteral("ca.crt")).toStdString();
-        ic.tokenFile = sa.filePath(QStringLiteral("token")).toStdString();
-        ic.namespace_ = envValue(env, "POD_NAMESPACE");
-        if (ic.namespace_.empty()) {
-            QFile nsFile(sa.filePath(QStringLiteral("namespace")));
-            if (nsFile.open(QIODevice::ReadOnly))
-                ic.namespace_ = QString::fromUtf8(nsFile.readAll()).trimmed().toStdString();
-        }
-        if (ic.namespace_.empty())
-            ic.namespace_ = "default";
-        qCDebug(lcKubeAuth) << "using the in-cluster service account for" << QString::fromStdString(ic.server);
-        merged.m_inCluster = std::move(ic);
+    if (host.empty() || port.empty())
+        return std::nullopt;
+    InCluster ic;
+    // net.JoinHostPort: an IPv6 address needs brackets.
+    ic.server = "https://" + (host.find(':') != std::string::npos ? "[" + host + "]" : host) + ":" + port;
+    const QDir sa(QString::fromStdString(serviceAccountDir));
+    ic.caFile = sa.filePath(QStringLiteral("ca.crt")).toStdString();
+    ic.tokenFile = sa.filePath(QStringLiteral("token")).toStdString();
+    ic.namespace_ = envValue(env, "POD_NAMESPACE");
+    if (ic.namespace_.empty()) {
+        QFile nsFile(sa.filePath(QStringLiteral("namespace")));
+        if (nsFile.open(QIODevice::ReadOnly))
+            ic.namespace_ = QString::fromUtf8(nsFile.readAll()).trimmed().toStdString();
     }
+    if (ic.namespace_.empty())
+        ic.namespace_ = "default";
+    qCDebug(lcKubeAuth) << "using the in-cluster service account for" << QString::fromStdString(ic.server);
+    return ic;
+}
+
+// clientcmd's loading rules (staging/src/k8s.io/client-go/tools/clientcmd/loader.go): an explicit
+// file alone, else every file of KUBECONFIG merged, else ~/.kube/config; then the in-cluster
+// service account when the files define nothing usable.
+Result<Kubeconfig> Kubeconfig::load(const LoadOptions &options)
+{
+    // An explicit file is never merged and never falls back to in-cluster (loader.go).
+    if (!options.explicitPath.empty())
+        return loadExplicit(options.explicitPath);
+    Kubeconfig merged;
+    const QProcessEnvironment &env = options.environment;
+    const QString kubeconfigEnv = env.value(QStringLiteral("KUBECONFIG"));
+    if (auto st = kubeconfigEnv.isEmpty() ? merged.mergeHomeConfig(env) : merged.mergeList(kubeconfigEnv); !st)
+        return st.error();
+    if (options.allowInCluster && merged.m_contexts.empty() && merged.m_clusters.empty())
+        merged.m_inCluster = inClusterFrom(env, options.serviceAccountDir);
     return merged;
 }
 

@@ -1,5 +1,5 @@
 #pragma once
-// kubeconfig loading, merging and resolution with kubectl's rules (API brief 6.1, 6.2, 6.5).
+// kubeconfig loading, merging and resolution with kubectl's rules (k8s.io/client-go/tools/clientcmd).
 //
 // Everything here is a plain value type: a loaded Kubeconfig and a ResolvedConfig can be copied to
 // and read from any thread. Loading reads files and is meant for a worker thread (files may sit on a
@@ -7,8 +7,8 @@
 //
 // Secrets (tokens, passwords, keys, *-data) are held in memory because the transport needs them,
 // but no function in this file puts them into a log line, a warning or an Error message.
-#include "core/json.h"
-#include "core/result.h"
+#include "core/base/json.h"
+#include "core/base/result.h"
 
 #include <QByteArray>
 #include <QProcessEnvironment>
@@ -22,7 +22,7 @@
 
 namespace fieldscope::kube {
 
-// The two exec credential API versions we accept; v1alpha1 was removed in 1.24 (API brief 6.4).
+// The two exec credential API versions we accept; v1alpha1 was removed in 1.24.
 inline constexpr const char *kExecApiV1 = "client.authentication.k8s.io/v1";
 inline constexpr const char *kExecApiV1beta1 = "client.authentication.k8s.io/v1beta1";
 // Name of the cluster extension handed to exec plugins as spec.cluster.config.
@@ -119,7 +119,6 @@ enum class AuthMethod {
     Basic,             // username/password
     Exec,              // exec credential plugin
 };
-const char *authMethodName(AuthMethod m);
 
 struct AuthConfig {
     AuthMethod method = AuthMethod::None;
@@ -191,9 +190,6 @@ public:
     std::string currentContext() const { return m_currentContext; }
     // Files that were read, in merge order (missing KUBECONFIG entries excluded).
     const std::vector<std::string> &files() const { return m_files; }
-    // Where kubectl would write a changed current-context: the explicit file, else the first
-    // existing file of the list (GetDefaultFilename).
-    std::string defaultWriteFile() const { return m_files.empty() ? m_defaultPath : m_files.front(); }
     std::vector<std::string> warnings() const { return m_warnings; }
     bool isInCluster() const { return m_inCluster.has_value(); }
 
@@ -209,8 +205,14 @@ private:
         std::string namespace_;
     };
 
-    // Adds one parsed file with the first-wins rule (API brief 6.2).
+    // Adds one parsed file with the first-wins rule (k8s.io/client-go/tools/clientcmd/loader.go).
     void mergeFrom(Kubeconfig &&other);
+    // load()'s steps.
+    static core::Result<Kubeconfig> loadExplicit(const std::string &explicitPath);
+    core::Status mergeFile(const std::string &path);
+    core::Status mergeList(const QString &kubeconfigEnv); // KUBECONFIG's files, in order
+    core::Status mergeHomeConfig(const QProcessEnvironment &env);
+    static std::optional<InCluster> inClusterFrom(const QProcessEnvironment &env, const std::string &serviceAccountDir);
     core::Result<ResolvedConfig> resolveInCluster() const;
 
     std::vector<ClusterConfig> m_clusters;

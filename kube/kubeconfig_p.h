@@ -1,7 +1,7 @@
 #pragma once
 // Private to Kubeconfig: helpers shared by kubeconfig.cpp (loading and merging files),
 // kubeconfigparse.cpp (YAML mapping) and kubeconfigresolve.cpp (credential and TLS resolution).
-#include "core/yaml.h"
+#include "core/yaml/yaml.h"
 #include "kube/kubeconfig.h"
 
 #include <QByteArray>
@@ -35,11 +35,11 @@ inline core::Error configError(std::string message, std::string where)
     return core::Error::make(core::ErrorCategory::Config, std::move(message), std::move(where));
 }
 
-// Limits on files we read (issue 15 section 2). A CA bundle, a client certificate or key and a
+// Limits on files we read (README.md, Security). A CA bundle, a client certificate or key and a
 // token are a few KiB; 1 MiB leaves room for large CA bundles. A kubeconfig with thousands of
 // contexts and embedded CAs stays far below 16 MiB.
-inline constexpr qint64 kMaxCredentialFileBytes = 1024 * 1024;
-inline constexpr qint64 kMaxKubeconfigBytes = 16 * 1024 * 1024;
+inline constexpr qint64 kMaxCredentialFileBytes = qint64{1024} * 1024;
+inline constexpr qint64 kMaxKubeconfigBytes = qint64{16} * 1024 * 1024;
 
 enum class FileKind {
     Regular, // CA, client certificate/key, token files: a FIFO, device or directory is refused

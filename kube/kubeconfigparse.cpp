@@ -2,7 +2,7 @@
 // (Kubeconfig::fromYaml), with errors that name the field but never its value.
 #include "kube/kubeconfig.h"
 
-#include "core/yaml.h"
+#include "core/yaml/yaml.h"
 #include "kube/kubeconfig_p.h"
 
 #include <QDir>
@@ -80,7 +80,7 @@ public:
         return *decoded;
     }
 
-    // Relative paths are relative to the directory of the file that contains them (API brief 6.1).
+    // Relative paths are relative to the directory of the file that contains them (as in client-go).
     std::string path(const std::string &p) const
     {
         if (p.empty())
@@ -292,6 +292,21 @@ Result<ContextConfig> parseContext(const FileParser &p, const std::string &name,
     return c;
 }
 
+// Parses each entry of the named list `listKey` (clusters, users, contexts) with `parse` and appends
+// it to `out`; the first entry that fails ends the walk with its error.
+template<typename T, typename Parse>
+Result<core::Unit> parseNamedList(const FileParser &p, const Json &root, const char *listKey, const char *bodyKey, Parse parse,
+                                  std::vector<T> &out)
+{
+    return p.namedList(root, listKey, bodyKey, [&](const std::string &name, const Json &b, const std::string &ctx) -> Result<core::Unit> {
+        auto entry = parse(p, name, b, ctx);
+        if (!entry)
+            return entry.error();
+        out.push_back(std::move(*entry));
+        return core::Unit{};
+    });
+}
+
 } // namespace
 
 Result<Kubeconfig> Kubeconfig::fromYaml(std::string_view text, const std::string &path)
@@ -325,31 +340,11 @@ Result<Kubeconfig> Kubeconfig::fromYaml(std::string_view text, const std::string
         return current.error();
     kc.m_currentContext = *current;
 
-    auto r = p.namedList(root, "clusters", "cluster", [&](const std::string &name, const Json &b, const std::string &ctx) -> Result<core::Unit> {
-        auto c = parseCluster(p, name, b, ctx);
-        if (!c)
-            return c.error();
-        kc.m_clusters.push_back(std::move(*c));
-        return core::Unit{};
-    });
-    if (!r)
-        return r.error();
-    r = p.namedList(root, "users", "user", [&](const std::string &name, const Json &b, const std::string &ctx) -> Result<core::Unit> {
-        auto u = parseUser(p, name, b, ctx);
-        if (!u)
-            return u.error();
-        kc.m_users.push_back(std::move(*u));
-        return core::Unit{};
-    });
-    if (!r)
-        return r.error();
-    r = p.namedList(root, "contexts", "context", [&](const std::string &name, const Json &b, const std::string &ctx) -> Result<core::Unit> {
-        auto c = parseContext(p, name, b, ctx);
-        if (!c)
-            return c.error();
-        kc.m_contexts.push_back(std::move(*c));
-        return core::Unit{};
-    });
+    auto r = parseNamedList(p, root, "clusters", "cluster", parseCluster, kc.m_clusters);
+    if (r)
+        r = parseNamedList(p, root, "users", "user", parseUser, kc.m_users);
+    if (r)
+        r = parseNamedList(p, root, "contexts", "context", parseContext, kc.m_contexts);
     if (!r)
         return r.error();
     return kc;

@@ -60,19 +60,6 @@ std::string authProviderError(const std::string &provider, const std::string &us
 
 } // namespace
 
-const char *authMethodName(AuthMethod m)
-{
-    switch (m) {
-    case AuthMethod::None: return "none";
-    case AuthMethod::Token: return "token";
-    case AuthMethod::TokenFile: return "tokenFile";
-    case AuthMethod::ClientCertificate: return "clientCert";
-    case AuthMethod::Basic: return "basicAuth";
-    case AuthMethod::Exec: return "exec";
-    }
-    return "unknown";
-}
-
 std::vector<std::pair<std::string, std::string>> impersonationHeaders(const ImpersonationConfig &imp)
 {
     std::vector<std::pair<std::string, std::string>> out;
@@ -196,7 +183,156 @@ core::Status checkHeaderValues(const UserConfig *u)
     return core::Unit{};
 }
 
-// User half of resolve(): exactly one authentication method (validateAuthInfo, API brief 6.2).
+bool hasToken(const UserConfig &u)
+{
+    return !u.token.empty() || !u.tokenFile.empty();
+}
+
+bool hasBasic(const UserConfig &u)
+{
+    return !u.username.empty() || !u.password.empty();
+}
+
+bool hasCert(const UserConfig &u)
+{
+    return !u.clientCertificate.empty() || !u.clientCertificateData.isEmpty() || !u.clientKey.empty() || !u.clientKeyData.isEmpty();
+}
+
+// client-go's validateAuthInfo (staging/src/k8s.io/client-go/tools/clientcmd/validation.go)
+// counts only token and basic auth; counting client certificates and exec too keeps "which
+// credential was sent?" obvious.
+core::Status checkOneAuthMethod(const UserConfig &u)
+{
+    std::vector<std::string> methods;
+    if (hasToken(u))
+        methods.push_back("token");
+    if (hasBasic(u))
+        methods.push_back("basicAuth");
+    if (hasCert(u))
+        methods.push_back("clientCert");
+    if (u.exec)
+        methods.push_back("exec");
+    if (methods.size() > 1)
+        return configError("more than one authentication method found for " + u.name + "; found [" + joinNames(methods, " ") + "], only one is allowed",
+                           u.sourceFile);
+    return core::Unit{};
+}
+
+core::Status resolveTokenAuth(const UserConfig &u, ResolvedConfig &rc)
+{
+    AuthConfig &auth = rc.auth;
+    const std::string &un = u.name;
+    if (u.tokenFile.empty()) {
+        auth.method = AuthMethod::Token;
+        auth.token = u.token;
+        return core::Unit{};
+    }
+    // transport.NewCachedFileTokenSource: the file takes over from a static token.
+    if (!u.token.empty())
+        rc.warnings.push_back("token and tokenFile are both specified for " + un + "; tokenFile is used");
+    // Read once now so a FIFO, device or oversized file is refused before connecting; the
+    // credential provider re-reads it with the same limits (it rotates).
+    auto token = readFile(u.tokenFile, "tokenFile");
+    if (!token)
+        return configError(token.error().category == ErrorCategory::Config
+                               ? token.error().message + " (user " + quote(un) + ")"
+                               : "tokenFile " + u.tokenFile + " of user " + quote(un) + " does not exist or is not readable",
+                           u.sourceFile);
+    auth.method = AuthMethod::TokenFile;
+    auth.tokenFile = u.tokenFile;
+    return core::Unit{};
+}
+
+// One half of a client certificate (the certificate or the key): the embedded `<key>-data` wins
+// over the file `<key>`, with a warning when both are set.
+core::Status resolvePem(const UserConfig &u, ResolvedConfig &rc, const std::string &key, const QByteArray &data, const std::string &file,
+                        QByteArray &pem, std::string &pemFile)
+{
+    if (!data.isEmpty()) {
+        if (!file.empty())
+            rc.warnings.push_back(key + "-data and " + key + " are both specified for " + u.name + "; " + key + "-data is used");
+        pem = data;
+        return core::Unit{};
+    }
+    auto read = readFile(file, key);
+    if (!read)
+        return configError(read.error().message + " (user " + quote(u.name) + ")", u.sourceFile);
+    pem = *read;
+    pemFile = file;
+    return core::Unit{};
+}
+
+core::Status resolveCertAuth(const UserConfig &u, ResolvedConfig &rc)
+{
+    AuthConfig &auth = rc.auth;
+    const std::string &un = u.name;
+    const bool certGiven = !u.clientCertificate.empty() || !u.clientCertificateData.isEmpty();
+    const bool keyGiven = !u.clientKey.empty() || !u.clientKeyData.isEmpty();
+    if (!keyGiven)
+        return configError("client-key-data or client-key must be specified for " + un + " to use the clientCert authentication method", u.sourceFile);
+    if (!certGiven)
+        return configError("client-certificate-data or client-certificate must be specified for " + un + " to use the clientCert authentication method",
+                           u.sourceFile);
+    if (auto st = resolvePem(u, rc, "client-certificate", u.clientCertificateData, u.clientCertificate, auth.clientCertificatePem,
+                             auth.clientCertificateFile);
+        !st)
+        return st;
+    if (auto st = resolvePem(u, rc, "client-key", u.clientKeyData, u.clientKey, auth.clientKeyPem, auth.clientKeyFile); !st)
+        return st;
+    auth.method = AuthMethod::ClientCertificate;
+    return core::Unit{};
+}
+
+// interactiveMode as client-go reads it: required for v1, IfAvailable when v1beta1 leaves it out.
+core::Status readInteractiveMode(const UserConfig &u, ExecConfig &e)
+{
+    const std::string &un = u.name;
+    if (e.interactiveModeText.empty()) {
+        if (e.apiVersion == kExecApiV1)
+            return configError("interactiveMode must be specified for " + un + " to use exec authentication plugin", u.sourceFile);
+        e.interactiveMode = ExecInteractiveMode::IfAvailable;
+    } else if (e.interactiveModeText == "Never") {
+        e.interactiveMode = ExecInteractiveMode::Never;
+    } else if (e.interactiveModeText == "IfAvailable") {
+        e.interactiveMode = ExecInteractiveMode::IfAvailable;
+    } else if (e.interactiveModeText == "Always") {
+        e.interactiveMode = ExecInteractiveMode::Always;
+    } else {
+        return configError("invalid interactiveMode for " + un + ": " + quote(e.interactiveModeText), u.sourceFile);
+    }
+    return core::Unit{};
+}
+
+// The checks of client-go's validateAuthInfo for exec, plus: no terminal here, so Always is refused.
+core::Status resolveExecAuth(const UserConfig &u, ResolvedConfig &rc)
+{
+    const std::string &un = u.name;
+    ExecConfig e = *u.exec;
+    if (e.command.empty())
+        return configError("command must be specified for " + un + " to use exec authentication plugin", u.sourceFile);
+    if (e.apiVersion.empty())
+        return configError("apiVersion must be specified for " + un + " to use exec authentication plugin", u.sourceFile);
+    if (e.apiVersion != kExecApiV1 && e.apiVersion != kExecApiV1beta1)
+        return configError("exec plugin of " + un + ": invalid apiVersion " + quote(e.apiVersion) + " (supported: " + kExecApiV1 + ", " +
+                               kExecApiV1beta1 + ")",
+                           u.sourceFile);
+    for (const auto &v : e.env)
+        if (v.name.empty())
+            return configError("env variable name must be specified for " + un + " to use exec authentication plugin", u.sourceFile);
+    if (auto st = readInteractiveMode(u, e); !st)
+        return st;
+    if (e.interactiveMode == ExecInteractiveMode::Always)
+        return configError("the exec plugin " + e.command + " of user " + quote(un) +
+                               " requires a terminal (interactiveMode: Always), which Fieldscope cannot provide; "
+                               "use interactiveMode IfAvailable or Never, or log in with the plugin in a terminal first",
+                           u.sourceFile);
+    rc.auth.method = AuthMethod::Exec;
+    rc.auth.exec = std::move(e);
+    return core::Unit{};
+}
+
+// User half of resolve(): exactly one authentication method, checked as client-go's
+// validateAuthInfo does (staging/src/k8s.io/client-go/tools/clientcmd/validation.go).
 core::Status resolveUser(const UserConfig *u, ResolvedConfig &rc)
 {
     if (auto st = checkHeaderValues(u); !st)
@@ -212,114 +348,21 @@ core::Status resolveUser(const UserConfig *u, ResolvedConfig &rc)
             return configError("authProvider cannot be provided in combination with an exec plugin for " + un, u->sourceFile);
         return configError(authProviderError(u->authProvider, un), u->sourceFile);
     }
-
-    // The brief's rule (6.2): one of token, basic auth, client certificate, exec. client-go itself
-    // only counts token and basic auth; being stricter keeps "which credential was sent?" obvious.
-    std::vector<std::string> methods;
-    const bool hasToken = !u->token.empty() || !u->tokenFile.empty();
-    const bool hasBasic = !u->username.empty() || !u->password.empty();
-    const bool hasCert = !u->clientCertificate.empty() || !u->clientCertificateData.isEmpty() || !u->clientKey.empty() || !u->clientKeyData.isEmpty();
-    if (hasToken)
-        methods.push_back("token");
-    if (hasBasic)
-        methods.push_back("basicAuth");
-    if (hasCert)
-        methods.push_back("clientCert");
-    if (u->exec)
-        methods.push_back("exec");
-    if (methods.size() > 1)
-        return configError("more than one authentication method found for " + un + "; found [" + joinNames(methods, " ") + "], only one is allowed",
-                           u->sourceFile);
-
-    if (hasToken) {
-        if (!u->tokenFile.empty()) {
-            // transport.NewCachedFileTokenSource: the file takes over from a static token.
-            if (!u->token.empty())
-                rc.warnings.push_back("token and tokenFile are both specified for " + un + "; tokenFile is used");
-            // Read once now so a FIFO, device or oversized file is refused before connecting; the
-            // credential provider re-reads it with the same limits (it rotates).
-            auto token = readFile(u->tokenFile, "tokenFile");
-            if (!token)
-                return configError(token.error().category == ErrorCategory::Config
-                                       ? token.error().message + " (user " + quote(un) + ")"
-                                       : "tokenFile " + u->tokenFile + " of user " + quote(un) + " does not exist or is not readable",
-                                   u->sourceFile);
-            auth.method = AuthMethod::TokenFile;
-            auth.tokenFile = u->tokenFile;
-        } else {
-            auth.method = AuthMethod::Token;
-            auth.token = u->token;
-        }
-    } else if (hasBasic) {
+    if (auto st = checkOneAuthMethod(*u); !st)
+        return st;
+    if (hasToken(*u))
+        return resolveTokenAuth(*u, rc);
+    if (hasBasic(*u)) {
         auth.method = AuthMethod::Basic;
         auth.username = u->username;
         auth.password = u->password;
         rc.warnings.push_back("user " + quote(un) + " uses basic authentication; kube-apiserver dropped it in 1.19, only proxies accept it");
-    } else if (hasCert) {
-        const bool certGiven = !u->clientCertificate.empty() || !u->clientCertificateData.isEmpty();
-        const bool keyGiven = !u->clientKey.empty() || !u->clientKeyData.isEmpty();
-        if (!keyGiven)
-            return configError("client-key-data or client-key must be specified for " + un + " to use the clientCert authentication method", u->sourceFile);
-        if (!certGiven)
-            return configError("client-certificate-data or client-certificate must be specified for " + un + " to use the clientCert authentication method",
-                               u->sourceFile);
-        if (!u->clientCertificateData.isEmpty()) {
-            if (!u->clientCertificate.empty())
-                rc.warnings.push_back("client-certificate-data and client-certificate are both specified for " + un + "; client-certificate-data is used");
-            auth.clientCertificatePem = u->clientCertificateData;
-        } else {
-            auto pem = readFile(u->clientCertificate, "client-certificate");
-            if (!pem)
-                return configError(pem.error().message + " (user " + quote(un) + ")", u->sourceFile);
-            auth.clientCertificatePem = *pem;
-            auth.clientCertificateFile = u->clientCertificate;
-        }
-        if (!u->clientKeyData.isEmpty()) {
-            if (!u->clientKey.empty())
-                rc.warnings.push_back("client-key-data and client-key are both specified for " + un + "; client-key-data is used");
-            auth.clientKeyPem = u->clientKeyData;
-        } else {
-            auto pem = readFile(u->clientKey, "client-key");
-            if (!pem)
-                return configError(pem.error().message + " (user " + quote(un) + ")", u->sourceFile);
-            auth.clientKeyPem = *pem;
-            auth.clientKeyFile = u->clientKey;
-        }
-        auth.method = AuthMethod::ClientCertificate;
-    } else if (u->exec) {
-        ExecConfig e = *u->exec;
-        if (e.command.empty())
-            return configError("command must be specified for " + un + " to use exec authentication plugin", u->sourceFile);
-        if (e.apiVersion.empty())
-            return configError("apiVersion must be specified for " + un + " to use exec authentication plugin", u->sourceFile);
-        if (e.apiVersion != kExecApiV1 && e.apiVersion != kExecApiV1beta1)
-            return configError("exec plugin of " + un + ": invalid apiVersion " + quote(e.apiVersion) + " (supported: " + kExecApiV1 + ", " +
-                                   kExecApiV1beta1 + ")",
-                               u->sourceFile);
-        for (const auto &v : e.env)
-            if (v.name.empty())
-                return configError("env variable name must be specified for " + un + " to use exec authentication plugin", u->sourceFile);
-        if (e.interactiveModeText.empty()) {
-            if (e.apiVersion == kExecApiV1)
-                return configError("interactiveMode must be specified for " + un + " to use exec authentication plugin", u->sourceFile);
-            e.interactiveMode = ExecInteractiveMode::IfAvailable;
-        } else if (e.interactiveModeText == "Never") {
-            e.interactiveMode = ExecInteractiveMode::Never;
-        } else if (e.interactiveModeText == "IfAvailable") {
-            e.interactiveMode = ExecInteractiveMode::IfAvailable;
-        } else if (e.interactiveModeText == "Always") {
-            e.interactiveMode = ExecInteractiveMode::Always;
-        } else {
-            return configError("invalid interactiveMode for " + un + ": " + quote(e.interactiveModeText), u->sourceFile);
-        }
-        if (e.interactiveMode == ExecInteractiveMode::Always)
-            return configError("the exec plugin " + e.command + " of user " + quote(un) +
-                                   " requires a terminal (interactiveMode: Always), which Fieldscope cannot provide; "
-                                   "use interactiveMode IfAvailable or Never, or log in with the plugin in a terminal first",
-                               u->sourceFile);
-        auth.method = AuthMethod::Exec;
-        auth.exec = std::move(e);
+        return core::Unit{};
     }
+    if (hasCert(*u))
+        return resolveCertAuth(*u, rc);
+    if (u->exec)
+        return resolveExecAuth(*u, rc);
     return core::Unit{};
 }
 

@@ -1,16 +1,21 @@
 #include "kube/listdecoder.h"
+#include "kube/apierror.h"
 #include "kube/http.h"
+#include "kube/simdjsonread.h"
 
-#include "core/json.h"
-#include "core/jsonread.h"
+#include "core/base/json.h"
+#include "core/base/jsonread.h"
 
 #include <simdjson.h>
+
+#include <optional>
 
 namespace fieldscope::kube {
 
 using core::Error;
 using core::ErrorCategory;
 namespace od = simdjson::ondemand;
+using detail::readString;
 
 namespace {
 
@@ -35,20 +40,32 @@ Error parseError(simdjson::error_code code, const char *what, std::string where 
 
 // Reads metadata of one object slice. `capacity` is how many bytes are readable from
 // raw.data() (the slice lives inside a padded buffer).
-// A string or null (left empty); anything else is INCORRECT_TYPE.
-simdjson::error_code readString(simdjson::simdjson_result<od::value> value, std::string &target)
+// The entry count and the newest writer of metadata.managedFields, for the object's list row; an
+// entry or field of the wrong type is skipped (it only summarises, the ownership views decode it).
+void summariseManagedFields(od::array &entries, core::ObjectVersion &out)
 {
-    od::value v;
-    if (auto err = value.get(v))
-        return err;
-    bool isNull = false;
-    if (!v.is_null().get(isNull) && isNull)
-        return simdjson::SUCCESS;
-    std::string_view s;
-    if (auto err = v.get_string().get(s))
-        return err;
-    target = s;
-    return simdjson::SUCCESS;
+    for (auto entry : entries) {
+        od::object eo;
+        if (entry.get_object().get(eo))
+            continue;
+        std::string_view manager, op, time;
+        for (auto ef : eo) {
+            std::string_view ek;
+            if (ef.unescaped_key().get(ek))
+                continue;
+            std::string_view *target = ek == "manager" ? &manager : ek == "operation" ? &op
+                                     : ek == "time"    ? &time    : nullptr;
+            if (target && ef.value().get_string().get(*target) != simdjson::SUCCESS)
+                *target = {};
+        }
+        ++out.managerCount;
+        // RFC 3339 UTC in whole seconds: string order is time order.
+        if (time >= std::string_view(out.lastChangedAt)) {
+            out.lastManager = manager;
+            out.lastManagerOperation = op;
+            out.lastChangedAt = time;
+        }
+    }
 }
 
 simdjson::error_code readMetadata(std::string_view raw, std::size_t capacity, core::ObjectVersion &out,
@@ -91,28 +108,7 @@ simdjson::error_code readMetadata(std::string_view raw, std::size_t capacity, co
                     od::array entries;
                     if (m.value().get_array().get(entries))
                         continue;
-                    for (auto entry : entries) {
-                        od::object eo;
-                        if (entry.get_object().get(eo))
-                            continue;
-                        std::string_view manager, op, time;
-                        for (auto ef : eo) {
-                            std::string_view ek;
-                            if (ef.unescaped_key().get(ek))
-                                continue;
-                            std::string_view *target = ek == "manager" ? &manager : ek == "operation" ? &op
-                                                     : ek == "time"    ? &time    : nullptr;
-                            if (target && ef.value().get_string().get(*target) != simdjson::SUCCESS)
-                                *target = {};
-                        }
-                        ++out.managerCount;
-                        // RFC 3339 UTC in whole seconds: string order is time order.
-                        if (time >= std::string_view(out.lastChangedAt)) {
-                            out.lastManager = manager;
-                            out.lastManagerOperation = op;
-                            out.lastChangedAt = time;
-                        }
-                    }
+                    summariseManagedFields(entries, out);
                 }
                 else if (mk == "annotations" && bookmarkAnnotation) {
                     od::object ann;
@@ -133,10 +129,10 @@ QByteArray withKind(std::string_view raw, bool hasKind, const std::string &kind,
     if (hasKind || kind.empty() || raw.size() < 2)
         return QByteArray(raw.data(), qsizetype(raw.size()));
     // {"metadata":...} -> {"kind":"K","apiVersion":"V","metadata":...}
-    std::string head = "{\"kind\":\"" + kind + "\",\"apiVersion\":\"" + apiVersion + "\"";
+    std::string head = R"({"kind":")" + kind + R"(","apiVersion":")" + apiVersion + '"';
     const bool emptyObject = raw.substr(1).find_first_not_of(" \t\r\n") == raw.size() - 2 && raw.back() == '}';
     QByteArray out;
-    out.reserve(qsizetype(head.size() + raw.size() + 1));
+    out.reserve(qsizetype(head.size()) + qsizetype(raw.size()) + 1);
     out.append(head.data(), qsizetype(head.size()));
     if (!emptyObject)
         out.append(',');
@@ -210,6 +206,74 @@ core::Result<DecodedPage> decodeListPage(std::string &body, const std::string &i
     return page;
 }
 
+namespace {
+
+// The {type, object} envelope of a watch event; `raw` is the object's JSON text.
+core::Status readWatchEnvelope(od::document &doc, std::string_view &type, std::string_view &raw)
+{
+    od::object root;
+    if (auto err = doc.get_object().get(root))
+        return parseError(err, "watch event");
+    bool haveObject = false;
+    for (auto field : root) {
+        std::string_view key;
+        if (field.unescaped_key().get(key))
+            continue;
+        if (key == "type") {
+            if (auto err = field.value().get_string().get(type))
+                return parseError(err, "watch event type");
+        } else if (key == "object") {
+            od::object obj;
+            simdjson::error_code err;
+            if ((err = field.value().get_object().get(obj)) || (err = obj.raw_json().get(raw)))
+                return parseError(err, "watch event object");
+            haveObject = true;
+        }
+    }
+    if (!haveObject)
+        return Error::make(ErrorCategory::Parse, "watch event without an object");
+    return core::Unit{};
+}
+
+// The metav1.Status of an ERROR event. Its causes tell a 504 ResourceVersionTooLarge (relist)
+// from other timeouts (staging/src/k8s.io/apiserver/pkg/storage/errors.go, NewTooLargeResourceVersionError).
+core::Status decodeWatchError(std::string_view raw, Error &error)
+{
+    auto st = core::parseJson(raw);
+    error.category = ErrorCategory::Server;
+    if (!st.ok())
+        return Error::make(ErrorCategory::Parse, "watch ERROR event: " + st.error().message, "object");
+    core::JsonReader read("watch ERROR event");
+    const std::int64_t code = read.integer(*st, "code", "object");
+    error.httpStatus = code >= 0 && code < 1000 ? int(code) : 0;
+    error.reason = read.string(*st, "reason", "object");
+    error.message = read.string(*st, "message", "object");
+    // Causes tell a 504 whose cause is ResourceVersionTooLarge (relist) from other timeouts
+    // (k8s.io/apiserver/pkg/storage/errors.go, NewTooLargeResourceVersionError).
+    if (const core::Json *d = read.object(*st, "details", "object"))
+        error.causes = readStatusCauses(read, *d, "object.details");
+    if (!read.ok())
+        return read.error();
+    if (error.httpStatus == 410)
+        error.category = ErrorCategory::Gone;
+    return core::Unit{};
+}
+
+std::optional<WatchLineType> objectEventType(std::string_view type)
+{
+    if (type == "ADDED")
+        return WatchLineType::Added;
+    if (type == "MODIFIED")
+        return WatchLineType::Modified;
+    if (type == "DELETED")
+        return WatchLineType::Deleted;
+    if (type == "BOOKMARK")
+        return WatchLineType::Bookmark;
+    return std::nullopt;
+}
+
+} // namespace
+
 core::Result<DecodedWatchLine> decodeWatchLine(std::string_view line)
 {
     // Watch lines are small; copy into a padded buffer (the stream buffer is reused).
@@ -223,69 +287,18 @@ core::Result<DecodedWatchLine> decodeWatchLine(std::string_view line)
     if (err)
         return parseError(err, "watch event");
     std::string_view type, raw;
-    od::object root;
-    if ((err = doc.get_object().get(root)))
-        return parseError(err, "watch event");
-    bool haveObject = false;
-    for (auto field : root) {
-        std::string_view key;
-        if (field.unescaped_key().get(key))
-            continue;
-        if (key == "type") {
-            if ((err = field.value().get_string().get(type)))
-                return parseError(err, "watch event type");
-        } else if (key == "object") {
-            od::object obj;
-            if ((err = field.value().get_object().get(obj)) || (err = obj.raw_json().get(raw)))
-                return parseError(err, "watch event object");
-            haveObject = true;
-        }
-    }
-    if (!haveObject)
-        return Error::make(ErrorCategory::Parse, "watch event without an object");
+    if (auto st = readWatchEnvelope(doc, type, raw); !st)
+        return st.error();
     if (type == "ERROR") {
         out.type = WatchLineType::Error;
-        auto st = core::parseJson(raw);
-        out.error.category = ErrorCategory::Server;
-        if (!st.ok())
-            return Error::make(ErrorCategory::Parse, "watch ERROR event: " + st.error().message, "object");
-        core::JsonReader read("watch ERROR event");
-        const std::int64_t code = read.integer(*st, "code", "object");
-        out.error.httpStatus = code >= 0 && code < 1000 ? int(code) : 0;
-        out.error.reason = read.string(*st, "reason", "object");
-        out.error.message = read.string(*st, "message", "object");
-        // Causes tell a 504 ResourceVersionTooLarge (relist) from other timeouts (API brief 2.5).
-        if (const core::Json *d = read.object(*st, "details", "object")) {
-            if (const core::Json *causes = read.array(*d, "causes", "object.details")) {
-                for (std::size_t i = 0; i < causes->size() && read.ok(); ++i) {
-                    const std::string path = core::jsonPath("object.details.causes", i);
-                    const core::Json &c = (*causes)[i];
-                    if (!read.expectObject(c, path))
-                        break;
-                    core::StatusCause cause;
-                    cause.reason = read.string(c, "reason", path);
-                    cause.message = read.string(c, "message", path);
-                    cause.field = read.string(c, "field", path);
-                    out.error.causes.push_back(std::move(cause));
-                }
-            }
-        }
-        if (!read.ok())
-            return read.error();
-        if (out.error.httpStatus == 410)
-            out.error.category = ErrorCategory::Gone;
+        if (auto st = decodeWatchError(raw, out.error); !st)
+            return st.error();
         return out;
     }
-    if (type == "ADDED")
-        out.type = WatchLineType::Added;
-    else if (type == "MODIFIED")
-        out.type = WatchLineType::Modified;
-    else if (type == "DELETED")
-        out.type = WatchLineType::Deleted;
-    else if (type == "BOOKMARK")
-        out.type = WatchLineType::Bookmark;
-    else
+    const auto lineType = objectEventType(type);
+    if (!lineType)
         return Error::make(ErrorCategory::Parse, "unknown watch event type " + std::string(type));
+    out.type = *lineType;
     bool hasKind = false;
     std::string annotation;
     std::string where;

@@ -2,8 +2,8 @@
 // Hot-path decoding of LIST pages and WATCH lines with simdjson (On-Demand): we cut each item's
 // raw bytes out of the page and read only metadata, instead of building a DOM of 100k objects.
 // Pure functions; called on the network thread.
-#include "core/result.h"
-#include "core/watchtypes.h"
+#include "core/base/result.h"
+#include "core/objects/watchtypes.h"
 
 #include <string>
 #include <string_view>
@@ -28,7 +28,7 @@ struct DecodedWatchLine {
     WatchLineType type = WatchLineType::Added;
     core::ObjectVersion object;     // Added/Modified/Deleted
     std::string resourceVersion;    // every type but Error
-    bool initialEventsEnd = false;  // BOOKMARK annotated k8s.io/initial-events-end (API brief 2.6)
+    bool initialEventsEnd = false;  // BOOKMARK annotated k8s.io/initial-events-end (streaming lists)
     core::Error error;              // Error: the Status, with code and reason
 };
 

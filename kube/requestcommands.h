@@ -1,5 +1,5 @@
 #pragma once
-// "Copy as curl" and "Copy as kubectl" (issue 13): the exact request a write would send, as a
+// "Copy as curl" and "Copy as kubectl": the exact request a write would send, as a
 // shell command someone can read, keep and run. No secret is ever part of the text: curl reads
 // the bearer token from an environment variable the text names, and certificate and key are
 // referred to by file. Pure functions; the text is for bash.

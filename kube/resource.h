@@ -1,6 +1,6 @@
 #pragma once
-// A discovered resource type and how to address it (API brief 0, 1).
-#include "core/objectref.h"
+// A discovered resource type and how to address it (/api/v1/... for core, /apis/GROUP/VERSION/...).
+#include "core/objects/objectref.h"
 
 #include <string>
 #include <vector>

@@ -1,6 +1,7 @@
 #include "kube/tablefetcher.h"
 
 #include "kube/apierror.h"
+#include "kube/simdjsonread.h"
 
 #include <QLoggingCategory>
 #include <QPointer>
@@ -18,6 +19,7 @@ namespace fieldscope::kube {
 using core::Error;
 using core::ErrorCategory;
 namespace od = simdjson::ondemand;
+using detail::readString;
 
 // --- decoding (network thread) -------------------------------------------------------------------
 
@@ -76,22 +78,6 @@ QVariant cellValue(od::value v)
     }
     }
     return {};
-}
-
-// A string or null (left empty); anything else is INCORRECT_TYPE.
-simdjson::error_code readString(simdjson::simdjson_result<od::value> value, std::string &target)
-{
-    od::value v;
-    if (auto err = value.get(v))
-        return err;
-    bool isNull = false;
-    if (!v.is_null().get(isNull) && isNull)
-        return simdjson::SUCCESS;
-    std::string_view s;
-    if (auto err = v.get_string().get(s))
-        return err;
-    target = s;
-    return simdjson::SUCCESS;
 }
 
 simdjson::error_code readColumn(od::value v, TableColumn &c)
@@ -391,7 +377,7 @@ void TableFetcher::finishList()
 void TableFetcher::listFailed(const core::Error &e)
 {
     if (e.httpStatus == 410) {
-        list({}); // expired continue token: start again from the top (API brief 2.3)
+        list({}); // expired continue token (410 Gone): start again from the top
         return;
     }
     const QString why = QString::fromStdString(e.describe());

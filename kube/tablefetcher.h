@@ -1,8 +1,8 @@
 #pragma once
-// TableFetcher: the server's Table rendering (API brief 2.8, `as=Table`) of one watch scope, for
-// the object table's extra columns (Ready, Status, Data, ...). Lives on its ApiClient's thread
-// (the GUI thread); responses are decoded on the network thread (simdjson) and only value types
-// are posted back. Every request carries a generation: stop() and a newer round drop old results.
+// TableFetcher: the server's Table of one watch scope (`as=Table`, see
+// https://kubernetes.io/docs/reference/using-api/api-concepts/#receiving-resources-as-tables) for
+// the object table's extra columns (Ready, Status, ...), on its ApiClient's (GUI) thread; responses decode on the
+// network thread (simdjson), only value types come back. Stale results (stop(), newer round) are dropped by generation.
 //
 // The watch (kube::Watcher) stays the source of truth for which rows exist; this class only
 // supplies cells, keyed by uid (each row's object.metadata.uid, asked for with
@@ -37,7 +37,7 @@
 // Servers or resources without Table support (a 406, or a response whose kind is not Table, as
 // some aggregated APIs answer) end in State::Unsupported with the unsupported() signal: the caller
 // keeps its fixed columns and shows no error. Other list failures retry with backoff.
-#include "core/result.h"
+#include "core/base/result.h"
 #include "kube/apiclient.h"
 #include "kube/watcher.h"
 
@@ -57,7 +57,7 @@
 namespace fieldscope::kube {
 
 // kubectl's Table Accept header minus v1beta1 (meta.k8s.io/v1 Table exists since 1.15), ending in
-// plain JSON so servers without Table support answer with their usual list (API brief 2.8).
+// plain JSON so servers without Table support (some aggregated APIs) answer with their usual list.
 inline constexpr const char *kTableAccept = "application/json;as=Table;v=v1;g=meta.k8s.io, application/json";
 
 // meta.k8s.io/v1 TableColumnDefinition.

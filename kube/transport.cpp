@@ -1,6 +1,8 @@
 #include "kube/transport.h"
 
-#include "core/boundary.h"
+#include "kube/transferplan.h"
+
+#include "core/base/boundary.h"
 
 #include <QLoggingCategory>
 
@@ -27,7 +29,8 @@ struct CurlGlobal {
     CurlGlobal() { curl_global_init(CURL_GLOBAL_DEFAULT); }
 };
 
-// Token bucket (client-side throttling, API brief 7.4).
+// Token bucket for client-side throttling, as client-go's flowcontrol.NewTokenBucketRateLimiter
+// (staging/src/k8s.io/client-go/util/flowcontrol/throttle.go).
 struct TokenBucket {
     double rate = 0, capacity = 0, tokens = 0;
     Clock::time_point last = Clock::now();
@@ -93,37 +96,6 @@ Error curlError(CURLcode code, const char *detail)
         msg += ": " + std::string(detail);
     return Error::make(cat, msg);
 }
-
-struct ServerUrl {
-    std::string scheme, host, port, prefix;
-    std::string authority; // host[:port] as written: the Host header (Go's URL.Host)
-    static ServerUrl parse(const std::string &url)
-    {
-        ServerUrl u;
-        std::string rest = url;
-        if (auto p = rest.find("://"); p != std::string::npos) {
-            u.scheme = rest.substr(0, p);
-            rest = rest.substr(p + 3);
-        } else {
-            u.scheme = "https";
-        }
-        const auto slash = rest.find('/');
-        std::string hostport = rest.substr(0, slash);
-        u.authority = hostport;
-        u.prefix = slash == std::string::npos ? std::string() : rest.substr(slash);
-        while (!u.prefix.empty() && u.prefix.back() == '/')
-            u.prefix.pop_back();
-        const auto colon = hostport.rfind(':');
-        if (colon != std::string::npos && hostport.find(']', colon) == std::string::npos) {
-            u.host = hostport.substr(0, colon);
-            u.port = hostport.substr(colon + 1);
-        } else {
-            u.host = hostport;
-            u.port = u.scheme == "http" ? "80" : "443";
-        }
-        return u;
-    }
-};
 
 } // namespace
 
@@ -222,7 +194,12 @@ struct Active {
     char errorBuffer[CURL_ERROR_SIZE] = {};
 };
 
+// The network thread's state and the steps of its loop (run()). Only the network thread touches
+// it; the steps reach the owner's hand-off queues under t.m_mutex and the credential inbox under
+// its own mutex.
 struct Transport::Impl {
+    explicit Impl(Transport &owner) : t(owner) {}
+    Transport &t;
     std::size_t buffered = 0; // bytes of response bodies the active transfers hold; outlives them
     CURLM *multi = nullptr;
     std::map<CURL *, std::unique_ptr<Active>> active;
@@ -230,10 +207,23 @@ struct Transport::Impl {
     std::map<RequestId, std::shared_ptr<Pending>> awaitingCredential; // asked, not ready yet
     TokenBucket bucket, watchBucket;
     ServerUrl url;
+
+    // The loop's steps, in the order run() calls them.
+    void takeHandOffs();
+    void dropRequest(RequestId id);
+    void startArrivedCredentials();
+    Clock::duration startDueRequests();
+    void startTransfer(const std::shared_ptr<Pending> &p, std::optional<core::Result<Credential>> ready = std::nullopt);
+    void completeFinishedTransfers();
+    void endStalledStreams();
+    // A transfer's end: its answer, its error or its retry.
+    void completeTransfer(CURL *e, CURLcode code);
+    std::optional<Error> failureOf(Active &a, CURLcode code, const std::string &detail) const;
+    bool scheduleRetry(Active &a);
 };
 
 Transport::Transport(TransportConfig config)
-    : m_config(std::move(config)), m_impl(std::make_unique<Impl>())
+    : m_config(std::move(config)), m_impl(std::make_unique<Impl>(*this))
 {
     static CurlGlobal global;
     m_impl->multi = curl_multi_init();
@@ -244,7 +234,7 @@ Transport::Transport(TransportConfig config)
     m_impl->url = ServerUrl::parse(m_config.server);
     m_credentialInbox = std::make_shared<CredentialInbox>();
     m_credentialInbox->multi = m_impl->multi;
-    // The thread's last boundary (core/boundary.h): an exception that escapes the loop (out of
+    // The thread's last boundary (core/base/boundary.h): an exception that escapes the loop (out of
     // memory between two transfers) is logged and the loop resumes, so the other requests go on;
     // the one it was handling may get no answer.
     m_thread = std::thread([this] {
@@ -348,7 +338,7 @@ size_t onWriteImpl(char *data, size_t size, size_t n, void *userp)
     if (a->bodySize + bytes.size() > a->pending->request.maxBodyBytes) {
         // Past the limit (decoded bytes: a gzip bomb stops here too), checked before the bytes
         // are kept. Returning a short count makes libcurl fail the transfer with
-        // CURLE_WRITE_ERROR; completeTransfer says why.
+        // CURLE_WRITE_ERROR; Impl::failureOf() says why.
         a->bodyTooLarge = true;
         a->releaseBody();
         return 0;
@@ -401,315 +391,356 @@ size_t onWrite(char *data, size_t size, size_t n, void *userp)
 
 } // namespace
 
+namespace {
+
+// Hands a request its one result. Last boundary of the network thread: a consumer's decode that
+// throws must not end the process (an exception leaving this thread's function is std::terminate).
+void finish(Transport::Pending &p, core::Result<HttpResponse> r)
+{
+    if (!p.onDone)
+        return;
+    try {
+        p.onDone(std::move(r));
+    } catch (const std::exception &e) {
+        qCWarning(lcTransport, "a handler of %s %s threw: %s", p.request.method.c_str(), p.request.path.c_str(), e.what());
+    } catch (...) {
+        qCWarning(lcTransport, "a handler of %s %s threw", p.request.method.c_str(), p.request.path.c_str());
+    }
+}
+
+// URL, method, body, protocol, time limits, compression, user agent and proxy.
+void setRequestOptions(CURL *e, Active &a, const HttpRequest &r, const TransferPlan &plan, const TransportConfig &config)
+{
+    curl_easy_setopt(e, CURLOPT_URL, plan.url.c_str());
+    if (!plan.connectTo.empty()) {
+        a.connectTo = curl_slist_append(nullptr, plan.connectTo.c_str());
+        curl_easy_setopt(e, CURLOPT_CONNECT_TO, a.connectTo);
+    }
+    curl_easy_setopt(e, CURLOPT_CUSTOMREQUEST, r.method.c_str());
+    if (r.method == "GET")
+        curl_easy_setopt(e, CURLOPT_HTTPGET, 1L);
+    if (!r.body.empty() || r.method == "POST" || r.method == "PUT" || r.method == "PATCH") {
+        curl_easy_setopt(e, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(r.body.size()));
+        curl_easy_setopt(e, CURLOPT_COPYPOSTFIELDS, r.body.c_str());
+        curl_easy_setopt(e, CURLOPT_CUSTOMREQUEST, r.method.c_str());
+    }
+    curl_easy_setopt(e, CURLOPT_HTTP_VERSION, CURL_HTTP_VERSION_2TLS);
+    curl_easy_setopt(e, CURLOPT_PIPEWAIT, 1L);
+    curl_easy_setopt(e, CURLOPT_TCP_KEEPALIVE, 1L);
+    curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
+    curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, long(config.connectTimeoutMs));
+    if (r.streaming) {
+        // No whole-request limit on watches: the server's timeoutSeconds ends them, and a
+        // stall (half-open connection) is caught by endStalledStreams(). Not
+        // CURLOPT_LOW_SPEED_*: libcurl averages speed over ~5 s, so one event before the
+        // silence delayed detection by that much (2 s stall limit -> 8 s).
+    } else {
+        curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, long(r.timeoutMs));
+    }
+    if (!config.disableCompression)
+        curl_easy_setopt(e, CURLOPT_ACCEPT_ENCODING, "");
+    curl_easy_setopt(e, CURLOPT_USERAGENT, config.userAgent.c_str());
+    if (!plan.proxy.empty())
+        curl_easy_setopt(e, CURLOPT_PROXY, plan.proxy.c_str());
+}
+
+// Which server certificates are trusted, and the client certificate if the credential has one.
+void setTlsOptions(CURL *e, const TransportConfig &config, const Credential &cred)
+{
+    if (config.insecureSkipTlsVerify) {
+        curl_easy_setopt(e, CURLOPT_SSL_VERIFYPEER, 0L);
+        curl_easy_setopt(e, CURLOPT_SSL_VERIFYHOST, 0L);
+    } else if (!config.caPem.isEmpty()) {
+        // Only the kubeconfig's CA is trusted, as in client-go (its RootCAs replace the system
+        // pool). libcurl's OpenSSL backend ignores CAINFO when a CAINFO_BLOB is set, but still
+        // loads the build's default CAPATH (/etc/ssl/certs on Debian) next to the blob: clear
+        // both, or every public CA could vouch for the cluster.
+        curl_blob ca{const_cast<char *>(config.caPem.constData()), size_t(config.caPem.size()), CURL_BLOB_COPY};
+        curl_easy_setopt(e, CURLOPT_CAINFO_BLOB, &ca);
+        curl_easy_setopt(e, CURLOPT_CAINFO, static_cast<char *>(nullptr));
+        curl_easy_setopt(e, CURLOPT_CAPATH, static_cast<char *>(nullptr));
+    }
+    if (!cred.clientCertPem.isEmpty()) {
+        curl_blob cert{const_cast<char *>(cred.clientCertPem.constData()), size_t(cred.clientCertPem.size()), CURL_BLOB_COPY};
+        curl_blob key{const_cast<char *>(cred.clientKeyPem.constData()), size_t(cred.clientKeyPem.size()), CURL_BLOB_COPY};
+        curl_easy_setopt(e, CURLOPT_SSLCERT_BLOB, &cert);
+        curl_easy_setopt(e, CURLOPT_SSLCERTTYPE, "PEM");
+        curl_easy_setopt(e, CURLOPT_SSLKEY_BLOB, &key);
+        curl_easy_setopt(e, CURLOPT_SSLKEYTYPE, "PEM");
+    }
+}
+
+// The header lines, basic auth, and the callbacks that fill `a` as the answer arrives.
+void setHeadersAndCallbacks(CURL *e, Active &a, const TransferPlan &plan, const Credential &cred)
+{
+    curl_slist *h = nullptr;
+    for (const auto &line : plan.headers)
+        h = curl_slist_append(h, line.c_str());
+    if (!cred.basicUser.empty()) {
+        curl_easy_setopt(e, CURLOPT_USERNAME, cred.basicUser.c_str());
+        curl_easy_setopt(e, CURLOPT_PASSWORD, cred.basicPassword.c_str());
+    }
+    a.headers = h;
+    curl_easy_setopt(e, CURLOPT_HTTPHEADER, h);
+    curl_easy_setopt(e, CURLOPT_HEADERFUNCTION, onHeader);
+    curl_easy_setopt(e, CURLOPT_HEADERDATA, &a);
+    curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, onWrite);
+    curl_easy_setopt(e, CURLOPT_WRITEDATA, &a);
+    curl_easy_setopt(e, CURLOPT_ERRORBUFFER, a.errorBuffer);
+    curl_easy_setopt(e, CURLOPT_PRIVATE, &a);
+}
+
+} // namespace
+
 void Transport::run()
 {
     Impl &d = *m_impl;
-    auto finish = [&](Pending &p, core::Result<HttpResponse> r) {
-        if (!p.onDone)
-            return;
-        // Last boundary of the network thread: a consumer's decode that throws must not end the
-        // process (an exception leaving this thread's function is std::terminate).
-        try {
-            p.onDone(std::move(r));
-        } catch (const std::exception &e) {
-            qCWarning(lcTransport, "a handler of %s %s threw: %s", p.request.method.c_str(), p.request.path.c_str(), e.what());
-        } catch (...) {
-            qCWarning(lcTransport, "a handler of %s %s threw", p.request.method.c_str(), p.request.path.c_str());
-        }
-    };
-
-    // `ready`: a credential that arrived late for this request; otherwise it is asked for now, and
-    // a request whose credential is not ready waits in awaitingCredential (never blocking here).
-    auto startTransfer = [&](const std::shared_ptr<Pending> &p, std::optional<core::Result<Credential>> ready = std::nullopt) {
-        if (!ready) {
-            if (m_config.credential)
-                ready = m_config.credential([inbox = m_credentialInbox, id = p->id](core::Result<Credential> c) { inbox->post(id, std::move(c)); });
-            else
-                ready = core::Result<Credential>(Credential{});
-            if (!ready) {
-                d.awaitingCredential.emplace(p->id, p);
-                return;
-            }
-        }
-        auto cred = std::move(*ready);
-        if (!cred) {
-            finish(*p, cred.error());
-            return;
-        }
-        auto a = std::make_unique<Active>();
-        a->buffered = &d.buffered;
-        a->budget = m_config.maxBufferedBodyBytes;
-        a->pending = p;
-        CURL *e = curl_easy_init();
-        a->easy = e;
-        const HttpRequest &r = p->request;
-        // tls-server-name (client-go: tls.Config.ServerName only) is the name sent in SNI and
-        // checked against the certificate; the connection still goes to the server URL's host and
-        // the Host header (HTTP/2 :authority) stays that host. libcurl has no option for SNI alone,
-        // so the URL names tls-server-name (which libcurl uses for SNI and verification),
-        // CURLOPT_CONNECT_TO sends the connection to the real host and port (also through a
-        // proxy's CONNECT or SOCKS request), and a Host header restores the URL's authority.
-        const bool sniOverride = !m_config.tlsServerName.empty() && m_config.tlsServerName != d.url.host && d.url.scheme == "https";
-        const std::string host = sniOverride ? m_config.tlsServerName : d.url.host;
-        const std::string url = d.url.scheme + "://" + host + ":" + d.url.port + d.url.prefix + r.path;
-        curl_easy_setopt(e, CURLOPT_URL, url.c_str());
-        if (sniOverride) {
-            const std::string ct = host + ":" + d.url.port + ":" + d.url.host + ":" + d.url.port;
-            a->connectTo = curl_slist_append(nullptr, ct.c_str());
-            curl_easy_setopt(e, CURLOPT_CONNECT_TO, a->connectTo);
-        }
-        curl_easy_setopt(e, CURLOPT_CUSTOMREQUEST, r.method.c_str());
-        if (r.method == "GET")
-            curl_easy_setopt(e, CURLOPT_HTTPGET, 1L);
-        if (!r.body.empty() || r.method == "POST" || r.method == "PUT" || r.method == "PATCH") {
-            curl_easy_setopt(e, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(r.body.size()));
-            curl_easy_setopt(e, CURLOPT_COPYPOSTFIELDS, r.body.c_str());
-            curl_easy_setopt(e, CURLOPT_CUSTOMREQUEST, r.method.c_str());
-        }
-        curl_easy_setopt(e, CURLOPT_HTTP_VERSION, CURL_HTTP_VERSION_2TLS);
-        curl_easy_setopt(e, CURLOPT_PIPEWAIT, 1L);
-        curl_easy_setopt(e, CURLOPT_TCP_KEEPALIVE, 1L);
-        curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
-        curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, long(m_config.connectTimeoutMs));
-        if (r.streaming) {
-            // No whole-request limit on watches: the server's timeoutSeconds ends them, and a
-            // stall (half-open connection) is caught by the idle check in the loop below. Not
-            // CURLOPT_LOW_SPEED_*: libcurl averages speed over ~5 s, so one event before the
-            // silence delayed detection by that much (2 s stall limit -> 8 s).
-        } else {
-            curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, long(r.timeoutMs));
-        }
-        if (!m_config.disableCompression)
-            curl_easy_setopt(e, CURLOPT_ACCEPT_ENCODING, "");
-        curl_easy_setopt(e, CURLOPT_USERAGENT, m_config.userAgent.c_str());
-        if (!m_config.proxyUrl.empty()) {
-            // Go's SOCKS5 dialer sends the host name to the proxy, which resolves it (the cluster's
-            // name may only exist behind the proxy): libcurl's socks5h, not socks5 (local DNS).
-            const std::string proxy = m_config.proxyUrl.rfind("socks5://", 0) == 0 ? "socks5h://" + m_config.proxyUrl.substr(9) : m_config.proxyUrl;
-            curl_easy_setopt(e, CURLOPT_PROXY, proxy.c_str());
-        }
-        if (m_config.insecureSkipTlsVerify) {
-            curl_easy_setopt(e, CURLOPT_SSL_VERIFYPEER, 0L);
-            curl_easy_setopt(e, CURLOPT_SSL_VERIFYHOST, 0L);
-        } else if (!m_config.caPem.isEmpty()) {
-            // Only the kubeconfig's CA is trusted, as in client-go (its RootCAs replace the system
-            // pool). libcurl's OpenSSL backend ignores CAINFO when a CAINFO_BLOB is set, but still
-            // loads the build's default CAPATH (/etc/ssl/certs on Debian) next to the blob: clear
-            // both, or every public CA could vouch for the cluster.
-            curl_blob ca{const_cast<char *>(m_config.caPem.constData()), size_t(m_config.caPem.size()), CURL_BLOB_COPY};
-            curl_easy_setopt(e, CURLOPT_CAINFO_BLOB, &ca);
-            curl_easy_setopt(e, CURLOPT_CAINFO, static_cast<char *>(nullptr));
-            curl_easy_setopt(e, CURLOPT_CAPATH, static_cast<char *>(nullptr));
-        }
-        if (!cred->clientCertPem.isEmpty()) {
-            curl_blob cert{const_cast<char *>(cred->clientCertPem.constData()), size_t(cred->clientCertPem.size()), CURL_BLOB_COPY};
-            curl_blob key{const_cast<char *>(cred->clientKeyPem.constData()), size_t(cred->clientKeyPem.size()), CURL_BLOB_COPY};
-            curl_easy_setopt(e, CURLOPT_SSLCERT_BLOB, &cert);
-            curl_easy_setopt(e, CURLOPT_SSLCERTTYPE, "PEM");
-            curl_easy_setopt(e, CURLOPT_SSLKEY_BLOB, &key);
-            curl_easy_setopt(e, CURLOPT_SSLKEYTYPE, "PEM");
-        }
-        curl_slist *h = nullptr;
-        h = curl_slist_append(h, ("Accept: " + r.accept).c_str());
-        if (!r.contentType.empty())
-            h = curl_slist_append(h, ("Content-Type: " + r.contentType).c_str());
-        if (!cred->bearerToken.empty())
-            h = curl_slist_append(h, ("Authorization: Bearer " + cred->bearerToken).c_str());
-        if (!cred->basicUser.empty()) {
-            curl_easy_setopt(e, CURLOPT_USERNAME, cred->basicUser.c_str());
-            curl_easy_setopt(e, CURLOPT_PASSWORD, cred->basicPassword.c_str());
-        }
-        if (sniOverride)
-            h = curl_slist_append(h, ("Host: " + d.url.authority).c_str());
-        for (const auto &[k, v] : m_config.extraHeaders)
-            h = curl_slist_append(h, (k + ": " + v).c_str());
-        for (const auto &[k, v] : r.headers)
-            h = curl_slist_append(h, (k + ": " + v).c_str());
-        h = curl_slist_append(h, "Expect:");
-        a->headers = h;
-        curl_easy_setopt(e, CURLOPT_HTTPHEADER, h);
-        curl_easy_setopt(e, CURLOPT_HEADERFUNCTION, onHeader);
-        curl_easy_setopt(e, CURLOPT_HEADERDATA, a.get());
-        curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, onWrite);
-        curl_easy_setopt(e, CURLOPT_WRITEDATA, a.get());
-        curl_easy_setopt(e, CURLOPT_ERRORBUFFER, a->errorBuffer);
-        curl_easy_setopt(e, CURLOPT_PRIVATE, a.get());
-        curl_multi_add_handle(d.multi, e);
-        ++m_requestsStarted;
-        d.active.emplace(e, std::move(a));
-    };
-
-    auto completeTransfer = [&](CURL *e, CURLcode code) {
-        auto it = d.active.find(e);
-        if (it == d.active.end())
-            return;
-        std::unique_ptr<Active> a = std::move(it->second);
-        d.active.erase(it);
-        curl_multi_remove_handle(d.multi, e);
-        long code2 = 0, conns = 0, ver = 0;
-        curl_easy_getinfo(e, CURLINFO_RESPONSE_CODE, &code2);
-        curl_easy_getinfo(e, CURLINFO_NUM_CONNECTS, &conns);
-        curl_easy_getinfo(e, CURLINFO_HTTP_VERSION, &ver);
-        m_connectionsOpened += conns;
-        a->response.status = int(code2);
-        a->response.newConnections = conns;
-        a->response.httpVersion = ver == CURL_HTTP_VERSION_2_0 ? 2 : 11;
-        const std::string detail = a->errorBuffer;
-        curl_easy_cleanup(e);
-        curl_slist_free_all(a->headers);
-        curl_slist_free_all(a->connectTo);
-        Pending &p = *a->pending;
-        if (a->abortedByConsumer) {
-            // The consumer stopped the stream (e.g. a corrupt frame). It still needs the end: the
-            // watcher resumes from onDone, and start() promises exactly one onDone per request.
-            finish(p, Error::make(ErrorCategory::Cancelled, "stream stopped by its consumer"));
-            return;
-        }
-        if (a->bodyTooLarge) {
-            finish(p, Error::make(ErrorCategory::Parse, p.request.method + " " + p.request.path
-                                                            + ": the response body is larger than the limit of "
-                                                            + std::to_string(p.request.maxBodyBytes) + " bytes"));
-            return;
-        }
-        if (a->overBudget) {
-            finish(p, Error::make(ErrorCategory::Parse, p.request.method + " " + p.request.path
-                                                            + ": the responses in flight together are larger than the limit of "
-                                                            + std::to_string(m_config.maxBufferedBodyBytes) + " bytes"));
-            return;
-        }
-        if (a->callbackThrew) {
-            finish(p, Error::make(ErrorCategory::Parse, p.request.method + " " + p.request.path
-                                                            + ": the response could not be read: " + a->callbackError));
-            return;
-        }
-        try {
-            a->joinBody();
-        } catch (const std::bad_alloc &) {
-            a->releaseBody();
-            finish(p, Error::make(ErrorCategory::Parse, p.request.method + " " + p.request.path + ": no memory for the response body"));
-            return;
-        }
-        if (code != CURLE_OK) {
-            Error err = curlError(code, detail.c_str());
-            const bool untrusted = detail.find("issuer") != std::string::npos || detail.find("self-signed") != std::string::npos ||
-                                   detail.find("self signed") != std::string::npos;
-            if (code == CURLE_PEER_FAILED_VERIFICATION && !m_config.caPem.isEmpty() && untrusted)
-                err.message += " (the server's certificate is not signed by the kubeconfig's certificate-authority, the only CA trusted "
-                               "for this cluster)";
-            finish(p, std::move(err));
-            return;
-        }
-        const int status = a->response.status;
-        if (status == 401 && !p.authRetried && m_config.invalidateCredential && m_config.invalidateCredential()) {
-            // Refresh the credential once and retry once (exec plugins, rotated tokens).
-            p.authRetried = true;
-            p.due = Clock::now();
-            d.waiting.push_front(a->pending);
-            return;
-        }
-        const bool retryable = status == 429 || (status >= 500 && p.request.method == "GET");
-        if (retryable && a->response.retryAfterSeconds >= 0 && p.retries < m_config.maxRetries) {
-            ++p.retries;
-            const int wait = std::clamp(a->response.retryAfterSeconds, 1, 60);
-            qCInfo(lcTransport, "HTTP %d with Retry-After %d s: retrying %s (attempt %d)", status, wait,
-                   p.request.path.c_str(), p.retries);
-            p.due = Clock::now() + std::chrono::seconds(wait);
-            d.waiting.push_back(a->pending);
-            return;
-        }
-        finish(p, std::move(a->response));
-    };
-
     while (!m_stop) {
-        std::vector<std::shared_ptr<Pending>> incoming;
-        std::vector<RequestId> cancelled;
-        {
-            std::lock_guard lock(m_mutex);
-            incoming.swap(m_incoming);
-            cancelled.swap(m_cancelled);
-        }
-        for (auto &p : incoming)
-            d.waiting.push_back(std::move(p));
-        for (RequestId id : cancelled) {
-            std::erase_if(d.waiting, [id](const auto &p) { return p->id == id; });
-            d.awaitingCredential.erase(id);
-            for (auto it = d.active.begin(); it != d.active.end(); ++it) {
-                if (it->second->pending->id == id) {
-                    curl_multi_remove_handle(d.multi, it->first);
-                    curl_easy_cleanup(it->first);
-                    curl_slist_free_all(it->second->headers);
-                    curl_slist_free_all(it->second->connectTo);
-                    d.active.erase(it);
-                    break;
-                }
-            }
-        }
-
-        std::vector<std::pair<RequestId, core::Result<Credential>>> arrived;
-        {
-            std::lock_guard lock(m_credentialInbox->mutex);
-            arrived.swap(m_credentialInbox->arrived);
-        }
-        for (auto &[id, c] : arrived) {
-            auto it = d.awaitingCredential.find(id);
-            if (it == d.awaitingCredential.end())
-                continue; // cancelled meanwhile
-            auto p = std::move(it->second);
-            d.awaitingCredential.erase(it);
-            startTransfer(p, std::move(c));
-        }
-
-        // Start what is due and allowed by the rate limiter, in order.
-        auto now = Clock::now();
-        Clock::duration nextWake = std::chrono::milliseconds(1000);
-        for (auto it = d.waiting.begin(); it != d.waiting.end();) {
-            auto &p = *it;
-            if (p->due > now) {
-                nextWake = std::min(nextWake, p->due - now);
-                ++it;
-                continue;
-            }
-            auto &bucket = p->request.isWatchStart ? d.watchBucket : d.bucket;
-            const auto wait = bucket.take();
-            if (wait.count() > 0) {
-                if (wait > std::chrono::seconds(1))
-                    qCInfo(lcTransport, "Waited for %.1fs due to client-side throttling, not priority and fairness",
-                           std::chrono::duration<double>(wait).count());
-                p->due = now + wait;
-                nextWake = std::min(nextWake, wait);
-                ++it;
-                continue;
-            }
-            auto pending = p;
-            it = d.waiting.erase(it);
-            startTransfer(pending);
-        }
-
+        d.takeHandOffs();
+        d.startArrivedCredentials();
+        const Clock::duration nextWake = d.startDueRequests();
         int running = 0;
         curl_multi_perform(d.multi, &running);
-        int left = 0;
-        while (CURLMsg *msg = curl_multi_info_read(d.multi, &left)) {
-            if (msg->msg == CURLMSG_DONE)
-                completeTransfer(msg->easy_handle, msg->data.result);
-        }
-        // Streams with no byte (not even a chunk header) for stallSeconds are half-open: end
-        // them as a timeout so the owner resumes. The poll below wakes at least once a second.
-        now = Clock::now();
-        std::vector<CURL *> stalled;
-        for (const auto &[easy, a] : d.active) {
-            const int limit = a->pending->request.stallSeconds;
-            if (a->pending->request.streaming && limit > 0 && now - a->lastByte > std::chrono::seconds(limit)) {
-                std::snprintf(a->errorBuffer, sizeof a->errorBuffer, "no data for %d s (stalled stream)", limit);
-                stalled.push_back(easy);
-            }
-        }
-        for (CURL *easy : stalled)
-            completeTransfer(easy, CURLE_OPERATION_TIMEDOUT);
+        d.completeFinishedTransfers();
+        d.endStalledStreams();
         if (!d.waiting.empty() && nextWake <= Clock::duration::zero())
             continue;
         const int waitMs = int(std::clamp<long long>(std::chrono::duration_cast<std::chrono::milliseconds>(nextWake).count(), 1, 1000));
         curl_multi_poll(d.multi, nullptr, 0, waitMs, nullptr);
     }
+}
+
+// New requests join the queue; cancelled ones leave it, wherever they are.
+void Transport::Impl::takeHandOffs()
+{
+    std::vector<std::shared_ptr<Pending>> incoming;
+    std::vector<RequestId> cancelled;
+    {
+        std::lock_guard lock(t.m_mutex);
+        incoming.swap(t.m_incoming);
+        cancelled.swap(t.m_cancelled);
+    }
+    for (auto &p : incoming)
+        waiting.push_back(std::move(p));
+    for (RequestId id : cancelled)
+        dropRequest(id);
+}
+
+void Transport::Impl::dropRequest(RequestId id)
+{
+    std::erase_if(waiting, [id](const auto &p) { return p->id == id; });
+    awaitingCredential.erase(id);
+    for (auto it = active.begin(); it != active.end(); ++it) {
+        if (it->second->pending->id == id) {
+            curl_multi_remove_handle(multi, it->first);
+            curl_easy_cleanup(it->first);
+            curl_slist_free_all(it->second->headers);
+            curl_slist_free_all(it->second->connectTo);
+            active.erase(it);
+            break;
+        }
+    }
+}
+
+void Transport::Impl::startArrivedCredentials()
+{
+    std::vector<std::pair<RequestId, core::Result<Credential>>> arrived;
+    {
+        std::lock_guard lock(t.m_credentialInbox->mutex);
+        arrived.swap(t.m_credentialInbox->arrived);
+    }
+    for (auto &[id, c] : arrived) {
+        auto it = awaitingCredential.find(id);
+        if (it == awaitingCredential.end())
+            continue; // cancelled meanwhile
+        auto p = std::move(it->second);
+        awaitingCredential.erase(it);
+        startTransfer(p, std::move(c));
+    }
+}
+
+// Starts what is due and allowed by the rate limiter, in order; returns how long the loop may
+// sleep before the next waiting request is due (at most a second).
+Clock::duration Transport::Impl::startDueRequests()
+{
+    const auto now = Clock::now();
+    Clock::duration nextWake = std::chrono::milliseconds(1000);
+    for (auto it = waiting.begin(); it != waiting.end();) {
+        auto &p = *it;
+        if (p->due > now) {
+            nextWake = std::min(nextWake, p->due - now);
+            ++it;
+            continue;
+        }
+        auto &limiter = p->request.isWatchStart ? watchBucket : bucket;
+        const auto wait = limiter.take();
+        if (wait.count() > 0) {
+            if (wait > std::chrono::seconds(1))
+                qCInfo(lcTransport, "Waited for %.1fs due to client-side throttling, not priority and fairness",
+                       std::chrono::duration<double>(wait).count());
+            p->due = now + wait;
+            nextWake = std::min(nextWake, wait);
+            ++it;
+            continue;
+        }
+        auto pending = p;
+        it = waiting.erase(it);
+        startTransfer(pending);
+    }
+    return nextWake;
+}
+
+// `ready`: a credential that arrived late for this request; otherwise it is asked for now, and
+// a request whose credential is not ready waits in awaitingCredential (never blocking here).
+void Transport::Impl::startTransfer(const std::shared_ptr<Pending> &p, std::optional<core::Result<Credential>> ready)
+{
+    if (!ready) {
+        if (t.m_config.credential)
+            ready = t.m_config.credential([inbox = t.m_credentialInbox, id = p->id](core::Result<Credential> c) { inbox->post(id, std::move(c)); });
+        else
+            ready = core::Result<Credential>(Credential{});
+        if (!ready) {
+            awaitingCredential.emplace(p->id, p);
+            return;
+        }
+    }
+    auto cred = std::move(*ready);
+    if (!cred) {
+        finish(*p, cred.error());
+        return;
+    }
+    auto a = std::make_unique<Active>();
+    a->buffered = &buffered;
+    a->budget = t.m_config.maxBufferedBodyBytes;
+    a->pending = p;
+    CURL *e = curl_easy_init();
+    a->easy = e;
+    const TransferPlan plan = planTransfer(url, t.m_config, p->request, *cred);
+    setRequestOptions(e, *a, p->request, plan, t.m_config);
+    setTlsOptions(e, t.m_config, *cred);
+    setHeadersAndCallbacks(e, *a, plan, *cred);
+    curl_multi_add_handle(multi, e);
+    ++t.m_requestsStarted;
+    active.emplace(e, std::move(a));
+}
+
+void Transport::Impl::completeFinishedTransfers()
+{
+    int left = 0;
+    while (CURLMsg *msg = curl_multi_info_read(multi, &left)) {
+        if (msg->msg == CURLMSG_DONE)
+            completeTransfer(msg->easy_handle, msg->data.result);
+    }
+}
+
+// Streams with no byte (not even a chunk header) for stallSeconds are half-open: end them as a
+// timeout so the owner resumes. The poll in run() wakes at least once a second.
+void Transport::Impl::endStalledStreams()
+{
+    const auto now = Clock::now();
+    std::vector<CURL *> stalled;
+    for (const auto &[easy, a] : active) {
+        const int limit = a->pending->request.stallSeconds;
+        if (a->pending->request.streaming && limit > 0 && now - a->lastByte > std::chrono::seconds(limit)) {
+            std::snprintf(a->errorBuffer, sizeof a->errorBuffer, "no data for %d s (stalled stream)", limit);
+            stalled.push_back(easy);
+        }
+    }
+    for (CURL *easy : stalled)
+        completeTransfer(easy, CURLE_OPERATION_TIMEDOUT);
+}
+
+void Transport::Impl::completeTransfer(CURL *e, CURLcode code)
+{
+    auto it = active.find(e);
+    if (it == active.end())
+        return;
+    std::unique_ptr<Active> a = std::move(it->second);
+    active.erase(it);
+    curl_multi_remove_handle(multi, e);
+    long code2 = 0, conns = 0, ver = 0;
+    curl_easy_getinfo(e, CURLINFO_RESPONSE_CODE, &code2);
+    curl_easy_getinfo(e, CURLINFO_NUM_CONNECTS, &conns);
+    curl_easy_getinfo(e, CURLINFO_HTTP_VERSION, &ver);
+    t.m_connectionsOpened += conns;
+    a->response.status = int(code2);
+    a->response.newConnections = conns;
+    a->response.httpVersion = ver == CURL_HTTP_VERSION_2_0 ? 2 : 11;
+    const std::string detail = a->errorBuffer;
+    curl_easy_cleanup(e);
+    curl_slist_free_all(a->headers);
+    curl_slist_free_all(a->connectTo);
+    Pending &p = *a->pending;
+    if (auto failure = failureOf(*a, code, detail)) {
+        finish(p, std::move(*failure));
+        return;
+    }
+    if (scheduleRetry(*a))
+        return;
+    finish(p, std::move(a->response));
+}
+
+// Why the transfer has no answer to hand over, or nullopt once its body is joined and whole.
+std::optional<Error> Transport::Impl::failureOf(Active &a, CURLcode code, const std::string &detail) const
+{
+    const HttpRequest &r = a.pending->request;
+    if (a.abortedByConsumer) {
+        // The consumer stopped the stream (e.g. a corrupt frame). It still needs the end: the
+        // watcher resumes from onDone, and start() promises exactly one onDone per request.
+        return Error::make(ErrorCategory::Cancelled, "stream stopped by its consumer");
+    }
+    if (a.bodyTooLarge)
+        return Error::make(ErrorCategory::Parse, r.method + " " + r.path + ": the response body is larger than the limit of "
+                                                     + std::to_string(r.maxBodyBytes) + " bytes");
+    if (a.overBudget)
+        return Error::make(ErrorCategory::Parse, r.method + " " + r.path
+                                                     + ": the responses in flight together are larger than the limit of "
+                                                     + std::to_string(t.m_config.maxBufferedBodyBytes) + " bytes");
+    if (a.callbackThrew)
+        return Error::make(ErrorCategory::Parse, r.method + " " + r.path + ": the response could not be read: " + a.callbackError);
+    try {
+        a.joinBody();
+    } catch (const std::bad_alloc &) {
+        a.releaseBody();
+        return Error::make(ErrorCategory::Parse, r.method + " " + r.path + ": no memory for the response body");
+    }
+    if (code != CURLE_OK) {
+        Error err = curlError(code, detail.c_str());
+        const bool untrusted = detail.find("issuer") != std::string::npos || detail.find("self-signed") != std::string::npos ||
+                               detail.find("self signed") != std::string::npos;
+        if (code == CURLE_PEER_FAILED_VERIFICATION && !t.m_config.caPem.isEmpty() && untrusted)
+            err.message += " (the server's certificate is not signed by the kubeconfig's certificate-authority, the only CA trusted "
+                           "for this cluster)";
+        return err;
+    }
+    return std::nullopt;
+}
+
+// Puts the request back in the queue when one more try can help; returns whether it did.
+bool Transport::Impl::scheduleRetry(Active &a)
+{
+    Pending &p = *a.pending;
+    const int status = a.response.status;
+    if (status == 401 && !p.authRetried && t.m_config.invalidateCredential && t.m_config.invalidateCredential()) {
+        // Refresh the credential once and retry once (exec plugins, rotated tokens).
+        p.authRetried = true;
+        p.due = Clock::now();
+        waiting.push_front(a.pending);
+        return true;
+    }
+    // client-go's rule (staging/src/k8s.io/client-go/rest/with_retry.go): 429, or 5xx on a
+    // read, and only with a Retry-After header.
+    const bool retryable = status == 429 || (status >= 500 && p.request.method == "GET");
+    if (retryable && a.response.retryAfterSeconds >= 0 && p.retries < t.m_config.maxRetries) {
+        ++p.retries;
+        const int wait = std::clamp(a.response.retryAfterSeconds, 1, 60);
+        qCInfo(lcTransport, "HTTP %d with Retry-After %d s: retrying %s (attempt %d)", status, wait,
+               p.request.path.c_str(), p.retries);
+        p.due = Clock::now() + std::chrono::seconds(wait);
+        waiting.push_back(a.pending);
+        return true;
+    }
+    return false;
 }
 
 } // namespace fieldscope::kube

@@ -6,7 +6,7 @@
 // started in the constructor and joined in the destructor; no callback runs after ~Transport().
 // m_mutex guards m_incoming and m_cancelled (the hand-off queues); everything else is touched
 // only by the network thread.
-#include "core/result.h"
+#include "core/base/result.h"
 #include "kube/http.h"
 
 #include <QByteArray>
@@ -44,10 +44,10 @@ struct TransportConfig {
     // exec plugin runs or its consent question is open): the request waits aside, others go on,
     // and `later` (callable once, from any thread, even after the Transport is gone) delivers it.
     std::function<std::optional<core::Result<Credential>>(std::function<void(core::Result<Credential>)> later)> credential;
-    // Called after a 401 so the next credential() produces a fresh one (API brief 6.4); returns
+    // Called after a 401 so the next credential() produces a fresh one (as client-go's exec plugin code does); returns
     // whether one retry can help (false for static tokens and certificates).
     std::function<bool()> invalidateCredential;
-    double qps = 50;   // client-side token bucket (API brief 7.4); <= 0 disables
+    double qps = 50;   // client-side token bucket (client-go's default is 5); <= 0 disables
     int burst = 100;
     double watchQps = 100; // separate bucket for watch starts
     int watchBurst = 300;
@@ -104,7 +104,7 @@ private:
     std::thread m_thread;
 };
 
-// Decodes the text of one `Warning: 299 - "text"` header value (API brief 7.5).
+// Decodes the text of one `Warning: 299 - "text"` header value (k8s.io/apimachinery/pkg/util/net/http.go).
 std::string decodeWarningHeader(std::string_view value);
 
 } // namespace fieldscope::kube

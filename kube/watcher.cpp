@@ -22,7 +22,53 @@ struct Watcher::Stream {
     std::string decodeError;
     std::string partial; // network thread only
     std::size_t maxFrameBytes = kMaxWatchFrameBytes;
+    // Network thread: decodes the complete frames of `bytes` and queues them for the owner.
+    // False drops the stream (a corrupt or oversized frame); the owner resumes from the last
+    // RV applied.
+    bool take(std::string_view bytes);
 };
+
+bool Watcher::Stream::take(std::string_view bytes)
+{
+    std::vector<std::string> frames;
+    std::vector<DecodedWatchLine> decoded;
+    std::string error;
+    try {
+        splitLines(partial, bytes, frames);
+        decoded.reserve(frames.size());
+        for (const auto &l : frames) {
+            if (l.size() > maxFrameBytes)
+                break; // reported below, after the frames before it
+            auto d = decodeWatchLine(l);
+            if (!d.ok()) {
+                // Stop at the first corrupt frame: applying later events would skip the one
+                // it hid for good, since we resume from the last RV applied.
+                error = d.error().describe();
+                break;
+            }
+            decoded.push_back(std::move(*d));
+        }
+        const bool longLine = decoded.size() < frames.size() && error.empty();
+        if (longLine || partial.size() > maxFrameBytes) {
+            // A frame past the limit: drop the stream (and its buffer) and resume from the
+            // last RV applied; the event will come again or the server will say 410.
+            error = "a watch event is larger than the frame limit of " + std::to_string(maxFrameBytes) + " bytes";
+            std::string().swap(partial);
+        }
+    } catch (const std::exception &e) {
+        // Last boundary on the network thread (bad_alloc on a huge frame, a library throw).
+        error = std::string("watch event could not be decoded: ") + e.what();
+        std::string().swap(partial);
+    }
+    if (decoded.empty() && error.empty())
+        return true;
+    std::lock_guard lock(mutex);
+    for (auto &d : decoded)
+        lines.push_back(std::move(d));
+    if (!error.empty())
+        decodeError = error;
+    return error.empty(); // a corrupt frame: drop the stream and resume from the last good RV
+}
 
 std::string WatchScope::describe() const
 {
@@ -128,7 +174,7 @@ void Watcher::list(bool relist, const std::string &continueToken)
         setState(relist ? State::Relisting : State::Listing);
     }
     HttpRequest req;
-    // RV unset: a consistent, paginated read (API brief 2.2: RV=0 ignores limit).
+    // RV unset: a consistent, paginated read (RV=0 is served from the watch cache and ignores limit).
     req.path = m_scope.resource.collectionPath(m_scope.namespace_) + "?limit=" + std::to_string(m_pageLimit)
              + listQuery(m_scope);
     if (!continueToken.empty())
@@ -171,7 +217,7 @@ void Watcher::onPage(int gen, bool relist, core::Result<DecodedPage> page, std::
     if (!page.ok()) {
         const auto &e = page.error();
         if (e.httpStatus == 410) {
-            // Expired continue token: start the list again from the top (API brief 2.3).
+            // Expired continue token (etcd compacted past it): start the list again from the top.
             m_relistItems.clear();
             const bool again = relist || m_synced;
             if (isRepeatedRelist()) { // a server that expires every token: do not spin
@@ -270,7 +316,8 @@ void Watcher::watch(bool watchList)
     m_eventsThisWatch = 0;
     m_streamError.clear();
     if (watchList) {
-        // Streaming list (API brief 2.6): initial state as ADDED events ending with a bookmark.
+        // Streaming list (https://kubernetes.io/docs/reference/using-api/api-concepts/#streaming-lists):
+        // initial state as ADDED events, ending with a bookmark.
         req.path += "&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&resourceVersion=";
         setState(m_synced ? State::Relisting : State::Listing, QStringLiteral("streaming list"));
         m_relistItems.clear();
@@ -294,46 +341,7 @@ void Watcher::watch(bool watchList)
                     self->onWatchEnded(gen, std::move(r));
             });
         },
-        [stream](const HttpResponse &, std::string_view bytes) {
-            std::vector<std::string> lines;
-            std::vector<DecodedWatchLine> decoded;
-            std::string error;
-            try {
-                splitLines(stream->partial, bytes, lines);
-                decoded.reserve(lines.size());
-                for (const auto &l : lines) {
-                    if (l.size() > stream->maxFrameBytes)
-                        break; // reported below, after the frames before it
-                    auto d = decodeWatchLine(l);
-                    if (!d.ok()) {
-                        // Stop at the first corrupt frame: applying later events would skip the one
-                        // it hid for good, since we resume from the last RV applied.
-                        error = d.error().describe();
-                        break;
-                    }
-                    decoded.push_back(std::move(*d));
-                }
-                const bool longLine = decoded.size() < lines.size() && error.empty();
-                if (longLine || stream->partial.size() > stream->maxFrameBytes) {
-                    // A frame past the limit: drop the stream (and its buffer) and resume from the
-                    // last RV applied; the event will come again or the server will say 410.
-                    error = "a watch event is larger than the frame limit of " + std::to_string(stream->maxFrameBytes) + " bytes";
-                    std::string().swap(stream->partial);
-                }
-            } catch (const std::exception &e) {
-                // Last boundary on the network thread (bad_alloc on a huge frame, a library throw).
-                error = std::string("watch event could not be decoded: ") + e.what();
-                std::string().swap(stream->partial);
-            }
-            if (decoded.empty() && error.empty())
-                return true;
-            std::lock_guard lock(stream->mutex);
-            for (auto &d : decoded)
-                stream->lines.push_back(std::move(d));
-            if (!error.empty())
-                stream->decodeError = error;
-            return error.empty(); // a corrupt frame: drop the stream and resume from the last good RV
-        });
+        [stream](const HttpResponse &, std::string_view bytes) { return stream->take(bytes); });
 }
 
 void Watcher::flush()
@@ -366,14 +374,15 @@ void Watcher::flush()
                 relistAfter(l.error.message);
             } else {
                 // The server ends the stream after an ERROR; onWatchEnded backs off before
-                // watching again instead of resuming at once (API brief 2.5 state machine).
+                // watching again instead of resuming at once (k8s.io/client-go/tools/cache/reflector.go).
                 m_streamError = QString::fromStdString(l.error.describe());
                 Q_EMIT errorOccurred(m_streamError);
             }
             break;
         default:
             if (m_inWatchListInitial) {
-                // Synthetic ADDED events are not in RV order: never a resume point (API brief 2.4).
+                // Synthetic ADDED events are not in RV order: never a resume point
+                // (k8s.io/client-go/tools/cache/reflector.go).
                 l.object.fromList = true;
                 ++m_loaded;
                 if (m_progressive)

@@ -1,14 +1,14 @@
 #pragma once
 // Watcher: LIST then WATCH one resource type in one scope, forever, without losing a version
-// (API brief 2.1-2.6). Lives on its ApiClient's thread; page and event decoding run on the
-// network thread; batches are cut on a timer and emitted here.
+// (https://kubernetes.io/docs/reference/using-api/api-concepts/#efficient-detection-of-changes). Lives
+// on its ApiClient's thread; pages and events decode on the network thread; batches are timer-cut and emitted here.
 //
 // Contract (tested): per object, every version the server sends is delivered exactly once and
 // in order; no version is invented; after a relist the batch carries an ObservationGap naming
 // the interval that was not observed, and the differences (added, changed, deleted while away)
 // are delivered as events rather than a silent replacement.
-#include "core/objectstore.h"
-#include "core/watchtypes.h"
+#include "core/objects/objectstore.h"
+#include "core/objects/watchtypes.h"
 #include "kube/apiclient.h"
 #include "kube/listdecoder.h"
 #include "kube/resource.h"

@@ -1,5 +1,7 @@
 #include "kube/writes.h"
 
+#include "core/base/jsonread.h"
+
 namespace fieldscope::kube {
 namespace {
 
@@ -10,15 +12,29 @@ std::string writeQuery(const WriteOptions &o, bool apply)
         q += "&fieldValidation=" + o.fieldValidation;
     if (o.dryRun)
         q += "&dryRun=All";
-    // force is only valid for apply: even force=false is a 422 elsewhere (API brief 4.1).
+    // force is only valid for apply: even force=false is a 422 on other verbs.
     if (apply && o.force)
         q += "&force=true";
     return q;
 }
 
+// The object's metadata.name; empty when absent or not a string (the server then answers with
+// its own error rather than the client throwing on a user's malformed edit).
 std::string nameOf(const core::Json &object)
 {
-    return object.value("/metadata/name"_json_pointer, std::string());
+    return core::stringAt(object, "/metadata/name").value_or(std::string());
+}
+
+// Every write with a body (create, replace, patch, apply) differs only in verb, path, content type
+// and body.
+HttpRequest bodyRequest(const char *method, std::string path, const char *contentType, const core::Json &body)
+{
+    HttpRequest req;
+    req.method = method;
+    req.path = std::move(path);
+    req.contentType = contentType;
+    req.body = core::toJsonText(body);
+    return req;
 }
 
 } // namespace
@@ -42,47 +58,27 @@ HttpRequest getRequest(const ResourceInfo &r, const std::string &ns, const std::
 
 HttpRequest createRequest(const ResourceInfo &r, const std::string &ns, const core::Json &object, const WriteOptions &o)
 {
-    HttpRequest req;
-    req.method = "POST";
-    req.path = r.collectionPath(ns) + writeQuery(o, false);
-    req.contentType = "application/json";
-    req.body = core::toJsonText(object);
-    return req;
+    return bodyRequest("POST", r.collectionPath(ns) + writeQuery(o, false), "application/json", object);
 }
 
 HttpRequest replaceRequest(const ResourceInfo &r, const std::string &ns, const core::Json &object, const WriteOptions &o)
 {
-    HttpRequest req;
-    req.method = "PUT";
-    req.path = r.objectPath(ns, nameOf(object), o.subresource) + writeQuery(o, false);
-    req.contentType = "application/json";
-    req.body = core::toJsonText(object);
-    return req;
+    return bodyRequest("PUT", r.objectPath(ns, nameOf(object), o.subresource) + writeQuery(o, false), "application/json", object);
 }
 
 HttpRequest patchRequest(const ResourceInfo &r, const std::string &ns, const std::string &name, PatchType type,
                          const core::Json &patch, const WriteOptions &o)
 {
-    HttpRequest req;
-    req.method = "PATCH";
-    req.path = r.objectPath(ns, name, o.subresource) + writeQuery(o, false);
-    req.contentType = patchContentType(type);
-    req.body = core::toJsonText(patch);
-    return req;
+    return bodyRequest("PATCH", r.objectPath(ns, name, o.subresource) + writeQuery(o, false), patchContentType(type), patch);
 }
 
 HttpRequest applyRequest(const ResourceInfo &r, const std::string &ns, const core::Json &object, const WriteOptions &o)
 {
-    HttpRequest req;
-    req.method = "PATCH";
-    req.path = r.objectPath(ns, nameOf(object), o.subresource) + writeQuery(o, true);
-    req.contentType = "application/apply-patch+yaml";
     core::Json body = object;
-    // The server refuses managedFields in an apply body (API brief 3.6).
+    // The server answers 400 "metadata.managedFields must be nil" to an apply body carrying them.
     if (body.contains("metadata") && body["metadata"].is_object())
         body["metadata"].erase("managedFields");
-    req.body = core::toJsonText(body);
-    return req;
+    return bodyRequest("PATCH", r.objectPath(ns, nameOf(object), o.subresource) + writeQuery(o, true), "application/apply-patch+yaml", body);
 }
 
 HttpRequest deleteRequest(const ResourceInfo &r, const std::string &ns, const std::string &name,

@@ -1,9 +1,9 @@
 #pragma once
-// Request builders for every write verb (API brief 4.1, 5.2-5.5). Pure functions: the caller
+// Request builders for every write verb (POST, PUT, PATCH of each type, DELETE). Pure functions: the caller
 // sends the request through ApiClient, which turns non-2xx answers into typed errors (409 SSA
 // conflicts with their fields, stale writes, 422 causes). Response Warning headers arrive in
 // HttpResponse::warnings.
-#include "core/json.h"
+#include "core/base/json.h"
 #include "kube/http.h"
 #include "kube/resource.h"
 
@@ -12,7 +12,7 @@
 namespace fieldscope::kube {
 
 struct WriteOptions {
-    std::string fieldManager = "fieldscope"; // always explicit (API brief 0)
+    std::string fieldManager = "fieldscope"; // always explicit (else the server takes the User-Agent)
     bool dryRun = false;                     // dryRun=All: validated and answered, not stored
     bool force = false;                      // apply only
     std::string fieldValidation = "Strict";  // Ignore | Warn | Strict ("" = server default)
@@ -28,7 +28,7 @@ HttpRequest createRequest(const ResourceInfo &r, const std::string &ns, const co
 HttpRequest replaceRequest(const ResourceInfo &r, const std::string &ns, const core::Json &object, const WriteOptions &o = {});
 HttpRequest patchRequest(const ResourceInfo &r, const std::string &ns, const std::string &name, PatchType type,
                          const core::Json &patch, const WriteOptions &o = {});
-// Server-side apply of a partial object (JSON is valid YAML; we never send YAML, API brief 0).
+// Server-side apply of a partial object (JSON is valid YAML; we never send YAML: the server reads YAML 1.1).
 HttpRequest applyRequest(const ResourceInfo &r, const std::string &ns, const core::Json &object, const WriteOptions &o = {});
 
 struct DeletePreconditions {
@@ -40,10 +40,10 @@ HttpRequest deleteRequest(const ResourceInfo &r, const std::string &ns, const st
                           const DeletePreconditions &pre = {}, PropagationPolicy policy = PropagationPolicy::Default,
                           bool dryRun = false);
 
-// "Set the value at `pointer` to `newValue` only if it is `expected`" (API brief 5.5 option A):
+// "Set the value at `pointer` to `newValue` only if it is `expected`" (field-level compare-and-swap):
 // [{"op":"test",...},{"op":"replace",...}]. A failed test is a 422 and nothing is written.
 core::Json compareAndSwapPatch(const std::string &pointer, const core::Json &expected, const core::Json &newValue);
-// Adds a whole-object precondition to a JSON Patch (option B: 409 when anything changed).
+// Adds a whole-object precondition to a JSON Patch: 409 when the object changed since `resourceVersion`.
 core::Json withResourceVersionPrecondition(core::Json jsonPatch, const std::string &resourceVersion);
 
 } // namespace fieldscope::kube

@@ -1,7 +1,7 @@
 #include "models/eventtablemodel.h"
 
-#include "core/json.h"
-#include "core/jsonread.h"
+#include "core/base/json.h"
+#include "core/base/jsonread.h"
 #include "models/objecttablemodel.h"
 
 #include <QBrush>

@@ -9,7 +9,7 @@
 // (the newest, as in a flood) are appended and the oldest popped: amortised O(1) each, and a
 // batch's new events on top are one insert signal and the dropped ones one removal; an event
 // that arrives out of order or changes is found by binary search (O(log n)).
-#include "core/watchtypes.h"
+#include "core/objects/watchtypes.h"
 
 #include <QAbstractTableModel>
 #include <QDateTime>

@@ -1,7 +1,7 @@
 #include "models/historyversions.h"
 
-#include "core/jsonread.h"
-#include "core/secretredaction.h"
+#include "core/base/jsonread.h"
+#include "core/history/secretredaction.h"
 
 namespace fieldscope::models {
 

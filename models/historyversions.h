@@ -6,7 +6,7 @@
 // Thread: json() and forEachVersion() block (database reads, decoding): call them on a worker
 // thread. They are safe to call from several threads; m_mutex guards the reader (one SQLite
 // connection is used by one thread at a time) and the cache.
-#include "core/historystore.h"
+#include "core/history/historystore.h"
 
 #include <QByteArray>
 

@@ -83,7 +83,7 @@ bool parseTerm(const QString &term, LabelRequirement *r, QString *error)
         *r = {key.toStdString(), Op::NotExists, {}};
         return true;
     }
-    const int paren = term.indexOf(u'(');
+    const qsizetype paren = term.indexOf(u'(');
     if (paren > 0) {
         const QStringList head = term.left(paren).simplified().split(u' ');
         if (head.size() != 2 || (head[1] != QLatin1String("in") && head[1] != QLatin1String("notin")) || !term.endsWith(u')'))
@@ -100,7 +100,7 @@ bool parseTerm(const QString &term, LabelRequirement *r, QString *error)
     }
     for (const auto &[token, op] : {std::pair{QStringLiteral("!="), Op::NotEquals}, std::pair{QStringLiteral("=="), Op::Equals},
                                     std::pair{QStringLiteral("="), Op::Equals}}) {
-        const int at = term.indexOf(token);
+        const qsizetype at = term.indexOf(token);
         if (at < 0)
             continue;
         const QString key = term.left(at).trimmed();

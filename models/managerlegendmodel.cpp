@@ -38,7 +38,7 @@ void ManagerLegendModel::setTree(const core::OwnershipTree &tree)
         m_rows.erase(m_rows.begin() + i);
         endRemoveRows();
     }
-    // Entries reorder as their times change (brief 3.2 wire order); move rows rather than
+    // Entries reorder as their times change (the server orders by operation, then time); move rows rather than
     // re-inserting them so a selected manager stays selected.
     for (std::size_t i = 0; i < next.size(); ++i) {
         auto found = std::find_if(m_rows.begin() + std::ptrdiff_t(std::min(i, m_rows.size())), m_rows.end(),

@@ -2,8 +2,8 @@
 // ManagerLegendModel: one row per metadata.managedFields entry (manager, operation, subresource,
 // time, field count) with the manager's colour; clicking a row filters OwnershipTreeModel via
 // EntryIndexRole. Lives on the GUI thread. A new tree updates rows in place, matched by entry
-// identity (brief 3.2), so the selected manager survives watch updates.
-#include "core/ownershiptree.h"
+// identity (manager, operation, subresource, apiVersion), so the selected manager survives watch updates.
+#include "core/ownership/ownershiptree.h"
 #include "models/managercolors.h"
 
 #include <QAbstractTableModel>

@@ -1,8 +1,8 @@
 #include "models/objectdetail.h"
 
-#include "core/blame.h"
-#include "core/json.h"
-#include "core/yaml.h"
+#include "core/ownership/blame.h"
+#include "core/base/json.h"
+#include "core/yaml/yaml.h"
 
 namespace fieldscope::models {
 

@@ -2,7 +2,7 @@
 // ObjectDetail: what the detail pane shows for one object version, computed in one pass by a
 // pure function meant for a worker thread (a 1 MiB object takes a while to parse, render as
 // YAML and join with its managedFields), handed to the GUI thread by value.
-#include "core/ownershiptree.h"
+#include "core/ownership/ownershiptree.h"
 
 #include <QByteArray>
 #include <QString>

@@ -1,6 +1,6 @@
 #include "models/objecthistorymodel.h"
 
-#include "core/jsonread.h"
+#include "core/base/jsonread.h"
 
 #include <QCoreApplication>
 #include <QFont>

@@ -8,8 +8,8 @@
 // the models only swap them in on the GUI thread. A row holds no object: the versions' objects
 // are read one at a time through the model's HistoryVersions (models/historyversions.h) on a
 // worker, so the tab's memory does not grow with the number or the size of the versions.
-#include "core/attribution.h"
-#include "core/historyquery.h"
+#include "core/history/attribution.h"
+#include "core/history/historyquery.h"
 #include "models/historyversions.h"
 
 #include <QAbstractTableModel>

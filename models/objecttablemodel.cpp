@@ -1,6 +1,6 @@
 #include "models/objecttablemodel.h"
 
-#include "core/visibletext.h"
+#include "core/base/visibletext.h"
 #include "models/plaintooltip.h"
 
 #include <QFont>
@@ -14,25 +14,26 @@ namespace fieldscope::models {
 
 QString humanAge(qint64 s)
 {
+    constexpr qint64 kHour = 3600, kDay = 86400; // 64-bit, so the products below are too
     if (s < 0)
         s = 0;
     if (s < 120)
         return QStringLiteral("%1s").arg(s);
     if (s < 3600)
         return QStringLiteral("%1m").arg(s / 60);
-    if (s < 8 * 3600) {
+    if (s < 8 * kHour) {
         const qint64 m = (s % 3600) / 60;
         return m ? QStringLiteral("%1h%2m").arg(s / 3600).arg(m) : QStringLiteral("%1h").arg(s / 3600);
     }
-    if (s < 2 * 86400)
+    if (s < 2 * kDay)
         return QStringLiteral("%1h").arg(s / 3600);
-    if (s < 8 * 86400) {
+    if (s < 8 * kDay) {
         const qint64 h = (s % 86400) / 3600;
         return h ? QStringLiteral("%1d%2h").arg(s / 86400).arg(h) : QStringLiteral("%1d").arg(s / 86400);
     }
-    if (s < 2 * 365 * 86400)
+    if (s < 2 * 365 * kDay)
         return QStringLiteral("%1d").arg(s / 86400);
-    return QStringLiteral("%1y").arg(s / (365 * 86400));
+    return QStringLiteral("%1y").arg(s / (365 * kDay));
 }
 
 namespace {
@@ -109,7 +110,7 @@ ObjectTableModel::ObjectTableModel(QObject *parent) : QAbstractTableModel(parent
 
 bool ObjectTableModel::cellsStale(const ObjectRow &r)
 {
-    // Opaque resourceVersions: only equality means anything (API brief 2.1).
+    // Opaque resourceVersions: only equality means anything (see ObjectViewModel's cmpRv).
     return !r.cells.isEmpty() && !r.cellsResourceVersion.empty() && r.cellsResourceVersion != r.resourceVersion;
 }
 
@@ -225,7 +226,7 @@ QVariant ObjectTableModel::headerData(int section, Qt::Orientation orientation, 
     if (orientation != Qt::Horizontal)
         return {};
     if (section >= ColumnCount) {
-        const std::size_t i = std::size_t(section - ColumnCount);
+        const auto i = std::size_t(section - ColumnCount);
         if (i >= m_serverColumns.size())
             return {};
         // The server's words; a header shows its tooltip without a delegate: made plain here.
@@ -371,7 +372,7 @@ void ObjectTableModel::removeRowList(std::vector<int> rows)
     }
     m_order.erase(m_order.begin() + lo, m_order.begin() + hi + 1);
     // Keep slot->row exact for rowOf() calls made by views while the signal runs.
-    for (std::size_t r = std::size_t(lo); r < m_order.size(); ++r)
+    for (auto r = std::size_t(lo); r < m_order.size(); ++r)
         m_slotRow[std::size_t(m_order[r])] = int(r);
     endRemoveRows();
 }
@@ -387,7 +388,7 @@ void ObjectTableModel::moveRowsToEnd(const std::vector<int> &sortedRows)
     for (const QModelIndex &i : from)
         fromSlots.push_back(m_order[std::size_t(i.row())]);
     // Stable partition of the rows from the first moved one: survivors keep arrival order.
-    const std::size_t first = std::size_t(sortedRows.front());
+    const auto first = std::size_t(sortedRows.front());
     std::vector<int> moved;
     moved.reserve(sortedRows.size());
     std::size_t out = first, next = 0;

@@ -13,9 +13,9 @@
 // strings converted) is done by prepare(), a pure function meant for a worker thread;
 // applyPrepared() on the GUI thread only moves values in.
 //
-// Server-side columns (API brief 2.8, `as=Table`) are extra columns after the fixed ones, joined
+// Server-side columns (`as=Table`) are extra columns after the fixed ones, joined
 // to rows by uid; the watch stream stays the source of truth for which rows exist.
-#include "core/watchtypes.h"
+#include "core/objects/watchtypes.h"
 #include "models/labelselector.h"
 
 #include <QAbstractTableModel>

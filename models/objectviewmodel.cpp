@@ -19,7 +19,8 @@ int cmp(const std::string &a, const std::string &b)
     return a.compare(b);
 }
 
-// resourceVersions are opaque (API brief 2.2), but etcd's are decimal: shorter sorts first.
+// resourceVersions are opaque (https://kubernetes.io/docs/reference/using-api/api-concepts/#resource-versions),
+// but etcd's are decimal: shorter sorts first.
 int cmpRv(const std::string &a, const std::string &b)
 {
     if (a.size() != b.size())
@@ -259,8 +260,8 @@ std::vector<int> ObjectViewModel::primaryRanks(const std::vector<int> &slotList)
         const ObjectRow &r = m_src->slotRow(s);
         const QVariant v = byManager ? QVariant(r.lastManager) : r.cells.value(cell);
         const QString key = byManager ? r.lastManager : QString::number(v.typeId()) + u':' + v.toString();
-        auto it = seen.constFind(key);
-        if (it == seen.constEnd()) {
+        auto it = seen.find(key); // a non-const iterator, like insert()'s (clazy strict-iterators)
+        if (it == seen.end()) {
             it = seen.insert(key, int(values.size()));
             values.push_back(v);
         }
@@ -501,7 +502,7 @@ void ObjectViewModel::onRowsInserted(const QModelIndex &parent, int first, int l
             const int at = int(pos + offset);
             beginInsertRows({}, at, at + int(n) - 1);
             m_rows.insert(m_rows.begin() + at, accepted.begin() + std::ptrdiff_t(next), accepted.begin() + std::ptrdiff_t(next + n));
-            for (std::size_t i = std::size_t(at); i < m_rows.size(); ++i)
+            for (auto i = std::size_t(at); i < m_rows.size(); ++i)
                 m_proxyOf[std::size_t(m_rows[i])] = int(i);
             endInsertRows();
             offset += n;
@@ -519,7 +520,7 @@ void ObjectViewModel::insertScattered(const std::vector<int> &accepted, const Ru
     const int n = int(m_rows.size());
     beginInsertRows({}, n, n + int(accepted.size()) - 1);
     m_rows.insert(m_rows.end(), accepted.begin(), accepted.end());
-    for (std::size_t i = std::size_t(n); i < m_rows.size(); ++i)
+    for (auto i = std::size_t(n); i < m_rows.size(); ++i)
         m_proxyOf[std::size_t(m_rows[i])] = int(i);
     endInsertRows();
     beginLayout();
@@ -603,7 +604,7 @@ void ObjectViewModel::removeRanges(std::vector<int> rows)
         for (int k = lo; k <= hi; ++k)
             m_proxyOf[std::size_t(m_rows[std::size_t(k)])] = -1;
         m_rows.erase(m_rows.begin() + lo, m_rows.begin() + hi + 1);
-        for (std::size_t k = std::size_t(lo); k < m_rows.size(); ++k)
+        for (auto k = std::size_t(lo); k < m_rows.size(); ++k)
             m_proxyOf[std::size_t(m_rows[k])] = int(k);
         endRemoveRows();
         i = j + 1;

@@ -1,6 +1,6 @@
 #include "models/ownershiptreemodel.h"
 
-#include "core/fieldsv1.h"
+#include "core/ownership/fieldsv1.h"
 #include "models/roles.h"
 
 #include <QDateTime>
@@ -76,7 +76,7 @@ void OwnershipTreeModel::computeVisibility()
     const std::string manager = m_filterManager.toStdString();
     std::vector<char> match(m_tree.entries().size());
     for (std::size_t e = 0; e < match.size(); ++e)
-        match[e] = int(e) == m_filterEntry || (!manager.empty() && m_tree.entries()[e].manager == manager);
+        match[e] = char(int(e) == m_filterEntry || (!manager.empty() && m_tree.entries()[e].manager == manager));
     // Children always have larger ids than their parent, so one backwards pass marks ancestors.
     for (std::size_t id = n; id-- > 1;) {
         const auto &node = m_tree.node(core::NodeId(id));

@@ -1,10 +1,10 @@
 #pragma once
-// OwnershipTreeModel: an object's fields as a tree with every owner per field (issue 4). Lives on
+// OwnershipTreeModel: an object's fields as a tree with every owner per field. Lives on
 // the GUI thread; the tree itself is built in core (OwnershipTree::build, on a worker thread) and
 // handed over by value. A new tree of the same object updates rows in place (inserts, removes and
 // dataChanged matched by path), so selection and expansion survive watch updates; a tree of
 // another object resets the model. The manager filter works the same way, without resets.
-#include "core/ownershiptree.h"
+#include "core/ownership/ownershiptree.h"
 #include "models/managercolors.h"
 
 #include <QAbstractItemModel>

@@ -1,6 +1,6 @@
 #include "models/plaintooltip.h"
 
-#include "core/visibletext.h"
+#include "core/base/visibletext.h"
 
 #include <QTextDocument>
 

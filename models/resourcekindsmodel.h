@@ -42,7 +42,7 @@ public:
 
     void setFavourites(const QStringList &qualifiedNames);
     QStringList favourites() const;
-    void setFavourite(const QString &qualifiedName, bool favourite);
+    void setFavourite(const QString &q, bool on); // q: the qualified name
     bool isFavourite(const QString &qualifiedName) const;
 
     // The kind's row under its API group (not the favourites copy); invalid when unknown.

@@ -25,6 +25,11 @@ PKGS=(
   lintian desktop-file-utils appstream
   # the libFuzzer targets (scripts/fuzz.sh)
   clang-14 libclang-rt-14-dev
+  # the formatter (scripts/format.sh, the check_format test): its output differs between
+  # versions, so exactly 14
+  clang-format-14
+  # static analysis (scripts/lint.sh): clang-tidy and clazy for Qt; python3 drives them
+  clang-tidy-14 clazy python3
 )
 
 missing=()

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds the Debian packages and checks them (issue 14):
+# Builds the Debian packages and checks them:
 #   build/packages/fieldscope_VERSION_amd64.deb          the app (VERSION from git describe)
 #   build/packages/fieldscope-sandbox_VERSION_amd64.deb  kube-apiserver + kube-controller-manager
 # Checks: lintian (no errors or warnings), desktop-file-validate, appstreamcli validate.

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The README's test command: installs what is missing (apt-get), builds kube-apiserver 1.20.2
-# once (cached), configures and builds with the `ci` preset (warnings are errors) and runs every
+# once (cached), configures and builds with the `ci` preset (warnings are errors), runs clang-tidy
+# and clazy on it (scripts/lint.sh) and runs every
 # test: unit, integration against the real apiserver, GUI offscreen; then the Debian packages are
 # built and checked (scripts/package.sh), and the core/kube unit tests run under ASan + UBSan.
 # Idempotent.
@@ -8,24 +9,40 @@
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
+# Where the time goes, printed at the end (and on failure): set-up, builds, tests, packages.
+timings=()
+step_start=0
+lap() { timings+=("$(printf '%-34s %5d s' "$1" $((SECONDS - step_start)))"); step_start=$SECONDS; }
+report_timings() {
+  echo "== scripts/test.sh timings =="
+  printf '  %s\n' "${timings[@]}"
+  echo "  total                              $(printf '%5d' "$SECONDS") s"
+}
+trap report_timings EXIT
 scripts/install-deps.sh
 scripts/build-kube.sh >/dev/null
+lap "install dependencies, kube build"
 preset="${FIELDSCOPE_PRESET:-ci}"
 cmake --preset "$preset" >/dev/null
 cmake --build --preset "$preset" -j"$(nproc)"
+lap "build ($preset)"
 export QT_QPA_PLATFORM=offscreen
 (cd "build/$preset" && ctest -j2 --output-on-failure "$@")
+lap "ctest ($preset)"
 # The whole suite also runs the unit tests of core/ and kube/ (and the fuzz corpus replays) under
-# AddressSanitizer + UBSan (issue 15): a second, GUI-less build. ASan's redzones make frames ~10x
+# AddressSanitizer + UBSan: a second, GUI-less build. ASan's redzones make frames ~10x
 # larger, so the main thread gets a 64 MiB stack for the depth-limit tests (512 levels); QtTest's
 # gdb-based crash dump is off (it can hang instead of failing).
 if [ "$#" -eq 0 ]; then
   cmake --preset asan-core >/dev/null
   cmake --build --preset asan-core -j"$(nproc)"
+  lap "build (asan-core)"
   (ulimit -s 65536 && QTEST_DISABLE_STACK_DUMP=1 ctest --preset asan-core)
+  lap "ctest (asan-core)"
 fi
 # The whole suite (no ctest arguments) also builds and checks the Debian packages; under CI
 # (CI set, as .ci/run does) they are installed, run and removed again (scripts/package.sh).
 if [ "$#" -eq 0 ]; then
   if [ -n "${CI:-}" ]; then scripts/package.sh --install; else scripts/package.sh; fi
+  lap "packages"
 fi

@@ -1,6 +1,6 @@
 #include "widgets/conflictpanel.h"
 
-#include "core/editsession.h"
+#include "core/edit/editsession.h"
 #include "widgets/plaintext.h"
 
 #include <QComboBox>

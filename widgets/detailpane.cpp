@@ -1,9 +1,9 @@
 #include "widgets/detailpane.h"
 #include "widgets/plaintext.h"
 
-#include "core/boundary.h"
-#include "core/json.h"
-#include "core/yaml.h"
+#include "core/base/boundary.h"
+#include "core/base/json.h"
+#include "core/yaml/yaml.h"
 #include "models/managercolors.h"
 #include "models/managerlegendmodel.h"
 #include "models/objecthistorymodel.h"
@@ -31,7 +31,6 @@
 #include <QTabWidget>
 #include <QTableView>
 #include <QTextBrowser>
-#include <QTreeView>
 #include <QVBoxLayout>
 #include <QtConcurrent/QtConcurrentRun>
 
@@ -187,7 +186,7 @@ QWidget *DetailPane::buildOwnershipTab()
             });
     m_ownershipTree->setUniformRowHeights(true);
     m_ownershipTree->setAlternatingRowColors(true);
-    // "Set only if unchanged…": the seeds' question ("set foo: 2 only if foo is 1") on one field.
+    // "Set only if unchanged…": "set foo: 2 only if foo is 1" on one field.
     m_ownershipTree->setContextMenuPolicy(Qt::CustomContextMenu);
     connect(m_ownershipTree, &QWidget::customContextMenuRequested, this, [this](const QPoint &pos) {
         const QString pointer = m_ownershipTree->indexAt(pos).data(models::JsonPointerRole).toString();
@@ -380,7 +379,7 @@ bool DetailPane::tabFromName(const QString &name, Tab *tab)
 bool DetailPane::highlight(const QString &pointer)
 {
     const QModelIndex idx = m_treeModel->indexForJsonPointer(pointer);
-    const int line = m_detail.linePointers.indexOf(pointer);
+    const int line = int(m_detail.linePointers.indexOf(pointer)); // QScintilla takes int lines
     if (idx.isValid()) {
         m_ownershipTree->setCurrentIndex(idx);
         m_ownershipTree->scrollTo(idx);
@@ -399,7 +398,7 @@ void DetailPane::syncYamlToTree(const QModelIndex &treeIndex)
     if (m_syncing || !treeIndex.isValid())
         return;
     const QString pointer = treeIndex.data(models::JsonPointerRole).toString();
-    const int line = m_detail.linePointers.indexOf(pointer);
+    const int line = int(m_detail.linePointers.indexOf(pointer)); // QScintilla takes int lines
     if (pointer.isEmpty() || line < 0)
         return;
     const QScopedValueRollback guard(m_syncing, true);

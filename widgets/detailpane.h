@@ -83,7 +83,7 @@ private:
     void showGuide();
     std::optional<std::string> scalarAt(const QString &pointer) const; // JSON text of a present scalar
     void renderSummary();
-    // Keeps the ownership tree and the YAML showing the same field (issue 4).
+    // Keeps the ownership tree and the YAML showing the same field.
     void syncYamlToTree(const QModelIndex &treeIndex);
     void syncTreeToYaml(int line);
 

@@ -10,7 +10,7 @@
 // fields up" / "Co-own", by a merge, and after a write (to what was stored). Closing with edits
 // that were not written asks first; when the connection goes away the window stays with its text
 // (detach()). Lives on the GUI thread.
-#include "core/editsession.h"
+#include "core/edit/editsession.h"
 #include "widgets/conflictpanel.h"
 
 #include <QList>

@@ -1,13 +1,13 @@
 #include "widgets/historypanel.h"
 #include "widgets/plaintext.h"
 
-#include "core/boundary.h"
-#include "core/json.h"
-#include "core/visibletext.h"
-#include "core/jsonread.h"
-#include "core/objectdiff.h"
-#include "core/yaml.h"
-#include "core/yamldiff.h"
+#include "core/base/boundary.h"
+#include "core/base/json.h"
+#include "core/base/visibletext.h"
+#include "core/base/jsonread.h"
+#include "core/diff/objectdiff.h"
+#include "core/yaml/yaml.h"
+#include "core/diff/yamldiff.h"
 #include "models/objecthistorymodel.h"
 #include "widgets/palette.h"
 #include "widgets/plaintable.h"
@@ -366,7 +366,6 @@ void HistoryPanel::showDiff()
             m_diff->setHtml(*html);
         else
             m_diff->setPlainText(tr("Cannot show the difference: %1").arg(QString::fromStdString(html.error().message)));
-        Q_EMIT diffShown();
     });
     w->setFuture(QtConcurrent::run([req] {
         try { // a version too large to hold (bad_alloc) is a message in the pane, not a crash

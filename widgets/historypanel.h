@@ -5,7 +5,7 @@
 // side-by-side YAML diff with intra-line highlights, noise-filter toggles, and the timeline of
 // the field selected in the ownership tree. Diffs and timelines are computed on worker threads;
 // a result that a newer request superseded is dropped. Lives on the GUI thread.
-#include "core/fieldpath.h"
+#include "core/objects/fieldpath.h"
 
 #include <QWidget>
 
@@ -35,11 +35,8 @@ public:
 
     QTableView *versionsView() const { return m_versions; }
     QTextBrowser *diffView() const { return m_diff; }
-    QTableView *timelineView() const { return m_timeline; }
-    models::FieldTimelineModel *timelineModel() const { return m_timelineModel; }
 
 Q_SIGNALS:
-    void diffShown();     // a requested diff is on screen
     void timelineShown(); // a requested field timeline is on screen
 
 protected:

@@ -30,11 +30,11 @@ QString reflow(const QString &text)
 // the group version the same for every row; the full path is the cell's tooltip.
 QString shortPath(const std::string &path)
 {
-    const QString p = fromStd(path);
-    const int ns = p.indexOf(QStringLiteral("/namespaces/"));
+    QString p = fromStd(path);
+    const qsizetype ns = p.indexOf(QStringLiteral("/namespaces/"));
     if (ns < 0)
         return p;
-    const int after = p.indexOf(QLatin1Char('/'), ns + 12);
+    const qsizetype after = p.indexOf(QLatin1Char('/'), ns + 12);
     return after < 0 ? p : p.mid(after + 1);
 }
 
@@ -138,7 +138,7 @@ void LessonPanel::setLesson(const core::Lesson &lesson, const QString &where)
     showStep(-1, nullptr);
 }
 
-void LessonPanel::showStep(int index, const kube::LessonStepReport *report)
+void LessonPanel::showStep(int index, const core::LessonStepReport *report)
 {
     m_index = index;
     m_requests->setRowCount(0);
@@ -163,11 +163,11 @@ void LessonPanel::showStep(int index, const kube::LessonStepReport *report)
     updateButtons();
 }
 
-void LessonPanel::fillRequests(const kube::LessonStepReport &report)
+void LessonPanel::fillRequests(const core::LessonStepReport &report)
 {
     m_requests->setRowCount(int(report.calls.size()));
     int row = 0;
-    for (const kube::LessonCall &c : report.calls) {
+    for (const core::LessonCall &c : report.calls) {
         QString answer = c.status ? QString::number(c.status) : tr("no answer");
         if (!c.reason.empty())
             answer += QLatin1Char(' ') + fromStd(c.reason);
@@ -187,7 +187,7 @@ void LessonPanel::fillRequests(const kube::LessonStepReport &report)
     QString line = count(report.succeeded, tr("%1 write succeeded"), tr("%1 writes succeeded"));
     for (const auto &[reason, n] : report.errors)
         line += tr(", %1 × %2").arg(fromStd(reason)).arg(n);
-    const bool wrote = std::any_of(report.calls.begin(), report.calls.end(), [](const kube::LessonCall &c) { return c.isWrite; });
+    const bool wrote = std::any_of(report.calls.begin(), report.calls.end(), [](const core::LessonCall &c) { return c.isWrite; });
     if (report.winner && wrote)
         line += tr("; winner: client %1").arg(*report.winner);
     else if (report.last && wrote)
@@ -195,7 +195,7 @@ void LessonPanel::fillRequests(const kube::LessonStepReport &report)
     outcome << line;
     for (const auto &[pointer, owners] : report.owners) {
         QStringList names;
-        for (const kube::LessonOwner &o : owners)
+        for (const core::LessonOwner &o : owners)
             names << fromStd(o.manager) + QStringLiteral(" (") + fromStd(o.operation) + (o.subresource.empty() ? QString() : QLatin1Char('/') + fromStd(o.subresource)) + QLatin1Char(')');
         outcome << tr("%1 is owned by %2").arg(fromStd(pointer), names.isEmpty() ? tr("nobody") : names.join(QStringLiteral(", ")));
     }

@@ -4,8 +4,8 @@
 // its answer in order of arrival, then the outcome and whether it went as the lesson says.
 // Presenter mode: larger type, high contrast, Space / Backspace for next / back. A view only: the
 // app's LessonController drives it. Lives on the GUI thread.
-#include "core/lesson.h"
-#include "kube/lessonrunner.h"
+#include "core/lessons/lesson.h"
+#include "core/lessons/lessonreport.h"
 
 #include <QWidget>
 
@@ -25,7 +25,7 @@ public:
 
     void setLesson(const core::Lesson &lesson, const QString &where);
     // Step `index` (0-based), -1 for the lesson's introduction. `report` is null while it runs.
-    void showStep(int index, const kube::LessonStepReport *report);
+    void showStep(int index, const core::LessonStepReport *report);
     void setBusy(const QString &what); // "" = idle
     void setError(const QString &error);
 
@@ -45,7 +45,7 @@ Q_SIGNALS:
 
 private:
     void updateButtons();
-    void fillRequests(const kube::LessonStepReport &report);
+    void fillRequests(const core::LessonStepReport &report);
     void applyPresenterLook();
 
     core::Lesson m_lesson;

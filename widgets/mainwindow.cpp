@@ -55,7 +55,6 @@ MainWindow::MainWindow(QWidget *parent) : QMainWindow(parent)
     connect(m_tabs, &QTabWidget::currentChanged, this, [this] {
         updateStatus();
         showOpenContext();
-        Q_EMIT currentClusterChanged(currentCluster());
     });
     setCentralWidget(m_tabs);
 

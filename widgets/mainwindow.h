@@ -44,7 +44,6 @@ public:
 
 Q_SIGNALS:
     void clusterCloseRequested(fieldscope::widgets::ClusterView *view);
-    void currentClusterChanged(fieldscope::widgets::ClusterView *view);
     void settingsChanged();
     // File → New Object… on the cluster of `view`.
     void newObjectRequested(fieldscope::widgets::ClusterView *view);

@@ -51,7 +51,33 @@ ObjectTablePage::ObjectTablePage(QWidget *parent) : QWidget(parent), m_view(new 
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->setSpacing(4);
+    layout->addLayout(buildTitleRow());
 
+    m_filterError = plainLabel(new QLabel(this));
+    m_filterError->setObjectName(QStringLiteral("filterError"));
+    m_filterError->setVisible(false);
+    QPalette warn = m_filterError->palette();
+    warn.setColor(QPalette::WindowText, QColor(0xc6, 0x28, 0x28));
+    m_filterError->setPalette(warn);
+    layout->addWidget(m_filterError);
+
+    m_table = new QTableView(this);
+    m_table->setObjectName(QStringLiteral("objectTable"));
+    m_table->setModel(m_view);
+    setUpObjectTable(m_table);
+    QHeaderView *h = m_table->horizontalHeader();
+    h->setContextMenuPolicy(Qt::CustomContextMenu);
+    connect(h, &QHeaderView::customContextMenuRequested, this, &ObjectTablePage::showHeaderMenu);
+    layout->addWidget(m_table, 1);
+
+    connectControls();
+    // Down from the filter goes to the table, Escape clears the filter.
+    m_filter->installEventFilter(this);
+}
+
+// The kind's title, the object count, the namespace selector and the filter.
+QHBoxLayout *ObjectTablePage::buildTitleRow()
+{
     auto *row = new QHBoxLayout;
     m_title = plainLabel(new QLabel(this));
     m_title->setObjectName(QStringLiteral("resourceTitle"));
@@ -73,25 +99,13 @@ ObjectTablePage::ObjectTablePage(QWidget *parent) : QWidget(parent), m_view(new 
     row->addStretch(1);
     row->addWidget(m_namespaces);
     row->addWidget(m_filter, 2);
-    layout->addLayout(row);
+    return row;
+}
 
-    m_filterError = plainLabel(new QLabel(this));
-    m_filterError->setObjectName(QStringLiteral("filterError"));
-    m_filterError->setVisible(false);
-    QPalette warn = m_filterError->palette();
-    warn.setColor(QPalette::WindowText, QColor(0xc6, 0x28, 0x28));
-    m_filterError->setPalette(warn);
-    layout->addWidget(m_filterError);
-
-    m_table = new QTableView(this);
-    m_table->setObjectName(QStringLiteral("objectTable"));
-    m_table->setModel(m_view);
-    setUpObjectTable(m_table);
-    QHeaderView *h = m_table->horizontalHeader();
-    h->setContextMenuPolicy(Qt::CustomContextMenu);
-    connect(h, &QHeaderView::customContextMenuRequested, this, &ObjectTablePage::showHeaderMenu);
-    layout->addWidget(m_table, 1);
-
+// The filter and namespace choice narrow the view; the table reports the current object; the
+// view's row and column changes keep the scroll position and the column layout.
+void ObjectTablePage::connectControls()
+{
     connect(m_filter, &QLineEdit::textChanged, this, [this](const QString &t) {
         m_view->setQuickFilter(t);
         const QString err = m_view->quickFilterError();
@@ -121,9 +135,6 @@ ObjectTablePage::ObjectTablePage(QWidget *parent) : QWidget(parent), m_view(new 
     // The server's columns leave before the next kind's model is set (and on a relist that
     // changes them): remember the layout they were part of while the header still has them.
     connect(m_view, &QAbstractItemModel::columnsAboutToBeRemoved, this, &ObjectTablePage::saveHeaderState);
-
-    // Down from the filter goes to the table, Escape clears the filter.
-    m_filter->installEventFilter(this);
 }
 
 void ObjectTablePage::setModel(ObjectTableModel *model, const QString &title, bool namespaced, const QString &resourceKey)

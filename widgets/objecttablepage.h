@@ -11,6 +11,7 @@
 
 #include <string>
 
+class QHBoxLayout;
 class QLabel;
 class QLineEdit;
 class QTableView;
@@ -67,6 +68,8 @@ Q_SIGNALS:
     void objectActivated(const QString &uid);      // Enter or double click
 
 private:
+    QHBoxLayout *buildTitleRow();
+    void connectControls();
     void anchorBefore();
     void anchorAfter();
     void arrangeServerColumns();

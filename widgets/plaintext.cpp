@@ -1,6 +1,6 @@
 #include "widgets/plaintext.h"
 
-#include "core/visibletext.h"
+#include "core/base/visibletext.h"
 #include "models/plaintooltip.h"
 
 #include <QAbstractItemView>

@@ -1,5 +1,5 @@
 #pragma once
-// Strings from servers, kubeconfigs and files are plain text in every widget (issue 15 section 6):
+// Strings from servers, kubeconfigs and files are plain text in every widget (README.md, Security):
 // a field manager, label value, event message or context name of `<img src="/dev/zero"><b>x</b>`
 // shows those characters, loads nothing and changes no layout; control and bidi characters show
 // as \uXXXX (core::visibleText).

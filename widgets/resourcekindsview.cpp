@@ -2,51 +2,18 @@
 #include "widgets/plaintext.h"
 
 #include "models/resourcekindsmodel.h"
-#include "widgets/icons.h"
+#include "widgets/kindsproxy.h"
 
 #include <QAction>
 #include <QHeaderView>
 #include <QLineEdit>
 #include <QMenu>
-#include <QSortFilterProxyModel>
 #include <QTreeView>
 #include <QVBoxLayout>
 
 namespace fieldscope::widgets {
 
 using models::ResourceKindsModel;
-
-namespace {
-
-// Adds what only the view needs: icons (group, kind, namespace, pinned favourite) and the full
-// name of an API group as a tooltip, for names too long for the column.
-class KindsProxy : public QSortFilterProxyModel
-{
-public:
-    using QSortFilterProxyModel::QSortFilterProxyModel;
-
-    QVariant data(const QModelIndex &index, int role) const override
-    {
-        if (index.column() != ResourceKindsModel::KindColumn || (role != Qt::DecorationRole && role != Qt::ToolTipRole))
-            return QSortFilterProxyModel::data(index, role);
-        const QModelIndex src = mapToSource(index);
-        const bool group = src.data(ResourceKindsModel::IsGroupRole).toBool();
-        if (role == Qt::ToolTipRole) {
-            if (!group) // the kind's own name too: it may be the part that is elided
-                return src.data().toString() + u'\n' + QSortFilterProxyModel::data(index, role).toString();
-            const int kinds = sourceModel()->rowCount(src);
-            return kinds == 1 ? ResourceKindsView::tr("%1: 1 kind").arg(src.data().toString())
-                              : ResourceKindsView::tr("%1: %2 kinds").arg(src.data().toString()).arg(kinds);
-        }
-        if (group)
-            return icon(src.data().toString() == ResourceKindsModel::tr("Favourites") ? Icon::Favourite : Icon::ApiGroup);
-        if (src.data(ResourceKindsModel::FavouriteRole).toBool())
-            return icon(Icon::Favourite);
-        return icon(src.data(ResourceKindsModel::QualifiedNameRole).toString() == QLatin1String("namespaces") ? Icon::Namespace : Icon::Kind);
-    }
-};
-
-} // namespace
 
 ResourceKindsView::ResourceKindsView(QWidget *parent)
     : QWidget(parent), m_search(new QLineEdit(this)), m_tree(new QTreeView(this)), m_proxy(new KindsProxy(this))
@@ -60,11 +27,8 @@ ResourceKindsView::ResourceKindsView(QWidget *parent)
     m_search->setClearButtonEnabled(true);
     layout->addWidget(m_search);
 
-    m_proxy->setRecursiveFilteringEnabled(true);
-    m_proxy->setFilterCaseSensitivity(Qt::CaseInsensitive);
-    m_proxy->setFilterKeyColumn(ResourceKindsModel::KindColumn);
     connect(m_search, &QLineEdit::textChanged, this, [this](const QString &t) {
-        m_proxy->setFilterFixedString(t);
+        m_proxy->setSearchText(t);
         m_tree->expandAll();
     });
 

@@ -5,13 +5,14 @@
 
 class QTreeView;
 class QLineEdit;
-class QSortFilterProxyModel;
 
 namespace fieldscope::models {
 class ResourceKindsModel;
 }
 
 namespace fieldscope::widgets {
+
+class KindsProxy;
 
 class ResourceKindsView : public QWidget
 {
@@ -35,7 +36,7 @@ private:
 
     QLineEdit *m_search;
     QTreeView *m_tree;
-    QSortFilterProxyModel *m_proxy; // a few hundred rows: the stock proxy is plenty here
+    KindsProxy *m_proxy; // a few hundred rows: the stock proxy is plenty here
     models::ResourceKindsModel *m_model = nullptr;
     bool m_quiet = false;
 };

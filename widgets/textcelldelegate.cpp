@@ -33,7 +33,7 @@ const QStaticText &TextCellDelegate::laidOut(const QString &text, const QFont &f
         st->setText(QFontMetrics(font).elidedText(text, elide, width));
         st->prepare(QTransform(), font);
     }
-    m_cache.insert(std::move(key), st);
+    m_cache.insert(key, st); // QCache copies the key
     return *st;
 }
 

@@ -1,7 +1,7 @@
 #include "widgets/threewayview.h"
 
-#include "core/boundary.h"
-#include "core/yamldiff.h"
+#include "core/base/boundary.h"
+#include "core/diff/yamldiff.h"
 #include "widgets/palette.h"
 #include "widgets/plaintext.h"
 #include "widgets/yamlview.h"

@@ -64,6 +64,7 @@ void YamlView::applyPalette()
         const auto tone = isDarkPalette(p) ? models::PaletteTone::Dark : models::PaletteTone::Light;
         const QFont small = QFontDatabase::systemFont(QFontDatabase::FixedFont);
         std::vector<QsciStyle> styles;
+        styles.reserve(std::size_t(m_managers.size()));
         for (int i = 0; i < m_managers.size(); ++i)
             styles.emplace_back(kFirstGutterStyle + i, m_managers[i], models::managerColor(m_managers[i], tone),
                                 p.color(QPalette::AlternateBase), small);

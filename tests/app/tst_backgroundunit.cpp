@@ -1,4 +1,4 @@
-// Issue 14: the systemd user unit runs the documented command for the right, escaped instance.
+// The systemd user unit runs the documented command for the right, escaped instance.
 #include "app/backgroundrecording.h"
 
 #include <QFile>

@@ -36,7 +36,7 @@ class TestCli : public QObject
 {
     Q_OBJECT
 private Q_SLOTS:
-    // Issue 14: a machine without a display (ssh, CI, a container) gets help, version and every
+    // A machine without a display (ssh, CI, a container) gets help, version and every
     // subcommand; only the window needs one. Without the fix these aborted with exit 134.
     void helpVersionAndSubcommandsRunWithoutADisplay_data()
     {
@@ -65,7 +65,7 @@ private Q_SLOTS:
         QVERIFY2(!r.out.contains(FIELDSCOPE_BUILD_DIR), r.out.constData()); // usage names the program, not the build path
     }
 
-    // `fieldscope completion bash` (issue 14): a script bash accepts that completes subcommands and
+    // `fieldscope completion bash`: a script bash accepts that completes subcommands and
     // each subcommand's own options, taken from the binary's help texts.
     void bashCompletionCompletesSubcommandsAndTheirOptions_data()
     {
@@ -157,7 +157,7 @@ private Q_SLOTS:
         QCOMPARE(r.out, golden(QStringLiteral("deployment-teamb.conflicts.json")));
     }
 
-    // Issue 13: `-f` reads what kubectl prints and what people keep: each object in turn.
+    // `-f` reads what kubectl prints and what people keep: each object in turn.
     void blameOfAMultiDocumentFileBlamesEachObject()
     {
         QTemporaryDir dir;
@@ -187,7 +187,8 @@ private Q_SLOTS:
         const QJsonArray all = QJsonDocument::fromJson(r.out).array();
         QCOMPARE(all.size(), 2);
         int owned = 0;
-        for (const auto &field : all[1][QStringLiteral("fields")].toArray())
+        const QJsonArray fields = all[1][QStringLiteral("fields")].toArray();
+        for (const auto &field : fields)
             owned += field[QStringLiteral("owners")].toArray().isEmpty() ? 0 : 1;
         QVERIFY2(owned > 10, r.out.constData()); // the Deployment's owners, not an unowned wrapper
     }

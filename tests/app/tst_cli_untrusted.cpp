@@ -1,6 +1,6 @@
 // The real `fieldscope list` binary against a local HTTP server (a real socket, libcurl and the
 // whole CLI path) that answers with wrongly typed documents: the command ends with a message
-// naming the field and exit 1, never std::terminate (exit 134) (issue 15, section 1).
+// naming the field and exit 1, never std::terminate (exit 134) (README.md, Security).
 #include "../kube/transcriptserver.h"
 
 #include <QFile>

@@ -1,4 +1,4 @@
-// Where a command line goes (issue 14): global options before or after the subcommand, help and
+// Where a command line goes: global options before or after the subcommand, help and
 // version decided before any Qt application exists, values of options never taken for a subcommand.
 #include "app/cliroute.h"
 #include "app/commands.h"

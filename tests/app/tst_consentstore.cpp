@@ -22,7 +22,7 @@ ConsentRecord record(char digit, bool allowed, const std::string &file, int minu
     r.userName = "sso";
     r.server = "https://api.prod.example:6443";
     r.program = "/usr/bin/kubelogin";
-    r.when = QDateTime::currentDateTimeUtc().addSecs(-60 * minutesAgo);
+    r.when = QDateTime::currentDateTimeUtc().addSecs(qint64{-60} * minutesAgo);
     return r;
 }
 } // namespace

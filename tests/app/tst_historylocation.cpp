@@ -1,4 +1,4 @@
-// Issue 15: a history database belongs to a cluster, not to a context name. Two kubeconfigs
+// A history database belongs to a cluster, not to a context name. Two kubeconfigs
 // with a context called `default` aimed at different clusters (another server, or the same URL
 // behind another CA) get different files; the same cluster gets the same one; the folder is
 // the documented ~/.local/share/fieldscope/history.

@@ -2,10 +2,11 @@
 // (std::bad_alloc) or a library's exception on a damaged file must show as the tab's message,
 // never reach the GUI thread as an exception, and leave the source ready for the next load.
 #include "app/historysource.h"
-#include "core/historystore.h"
-#include "core/json.h"
+#include "core/history/historystore.h"
+#include "core/base/json.h"
 #include "models/objecthistorymodel.h"
 
+#include <QAbstractItemModelTester>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
@@ -53,6 +54,7 @@ private Q_SLOTS:
         QFETCH(int, kind);
         QFETCH(QString, expected);
         models::ObjectHistoryModel model;
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
         app::HistorySource source(&model);
         source.setDatabase(m_db);
         source.setLoadProbe([kind] {

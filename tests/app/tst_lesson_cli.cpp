@@ -1,4 +1,4 @@
-// `fieldscope lesson list|check|run` without a cluster (issue 12): names first, the line of each
+// `fieldscope lesson list|check|run` without a cluster: names first, the line of each
 // mistake, the user's folder replacing a shipped lesson, and clear refusals.
 #include "../kube/transcriptserver.h"
 
@@ -90,7 +90,7 @@ private Q_SLOTS:
         const QList<QByteArray> names{"conflicting-creates", "last-write-wins", "optimistic-locking", "ssa-ownership",
                                       "field-manager-conflicts", "conditional-update", "controllers-and-subresources", "watch-atomicity"};
         for (int i = 0; i < names.size(); ++i)
-            QCOMPARE(lines[i].split(' ').first(), names[i]);
+            QCOMPARE(lines[i].split(' ').constFirst(), names[i]);
     }
 
     void checkNamesTheLineOfAMistakeAndExitsTwo()

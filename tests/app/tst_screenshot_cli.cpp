@@ -44,7 +44,7 @@ Run runFieldscope(const QStringList &args, const QString &home, const QString &d
 
 QString writeKubeconfig(const QString &dir, const std::string &server)
 {
-    const QString path = dir + QStringLiteral("/kubeconfig");
+    QString path = dir + QStringLiteral("/kubeconfig");
     QFile f(path);
     if (!f.open(QIODevice::WriteOnly))
         qFatal("cannot write %s", qPrintable(path));

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# scripts/lib/apt-sources.sh (issue 14): deb-src entries are derived from the machine's own deb
+# scripts/lib/apt-sources.sh: deb-src entries are derived from the machine's own deb
 # entries (any mirror, proxy or snapshot; keyring and options kept), never a hard-coded host.
 set -euo pipefail
 lib="$1"

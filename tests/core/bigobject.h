@@ -2,7 +2,7 @@
 // A large object with two managers (tests/core/tst_ownershiptree and bench/bench_ownership):
 // KEYS data entries of VALUEBYTES each owned by "a" (Apply), and KEYS list items whose every
 // other item (and its value) is owned by "b" (Update).
-#include "core/json.h"
+#include "core/base/json.h"
 
 #include <string>
 
@@ -27,7 +27,7 @@ inline core::Json bigConfigMapWithOwners(int keys, int valueBytes)
     obj["spec"] = {{"containers", list}};
     Json ownedList = Json::object();
     for (int i = 0; i < keys; i += 2)
-        ownedList["k:{\"name\":\"item-" + std::to_string(i) + "\"}"] = {{".", Json::object()}, {"f:value", Json::object()}};
+        ownedList[R"(k:{"name":"item-)" + std::to_string(i) + R"("})"] = {{".", Json::object()}, {"f:value", Json::object()}};
     obj["metadata"]["managedFields"] = Json::array({
         {{"manager", "a"}, {"operation", "Apply"}, {"apiVersion", "v1"}, {"fieldsV1", {{"f:data", owned}}}},
         {{"manager", "b"}, {"operation", "Update"}, {"apiVersion", "v1"}, {"fieldsV1", {{"f:spec", {{"f:containers", ownedList}}}}}},

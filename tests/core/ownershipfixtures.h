@@ -1,7 +1,7 @@
 #pragma once
 // Helpers shared by the ownership tests: fixture loading, golden files and a text dump of a tree.
-#include "core/ownershiptree.h"
-#include "core/yaml.h"
+#include "core/ownership/ownershiptree.h"
+#include "core/yaml/yaml.h"
 
 #include <QFile>
 #include <QString>
@@ -76,7 +76,7 @@ inline void dumpNode(const core::OwnershipTree &tree, core::NodeId id, int depth
     const auto &n = tree.node(id);
     for (std::uint32_t r = 0; r < n.childCount; ++r) {
         const core::NodeId c = tree.child(id, r);
-        QString line = QString(depth * 2, QLatin1Char(' ')) + elementText(tree.node(c).element);
+        QString line = QString(qsizetype(depth) * 2, QLatin1Char(' ')) + elementText(tree.node(c).element);
         if (tree.node(c).isPresent())
             line += QStringLiteral(" = ") + QString::fromStdString(tree.preview(c));
         else

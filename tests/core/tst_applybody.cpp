@@ -1,8 +1,8 @@
-// The editor's apply body (core/applybody.h, API brief 4.5): only the fields the manager owns and
+// The editor's apply body (core/edit/applybody.h): only the fields the manager owns and
 // the fields the user changed are applied, so the editor never claims other managers' fields.
-#include "core/applybody.h"
-#include "core/editbuffer.h"
-#include "core/yaml.h"
+#include "core/edit/applybody.h"
+#include "core/edit/editbuffer.h"
+#include "core/yaml/yaml.h"
 
 #include <QTest>
 
@@ -13,7 +13,7 @@ using namespace fieldscope::core;
 namespace {
 
 // Created with plain `kubectl apply`, scaled and re-imaged by Fieldscope's editor through
-// server-side apply (manager "fieldscope"), with status written by the controller (brief 3.5).
+// server-side apply (manager "fieldscope"), with status written by the controller (subresource status).
 const char *const kDeployment = R"(
 apiVersion: apps/v1
 kind: Deployment
@@ -366,7 +366,7 @@ private Q_SLOTS:
         QCOMPARE(text(b.body), QByteArray::fromStdString(std::string("{") + kDeploymentIdentity + R"(},"spec":{)" + kOwnedSpec + "}}"));
     }
 
-    // Co-owning (brief 4.3) sets a field to the live value, which is no change: it must still be sent.
+    // Co-owning sets a field to the live value, which is no change: it must still be sent.
     void unchangedFieldsNamedToSendAreSentForCoOwnership()
     {
         const Edit e = edit(kConfigMap, [](Json &) {});

@@ -1,4 +1,4 @@
-#include "core/attribution.h"
+#include "core/history/attribution.h"
 
 #include <QTest>
 
@@ -16,7 +16,7 @@ Json entry(const std::string &manager, const std::string &op, const std::string 
     return e;
 }
 
-Json configMap(const std::string &rv, Json data, Json managedFields, Json annotations = Json::object())
+Json configMap(const std::string &rv, Json data, Json managedFields, const Json &annotations = Json::object())
 {
     Json meta{{"name", "demo"}, {"namespace", "default"}, {"uid", "u1"}, {"resourceVersion", rv}};
     if (!annotations.empty())
@@ -39,7 +39,7 @@ class TestAttribution : public QObject
 {
     Q_OBJECT
 private Q_SLOTS:
-    // The classic experiment of issue 5, step by step, built as the server records it (brief 3.5).
+    // The classic experiment (create, client-side apply, server-side apply), step by step, as the server records it.
     void classicExperimentIsAttributedToTheRightManagers()
     {
         const Json lastApplied{{"kubectl.kubernetes.io/last-applied-configuration", "{...}"}};

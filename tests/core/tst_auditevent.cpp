@@ -1,7 +1,7 @@
-// Decoding audit.k8s.io/v1 events (core/auditevent.h) from lines recorded from a real
+// Decoding audit.k8s.io/v1 events (core/history/auditevent.h) from lines recorded from a real
 // kube-apiserver 1.20.2 (tests/data/audit/README.md) and from hostile input: every member is
 // type-checked, bodies are never kept, and each bound is tested at and past its limit.
-#include "core/auditevent.h"
+#include "core/history/auditevent.h"
 
 #include <QElapsedTimer>
 #include <QFile>
@@ -135,7 +135,6 @@ private Q_SLOTS:
         QVERIFY(patch);
         QVERIFY(patch->hasImpersonatedUser);
         QCOMPARE(patch->impersonatedUser.username, std::string("system:serviceaccount:team:deployer"));
-        QCOMPARE(patch->actingUser().username, std::string("system:serviceaccount:team:deployer"));
         QCOMPARE(patch->user.groups, (std::vector<std::string>{"system:masters", "system:authenticated"}));
     }
 
@@ -347,22 +346,22 @@ private Q_SLOTS:
         QTest::addColumn<QByteArray>("body");
         QTest::addColumn<int>("events"); // -1: the body is refused
         QTest::addColumn<int>("skipped");
-        const std::string item = "{\"kind\":\"Event\",\"apiVersion\":\"audit.k8s.io/v1\",\"auditID\":\"a\",\"stage\":\"ResponseComplete\"}";
-        const std::string head = "{\"kind\":\"EventList\",\"apiVersion\":\"audit.k8s.io/v1\",";
+        const std::string item = R"j({"kind":"Event","apiVersion":"audit.k8s.io/v1","auditID":"a","stage":"ResponseComplete"})j";
+        const std::string head = R"j({"kind":"EventList","apiVersion":"audit.k8s.io/v1",)j";
         auto b = [](const std::string &s) { return QByteArray::fromStdString(s); };
-        QTest::newRow("empty items") << b(head + "\"items\":[]}") << 0 << 0;
-        QTest::newRow("null items") << b(head + "\"items\":null}") << 0 << 0;
-        QTest::newRow("no items") << b("{\"apiVersion\":\"audit.k8s.io/v1\",\"kind\":\"EventList\"}") << 0 << 0;
-        QTest::newRow("junk items skipped") << b(head + "\"items\":[1,\"x\",null,{},[]," + item + "]}") << 1 << 5;
+        QTest::newRow("empty items") << b(head + R"j("items":[]})j") << 0 << 0;
+        QTest::newRow("null items") << b(head + R"j("items":null})j") << 0 << 0;
+        QTest::newRow("no items") << b(R"j({"apiVersion":"audit.k8s.io/v1","kind":"EventList"})j") << 0 << 0;
+        QTest::newRow("junk items skipped") << b(head + R"j("items":[1,"x",null,{},[],)j" + item + "]}") << 1 << 5;
         QTest::newRow("spaces everywhere") << b(" {\n \"items\" : [ " + item + " , " + item
-                                                + " ] ,\"kind\":\"EventList\" , \"apiVersion\" : \"audit.k8s.io/v1\" } ")
+                                                + R"j( ] ,"kind":"EventList" , "apiVersion" : "audit.k8s.io/v1" } )j")
                                            << 2 << 0;
-        QTest::newRow("repeated items key: the last") << b(head + "\"items\":[" + item + "],\"items\":[]}") << 0 << 0;
-        QTest::newRow("strings with brackets") << b(head + "\"metadata\":{\"x\":\"]}\\\"[\"},\"items\":[" + item + "]}") << 1 << 0;
-        QTest::newRow("escaped key") << b(head + "\"it\\u0065ms\":[" + item + "]}") << 1 << 0;
-        QTest::newRow("items is an object") << b(head + "\"items\":{}}") << -1 << 0;
-        QTest::newRow("not an EventList") << b("{\"kind\":\"List\",\"apiVersion\":\"v1\",\"items\":[]}") << -1 << 0;
-        QTest::newRow("kind is a number") << b("{\"kind\":1,\"apiVersion\":\"audit.k8s.io/v1\",\"items\":[]}") << -1 << 0;
+        QTest::newRow("repeated items key: the last") << b(head + R"j("items":[)j" + item + R"j(],"items":[]})j") << 0 << 0;
+        QTest::newRow("strings with brackets") << b(head + R"j("metadata":{"x":"]}\"["},"items":[)j" + item + "]}") << 1 << 0;
+        QTest::newRow("escaped key") << b(head + R"j("it\u0065ms":[)j" + item + "]}") << 1 << 0;
+        QTest::newRow("items is an object") << b(head + R"j("items":{}})j") << -1 << 0;
+        QTest::newRow("not an EventList") << b(R"j({"kind":"List","apiVersion":"v1","items":[]})j") << -1 << 0;
+        QTest::newRow("kind is a number") << b(R"j({"kind":1,"apiVersion":"audit.k8s.io/v1","items":[]})j") << -1 << 0;
         QTest::newRow("not JSON") << b("<html>") << -1 << 0;
         QTest::newRow("truncated") << b(head + "\"items\":[" + item) << -1 << 0;
         QTest::newRow("array root") << b("[]") << -1 << 0;
@@ -454,7 +453,7 @@ private Q_SLOTS:
         const std::string good = lines(readData("rr-audit.log")).front();
         AuditLineDecoder decoder;
         AuditDecodeResult out;
-        const std::string big(64 * 1024, 'x');
+        const std::string big(std::size_t{64} * 1024, 'x');
         for (int i = 0; i < 20; ++i) // 1.25 MiB without a newline
             decoder.feed(big, out);
         decoder.feed("\n" + good.substr(0, 10), out);

@@ -1,8 +1,8 @@
-// Joining audit events to recorded versions (core/auditjoin.h), on the events and the watch of
+// Joining audit events to recorded versions (core/history/auditjoin.h), on the events and the watch of
 // one scripted sequence recorded from a real kube-apiserver 1.20.2 (tests/data/audit/README.md):
 // exact with the RequestResponse policy, probable with the Metadata-only one, refused writes as
 // attempts; events late, early, duplicated, reordered; bounds and ageing.
-#include "core/auditjoin.h"
+#include "core/history/auditjoin.h"
 
 #include <QFile>
 #include <QTest>
@@ -183,7 +183,7 @@ private Q_SLOTS:
         } else if (order == QLatin1String("reversed batches of 3")) {
             std::vector<AuditEvent> rev(ev.rbegin(), ev.rend());
             for (std::size_t i = 0; i < rev.size(); i += 3)
-                c.add(joiner.addEvents({rev.begin() + i, rev.begin() + std::min(rev.size(), i + 3)}, now += 1000));
+                c.add(joiner.addEvents({rev.begin() + std::ptrdiff_t(i), rev.begin() + std::ptrdiff_t(std::min(rev.size(), i + 3))}, now += 1000));
             c.add(joiner.addVersions({vs.rbegin(), vs.rend()}, now));
         } else {
             std::vector<AuditEvent> twice = ev;

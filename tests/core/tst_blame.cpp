@@ -1,6 +1,6 @@
 // Blame rendering (text gutter and JSON leaves) and the line-to-pointer YAML it is built on.
-#include "core/blame.h"
-#include "core/yaml.h"
+#include "core/ownership/blame.h"
+#include "core/yaml/yaml.h"
 #include "ownershipfixtures.h"
 
 #include <QTest>
@@ -111,7 +111,7 @@ void TestBlame::blameTextListsEveryCoOwnerPerLine()
                          + QStringLiteral(" | # absent: .metadata.labels.tier")));
 }
 
-// Issue 13: `k:{"name":"nginx"}: {.: {}}` (the item itself, none of its fields) is ownership too.
+// `k:{"name":"nginx"}: {.: {}}` (the item itself, none of its fields) is ownership too.
 void TestBlame::aManagerOwningOnlyAListItemShowsOnItsDashLine()
 {
     const Json obj = *parseJson(R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":"p","managedFields":[

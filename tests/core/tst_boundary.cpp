@@ -1,7 +1,7 @@
-// core/boundary.h: what a worker or a thread we own throws becomes a core::Error on the reading
+// core/base/boundary.h: what a worker or a thread we own throws becomes a core::Error on the reading
 // side, never std::terminate. Each case runs the throw on a real worker thread.
-#include "core/boundary.h"
-#include "core/json.h"
+#include "core/base/boundary.h"
+#include "core/base/json.h"
 
 #include <QtConcurrent/QtConcurrentRun>
 #include <QTest>

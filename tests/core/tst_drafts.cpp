@@ -1,7 +1,7 @@
-// DraftStore (core/drafts.h): the editor's unsent text on disk survives a restart, exactly; an
+// DraftStore (core/edit/drafts.h): the editor's unsent text on disk survives a restart, exactly; an
 // object without a draft has none; a removed draft is gone; a damaged file is an error, not a
 // crash, and stays; names a kubeconfig or server chose cannot leave the drafts folder.
-#include "core/drafts.h"
+#include "core/edit/drafts.h"
 
 #include <QTemporaryDir>
 #include <QTest>
@@ -69,14 +69,14 @@ private Q_SLOTS:
         QVERIFY(store.remove("ctx", "u1").ok()); // removing nothing is fine
     }
 
-    // Issue 15, section 8: a damaged draft is kept (moved aside, named in the error), not deleted
+    // A damaged draft is kept (moved aside, named in the error), not deleted
     // and not in the way of the next save.
     void aDamagedDraftIsMovedAsideAndReported()
     {
         DraftStore store(dir());
         const std::string path = store.pathFor("ctx", "broken");
         std::filesystem::create_directories(std::filesystem::path(path).parent_path());
-        std::ofstream(path) << "{\"text\": \"half a fi";
+        std::ofstream(path) << R"j({"text": "half a fi)j";
         auto r = store.load("ctx", "broken");
         QVERIFY(!r.ok());
         QCOMPARE(r.error().category, ErrorCategory::Parse);
@@ -119,7 +119,7 @@ private Q_SLOTS:
         std::filesystem::remove(asideOf(path));
     }
 
-    // Issue 15, section 3: drafts are 0600 in 0700 folders whatever the umask.
+    // Drafts are 0600 in 0700 folders whatever the umask.
     void draftsArePrivateWhateverTheUmask_data()
     {
         QTest::addColumn<int>("mask");

@@ -1,6 +1,6 @@
-// The editor's pure helpers (core/editbuffer.h): what of a live object is editable, merge patches
+// The editor's pure helpers (core/edit/editbuffer.h): what of a live object is editable, merge patches
 // and guarded JSON patches between two versions, and giving up SSA-conflicting fields named in the server's path syntax.
-#include "core/editbuffer.h"
+#include "core/edit/editbuffer.h"
 
 #include <QTest>
 
@@ -48,7 +48,7 @@ private Q_SLOTS:
         QTest::addColumn<QByteArray>("from");
         QTest::addColumn<QByteArray>("to");
         QTest::addColumn<QByteArray>("patch");
-        // The seed's "set foo=2 only if foo is 1".
+        // "Set foo=2 only if foo is 1".
         QTest::newRow("changed value") << QByteArray(R"({"data":{"foo":"1","bar":"x"}})") << QByteArray(R"({"data":{"foo":"2","bar":"x"}})")
                                        << QByteArray(R"([{"op":"test","path":"/data/foo","value":"1"},{"op":"replace","path":"/data/foo","value":"2"}])");
         QTest::newRow("removed key") << QByteArray(R"({"data":{"foo":"1","bar":"x"}})") << QByteArray(R"({"data":{"bar":"x"}})")

@@ -2,9 +2,9 @@
 // write mode sends, what a refusal leads to, the SSA conflict rows (from a recorded 409), the
 // failed tests of a JSON Patch, the per-field resolutions and the buffer they lead to, the merge
 // of a stale edit onto the current object, rebase, and what a write changed.
-#include "core/editsession.h"
-#include "core/jsonread.h"
-#include "core/yaml.h"
+#include "core/edit/editsession.h"
+#include "core/base/jsonread.h"
+#include "core/yaml/yaml.h"
 #include "kube/apierror.h"
 
 #include <QFile>

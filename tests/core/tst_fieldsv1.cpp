@@ -1,6 +1,6 @@
-// FieldsV1 decoding/encoding and managedFields entries (API brief 3.1-3.3).
-#include "core/fieldsv1.h"
-#include "core/managedfields.h"
+// FieldsV1 decoding/encoding (sigs.k8s.io/structured-merge-diff/fieldpath/serialize-pe.go) and managedFields entries.
+#include "core/ownership/fieldsv1.h"
+#include "core/ownership/managedfields.h"
 
 #include <QTest>
 
@@ -162,7 +162,7 @@ void TestFieldsV1::keyPayloadsMatchRegardlessOfFieldOrderAndNumberForm()
     QVERIFY(set->contains(p));
     FieldPath q({PathElement::makeField("ports"), PathElement::makeKey(Json{{"port", 81}, {"protocol", "TCP"}})});
     QVERIFY(!set->contains(q));
-    // A string "80" is a different key from the number 80 (brief 3.3: keys keep their types).
+    // A string "80" is a different key from the number 80 (k: keys keep their JSON types).
     FieldPath s({PathElement::makeField("ports"), PathElement::makeKey(Json{{"port", "80"}, {"protocol", "TCP"}})});
     QVERIFY(!set->contains(s));
 }

@@ -1,7 +1,7 @@
 // kill -9 while recording: every version the child reported committed must be in the store after
-// the kill, and the store must open cleanly and pass its integrity check (issue 5).
-#include "core/historystore.h"
-#include "core/historywriter.h"
+// the kill, and the store must open cleanly and pass its integrity check.
+#include "core/history/historystore.h"
+#include "core/history/historywriter.h"
 
 #include <QCoreApplication>
 #include <QDateTime>
@@ -39,7 +39,7 @@ int runChild(const char *dbPath, int generation)
             Json cm{{"apiVersion", "v1"}, {"kind", "ConfigMap"},
                     {"metadata", {{"name", "cm-" + std::to_string(obj)}, {"namespace", "load"},
                                   {"uid", "g" + std::to_string(generation) + "-uid-" + std::to_string(obj)},
-                                  {"resourceVersion", std::to_string(generation * 10'000'000 + rv)}}},
+                                  {"resourceVersion", std::to_string(std::int64_t{generation} * 10'000'000 + rv)}}},
                     {"data", {{"counter", std::to_string(rv)}, {"payload", std::string(std::size_t(200 + rv % 300), 'x')}}}};
             batch.push_back({rv < 50 ? HistoryEventType::Added : HistoryEventType::Modified, toJsonText(cm),
                              QDateTime::currentMSecsSinceEpoch()});

@@ -1,6 +1,6 @@
-// Reading history .jsonl files (core/historyexport.h) someone else may have written: every member
+// Reading history .jsonl files (core/history/historyexport.h) someone else may have written: every member
 // is type-checked, and a bad line is a Parse error naming the line and the member, never a throw.
-#include "core/historyexport.h"
+#include "core/history/historyexport.h"
 
 #include <QTemporaryDir>
 #include <QTest>

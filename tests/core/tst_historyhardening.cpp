@@ -4,8 +4,8 @@
 //   an object's name): the store refuses it (SQLITE_DBCONFIG_DEFENSIVE, trusted_schema=OFF).
 // - A recorder released by its last owner drains on a finisher thread, never in the caller, and
 //   HistoryRecorder::waitForReleased() still sees its last batch committed.
-#include "core/historystore.h"
-#include "core/historywriter.h"
+#include "core/history/historystore.h"
+#include "core/history/historywriter.h"
 
 #include <QDateTime>
 #include <QElapsedTimer>

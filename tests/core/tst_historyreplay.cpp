@@ -1,6 +1,6 @@
 // Replayed versions (HistoryRecorder::recordReplay): what the sandbox demo's own watch saw is
 // stored for objects no watch recorded, and never repeats or reorders what a watch recorded.
-#include "core/historywriter.h"
+#include "core/history/historywriter.h"
 
 #include <QDateTime>
 #include <QTemporaryDir>

@@ -1,9 +1,9 @@
-// Issue 15, section 3: the history store keeps Secret values only as keyed hashes unless the user
+// The history store keeps Secret values only as keyed hashes unless the user
 // opted in; every file it (and an export) creates is private whatever the umask; a store belongs
 // to one cluster; a failed write or a rejected object is a marked gap, never a silent hole.
-#include "core/historyexport.h"
-#include "core/historywriter.h"
-#include "core/secretredaction.h"
+#include "core/history/historyexport.h"
+#include "core/history/historywriter.h"
+#include "core/history/secretredaction.h"
 
 #include <QByteArray>
 #include <QDateTime>

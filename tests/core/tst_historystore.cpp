@@ -1,8 +1,8 @@
-#include "core/historyexport.h"
-#include "core/historyfeed.h"
-#include "core/historyquery.h"
-#include "core/historywriter.h"
-#include "core/versioncodec.h"
+#include "core/history/historyexport.h"
+#include "core/history/historyfeed.h"
+#include "core/history/historyquery.h"
+#include "core/history/historywriter.h"
+#include "core/history/versioncodec.h"
 
 #include <QDateTime>
 #include <QFile>
@@ -590,6 +590,7 @@ private Q_SLOTS:
         restamped["metadata"]["managedFields"][2]["time"] = "2026-07-20T11:00:09Z";
         versions.push_back(restamped);
         std::vector<WatchEvent> events;
+        events.reserve(versions.size());
         for (const auto &v : versions)
             events.push_back(watchEvent(HistoryEventType::Modified, v, 1'700'000'000'000));
         QVERIFY(store->write({{kPods, events, {}, {}}}).ok());
@@ -685,6 +686,7 @@ private Q_SLOTS:
         QCOMPARE(store->lastResourceVersion(kPods.id).value(), std::string("1500"));
         const auto versions = store->versions(store->allObjects().value()[0].id).value();
         std::vector<std::string> rvs;
+        rvs.reserve(versions.size());
         for (const auto &v : versions)
             rvs.push_back(v.resourceVersion);
         QCOMPARE(rvs, (std::vector<std::string>{"1001", "1009", "1010", "1500"})); // the repeated 1001 is stored once

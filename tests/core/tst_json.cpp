@@ -1,7 +1,7 @@
 // core::Json: the indexed, order-keeping object type, the depth limit every parser and walker
 // shares, and JSON text that never throws on invalid UTF-8.
-#include "core/json.h"
-#include "core/jsonread.h"
+#include "core/base/json.h"
+#include "core/base/jsonread.h"
 
 #include <QTest>
 

@@ -1,9 +1,9 @@
-// core::parseLesson (issue 12): a lesson file is written by a teacher; every mistake in it is
+// core::parseLesson: a lesson file is written by a teacher; every mistake in it is
 // refused with the file, the line to fix and the reason.
-#include "core/jsonread.h"
-#include "core/lesson.h"
-#include "core/lessonrequests.h"
-#include "core/yaml.h"
+#include "core/base/jsonread.h"
+#include "core/lessons/lesson.h"
+#include "core/lessons/lessonrequests.h"
+#include "core/yaml/yaml.h"
 
 #include <QDir>
 #include <QFile>

@@ -1,5 +1,5 @@
-// core::manifestObjects (issue 13): the objects of a file as people have them.
-#include "core/manifest.h"
+// core::manifestObjects: the objects of a file as people have them.
+#include "core/yaml/manifest.h"
 
 #include <QTest>
 

@@ -1,4 +1,4 @@
-#include "core/objectdiff.h"
+#include "core/diff/objectdiff.h"
 
 #include <QTest>
 

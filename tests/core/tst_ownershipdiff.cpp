@@ -1,6 +1,6 @@
-// core::ownershipDiff (issue 13): what a write did to one manager's fields, from managedFields
+// core::ownershipDiff: what a write did to one manager's fields, from managedFields
 // before and after (a dry-run answer gives "after" without storing anything).
-#include "core/ownershipdiff.h"
+#include "core/ownership/ownershipdiff.h"
 
 #include <QTest>
 

@@ -1,5 +1,5 @@
 // The ownership tree: every field of an object joined with every managedFields owner.
-#include "core/ownershiptree.h"
+#include "core/ownership/ownershiptree.h"
 #include "bigobject.h"
 #include "ownershipfixtures.h"
 

@@ -1,5 +1,5 @@
-// core::threeWayMerge (issue 13): a stale edit merged onto what is there now.
-#include "core/threewaymerge.h"
+// core::threeWayMerge: a stale edit merged onto what is there now.
+#include "core/diff/threewaymerge.h"
 
 #include <QTest>
 

@@ -1,6 +1,6 @@
 // The history delta codec against hostile depth: a delta read from disk cannot build a document
 // deeper than every walker accepts, and deltas of deep documents do not walk past the limit.
-#include "core/versioncodec.h"
+#include "core/history/versioncodec.h"
 
 #include <QTest>
 

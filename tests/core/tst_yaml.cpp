@@ -1,4 +1,4 @@
-#include "core/yaml.h"
+#include "core/yaml/yaml.h"
 
 #include <QTest>
 
@@ -102,7 +102,7 @@ private Q_SLOTS:
         QVERIFY(QString::fromStdString(r.error().message).contains(QLatin1String("nodes")));
     }
 
-    // Issue 15: a 4 KiB scalar referenced a million times ("billion laughs") is refused by the
+    // A 4 KiB scalar referenced a million times ("billion laughs") is refused by the
     // byte budget long before it is copied; the node budget alone would allow it (1M nodes).
     void aliasExpansionIsBoundedInBytes()
     {
@@ -174,7 +174,7 @@ private Q_SLOTS:
         QCOMPARE(ok->value["a"].get<int>(), 1);
     }
 
-    // Issue 15 section 6: an annotation with a right-to-left override would show the rest of its
+    // An annotation with a right-to-left override would show the rest of its
     // line reversed in the YAML view and the editor; it is written as an escape that reads back
     // as the same value, in keys, single-line and multi-line strings alike.
     void bidiAndInvisibleCharactersAreWrittenAsEscapes()
@@ -319,7 +319,7 @@ private Q_SLOTS:
     void stringsThatReadAsOtherTypesAreQuoted_data()
     {
         QTest::addColumn<QString>("text");
-        // YAML 1.1 timestamps, dates and base-60 numbers too, as kubectl quotes them (issue 13).
+        // YAML 1.1 timestamps, dates and base-60 numbers too, as kubectl quotes them.
         for (const char *s : {"yes", "Off", "y", "~", "null", "0123", "0x1F", "1_000", ".5e3", "-1.5", "+.inf", ".NaN", "1e3", "-",
                               "2021-11-12T11:13:20Z", "2021-11-12", "2021-1-2 10:00:00", "22:30", "1:20:30.5", "-1:30"})
             QTest::newRow(s) << QString::fromLatin1(s);

@@ -1,4 +1,4 @@
-#include "core/yamldiff.h"
+#include "core/diff/yamldiff.h"
 
 #include <QTest>
 

@@ -1,4 +1,4 @@
-// Issue 14: `fieldscope record --store` (what fieldscope-record@.service runs) records a cluster
+// `fieldscope record --store` (what fieldscope-record@.service runs) records a cluster
 // while no window is open, into the store the window reads; a window opened later shows those
 // versions and says that background recording is on. Both write the same file safely.
 #include "guitesting.h"

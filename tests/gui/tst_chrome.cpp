@@ -8,7 +8,7 @@
 #include "app/clustercontroller.h"
 #include "app/settingsconsentstore.h"
 #include "app/workspace.h"
-#include "core/json.h"
+#include "core/base/json.h"
 #include "widgets/clusterview.h"
 #include "widgets/contextswitcher.h"
 #include "widgets/detailpane.h"
@@ -127,7 +127,7 @@ private Q_SLOTS:
         bool loadedWhileAsking = true;
         std::unique_ptr<Session> s;
         QTimer user;
-        QObject::connect(&user, &QTimer::timeout, [&] {
+        QObject::connect(&user, &QTimer::timeout, &user, [&] {
             auto *prompt = s ? s->view->findChild<QFrame *>(QStringLiteral("execConsentPrompt")) : nullptr;
             if (!prompt || !prompt->isVisible())
                 return;
@@ -137,7 +137,7 @@ private Q_SLOTS:
             if (answer == QLatin1String("allow"))
                 (void)saveShot(&s->window, QStringLiteral("exec-consent-prompt.png"));
             if (answer == QLatin1String("close"))
-                QTimer::singleShot(0, [&] { s.reset(); });
+                QTimer::singleShot(0, this, [&] { s.reset(); });
             else
                 QTest::mouseClick(prompt->findChild<QPushButton *>(answer == QLatin1String("allow") ? QStringLiteral("execConsentAllow")
                                                                                                      : QStringLiteral("execConsentDeny")),

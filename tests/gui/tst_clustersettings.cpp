@@ -1,4 +1,4 @@
-// Issue 23: the window's Settings and the command line read one settings file, and a per-cluster
+// The window's Settings and the command line read one settings file, and a per-cluster
 // choice belongs to a cluster, not to a context name.
 // - What the Settings dialog writes (field manager, background resources, the Secret opt-in)
 //   is what the real `fieldscope apply` and `record --store` use (CMake gives this test its own
@@ -14,8 +14,8 @@
 #include "app/historysource.h"
 #include "app/versioninfo.h"
 #include "app/workspace.h"
-#include "core/json.h"
-#include "core/jsonread.h"
+#include "core/base/json.h"
+#include "core/base/jsonread.h"
 #include "widgets/clusterview.h"
 #include "widgets/helpdialogs.h"
 #include "widgets/mainwindow.h"
@@ -123,7 +123,7 @@ private Q_SLOTS:
         QFile in(testing::testKubeconfig());
         QVERIFY(in.open(QIODevice::ReadOnly));
         QString text = QString::fromUtf8(in.readAll());
-        const QRegularExpression server(QStringLiteral("server: *'?https://[^\\s']+'?"));
+        static const QRegularExpression server(QStringLiteral("server: *'?https://[^\\s']+'?"));
         QVERIFY(text.contains(server));
         text.replace(server, QStringLiteral("server: https://127.0.0.1:9"));
         m_otherKubeconfig = m_dir.filePath(QStringLiteral("other-cluster"));

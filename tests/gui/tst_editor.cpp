@@ -1,4 +1,4 @@
-// The object editor (issue 6) on the offscreen platform against the real test cluster: a
+// The object editor on the offscreen platform against the real test cluster: a
 // server-side apply of a changed value is written and the detail pane follows; a field another
 // manager owns shows up as a conflict row with both values and Force takes it; a replace after
 // someone else's change shows opened / written / current; malformed YAML sends nothing; a JSON
@@ -9,9 +9,9 @@
 #include "guitesting.h"
 #include "../integration/clusterenv.h"
 #include "app/clustercontroller.h"
-#include "core/drafts.h"
-#include "core/json.h"
-#include "core/yaml.h"
+#include "core/edit/drafts.h"
+#include "core/base/json.h"
+#include "core/yaml/yaml.h"
 #include "widgets/clusterview.h"
 #include "widgets/detailpane.h"
 #include "widgets/editorwindow.h"
@@ -400,7 +400,7 @@ void TestEditor::malformedYamlShowsWhereAndSendsNothing()
     QCOMPARE(get("edit-bad")["metadata"]["resourceVersion"].get<std::string>(), before);
 }
 
-// The seeds' "set foo=2 only if foo is 1": a change elsewhere in the object does not matter, a
+// "Set foo=2 only if foo is 1": a change elsewhere in the object does not matter, a
 // change to foo itself makes the server refuse the whole patch.
 void TestEditor::jsonPatchWritesOnlyWhileTheChangedFieldStillHasItsOpenedValue()
 {
@@ -521,7 +521,7 @@ void TestEditor::closingWithUnsentEditsAsksAndKeepEditingKeepsThem()
     QCOMPARE(get("edit-close")["data"]["color"].get<std::string>(), std::string("blue"));
 }
 
-// API brief 4.5: an apply from the editor sends what the manager owns plus what the user changed,
+// An apply from the editor sends what the manager owns plus what the user changed,
 // so it does not claim the creator's other fields; a deletion it cannot make is said, not hidden.
 void TestEditor::applyClaimsOnlyTheChangedFieldAndSaysWhatItCannotRemove()
 {
@@ -529,7 +529,8 @@ void TestEditor::applyClaimsOnlyTheChangedFieldAndSaysWhatItCannotRemove()
     EditorWindow *editor = openEditor(s, QStringLiteral("edit-claim"));
     QVERIFY(editor);
     QString changed = replaced(editor, "color: blue", "color: green");
-    changed = changed.remove(QRegularExpression(QStringLiteral("\\n *size: small")));
+    static const QRegularExpression sizeLine(QStringLiteral("\\n *size: small"));
+    changed = changed.remove(sizeLine);
     QVERIFY2(!changed.contains(QLatin1String("size")) && changed.contains(QLatin1String("color: green")), qPrintable(changed));
     editor->buffer()->setText(changed);
     // The apply's body holds the changed field only, and the deletion it cannot make is said.
@@ -543,7 +544,7 @@ void TestEditor::applyClaimsOnlyTheChangedFieldAndSaysWhatItCannotRemove()
     // The creator's Update entry owns color with another value: one conflict, on color alone.
     QTRY_COMPARE_WITH_TIMEOUT(editor->state(), EditorWindow::State::Conflict, 15000);
     QCOMPARE(editor->conflicts().size(), qsizetype(1));
-    QCOMPARE(editor->conflicts()[0].path, QStringLiteral(".data.color"));
+    QCOMPARE(editor->conflicts().at(0).path, QStringLiteral(".data.color"));
     QTest::mouseClick(editor->findChild<QPushButton *>(QStringLiteral("forceButton")), Qt::LeftButton);
     QTRY_COMPARE_WITH_TIMEOUT(editor->state(), EditorWindow::State::Written, 15000);
     const core::Json live = get("edit-claim");
@@ -708,7 +709,7 @@ void TestEditor::closingTheClusterLeavesUnsentEditsInADetachedWindow()
     QVERIFY(!editor->findChild<QPushButton *>(QStringLiteral("writeButton"))->isEnabled());
 }
 
-// Issue 15: a Secret's buffer holds its values. Without the per-context opt-in the editor says its
+// A Secret's buffer holds its values. Without the per-context opt-in the editor says its
 // unsent edits are not kept, and none reaches the drafts folder or the settings; with it (the
 // window then says Secret values are recorded) the draft is kept as for any object.
 void TestEditor::aSecretsUnsentEditsStayOffTheDiskUnlessOptedIn()
@@ -732,7 +733,7 @@ void TestEditor::aSecretsUnsentEditsStayOffTheDiskUnlessOptedIn()
         }
         return all;
     };
-    // Issue 15, section 8: a damaged draft is kept aside and reported when the editor opens.
+    // A damaged draft is kept aside and reported when the editor opens.
     auto secretUid = [&] {
         auto r = testing::call(*m_client, testing::request("GET", path));
         auto j = r ? core::parseJson(r->body) : core::Result<core::Json>(r.error());
@@ -763,7 +764,7 @@ void TestEditor::aSecretsUnsentEditsStayOffTheDiskUnlessOptedIn()
         if (optIn) {
             QTRY_VERIFY_WITH_TIMEOUT(editor->draftProblem().contains(QLatin1String("moved aside")), 5000);
             QTRY_VERIFY2(!QFile::exists(damaged), qPrintable(editor->draftProblem()));
-            QVERIFY(QDir(QFileInfo(damaged).absolutePath()).entryList({QFileInfo(damaged).fileName() + QStringLiteral(".damaged-*")}).size() >= 1);
+            QVERIFY(!QDir(QFileInfo(damaged).absolutePath()).entryList({QFileInfo(damaged).fileName() + QStringLiteral(".damaged-*")}).isEmpty());
         }
         editor->buffer()->setText(editor->bufferText() + QStringLiteral("# ") + QString::fromLatin1(canary) + u'\n');
         QVERIFY(editor->hasUnsentEdits());
@@ -784,7 +785,7 @@ void TestEditor::aSecretsUnsentEditsStayOffTheDiskUnlessOptedIn()
     widgets::SettingsDialog::setRecordsSecretValues(QString::fromStdString(cluster()), false);
 }
 
-// Issue 15: a history that cannot be written is said in the window (the status line's warning),
+// A history that cannot be written is said in the window (the status line's warning),
 // never a silent hole. Here its database path is taken by a folder.
 void TestEditor::aHistoryThatCannotBeWrittenIsShownInTheWindow()
 {
@@ -803,7 +804,7 @@ void TestEditor::aHistoryThatCannotBeWrittenIsShownInTheWindow()
     QVERIFY(QDir(db).removeRecursively());
 }
 
-// Issue 13: Copy as curl / kubectl; tst_requestcommands runs such texts against the server.
+// Copy as curl / kubectl; tst_requestcommands runs such texts against the server.
 void TestEditor::copyAsCurlAndKubectlGiveTheExactWriteWithoutTheToken()
 {
     Session s;
@@ -836,7 +837,7 @@ void TestEditor::copyAsCurlAndKubectlGiveTheExactWriteWithoutTheToken()
     QVERIFY(editor->hasUnsentEdits());
 }
 
-// Issue 13: a user who may read but not write (here "reader", impersonated, bound to the "view"
+// A user who may read but not write (here "reader", impersonated, bound to the "view"
 // cluster role) gets a read-only editor: the SelfSubjectAccessReview on open says so.
 void TestEditor::withoutWriteRightsTheEditorIsReadOnlyBeforeAnyoneTypes()
 {
@@ -888,7 +889,7 @@ void TestEditor::withoutWriteRightsTheEditorIsReadOnlyBeforeAnyoneTypes()
     QVERIFY(!writable->isReadOnly());
 }
 
-// Issue 13: Delete sends preconditions (uid, resourceVersion) from what the table shows.
+// Delete sends preconditions (uid, resourceVersion) from what the table shows.
 void TestEditor::deleteRemovesOnlyTheVersionTheUserSaw()
 {
     Session s;
@@ -914,7 +915,7 @@ void TestEditor::deleteRemovesOnlyTheVersionTheUserSaw()
     QCOMPARE(get("del-stale")["data"]["color"].get<std::string>(), std::string("red")); // still there
 }
 
-// Issue 13: File → New Object… has create semantics: an existing object is reported, not overwritten.
+// File → New Object… has create semantics: an existing object is reported, not overwritten.
 void TestEditor::newObjectCreatesAndNeverOverwritesAnExistingOne()
 {
     Session s;
@@ -944,7 +945,7 @@ void TestEditor::newObjectCreatesAndNeverOverwritesAnExistingOne()
     w->close();
 }
 
-// Issue 13: field by field. Give up a, co-own b, force c, in one re-send; Force is never preselected.
+// Field by field. Give up a, co-own b, force c, in one re-send; Force is never preselected.
 void TestEditor::eachConflictingFieldGetsItsOwnResolution()
 {
     Session s;
@@ -988,7 +989,7 @@ void TestEditor::eachConflictingFieldGetsItsOwnResolution()
     QCOMPARE(owners["c"], (std::set<std::string>{"fieldscope"}));
 }
 
-// Issue 13: a stale replace merged: what does not overlap merges by itself (mine on top of theirs),
+// A stale replace merged: what does not overlap merges by itself (mine on top of theirs),
 // a field both changed is chosen; the result is shown in the buffer before it is sent.
 void TestEditor::aStaleWriteMergesOntoCurrentAndOverlapsAreChosenOneByOne()
 {
@@ -1026,7 +1027,7 @@ void TestEditor::aStaleWriteMergesOntoCurrentAndOverlapsAreChosenOneByOne()
     QCOMPARE(live["data"]["c"].get<std::string>(), std::string("5"));
 }
 
-// Issue 13 and the seeds' question: "set foo: 2 only if foo is 1", from the Ownership tab.
+// "Set foo: 2 only if foo is 1", from the Ownership tab.
 void TestEditor::setOnlyIfUnchangedFromTheOwnershipTab()
 {
     Session s;

@@ -1,4 +1,4 @@
-// The editor's "restore your unsent edits?" question (issue 23): while it is open the buffer shows
+// The editor's "restore your unsent edits?" question: while it is open the buffer shows
 // the loaded text, so the window has nothing unsent of its own; closing it then must not delete
 // the kept draft, and what the user types meanwhile is kept like any edit. Drafts are kept per
 // cluster (a uid is unique only within one); a draft an earlier version kept under the context
@@ -7,9 +7,9 @@
 #include "../integration/clusterenv.h"
 #include "app/clustercontroller.h"
 #include "app/historysource.h"
-#include "core/drafts.h"
-#include "core/json.h"
-#include "core/jsonread.h"
+#include "core/edit/drafts.h"
+#include "core/base/json.h"
+#include "core/base/jsonread.h"
 #include "widgets/clusterview.h"
 #include "widgets/detailpane.h"
 #include "widgets/editorwindow.h"

@@ -5,9 +5,9 @@
 #include "../kube/transcriptserver.h"
 #include "app/clustercontroller.h"
 #include "app/lessoncontroller.h"
-#include "core/historywriter.h"
-#include "core/lesson.h"
-#include "kube/lessonrunner.h"
+#include "core/history/historywriter.h"
+#include "core/lessons/lesson.h"
+#include "lessons/lessonrunner.h"
 #include "widgets/clusterview.h"
 #include "widgets/mainwindow.h"
 
@@ -115,7 +115,7 @@ private Q_SLOTS:
         configMaps.resource = "configmaps";
         configMaps.kind = "ConfigMap";
         configMaps.namespaced = true;
-        auto runner = std::make_shared<kube::LessonRunner>(config, [&](const std::string &, const std::string &kind) {
+        auto runner = std::make_shared<lessons::LessonRunner>(config, [&](const std::string &, const std::string &kind) {
             return kind == "Namespace" ? &namespaces : &configMaps;
         }, lesson());
         auto reset = std::async(std::launch::async, [runner] { return runner->reset(); });

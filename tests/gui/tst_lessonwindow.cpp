@@ -1,4 +1,4 @@
-// Issue 12 in the window: a lesson beside the live views on the offscreen platform, against the
+// A lesson beside the live views on the offscreen platform, against the
 // real test cluster. Lesson 5 mid-way in presenter mode, and lesson 2's History tab showing every
 // overwrite. Writes screenshots under build/<preset>/screenshots/ for a person to look at.
 #include "guitesting.h"
@@ -6,9 +6,9 @@
 
 #include "app/clustercontroller.h"
 #include "app/demoseeder.h"
-#include "core/historystore.h"
-#include "core/jsonread.h"
-#include "core/ownershiptree.h"
+#include "core/history/historystore.h"
+#include "core/base/jsonread.h"
+#include "core/ownership/ownershiptree.h"
 #include "app/historysource.h"
 #include "app/lessoncatalog.h"
 #include "app/lessoncontroller.h"
@@ -108,7 +108,7 @@ private Q_SLOTS:
         QCOMPARE(s.lesson->currentStep(), 2);
         QVERIFY(s.lesson->report(1) && s.lesson->report(1)->passed());
         // Step 2 was the conflict: its answer names the owner.
-        const kube::LessonStepReport *conflict = s.lesson->report(1);
+        const core::LessonStepReport *conflict = s.lesson->report(1);
         QCOMPARE(conflict->calls.at(0).status, 409);
         // The request table lists step 3's one apply, answered 200.
         QCOMPARE(panel->requestTable()->rowCount(), 1);
@@ -137,7 +137,7 @@ private Q_SLOTS:
     {
         Session s("last-write-wins");
         QVERIFY(s.runTo(1));
-        const kube::LessonStepReport *race = s.lesson->report(1);
+        const core::LessonStepReport *race = s.lesson->report(1);
         QVERIFY(race);
         QVERIFY2(race->passed(), race->mismatches.empty() ? "" : race->mismatches.front().c_str());
         QVERIFY(race->last.has_value());

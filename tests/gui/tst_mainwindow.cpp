@@ -5,7 +5,7 @@
 #include "guitesting.h"
 #include "../integration/clusterenv.h"
 #include "app/clustercontroller.h"
-#include "core/json.h"
+#include "core/base/json.h"
 #include "models/objecttablemodel.h"
 #include "models/objecthistorymodel.h"
 #include "models/ownershiptreemodel.h"
@@ -286,7 +286,8 @@ void TestMainWindow::detailTabsShowTheSelectedObject()
     auto *yaml = detail->findChild<widgets::YamlView *>(QStringLiteral("yamlView"));
     QVERIFY(yaml->text().contains(QLatin1String("image: nginx:1.25")));
     QVERIFY(!yaml->text().contains(QLatin1String("managedFields"))); // shown in the gutter instead
-    const int imageLine = int(yaml->text().left(yaml->text().indexOf(QLatin1String("image: nginx"))).count(u'\n'));
+    const QString yamlText = yaml->text();
+    const int imageLine = int(QStringView(yamlText).left(yamlText.indexOf(QLatin1String("image: nginx"))).count(u'\n'));
     QCOMPARE(detail->detail().lineOwners.value(imageLine).size(), 1);
     QCOMPARE(detail->detail().managerLabels.value(detail->detail().lineOwners.value(imageLine).value(0)), QStringLiteral("kubectl(Apply)"));
     QVERIFY(saveShot(&s.window, QStringLiteral("detail-yaml.png")));
@@ -419,7 +420,7 @@ void TestMainWindow::contextSwitcherListsEveryContextAndOpensSeveralClusters()
     QVERIFY(loaded.wait(10000));
     auto *switcher = window.contextSwitcher();
     QCOMPARE(switcher->contextNames().size(), 4);
-    QCOMPARE(switcher->contextNames().first(), QStringLiteral("fieldscope-test")); // the current one first
+    QCOMPARE(switcher->contextNames().constFirst(), QStringLiteral("fieldscope-test")); // the current one first
     QTRY_VERIFY_WITH_TIMEOUT(first->isLoaded(), 30000);
     QTRY_VERIFY(switcher->combo()->itemText(0).contains(QLatin1String("v1.20")));
     // Choosing another context opens a second tab; choosing an open one shows its tab.

@@ -4,8 +4,8 @@
 #include "app/historyfilecontroller.h"
 #include "app/screenshot.h"
 #include "widgets/mainwindow.h"
-#include "core/historyexport.h"
-#include "core/historystore.h"
+#include "core/history/historyexport.h"
+#include "core/history/historystore.h"
 #include "models/objecthistorymodel.h"
 #include "widgets/clusterview.h"
 #include "widgets/detailpane.h"
@@ -15,7 +15,6 @@
 #include <QDir>
 #include <QFont>
 #include <QFile>
-#include <QFont>
 #include <QImage>
 #include <QRegularExpression>
 #include <QSignalSpy>
@@ -126,8 +125,10 @@ private Q_SLOTS:
         QTRY_VERIFY2(diff->toPlainText().contains(QLatin1String("shown whole")), qPrintable(diff->toPlainText()));
         const QString whole = diff->toPlainText();
         QVERIFY2(!whole.contains(QLatin1String("\\u000a")), qPrintable(whole));
-        QVERIFY2(whole.contains(QRegularExpression(QStringLiteral("^  mode: blue$"), QRegularExpression::MultilineOption)), qPrintable(whole));
-        QVERIFY2(whole.contains(QRegularExpression(QStringLiteral("^kind: ConfigMap$"), QRegularExpression::MultilineOption)), qPrintable(whole));
+        static const QRegularExpression modeLine(QStringLiteral("^  mode: blue$"), QRegularExpression::MultilineOption);
+        static const QRegularExpression kindLine(QStringLiteral("^kind: ConfigMap$"), QRegularExpression::MultilineOption);
+        QVERIFY2(whole.contains(modeLine), qPrintable(whole));
+        QVERIFY2(whole.contains(kindLine), qPrintable(whole));
         QVERIFY(saveShot(&view, QStringLiteral("open-history-first-version.png")));
     }
 

@@ -1,4 +1,4 @@
-// The main window with 10,000 objects of one kind (issue 6's scale test; the timings live in
+// The main window with 10,000 objects of one kind (the timings live in
 // bench/bench_table). A private real cluster (kube-apiserver + etcd on loopback) holds 10,000
 // ConfigMaps; the real window, controller and watch show them. Checked: the table fills
 // progressively while the paged list streams, with the server's estimate of the total in the
@@ -10,7 +10,7 @@
 #include "../integration/clusterenv.h"
 #include "../integration/watchrecorder.h"
 #include "app/clustercontroller.h"
-#include "core/json.h"
+#include "core/base/json.h"
 #include "kube/writes.h"
 #include "models/objecttablemodel.h"
 #include "models/objectviewmodel.h"

@@ -1,11 +1,11 @@
-// The object table's columns from the server's Table format (API brief 2.8) in the main window,
+// The object table's columns from the server's Table format (`as=Table`) in the main window,
 // on the offscreen platform against the real test cluster: the Data column of ConfigMaps appears
 // without repeating Name or Age, sorts by number, follows a change; the wide columns of a
 // Deployment start hidden and the header's context menu shows them. Writes screenshots.
 #include "guitesting.h"
 #include "../integration/clusterenv.h"
 #include "app/clustercontroller.h"
-#include "core/json.h"
+#include "core/base/json.h"
 #include "models/objecttablemodel.h"
 #include "models/objectviewmodel.h"
 #include "widgets/clusterview.h"
@@ -51,7 +51,7 @@ struct Session {
             out << table()->model()->headerData(c, Qt::Horizontal).toString();
         return out;
     }
-    int columnNamed(const QString &name) const { return headers().indexOf(name); }
+    int columnNamed(const QString &name) const { return int(headers().indexOf(name)); }
     // The cell of COLUMN in the row of the object NAME (in kNamespace), through the view.
     QVariant cell(const QString &name, const QString &column) const
     {

@@ -1,9 +1,9 @@
-// The window quits in order on SIGTERM, SIGINT and SIGHUP (issue 14): exit code 0, the recorded
+// The window quits in order on SIGTERM, SIGINT and SIGHUP: exit code 0, the recorded
 // history committed and readable, the sandbox stopped unless --keep-sandbox. The real binary runs
 // against the real test cluster; a stand-in for scripts/fieldscope-cluster hands it the test
 // cluster as "the sandbox" and logs the start and stop it is asked for.
 #include "../integration/clusterenv.h"
-#include "core/historystore.h"
+#include "core/history/historystore.h"
 
 #include <QDir>
 #include <QFile>

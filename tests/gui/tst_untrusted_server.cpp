@@ -1,6 +1,6 @@
 // The window against a local HTTP server (real socket, real transport) that answers wrongly typed
 // documents: the tab shows the parse error naming the field, and the app stays alive: a second
-// tab on a well-behaved server still loads (issue 15, section 1). No cluster needed.
+// tab on a well-behaved server still loads (README.md, Security). No cluster needed.
 #include "../kube/transcriptserver.h"
 #include "app/clustercontroller.h"
 #include "widgets/clusterview.h"
@@ -54,7 +54,7 @@ void serve(TranscriptServer &server, const std::string &v1, const std::string &c
 
 QString writeKubeconfig(const QTemporaryDir &dir, const TranscriptServer &server, const QString &name)
 {
-    const QString path = dir.filePath(name);
+    QString path = dir.filePath(name);
     QFile f(path);
     if (!f.open(QIODevice::WriteOnly))
         return {};

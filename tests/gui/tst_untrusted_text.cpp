@@ -1,9 +1,9 @@
-// Issue 15 section 6: strings from the server and the kubeconfig are plain text in every view. A
+// Strings from the server and the kubeconfig are plain text in every view. A
 // field manager, annotation, event message and context name of `<img src="/dev/zero"><b>x</b>`
 // (with a right-to-left override where the server allows one) show those characters literally
 // in the table, the tabs, the labels, the tooltips, the detail pane, the editor and the consent
 // question; no label renders them as HTML, no raw bidi character reaches a widget.
-// Issue 23: the same for a server Table's column names and descriptions (a CRD's printer column,
+// The same for a server Table's column names and descriptions (a CRD's printer column,
 // its description a megabyte long), the "Set only if unchanged" dialog holding the server's
 // value, a kubeconfig whose other context has a hostile, megabyte-long namespace (the context
 // switcher's tooltip), and the Settings dialog's per-cluster checkbox naming the context.
@@ -11,7 +11,7 @@
 #include "../integration/clusterenv.h"
 #include "app/clustercontroller.h"
 #include "app/workspace.h"
-#include "core/json.h"
+#include "core/base/json.h"
 #include "models/objecttablemodel.h"
 #include "widgets/clusterview.h"
 #include "widgets/consentdialog.h"
@@ -84,7 +84,7 @@ void checkLabels(QWidget *root, int *seen)
 // What a label with a buddy shows: "&&" is "&", a single '&' marks a mnemonic and is not shown.
 QString withoutMnemonics(const QLabel *label)
 {
-    const QString t = label->text();
+    QString t = label->text();
     if (!label->buddy())
         return t;
     QString out;
@@ -231,7 +231,7 @@ private Q_SLOTS:
         const QString tip = table->model()->headerData(c, Qt::Horizontal, Qt::ToolTipRole).toString();
         QVERIFY2(!tip.contains(kRlo), "a raw right-to-left override in a header tooltip");
         QVERIFY2(rendered(tip, Qt::AutoText).startsWith(kHostile + QStringLiteral("&x\\u202emmm")), qPrintable(tip.left(200)));
-        QVERIFY2(tip.size() < 64 * 1024, qPrintable(QString::number(tip.size())));
+        QVERIFY2(tip.size() < qsizetype{64} * 1024, qPrintable(QString::number(tip.size())));
         // The header shows it: at once (nothing to load), exactly that text.
         QHeaderView *header = table->horizontalHeader();
         header->showSection(c);
@@ -271,7 +271,7 @@ private Q_SLOTS:
                 continue;
             ++hostileNamespaces;
             QVERIFY2(rendered(tip, Qt::AutoText).contains(kHostile + QStringLiteral("&x\\u202emmm")), qPrintable(tip.left(200)));
-            QVERIFY2(tip.size() < 64 * 1024, qPrintable(QString::number(tip.size())));
+            QVERIFY2(tip.size() < qsizetype{64} * 1024, qPrintable(QString::number(tip.size())));
         }
         QCOMPARE(hostileNamespaces, 1);
 

@@ -1,10 +1,10 @@
-// `fieldscope apply` (issue 13) against the real API server: every mode, a conflict explained per
+// `fieldscope apply` against the real API server: every mode, a conflict explained per
 // field, the three resolutions (force, give up, co-own) checked in the resulting managedFields, a
 // stale replace, dry run, a 422 with causes, a 403, and a multi-document file.
 #include "clusterenv.h"
 
-#include "core/json.h"
-#include "core/ownershiptree.h"
+#include "core/base/json.h"
+#include "core/ownership/ownershiptree.h"
 
 #include <QTemporaryDir>
 
@@ -26,7 +26,7 @@ class TestApplyCli : public QObject
 
     QString file(const QString &name, const std::string &yaml)
     {
-        const QString path = m_dir.filePath(name);
+        QString path = m_dir.filePath(name);
         QFile f(path);
         if (!f.open(QIODevice::WriteOnly) || f.write(yaml.data(), qint64(yaml.size())) != qint64(yaml.size()))
             qFatal("cannot write %s", qPrintable(path));

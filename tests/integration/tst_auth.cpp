@@ -1,7 +1,7 @@
 // Every auth kind of the test kubeconfig against the real kube-apiserver, and the errors a user
 // sees when credentials are wrong (401) or lack rights (403).
 #include "clusterenv.h"
-#include "core/json.h"
+#include "core/base/json.h"
 
 #include <QTemporaryDir>
 
@@ -79,9 +79,9 @@ private Q_SLOTS:
         QVERIFY(in.open(QIODevice::ReadOnly));
         QByteArray text = in.readAll();
         // Replace the admin token line with a wrong one.
-        const int at = text.indexOf("token: ");
+        const qsizetype at = text.indexOf("token: ");
         QVERIFY(at > 0);
-        const int eol = text.indexOf('\n', at);
+        const qsizetype eol = text.indexOf('\n', at);
         text.replace(at, eol - at, "token: wrong-token-for-401");
         QFile out(dir.filePath(QStringLiteral("kubeconfig")));
         QVERIFY(out.open(QIODevice::WriteOnly));

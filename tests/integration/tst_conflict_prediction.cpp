@@ -2,7 +2,7 @@
 // with real writes by several managers, predicts a server-side apply locally, then asks the
 // server the same question with dryRun=All (no force) and compares the 409's causes.
 #include "clusterenv.h"
-#include "core/conflictprediction.h"
+#include "core/ownership/conflictprediction.h"
 #include "kube/writes.h"
 
 #include <QUuid>

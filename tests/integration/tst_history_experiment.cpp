@@ -1,9 +1,9 @@
-// The seeds' classic experiment replayed with the real kubectl while `fieldscope record` runs:
+// The classic concurrency experiment replayed with the real kubectl while `fieldscope record` runs:
 // create; two client-side applies; a server-side apply; a second manager's conflicting apply
 // (refused), then forced; a delete. `fieldscope history -o json` must list every version in order,
 // each attributed to the manager that made it.
 #include "clusterenv.h"
-#include "core/json.h"
+#include "core/base/json.h"
 
 #include <QFile>
 #include <QFileInfo>

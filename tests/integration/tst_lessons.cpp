@@ -1,4 +1,4 @@
-// Issue 12: every shipped lesson runs end to end against the real test cluster, and what its
+// Every shipped lesson runs end to end against the real test cluster, and what its
 // narrative claims is what the API server does. The runner checks each step's expectation; this
 // test also checks the central claims itself, from the raw answers and watch events, so that a
 // runner bug cannot make a lesson pass.
@@ -6,7 +6,7 @@
 
 #include "app/lessoncatalog.h"
 #include "kube/discovery.h"
-#include "kube/lessonrunner.h"
+#include "lessons/lessonrunner.h"
 
 #include <QTemporaryDir>
 
@@ -25,18 +25,18 @@ private:
     std::shared_ptr<kube::DiscoverySnapshot> m_discovery;
     app::LessonCatalog m_catalog;
 
-    std::unique_ptr<kube::LessonRunner> runner(const std::string &name)
+    std::unique_ptr<lessons::LessonRunner> runner(const std::string &name)
     {
         const core::Lesson *lesson = m_catalog.find(name);
         if (!lesson)
             qFatal("no shipped lesson %s", name.c_str());
-        return std::make_unique<kube::LessonRunner>(m_conn.transport->config(), kube::LessonRunner::resolverFor(*m_discovery), *lesson);
+        return std::make_unique<lessons::LessonRunner>(m_conn.transport->config(), lessons::LessonRunner::resolverFor(*m_discovery), *lesson);
     }
 
     // Runs the whole lesson; fails the test at the first step that did not go as it says.
-    std::vector<kube::LessonStepReport> runAll(kube::LessonRunner &r)
+    std::vector<core::LessonStepReport> runAll(lessons::LessonRunner &r)
     {
-        std::vector<kube::LessonStepReport> reports;
+        std::vector<core::LessonStepReport> reports;
         auto reset = r.reset();
         if (!reset)
             qFatal("reset failed: %s", reset.error().describe().c_str());
@@ -51,9 +51,9 @@ private:
         return reports;
     }
 
-    static int countStatus(const kube::LessonStepReport &r, int status)
+    static int countStatus(const core::LessonStepReport &r, int status)
     {
-        return int(std::count_if(r.calls.begin(), r.calls.end(), [&](const kube::LessonCall &c) { return c.isWrite && c.status == status; }));
+        return int(std::count_if(r.calls.begin(), r.calls.end(), [&](const core::LessonCall &c) { return c.isWrite && c.status == status; }));
     }
 
 private Q_SLOTS:
@@ -82,7 +82,7 @@ private Q_SLOTS:
         QFETCH(QString, name);
         auto r = runner(name.toStdString());
         const auto reports = runAll(*r);
-        for (const kube::LessonStepReport &s : reports) {
+        for (const core::LessonStepReport &s : reports) {
             const std::string why = s.passed() ? std::string() : name.toStdString() + " step " + std::to_string(s.index + 1) + ": " + s.mismatches.front();
             QVERIFY2(s.passed(), why.c_str());
         }
@@ -93,7 +93,7 @@ private Q_SLOTS:
     {
         auto r = runner("conflicting-creates");
         const auto reports = runAll(*r);
-        const kube::LessonStepReport &race = reports.at(0);
+        const core::LessonStepReport &race = reports.at(0);
         QCOMPARE(countStatus(race, 201), 1);
         QCOMPARE(countStatus(race, 409), 4);
         QVERIFY(race.winner.has_value());
@@ -109,13 +109,13 @@ private Q_SLOTS:
     {
         auto r = runner("optimistic-locking");
         const auto reports = runAll(*r);
-        const kube::LessonStepReport &locked = reports.at(1);
+        const core::LessonStepReport &locked = reports.at(1);
         QCOMPARE(countStatus(locked, 200), 1);
         QCOMPARE(countStatus(locked, 409), 4);
-        for (const kube::LessonCall &c : locked.calls)
+        for (const core::LessonCall &c : locked.calls)
             if (c.status == 409)
                 QVERIFY2(c.message.find("the object has been modified") != std::string::npos, c.message.c_str());
-        const kube::LessonStepReport &loop = reports.at(2);
+        const core::LessonStepReport &loop = reports.at(2);
         QCOMPARE(countStatus(loop, 200), 5);
         for (int i = 1; i <= 5; ++i)
             QCOMPARE(loop.object["metadata"]["labels"]["client-" + std::to_string(i)].get<std::string>(), std::string("done"));
@@ -126,7 +126,7 @@ private Q_SLOTS:
     {
         auto r = runner("field-manager-conflicts");
         const auto reports = runAll(*r);
-        const kube::LessonStepReport &conflict = reports.at(1);
+        const core::LessonStepReport &conflict = reports.at(1);
         QCOMPARE(countStatus(conflict, 409), 1);
         const auto &c = conflict.calls.at(0).conflicts;
         QCOMPARE(c.size(), std::size_t(1));
@@ -141,11 +141,11 @@ private Q_SLOTS:
     {
         auto r = runner("watch-atomicity");
         const auto reports = runAll(*r);
-        const kube::LessonStepReport &race = reports.at(1);
+        const core::LessonStepReport &race = reports.at(1);
         QCOMPARE(countStatus(race, 200), 20);
         QCOMPARE(race.events.size(), std::size_t(20));
         std::set<std::string> seen;
-        for (const kube::LessonEvent &e : race.events) {
+        for (const core::LessonEvent &e : race.events) {
             const core::Json &data = e.object["data"];
             QVERIFY2(data["a"] == data["b"] && data["b"] == data["c"], core::toJsonText(data).c_str());
             seen.insert(data["a"].get<std::string>());

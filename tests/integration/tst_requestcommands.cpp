@@ -1,4 +1,4 @@
-// "Copy as curl" / "Copy as kubectl" (issue 13): the texts run in bash against the real server and
+// "Copy as curl" / "Copy as kubectl": the texts run in bash against the real server and
 // do the same write, and no secret is part of them. (No raw string literals: Qt 6.4's moc
 // mis-reads them.)
 #include "clusterenv.h"

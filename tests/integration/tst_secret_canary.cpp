@@ -1,13 +1,13 @@
-// Issue 15, section 3, the canary: a Secret whose value is recognisable is created and changed
+// The canary (README.md, Security): a Secret whose value is recognisable is created and changed
 // with the real kubectl (so its last-applied-configuration annotation carries the value too)
 // while `fieldscope record` runs under umask 000; then exported. Neither the value (plain or
 // base64) nor the test kubeconfig's token or client key may appear in the database (with its
 // -wal/-shm), the export, or anything the commands printed (with every log category on). The
 // files are 0600 all the same, and the history still says the value changed.
 #include "clusterenv.h"
-#include "core/json.h"
-#include "core/secretredaction.h"
-#include "core/yaml.h"
+#include "core/base/json.h"
+#include "core/history/secretredaction.h"
+#include "core/yaml/yaml.h"
 
 #include <QDirIterator>
 #include <QFile>

@@ -1,4 +1,4 @@
-// The server's Table rendering (API brief 2.8) against the real apiserver: the columns a 1.20
+// The server's Table rendering (`as=Table`) against the real apiserver: the columns a 1.20
 // server defines for ConfigMaps and Deployments arrive, rows are joined to the watched objects by
 // uid, and a change the watch reports refreshes that row's cells.
 #include "kube/tablefetcher.h"
@@ -20,7 +20,7 @@ struct TableSession {
     TableSession(kube::ApiClient &client, const kube::WatchScope &scope, kube::TableFetcherOptions options = {})
         : watcher(&client, scope), fetcher(&client, scope, options)
     {
-        QObject::connect(&watcher, &kube::Watcher::batchReady, [this](const core::WatchBatch &b) {
+        QObject::connect(&watcher, &kube::Watcher::batchReady, &watcher, [this](const core::WatchBatch &b) {
             for (const auto &e : b.events) {
                 if (e.type == core::WatchEventType::Deleted) {
                     watchedUids.erase(e.uid);
@@ -31,8 +31,8 @@ struct TableSession {
                 }
             }
         });
-        QObject::connect(&fetcher, &kube::TableFetcher::columnsChanged, [this](const auto &c) { columns = c; });
-        QObject::connect(&fetcher, &kube::TableFetcher::rowsReady, [this](const std::vector<kube::TableRow> &rows) {
+        QObject::connect(&fetcher, &kube::TableFetcher::columnsChanged, &fetcher, [this](const auto &c) { columns = c; });
+        QObject::connect(&fetcher, &kube::TableFetcher::rowsReady, &fetcher, [this](const std::vector<kube::TableRow> &rows) {
             for (const auto &r : rows)
                 cells[r.uid] = r;
         });

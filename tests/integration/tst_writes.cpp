@@ -157,7 +157,7 @@ private Q_SLOTS:
 
     void deprecatedApiWarningsAreSurfaced()
     {
-        // 1.20 serves extensions/v1beta1 Ingress with a deprecation Warning header (API brief 7.5).
+        // 1.20 serves extensions/v1beta1 Ingress with a deprecation Warning header (`299 - "text"`).
         auto r = call(*m_client, request("GET", "/apis/extensions/v1beta1/namespaces/" + m_ns->name() + "/ingresses"));
         QVERIFY(r.ok());
         QVERIFY(!r->warnings.empty());

@@ -2,7 +2,7 @@
 // Test helpers around the watch layer: records every delivered version per uid, and a scratch
 // namespace with a writer that remembers the resourceVersion the server gave each write.
 #include "clusterenv.h"
-#include "core/json.h"
+#include "core/base/json.h"
 #include "kube/discovery.h"
 #include "kube/watcher.h"
 #include "kube/writes.h"

@@ -1,4 +1,4 @@
-// Discovery against replayed answers (API brief 1): aggregated apidiscovery.k8s.io/v2 from a
+// Discovery against replayed answers: aggregated apidiscovery.k8s.io/v2 from a
 // 1.34 server, chosen by the response Content-Type, with ETag revalidation; the legacy
 // per-group-version path when the server answers plain application/json, with a failing
 // aggregated APIService recorded while the rest is shown.
@@ -15,7 +15,7 @@ using namespace fieldscope::testing;
 
 namespace {
 
-// Exactly what client-go sends (AcceptV2 + "," + AcceptV1; API brief 1.2).
+// Exactly what client-go sends (AcceptV2 + "," + AcceptV1 in k8s.io/client-go/discovery/discovery_client.go).
 const std::string kAggregatedAccept = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json";
 const std::string kApiEtag = "\"0B1A3A8BE5DBF0A2A9A7B0E5E6A9B4C1D2E3F4A5B6C7D8E9F0A1B2C3D4E5F6A7\"";
 const std::string kApisEtag = "\"7F3C2D1E0A9B8C7D6E5F4A3B2C1D0E9F8A7B6C5D4E3F2A1B0C9D8E7F6A5B4C3D\"";

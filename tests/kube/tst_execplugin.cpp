@@ -1,4 +1,4 @@
-// exec credential plugins and CredentialProvider (API brief 6.3, 6.4, 6.6), with real scripts.
+// exec credential plugins and CredentialProvider (k8s.io/client-go/plugin/pkg/client/auth/exec), with real scripts.
 #include "kube/credentials.h"
 #include "kube/execconsent.h"
 #include "kube/execplugin.h"
@@ -261,7 +261,7 @@ private Q_SLOTS:
         QCOMPARE(e.readAll(), QByteArray("bar|/home/fieldscope-test"));
     }
 
-    // The question shows everything the plugin gets (issue 15 section 4), escaped and masked.
+    // The question shows everything the plugin gets (README.md, Security), escaped and masked.
     void consentRequestDescribesEverythingThePluginGets()
     {
         ResolvedConfig rc = execConfig(script(tokenOutput(kExecApiV1, kSecret)));

@@ -1,4 +1,4 @@
-// kubeconfig loading, merging and resolution (API brief 6.1, 6.2, 6.5).
+// kubeconfig loading, merging and resolution (k8s.io/client-go/tools/clientcmd).
 #include "kube/kubeconfig.h"
 
 #include <QDir>
@@ -134,7 +134,6 @@ private Q_SLOTS:
         QVERIFY(rc->insecureSkipTlsVerify);
         QCOMPARE(rc->auth.method, AuthMethod::Token);
         QCOMPARE(QString::fromStdString(rc->sourceFile), fixture(QStringLiteral("merge/a.yaml")));
-        QCOMPARE(QString::fromStdString(kc->defaultWriteFile()), fixture(QStringLiteral("merge/a.yaml")));
     }
 
     void allKubeconfigFilesMissingGivesOneWarning()
@@ -203,7 +202,6 @@ private Q_SLOTS:
         auto kc = Kubeconfig::load(o);
         QVERIFY(kc.ok());
         QCOMPARE(QString::fromStdString(kc->currentContext()), QStringLiteral("ctx-c"));
-        QCOMPARE(QString::fromStdString(kc->defaultWriteFile()), home.filePath(QStringLiteral(".kube/config")));
     }
 
     void emptyFileIsAnEmptyConfig()
@@ -281,6 +279,32 @@ private Q_SLOTS:
         QCOMPARE(files->auth.clientCertificatePem, QByteArray("CERT-FROM-FILE"));
         QCOMPARE(files->auth.clientKeyPem, QByteArray("KEY-FROM-FILE"));
         QCOMPARE(QString::fromStdString(files->auth.clientCertificateFile), dir.filePath(QStringLiteral("client.crt")));
+    }
+
+    void clientCertificateAndKeyDataWinOverTheirFilesWithAWarningEach()
+    {
+        auto kc = Kubeconfig::fromYaml("clusters:\n"
+                                       "- name: c\n"
+                                       "  cluster: {server: \"https://x:6443\"}\n"
+                                       "users:\n"
+                                       "- name: both\n"
+                                       "  user: {client-certificate-data: Q0VSVA==, client-certificate: /nonexistent/client.crt,\n"
+                                       "         client-key-data: \"S0VZ\", client-key: /nonexistent/client.key}\n"
+                                       "contexts:\n"
+                                       "- {name: both, context: {cluster: c, user: both}}\n",
+                                       "/tmp/kc");
+        QVERIFY(kc.ok());
+        auto rc = kc->resolve("both");
+        QVERIFY2(rc.ok(), rc.ok() ? "" : rc.error().describe().c_str());
+        QCOMPARE(rc->auth.method, AuthMethod::ClientCertificate);
+        QCOMPARE(rc->auth.clientCertificatePem, QByteArray("CERT"));
+        QCOMPARE(rc->auth.clientKeyPem, QByteArray("KEY"));
+        QVERIFY(rc->auth.clientCertificateFile.empty()); // the file was never read
+        QVERIFY(rc->auth.clientKeyFile.empty());
+        const std::vector<std::string> expected{
+            "client-certificate-data and client-certificate are both specified for both; client-certificate-data is used",
+            "client-key-data and client-key are both specified for both; client-key-data is used"};
+        QCOMPARE(rc->warnings, expected);
     }
 
     void resolveRejectsInvalidConfigurations_data()
@@ -599,7 +623,7 @@ private Q_SLOTS:
     }
 
     // Files a kubeconfig names are read whole: they must be regular files (a FIFO would hang,
-    // /dev/zero would fill memory) and at most 1 MiB (issue 15 section 2).
+    // /dev/zero would fill memory) and at most 1 MiB (README.md, Security).
     void filesNamedByAKubeconfigMustBeRegularFiles_data()
     {
         QTest::addColumn<QString>("field");

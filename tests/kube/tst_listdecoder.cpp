@@ -84,7 +84,7 @@ private Q_SLOTS:
 
     void initialEventsEndBookmarkIsRecognised()
     {
-        // From a 1.30 server with WatchList on (API brief 2.6).
+        // From a 1.30 server with WatchList on (the initial-events-end bookmark of a streaming list).
         auto d = decodeWatchLine(R"({"type":"BOOKMARK","object":{"kind":"Pod","apiVersion":"v1","metadata":{"resourceVersion":"10245","annotations":{"k8s.io/initial-events-end":"true"}}}})");
         QVERIFY(d.ok());
         QVERIFY(d->initialEventsEnd);

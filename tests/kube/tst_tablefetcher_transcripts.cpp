@@ -1,4 +1,4 @@
-// The server Table (API brief 2.8) of a watch scope, replayed from kube-apiserver 1.20.2
+// The server Table (`as=Table`) of a watch scope, replayed from kube-apiserver 1.20.2
 // recordings: decoding columns, typed cells and row uids; the paged LIST with the Table Accept
 // header and the watch's selectors; the quiet fallback on a 406 or a response that is not a
 // Table; and the coalesced, bounded refresh of rows the watch reports as changed.

@@ -1,4 +1,4 @@
-// TLS and proxies as client-go does them (issue 15 section 5), against real TLS on loopback:
+// TLS and proxies as client-go does them (README.md, Security), against real TLS on loopback:
 // certificates made by the openssl command in the test, an OpenSSL server that records the SNI
 // and request head it got, and a SOCKS5 server that records the address it was asked for.
 // - a kubeconfig CA is the only trust anchor (not added to the system store);

@@ -1,5 +1,5 @@
 // The libcurl transport against replayed answers of newer servers: APF 429 + Retry-After
-// retries (client-go semantics, API brief 7.3), Warning headers (7.5), identity headers (0) and
+// retries (k8s.io/client-go/rest/with_retry.go semantics), Warning headers, identity headers and
 // the streaming contract the watcher relies on.
 #include "kube/apiclient.h"
 #include "kube/transport.h"

@@ -1,7 +1,7 @@
 // Every decoder of server answers fed a wrong JSON type at each field it reads: the answer is a
 // Parse error naming the path (never an exception, never std::terminate), and the size limits
-// on bodies hold just under and just over (issue 15, sections 1 and 2).
-#include "core/jsonread.h"
+// on bodies hold just under and just over (README.md, Security).
+#include "core/base/jsonread.h"
 #include "kube/apiclient.h"
 #include "kube/apierror.h"
 #include "kube/discovery.h"
@@ -170,7 +170,7 @@ private Q_SLOTS:
 
     void legacyDiscoveryWithStringNamespacedIsAParseError()
     {
-        // The issue's reproduction: "namespaced": "true" aborted `fieldscope list` with exit 134.
+        // The reported failure: "namespaced": "true" aborted `fieldscope list` with exit 134.
         kube::DiscoverySnapshot snap;
         const auto st = kube::parseLegacyResourceList(withValue(kLegacy, "/resources/0/namespaced", "\"true\""), "v1", true, snap);
         QVERIFY(!st.ok());

@@ -1,7 +1,7 @@
 // The LIST+WATCH state machine against replayed answers of 1.33-1.34 servers: streaming lists
 // (WatchList) and their 422 fallback, pagination with expired continue tokens, relists after
 // ERROR 410 / HTTP 410 / 504 ResourceVersionTooLarge, APF throttling, dropped, stalled and
-// corrupt streams, bookmarks, exactly-once delivery and backoff (API brief 2.1-2.6, 7.2-7.3).
+// corrupt streams, bookmarks, exactly-once delivery and backoff (k8s.io/client-go/tools/cache/reflector.go).
 // A 1.20 integration cluster cannot produce most of these; the transcripts can.
 #include "kube/watcher.h"
 #include "transcriptserver.h"
@@ -174,7 +174,7 @@ class TestWatcherTranscripts : public QObject
 {
     Q_OBJECT
 private Q_SLOTS:
-    // --- streaming lists (WatchList, API brief 2.6) ----------------------------------------------
+    // --- streaming lists (WatchList) -------------------------------------------------------------
 
     void streamingListBuildsStateUntilInitialEventsEndThenResumesFromTheBookmark()
     {
@@ -267,14 +267,14 @@ private Q_SLOTS:
             if (!isList(r))
                 continue;
             QCOMPARE(str(r.queryValue("limit")), QStringLiteral("500"));
-            QVERIFY(!r.queryValue("resourceVersion")); // RV unset: consistent, paginated (brief 2.2)
+            QVERIFY(!r.queryValue("resourceVersion")); // RV unset: consistent, paginated (RV=0 ignores limit)
         }
         QCOMPARE(h.watcher->relistCount(), 1);
         QCOMPARE(h.completedInitialLists(), 1);
         QVERIFY(h.server.unmatched().empty());
     }
 
-    // --- paginated LIST (API brief 2.3) ----------------------------------------------------------
+    // --- paginated LIST ------------------------------------------------------------------------
 
     void paginatedListFollowsContinueTokensAndReportsRemainingItems()
     {
@@ -372,7 +372,7 @@ private Q_SLOTS:
         QVERIFY(h.server.unmatched().empty());
     }
 
-    // --- relists (API brief 2.5) -----------------------------------------------------------------
+    // --- relists -------------------------------------------------------------------------------
 
     void errorEvent410RelistsAndDeliversTheDifferenceWithAnObservationGap()
     {
@@ -635,7 +635,7 @@ private Q_SLOTS:
 
     void watchErrorEventWithAStringCodeResumesInsteadOfAborting()
     {
-        // The reproduction: {"code":"410"} threw type_error 302 on the network thread.
+        // The reported failure: {"code":"410"} threw type_error 302 on the network thread.
         Harness h;
         h.list().replyFile(QStringLiteral("watch/list-4711-single.http"));
         h.watchFrom("4711").reply(TranscriptReply::stream(
@@ -695,7 +695,7 @@ private Q_SLOTS:
         QCOMPARE(QString::fromStdString(h.watcher->store().find(kUidA)->resourceVersion), QStringLiteral("4730"));
     }
 
-    // --- backoff (API brief 2.5: client-go's 0.8 s doubling to 30 s) ------------------------------
+    // --- backoff (client-go's 0.8 s doubling to 30 s) ------------------------------------------
 
     void defaultBackoffIsClientGos()
     {

@@ -2,7 +2,7 @@
 // in the header), and cheap to feed under a flood.
 #include "models/eventtablemodel.h"
 
-#include "core/json.h"
+#include "core/base/json.h"
 
 #include <QAbstractItemModelTester>
 #include <QElapsedTimer>
@@ -105,6 +105,7 @@ private Q_SLOTS:
     void wrongTypedFieldsReadAsAbsent()
     {
         EventTableModel m;
+        QAbstractItemModelTester tester(&m, QAbstractItemModelTester::FailureReportingMode::QtTest);
         core::ObjectVersion v;
         v.uid = "x";
         v.json = R"j({"metadata":[1],"reason":7,"message":{"a":1},"source":"kubelet","count":"3"})j";

@@ -173,6 +173,7 @@ private Q_SLOTS:
         QCOMPARE(t[1].owners, QStringLiteral("teacher(Update)"));
         QVERIFY(t[1].changed && t[1].ownersChanged);
         models::FieldTimelineModel m;
+        QAbstractItemModelTester tester(&m, QAbstractItemModelTester::FailureReportingMode::QtTest);
         m.setTimeline(QStringLiteral(".data.mode"), t);
         QCOMPARE(m.index(0, models::FieldTimelineModel::ValueColumn).data().toString(), QStringLiteral("\"green\"")); // newest first
     }

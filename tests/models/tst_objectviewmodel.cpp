@@ -198,7 +198,7 @@ private Q_SLOTS:
         f.table.applyBatch(batch(std::move(before)));
         QCOMPARE(sel.currentIndex().data(ObjectTableModel::UidRole).toString(), QStringLiteral("uid-a-m"));
         QCOMPARE(sel.selectedRows().size(), 1);
-        QCOMPARE(sel.selectedRows().first().data(ObjectTableModel::UidRole).toString(), QStringLiteral("uid-a-m"));
+        QCOMPARE(sel.selectedRows().constFirst().data(ObjectTableModel::UidRole).toString(), QStringLiteral("uid-a-m"));
         f.view.sort(ObjectTableModel::ResourceVersion, Qt::DescendingOrder);
         f.table.applyBatch(batch({object("a", "m", "300", {}, core::WatchEventType::Modified)}));
         QCOMPARE(sel.currentIndex().row(), 0);

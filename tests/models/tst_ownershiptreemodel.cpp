@@ -1,6 +1,6 @@
 // OwnershipTreeModel, ManagerLegendModel and manager colours, checked through text dumps with a
 // QAbstractItemModelTester attached before anything is fed.
-#include "core/yaml.h"
+#include "core/yaml/yaml.h"
 #include "models/managercolors.h"
 #include "models/managerlegendmodel.h"
 #include "models/ownershiptreemodel.h"
@@ -168,6 +168,7 @@ void TestOwnershipTreeModel::managerFilterShowsOwnedFieldsAndTheirAncestors()
                                          "      lastTransitionTime | 2026-07-20T09:25:15Z | kube-controller-manager | Update/status | 2026-07-20T09:25:15Z\n"));
     model.setManagerFilter(QString());
     OwnershipTreeModel fresh;
+    QAbstractItemModelTester freshTester(&fresh, QAbstractItemModelTester::FailureReportingMode::QtTest);
     fresh.setTree(model.tree());
     QCOMPARE(dump(model), dump(fresh));
 }
@@ -223,6 +224,7 @@ void TestOwnershipTreeModel::updateOfTheSameObjectKeepsRowsAndSelection()
     QCOMPARE(findPath(model, QStringLiteral(".status.replicas")).data(PresentRole).toBool(), false);
 
     OwnershipTreeModel fresh;
+    QAbstractItemModelTester freshTester(&fresh, QAbstractItemModelTester::FailureReportingMode::QtTest);
     fresh.setTree(model.tree());
     QCOMPARE(dump(model), dump(fresh));
 }
@@ -268,6 +270,7 @@ void TestOwnershipTreeModel::randomUpdatesMatchAFreshModel()
         obj["spec"]["replicas"] = int(rng() % 3);
         model.setTree(treeOf(obj));
         OwnershipTreeModel fresh;
+        QAbstractItemModelTester freshTester(&fresh, QAbstractItemModelTester::FailureReportingMode::QtTest);
         fresh.setTree(model.tree());
         fresh.setManagerFilter(model.managerFilter());
         QCOMPARE(dump(model), dump(fresh));
@@ -278,6 +281,7 @@ void TestOwnershipTreeModel::randomUpdatesMatchAFreshModel()
 void TestOwnershipTreeModel::navigationFindsRowsByPointerAndPath()
 {
     OwnershipTreeModel model;
+    QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
     model.setTree(treeOf(loadFixture(QStringLiteral("deployment.yaml"))));
     const QModelIndex byPointer = model.indexForJsonPointer(QStringLiteral("/spec/template/spec/containers/0/ports/0/name"), 2);
     QCOMPARE(byPointer.data().toString(), QStringLiteral("kubectl-edit"));

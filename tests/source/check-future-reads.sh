@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Fails when a future's result is read outside the boundary helper (core/boundary.h).
+# Fails when a future's result is read outside the boundary helper (core/base/boundary.h).
 # QFuture::result()/takeResult()/results()/resultAt() and QFutureWatcher::result() rethrow what
 # the worker threw, on the reading thread, where nothing catches it; core::takeResult() turns
 # that into an Error. The same method names on hash objects are not futures: each such call is
@@ -14,7 +14,7 @@ cd "$root"
 allowed=(
   "app/historysource.cpp|h|QCryptographicHash|cluster identity hash"
   "kube/execplugin.cpp|h|QCryptographicHash|plugin identity hash"
-  "core/secretredaction.cpp|mac|QMessageAuthenticationCode|Secret value HMAC"
+  "core/history/secretredaction.cpp|mac|QMessageAuthenticationCode|Secret value HMAC"
 )
 
 failed=0
@@ -23,7 +23,7 @@ while IFS= read -r hit; do
   rest="${hit#*:}"
   line="${rest%%:*}"
   text="${rest#*:}"
-  [ "$file" = "core/boundary.h" ] && continue # the helper itself
+  [ "$file" = "core/base/boundary.h" ] && continue # the helper itself
   ok=0
   for entry in "${allowed[@]}"; do
     IFS='|' read -r afile recv type _why <<<"$entry"
@@ -36,13 +36,13 @@ while IFS= read -r hit; do
     fi
   done
   if [ "$ok" = 0 ]; then
-    echo "$file:$line: a future's result read outside core::takeResult (core/boundary.h):$text" >&2
+    echo "$file:$line: a future's result read outside core::takeResult (core/base/boundary.h):$text" >&2
     failed=1
   fi
 done < <(grep -rnE '(\.|->)[[:space:]]*(result|takeResult|results|resultAt)[[:space:]]*\(' \
            --include='*.cpp' --include='*.h' app widgets models core kube || true)
 
 if [ "$failed" = 0 ]; then
-  echo "no future is read outside core/boundary.h"
+  echo "no future is read outside core/base/boundary.h"
 fi
 exit "$failed"

@@ -1,4 +1,4 @@
-// The plain-text helpers every widget uses for server and kubeconfig strings (issue 15 section 6).
+// The plain-text helpers every widget uses for server and kubeconfig strings (README.md, Security).
 #include "widgets/plaintext.h"
 
 #include <QApplication>

@@ -15,6 +15,7 @@
 #include "widgets/watchstatus.h"
 #include "widgets/yamlview.h"
 
+#include <QAbstractItemModelTester>
 #include <QApplication>
 #include <QComboBox>
 #include <QDir>
@@ -303,12 +304,14 @@ private Q_SLOTS:
     void longApiGroupsAndKindsHaveTheirFullNameAsTooltip()
     {
         models::ResourceKindsModel model;
+        QAbstractItemModelTester modelTester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        widgets::ResourceKindsView view;
+        QAbstractItemModelTester proxyTester(view.tree()->model(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+        view.resize(240, 300);
+        view.setModel(&model);
         model.setKinds({{QStringLiteral("admissionregistration.k8s.io"), QStringLiteral("v1"), QStringLiteral("mutatingwebhookconfigurations"),
                          QStringLiteral("MutatingWebhookConfiguration"), false},
                         {{}, QStringLiteral("v1"), QStringLiteral("namespaces"), QStringLiteral("Namespace"), false}});
-        widgets::ResourceKindsView view;
-        view.resize(240, 300);
-        view.setModel(&model);
         QTreeView *tree = view.tree();
         QCOMPARE(tree->textElideMode(), Qt::ElideMiddle);
         QModelIndex group;

@@ -1,4 +1,4 @@
-// The main window's first size (issue 14): about 80% of the screen, centred, not a fixed small
+// The main window's first size: about 80% of the screen, centred, not a fixed small
 // size; once closed, the next window comes back where the last one was.
 #include "widgets/mainwindow.h"
 

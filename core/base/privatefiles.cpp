@@ -1,0 +1,131 @@
+#include "core/base/privatefiles.h"
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace fieldscope::core {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+Error ioError(const std::string &what, const std::string &path, int err)
+{
+    return Error::make(ErrorCategory::Io, what + " " + path + ": " + std::strerror(err));
+}
+
+Status fsyncPath(const std::string &path, int flags)
+{
+    const int fd = ::open(path.c_str(), flags | O_CLOEXEC);
+    if (fd < 0)
+        return ioError("cannot open", path, errno);
+    const int rc = ::fsync(fd);
+    const int err = errno;
+    ::close(fd);
+    // Some file systems cannot fsync a directory (EINVAL): the rename is then as durable as they allow.
+    if (rc != 0 && err != EINVAL)
+        return ioError("cannot fsync", path, err);
+    return success();
+}
+
+} // namespace
+
+Status makePrivateDirectory(const std::string &dir, bool tightenExisting)
+{
+    if (dir.empty())
+        return success();
+    const fs::path p(dir);
+    std::error_code ec;
+    if (fs::is_directory(p, ec)) {
+        if (tightenExisting && ::chmod(dir.c_str(), 0700) != 0)
+            return ioError("cannot restrict", dir, errno);
+        return success();
+    }
+    if (p.has_parent_path() && p.parent_path() != p)
+        if (auto st = makePrivateDirectory(p.parent_path().string(), false); !st)
+            return st;
+    if (::mkdir(dir.c_str(), 0700) != 0 && (errno != EEXIST || !fs::is_directory(p, ec)))
+        return ioError("cannot create", dir, errno);
+    // mkdir's mode is masked by the umask; this one is not.
+    if (::chmod(dir.c_str(), 0700) != 0)
+        return ioError("cannot restrict", dir, errno);
+    return success();
+}
+
+Status ensurePrivateFile(const std::string &path)
+{
+    const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+    if (fd < 0)
+        return ioError("cannot create", path, errno);
+    struct stat st {};
+    int rc = ::fstat(fd, &st);
+    if (rc == 0 && !S_ISREG(st.st_mode)) {
+        ::close(fd);
+        return Error::make(ErrorCategory::Io, path + " is not a regular file");
+    }
+    rc = rc == 0 && (st.st_mode & 0777) != 0600 ? ::fchmod(fd, 0600) : rc;
+    const int err = errno;
+    ::close(fd);
+    if (rc != 0)
+        return ioError("cannot restrict", path, err);
+    return success();
+}
+
+Result<int> openPrivateFileForWriting(const std::string &path)
+{
+    const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    if (fd < 0)
+        return ioError("cannot write", path, errno);
+    if (::fchmod(fd, 0600) != 0) {
+        const int err = errno;
+        ::close(fd);
+        return ioError("cannot restrict", path, err);
+    }
+    return fd;
+}
+
+Status writePrivateFileDurably(const std::string &path, std::string_view bytes)
+{
+    const std::string tmp = path + ".tmp";
+    auto fd = openPrivateFileForWriting(tmp);
+    if (!fd)
+        return fd.error();
+    std::size_t done = 0;
+    while (done < bytes.size()) {
+        const ssize_t n = ::write(*fd, bytes.data() + done, bytes.size() - done);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0) {
+            const int err = n < 0 ? errno : ENOSPC;
+            ::close(*fd);
+            ::unlink(tmp.c_str());
+            return ioError("cannot write", tmp, err);
+        }
+        done += std::size_t(n);
+    }
+    if (::fsync(*fd) != 0) {
+        const int err = errno;
+        ::close(*fd);
+        ::unlink(tmp.c_str());
+        return ioError("cannot fsync", tmp, err);
+    }
+    if (::close(*fd) != 0) {
+        const int err = errno;
+        ::unlink(tmp.c_str());
+        return ioError("cannot write", tmp, err);
+    }
+    if (::rename(tmp.c_str(), path.c_str()) != 0) {
+        const int err = errno;
+        ::unlink(tmp.c_str());
+        return ioError("cannot replace", path, err);
+    }
+    const fs::path parent = fs::path(path).parent_path();
+    return fsyncPath(parent.empty() ? std::string(".") : parent.string(), O_RDONLY | O_DIRECTORY);
+}
+
+} // namespace fieldscope::core

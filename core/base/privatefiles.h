@@ -1,0 +1,32 @@
+#pragma once
+// Files and folders the app creates hold cluster data (history, drafts, exports, settings): they
+// are 0600 / 0700 whatever the process umask (docs/architecture.md, "Secrets and files at rest").
+// The modes are set explicitly (open with a mode, then fchmod; mkdir, then chmod): the umask may be 000.
+// Blocking file I/O: call from a worker thread (or the CLI's main thread).
+#include "core/base/result.h"
+
+#include <string>
+#include <string_view>
+
+namespace fieldscope::core {
+
+// Creates `dir` and every missing parent with mode 0700. `tightenExisting`: an existing `dir`
+// (the last component only) is chmod'ed to 0700 too: for folders that belong to the app (its
+// history and drafts folders), never for a folder a user named.
+Status makePrivateDirectory(const std::string &dir, bool tightenExisting);
+
+// Makes sure `path` exists as a regular file with mode 0600 (created empty when missing, chmod'ed
+// when present). For SQLite: a database created this way gives its -wal/-shm/-journal the same
+// mode (SQLite copies the database file's permissions to them).
+Status ensurePrivateFile(const std::string &path);
+
+// Writes `bytes` to `path` atomically and durably: a 0600 temporary in the same folder, written,
+// fsync'ed, renamed over `path`, then the folder fsync'ed. Only after that has the file been
+// saved: a crash at any moment leaves the old content or the new, never half.
+Status writePrivateFileDurably(const std::string &path, std::string_view bytes);
+
+// Opens `path` for writing (created 0600 or truncated and chmod'ed 0600); -1 and an error on
+// failure. The caller owns the descriptor.
+Result<int> openPrivateFileForWriting(const std::string &path);
+
+} // namespace fieldscope::core

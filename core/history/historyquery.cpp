@@ -1,0 +1,207 @@
+#include "core/history/historyquery.h"
+
+#include "core/history/historyexport.h"
+
+#include <functional>
+
+namespace fieldscope::core {
+namespace {
+
+const Json *managedFieldsArray(const Json &object)
+{
+    if (!object.is_object())
+        return nullptr;
+    const auto meta = object.find("metadata");
+    if (meta == object.end() || !meta->is_object())
+        return nullptr;
+    const auto mf = meta->find("managedFields");
+    return mf != meta->end() && mf->is_array() ? &*mf : nullptr;
+}
+
+// The trie parseManagedFieldsEntry() decodes: "fieldsV1", or "fields" from 1.14-1.16 servers.
+const Json *fieldsOf(const Json &entry)
+{
+    auto it = entry.find("fieldsV1");
+    if (it == entry.end())
+        it = entry.find("fields");
+    return it != entry.end() ? &*it : nullptr;
+}
+
+// parseManagedFields(current), reusing the decoded FieldsV1 of the previous version's entry at the
+// same position when its trie is unchanged: a write restamps one entry and leaves the others alone,
+// and decoding tries was most of the cost of attributing a long history.
+ManagedFieldsResult parseManagedFieldsReusing(const Json &current, const Json *previous, const ManagedFieldsResult &previousEntries)
+{
+    const Json *cur = managedFieldsArray(current);
+    const Json *prev = previous ? managedFieldsArray(*previous) : nullptr;
+    if (!cur || !prev || !previousEntries || prev->size() != previousEntries->size())
+        return parseManagedFields(current);
+    std::vector<ManagedFieldsEntry> out;
+    out.reserve(cur->size());
+    for (std::size_t i = 0; i < cur->size(); ++i) {
+        const Json &entry = (*cur)[i];
+        const Json *fields = entry.is_object() ? fieldsOf(entry) : nullptr;
+        const Json *before = i < prev->size() && (*prev)[i].is_object() ? fieldsOf((*prev)[i]) : nullptr;
+        // A trie that decoded before decodes the same again: only objects, no numbers, so == is exact.
+        if (!fields || !before || *fields != *before)
+            return parseManagedFields(current);
+        Json scalars = Json::object();
+        for (auto it = entry.begin(); it != entry.end(); ++it)
+            if (it.key() != "fieldsV1" && it.key() != "fields")
+                scalars[it.key()] = it.value();
+        auto e = parseManagedFieldsEntry(scalars, i);
+        if (!e)
+            return e.error();
+        e->fields = (*previousEntries)[i].fields;
+        out.push_back(std::move(*e));
+    }
+    return out;
+}
+
+// Attributes the versions of one incarnation; a gap or pruned row before a version means the
+// transition into it may cover unseen writes. Streams through the versions holding two decoded
+// objects (the previous and the current), so memory does not grow with the number of versions.
+// `onObject`, when set, is given each entry's index in `out` with its decoded object.
+Status appendIncarnation(HistoryStore &store, const HistoryObject &object, std::vector<AttributedEntry> &out,
+                         const std::function<void(std::size_t, const Json &)> &onObject = {})
+{
+    auto entries = store.history(object.id);
+    if (!entries)
+        return entries.error();
+    std::vector<std::size_t> versionAt; // index in `out` of each version, in seq order
+    std::vector<bool> missingBefore;    // a gap or pruned row precedes that version
+    bool missing = false;
+    for (auto &e : *entries) {
+        if (e.kind == HistoryEntry::Kind::Version) {
+            versionAt.push_back(out.size());
+            missingBefore.push_back(missing);
+            missing = false;
+        } else {
+            missing = true;
+        }
+        out.push_back(AttributedEntry{std::move(e), object, {}});
+    }
+    std::size_t vi = 0;
+    Json previous;
+    // Each version's managedFields are decoded once: as "current", then kept as "previous".
+    ManagedFieldsResult previousEntries = std::vector<ManagedFieldsEntry>();
+    auto st = store.forEachVersion(object.id, [&](std::int64_t, const Json &current) {
+        if (vi >= versionAt.size())
+            return false;
+        AttributedEntry &a = out[versionAt[vi]];
+        AttributionContext ctx;
+        ctx.eventType = a.entry.version.eventType;
+        ctx.versionsMissing = missingBefore[vi] && vi > 0;
+        ManagedFieldsResult currentEntries = parseManagedFieldsReusing(current, vi > 0 ? &previous : nullptr, previousEntries);
+        a.attribution = attributeTransition(vi > 0 ? &previous : nullptr, previousEntries, current, currentEntries, ctx);
+        previousEntries = std::move(currentEntries);
+        if (vi == 0 && missingBefore[vi] && a.attribution.reason.find("first observed") == std::string::npos)
+            a.attribution.reason += a.attribution.reason.empty() ? "earlier versions were pruned" : "; earlier versions were pruned";
+        if (onObject)
+            onObject(versionAt[vi], current);
+        previous = current;
+        ++vi;
+        return true;
+    });
+    if (!st)
+        return st;
+    if (vi != versionAt.size())
+        return Error::make(ErrorCategory::Io, "history listing and decoded versions disagree for " + object.ref.uid);
+    return success();
+}
+
+} // namespace
+
+Result<std::vector<AttributedEntry>> attributedHistory(HistoryStore &store, const ObjectQuery &query)
+{
+    auto objects = store.findObjects(query);
+    if (!objects)
+        return objects.error();
+    std::vector<AttributedEntry> out;
+    for (const auto &o : *objects)
+        if (auto st = appendIncarnation(store, o, out); !st)
+            return st.error();
+    return out;
+}
+
+Result<LoadedHistory> loadHistory(HistoryStore &store, const ObjectQuery &query)
+{
+    auto objects = store.findObjects(query);
+    if (!objects)
+        return objects.error();
+    LoadedHistory out;
+    auto keep = [&](std::size_t at, const Json &object) {
+        out.objects.resize(at + 1);
+        out.objects[at] = object;
+    };
+    for (const auto &o : *objects)
+        if (auto st = appendIncarnation(store, o, out.entries, keep); !st)
+            return st.error();
+    out.objects.resize(out.entries.size());
+    return out;
+}
+
+Result<Json> historyJson(HistoryStore &store, const ObjectQuery &query)
+{
+    auto rows = attributedHistory(store, query);
+    if (!rows)
+        return rows.error();
+    if (rows->empty())
+        return Error::make(ErrorCategory::NotFound, "no recorded history for " + query.resource + "/" + query.name);
+    Json out = Json::array();
+    for (const auto &r : *rows) {
+        if (r.entry.kind != HistoryEntry::Kind::Version)
+            continue;
+        Json paths = Json::array();
+        for (const auto &c : r.attribution.changes)
+            paths.push_back(c.path.toString());
+        out.push_back(Json{{"resourceVersion", r.entry.version.resourceVersion},
+                           {"eventType", historyEventTypeName(r.entry.version.eventType)},
+                           {"observedAt", formatTimestampMs(r.entry.version.observedAtMs)},
+                           {"managers", r.attribution.managerNames()},
+                           {"changedPaths", std::move(paths)}});
+    }
+    return out;
+}
+
+Result<std::string> historyText(HistoryStore &store, const ObjectQuery &query)
+{
+    auto rows = attributedHistory(store, query);
+    if (!rows)
+        return rows.error();
+    if (rows->empty())
+        return Error::make(ErrorCategory::NotFound, "no recorded history for " + query.resource + "/" + query.name);
+    std::string text;
+    std::string uid;
+    for (const auto &r : *rows) {
+        if (r.object.ref.uid != uid) {
+            uid = r.object.ref.uid;
+            text += r.object.ref.kind + " " + r.object.ref.displayName() + " (uid " + uid + ")\n";
+        }
+        if (r.entry.kind == HistoryEntry::Kind::Pruned) {
+            text += "  ... " + std::to_string(r.entry.prunedCount) + " older versions removed by retention\n";
+            continue;
+        }
+        if (r.entry.kind == HistoryEntry::Kind::Gap) {
+            const auto &g = r.entry.gap;
+            text += "  ~~ not observed: versions after " + (g.fromRv.empty() ? std::string("?") : g.fromRv) + " up to "
+                  + (g.toRv.empty() ? std::string("?") : g.toRv) + " (" + g.reason + ")\n";
+            continue;
+        }
+        const auto &v = r.entry.version;
+        std::string managers;
+        for (const auto &m : r.attribution.managerNames())
+            managers += (managers.empty() ? "" : ",") + m;
+        text += "  " + v.resourceVersion + "  " + historyEventTypeName(v.eventType) + "  " + formatTimestampMs(v.observedAtMs)
+              + "  " + (managers.empty() ? std::string("-") : managers) + "  "
+              + std::to_string(r.attribution.changes.size()) + " field(s) changed";
+        if (r.attribution.ambiguous)
+            text += "  (ambiguous: " + r.attribution.reason + ")";
+        text += "\n";
+        for (const auto &c : r.attribution.changes)
+            text += std::string("      ") + fieldChangeKindName(c.kind) + " " + c.path.toString() + "\n";
+    }
+    return text;
+}
+
+} // namespace fieldscope::core

@@ -1,0 +1,40 @@
+#pragma once
+// The history of one object (all its incarnations: re-created objects get a new uid, linked by
+// group/kind/namespace/name) with each version attributed against its predecessor. Feeds the CLI
+// (`fieldscope history RESOURCE/NAME --db FILE -o json|text`) and the history tab's model.
+// Thread: blocking database reads and CPU work; call on a worker thread that owns the store.
+#include "core/history/attribution.h"
+#include "core/history/historystore.h"
+
+namespace fieldscope::core {
+
+struct AttributedEntry {
+    HistoryEntry entry;                 // version, gap or pruned row
+    HistoryObject object;               // the incarnation it belongs to
+    TransitionAttribution attribution;  // versions only
+};
+
+// Every matching incarnation, incarnations in the order they were first recorded. Streams through
+// each incarnation's versions holding two decoded objects at a time: memory grows with the number
+// of versions only by their rows (versions, attribution), never by their objects.
+Result<std::vector<AttributedEntry>> attributedHistory(HistoryStore &store, const ObjectQuery &query);
+
+// attributedHistory plus each version's decoded object: objects[i] belongs to entries[i] (null for
+// gap and pruned rows). Holds every version: for tests and small histories; the History tab uses
+// attributedHistory and loads objects one at a time (models/historyversions.h).
+struct LoadedHistory {
+    std::vector<AttributedEntry> entries;
+    std::vector<Json> objects;
+};
+Result<LoadedHistory> loadHistory(HistoryStore &store, const ObjectQuery &query);
+
+// The CLI's `-o json`: an array with one entry per version (gaps are not versions and are left
+// out), each with exactly: resourceVersion, eventType, observedAt (RFC 3339 UTC with ms),
+// managers (manager names of the writers), changedPaths (server syntax, noise-filtered). An
+// unknown object is a NotFound error.
+Result<Json> historyJson(HistoryStore &store, const ObjectQuery &query);
+
+// The CLI's `-o text`: one line per version or gap, with "(ambiguous: reason)" where it applies.
+Result<std::string> historyText(HistoryStore &store, const ObjectQuery &query);
+
+} // namespace fieldscope::core

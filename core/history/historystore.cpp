@@ -1,0 +1,510 @@
+#include "core/history/historystore.h"
+
+#include "core/history/historystore_p.h"
+#include "core/base/jsonread.h"
+#include "core/base/privatefiles.h"
+#include "core/history/secretredaction.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <map>
+#include <set>
+
+namespace fieldscope::core {
+
+using namespace historydb;
+
+namespace {
+
+// Schema v2 (v1 + store_info: the Secret redaction key and the cluster identity; a v1 Fieldscope
+// must not write Secret values into a store that promises none). versions.id is the global recording order ("ord") shared with gaps.id, so a history
+// listing interleaves versions and gaps without comparing RVs (opaque strings, compared for equality only).
+constexpr int kSchemaVersion = 2;
+constexpr const char *kSchema = R"sql(
+CREATE TABLE IF NOT EXISTS objects(
+  id INTEGER PRIMARY KEY, uid TEXT NOT NULL UNIQUE,
+  api_group TEXT NOT NULL, api_version TEXT NOT NULL, kind TEXT NOT NULL, resource TEXT NOT NULL,
+  namespace TEXT NOT NULL, name TEXT NOT NULL,
+  version_count INTEGER NOT NULL DEFAULT 0, pruned_count INTEGER NOT NULL DEFAULT 0,
+  deleted INTEGER NOT NULL DEFAULT 0, last_seq INTEGER NOT NULL DEFAULT 0);
+CREATE INDEX IF NOT EXISTS objects_by_name ON objects(name, namespace);
+CREATE TABLE IF NOT EXISTS versions(
+  id INTEGER PRIMARY KEY, object_id INTEGER NOT NULL, seq INTEGER NOT NULL, rv TEXT NOT NULL,
+  event INTEGER NOT NULL, observed_ms INTEGER NOT NULL, scope TEXT NOT NULL,
+  snapshot INTEGER NOT NULL, raw_size INTEGER NOT NULL, data BLOB NOT NULL);
+CREATE UNIQUE INDEX IF NOT EXISTS versions_by_object ON versions(object_id, seq);
+CREATE TABLE IF NOT EXISTS gaps(
+  id INTEGER PRIMARY KEY, scope TEXT NOT NULL, from_rv TEXT NOT NULL, to_rv TEXT NOT NULL,
+  observed_ms INTEGER NOT NULL, reason TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS gaps_by_scope ON gaps(scope, id);
+CREATE TABLE IF NOT EXISTS scopes(scope TEXT PRIMARY KEY, last_rv TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS store_info(key TEXT PRIMARY KEY, value BLOB NOT NULL);
+)sql";
+
+constexpr const char *kObjectColumns =
+    "SELECT id, uid, api_group, api_version, kind, resource, namespace, name, version_count, pruned_count, deleted FROM objects";
+
+HistoryObject readObject(Query &q)
+{
+    HistoryObject o;
+    o.id = q.i64(0);
+    o.ref.uid = q.text(1);
+    o.ref.apiVersion = q.text(3);
+    o.ref.kind = q.text(4);
+    o.resource = q.text(5);
+    o.ref.namespace_ = q.text(6);
+    o.ref.name = q.text(7);
+    o.versionCount = q.i64(8);
+    o.prunedCount = q.i64(9);
+    o.deleted = q.i64(10) != 0;
+    return o;
+}
+
+std::string lower(std::string s)
+{
+    std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return char(std::tolower(c)); });
+    return s;
+}
+
+// Offline there is no discovery, so RESOURCE matches the plural, the Kind, or the Kind lower-cased
+// (what people type: "deployment/web", "deployments/web", "Deployment/web"), optionally ".group".
+bool resourceMatches(const std::string &want, const HistoryObject &o, const std::string &group)
+{
+    if (want.empty())
+        return true;
+    std::string name = lower(want);
+    std::string wantGroup;
+    if (auto dot = name.find('.'); dot != std::string::npos) {
+        wantGroup = name.substr(dot + 1);
+        name.resize(dot);
+        if (wantGroup != lower(group))
+            return false;
+    }
+    const std::string kind = lower(o.ref.kind);
+    return name == lower(o.resource) || name == kind || name + "s" == lower(o.resource) || name == kind + "s";
+}
+
+} // namespace
+
+HistoryStore::HistoryStore(std::unique_ptr<Impl> impl) : m_d(std::move(impl)) {}
+HistoryStore::~HistoryStore() = default;
+
+const std::string &HistoryStore::path() const
+{
+    return m_d->path;
+}
+
+Result<std::unique_ptr<HistoryStore>> HistoryStore::open(const std::string &path, OpenMode mode)
+{
+    return open(path, mode, HistoryOpenOptions{});
+}
+
+namespace {
+
+// The file and the folders a writer creates are private whatever the umask; SQLite gives the
+// -wal/-shm/-journal files it creates the database file's mode. Files an earlier version left
+// 0644 are restricted too.
+Status preparePrivateFiles(const std::string &path, bool folderIsPrivate)
+{
+    if (const auto dir = std::filesystem::path(path).parent_path(); !dir.empty())
+        if (auto st = makePrivateDirectory(dir.string(), folderIsPrivate); !st)
+            return st;
+    if (auto st = ensurePrivateFile(path); !st)
+        return st;
+    for (const char *suffix : {"-wal", "-shm", "-journal"}) {
+        const std::string side = path + suffix;
+        std::error_code ec;
+        if (std::filesystem::is_regular_file(side, ec))
+            if (auto st = ensurePrivateFile(side); !st)
+                return st;
+    }
+    return success();
+}
+
+} // namespace
+
+Result<std::unique_ptr<HistoryStore>> HistoryStore::open(const std::string &path, OpenMode mode, const HistoryOpenOptions &options)
+{
+    auto impl = std::make_unique<Impl>();
+    impl->path = path;
+    impl->readOnly = mode == OpenMode::ReadOnly;
+    impl->recordSecretValues = options.recordSecretValues;
+    const int flags = (impl->readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE)
+                    | SQLITE_OPEN_NOMUTEX;
+    if (!impl->readOnly)
+        if (auto st = preparePrivateFiles(path, options.folderIsPrivate); !st)
+            return st.error();
+    if (sqlite3_open_v2(path.c_str(), &impl->db, flags, nullptr) != SQLITE_OK)
+        return impl->error("cannot open history store " + path);
+    // Any file can be handed to --open or `history --db`: its schema is not ours to trust. Defensive
+    // mode refuses what could corrupt the file (writable_schema, shadow-table writes), and with
+    // trusted_schema off a view or trigger in the file may not call functions or virtual tables
+    // that are not innocuous (pragma_database_list would read out our paths, say).
+    // https://www.sqlite.org/security.html
+    if (sqlite3_db_config(impl->db, SQLITE_DBCONFIG_DEFENSIVE, 1, nullptr) != SQLITE_OK
+        || sqlite3_db_config(impl->db, SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0, nullptr) != SQLITE_OK)
+        return impl->error("cannot harden the connection to history store " + path);
+    if (auto st = impl->exec("PRAGMA trusted_schema=OFF"); !st)
+        return st.error();
+    sqlite3_busy_timeout(impl->db, 10000);
+    // NORMAL is durable against a killed process in WAL mode (see the header); FULL would add an
+    // fsync per commit for power-loss safety we do not promise. secure_delete: pages freed by
+    // retention are zeroed, not left readable in the file.
+    for (const char *pragma : {"PRAGMA journal_mode=WAL", "PRAGMA synchronous=NORMAL", "PRAGMA secure_delete=ON"}) {
+        if (impl->readOnly)
+            break;
+        if (auto st = impl->exec(pragma); !st)
+            return st.error();
+    }
+    Query v = impl->q("PRAGMA user_version");
+    const int fileVersion = v.step() == SQLITE_ROW ? int(v.i64(0)) : 0;
+    v.reset();
+    if (fileVersion > kSchemaVersion)
+        return Error::make(ErrorCategory::Io, "history store " + path + " was written by a newer Fieldscope (schema "
+                                                  + std::to_string(fileVersion) + ")");
+    if (!impl->readOnly) {
+        if (auto st = impl->exec(kSchema); !st)
+            return st.error();
+        if (auto st = impl->exec("PRAGMA user_version=" + std::to_string(kSchemaVersion)); !st)
+            return st.error();
+        if (auto st = impl->prepareIdentity(options); !st)
+            return st.error();
+    } else if (fileVersion >= 2) {
+        auto identity = impl->info("cluster_identity");
+        auto label = impl->info("cluster_label");
+        if (!identity || !label)
+            return identity ? label.error() : identity.error();
+        impl->clusterIdentity = *identity;
+        impl->clusterLabel = *label;
+    }
+    if (auto st = impl->loadCounters(); !st)
+        return st.error();
+    if (auto st = impl->syncWithOtherWriters(); !st) // remembers the data version the counters match
+        return st.error();
+    return std::unique_ptr<HistoryStore>(new HistoryStore(std::move(impl)));
+}
+
+std::string HistoryStore::clusterIdentity() const
+{
+    return m_d->clusterIdentity;
+}
+
+std::string HistoryStore::clusterLabel() const
+{
+    return m_d->clusterLabel;
+}
+
+bool HistoryStore::recordsSecretValues() const
+{
+    return m_d->recordSecretValues;
+}
+
+Status HistoryStore::checkpoint()
+{
+    return m_d->exec("PRAGMA wal_checkpoint(TRUNCATE)");
+}
+
+Result<std::vector<HistoryObject>> HistoryStore::findObjects(const ObjectQuery &query)
+{
+    std::string sql = std::string(kObjectColumns) + " WHERE (?1 = '' OR name = ?1) AND (?2 OR namespace = ?3)"
+                      " AND (?4 = '' OR uid = ?4) ORDER BY id";
+    Query q = m_d->qDynamic(sql);
+    q.bind(1, query.name).bind(2, std::int64_t(query.allNamespaces)).bind(3, query.namespace_).bind(4, query.uid);
+    std::vector<HistoryObject> out;
+    int rc;
+    while ((rc = q.step()) == SQLITE_ROW) {
+        HistoryObject o = readObject(q);
+        if (resourceMatches(query.resource, o, q.text(2)))
+            out.push_back(std::move(o));
+    }
+    if (rc != SQLITE_DONE)
+        return m_d->error("findObjects");
+    return out;
+}
+
+Result<std::vector<HistoryObject>> HistoryStore::allObjects()
+{
+    ObjectQuery all;
+    all.allNamespaces = true;
+    return findObjects(all);
+}
+
+Result<std::vector<VersionInfo>> HistoryStore::versions(std::int64_t objectId)
+{
+    Query q = m_d->q("SELECT v.id, v.seq, v.rv, v.event, v.observed_ms, v.scope, v.snapshot, length(v.data), v.raw_size,"
+                     " o.uid FROM versions v JOIN objects o ON o.id = v.object_id WHERE v.object_id = ? ORDER BY v.seq");
+    q.bind(1, objectId);
+    std::vector<VersionInfo> out;
+    int rc;
+    while ((rc = q.step()) == SQLITE_ROW) {
+        VersionInfo v;
+        v.objectId = objectId;
+        v.ord = q.i64(0);
+        v.seq = q.i64(1);
+        v.resourceVersion = q.text(2);
+        v.eventType = HistoryEventType(q.i64(3));
+        v.observedAtMs = q.i64(4);
+        v.scope = q.text(5);
+        v.snapshot = q.i64(6) != 0;
+        v.storedBytes = q.i64(7);
+        v.rawBytes = q.i64(8);
+        v.uid = q.text(9);
+        out.push_back(std::move(v));
+    }
+    if (rc != SQLITE_DONE)
+        return m_d->error("versions");
+    return out;
+}
+
+namespace {
+
+// A gap a LIST ended says "versions may be missing here" for every object of its scope. For an
+// object that list found unchanged none are: every write changes the resourceVersion, so the
+// list would have delivered a new version, recorded as Listed. Nothing of the object recorded
+// between such a gap and the next one means the list saw it unchanged: the gap is left out of
+// its history. Gaps without a list at their end (recorder overflow, end unknown) always stay.
+// An object a list found gone (`goneUnrecorded`: no Deleted version, only the mark) keeps the
+// gaps up to the one that list ended, where its deletion happened; none after.
+void dropGapsTheListSawThrough(const std::vector<VersionInfo> &versions, bool goneUnrecorded, std::vector<HistoryGap> &gaps)
+{
+    std::vector<HistoryGap> kept;
+    for (std::size_t i = 0; i < gaps.size(); ++i) {
+        const HistoryGap &gap = gaps[i];
+        const auto next = std::find_if(versions.begin(), versions.end(), [&](const VersionInfo &v) { return v.ord > gap.ord; });
+        if (next == versions.end() && goneUnrecorded) {
+            kept.push_back(gap);
+            if (gap.endsWithList())
+                break;
+            continue;
+        }
+        const std::int64_t nextGapOrd = i + 1 < gaps.size() ? gaps[i + 1].ord : INT64_MAX;
+        const bool listSawAChange = next != versions.end() && next->ord < nextGapOrd && next->eventType == HistoryEventType::Listed;
+        if (!gap.endsWithList() || listSawAChange)
+            kept.push_back(gap);
+    }
+    gaps.swap(kept);
+}
+
+} // namespace
+
+Result<std::vector<HistoryEntry>> HistoryStore::history(std::int64_t objectId)
+{
+    auto vs = versions(objectId);
+    if (!vs)
+        return vs.error();
+    Query oq = m_d->q("SELECT pruned_count, deleted FROM objects WHERE id = ?");
+    oq.bind(1, objectId);
+    if (oq.step() != SQLITE_ROW)
+        return Error::make(ErrorCategory::NotFound, "no such object in the history store");
+    const std::int64_t pruned = oq.i64(0);
+    const bool deleted = oq.i64(1) != 0;
+    oq.reset();
+
+    std::vector<HistoryEntry> out;
+    if (pruned > 0)
+        out.push_back({HistoryEntry::Kind::Pruned, {}, {}, pruned});
+    if (vs->empty())
+        return out;
+    // Gaps of the scopes this object was seen through, from its first kept version on; after the
+    // tombstone nothing can be missing for it.
+    const std::int64_t firstOrd = vs->front().ord;
+    // A watched deletion is a version; a deletion a relist found is only a mark (its RV unknown).
+    const bool tombstoneRecorded = vs->back().eventType == HistoryEventType::Deleted;
+    const std::int64_t lastOrd = deleted && tombstoneRecorded ? vs->back().ord : INT64_MAX;
+    std::set<std::string> scopes;
+    for (const auto &v : *vs)
+        scopes.insert(v.scope);
+    std::vector<HistoryGap> gapRows;
+    for (const auto &scope : scopes) {
+        auto g = gaps(scope);
+        if (!g)
+            return g.error();
+        for (auto &gap : *g)
+            if (gap.ord > firstOrd && gap.ord < lastOrd)
+                gapRows.push_back(std::move(gap));
+    }
+    std::sort(gapRows.begin(), gapRows.end(), [](const auto &a, const auto &b) { return a.ord < b.ord; });
+    dropGapsTheListSawThrough(*vs, deleted && !tombstoneRecorded, gapRows);
+    auto gi = gapRows.begin();
+    for (auto &v : *vs) {
+        for (; gi != gapRows.end() && gi->ord < v.ord; ++gi)
+            out.push_back({HistoryEntry::Kind::Gap, {}, *gi, 0});
+        out.push_back({HistoryEntry::Kind::Version, std::move(v), {}, 0});
+    }
+    for (; gi != gapRows.end(); ++gi)
+        out.push_back({HistoryEntry::Kind::Gap, {}, *gi, 0});
+    return out;
+}
+
+Result<Json> HistoryStore::loadVersion(std::int64_t objectId, std::int64_t seq)
+{
+    return m_d->loadVersion(objectId, seq);
+}
+
+Result<std::vector<Json>> HistoryStore::loadAllVersions(std::int64_t objectId)
+{
+    std::vector<Json> out;
+    if (auto st = forEachVersion(objectId, [&](std::int64_t, const Json &object) {
+            out.push_back(object);
+            return true;
+        });
+        !st)
+        return st.error();
+    return out;
+}
+
+Status HistoryStore::forEachVersion(std::int64_t objectId, const std::function<bool(std::int64_t, const Json &)> &callback)
+{
+    Query q = m_d->q("SELECT seq, snapshot, data FROM versions WHERE object_id = ? ORDER BY seq");
+    q.bind(1, objectId);
+    Json current;
+    bool first = true;
+    int rc;
+    while ((rc = q.step()) == SQLITE_ROW) {
+        if (q.i64(1) != 0) {
+            auto snap = m_d->codec.decodeSnapshot(q.blob(2));
+            if (!snap)
+                return snap.error();
+            current = std::move(*snap);
+        } else if (first) {
+            return Error::make(ErrorCategory::Parse, "history of object " + std::to_string(objectId) + " starts with a delta");
+        } else if (auto st = m_d->codec.applyDeltaBlob(current, q.blob(2)); !st) {
+            return st.error();
+        }
+        first = false;
+        if (!callback(q.i64(0), current))
+            return success();
+    }
+    if (rc != SQLITE_DONE)
+        return m_d->error("loadAllVersions");
+    return success();
+}
+
+Result<std::vector<HistoryGap>> HistoryStore::gaps(const std::string &scopeId)
+{
+    Query q = m_d->q("SELECT id, scope, from_rv, to_rv, observed_ms, reason FROM gaps WHERE scope = ? ORDER BY id");
+    q.bind(1, scopeId);
+    return m_d->readGaps(q);
+}
+
+Result<std::vector<HistoryGap>> HistoryStore::allGaps()
+{
+    Query q = m_d->q("SELECT id, scope, from_rv, to_rv, observed_ms, reason FROM gaps ORDER BY id");
+    return m_d->readGaps(q);
+}
+
+Result<std::string> HistoryStore::lastResourceVersion(const std::string &scopeId)
+{
+    Query q = m_d->q("SELECT last_rv FROM scopes WHERE scope = ?");
+    q.bind(1, scopeId);
+    const int rc = q.step();
+    if (rc == SQLITE_ROW)
+        return q.text(0);
+    if (rc == SQLITE_DONE)
+        return std::string();
+    return m_d->error("lastResourceVersion");
+}
+
+Result<HistoryStats> HistoryStore::stats()
+{
+    HistoryStats s;
+    Query q = m_d->q("SELECT (SELECT COUNT(*) FROM objects), (SELECT COUNT(*) FROM gaps),"
+                     " COUNT(*), COALESCE(SUM(length(data)), 0), COALESCE(SUM(raw_size), 0) FROM versions");
+    if (q.step() != SQLITE_ROW)
+        return m_d->error("stats");
+    s.objects = q.i64(0);
+    s.gaps = q.i64(1);
+    s.versions = q.i64(2);
+    s.storedBytes = q.i64(3);
+    s.rawBytes = q.i64(4);
+    return s;
+}
+
+Status HistoryStore::scan(const std::function<bool(const ScanRecord &)> &callback, const std::vector<std::int64_t> *objects)
+{
+    std::set<std::int64_t> wanted;
+    std::set<std::string> scopes;
+    if (objects) {
+        wanted.insert(objects->begin(), objects->end());
+        Query sq = m_d->q("SELECT DISTINCT scope FROM versions WHERE object_id = ?");
+        for (auto id : wanted) {
+            sq.bind(1, id);
+            while (sq.step() == SQLITE_ROW)
+                scopes.insert(sq.text(0));
+            sq.reset();
+        }
+    }
+    Query q = m_d->q("SELECT v.id, 0, v.object_id, v.seq, v.rv, v.event, v.observed_ms, v.scope, v.snapshot, v.data,"
+                     " o.uid, o.resource, '', '', v.raw_size FROM versions v JOIN objects o ON o.id = v.object_id"
+                     " UNION ALL SELECT id, 1, 0, 0, from_rv, 0, observed_ms, scope, 0, NULL, '', '', to_rv, reason, 0"
+                     " FROM gaps ORDER BY 1");
+    std::map<std::int64_t, Json> current;
+    int rc;
+    while ((rc = q.step()) == SQLITE_ROW) {
+        ScanRecord r;
+        r.isGap = q.i64(1) != 0;
+        if (r.isGap) {
+            r.gap = {q.text(7), q.text(4), q.text(12), q.text(13), q.i64(6), q.i64(0)};
+            if (objects && !scopes.count(r.gap.scope))
+                continue;
+        } else {
+            const std::int64_t objectId = q.i64(2);
+            if (objects && !wanted.count(objectId))
+                continue;
+            r.version = {objectId, q.text(10), q.i64(3), q.i64(0), q.text(4), HistoryEventType(q.i64(5)), q.i64(6),
+                         q.text(7), q.i64(8) != 0, std::int64_t(q.blob(9).size()), q.i64(14)};
+            r.resource = q.text(11);
+            Json &doc = current[objectId];
+            if (r.version.snapshot) {
+                auto snap = m_d->codec.decodeSnapshot(q.blob(9));
+                if (!snap)
+                    return snap.error();
+                doc = std::move(*snap);
+            } else if (auto st = m_d->codec.applyDeltaBlob(doc, q.blob(9)); !st) {
+                return st;
+            }
+            r.object = &doc;
+        }
+        if (!callback(r))
+            return success();
+    }
+    if (rc != SQLITE_DONE)
+        return m_d->error("scan");
+    return success();
+}
+
+Status HistoryStore::checkIntegrity()
+{
+    Query q = m_d->q("PRAGMA integrity_check");
+    if (q.step() != SQLITE_ROW || q.text(0) != "ok")
+        return Error::make(ErrorCategory::Io, "integrity_check failed: " + (q.text(0).empty() ? m_d->lastMessage() : q.text(0)));
+    q.reset();
+    auto objects = allObjects();
+    if (!objects)
+        return objects.error();
+    for (const auto &o : *objects) {
+        auto vs = versions(o.id);
+        if (!vs)
+            return vs.error();
+        if (std::int64_t(vs->size()) != o.versionCount)
+            return Error::make(ErrorCategory::Io, "version count mismatch for " + o.ref.uid);
+        if (!vs->empty() && !vs->front().snapshot)
+            return Error::make(ErrorCategory::Io, "first kept version of " + o.ref.uid + " is not a snapshot");
+        std::size_t i = 0;
+        bool wrongRv = false;
+        auto st = forEachVersion(o.id, [&](std::int64_t, const Json &object) {
+            const std::optional<std::string> rv = stringAt(object, "/metadata/resourceVersion");
+            wrongRv = i >= vs->size() || !rv || *rv != (*vs)[i].resourceVersion;
+            ++i;
+            return !wrongRv;
+        });
+        if (!st)
+            return st.error();
+        if (wrongRv)
+            return Error::make(ErrorCategory::Io, "decoded version of " + o.ref.uid + " has the wrong resourceVersion");
+    }
+    return success();
+}
+
+} // namespace fieldscope::core

@@ -1,0 +1,156 @@
+#pragma once
+// The on-disk resourceVersion history: one SQLite file (WAL) holding every version of every
+// watched object, compressed (core/history/versioncodec.h), with honest gaps and bounded retention.
+//
+// Thread: a HistoryStore is one SQLite connection and is used by ONE thread at a time (it is not
+// internally locked). Recording goes through HistoryRecorder (core/history/historywriter.h), which owns a
+// store on its writer thread; readers (history tab, CLI, export) open their own store on a worker
+// thread. WAL lets any number of readers run while the writer commits.
+//
+// Durability: every write() is one transaction. With WAL + synchronous=NORMAL a committed
+// transaction survives the process being killed at any moment (the WAL frames are in the OS page
+// cache once COMMIT returns); only an OS crash or power loss can drop the last transactions, and
+// even then the file opens consistently. The kill -9 test is tests/core/tst_historycrash.cpp.
+#include "core/history/historytypes.h"
+#include "core/base/json.h"
+#include "core/base/result.h"
+
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace fieldscope::core {
+
+// One unit of a write transaction, applied in order: either events of one scope or a gap.
+struct HistoryWriteItem {
+    WatchScope scope;
+    std::vector<WatchEvent> events;
+    std::optional<HistoryGap> gap;   // when set, `events` is ignored
+    std::string scopeResourceVersion; // list RV or bookmark RV reached after this item ("" = none)
+    // Set on the first list of a recording run, nobody having recorded the scope since its last
+    // stored RV. On the list's first item (scopeResourceVersion "") a gap from that RV with an
+    // open end is stored, so it sorts before the listed versions; on the item that completes the
+    // list it is closed at the list RV, or dropped when that RV is the last stored one (nothing
+    // missed). A list in one item does both. A crash in between leaves the end open: honest.
+    // Decided inside the write transaction, so no caller reads the store from its own thread.
+    std::string resumeGapReason;
+    // A replay of versions somebody watched outside the recorder's own watches (the sandbox demo's
+    // or a lesson's watch of the objects it writes): only objects the store holds no version of
+    // are written, so a replay can neither repeat nor reorder what a watch recorded, and it never
+    // moves the scope's resume point (the replay did not observe the whole scope).
+    bool onlyNewObjects = false;
+};
+
+// Which objects a lookup means. Empty fields match anything.
+struct ObjectQuery {
+    // "deployments", "deployment", "Deployment", "deploy" is NOT understood (no discovery offline);
+    // "deployments.apps" restricts the group.
+    std::string resource;
+    std::string namespace_;
+    bool allNamespaces = false; // ignore namespace_
+    std::string name;
+    std::string uid;
+};
+
+struct HistoryStats {
+    std::int64_t objects = 0;
+    std::int64_t versions = 0;
+    std::int64_t gaps = 0;
+    std::int64_t storedBytes = 0;
+    std::int64_t rawBytes = 0;
+};
+
+// How a writer opens a store (docs/architecture.md, "Secrets and files at rest").
+struct HistoryOpenOptions {
+    // Who the store belongs to: a stable identity of the cluster (app/clusteridentity.h). Empty:
+    // not checked. A store stamped with another identity is refused (ErrorCategory::Config): two
+    // clusters never share one history. An unstamped store is stamped on first open.
+    std::string clusterIdentity;
+    std::string clusterLabel; // the server URL, for the refusal's message
+    // The store's folder is the app's own: an existing one is restricted to 0700 as well (missing
+    // folders are always created 0700).
+    bool folderIsPrivate = false;
+    // Store core/v1 Secrets' data/stringData values as the server sent them. Off: each value is a
+    // keyed hash (core/history/secretredaction.h), with this store's own random key.
+    bool recordSecretValues = false;
+};
+
+class HistoryStore
+{
+public:
+    enum class OpenMode { ReadWrite, ReadOnly };
+    // Creates the file and schema when missing (ReadWrite). A file written by a newer schema is
+    // refused rather than misread. A writer creates the file 0600 (and missing folders 0700)
+    // whatever the umask, before SQLite opens it, so the -wal/-shm files SQLite makes get 0600
+    // too; an existing file (and its -wal/-shm) is restricted to 0600.
+    static Result<std::unique_ptr<HistoryStore>> open(const std::string &path, OpenMode mode = OpenMode::ReadWrite);
+    static Result<std::unique_ptr<HistoryStore>> open(const std::string &path, OpenMode mode, const HistoryOpenOptions &options);
+    // The identity the store was stamped with ("" = none), and its label.
+    std::string clusterIdentity() const;
+    std::string clusterLabel() const;
+    // Whether this connection stores Secret values (HistoryOpenOptions::recordSecretValues).
+    bool recordsSecretValues() const;
+    // Moves everything in the -wal into the database file and empties the -wal (before the file
+    // is renamed or copied on its own).
+    Status checkpoint();
+    ~HistoryStore();
+    HistoryStore(const HistoryStore &) = delete;
+    HistoryStore &operator=(const HistoryStore &) = delete;
+
+    const std::string &path() const;
+
+    // --- writing (ReadWrite only) ---------------------------------------------------------------
+    // Stores the items in ONE transaction. Versions whose uid+RV equal the uid's latest stored
+    // version are skipped (a relist delivers them again); unparsable or uid-less objects are
+    // counted in CommitReport::rejected. On error nothing of the batch is stored.
+    Result<CommitReport> write(const std::vector<HistoryWriteItem> &items);
+    // Prunes to the policy (own transaction). Always keeps the latest version of a live object;
+    // the first kept version of an object is rewritten as a snapshot so it stays decodable.
+    Status applyRetention(const RetentionPolicy &policy, std::int64_t nowMs);
+
+    // --- reading --------------------------------------------------------------------------------
+    Result<std::vector<HistoryObject>> findObjects(const ObjectQuery &query);
+    Result<std::vector<HistoryObject>> allObjects();
+    Result<std::vector<VersionInfo>> versions(std::int64_t objectId);
+    // Versions in order with the gaps of the object's scopes and a leading Pruned row if
+    // retention removed older versions. Bodies are not decoded.
+    Result<std::vector<HistoryEntry>> history(std::int64_t objectId);
+    // Decodes one version: the nearest snapshot plus at most VersionCodec::kMaxChain deltas.
+    Result<Json> loadVersion(std::int64_t objectId, std::int64_t seq);
+    // Decodes every stored version in seq order, each from its predecessor (one pass).
+    Result<std::vector<Json>> loadAllVersions(std::int64_t objectId);
+    // The same as a stream: `callback(seq, object)` sees each version in seq order (the object is
+    // valid during the call only) and returns false to stop. Memory: one decoded version, so a
+    // long history of a large object is walked without holding it (the History tab's attribution).
+    Status forEachVersion(std::int64_t objectId, const std::function<bool(std::int64_t seq, const Json &object)> &callback);
+    Result<std::vector<HistoryGap>> gaps(const std::string &scopeId);
+    Result<std::vector<HistoryGap>> allGaps();
+    // The last RV the store saw for a scope (list RV, bookmark, or the last event); "" if none.
+    // The watch layer uses it at start-up to record the restart gap honestly.
+    Result<std::string> lastResourceVersion(const std::string &scopeId);
+    Result<HistoryStats> stats();
+
+    // Streams every stored version (decoded) and gap in recording order. `objects` restricts the
+    // versions (and the gaps to those objects' scopes); null = everything. Memory: one decoded
+    // object per object id seen. The callback returns false to stop early.
+    struct ScanRecord {
+        bool isGap = false;
+        VersionInfo version;      // !isGap
+        std::string resource;     // !isGap: the object's resource (plural)
+        const Json *object = nullptr; // !isGap: valid during the callback only
+        HistoryGap gap;           // isGap
+    };
+    Status scan(const std::function<bool(const ScanRecord &)> &callback, const std::vector<std::int64_t> *objects = nullptr);
+    // PRAGMA integrity_check plus: every object's first kept version is a snapshot and every
+    // version decodes.
+    Status checkIntegrity();
+
+private:
+    struct Impl;
+    explicit HistoryStore(std::unique_ptr<Impl> impl);
+    std::unique_ptr<Impl> m_d;
+};
+
+} // namespace fieldscope::core

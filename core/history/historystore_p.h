@@ -1,0 +1,164 @@
+#pragma once
+// Private to HistoryStore (historystore.cpp reads, historystorewrite.cpp writes and prunes).
+// Thread: whatever thread owns the HistoryStore; nothing here is locked.
+#include "core/history/historystore.h"
+#include "core/history/versioncodec.h"
+
+#include <sqlite3.h>
+
+#include <list>
+#include <set>
+#include <string_view>
+#include <unordered_map>
+
+namespace fieldscope::core::historydb {
+
+// A cached prepared statement in use; resets it on scope exit so the cache can hand it out again.
+class Query
+{
+public:
+    explicit Query(sqlite3_stmt *s) : m_s(s) {}
+    Query(Query &&o) noexcept : m_s(o.m_s) { o.m_s = nullptr; }
+    Query(const Query &) = delete;
+    Query &operator=(const Query &) = delete;
+    ~Query() { reset(); }
+
+    Query &bind(int i, std::int64_t v)
+    {
+        sqlite3_bind_int64(m_s, i, v);
+        return *this;
+    }
+    Query &bind(int i, std::string_view v)
+    {
+        sqlite3_bind_text(m_s, i, v.data(), int(v.size()), SQLITE_TRANSIENT);
+        return *this;
+    }
+    Query &bind(int i, const std::string &v) { return bind(i, std::string_view(v)); }
+    Query &bind(int i, const char *v) { return bind(i, std::string_view(v)); }
+    Query &bindBlob(int i, std::string_view v)
+    {
+        sqlite3_bind_blob(m_s, i, v.data(), int(v.size()), SQLITE_TRANSIENT);
+        return *this;
+    }
+    int step() { return m_s ? sqlite3_step(m_s) : SQLITE_ERROR; }
+    void reset()
+    {
+        if (m_s) {
+            sqlite3_reset(m_s);
+            sqlite3_clear_bindings(m_s);
+        }
+    }
+    std::int64_t i64(int col) const { return sqlite3_column_int64(m_s, col); }
+    std::string text(int col) const
+    {
+        auto p = reinterpret_cast<const char *>(sqlite3_column_text(m_s, col));
+        return p ? std::string(p, std::size_t(sqlite3_column_bytes(m_s, col))) : std::string();
+    }
+    std::string_view blob(int col) const
+    {
+        auto p = static_cast<const char *>(sqlite3_column_blob(m_s, col));
+        return p ? std::string_view(p, std::size_t(sqlite3_column_bytes(m_s, col))) : std::string_view();
+    }
+
+private:
+    sqlite3_stmt *m_s = nullptr;
+};
+
+// The writer's view of an object's newest stored version: lets it delta-encode without reading
+// the database back. Evicted LRU; rebuilt from the database on a miss.
+struct Head {
+    std::int64_t objectId = 0;
+    std::int64_t seq = 0;
+    std::string rv;
+    // The version's text and index (no DOM: see JsonIndex). Empty when the text could not be
+    // indexed; the next version is then stored as a snapshot.
+    JsonIndex index;
+    bool deleted = false;
+    int chain = 0;                   // deltas since the last snapshot
+    std::int64_t deltaBytes = 0;     // their stored size
+    std::int64_t snapshotBytes = 0;  // the last snapshot's stored size
+    std::int64_t rawBytes = 0;       // memory held (text + index), for the cache budget
+};
+
+struct EventIdentity; // historystorewrite.cpp
+struct EventBody;
+
+} // namespace fieldscope::core::historydb
+
+namespace fieldscope::core {
+
+struct HistoryStore::Impl {
+    sqlite3 *db = nullptr;
+    std::string path;
+    bool readOnly = false;
+    bool recordSecretValues = false;
+    std::string redactionKey;        // store_info('redaction_key'): 32 random bytes
+    std::string clusterIdentity, clusterLabel;
+    VersionCodec codec;
+    std::unordered_map<std::string, sqlite3_stmt *> stmts; // keyed by SQL text
+    std::int64_t nextOrd = 1;    // next id for versions/gaps (shared order)
+    std::int64_t totalBytes = 0; // stored payload bytes, mirrored in meta('total_bytes')
+    std::int64_t lastAgePruneMs = 0;
+    // PRAGMA data_version as this connection last saw it: it changes when another connection (a
+    // second window, `fieldscope record`) committed, and then the counters and heads cached here
+    // are stale (ids and seqs would collide, deltas would be made against the wrong base).
+    std::int64_t dataVersion = -1;
+    // Another connection has written since this one opened: two recorders may both store what
+    // they saw, so a version is looked up by RV before it is stored (not only against the head).
+    bool otherWriters = false;
+    std::string deltaBuffer; // writer scratch, reused across events
+
+    // Head cache (LRU by uid), bounded by count and by the raw size of the cached objects.
+    std::list<std::string> lru;
+    std::unordered_map<std::string, std::pair<historydb::Head, std::list<std::string>::iterator>> heads;
+    std::int64_t headBytes = 0;
+    // Counts text + index (~3x the JSON text); the nlohmann DOM this replaced took more than that
+    // while only its text size was counted against 16 MiB.
+    static constexpr std::int64_t kHeadBudgetBytes = 48ll << 20;
+    static constexpr std::size_t kHeadMaxCount = 20000;
+
+    // Called right after BEGIN IMMEDIATE (the write lock is ours): reloads what another writer
+    // changed since our last transaction.
+    Status syncWithOtherWriters();
+
+    ~Impl();
+    historydb::Query q(const char *sql) { return qDynamic(sql); }
+    historydb::Query qDynamic(const std::string &sql);
+    Status exec(const std::string &sql);
+    Error error(const std::string &what) const;
+    std::string lastMessage() const;
+    Status loadCounters();
+    Result<std::string> info(const char *key);
+    Status setInfo(const char *key, std::string_view value);
+    Status prepareIdentity(const HistoryOpenOptions &options);
+    Result<std::vector<HistoryGap>> readGaps(historydb::Query &q);
+    Result<Json> loadVersion(std::int64_t objectId, std::int64_t seq);
+
+    // historystorewrite.cpp
+    Result<historydb::Head *> headFor(const std::string &uid);
+    void putHead(const std::string &uid, historydb::Head head);
+    void evictHeads();
+    void dropHeads();
+    // `replayed`: for an onlyNewObjects item, the uids it created so far (nullptr otherwise).
+    Status writeEvent(const WatchScope &scope, const WatchEvent &ev, CommitReport &report, std::set<std::string> *replayed = nullptr);
+    // writeEvent's steps, in order.
+    const char *readEventBody(const WatchEvent &ev, historydb::EventBody &body) const;
+    Result<bool> alreadyStored(historydb::Head *prev, const historydb::EventIdentity &id, HistoryEventType type, CommitReport &report,
+                               std::set<std::string> *replayed);
+    std::string encodeVersion(const historydb::Head *prev, const JsonIndex &index, const std::string &text, bool &snapshot);
+    Status insertVersion(const WatchScope &scope, const WatchEvent &ev, const historydb::EventIdentity &id, bool isNew,
+                         historydb::Head &next, bool snapshot, const std::string &blob, std::size_t textBytes);
+    // A write transaction: BEGIN IMMEDIATE and catching up with other writers; then the stored
+    // byte total and COMMIT. The caller rolls back when either fails.
+    Status beginWrite();
+    Status commitWrite();
+    Status writeGap(HistoryGap gap, CommitReport &report);
+    Status writeRejectedGap(const WatchScope &scope, const WatchEvent &ev, const char *why, CommitReport &report);
+    Status setScopeRv(const std::string &scope, const std::string &rv);
+    Status writeResumeGap(const HistoryWriteItem &item, CommitReport &report);
+    Status pruneBefore(std::int64_t objectId, std::int64_t firstKeptSeq);
+    Status pruneByCount(std::int64_t maxVersions);
+    Status pruneOldest(std::int64_t cutoffMs, std::int64_t maxTotalBytes);
+};
+
+} // namespace fieldscope::core

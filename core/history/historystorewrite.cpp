@@ -1,0 +1,763 @@
+// HistoryStore: connection plumbing, the write transaction and retention.
+#include "core/history/historystore.h"
+#include "core/history/historystore_p.h"
+#include "core/history/secretredaction.h"
+
+#include <map>
+#include <optional>
+
+namespace fieldscope::core {
+
+using namespace historydb;
+
+HistoryStore::Impl::~Impl()
+{
+    for (auto &[sql, s] : stmts)
+        sqlite3_finalize(s);
+    if (db)
+        sqlite3_close(db);
+}
+
+Query HistoryStore::Impl::qDynamic(const std::string &sql)
+{
+    auto it = stmts.find(sql);
+    if (it == stmts.end()) {
+        sqlite3_stmt *s = nullptr;
+        if (sqlite3_prepare_v3(db, sql.c_str(), int(sql.size()), SQLITE_PREPARE_PERSISTENT, &s, nullptr) != SQLITE_OK)
+            return Query(nullptr); // step() then fails and the caller reports lastMessage()
+        it = stmts.emplace(sql, s).first;
+    }
+    return Query(it->second);
+}
+
+Status HistoryStore::Impl::exec(const std::string &sql)
+{
+    char *msg = nullptr;
+    if (sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &msg) != SQLITE_OK) {
+        std::string m = msg ? msg : "unknown error";
+        sqlite3_free(msg);
+        return Error::make(ErrorCategory::Io, "history store: " + m, sql.substr(0, 40));
+    }
+    return success();
+}
+
+std::string HistoryStore::Impl::lastMessage() const
+{
+    return db ? sqlite3_errmsg(db) : "not open";
+}
+
+Error HistoryStore::Impl::error(const std::string &what) const
+{
+    return Error::make(ErrorCategory::Io, "history store: " + what + ": " + lastMessage(), path);
+}
+
+Status HistoryStore::Impl::loadCounters()
+{
+    Query q = this->q("SELECT MAX(COALESCE((SELECT MAX(id) FROM versions), 0), COALESCE((SELECT MAX(id) FROM gaps), 0)),"
+                      " COALESCE((SELECT value FROM meta WHERE key = 'total_bytes'), 0)");
+    if (q.step() != SQLITE_ROW)
+        return error("reading counters");
+    nextOrd = q.i64(0) + 1;
+    totalBytes = q.i64(1);
+    return success();
+}
+
+Status HistoryStore::Impl::syncWithOtherWriters()
+{
+    Query v = q("PRAGMA data_version");
+    if (v.step() != SQLITE_ROW)
+        return error("data version");
+    const std::int64_t now = v.i64(0);
+    v.reset();
+    if (dataVersion != -1 && now != dataVersion) {
+        otherWriters = true;
+        dropHeads();
+        if (auto st = loadCounters(); !st)
+            return st;
+    }
+    dataVersion = now;
+    return success();
+}
+
+Result<std::string> HistoryStore::Impl::info(const char *key)
+{
+    Query q = this->q("SELECT value FROM store_info WHERE key = ?");
+    q.bind(1, key);
+    const int rc = q.step();
+    if (rc == SQLITE_ROW)
+        return std::string(q.blob(0));
+    if (rc == SQLITE_DONE)
+        return std::string();
+    return error("store info");
+}
+
+Status HistoryStore::Impl::setInfo(const char *key, std::string_view value)
+{
+    Query q = this->q("INSERT INTO store_info(key, value) VALUES(?1, ?2) ON CONFLICT(key) DO UPDATE SET value = ?2");
+    q.bind(1, key).bindBlob(2, value);
+    return q.step() == SQLITE_DONE ? success() : Status(error("store info"));
+}
+
+// The redaction key (made once per database) and the cluster the store belongs to: stamped on
+// first use, checked on every later one.
+Status HistoryStore::Impl::prepareIdentity(const HistoryOpenOptions &options)
+{
+    auto key = info("redaction_key");
+    if (!key)
+        return key.error();
+    if (key->empty()) {
+        *key = newRedactionKey();
+        if (auto st = setInfo("redaction_key", *key); !st)
+            return st;
+    }
+    redactionKey = *key;
+    auto identity = info("cluster_identity");
+    auto label = info("cluster_label");
+    if (!identity || !label)
+        return identity ? label.error() : identity.error();
+    if (!options.clusterIdentity.empty() && identity->empty()) {
+        if (auto st = setInfo("cluster_identity", options.clusterIdentity); !st)
+            return st;
+        if (auto st = setInfo("cluster_label", options.clusterLabel); !st)
+            return st;
+        *identity = options.clusterIdentity;
+        *label = options.clusterLabel;
+    } else if (!options.clusterIdentity.empty() && *identity != options.clusterIdentity) {
+        return Error::make(ErrorCategory::Config, "the history store " + path + " belongs to another cluster ("
+                                                      + (label->empty() ? std::string("unnamed") : *label)
+                                                      + "), not to " + options.clusterLabel + "; it is left untouched");
+    }
+    clusterIdentity = *identity;
+    clusterLabel = *label;
+    if (options.recordSecretValues)
+        if (auto st = setInfo("secret_values_recorded", "1"); !st)
+            return st;
+    return success();
+}
+
+Result<std::vector<HistoryGap>> HistoryStore::Impl::readGaps(Query &q)
+{
+    std::vector<HistoryGap> out;
+    int rc;
+    while ((rc = q.step()) == SQLITE_ROW)
+        out.push_back({q.text(1), q.text(2), q.text(3), q.text(5), q.i64(4), q.i64(0)});
+    if (rc != SQLITE_DONE)
+        return error("gaps");
+    return out;
+}
+
+Result<Json> HistoryStore::Impl::loadVersion(std::int64_t objectId, std::int64_t seq)
+{
+    Query q = this->q("SELECT seq, snapshot, data FROM versions WHERE object_id = ?1 AND seq <= ?2 AND seq >="
+                      " (SELECT MAX(seq) FROM versions WHERE object_id = ?1 AND seq <= ?2 AND snapshot = 1) ORDER BY seq");
+    q.bind(1, objectId).bind(2, seq);
+    Json doc;
+    std::int64_t got = -1;
+    int rc;
+    while ((rc = q.step()) == SQLITE_ROW) {
+        if (got < 0) {
+            auto snap = codec.decodeSnapshot(q.blob(2));
+            if (!snap)
+                return snap.error();
+            doc = std::move(*snap);
+        } else if (auto st = codec.applyDeltaBlob(doc, q.blob(2)); !st) {
+            return st.error();
+        }
+        got = q.i64(0);
+    }
+    if (rc != SQLITE_DONE)
+        return error("loadVersion");
+    if (got != seq)
+        return Error::make(ErrorCategory::NotFound, "version " + std::to_string(seq) + " is not stored");
+    return doc;
+}
+
+// ---- head cache -----------------------------------------------------------------------------
+
+Result<Head *> HistoryStore::Impl::headFor(const std::string &uid)
+{
+    if (auto it = heads.find(uid); it != heads.end()) {
+        lru.splice(lru.begin(), lru, it->second.second);
+        return &it->second.first;
+    }
+    Query q = this->q("SELECT o.id, o.last_seq, o.deleted, v.rv,"
+                      " (SELECT MAX(seq) FROM versions WHERE object_id = o.id AND snapshot = 1)"
+                      " FROM objects o JOIN versions v ON v.object_id = o.id AND v.seq = o.last_seq WHERE o.uid = ?");
+    q.bind(1, uid);
+    const int rc = q.step();
+    if (rc == SQLITE_DONE)
+        return static_cast<Head *>(nullptr);
+    if (rc != SQLITE_ROW)
+        return error("head lookup");
+    Head h;
+    h.objectId = q.i64(0);
+    h.seq = q.i64(1);
+    h.deleted = q.i64(2) != 0;
+    h.rv = q.text(3);
+    h.chain = int(h.seq - q.i64(4));
+    q.reset();
+    auto obj = loadVersion(h.objectId, h.seq);
+    if (!obj)
+        return obj.error();
+    // The next delta applies to the decoded version, and parseJson(toJsonText(x)) == x.
+    if (h.index.build(toJsonText(*obj)) != JsonIndex::Status::Ok)
+        h.index = JsonIndex();
+    h.rawBytes = std::int64_t(h.index.memoryBytes());
+    // Unknown after a restart; assume a large snapshot so the chain length alone bounds reads.
+    h.snapshotBytes = INT64_MAX / 4;
+    putHead(uid, std::move(h));
+    return &heads.find(uid)->second.first;
+}
+
+void HistoryStore::Impl::putHead(const std::string &uid, Head head)
+{
+    if (auto it = heads.find(uid); it != heads.end()) {
+        headBytes -= it->second.first.rawBytes;
+        lru.erase(it->second.second);
+        heads.erase(it);
+    }
+    headBytes += head.rawBytes;
+    lru.push_front(uid);
+    heads.emplace(uid, std::make_pair(std::move(head), lru.begin()));
+    evictHeads();
+}
+
+void HistoryStore::Impl::evictHeads()
+{
+    while (lru.size() > 1 && (headBytes > kHeadBudgetBytes || lru.size() > kHeadMaxCount)) {
+        auto victim = heads.find(lru.back());
+        headBytes -= victim->second.first.rawBytes;
+        heads.erase(victim);
+        lru.pop_back();
+    }
+}
+
+void HistoryStore::Impl::dropHeads()
+{
+    heads.clear();
+    lru.clear();
+    headBytes = 0;
+}
+
+// ---- writing --------------------------------------------------------------------------------
+
+namespace historydb {
+
+// What the store records about an object besides its body.
+struct EventIdentity {
+    std::string uid, rv, name, namespace_, apiVersion, kind;
+};
+
+namespace {
+
+EventIdentity identityOf(const JsonIndex &ix)
+{
+    EventIdentity id;
+    if (ix.empty())
+        return id;
+    id.apiVersion = ix.stringAt(ix.member(0, "apiVersion"));
+    id.kind = ix.stringAt(ix.member(0, "kind"));
+    if (const auto meta = ix.member(0, "metadata"); meta >= 0) {
+        const auto m = std::uint32_t(meta);
+        id.uid = ix.stringAt(ix.member(m, "uid"));
+        id.rv = ix.stringAt(ix.member(m, "resourceVersion"));
+        id.name = ix.stringAt(ix.member(m, "name"));
+        id.namespace_ = ix.stringAt(ix.member(m, "namespace"));
+    }
+    return id;
+}
+
+std::string stringMember(const Json &object, const char *key)
+{
+    if (!object.is_object())
+        return {};
+    const auto it = object.find(key);
+    return it != object.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
+EventIdentity identityOf(const Json &obj)
+{
+    EventIdentity id;
+    id.apiVersion = stringMember(obj, "apiVersion");
+    id.kind = stringMember(obj, "kind");
+    if (obj.is_object())
+        if (const auto meta = obj.find("metadata"); meta != obj.end()) {
+            id.uid = stringMember(*meta, "uid");
+            id.rv = stringMember(*meta, "resourceVersion");
+            id.name = stringMember(*meta, "name");
+            id.namespace_ = stringMember(*meta, "namespace");
+        }
+    return id;
+}
+
+} // namespace
+
+// The object of one event, read once: who it is, its index for delta encoding, and the text to
+// store (the server's bytes, or a redacted copy for a Secret).
+struct EventBody {
+    JsonIndex index;
+    EventIdentity id;
+    std::optional<std::string> redacted;
+    const std::string &text(const WatchEvent &ev) const { return redacted ? *redacted : ev.objectJson; }
+};
+
+} // namespace historydb
+
+// One validating pass over the text, no DOM (JsonIndex); nlohmann only for what it does not
+// model. Returns why the store cannot keep the object, or nullptr.
+const char *HistoryStore::Impl::readEventBody(const WatchEvent &ev, EventBody &body) const
+{
+    if (body.index.build(ev.objectJson) == JsonIndex::Status::Ok) {
+        body.id = identityOf(body.index);
+    } else {
+        auto parsed = parseJson(ev.objectJson);
+        if (!parsed)
+            return "an object that is not JSON";
+        body.id = identityOf(*parsed);
+        body.index = JsonIndex(); // stored as a snapshot, and so will the next version be
+    }
+    if (body.id.uid.empty())
+        return "an object without metadata.uid";
+    // Secret values stay off the disk unless the user opted in (core/history/secretredaction.h).
+    if (isSecretObject(body.id.apiVersion, body.id.kind) && !recordSecretValues) {
+        auto parsed = parseJson(ev.objectJson);
+        if (!parsed)
+            return "a Secret that is not JSON";
+        redactSecret(*parsed, redactionKey);
+        body.redacted = toJsonText(*parsed);
+        if (body.index.build(*body.redacted) != JsonIndex::Status::Ok)
+            body.index = JsonIndex();
+    }
+    return nullptr;
+}
+
+// Whether this version is stored already (counted as a skipped duplicate); `prev` is the
+// object's head, nullptr for an object the store has not seen.
+Result<bool> HistoryStore::Impl::alreadyStored(Head *prev, const EventIdentity &id, HistoryEventType type, CommitReport &report,
+                                               std::set<std::string> *replayed)
+{
+    if (replayed) {
+        if (prev && !replayed->count(id.uid)) {
+            ++report.skippedDuplicates;
+            return true;
+        }
+        replayed->insert(id.uid);
+    }
+    // A relist or restart delivers the state we already have: same uid, same RV, nothing new.
+    if (prev && prev->rv == id.rv) {
+        ++report.skippedDuplicates;
+        // A relist found the object gone: the deletion's RV is unknown, so no version is invented;
+        // the object is only marked deleted (the relist's gap covers the missing tombstone).
+        if (type == HistoryEventType::Deleted && !prev->deleted) {
+            Query del = q("UPDATE objects SET deleted = 1 WHERE id = ?");
+            del.bind(1, prev->objectId);
+            if (del.step() != SQLITE_DONE)
+                return error("mark deleted");
+            prev->deleted = true;
+        }
+        return true;
+    }
+    // A second recorder of the same cluster may have stored this version already, before others
+    // (its events arrive on its own watch, at its own pace): never store it twice.
+    if (prev && otherWriters) {
+        Query seen = q("SELECT 1 FROM versions WHERE object_id = ? AND rv = ? LIMIT 1");
+        seen.bind(1, prev->objectId).bind(2, id.rv);
+        const int rc = seen.step();
+        if (rc == SQLITE_ROW) {
+            ++report.skippedDuplicates;
+            return true;
+        }
+        if (rc != SQLITE_DONE)
+            return error("duplicate check");
+    }
+    return false;
+}
+
+// The compressed blob to store: a delta against `prev` unless the chain is long, the deltas
+// outweigh the snapshot, or this delta is large (more than half the object's text).
+std::string HistoryStore::Impl::encodeVersion(const Head *prev, const JsonIndex &index, const std::string &text, bool &snapshot)
+{
+    snapshot = !prev || prev->chain + 1 >= VersionCodec::kMaxChain || prev->deltaBytes > prev->snapshotBytes;
+    if (!snapshot) {
+        if (makeDeltaText(prev->index, index, text.size() / 2, deltaBuffer))
+            return codec.compress(deltaBuffer);
+        snapshot = true;
+    }
+    return codec.compress(text); // the server's own bytes (Secrets: redacted): exact key order and numbers
+}
+
+// The objects row (created for a new object) and the versions row of `next`.
+Status HistoryStore::Impl::insertVersion(const WatchScope &scope, const WatchEvent &ev, const EventIdentity &id, bool isNew, Head &next,
+                                         bool snapshot, const std::string &blob, std::size_t textBytes)
+{
+    const std::string group = GroupVersion::parse(id.apiVersion).group;
+    if (isNew) {
+        Query ins = q("INSERT INTO objects(uid, api_group, api_version, kind, resource, namespace, name) VALUES(?,?,?,?,?,?,?)");
+        ins.bind(1, id.uid).bind(2, group).bind(3, id.apiVersion).bind(4, id.kind).bind(5, scope.resource);
+        ins.bind(6, id.namespace_).bind(7, id.name);
+        if (ins.step() != SQLITE_DONE)
+            return error("insert object");
+        next.objectId = sqlite3_last_insert_rowid(db);
+    }
+    Query upd = q("UPDATE objects SET version_count = version_count + 1, last_seq = ?, deleted = ?, api_version = ?,"
+                  " kind = CASE WHEN ? = '' THEN kind ELSE ?4 END WHERE id = ?");
+    upd.bind(1, next.seq).bind(2, std::int64_t(next.deleted)).bind(3, id.apiVersion).bind(4, id.kind).bind(5, next.objectId);
+    if (upd.step() != SQLITE_DONE)
+        return error("update object");
+
+    Query ver = q("INSERT INTO versions(id, object_id, seq, rv, event, observed_ms, scope, snapshot, raw_size, data)"
+                  " VALUES(?,?,?,?,?,?,?,?,?,?)");
+    ver.bind(1, nextOrd).bind(2, next.objectId).bind(3, next.seq).bind(4, id.rv).bind(5, std::int64_t(ev.type));
+    ver.bind(6, ev.observedAtMs).bind(7, scope.id).bind(8, std::int64_t(snapshot));
+    ver.bind(9, std::int64_t(textBytes)).bindBlob(10, blob);
+    if (ver.step() != SQLITE_DONE)
+        return error("insert version");
+    ++nextOrd;
+    totalBytes += std::int64_t(blob.size());
+    return success();
+}
+
+Status HistoryStore::Impl::writeEvent(const WatchScope &scope, const WatchEvent &ev, CommitReport &report,
+                                      std::set<std::string> *replayed)
+{
+    EventBody body;
+    if (const char *why = readEventBody(ev, body))
+        return writeRejectedGap(scope, ev, why, report);
+    const EventIdentity &id = body.id;
+    auto head = headFor(id.uid);
+    if (!head)
+        return head.error();
+    Head *prev = *head;
+    auto stored = alreadyStored(prev, id, ev.type, report, replayed);
+    if (!stored)
+        return stored.error();
+    if (*stored)
+        return success();
+
+    const std::string &text = body.text(ev);
+    bool snapshot = false;
+    const std::string blob = encodeVersion(prev, body.index, text, snapshot);
+    Head next;
+    next.objectId = prev ? prev->objectId : 0;
+    next.seq = prev ? prev->seq + 1 : 1;
+    next.rv = id.rv;
+    next.deleted = ev.type == HistoryEventType::Deleted;
+    next.chain = snapshot ? 0 : prev->chain + 1;
+    next.deltaBytes = snapshot ? 0 : prev->deltaBytes + std::int64_t(blob.size());
+    next.snapshotBytes = snapshot ? std::int64_t(blob.size()) : prev->snapshotBytes;
+    if (auto st = insertVersion(scope, ev, id, !prev, next, snapshot, blob, text.size()); !st)
+        return st;
+    report.versions.push_back({id.uid, id.rv, next.seq});
+    next.index = std::move(body.index);
+    next.rawBytes = std::int64_t(next.index.memoryBytes());
+    if (prev) {
+        // headFor() moved it to the front of the LRU already: update in place.
+        headBytes += next.rawBytes - prev->rawBytes;
+        *prev = std::move(next);
+        evictHeads();
+    } else {
+        putHead(id.uid, std::move(next));
+    }
+    return success();
+}
+
+Status HistoryStore::Impl::writeGap(HistoryGap gap, CommitReport &report)
+{
+    Query g = q("INSERT INTO gaps(id, scope, from_rv, to_rv, observed_ms, reason) VALUES(?,?,?,?,?,?)");
+    g.bind(1, nextOrd).bind(2, gap.scope).bind(3, gap.fromRv).bind(4, gap.toRv).bind(5, gap.observedAtMs).bind(6, gap.reason);
+    if (g.step() != SQLITE_DONE)
+        return error("insert gap");
+    gap.ord = nextOrd++;
+    report.gaps.push_back(std::move(gap));
+    return success();
+}
+
+// An object the store cannot keep is a marked gap in its scope, never a silent hole: from the
+// scope's last resume point to the object's resourceVersion when one can be read.
+Status HistoryStore::Impl::writeRejectedGap(const WatchScope &scope, const WatchEvent &ev, const char *why, CommitReport &report)
+{
+    ++report.rejected;
+    Query last = q("SELECT last_rv FROM scopes WHERE scope = ?");
+    last.bind(1, scope.id);
+    const int rc = last.step();
+    if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+        return error("resume point");
+    const std::string from = rc == SQLITE_ROW ? last.text(0) : std::string();
+    last.reset();
+    std::string rv;
+    if (auto parsed = parseJson(ev.objectJson); parsed && parsed->is_object())
+        rv = identityOf(*parsed).rv;
+    return writeGap(HistoryGap{scope.id, from, rv, std::string("rejected ") + why, ev.observedAtMs, 0}, report);
+}
+
+// The gap of a recording run's first list (HistoryWriteItem::resumeGapReason). Opened with an
+// unknown end when the list starts, so it sorts before the versions the list delivers; closed
+// (or dropped, when nothing was missed) when the list's resourceVersion is known.
+Status HistoryStore::Impl::writeResumeGap(const HistoryWriteItem &item, CommitReport &report)
+{
+    const std::string &scope = item.scope.id;
+    Query last = q("SELECT last_rv FROM scopes WHERE scope = ?");
+    last.bind(1, scope);
+    int rc = last.step();
+    if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+        return error("resume point");
+    const std::string lastRv = rc == SQLITE_ROW ? last.text(0) : std::string();
+    last.reset();
+    Query open = q("SELECT id, from_rv FROM gaps WHERE scope = ? AND to_rv = '' AND reason = ? ORDER BY id DESC LIMIT 1");
+    open.bind(1, scope).bind(2, item.resumeGapReason);
+    rc = open.step();
+    if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+        return error("open gap");
+    const std::int64_t openId = rc == SQLITE_ROW ? open.i64(0) : 0;
+    const std::string openFrom = rc == SQLITE_ROW ? open.text(1) : std::string();
+    open.reset();
+    const std::int64_t at = item.events.empty() ? 0 : item.events.front().observedAtMs;
+    const std::string &listRv = item.scopeResourceVersion;
+    if (listRv.empty()) { // the list starts: open the gap once, if anything was recorded before
+        if (openId || lastRv.empty())
+            return success();
+        return writeGap(HistoryGap{scope, lastRv, std::string(), item.resumeGapReason, at, 0}, report);
+    }
+    if (!openId) { // the whole list came in this item: the gap goes before its versions
+        if (lastRv.empty() || lastRv == listRv)
+            return success();
+        return writeGap(HistoryGap{scope, lastRv, listRv, item.resumeGapReason, at, 0}, report);
+    }
+    if (openFrom == listRv) { // the list found the scope where the last run left it
+        Query drop = q("DELETE FROM gaps WHERE id = ?");
+        drop.bind(1, openId);
+        return drop.step() == SQLITE_DONE ? success() : error("drop gap");
+    }
+    Query close = q("UPDATE gaps SET to_rv = ? WHERE id = ?");
+    close.bind(1, listRv).bind(2, openId);
+    if (close.step() != SQLITE_DONE)
+        return error("close gap");
+    report.gaps.push_back(HistoryGap{scope, openFrom, listRv, item.resumeGapReason, at, openId}); // readers refresh it
+    return success();
+}
+
+Status HistoryStore::Impl::setScopeRv(const std::string &scope, const std::string &rv)
+{
+    Query s = q("INSERT INTO scopes(scope, last_rv) VALUES(?1, ?2) ON CONFLICT(scope) DO UPDATE SET last_rv = ?2");
+    s.bind(1, scope).bind(2, rv);
+    return s.step() == SQLITE_DONE ? success() : Status(error("scope rv"));
+}
+
+Status HistoryStore::Impl::beginWrite()
+{
+    if (readOnly)
+        return Error::make(ErrorCategory::Io, "history store opened read-only");
+    if (auto st = exec("BEGIN IMMEDIATE"); !st)
+        return st;
+    if (auto st = syncWithOtherWriters(); !st) {
+        (void)exec("ROLLBACK");
+        return st;
+    }
+    return success();
+}
+
+Status HistoryStore::Impl::commitWrite()
+{
+    Query tb = q("INSERT INTO meta(key, value) VALUES('total_bytes', ?1) ON CONFLICT(key) DO UPDATE SET value = ?1");
+    tb.bind(1, totalBytes);
+    if (tb.step() != SQLITE_DONE)
+        return error("total bytes");
+    tb.reset();
+    return exec("COMMIT");
+}
+
+Result<CommitReport> HistoryStore::write(const std::vector<HistoryWriteItem> &items)
+{
+    if (auto st = m_d->beginWrite(); !st)
+        return st.error();
+    CommitReport report;
+    const std::int64_t ordBefore = m_d->nextOrd;
+    const std::int64_t bytesBefore = m_d->totalBytes;
+    auto fail = [&](const Error &e) -> Result<CommitReport> {
+        (void)m_d->exec("ROLLBACK");
+        // The cache may hold heads of rolled-back versions; the database is the truth.
+        m_d->dropHeads();
+        m_d->nextOrd = ordBefore;
+        m_d->totalBytes = bytesBefore;
+        return e;
+    };
+    for (const auto &item : items) {
+        const std::string scopeId = item.scope.id;
+        if (item.gap) {
+            HistoryGap gap = *item.gap;
+            gap.scope = scopeId;
+            if (auto st = m_d->writeGap(std::move(gap), report); !st)
+                return fail(st.error());
+        }
+        if (!item.gap && !item.resumeGapReason.empty())
+            if (auto st = m_d->writeResumeGap(item, report); !st)
+                return fail(st.error());
+        const std::size_t storedBefore = report.versions.size();
+        if (!item.gap) {
+            std::set<std::string> replayed;
+            for (const auto &ev : item.events)
+                if (auto st = m_d->writeEvent(item.scope, ev, report, item.onlyNewObjects ? &replayed : nullptr); !st)
+                    return fail(st.error());
+        }
+        // The resume point: an explicit list/bookmark RV, else the last watch event's RV
+        // (synthetic ADDED/LISTED events are not delivered in RV order, so they do not count; client-go's
+        // reflector waits for a non-ADDED event too: staging/src/k8s.io/client-go/tools/cache/reflector.go).
+        std::string scopeRv = item.scopeResourceVersion;
+        if (scopeRv.empty() && !item.gap && !item.onlyNewObjects && !item.events.empty() && item.events.back().type != HistoryEventType::Listed
+            && item.events.back().type != HistoryEventType::Added && report.versions.size() > storedBefore)
+            scopeRv = report.versions.back().resourceVersion;
+        if (!scopeRv.empty())
+            if (auto st = m_d->setScopeRv(scopeId, scopeRv); !st)
+                return fail(st.error());
+    }
+    if (auto st = m_d->commitWrite(); !st)
+        return fail(st.error());
+    return report;
+}
+
+// ---- retention ------------------------------------------------------------------------------
+
+// Deletes versions before firstKeptSeq. A live object always keeps its newest version; a deleted
+// object whose every version goes disappears entirely. The first kept version becomes a snapshot.
+Status HistoryStore::Impl::pruneBefore(std::int64_t objectId, std::int64_t firstKeptSeq)
+{
+    Query o = q("SELECT last_seq, deleted, uid FROM objects WHERE id = ?");
+    o.bind(1, objectId);
+    if (o.step() != SQLITE_ROW)
+        return error("prune: object");
+    const std::int64_t lastSeq = o.i64(0);
+    const bool deleted = o.i64(1) != 0;
+    const std::string uid = o.text(2);
+    o.reset();
+    if (firstKeptSeq > lastSeq && !deleted)
+        firstKeptSeq = lastSeq;
+    if (firstKeptSeq <= lastSeq) {
+        Query first = q("SELECT snapshot FROM versions WHERE object_id = ? AND seq >= ? ORDER BY seq LIMIT 1");
+        first.bind(1, objectId).bind(2, firstKeptSeq);
+        if (first.step() != SQLITE_ROW)
+            return error("prune: first kept");
+        const bool isSnapshot = first.i64(0) != 0;
+        first.reset();
+        Query sel = q("SELECT MIN(seq) FROM versions WHERE object_id = ? AND seq >= ?");
+        sel.bind(1, objectId).bind(2, firstKeptSeq);
+        sel.step();
+        firstKeptSeq = sel.i64(0);
+        sel.reset();
+        if (!isSnapshot) {
+            auto doc = loadVersion(objectId, firstKeptSeq);
+            if (!doc)
+                return doc.error();
+            const std::string blob = codec.encodeSnapshot(*doc);
+            Query old = q("SELECT length(data) FROM versions WHERE object_id = ? AND seq = ?");
+            old.bind(1, objectId).bind(2, firstKeptSeq);
+            old.step();
+            totalBytes += std::int64_t(blob.size()) - old.i64(0);
+            old.reset();
+            Query up = q("UPDATE versions SET snapshot = 1, data = ? WHERE object_id = ? AND seq = ?");
+            up.bindBlob(1, blob).bind(2, objectId).bind(3, firstKeptSeq);
+            if (up.step() != SQLITE_DONE)
+                return error("prune: rebase");
+        }
+    }
+    Query cnt = q("SELECT COUNT(*), COALESCE(SUM(length(data)), 0) FROM versions WHERE object_id = ? AND seq < ?");
+    cnt.bind(1, objectId).bind(2, firstKeptSeq);
+    cnt.step();
+    const std::int64_t n = cnt.i64(0);
+    totalBytes -= cnt.i64(1);
+    cnt.reset();
+    Query del = q("DELETE FROM versions WHERE object_id = ? AND seq < ?");
+    del.bind(1, objectId).bind(2, firstKeptSeq);
+    if (del.step() != SQLITE_DONE)
+        return error("prune: delete");
+    del.reset();
+    if (firstKeptSeq > lastSeq) {
+        Query gone = q("DELETE FROM objects WHERE id = ?");
+        gone.bind(1, objectId);
+        if (gone.step() != SQLITE_DONE)
+            return error("prune: object");
+        if (auto it = heads.find(uid); it != heads.end()) {
+            headBytes -= it->second.first.rawBytes;
+            lru.erase(it->second.second);
+            heads.erase(it);
+        }
+        return success();
+    }
+    Query upd = q("UPDATE objects SET version_count = version_count - ?1, pruned_count = pruned_count + ?1 WHERE id = ?2");
+    upd.bind(1, n).bind(2, objectId);
+    if (upd.step() != SQLITE_DONE)
+        return error("prune: counts");
+    // The head's snapshot bookkeeping may now be stale; forget it rather than reason about it.
+    if (auto it = heads.find(uid); it != heads.end())
+        it->second.first.snapshotBytes = 0;
+    return success();
+}
+
+Status HistoryStore::Impl::pruneByCount(std::int64_t maxVersions)
+{
+    // Hysteresis (prune only past max + 1/8) so rebasing is amortised over many versions.
+    Query over = q("SELECT id, last_seq, version_count FROM objects WHERE version_count > ?");
+    over.bind(1, maxVersions + maxVersions / 8);
+    std::vector<std::pair<std::int64_t, std::int64_t>> targets;
+    while (over.step() == SQLITE_ROW)
+        targets.emplace_back(over.i64(0), over.i64(1) - maxVersions + 1);
+    over.reset();
+    for (auto [id, keep] : targets)
+        if (auto st = pruneBefore(id, keep); !st)
+            return st;
+    return success();
+}
+
+// Walks versions oldest-first (id order is recording order) and drops those older than the
+// cutoff, then keeps dropping the oldest while the store is over its byte budget.
+Status HistoryStore::Impl::pruneOldest(std::int64_t cutoffMs, std::int64_t maxTotalBytes)
+{
+    // A cursor, not "the front": the newest version of a live object is never pruned and would
+    // otherwise block everything recorded after it.
+    std::int64_t cursor = 0;
+    for (;;) {
+        Query front = q("SELECT id, object_id, seq, observed_ms, length(data) FROM versions WHERE id > ? ORDER BY id LIMIT 512");
+        front.bind(1, cursor);
+        std::map<std::int64_t, std::int64_t> keepFrom; // object -> first seq to keep
+        std::int64_t freed = 0;
+        bool done = true;
+        while (front.step() == SQLITE_ROW) {
+            const bool tooOld = front.i64(3) < cutoffMs;
+            const bool overBudget = maxTotalBytes > 0 && totalBytes - freed > maxTotalBytes;
+            if (!tooOld && !overBudget)
+                break;
+            done = false;
+            cursor = front.i64(0);
+            keepFrom[front.i64(1)] = front.i64(2) + 1;
+            freed += front.i64(4);
+        }
+        front.reset();
+        if (done || keepFrom.empty())
+            return success();
+        for (auto [id, keep] : keepFrom)
+            if (auto st = pruneBefore(id, keep); !st)
+                return st;
+    }
+}
+
+Status HistoryStore::applyRetention(const RetentionPolicy &policy, std::int64_t nowMs)
+{
+    if (auto st = m_d->beginWrite(); !st)
+        return st;
+    auto fail = [&](const Error &e) -> Status {
+        (void)m_d->exec("ROLLBACK");
+        m_d->dropHeads();
+        (void)m_d->loadCounters();
+        return e;
+    };
+    if (policy.maxVersionsPerObject > 0)
+        if (auto st = m_d->pruneByCount(policy.maxVersionsPerObject); !st)
+            return fail(st.error());
+    const std::int64_t cutoff = policy.maxAgeMs > 0 ? nowMs - policy.maxAgeMs : INT64_MIN;
+    if (auto st = m_d->pruneOldest(cutoff, policy.maxTotalBytes); !st)
+        return fail(st.error());
+    if (auto st = m_d->commitWrite(); !st)
+        return fail(st.error());
+    return success();
+}
+
+} // namespace fieldscope::core

@@ -1,0 +1,396 @@
+#include "core/history/historywriter.h"
+
+#include "core/base/boundary.h"
+#include "core/base/privatefiles.h"
+
+#include <QDateTime>
+#include <QLoggingCategory>
+
+#include <filesystem>
+#include <system_error>
+
+namespace fieldscope::core {
+
+Q_LOGGING_CATEGORY(lcHistory, "fieldscope.core.history")
+
+namespace {
+
+constexpr const char *kOverflowReason = "recorder queue overflow";
+
+// The object's own RV without parsing it on the caller's thread: the server writes metadata before
+// every other member that could carry a "resourceVersion" (involvedObject, ...). Only used to
+// label overflow gaps.
+std::string quickResourceVersion(std::string_view json)
+{
+    constexpr std::string_view needle = R"("resourceVersion":")";
+    const auto at = json.find(needle);
+    if (at == std::string_view::npos)
+        return {};
+    const auto start = at + needle.size();
+    const auto end = json.find('"', start);
+    return end == std::string_view::npos ? std::string() : std::string(json.substr(start, end - start));
+}
+
+// See Options::adoptFrom. A legacy store is adopted only while unstamped: once stamped it belongs
+// to one cluster, and a context of the same name elsewhere starts its own.
+void adoptLegacyStore(const std::string &path, const std::vector<std::string> &candidates)
+{
+    std::error_code ec;
+    if (candidates.empty() || std::filesystem::exists(path, ec))
+        return;
+    for (const auto &old : candidates) {
+        if (old == path || !std::filesystem::is_regular_file(old, ec))
+            continue;
+        {
+            // Everything into the one file first: it is renamed alone.
+            auto legacy = HistoryStore::open(old, HistoryStore::OpenMode::ReadWrite);
+            if (!legacy || !(*legacy)->clusterIdentity().empty() || !(*legacy)->checkpoint())
+                continue;
+        }
+        if (auto st = makePrivateDirectory(std::filesystem::path(path).parent_path().string(), true); !st)
+            return;
+        std::filesystem::rename(old, path, ec);
+        if (ec)
+            continue;
+        for (const char *suffix : {"-wal", "-shm"})
+            std::filesystem::remove(old + suffix, ec);
+        qCInfo(lcHistory) << "adopted the history store" << old.c_str() << "as" << path.c_str();
+        return;
+    }
+}
+
+} // namespace
+
+HistoryRecorder::HistoryRecorder(Options options, QObject *parent)
+    : QObject(parent), m_options(std::move(options))
+{
+    // The thread's last boundary (core/base/boundary.h): run() guards each transaction; what escapes
+    // it anyway (out of memory between transactions) ends the writer with an error, not the process.
+    m_thread = std::thread([this] {
+        if (const Status st = guarded("the history writer", [this] { run(); }); !st) {
+            {
+                std::lock_guard lock(m_mutex);
+                m_error = st.error();
+                m_writerGone = true; // flush() must not wait for a writer that is gone
+            }
+            m_doneCv.notify_all();
+            Q_EMIT writeFailed(QString::fromStdString(st.error().message));
+        }
+    });
+}
+
+HistoryRecorder::~HistoryRecorder()
+{
+    {
+        std::lock_guard lock(m_mutex);
+        m_stop = true;
+    }
+    m_workCv.notify_all();
+    m_thread.join();
+}
+
+namespace {
+
+// Released recorders still draining (see makeShared). Never destroyed: a finisher may end while
+// the process exits.
+struct Finishers {
+    std::mutex mutex;
+    std::condition_variable done;
+    int running = 0;
+};
+
+Finishers &finishers()
+{
+    static auto *f = new Finishers;
+    return *f;
+}
+
+} // namespace
+
+std::shared_ptr<HistoryRecorder> HistoryRecorder::makeShared(Options options)
+{
+    return std::shared_ptr<HistoryRecorder>(new HistoryRecorder(std::move(options)), [](HistoryRecorder *r) {
+        r->disconnect(); // thread-safe; nothing it still commits reaches a receiver
+        Finishers &f = finishers();
+        {
+            std::lock_guard lock(f.mutex);
+            ++f.running;
+        }
+        // The last owner may be the GUI thread or a batch worker: neither waits for the disk.
+        auto finish = [r] {
+            delete r; // commits what is queued, then joins the writer thread
+            Finishers &fin = finishers();
+            std::lock_guard lock(fin.mutex);
+            --fin.running;
+            fin.done.notify_all();
+        };
+        try {
+            std::thread(finish).detach();
+        } catch (const std::system_error &) { // no thread to be had: drain here rather than lose it
+            finish();
+        }
+    });
+}
+
+void HistoryRecorder::waitForReleased()
+{
+    Finishers &f = finishers();
+    std::unique_lock lock(f.mutex);
+    f.done.wait(lock, [&] { return f.running == 0; });
+}
+
+void HistoryRecorder::record(const WatchScope &scope, std::vector<WatchEvent> events, std::string scopeResourceVersion,
+                             std::string resumeGapReason)
+{
+    std::int64_t bytes = 0;
+    for (const auto &e : events)
+        bytes += std::int64_t(e.objectJson.size());
+    const std::string scopeId = scope.id;
+    std::int64_t overflowDropped = 0; // > 0: a new overflow gap was queued; say so outside the lock
+    {
+        std::lock_guard lock(m_mutex);
+        if (m_queuedBytes + bytes > m_options.maxQueuedBytes && !events.empty()) {
+            // Drop, and say so: extend the overflow gap already queued for this scope if any.
+            m_counters.droppedEvents += std::int64_t(events.size());
+            const std::string lastDropped = quickResourceVersion(events.back().objectJson);
+            const bool extend = !m_queue.empty() && m_queue.back().item.gap && m_queue.back().item.scope == scope
+                             && m_queue.back().item.gap->reason == kOverflowReason;
+            if (extend) {
+                m_queue.back().item.gap->toRv = lastDropped;
+                return;
+            }
+            HistoryWriteItem gapItem;
+            gapItem.scope = scope;
+            gapItem.gap = HistoryGap{scopeId, m_lastQueuedRv[scopeId], lastDropped, kOverflowReason,
+                                     events.back().observedAtMs, 0};
+            m_queue.push_back({m_nextSerial++, 0, std::move(gapItem)});
+            overflowDropped = std::int64_t(events.size());
+        } else {
+            if (!events.empty())
+                m_lastQueuedRv[scopeId] = quickResourceVersion(events.back().objectJson);
+            HistoryWriteItem item;
+            item.scope = scope;
+            item.events = std::move(events);
+            item.scopeResourceVersion = std::move(scopeResourceVersion);
+            item.resumeGapReason = std::move(resumeGapReason);
+            m_queuedBytes += bytes;
+            m_queue.push_back({m_nextSerial++, bytes, std::move(item)});
+        }
+    }
+    m_workCv.notify_one();
+    if (overflowDropped > 0) {
+        // The same path as a failed transaction: the window's "History recording is failing" line.
+        qCWarning(lcHistory) << "history queue overflow in" << scopeId.c_str();
+        Q_EMIT writeFailed(QStringLiteral("%1: the disk is not keeping up, %2 event(s) of %3 dropped (marked as a gap)")
+                               .arg(QString::fromLatin1(kOverflowReason))
+                               .arg(overflowDropped)
+                               .arg(QString::fromStdString(scopeId)));
+    }
+}
+
+void HistoryRecorder::recordReplay(const WatchScope &scope, std::vector<WatchEvent> events)
+{
+    if (events.empty())
+        return;
+    std::int64_t bytes = 0;
+    for (const auto &e : events)
+        bytes += std::int64_t(e.objectJson.size());
+    HistoryWriteItem item;
+    item.scope = scope;
+    item.events = std::move(events);
+    item.onlyNewObjects = true;
+    enqueue(std::move(item), bytes);
+}
+
+void HistoryRecorder::recordGap(const WatchScope &scope, std::string fromRv, std::string toRv, std::string reason,
+                                std::int64_t observedAtMs)
+{
+    HistoryWriteItem item;
+    item.scope = scope;
+    item.gap = HistoryGap{scope.id, std::move(fromRv), std::move(toRv), std::move(reason), observedAtMs, 0};
+    enqueue(std::move(item), 0);
+}
+
+void HistoryRecorder::noteResourceVersion(const WatchScope &scope, std::string rv)
+{
+    HistoryWriteItem item;
+    item.scope = scope;
+    item.scopeResourceVersion = std::move(rv);
+    enqueue(std::move(item), 0);
+}
+
+void HistoryRecorder::enqueue(HistoryWriteItem item, std::int64_t bytes)
+{
+    {
+        std::lock_guard lock(m_mutex);
+        m_queuedBytes += bytes;
+        m_queue.push_back({m_nextSerial++, bytes, std::move(item)});
+    }
+    m_workCv.notify_one();
+}
+
+Status HistoryRecorder::flush()
+{
+    std::unique_lock lock(m_mutex);
+    const std::uint64_t target = m_nextSerial - 1;
+    m_doneCv.wait(lock, [&] { return m_doneSerial >= target || m_writerGone; });
+    if (m_error) {
+        Error e = *m_error;
+        m_error.reset();
+        return e;
+    }
+    return success();
+}
+
+HistoryRecorder::Counters HistoryRecorder::counters() const
+{
+    std::lock_guard lock(m_mutex);
+    Counters c = m_counters;
+    c.queuedBytes = m_queuedBytes;
+    return c;
+}
+
+// Takes whole queue items up to the per-transaction event cap (at least one item).
+bool HistoryRecorder::takeWork(std::vector<HistoryWriteItem> &items, std::uint64_t &lastSerial)
+{
+    std::unique_lock lock(m_mutex);
+    m_workCv.wait(lock, [&] { return !m_queue.empty() || m_stop; });
+    if (m_queue.empty())
+        return false; // stopping, and everything is written
+    std::size_t events = 0;
+    while (!m_queue.empty() && (items.empty() || events + m_queue.front().item.events.size() <= m_options.maxEventsPerTransaction)) {
+        events += m_queue.front().item.events.size();
+        lastSerial = m_queue.front().serial;
+        items.push_back(std::move(m_queue.front().item));
+        m_queue.pop_front();
+    }
+    return true;
+}
+
+void HistoryRecorder::finishWork(std::uint64_t lastSerial, std::int64_t bytes, const Result<CommitReport> &result)
+{
+    {
+        std::lock_guard lock(m_mutex);
+        m_queuedBytes -= bytes;
+        m_doneSerial = lastSerial;
+        if (result) {
+            ++m_counters.transactions;
+            m_counters.committedVersions += std::int64_t(result->versions.size());
+        } else if (!m_error) {
+            m_error = result.error();
+        }
+    }
+    m_doneCv.notify_all();
+}
+
+// A failed transaction drops its versions: each scope they belonged to gets one gap from the last
+// RV it committed to the last RV it lost, so the hole is marked, never silent.
+void HistoryRecorder::noteFailedItems(const std::vector<HistoryWriteItem> &items, const std::string &why)
+{
+    for (const auto &it : items) {
+        std::string lastRv;
+        if (it.gap)
+            lastRv = it.gap->toRv;
+        else if (!it.events.empty())
+            lastRv = quickResourceVersion(it.events.back().objectJson);
+        else if (it.scopeResourceVersion.empty())
+            continue;
+        auto [pending, fresh] = m_failedGaps.try_emplace(it.scope.id);
+        if (fresh) {
+            pending->second.scope = it.scope;
+            const std::int64_t at = it.gap ? it.gap->observedAtMs : it.events.empty() ? QDateTime::currentMSecsSinceEpoch()
+                                                                                      : it.events.front().observedAtMs;
+            pending->second.gap = HistoryGap{it.scope.id, m_committedRv[it.scope.id], {}, "history write failed: " + why, at, 0};
+        }
+        if (!lastRv.empty())
+            pending->second.gap->toRv = lastRv;
+    }
+}
+
+void HistoryRecorder::noteCommittedItems(const std::vector<HistoryWriteItem> &items)
+{
+    for (const auto &it : items) {
+        if (it.gap)
+            continue;
+        if (!it.events.empty())
+            m_committedRv[it.scope.id] = quickResourceVersion(it.events.back().objectJson);
+        if (!it.scopeResourceVersion.empty())
+            m_committedRv[it.scope.id] = it.scopeResourceVersion;
+    }
+}
+
+void HistoryRecorder::run()
+{
+    std::unique_ptr<HistoryStore> store;
+    std::optional<Error> openError;
+    std::int64_t lastRetention = 0;
+    for (;;) {
+        std::vector<HistoryWriteItem> items;
+        std::uint64_t lastSerial = 0;
+        if (!takeWork(items, lastSerial))
+            break;
+        std::int64_t bytes = 0;
+        std::size_t events = 0;
+        for (const auto &it : items) {
+            events += it.events.size();
+            for (const auto &e : it.events)
+                bytes += std::int64_t(e.objectJson.size());
+        }
+        // Opened on first work and again after a failure (a full disk may have room now); a store
+        // of another cluster stays refused.
+        if (!store) {
+            adoptLegacyStore(m_options.path, m_options.adoptFrom);
+            auto opened = HistoryStore::open(m_options.path, HistoryStore::OpenMode::ReadWrite, m_options.open);
+            if (opened) {
+                store = std::move(*opened);
+            } else if (!openError || openError->describe() != opened.error().describe()) {
+                openError = opened.error();
+                qCWarning(lcHistory) << "cannot open history store:" << openError->describe().c_str();
+                Q_EMIT writeFailed(QString::fromStdString(openError->describe()));
+            }
+        }
+        // Gaps for what earlier failures lost go first, in the same transaction.
+        std::vector<HistoryWriteItem> batch;
+        batch.reserve(m_failedGaps.size() + items.size());
+        for (const auto &[scope, gap] : m_failedGaps)
+            batch.push_back(gap);
+        batch.insert(batch.end(), items.begin(), items.end());
+        // A throw inside the store (out of memory encoding a huge object) fails this transaction
+        // like a disk error: its versions become a gap, the writer goes on.
+        Result<CommitReport> result = store ? guarded("a history transaction", [&] { return store->write(batch); })
+                                            : Result<CommitReport>(*openError);
+        if (result) {
+            m_failedGaps.clear();
+            noteCommittedItems(items);
+            if (m_options.onCommitted)
+                m_options.onCommitted(*result);
+            Q_EMIT committed(*result);
+        } else {
+            {
+                std::lock_guard lock(m_mutex);
+                m_counters.droppedEvents += std::int64_t(events);
+            }
+            noteFailedItems(items, result.error().message);
+            if (store) {
+                qCWarning(lcHistory) << "history transaction failed:" << result.error().describe().c_str();
+                Q_EMIT writeFailed(QString::fromStdString(result.error().describe()));
+            }
+        }
+        finishWork(lastSerial, bytes, result);
+        const std::int64_t now = QDateTime::currentMSecsSinceEpoch();
+        if (store && now - lastRetention >= m_options.retentionIntervalMs) {
+            lastRetention = now;
+            if (auto st = store->applyRetention(m_options.retention, now); !st)
+                qCWarning(lcHistory) << "history retention failed:" << st.error().describe().c_str();
+        }
+    }
+    // Stopping with writes still failing: one last try to mark what was lost.
+    if (store && !m_failedGaps.empty()) {
+        std::vector<HistoryWriteItem> batch;
+        for (const auto &[scope, gap] : m_failedGaps)
+            batch.push_back(gap);
+        (void)store->write(batch);
+    }
+}
+
+} // namespace fieldscope::core

@@ -1,0 +1,133 @@
+#pragma once
+// HistoryRecorder: the non-blocking front of the history store. The watch layer hands it batches
+// of events; a private writer thread parses, delta-encodes, compresses and commits them, one
+// SQLite transaction per drained batch, and applies retention now and then.
+//
+// Thread: the HistoryRecorder object lives on the thread that created it (normally the GUI
+// thread or the composition root's). record(), recordGap() and noteResourceVersion() may be
+// called from any thread; they take m_mutex only to append to the queue and never touch the
+// disk. All disk I/O, including opening the file, happens on the writer thread (std::thread),
+// which alone owns the HistoryStore. flush() and the destructor block until the queue is written:
+// for tests, the CLI and shutdown, not for a GUI event handler.
+//
+// Signals are emitted FROM THE WRITER THREAD: connect with Qt::QueuedConnection (or use the
+// default AutoConnection with a receiver living on another thread).
+#include "core/history/historystore.h"
+
+#include <QObject>
+#include <QString>
+
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <thread>
+
+namespace fieldscope::core {
+
+class HistoryRecorder : public QObject
+{
+    Q_OBJECT
+public:
+    struct Options {
+        std::string path;                       // the SQLite file; created when missing
+        HistoryOpenOptions open;                // cluster identity, Secret values (default: hashed)
+        // Earlier file names of this store (one per context name, unstamped): when `path` does not
+        // exist yet, the first of these that exists and belongs to no other cluster is renamed to
+        // `path` (with its -wal/-shm) on the writer thread, then stamped with the identity.
+        std::vector<std::string> adoptFrom;
+        RetentionPolicy retention;
+        std::int64_t retentionIntervalMs = 10'000;
+        // Above this many queued bytes, new events are dropped and recorded as a gap: an
+        // honest hole beats unbounded memory when the disk cannot keep up.
+        std::int64_t maxQueuedBytes = 256ll << 20;
+        std::size_t maxEventsPerTransaction = 20'000;
+        // Called on the writer thread right after each COMMIT returned (before `committed`).
+        std::function<void(const CommitReport &)> onCommitted;
+    };
+
+    explicit HistoryRecorder(Options options, QObject *parent = nullptr);
+    ~HistoryRecorder() override; // drains the queue, then stops the writer thread
+
+    // For owners on the GUI thread (a cluster tab). When the last owner lets go, the drain runs on
+    // a finisher thread instead of in the caller: closing a tab or replacing the recorder returns
+    // at once, and the released recorder's signals are disconnected (its receivers may be gone).
+    // waitForReleased() blocks until every released recorder committed its queue and closed: the
+    // ordered shutdown calls it before the process exits.
+    static std::shared_ptr<HistoryRecorder> makeShared(Options options);
+    static void waitForReleased();
+
+    // Enqueues one watch batch of one scope. scopeResourceVersion: the list RV (after an initial
+    // list/relist) or "" (the last MODIFIED/DELETED RV then becomes the scope's resume point).
+    // resumeGapReason: see HistoryWriteItem (the first completed list of a run).
+    void record(const WatchScope &scope, std::vector<WatchEvent> events, std::string scopeResourceVersion = {},
+                std::string resumeGapReason = {});
+    // Versions somebody watched outside this recorder's watches (the demo's or a lesson's own
+    // watch): stored only for objects the store holds no version of yet (HistoryWriteItem::
+    // onlyNewObjects), never counted as observing the scope. Not bounded by maxQueuedBytes'
+    // overflow gap: the caller made these few versions itself.
+    void recordReplay(const WatchScope &scope, std::vector<WatchEvent> events);
+    // "Versions after fromRv up to and including toRv were not observed in scope" (relist after
+    // 410, app restart: fromRv = HistoryStore::lastResourceVersion(scope)).
+    void recordGap(const WatchScope &scope, std::string fromRv, std::string toRv, std::string reason,
+                   std::int64_t observedAtMs);
+    // A BOOKMARK moved the scope's resume point (a bookmark carries only a resourceVersion).
+    void noteResourceVersion(const WatchScope &scope, std::string rv);
+
+    // Blocks until everything enqueued before the call is committed (or failed). Returns the
+    // first error since the last flush (open failure, disk full, ...).
+    Status flush();
+
+    struct Counters {
+        std::int64_t queuedBytes = 0;
+        std::int64_t committedVersions = 0;
+        std::int64_t droppedEvents = 0; // queue overflow or failed transactions
+        std::int64_t transactions = 0;
+    };
+    Counters counters() const;
+
+Q_SIGNALS:
+    void committed(const fieldscope::core::CommitReport &report);
+    // A transaction (or opening the store) failed: what it held is a marked gap ("history write
+    // failed: ...") stored as soon as a write succeeds again. Also emitted, from the thread that
+    // called record(), when the queue overflowed and events were dropped (once per overflow gap).
+    void writeFailed(const QString &message);
+
+private:
+    struct Pending {
+        std::uint64_t serial = 0;
+        std::int64_t bytes = 0;
+        HistoryWriteItem item;
+    };
+    void enqueue(HistoryWriteItem item, std::int64_t bytes);
+    void run();
+    bool takeWork(std::vector<HistoryWriteItem> &items, std::uint64_t &lastSerial);
+    void finishWork(std::uint64_t lastSerial, std::int64_t bytes, const Result<CommitReport> &result);
+    void noteFailedItems(const std::vector<HistoryWriteItem> &items, const std::string &why);
+    void noteCommittedItems(const std::vector<HistoryWriteItem> &items);
+
+    const Options m_options;
+    mutable std::mutex m_mutex; // guards everything below up to m_thread
+    std::condition_variable m_workCv;  // writer waits for work / stop
+    std::condition_variable m_doneCv;  // flush() waits for m_committedSerial
+    std::deque<Pending> m_queue;
+    std::uint64_t m_nextSerial = 1;
+    bool m_writerGone = false;         // the writer thread ended on an exception: nothing is written any more
+    std::uint64_t m_doneSerial = 0;    // every item with serial <= this is committed or failed
+    std::int64_t m_queuedBytes = 0;
+    std::map<std::string, std::string> m_lastQueuedRv; // scope id -> RV of the last accepted event
+    std::optional<Error> m_error;
+    bool m_stop = false;
+    Counters m_counters;
+    // Writer thread only: what a failed transaction lost, per scope, written as a gap at the head
+    // of the next transaction that can be written (merged while writes keep failing), and the
+    // last RV each scope committed (where such a gap starts).
+    std::map<std::string, HistoryWriteItem> m_failedGaps;
+    std::map<std::string, std::string> m_committedRv;
+    std::thread m_thread; // started last, joined first
+};
+
+} // namespace fieldscope::core

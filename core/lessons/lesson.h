@@ -1,0 +1,123 @@
+#pragma once
+// Teaching lessons (docs/lessons.md): a lesson file is data a teacher writes, so every mistake in
+// it is refused with its line and the reason, never half-loaded. Pure values; running a lesson is
+// lessons/lessonrunner.h.
+#include "core/base/json.h"
+#include "core/base/result.h"
+
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace fieldscope::core {
+
+// What one lesson request does to its object. Each maps to one write the API server offers (POST, PUT, PATCH, DELETE).
+enum class LessonVerb {
+    Create,     // POST the manifest
+    Update,     // PUT the manifest (with precondition: the object as read, manifest merged in)
+    Apply,      // server-side apply of the manifest
+    MergePatch, // PATCH application/merge-patch+json
+    JsonPatch,  // PATCH application/json-patch+json
+};
+const char *lessonVerbName(LessonVerb v);
+
+enum class LessonView { Table, Yaml, Ownership, History, Editor };
+const char *lessonViewName(LessonView v);
+
+// The object a request or a step addresses.
+struct LessonTarget {
+    std::string apiVersion; // "v1", "apps/v1"
+    std::string kind;       // "ConfigMap"
+    std::string name;
+    bool operator==(const LessonTarget &) const = default;
+    std::string describe() const; // "ConfigMap demo"
+};
+
+enum class LessonPrecondition {
+    None,            // no resourceVersion: last write wins
+    Read,            // every client uses the resourceVersion read just before the request is sent
+    AfterStep,       // the resourceVersion the target had after step `afterStep` (1-based)
+};
+
+struct LessonRequest {
+    LessonVerb verb = LessonVerb::Create;
+    LessonTarget target;
+    int clients = 1;      // concurrent clients, each with its own connection
+    int repeat = 1;       // writes each client sends, one after another
+    std::string manager;  // field manager; "{i}" becomes the client number, "{n}" the write number
+    Json object;          // create / update / apply: the manifest ("{i}" expanded in strings)
+    Json patch;           // merge-patch / json-patch
+    bool force = false;   // apply
+    std::string subresource; // "", "status", "scale"
+    LessonPrecondition precondition = LessonPrecondition::None;
+    int afterStep = 0;
+    bool retry = false;   // update: read-modify-write until it succeeds (at most maxAttempts)
+    int maxAttempts = 20;
+    int line = 0;
+};
+
+struct LessonOwnerExpectation {
+    std::string pointer;                // "/metadata/labels/label1"
+    std::vector<std::string> managers;  // exactly these, in any order
+};
+
+struct LessonConflictExpectation {
+    std::string field;   // server syntax, ".metadata.labels.label1"
+    std::string manager; // the current owner the conflict names
+};
+
+// What the step's narrative claims. Values may say "{winner}" (the number of the only client
+// that succeeded) or "{last}" (the client whose write the object shows now).
+struct LessonExpectation {
+    std::optional<int> succeeded;        // requests answered 2xx
+    std::map<std::string, int> errors;   // Status reason -> how many requests got it
+    std::vector<std::pair<std::string, Json>> values; // pointer -> value after the step
+    std::vector<std::string> absent;     // pointers the object no longer has
+    std::vector<LessonOwnerExpectation> owners;
+    std::vector<LessonConflictExpectation> conflicts;
+    std::optional<int> events;           // watch events for the step's object during the step
+    std::vector<std::string> consistent; // pointers that hold the same value in every event seen
+    int waitSeconds = 0;                 // values/owners written by a controller: wait this long
+    bool empty() const;
+};
+
+struct LessonStep {
+    std::string title;
+    std::string narrative;
+    LessonView view = LessonView::Table;
+    LessonTarget focus;          // the object the views select (defaults to the lesson's)
+    std::string highlight;       // JSON Pointer the views highlight, "" for none
+    std::vector<LessonRequest> requests;
+    LessonExpectation expect;
+    int line = 0;
+};
+
+struct Lesson {
+    std::string name;     // identifier: `fieldscope lesson run NAME`
+    int order = 0;        // position in lists (0 = after the numbered ones)
+    std::string title;
+    std::string summary;
+    std::string ns;       // namespace the lesson creates, resets and deletes
+    LessonTarget focus;
+    std::vector<LessonStep> steps;
+    std::string source;   // file it was read from, for messages
+
+    // Every object the lesson writes (what a reset deletes), the focus first.
+    std::vector<LessonTarget> objects() const;
+};
+
+// Lesson files are small; a bigger one is a mistake (or not a lesson).
+inline constexpr std::size_t kMaxLessonFileBytes = 1u << 20;
+
+// Parses and checks one lesson file. `fileName` names it in errors and gives the default name
+// (its base name without .yaml). Errors say "FILE:LINE: reason" in Error::where/message.
+Result<Lesson> parseLesson(std::string_view text, const std::string &fileName);
+
+// "{i}" -> client number and "{n}" -> the number of the client's write (1..repeat), in every
+// string of `value` (keys included).
+Json expandClient(const Json &value, int client, int write = 1);
+std::string expandClient(const std::string &text, int client, int write = 1);
+
+} // namespace fieldscope::core

@@ -1,0 +1,205 @@
+#include "core/lessons/lessonreport.h"
+
+#include "core/base/jsonread.h"
+#include "core/ownership/ownershiptree.h"
+
+#include <algorithm>
+#include <set>
+
+namespace fieldscope::core {
+
+namespace {
+
+std::optional<Json> valueAt(const Json &object, const std::string &pointer)
+{
+    try {
+        const Json::json_pointer p(pointer);
+        if (object.contains(p))
+            return object.at(p);
+    } catch (const std::exception &) { // a pointer into a string, or a malformed one
+    }
+    return std::nullopt;
+}
+
+// "{winner}" and "{last}" in an expectation: the client numbers the step found.
+std::optional<std::string> expandOutcome(std::string text, const LessonStepReport &r, std::string *why)
+{
+    for (const auto &[token, value] : {std::pair{std::string("{winner}"), r.winner}, std::pair{std::string("{last}"), r.last}}) {
+        for (std::size_t at; (at = text.find(token)) != std::string::npos;) {
+            if (!value) {
+                *why = token == "{winner}" ? "no single client succeeded, so there is no {winner}"
+                                           : "no client's write is the one the object shows, so there is no {last}";
+                return std::nullopt;
+            }
+            text.replace(at, token.size(), std::to_string(*value));
+        }
+    }
+    return text;
+}
+
+Json expandOutcome(const Json &v, const LessonStepReport &r, std::string *why)
+{
+    if (!v.is_string())
+        return v;
+    auto s = expandOutcome(v.get<std::string>(), r, why);
+    return s ? Json(*s) : Json();
+}
+
+std::string show(const Json &v) { return v.is_null() ? std::string("(absent)") : toJsonText(v); }
+
+std::string joined(std::vector<std::string> v)
+{
+    std::sort(v.begin(), v.end());
+    std::string out;
+    for (const std::string &s : v)
+        out += (out.empty() ? "" : ", ") + s;
+    return out.empty() ? std::string("nobody") : out;
+}
+
+} // namespace
+
+std::vector<LessonOwner> ownersAt(const OwnershipTree &tree, const std::string &pointer)
+{
+    std::vector<LessonOwner> out;
+    auto id = tree.findByJsonPointer(pointer);
+    if (!id)
+        return out;
+    for (const NodeOwner &o : tree.node(*id).owners) {
+        const ManagedFieldsEntry &e = tree.entries()[o.entry];
+        out.push_back({e.manager, operationName(e.operation), e.subresource});
+    }
+    return out;
+}
+
+bool tallyWrites(LessonStepReport &report, std::optional<int> previousWinner)
+{
+    std::set<int> winners;
+    for (const LessonCall &c : report.calls) {
+        if (!c.isWrite)
+            continue;
+        if (c.ok()) {
+            ++report.succeeded;
+            winners.insert(c.client);
+        } else {
+            ++report.errors[c.reason.empty() ? std::string("NoAnswer") : c.reason];
+        }
+    }
+    const bool wrote = std::any_of(report.calls.begin(), report.calls.end(), [](const LessonCall &c) { return c.isWrite; });
+    if (report.succeeded == 1)
+        report.winner = *winners.begin();
+    else if (!wrote)
+        report.winner = previousWinner;
+    return wrote;
+}
+
+std::optional<int> lastWriter(const LessonStepReport &report, bool wrote, std::optional<int> previousLast)
+{
+    const std::string rv = stringAt(report.object, "/metadata/resourceVersion").value_or(std::string());
+    std::optional<int> last = wrote ? std::nullopt : previousLast;
+    for (const LessonCall &c : report.calls)
+        if (c.isWrite && c.ok() && !rv.empty() && c.resourceVersion == rv)
+            last = c.client;
+    return last;
+}
+
+namespace {
+
+using Misses = std::vector<std::string>;
+
+void checkWrites(const LessonExpectation &x, const LessonStepReport &report, Misses &miss)
+{
+    if (x.succeeded && *x.succeeded != report.succeeded)
+        miss.push_back("expected " + std::to_string(*x.succeeded) + " writes to succeed, " + std::to_string(report.succeeded) + " did");
+    if (x.errors.empty() || x.errors == report.errors)
+        return;
+    std::string want, got;
+    for (const auto &[reason, n] : x.errors)
+        want += (want.empty() ? "" : ", ") + reason + " x" + std::to_string(n);
+    for (const auto &[reason, n] : report.errors)
+        got += (got.empty() ? "" : ", ") + reason + " x" + std::to_string(n);
+    miss.push_back("expected refusals " + want + ", got " + (got.empty() ? std::string("none") : got));
+}
+
+void checkValues(const LessonExpectation &x, const LessonStepReport &report, Misses &miss)
+{
+    for (const auto &[pointer, want] : x.values) {
+        std::string why;
+        const Json expected = expandOutcome(want, report, &why);
+        if (!why.empty()) {
+            miss.push_back(pointer + ": " + why);
+            continue;
+        }
+        const auto actual = valueAt(report.object, pointer);
+        if (!actual || !jsonEqual(*actual, expected))
+            miss.push_back(pointer + " should be " + show(expected) + ", is " + (actual ? show(*actual) : std::string("absent")));
+    }
+    for (const std::string &pointer : x.absent)
+        if (auto actual = valueAt(report.object, pointer))
+            miss.push_back(pointer + " should be gone, is " + show(*actual));
+}
+
+void checkOwners(const LessonExpectation &x, const LessonStepReport &report, Misses &miss)
+{
+    for (const LessonOwnerExpectation &o : x.owners) {
+        std::vector<std::string> want, got;
+        std::string why;
+        for (const std::string &m : o.managers)
+            if (auto s = expandOutcome(m, report, &why))
+                want.push_back(*s);
+        if (auto found = report.owners.find(o.pointer); found != report.owners.end())
+            for (const LessonOwner &owner : found->second)
+                got.push_back(owner.manager);
+        std::sort(got.begin(), got.end());
+        got.erase(std::unique(got.begin(), got.end()), got.end());
+        if (!why.empty())
+            miss.push_back(o.pointer + ": " + why);
+        else if (joined(want) != joined(got))
+            miss.push_back(o.pointer + " should be owned by " + joined(want) + ", is owned by " + joined(got));
+    }
+}
+
+void checkConflicts(const LessonExpectation &x, const LessonStepReport &report, Misses &miss)
+{
+    for (const LessonConflictExpectation &c : x.conflicts) {
+        const bool seen = std::any_of(report.calls.begin(), report.calls.end(), [&](const LessonCall &call) {
+            return std::any_of(call.conflicts.begin(), call.conflicts.end(),
+                               [&](const FieldConflict &f) { return f.path == c.field && f.manager == c.manager; });
+        });
+        if (!seen)
+            miss.push_back("expected a conflict on " + c.field + " with \"" + c.manager + "\"");
+    }
+}
+
+// Every event shows the `consistent` fields equal: a write arrived whole, never half-applied.
+void checkEvents(const LessonExpectation &x, const LessonStepReport &report, Misses &miss)
+{
+    if (x.events && int(report.events.size()) != *x.events)
+        miss.push_back("expected " + std::to_string(*x.events) + " watch events, saw " + std::to_string(report.events.size()));
+    if (x.consistent.empty())
+        return;
+    for (const LessonEvent &e : report.events) {
+        const auto first = valueAt(e.object, x.consistent.front());
+        for (const std::string &p : x.consistent) {
+            const auto v = valueAt(e.object, p);
+            if (v.has_value() != first.has_value() || (v && !jsonEqual(*v, *first))) {
+                miss.push_back("event at resourceVersion " + e.resourceVersion + " shows a half-applied write: " + x.consistent.front()
+                               + " = " + (first ? show(*first) : "absent") + " but " + p + " = " + (v ? show(*v) : "absent"));
+                break;
+            }
+        }
+    }
+}
+
+} // namespace
+
+void checkExpectation(const LessonExpectation &x, LessonStepReport &report, bool withEvents)
+{
+    checkWrites(x, report, report.mismatches);
+    checkValues(x, report, report.mismatches);
+    checkOwners(x, report, report.mismatches);
+    checkConflicts(x, report, report.mismatches);
+    if (withEvents)
+        checkEvents(x, report, report.mismatches);
+}
+
+} // namespace fieldscope::core
