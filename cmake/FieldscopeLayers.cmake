@@ -10,12 +10,12 @@ set(FIELDSCOPE_LAYERS
   "core/ownership:core/objects,core/yaml" # FieldsV1, managedFields, ownership tree/diff, conflicts, blame
   "core/diff:core/ownership"              # object and YAML diffs, three-way merge
   "core/history:core/diff"                # history store, codec, writer, feed, query, export, audit join
-  "core/edit:core/ownership"              # edit buffers, apply bodies, drafts
+  "core/edit:core/diff"                   # edit buffers, apply bodies, drafts, the editor's decisions
   "core/lessons:core/ownership"           # lesson format, requests, step reports and checks
   "kube:core/ownership"                   # the Kubernetes API client
   "lessons:kube,core/lessons"             # the lesson runner (talks to a server)
   "models:core/history"                   # Qt item models
-  "widgets:models,core/lessons"           # windows, views, dialogs
+  "widgets:models,core/lessons,core/edit" # windows, views, dialogs
   "app:widgets,lessons,kube,core/edit"    # composition root and command line
 )
 # Only the layers below widgets/ may not see Qt Widgets or QScintilla.

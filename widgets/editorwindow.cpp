@@ -1,88 +1,31 @@
 #include "widgets/editorwindow.h"
-#include "widgets/plaintext.h"
 
-#include "core/base/boundary.h"
-#include "core/diff/yamldiff.h"
-#include "widgets/palette.h"
-#include "widgets/plaintable.h"
+#include "widgets/plaintext.h"
+#include "widgets/threewayview.h"
 #include "widgets/yamlview.h"
 
 #include <QCheckBox>
 #include <QCloseEvent>
 #include <QComboBox>
 #include <QFrame>
-#include <QFutureWatcher>
 #include <QHBoxLayout>
-#include <QHeaderView>
 #include <QLabel>
 #include <QLineEdit>
+#include <QMenu>
 #include <QMessageBox>
 #include <QPushButton>
-#include <QMenu>
 #include <QShortcut>
-#include <QToolButton>
 #include <QSplitter>
 #include <QStackedWidget>
-#include <QTableWidget>
 #include <QTextBrowser>
+#include <QToolButton>
 #include <QVBoxLayout>
-#include <QtConcurrent>
-
-#include <memory>
-#include <vector>
 
 namespace fieldscope::widgets {
 
 namespace {
 
 enum Page { NoPage, MessagePage, ConflictPage, ThreeWayPage };
-constexpr int kWrittenMarker = 1; // lines your buffer changed since the opened version
-constexpr int kCurrentMarker = 2; // lines someone else changed since the opened version
-
-// Line and label colours that keep the text readable on the palette in use.
-struct Colors {
-    QColor yours, theirs, bad, good;
-    static Colors of(const QPalette &p)
-    {
-        if (isDarkPalette(p))
-            return {QColor(0x5c, 0x4a, 0x12), QColor(0x1e, 0x4a, 0x6d), QColor(0xef, 0x9a, 0x9a), QColor(0xa5, 0xd6, 0xa7)};
-        return {QColor(0xff, 0xe0, 0x82), QColor(0x90, 0xca, 0xf9), QColor(0xc6, 0x28, 0x28), QColor(0x2e, 0x7d, 0x32)};
-    }
-};
-
-void colourMarkers(QsciScintilla *pane, const QPalette &palette)
-{
-    const Colors c = Colors::of(palette);
-    pane->setMarkerBackgroundColor(c.yours, kWrittenMarker);
-    pane->setMarkerBackgroundColor(c.theirs, kCurrentMarker);
-}
-
-YamlView *yamlPane(QWidget *parent, const char *name, bool readOnly)
-{
-    auto *pane = new YamlView(parent);
-    pane->setObjectName(QString::fromLatin1(name));
-    pane->setReadOnly(readOnly);
-    pane->setMarginWidth(0, QStringLiteral("99999"));
-    pane->markerDefine(QsciScintilla::Background, kWrittenMarker);
-    pane->markerDefine(QsciScintilla::Background, kCurrentMarker);
-    colourMarkers(pane, parent->palette());
-    return pane;
-}
-
-QString swatch(const QString &text, const QColor &background)
-{
-    return QStringLiteral("<span style=\"background:%1\">%2</span>").arg(background.name(), richEscaped(text));
-}
-
-QWidget *titled(QWidget *parent, QLabel *title, QWidget *body)
-{
-    auto *box = new QWidget(parent);
-    auto *l = new QVBoxLayout(box);
-    l->setContentsMargins(0, 0, 0, 0);
-    l->addWidget(title);
-    l->addWidget(body, 1);
-    return box;
-}
 
 } // namespace
 
@@ -120,10 +63,22 @@ EditorWindow::EditorWindow(const QString &title, QWidget *parent) : QWidget(pare
     layout->addWidget(m_readOnlyBanner);
     layout->addWidget(buildControls());
     m_split = new QSplitter(Qt::Vertical, this);
-    m_buffer = yamlPane(m_split, "editorBuffer", false);
+    m_buffer = markedYamlPane(m_split, "editorBuffer", false);
     m_buffer->setText(tr("Loading…"));
     m_buffer->setReadOnly(true);
-    auto *bottom = new QWidget(m_split);
+    m_split->addWidget(m_buffer);
+    m_split->addWidget(buildResultPane(m_split));
+    m_split->setSizes({500, 120});
+    layout->addWidget(m_split, 1);
+    updateHeader();
+    updateModeControls();
+    resize(1100, 760);
+}
+
+// The last write's outcome: one line, then the page for it (messages, conflicts, three-way view).
+QWidget *EditorWindow::buildResultPane(QWidget *parent)
+{
+    auto *bottom = new QWidget(parent);
     auto *bl = new QVBoxLayout(bottom);
     bl->setContentsMargins(0, 0, 0, 0);
     m_result = new QLabel(bottom);
@@ -140,14 +95,7 @@ EditorWindow::EditorWindow(const QString &title, QWidget *parent) : QWidget(pare
     m_details->addWidget(buildConflictPage());
     m_details->addWidget(buildThreeWayPage());
     bl->addWidget(m_details, 1);
-    m_split->addWidget(m_buffer);
-    m_split->addWidget(bottom);
-    m_split->setSizes({500, 120});
-    layout->addWidget(m_split, 1);
-    updateHeader();
-    updateModeControls();
-    labelThreeWay();
-    resize(1100, 760);
+    return bottom;
 }
 
 QWidget *EditorWindow::buildControls()
@@ -186,20 +134,7 @@ QWidget *EditorWindow::buildControls()
     m_write->setToolTip(tr("Send the buffer (Ctrl+Return)"));
     m_write->setDefault(true);
     connect(m_preview, &QPushButton::clicked, this, [this] { Q_EMIT previewRequested(currentRequest(false)); });
-    // The exact request as a command to keep or run elsewhere; no token is ever in the text.
-    m_copyAs = new QToolButton(row);
-    m_copyAs->setObjectName(QStringLiteral("copyAsButton"));
-    m_copyAs->setText(tr("Copy as"));
-    m_copyAs->setPopupMode(QToolButton::InstantPopup);
-    auto *copyMenu = new QMenu(m_copyAs);
-    QAction *curl = copyMenu->addAction(tr("curl"));
-    curl->setObjectName(QStringLiteral("copyAsCurl"));
-    QAction *kubectl = copyMenu->addAction(tr("kubectl"));
-    kubectl->setObjectName(QStringLiteral("copyAsKubectl"));
-    m_copyAs->setMenu(copyMenu);
-    m_copyAs->setToolTip(tr("Copy the request Write would send as a curl or kubectl command (the token stays out: curl reads $KUBE_TOKEN)"));
-    connect(curl, &QAction::triggered, this, [this] { Q_EMIT copyRequested(currentRequest(false), true); });
-    connect(kubectl, &QAction::triggered, this, [this] { Q_EMIT copyRequested(currentRequest(false), false); });
+    m_copyAs = buildCopyAs(row);
     connect(m_dryRun, &QPushButton::clicked, this, [this] { request(currentRequest(true)); });
     connect(m_write, &QPushButton::clicked, this, [this] { request(currentRequest(false)); });
     auto *send = new QShortcut(QKeySequence(Qt::CTRL | Qt::Key_Return), this);
@@ -220,171 +155,74 @@ QWidget *EditorWindow::buildControls()
     return row;
 }
 
-QWidget *EditorWindow::buildConflictPage()
+// The exact request as a command to keep or run elsewhere; no token is ever in the text.
+QToolButton *EditorWindow::buildCopyAs(QWidget *parent)
 {
-    auto *page = new QWidget(m_details);
-    auto *l = new QVBoxLayout(page);
-    l->setContentsMargins(0, 0, 0, 0);
-    m_conflictTable = new QTableWidget(0, 5, page);
-    m_conflictTable->setObjectName(QStringLiteral("conflictTable"));
-    showPlainText(m_conflictTable); // managers and values from the server
-    m_conflictTable->setHorizontalHeaderLabels({tr("Field"), tr("Owned by"), tr("Live value"), tr("Your value"), tr("Resolution")});
-    m_conflictTable->setEditTriggers(QAbstractItemView::NoEditTriggers);
-    m_conflictTable->setSelectionBehavior(QAbstractItemView::SelectRows);
-    m_conflictTable->verticalHeader()->hide();
-    m_conflictTable->horizontalHeader()->setStretchLastSection(true);
-    l->addWidget(m_conflictTable, 1);
-    auto *buttons = new QHBoxLayout;
-    auto *force = new QPushButton(tr("Force (take the fields)"), page);
-    force->setObjectName(QStringLiteral("forceButton"));
-    force->setToolTip(tr("Send again with force: you become the only owner of these fields"));
-    auto *giveUp = new QPushButton(tr("Give the fields up"), page);
-    giveUp->setObjectName(QStringLiteral("giveUpButton"));
-    giveUp->setToolTip(tr("Remove these fields from your buffer and send again: the live values stay, owned by the others"));
-    connect(force, &QPushButton::clicked, this, [this] {
-        WriteRequest r = m_lastRequest;
-        r.text = bufferText();
-        r.force = true;
-        request(r);
-    });
-    auto *coOwn = new QPushButton(tr("Co-own (take the live values)"), page);
-    coOwn->setObjectName(QStringLiteral("coOwnButton"));
-    coOwn->setToolTip(tr("Set these fields in your buffer to the live values and send again: an equal value is shared "
-                         "with the other owners instead of conflicting"));
-    const auto resolve = [this](void (EditorWindow::*signal)(const QStringList &, const WriteRequest &)) {
-        QStringList paths;
-        for (const auto &c : std::as_const(m_conflicts))
-            if (!paths.contains(c.path))
-                paths << c.path;
-        WriteRequest r = m_lastRequest;
-        r.text = bufferText();
-        r.force = false;
-        Q_EMIT(this->*signal)(paths, r);
-    };
-    connect(giveUp, &QPushButton::clicked, this, [resolve] { resolve(&EditorWindow::giveUpRequested); });
-    connect(coOwn, &QPushButton::clicked, this, [resolve] { resolve(&EditorWindow::coOwnRequested); });
-    buttons->addWidget(new QLabel(tr("Resolve every conflicting field:"), page), 1);
-    buttons->addWidget(giveUp);
-    buttons->addWidget(coOwn);
-    buttons->addWidget(force);
-    l->addLayout(buttons);
-    // Field by field: a choice per row (never preselected), then one re-send built from them.
-    auto *perRow = new QHBoxLayout;
-    m_sendChoices = new QPushButton(tr("Send with these choices"), page);
-    m_sendChoices->setObjectName(QStringLiteral("sendChoicesButton"));
-    m_sendChoices->setToolTip(tr("Rebuild your buffer from each row's choice (give up: removed; co-own: the live value) and send "
-                                 "again, with force only if a row says Force"));
-    m_sendChoices->setEnabled(false);
-    connect(m_sendChoices, &QPushButton::clicked, this, &EditorWindow::sendRowChoices);
-    perRow->addWidget(new QLabel(tr("Or choose per field in the Resolution column:"), page), 1);
-    perRow->addWidget(m_sendChoices);
-    l->addLayout(perRow);
-    return page;
+    auto *copyAs = new QToolButton(parent);
+    copyAs->setObjectName(QStringLiteral("copyAsButton"));
+    copyAs->setText(tr("Copy as"));
+    copyAs->setPopupMode(QToolButton::InstantPopup);
+    auto *copyMenu = new QMenu(copyAs);
+    QAction *curl = copyMenu->addAction(tr("curl"));
+    curl->setObjectName(QStringLiteral("copyAsCurl"));
+    QAction *kubectl = copyMenu->addAction(tr("kubectl"));
+    kubectl->setObjectName(QStringLiteral("copyAsKubectl"));
+    copyAs->setMenu(copyMenu);
+    copyAs->setToolTip(tr("Copy the request Write would send as a curl or kubectl command (the token stays out: curl reads $KUBE_TOKEN)"));
+    connect(curl, &QAction::triggered, this, [this] { Q_EMIT copyRequested(currentRequest(false), true); });
+    connect(kubectl, &QAction::triggered, this, [this] { Q_EMIT copyRequested(currentRequest(false), false); });
+    return copyAs;
 }
 
-void EditorWindow::sendRowChoices()
+QWidget *EditorWindow::buildConflictPage()
 {
-    QStringList giveUp, coOwn;
-    bool force = false;
-    for (int row = 0; row < m_conflictTable->rowCount(); ++row) {
-        auto *choice = qobject_cast<QComboBox *>(m_conflictTable->cellWidget(row, 4));
-        const int c = choice ? choice->currentData().toInt() : 0;
-        const QString path = m_conflicts.value(row).path;
-        if (c == 1)
-            force = true;
-        else if (c == 2 && !giveUp.contains(path))
-            giveUp << path;
-        else if (c == 3 && !coOwn.contains(path))
-            coOwn << path;
-        else if (c == 0)
-            return; // a row without a choice: the button is off then anyway
-    }
+    m_conflictPanel = new ConflictPanel(m_details);
+    connect(m_conflictPanel, &ConflictPanel::forceRequested, this, [this] { resend(true); });
+    const auto resolveAll = [this](void (EditorWindow::*signal)(const QStringList &, const WriteRequest &)) {
+        return [this, signal](const QStringList &paths) {
+            WriteRequest r = m_lastRequest;
+            r.text = bufferText();
+            r.force = false;
+            Q_EMIT(this->*signal)(paths, r);
+        };
+    };
+    connect(m_conflictPanel, &ConflictPanel::giveUpRequested, this, resolveAll(&EditorWindow::giveUpRequested));
+    connect(m_conflictPanel, &ConflictPanel::coOwnRequested, this, resolveAll(&EditorWindow::coOwnRequested));
+    connect(m_conflictPanel, &ConflictPanel::rowChoicesMade, this, [this](const QStringList &giveUp, const QStringList &coOwn, bool force) {
+        WriteRequest r = m_lastRequest;
+        r.text = bufferText();
+        r.force = force;
+        Q_EMIT resolveRowsRequested(giveUp, coOwn, r);
+    });
+    return m_conflictPanel;
+}
+
+void EditorWindow::resend(bool force)
+{
     WriteRequest r = m_lastRequest;
     r.text = bufferText();
     r.force = force;
-    Q_EMIT resolveRowsRequested(giveUp, coOwn, r);
+    request(r);
+}
+
+QList<ConflictRow> EditorWindow::conflicts() const
+{
+    return m_conflictPanel->rows();
 }
 
 QWidget *EditorWindow::buildThreeWayPage()
 {
-    auto *page = new QWidget(m_details);
-    auto *l = new QVBoxLayout(page);
-    l->setContentsMargins(0, 0, 0, 0);
-    auto *split = new QSplitter(Qt::Horizontal, page);
-    m_openedPane = yamlPane(page, "openedPane", true);
-    m_writtenPane = yamlPane(page, "writtenPane", true);
-    m_currentPane = yamlPane(page, "currentPane", true);
-    m_currentHeader = new QLabel(page);
-    m_writtenHeader = new QLabel(page);
-    split->addWidget(titled(split, new QLabel(tr("<b>What you opened</b>"), page), m_openedPane));
-    split->addWidget(titled(split, m_writtenHeader, m_writtenPane));
-    split->addWidget(titled(split, m_currentHeader, m_currentPane));
-    l->addWidget(split, 1);
-    auto *buttons = new QHBoxLayout;
-    auto *rebase = new QPushButton(tr("Rebase onto current"), page);
-    rebase->setObjectName(QStringLiteral("rebaseButton"));
-    rebase->setToolTip(tr("Base the next write on what is there now; your buffer stays as it is, "
-                          "so carry the other changes over by hand where you want them"));
-    connect(rebase, &QPushButton::clicked, this, &EditorWindow::rebaseRequested);
-    auto *merge = new QPushButton(tr("Merge onto current"), page);
-    merge->setObjectName(QStringLiteral("mergeButton"));
-    merge->setToolTip(tr("Your changes on top of what is there now; fields both sides changed are listed to choose. "
-                         "The result is shown in the buffer before anything is sent."));
-    connect(merge, &QPushButton::clicked, this, &EditorWindow::mergeRequested);
-    buttons->addWidget(new QLabel(tr("Someone changed the object after you opened it; nothing was written."), page), 1);
-    buttons->addWidget(merge);
-    buttons->addWidget(rebase);
-    l->addLayout(buttons);
-    // Fields both sides changed: mine or theirs, one by one (never chosen for the user).
-    m_mergeTable = new QTableWidget(0, 5, page);
-    m_mergeTable->setObjectName(QStringLiteral("mergeTable"));
-    showPlainText(m_mergeTable);
-    m_mergeTable->setHorizontalHeaderLabels({tr("Field"), tr("You opened"), tr("You wrote"), tr("There now"), tr("Keep")});
-    m_mergeTable->setEditTriggers(QAbstractItemView::NoEditTriggers);
-    m_mergeTable->verticalHeader()->hide();
-    m_mergeTable->horizontalHeader()->setStretchLastSection(true);
-    m_mergeTable->setMaximumHeight(m_mergeTable->fontMetrics().height() * 10);
-    m_mergeTable->hide();
-    m_useMerge = new QPushButton(tr("Use these choices"), page);
-    m_useMerge->setObjectName(QStringLiteral("useMergeButton"));
-    m_useMerge->setEnabled(false);
-    m_useMerge->hide();
-    connect(m_useMerge, &QPushButton::clicked, this, [this] {
-        QStringList mine;
-        for (int row = 0; row < m_mergeTable->rowCount(); ++row)
-            if (auto *c = qobject_cast<QComboBox *>(m_mergeTable->cellWidget(row, 4)); c && c->currentData().toInt() == 1)
-                mine << m_mergeTable->item(row, 0)->text();
-        Q_EMIT mergeChoicesMade(mine);
-    });
-    l->addWidget(m_mergeTable);
-    l->addWidget(m_useMerge, 0, Qt::AlignRight);
-    return page;
+    m_threeWay = new ThreeWayView(m_details);
+    connect(m_threeWay, &ThreeWayView::rebaseRequested, this, &EditorWindow::rebaseRequested);
+    connect(m_threeWay, &ThreeWayView::mergeRequested, this, &EditorWindow::mergeRequested);
+    connect(m_threeWay, &ThreeWayView::mergeChoicesMade, this, &EditorWindow::mergeChoicesMade);
+    connect(m_threeWay, &ThreeWayView::marked, this, &EditorWindow::threeWayMarked);
+    return m_threeWay;
 }
 
 void EditorWindow::showMergeConflicts(const QList<QStringList> &rows)
 {
-    m_mergeTable->setRowCount(int(rows.size()));
-    for (int i = 0; i < int(rows.size()); ++i) {
-        for (int col = 0; col < 4; ++col)
-            m_mergeTable->setItem(i, col, new QTableWidgetItem(rows[i].value(col)));
-        auto *choice = new QComboBox(m_mergeTable);
-        choice->setObjectName(QStringLiteral("mergeChoice%1").arg(i));
-        choice->addItem(tr("— choose —"), 0);
-        choice->addItem(tr("Mine"), 1);
-        choice->addItem(tr("Theirs"), 2);
-        connect(choice, &QComboBox::currentIndexChanged, this, [this] {
-            bool all = true;
-            for (int row = 0; row < m_mergeTable->rowCount(); ++row)
-                if (auto *c = qobject_cast<QComboBox *>(m_mergeTable->cellWidget(row, 4)); !c || c->currentData().toInt() == 0)
-                    all = false;
-            m_useMerge->setEnabled(all);
-        });
-        m_mergeTable->setCellWidget(i, 4, choice);
-    }
-    m_mergeTable->resizeColumnsToContents();
-    m_mergeTable->show();
-    m_useMerge->show();
-    m_useMerge->setEnabled(false);
+    m_threeWay->showMergeConflicts(rows);
     setResult(State::Stale,
               (rows.size() == 1 ? tr("1 field changed on both sides: keep yours or theirs, then the merge goes into the buffer.")
                                 : tr("%1 fields changed on both sides: keep yours or theirs for each, then the merge goes into the buffer.")
@@ -394,8 +232,7 @@ void EditorWindow::showMergeConflicts(const QList<QStringList> &rows)
 
 void EditorWindow::showMerged(const QString &yaml, int yourChanges, const QString &resourceVersion)
 {
-    m_mergeTable->hide();
-    m_useMerge->hide();
+    m_threeWay->hideMergeConflicts();
     setBufferText(yaml);
     setResult(State::Editing,
               tr("Merged: %1 of your changes on top of resourceVersion %2. Nothing was sent: check the buffer, then Write.")
@@ -466,7 +303,7 @@ QWidget *EditorWindow::buildServerBanner()
 // In the tint of "their changes" (the three-way view's legend): it is about someone else's write.
 void EditorWindow::tintBanner()
 {
-    const Colors c = Colors::of(palette());
+    const EditorColors c = EditorColors::of(palette());
     m_serverBanner->setStyleSheet(QStringLiteral("#serverChangedBanner { background: %1; border-radius: 3px; }").arg(c.theirs.name()));
     // The kept draft is the user's own text: the tint of "your changes".
     m_draftBanner->setStyleSheet(QStringLiteral("#draftBanner { background: %1; border-radius: 3px; }").arg(c.yours.name()));
@@ -671,30 +508,7 @@ void EditorWindow::showWritten(bool dryRun, const QString &resourceVersion, cons
 
 void EditorWindow::showConflicts(const QString &message, const QList<ConflictRow> &rows)
 {
-    m_conflicts = rows;
-    m_conflictTable->setRowCount(int(rows.size()));
-    for (int i = 0; i < int(rows.size()); ++i) {
-        const ConflictRow &c = rows[i];
-        const QString cells[] = {c.path, c.manager, c.liveValue, c.yourValue};
-        for (int col = 0; col < 4; ++col)
-            m_conflictTable->setItem(i, col, new QTableWidgetItem(cells[col]));
-        auto *choice = new QComboBox(m_conflictTable);
-        choice->setObjectName(QStringLiteral("resolution%1").arg(i));
-        choice->addItem(tr("— choose —"), 0); // never Force by default
-        choice->addItem(tr("Force (take it)"), 1);
-        choice->addItem(tr("Give it up"), 2);
-        choice->addItem(tr("Co-own (live value)"), 3);
-        connect(choice, &QComboBox::currentIndexChanged, this, [this] {
-            bool all = m_conflictTable->rowCount() > 0;
-            for (int row = 0; row < m_conflictTable->rowCount(); ++row)
-                if (auto *c = qobject_cast<QComboBox *>(m_conflictTable->cellWidget(row, 4)); !c || c->currentData().toInt() == 0)
-                    all = false;
-            m_sendChoices->setEnabled(all);
-        });
-        m_conflictTable->setCellWidget(i, 4, choice);
-    }
-    m_sendChoices->setEnabled(false);
-    m_conflictTable->resizeColumnsToContents();
+    m_conflictPanel->setRows(rows);
     setResult(State::Conflict,
               (rows.size() == 1 ? tr("Conflict: a field of your apply is owned by another manager with a different value. "
                                      "Nothing was written.")
@@ -725,67 +539,7 @@ void EditorWindow::showPreconditionFailed(const QStringList &changed, const QStr
 
 void EditorWindow::showThreeWay(const QString &opened, const QString &written, const QString &current, const QString &currentResourceVersion)
 {
-    m_openedPane->setText(opened);
-    m_writtenPane->setText(written);
-    m_currentPane->setText(current);
-    m_currentRv = currentResourceVersion;
-    labelThreeWay();
-    markThreeWay(opened, written, current);
-}
-
-namespace {
-
-struct ThreeWayMarks {
-    std::vector<int> openedVsWritten[2]; // 0-based lines: [0] in the opened text, [1] in the written one
-    std::vector<int> openedVsCurrent[2];
-};
-
-void changedLines(const std::string &from, const std::string &to, std::vector<int> (&out)[2])
-{
-    for (const auto &row : core::diffYamlText(from, to).rows) {
-        if (row.kind == core::YamlDiffRow::Kind::Same || row.kind == core::YamlDiffRow::Kind::Folded)
-            continue;
-        if (row.leftLine > 0)
-            out[0].push_back(row.leftLine - 1);
-        if (row.rightLine > 0)
-            out[1].push_back(row.rightLine - 1);
-    }
-}
-
-} // namespace
-
-// Two line diffs of whole objects (a Myers diff is quadratic in the worst case): on a worker, never
-// on the GUI thread. The panes show their text at once; the marks follow, and only the newest
-// request's (by generation) are applied. An exception (bad_alloc on a huge text) stops at the
-// boundary: no marks, nothing else lost.
-void EditorWindow::markThreeWay(const QString &opened, const QString &written, const QString &current)
-{
-    for (QsciScintilla *pane : {m_openedPane, m_writtenPane, m_currentPane})
-        pane->markerDeleteAll();
-    const int gen = ++m_threeWayGeneration;
-    auto *w = new QFutureWatcher<std::shared_ptr<ThreeWayMarks>>(this);
-    connect(w, &QFutureWatcherBase::finished, this, [this, w, gen] {
-        w->deleteLater();
-        const auto taken = core::takeResult(w->future(), "the three-way view's line diffs");
-        if (gen != m_threeWayGeneration || !taken || !*taken)
-            return; // a failed diff leaves the panes unmarked: their text is there
-        const std::shared_ptr<ThreeWayMarks> &marks = *taken;
-        for (int line : marks->openedVsWritten[1])
-            m_writtenPane->markerAdd(line, kWrittenMarker);
-        for (int line : marks->openedVsCurrent[1])
-            m_currentPane->markerAdd(line, kCurrentMarker);
-        for (int line : marks->openedVsWritten[0])
-            m_openedPane->markerAdd(line, kWrittenMarker);
-        for (int line : marks->openedVsCurrent[0])
-            m_openedPane->markerAdd(line, kCurrentMarker);
-        Q_EMIT threeWayMarked();
-    });
-    w->setFuture(QtConcurrent::run([o = opened.toStdString(), wr = written.toStdString(), c = current.toStdString()]() {
-        auto marks = std::make_shared<ThreeWayMarks>();
-        changedLines(o, wr, marks->openedVsWritten);
-        changedLines(o, c, marks->openedVsCurrent);
-        return marks;
-    }));
+    m_threeWay->setVersions(opened, written, current, currentResourceVersion);
 }
 
 void EditorWindow::showInvalid(const QString &message, const QList<CauseRow> &causes)
@@ -833,19 +587,11 @@ void EditorWindow::takeWrittenVersion()
     m_savedText = m_openedYaml;
 }
 
-void EditorWindow::labelThreeWay()
-{
-    const Colors c = Colors::of(palette());
-    m_writtenHeader->setText(tr("<b>What you wrote</b> %1").arg(swatch(tr("your changes"), c.yours)));
-    m_currentHeader->setText(tr("<b>What is there now</b> (resourceVersion %1) %2")
-                                 .arg(richEscaped(m_currentRv), swatch(tr("their changes"), c.theirs)));
-}
-
 void EditorWindow::colourResult()
 {
     const bool bad = m_state == State::ParseError || m_state == State::Conflict || m_state == State::Stale
                   || m_state == State::Invalid || m_state == State::Failed || m_state == State::Detached;
-    const Colors c = Colors::of(palette());
+    const EditorColors c = EditorColors::of(palette());
     m_result->setStyleSheet(bad ? QStringLiteral("color: %1; font-weight: bold").arg(c.bad.name())
                                 : m_state == State::Written ? QStringLiteral("color: %1; font-weight: bold").arg(c.good.name())
                                                             : QString());
@@ -856,9 +602,8 @@ void EditorWindow::changeEvent(QEvent *event)
     QWidget::changeEvent(event);
     if (event->type() != QEvent::PaletteChange)
         return;
-    for (QsciScintilla *pane : {m_buffer, m_openedPane, m_writtenPane, m_currentPane})
-        colourMarkers(pane, palette()); // the window's: its children may not have theirs yet
-    labelThreeWay();
+    colourMarkers(m_buffer, palette()); // the window's: its children may not have theirs yet
+    m_threeWay->recolour(palette());
     colourResult();
     tintBanner();
 }

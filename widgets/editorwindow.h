@@ -1,15 +1,18 @@
 #pragma once
-// EditorWindow: a non-modal window editing one object's YAML (docs/editing.md): the buffer, the write
-// mode (server-side apply with a field manager and Force, replace with the opened
-// resourceVersion as precondition, merge patch, JSON Patch with a `test` of every changed
-// field's opened value), Dry run and Write, and the outcome of the last write: the new
-// resourceVersion and warnings, a malformed-YAML error, the table of SSA conflicts with Force /
-// Give up / Co-own (https://kubernetes.io/docs/reference/using-api/server-side-apply/#conflicts), the three-way view of a stale replace or of a failed `test`
-// the 422 causes, or the typed error. It never sends anything itself: it asks through
-// signals and is told the outcome by the composition root (app/ObjectEditor). The buffer is
-// changed only by the user, by "Give the fields up", and after a write (to what was stored).
-// Closing with edits that were not written asks first; when the connection goes away the window
-// stays with its text (detach()). Lives on the GUI thread.
+// EditorWindow: a non-modal window editing one object's YAML: the buffer, the write mode
+// (server-side apply with a field manager and Force, replace with the opened resourceVersion as
+// precondition, merge patch, JSON Patch with a `test` of every changed field's opened value),
+// Dry run and Write, and the outcome of the last write: the new resourceVersion and warnings, a
+// malformed-YAML error, the SSA conflicts with Force / Give up / Co-own (ConflictPanel), the
+// three-way view of a stale replace or of a failed `test` (ThreeWayView), the 422 causes, or the
+// typed error. It never sends anything itself: it asks through signals and is told the outcome by
+// the composition root (app/ObjectEditor). The buffer is changed only by the user, by "Give the
+// fields up" / "Co-own", by a merge, and after a write (to what was stored). Closing with edits
+// that were not written asks first; when the connection goes away the window stays with its text
+// (detach()). Lives on the GUI thread.
+#include "core/edit/editsession.h"
+#include "widgets/conflictpanel.h"
+
 #include <QList>
 #include <QMetaType>
 #include <QString>
@@ -25,13 +28,14 @@ class QPushButton;
 class QToolButton;
 class QSplitter;
 class QStackedWidget;
-class QTableWidget;
 class QTextBrowser;
 class QsciScintilla;
 
 namespace fieldscope::widgets {
 
-enum class WriteMode { Apply, Replace, MergePatch, JsonPatch };
+class ThreeWayView;
+
+using WriteMode = core::WriteMode; // which request a write sends: core/editsession.h
 
 struct WriteRequest {
     WriteMode mode = WriteMode::Apply;
@@ -41,15 +45,8 @@ struct WriteRequest {
     bool dryRun = false;
 };
 
-struct ConflictRow {
-    QString path;    // server syntax, as in the 409
-    QString manager; // the current owner: "kubectl-edit (Update, apps/v1)"
-    QString liveValue;
-    QString yourValue;
-};
-
 struct CauseRow {
-    QString field; // validation path syntax (field.Path of k8s.io/apimachinery/pkg/util/validation/field)
+    QString field; // the server's path syntax for validation errors ("metadata.labels")
     QString reason;
     QString message;
 };
@@ -82,7 +79,6 @@ public:
     // Stale-write merge: rows of (pointer, opened, written, now) to choose; then the result.
     void showMergeConflicts(const QList<QStringList> &rows);
     void showMerged(const QString &yaml, int yourChanges, const QString &resourceVersion);
-    void sendRowChoices();
     bool isReadOnly() const { return m_readOnly; }
     QString readOnlyReason() const;
     // `ownership` and `changes`: what the write does (dry run: would do) to managedFields and to the
@@ -134,7 +130,7 @@ public:
 
     State state() const { return m_state; }
     QString resultText() const;
-    QList<ConflictRow> conflicts() const { return m_conflicts; }
+    QList<ConflictRow> conflicts() const;
     WriteRequest currentRequest(bool dryRun) const;
 
 Q_SIGNALS:
@@ -166,20 +162,20 @@ protected:
 
 private:
     QWidget *buildControls();
+    QToolButton *buildCopyAs(QWidget *parent);
+    QWidget *buildResultPane(QWidget *parent);
     QWidget *buildServerBanner();
     QWidget *buildDraftBanner();
     void updateServerBanner();
     void tintBanner();
     QWidget *buildConflictPage();
     QWidget *buildThreeWayPage();
+    void resend(bool force); // the last request again, with the buffer as it is now
     void request(const WriteRequest &r);
     void setResult(State state, const QString &text, int page);
     void updateHeader();
     void updateModeControls();
-    void markThreeWay(const QString &opened, const QString &written, const QString &current);
-
     void takeWrittenVersion();
-    void labelThreeWay();
     void colourResult();
     void showThreeWay(const QString &opened, const QString &written, const QString &current, const QString &currentResourceVersion);
 
@@ -192,9 +188,6 @@ private:
     QLineEdit *m_manager;
     QCheckBox *m_force;
     QToolButton *m_copyAs = nullptr;
-    QPushButton *m_sendChoices = nullptr;
-    QTableWidget *m_mergeTable = nullptr;
-    QPushButton *m_useMerge = nullptr;
     QLabel *m_readOnlyBanner = nullptr;
     bool m_readOnly = false;
     QPushButton *m_preview, *m_dryRun, *m_write;
@@ -203,9 +196,8 @@ private:
     QLabel *m_result;
     QStackedWidget *m_details;
     QTextBrowser *m_messages;
-    QTableWidget *m_conflictTable;
-    QsciScintilla *m_openedPane, *m_writtenPane, *m_currentPane;
-    QLabel *m_currentHeader, *m_writtenHeader;
+    ConflictPanel *m_conflictPanel;
+    ThreeWayView *m_threeWay;
     QFrame *m_serverBanner, *m_draftBanner;
     QLabel *m_draftText;
     QLabel *m_draftNote, *m_draftProblem;
@@ -213,9 +205,6 @@ private:
     QPushButton *m_bannerRebase;
     QString m_serverRv;      // the newest version the watch saw
     bool m_serverDeleted = false;
-    QString m_currentRv;
-    int m_threeWayGeneration = 0; // the diff whose marks may still be applied
-    QList<ConflictRow> m_conflicts;
     WriteRequest m_lastRequest;
 };
 
