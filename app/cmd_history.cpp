@@ -5,6 +5,7 @@
 #include "widgets/helpdialogs.h"
 #include "app/commands.h"
 #include "app/historysource.h"
+#include "app/recordaudit.h"
 #include "core/history/historyexport.h"
 #include "core/history/historyfeed.h"
 #include "core/history/historyquery.h"
@@ -61,6 +62,10 @@ void addRecordOptions(QCommandLineParser &p)
     p.addOption({QStringLiteral("include-secret-values"),
                  QStringLiteral("Store Secret data/stringData values as sent. Default: each value is a keyed hash (which key "
                                 "changed stays visible, the value does not reach the disk).")});
+    p.addOption({QStringLiteral("audit-log"),
+                 QStringLiteral("Follow the API server's audit log (--audit-log-path, JSON lines) across rotation and store who made "
+                                "each version and the refused writes (docs/audit.md); a restart resumes where it stopped."),
+                 QStringLiteral("FILE")});
     addConnectionOptions(p);
 }
 
@@ -172,7 +177,8 @@ int runRecord(const QStringList &args)
     const QString context = QString::fromStdString(config.contextName);
     const std::string db = toStore ? historyDatabaseFor(context, clusterIdentityOf(config)).toStdString() : p.value(QStringLiteral("db")).toStdString();
     const QString resources = p.positionalArguments().isEmpty() ? backgroundResources() : p.positionalArguments().constFirst();
-    core::HistoryRecorder recorder(recorderOptions(p, toStore, config, db));
+    const core::HistoryRecorder::Options options = recorderOptions(p, toStore, config, db);
+    core::HistoryRecorder recorder(options);
     // Opening (and the cluster check) happens on the writer thread: a refusal ends the run.
     QObject::connect(&recorder, &core::HistoryRecorder::writeFailed, qApp, [](const QString &m) {
         std::fprintf(stderr, "fieldscope: history recording is failing: %s\n", qUtf8Printable(m));
@@ -181,8 +187,17 @@ int runRecord(const QStringList &args)
     if (!watched)
         return 1;
     const auto &scopes = *watched;
+    std::unique_ptr<RecordAuditLog> audit;
+    if (p.isSet(QStringLiteral("audit-log"))) {
+        auto opened = RecordAuditLog::open(db, options.open, p.value(QStringLiteral("audit-log")).toStdString());
+        if (!opened)
+            return reportError(opened.error());
+        audit = std::move(*opened);
+    }
     std::int64_t versions = 0;
     startRecording(scopes, versions);
+    if (audit)
+        audit->start();
     if (forMs >= 0)
         QTimer::singleShot(forMs, QCoreApplication::instance(), [] { QCoreApplication::exit(0); });
     const QString database = QString::fromStdString(db);
@@ -198,6 +213,8 @@ int runRecord(const QStringList &args)
         removeBackgroundMarker(database);
     if (auto st = recorder.flush(); !st)
         return reportError(st.error());
+    if (audit)
+        audit->stop(); // after the last versions are stored, so the last events find them
     std::fprintf(stderr, "fieldscope: recorded %lld versions into %s\n", static_cast<long long>(versions), db.c_str());
     return rc;
 }
@@ -211,15 +228,20 @@ int runHistory(const QStringList &args)
     p.addOption({{QStringLiteral("n"), QStringLiteral("namespace")}, QStringLiteral("Namespace (default: any)."), QStringLiteral("NAMESPACE")});
     p.addOption({QStringLiteral("db"), QStringLiteral("The history database, or a .jsonl export (no cluster needed)."), QStringLiteral("FILE")});
     p.addOption({{QStringLiteral("o"), QStringLiteral("output")}, QStringLiteral("text (default) or json."), QStringLiteral("FORMAT"), QStringLiteral("text")});
+    p.addOption({QStringLiteral("attempts"),
+                 QStringLiteral("Also list the writes the server refused (409, 422, 403), from imported audit events "
+                                "(fieldscope audit import), in time order among the versions.")});
     if (!p.parse(args))
         return reportError(p.errorText()) + 1;
     if (p.isSet(QStringLiteral("help"))) {
         std::fputs(qUtf8Printable(p.helpText()), stdout);
         return 0;
     }
+    core::HistoryListingOptions listing;
+    listing.attempts = p.isSet(QStringLiteral("attempts"));
     const QString target = p.positionalArguments().value(0);
     if (p.positionalArguments().size() != 1 || !target.contains(QLatin1Char('/')) || !p.isSet(QStringLiteral("db")))
-        return reportError(QStringLiteral("usage: fieldscope history RESOURCE/NAME --db FILE [-n NAMESPACE] [-o text|json]")) + 1;
+        return reportError(QStringLiteral("usage: fieldscope history RESOURCE/NAME --db FILE [-n NAMESPACE] [-o text|json] [--attempts]")) + 1;
     auto store = openForReading(p.value(QStringLiteral("db")));
     if (!store)
         return reportError(store.error());
@@ -229,13 +251,13 @@ int runHistory(const QStringList &args)
     q.namespace_ = p.value(QStringLiteral("namespace")).toStdString();
     q.allNamespaces = !p.isSet(QStringLiteral("namespace"));
     if (p.value(QStringLiteral("output")) == QLatin1String("json")) {
-        auto j = core::historyJson(**store, q);
+        auto j = core::historyJson(**store, q, listing);
         if (!j)
             return reportError(j.error());
         std::printf("%s\n", core::safeDump(*j, 2).c_str());
         return 0;
     }
-    auto t = core::historyText(**store, q);
+    auto t = core::historyText(**store, q, listing);
     if (!t)
         return reportError(t.error());
     std::fputs(t->c_str(), stdout);

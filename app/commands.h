@@ -10,6 +10,7 @@ int runWatch(const QStringList &args);
 int runRecord(const QStringList &args);
 int runHistory(const QStringList &args);
 int runExport(const QStringList &args);
+int runAudit(const QStringList &args);
 int runBlame(const QStringList &args);
 int runConflicts(const QStringList &args);
 int runConsent(const QStringList &args);

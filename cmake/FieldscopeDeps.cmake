@@ -5,6 +5,7 @@ find_package(simdjson REQUIRED)
 find_package(nlohmann_json 3.11 REQUIRED)
 find_package(CURL REQUIRED)
 find_package(SQLite3 REQUIRED)
+find_package(ZLIB REQUIRED) # gzip-rotated audit logs
 find_package(PkgConfig REQUIRED)
 pkg_check_modules(ZSTD REQUIRED IMPORTED_TARGET libzstd)
 

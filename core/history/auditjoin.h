@@ -86,6 +86,15 @@ struct AuditWho {
     bool operator==(const AuditWho &) const = default;
 };
 
+// The one shape of a who, for `history -o json` (docs/cli.md) and the store: user, groups,
+// impersonatedUser (null when none), impersonatedGroups, userAgent, sourceIPs, verb, requestURI,
+// auditID, fieldManager, requestReceivedTimestamp, stageTimestamp, responseCode.
+Json auditWhoJson(const AuditWho &who);
+// Back from that shape with type checks: a history file may have been written by anyone.
+Result<AuditWho> auditWhoFromJson(const Json &json, std::string_view where);
+// "alice", "alice as system:serviceaccount:team:deployer": who acted, for one line of text.
+std::string auditActingName(const AuditWho &who);
+
 // A version's join. Emitted again whenever it changes (a late event adds a candidate): the latest
 // emission for a uid + resourceVersion replaces earlier ones.
 struct AuditJoin {

@@ -1,8 +1,12 @@
 #include "core/history/historyquery.h"
 
 #include "core/history/historyexport.h"
+#include "core/base/visibletext.h"
 
+#include <algorithm>
 #include <functional>
+#include <map>
+#include <set>
 
 namespace fieldscope::core {
 namespace {
@@ -141,39 +145,164 @@ Result<LoadedHistory> loadHistory(HistoryStore &store, const ObjectQuery &query)
     return out;
 }
 
-Result<Json> historyJson(HistoryStore &store, const ObjectQuery &query)
+Json historyWhoJson(const AuditJoin *join)
 {
-    auto rows = attributedHistory(store, query);
-    if (!rows)
-        return rows.error();
-    if (rows->empty())
-        return Error::make(ErrorCategory::NotFound, "no recorded history for " + query.resource + "/" + query.name);
-    Json out = Json::array();
-    for (const auto &r : *rows) {
-        if (r.entry.kind != HistoryEntry::Kind::Version)
+    if (!join || join->candidates.empty() || join->match == AuditMatch::Ambiguous)
+        return nullptr;
+    Json who = auditWhoJson(join->candidates.front());
+    who["match"] = auditMatchName(join->match);
+    return who;
+}
+
+Result<std::vector<AuditAttempt>> historyAttempts(HistoryStore &store, const std::vector<HistoryObject> &objects)
+{
+    std::vector<AuditAttempt> out;
+    std::set<std::string> asked;
+    for (const auto &o : objects) {
+        const auto slash = o.ref.apiVersion.find('/');
+        const AuditObjectKey key{slash == std::string::npos ? std::string() : o.ref.apiVersion.substr(0, slash), o.resource,
+                                 o.ref.namespace_, o.ref.name};
+        if (!asked.insert(key.toString()).second)
             continue;
-        Json paths = Json::array();
-        for (const auto &c : r.attribution.changes)
-            paths.push_back(c.path.toString());
-        out.push_back(Json{{"resourceVersion", r.entry.version.resourceVersion},
-                           {"eventType", historyEventTypeName(r.entry.version.eventType)},
-                           {"observedAt", formatTimestampMs(r.entry.version.observedAtMs)},
-                           {"managers", r.attribution.managerNames()},
-                           {"changedPaths", std::move(paths)}});
+        auto attempts = store.auditAttempts(key);
+        if (!attempts)
+            return attempts.error();
+        out.insert(out.end(), attempts->begin(), attempts->end());
+    }
+    std::stable_sort(out.begin(), out.end(), [](const AuditAttempt &a, const AuditAttempt &b) {
+        return parseRfc3339Micros(a.who.requestReceivedTimestamp).value_or(0) < parseRfc3339Micros(b.who.requestReceivedTimestamp).value_or(0);
+    });
+    return out;
+}
+
+namespace {
+
+// An object's rows with the joins of each incarnation and, when asked, the refused writes.
+struct Listing {
+    std::vector<AttributedEntry> rows;
+    std::map<std::string, std::map<std::string, AuditJoin>> joins; // uid -> RV -> join
+    std::vector<AuditAttempt> attempts;
+
+    const AuditJoin *joinOf(const AttributedEntry &r) const
+    {
+        const auto uid = joins.find(r.object.ref.uid);
+        if (uid == joins.end())
+            return nullptr;
+        const auto rv = uid->second.find(r.entry.version.resourceVersion);
+        return rv == uid->second.end() ? nullptr : &rv->second;
+    }
+};
+
+Result<Listing> listing(HistoryStore &store, const ObjectQuery &query, const HistoryListingOptions &options)
+{
+    auto objects = store.findObjects(query);
+    if (!objects)
+        return objects.error();
+    if (objects->empty())
+        return Error::make(ErrorCategory::NotFound, "no recorded history for " + query.resource + "/" + query.name);
+    Listing out;
+    for (const auto &o : *objects) {
+        if (auto st = appendIncarnation(store, o, out.rows); !st)
+            return st.error();
+        auto joins = store.auditJoins(o.ref.uid);
+        if (!joins)
+            return joins.error();
+        out.joins[o.ref.uid] = std::move(*joins);
+    }
+    if (options.attempts) {
+        auto attempts = historyAttempts(store, *objects);
+        if (!attempts)
+            return attempts.error();
+        out.attempts = std::move(*attempts);
     }
     return out;
 }
 
-Result<std::string> historyText(HistoryStore &store, const ObjectQuery &query)
+std::int64_t attemptMs(const AuditAttempt &a)
 {
-    auto rows = attributedHistory(store, query);
-    if (!rows)
-        return rows.error();
-    if (rows->empty())
-        return Error::make(ErrorCategory::NotFound, "no recorded history for " + query.resource + "/" + query.name);
+    return parseRfc3339Micros(a.who.requestReceivedTimestamp).value_or(0) / 1000;
+}
+
+Json attemptJson(const AuditAttempt &a)
+{
+    return Json{{"eventType", "REFUSED"},
+                {"time", a.who.requestReceivedTimestamp},
+                {"code", a.code},
+                {"reason", a.reason},
+                {"message", a.message},
+                {"who", auditWhoJson(a.who)}};
+}
+
+std::string attemptText(const AuditAttempt &a)
+{
+    // Names and messages come from whoever wrote the audit log: no control bytes reach a terminal.
+    std::string line = "  !! REFUSED " + std::to_string(a.code) + " " + visibleEscapes(a.reason) + "  "
+                     + visibleEscapes(a.who.requestReceivedTimestamp) + "  " + visibleEscapes(a.who.verb) + " by "
+                     + visibleEscapes(auditActingName(a.who));
+    if (!a.message.empty())
+        line += ": " + visibleEscapes(a.message);
+    return line + "\n";
+}
+
+std::string whoText(const AuditJoin *join)
+{
+    if (!join || join->candidates.empty())
+        return {};
+    std::string names;
+    for (const auto &c : join->candidates)
+        names += (names.empty() ? "" : " or ") + visibleEscapes(auditActingName(c));
+    if (join->moreCandidates)
+        names += " or more";
+    return "  by " + names + " (" + auditMatchName(join->match) + ")";
+}
+
+} // namespace
+
+Result<Json> historyJson(HistoryStore &store, const ObjectQuery &query, const HistoryListingOptions &options)
+{
+    auto list = listing(store, query, options);
+    if (!list)
+        return list.error();
+    Json out = Json::array();
+    std::size_t nextAttempt = 0;
+    for (const auto &r : list->rows) {
+        if (r.entry.kind != HistoryEntry::Kind::Version)
+            continue;
+        for (; nextAttempt < list->attempts.size() && attemptMs(list->attempts[nextAttempt]) <= r.entry.version.observedAtMs; ++nextAttempt)
+            out.push_back(attemptJson(list->attempts[nextAttempt]));
+        Json paths = Json::array();
+        for (const auto &c : r.attribution.changes)
+            paths.push_back(c.path.toString());
+        const AuditJoin *join = list->joinOf(r);
+        Json entry{{"resourceVersion", r.entry.version.resourceVersion},
+                   {"eventType", historyEventTypeName(r.entry.version.eventType)},
+                   {"observedAt", formatTimestampMs(r.entry.version.observedAtMs)},
+                   {"managers", r.attribution.managerNames()},
+                   {"changedPaths", std::move(paths)},
+                   {"who", historyWhoJson(join)}};
+        if (join && join->match == AuditMatch::Ambiguous) {
+            Json candidates = Json::array();
+            for (const auto &c : join->candidates)
+                candidates.push_back(auditWhoJson(c));
+            entry["whoCandidates"] = std::move(candidates);
+            entry["whoMore"] = join->moreCandidates;
+        }
+        out.push_back(std::move(entry));
+    }
+    for (; nextAttempt < list->attempts.size(); ++nextAttempt)
+        out.push_back(attemptJson(list->attempts[nextAttempt]));
+    return out;
+}
+
+Result<std::string> historyText(HistoryStore &store, const ObjectQuery &query, const HistoryListingOptions &options)
+{
+    auto list = listing(store, query, options);
+    if (!list)
+        return list.error();
     std::string text;
     std::string uid;
-    for (const auto &r : *rows) {
+    std::size_t nextAttempt = 0;
+    for (const auto &r : list->rows) {
         if (r.object.ref.uid != uid) {
             uid = r.object.ref.uid;
             text += r.object.ref.kind + " " + r.object.ref.displayName() + " (uid " + uid + ")\n";
@@ -189,18 +318,22 @@ Result<std::string> historyText(HistoryStore &store, const ObjectQuery &query)
             continue;
         }
         const auto &v = r.entry.version;
+        for (; nextAttempt < list->attempts.size() && attemptMs(list->attempts[nextAttempt]) <= v.observedAtMs; ++nextAttempt)
+            text += attemptText(list->attempts[nextAttempt]);
         std::string managers;
         for (const auto &m : r.attribution.managerNames())
             managers += (managers.empty() ? "" : ",") + m;
         text += "  " + v.resourceVersion + "  " + historyEventTypeName(v.eventType) + "  " + formatTimestampMs(v.observedAtMs)
               + "  " + (managers.empty() ? std::string("-") : managers) + "  "
-              + std::to_string(r.attribution.changes.size()) + " field(s) changed";
+              + std::to_string(r.attribution.changes.size()) + " field(s) changed" + whoText(list->joinOf(r));
         if (r.attribution.ambiguous)
             text += "  (ambiguous: " + r.attribution.reason + ")";
         text += "\n";
         for (const auto &c : r.attribution.changes)
             text += std::string("      ") + fieldChangeKindName(c.kind) + " " + c.path.toString() + "\n";
     }
+    for (; nextAttempt < list->attempts.size(); ++nextAttempt)
+        text += attemptText(list->attempts[nextAttempt]);
     return text;
 }
 

@@ -28,13 +28,29 @@ struct LoadedHistory {
 };
 Result<LoadedHistory> loadHistory(HistoryStore &store, const ObjectQuery &query);
 
+struct HistoryListingOptions {
+    // Also list the writes the server refused (from audit events), in time order among the versions.
+    bool attempts = false;
+};
+
 // The CLI's `-o json`: an array with one entry per version (gaps are not versions and are left
 // out), each with exactly: resourceVersion, eventType, observedAt (RFC 3339 UTC with ms),
-// managers (manager names of the writers), changedPaths (server syntax, noise-filtered). An
-// unknown object is a NotFound error.
-Result<Json> historyJson(HistoryStore &store, const ObjectQuery &query);
+// managers (manager names of the writers), changedPaths (server syntax, noise-filtered), who
+// (the person from the audit join, auditWhoJson plus match "exact" or "probable"; null when no
+// audit event joined), and whoCandidates only when several requests fit (each an auditWhoJson,
+// with whoMore when more fitted than are listed). With options.attempts, refused writes are
+// entries with eventType "REFUSED", time, code, reason, message and who, placed by the time of
+// the request among the versions' observedAt. An unknown object is a NotFound error.
+Result<Json> historyJson(HistoryStore &store, const ObjectQuery &query, const HistoryListingOptions &options = {});
 
-// The CLI's `-o text`: one line per version or gap, with "(ambiguous: reason)" where it applies.
-Result<std::string> historyText(HistoryStore &store, const ObjectQuery &query);
+// The CLI's `-o text`: one line per version or gap, with "(ambiguous: reason)" where it applies,
+// "by USER" where an audit event joined, and refused writes with options.attempts.
+Result<std::string> historyText(HistoryStore &store, const ObjectQuery &query, const HistoryListingOptions &options = {});
+
+// Who made one version, as historyJson says it (null when nothing joined).
+Json historyWhoJson(const AuditJoin *join);
+// The refused writes on the objects a query names (every matching object's group, resource,
+// namespace and name), oldest request first.
+Result<std::vector<AuditAttempt>> historyAttempts(HistoryStore &store, const std::vector<HistoryObject> &objects);
 
 } // namespace fieldscope::core

@@ -17,7 +17,9 @@ using namespace historydb;
 namespace {
 
 // Schema v2 (v1 + store_info: the Secret redaction key and the cluster identity; a v1 Fieldscope
-// must not write Secret values into a store that promises none). versions.id is the global recording order ("ord") shared with gaps.id, so a history
+// must not write Secret values into a store that promises none). The audit tables (who made a
+// version, refused writes: docs/audit.md) are additive: a v2 file gains them when a writer opens
+// it, and a reader treats their absence as "nothing joined yet", so the schema number stays 2. versions.id is the global recording order ("ord") shared with gaps.id, so a history
 // listing interleaves versions and gaps without comparing RVs (opaque strings, compared for equality only).
 constexpr int kSchemaVersion = 2;
 constexpr const char *kSchema = R"sql(
@@ -40,6 +42,14 @@ CREATE INDEX IF NOT EXISTS gaps_by_scope ON gaps(scope, id);
 CREATE TABLE IF NOT EXISTS scopes(scope TEXT PRIMARY KEY, last_rv TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value INTEGER NOT NULL);
 CREATE TABLE IF NOT EXISTS store_info(key TEXT PRIMARY KEY, value BLOB NOT NULL);
+CREATE TABLE IF NOT EXISTS audit_joins(
+  uid TEXT NOT NULL, rv TEXT NOT NULL, match_kind TEXT NOT NULL, more INTEGER NOT NULL, candidates TEXT NOT NULL,
+  PRIMARY KEY(uid, rv));
+CREATE TABLE IF NOT EXISTS audit_attempts(
+  audit_id TEXT PRIMARY KEY, api_group TEXT NOT NULL, resource TEXT NOT NULL, namespace TEXT NOT NULL,
+  name TEXT NOT NULL, uid TEXT NOT NULL, time_us INTEGER NOT NULL, code INTEGER NOT NULL, reason TEXT NOT NULL,
+  message TEXT NOT NULL, who TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS audit_attempts_by_object ON audit_attempts(resource, namespace, name);
 )sql";
 
 constexpr const char *kObjectColumns =
@@ -220,6 +230,18 @@ Result<std::vector<HistoryObject>> HistoryStore::findObjects(const ObjectQuery &
     }
     if (rc != SQLITE_DONE)
         return m_d->error("findObjects");
+    return out;
+}
+
+Result<std::vector<std::string>> HistoryStore::scopeIds()
+{
+    Query q = m_d->q("SELECT scope FROM scopes ORDER BY scope");
+    std::vector<std::string> out;
+    int rc;
+    while ((rc = q.step()) == SQLITE_ROW)
+        out.push_back(q.text(0));
+    if (rc != SQLITE_DONE)
+        return m_d->error("scopes");
     return out;
 }
 

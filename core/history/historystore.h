@@ -11,11 +11,13 @@
 // transaction survives the process being killed at any moment (the WAL frames are in the OS page
 // cache once COMMIT returns); only an OS crash or power loss can drop the last transactions, and
 // even then the file opens consistently. The kill -9 test is tests/core/tst_historycrash.cpp.
+#include "core/history/auditjoin.h"
 #include "core/history/historytypes.h"
 #include "core/base/json.h"
 #include "core/base/result.h"
 
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -130,6 +132,8 @@ public:
     // The last RV the store saw for a scope (list RV, bookmark, or the last event); "" if none.
     // The watch layer uses it at start-up to record the restart gap honestly.
     Result<std::string> lastResourceVersion(const std::string &scopeId);
+    // Every scope the store has recorded (ids as WatchScope::of makes them: "configmaps.v1/team").
+    Result<std::vector<std::string>> scopeIds();
     Result<HistoryStats> stats();
 
     // Streams every stored version (decoded) and gap in recording order. `objects` restricts the
@@ -143,6 +147,27 @@ public:
         HistoryGap gap;           // isGap
     };
     Status scan(const std::function<bool(const ScanRecord &)> &callback, const std::vector<std::int64_t> *objects = nullptr);
+    // --- who made each version (docs/audit.md) ----------------------------------------------------
+    // Stores joins and refused writes in ONE transaction. A join replaces the stored one of the
+    // same uid + resourceVersion unless that one is exact and this one is not (exact joins are
+    // final); an attempt is stored once per auditID, so importing the same log twice changes
+    // nothing. Returns how many joins and attempts were new or changed.
+    struct AuditWriteReport {
+        std::int64_t joins = 0;
+        std::int64_t attempts = 0;
+    };
+    // `state`: values a source of audit events keeps with what it stored (a followed log's position),
+    // read back with auditState.
+    Result<AuditWriteReport> writeAudit(const std::vector<AuditJoin> &joins, const std::vector<AuditAttempt> &attempts,
+                                        const std::map<std::string, std::string> &state = {});
+    // A value writeAudit kept ("" when none).
+    Result<std::string> auditState(const std::string &key);
+    // The joins of one incarnation, by resourceVersion (empty for a store no join was written to).
+    Result<std::map<std::string, AuditJoin>> auditJoins(const std::string &uid);
+    // Refused writes on objects of this group, resource, namespace and name (any incarnation, and
+    // refused creates of that name), oldest request first.
+    Result<std::vector<AuditAttempt>> auditAttempts(const AuditObjectKey &object);
+
     // PRAGMA integrity_check plus: every object's first kept version is a snapshot and every
     // version decodes.
     Status checkIntegrity();

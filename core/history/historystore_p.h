@@ -159,6 +159,11 @@ struct HistoryStore::Impl {
     Status pruneBefore(std::int64_t objectId, std::int64_t firstKeptSeq);
     Status pruneByCount(std::int64_t maxVersions);
     Status pruneOldest(std::int64_t cutoffMs, std::int64_t maxTotalBytes);
+
+    // historystoreaudit.cpp
+    Result<bool> hasAuditTables();
+    Status writeAuditJoin(const AuditJoin &j, std::int64_t &changed);
+    Status writeAuditAttempt(const AuditAttempt &a, std::int64_t &changed);
 };
 
 } // namespace fieldscope::core

@@ -555,7 +555,8 @@ private Q_SLOTS:
         std::vector<std::string> keys;
         for (auto it = json[1].begin(); it != json[1].end(); ++it)
             keys.push_back(it.key());
-        QCOMPARE(keys, (std::vector<std::string>{"resourceVersion", "eventType", "observedAt", "managers", "changedPaths"}));
+        QCOMPARE(keys, (std::vector<std::string>{"resourceVersion", "eventType", "observedAt", "managers", "changedPaths", "who"}));
+        QVERIFY(json[1]["who"].is_null()); // no audit event was imported
         QCOMPARE(json[1]["eventType"].get<std::string>(), std::string("MODIFIED"));
         QCOMPARE(json[1]["observedAt"].get<std::string>(), std::string("2023-11-14T22:13:20.000Z"));
         QVERIFY(json[1]["managers"] == Json::array({"kubelet"}));

@@ -1,0 +1,95 @@
+#include "app/recordaudit.h"
+
+#include "core/base/visibletext.h"
+
+#include <QDateTime>
+
+#include <cstdio>
+#include <filesystem>
+#include <limits>
+
+namespace fieldscope::app {
+
+core::Result<std::unique_ptr<RecordAuditLog>> RecordAuditLog::open(const std::string &db, const core::HistoryOpenOptions &options,
+                                                                   const std::string &logPath)
+{
+    auto store = core::HistoryStore::open(db, core::HistoryStore::OpenMode::ReadWrite, options);
+    if (!store)
+        return store.error();
+    std::unique_ptr<RecordAuditLog> r(new RecordAuditLog);
+    std::error_code ec;
+    const std::string absolute = std::filesystem::absolute(logPath, ec).lexically_normal().string();
+    r->m_stateKey = "log:" + (ec ? logPath : absolute);
+    auto saved = (*store)->auditState(r->m_stateKey);
+    if (!saved)
+        return saved.error();
+    r->m_follower = std::make_unique<core::AuditLogFollower>(logPath, core::AuditLogPosition::fromText(*saved));
+    r->m_join = std::make_unique<core::AuditLiveJoin>(**store);
+    r->m_store = std::move(*store);
+    r->m_timer.callOnTimeout(r.get(), [p = r.get()] { p->step(false); });
+    return r;
+}
+
+RecordAuditLog::~RecordAuditLog() = default;
+
+void RecordAuditLog::start(int intervalMs)
+{
+    std::fprintf(stderr, "fieldscope: following audit log %s\n", core::visibleEscapes(m_follower->path()).c_str());
+    step(false);
+    m_timer.start(intervalMs);
+}
+
+void RecordAuditLog::stop()
+{
+    m_timer.stop();
+    step(true);
+    for (const auto &f : m_follower->rotatedFilesRead())
+        std::fprintf(stderr, "fieldscope: read the rotated audit log %s\n", core::visibleEscapes(f).c_str());
+    const auto &t = m_total;
+    std::fprintf(stderr,
+                 "fieldscope: audit log: %lld events (%lld skipped), %lld versions joined (%lld exact, %lld probable, %lld with several "
+                 "candidates), %lld refused writes, %lld writes not recorded\n",
+                 static_cast<long long>(t.events), static_cast<long long>(t.skipped), static_cast<long long>(t.exact + t.probable + t.ambiguous),
+                 static_cast<long long>(t.exact), static_cast<long long>(t.probable), static_cast<long long>(t.ambiguous),
+                 static_cast<long long>(t.attempts), static_cast<long long>(t.unmatched));
+}
+
+void RecordAuditLog::step(bool final)
+{
+    const std::int64_t now = QDateTime::currentMSecsSinceEpoch();
+    core::AuditDecodeResult decoded;
+    // At the end everything left is read, however much; while running, 16 MiB a step.
+    const auto st = m_follower->poll(decoded, final ? std::numeric_limits<std::int64_t>::max() / 2 : 16 << 20);
+    if (!st) {
+        if (!m_failing)
+            std::fprintf(stderr, "fieldscope: audit log: %s\n", st.error().describe().c_str());
+        m_failing = true;
+        return;
+    }
+    if (auto added = m_join->addEvents(decoded, now); !added) {
+        std::fprintf(stderr, "fieldscope: audit log: %s\n", added.error().describe().c_str());
+        return;
+    }
+    // The final flush lets every held event go: the watches have stopped, no version will come.
+    auto report = m_join->flush(now, {{m_stateKey, m_follower->position().toText()}}, final);
+    if (!report) {
+        if (!m_failing)
+            std::fprintf(stderr, "fieldscope: audit log: cannot store who made the versions: %s\n", report.error().describe().c_str());
+        m_failing = true;
+        return;
+    }
+    m_failing = false;
+    for (const auto &p : report->problems)
+        if (m_problemsShown++ < 20)
+            std::fprintf(stderr, "fieldscope: audit log: skipped %s\n", core::visibleEscapes(p).c_str());
+    m_total.events += report->events;
+    m_total.skipped += report->skipped;
+    m_total.exact += report->exact;
+    m_total.probable += report->probable;
+    m_total.ambiguous += report->ambiguous;
+    m_total.attempts += report->storedAttempts;
+    m_total.unmatched += report->unmatched;
+    m_total.storedJoins += report->storedJoins;
+}
+
+} // namespace fieldscope::app

@@ -1,0 +1,46 @@
+#pragma once
+// `fieldscope record --audit-log FILE`: follows the API server's audit log while the watches
+// record, and stores who made each version and the refused writes in the same database
+// (core/history/auditimport.h, core/history/auditfollower.h). Where it stopped is kept in the
+// database, so a restart neither repeats nor skips an event of the log or of its rotated files.
+// Thread: the CLI's main thread (blocking file and database work; there is no window to keep
+// responsive).
+#include "core/history/auditfollower.h"
+#include "core/history/auditimport.h"
+
+#include <QObject>
+#include <QTimer>
+
+#include <memory>
+
+namespace fieldscope::app {
+
+class RecordAuditLog : public QObject
+{
+    Q_OBJECT
+public:
+    // Opens its own connection to `db` with the recorder's options (the same cluster check).
+    static core::Result<std::unique_ptr<RecordAuditLog>> open(const std::string &db, const core::HistoryOpenOptions &options,
+                                                              const std::string &logPath);
+    ~RecordAuditLog() override;
+    // Follows the log every `intervalMs` until stop().
+    void start(int intervalMs = 1000);
+    // One last read and flush; prints the totals on stderr.
+    void stop();
+    const core::AuditImportReport &totals() const { return m_total; }
+
+private:
+    RecordAuditLog() = default;
+    void step(bool final);
+
+    std::unique_ptr<core::HistoryStore> m_store;
+    std::unique_ptr<core::AuditLogFollower> m_follower;
+    std::unique_ptr<core::AuditLiveJoin> m_join;
+    std::string m_stateKey;
+    core::AuditImportReport m_total;
+    std::int64_t m_problemsShown = 0;
+    QTimer m_timer;
+    bool m_failing = false;
+};
+
+} // namespace fieldscope::app

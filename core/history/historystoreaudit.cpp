@@ -1,0 +1,158 @@
+// HistoryStore's audit tables: who made each version (joins) and the writes the server refused
+// (attempts), docs/audit.md. Only who, where and the join keys are stored, never a body.
+#include "core/history/historystore.h"
+
+#include "core/history/historystore_p.h"
+#include "core/base/jsonread.h"
+
+namespace fieldscope::core {
+
+using namespace historydb;
+
+namespace {
+
+AuditMatch matchFromName(const std::string &name)
+{
+    if (name == "exact")
+        return AuditMatch::Exact;
+    if (name == "ambiguous")
+        return AuditMatch::Ambiguous;
+    return AuditMatch::Probable;
+}
+
+} // namespace
+
+// A file written before the audit tables existed, opened read-only, has none: nothing joined.
+Result<bool> HistoryStore::Impl::hasAuditTables()
+{
+    Query t = q("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name IN ('audit_joins', 'audit_attempts')");
+    if (t.step() != SQLITE_ROW)
+        return error("audit tables");
+    return t.i64(0) == 2;
+}
+
+Status HistoryStore::Impl::writeAuditJoin(const AuditJoin &j, std::int64_t &changed)
+{
+    Json candidates = Json::array();
+    for (const auto &w : j.candidates)
+        candidates.push_back(auditWhoJson(w));
+    // An exact join is final: a later probable or ambiguous one (another log of the same request
+    // at a lower level) never replaces it.
+    Query u = q("INSERT INTO audit_joins(uid, rv, match_kind, more, candidates) VALUES(?1, ?2, ?3, ?4, ?5) "
+                  "ON CONFLICT(uid, rv) DO UPDATE SET match_kind = ?3, more = ?4, candidates = ?5 "
+                  "WHERE (audit_joins.match_kind != 'exact' OR ?3 = 'exact') "
+                  "AND (audit_joins.match_kind != ?3 OR audit_joins.more != ?4 OR audit_joins.candidates != ?5)");
+    u.bind(1, j.uid).bind(2, j.resourceVersion).bind(3, auditMatchName(j.match)).bind(4, std::int64_t(j.moreCandidates));
+    u.bind(5, safeDump(candidates));
+    if (u.step() != SQLITE_DONE)
+        return error("audit join");
+    changed += sqlite3_changes(db);
+    return success();
+}
+
+Status HistoryStore::Impl::writeAuditAttempt(const AuditAttempt &a, std::int64_t &changed)
+{
+    Query u = q("INSERT INTO audit_attempts(audit_id, api_group, resource, namespace, name, uid, time_us, code, reason, message, who) "
+                  "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11) ON CONFLICT(audit_id) DO NOTHING");
+    u.bind(1, a.who.auditID).bind(2, a.object.group).bind(3, a.object.resource).bind(4, a.object.namespace_).bind(5, a.object.name);
+    u.bind(6, a.uid).bind(7, parseRfc3339Micros(a.who.requestReceivedTimestamp).value_or(0)).bind(8, std::int64_t(a.code));
+    u.bind(9, a.reason).bind(10, a.message).bind(11, safeDump(auditWhoJson(a.who)));
+    if (u.step() != SQLITE_DONE)
+        return error("audit attempt");
+    changed += sqlite3_changes(db);
+    return success();
+}
+
+Result<HistoryStore::AuditWriteReport> HistoryStore::writeAudit(const std::vector<AuditJoin> &joins, const std::vector<AuditAttempt> &attempts,
+                                                                const std::map<std::string, std::string> &state)
+{
+    if (auto st = m_d->beginWrite(); !st)
+        return st.error();
+    AuditWriteReport report;
+    auto fail = [&](const Error &e) -> Result<AuditWriteReport> {
+        (void)m_d->exec("ROLLBACK");
+        return e;
+    };
+    for (const auto &j : joins)
+        if (auto st = m_d->writeAuditJoin(j, report.joins); !st)
+            return fail(st.error());
+    for (const auto &a : attempts)
+        if (auto st = m_d->writeAuditAttempt(a, report.attempts); !st)
+            return fail(st.error());
+    for (const auto &[key, value] : state)
+        if (auto st = m_d->setInfo(("audit:" + key).c_str(), value); !st)
+            return fail(st.error());
+    if (auto st = m_d->commitWrite(); !st)
+        return fail(st.error());
+    return report;
+}
+
+Result<std::string> HistoryStore::auditState(const std::string &key)
+{
+    return m_d->info(("audit:" + key).c_str());
+}
+
+Result<std::map<std::string, AuditJoin>> HistoryStore::auditJoins(const std::string &uid)
+{
+    std::map<std::string, AuditJoin> out;
+    auto tables = m_d->hasAuditTables();
+    if (!tables || !*tables)
+        return tables ? Result<std::map<std::string, AuditJoin>>(out) : tables.error();
+    Query s = m_d->q("SELECT rv, match_kind, more, candidates FROM audit_joins WHERE uid = ?1");
+    s.bind(1, uid);
+    int rc = SQLITE_ROW;
+    while ((rc = s.step()) == SQLITE_ROW) {
+        AuditJoin j;
+        j.uid = uid;
+        j.resourceVersion = s.text(0);
+        j.match = matchFromName(s.text(1));
+        j.moreCandidates = s.i64(2) != 0;
+        const std::string where = uid + "@" + j.resourceVersion;
+        auto parsed = parseJson(s.text(3));
+        if (!parsed || !parsed->is_array())
+            return Error::make(ErrorCategory::Parse, "audit join " + where + " in " + m_d->path + " is not a list of users");
+        for (const auto &c : *parsed) {
+            auto who = auditWhoFromJson(c, where);
+            if (!who)
+                return who.error();
+            j.candidates.push_back(std::move(*who));
+        }
+        out[j.resourceVersion] = std::move(j);
+    }
+    if (rc != SQLITE_DONE)
+        return m_d->error("audit joins");
+    return out;
+}
+
+Result<std::vector<AuditAttempt>> HistoryStore::auditAttempts(const AuditObjectKey &object)
+{
+    std::vector<AuditAttempt> out;
+    auto tables = m_d->hasAuditTables();
+    if (!tables || !*tables)
+        return tables ? Result<std::vector<AuditAttempt>>(out) : tables.error();
+    Query s = m_d->q("SELECT uid, code, reason, message, who FROM audit_attempts "
+                     "WHERE resource = ?1 AND namespace = ?2 AND name = ?3 AND api_group = ?4 ORDER BY time_us, audit_id");
+    s.bind(1, object.resource).bind(2, object.namespace_).bind(3, object.name).bind(4, object.group);
+    int rc = SQLITE_ROW;
+    while ((rc = s.step()) == SQLITE_ROW) {
+        AuditAttempt a;
+        a.object = object;
+        a.uid = s.text(0);
+        a.code = int(s.i64(1));
+        a.reason = s.text(2);
+        a.message = s.text(3);
+        auto parsed = parseJson(s.text(4));
+        if (!parsed)
+            return Error::make(ErrorCategory::Parse, "a refused write of " + object.toString() + " in " + m_d->path + " is not JSON");
+        auto who = auditWhoFromJson(*parsed, object.toString());
+        if (!who)
+            return who.error();
+        a.who = std::move(*who);
+        out.push_back(std::move(a));
+    }
+    if (rc != SQLITE_DONE)
+        return m_d->error("audit attempts");
+    return out;
+}
+
+} // namespace fieldscope::core

@@ -1,0 +1,328 @@
+// Backfilling who made each recorded version from audit log files (core/history/auditimport.h)
+// into the history store, and what `history` then says: the watch and the audit log of one
+// scripted sequence recorded from a real kube-apiserver 1.20.2 (tests/data/audit/README.md).
+#include "auditfixtures.h"
+#include "core/history/auditimport.h"
+#include "core/history/historyquery.h"
+
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <sqlite3.h>
+#include <zlib.h>
+
+#include <map>
+
+using namespace fieldscope::core;
+using namespace auditfixtures;
+
+namespace {
+
+std::string acting(const AuditWho &w)
+{
+    return w.hasImpersonatedUser ? w.user.username + " as " + w.impersonatedUser.username : w.user.username;
+}
+
+// resourceVersion -> "match: user[, user]" over every object the store holds.
+std::map<std::string, std::string> storedJoins(HistoryStore &store)
+{
+    std::map<std::string, std::string> out;
+    const auto objects = store.allObjects().value();
+    for (const auto &o : objects) {
+        const auto joins = store.auditJoins(o.ref.uid).value();
+        for (const auto &[rv, j] : joins) {
+            std::string s = std::string(auditMatchName(j.match)) + ":";
+            for (const auto &w : j.candidates)
+                s += " " + acting(w);
+            out[rv] = s;
+        }
+    }
+    return out;
+}
+
+const std::map<std::string, std::string> kExactRr = {
+    {"214", "exact: system:kube-controller-manager"},
+    {"227", "exact: alice"},
+    {"228", "exact: bob"},
+    {"229", "exact: bob"},
+    {"230", "exact: fieldscope-admin as system:serviceaccount:team:deployer"},
+    {"231", "exact: alice"},
+    {"233", "exact: bob"},
+    {"234", "exact: alice"},
+    {"235", "exact: bob"},
+};
+
+const std::map<std::string, std::string> kProbableMd = {
+    {"215", "probable: system:kube-controller-manager"},
+    {"227", "probable: alice"},
+    {"228", "probable: bob"},
+    {"229", "probable: bob"},
+    {"230", "probable: fieldscope-admin as system:serviceaccount:team:deployer"},
+    {"231", "probable: alice"},
+    {"233", "ambiguous: alice bob"},
+    {"234", "ambiguous: alice bob"},
+    {"235", "probable: bob"},
+};
+
+std::string dump(const std::map<std::string, std::string> &m)
+{
+    std::string s;
+    for (const auto &[k, v] : m)
+        s += k + " -> " + v + "\n";
+    return s;
+}
+
+AuditImportReport importFiles(HistoryStore &store, const std::vector<std::string> &files)
+{
+    AuditImporter importer(store);
+    for (const auto &f : files)
+        if (auto st = importAuditLogFile(f, importer); !st)
+            qFatal("%s", st.error().describe().c_str());
+    return importer.finish().value();
+}
+
+ObjectQuery appQuery()
+{
+    ObjectQuery q;
+    q.resource = "configmaps";
+    q.namespace_ = "team";
+    q.name = "app";
+    return q;
+}
+
+void writeGzip(const std::string &path, const std::string &text, std::size_t keepBytes)
+{
+    gzFile out = gzopen(path.c_str(), "wb");
+    QVERIFY(out);
+    QCOMPARE(gzwrite(out, text.data(), unsigned(text.size())), int(text.size()));
+    QCOMPARE(gzclose(out), Z_OK);
+    if (keepBytes == std::string::npos)
+        return;
+    QFile f(QString::fromStdString(path));
+    QVERIFY(f.resize(qint64(keepBytes)));
+}
+
+} // namespace
+
+class TestAuditImport : public QObject
+{
+    Q_OBJECT
+    QTemporaryDir m_dir;
+
+    std::unique_ptr<HistoryStore> recordedStore(const std::string &policy, const std::string &name)
+    {
+        auto store = HistoryStore::open(m_dir.filePath(QString::fromStdString(name)).toStdString()).value();
+        recordSampleWatch(*store, policy);
+        return store;
+    }
+
+private Q_SLOTS:
+    void everyRecordedVersionIsStoredWithItsUser_data()
+    {
+        QTest::addColumn<QString>("policy");
+        QTest::newRow("RequestResponse: exact") << "rr";
+        QTest::newRow("Metadata: probable") << "md";
+    }
+    void everyRecordedVersionIsStoredWithItsUser()
+    {
+        QFETCH(QString, policy);
+        const std::string p = policy.toStdString();
+        auto store = recordedStore(p, p + "-joins.db");
+        const AuditImportReport report = importFiles(*store, {auditDataPath(p + "-audit.log")});
+        const auto expected = p == "rr" ? kExactRr : kProbableMd;
+        QVERIFY2(storedJoins(*store) == expected, dump(storedJoins(*store)).c_str());
+        QCOMPARE(report.versions, std::int64_t(9));
+        QCOMPARE(report.objects, std::int64_t(2));
+        // Refused writes in the recorded scope (ConfigMaps of team): not bob's 403 in "other".
+        QCOMPARE(report.attempts, std::int64_t(4));
+        QCOMPARE(report.skipped, std::int64_t(0));
+        QCOMPARE(report.exact + report.probable + report.ambiguous, std::int64_t(9));
+        QCOMPARE(report.exact, p == "rr" ? std::int64_t(9) : std::int64_t(0));
+        QCOMPARE(report.ambiguous, p == "rr" ? std::int64_t(0) : std::int64_t(2));
+        // kube-root-ca.crt in "other" was written but never recorded: the only unmatched write.
+        QCOMPARE(report.unmatched, std::int64_t(1));
+        QCOMPARE(report.storedJoins, std::int64_t(9));
+        QCOMPARE(report.storedAttempts, std::int64_t(4));
+    }
+
+    void refusedWritesAreKeptWithTheObjectTheyAimedAt()
+    {
+        auto store = recordedStore("rr", "attempts.db");
+        importFiles(*store, {auditDataPath("rr-audit.log")});
+        const auto app = store->auditAttempts({"", "configmaps", "team", "app"}).value();
+        std::vector<std::string> seen;
+        for (const auto &a : app)
+            seen.push_back(acting(a.who) + " " + a.who.verb + " " + std::to_string(a.code) + " " + a.reason);
+        QCOMPARE(seen, (std::vector<std::string>{"bob create 409 AlreadyExists", "alice update 409 Conflict", "bob patch 409 Conflict"}));
+        QVERIFY(app[2].message.find("conflict with \"kubectl-create\"") != std::string::npos);
+        QCOMPARE(app[2].who.fieldManager, std::string("kubectl"));
+        const auto bad = store->auditAttempts({"", "configmaps", "team", "Bad_Name"}).value();
+        QCOMPARE(bad.size(), std::size_t(1));
+        QCOMPARE(bad[0].code, 422);
+        // bob's 403 in "other" is outside what the store records (ConfigMaps of team).
+        QVERIFY(store->auditAttempts({"", "configmaps", "other", ""}).value().empty());
+        QVERIFY(store->auditAttempts({"apps", "configmaps", "team", "app"}).value().empty());           // another group
+    }
+
+    void importingTheSameLogTwiceChangesNothing()
+    {
+        auto store = recordedStore("md", "twice.db");
+        importFiles(*store, {auditDataPath("md-audit.log")});
+        const auto before = storedJoins(*store);
+        const AuditImportReport again = importFiles(*store, {auditDataPath("md-audit.log")});
+        QCOMPARE(again.storedJoins, std::int64_t(0));
+        QCOMPARE(again.storedAttempts, std::int64_t(0));
+        QCOMPARE(storedJoins(*store), before);
+        QCOMPARE(store->auditAttempts({"", "configmaps", "team", "app"}).value().size(), std::size_t(3));
+    }
+
+    void anExactJoinIsNeverReplacedByAProbableOne()
+    {
+        auto store = recordedStore("rr", "final.db");
+        importFiles(*store, {auditDataPath("rr-audit.log")});
+        const std::string uid = store->findObjects(appQuery()).value().front().ref.uid;
+        AuditJoin probable = store->auditJoins(uid).value().at("227");
+        probable.match = AuditMatch::Probable;
+        probable.candidates.front().user.username = "mallory";
+        QCOMPARE(store->writeAudit({probable}, {}).value().joins, std::int64_t(0));
+        const AuditJoin kept = store->auditJoins(uid).value().at("227");
+        QCOMPARE(kept.match, AuditMatch::Exact);
+        QCOMPARE(kept.candidates.front().user.username, std::string("alice"));
+    }
+
+    void aGzipRotatedLogImportsLikeThePlainOne()
+    {
+        auto store = recordedStore("rr", "gzip.db");
+        const std::string gz = m_dir.filePath(QStringLiteral("audit.log.1.gz")).toStdString();
+        writeGzip(gz, readAuditData("rr-audit.log"), std::string::npos);
+        const AuditImportReport report = importFiles(*store, {gz});
+        QCOMPARE(report.exact, std::int64_t(9));
+        QVERIFY2(storedJoins(*store) == kExactRr, dump(storedJoins(*store)).c_str());
+    }
+
+    void aGzipCutShortIsAnErrorNamingTheFile()
+    {
+        auto store = recordedStore("rr", "cut.db");
+        const std::string gz = m_dir.filePath(QStringLiteral("cut.log.gz")).toStdString();
+        writeGzip(gz, readAuditData("rr-audit.log"), 300);
+        AuditImporter importer(*store);
+        const Status st = importAuditLogFile(gz, importer);
+        QVERIFY(!st);
+        QVERIFY2(st.error().describe().find("cut.log.gz") != std::string::npos, st.error().describe().c_str());
+        AuditImporter missing(*store);
+        QVERIFY(!importAuditLogFile(m_dir.filePath(QStringLiteral("nope.log")).toStdString(), missing));
+    }
+
+    void junkLinesAreCountedAndNamedWithTheirLine()
+    {
+        auto store = recordedStore("rr", "junk.db");
+        const std::string path = m_dir.filePath(QStringLiteral("junk.log")).toStdString();
+        {
+            QFile f(QString::fromStdString(path));
+            QVERIFY(f.open(QIODevice::WriteOnly));
+            f.write("not json\n{\"kind\":\"Event\",\"apiVersion\":\"audit.k8s.io/v1\",\"auditID\":7}\n[[[[\n");
+            f.write(QByteArray::fromStdString(readAuditData("rr-audit.log")));
+        }
+        const AuditImportReport report = importFiles(*store, {path});
+        QCOMPARE(report.skipped, std::int64_t(3));
+        QCOMPARE(report.problems.size(), std::size_t(3));
+        QVERIFY2(report.problems[0].rfind(path + ": ", 0) == 0 && report.problems[0].find("line 1") != std::string::npos,
+                 report.problems[0].c_str());
+        QVERIFY2(report.problems[2].find("line 3") != std::string::npos, report.problems[2].c_str());
+        QCOMPARE(report.exact, std::int64_t(9)); // the good lines still count
+    }
+
+    void historyJsonNamesTheUserOfEachVersionAndListsRefusedWritesInTimeOrder()
+    {
+        auto store = recordedStore("rr", "json.db");
+        importFiles(*store, {auditDataPath("rr-audit.log")});
+        HistoryListingOptions withAttempts;
+        withAttempts.attempts = true;
+        const Json j = historyJson(*store, appQuery(), withAttempts).value();
+        std::vector<std::string> order;
+        for (const auto &e : j)
+            order.push_back(e["eventType"].get<std::string>() + " "
+                            + (e["eventType"] == "REFUSED" ? std::to_string(e["code"].get<int>()) : e["resourceVersion"].get<std::string>()) + " "
+                            + (e["who"].is_null() ? std::string("-") : e["who"]["user"].get<std::string>()));
+        const std::vector<std::string> expected = {
+            "ADDED 227 alice",    "REFUSED 409 bob",       "MODIFIED 228 bob",  "REFUSED 409 alice", "REFUSED 409 bob",
+            "MODIFIED 229 bob",   "MODIFIED 230 fieldscope-admin", "MODIFIED 231 alice", "MODIFIED 233 bob",
+            "MODIFIED 234 alice", "DELETED 235 bob",
+        };
+        QCOMPARE(order, expected);
+        const Json &impersonated = j[6]["who"];
+        for (const char *field : {"user", "groups", "impersonatedUser", "userAgent", "sourceIPs", "verb", "requestURI", "auditID", "match"})
+            QVERIFY2(impersonated.contains(field), field);
+        QCOMPARE(impersonated["impersonatedUser"].get<std::string>(), std::string("system:serviceaccount:team:deployer"));
+        QCOMPARE(impersonated["match"].get<std::string>(), std::string("exact"));
+        QCOMPARE(impersonated["verb"].get<std::string>(), std::string("patch"));
+        const Json &refused = j[1];
+        for (const char *field : {"time", "code", "reason", "message", "who"})
+            QVERIFY2(refused.contains(field), field);
+        QCOMPARE(refused["reason"].get<std::string>(), std::string("AlreadyExists"));
+        // Without --attempts the versions alone, each still with its who.
+        const Json plain = historyJson(*store, appQuery()).value();
+        QCOMPARE(plain.size(), std::size_t(8));
+        QCOMPARE(plain[0]["who"]["user"].get<std::string>(), std::string("alice"));
+    }
+
+    void severalCandidatesAreListedAsSuchNeverAsOneUser()
+    {
+        auto store = recordedStore("md", "ambiguous.db");
+        importFiles(*store, {auditDataPath("md-audit.log")});
+        const Json j = historyJson(*store, appQuery()).value();
+        const Json *v233 = nullptr;
+        for (const auto &e : j)
+            if (e["resourceVersion"] == "233")
+                v233 = &e;
+        QVERIFY(v233);
+        QVERIFY((*v233)["who"].is_null());
+        QCOMPARE((*v233)["whoCandidates"].size(), std::size_t(2));
+        QCOMPARE((*v233)["whoMore"].get<bool>(), false);
+        QCOMPARE(j[0]["who"]["match"].get<std::string>(), std::string("probable"));
+        const std::string text = historyText(*store, appQuery()).value();
+        QVERIFY2(text.find("by alice or bob (ambiguous)") != std::string::npos, text.c_str());
+    }
+
+    void historyTextEscapesControlCharactersFromTheLog()
+    {
+        auto store = recordedStore("rr", "escape.db");
+        std::string log = readAuditData("rr-audit.log");
+        for (std::size_t at = 0; (at = log.find("\"username\":\"alice\"", at)) != std::string::npos; ++at)
+            log.replace(at, 18, "\"username\":\"al\\u001b[2Jice\"");
+        const std::string path = m_dir.filePath(QStringLiteral("escape.log")).toStdString();
+        {
+            QFile f(QString::fromStdString(path));
+            QVERIFY(f.open(QIODevice::WriteOnly));
+            f.write(QByteArray::fromStdString(log));
+        }
+        importFiles(*store, {path});
+        HistoryListingOptions withAttempts;
+        withAttempts.attempts = true;
+        const std::string text = historyText(*store, appQuery(), withAttempts).value();
+        QVERIFY2(text.find('\x1b') == std::string::npos, text.c_str());
+        QVERIFY2(text.find("by al\\u001b[2Jice (exact)") != std::string::npos, text.c_str());
+        QVERIFY2(text.find("!! REFUSED 409 Conflict") != std::string::npos, text.c_str());
+    }
+
+    void aFileWithoutAuditTablesReadsAsNothingJoined()
+    {
+        const std::string path = m_dir.filePath(QStringLiteral("old.db")).toStdString();
+        {
+            auto store = recordedStore("rr", "old.db");
+        }
+        sqlite3 *db = nullptr;
+        QCOMPARE(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+        QCOMPARE(sqlite3_exec(db, "DROP TABLE audit_joins; DROP TABLE audit_attempts;", nullptr, nullptr, nullptr), SQLITE_OK);
+        sqlite3_close(db);
+        auto store = HistoryStore::open(path, HistoryStore::OpenMode::ReadOnly).value();
+        HistoryListingOptions withAttempts;
+        withAttempts.attempts = true;
+        const Json j = historyJson(*store, appQuery(), withAttempts).value();
+        QCOMPARE(j.size(), std::size_t(8));
+        QVERIFY(j[0]["who"].is_null());
+    }
+};
+
+QTEST_GUILESS_MAIN(TestAuditImport)
+#include "tst_auditimport.moc"
