@@ -14,7 +14,10 @@
 
 namespace fieldscope::app {
 
-QString backgroundMarkerFor(const QString &database) { return database + QStringLiteral(".recorder"); }
+QString backgroundMarkerFor(const QString &database)
+{
+    return database + QStringLiteral(".recorder");
+}
 
 core::Status writeBackgroundMarker(const QString &database, const BackgroundRecorder &r)
 {
@@ -29,7 +32,10 @@ core::Status writeBackgroundMarker(const QString &database, const BackgroundReco
     return core::writePrivateFileDurably(backgroundMarkerFor(database).toStdString(), core::toJsonText(marker));
 }
 
-void removeBackgroundMarker(const QString &database) { QFile::remove(backgroundMarkerFor(database)); }
+void removeBackgroundMarker(const QString &database)
+{
+    QFile::remove(backgroundMarkerFor(database));
+}
 
 std::optional<BackgroundRecorder> runningBackgroundRecorder(const QString &database, const QDateTime &now)
 {
@@ -58,7 +64,10 @@ std::optional<BackgroundRecorder> runningBackgroundRecorder(const QString &datab
     return r;
 }
 
-QString backgroundResources() { return widgets::SettingsDialog::backgroundResources(); }
+QString backgroundResources()
+{
+    return widgets::SettingsDialog::backgroundResources();
+}
 
 QString systemdInstanceName(const QString &context)
 {
@@ -67,8 +76,8 @@ QString systemdInstanceName(const QString &context)
     QString out;
     for (int i = 0; i < utf8.size(); ++i) {
         const char c = utf8[i];
-        const bool plain = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == ':' || c == '_'
-                        || (c == '.' && i > 0);
+        const bool plain = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == ':'
+                        || c == '_' || (c == '.' && i > 0);
         if (c == '/')
             out += QLatin1Char('-');
         else if (plain)

@@ -28,7 +28,8 @@ core::Status writeBackgroundMarker(const QString &database, const BackgroundReco
 void removeBackgroundMarker(const QString &database);
 // The live recorder of `database`, if one runs: the marker parses, its process exists and its
 // heartbeat is at most 90 s old.
-std::optional<BackgroundRecorder> runningBackgroundRecorder(const QString &database, const QDateTime &now = QDateTime::currentDateTimeUtc());
+std::optional<BackgroundRecorder> runningBackgroundRecorder(const QString &database,
+                                                            const QDateTime &now = QDateTime::currentDateTimeUtc());
 
 // What `record --store` records when no RESOURCES are given, and what Settings lists.
 QString backgroundResources();

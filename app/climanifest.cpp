@@ -10,7 +10,8 @@ core::Result<core::ManifestObjects> readManifest(const QString &path)
 {
     QFile f(path);
     if (path == QLatin1String("-") ? !f.open(stdin, QIODevice::ReadOnly) : !f.open(QIODevice::ReadOnly))
-        return core::Error::make(core::ErrorCategory::Io, "cannot read " + path.toStdString() + ": " + f.errorString().toStdString());
+        return core::Error::make(core::ErrorCategory::Io,
+                                 "cannot read " + path.toStdString() + ": " + f.errorString().toStdString());
     const QByteArray bytes = f.readAll();
     auto objects = core::manifestObjects(std::string_view(bytes.constData(), std::size_t(bytes.size())));
     if (!objects) {

@@ -17,11 +17,26 @@ bool takesValue(const QString &arg)
         const QStringList names = guiOptionsWithValues();
         return QSet<QString>(names.begin(), names.end());
     }();
-    static const QSet<QString> withValue{
-        QStringLiteral("--context"), QStringLiteral("--kubeconfig"), QStringLiteral("-n"), QStringLiteral("--namespace"), QStringLiteral("-l"), QStringLiteral("--selector"), QStringLiteral("--field-selector"),
-        QStringLiteral("-o"), QStringLiteral("--output"), QStringLiteral("-f"), QStringLiteral("--filename"),
-        QStringLiteral("--mode"), QStringLiteral("--db"), QStringLiteral("--for"), QStringLiteral("--to"), QStringLiteral("--manager"),
-        QStringLiteral("--live-file"), QStringLiteral("-platform"), QStringLiteral("-style"), QStringLiteral("-qwindowgeometry")};
+    static const QSet<QString> withValue{QStringLiteral("--context"),
+                                         QStringLiteral("--kubeconfig"),
+                                         QStringLiteral("-n"),
+                                         QStringLiteral("--namespace"),
+                                         QStringLiteral("-l"),
+                                         QStringLiteral("--selector"),
+                                         QStringLiteral("--field-selector"),
+                                         QStringLiteral("-o"),
+                                         QStringLiteral("--output"),
+                                         QStringLiteral("-f"),
+                                         QStringLiteral("--filename"),
+                                         QStringLiteral("--mode"),
+                                         QStringLiteral("--db"),
+                                         QStringLiteral("--for"),
+                                         QStringLiteral("--to"),
+                                         QStringLiteral("--manager"),
+                                         QStringLiteral("--live-file"),
+                                         QStringLiteral("-platform"),
+                                         QStringLiteral("-style"),
+                                         QStringLiteral("-qwindowgeometry")};
     return withValue.contains(arg) || window.contains(arg);
 }
 

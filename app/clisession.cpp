@@ -5,7 +5,6 @@
 #include <QEventLoop>
 #include <QRegularExpression>
 #include <QTextStream>
-
 #include <QTimer>
 
 #include <atomic>
@@ -16,11 +15,14 @@ namespace fieldscope::app {
 
 void addConnectionOptions(QCommandLineParser &parser)
 {
-    parser.addOption({QStringLiteral("context"), QStringLiteral("The kubeconfig context to use."), QStringLiteral("NAME")});
-    parser.addOption({QStringLiteral("kubeconfig"), QStringLiteral("Path to the kubeconfig file."), QStringLiteral("FILE")});
-    parser.addOption({QStringLiteral("allow-exec-plugins"),
-                      QStringLiteral("Run the kubeconfig's exec credential plugin for this run, even if it was denied before "
-                                     "(it is an arbitrary program; nothing is remembered).")});
+    parser.addOption({QStringLiteral("context"), QStringLiteral("The kubeconfig context to use."),
+                      QStringLiteral("NAME")});
+    parser.addOption({QStringLiteral("kubeconfig"), QStringLiteral("Path to the kubeconfig file."),
+                      QStringLiteral("FILE")});
+    parser.addOption(
+        {QStringLiteral("allow-exec-plugins"),
+         QStringLiteral("Run the kubeconfig's exec credential plugin for this run, even if it was denied before "
+                        "(it is an arbitrary program; nothing is remembered).")});
 }
 
 bool parseOrHelp(QCommandLineParser &p, const QStringList &args, int *rc)
@@ -87,8 +89,9 @@ std::unique_ptr<CliSession> CliSession::open(const QCommandLineParser &parser)
 std::unique_ptr<CliSession> CliSession::open(const QCommandLineParser &parser, const QString &defaultKubeconfig)
 {
     kube::ConnectionOptions opts;
-    opts.kubeconfigPath = parser.isSet(QStringLiteral("kubeconfig")) ? parser.value(QStringLiteral("kubeconfig")).toStdString()
-                                                                      : defaultKubeconfig.toStdString();
+    opts.kubeconfigPath = parser.isSet(QStringLiteral("kubeconfig"))
+                            ? parser.value(QStringLiteral("kubeconfig")).toStdString()
+                            : defaultKubeconfig.toStdString();
     opts.context = parser.value(QStringLiteral("context")).toStdString();
     // What the user allowed in the window is allowed here too (one store, the same fingerprint).
     opts.credentials.consentStore = std::make_shared<SettingsConsentStore>();
@@ -96,10 +99,11 @@ std::unique_ptr<CliSession> CliSession::open(const QCommandLineParser &parser, c
     // Without the flag and without a remembered Allow, show what would run and how to allow it.
     // Nobody was asked, so the refusal is not remembered (NotNow).
     opts.credentials.askConsent = [](const kube::ExecConsentRequest &req, const kube::ConsentReply &reply) {
-        std::fprintf(stderr,
-                     "fieldscope: the kubeconfig wants to run an exec credential plugin (an arbitrary program):\n%s"
-                     "Re-run with --allow-exec-plugins to run it for this run, or allow it in the window to remember it.\n",
-                     req.description.text().c_str());
+        std::fprintf(
+            stderr,
+            "fieldscope: the kubeconfig wants to run an exec credential plugin (an arbitrary program):\n%s"
+            "Re-run with --allow-exec-plugins to run it for this run, or allow it in the window to remember it.\n",
+            req.description.text().c_str());
         reply(kube::ConsentAnswer::NotNow);
     };
     auto conn = kube::connect(opts);
@@ -137,9 +141,11 @@ const kube::ResourceInfo *CliSession::resolve(const QString &word) const
         // or a server's malformed answer reads as "no such type".
         QString why;
         for (const auto &[gv, error] : discovery().failedGroups)
-            why += QStringLiteral("\n  discovery of %1 failed: %2").arg(QString::fromStdString(gv), QString::fromStdString(error));
+            why += QStringLiteral("\n  discovery of %1 failed: %2")
+                       .arg(QString::fromStdString(gv), QString::fromStdString(error));
         for (const auto &[entry, error] : discovery().failedResources)
-            why += QStringLiteral("\n  discovery skipped %1: %2").arg(QString::fromStdString(entry), QString::fromStdString(error));
+            why += QStringLiteral("\n  discovery skipped %1: %2")
+                       .arg(QString::fromStdString(entry), QString::fromStdString(error));
         reportError(QStringLiteral("the server doesn't have a resource type \"%1\"%2").arg(word, why));
     }
     return r;

@@ -1,26 +1,24 @@
 #include "app/clustercontroller.h"
 
 #include "app/backgroundrecording.h"
-#include "core/base/boundary.h"
-#include "kube/writes.h"
-#include "widgets/newobjectwindow.h"
-
 #include "app/objecteditor.h"
 #include "app/settingsconsentstore.h"
-
+#include "core/base/boundary.h"
 #include "core/base/json.h"
+#include "kube/writes.h"
 #include "widgets/clusterview.h"
 #include "widgets/consentdialog.h"
 #include "widgets/detailpane.h"
 #include "widgets/helpdialogs.h"
+#include "widgets/newobjectwindow.h"
 #include "widgets/objecttablepage.h"
 
 #include <QApplication>
 #include <QElapsedTimer>
 #include <QLocale>
-#include <QTimer>
 #include <QPointer>
 #include <QStandardPaths>
+#include <QTimer>
 #include <QtConcurrent/QtConcurrentRun>
 
 #include <algorithm>
@@ -77,11 +75,14 @@ ClusterController::ClusterController(widgets::ClusterView *view, QObject *parent
     view->setKindsModel(&m_kinds);
     view->detailPane()->setEventsModel(&m_events);
     view->detailPane()->setHistoryModel(&m_historyModel);
-    connect(view->tablePage(), &widgets::ObjectTablePage::currentObjectChanged, this, &ClusterController::onCurrentObject);
+    connect(view->tablePage(), &widgets::ObjectTablePage::currentObjectChanged, this,
+            &ClusterController::onCurrentObject);
     view->detailPane()->setEditable(true);
     connect(view->detailPane(), &widgets::DetailPane::editRequested, this, &ClusterController::openEditor);
-    connect(view->detailPane(), &widgets::DetailPane::deleteRequested, this, [this](const QString &uid) { deleteObject(uid, true); });
-    connect(view->detailPane(), &widgets::DetailPane::setIfUnchangedRequested, this, &ClusterController::askSetIfUnchanged);
+    connect(view->detailPane(), &widgets::DetailPane::deleteRequested, this,
+            [this](const QString &uid) { deleteObject(uid, true); });
+    connect(view->detailPane(), &widgets::DetailPane::setIfUnchangedRequested, this,
+            &ClusterController::askSetIfUnchanged);
 }
 
 ClusterController::~ClusterController()
@@ -115,7 +116,8 @@ void ClusterController::open(const QString &kubeconfigPath, const QString &conte
     // and answered whenever the user gets to it; meanwhile the credential is pending and other
     // requests go on. Decisions are shared with the command line and survive restarts.
     opts.credentials.consentStore = std::make_shared<SettingsConsentStore>();
-    opts.credentials.askConsent = [view = QPointer<widgets::ClusterView>(m_view)](const kube::ExecConsentRequest &req, kube::ConsentReply reply) {
+    opts.credentials.askConsent = [view = QPointer<widgets::ClusterView>(m_view)](const kube::ExecConsentRequest &req,
+                                                                                  kube::ConsentReply reply) {
         QMetaObject::invokeMethod(
             qApp,
             [view, question = consentQuestion(req), reply = std::move(reply)] {
@@ -206,7 +208,8 @@ qint64 countFromPage(const std::string &body)
 bool ClusterController::isSettled() const
 {
     using S = kube::TableFetcher::State;
-    const bool columnsSettled = !m_tableFetcher || (m_tableFetcher->state() != S::Idle && m_tableFetcher->state() != S::Listing);
+    const bool columnsSettled = !m_tableFetcher
+                             || (m_tableFetcher->state() != S::Idle && m_tableFetcher->state() != S::Listing);
     return m_loaded && columnsSettled && m_countsPending == 0;
 }
 
@@ -273,11 +276,11 @@ void ClusterController::askAboutLegacySecretOptIn()
     widgets::askKeepRecordingSecretValues(m_view, m_contextName, QString::fromStdString(m_connection->config.server),
                                           [self = QPointer<ClusterController>(this), context = m_contextName,
                                            identity = m_clusterIdentity](bool keep) {
-        widgets::SettingsDialog::setRecordsSecretValues(identity, keep);
-        widgets::SettingsDialog::removeLegacySecretValuesOptIn(context);
-        if (self && self->m_clusterIdentity == identity)
-            self->setRecordSecretValues(keep);
-    });
+                                              widgets::SettingsDialog::setRecordsSecretValues(identity, keep);
+                                              widgets::SettingsDialog::removeLegacySecretValuesOptIn(context);
+                                              if (self && self->m_clusterIdentity == identity)
+                                                  self->setRecordSecretValues(keep);
+                                          });
 }
 
 // One database per cluster (two kubeconfigs' `default` contexts may be two clusters), keyed and
@@ -295,16 +298,21 @@ void ClusterController::startRecording()
     ro.adoptFrom = legacyHistoryDatabasesFor(m_contextName);
     ro.retention.maxVersionsPerObject = m_historyVersionsPerObject;
     m_recorder = core::HistoryRecorder::makeShared(ro); // a replaced or closed one drains on its own thread
-    connect(m_recorder.get(), &core::HistoryRecorder::committed, &m_historySource, &HistorySource::onCommitted, Qt::QueuedConnection);
-    connect(m_recorder.get(), &core::HistoryRecorder::writeFailed, this, [this](const QString &message) {
-        m_errors << tr("History recording is failing (the lost stretch is marked as a gap): %1").arg(message);
-        m_errors.removeDuplicates();
-        showWarnings();
-    }, Qt::QueuedConnection);
+    connect(m_recorder.get(), &core::HistoryRecorder::committed, &m_historySource, &HistorySource::onCommitted,
+            Qt::QueuedConnection);
+    connect(
+        m_recorder.get(), &core::HistoryRecorder::writeFailed, this,
+        [this](const QString &message) {
+            m_errors << tr("History recording is failing (the lost stretch is marked as a gap): %1").arg(message);
+            m_errors.removeDuplicates();
+            showWarnings();
+        },
+        Qt::QueuedConnection);
     m_historySource.setDatabase(m_historyDatabase);
     updateBackgroundRecording();
     if (!m_backgroundCheck.isActive()) {
-        connect(&m_backgroundCheck, &QTimer::timeout, this, &ClusterController::updateBackgroundRecording, Qt::UniqueConnection);
+        connect(&m_backgroundCheck, &QTimer::timeout, this, &ClusterController::updateBackgroundRecording,
+                Qt::UniqueConnection);
         m_backgroundCheck.start(30'000);
     }
 }
@@ -343,12 +351,13 @@ void ClusterController::showBackgroundRecording()
     }
     const QDateTime since = recorder->since.toLocalTime();
     const QString when = since.date() == QDate::currentDate() ? QLocale().toString(since.time(), QLocale::ShortFormat)
-                                                               : QLocale().toString(since, QLocale::ShortFormat);
-    m_view->setBackgroundRecording(tr("Background recording since %1").arg(when),
-                                   tr("fieldscope record (process %1) records %2 of this cluster into the history the window shows, "
-                                      "also while no window is open.")
-                                       .arg(recorder->pid)
-                                       .arg(recorder->resources));
+                                                              : QLocale().toString(since, QLocale::ShortFormat);
+    m_view->setBackgroundRecording(
+        tr("Background recording since %1").arg(when),
+        tr("fieldscope record (process %1) records %2 of this cluster into the history the window shows, "
+           "also while no window is open.")
+            .arg(recorder->pid)
+            .arg(recorder->resources));
 }
 
 void ClusterController::showWarnings()
@@ -454,8 +463,9 @@ void ClusterController::drainPrepared(int generation)
         m_preparing.pop_front();
         if (!prepared) {
             // Those changes are not in the table: say so instead of showing it as current.
-            m_warnings << tr("The object table missed a batch of changes and may be out of date until the next list: %1")
-                              .arg(QString::fromStdString(prepared.error().message));
+            m_warnings
+                << tr("The object table missed a batch of changes and may be out of date until the next list: %1")
+                       .arg(QString::fromStdString(prepared.error().message));
             m_warnings.removeDuplicates();
             showWarnings();
             continue;
@@ -467,7 +477,8 @@ void ClusterController::drainPrepared(int generation)
                 touched.push_back(e.uid);
             if (!m_editors.isEmpty())
                 if (widgets::EditorWindow *editor = m_editors.value(QString::fromStdString(e.uid)))
-                    editor->noteServerVersion(QString::fromStdString(e.resourceVersion), e.type == core::WatchEventType::Deleted);
+                    editor->noteServerVersion(QString::fromStdString(e.resourceVersion),
+                                              e.type == core::WatchEventType::Deleted);
         }
         noteTableVersions(p.batch);
         const bool listed = p.batch.initialListComplete;
@@ -546,7 +557,8 @@ void ClusterController::closeEditors()
         }
         w->setParent(mainWindow, w->windowFlags()); // outlives the cluster's view
         w->detach(tr("The connection to %1 was closed: nothing can be written from this window. Your text is kept: "
-                     "copy what you need, or open the object again and paste it.").arg(context));
+                     "copy what you need, or open the object again and paste it.")
+                      .arg(context));
         w->show();
     }
     m_editors.clear();
@@ -568,17 +580,22 @@ void ClusterController::openEditor(const QString &uid)
     const kube::ResourceInfo &info = m_watcher->scope().resource;
     const auto &object = m_model.row(row);
     const QString where = object.namespace_.empty() ? QString() : QString::fromStdString(object.namespace_) + u'/';
-    auto *window = new widgets::EditorWindow(QString::fromStdString(info.kind) + u' ' + where + QString::fromStdString(object.name), m_view);
+    auto *window = new widgets::EditorWindow(QString::fromStdString(info.kind) + u' ' + where
+                                                 + QString::fromStdString(object.name),
+                                             m_view);
     window->setAttribute(Qt::WA_DeleteOnClose);
     if (!m_drafts)
-        m_drafts = std::make_shared<core::DraftStore>(
-            (QStandardPaths::writableLocation(QStandardPaths::AppDataLocation) + QStringLiteral("/drafts")).toStdString());
+        m_drafts = std::make_shared<core::DraftStore>((QStandardPaths::writableLocation(QStandardPaths::AppDataLocation)
+                                                       + QStringLiteral("/drafts"))
+                                                          .toStdString());
     // A Secret's buffer holds its values: kept on disk only with the opt-in (README.md, Security).
     const bool secret = info.group.empty() && info.kind == "Secret";
     // Kept per cluster (a uid is unique within one); earlier versions' per-context drafts move over.
-    auto *drafts = new DraftKeeper(window, m_drafts, m_clusterIdentity.toStdString(), uid.toStdString(), window->windowTitle().toStdString(),
-                                   !secret || m_recordSecretValues, m_contextName.toStdString());
-    auto *editor = new ObjectEditor(m_client.get(), info, m_model.objectJson(row), window, widgets::SettingsDialog::fieldManager(), drafts);
+    auto *drafts = new DraftKeeper(window, m_drafts, m_clusterIdentity.toStdString(), uid.toStdString(),
+                                   window->windowTitle().toStdString(), !secret || m_recordSecretValues,
+                                   m_contextName.toStdString());
+    auto *editor = new ObjectEditor(m_client.get(), info, m_model.objectJson(row), window,
+                                    widgets::SettingsDialog::fieldManager(), drafts);
     editor->setConnectionConfig(m_connection->config);
     // The version the table has now; later ones arrive from drainPrepared().
     window->noteServerVersion(QString::fromStdString(object.resourceVersion), false);
@@ -631,7 +648,8 @@ void ClusterController::updateStatus()
 {
     QList<widgets::WatchHealth> watches;
     if (m_watcher)
-        watches << healthOf(*m_watcher, QString::fromStdString(m_watcher->scope().describe()), tr("object table"), m_model.rowCount());
+        watches << healthOf(*m_watcher, QString::fromStdString(m_watcher->scope().describe()), tr("object table"),
+                            m_model.rowCount());
     if (m_namespaceWatcher)
         watches << healthOf(*m_namespaceWatcher, tr("namespaces"), tr("namespace selector"), m_namespaceNames.size());
     if (m_eventsWatcher) {
@@ -680,7 +698,8 @@ void ClusterController::startTableFetch(const kube::WatchScope &scope)
     m_tableFetcher = std::make_unique<kube::TableFetcher>(m_client.get(), scope);
     connect(m_tableFetcher.get(), &kube::TableFetcher::columnsChanged, this, &ClusterController::onTableColumns);
     connect(m_tableFetcher.get(), &kube::TableFetcher::rowsReady, this, &ClusterController::onTableRows);
-    connect(m_tableFetcher.get(), &kube::TableFetcher::unwatchedRowsDropped, &m_model, &models::ObjectTableModel::dropUnjoinedCells);
+    connect(m_tableFetcher.get(), &kube::TableFetcher::unwatchedRowsDropped, &m_model,
+            &models::ObjectTableModel::dropUnjoinedCells);
     // unsupported() needs nothing: the fixed columns stay, and the watch reports real errors.
     m_tableFetcher->start();
 }
@@ -694,8 +713,8 @@ void ClusterController::onTableColumns(const std::vector<kube::TableColumn> &col
         if (duplicatesFixedColumn(c))
             continue;
         m_tableColumnOf.push_back(int(i));
-        shown.push_back({QString::fromStdString(c.name), QString::fromStdString(c.type), QString::fromStdString(c.format),
-                         QString::fromStdString(c.description), c.priority});
+        shown.push_back({QString::fromStdString(c.name), QString::fromStdString(c.type),
+                         QString::fromStdString(c.format), QString::fromStdString(c.description), c.priority});
     }
     // Same columns again (a relist): keep them, so the header layout is not rebuilt.
     if (!sameColumns(shown, m_model.serverColumns()))

@@ -8,6 +8,7 @@
 #include "core/edit/drafts.h"
 #include "core/history/historyfeed.h"
 #include "core/history/historywriter.h"
+#include "core/yaml/manifest.h"
 #include "kube/apiclient.h"
 #include "kube/connection.h"
 #include "kube/discovery.h"
@@ -18,7 +19,6 @@
 #include "models/objecttablemodel.h"
 #include "models/resourcekindsmodel.h"
 #include "widgets/clusterview.h"
-#include "core/yaml/manifest.h"
 #include "widgets/editorwindow.h"
 #include "widgets/newobjectwindow.h"
 
@@ -33,7 +33,6 @@
 
 #include <deque>
 #include <memory>
-
 
 namespace fieldscope::app {
 
@@ -84,7 +83,8 @@ public:
     widgets::NewObjectWindow *openNewObject();
     // "Set only if unchanged": a JSON Patch test(expected) + replace(value) at `pointer` of `uid`;
     // setIfUnchangedFinished() tells how it went. askSetIfUnchanged() asks for the value first.
-    void setIfUnchanged(const QString &uid, const QString &pointer, const core::Json &expected, const core::Json &value);
+    void setIfUnchanged(const QString &uid, const QString &pointer, const core::Json &expected,
+                        const core::Json &value);
     void askSetIfUnchanged(const QString &uid, const QString &pointer, const QString &currentJson);
     // Deletes the object `uid` as the table shows it (uid and resourceVersion preconditions);
     // `ask`: confirm first, naming the object. deleteFinished() tells how it went.
@@ -120,7 +120,8 @@ private:
     void startRecording();
     void askAboutLegacySecretOptIn();
     void showBackgroundRecording();
-    void createObjects(const QPointer<widgets::NewObjectWindow> &window, const core::Result<core::ManifestObjects> &parsed, bool dryRun);
+    void createObjects(const QPointer<widgets::NewObjectWindow> &window,
+                       const core::Result<core::ManifestObjects> &parsed, bool dryRun);
 
     void showWarnings();
     void showHistory(const QString &uid, int row);
@@ -158,7 +159,7 @@ private:
     // Open editors by object uid; each owns its ObjectEditor, which uses m_client.
     QHash<QString, QPointer<widgets::EditorWindow>> m_editors;
     std::shared_ptr<core::DraftStore> m_drafts; // unsent editor text kept on disk (made on first use)
-    QString m_shownKind; // qualified name of what m_watcher watches
+    QString m_shownKind;                        // qualified name of what m_watcher watches
     bool m_loaded = false;
     int m_countsPending = 0; // kinds whose count request has not answered yet
     // Batches are decoded in arrival order on one worker thread, applied in that order here.

@@ -4,12 +4,12 @@
 #include "app/climanifest.h"
 #include "app/clisession.h"
 #include "app/commands.h"
-#include "core/ownership/conflictprediction.h"
-#include "core/edit/editbuffer.h"
 #include "core/base/jsonread.h"
-#include "core/yaml/manifest.h"
-#include "core/ownership/ownershipdiff.h"
 #include "core/base/visibletext.h"
+#include "core/edit/editbuffer.h"
+#include "core/ownership/conflictprediction.h"
+#include "core/ownership/ownershipdiff.h"
+#include "core/yaml/manifest.h"
 #include "kube/apierror.h"
 #include "kube/writes.h"
 
@@ -31,22 +31,32 @@ struct Outcome {
     int exitCode = 0; // 0 applied, 1 refused, 2 input error
 };
 
-std::string visible(const std::string &s) { return core::visibleEscapes(s); }
+std::string visible(const std::string &s)
+{
+    return core::visibleEscapes(s);
+}
 
 Json ownerJson(const core::FieldOwnerRef &o)
 {
-    return {{"manager", o.manager}, {"operation", core::operationName(o.operation)}, {"subresource", o.subresource}, {"time", o.time}};
+    return {{"manager", o.manager},
+            {"operation", core::operationName(o.operation)},
+            {"subresource", o.subresource},
+            {"time", o.time}};
 }
 
 std::string ownerText(const core::FieldOwnerRef &o)
 {
-    std::string s = visible(o.manager) + " (" + core::operationName(o.operation) + (o.subresource.empty() ? "" : "/" + visible(o.subresource));
+    std::string s = visible(o.manager) + " (" + core::operationName(o.operation)
+                  + (o.subresource.empty() ? "" : "/" + visible(o.subresource));
     if (!o.time.empty())
         s += ", " + visible(o.time);
     return s + ")";
 }
 
-std::string valueText(const std::optional<Json> &v) { return v ? visible(core::toJsonText(*v)) : std::string("(absent)"); }
+std::string valueText(const std::optional<Json> &v)
+{
+    return v ? visible(core::toJsonText(*v)) : std::string("(absent)");
+}
 
 // The result word of a refused write (the JSON "result" field).
 std::string resultOf(const core::Error &e, Mode mode)
@@ -85,8 +95,13 @@ public:
     Outcome run(const Json &object)
     {
         Outcome out;
-        out.json = {{"object", core::manifestIdentity(object)}, {"result", "error"}, {"resourceVersion", ""}, {"conflicts", Json::array()},
-                    {"removedFields", Json::array()}, {"takenFields", Json::array()}, {"warnings", Json::array()},
+        out.json = {{"object", core::manifestIdentity(object)},
+                    {"result", "error"},
+                    {"resourceVersion", ""},
+                    {"conflicts", Json::array()},
+                    {"removedFields", Json::array()},
+                    {"takenFields", Json::array()},
+                    {"warnings", Json::array()},
                     {"dryRun", m_options.dryRun}};
         const std::string head = heading(object);
         auto fail = [&](int code, const std::string &result, const std::string &message) {
@@ -104,12 +119,15 @@ public:
         const kube::ResourceInfo *r = resourceFor(object);
         if (!r)
             return fail(2, "invalid", "the server has no resource for " + kind + " in " + apiVersion);
-        const std::string ns = r->namespaced ? (id.contains("namespace") ? id["namespace"].get<std::string>() : m_s.namespaceFor(m_p, *r))
+        const std::string ns = r->namespaced ? (id.contains("namespace") ? id["namespace"].get<std::string>()
+                                                                         : m_s.namespaceFor(m_p, *r))
                                              : std::string();
-        if (m_mode == Mode::Replace && core::stringAt(object, "/metadata/resourceVersion").value_or(std::string()).empty())
-            return fail(2, "invalid",
-                        "replace needs metadata.resourceVersion in the file: it is the precondition that refuses the write if the "
-                        "object changed since you read it (save the object with `kubectl get -o yaml`, or use --mode apply)");
+        if (m_mode == Mode::Replace
+            && core::stringAt(object, "/metadata/resourceVersion").value_or(std::string()).empty())
+            return fail(
+                2, "invalid",
+                "replace needs metadata.resourceVersion in the file: it is the precondition that refuses the write if the "
+                "object changed since you read it (save the object with `kubectl get -o yaml`, or use --mode apply)");
 
         auto liveResp = m_s.call(kube::getRequest(*r, ns, name));
         Json live;
@@ -130,7 +148,8 @@ public:
                 out.json["warnings"].push_back("no ownership preview: " + pr.error().describe());
         }
         kube::HttpRequest req = build(*r, ns, object, live);
-        out.json["request"] = {{"method", req.method}, {"path", req.path}, {"contentType", req.contentType}, {"body", req.body}};
+        out.json["request"] = {
+            {"method", req.method}, {"path", req.path}, {"contentType", req.contentType}, {"body", req.body}};
         auto resp = m_s.call(req);
         if (!resp)
             return refused(std::move(out), head, resp.error(), object, live, prediction);
@@ -139,8 +158,8 @@ public:
         const Json after = core::parseJson(resp->body).valueOr(Json());
         out.json["result"] = "applied";
         out.json["resourceVersion"] = core::stringAt(after, "/metadata/resourceVersion").value_or(std::string());
-        out.text = head + ": " + (m_options.dryRun ? "would be written (dry run, nothing stored)" : "written") + ", resourceVersion "
-                 + out.json["resourceVersion"].get<std::string>() + "\n";
+        out.text = head + ": " + (m_options.dryRun ? "would be written (dry run, nothing stored)" : "written")
+                 + ", resourceVersion " + out.json["resourceVersion"].get<std::string>() + "\n";
         // managedFields before and after (for a dry run, as they would be): exact, not predicted.
         if (!live.is_null() && after.is_object()) {
             if (auto d = core::ownershipDiff(live, after, m_manager); d)
@@ -160,7 +179,8 @@ private:
         return m_s.discovery().findKind(id["apiVersion"].get<std::string>(), id["kind"].get<std::string>());
     }
 
-    kube::HttpRequest build(const kube::ResourceInfo &r, const std::string &ns, const Json &object, const Json &live) const
+    kube::HttpRequest build(const kube::ResourceInfo &r, const std::string &ns, const Json &object,
+                            const Json &live) const
     {
         const std::string name = core::manifestIdentity(object)["name"].get<std::string>();
         switch (m_mode) {
@@ -238,8 +258,8 @@ private:
                 if (std::find(paths.begin(), paths.end(), c.path) == paths.end())
                     paths.push_back(c.path);
             const auto values = core::valuesAtPaths(writable(object), live, paths);
-            out.text = head + ": conflict: " + std::to_string(paths.size()) + (paths.size() == 1 ? " field is" : " fields are")
-                     + " owned by another manager\n";
+            out.text = head + ": conflict: " + std::to_string(paths.size())
+                     + (paths.size() == 1 ? " field is" : " fields are") + " owned by another manager\n";
             for (const core::FieldValues &v : values) {
                 Json owners = Json::array();
                 std::string ownedBy;
@@ -256,13 +276,19 @@ private:
                 } else { // the server's own words: manager and subresource, no time
                     for (const core::FieldConflict &c : e.conflicts)
                         if (c.path == v.path) {
-                            owners.push_back({{"manager", c.manager}, {"operation", ""}, {"subresource", c.subresource}, {"time", ""}});
+                            owners.push_back({{"manager", c.manager},
+                                              {"operation", ""},
+                                              {"subresource", c.subresource},
+                                              {"time", ""}});
                             ownedBy += (ownedBy.empty() ? "" : ", ") + visible(c.manager);
                         }
                 }
-                out.json["conflicts"].push_back({{"path", v.path}, {"yourValue", v.mine ? *v.mine : Json()},
-                                                 {"liveValue", v.live ? *v.live : Json()}, {"owners", owners}});
-                out.text += "  " + visible(v.path) + ": yours " + valueText(v.mine) + ", live " + valueText(v.live) + ", owned by " + ownedBy + "\n";
+                out.json["conflicts"].push_back({{"path", v.path},
+                                                 {"yourValue", v.mine ? *v.mine : Json()},
+                                                 {"liveValue", v.live ? *v.live : Json()},
+                                                 {"owners", owners}});
+                out.text += "  " + visible(v.path) + ": yours " + valueText(v.mine) + ", live " + valueText(v.live)
+                          + ", owned by " + ownedBy + "\n";
             }
             out.text += "  Resolve it one of three ways:\n"
                         "    take it:    re-run with --force (the other owner is not told; its next apply conflicts)\n"
@@ -297,29 +323,48 @@ int runApply(const QStringList &args)
         "file, each change guarded by a test of the value read; merge: a merge patch, no precondition. Exit status: 0 written, 1 "
         "refused (conflict, stale, invalid, forbidden), 2 usage or input errors."));
     p.addHelpOption();
-    p.addOption({{QStringLiteral("f"), QStringLiteral("filename")}, QStringLiteral("Objects to write (YAML stream, JSON, a List; - for stdin)."), QStringLiteral("FILE")});
-    p.addOption({{QStringLiteral("n"), QStringLiteral("namespace")}, QStringLiteral("Namespace for objects that name none."), QStringLiteral("NAMESPACE")});
-    p.addOption({QStringLiteral("manager"), QStringLiteral("Field manager (default: the window's Settings, else fieldscope)."), QStringLiteral("M")});
-    p.addOption({QStringLiteral("mode"), QStringLiteral("apply (default), replace, jsonpatch or merge."), QStringLiteral("MODE"), QStringLiteral("apply")});
+    p.addOption({{QStringLiteral("f"), QStringLiteral("filename")},
+                 QStringLiteral("Objects to write (YAML stream, JSON, a List; - for stdin)."),
+                 QStringLiteral("FILE")});
+    p.addOption({{QStringLiteral("n"), QStringLiteral("namespace")},
+                 QStringLiteral("Namespace for objects that name none."),
+                 QStringLiteral("NAMESPACE")});
+    p.addOption({QStringLiteral("manager"),
+                 QStringLiteral("Field manager (default: the window's Settings, else fieldscope)."),
+                 QStringLiteral("M")});
+    p.addOption({QStringLiteral("mode"), QStringLiteral("apply (default), replace, jsonpatch or merge."),
+                 QStringLiteral("MODE"), QStringLiteral("apply")});
     p.addOption({QStringLiteral("force"), QStringLiteral("apply: take fields other managers own (never implied).")});
-    p.addOption({QStringLiteral("dry-run"), QStringLiteral("Send with dryRun=All: validated and answered, nothing stored.")});
-    p.addOption({{QStringLiteral("o"), QStringLiteral("output")}, QStringLiteral("text (default) or json."), QStringLiteral("FORMAT"), QStringLiteral("text")});
+    p.addOption({QStringLiteral("dry-run"),
+                 QStringLiteral("Send with dryRun=All: validated and answered, nothing stored.")});
+    p.addOption({{QStringLiteral("o"), QStringLiteral("output")},
+                 QStringLiteral("text (default) or json."),
+                 QStringLiteral("FORMAT"),
+                 QStringLiteral("text")});
     addConnectionOptions(p);
     if (int rc = 0; !parseOrHelp(p, args, &rc))
         return rc;
     const QString format = p.value(QStringLiteral("output")), modeName = p.value(QStringLiteral("mode"));
     if (format != QLatin1String("text") && format != QLatin1String("json"))
         return reportError(QStringLiteral("unknown output format \"%1\" (text, json)").arg(format)) + 1;
-    static const std::pair<const char *, Mode> modes[] = {{"apply", Mode::Apply}, {"replace", Mode::Replace}, {"jsonpatch", Mode::JsonPatch}, {"merge", Mode::Merge}};
-    const auto mode = std::find_if(std::begin(modes), std::end(modes), [&](const auto &m) { return modeName == QLatin1String(m.first); });
+    static const std::pair<const char *, Mode> modes[] = {
+        {"apply", Mode::Apply}, {"replace", Mode::Replace}, {"jsonpatch", Mode::JsonPatch}, {"merge", Mode::Merge}};
+    const auto mode = std::find_if(std::begin(modes), std::end(modes),
+                                   [&](const auto &m) { return modeName == QLatin1String(m.first); });
     if (mode == std::end(modes))
         return reportError(QStringLiteral("unknown mode \"%1\" (apply, replace, jsonpatch, merge)").arg(modeName)) + 1;
     if (p.isSet(QStringLiteral("force")) && mode->second != Mode::Apply)
         return reportError(QStringLiteral("--force only means something with --mode apply")) + 1;
     if (!p.isSet(QStringLiteral("filename")) || !p.positionalArguments().isEmpty())
-        return reportError(QStringLiteral("usage: fieldscope apply -f FILE [--mode apply|replace|jsonpatch|merge] [--manager M] [--force] [--dry-run]")) + 1;
-    std::string manager = p.isSet(QStringLiteral("manager")) ? p.value(QStringLiteral("manager")).toStdString()
-                                                              : QSettings().value(QStringLiteral("writes/fieldManager"), QStringLiteral("fieldscope")).toString().toStdString();
+        return reportError(QStringLiteral(
+                   "usage: fieldscope apply -f FILE [--mode apply|replace|jsonpatch|merge] [--manager M] [--force] [--dry-run]"))
+             + 1;
+    std::string manager = p.isSet(QStringLiteral("manager"))
+                            ? p.value(QStringLiteral("manager")).toStdString()
+                            : QSettings()
+                                  .value(QStringLiteral("writes/fieldManager"), QStringLiteral("fieldscope"))
+                                  .toString()
+                                  .toStdString();
     if (manager.empty() || manager.size() > 128)
         return reportError(QStringLiteral("--manager must be 1 to 128 characters")) + 1;
     auto manifest = readManifest(p.value(QStringLiteral("filename")));

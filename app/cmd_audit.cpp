@@ -2,9 +2,9 @@
 // API server's audit log files (docs/audit.md).
 #include "app/clisession.h"
 #include "app/commands.h"
-#include "core/history/auditimport.h"
 #include "core/base/jsonread.h"
 #include "core/base/visibletext.h"
+#include "core/history/auditimport.h"
 
 #include <QCommandLineParser>
 #include <QFileInfo>
@@ -36,18 +36,20 @@ void printReport(const core::AuditImportReport &r, const QString &db)
 {
     for (const auto &p : r.problems)
         std::fprintf(stderr, "fieldscope: skipped: %s\n", core::visibleEscapes(p).c_str());
-    std::fprintf(stderr,
-                 "fieldscope: read %lld audit events from %lld file(s) (%lld skipped, %lld duplicates) against %lld versions of %lld "
-                 "recorded objects\n",
-                 static_cast<long long>(r.events), static_cast<long long>(r.files), static_cast<long long>(r.skipped),
-                 static_cast<long long>(r.duplicates), static_cast<long long>(r.versions), static_cast<long long>(r.objects));
-    std::fprintf(stderr,
-                 "fieldscope: %lld versions joined (%lld exact, %lld probable, %lld with several candidates), %lld refused writes, "
-                 "%lld writes to objects or versions not recorded; %lld joins and %lld refused writes new in %s\n",
-                 static_cast<long long>(r.exact + r.probable + r.ambiguous), static_cast<long long>(r.exact),
-                 static_cast<long long>(r.probable), static_cast<long long>(r.ambiguous), static_cast<long long>(r.attempts),
-                 static_cast<long long>(r.unmatched), static_cast<long long>(r.storedJoins), static_cast<long long>(r.storedAttempts),
-                 qUtf8Printable(db));
+    std::fprintf(
+        stderr,
+        "fieldscope: read %lld audit events from %lld file(s) (%lld skipped, %lld duplicates) against %lld versions of %lld "
+        "recorded objects\n",
+        static_cast<long long>(r.events), static_cast<long long>(r.files), static_cast<long long>(r.skipped),
+        static_cast<long long>(r.duplicates), static_cast<long long>(r.versions), static_cast<long long>(r.objects));
+    std::fprintf(
+        stderr,
+        "fieldscope: %lld versions joined (%lld exact, %lld probable, %lld with several candidates), %lld refused writes, "
+        "%lld writes to objects or versions not recorded; %lld joins and %lld refused writes new in %s\n",
+        static_cast<long long>(r.exact + r.probable + r.ambiguous), static_cast<long long>(r.exact),
+        static_cast<long long>(r.probable), static_cast<long long>(r.ambiguous), static_cast<long long>(r.attempts),
+        static_cast<long long>(r.unmatched), static_cast<long long>(r.storedJoins),
+        static_cast<long long>(r.storedAttempts), qUtf8Printable(db));
 }
 
 int runAuditImport(const QStringList &args)
@@ -58,10 +60,14 @@ int runAuditImport(const QStringList &args)
         "them, plain or gzip, or per-line audit.k8s.io/v1 exports) to the versions recorded in a history database, so "
         "`history` names the user of each version and, with --attempts, the writes the server refused."));
     p.addHelpOption();
-    p.addPositionalArgument(QStringLiteral("FILE"), QStringLiteral("Audit log files, in any order (rotated ones too)."));
-    p.addOption({QStringLiteral("db"), QStringLiteral("The history database the versions were recorded into."), QStringLiteral("FILE")});
-    p.addOption({{QStringLiteral("o"), QStringLiteral("output")}, QStringLiteral("text (default, on stderr) or json (on stdout)."),
-                 QStringLiteral("FORMAT"), QStringLiteral("text")});
+    p.addPositionalArgument(QStringLiteral("FILE"),
+                            QStringLiteral("Audit log files, in any order (rotated ones too)."));
+    p.addOption({QStringLiteral("db"), QStringLiteral("The history database the versions were recorded into."),
+                 QStringLiteral("FILE")});
+    p.addOption({{QStringLiteral("o"), QStringLiteral("output")},
+                 QStringLiteral("text (default, on stderr) or json (on stdout)."),
+                 QStringLiteral("FORMAT"),
+                 QStringLiteral("text")});
     if (!p.parse(args))
         return reportError(p.errorText()) + 1;
     if (p.isSet(QStringLiteral("help"))) {
@@ -75,7 +81,10 @@ int runAuditImport(const QStringList &args)
     const QString db = p.value(QStringLiteral("db"));
     // Joins go into a store that already holds the versions: never create an empty one by mistake.
     if (!QFileInfo::exists(db))
-        return reportError(QStringLiteral("no history database %1: record into it first (fieldscope record ... --db %1)").arg(db)) + 1;
+        return reportError(
+                   QStringLiteral("no history database %1: record into it first (fieldscope record ... --db %1)")
+                       .arg(db))
+             + 1;
     auto store = core::HistoryStore::open(db.toStdString());
     if (!store)
         return reportError(store.error());
@@ -105,12 +114,15 @@ int runAudit(const QStringList &args)
     if (verb == QLatin1String("import"))
         return runAuditImport(QStringList{args.value(0) + QStringLiteral(" import")} + args.mid(2));
     if (verb == QLatin1String("-h") || verb == QLatin1String("--help") || verb.isEmpty()) {
-        std::fputs("usage: fieldscope audit import FILE... --db FILE [-o text|json]\n"
-                   "  Joins the API server's audit events to the versions a history database recorded (docs/audit.md).\n",
-                   verb.isEmpty() ? stderr : stdout);
+        std::fputs(
+            "usage: fieldscope audit import FILE... --db FILE [-o text|json]\n"
+            "  Joins the API server's audit events to the versions a history database recorded (docs/audit.md).\n",
+            verb.isEmpty() ? stderr : stdout);
         return verb.isEmpty() ? 2 : 0;
     }
-    return reportError(QStringLiteral("unknown audit command \"%1\": try fieldscope audit import").arg(core::visibleText(verb))) + 1;
+    return reportError(
+               QStringLiteral("unknown audit command \"%1\": try fieldscope audit import").arg(core::visibleText(verb)))
+         + 1;
 }
 
 } // namespace fieldscope::app

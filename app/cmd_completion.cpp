@@ -36,8 +36,9 @@ QStringList optionsIn(const QString &help)
 QString helpOf(const QString &subcommand)
 {
     QProcess p;
-    p.start(QCoreApplication::applicationFilePath(),
-            subcommand.isEmpty() ? QStringList{QStringLiteral("--help")} : QStringList{subcommand, QStringLiteral("--help")});
+    p.start(QCoreApplication::applicationFilePath(), subcommand.isEmpty()
+                                                         ? QStringList{QStringLiteral("--help")}
+                                                         : QStringList{subcommand, QStringLiteral("--help")});
     p.waitForFinished(10000);
     return QString::fromUtf8(p.readAllStandardOutput());
 }
@@ -84,7 +85,8 @@ QString zshScript()
     QString described, cases;
     for (const auto *c = subcommands(); c->name; ++c) {
         const QString name = QString::fromUtf8(c->name);
-        described += QStringLiteral("  '%1:%2'\n").arg(name, QString::fromUtf8(c->summary).replace(u'\'', QStringLiteral("'\\''")));
+        described += QStringLiteral("  '%1:%2'\n")
+                         .arg(name, QString::fromUtf8(c->summary).replace(u'\'', QStringLiteral("'\\''")));
         cases += QStringLiteral("  %1) opts=(%2) ;;\n").arg(name, optionsIn(helpOf(name)).join(u' '));
     }
     return QStringLiteral(
@@ -117,9 +119,10 @@ QString zshScript()
 int runCompletion(const QStringList &args)
 {
     QCommandLineParser p;
-    p.setApplicationDescription(QStringLiteral("fieldscope completion bash|zsh: print a shell completion script.\n"
-                                               "  bash: source <(fieldscope completion bash)   (the package installs it)\n"
-                                               "  zsh:  fieldscope completion zsh > \"${fpath[1]}/_fieldscope\""));
+    p.setApplicationDescription(
+        QStringLiteral("fieldscope completion bash|zsh: print a shell completion script.\n"
+                       "  bash: source <(fieldscope completion bash)   (the package installs it)\n"
+                       "  zsh:  fieldscope completion zsh > \"${fpath[1]}/_fieldscope\""));
     p.addHelpOption();
     p.addPositionalArgument(QStringLiteral("SHELL"), QStringLiteral("bash or zsh"));
     if (!p.parse(args)) {

@@ -26,15 +26,16 @@ int list(SettingsConsentStore &store, bool json)
     if (json) {
         QJsonArray out;
         for (const auto &r : records)
-            out.append(QJsonObject{{QStringLiteral("id"), QString::fromStdString(kube::consentId(r))},
-                                   {QStringLiteral("fingerprint"), QString::fromStdString(r.fingerprint)},
-                                   {QStringLiteral("decision"), r.allowed ? QStringLiteral("allow") : QStringLiteral("deny")},
-                                   {QStringLiteral("kubeconfig"), QString::fromStdString(r.kubeconfigFile)},
-                                   {QStringLiteral("context"), QString::fromStdString(r.contextName)},
-                                   {QStringLiteral("user"), QString::fromStdString(r.userName)},
-                                   {QStringLiteral("command"), QString::fromStdString(r.program)},
-                                   {QStringLiteral("server"), QString::fromStdString(r.server)},
-                                   {QStringLiteral("when"), r.when.toString(Qt::ISODate)}});
+            out.append(QJsonObject{
+                {QStringLiteral("id"), QString::fromStdString(kube::consentId(r))},
+                {QStringLiteral("fingerprint"), QString::fromStdString(r.fingerprint)},
+                {QStringLiteral("decision"), r.allowed ? QStringLiteral("allow") : QStringLiteral("deny")},
+                {QStringLiteral("kubeconfig"), QString::fromStdString(r.kubeconfigFile)},
+                {QStringLiteral("context"), QString::fromStdString(r.contextName)},
+                {QStringLiteral("user"), QString::fromStdString(r.userName)},
+                {QStringLiteral("command"), QString::fromStdString(r.program)},
+                {QStringLiteral("server"), QString::fromStdString(r.server)},
+                {QStringLiteral("when"), r.when.toString(Qt::ISODate)}});
         std::fputs(QJsonDocument(out).toJson(QJsonDocument::Indented).constData(), stdout);
         return 0;
     }
@@ -45,8 +46,9 @@ int list(SettingsConsentStore &store, bool json)
     std::printf("%-12s  %-8s  %-20s  %s\n", "ID", "DECISION", "WHEN", "KUBECONFIG  CONTEXT  COMMAND  SERVER");
     for (const auto &r : records)
         std::printf("%-12s  %-8s  %-20s  %s  %s  %s  %s\n", kube::consentId(r).c_str(), r.allowed ? "allow" : "deny",
-                    qUtf8Printable(r.when.toString(Qt::ISODate)), qUtf8Printable(shown(r.kubeconfigFile)), qUtf8Printable(shown(r.contextName)),
-                    qUtf8Printable(shown(r.program)), qUtf8Printable(shown(r.server)));
+                    qUtf8Printable(r.when.toString(Qt::ISODate)), qUtf8Printable(shown(r.kubeconfigFile)),
+                    qUtf8Printable(shown(r.contextName)), qUtf8Printable(shown(r.program)),
+                    qUtf8Printable(shown(r.server)));
     return 0;
 }
 
@@ -61,8 +63,11 @@ int runConsent(const QStringList &args)
         "A forgotten decision is asked again the next time the plugin would run."));
     p.addHelpOption();
     p.addPositionalArgument(QStringLiteral("ACTION"), QStringLiteral("list or forget."));
-    p.addPositionalArgument(QStringLiteral("ID"), QStringLiteral("forget: the decision's id (or a unique prefix) from `consent list`."));
-    p.addOption({{QStringLiteral("o"), QStringLiteral("output")}, QStringLiteral("list: text (default) or json."), QStringLiteral("FORMAT"),
+    p.addPositionalArgument(QStringLiteral("ID"),
+                            QStringLiteral("forget: the decision's id (or a unique prefix) from `consent list`."));
+    p.addOption({{QStringLiteral("o"), QStringLiteral("output")},
+                 QStringLiteral("list: text (default) or json."),
+                 QStringLiteral("FORMAT"),
                  QStringLiteral("text")});
     p.addOption({QStringLiteral("all"), QStringLiteral("forget: every remembered decision.")});
     if (!p.parse(args))
@@ -95,7 +100,9 @@ int runConsent(const QStringList &args)
         std::fprintf(stderr, "Forgot %s; the plugin will be asked about again.\n", fp->substr(0, 12).c_str());
         return 0;
     }
-    return reportError(QStringLiteral("usage: fieldscope consent list [-o json] | fieldscope consent forget (ID | --all)")) + 1;
+    return reportError(
+               QStringLiteral("usage: fieldscope consent list [-o json] | fieldscope consent forget (ID | --all)"))
+         + 1;
 }
 
 } // namespace fieldscope::app

@@ -2,17 +2,17 @@
 // store, and printing an object's versions with who made each change.
 #include "app/backgroundrecording.h"
 #include "app/clisession.h"
-#include "widgets/helpdialogs.h"
 #include "app/commands.h"
 #include "app/historysource.h"
 #include "app/recordaudit.h"
+#include "core/base/jsonread.h"
+#include "core/base/visibletext.h"
 #include "core/history/historyexport.h"
 #include "core/history/historyfeed.h"
 #include "core/history/historyquery.h"
 #include "core/history/historywriter.h"
-#include "core/base/jsonread.h"
-#include "core/base/visibletext.h"
 #include "kube/watcher.h"
+#include "widgets/helpdialogs.h"
 
 #include <QCoreApplication>
 #include <QTemporaryDir>
@@ -47,31 +47,45 @@ core::Result<std::unique_ptr<core::HistoryStore>> openForReading(const QString &
 
 void addRecordOptions(QCommandLineParser &p)
 {
-    p.setApplicationDescription(QStringLiteral("fieldscope record RESOURCE[,RESOURCE...] --db FILE: record every version seen, headless."));
+    p.setApplicationDescription(
+        QStringLiteral("fieldscope record RESOURCE[,RESOURCE...] --db FILE: record every version seen, headless."));
     p.addHelpOption();
     p.addPositionalArgument(QStringLiteral("RESOURCES"), QStringLiteral("Comma-separated resource types."));
-    p.addOption({{QStringLiteral("n"), QStringLiteral("namespace")}, QStringLiteral("Namespace to record."), QStringLiteral("NAMESPACE")});
-    p.addOption({{QStringLiteral("A"), QStringLiteral("all-namespaces")}, QStringLiteral("Record across all namespaces.")});
-    p.addOption({{QStringLiteral("l"), QStringLiteral("selector")}, QStringLiteral("Label selector."), QStringLiteral("SELECTOR")});
-    p.addOption({QStringLiteral("for"), QStringLiteral("Stop after this long (e.g. 30s, 5m); default: until interrupted."), QStringLiteral("DURATION")});
-    p.addOption({QStringLiteral("db"), QStringLiteral("The history database file (created when missing)."), QStringLiteral("FILE")});
-    p.addOption({QStringLiteral("store"),
-                 QStringLiteral("Record into the window's own store for this cluster, as fieldscope-record@.service does: RESOURCES "
-                                "default to Settings' background list, all namespaces unless -n, Settings' retention applies, and "
-                                "the window shows that background recording is on.")});
-    p.addOption({QStringLiteral("include-secret-values"),
-                 QStringLiteral("Store Secret data/stringData values as sent. Default: each value is a keyed hash (which key "
-                                "changed stays visible, the value does not reach the disk).")});
-    p.addOption({QStringLiteral("audit-log"),
-                 QStringLiteral("Follow the API server's audit log (--audit-log-path, JSON lines) across rotation and store who made "
-                                "each version and the refused writes (docs/audit.md); a restart resumes where it stopped."),
+    p.addOption({{QStringLiteral("n"), QStringLiteral("namespace")},
+                 QStringLiteral("Namespace to record."),
+                 QStringLiteral("NAMESPACE")});
+    p.addOption({{QStringLiteral("A"), QStringLiteral("all-namespaces")},
+                 QStringLiteral("Record across all namespaces.")});
+    p.addOption({{QStringLiteral("l"), QStringLiteral("selector")},
+                 QStringLiteral("Label selector."),
+                 QStringLiteral("SELECTOR")});
+    p.addOption({QStringLiteral("for"),
+                 QStringLiteral("Stop after this long (e.g. 30s, 5m); default: until interrupted."),
+                 QStringLiteral("DURATION")});
+    p.addOption({QStringLiteral("db"), QStringLiteral("The history database file (created when missing)."),
                  QStringLiteral("FILE")});
+    p.addOption(
+        {QStringLiteral("store"),
+         QStringLiteral(
+             "Record into the window's own store for this cluster, as fieldscope-record@.service does: RESOURCES "
+             "default to Settings' background list, all namespaces unless -n, Settings' retention applies, and "
+             "the window shows that background recording is on.")});
+    p.addOption(
+        {QStringLiteral("include-secret-values"),
+         QStringLiteral("Store Secret data/stringData values as sent. Default: each value is a keyed hash (which key "
+                        "changed stays visible, the value does not reach the disk).")});
+    p.addOption(
+        {QStringLiteral("audit-log"),
+         QStringLiteral(
+             "Follow the API server's audit log (--audit-log-path, JSON lines) across rotation and store who made "
+             "each version and the refused writes (docs/audit.md); a restart resumes where it stopped."),
+         QStringLiteral("FILE")});
     addConnectionOptions(p);
 }
 
 // The recorder's file and choices; says on stderr whether Secret values reach the disk.
-core::HistoryRecorder::Options recorderOptions(const QCommandLineParser &p, bool toStore, const kube::ResolvedConfig &config,
-                                               const std::string &db)
+core::HistoryRecorder::Options recorderOptions(const QCommandLineParser &p, bool toStore,
+                                               const kube::ResolvedConfig &config, const std::string &db)
 {
     const QString context = QString::fromStdString(config.contextName);
     const std::string identity = clusterIdentityOf(config);
@@ -84,15 +98,18 @@ core::HistoryRecorder::Options recorderOptions(const QCommandLineParser &p, bool
     if (toStore) {
         // The window writes the same file: the same choices, or one would hash what the other keeps.
         ro.open.folderIsPrivate = true;
-        ro.open.recordSecretValues = ro.open.recordSecretValues || widgets::SettingsDialog::recordsSecretValues(QString::fromStdString(identity));
+        ro.open.recordSecretValues = ro.open.recordSecretValues
+                                  || widgets::SettingsDialog::recordsSecretValues(QString::fromStdString(identity));
         ro.retention.maxVersionsPerObject = widgets::SettingsDialog::historyVersionsPerObject();
     }
     // An opt-in an earlier version kept per context name is no consent for this cluster: the
     // window asks about it; here it is only mentioned.
     if (!ro.open.recordSecretValues && widgets::SettingsDialog::hadLegacySecretValuesOptIn(context))
-        std::fprintf(stderr, "fieldscope: note: Secret values are recorded only as hashes: the opt-in for context \"%s\" predates "
-                             "per-cluster choices; confirm it for this cluster in the window's Settings (or pass --include-secret-values)\n",
-                     core::visibleEscapes(context.toStdString()).c_str());
+        std::fprintf(
+            stderr,
+            "fieldscope: note: Secret values are recorded only as hashes: the opt-in for context \"%s\" predates "
+            "per-cluster choices; confirm it for this cluster in the window's Settings (or pass --include-secret-values)\n",
+            core::visibleEscapes(context.toStdString()).c_str());
     if (ro.open.recordSecretValues)
         std::fprintf(stderr, "fieldscope: Secret values are recorded into %s (--include-secret-values)\n", db.c_str());
     return ro;
@@ -100,8 +117,10 @@ core::HistoryRecorder::Options recorderOptions(const QCommandLineParser &p, bool
 
 // A watcher and a feed per resource of RESOURCES; nullopt when one does not resolve (the session
 // said why).
-std::optional<std::vector<std::unique_ptr<RecordedScope>>> recordedScopes(CliSession &session, const QCommandLineParser &p, bool toStore,
-                                                           const QString &resources, core::HistoryRecorder &recorder)
+std::optional<std::vector<std::unique_ptr<RecordedScope>>> recordedScopes(CliSession &session,
+                                                                          const QCommandLineParser &p, bool toStore,
+                                                                          const QString &resources,
+                                                                          core::HistoryRecorder &recorder)
 {
     std::vector<std::unique_ptr<RecordedScope>> scopes;
     for (const QString &word : resources.split(QLatin1Char(','), Qt::SkipEmptyParts)) {
@@ -109,9 +128,13 @@ std::optional<std::vector<std::unique_ptr<RecordedScope>>> recordedScopes(CliSes
         if (!r)
             return std::nullopt;
         auto s = std::make_unique<RecordedScope>();
-        const std::string ns = toStore && !p.isSet(QStringLiteral("namespace")) ? std::string() : session.namespaceFor(p, *r);
-        kube::WatchScope ws{*r, r->namespaced ? ns : std::string(), p.value(QStringLiteral("selector")).toStdString(), {}};
-        s->feed = std::make_unique<core::HistoryFeed>(recorder, core::WatchScope::of({r->group, r->version, r->resource}, ws.namespace_));
+        const std::string ns = toStore && !p.isSet(QStringLiteral("namespace")) ? std::string()
+                                                                                : session.namespaceFor(p, *r);
+        kube::WatchScope ws{
+            *r, r->namespaced ? ns : std::string(), p.value(QStringLiteral("selector")).toStdString(), {}};
+        s->feed = std::make_unique<core::HistoryFeed>(recorder,
+                                                      core::WatchScope::of({r->group, r->version, r->resource},
+                                                                           ws.namespace_));
         s->watcher = std::make_unique<kube::Watcher>(&session.client(), ws);
         scopes.push_back(std::move(s));
     }
@@ -127,11 +150,11 @@ void startRecording(const std::vector<std::unique_ptr<RecordedScope>> &scopes, s
             const bool first = !s->feed->initialListDone();
             versions += std::int64_t(s->feed->feed(b));
             if (first && b.initialListComplete)
-                std::fprintf(stderr, "fieldscope: recording %s from resourceVersion %s\n", b.scope.c_str(), b.resourceVersion.c_str());
+                std::fprintf(stderr, "fieldscope: recording %s from resourceVersion %s\n", b.scope.c_str(),
+                             b.resourceVersion.c_str());
         });
-        QObject::connect(s->watcher.get(), &kube::Watcher::errorOccurred, [](const QString &m) {
-            std::fprintf(stderr, "fieldscope: %s\n", qUtf8Printable(m));
-        });
+        QObject::connect(s->watcher.get(), &kube::Watcher::errorOccurred,
+                         [](const QString &m) { std::fprintf(stderr, "fieldscope: %s\n", qUtf8Printable(m)); });
         s->watcher->start();
     }
 }
@@ -139,7 +162,8 @@ void startRecording(const std::vector<std::unique_ptr<RecordedScope>> &scopes, s
 // The marker the window reads ("background recording on since ..."), refreshed while we run.
 void keepBackgroundMarker(QTimer &heartbeat, const QString &database, const QString &resources, const QString &context)
 {
-    const BackgroundRecorder me{QCoreApplication::applicationPid(), QDateTime::currentDateTimeUtc(), {}, resources, context};
+    const BackgroundRecorder me{
+        QCoreApplication::applicationPid(), QDateTime::currentDateTimeUtc(), {}, resources, context};
     auto beat = [database, me] {
         if (auto st = writeBackgroundMarker(database, me); !st)
             std::fprintf(stderr, "fieldscope: %s\n", st.error().describe().c_str());
@@ -164,8 +188,11 @@ int runRecord(const QStringList &args)
         return 0;
     }
     const bool toStore = p.isSet(QStringLiteral("store"));
-    if (p.positionalArguments().size() > 1 || (!toStore && p.positionalArguments().size() != 1) || toStore == p.isSet(QStringLiteral("db")))
-        return reportError(QStringLiteral("usage: fieldscope record RESOURCE[,RESOURCE...] --db FILE | record [RESOURCE,...] --store")) + 1;
+    if (p.positionalArguments().size() > 1 || (!toStore && p.positionalArguments().size() != 1)
+        || toStore == p.isSet(QStringLiteral("db")))
+        return reportError(QStringLiteral(
+                   "usage: fieldscope record RESOURCE[,RESOURCE...] --db FILE | record [RESOURCE,...] --store"))
+             + 1;
     qint64 forMs = -1;
     if (p.isSet(QStringLiteral("for")) && (forMs = parseDuration(p.value(QStringLiteral("for")))) < 0)
         return reportError(QStringLiteral("malformed duration \"%1\"").arg(p.value(QStringLiteral("for")))) + 1;
@@ -175,14 +202,19 @@ int runRecord(const QStringList &args)
         return CliSession::openFailureCode();
     const kube::ResolvedConfig &config = session->connection().config;
     const QString context = QString::fromStdString(config.contextName);
-    const std::string db = toStore ? historyDatabaseFor(context, clusterIdentityOf(config)).toStdString() : p.value(QStringLiteral("db")).toStdString();
-    const QString resources = p.positionalArguments().isEmpty() ? backgroundResources() : p.positionalArguments().constFirst();
+    const std::string db = toStore ? historyDatabaseFor(context, clusterIdentityOf(config)).toStdString()
+                                   : p.value(QStringLiteral("db")).toStdString();
+    const QString resources = p.positionalArguments().isEmpty() ? backgroundResources()
+                                                                : p.positionalArguments().constFirst();
     const core::HistoryRecorder::Options options = recorderOptions(p, toStore, config, db);
     core::HistoryRecorder recorder(options);
     // Opening (and the cluster check) happens on the writer thread: a refusal ends the run.
-    QObject::connect(&recorder, &core::HistoryRecorder::writeFailed, qApp, [](const QString &m) {
-        std::fprintf(stderr, "fieldscope: history recording is failing: %s\n", qUtf8Printable(m));
-    }, Qt::QueuedConnection);
+    QObject::connect(
+        &recorder, &core::HistoryRecorder::writeFailed, qApp,
+        [](const QString &m) {
+            std::fprintf(stderr, "fieldscope: history recording is failing: %s\n", qUtf8Printable(m));
+        },
+        Qt::QueuedConnection);
     auto watched = recordedScopes(*session, p, toStore, resources, recorder);
     if (!watched)
         return 1;
@@ -222,12 +254,20 @@ int runRecord(const QStringList &args)
 int runHistory(const QStringList &args)
 {
     QCommandLineParser p;
-    p.setApplicationDescription(QStringLiteral("fieldscope history RESOURCE/NAME --db FILE: the versions of an object and who made each change."));
+    p.setApplicationDescription(QStringLiteral(
+        "fieldscope history RESOURCE/NAME --db FILE: the versions of an object and who made each change."));
     p.addHelpOption();
-    p.addPositionalArgument(QStringLiteral("RESOURCE/NAME"), QStringLiteral("e.g. configmaps/demo, deployments.apps/web"));
-    p.addOption({{QStringLiteral("n"), QStringLiteral("namespace")}, QStringLiteral("Namespace (default: any)."), QStringLiteral("NAMESPACE")});
-    p.addOption({QStringLiteral("db"), QStringLiteral("The history database, or a .jsonl export (no cluster needed)."), QStringLiteral("FILE")});
-    p.addOption({{QStringLiteral("o"), QStringLiteral("output")}, QStringLiteral("text (default) or json."), QStringLiteral("FORMAT"), QStringLiteral("text")});
+    p.addPositionalArgument(QStringLiteral("RESOURCE/NAME"),
+                            QStringLiteral("e.g. configmaps/demo, deployments.apps/web"));
+    p.addOption({{QStringLiteral("n"), QStringLiteral("namespace")},
+                 QStringLiteral("Namespace (default: any)."),
+                 QStringLiteral("NAMESPACE")});
+    p.addOption({QStringLiteral("db"), QStringLiteral("The history database, or a .jsonl export (no cluster needed)."),
+                 QStringLiteral("FILE")});
+    p.addOption({{QStringLiteral("o"), QStringLiteral("output")},
+                 QStringLiteral("text (default) or json."),
+                 QStringLiteral("FORMAT"),
+                 QStringLiteral("text")});
     p.addOption({QStringLiteral("attempts"),
                  QStringLiteral("Also list the writes the server refused (409, 422, 403), from imported audit events "
                                 "(fieldscope audit import), in time order among the versions.")});
@@ -241,7 +281,9 @@ int runHistory(const QStringList &args)
     listing.attempts = p.isSet(QStringLiteral("attempts"));
     const QString target = p.positionalArguments().value(0);
     if (p.positionalArguments().size() != 1 || !target.contains(QLatin1Char('/')) || !p.isSet(QStringLiteral("db")))
-        return reportError(QStringLiteral("usage: fieldscope history RESOURCE/NAME --db FILE [-n NAMESPACE] [-o text|json] [--attempts]")) + 1;
+        return reportError(QStringLiteral(
+                   "usage: fieldscope history RESOURCE/NAME --db FILE [-n NAMESPACE] [-o text|json] [--attempts]"))
+             + 1;
     auto store = openForReading(p.value(QStringLiteral("db")));
     if (!store)
         return reportError(store.error());
@@ -271,11 +313,14 @@ namespace fieldscope::app {
 int runExport(const QStringList &args)
 {
     QCommandLineParser p;
-    p.setApplicationDescription(QStringLiteral("fieldscope export --db FILE --to OUT.jsonl [RESOURCE[/NAME]] [-n NS]: write recorded "
-                                               "history as JSON Lines (docs/history-format.md); without RESOURCE, everything."));
+    p.setApplicationDescription(
+        QStringLiteral("fieldscope export --db FILE --to OUT.jsonl [RESOURCE[/NAME]] [-n NS]: write recorded "
+                       "history as JSON Lines (docs/history-format.md); without RESOURCE, everything."));
     p.addHelpOption();
     p.addPositionalArgument(QStringLiteral("RESOURCE[/NAME]"), QStringLiteral("What to export (default: everything)."));
-    p.addOption({{QStringLiteral("n"), QStringLiteral("namespace")}, QStringLiteral("Only this namespace."), QStringLiteral("NAMESPACE")});
+    p.addOption({{QStringLiteral("n"), QStringLiteral("namespace")},
+                 QStringLiteral("Only this namespace."),
+                 QStringLiteral("NAMESPACE")});
     p.addOption({QStringLiteral("db"), QStringLiteral("The history database file."), QStringLiteral("FILE")});
     p.addOption({QStringLiteral("to"), QStringLiteral("The JSON Lines file to write."), QStringLiteral("OUT")});
     if (!p.parse(args))
@@ -285,8 +330,11 @@ int runExport(const QStringList &args)
         return 0;
     }
     if (!p.isSet(QStringLiteral("db")) || !p.isSet(QStringLiteral("to")) || p.positionalArguments().size() > 1)
-        return reportError(QStringLiteral("usage: fieldscope export --db FILE --to OUT.jsonl [RESOURCE[/NAME]] [-n NAMESPACE]")) + 1;
-    auto store = core::HistoryStore::open(p.value(QStringLiteral("db")).toStdString(), core::HistoryStore::OpenMode::ReadOnly);
+        return reportError(
+                   QStringLiteral("usage: fieldscope export --db FILE --to OUT.jsonl [RESOURCE[/NAME]] [-n NAMESPACE]"))
+             + 1;
+    auto store = core::HistoryStore::open(p.value(QStringLiteral("db")).toStdString(),
+                                          core::HistoryStore::OpenMode::ReadOnly);
     if (!store)
         return reportError(store.error());
     core::ObjectQuery q;
@@ -298,7 +346,8 @@ int runExport(const QStringList &args)
     auto n = core::exportJsonLines(**store, q, p.value(QStringLiteral("to")).toStdString());
     if (!n)
         return reportError(n.error());
-    std::fprintf(stderr, "fieldscope: wrote %lld versions to %s\n", static_cast<long long>(*n), qUtf8Printable(p.value(QStringLiteral("to"))));
+    std::fprintf(stderr, "fieldscope: wrote %lld versions to %s\n", static_cast<long long>(*n),
+                 qUtf8Printable(p.value(QStringLiteral("to"))));
     return 0;
 }
 

@@ -20,15 +20,25 @@ namespace {
 
 using core::Json;
 
-std::string visible(const std::string &s) { return core::visibleEscapes(s); }
+std::string visible(const std::string &s)
+{
+    return core::visibleEscapes(s);
+}
 
-void print(const std::string &s) { std::fputs(s.c_str(), stdout); }
+void print(const std::string &s)
+{
+    std::fputs(s.c_str(), stdout);
+}
 
-QStringList lessonDirs(const QCommandLineParser &p) { return p.values(QStringLiteral("lessons")); }
+QStringList lessonDirs(const QCommandLineParser &p)
+{
+    return p.values(QStringLiteral("lessons"));
+}
 
 void addLessonDirOption(QCommandLineParser &p)
 {
-    p.addOption({QStringLiteral("lessons"), QStringLiteral("Also load lessons from DIR (repeatable; a lesson named like another replaces it)."),
+    p.addOption({QStringLiteral("lessons"),
+                 QStringLiteral("Also load lessons from DIR (repeatable; a lesson named like another replaces it)."),
                  QStringLiteral("DIR")});
 }
 
@@ -41,9 +51,13 @@ bool parseArgs(QCommandLineParser &p, const QStringList &args, int *rc)
 int runLessonList(const QStringList &args)
 {
     QCommandLineParser p;
-    p.setApplicationDescription(QStringLiteral("fieldscope lesson list: the lessons there are, one a line, name first."));
+    p.setApplicationDescription(
+        QStringLiteral("fieldscope lesson list: the lessons there are, one a line, name first."));
     addLessonDirOption(p);
-    p.addOption({{QStringLiteral("o"), QStringLiteral("output")}, QStringLiteral("text (default) or json."), QStringLiteral("FORMAT"), QStringLiteral("text")});
+    p.addOption({{QStringLiteral("o"), QStringLiteral("output")},
+                 QStringLiteral("text (default) or json."),
+                 QStringLiteral("FORMAT"),
+                 QStringLiteral("text")});
     int rc = 0;
     if (!parseArgs(p, args, &rc))
         return rc;
@@ -53,8 +67,12 @@ int runLessonList(const QStringList &args)
     if (p.value(QStringLiteral("output")) == QLatin1String("json")) {
         Json all = Json::array();
         for (const core::Lesson &l : catalog.lessons)
-            all.push_back({{"name", l.name}, {"title", l.title}, {"summary", l.summary}, {"namespace", l.ns},
-                           {"steps", l.steps.size()}, {"source", l.source}});
+            all.push_back({{"name", l.name},
+                           {"title", l.title},
+                           {"summary", l.summary},
+                           {"namespace", l.ns},
+                           {"steps", l.steps.size()},
+                           {"source", l.source}});
         print(core::toJsonText(all, 2) + "\n");
         return 0;
     }
@@ -62,15 +80,17 @@ int runLessonList(const QStringList &args)
     for (const core::Lesson &l : catalog.lessons)
         width = std::max(width, l.name.size());
     for (const core::Lesson &l : catalog.lessons)
-        print(l.name + std::string(width - l.name.size() + 2, ' ') + visible(l.title) + "  (" + std::to_string(l.steps.size()) + " steps)\n");
+        print(l.name + std::string(width - l.name.size() + 2, ' ') + visible(l.title) + "  ("
+              + std::to_string(l.steps.size()) + " steps)\n");
     return 0;
 }
 
 int runLessonCheck(const QStringList &args)
 {
     QCommandLineParser p;
-    p.setApplicationDescription(QStringLiteral("fieldscope lesson check FILE...: is each lesson file correct? Mistakes are named with "
-                                               "their line."));
+    p.setApplicationDescription(
+        QStringLiteral("fieldscope lesson check FILE...: is each lesson file correct? Mistakes are named with "
+                       "their line."));
     p.addPositionalArgument(QStringLiteral("FILE"), QStringLiteral("Lesson files (YAML)."), QStringLiteral("FILE..."));
     int rc = 0;
     if (!parseArgs(p, args, &rc))
@@ -85,8 +105,8 @@ int runLessonCheck(const QStringList &args)
             worst = 2;
             continue;
         }
-        print(visible(file.toStdString()) + ": ok, lesson \"" + lesson->name + "\" with " + std::to_string(lesson->steps.size())
-              + " steps in namespace " + lesson->ns + "\n");
+        print(visible(file.toStdString()) + ": ok, lesson \"" + lesson->name + "\" with "
+              + std::to_string(lesson->steps.size()) + " steps in namespace " + lesson->ns + "\n");
     }
     return worst;
 }
@@ -95,13 +115,15 @@ std::string ownerText(const std::vector<core::LessonOwner> &owners)
 {
     std::string out;
     for (const core::LessonOwner &o : owners)
-        out += (out.empty() ? "" : ", ") + visible(o.manager) + " (" + o.operation + (o.subresource.empty() ? "" : "/" + o.subresource) + ")";
+        out += (out.empty() ? "" : ", ") + visible(o.manager) + " (" + o.operation
+             + (o.subresource.empty() ? "" : "/" + o.subresource) + ")";
     return out.empty() ? std::string("nobody") : out;
 }
 
 void printStepText(const core::Lesson &lesson, const core::LessonStepReport &r)
 {
-    print("\nStep " + std::to_string(r.index + 1) + "/" + std::to_string(lesson.steps.size()) + ": " + visible(r.title) + "\n");
+    print("\nStep " + std::to_string(r.index + 1) + "/" + std::to_string(lesson.steps.size()) + ": " + visible(r.title)
+          + "\n");
     for (const core::LessonCall &c : r.calls) {
         char head[64];
         std::snprintf(head, sizeof head, "  %6lldms  client %-2d ", static_cast<long long>(c.answeredMs), c.client);
@@ -138,10 +160,19 @@ Json stepJson(const core::LessonStepReport &r)
         Json conflicts = Json::array();
         for (const core::FieldConflict &f : c.conflicts)
             conflicts.push_back({{"field", f.path}, {"manager", f.manager}, {"subresource", f.subresource}});
-        calls.push_back({{"client", c.client}, {"write", c.write}, {"attempt", c.attempt}, {"isWrite", c.isWrite},
-                         {"method", c.method}, {"path", c.path}, {"status", c.status}, {"reason", c.reason},
-                         {"message", c.message}, {"resourceVersion", c.resourceVersion}, {"sentMs", c.sentMs},
-                         {"answeredMs", c.answeredMs}, {"conflicts", conflicts}});
+        calls.push_back({{"client", c.client},
+                         {"write", c.write},
+                         {"attempt", c.attempt},
+                         {"isWrite", c.isWrite},
+                         {"method", c.method},
+                         {"path", c.path},
+                         {"status", c.status},
+                         {"reason", c.reason},
+                         {"message", c.message},
+                         {"resourceVersion", c.resourceVersion},
+                         {"sentMs", c.sentMs},
+                         {"answeredMs", c.answeredMs},
+                         {"conflicts", conflicts}});
     }
     Json owners = Json::object();
     for (const auto &[pointer, list] : r.owners) {
@@ -153,9 +184,17 @@ Json stepJson(const core::LessonStepReport &r)
     Json errors = Json::object();
     for (const auto &[reason, n] : r.errors)
         errors[reason] = n;
-    return {{"step", r.index + 1}, {"title", r.title}, {"passed", r.passed()}, {"succeeded", r.succeeded},
-            {"errors", errors}, {"winner", r.winner ? Json(*r.winner) : Json()}, {"last", r.last ? Json(*r.last) : Json()},
-            {"requests", calls}, {"owners", owners}, {"events", r.events.size()}, {"mismatches", r.mismatches}};
+    return {{"step", r.index + 1},
+            {"title", r.title},
+            {"passed", r.passed()},
+            {"succeeded", r.succeeded},
+            {"errors", errors},
+            {"winner", r.winner ? Json(*r.winner) : Json()},
+            {"last", r.last ? Json(*r.last) : Json()},
+            {"requests", calls},
+            {"owners", owners},
+            {"events", r.events.size()},
+            {"mismatches", r.mismatches}};
 }
 
 // The sandbox's kubeconfig when the user named no cluster: lessons are for the sandbox first.
@@ -171,7 +210,8 @@ bool isSandbox(const kube::ResolvedConfig &c)
 {
     const QString dir = QDir(SandboxController::dataDir()).canonicalPath();
     const QString file = QFileInfo(QString::fromStdString(c.sourceFile)).canonicalFilePath();
-    return !dir.isEmpty() && file.startsWith(dir + QLatin1Char('/')) && c.contextName == SandboxController::contextName().toStdString();
+    return !dir.isEmpty() && file.startsWith(dir + QLatin1Char('/'))
+        && c.contextName == SandboxController::contextName().toStdString();
 }
 
 void addLessonRunOptions(QCommandLineParser &p)
@@ -179,13 +219,20 @@ void addLessonRunOptions(QCommandLineParser &p)
     p.setApplicationDescription(QStringLiteral(
         "fieldscope lesson run NAME: runs a lesson headless against a cluster (the sandbox when no --context or --kubeconfig "
         "is given) and prints each step's requests and outcomes. Exits 1 when an outcome differs from the lesson's."));
-    p.addPositionalArgument(QStringLiteral("NAME"), QStringLiteral("A name from `fieldscope lesson list`, or a lesson file."));
+    p.addPositionalArgument(QStringLiteral("NAME"),
+                            QStringLiteral("A name from `fieldscope lesson list`, or a lesson file."));
     addConnectionOptions(p);
     addLessonDirOption(p);
-    p.addOption({QStringLiteral("namespace"), QStringLiteral("Run in NAMESPACE instead of the lesson's own."), QStringLiteral("NAMESPACE")});
-    p.addOption({{QStringLiteral("o"), QStringLiteral("output")}, QStringLiteral("text (default) or json."), QStringLiteral("FORMAT"), QStringLiteral("text")});
-    p.addOption({QStringLiteral("yes"), QStringLiteral("Run on a cluster that is not the sandbox (the lesson creates and deletes objects).")});
-    p.addOption({QStringLiteral("keep"), QStringLiteral("Leave the lesson's namespace and objects for a look afterwards.")});
+    p.addOption({QStringLiteral("namespace"), QStringLiteral("Run in NAMESPACE instead of the lesson's own."),
+                 QStringLiteral("NAMESPACE")});
+    p.addOption({{QStringLiteral("o"), QStringLiteral("output")},
+                 QStringLiteral("text (default) or json."),
+                 QStringLiteral("FORMAT"),
+                 QStringLiteral("text")});
+    p.addOption({QStringLiteral("yes"),
+                 QStringLiteral("Run on a cluster that is not the sandbox (the lesson creates and deletes objects).")});
+    p.addOption({QStringLiteral("keep"),
+                 QStringLiteral("Leave the lesson's namespace and objects for a look afterwards.")});
 }
 
 // NAME as a lesson file or a catalog name, in the namespace --namespace asks for; nullopt after
@@ -212,8 +259,10 @@ std::optional<core::Lesson> lessonToRun(const QCommandLineParser &p, const QStri
     if (p.isSet(QStringLiteral("namespace"))) {
         lesson->ns = p.value(QStringLiteral("namespace")).toStdString();
         if (lesson->ns == "default" || lesson->ns.rfind("kube-", 0) == 0) {
-            *rc = reportError(QStringLiteral("a lesson deletes what it creates; run it in a namespace of its own, not %1")
-                                  .arg(QString::fromStdString(lesson->ns))) + 1;
+            *rc =
+                reportError(QStringLiteral("a lesson deletes what it creates; run it in a namespace of its own, not %1")
+                                .arg(QString::fromStdString(lesson->ns)))
+                + 1;
             return std::nullopt;
         }
     }
@@ -228,11 +277,12 @@ bool mayRunOn(const kube::ResolvedConfig &config, const core::Lesson &lesson, co
     std::string objects;
     for (const core::LessonTarget &t : lesson.objects())
         objects += (objects.empty() ? "" : ", ") + t.describe();
-    std::fprintf(stderr,
-                 "fieldscope: %s is not the sandbox. The lesson would create namespace %s and delete and rewrite %s in it "
-                 "(on %s).\nRe-run with --yes to go ahead.\n",
-                 visible(config.contextName.empty() ? std::string("this cluster") : "context " + config.contextName).c_str(),
-                 lesson.ns.c_str(), visible(objects).c_str(), visible(config.server).c_str());
+    std::fprintf(
+        stderr,
+        "fieldscope: %s is not the sandbox. The lesson would create namespace %s and delete and rewrite %s in it "
+        "(on %s).\nRe-run with --yes to go ahead.\n",
+        visible(config.contextName.empty() ? std::string("this cluster") : "context " + config.contextName).c_str(),
+        lesson.ns.c_str(), visible(objects).c_str(), visible(config.server).c_str());
     return false;
 }
 
@@ -263,7 +313,9 @@ int runLessonRun(const QStringList &args)
     if (format != QLatin1String("text") && format != QLatin1String("json"))
         return reportError(QStringLiteral("unknown output format \"%1\" (text, json)").arg(format)) + 1;
     if (p.positionalArguments().size() != 1)
-        return reportError(QStringLiteral("usage: fieldscope lesson run NAME [--context C] [--namespace NS] [-o text|json]")) + 1;
+        return reportError(
+                   QStringLiteral("usage: fieldscope lesson run NAME [--context C] [--namespace NS] [-o text|json]"))
+             + 1;
     const std::optional<core::Lesson> lesson = lessonToRun(p, p.positionalArguments().constFirst(), &rc);
     if (!lesson)
         return rc;
@@ -274,7 +326,8 @@ int runLessonRun(const QStringList &args)
     const kube::ResolvedConfig &config = session->connection().config;
     if (!mayRunOn(config, *lesson, p))
         return 2;
-    lessons::LessonRunner runner(session->connection().transport->config(), lessons::LessonRunner::resolverFor(session->discovery()), *lesson);
+    lessons::LessonRunner runner(session->connection().transport->config(),
+                                 lessons::LessonRunner::resolverFor(session->discovery()), *lesson);
     const bool json = format == QLatin1String("json");
     if (!json)
         print("Lesson " + lesson->name + ": " + visible(lesson->title) + "\nNamespace " + runner.ns() + " on "
@@ -285,10 +338,15 @@ int runLessonRun(const QStringList &args)
     const bool passed = runSteps(runner, *lesson, json, steps);
     if (!p.isSet(QStringLiteral("keep")))
         if (auto removed = runner.removeNamespace(); !removed)
-            std::fprintf(stderr, "fieldscope: could not remove namespace %s: %s\n", runner.ns().c_str(), removed.error().describe().c_str());
+            std::fprintf(stderr, "fieldscope: could not remove namespace %s: %s\n", runner.ns().c_str(),
+                         removed.error().describe().c_str());
     if (json)
-        print(core::toJsonText(Json{{"lesson", lesson->name}, {"title", lesson->title}, {"namespace", runner.ns()},
-                                    {"context", config.contextName}, {"passed", passed}, {"steps", steps}},
+        print(core::toJsonText(Json{{"lesson", lesson->name},
+                                    {"title", lesson->title},
+                                    {"namespace", runner.ns()},
+                                    {"context", config.contextName},
+                                    {"passed", passed},
+                                    {"steps", steps}},
                                2)
               + "\n");
     else

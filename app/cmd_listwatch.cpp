@@ -16,9 +16,14 @@ namespace {
 
 void addScopeOptions(QCommandLineParser &p)
 {
-    p.addOption({{QStringLiteral("n"), QStringLiteral("namespace")}, QStringLiteral("Namespace, or several separated by commas."), QStringLiteral("NAMESPACE[,NAMESPACE...]")});
-    p.addOption({{QStringLiteral("A"), QStringLiteral("all-namespaces")}, QStringLiteral("List across all namespaces.")});
-    p.addOption({{QStringLiteral("l"), QStringLiteral("selector")}, QStringLiteral("Label selector."), QStringLiteral("SELECTOR")});
+    p.addOption({{QStringLiteral("n"), QStringLiteral("namespace")},
+                 QStringLiteral("Namespace, or several separated by commas."),
+                 QStringLiteral("NAMESPACE[,NAMESPACE...]")});
+    p.addOption({{QStringLiteral("A"), QStringLiteral("all-namespaces")},
+                 QStringLiteral("List across all namespaces.")});
+    p.addOption({{QStringLiteral("l"), QStringLiteral("selector")},
+                 QStringLiteral("Label selector."),
+                 QStringLiteral("SELECTOR")});
     p.addOption({QStringLiteral("field-selector"), QStringLiteral("Field selector."), QStringLiteral("SELECTOR")});
     addConnectionOptions(p);
 }
@@ -27,7 +32,8 @@ bool parse(QCommandLineParser &p, const QStringList &args, const char *usage)
 {
     p.setApplicationDescription(QString::fromUtf8(usage));
     p.addHelpOption();
-    p.addPositionalArgument(QStringLiteral("RESOURCE"), QStringLiteral("Resource type: plural, singular, short name or kind."));
+    p.addPositionalArgument(QStringLiteral("RESOURCE"),
+                            QStringLiteral("Resource type: plural, singular, short name or kind."));
     if (!p.parse(args)) {
         std::fprintf(stderr, "fieldscope: %s\n", qUtf8Printable(p.errorText()));
         return false;
@@ -48,7 +54,8 @@ bool parse(QCommandLineParser &p, const QStringList &args, const char *usage)
 std::vector<kube::WatchScope> scopesFrom(const QCommandLineParser &p, const CliSession &s, const kube::ResourceInfo &r)
 {
     std::vector<kube::WatchScope> scopes;
-    const QStringList namespaces = QString::fromStdString(s.namespaceFor(p, r)).split(QLatin1Char(','), Qt::SkipEmptyParts);
+    const QStringList namespaces =
+        QString::fromStdString(s.namespaceFor(p, r)).split(QLatin1Char(','), Qt::SkipEmptyParts);
     for (const QString &ns : namespaces.isEmpty() ? QStringList{QString()} : namespaces) {
         kube::WatchScope scope;
         scope.resource = r;
@@ -71,8 +78,13 @@ int runList(const QStringList &args)
 {
     QCommandLineParser p;
     addScopeOptions(p);
-    p.addOption({{QStringLiteral("o"), QStringLiteral("output")}, QStringLiteral("names (default), json or count."), QStringLiteral("FORMAT"), QStringLiteral("names")});
-    if (!parse(p, args, "fieldscope list RESOURCE [-n NAMESPACE | -A] [-l SELECTOR]: list objects through Fieldscope's paginated list."))
+    p.addOption({{QStringLiteral("o"), QStringLiteral("output")},
+                 QStringLiteral("names (default), json or count."),
+                 QStringLiteral("FORMAT"),
+                 QStringLiteral("names")});
+    if (!parse(
+            p, args,
+            "fieldscope list RESOURCE [-n NAMESPACE | -A] [-l SELECTOR]: list objects through Fieldscope's paginated list."))
         return 2;
     const QString format = p.value(QStringLiteral("output"));
     if (format != QLatin1String("names") && format != QLatin1String("json") && format != QLatin1String("count"))
@@ -120,9 +132,8 @@ int runList(const QStringList &args)
     for (const auto &w : watchers)
         for (const auto &[uid, o] : w->store().objects())
             sorted.push_back(&o);
-    std::sort(sorted.begin(), sorted.end(), [](auto *a, auto *b) {
-        return std::tie(a->namespace_, a->name) < std::tie(b->namespace_, b->name);
-    });
+    std::sort(sorted.begin(), sorted.end(),
+              [](auto *a, auto *b) { return std::tie(a->namespace_, a->name) < std::tie(b->namespace_, b->name); });
     if (format == QLatin1String("names")) {
         for (const auto *o : sorted)
             std::printf("%s\n", identity(o->namespace_, o->name).c_str());
@@ -143,8 +154,12 @@ int runWatch(const QStringList &args)
 {
     QCommandLineParser p;
     addScopeOptions(p);
-    p.addOption({{QStringLiteral("o"), QStringLiteral("output")}, QStringLiteral("text (default) or json (one object per line)."), QStringLiteral("FORMAT"), QStringLiteral("text")});
-    p.addOption({QStringLiteral("for"), QStringLiteral("Stop after this long (e.g. 30s, 5m, 1h)."), QStringLiteral("DURATION")});
+    p.addOption({{QStringLiteral("o"), QStringLiteral("output")},
+                 QStringLiteral("text (default) or json (one object per line)."),
+                 QStringLiteral("FORMAT"),
+                 QStringLiteral("text")});
+    p.addOption({QStringLiteral("for"), QStringLiteral("Stop after this long (e.g. 30s, 5m, 1h)."),
+                 QStringLiteral("DURATION")});
     if (!parse(p, args, "fieldscope watch RESOURCE [-n NAMESPACE | -A] [--for DURATION]: print one line per event."))
         return 2;
     const bool json = p.value(QStringLiteral("output")) == QLatin1String("json");
@@ -163,26 +178,34 @@ int runWatch(const QStringList &args)
     auto print = [json](const core::WatchBatch &b) {
         for (const auto &g : b.gaps) {
             if (json)
-                std::printf("%s\n", core::toJsonText({{"type", "GAP"}, {"fromResourceVersion", g.fromResourceVersion},
-                                                      {"toResourceVersion", g.toResourceVersion}, {"reason", g.reason}}).c_str());
+                std::printf("%s\n", core::toJsonText({{"type", "GAP"},
+                                                      {"fromResourceVersion", g.fromResourceVersion},
+                                                      {"toResourceVersion", g.toResourceVersion},
+                                                      {"reason", g.reason}})
+                                        .c_str());
             else
-                std::printf("GAP %s..%s (%s)\n", g.fromResourceVersion.c_str(), g.toResourceVersion.c_str(), g.reason.c_str());
+                std::printf("GAP %s..%s (%s)\n", g.fromResourceVersion.c_str(), g.toResourceVersion.c_str(),
+                            g.reason.c_str());
         }
         for (const auto &e : b.events) {
             if (json)
-                std::printf("%s\n", core::toJsonText({{"type", core::watchEventTypeName(e.type)}, {"namespace", e.namespace_},
-                                                      {"name", e.name}, {"uid", e.uid}, {"resourceVersion", e.resourceVersion},
-                                                      {"fromList", e.fromList}}).c_str());
+                std::printf("%s\n", core::toJsonText({{"type", core::watchEventTypeName(e.type)},
+                                                      {"namespace", e.namespace_},
+                                                      {"name", e.name},
+                                                      {"uid", e.uid},
+                                                      {"resourceVersion", e.resourceVersion},
+                                                      {"fromList", e.fromList}})
+                                        .c_str());
             else
-                std::printf("%-8s %s %s\n", core::watchEventTypeName(e.type), identity(e.namespace_, e.name).c_str(), e.resourceVersion.c_str());
+                std::printf("%-8s %s %s\n", core::watchEventTypeName(e.type), identity(e.namespace_, e.name).c_str(),
+                            e.resourceVersion.c_str());
         }
         std::fflush(stdout);
     };
     for (auto &w : watchers) {
         QObject::connect(w.get(), &kube::Watcher::batchReady, print);
-        QObject::connect(w.get(), &kube::Watcher::errorOccurred, [](const QString &m) {
-            std::fprintf(stderr, "fieldscope: %s\n", qUtf8Printable(m));
-        });
+        QObject::connect(w.get(), &kube::Watcher::errorOccurred,
+                         [](const QString &m) { std::fprintf(stderr, "fieldscope: %s\n", qUtf8Printable(m)); });
         QObject::connect(w.get(), &kube::Watcher::stateChanged, [](kube::Watcher::State st, const QString &) {
             if (st == kube::Watcher::State::Failed)
                 QCoreApplication::exit(1);
@@ -191,7 +214,8 @@ int runWatch(const QStringList &args)
     if (forMs >= 0)
         QTimer::singleShot(forMs, QCoreApplication::instance(), [&] {
             // Deliver what arrived until now before leaving.
-            QMetaObject::invokeMethod(QCoreApplication::instance(), [] { QCoreApplication::exit(0); }, Qt::QueuedConnection);
+            QMetaObject::invokeMethod(
+                QCoreApplication::instance(), [] { QCoreApplication::exit(0); }, Qt::QueuedConnection);
         });
     for (auto &w : watchers)
         w->start();

@@ -3,11 +3,11 @@
 #include "app/climanifest.h"
 #include "app/clisession.h"
 #include "app/commands.h"
+#include "core/base/jsonread.h"
 #include "core/ownership/blame.h"
 #include "core/ownership/conflictprediction.h"
-#include "core/yaml/manifest.h"
-#include "core/base/jsonread.h"
 #include "core/ownership/ownershiptree.h"
+#include "core/yaml/manifest.h"
 #include "core/yaml/yaml.h"
 #include "kube/writes.h"
 
@@ -21,11 +21,13 @@ namespace fieldscope::app {
 namespace {
 
 // RESOURCE/NAME from the live cluster, through discovery like every other command.
-core::Result<core::Json> fetchLive(CliSession &s, const QCommandLineParser &p, const QString &target, const kube::ResourceInfo **info)
+core::Result<core::Json> fetchLive(CliSession &s, const QCommandLineParser &p, const QString &target,
+                                   const kube::ResourceInfo **info)
 {
     const QString resource = target.section(QLatin1Char('/'), 0, 0), name = target.section(QLatin1Char('/'), 1);
     if (resource.isEmpty() || name.isEmpty())
-        return core::Error::make(core::ErrorCategory::Config, "expected RESOURCE/NAME, got \"" + target.toStdString() + "\"");
+        return core::Error::make(core::ErrorCategory::Config,
+                                 "expected RESOURCE/NAME, got \"" + target.toStdString() + "\"");
     const auto *r = s.resolve(resource);
     if (!r)
         return core::Error::make(core::ErrorCategory::NotFound, "unknown resource type " + resource.toStdString());
@@ -43,7 +45,8 @@ core::Result<core::Json> fetchLiveFor(CliSession &s, const QCommandLineParser &p
     const core::Json id = core::manifestIdentity(object);
     const std::string kind = id["kind"].get<std::string>(), name = id["name"].get<std::string>();
     if (kind.empty() || name.empty())
-        return core::Error::make(core::ErrorCategory::Parse, "an object without kind or metadata.name cannot be looked up", heading(object));
+        return core::Error::make(core::ErrorCategory::Parse,
+                                 "an object without kind or metadata.name cannot be looked up", heading(object));
     const auto *r = s.resolve(QString::fromStdString(kind));
     if (!r)
         return core::Error::make(core::ErrorCategory::NotFound, "unknown kind " + kind);
@@ -57,10 +60,11 @@ core::Result<core::Json> fetchLiveFor(CliSession &s, const QCommandLineParser &p
 void addObjectOptions(QCommandLineParser &p)
 {
     p.addHelpOption();
-    p.addOption({{QStringLiteral("n"), QStringLiteral("namespace")}, QStringLiteral("Namespace of the object."), QStringLiteral("NAMESPACE")});
+    p.addOption({{QStringLiteral("n"), QStringLiteral("namespace")},
+                 QStringLiteral("Namespace of the object."),
+                 QStringLiteral("NAMESPACE")});
     addConnectionOptions(p);
 }
-
 
 // SSA ignores .status on the main resource only since reset fields (1.22).
 bool serverIgnoresStatusInApply(const std::string &gitVersion)
@@ -76,10 +80,16 @@ bool serverIgnoresStatusInApply(const std::string &gitVersion)
 int runBlame(const QStringList &args)
 {
     QCommandLineParser p;
-    p.setApplicationDescription(QStringLiteral("fieldscope blame RESOURCE/NAME | -f FILE: the object's YAML with every owner of every line."));
+    p.setApplicationDescription(
+        QStringLiteral("fieldscope blame RESOURCE/NAME | -f FILE: the object's YAML with every owner of every line."));
     p.addPositionalArgument(QStringLiteral("RESOURCE/NAME"), QStringLiteral("e.g. deployments/web"));
-    p.addOption({{QStringLiteral("f"), QStringLiteral("filename")}, QStringLiteral("A saved object (YAML or JSON; - for stdin); no cluster needed."), QStringLiteral("FILE")});
-    p.addOption({{QStringLiteral("o"), QStringLiteral("output")}, QStringLiteral("text (default) or json."), QStringLiteral("FORMAT"), QStringLiteral("text")});
+    p.addOption({{QStringLiteral("f"), QStringLiteral("filename")},
+                 QStringLiteral("A saved object (YAML or JSON; - for stdin); no cluster needed."),
+                 QStringLiteral("FILE")});
+    p.addOption({{QStringLiteral("o"), QStringLiteral("output")},
+                 QStringLiteral("text (default) or json."),
+                 QStringLiteral("FORMAT"),
+                 QStringLiteral("text")});
     addObjectOptions(p);
     int rc = 0;
     if (!parseOrHelp(p, args, &rc))
@@ -141,13 +151,22 @@ namespace {
 
 void addConflictsOptions(QCommandLineParser &p)
 {
-    p.setApplicationDescription(QStringLiteral("fieldscope conflicts -f MANIFEST --manager M RESOURCE/NAME: what a server-side apply "
-                                               "would conflict on, newly own, and remove."));
-    p.addPositionalArgument(QStringLiteral("RESOURCE/NAME"), QStringLiteral("The live object (omit with --live-file)."));
-    p.addOption({{QStringLiteral("f"), QStringLiteral("filename")}, QStringLiteral("The manifest you would apply."), QStringLiteral("MANIFEST")});
-    p.addOption({QStringLiteral("manager"), QStringLiteral("The field manager you would apply as."), QStringLiteral("M")});
-    p.addOption({QStringLiteral("live-file"), QStringLiteral("Predict against a saved object instead of the cluster."), QStringLiteral("FILE")});
-    p.addOption({{QStringLiteral("o"), QStringLiteral("output")}, QStringLiteral("text (default) or json."), QStringLiteral("FORMAT"), QStringLiteral("text")});
+    p.setApplicationDescription(
+        QStringLiteral("fieldscope conflicts -f MANIFEST --manager M RESOURCE/NAME: what a server-side apply "
+                       "would conflict on, newly own, and remove."));
+    p.addPositionalArgument(QStringLiteral("RESOURCE/NAME"),
+                            QStringLiteral("The live object (omit with --live-file)."));
+    p.addOption({{QStringLiteral("f"), QStringLiteral("filename")},
+                 QStringLiteral("The manifest you would apply."),
+                 QStringLiteral("MANIFEST")});
+    p.addOption({QStringLiteral("manager"), QStringLiteral("The field manager you would apply as."),
+                 QStringLiteral("M")});
+    p.addOption({QStringLiteral("live-file"), QStringLiteral("Predict against a saved object instead of the cluster."),
+                 QStringLiteral("FILE")});
+    p.addOption({{QStringLiteral("o"), QStringLiteral("output")},
+                 QStringLiteral("text (default) or json."),
+                 QStringLiteral("FORMAT"),
+                 QStringLiteral("text")});
     addObjectOptions(p);
 }
 
@@ -168,13 +187,15 @@ struct LiveSource {
                 return fileObjects.front();
             for (const auto &l : fileObjects)
                 if (core::manifestIdentity(l).value("kind", "") == core::manifestIdentity(object).value("kind", "")
-                    && core::manifestIdentity(l).value("namespace", "") == core::manifestIdentity(object).value("namespace", "")
+                    && core::manifestIdentity(l).value("namespace", "")
+                           == core::manifestIdentity(object).value("namespace", "")
                     && core::manifestIdentity(l).value("name", "") == core::manifestIdentity(object).value("name", ""))
                     return l;
             return core::Json(); // not in the live file: the apply would create it
         }
         const kube::ResourceInfo *info = nullptr;
-        auto live = named ? fetchLive(*session, p, p.positionalArguments().constFirst(), &info) : fetchLiveFor(*session, p, object);
+        auto live = named ? fetchLive(*session, p, p.positionalArguments().constFirst(), &info)
+                          : fetchLiveFor(*session, p, object);
         if (!live && live.error().category == core::ErrorCategory::NotFound)
             return core::Json(); // the apply would create it
         return live;
@@ -215,15 +236,20 @@ int runConflicts(const QStringList &args)
     int rc = 0;
     if (!parseOrHelp(p, args, &rc))
         return rc;
-    if (!p.isSet(QStringLiteral("filename")) || !p.isSet(QStringLiteral("manager")) || p.positionalArguments().size() > 1)
-        return reportError(QStringLiteral("usage: fieldscope conflicts -f MANIFEST --manager M [RESOURCE/NAME] [-o json]")) + 1;
+    if (!p.isSet(QStringLiteral("filename")) || !p.isSet(QStringLiteral("manager"))
+        || p.positionalArguments().size() > 1)
+        return reportError(
+                   QStringLiteral("usage: fieldscope conflicts -f MANIFEST --manager M [RESOURCE/NAME] [-o json]"))
+             + 1;
     auto manifest = readManifest(p.value(QStringLiteral("filename")));
     if (!manifest)
         return reportError(manifest.error());
     const bool named = p.positionalArguments().size() == 1;
     if (named && manifest->objects.size() != 1)
-        return reportError(QStringLiteral("the manifest holds %1 objects: omit RESOURCE/NAME to predict each against its own live object")
-                               .arg(manifest->objects.size()))
+        return reportError(
+                   QStringLiteral(
+                       "the manifest holds %1 objects: omit RESOURCE/NAME to predict each against its own live object")
+                       .arg(manifest->objects.size()))
              + 1;
     const std::string manager = p.value(QStringLiteral("manager")).toStdString();
 

@@ -36,16 +36,18 @@ void appendObserved(const core::LessonStepReport &report, const lessons::LessonR
     for (const core::LessonEvent &e : report.events) {
         if (!e.object.is_object())
             continue;
-        const kube::ResourceInfo *info =
-            resolve(core::stringAt(e.object, "/apiVersion").value_or(""), core::stringAt(e.object, "/kind").value_or(""));
+        const kube::ResourceInfo *info = resolve(core::stringAt(e.object, "/apiVersion").value_or(""),
+                                                 core::stringAt(e.object, "/kind").value_or(""));
         if (!info)
             continue;
-        into.emplace_back(info->qualifiedName(), core::WatchEvent{historyTypeOf(e.type), core::safeDump(e.object), now});
+        into.emplace_back(info->qualifiedName(),
+                          core::WatchEvent{historyTypeOf(e.type), core::safeDump(e.object), now});
     }
 }
 } // namespace
 
-DemoSeeder::DemoSeeder(ClusterController *cluster, bool showIt, QObject *parent) : QObject(parent), m_cluster(cluster), m_show(showIt)
+DemoSeeder::DemoSeeder(ClusterController *cluster, bool showIt, QObject *parent)
+    : QObject(parent), m_cluster(cluster), m_show(showIt)
 {
     m_pool.setMaxThreadCount(1);
     connect(&m_job, &QFutureWatcher<Outcome>::finished, this, &DemoSeeder::onDone);
@@ -72,7 +74,8 @@ void DemoSeeder::seed()
     if (m_show)
         m_cluster->showResource(QStringLiteral("configmaps")); // the versions arrive live in the table
     auto runner = std::make_shared<lessons::LessonRunner>(m_cluster->connection()->transport->config(),
-                                                       lessons::LessonRunner::resolverFor(*m_cluster->discovery()), *lesson);
+                                                          lessons::LessonRunner::resolverFor(*m_cluster->discovery()),
+                                                          *lesson);
     auto resolve = lessons::LessonRunner::resolverFor(*m_cluster->discovery());
     // Shown: let the table's watch start first, so the versions also arrive live.
     const int delayMs = m_show ? 1500 : 0;
@@ -132,7 +135,8 @@ void DemoSeeder::recordVersions(const Outcome &outcome)
     for (const auto &[resource, event] : outcome.versions)
         byResource[resource].push_back(event);
     for (auto &[resource, events] : byResource)
-        m_cluster->recordReplay(core::WatchScope{"demo:" + resource + "/demo", resource.substr(0, resource.find('.'))}, std::move(events));
+        m_cluster->recordReplay(core::WatchScope{"demo:" + resource + "/demo", resource.substr(0, resource.find('.'))},
+                                std::move(events));
 }
 
 } // namespace fieldscope::app

@@ -25,7 +25,8 @@ QThreadPool &draftThread()
         p->setMaxThreadCount(1);
         // Quitting right after "Discard and quit" must not leave the draft it removes behind.
         if (QCoreApplication::instance())
-            QObject::connect(QCoreApplication::instance(), &QCoreApplication::aboutToQuit, p, [p] { p->waitForDone(2000); });
+            QObject::connect(QCoreApplication::instance(), &QCoreApplication::aboutToQuit, p,
+                             [p] { p->waitForDone(2000); });
         return p;
     }();
     return *pool;
@@ -35,10 +36,16 @@ constexpr int kDebounceMs = 800;
 
 } // namespace
 
-DraftKeeper::DraftKeeper(widgets::EditorWindow *window, std::shared_ptr<core::DraftStore> store, std::string cluster, std::string uid,
-                         std::string title, bool keepOnDisk, std::string legacyContext)
-    : QObject(window), m_window(window), m_store(std::move(store)), m_context(std::move(cluster)), m_uid(std::move(uid)),
-      m_title(std::move(title)), m_legacyContext(std::move(legacyContext)), m_keepOnDisk(keepOnDisk)
+DraftKeeper::DraftKeeper(widgets::EditorWindow *window, std::shared_ptr<core::DraftStore> store, std::string cluster,
+                         std::string uid, std::string title, bool keepOnDisk, std::string legacyContext)
+    : QObject(window)
+    , m_window(window)
+    , m_store(std::move(store))
+    , m_context(std::move(cluster))
+    , m_uid(std::move(uid))
+    , m_title(std::move(title))
+    , m_legacyContext(std::move(legacyContext))
+    , m_keepOnDisk(keepOnDisk)
 {
     if (!keepOnDisk)
         window->setDraftsKeptOnDisk(false, tr("Unsent edits of this Secret are not kept on disk: a crash loses them. "
@@ -95,20 +102,22 @@ void DraftKeeper::loadThen(std::function<void(std::optional<core::EditDraft>)> d
         m_offered = r ? *r : std::nullopt;
         done(r ? std::move(*r) : std::nullopt);
     });
-    watcher->setFuture(QtConcurrent::run(&draftThread(), [store = m_store, cluster = m_context, legacy = m_legacyContext, uid = m_uid] {
-        auto r = store->load(cluster, uid);
-        if (!r || *r || legacy.empty() || legacy == cluster)
-            return r;
-        // A draft an earlier version kept under the context name: from now on the cluster's.
-        auto old = store->load(legacy, uid);
-        if (!old || !*old)
-            return old;
-        (*old)->context = cluster;
-        if (auto st = store->save(**old); !st)
-            return core::Result<std::optional<core::EditDraft>>(st.error());
-        (void)store->remove(legacy, uid);
-        return old;
-    }));
+    watcher->setFuture(QtConcurrent::run(&draftThread(),
+                                         [store = m_store, cluster = m_context, legacy = m_legacyContext, uid = m_uid] {
+                                             auto r = store->load(cluster, uid);
+                                             if (!r || *r || legacy.empty() || legacy == cluster)
+                                                 return r;
+                                             // A draft an earlier version kept under the context name: from now on the
+                                             // cluster's.
+                                             auto old = store->load(legacy, uid);
+                                             if (!old || !*old)
+                                                 return old;
+                                             (*old)->context = cluster;
+                                             if (auto st = store->save(**old); !st)
+                                                 return core::Result<std::optional<core::EditDraft>>(st.error());
+                                             (void)store->remove(legacy, uid);
+                                             return old;
+                                         }));
 }
 
 void DraftKeeper::arm()
@@ -141,8 +150,13 @@ void DraftKeeper::keepNow()
         run([context = m_context, uid = m_uid](core::DraftStore &s) { return s.remove(context, uid); });
         return;
     }
-    core::EditDraft d{m_context, m_uid, m_title, m_window->openedYaml().toStdString(), m_window->openedResourceVersion().toStdString(),
-                      m_window->bufferText().toStdString(), QDateTime::currentMSecsSinceEpoch()};
+    core::EditDraft d{m_context,
+                      m_uid,
+                      m_title,
+                      m_window->openedYaml().toStdString(),
+                      m_window->openedResourceVersion().toStdString(),
+                      m_window->bufferText().toStdString(),
+                      QDateTime::currentMSecsSinceEpoch()};
     run([d = std::move(d)](core::DraftStore &s) { return s.save(d); }, true);
 }
 
@@ -157,7 +171,8 @@ void DraftKeeper::run(std::function<core::Status(core::DraftStore &)> work, bool
         if (!m_window)
             return;
         if (!failure.isEmpty())
-            m_window->showDraftProblem(isSave ? tr("Your unsent edits could not be kept on disk: %1").arg(failure) : failure);
+            m_window->showDraftProblem(isSave ? tr("Your unsent edits could not be kept on disk: %1").arg(failure)
+                                              : failure);
         else if (isSave && !m_window->draftProblem().isEmpty() && m_saveFailed)
             m_window->showDraftProblem({});
         if (isSave)

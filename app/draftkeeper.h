@@ -29,8 +29,8 @@ public:
     // this object's draft under; such a draft moves to `cluster` when loaded (and is offered).
     // keepOnDisk = false: nothing of the buffer is written (a Secret without the opt-in to record
     // its values, README.md "Security"); the window says so, and a draft an earlier run left is still offered.
-    DraftKeeper(widgets::EditorWindow *window, std::shared_ptr<core::DraftStore> store, std::string cluster, std::string uid,
-                std::string title, bool keepOnDisk = true, std::string legacyContext = {});
+    DraftKeeper(widgets::EditorWindow *window, std::shared_ptr<core::DraftStore> store, std::string cluster,
+                std::string uid, std::string title, bool keepOnDisk = true, std::string legacyContext = {});
 
     // The draft left by an earlier run, if any (read on the worker thread), then `done` here.
     // While the window offers it (its restore question open), the draft stays on disk: closing

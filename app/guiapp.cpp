@@ -1,23 +1,22 @@
 #include "app/guiapp.h"
 
-
 #include "app/clustercontroller.h"
 #include "app/commands.h"
-#include "app/historyfilecontroller.h"
-#include "app/screenshot.h"
 #include "app/demoseeder.h"
+#include "app/historyfilecontroller.h"
 #include "app/lessoncontroller.h"
 #include "app/lessonlauncher.h"
 #include "app/sandbox.h"
+#include "app/screenshot.h"
 #include "app/terminationsignals.h"
 #include "app/versioninfo.h"
 #include "app/workspace.h"
-#include "core/history/historywriter.h"
 #include "core/base/privatefiles.h"
+#include "core/history/historywriter.h"
 #include "widgets/clusterview.h"
 #include "widgets/detailpane.h"
-#include "widgets/objecttablepage.h"
 #include "widgets/mainwindow.h"
+#include "widgets/objecttablepage.h"
 
 #include <QApplication>
 #include <QCommandLineParser>
@@ -34,9 +33,11 @@ namespace {
 
 QString subcommandHelp()
 {
-    QString s = QStringLiteral("\nSubcommands (fieldscope help SUBCOMMAND, or fieldscope SUBCOMMAND --help, for each; --context,\n--kubeconfig, --allow-exec-plugins and -v go before or after the subcommand):\n");
+    QString s = QStringLiteral(
+        "\nSubcommands (fieldscope help SUBCOMMAND, or fieldscope SUBCOMMAND --help, for each; --context,\n--kubeconfig, --allow-exec-plugins and -v go before or after the subcommand):\n");
     for (const auto *c = subcommands(); c->name; ++c)
-        s += QStringLiteral("  %1  %2\n").arg(QString::fromUtf8(c->name).leftJustified(10), QString::fromUtf8(c->summary));
+        s += QStringLiteral("  %1  %2\n")
+                 .arg(QString::fromUtf8(c->name).leftJustified(10), QString::fromUtf8(c->summary));
     return s;
 }
 
@@ -46,7 +47,8 @@ QString subcommandHelp()
 void securePrivateLocations()
 {
     const QString settingsFile = QSettings().fileName();
-    const QString data = QStandardPaths::writableLocation(QStandardPaths::GenericDataLocation) + QStringLiteral("/fieldscope");
+    const QString data = QStandardPaths::writableLocation(QStandardPaths::GenericDataLocation)
+                       + QStringLiteral("/fieldscope");
     for (const QString &dir : {QFileInfo(settingsFile).absolutePath(), data,
                                QStandardPaths::writableLocation(QStandardPaths::AppDataLocation), historyFolder()})
         if (auto st = core::makePrivateDirectory(dir.toStdString(), true); !st)
@@ -60,35 +62,58 @@ QList<QCommandLineOption> windowOptions()
 {
     QList<QCommandLineOption> o;
     o.append({QStringLiteral("version"), QStringLiteral("Print the version (with -v: the libraries' too) and exit.")});
-    o.append({{QStringLiteral("v"), QStringLiteral("verbose")}, QStringLiteral("Log debug messages (-v=N as with kubectl; 0 is off). Works with every subcommand.")});
-    o.append({QStringLiteral("context"), QStringLiteral("Connect to this kubeconfig context."), QStringLiteral("NAME")});
+    o.append({{QStringLiteral("v"), QStringLiteral("verbose")},
+              QStringLiteral("Log debug messages (-v=N as with kubectl; 0 is off). Works with every subcommand.")});
+    o.append({QStringLiteral("context"), QStringLiteral("Connect to this kubeconfig context."),
+              QStringLiteral("NAME")});
     o.append({QStringLiteral("kubeconfig"), QStringLiteral("Use this kubeconfig file."), QStringLiteral("FILE")});
-    o.append({QStringLiteral("sandbox"), QStringLiteral("Start (or reuse) the local sandbox cluster and connect to it.")});
-    o.append({QStringLiteral("resource"), QStringLiteral("Resource kind to show first (default: namespaces)."), QStringLiteral("R")});
-    o.append({QStringLiteral("select"), QStringLiteral("Select this object: R/NAME or R/NAMESPACE/NAME (R as for --resource)."), QStringLiteral("R/NAME")});
-    o.append({QStringLiteral("tab"), QStringLiteral("Detail tab to show: summary, yaml, ownership, history or events (of --select's object, or the first one)."), QStringLiteral("TAB")});
-    o.append({QStringLiteral("screenshot"), QStringLiteral("Render the window once the selected view has loaded, save it as PNG and exit."), QStringLiteral("FILE")});
-    o.append({QStringLiteral("size"), QStringLiteral("Window size for --screenshot (default 1280x800)."), QStringLiteral("WxH"), QStringLiteral("1280x800")});
+    o.append({QStringLiteral("sandbox"),
+              QStringLiteral("Start (or reuse) the local sandbox cluster and connect to it.")});
+    o.append({QStringLiteral("resource"), QStringLiteral("Resource kind to show first (default: namespaces)."),
+              QStringLiteral("R")});
+    o.append({QStringLiteral("select"),
+              QStringLiteral("Select this object: R/NAME or R/NAMESPACE/NAME (R as for --resource)."),
+              QStringLiteral("R/NAME")});
+    o.append(
+        {QStringLiteral("tab"),
+         QStringLiteral(
+             "Detail tab to show: summary, yaml, ownership, history or events (of --select's object, or the first one)."),
+         QStringLiteral("TAB")});
+    o.append({QStringLiteral("screenshot"),
+              QStringLiteral("Render the window once the selected view has loaded, save it as PNG and exit."),
+              QStringLiteral("FILE")});
+    o.append({QStringLiteral("size"), QStringLiteral("Window size for --screenshot (default 1280x800)."),
+              QStringLiteral("WxH"), QStringLiteral("1280x800")});
     o.append({QStringLiteral("screenshot-timeout"),
-             QStringLiteral("With --screenshot: after this many seconds save what the window shows and exit 1 (default 60)."),
-             QStringLiteral("SECONDS"), QStringLiteral("60")});
+              QStringLiteral(
+                  "With --screenshot: after this many seconds save what the window shows and exit 1 (default 60)."),
+              QStringLiteral("SECONDS"), QStringLiteral("60")});
     o.append({QStringLiteral("keep-sandbox"), QStringLiteral("Leave the sandbox cluster running when the app quits.")});
-    o.append({QStringLiteral("open"), QStringLiteral("Open a recorded history (a history database or a .jsonl export) without a cluster."),
-             QStringLiteral("FILE")});
-    o.append({QStringLiteral("lesson"), QStringLiteral("Start this lesson (see `fieldscope lesson list`) once connected."), QStringLiteral("NAME")});
-    o.append({QStringLiteral("lesson-step"), QStringLiteral("With --lesson: run the steps up to N (1-based) right away."), QStringLiteral("N")});
-    o.append({QStringLiteral("presenter"), QStringLiteral("With --lesson: presenter mode (large type, high contrast, Space/Backspace).")});
-    o.append({QStringLiteral("lessons"), QStringLiteral("Also load lessons from DIR (repeatable)."), QStringLiteral("DIR")});
-    o.append({QStringLiteral("demo"), QStringLiteral("With the sandbox: (re)create its demo namespace (a new sandbox always gets one).")});
-    o.append({QStringLiteral("yes"), QStringLiteral("With --lesson: run on a cluster that is not the sandbox without asking.")});
+    o.append({QStringLiteral("open"),
+              QStringLiteral("Open a recorded history (a history database or a .jsonl export) without a cluster."),
+              QStringLiteral("FILE")});
+    o.append({QStringLiteral("lesson"),
+              QStringLiteral("Start this lesson (see `fieldscope lesson list`) once connected."),
+              QStringLiteral("NAME")});
+    o.append({QStringLiteral("lesson-step"),
+              QStringLiteral("With --lesson: run the steps up to N (1-based) right away."), QStringLiteral("N")});
+    o.append({QStringLiteral("presenter"),
+              QStringLiteral("With --lesson: presenter mode (large type, high contrast, Space/Backspace).")});
+    o.append({QStringLiteral("lessons"), QStringLiteral("Also load lessons from DIR (repeatable)."),
+              QStringLiteral("DIR")});
+    o.append({QStringLiteral("demo"),
+              QStringLiteral("With the sandbox: (re)create its demo namespace (a new sandbox always gets one).")});
+    o.append({QStringLiteral("yes"),
+              QStringLiteral("With --lesson: run on a cluster that is not the sandbox without asking.")});
     return o;
 }
 
 void addGuiOptions(QCommandLineParser &p)
 {
-    p.setApplicationDescription(QStringLiteral("Fieldscope: see who changed what in Kubernetes objects, and write back safely.\n"
-                                               "With no --context or --kubeconfig it starts the local sandbox cluster.")
-                                + subcommandHelp());
+    p.setApplicationDescription(
+        QStringLiteral("Fieldscope: see who changed what in Kubernetes objects, and write back safely.\n"
+                       "With no --context or --kubeconfig it starts the local sandbox cluster.")
+        + subcommandHelp());
     p.addHelpOption();
     p.addOptions(windowOptions());
 }
@@ -145,7 +170,8 @@ std::optional<GuiOptions> readGuiOptions(const QCommandLineParser &p)
     o.kubeconfig = p.value(QStringLiteral("kubeconfig"));
     o.context = p.value(QStringLiteral("context"));
     o.useSandbox = p.isSet(QStringLiteral("sandbox"))
-                || (!p.isSet(QStringLiteral("context")) && !p.isSet(QStringLiteral("kubeconfig")) && o.openFile.isEmpty());
+                || (!p.isSet(QStringLiteral("context")) && !p.isSet(QStringLiteral("kubeconfig"))
+                    && o.openFile.isEmpty());
     o.keepSandbox = p.isSet(QStringLiteral("keep-sandbox"));
     o.seedDemo = p.isSet(QStringLiteral("demo"));
     o.screenshot = p.value(QStringLiteral("screenshot"));
@@ -176,7 +202,10 @@ bool readScreenshotOptions(const QCommandLineParser &p, GuiOptions &o)
 class GuiSession
 {
 public:
-    explicit GuiSession(const GuiOptions &options) : o(options), workspace(&window), lessons(&window, &workspace, o.lessonDirs) {}
+    explicit GuiSession(const GuiOptions &options)
+        : o(options), workspace(&window), lessons(&window, &workspace, o.lessonDirs)
+    {
+    }
 
     bool knowsLesson() const { return o.lessonName.isEmpty() || lessons.catalog().find(o.lessonName.toStdString()); }
 
@@ -188,8 +217,10 @@ public:
         target.lesson = !o.lessonName.isEmpty();
         target.lessonStep = o.lessonStep - 1;
         taker = std::make_unique<ScreenshotTaker>(&window, o.screenshot, target, o.screenshotTimeoutS * 1000);
-        QObject::connect(&lessons, &LessonLauncher::started, taker.get(), [t = taker.get()](LessonController *l) { t->follow(l); });
-        QObject::connect(&workspace, &Workspace::opened, taker.get(), [t = taker.get()](ClusterController *c) { t->follow(c); });
+        QObject::connect(&lessons, &LessonLauncher::started, taker.get(),
+                         [t = taker.get()](LessonController *l) { t->follow(l); });
+        QObject::connect(&workspace, &Workspace::opened, taker.get(),
+                         [t = taker.get()](ClusterController *c) { t->follow(c); });
         if (!o.openFile.isEmpty()) {
             offline = std::make_unique<HistoryFileController>(window.addCluster(QFileInfo(o.openFile).fileName()));
             taker->follow(offline.get());
@@ -217,7 +248,8 @@ public:
     void quitOn(TerminationSignals &termination)
     {
         QObject::connect(&termination, &TerminationSignals::received, &window, [this](int sig) {
-            std::fprintf(stderr, "fieldscope: %s: keeping drafts, finishing the history, stopping the sandbox\n", TerminationSignals::name(sig));
+            std::fprintf(stderr, "fieldscope: %s: keeping drafts, finishing the history, stopping the sandbox\n",
+                         TerminationSignals::name(sig));
             window.saveWindowState();
             QCoreApplication::exit(0);
         });
@@ -243,16 +275,20 @@ private:
     {
         widgets::ClusterView *placeholder = window.addCluster(SandboxController::contextName());
         placeholder->setRequestedContext(SandboxController::contextName()); // the switcher names it while it starts
-        QObject::connect(&sandbox, &SandboxController::stateChanged, placeholder, &widgets::ClusterView::setSandboxState);
-        QObject::connect(&sandbox, &SandboxController::stateChanged, &window, [this](const QString &s) { sandboxState = s; });
+        QObject::connect(&sandbox, &SandboxController::stateChanged, placeholder,
+                         &widgets::ClusterView::setSandboxState);
+        QObject::connect(&sandbox, &SandboxController::stateChanged, &window,
+                         [this](const QString &s) { sandboxState = s; });
         QObject::connect(&sandbox, &SandboxController::ready, &window, [this, placeholder](const QString &kubeconfig) {
             window.tabs()->removeTab(window.tabs()->indexOf(placeholder));
             placeholder->deleteLater();
             openFirst(kubeconfig, SandboxController::contextName());
             if (sandbox.isFresh() || o.seedDemo)
-                demo = std::make_unique<DemoSeeder>(first, o.resource.isEmpty() && o.lessonName.isEmpty() && o.screenshot.isEmpty());
+                demo = std::make_unique<DemoSeeder>(first, o.resource.isEmpty() && o.lessonName.isEmpty()
+                                                               && o.screenshot.isEmpty());
             first->view()->setSandboxState(sandboxState);
-            QObject::connect(&sandbox, &SandboxController::stateChanged, first->view(), &widgets::ClusterView::setSandboxState);
+            QObject::connect(&sandbox, &SandboxController::stateChanged, first->view(),
+                             &widgets::ClusterView::setSandboxState);
         });
         QObject::connect(&sandbox, &SandboxController::failed, placeholder, &widgets::ClusterView::setConnectionError);
         placeholder->setConnecting(QObject::tr("Starting the sandbox cluster (first start takes a few seconds)…"));
@@ -318,7 +354,8 @@ int runGui(int &argc, char **argv)
         return 2;
     GuiSession session(*options);
     if (!session.knowsLesson()) {
-        std::fprintf(stderr, "fieldscope: no lesson named \"%s\" (see fieldscope lesson list)\n", qUtf8Printable(options->lessonName));
+        std::fprintf(stderr, "fieldscope: no lesson named \"%s\" (see fieldscope lesson list)\n",
+                     qUtf8Printable(options->lessonName));
         return 2;
     }
     if (!options->screenshot.isEmpty()) {

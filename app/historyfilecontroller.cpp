@@ -1,9 +1,9 @@
 #include "app/historyfilecontroller.h"
 
 #include "core/base/boundary.h"
+#include "core/base/jsonread.h"
 #include "core/history/historyexport.h"
 #include "core/history/historystore.h"
-#include "core/base/jsonread.h"
 #include "kube/listdecoder.h"
 #include "widgets/clusterview.h"
 #include "widgets/detailpane.h"
@@ -42,7 +42,8 @@ core::Status collectObjects(core::HistoryStore &store, std::map<QString, KindObj
         const auto slash = av.find('/');
         models::ResourceKind k{slash == std::string::npos ? QString() : QString::fromStdString(av.substr(0, slash)),
                                QString::fromStdString(slash == std::string::npos ? av : av.substr(slash + 1)),
-                               QString::fromStdString(o.resource), QString::fromStdString(o.ref.kind), !o.ref.namespace_.empty()};
+                               QString::fromStdString(o.resource), QString::fromStdString(o.ref.kind),
+                               !o.ref.namespace_.empty()};
         KindObjects &ko = byKind[k.qualifiedName()];
         if (ko.body.empty()) {
             ko.kind = k;
@@ -66,8 +67,9 @@ OpenedHistory openHistoryFile(const QString &file, const QString &scratchDir)
     OpenedHistory out;
     const bool isExport = file.endsWith(QLatin1String(".jsonl"));
     out.databasePath = isExport ? scratchDir + QStringLiteral("/import.db") : file;
-    auto store = core::HistoryStore::open(out.databasePath.toStdString(),
-                                          isExport ? core::HistoryStore::OpenMode::ReadWrite : core::HistoryStore::OpenMode::ReadOnly);
+    auto store = core::HistoryStore::open(out.databasePath.toStdString(), isExport
+                                                                              ? core::HistoryStore::OpenMode::ReadWrite
+                                                                              : core::HistoryStore::OpenMode::ReadOnly);
     if (!store) {
         out.error = QString::fromStdString(store.error().describe());
         return out;
@@ -96,7 +98,8 @@ OpenedHistory openHistoryFile(const QString &file, const QString &scratchDir)
     return out;
 }
 
-HistoryFileController::HistoryFileController(widgets::ClusterView *view, QObject *parent) : QObject(parent), m_view(view)
+HistoryFileController::HistoryFileController(widgets::ClusterView *view, QObject *parent)
+    : QObject(parent), m_view(view)
 {
     connect(&m_opening, &QFutureWatcher<OpenedHistory>::finished, this, [this] {
         auto opened = core::takeResult(m_opening.future(), "opening the history file");
@@ -111,7 +114,8 @@ HistoryFileController::HistoryFileController(widgets::ClusterView *view, QObject
     connect(view, &widgets::ClusterView::resourceKindChosen, this, &HistoryFileController::showResource);
     view->setKindsModel(&m_kinds);
     view->detailPane()->setHistoryModel(&m_historyModel);
-    connect(view->tablePage(), &widgets::ObjectTablePage::currentObjectChanged, this, &HistoryFileController::onCurrentObject);
+    connect(view->tablePage(), &widgets::ObjectTablePage::currentObjectChanged, this,
+            &HistoryFileController::onCurrentObject);
 }
 
 HistoryFileController::~HistoryFileController()
@@ -130,7 +134,9 @@ void HistoryFileController::open(const QString &file)
 {
     m_file = file;
     m_view->setConnecting(tr("Reading %1…").arg(QFileInfo(file).fileName()));
-    m_opening.setFuture(QtConcurrent::run([file, scratch = m_scratch.path()] { return openHistoryFile(file, scratch); }));
+    m_opening.setFuture(QtConcurrent::run([file, scratch = m_scratch.path()] {
+        return openHistoryFile(file, scratch);
+    }));
 }
 
 void HistoryFileController::onOpened(OpenedHistory opened)
@@ -176,7 +182,8 @@ void HistoryFileController::showResource(const QString &resource)
     m_loaded = false;
     onCurrentObject({});
     m_model.clear();
-    const auto &kind = *std::find_if(m_opened.kinds.begin(), m_opened.kinds.end(), [&](const auto &k) { return k.qualifiedName() == name; });
+    const auto &kind = *std::find_if(m_opened.kinds.begin(), m_opened.kinds.end(),
+                                     [&](const auto &k) { return k.qualifiedName() == name; });
     m_view->setObjectModel(&m_model, kind.kind, kind.namespaced, name);
     m_view->setCurrentKind(name);
     core::WatchBatch batch;
@@ -190,15 +197,20 @@ void HistoryFileController::showResource(const QString &resource)
             return; // another kind was chosen meanwhile
         auto prepared = core::takeResult(w->future(), "preparing the recorded objects");
         if (!prepared) {
-            m_view->setWatchStatus(tr("%1: cannot show the recorded objects: %2").arg(name, QString::fromStdString(prepared.error().message)), false);
+            m_view->setWatchStatus(tr("%1: cannot show the recorded objects: %2")
+                                       .arg(name, QString::fromStdString(prepared.error().message)),
+                                   false);
             return;
         }
         m_model.applyPrepared(std::move(*prepared));
         const auto &deleted = m_opened.deletedAt[name];
         m_model.markDeleted(deleted);
-        m_view->setWatchStatus(deleted.empty() ? tr("%1: %2 recorded objects (offline)").arg(name).arg(m_model.rowCount())
-                                               : tr("%1: %2 recorded objects, %3 of them deleted (offline)")
-                                                     .arg(name).arg(m_model.rowCount()).arg(deleted.size()),
+        m_view->setWatchStatus(deleted.empty()
+                                   ? tr("%1: %2 recorded objects (offline)").arg(name).arg(m_model.rowCount())
+                                   : tr("%1: %2 recorded objects, %3 of them deleted (offline)")
+                                         .arg(name)
+                                         .arg(m_model.rowCount())
+                                         .arg(deleted.size()),
                                false);
         m_loaded = true;
         Q_EMIT loaded();

@@ -1,9 +1,9 @@
 #pragma once
 // HistoryFileController: `fieldscope --open FILE`. Shows a recorded history (a history database,
 // or a JSON Lines export: docs/history-format.md) without a cluster: the recorded resource kinds,
-// a table of the recorded objects (their last recorded state; deleted ones struck through), and the detail pane with Summary,
-// YAML, Ownership and History working as they do live. The file is read (and an export imported
-// into a scratch database) on a worker thread. Lives on the GUI thread.
+// a table of the recorded objects (their last recorded state; deleted ones struck through), and the detail pane with
+// Summary, YAML, Ownership and History working as they do live. The file is read (and an export imported into a scratch
+// database) on a worker thread. Lives on the GUI thread.
 #include "app/historysource.h"
 #include "models/objecthistorymodel.h"
 #include "models/objecttablemodel.h"

@@ -55,7 +55,8 @@ std::string clusterIdentityOf(const kube::ResolvedConfig &config)
 
 QString historyFolder()
 {
-    return QStandardPaths::writableLocation(QStandardPaths::GenericDataLocation) + QStringLiteral("/fieldscope/history");
+    return QStandardPaths::writableLocation(QStandardPaths::GenericDataLocation)
+         + QStringLiteral("/fieldscope/history");
 }
 
 QString historyDatabaseFor(const QString &contextName, const std::string &identity)
@@ -68,7 +69,8 @@ std::vector<std::string> legacyHistoryDatabasesFor(const QString &contextName)
 {
     const QString file = safeFileName(contextName) + QStringLiteral(".db");
     return {(historyFolder() + u'/' + file).toStdString(),
-            (QStandardPaths::writableLocation(QStandardPaths::AppDataLocation) + QStringLiteral("/history/") + file).toStdString()};
+            (QStandardPaths::writableLocation(QStandardPaths::AppDataLocation) + QStringLiteral("/history/") + file)
+                .toStdString()};
 }
 
 HistorySource::HistorySource(models::ObjectHistoryModel *model, QObject *parent) : QObject(parent), m_model(model)
@@ -105,7 +107,9 @@ void HistorySource::setDatabase(const QString &path)
     m_path = path;
     // One reader (and cache) per database, kept across reloads: the versions being read survive
     // a commit that reloads the rows.
-    m_versions = path.isEmpty() ? nullptr : std::make_shared<models::HistoryVersions>(models::storeVersionReader(path.toStdString()));
+    m_versions = path.isEmpty()
+                   ? nullptr
+                   : std::make_shared<models::HistoryVersions>(models::storeVersionReader(path.toStdString()));
 }
 
 void HistorySource::clear()

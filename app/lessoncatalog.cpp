@@ -17,7 +17,8 @@ const core::Lesson *LessonCatalog::find(const std::string &name) const
 
 QString userLessonDir()
 {
-    return QStandardPaths::writableLocation(QStandardPaths::GenericDataLocation) + QStringLiteral("/fieldscope/lessons");
+    return QStandardPaths::writableLocation(QStandardPaths::GenericDataLocation)
+         + QStringLiteral("/fieldscope/lessons");
 }
 
 core::Result<core::Lesson> readLessonFile(const QString &path)
@@ -46,14 +47,16 @@ LessonCatalog loadLessons(const QStringList &extraDirs)
                 out.errors.push_back(dir.toStdString() + ": no such folder");
             continue;
         }
-        const QStringList files = d.entryList({QStringLiteral("*.yaml"), QStringLiteral("*.yml")}, QDir::Files | QDir::Readable, QDir::Name);
+        const QStringList files = d.entryList({QStringLiteral("*.yaml"), QStringLiteral("*.yml")},
+                                              QDir::Files | QDir::Readable, QDir::Name);
         for (const QString &f : files) {
             auto lesson = readLessonFile(d.filePath(f));
             if (!lesson) {
                 out.errors.push_back(lesson.error().message);
                 continue;
             }
-            auto same = std::find_if(out.lessons.begin(), out.lessons.end(), [&](const core::Lesson &l) { return l.name == lesson->name; });
+            auto same = std::find_if(out.lessons.begin(), out.lessons.end(),
+                                     [&](const core::Lesson &l) { return l.name == lesson->name; });
             if (same != out.lessons.end())
                 *same = std::move(*lesson);
             else

@@ -12,9 +12,9 @@
 #include "widgets/objecttablepage.h"
 #include "widgets/plaintext.h"
 
+#include <QCoreApplication>
 #include <QDir>
 #include <QDockWidget>
-#include <QCoreApplication>
 #include <QFileInfo>
 #include <QGuiApplication>
 #include <QMessageBox>
@@ -48,7 +48,8 @@ widgets::DetailPane::Tab tabFor(core::LessonView v)
 
 } // namespace
 
-LessonController::LessonController(widgets::MainWindow *window, ClusterController *cluster, core::Lesson lesson, QObject *parent)
+LessonController::LessonController(widgets::MainWindow *window, ClusterController *cluster, core::Lesson lesson,
+                                   QObject *parent)
     : QObject(parent)
     , m_window(window)
     , m_cluster(cluster)
@@ -104,7 +105,8 @@ bool LessonController::isSandbox() const
     const kube::ResolvedConfig &c = m_cluster->connection()->config;
     const QString dir = QDir(SandboxController::dataDir()).canonicalPath();
     const QString file = QFileInfo(QString::fromStdString(c.sourceFile)).canonicalFilePath();
-    return !dir.isEmpty() && file.startsWith(dir + QLatin1Char('/')) && c.contextName == SandboxController::contextName().toStdString();
+    return !dir.isEmpty() && file.startsWith(dir + QLatin1Char('/'))
+        && c.contextName == SandboxController::contextName().toStdString();
 }
 
 void LessonController::start(bool confirmed)
@@ -125,12 +127,13 @@ void LessonController::start(bool confirmed)
     QStringList objects;
     for (const core::LessonTarget &t : m_lesson.objects())
         objects << QString::fromStdString(t.describe());
-    auto *box = new QMessageBox(QMessageBox::Warning, widgets::windowTitleText(tr("Run the lesson on %1?").arg(m_cluster->contextName())),
-                                tr("%1 is not the sandbox cluster.\n\nThe lesson \"%2\" will create the namespace %3 and delete and rewrite "
-                                   "%4 in it, with real requests from several clients at once.")
-                                    .arg(m_cluster->contextName(), QString::fromStdString(m_lesson.title),
-                                         QString::fromStdString(m_lesson.ns), objects.join(QStringLiteral(", "))),
-                                QMessageBox::Cancel, m_window);
+    auto *box = new QMessageBox(
+        QMessageBox::Warning, widgets::windowTitleText(tr("Run the lesson on %1?").arg(m_cluster->contextName())),
+        tr("%1 is not the sandbox cluster.\n\nThe lesson \"%2\" will create the namespace %3 and delete and rewrite "
+           "%4 in it, with real requests from several clients at once.")
+            .arg(m_cluster->contextName(), QString::fromStdString(m_lesson.title), QString::fromStdString(m_lesson.ns),
+                 objects.join(QStringLiteral(", "))),
+        QMessageBox::Cancel, m_window);
     box->setTextFormat(Qt::PlainText);
     box->addButton(tr("Run the lesson"), QMessageBox::AcceptRole);
     box->setAttribute(Qt::WA_DeleteOnClose);
@@ -138,7 +141,8 @@ void LessonController::start(bool confirmed)
         if (box->buttonRole(box->clickedButton()) == QMessageBox::AcceptRole)
             resetNamespace();
         else
-            m_panel->setError(tr("Not started: nothing was changed on %1.").arg(m_cluster ? m_cluster->contextName() : QString()));
+            m_panel->setError(
+                tr("Not started: nothing was changed on %1.").arg(m_cluster ? m_cluster->contextName() : QString()));
     });
     box->open();
 }
@@ -148,7 +152,8 @@ void LessonController::ensureRunner()
     if (m_runner || !m_cluster || !m_cluster->connection() || !m_cluster->discovery())
         return;
     m_runner = std::make_shared<lessons::LessonRunner>(m_cluster->connection()->transport->config(),
-                                                    lessons::LessonRunner::resolverFor(*m_cluster->discovery()), m_lesson);
+                                                       lessons::LessonRunner::resolverFor(*m_cluster->discovery()),
+                                                       m_lesson);
 }
 
 void LessonController::launch(const QString &what, std::function<Job(lessons::LessonRunner &)> work)
@@ -161,7 +166,9 @@ void LessonController::launch(const QString &what, std::function<Job(lessons::Le
     m_busy = true;
     m_panel->setBusy(what);
     auto runner = m_runner;
-    m_job.setFuture(QtConcurrent::run(jobPool(), [runner, work = std::move(work)] { return std::make_shared<Job>(work(*runner)); }));
+    m_job.setFuture(QtConcurrent::run(jobPool(), [runner, work = std::move(work)] {
+        return std::make_shared<Job>(work(*runner));
+    }));
 }
 
 void LessonController::onJobDone()
@@ -213,10 +220,12 @@ void LessonController::focusViews(int index)
     }
     const core::LessonStep &step = m_lesson.steps[std::size_t(index)];
     widgets::ClusterView *view = m_cluster->view();
-    const bool selected = view->tablePage()->selectName(QString::fromStdString(m_lesson.ns), QString::fromStdString(step.focus.name));
+    const bool selected = view->tablePage()->selectName(QString::fromStdString(m_lesson.ns),
+                                                        QString::fromStdString(step.focus.name));
     if (selected) {
         view->detailPane()->setCurrentTab(tabFor(step.view));
-        const bool highlighted = step.highlight.empty() || view->detailPane()->highlight(QString::fromStdString(step.highlight));
+        const bool highlighted = step.highlight.empty()
+                              || view->detailPane()->highlight(QString::fromStdString(step.highlight));
         if (highlighted || ++m_focusTries > 25) {
             m_focusTimer->stop();
             if (step.view == core::LessonView::Editor)
@@ -330,7 +339,8 @@ core::Result<std::int64_t> LessonController::saveHistory(const QString &file) co
     return exportHistory(m_cluster->historyDatabase(), m_lesson.ns, file);
 }
 
-core::Result<std::int64_t> LessonController::exportHistory(const QString &database, const std::string &ns, const QString &file)
+core::Result<std::int64_t> LessonController::exportHistory(const QString &database, const std::string &ns,
+                                                           const QString &file)
 {
     auto store = core::HistoryStore::open(database.toStdString(), core::HistoryStore::OpenMode::ReadOnly);
     if (!store)

@@ -32,7 +32,8 @@ class LessonController : public QObject
 {
     Q_OBJECT
 public:
-    LessonController(widgets::MainWindow *window, ClusterController *cluster, core::Lesson lesson, QObject *parent = nullptr);
+    LessonController(widgets::MainWindow *window, ClusterController *cluster, core::Lesson lesson,
+                     QObject *parent = nullptr);
     ~LessonController() override;
 
     // Asks first when the cluster is not the sandbox (`confirmed` skips that: the user already
@@ -55,7 +56,8 @@ public:
     // Saves what the app recorded about the lesson's namespace as JSON Lines (fieldscope --open).
     core::Result<std::int64_t> saveHistory(const QString &file) const;
     // The same from values only, for a worker thread: reads the store, writes `file`.
-    static core::Result<std::int64_t> exportHistory(const QString &database, const std::string &ns, const QString &file);
+    static core::Result<std::int64_t> exportHistory(const QString &database, const std::string &ns,
+                                                    const QString &file);
 
 Q_SIGNALS:
     // The step is shown and its view brought up (object selected and highlighted, or given up).

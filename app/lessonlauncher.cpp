@@ -4,16 +4,16 @@
 #include "app/lessoncontroller.h"
 #include "app/workspace.h"
 #include "core/base/boundary.h"
+#include "core/base/visibletext.h"
 #include "widgets/lessonpanel.h"
 #include "widgets/mainwindow.h"
 #include "widgets/plaintext.h"
-#include "core/base/visibletext.h"
 
 #include <QAction>
 #include <QFileDialog>
+#include <QFutureWatcher>
 #include <QMenu>
 #include <QMenuBar>
-#include <QFutureWatcher>
 #include <QMessageBox>
 #include <QtConcurrent>
 
@@ -21,7 +21,8 @@
 
 namespace fieldscope::app {
 
-LessonLauncher::LessonLauncher(widgets::MainWindow *window, Workspace *workspace, const QStringList &extraDirs, QObject *parent)
+LessonLauncher::LessonLauncher(widgets::MainWindow *window, Workspace *workspace, const QStringList &extraDirs,
+                               QObject *parent)
     : QObject(parent), m_window(window), m_workspace(workspace), m_catalog(loadLessons(extraDirs))
 {
     for (const std::string &e : m_catalog.errors)
@@ -48,7 +49,8 @@ void LessonLauncher::buildMenu()
         connect(a, &QAction::triggered, this, [this, name] {
             ClusterController *c = m_workspace->current();
             if (!c || !c->connection()) {
-                QMessageBox::information(m_window, tr("Lessons"), tr("Connect to a cluster first (the sandbox is the place for lessons)."));
+                QMessageBox::information(m_window, tr("Lessons"),
+                                         tr("Connect to a cluster first (the sandbox is the place for lessons)."));
                 return;
             }
             start(c, {name, false, m_presenter->isChecked(), 0});
@@ -98,7 +100,8 @@ void LessonLauncher::saveHistory()
     if (!m_lesson)
         return;
     const QString file = QFileDialog::getSaveFileName(m_window, tr("Save the Lesson's History"),
-                                                      QString::fromStdString(m_lesson->lesson().name) + QStringLiteral(".jsonl"),
+                                                      QString::fromStdString(m_lesson->lesson().name)
+                                                          + QStringLiteral(".jsonl"),
                                                       tr("JSON Lines (*.jsonl)"));
     if (file.isEmpty())
         return;
@@ -108,13 +111,15 @@ void LessonLauncher::saveHistory()
         watcher->deleteLater();
         const auto n = core::takeResult(watcher->future(), "saving the lesson's history");
         if (!n) { // names the chosen file and SQLite's words: plain text
-            auto *box = new QMessageBox(QMessageBox::Warning, tr("Save the Lesson's History"), QString(), QMessageBox::Ok, m_window);
+            auto *box = new QMessageBox(QMessageBox::Warning, tr("Save the Lesson's History"), QString(),
+                                        QMessageBox::Ok, m_window);
             widgets::setPlainText(box, QString::fromStdString(n.error().describe()));
             box->setAttribute(Qt::WA_DeleteOnClose);
             box->open();
         } else
             QMessageBox::information(m_window, tr("Save the Lesson's History"),
-                                     tr("%n version(s) saved. Students open the file with: fieldscope --open FILE", nullptr, int(*n)));
+                                     tr("%n version(s) saved. Students open the file with: fieldscope --open FILE",
+                                        nullptr, int(*n)));
     });
     ClusterController *cluster = m_lesson->cluster();
     if (!cluster || cluster->historyDatabase().isEmpty()) {
@@ -122,7 +127,8 @@ void LessonLauncher::saveHistory()
         watcher->deleteLater();
         return;
     }
-    watcher->setFuture(QtConcurrent::run(&LessonController::exportHistory, cluster->historyDatabase(), m_lesson->lesson().ns, file));
+    watcher->setFuture(QtConcurrent::run(&LessonController::exportHistory, cluster->historyDatabase(),
+                                         m_lesson->lesson().ns, file));
 }
 
 } // namespace fieldscope::app

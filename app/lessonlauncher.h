@@ -25,14 +25,15 @@ struct LessonStart {
     QString name;
     bool confirmed = false; // --yes: the user already agreed to run on a non-sandbox cluster
     bool presenter = false;
-    int step = 0;           // run steps until this one (1-based); 0 = show the introduction
+    int step = 0; // run steps until this one (1-based); 0 = show the introduction
 };
 
 class LessonLauncher : public QObject
 {
     Q_OBJECT
 public:
-    LessonLauncher(widgets::MainWindow *window, Workspace *workspace, const QStringList &extraDirs, QObject *parent = nullptr);
+    LessonLauncher(widgets::MainWindow *window, Workspace *workspace, const QStringList &extraDirs,
+                   QObject *parent = nullptr);
     ~LessonLauncher() override;
 
     const LessonCatalog &catalog() const { return m_catalog; }

@@ -50,11 +50,10 @@ int main(int argc, char **argv)
     const CliRoute route = routeCommandLine(raw);
     switch (route.kind) {
     case CliRoute::Kind::UnknownSubcommand:
-        std::fprintf(stderr, "fieldscope: unknown subcommand \"%s\" (see fieldscope --help)\n", qUtf8Printable(route.unknown));
+        std::fprintf(stderr, "fieldscope: unknown subcommand \"%s\" (see fieldscope --help)\n",
+                     qUtf8Printable(route.unknown));
         return 2;
-    case CliRoute::Kind::Version:
-        std::fputs(versionText(route.verbose).c_str(), stdout);
-        return 0;
+    case CliRoute::Kind::Version: std::fputs(versionText(route.verbose).c_str(), stdout); return 0;
     case CliRoute::Kind::Help: {
         Argv a({QStringLiteral("fieldscope")});
         QCoreApplication app(a.argc, a.pointers.data());
@@ -67,8 +66,7 @@ int main(int argc, char **argv)
         setApplicationIdentity(); // the window's settings file, not "Unknown Organization"'s
         return runSubcommand(*route.command, route.args);
     }
-    case CliRoute::Kind::Gui:
-        break;
+    case CliRoute::Kind::Gui: break;
     }
     QStringList guiArgs = route.args;
     guiArgs[0] = QStringLiteral("fieldscope");

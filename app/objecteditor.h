@@ -9,8 +9,8 @@
 // a superseded request are dropped. Lives on the GUI thread; a child of its window, so it dies
 // with it.
 #include "app/draftkeeper.h"
-#include "core/edit/editsession.h"
 #include "core/base/json.h"
+#include "core/edit/editsession.h"
 #include "kube/apiclient.h"
 #include "kube/kubeconfig.h"
 #include "kube/resource.h"
@@ -49,7 +49,8 @@ private:
     kube::HttpRequest requestFor(const core::WritePlan &plan, const std::string &manager, bool dryRun) const;
     void showRequest(const kube::HttpRequest &request);
     static std::string fieldManagerOf(const widgets::WriteRequest &request);
-    void onWritten(const widgets::WriteRequest &request, const core::Json &sent, core::Result<kube::HttpResponse> result);
+    void onWritten(const widgets::WriteRequest &request, const core::Json &sent,
+                   core::Result<kube::HttpResponse> result);
     void onSuccess(bool dryRun, const std::string &manager, kube::HttpResponse response);
     // The editable form of `live` (read on a worker), then `done` here unless superseded.
     void takeVersion(const core::Json &live, std::function<void(core::EditVersion)> done);
@@ -78,8 +79,8 @@ private:
     QPointer<widgets::EditorWindow> m_window;
     core::EditSession m_session; // the base version, the last refusal's object, resolutions, the merge
     QPointer<DraftKeeper> m_drafts;
-    core::EditDraft m_draft;  // the earlier run's draft while its restore question is open
-    int m_generation = 0;     // a newer request supersedes the answers to older ones
+    core::EditDraft m_draft;    // the earlier run's draft while its restore question is open
+    int m_generation = 0;       // a newer request supersedes the answers to older ones
     QStringList m_yamlWarnings; // YAML 1.1 readings of the last parsed buffer, shown with the result
     kube::ResolvedConfig m_config;
     enum class CopyAs { None, Curl, Kubectl } m_copyAs = CopyAs::None; // what the next prepare() is for

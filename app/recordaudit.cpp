@@ -10,8 +10,8 @@
 
 namespace fieldscope::app {
 
-core::Result<std::unique_ptr<RecordAuditLog>> RecordAuditLog::open(const std::string &db, const core::HistoryOpenOptions &options,
-                                                                   const std::string &logPath)
+core::Result<std::unique_ptr<RecordAuditLog>>
+RecordAuditLog::open(const std::string &db, const core::HistoryOpenOptions &options, const std::string &logPath)
 {
     auto store = core::HistoryStore::open(db, core::HistoryStore::OpenMode::ReadWrite, options);
     if (!store)
@@ -46,12 +46,14 @@ void RecordAuditLog::stop()
     for (const auto &f : m_follower->rotatedFilesRead())
         std::fprintf(stderr, "fieldscope: read the rotated audit log %s\n", core::visibleEscapes(f).c_str());
     const auto &t = m_total;
-    std::fprintf(stderr,
-                 "fieldscope: audit log: %lld events (%lld skipped), %lld versions joined (%lld exact, %lld probable, %lld with several "
-                 "candidates), %lld refused writes, %lld writes not recorded\n",
-                 static_cast<long long>(t.events), static_cast<long long>(t.skipped), static_cast<long long>(t.exact + t.probable + t.ambiguous),
-                 static_cast<long long>(t.exact), static_cast<long long>(t.probable), static_cast<long long>(t.ambiguous),
-                 static_cast<long long>(t.attempts), static_cast<long long>(t.unmatched));
+    std::fprintf(
+        stderr,
+        "fieldscope: audit log: %lld events (%lld skipped), %lld versions joined (%lld exact, %lld probable, %lld with several "
+        "candidates), %lld refused writes, %lld writes not recorded\n",
+        static_cast<long long>(t.events), static_cast<long long>(t.skipped),
+        static_cast<long long>(t.exact + t.probable + t.ambiguous), static_cast<long long>(t.exact),
+        static_cast<long long>(t.probable), static_cast<long long>(t.ambiguous), static_cast<long long>(t.attempts),
+        static_cast<long long>(t.unmatched));
 }
 
 void RecordAuditLog::step(bool final)
@@ -74,7 +76,8 @@ void RecordAuditLog::step(bool final)
     auto report = m_join->flush(now, {{m_stateKey, m_follower->position().toText()}}, final);
     if (!report) {
         if (!m_failing)
-            std::fprintf(stderr, "fieldscope: audit log: cannot store who made the versions: %s\n", report.error().describe().c_str());
+            std::fprintf(stderr, "fieldscope: audit log: cannot store who made the versions: %s\n",
+                         report.error().describe().c_str());
         m_failing = true;
         return;
     }

@@ -20,8 +20,8 @@ class RecordAuditLog : public QObject
     Q_OBJECT
 public:
     // Opens its own connection to `db` with the recorder's options (the same cluster check).
-    static core::Result<std::unique_ptr<RecordAuditLog>> open(const std::string &db, const core::HistoryOpenOptions &options,
-                                                              const std::string &logPath);
+    static core::Result<std::unique_ptr<RecordAuditLog>>
+    open(const std::string &db, const core::HistoryOpenOptions &options, const std::string &logPath);
     ~RecordAuditLog() override;
     // Follows the log every `intervalMs` until stop().
     void start(int intervalMs = 1000);

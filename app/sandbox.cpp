@@ -38,7 +38,8 @@ SandboxController::~SandboxController()
 
 QString SandboxController::dataDir()
 {
-    return QStandardPaths::writableLocation(QStandardPaths::GenericDataLocation) + QStringLiteral("/fieldscope/sandbox");
+    return QStandardPaths::writableLocation(QStandardPaths::GenericDataLocation)
+         + QStringLiteral("/fieldscope/sandbox");
 }
 
 QString SandboxController::clusterScript()
@@ -47,7 +48,8 @@ QString SandboxController::clusterScript()
     if (!env.isEmpty())
         return env;
     // Installed (the Debian package): /usr/lib/fieldscope, found from the binary's own folder.
-    const QString installed = QCoreApplication::applicationDirPath() + QStringLiteral("/../lib/fieldscope/fieldscope-cluster");
+    const QString installed = QCoreApplication::applicationDirPath()
+                            + QStringLiteral("/../lib/fieldscope/fieldscope-cluster");
     if (QFileInfo::exists(installed))
         return QFileInfo(installed).canonicalFilePath();
     return QStringLiteral(FIELDSCOPE_SOURCE_DIR "/scripts/fieldscope-cluster");

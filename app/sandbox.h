@@ -13,7 +13,7 @@ public:
     explicit SandboxController(QObject *parent = nullptr);
     ~SandboxController() override;
 
-    static QString dataDir();      // under the user's data directory; kept between runs
+    static QString dataDir();       // under the user's data directory; kept between runs
     static QString clusterScript(); // FIELDSCOPE_CLUSTER_SCRIPT, installed copy, or the source tree's
     static QString contextName() { return QStringLiteral("sandbox"); }
 

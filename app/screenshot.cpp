@@ -21,7 +21,7 @@
 namespace fieldscope::app {
 
 namespace {
-constexpr int kSettleMs = 400;           // lets the views lay out and paint before the grab
+constexpr int kSettleMs = 400;            // lets the views lay out and paint before the grab
 constexpr int kColumnsPatienceMs = 10000; // server columns or counts that never come do not block the picture
 
 bool historyReady(HistorySource *source, models::ObjectHistoryModel *model)
@@ -42,11 +42,13 @@ std::optional<QSize> parseScreenshotSize(const QString &text)
     return size;
 }
 
-ScreenshotTaker::ScreenshotTaker(widgets::MainWindow *window, QString file, ScreenshotTarget target, int timeoutMs, QObject *parent)
+ScreenshotTaker::ScreenshotTaker(widgets::MainWindow *window, QString file, ScreenshotTarget target, int timeoutMs,
+                                 QObject *parent)
     : QObject(parent), m_window(window), m_file(std::move(file)), m_target(std::move(target))
 {
     QTimer::singleShot(timeoutMs, this, [this, timeoutMs] {
-        fail(tr("the view did not load within %1 s (--screenshot-timeout); the picture shows where it stopped").arg(timeoutMs / 1000));
+        fail(tr("the view did not load within %1 s (--screenshot-timeout); the picture shows where it stopped")
+                 .arg(timeoutMs / 1000));
     });
 }
 
@@ -57,13 +59,19 @@ void ScreenshotTaker::follow(ClusterController *c)
     connect(c, &ClusterController::failed, this, &ScreenshotTaker::fail);
     if (m_target.lesson)
         return; // the lesson says when
-    connect(c, &ClusterController::loaded, this, [this, c] {
-        whenReady(c, c->view(), [c] { return c->isSettled(); }, [this, c] {
-            if (m_target.tab == widgets::DetailPane::EventsTab)
-                return c->eventsWatcher() && c->eventsWatcher()->initialListComplete();
-            return m_target.tab != widgets::DetailPane::HistoryTab || historyReady(c->historySource(), c->historyModel());
-        });
-    }, Qt::SingleShotConnection);
+    connect(
+        c, &ClusterController::loaded, this,
+        [this, c] {
+            whenReady(
+                c, c->view(), [c] { return c->isSettled(); },
+                [this, c] {
+                    if (m_target.tab == widgets::DetailPane::EventsTab)
+                        return c->eventsWatcher() && c->eventsWatcher()->initialListComplete();
+                    return m_target.tab != widgets::DetailPane::HistoryTab
+                        || historyReady(c->historySource(), c->historyModel());
+                });
+        },
+        Qt::SingleShotConnection);
 }
 
 void ScreenshotTaker::follow(LessonController *lesson)
@@ -91,11 +99,17 @@ void ScreenshotTaker::follow(HistoryFileController *c)
 {
     m_following = true;
     connect(c, &HistoryFileController::failed, this, &ScreenshotTaker::fail);
-    connect(c, &HistoryFileController::loaded, this, [this, c] {
-        whenReady(c, c->view(), [] { return true; }, [this, c] {
-            return m_target.tab != widgets::DetailPane::HistoryTab || historyReady(c->historySource(), c->historyModel());
-        });
-    }, Qt::SingleShotConnection);
+    connect(
+        c, &HistoryFileController::loaded, this,
+        [this, c] {
+            whenReady(
+                c, c->view(), [] { return true; },
+                [this, c] {
+                    return m_target.tab != widgets::DetailPane::HistoryTab
+                        || historyReady(c->historySource(), c->historyModel());
+                });
+        },
+        Qt::SingleShotConnection);
 }
 
 // Polls (cheaply, 20 times a second) because "ready" spans several objects' states, some of
@@ -106,31 +120,32 @@ void ScreenshotTaker::whenReady(QObject *controller, widgets::ClusterView *view,
 {
     auto *poll = new QTimer(controller);
     m_waiting.start();
-    connect(poll, &QTimer::timeout, controller, [=, this, viewSettled = std::move(viewSettled), tabReady = std::move(tabReady)] {
-        if (!viewSettled() && m_waiting.elapsed() < kColumnsPatienceMs)
-            return;
-        if (!m_selected) {
-            m_selected = true;
-            widgets::ObjectTablePage *page = view->tablePage();
-            const bool wantsObject = !m_target.selectName.isEmpty() || m_target.tabGiven;
-            if (!m_target.selectName.isEmpty() && !page->selectName(m_target.selectNs, m_target.selectName)) {
-                poll->stop();
-                return fail(tr("no %1 named %2").arg(m_target.resource, m_target.selectName));
-            }
-            if (m_target.selectName.isEmpty() && m_target.tabGiven && page->table()->model()->rowCount() > 0)
-                page->table()->selectRow(0);
-            view->detailPane()->setCurrentTab(m_target.tab);
-            if (!wantsObject || view->detailPane()->uid().isEmpty()) {
-                poll->stop();
-                QTimer::singleShot(kSettleMs, this, [this] { save(0); });
-                return;
-            }
-        }
-        if (view->detailPane()->isReady() && tabReady()) {
-            poll->stop();
-            QTimer::singleShot(kSettleMs, this, [this] { save(0); });
-        }
-    });
+    connect(poll, &QTimer::timeout, controller,
+            [=, this, viewSettled = std::move(viewSettled), tabReady = std::move(tabReady)] {
+                if (!viewSettled() && m_waiting.elapsed() < kColumnsPatienceMs)
+                    return;
+                if (!m_selected) {
+                    m_selected = true;
+                    widgets::ObjectTablePage *page = view->tablePage();
+                    const bool wantsObject = !m_target.selectName.isEmpty() || m_target.tabGiven;
+                    if (!m_target.selectName.isEmpty() && !page->selectName(m_target.selectNs, m_target.selectName)) {
+                        poll->stop();
+                        return fail(tr("no %1 named %2").arg(m_target.resource, m_target.selectName));
+                    }
+                    if (m_target.selectName.isEmpty() && m_target.tabGiven && page->table()->model()->rowCount() > 0)
+                        page->table()->selectRow(0);
+                    view->detailPane()->setCurrentTab(m_target.tab);
+                    if (!wantsObject || view->detailPane()->uid().isEmpty()) {
+                        poll->stop();
+                        QTimer::singleShot(kSettleMs, this, [this] { save(0); });
+                        return;
+                    }
+                }
+                if (view->detailPane()->isReady() && tabReady()) {
+                    poll->stop();
+                    QTimer::singleShot(kSettleMs, this, [this] { save(0); });
+                }
+            });
     poll->start(50);
 }
 

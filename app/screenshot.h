@@ -53,7 +53,8 @@ public:
     void fail(const QString &message);
 
 private:
-    void whenReady(QObject *controller, widgets::ClusterView *view, std::function<bool()> viewSettled, std::function<bool()> tabReady);
+    void whenReady(QObject *controller, widgets::ClusterView *view, std::function<bool()> viewSettled,
+                   std::function<bool()> tabReady);
     void save(int exitCode);
     // The errors the window's current tab shows right now ("" when none).
     QString shownErrors() const;

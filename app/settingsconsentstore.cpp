@@ -13,8 +13,14 @@ namespace {
 // earlier versions ("execConsent/<hash of file and command>") were bound to less than the user
 // is shown now; they are ignored, and removed by forgetAll().
 // Functions, not global QStrings: nothing to construct at load time (clazy non-pod-global-static).
-QString consentGroup() { return QStringLiteral("execPluginConsent"); }
-QString legacyConsentGroup() { return QStringLiteral("execConsent"); }
+QString consentGroup()
+{
+    return QStringLiteral("execPluginConsent");
+}
+QString legacyConsentGroup()
+{
+    return QStringLiteral("execConsent");
+}
 
 std::unique_ptr<QSettings> open(const QString &file)
 {
@@ -46,7 +52,8 @@ std::optional<bool> SettingsConsentStore::decision(const std::string &fingerprin
         return std::nullopt;
     std::lock_guard lock(m_mutex);
     auto s = open(m_file);
-    const QVariant v = s->value(consentGroup() + u'/' + QString::fromStdString(fingerprint) + QStringLiteral("/allowed"));
+    const QVariant v = s->value(consentGroup() + u'/' + QString::fromStdString(fingerprint)
+                                + QStringLiteral("/allowed"));
     if (!v.isValid())
         return std::nullopt;
     return v.toBool();

@@ -4,6 +4,7 @@
 
 #include <QCoreApplication>
 #include <QtGlobal>
+
 #include <curl/curl.h>
 #include <sqlite3.h>
 
@@ -16,7 +17,8 @@ std::string versionText(bool libraries)
         return out;
     const curl_version_info_data *curl = curl_version_info(CURLVERSION_NOW);
     out += std::string("Qt ") + qVersion() + " (built with " QT_VERSION_STR ")\n";
-    out += std::string("libcurl ") + (curl ? curl->version : "?") + (curl && curl->ssl_version ? std::string(" (") + curl->ssl_version + ")" : std::string()) + "\n";
+    out += std::string("libcurl ") + (curl ? curl->version : "?")
+         + (curl && curl->ssl_version ? std::string(" (") + curl->ssl_version + ")" : std::string()) + "\n";
     out += "yaml-cpp " FIELDSCOPE_YAML_CPP_VERSION " (built with; yaml-cpp has no run-time version)\n";
     out += std::string("SQLite ") + sqlite3_libversion() + "\n";
     return out;

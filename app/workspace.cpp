@@ -1,21 +1,18 @@
 #include "app/workspace.h"
 
 #include "app/backgroundrecording.h"
-
-#include <QLocale>
-#include <QProcess>
-
 #include "app/settingsconsentstore.h"
 #include "core/base/boundary.h"
 #include "kube/execconsent.h"
-#include "widgets/consentdecisionsview.h"
-
 #include "widgets/clusterview.h"
+#include "widgets/consentdecisionsview.h"
 #include "widgets/contextswitcher.h"
 #include "widgets/helpdialogs.h"
 #include "widgets/mainwindow.h"
 #include "widgets/resourcekindsview.h"
 
+#include <QLocale>
+#include <QProcess>
 #include <QSettings>
 #include <QtConcurrent/QtConcurrentRun>
 
@@ -29,8 +26,10 @@ void showConsentDecisions(widgets::ConsentDecisionsView *view)
     auto fill = [view] {
         QList<widgets::ConsentDecisionRow> rows;
         for (const auto &r : SettingsConsentStore().decisions())
-            rows.push_back({QString::fromStdString(r.fingerprint), r.allowed, QString::fromStdString(kube::visibleEscapes(r.kubeconfigFile)),
-                            QString::fromStdString(kube::visibleEscapes(r.contextName)), QString::fromStdString(kube::visibleEscapes(r.program)),
+            rows.push_back({QString::fromStdString(r.fingerprint), r.allowed,
+                            QString::fromStdString(kube::visibleEscapes(r.kubeconfigFile)),
+                            QString::fromStdString(kube::visibleEscapes(r.contextName)),
+                            QString::fromStdString(kube::visibleEscapes(r.program)),
                             QString::fromStdString(kube::visibleEscapes(r.server)), r.when});
         view->setDecisions(rows);
     };
@@ -47,7 +46,8 @@ void showConsentDecisions(widgets::ConsentDecisionsView *view)
 
 Workspace::Workspace(widgets::MainWindow *window, QObject *parent) : QObject(parent), m_window(window)
 {
-    connect(window->contextSwitcher(), &widgets::ContextSwitcher::openRequested, this, [this](const QString &c) { open(c); });
+    connect(window->contextSwitcher(), &widgets::ContextSwitcher::openRequested, this,
+            [this](const QString &c) { open(c); });
     connect(window, &widgets::MainWindow::clusterCloseRequested, this, &Workspace::close);
     connect(window, &widgets::MainWindow::settingsChanged, this, &Workspace::applySettings);
     connect(window, &widgets::MainWindow::newObjectRequested, this, [this](widgets::ClusterView *view) {
@@ -59,7 +59,9 @@ Workspace::Workspace(widgets::MainWindow *window, QObject *parent) : QObject(par
         showConsentDecisions(d->consentDecisions());
         showBackgroundRecording(d);
         connect(d, &widgets::SettingsDialog::backgroundRecordingRequested, this,
-                [this, d = QPointer<widgets::SettingsDialog>(d)](const QString &context, bool on) { runSystemctl(d, context, on); });
+                [this, d = QPointer<widgets::SettingsDialog>(d)](const QString &context, bool on) {
+                    runSystemctl(d, context, on);
+                });
     });
     connect(&m_loading, &QFutureWatcherBase::finished, this, [this] {
         m_window->setBusy({}, false);
@@ -106,7 +108,8 @@ void Workspace::loadContexts()
 ClusterController *Workspace::controllerFor(const QString &context) const
 {
     for (const auto &c : m_clusters)
-        if (c.context == context || (c.controller->view() && c.controller->view()->contextName() == context && !context.isEmpty()))
+        if (c.context == context
+            || (c.controller->view() && c.controller->view()->contextName() == context && !context.isEmpty()))
             return c.controller.get();
     return nullptr;
 }
@@ -168,16 +171,18 @@ void Workspace::showBackgroundRecording(widgets::SettingsDialog *d) const
         return;
     const auto &r = c->backgroundRecorder(); // as last checked (every 30 s, off the GUI thread)
     d->setBackgroundRecordingStatus(r ? tr("Recording %1 in the background since %2 (process %3).")
-                                           .arg(r->resources, QLocale().toString(r->since.toLocalTime(), QLocale::ShortFormat))
-                                           .arg(r->pid)
-                                     : tr("Not recorded while no window is open."));
+                                            .arg(r->resources,
+                                                 QLocale().toString(r->since.toLocalTime(), QLocale::ShortFormat))
+                                            .arg(r->pid)
+                                      : tr("Not recorded while no window is open."));
 }
 
 // systemctl --user enable|disable --now fieldscope-record@CONTEXT.service, without waiting.
 void Workspace::runSystemctl(const QPointer<widgets::SettingsDialog> &d, const QString &context, bool on)
 {
     const QString unit = QStringLiteral("fieldscope-record@%1.service").arg(systemdInstanceName(context));
-    const QStringList args{QStringLiteral("--user"), on ? QStringLiteral("enable") : QStringLiteral("disable"), QStringLiteral("--now"), unit};
+    const QStringList args{QStringLiteral("--user"), on ? QStringLiteral("enable") : QStringLiteral("disable"),
+                           QStringLiteral("--now"), unit};
     auto *p = new QProcess(this);
     p->setProcessChannelMode(QProcess::MergedChannels);
     connect(p, &QProcess::finished, this, [p, d, on, unit](int code, QProcess::ExitStatus status) {
@@ -186,19 +191,23 @@ void Workspace::runSystemctl(const QPointer<widgets::SettingsDialog> &d, const Q
         if (!d)
             return;
         if (status == QProcess::NormalExit && code == 0) {
-            d->setBackgroundRecordingStatus(on ? tr("Started %1; it also starts at every login. The window shows it within 30 s.").arg(unit)
-                                               : tr("Stopped and disabled %1.").arg(unit));
+            d->setBackgroundRecordingStatus(
+                on ? tr("Started %1; it also starts at every login. The window shows it within 30 s.").arg(unit)
+                   : tr("Stopped and disabled %1.").arg(unit));
             return;
         }
-        d->setBackgroundRecordingStatus(tr("systemctl failed: %1").arg(out.isEmpty() ? tr("exit code %1").arg(code) : out));
+        d->setBackgroundRecordingStatus(
+            tr("systemctl failed: %1").arg(out.isEmpty() ? tr("exit code %1").arg(code) : out));
     });
     connect(p, &QProcess::errorOccurred, this, [p, d, context](QProcess::ProcessError e) {
         if (e != QProcess::FailedToStart)
             return;
         p->deleteLater();
         if (d)
-            d->setBackgroundRecordingStatus(tr("There is no systemctl here (no systemd user session). Run the recorder yourself: "
-                                               "fieldscope record --store --context %1").arg(context));
+            d->setBackgroundRecordingStatus(
+                tr("There is no systemctl here (no systemd user session). Run the recorder yourself: "
+                   "fieldscope record --store --context %1")
+                    .arg(context));
     });
     d->setBackgroundRecordingStatus(tr("Running systemctl --user %1…").arg(args.join(u' ').section(u' ', 1)));
     p->start(QStringLiteral("systemctl"), args);
@@ -209,7 +218,8 @@ void Workspace::applySettings()
     for (const auto &c : m_clusters) {
         c.controller->setHistoryRetention(widgets::SettingsDialog::historyVersionsPerObject());
         if (!c.controller->clusterIdentity().isEmpty())
-            c.controller->setRecordSecretValues(widgets::SettingsDialog::recordsSecretValues(c.controller->clusterIdentity()));
+            c.controller->setRecordSecretValues(
+                widgets::SettingsDialog::recordsSecretValues(c.controller->clusterIdentity()));
     }
 }
 

@@ -10,16 +10,15 @@
 #include "models/objecthistorymodel.h"
 
 #include <QCoreApplication>
-#include <QProcess>
 #include <QDateTime>
 #include <QElapsedTimer>
 #include <QFile>
+#include <QProcess>
 #include <QTemporaryDir>
 
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
-
 
 using namespace fieldscope::core;
 
@@ -42,7 +41,8 @@ std::string statusUpdate(Json pod, const std::string &uid, long long rv)
     pod["status"]["conditions"][1]["status"] = rv % 2 ? "False" : "True";
     pod["status"]["conditions"][1]["lastTransitionTime"] = "2026-07-20T10:" + std::to_string(10 + rv % 50) + ":00Z";
     pod["status"]["containerStatuses"][0]["restartCount"] = rv / 7;
-    pod["metadata"]["managedFields"][1]["time"] = "2026-07-20T10:" + std::to_string(10 + rv % 50) + ":0" + std::to_string(rv % 10) + "Z";
+    pod["metadata"]["managedFields"][1]["time"] = "2026-07-20T10:" + std::to_string(10 + rv % 50) + ":0"
+                                                + std::to_string(rv % 10) + "Z";
     return toJsonText(pod);
 }
 
@@ -59,11 +59,17 @@ std::string bigConfigMap(long long version)
         }
         return Json{{"apiVersion", "v1"},
                     {"kind", "ConfigMap"},
-                    {"metadata", {{"name", "big"}, {"namespace", "bench"}, {"uid", "big-uid"}, {"resourceVersion", "1"},
-                                  {"managedFields", Json::array({Json{{"manager", "bench-writer"}, {"operation", "Update"},
-                                                                      {"apiVersion", "v1"}, {"time", "2026-07-20T10:00:00Z"},
-                                                                      {"fieldsType", "FieldsV1"},
-                                                                      {"fieldsV1", {{"f:data", fields}}}}})}}},
+                    {"metadata",
+                     {{"name", "big"},
+                      {"namespace", "bench"},
+                      {"uid", "big-uid"},
+                      {"resourceVersion", "1"},
+                      {"managedFields", Json::array({Json{{"manager", "bench-writer"},
+                                                          {"operation", "Update"},
+                                                          {"apiVersion", "v1"},
+                                                          {"time", "2026-07-20T10:00:00Z"},
+                                                          {"fieldsType", "FieldsV1"},
+                                                          {"fieldsV1", {{"f:data", fields}}}}})}}},
                     {"data", data}};
     }();
     Json cm = base;
@@ -120,9 +126,10 @@ int openHistoryTab(const std::string &db)
     const auto before = versions.json(previous.objectId, previous.seq).value();
     stage("shown pair");
     const double totalMs = double(t.nsecsElapsed()) / 1e6;
-    std::printf("history tab: 1000 versions x %.2f MiB object: %zu rows in %.0f ms, with the shown pair in %.0f ms (target < 2000); "
-                "peak RSS %ld MB (target < 300)\n",
-                double(after.size()) / 1048576.0, rows.size(), rowsMs, totalMs, peakRssMb());
+    std::printf(
+        "history tab: 1000 versions x %.2f MiB object: %zu rows in %.0f ms, with the shown pair in %.0f ms (target < 2000); "
+        "peak RSS %ld MB (target < 300)\n",
+        double(after.size()) / 1048576.0, rows.size(), rowsMs, totalMs, peakRssMb());
     return before.isEmpty() ? 1 : 0;
 }
 
@@ -191,7 +198,8 @@ int main(int argc, char **argv)
         auto s = std::move(HistoryStore::open(oneDb).value());
         std::vector<WatchEvent> batch;
         for (long long i = 1; i <= 1000; ++i)
-            batch.push_back({i == 1 ? HistoryEventType::Added : HistoryEventType::Modified, statusUpdate(pod, "one", i), now + i});
+            batch.push_back({i == 1 ? HistoryEventType::Added : HistoryEventType::Modified, statusUpdate(pod, "one", i),
+                             now + i});
         if (!s->write({{scope, batch, {}, {}}}))
             qFatal("write failed");
     }
@@ -217,14 +225,16 @@ int main(int argc, char **argv)
         for (long long i = 1; i <= 1000;) {
             std::vector<WatchEvent> batch;
             for (int n = 0; n < 10 && i <= 1000; ++n, ++i)
-                batch.push_back({i == 1 ? HistoryEventType::Added : HistoryEventType::Modified, bigConfigMap(i), now + i});
+                batch.push_back({i == 1 ? HistoryEventType::Added : HistoryEventType::Modified, bigConfigMap(i),
+                                 now + i});
             if (!big->write({{WatchScope::of({"", "v1", "configmaps"}, "bench"), batch, {}, {}}}))
                 qFatal("write failed");
         }
     }
     QProcess child;
     child.setProcessChannelMode(QProcess::ForwardedChannels);
-    child.start(QCoreApplication::applicationFilePath(), {QStringLiteral("--history-tab"), QString::fromStdString(bigDb)});
+    child.start(QCoreApplication::applicationFilePath(),
+                {QStringLiteral("--history-tab"), QString::fromStdString(bigDb)});
     if (!child.waitForFinished(600'000) || child.exitCode() != 0)
         std::printf("history tab: the measuring child failed\n");
     return 0;

@@ -9,14 +9,14 @@
 // memory (getrusage of that child alone), against the budget of 1 s CPU and 256 MB.
 //
 // Plain executable printing figures; not part of ctest.
-#include "core/ownership/blame.h"
-#include "core/ownership/fieldsv1.h"
-#include "core/history/historyexport.h"
 #include "core/base/json.h"
 #include "core/diff/objectdiff.h"
+#include "core/diff/yamldiff.h"
+#include "core/history/historyexport.h"
+#include "core/ownership/blame.h"
+#include "core/ownership/fieldsv1.h"
 #include "core/ownership/ownershiptree.h"
 #include "core/yaml/yaml.h"
-#include "core/diff/yamldiff.h"
 
 #include <QElapsedTimer>
 
@@ -54,13 +54,14 @@ std::string configMapText(int keys, const std::string &changedKey = {})
     std::string data, owned;
     for (int i = 0; i < keys; ++i) {
         const std::string k = "key-" + std::to_string(i);
-        data += (i ? "," : "") + ("\"" + k + "\":\"value-" + std::to_string(i) + (k == changedKey ? "-changed" : "") + "\"");
+        data += (i ? "," : "")
+              + ("\"" + k + "\":\"value-" + std::to_string(i) + (k == changedKey ? "-changed" : "") + "\"");
         owned += (i ? "," : "") + ("\"f:" + k + "\":{}");
     }
     return R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"big","namespace":"prod","managedFields":[)"
            R"({"manager":"kubectl","operation":"Apply","apiVersion":"v1","time":"2026-11-24T10:00:00Z","fieldsType":"FieldsV1",)"
            R"("fieldsV1":{"f:data":{)"
-           + owned + "}}}]},\"data\":{" + data + "}}";
+         + owned + "}}}]},\"data\":{" + data + "}}";
 }
 
 void writeFile(const std::string &path, const std::string &text)
@@ -94,17 +95,24 @@ void part1()
     object2 = core::parseJson(changed).value();
     std::printf("  parse JSON (core::Json, indexed)            %9.1f ms\n", parse);
 
-    const double before40k = bestMs(1, [&] { auto j = nlohmann::ordered_json::parse(configMapText(40'000)); (void)j; });
+    const double before40k = bestMs(1, [&] {
+        auto j = nlohmann::ordered_json::parse(configMapText(40'000));
+        (void)j;
+    });
     const double now40k = bestMs(3, [&] { (void)core::parseJson(configMapText(40'000)); });
-    std::printf("  parse JSON, 40,000 keys: ordered_json (before) %9.1f ms, core::Json %7.1f ms: %.0fx\n", before40k, now40k,
-                before40k / now40k);
-    const double plain = bestMs(3, [&] { auto j = nlohmann::json::parse(text); (void)j; });
+    std::printf("  parse JSON, 40,000 keys: ordered_json (before) %9.1f ms, core::Json %7.1f ms: %.0fx\n", before40k,
+                now40k, before40k / now40k);
+    const double plain = bestMs(3, [&] {
+        auto j = nlohmann::json::parse(text);
+        (void)j;
+    });
     std::printf("  parse JSON, nlohmann::json (std::map, key order lost) %9.1f ms\n", plain);
 
     std::string yaml;
     const double render = bestMs(3, [&] { yaml = core::jsonToYaml(object); });
     const double annotated = bestMs(3, [&] { (void)core::jsonToAnnotatedYaml(object); });
-    std::printf("  render YAML / with line pointers           %9.1f / %.1f ms (%zu bytes)\n", render, annotated, yaml.size());
+    std::printf("  render YAML / with line pointers           %9.1f / %.1f ms (%zu bytes)\n", render, annotated,
+                yaml.size());
     const double yamlParse = bestMs(3, [&] { (void)core::yamlToJson(yaml).value(); });
     std::printf("  parse that YAML                            %9.1f ms\n", yamlParse);
 
@@ -129,25 +137,32 @@ void part1()
         o.contextLines = 3;
         rows = core::diffYaml(object, object2, o).rows.size();
     });
-    std::printf("  diff (field changes / YAML side by side)   %9.1f / %.1f ms (%zu change, %zu rows)\n", diff, ydiff, changes, rows);
+    std::printf("  diff (field changes / YAML side by side)   %9.1f / %.1f ms (%zu change, %zu rows)\n", diff, ydiff,
+                changes, rows);
 
     const std::string jsonFile = "/tmp/bench_json_100k.json", yamlFile = "/tmp/bench_json_100k.yaml";
     writeFile(jsonFile, text);
     writeFile(yamlFile, yaml);
     const std::string timed = "import sys,time,json,yaml;d=open(sys.argv[1]).read();";
-    const double pyJson = pythonMs(timed + "t=time.perf_counter();json.loads(d);print((time.perf_counter()-t)*1000)", jsonFile);
-    const double pyYaml = pythonMs(timed + "t=time.perf_counter();yaml.load(d,Loader=yaml.CSafeLoader);print((time.perf_counter()-t)*1000)", yamlFile);
-    const double pyDump = pythonMs(timed + "o=json.loads(d);t=time.perf_counter();yaml.dump(o,Dumper=yaml.CSafeDumper,sort_keys=False);"
-                                           "print((time.perf_counter()-t)*1000)",
+    const double pyJson = pythonMs(timed + "t=time.perf_counter();json.loads(d);print((time.perf_counter()-t)*1000)",
                                    jsonFile);
-    std::printf("  peers, python3: json.loads %.1f ms; yaml CSafeLoader %.1f ms; yaml CSafeDumper %.1f ms\n", pyJson, pyYaml, pyDump);
+    const double pyYaml = pythonMs(
+        timed + "t=time.perf_counter();yaml.load(d,Loader=yaml.CSafeLoader);print((time.perf_counter()-t)*1000)",
+        yamlFile);
+    const double pyDump =
+        pythonMs(timed
+                     + "o=json.loads(d);t=time.perf_counter();yaml.dump(o,Dumper=yaml.CSafeDumper,sort_keys=False);"
+                       "print((time.perf_counter()-t)*1000)",
+                 jsonFile);
+    std::printf("  peers, python3: json.loads %.1f ms; yaml CSafeLoader %.1f ms; yaml CSafeDumper %.1f ms\n", pyJson,
+                pyYaml, pyDump);
     std::remove(jsonFile.c_str());
     std::remove(yamlFile.c_str());
 }
 
 struct Hostile {
     const char *name;
-    std::function<std::string()> make;                 // the input (built before the clock starts)
+    std::function<std::string()> make;                   // the input (built before the clock starts)
     std::function<std::string(const std::string &)> run; // returns the outcome for the table
 };
 
@@ -170,7 +185,8 @@ void runHostile(const Hostile &h)
         rusage after{};
         getrusage(RUSAGE_SELF, &after);
         auto cpu = [](const rusage &r) {
-            return double(r.ru_utime.tv_sec + r.ru_stime.tv_sec) * 1e3 + double(r.ru_utime.tv_usec + r.ru_stime.tv_usec) / 1e3;
+            return double(r.ru_utime.tv_sec + r.ru_stime.tv_sec) * 1e3
+                 + double(r.ru_utime.tv_usec + r.ru_stime.tv_usec) / 1e3;
         };
         char line[512];
         std::snprintf(line, sizeof line, "%-52s %8.1f %8.1f %7.1f %7.1f  %s\n", h.name, cpu(after) - cpu(before), wall,
@@ -197,7 +213,7 @@ std::string outcome(const core::Error &e)
     return "refused: " + e.message;
 }
 
-template <class R>
+template<class R>
 std::string describe(const R &r)
 {
     return r ? std::string("accepted") : outcome(r.error());
@@ -279,14 +295,18 @@ void part2()
          },
          [](const std::string &in) { return describe(core::FieldSet::fromFieldsV1Text(in)); }},
         {"history .jsonl line of 64 MiB + 1 without a newline",
-         [] { return std::string(R"({"format":"fieldscope-history","formatVersion":1})") + "\n" + std::string((64u << 20) + 1, ' '); },
+         [] {
+             return std::string(R"({"format":"fieldscope-history","formatVersion":1})") + "\n"
+                  + std::string((64u << 20) + 1, ' ');
+         },
          [](const std::string &in) { return describe(core::readJsonLinesText(in)); }},
         {"history .jsonl, 10,000 lines of wrongly typed members",
          [] {
              std::string s = std::string(R"({"format":"fieldscope-history","formatVersion":1})") + "\n";
              for (int i = 0; i < 10'000; ++i)
-                 s += R"({"type":"version","scope":"s","uid":"u","resourceVersion":"1","eventType":"ADDED","observedAt":"2026-07-20T09:14:03Z","object":{}})"
-                      "\n";
+                 s +=
+                     R"({"type":"version","scope":"s","uid":"u","resourceVersion":"1","eventType":"ADDED","observedAt":"2026-07-20T09:14:03Z","object":{}})"
+                     "\n";
              return s + R"({"type":"gap","scope":7})" + "\n";
          },
          [](const std::string &in) { return describe(core::readJsonLinesText(in)); }},
@@ -303,7 +323,8 @@ void part2()
                  if (other[i] >= '0' && other[i] <= '6' && other[i - 1] == ' ')
                      other[i] = char('0' + (other[i] - '0' + 3) % 7); // every 7th line still equal
              const auto d = core::diffYamlText(in, other, 3);
-             return "diffed: " + std::to_string(d.changedLines) + " changed, " + std::to_string(d.rows.size()) + " rows";
+             return "diffed: " + std::to_string(d.changedLines) + " changed, " + std::to_string(d.rows.size())
+                  + " rows";
          }},
         {"diff of a 100,000-value set list (finalizers)",
          [] {

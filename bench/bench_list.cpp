@@ -81,8 +81,11 @@ void populate(kube::ApiClient &client, const std::string &ns, int count)
     std::function<void()> next = [&] {
         while (started < count && started - done < 128) {
             const int i = started++;
-            core::Json cm = {{"apiVersion", "v1"}, {"kind", "ConfigMap"},
-                             {"metadata", {{"name", "cm-" + std::to_string(i)}, {"labels", {{"bench", "list"}, {"index", std::to_string(i % 100)}}}}},
+            core::Json cm = {{"apiVersion", "v1"},
+                             {"kind", "ConfigMap"},
+                             {"metadata",
+                              {{"name", "cm-" + std::to_string(i)},
+                               {"labels", {{"bench", "list"}, {"index", std::to_string(i % 100)}}}}},
                              {"data", {{"payload", payload}, {"index", std::to_string(i)}}}};
             kube::WriteOptions o;
             o.fieldManager = "bench-populate";
@@ -148,7 +151,8 @@ double rawPages(kube::ApiClient &client, const std::string &ns, std::size_t *byt
     bool more = true;
     while (more) {
         kube::HttpRequest req;
-        req.path = configMaps().collectionPath(ns) + "?limit=" + std::to_string(pageSize) + (cont.empty() ? "" : "&continue=" + kube::urlEncode(cont));
+        req.path = configMaps().collectionPath(ns) + "?limit=" + std::to_string(pageSize)
+                 + (cont.empty() ? "" : "&continue=" + kube::urlEncode(cont));
         client.send(req, nullptr, [&](core::Result<kube::HttpResponse> r) {
             more = false;
             if (r.ok()) {
@@ -208,13 +212,18 @@ int main(int argc, char **argv)
     QCommandLineParser p;
     p.addOption({QStringLiteral("kubeconfig"), QStringLiteral("kubeconfig"), QStringLiteral("FILE")});
     p.addOption({QStringLiteral("context"), QStringLiteral("context"), QStringLiteral("NAME")});
-    p.addOption({QStringLiteral("count"), QStringLiteral("ConfigMaps to create"), QStringLiteral("N"), QStringLiteral("100000")});
-    p.addOption({QStringLiteral("namespace"), QStringLiteral("namespace"), QStringLiteral("NS"), QStringLiteral("bench-list")});
+    p.addOption({QStringLiteral("count"), QStringLiteral("ConfigMaps to create"), QStringLiteral("N"),
+                 QStringLiteral("100000")});
+    p.addOption({QStringLiteral("namespace"), QStringLiteral("namespace"), QStringLiteral("NS"),
+                 QStringLiteral("bench-list")});
     p.addOption({QStringLiteral("kubectl"), QStringLiteral("kubectl binary"), QStringLiteral("PATH")});
     p.addOption({QStringLiteral("skip-populate"), QStringLiteral("the ConfigMaps exist already")});
-    p.addOption({QStringLiteral("page-size"), QStringLiteral("first LIST page size (client-go and kubectl use 500)"), QStringLiteral("N"), QStringLiteral("500")});
-    p.addOption({QStringLiteral("max-page-size"), QStringLiteral("largest later page (Fieldscope's default 10000; = --page-size for kubectl's fixed pages)"),
-                 QStringLiteral("N"), QStringLiteral("10000")});
+    p.addOption({QStringLiteral("page-size"), QStringLiteral("first LIST page size (client-go and kubectl use 500)"),
+                 QStringLiteral("N"), QStringLiteral("500")});
+    p.addOption(
+        {QStringLiteral("max-page-size"),
+         QStringLiteral("largest later page (Fieldscope's default 10000; = --page-size for kubectl's fixed pages)"),
+         QStringLiteral("N"), QStringLiteral("10000")});
     p.addHelpOption();
     p.process(app);
     kube::ConnectionOptions co;
@@ -261,15 +270,22 @@ int main(int argc, char **argv)
     ca.write(cfg.caPem);
     ca.close();
     const QString url = QString::fromStdString(cfg.server + configMaps().collectionPath(ns));
-    QStringList curlArgs = {QStringLiteral("-sS"), QStringLiteral("--fail"), QStringLiteral("--compressed"), QStringLiteral("--cacert"), ca.fileName(),
-                            QStringLiteral("-H"), QStringLiteral("Authorization: Bearer ") + QString::fromStdString(cfg.auth.token), url};
+    QStringList curlArgs = {QStringLiteral("-sS"),
+                            QStringLiteral("--fail"),
+                            QStringLiteral("--compressed"),
+                            QStringLiteral("--cacert"),
+                            ca.fileName(),
+                            QStringLiteral("-H"),
+                            QStringLiteral("Authorization: Bearer ") + QString::fromStdString(cfg.auth.token),
+                            url};
     const PeerFigures curl = runPeer(QStringLiteral("curl"), curlArgs, tmp.filePath(QStringLiteral("curl.json")));
     PeerFigures kubectl;
     if (p.isSet(QStringLiteral("kubectl")))
         kubectl = runPeer(p.value(QStringLiteral("kubectl")),
-                          {QStringLiteral("--kubeconfig"), p.value(QStringLiteral("kubeconfig")), QStringLiteral("--context"),
-                           p.value(QStringLiteral("context")), QStringLiteral("get"), QStringLiteral("cm"), QStringLiteral("-n"),
-                           QString::fromStdString(ns), QStringLiteral("-o"), QStringLiteral("json")},
+                          {QStringLiteral("--kubeconfig"), p.value(QStringLiteral("kubeconfig")),
+                           QStringLiteral("--context"), p.value(QStringLiteral("context")), QStringLiteral("get"),
+                           QStringLiteral("cm"), QStringLiteral("-n"), QString::fromStdString(ns), QStringLiteral("-o"),
+                           QStringLiteral("json")},
                           tmp.filePath(QStringLiteral("kubectl.json")));
 
     // Watch decoding: every listed object as a MODIFIED event line.
@@ -304,7 +320,8 @@ int main(int argc, char **argv)
     std::printf("  fieldscope wall / raw paged fetch:     %.2fx  (<= 2x)\n", fs.wall / std::min(raw, raw2));
     if (curl.wall >= 0)
         std::printf("  fieldscope wall / curl single GET:     %.2fx\n", fs.wall / curl.wall);
-    std::printf("  store memory / JSON bytes:             %.2fx  (<= 1.5x)\n", fs.jsonBytes ? fs.rssDeltaKb * 1e3 / double(fs.jsonBytes) : 0.0);
+    std::printf("  store memory / JSON bytes:             %.2fx  (<= 1.5x)\n",
+                fs.jsonBytes ? fs.rssDeltaKb * 1e3 / double(fs.jsonBytes) : 0.0);
     std::printf("  watch decode events/s:                 %.0f  (>= 20000)\n", rate);
     return 0;
 }

@@ -47,8 +47,8 @@ void measure(const char *what, const core::Json &object, int rounds, int runs)
             nodes = t->nodeCount();
     });
     const double parse = medianMs(rounds, runs, [&] { (void)core::parseJson(text); });
-    std::printf("%-34s %9zu bytes %6zu nodes: tree %8.3f ms, parse JSON %8.3f ms, tree/parse %.2fx\n", what, text.size(), nodes, tree,
-                parse, tree / parse);
+    std::printf("%-34s %9zu bytes %6zu nodes: tree %8.3f ms, parse JSON %8.3f ms, tree/parse %.2fx\n", what,
+                text.size(), nodes, tree, parse, tree / parse);
 }
 
 } // namespace

@@ -58,11 +58,12 @@ core::ObjectVersion configMap(int i, int rv, core::WatchEventType type = core::W
     v.managerCount = 2;
     v.lastManager = i % 3 ? "kubectl-client-side-apply" : "helm";
     v.lastManagerOperation = "Update";
-    const std::string json = R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":")" + name + R"(","namespace":")" + ns
-                           + R"(","uid":")" + v.uid + R"(","resourceVersion":")" + v.resourceVersion
-                           + R"(","creationTimestamp":"2024-03-01T10:00:00Z","labels":{"app":"shop","tier":")" + tier
-                           + R"(","release":"r)" + std::to_string(i % 9)
-                           + R"("},"annotations":{"kubectl.kubernetes.io/last-applied-configuration":"{}"},"managedFields":[{"manager":"kubectl-client-side-apply","operation":"Update","apiVersion":"v1","time":"2024-03-01T10:00:00Z","fieldsType":"FieldsV1","fieldsV1":{"f:data":{".":{},"f:settings.yaml":{}},"f:metadata":{"f:labels":{".":{},"f:app":{},"f:tier":{}}}}}]},"data":{"settings.yaml":"replicas: 3\nlogLevel: info\nfeature:\n  enabled: true\n  threshold: 0.75\n"}})";
+    const std::string json =
+        R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":")" + name + R"(","namespace":")" + ns
+        + R"(","uid":")" + v.uid + R"(","resourceVersion":")" + v.resourceVersion
+        + R"(","creationTimestamp":"2024-03-01T10:00:00Z","labels":{"app":"shop","tier":")" + tier + R"(","release":"r)"
+        + std::to_string(i % 9)
+        + R"("},"annotations":{"kubectl.kubernetes.io/last-applied-configuration":"{}"},"managedFields":[{"manager":"kubectl-client-side-apply","operation":"Update","apiVersion":"v1","time":"2024-03-01T10:00:00Z","fieldsType":"FieldsV1","fieldsV1":{"f:data":{".":{},"f:settings.yaml":{}},"f:metadata":{"f:labels":{".":{},"f:app":{},"f:tier":{}}}}}]},"data":{"settings.yaml":"replicas: 3\nlogLevel: info\nfeature:\n  enabled: true\n  threshold: 0.75\n"}})";
     v.json = QByteArray::fromStdString(json);
     return v;
 }
@@ -125,8 +126,8 @@ void streamList(Setup &s)
     const double prep = ms(t);
     s.table.applyPrepared(std::move(prepared));
     paint(s.widget);
-    std::printf("first page (%d objects) -> rows painted: %.1f ms (worker decode %.1f ms, GUI apply+paint %.1f ms)\n", kPage, ms(t), prep,
-                ms(t) - prep);
+    std::printf("first page (%d objects) -> rows painted: %.1f ms (worker decode %.1f ms, GUI apply+paint %.1f ms)\n",
+                kPage, ms(t), prep, ms(t) - prep);
     double slowest = 0, total = 0;
     QElapsedTimer all;
     all.start();
@@ -139,15 +140,24 @@ void streamList(Setup &s)
         slowest = std::max(slowest, ms(g));
         total += ms(g);
     }
-    std::printf("streaming %d objects in pages of %d: GUI thread per page max %.1f ms, total GUI %.0f ms, wall %.0f ms\n", kObjects,
-                kPage, slowest, total, ms(all));
+    std::printf(
+        "streaming %d objects in pages of %d: GUI thread per page max %.1f ms, total GUI %.0f ms, wall %.0f ms\n",
+        kObjects, kPage, slowest, total, ms(all));
 }
 
 void filterLatency(Setup &s)
 {
-    const QStringList typed = {QStringLiteral("c"), QStringLiteral("cm"), QStringLiteral("cm-"), QStringLiteral("cm-0"),
-                               QStringLiteral("cm-04"), QStringLiteral("cm-042"), QStringLiteral("cm-04"), QStringLiteral("cm-0"),
-                               QStringLiteral("tier=web"), QStringLiteral("tier=web release in (r1,r2)"), QStringLiteral("team-3/cm-01"),
+    const QStringList typed = {QStringLiteral("c"),
+                               QStringLiteral("cm"),
+                               QStringLiteral("cm-"),
+                               QStringLiteral("cm-0"),
+                               QStringLiteral("cm-04"),
+                               QStringLiteral("cm-042"),
+                               QStringLiteral("cm-04"),
+                               QStringLiteral("cm-0"),
+                               QStringLiteral("tier=web"),
+                               QStringLiteral("tier=web release in (r1,r2)"),
+                               QStringLiteral("team-3/cm-01"),
                                QString()};
     double worst = 0;
     for (const QString &text : typed) {
@@ -158,7 +168,8 @@ void filterLatency(Setup &s)
         paint(s.widget);
         worst = std::max(worst, ms(t));
         std::printf("  filter %-30s -> %6d rows in %5.1f ms (model %.1f ms, view relayout + paint %.1f ms)\n",
-                    qPrintable(QLatin1Char('"') + text + QLatin1Char('"')), s.view.rowCount(), ms(t), model, ms(t) - model);
+                    qPrintable(QLatin1Char('"') + text + QLatin1Char('"')), s.view.rowCount(), ms(t), model,
+                    ms(t) - model);
     }
     std::printf("filter keystroke latency, worst: %.1f ms\n", worst);
 }
@@ -166,9 +177,10 @@ void filterLatency(Setup &s)
 void sortTimes(Setup &s)
 {
     using C = models::ObjectTableModel;
-    const std::pair<int, Qt::SortOrder> sorts[] = {{C::Namespace, Qt::AscendingOrder}, {C::ResourceVersion, Qt::DescendingOrder},
-                                                   {C::LastChangedBy, Qt::AscendingOrder}, {C::Age, Qt::AscendingOrder},
-                                                   {C::Name, Qt::DescendingOrder}, {C::Name, Qt::AscendingOrder}};
+    const std::pair<int, Qt::SortOrder> sorts[] = {
+        {C::Namespace, Qt::AscendingOrder},     {C::ResourceVersion, Qt::DescendingOrder},
+        {C::LastChangedBy, Qt::AscendingOrder}, {C::Age, Qt::AscendingOrder},
+        {C::Name, Qt::DescendingOrder},         {C::Name, Qt::AscendingOrder}};
     double worst = 0;
     for (const auto &[col, order] : sorts) {
         QElapsedTimer t;
@@ -177,7 +189,8 @@ void sortTimes(Setup &s)
         const double model = ms(t);
         paint(s.widget);
         worst = std::max(worst, ms(t));
-        std::printf("  sort %-18s %s -> %5.1f ms (model %.1f ms)\n", qPrintable(s.table.headerData(col, Qt::Horizontal).toString()),
+        std::printf("  sort %-18s %s -> %5.1f ms (model %.1f ms)\n",
+                    qPrintable(s.table.headerData(col, Qt::Horizontal).toString()),
                     order == Qt::AscendingOrder ? "asc " : "desc", ms(t), model);
     }
     std::printf("sort 100k rows, worst: %.1f ms\n", worst);
@@ -304,13 +317,16 @@ double stallUnderLoad(Setup &s, Feed &feed, int seconds, const char *label)
     heartbeat.stop();
     feeder.stop();
     applier.stop();
-    std::printf("1,000 events/s for %d s, %s: longest event-loop stall %.1f ms (GUI-thread CPU in it %.1f ms), p99 gap %.1f ms, "
-                "most GUI-thread CPU in one gap %.1f ms (of %.1f ms), longest applying turn (apply+paint) %.1f ms (%d rows)\n",
-                seconds, label, meter.longest, meter.longestCpu, meter.p99(), meter.mostCpu, meter.mostCpuWall, longestApply,
-                s.table.rowCount());
-    std::printf("  GUI-thread CPU per applying turn: apply %.1f ms + paint %.1f ms on average, costliest %.1f + %.1f ms (%d batches "
-                "in %d turns)\n",
-                applyCpu / std::max(1, frames), paintCpu / std::max(1, frames), worstCpu.first, worstCpu.second, batches, frames);
+    std::printf(
+        "1,000 events/s for %d s, %s: longest event-loop stall %.1f ms (GUI-thread CPU in it %.1f ms), p99 gap %.1f ms, "
+        "most GUI-thread CPU in one gap %.1f ms (of %.1f ms), longest applying turn (apply+paint) %.1f ms (%d rows)\n",
+        seconds, label, meter.longest, meter.longestCpu, meter.p99(), meter.mostCpu, meter.mostCpuWall, longestApply,
+        s.table.rowCount());
+    std::printf(
+        "  GUI-thread CPU per applying turn: apply %.1f ms + paint %.1f ms on average, costliest %.1f + %.1f ms (%d batches "
+        "in %d turns)\n",
+        applyCpu / std::max(1, frames), paintCpu / std::max(1, frames), worstCpu.first, worstCpu.second, batches,
+        frames);
     return meter.longest;
 }
 

@@ -26,8 +26,10 @@ std::vector<AuditVersion> fixedVersions()
     const std::int64_t t = 1795615506; // 2026-11-25T14:05:06Z, the create of tests/data/audit/rr-*
     return {
         version("227", HistoryEventType::Added, {{"kubectl-create", "Update", "", t, true}}),
-        version("228", HistoryEventType::Modified, {{"kubectl-create", "Update", "", t, false}, {"kubectl-label", "Update", "", t + 1, true}}),
-        version("229", HistoryEventType::Modified, {{"kubectl", "Apply", "", t + 2, true}, {"team-tool", "Update", "", t + 2, true}}),
+        version("228", HistoryEventType::Modified,
+                {{"kubectl-create", "Update", "", t, false}, {"kubectl-label", "Update", "", t + 1, true}}),
+        version("229", HistoryEventType::Modified,
+                {{"kubectl", "Apply", "", t + 2, true}, {"team-tool", "Update", "", t + 2, true}}),
         version("230", HistoryEventType::Deleted, {}),
     };
 }

@@ -8,7 +8,8 @@
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size)
 {
     using namespace fieldscope::kube;
-    auto kc = Kubeconfig::fromYaml(std::string_view(reinterpret_cast<const char *>(data), size), "/nonexistent/fuzz/kubeconfig");
+    auto kc = Kubeconfig::fromYaml(std::string_view(reinterpret_cast<const char *>(data), size),
+                                   "/nonexistent/fuzz/kubeconfig");
     if (!kc)
         return 0;
     (void)kc->resolve();

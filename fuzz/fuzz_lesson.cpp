@@ -23,7 +23,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size
             for (int client : {1, q.clients}) {
                 for (int write : {1, q.repeat}) {
                     for (const Json *r : {&read, static_cast<const Json *>(nullptr)}) {
-                        auto built = buildLessonWrite(q, {"/c", "/c/o"}, client, write, r ? *r : Json(), withVersion ? "42" : "");
+                        auto built = buildLessonWrite(q, {"/c", "/c/o"}, client, write, r ? *r : Json(),
+                                                      withVersion ? "42" : "");
                         if (!built)
                             std::abort(); // parseLesson accepted a request the runner cannot build
                     }

@@ -1,8 +1,8 @@
 // An object with managedFields (FieldsV1) from JSON: the ownership join, blame in both forms, and
 // the diff of the object against itself (empty by definition).
-#include "core/ownership/blame.h"
 #include "core/base/json.h"
 #include "core/diff/objectdiff.h"
+#include "core/ownership/blame.h"
 #include "core/ownership/ownershiptree.h"
 
 #include <cstdint>

@@ -37,7 +37,8 @@ ApiClient::RequestId ApiClient::send(HttpRequest request, QObject *context, Call
     auto inbox = m_inbox;
     auto idHolder = std::make_shared<RequestId>(0);
     const std::string what = request.method + " " + request.path;
-    const RequestId id = m_transport->start(std::move(request), [inbox, ctx, hasContext, done = std::move(done), idHolder, what](core::Result<HttpResponse> r) mutable {
+    const RequestId id = m_transport->start(std::move(request), [inbox, ctx, hasContext, done = std::move(done),
+                                                                 idHolder, what](core::Result<HttpResponse> r) mutable {
         if (r.ok() && !isSuccess(r->status))
             r = core::Result<HttpResponse>(errorFromResponse(*r, what));
         inbox->post([inbox, ctx, hasContext, done = std::move(done), r = std::move(r), idHolder]() mutable {

@@ -77,7 +77,8 @@ core::FieldConflict parseConflictCause(std::string_view message, std::string fie
     return c;
 }
 
-std::vector<core::StatusCause> readStatusCauses(core::JsonReader &read, const core::Json &details, const std::string &detailsPath)
+std::vector<core::StatusCause> readStatusCauses(core::JsonReader &read, const core::Json &details,
+                                                const std::string &detailsPath)
 {
     std::vector<core::StatusCause> out;
     const core::Json *causes = read.array(details, "causes", detailsPath);
@@ -111,8 +112,8 @@ Error errorFromResponse(const HttpResponse &response, std::string_view request)
         // The body is the server's (or a proxy's) words: every field is type-checked, and a
         // wrong type turns the whole answer into a Parse error that still carries the HTTP code.
         const auto &st = *parsed;
-        core::JsonReader read("Status of " + (request.empty() ? std::string("a request") : std::string(request)) + " (HTTP "
-                              + std::to_string(response.status) + ")");
+        core::JsonReader read("Status of " + (request.empty() ? std::string("a request") : std::string(request))
+                              + " (HTTP " + std::to_string(response.status) + ")");
         e.reason = read.string(st, "reason", "");
         e.message = read.string(st, "message", "");
         if (const core::Json *d = read.object(st, "details", "")) {

@@ -25,8 +25,12 @@ core::FieldConflict parseConflictCause(std::string_view message, std::string fie
 // The causes of a Status (metav1.StatusDetails.causes, k8s.io/apimachinery/pkg/apis/meta/v1/types.go)
 // from its `details` object found at `detailsPath` ("details", "object.details"). Every field is
 // type-checked through `read`; a wrong type is recorded there and ends the list.
-std::vector<core::StatusCause> readStatusCauses(core::JsonReader &read, const core::Json &details, const std::string &detailsPath);
+std::vector<core::StatusCause> readStatusCauses(core::JsonReader &read, const core::Json &details,
+                                                const std::string &detailsPath);
 
-inline bool isSuccess(int status) { return status >= 200 && status < 300; }
+inline bool isSuccess(int status)
+{
+    return status >= 200 && status < 300;
+}
 
 } // namespace fieldscope::kube

@@ -38,8 +38,11 @@ Connection connectResolved(ResolvedConfig config, const ConnectionOptions &optio
     t.credential = [weak](Transport::CredentialLater later) -> std::optional<core::Result<Credential>> {
         auto provider = weak.lock();
         if (!provider)
-            return core::Result<Credential>(core::Error::make(core::ErrorCategory::Cancelled, "the connection was closed"));
-        auto cred = provider->current([later = std::move(later)](const core::Result<AuthCredential> &c) { later(toTransport(c)); });
+            return core::Result<Credential>(core::Error::make(core::ErrorCategory::Cancelled,
+                                                              "the connection was closed"));
+        auto cred = provider->current([later = std::move(later)](const core::Result<AuthCredential> &c) {
+            later(toTransport(c));
+        });
         if (!cred)
             return std::nullopt;
         return toTransport(*cred);

@@ -78,7 +78,9 @@ Result<std::string> findConsent(const std::vector<ConsentRecord> &records, const
     for (char c : id)
         want += char(std::tolower(static_cast<unsigned char>(c)));
     if (want.size() < 4 || want.find_first_not_of("0123456789abcdef") != std::string::npos)
-        return Error::make(ErrorCategory::Config, "\"" + id + "\" is not a consent id (at least 4 hex digits, as `fieldscope consent list` shows)");
+        return Error::make(ErrorCategory::Config,
+                           "\"" + id
+                               + "\" is not a consent id (at least 4 hex digits, as `fieldscope consent list` shows)");
     std::vector<std::string> matches;
     for (const auto &r : records)
         if (r.fingerprint.rfind(want, 0) == 0)
@@ -86,7 +88,8 @@ Result<std::string> findConsent(const std::vector<ConsentRecord> &records, const
     if (matches.empty())
         return Error::make(ErrorCategory::Config, "no remembered exec plugin decision has the id " + id);
     if (matches.size() > 1)
-        return Error::make(ErrorCategory::Config, "the id " + id + " matches " + std::to_string(matches.size()) + " decisions; give more digits");
+        return Error::make(ErrorCategory::Config, "the id " + id + " matches " + std::to_string(matches.size())
+                                                      + " decisions; give more digits");
     return matches.front();
 }
 
@@ -96,23 +99,18 @@ ConsentCallback allowAllExecPlugins()
 }
 
 CredentialProvider::CredentialProvider(ResolvedConfig config, CredentialOptions options)
-    : m_config(std::move(config)),
-      m_options(std::move(options)),
-      m_store(m_options.consentStore ? m_options.consentStore : std::make_shared<InMemoryConsentStore>())
+    : m_config(std::move(config))
+    , m_options(std::move(options))
+    , m_store(m_options.consentStore ? m_options.consentStore : std::make_shared<InMemoryConsentStore>())
 {
     const AuthConfig &a = m_config.auth;
     m_credential.generation = 1;
     m_gate->owner = this;
     switch (a.method) {
     case AuthMethod::None:
-    case AuthMethod::Exec:
-        break;
-    case AuthMethod::Token:
-        m_credential.bearerToken = a.token;
-        break;
-    case AuthMethod::TokenFile:
-        m_tokenFile.path = a.tokenFile;
-        break;
+    case AuthMethod::Exec: break;
+    case AuthMethod::Token: m_credential.bearerToken = a.token; break;
+    case AuthMethod::TokenFile: m_tokenFile.path = a.tokenFile; break;
     case AuthMethod::Basic:
         m_credential.username = a.username;
         m_credential.password = a.password;
@@ -124,7 +122,7 @@ CredentialProvider::CredentialProvider(ResolvedConfig config, CredentialOptions 
         if (!a.clientCertificateFile.empty() && !a.clientKeyFile.empty()) {
             const auto now = std::chrono::steady_clock::now();
             for (const auto &[f, path, pem] : {std::tuple{&m_certFile, a.clientCertificateFile, a.clientCertificatePem},
-                                        std::tuple{&m_keyFile, a.clientKeyFile, a.clientKeyPem}}) {
+                                               std::tuple{&m_keyFile, a.clientKeyFile, a.clientKeyPem}}) {
                 const QFileInfo fi(QString::fromStdString(path));
                 f->path = path;
                 f->content = pem;
@@ -217,7 +215,8 @@ Result<AuthCredential> CredentialProvider::current()
     {
         std::lock_guard lock(m_mutex);
         if (m_execState == ExecState::Asking)
-            return authError("waiting for consent to run the exec credential plugin " + m_asked->program + " from " + m_asked->kubeconfigFile,
+            return authError("waiting for consent to run the exec credential plugin " + m_asked->program + " from "
+                                 + m_asked->kubeconfigFile,
                              "ConsentPending", m_asked->kubeconfigFile);
     }
     return later.get();
@@ -231,17 +230,18 @@ std::optional<Result<AuthCredential>> CredentialProvider::current(CredentialWait
     switch (m_config.auth.method) {
     case AuthMethod::None:
     case AuthMethod::Token:
-    case AuthMethod::Basic:
-        return m_credential;
+    case AuthMethod::Basic: return m_credential;
     case AuthMethod::TokenFile: {
         auto changed = refreshFile(m_tokenFile, "token file");
         if (!changed)
             return changed.error();
         const std::string token = QString::fromUtf8(m_tokenFile.content).trimmed().toStdString();
         if (token.empty())
-            return authError("the token file " + m_tokenFile.path + " is empty", "CredentialFile", m_config.auth.sourceFile);
+            return authError("the token file " + m_tokenFile.path + " is empty", "CredentialFile",
+                             m_config.auth.sourceFile);
         if (!detail::isSafeHeaderValue(token))
-            return authError("the token file " + m_tokenFile.path + " holds a line break or another control character inside the token",
+            return authError("the token file " + m_tokenFile.path
+                                 + " holds a line break or another control character inside the token",
                              "CredentialFile", m_config.auth.sourceFile);
         if (token != m_credential.bearerToken) {
             m_credential.bearerToken = token;
@@ -265,15 +265,15 @@ std::optional<Result<AuthCredential>> CredentialProvider::current(CredentialWait
         }
         return m_credential;
     }
-    case AuthMethod::Exec:
-        break;
+    case AuthMethod::Exec: break;
     }
     return m_credential;
 }
 
 ConsentRecord CredentialProvider::recordFor(const ExecInvocation &inv, bool allowed) const
 {
-    return {inv.fingerprint(), allowed, inv.kubeconfigFile, inv.contextName, inv.userName, inv.server, inv.program, nowUtc()};
+    return {inv.fingerprint(), allowed,    inv.kubeconfigFile, inv.contextName,
+            inv.userName,      inv.server, inv.program,        nowUtc()};
 }
 
 std::optional<Result<AuthCredential>> CredentialProvider::currentExec(CredentialWaiter later)
@@ -305,19 +305,21 @@ std::optional<Result<AuthCredential>> CredentialProvider::currentExec(Credential
     }
     // Arguments may carry client secrets, so messages name the program only.
     if (stored == false)
-        return Result<AuthCredential>(authError("running the exec credential plugin " + inv->program + " from " + file +
-                                                    " was denied earlier (consent id " + fingerprint.substr(0, 12) +
-                                                    "; forget the decision in Settings or with `fieldscope consent forget " +
-                                                    fingerprint.substr(0, 12) + "`)",
-                                                "ConsentDenied", file));
+        return Result<AuthCredential>(authError(
+            "running the exec credential plugin " + inv->program + " from " + file + " was denied earlier (consent id "
+                + fingerprint.substr(0, 12) + "; forget the decision in Settings or with `fieldscope consent forget "
+                + fingerprint.substr(0, 12) + "`)",
+            "ConsentDenied", file));
     if (!m_options.askConsent)
-        return Result<AuthCredential>(
-            authError("the exec credential plugin " + inv->program + " from " + file + " has not been allowed to run", "ConsentNotGiven", file));
+        return Result<AuthCredential>(authError("the exec credential plugin " + inv->program + " from " + file
+                                                    + " has not been allowed to run",
+                                                "ConsentNotGiven", file));
 
     m_execState = ExecState::Asking;
     m_waiters.push_back(std::move(later));
     const std::uint64_t question = ++m_question;
-    ExecConsentRequest req{file, inv->contextName, inv->userName, inv->server, inv->program, describeExecInvocation(*inv), fingerprint};
+    ExecConsentRequest req{
+        file, inv->contextName, inv->userName, inv->server, inv->program, describeExecInvocation(*inv), fingerprint};
     m_asked = std::move(*inv);
     lock.unlock();
     // The reply may come right away (command line) or whenever the user answers (window).
@@ -346,7 +348,8 @@ void CredentialProvider::onConsentAnswer(std::uint64_t question, ConsentAnswer a
         const std::string &file = inv.kubeconfigFile;
         if (answer != ConsentAnswer::NotNow) {
             m_store->remember(recordFor(inv, answer == ConsentAnswer::Allow));
-            qCInfo(lcKubeAuth).noquote() << "exec plugin" << QString::fromStdString(inv.program) << "from" << QString::fromStdString(file)
+            qCInfo(lcKubeAuth).noquote() << "exec plugin" << QString::fromStdString(inv.program) << "from"
+                                         << QString::fromStdString(file)
                                          << (answer == ConsentAnswer::Allow ? "allowed" : "denied") << "by the user";
         }
         if (answer == ConsentAnswer::Allow) {
@@ -355,8 +358,10 @@ void CredentialProvider::onConsentAnswer(std::uint64_t question, ConsentAnswer a
         }
         m_execState = ExecState::Idle;
         failure = answer == ConsentAnswer::Deny
-                    ? authError("running the exec credential plugin " + inv.program + " from " + file + " was denied", "ConsentDenied", file)
-                    : authError("the exec credential plugin " + inv.program + " from " + file + " was not run: nobody answered the question",
+                    ? authError("running the exec credential plugin " + inv.program + " from " + file + " was denied",
+                                "ConsentDenied", file)
+                    : authError("the exec credential plugin " + inv.program + " from " + file
+                                    + " was not run: nobody answered the question",
                                 "ConsentNotGiven", file);
         waiters.swap(m_waiters);
     }
@@ -398,13 +403,15 @@ void CredentialProvider::runPlugin(const ExecInvocation &invocation)
         m_execState = ExecState::Idle;
         waiters.swap(m_waiters);
         if (out.credential && !detail::isSafeHeaderValue(out.credential->token))
-            out.credential = authError("exec plugin " + invocation.program + " returned a token with a line break or another control character",
+            out.credential = authError("exec plugin " + invocation.program
+                                           + " returned a token with a line break or another control character",
                                        "ExecPluginOutput", invocation.kubeconfigFile);
         if (!out.credential) {
             result = out.credential.error();
         } else {
             const ExecCredential &c = *out.credential;
-            const bool certChanged = c.clientCertificatePem != m_credential.clientCertificatePem || c.clientKeyPem != m_credential.clientKeyPem;
+            const bool certChanged = c.clientCertificatePem != m_credential.clientCertificatePem
+                                  || c.clientKeyPem != m_credential.clientKeyPem;
             if (!m_exec || certChanged || c.token != m_credential.bearerToken)
                 ++m_credential.generation;
             if (certChanged && m_exec)
@@ -438,8 +445,7 @@ bool CredentialProvider::invalidate(std::uint64_t failedGeneration)
     case AuthMethod::None:
     case AuthMethod::Token:
     case AuthMethod::Basic:
-    case AuthMethod::ClientCertificate:
-        return false;
+    case AuthMethod::ClientCertificate: return false;
     case AuthMethod::TokenFile:
         if (failedGeneration == m_credential.generation)
             m_tokenFile.forceRead = true;
@@ -447,7 +453,8 @@ bool CredentialProvider::invalidate(std::uint64_t failedGeneration)
     case AuthMethod::Exec:
         // Another request already got a fresh credential after this one was sent: just retry.
         if (failedGeneration == m_credential.generation && m_exec) {
-            qCInfo(lcKubeAuth) << "server rejected the exec credential (401); the plugin runs again on the next request";
+            qCInfo(lcKubeAuth)
+                << "server rejected the exec credential (401); the plugin runs again on the next request";
             m_exec.reset();
         }
         return true;

@@ -33,8 +33,8 @@
 namespace fieldscope::kube {
 
 // What the transport attaches to one request. (Named AuthCredential: kube/transport.h has its own
-// narrower Credential that the composition root fills from this one.) Any subset may be set: a bearer token, basic auth,
-// and/or a client certificate (an exec plugin may return a token and a certificate).
+// narrower Credential that the composition root fills from this one.) Any subset may be set: a bearer token, basic
+// auth, and/or a client certificate (an exec plugin may return a token and a certificate).
 struct AuthCredential {
     std::string bearerToken;
     std::string username;
@@ -60,10 +60,10 @@ struct ExecConsentRequest {
     std::string kubeconfigFile; // the file that defined the user
     std::string contextName;
     std::string userName;
-    std::string server;         // where the credential goes
-    std::string program;        // absolute path
+    std::string server;                 // where the credential goes
+    std::string program;                // absolute path
     ExecConsentDescription description; // everything shown, escaped (kube/execconsent.h)
-    std::string fingerprint;    // what a decision is remembered under
+    std::string fingerprint;            // what a decision is remembered under
 };
 
 // One remembered decision. No arguments or env values: they may hold client secrets.
@@ -89,7 +89,7 @@ public:
     virtual void remember(const ConsentRecord &record) = 0;
     virtual std::vector<ConsentRecord> decisions() const = 0; // newest first
     virtual bool forget(const std::string &fingerprint) = 0;  // whether one was removed
-    virtual int forgetAll() = 0;                               // how many were removed
+    virtual int forgetAll() = 0;                              // how many were removed
 };
 
 // The fingerprint a user-typed id names: a full fingerprint or a unique prefix of at least 4 hex
@@ -137,7 +137,7 @@ struct CredentialOptions {
     std::chrono::milliseconds fileCheckInterval{std::chrono::seconds(1)};
     std::chrono::milliseconds fileMaxAge{std::chrono::minutes(1)};
     QProcessEnvironment environment = QProcessEnvironment::systemEnvironment(); // exec plugins' base env
-    std::function<QDateTime()> now;             // UTC clock for exec expiry; null: the system clock
+    std::function<QDateTime()> now; // UTC clock for exec expiry; null: the system clock
 };
 
 // Delivers a credential that was not ready when asked for. Called exactly once, on the runner
@@ -191,7 +191,7 @@ private:
     // a read fails after a success (a rotation may be mid-way), like client-go's cachingTokenSource.
     core::Result<bool> refreshFile(WatchedFile &f, const char *what);
     std::optional<core::Result<AuthCredential>> currentExec(CredentialWaiter later);
-    void startRunLocked(ExecInvocation invocation); // m_mutex held
+    void startRunLocked(ExecInvocation invocation);   // m_mutex held
     void runPlugin(const ExecInvocation &invocation); // the runner thread
     void onConsentAnswer(std::uint64_t question, ConsentAnswer answer);
     ConsentRecord recordFor(const ExecInvocation &inv, bool allowed) const;
@@ -208,18 +208,18 @@ private:
     const CredentialOptions m_options;
     const std::shared_ptr<ConsentStore> m_store; // m_options.consentStore or a private one
 
-    mutable std::mutex m_mutex; // guards everything below
-    AuthCredential m_credential;    // the static or last good credential
+    mutable std::mutex m_mutex;  // guards everything below
+    AuthCredential m_credential; // the static or last good credential
     WatchedFile m_tokenFile;
     WatchedFile m_certFile;
     WatchedFile m_keyFile;
     std::optional<ExecCredential> m_exec; // cached plugin output; reset by invalidate()
     std::string m_diagnostics;
     ExecState m_execState = ExecState::Idle;
-    std::vector<CredentialWaiter> m_waiters;    // requests waiting for the question or the run
-    std::optional<ExecInvocation> m_asked;      // what the open question is about
-    std::uint64_t m_question = 0;               // serial of the open question; stale replies are ignored
-    std::thread m_runner;                       // the last plugin run; joined before the next and in the destructor
+    std::vector<CredentialWaiter> m_waiters; // requests waiting for the question or the run
+    std::optional<ExecInvocation> m_asked;   // what the open question is about
+    std::uint64_t m_question = 0;            // serial of the open question; stale replies are ignored
+    std::thread m_runner;                    // the last plugin run; joined before the next and in the destructor
     std::atomic<bool> m_cancel{false};
     std::shared_ptr<ReplyGate> m_gate = std::make_shared<ReplyGate>();
 };

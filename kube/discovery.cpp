@@ -46,7 +46,8 @@ std::string lower(std::string s)
 bool isAggregatedContentType(const std::string &contentType)
 {
     const std::string ct = lower(contentType);
-    return ct.find("as=apigroupdiscoverylist") != std::string::npos && ct.find("g=apidiscovery.k8s.io") != std::string::npos;
+    return ct.find("as=apigroupdiscoverylist") != std::string::npos
+        && ct.find("g=apidiscovery.k8s.io") != std::string::npos;
 }
 
 namespace {
@@ -61,7 +62,8 @@ void recordFailure(std::vector<std::pair<std::string, Error>> &failures, std::st
 
 // Adds what a document yielded. Nothing usable and something failed: the first failure is the
 // document's error and `into` is left as it was.
-core::Status commitFound(std::vector<ResourceInfo> &found, std::vector<std::pair<std::string, Error>> &failures, DiscoverySnapshot &into)
+core::Status commitFound(std::vector<ResourceInfo> &found, std::vector<std::pair<std::string, Error>> &failures,
+                         DiscoverySnapshot &into)
 {
     if (found.empty() && !failures.empty())
         return failures.front().second;
@@ -107,7 +109,8 @@ core::Status parseAggregatedDiscovery(const std::string &body, bool coreGroup, D
     core::JsonReader read(what);
     const Json *items = read.array(*doc, "items", "");
     if (!items)
-        return read.ok() ? Error::make(ErrorCategory::Parse, what + ": APIGroupDiscoveryList without items", "items") : read.status();
+        return read.ok() ? Error::make(ErrorCategory::Parse, what + ": APIGroupDiscoveryList without items", "items")
+                         : read.status();
     // Each group, version and resource is read with its own reader: a wrong type fails only that
     // entry (recorded in failedResources), and a half-read entry never reaches the snapshot.
     std::vector<ResourceInfo> found;
@@ -143,7 +146,9 @@ core::Status parseAggregatedDiscovery(const std::string &body, bool coreGroup, D
             const bool preferred = first;
             first = false;
             if (!versionRead.ok()) {
-                recordFailure(failures, (group.empty() ? std::string() : group + "/") + (version.empty() ? vp : version), versionRead);
+                recordFailure(failures,
+                              (group.empty() ? std::string() : group + "/") + (version.empty() ? vp : version),
+                              versionRead);
                 continue;
             }
             const std::string gv = group.empty() ? version : group + "/" + version;
@@ -166,9 +171,12 @@ core::Status parseAggregatedDiscovery(const std::string &body, bool coreGroup, D
     return commitFound(found, failures, into);
 }
 
-core::Status parseLegacyResourceList(const std::string &body, const std::string &groupVersion, bool preferred, DiscoverySnapshot &into)
+core::Status parseLegacyResourceList(const std::string &body, const std::string &groupVersion, bool preferred,
+                                     DiscoverySnapshot &into)
 {
-    const std::string what = "discovery GET " + std::string(groupVersion.find('/') == std::string::npos ? "/api/" : "/apis/") + groupVersion;
+    const std::string what = "discovery GET "
+                           + std::string(groupVersion.find('/') == std::string::npos ? "/api/" : "/apis/")
+                           + groupVersion;
     auto doc = parseObject(body, what);
     if (!doc)
         return doc.error();
@@ -336,7 +344,8 @@ void Discovery::sendDecoded(HttpRequest req, Decoder decode, std::function<void(
     QPointer<Discovery> self(this);
     const int gen = m_generation;
     const std::string what = "discovery GET " + req.path;
-    m_client->transport().start(std::move(req), [inbox, self, gen, what, decode = std::move(decode), done = std::move(done)](core::Result<HttpResponse> r) mutable {
+    m_client->transport().start(std::move(req), [inbox, self, gen, what, decode = std::move(decode),
+                                                 done = std::move(done)](core::Result<HttpResponse> r) mutable {
         // Network thread: a document of up to the body limit is parsed here, never on the GUI
         // thread. Last boundary of this job: whatever the parser throws becomes this answer's error.
         core::Result<Decoded> out = Error::make(ErrorCategory::Parse, what + ": could not be decoded");
@@ -362,20 +371,23 @@ void Discovery::fetchVersion()
     ++m_outstanding;
     HttpRequest req;
     req.path = "/version";
-    sendDecoded(req, [](const HttpResponse &r) {
-        Decoded d;
-        // Only shown to the user: a wrong type leaves the version empty.
-        if (auto doc = core::parseJson(r.body); doc.ok() && doc->is_object()) {
-            core::JsonReader read("GET /version");
-            d.part.serverVersion = read.string(*doc, "gitVersion", "");
-        }
-        return d;
-    }, [this](core::Result<Decoded> r) {
-        --m_outstanding;
-        if (r.ok())
-            m_building.serverVersion = r->part.serverVersion;
-        completeIfDone();
-    });
+    sendDecoded(
+        req,
+        [](const HttpResponse &r) {
+            Decoded d;
+            // Only shown to the user: a wrong type leaves the version empty.
+            if (auto doc = core::parseJson(r.body); doc.ok() && doc->is_object()) {
+                core::JsonReader read("GET /version");
+                d.part.serverVersion = read.string(*doc, "gitVersion", "");
+            }
+            return d;
+        },
+        [this](core::Result<Decoded> r) {
+            --m_outstanding;
+            if (r.ok())
+                m_building.serverVersion = r->part.serverVersion;
+            completeIfDone();
+        });
 }
 
 // Asks /api with the aggregated Accept header; the Content-Type of the answer says which
@@ -389,15 +401,18 @@ void Discovery::fetchAggregated(bool coreGroup)
     req.accept = kAcceptAggregated;
     if (auto it = m_etags.find(path); it != m_etags.end())
         req.headers.emplace_back("If-None-Match", it->second.etag);
-    sendDecoded(req, [coreGroup](const HttpResponse &r) {
-        Decoded d;
-        d.contentType = r.contentType;
-        d.etag = r.etag;
-        if (isAggregatedContentType(r.contentType))
-            if (auto st = parseAggregatedDiscovery(r.body, coreGroup, d.part); !st)
-                d.parseError = st.error();
-        return d;
-    }, [this, coreGroup, path](core::Result<Decoded> r) { onAggregated(coreGroup, path, std::move(r)); });
+    sendDecoded(
+        req,
+        [coreGroup](const HttpResponse &r) {
+            Decoded d;
+            d.contentType = r.contentType;
+            d.etag = r.etag;
+            if (isAggregatedContentType(r.contentType))
+                if (auto st = parseAggregatedDiscovery(r.body, coreGroup, d.part); !st)
+                    d.parseError = st.error();
+            return d;
+        },
+        [this, coreGroup, path](core::Result<Decoded> r) { onAggregated(coreGroup, path, std::move(r)); });
 }
 
 void Discovery::onAggregated(bool coreGroup, const std::string &path, core::Result<Decoded> r)
@@ -448,24 +463,27 @@ void Discovery::fetchLegacy()
     ++m_outstanding;
     HttpRequest req;
     req.path = "/apis";
-    sendDecoded(req, [](const HttpResponse &r) {
-        Decoded d;
-        if (auto st = parseApiGroupList(r.body, d.groupVersions); !st)
-            d.parseError = st.error();
-        return d;
-    }, [this](core::Result<Decoded> r) {
-        --m_outstanding;
-        if (!r.ok()) {
-            if (m_firstError.empty())
-                m_firstError = r.error().describe();
-        } else {
-            if (r->parseError && m_firstError.empty())
-                m_firstError = r->parseError->describe();
-            for (const auto &[gv, preferred] : r->groupVersions)
-                queueGroupVersion(gv, preferred);
-        }
-        completeIfDone();
-    });
+    sendDecoded(
+        req,
+        [](const HttpResponse &r) {
+            Decoded d;
+            if (auto st = parseApiGroupList(r.body, d.groupVersions); !st)
+                d.parseError = st.error();
+            return d;
+        },
+        [this](core::Result<Decoded> r) {
+            --m_outstanding;
+            if (!r.ok()) {
+                if (m_firstError.empty())
+                    m_firstError = r.error().describe();
+            } else {
+                if (r->parseError && m_firstError.empty())
+                    m_firstError = r->parseError->describe();
+                for (const auto &[gv, preferred] : r->groupVersions)
+                    queueGroupVersion(gv, preferred);
+            }
+            completeIfDone();
+        });
 }
 
 void Discovery::queueGroupVersion(const std::string &gv, bool preferred)
@@ -485,31 +503,34 @@ void Discovery::startQueuedGroupVersions()
         m_peakGroupRequests = std::max(m_peakGroupRequests, m_groupRequests);
         HttpRequest req;
         req.path = gv.find('/') == std::string::npos ? "/api/" + gv : "/apis/" + gv;
-        sendDecoded(req, [gv = gv, preferred = preferred](const HttpResponse &r) {
-            Decoded d;
-            if (auto st = parseLegacyResourceList(r.body, gv, preferred, d.part); !st)
-                d.parseError = st.error();
-            return d;
-        }, [this, gv = gv](core::Result<Decoded> r) {
-            --m_outstanding;
-            --m_groupRequests;
-            if (!r.ok()) {
-                m_building.failedGroups[gv] = r.error().describe();
-                qCInfo(lcDiscovery, "discovery of %s failed: %s", gv.c_str(), r.error().describe().c_str());
-            } else if (r->parseError) {
-                m_building.failedGroups[gv] = r->parseError->describe();
-                qCWarning(lcDiscovery, "discovery of %s failed: %s", gv.c_str(), r->parseError->describe().c_str());
-            } else {
-                for (auto &info : r->part.resources)
-                    m_building.resources.push_back(std::move(info));
-                for (auto &[key, why] : r->part.failedResources) {
-                    qCWarning(lcDiscovery, "discovery skipped %s: %s", key.c_str(), why.c_str());
-                    m_building.failedResources[key] = std::move(why);
+        sendDecoded(
+            req,
+            [gv = gv, preferred = preferred](const HttpResponse &r) {
+                Decoded d;
+                if (auto st = parseLegacyResourceList(r.body, gv, preferred, d.part); !st)
+                    d.parseError = st.error();
+                return d;
+            },
+            [this, gv = gv](core::Result<Decoded> r) {
+                --m_outstanding;
+                --m_groupRequests;
+                if (!r.ok()) {
+                    m_building.failedGroups[gv] = r.error().describe();
+                    qCInfo(lcDiscovery, "discovery of %s failed: %s", gv.c_str(), r.error().describe().c_str());
+                } else if (r->parseError) {
+                    m_building.failedGroups[gv] = r->parseError->describe();
+                    qCWarning(lcDiscovery, "discovery of %s failed: %s", gv.c_str(), r->parseError->describe().c_str());
+                } else {
+                    for (auto &info : r->part.resources)
+                        m_building.resources.push_back(std::move(info));
+                    for (auto &[key, why] : r->part.failedResources) {
+                        qCWarning(lcDiscovery, "discovery skipped %s: %s", key.c_str(), why.c_str());
+                        m_building.failedResources[key] = std::move(why);
+                    }
                 }
-            }
-            startQueuedGroupVersions();
-            completeIfDone();
-        });
+                startQueuedGroupVersions();
+                completeIfDone();
+            });
     }
 }
 

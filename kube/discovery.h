@@ -14,9 +14,8 @@
 
 #include <deque>
 #include <functional>
-#include <memory>
-
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -41,7 +40,8 @@ struct DiscoverySnapshot {
 
 // Pure parsers, shared with the transcript tests.
 core::Status parseAggregatedDiscovery(const std::string &body, bool coreGroup, DiscoverySnapshot &into);
-core::Status parseLegacyResourceList(const std::string &body, const std::string &groupVersion, bool preferred, DiscoverySnapshot &into);
+core::Status parseLegacyResourceList(const std::string &body, const std::string &groupVersion, bool preferred,
+                                     DiscoverySnapshot &into);
 // Legacy /apis (APIGroupList): every group version with whether it is its group's preferred one.
 core::Status parseApiGroupList(const std::string &body, std::vector<std::pair<std::string, bool>> &groupVersions);
 bool isAggregatedContentType(const std::string &contentType);
@@ -89,7 +89,7 @@ private:
     int m_outstanding = 0;
     std::string m_firstError;
     std::deque<std::pair<std::string, bool>> m_queuedGroupVersions; // legacy: not yet asked
-    int m_groupRequests = 0; // legacy group-version requests in flight
+    int m_groupRequests = 0;                                        // legacy group-version requests in flight
     int m_peakGroupRequests = 0;
     // ETag revalidation for aggregated discovery: a 304 reuses what the cached document yielded.
     struct Cached {

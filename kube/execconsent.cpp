@@ -1,9 +1,8 @@
 #include "kube/execconsent.h"
 
+#include "core/base/visibletext.h"
 #include "kube/execplugin.h"
 #include "kube/requestcommands.h"
-
-#include "core/base/visibletext.h"
 
 #include <algorithm>
 #include <array>
@@ -11,7 +10,6 @@
 #include <cstdio>
 
 namespace fieldscope::kube {
-
 
 namespace {
 
@@ -39,12 +37,38 @@ bool envNameChangesWhatRuns(std::string_view name)
     // The dynamic loader, shells, interpreters and tools that read code or config from the
     // environment; HOME and XDG_CONFIG_HOME pick config files that may name programs (aws
     // credential_process, git aliases).
-    static constexpr std::array exact{"PATH", "BASH_ENV", "ENV", "IFS", "SHELLOPTS", "BASHOPTS", "PS4", "PROMPT_COMMAND", "HOME",
-                                      "XDG_CONFIG_HOME", "GCONV_PATH", "GLIBC_TUNABLES", "CLASSPATH", "GOFLAGS", "AWS_CONFIG_FILE",
-                                      "KUBECONFIG", "OPENSSL_CONF", "OPENSSL_ENGINES", "PERLLIB", "TMPDIR", "SHELL", "EDITOR", "VISUAL",
-                                      "BROWSER", "PAGER", "GIT_SSH", "GIT_SSH_COMMAND", "SSH_ASKPASS", "SUDO_ASKPASS"};
-    static constexpr std::array prefixes{"LD_", "DYLD_", "PYTHON", "PERL5", "NODE_", "NPM_CONFIG_", "GIT_", "RUBY", "BASH_FUNC_",
-                                         "JAVA_", "_JAVA_", "JDK_", "DOTNET_", "CORECLR_", "MALLOC_", "LUA_", "TCL", "ZDOTDIR"};
+    static constexpr std::array exact{"PATH",
+                                      "BASH_ENV",
+                                      "ENV",
+                                      "IFS",
+                                      "SHELLOPTS",
+                                      "BASHOPTS",
+                                      "PS4",
+                                      "PROMPT_COMMAND",
+                                      "HOME",
+                                      "XDG_CONFIG_HOME",
+                                      "GCONV_PATH",
+                                      "GLIBC_TUNABLES",
+                                      "CLASSPATH",
+                                      "GOFLAGS",
+                                      "AWS_CONFIG_FILE",
+                                      "KUBECONFIG",
+                                      "OPENSSL_CONF",
+                                      "OPENSSL_ENGINES",
+                                      "PERLLIB",
+                                      "TMPDIR",
+                                      "SHELL",
+                                      "EDITOR",
+                                      "VISUAL",
+                                      "BROWSER",
+                                      "PAGER",
+                                      "GIT_SSH",
+                                      "GIT_SSH_COMMAND",
+                                      "SSH_ASKPASS",
+                                      "SUDO_ASKPASS"};
+    static constexpr std::array prefixes{"LD_",     "DYLD_",    "PYTHON",     "PERL5", "NODE_",  "NPM_CONFIG_",
+                                         "GIT_",    "RUBY",     "BASH_FUNC_", "JAVA_", "_JAVA_", "JDK_",
+                                         "DOTNET_", "CORECLR_", "MALLOC_",    "LUA_",  "TCL",    "ZDOTDIR"};
     static constexpr std::array suffixes{"_OPTIONS", "_OPTS", "_PATH", "_LIBRARY", "_PRELOAD"};
     if (std::find(exact.begin(), exact.end(), n) != exact.end())
         return true;
@@ -77,14 +101,16 @@ ExecConsentDescription describeExecInvocation(const ExecInvocation &inv)
     for (const auto &v : inv.addedEnv) {
         const bool secret = envNameLooksSecret(v.name);
         const bool dangerous = envNameChangesWhatRuns(v.name);
-        d.lines.push_back({"env " + visibleEscapes(v.name), secret ? std::string("(hidden: the name looks secret)") : visibleEscapes(v.value),
+        d.lines.push_back({"env " + visibleEscapes(v.name),
+                           secret ? std::string("(hidden: the name looks secret)") : visibleEscapes(v.value),
                            dangerous ? "can change what runs" : std::string(), dangerous});
     }
     if (inv.addedEnv.empty())
         add("env", "(the kubeconfig adds no variables)", "the plugin gets your environment, as with kubectl");
     add("provideClusterInfo", inv.provideClusterInfo ? "yes" : "no",
-        inv.provideClusterInfo ? "the plugin also receives the server, its CA and the cluster's exec extension in KUBERNETES_EXEC_INFO"
-                               : std::string());
+        inv.provideClusterInfo
+            ? "the plugin also receives the server, its CA and the cluster's exec extension in KUBERNETES_EXEC_INFO"
+            : std::string());
     return d;
 }
 

@@ -18,9 +18,10 @@ struct ExecInvocation;
 
 // One fact of the question, e.g. {"server", "https://api.prod:6443", "the credential is sent here"}.
 struct ExecConsentLine {
-    std::string label;   // "kubeconfig", "context", "user", "server", "command", "runs", "arguments", "env NAME", "provideClusterInfo"
-    std::string value;   // already escaped; a masked value reads "(hidden: the name looks secret)"
-    std::string note;    // why it matters, "" when nothing to add
+    std::string label;    // "kubeconfig", "context", "user", "server", "command", "runs", "arguments", "env NAME",
+                          // "provideClusterInfo"
+    std::string value;    // already escaped; a masked value reads "(hidden: the name looks secret)"
+    std::string note;     // why it matters, "" when nothing to add
     bool warning = false; // can change what runs (LD_PRELOAD, PATH, BASH_ENV, ...): shown highlighted
 };
 

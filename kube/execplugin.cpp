@@ -1,19 +1,18 @@
 #include "kube/execplugin.h"
 
-#include "kube/requestcommands.h"
-
 #include "core/base/jsonread.h"
 #include "kube/authlog.h"
+#include "kube/requestcommands.h"
 
+#include <QCoreApplication>
 #include <QCryptographicHash>
 #include <QDir>
 #include <QElapsedTimer>
 #include <QFileInfo>
-#include <QProcess>
 #include <QList>
-#include <QCoreApplication>
-#include <QPointer>
 #include <QMutex>
+#include <QPointer>
+#include <QProcess>
 #include <QRegularExpression>
 #include <QStandardPaths>
 #include <QTimer>
@@ -60,7 +59,6 @@ void keepUntilExit(QProcess *p)
     abandoned().processes.append(p);
 }
 
-
 constexpr qsizetype kMaxDiagnostics = qsizetype{8} * 1024;
 
 Error authError(std::string message, std::string reason = {}, std::string where = {})
@@ -69,7 +67,6 @@ Error authError(std::string message, std::string reason = {}, std::string where 
     e.reason = std::move(reason);
     return e;
 }
-
 
 // client-go strips ANSI escapes from installHint so that a kubeconfig cannot drive the terminal;
 // for us it keeps dialogs readable.
@@ -80,7 +77,8 @@ std::string stripControl(const std::string &s)
     q.remove(ansi);
     QString out;
     for (QChar c : std::as_const(q))
-        if (c == QLatin1Char('\n') || c == QLatin1Char('\t') || (!c.isNonCharacter() && c.category() != QChar::Other_Control))
+        if (c == QLatin1Char('\n') || c == QLatin1Char('\t')
+            || (!c.isNonCharacter() && c.category() != QChar::Other_Control))
             out += c;
     return out.toStdString();
 }
@@ -88,7 +86,9 @@ std::string stripControl(const std::string &s)
 std::string notFoundMessage(const std::string &command, const std::string &installHint)
 {
     // Wording after client-go's exec.go, so search engines lead users to the same answers.
-    std::string m = "exec plugin: executable " + command + " not found\n\nIt looks like you are trying to use a client-go credential plugin that is not installed.";
+    std::string m =
+        "exec plugin: executable " + command
+        + " not found\n\nIt looks like you are trying to use a client-go credential plugin that is not installed.";
     if (!installHint.empty())
         m += "\n\n" + stripControl(installHint);
     else
@@ -110,30 +110,35 @@ ExecOutcome finishRun(const ExecInvocation &inv, QProcess &p, bool timedOut, std
     const std::string cmd = inv.program;
     if (p.error() == QProcess::FailedToStart) {
         // Vanished or lost its execute bit between prepareExec() and now.
-        out.credential = authError(notFoundMessage(inv.command, {}) + " (" + p.errorString().toStdString() + ")", "ExecPluginNotFound", inv.kubeconfigFile);
+        out.credential = authError(notFoundMessage(inv.command, {}) + " (" + p.errorString().toStdString() + ")",
+                                   "ExecPluginNotFound", inv.kubeconfigFile);
     } else if (timedOut) {
-        out.credential = authError("exec plugin " + cmd + " did not finish within " + std::to_string(timeout.count() / 1000) + " s and was stopped",
+        out.credential = authError("exec plugin " + cmd + " did not finish within "
+                                       + std::to_string(timeout.count() / 1000) + " s and was stopped",
                                    "ExecPluginTimeout", inv.kubeconfigFile);
     } else if (p.exitStatus() == QProcess::CrashExit) {
-        out.credential = authError("exec plugin " + cmd + " crashed" + (out.diagnostics.empty() ? std::string() : ": " + out.diagnostics),
+        out.credential = authError("exec plugin " + cmd + " crashed"
+                                       + (out.diagnostics.empty() ? std::string() : ": " + out.diagnostics),
                                    "ExecPluginFailed", inv.kubeconfigFile);
     } else if (p.exitCode() != 0) {
         // The plugin's own stderr is the useful part ("login required", "profile not found").
-        out.credential = authError("exec plugin " + cmd + " failed with exit code " + std::to_string(p.exitCode()) +
-                                       (out.diagnostics.empty() ? std::string() : ": " + out.diagnostics),
+        out.credential = authError("exec plugin " + cmd + " failed with exit code " + std::to_string(p.exitCode())
+                                       + (out.diagnostics.empty() ? std::string() : ": " + out.diagnostics),
                                    "ExecPluginFailed", inv.kubeconfigFile);
     } else {
-        out.credential = parseExecCredential(std::string_view(stdoutBytes.constData(), std::size_t(stdoutBytes.size())), inv.apiVersion, cmd);
+        out.credential = parseExecCredential(std::string_view(stdoutBytes.constData(), std::size_t(stdoutBytes.size())),
+                                             inv.apiVersion, cmd);
         if (!out.credential.ok())
             out.credential.error().where = inv.kubeconfigFile;
     }
     if (out.credential.ok())
         qCInfo(lcKubeAuth).noquote() << "exec plugin" << QString::fromStdString(cmd) << "returned a credential"
-                                     << (out.credential->expiry ? QStringLiteral("valid until ") + out.credential->expiry->toString(Qt::ISODate)
+                                     << (out.credential->expiry ? QStringLiteral("valid until ")
+                                                                      + out.credential->expiry->toString(Qt::ISODate)
                                                                 : QStringLiteral("without expiry"));
     else
-        qCWarning(lcKubeAuth).noquote() << "exec plugin" << QString::fromStdString(cmd) << "failed:"
-                                        << QString::fromStdString(out.credential.error().reason);
+        qCWarning(lcKubeAuth).noquote() << "exec plugin" << QString::fromStdString(cmd)
+                                        << "failed:" << QString::fromStdString(out.credential.error().reason);
     return out;
 }
 
@@ -196,16 +201,19 @@ Json execClusterInfo(const ResolvedConfig &config)
     return c;
 }
 
-Result<ExecInvocation> prepareExec(const ExecConfig &exec, const Json &clusterInfo, const QProcessEnvironment &baseEnvironment,
-                                   const std::string &kubeconfigFile, const std::string &userName)
+Result<ExecInvocation> prepareExec(const ExecConfig &exec, const Json &clusterInfo,
+                                   const QProcessEnvironment &baseEnvironment, const std::string &kubeconfigFile,
+                                   const std::string &userName)
 {
     if (exec.interactiveMode == ExecInteractiveMode::Always)
-        return authError("the exec plugin " + exec.command + " of user \"" + userName +
-                             "\" requires a terminal (interactiveMode: Always), which Fieldscope cannot provide; "
-                             "use interactiveMode IfAvailable or Never, or log in with the plugin in a terminal first",
-                         "ExecPluginInteractive", kubeconfigFile);
+        return authError(
+            "the exec plugin " + exec.command + " of user \"" + userName
+                + "\" requires a terminal (interactiveMode: Always), which Fieldscope cannot provide; "
+                  "use interactiveMode IfAvailable or Never, or log in with the plugin in a terminal first",
+            "ExecPluginInteractive", kubeconfigFile);
     if (exec.apiVersion != kExecApiV1 && exec.apiVersion != kExecApiV1beta1)
-        return authError("exec plugin " + exec.command + ": invalid apiVersion \"" + exec.apiVersion + "\"", "ExecPluginConfig", kubeconfigFile);
+        return authError("exec plugin " + exec.command + ": invalid apiVersion \"" + exec.apiVersion + "\"",
+                         "ExecPluginConfig", kubeconfigFile);
 
     ExecInvocation inv;
     inv.command = exec.command;
@@ -230,11 +238,12 @@ Result<ExecInvocation> prepareExec(const ExecConfig &exec, const Json &clusterIn
         if (program.isEmpty()) {
             for (const QString &dir : std::as_const(relative)) {
                 if (!QStandardPaths::findExecutable(command, {dir.isEmpty() ? QStringLiteral(".") : dir}).isEmpty())
-                    return authError("exec plugin: executable " + exec.command + " was found only in the relative PATH entry \"" +
-                                         (dir.isEmpty() ? std::string(".") : dir.toStdString()) +
-                                         "\", which is never searched (it would run a program from the working directory); "
-                                         "give the command as an absolute path or put its folder in PATH",
-                                     "ExecPluginNotFound", kubeconfigFile);
+                    return authError(
+                        "exec plugin: executable " + exec.command + " was found only in the relative PATH entry \""
+                            + (dir.isEmpty() ? std::string(".") : dir.toStdString())
+                            + "\", which is never searched (it would run a program from the working directory); "
+                              "give the command as an absolute path or put its folder in PATH",
+                        "ExecPluginNotFound", kubeconfigFile);
             }
         }
     }
@@ -270,13 +279,16 @@ Result<ExecInvocation> prepareExec(const ResolvedConfig &config, const QProcessE
     return inv;
 }
 
-Result<ExecCredential> parseExecCredential(std::string_view stdoutText, const std::string &expectedApiVersion, const std::string &command)
+Result<ExecCredential> parseExecCredential(std::string_view stdoutText, const std::string &expectedApiVersion,
+                                           const std::string &command)
 {
     const std::string who = "exec plugin " + command;
     // parseJson's message quotes the text it choked on, which may be a token: report the offset only.
     auto parsed = core::parseJson(stdoutText);
     if (!parsed)
-        return authError(who + " wrote output that is not JSON (" + parsed.error().where + "); expected an ExecCredential", "ExecPluginOutput");
+        return authError(who + " wrote output that is not JSON (" + parsed.error().where
+                             + "); expected an ExecCredential",
+                         "ExecPluginOutput");
     const Json &j = *parsed;
     if (!j.is_object())
         return authError(who + " wrote JSON that is not an ExecCredential object", "ExecPluginOutput");
@@ -296,7 +308,9 @@ Result<ExecCredential> parseExecCredential(std::string_view stdoutText, const st
         }
         return it->get<std::string>();
     };
-    auto wrong = [&] { return authError(who + " wrote an ExecCredential where " + wrongType, "ExecPluginOutput", wrongPath); };
+    auto wrong = [&] {
+        return authError(who + " wrote an ExecCredential where " + wrongType, "ExecPluginOutput", wrongPath);
+    };
     const std::string kind = field(j, "kind", "kind");
     if (!wrongType.empty())
         return wrong();
@@ -306,18 +320,20 @@ Result<ExecCredential> parseExecCredential(std::string_view stdoutText, const st
     if (!wrongType.empty())
         return wrong();
     if (apiVersion != expectedApiVersion)
-        return authError(who + " is configured to use API version " + expectedApiVersion + ", plugin returned version " +
-                             (apiVersion.empty() ? std::string("(none)") : apiVersion),
+        return authError(who + " is configured to use API version " + expectedApiVersion + ", plugin returned version "
+                             + (apiVersion.empty() ? std::string("(none)") : apiVersion),
                          "ExecPluginOutput");
     auto status = j.find("status");
     if (status != j.end() && !status->is_null() && !status->is_object())
-        return authError(who + " wrote an ExecCredential where status is " + core::jsonTypeName(*status) + ", expected an object",
+        return authError(who + " wrote an ExecCredential where status is " + core::jsonTypeName(*status)
+                             + ", expected an object",
                          "ExecPluginOutput");
     if (status == j.end() || !status->is_object())
         return authError(who + " didn't return a status field", "ExecPluginOutput");
     ExecCredential cred;
     cred.token = field(*status, "token", "status.token");
-    cred.clientCertificatePem = QByteArray::fromStdString(field(*status, "clientCertificateData", "status.clientCertificateData"));
+    cred.clientCertificatePem = QByteArray::fromStdString(field(*status, "clientCertificateData",
+                                                                "status.clientCertificateData"));
     cred.clientKeyPem = QByteArray::fromStdString(field(*status, "clientKeyData", "status.clientKeyData"));
     const std::string expiry = field(*status, "expirationTimestamp", "status.expirationTimestamp");
     if (!wrongType.empty())
@@ -336,7 +352,8 @@ Result<ExecCredential> parseExecCredential(std::string_view stdoutText, const st
     return cred;
 }
 
-ExecOutcome runExecPlugin(const ExecInvocation &invocation, std::chrono::milliseconds timeout, const std::atomic<bool> *cancel)
+ExecOutcome runExecPlugin(const ExecInvocation &invocation, std::chrono::milliseconds timeout,
+                          const std::atomic<bool> *cancel)
 {
     QProcess p;
     configure(p, invocation);
@@ -363,7 +380,9 @@ ExecOutcome runExecPlugin(const ExecInvocation &invocation, std::chrono::millise
         }
     }
     if (cancelled)
-        return {Error::make(ErrorCategory::Cancelled, "the exec plugin " + invocation.program + " was stopped: the connection was closed"), {}};
+        return {Error::make(ErrorCategory::Cancelled,
+                            "the exec plugin " + invocation.program + " was stopped: the connection was closed"),
+                {}};
     return finishRun(invocation, p, timedOut, timeout);
 }
 

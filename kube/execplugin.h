@@ -40,8 +40,8 @@ struct ExecCredential {
 // What will run, fully resolved, and for whom. Shown to the user before the first run
 // (describeExecInvocation() in kube/execconsent.h) and bound into the consent fingerprint.
 struct ExecInvocation {
-    std::string command;  // as configured
-    std::string program;  // absolute path after the PATH lookup
+    std::string command; // as configured
+    std::string program; // absolute path after the PATH lookup
     std::vector<std::string> args;
     std::vector<std::string> addedEnvNames; // names from `env`, plus KUBERNETES_EXEC_INFO
     std::vector<ExecEnvVar> addedEnv;       // `env` as the kubeconfig lists it; values may be secrets
@@ -49,9 +49,9 @@ struct ExecInvocation {
     std::string kubeconfigFile; // the file that defined the user
     std::string contextName;
     std::string userName;
-    std::string server;         // where the returned credential is sent
+    std::string server; // where the returned credential is sent
     bool provideClusterInfo = false;
-    std::string clusterConfig;  // the cluster's exec extension as JSON text, when provideClusterInfo
+    std::string clusterConfig; // the cluster's exec extension as JSON text, when provideClusterInfo
     // Parent environment + env + KUBERNETES_EXEC_INFO. May hold secrets: never log or display it.
     QProcessEnvironment environment;
 
@@ -73,13 +73,15 @@ core::Json execClusterInfo(const ResolvedConfig &config);
 // executable (the message carries installHint, ANSI escapes removed).
 // PATH entries that are not absolute ("", ".", "bin") are skipped: a plugin is never found in the
 // working directory (Go's exec.LookPath refuses them with ErrDot, so client-go does too).
-core::Result<ExecInvocation> prepareExec(const ExecConfig &exec, const core::Json &clusterInfo, const QProcessEnvironment &baseEnvironment,
-                                         const std::string &kubeconfigFile, const std::string &userName);
+core::Result<ExecInvocation> prepareExec(const ExecConfig &exec, const core::Json &clusterInfo,
+                                         const QProcessEnvironment &baseEnvironment, const std::string &kubeconfigFile,
+                                         const std::string &userName);
 // The same for a resolved context: also records its context, server and cluster config.
 core::Result<ExecInvocation> prepareExec(const ResolvedConfig &config, const QProcessEnvironment &baseEnvironment);
 
 // Validates the plugin's stdout as exec.go does. Error messages never quote the output.
-core::Result<ExecCredential> parseExecCredential(std::string_view stdoutText, const std::string &expectedApiVersion, const std::string &command);
+core::Result<ExecCredential> parseExecCredential(std::string_view stdoutText, const std::string &expectedApiVersion,
+                                                 const std::string &command);
 
 struct ExecOutcome {
     core::Result<ExecCredential> credential;
@@ -88,7 +90,8 @@ struct ExecOutcome {
 
 // Runs the plugin with stdin closed and waits. Worker thread only (blocks up to `timeout`); when
 // `cancel` becomes true the plugin is killed within ~100 ms and the outcome is a Cancelled error.
-ExecOutcome runExecPlugin(const ExecInvocation &invocation, std::chrono::milliseconds timeout, const std::atomic<bool> *cancel = nullptr);
+ExecOutcome runExecPlugin(const ExecInvocation &invocation, std::chrono::milliseconds timeout,
+                          const std::atomic<bool> *cancel = nullptr);
 
 // Asynchronous run for a thread with an event loop. Lives on the thread that created it; deleting
 // it kills a running plugin. finished() is emitted exactly once per start().

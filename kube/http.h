@@ -33,10 +33,10 @@ struct HttpRequest {
     std::string contentType;
     std::string body;
     std::vector<std::pair<std::string, std::string>> headers;
-    bool streaming = false;     // watch: body delivered in chunks as it arrives
-    bool isWatchStart = false;  // counted against the watch-start rate bucket (dozens start at once)
-    int timeoutMs = 60'000;     // whole-request limit for non-streaming requests
-    int stallSeconds = 45;      // streaming: abort when no byte arrived for this long
+    bool streaming = false;    // watch: body delivered in chunks as it arrives
+    bool isWatchStart = false; // counted against the watch-start rate bucket (dozens start at once)
+    int timeoutMs = 60'000;    // whole-request limit for non-streaming requests
+    int stallSeconds = 45;     // streaming: abort when no byte arrived for this long
     // Non-streaming: a larger (decoded) body fails the request with a Parse error. Tests lower it.
     std::size_t maxBodyBytes = kMaxResponseBodyBytes;
 };
@@ -47,7 +47,7 @@ struct HttpResponse {
     std::string etag;
     std::vector<std::string> warnings; // decoded texts of Warning: 299 - "..." headers
     int retryAfterSeconds = -1;
-    std::string body; // complete body (non-streaming) or the unconsumed tail (streaming)
+    std::string body;        // complete body (non-streaming) or the unconsumed tail (streaming)
     long newConnections = 0; // connections this transfer had to open (0 = reused/multiplexed)
     int httpVersion = 0;     // 11, 2
 };

@@ -11,13 +11,13 @@
 #include <QFile>
 #include <QFileInfo>
 
-#include <algorithm>
-#include <cerrno>
-#include <cstring>
-
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
 
 namespace fieldscope::kube {
 
@@ -50,7 +50,8 @@ std::string fileTypeName(mode_t m)
 
 std::string limitText(qint64 bytes)
 {
-    return bytes % (qint64{1024} * 1024) == 0 ? std::to_string(bytes / (qint64{1024} * 1024)) + " MiB" : std::to_string(bytes) + " bytes";
+    return bytes % (qint64{1024} * 1024) == 0 ? std::to_string(bytes / (qint64{1024} * 1024)) + " MiB"
+                                              : std::to_string(bytes) + " bytes";
 }
 
 } // namespace
@@ -73,7 +74,8 @@ Result<QByteArray> readFile(const std::string &path, const std::string &what, qi
         return ioError(std::strerror(errno));
     if (S_ISDIR(st.st_mode) || (kind == FileKind::Regular && !S_ISREG(st.st_mode)))
         return configError(what + " " + path + " is " + fileTypeName(st.st_mode) + "; it must be a regular file", path);
-    const std::string tooLarge = what + " " + path + " is larger than " + limitText(maxBytes) + ", the limit for such files";
+    const std::string tooLarge = what + " " + path + " is larger than " + limitText(maxBytes)
+                               + ", the limit for such files";
     if (S_ISREG(st.st_mode) && st.st_size > maxBytes)
         return configError(tooLarge, path);
     QByteArray out;
@@ -201,7 +203,8 @@ core::Status Kubeconfig::mergeHomeConfig(const QProcessEnvironment &env)
 
 // rest.InClusterConfig (staging/src/k8s.io/client-go/rest/config.go): the service account of
 // the pod we run in, when KUBERNETES_SERVICE_HOST and _PORT are set.
-std::optional<Kubeconfig::InCluster> Kubeconfig::inClusterFrom(const QProcessEnvironment &env, const std::string &serviceAccountDir)
+std::optional<Kubeconfig::InCluster> Kubeconfig::inClusterFrom(const QProcessEnvironment &env,
+                                                               const std::string &serviceAccountDir)
 {
     const std::string host = envValue(env, "KUBERNETES_SERVICE_HOST");
     const std::string port = envValue(env, "KUBERNETES_SERVICE_PORT");

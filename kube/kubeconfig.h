@@ -66,7 +66,7 @@ struct ImpersonationConfig {
 struct ClusterConfig {
     std::string name;
     std::string server;
-    std::string certificateAuthority; // file path
+    std::string certificateAuthority;    // file path
     QByteArray certificateAuthorityData; // decoded PEM
     bool insecureSkipTlsVerify = false;
     std::string tlsServerName;
@@ -143,11 +143,11 @@ struct ResolvedConfig {
     std::string clusterName;
     std::string server;
     std::string namespace_;
-    QByteArray caPem;         // empty: use the system trust store
-    std::string caFile;       // where caPem came from ("" for -data or none), for messages
+    QByteArray caPem;                   // empty: use the system trust store
+    std::string caFile;                 // where caPem came from ("" for -data or none), for messages
     bool insecureSkipTlsVerify = false; // the UI shows a warning while connected
-    std::string tlsServerName; // SNI and the name verified, when it differs from the host in server
-    std::string proxyUrl;      // http://, https:// or socks5://; "" = libcurl's environment defaults
+    std::string tlsServerName;          // SNI and the name verified, when it differs from the host in server
+    std::string proxyUrl;               // http://, https:// or socks5://; "" = libcurl's environment defaults
     bool disableCompression = false;
     core::Json execClusterConfig; // the cluster's client.authentication.k8s.io/exec extension, or null
     AuthConfig auth;

@@ -50,8 +50,8 @@ enum class FileKind {
 // byte past it: /dev/zero neither hangs nor fills memory). Regular: opened non-blocking (a FIFO
 // without writer does not hang) and refused unless fstat says regular. The error names the path
 // and the reason, never the content. Defined in kubeconfig.cpp.
-core::Result<QByteArray> readFile(const std::string &path, const std::string &what, qint64 maxBytes = kMaxCredentialFileBytes,
-                                  FileKind kind = FileKind::Regular);
+core::Result<QByteArray> readFile(const std::string &path, const std::string &what,
+                                  qint64 maxBytes = kMaxCredentialFileBytes, FileKind kind = FileKind::Regular);
 
 // An HTTP header value we may send: no CR, LF, NUL or other control character but horizontal tab
 // (libcurl sends custom headers verbatim, so "token\r\nX-Evil: 1" would add a header).

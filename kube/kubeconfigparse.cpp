@@ -1,8 +1,7 @@
 // Kubeconfig YAML mapping: one file's text into ClusterConfig, UserConfig and ContextConfig entries
 // (Kubeconfig::fromYaml), with errors that name the field but never its value.
-#include "kube/kubeconfig.h"
-
 #include "core/yaml/yaml.h"
+#include "kube/kubeconfig.h"
 #include "kube/kubeconfig_p.h"
 
 #include <QDir>
@@ -26,7 +25,10 @@ namespace {
 class FileParser
 {
 public:
-    FileParser(std::string path) : m_path(std::move(path)), m_dir(QFileInfo(QString::fromStdString(m_path)).absolutePath()) {}
+    FileParser(std::string path)
+        : m_path(std::move(path)), m_dir(QFileInfo(QString::fromStdString(m_path)).absolutePath())
+    {
+    }
 
     Error error(const std::string &message) const { return configError(message, m_path); }
 
@@ -74,7 +76,8 @@ public:
             return s.error();
         QByteArray raw = QByteArray::fromStdString(*s);
         raw.replace('\n', QByteArray()).replace('\r', QByteArray());
-        auto decoded = QByteArray::fromBase64Encoding(raw, QByteArray::Base64Encoding | QByteArray::AbortOnBase64DecodingErrors);
+        auto decoded = QByteArray::fromBase64Encoding(raw, QByteArray::Base64Encoding
+                                                               | QByteArray::AbortOnBase64DecodingErrors);
         if (!decoded)
             return error(ctx + "." + key + " is not valid base64");
         return *decoded;
@@ -146,9 +149,10 @@ Result<ClusterConfig> parseCluster(const FileParser &p, const std::string &name,
     auto sni = p.str(b, "tls-server-name", ctx);
     auto proxy = p.str(b, "proxy-url", ctx);
     auto noGzip = p.boolean(b, "disable-compression", ctx);
-    for (const Error *e : {server ? nullptr : &server.error(), ca ? nullptr : &ca.error(), caData ? nullptr : &caData.error(),
-                           insecure ? nullptr : &insecure.error(), sni ? nullptr : &sni.error(), proxy ? nullptr : &proxy.error(),
-                           noGzip ? nullptr : &noGzip.error()})
+    for (const Error *e :
+         {server ? nullptr : &server.error(), ca ? nullptr : &ca.error(), caData ? nullptr : &caData.error(),
+          insecure ? nullptr : &insecure.error(), sni ? nullptr : &sni.error(), proxy ? nullptr : &proxy.error(),
+          noGzip ? nullptr : &noGzip.error()})
         if (e)
             return *e;
     c.server = *server;
@@ -158,10 +162,11 @@ Result<ClusterConfig> parseCluster(const FileParser &p, const std::string &name,
     c.tlsServerName = *sni;
     c.proxyUrl = *proxy;
     c.disableCompression = *noGzip;
-    auto r = p.namedList(b, "extensions", "extension", [&](const std::string &extName, const Json &ext, const std::string &) -> Result<core::Unit> {
-        c.extensions[extName] = ext;
-        return core::Unit{};
-    });
+    auto r = p.namedList(b, "extensions", "extension",
+                         [&](const std::string &extName, const Json &ext, const std::string &) -> Result<core::Unit> {
+                             c.extensions[extName] = ext;
+                             return core::Unit{};
+                         });
     if (!r)
         return Error(configError(ctx + "." + r.error().message, p.file()));
     return c;
@@ -176,8 +181,9 @@ Result<ExecConfig> parseExec(const FileParser &p, const Json &b, const std::stri
     auto hint = p.str(b, "installHint", ctx);
     auto clusterInfo = p.boolean(b, "provideClusterInfo", ctx);
     auto mode = p.str(b, "interactiveMode", ctx);
-    for (const Error *err : {command ? nullptr : &command.error(), apiVersion ? nullptr : &apiVersion.error(), args ? nullptr : &args.error(),
-                             hint ? nullptr : &hint.error(), clusterInfo ? nullptr : &clusterInfo.error(), mode ? nullptr : &mode.error()})
+    for (const Error *err : {command ? nullptr : &command.error(), apiVersion ? nullptr : &apiVersion.error(),
+                             args ? nullptr : &args.error(), hint ? nullptr : &hint.error(),
+                             clusterInfo ? nullptr : &clusterInfo.error(), mode ? nullptr : &mode.error()})
         if (err)
             return *err;
     e.command = *command;
@@ -225,10 +231,11 @@ Result<UserConfig> parseUser(const FileParser &p, const std::string &name, const
     auto as = p.str(b, "as", ctx);
     auto asUid = p.str(b, "as-uid", ctx);
     auto asGroups = p.strList(b, "as-groups", ctx);
-    for (const Error *e : {token ? nullptr : &token.error(), tokenFile ? nullptr : &tokenFile.error(), cert ? nullptr : &cert.error(),
-                           key ? nullptr : &key.error(), certData ? nullptr : &certData.error(), keyData ? nullptr : &keyData.error(),
-                           username ? nullptr : &username.error(), password ? nullptr : &password.error(), as ? nullptr : &as.error(),
-                           asUid ? nullptr : &asUid.error(), asGroups ? nullptr : &asGroups.error()})
+    for (const Error *e :
+         {token ? nullptr : &token.error(), tokenFile ? nullptr : &tokenFile.error(), cert ? nullptr : &cert.error(),
+          key ? nullptr : &key.error(), certData ? nullptr : &certData.error(), keyData ? nullptr : &keyData.error(),
+          username ? nullptr : &username.error(), password ? nullptr : &password.error(), as ? nullptr : &as.error(),
+          asUid ? nullptr : &asUid.error(), asGroups ? nullptr : &asGroups.error()})
         if (e)
             return *e;
     u.token = *token;
@@ -283,7 +290,8 @@ Result<ContextConfig> parseContext(const FileParser &p, const std::string &name,
     auto cluster = p.str(b, "cluster", ctx);
     auto user = p.str(b, "user", ctx);
     auto ns = p.str(b, "namespace", ctx);
-    for (const Error *e : {cluster ? nullptr : &cluster.error(), user ? nullptr : &user.error(), ns ? nullptr : &ns.error()})
+    for (const Error *e :
+         {cluster ? nullptr : &cluster.error(), user ? nullptr : &user.error(), ns ? nullptr : &ns.error()})
         if (e)
             return *e;
     c.cluster = *cluster;
@@ -295,16 +303,17 @@ Result<ContextConfig> parseContext(const FileParser &p, const std::string &name,
 // Parses each entry of the named list `listKey` (clusters, users, contexts) with `parse` and appends
 // it to `out`; the first entry that fails ends the walk with its error.
 template<typename T, typename Parse>
-Result<core::Unit> parseNamedList(const FileParser &p, const Json &root, const char *listKey, const char *bodyKey, Parse parse,
-                                  std::vector<T> &out)
+Result<core::Unit> parseNamedList(const FileParser &p, const Json &root, const char *listKey, const char *bodyKey,
+                                  Parse parse, std::vector<T> &out)
 {
-    return p.namedList(root, listKey, bodyKey, [&](const std::string &name, const Json &b, const std::string &ctx) -> Result<core::Unit> {
-        auto entry = parse(p, name, b, ctx);
-        if (!entry)
-            return entry.error();
-        out.push_back(std::move(*entry));
-        return core::Unit{};
-    });
+    return p.namedList(root, listKey, bodyKey,
+                       [&](const std::string &name, const Json &b, const std::string &ctx) -> Result<core::Unit> {
+                           auto entry = parse(p, name, b, ctx);
+                           if (!entry)
+                               return entry.error();
+                           out.push_back(std::move(*entry));
+                           return core::Unit{};
+                       });
 }
 
 } // namespace
@@ -326,10 +335,12 @@ Result<Kubeconfig> Kubeconfig::fromYaml(std::string_view text, const std::string
     if (docs->empty())
         return kc;
     if (docs->size() > 1)
-        return Error::make(ErrorCategory::Parse, "kubeconfig holds " + std::to_string(docs->size()) + " YAML documents; expected one", path);
+        return Error::make(ErrorCategory::Parse,
+                           "kubeconfig holds " + std::to_string(docs->size()) + " YAML documents; expected one", path);
     const Json &root = docs->front();
     if (!root.is_object())
-        return Error::make(ErrorCategory::Parse, "kubeconfig must be a mapping (apiVersion, kind, clusters, users, contexts)", path);
+        return Error::make(ErrorCategory::Parse,
+                           "kubeconfig must be a mapping (apiVersion, kind, clusters, users, contexts)", path);
 
     FileParser p(path);
     auto kind = p.str(root, "kind", "");

@@ -1,9 +1,8 @@
 // Kubeconfig resolution: a context into a ResolvedConfig (server, CA and client certificate material,
 // proxy, exactly one authentication method, exec plugin settings), the in-cluster service account,
 // and the impersonation headers.
-#include "kube/kubeconfig.h"
-
 #include "kube/authlog.h"
+#include "kube/kubeconfig.h"
 #include "kube/kubeconfig_p.h"
 
 #include <QFile>
@@ -48,11 +47,13 @@ std::string authProviderError(const std::string &provider, const std::string &us
 {
     std::string m = "user " + quote(user) + " uses the " + quote(provider) + " auth-provider, which is not supported; ";
     if (provider == "gcp")
-        return m + "client-go removed it in 1.25. Install gke-gcloud-auth-plugin and configure it as an exec plugin "
-                   "(gcloud components install gke-gcloud-auth-plugin; gcloud container clusters get-credentials ...)";
+        return m
+             + "client-go removed it in 1.25. Install gke-gcloud-auth-plugin and configure it as an exec plugin "
+               "(gcloud components install gke-gcloud-auth-plugin; gcloud container clusters get-credentials ...)";
     if (provider == "azure")
-        return m + "client-go removed it in 1.25. Install kubelogin and convert the kubeconfig to an exec plugin "
-                   "(kubelogin convert-kubeconfig)";
+        return m
+             + "client-go removed it in 1.25. Install kubelogin and convert the kubeconfig to an exec plugin "
+               "(kubelogin convert-kubeconfig)";
     if (provider == "oidc")
         return m + "use an exec plugin instead, for example kubelogin (kubectl oidc-login)";
     return m + "use an exec credential plugin instead";
@@ -113,25 +114,31 @@ core::Status resolveCluster(const ClusterConfig *cl, ResolvedConfig &rc)
         QUrl url(QString::fromStdString(cl->server), QUrl::StrictMode);
         if (!url.isValid() || url.scheme().isEmpty() || url.host().isEmpty())
             url = QUrl(QStringLiteral("https://") + QString::fromStdString(cl->server), QUrl::StrictMode);
-        if (!url.isValid() || url.host().isEmpty() || (url.scheme() != QLatin1String("https") && url.scheme() != QLatin1String("http")))
-            return configError("server " + quote(cl->server) + " of cluster " + quote(cl->name) + " is not an http or https URL", cl->sourceFile);
+        if (!url.isValid() || url.host().isEmpty()
+            || (url.scheme() != QLatin1String("https") && url.scheme() != QLatin1String("http")))
+            return configError("server " + quote(cl->server) + " of cluster " + quote(cl->name)
+                                   + " is not an http or https URL",
+                               cl->sourceFile);
         rc.server = url.toString(QUrl::StripTrailingSlash).toStdString();
         if (url.scheme() == QLatin1String("http"))
-            rc.warnings.push_back("cluster " + quote(cl->name) + " uses plain http: requests and credentials are not encrypted");
+            rc.warnings.push_back("cluster " + quote(cl->name)
+                                  + " uses plain http: requests and credentials are not encrypted");
     }
     // transport.go checks this before touching the CA file.
     if (cl->insecureSkipTlsVerify) {
         if (!cl->certificateAuthorityData.isEmpty() || !cl->certificateAuthority.empty())
-            return configError("specifying a root certificates file with the insecure flag is not allowed (cluster " + quote(cl->name) + ")",
+            return configError("specifying a root certificates file with the insecure flag is not allowed (cluster "
+                                   + quote(cl->name) + ")",
                                cl->sourceFile);
         rc.insecureSkipTlsVerify = true;
-        rc.warnings.push_back("TLS verification is disabled for cluster " + quote(cl->name) + " (insecure-skip-tls-verify)");
+        rc.warnings.push_back("TLS verification is disabled for cluster " + quote(cl->name)
+                              + " (insecure-skip-tls-verify)");
     }
     if (!cl->certificateAuthorityData.isEmpty()) {
         rc.caPem = cl->certificateAuthorityData;
         if (!cl->certificateAuthority.empty())
-            rc.warnings.push_back("certificate-authority-data and certificate-authority are both specified for cluster " + quote(cl->name) +
-                                  "; certificate-authority-data is used");
+            rc.warnings.push_back("certificate-authority-data and certificate-authority are both specified for cluster "
+                                  + quote(cl->name) + "; certificate-authority-data is used");
     } else if (!cl->certificateAuthority.empty()) {
         auto ca = readFile(cl->certificateAuthority, "certificate-authority");
         if (!ca)
@@ -144,8 +151,8 @@ core::Status resolveCluster(const ClusterConfig *cl, ResolvedConfig &rc)
         const QUrl proxy(QString::fromStdString(cl->proxyUrl));
         const QString scheme = proxy.scheme();
         if (scheme != QLatin1String("http") && scheme != QLatin1String("https") && scheme != QLatin1String("socks5"))
-            return configError("proxy-url of cluster " + quote(cl->name) + " has unsupported scheme " + quote(scheme.toStdString()) +
-                                   ", must be http, https, or socks5",
+            return configError("proxy-url of cluster " + quote(cl->name) + " has unsupported scheme "
+                                   + quote(scheme.toStdString()) + ", must be http, https, or socks5",
                                cl->sourceFile);
         if (proxy.host().isEmpty())
             return configError("proxy-url of cluster " + quote(cl->name) + " has no host", cl->sourceFile);
@@ -162,9 +169,10 @@ core::Status resolveCluster(const ClusterConfig *cl, ResolvedConfig &rc)
 core::Status checkHeaderValues(const UserConfig *u)
 {
     auto refuse = [u](const std::string &field) {
-        return configError("the " + field + " of user " + quote(u->name) +
-                               " contains a line break or another control character, which cannot be sent in an HTTP header",
-                           u->sourceFile);
+        return configError(
+            "the " + field + " of user " + quote(u->name)
+                + " contains a line break or another control character, which cannot be sent in an HTTP header",
+            u->sourceFile);
     };
     if (!detail::isSafeHeaderValue(u->token))
         return refuse("token");
@@ -195,7 +203,8 @@ bool hasBasic(const UserConfig &u)
 
 bool hasCert(const UserConfig &u)
 {
-    return !u.clientCertificate.empty() || !u.clientCertificateData.isEmpty() || !u.clientKey.empty() || !u.clientKeyData.isEmpty();
+    return !u.clientCertificate.empty() || !u.clientCertificateData.isEmpty() || !u.clientKey.empty()
+        || !u.clientKeyData.isEmpty();
 }
 
 // client-go's validateAuthInfo (staging/src/k8s.io/client-go/tools/clientcmd/validation.go)
@@ -213,7 +222,8 @@ core::Status checkOneAuthMethod(const UserConfig &u)
     if (u.exec)
         methods.push_back("exec");
     if (methods.size() > 1)
-        return configError("more than one authentication method found for " + u.name + "; found [" + joinNames(methods, " ") + "], only one is allowed",
+        return configError("more than one authentication method found for " + u.name + "; found ["
+                               + joinNames(methods, " ") + "], only one is allowed",
                            u.sourceFile);
     return core::Unit{};
 }
@@ -236,7 +246,8 @@ core::Status resolveTokenAuth(const UserConfig &u, ResolvedConfig &rc)
     if (!token)
         return configError(token.error().category == ErrorCategory::Config
                                ? token.error().message + " (user " + quote(un) + ")"
-                               : "tokenFile " + u.tokenFile + " of user " + quote(un) + " does not exist or is not readable",
+                               : "tokenFile " + u.tokenFile + " of user " + quote(un)
+                                     + " does not exist or is not readable",
                            u.sourceFile);
     auth.method = AuthMethod::TokenFile;
     auth.tokenFile = u.tokenFile;
@@ -245,12 +256,13 @@ core::Status resolveTokenAuth(const UserConfig &u, ResolvedConfig &rc)
 
 // One half of a client certificate (the certificate or the key): the embedded `<key>-data` wins
 // over the file `<key>`, with a warning when both are set.
-core::Status resolvePem(const UserConfig &u, ResolvedConfig &rc, const std::string &key, const QByteArray &data, const std::string &file,
-                        QByteArray &pem, std::string &pemFile)
+core::Status resolvePem(const UserConfig &u, ResolvedConfig &rc, const std::string &key, const QByteArray &data,
+                        const std::string &file, QByteArray &pem, std::string &pemFile)
 {
     if (!data.isEmpty()) {
         if (!file.empty())
-            rc.warnings.push_back(key + "-data and " + key + " are both specified for " + u.name + "; " + key + "-data is used");
+            rc.warnings.push_back(key + "-data and " + key + " are both specified for " + u.name + "; " + key
+                                  + "-data is used");
         pem = data;
         return core::Unit{};
     }
@@ -269,15 +281,19 @@ core::Status resolveCertAuth(const UserConfig &u, ResolvedConfig &rc)
     const bool certGiven = !u.clientCertificate.empty() || !u.clientCertificateData.isEmpty();
     const bool keyGiven = !u.clientKey.empty() || !u.clientKeyData.isEmpty();
     if (!keyGiven)
-        return configError("client-key-data or client-key must be specified for " + un + " to use the clientCert authentication method", u.sourceFile);
-    if (!certGiven)
-        return configError("client-certificate-data or client-certificate must be specified for " + un + " to use the clientCert authentication method",
+        return configError("client-key-data or client-key must be specified for " + un
+                               + " to use the clientCert authentication method",
                            u.sourceFile);
-    if (auto st = resolvePem(u, rc, "client-certificate", u.clientCertificateData, u.clientCertificate, auth.clientCertificatePem,
-                             auth.clientCertificateFile);
+    if (!certGiven)
+        return configError("client-certificate-data or client-certificate must be specified for " + un
+                               + " to use the clientCert authentication method",
+                           u.sourceFile);
+    if (auto st = resolvePem(u, rc, "client-certificate", u.clientCertificateData, u.clientCertificate,
+                             auth.clientCertificatePem, auth.clientCertificateFile);
         !st)
         return st;
-    if (auto st = resolvePem(u, rc, "client-key", u.clientKeyData, u.clientKey, auth.clientKeyPem, auth.clientKeyFile); !st)
+    if (auto st = resolvePem(u, rc, "client-key", u.clientKeyData, u.clientKey, auth.clientKeyPem, auth.clientKeyFile);
+        !st)
         return st;
     auth.method = AuthMethod::ClientCertificate;
     return core::Unit{};
@@ -289,7 +305,8 @@ core::Status readInteractiveMode(const UserConfig &u, ExecConfig &e)
     const std::string &un = u.name;
     if (e.interactiveModeText.empty()) {
         if (e.apiVersion == kExecApiV1)
-            return configError("interactiveMode must be specified for " + un + " to use exec authentication plugin", u.sourceFile);
+            return configError("interactiveMode must be specified for " + un + " to use exec authentication plugin",
+                               u.sourceFile);
         e.interactiveMode = ExecInteractiveMode::IfAvailable;
     } else if (e.interactiveModeText == "Never") {
         e.interactiveMode = ExecInteractiveMode::Never;
@@ -311,21 +328,24 @@ core::Status resolveExecAuth(const UserConfig &u, ResolvedConfig &rc)
     if (e.command.empty())
         return configError("command must be specified for " + un + " to use exec authentication plugin", u.sourceFile);
     if (e.apiVersion.empty())
-        return configError("apiVersion must be specified for " + un + " to use exec authentication plugin", u.sourceFile);
+        return configError("apiVersion must be specified for " + un + " to use exec authentication plugin",
+                           u.sourceFile);
     if (e.apiVersion != kExecApiV1 && e.apiVersion != kExecApiV1beta1)
-        return configError("exec plugin of " + un + ": invalid apiVersion " + quote(e.apiVersion) + " (supported: " + kExecApiV1 + ", " +
-                               kExecApiV1beta1 + ")",
+        return configError("exec plugin of " + un + ": invalid apiVersion " + quote(e.apiVersion)
+                               + " (supported: " + kExecApiV1 + ", " + kExecApiV1beta1 + ")",
                            u.sourceFile);
     for (const auto &v : e.env)
         if (v.name.empty())
-            return configError("env variable name must be specified for " + un + " to use exec authentication plugin", u.sourceFile);
+            return configError("env variable name must be specified for " + un + " to use exec authentication plugin",
+                               u.sourceFile);
     if (auto st = readInteractiveMode(u, e); !st)
         return st;
     if (e.interactiveMode == ExecInteractiveMode::Always)
-        return configError("the exec plugin " + e.command + " of user " + quote(un) +
-                               " requires a terminal (interactiveMode: Always), which Fieldscope cannot provide; "
-                               "use interactiveMode IfAvailable or Never, or log in with the plugin in a terminal first",
-                           u.sourceFile);
+        return configError(
+            "the exec plugin " + e.command + " of user " + quote(un)
+                + " requires a terminal (interactiveMode: Always), which Fieldscope cannot provide; "
+                  "use interactiveMode IfAvailable or Never, or log in with the plugin in a terminal first",
+            u.sourceFile);
     rc.auth.method = AuthMethod::Exec;
     rc.auth.exec = std::move(e);
     return core::Unit{};
@@ -345,7 +365,8 @@ core::Status resolveUser(const UserConfig *u, ResolvedConfig &rc)
 
     if (!u->authProvider.empty()) {
         if (u->exec)
-            return configError("authProvider cannot be provided in combination with an exec plugin for " + un, u->sourceFile);
+            return configError("authProvider cannot be provided in combination with an exec plugin for " + un,
+                               u->sourceFile);
         return configError(authProviderError(u->authProvider, un), u->sourceFile);
     }
     if (auto st = checkOneAuthMethod(*u); !st)
@@ -356,7 +377,9 @@ core::Status resolveUser(const UserConfig *u, ResolvedConfig &rc)
         auth.method = AuthMethod::Basic;
         auth.username = u->username;
         auth.password = u->password;
-        rc.warnings.push_back("user " + quote(un) + " uses basic authentication; kube-apiserver dropped it in 1.19, only proxies accept it");
+        rc.warnings.push_back(
+            "user " + quote(un)
+            + " uses basic authentication; kube-apiserver dropped it in 1.19, only proxies accept it");
         return core::Unit{};
     }
     if (hasCert(*u))
@@ -377,11 +400,15 @@ Result<ResolvedConfig> Kubeconfig::resolve(const std::string &contextName) const
     for (const auto &c : m_contexts)
         available.push_back(c.name);
     const std::string where = m_files.empty() ? m_defaultPath : joinNames(m_files, ":");
-    const std::string availableText = available.empty() ? "no contexts are defined in " + (where.empty() ? std::string("any kubeconfig file") : where)
-                                                        : "available contexts: " + joinNames(available);
+    const std::string availableText = available.empty()
+                                        ? "no contexts are defined in "
+                                              + (where.empty() ? std::string("any kubeconfig file") : where)
+                                        : "available contexts: " + joinNames(available);
     const std::string name = contextName.empty() ? m_currentContext : contextName;
     if (name.empty())
-        return configError("no context selected: current-context is not set and no --context was given; " + availableText, where);
+        return configError("no context selected: current-context is not set and no --context was given; "
+                               + availableText,
+                           where);
     const ContextConfig *ctx = context(name);
     if (!ctx)
         return configError("context " + quote(name) + " not found; " + availableText, where);
@@ -396,7 +423,8 @@ Result<ResolvedConfig> Kubeconfig::resolve(const std::string &contextName) const
         return configError("context " + quote(name) + " names no cluster", ctx->sourceFile);
     const ClusterConfig *cl = cluster(ctx->cluster);
     if (!cl)
-        return configError("cluster " + quote(ctx->cluster) + " was not found for context " + quote(name), ctx->sourceFile);
+        return configError("cluster " + quote(ctx->cluster) + " was not found for context " + quote(name),
+                           ctx->sourceFile);
     rc.clusterName = cl->name;
     if (auto st = resolveCluster(cl, rc); !st)
         return st.error();

@@ -1,10 +1,10 @@
 #include "kube/listdecoder.h"
-#include "kube/apierror.h"
-#include "kube/http.h"
-#include "kube/simdjsonread.h"
 
 #include "core/base/json.h"
 #include "core/base/jsonread.h"
+#include "kube/apierror.h"
+#include "kube/http.h"
+#include "kube/simdjsonread.h"
 
 #include <simdjson.h>
 
@@ -53,8 +53,10 @@ void summariseManagedFields(od::array &entries, core::ObjectVersion &out)
             std::string_view ek;
             if (ef.unescaped_key().get(ek))
                 continue;
-            std::string_view *target = ek == "manager" ? &manager : ek == "operation" ? &op
-                                     : ek == "time"    ? &time    : nullptr;
+            std::string_view *target = ek == "manager"   ? &manager
+                                     : ek == "operation" ? &op
+                                     : ek == "time"      ? &time
+                                                         : nullptr;
             if (target && ef.value().get_string().get(*target) != simdjson::SUCCESS)
                 *target = {};
         }
@@ -68,8 +70,8 @@ void summariseManagedFields(od::array &entries, core::ObjectVersion &out)
     }
 }
 
-simdjson::error_code readMetadata(std::string_view raw, std::size_t capacity, core::ObjectVersion &out,
-                                  bool *hasKind, std::string *bookmarkAnnotation = nullptr, std::string *where = nullptr)
+simdjson::error_code readMetadata(std::string_view raw, std::size_t capacity, core::ObjectVersion &out, bool *hasKind,
+                                  std::string *bookmarkAnnotation = nullptr, std::string *where = nullptr)
 {
     od::document doc;
     auto err = itemParser().iterate(raw.data(), raw.size(), capacity).get(doc);
@@ -93,9 +95,12 @@ simdjson::error_code readMetadata(std::string_view raw, std::size_t capacity, co
                 std::string_view mk;
                 if ((err = m.unescaped_key().get(mk)))
                     return err;
-                std::string *target = mk == "name" ? &out.name : mk == "namespace" ? &out.namespace_
-                                    : mk == "uid" ? &out.uid : mk == "resourceVersion" ? &out.resourceVersion
-                                    : mk == "creationTimestamp" ? &out.creationTimestamp : nullptr;
+                std::string *target = mk == "name"              ? &out.name
+                                    : mk == "namespace"         ? &out.namespace_
+                                    : mk == "uid"               ? &out.uid
+                                    : mk == "resourceVersion"   ? &out.resourceVersion
+                                    : mk == "creationTimestamp" ? &out.creationTimestamp
+                                                                : nullptr;
                 if (target) {
                     // Identity fields key the store and the history: a wrong type fails the
                     // page (or frame) instead of filing the object under "".
@@ -109,8 +114,7 @@ simdjson::error_code readMetadata(std::string_view raw, std::size_t capacity, co
                     if (m.value().get_array().get(entries))
                         continue;
                     summariseManagedFields(entries, out);
-                }
-                else if (mk == "annotations" && bookmarkAnnotation) {
+                } else if (mk == "annotations" && bookmarkAnnotation) {
                     od::object ann;
                     if (!m.value().get_object().get(ann)) {
                         std::string_view a;
@@ -309,9 +313,9 @@ core::Result<DecodedWatchLine> decodeWatchLine(std::string_view line)
     out.initialEventsEnd = annotation == "true";
     if (out.type != WatchLineType::Bookmark) {
         out.object.json = QByteArray(raw.data(), qsizetype(raw.size()));
-        out.object.type = out.type == WatchLineType::Added ? core::WatchEventType::Added
+        out.object.type = out.type == WatchLineType::Added    ? core::WatchEventType::Added
                         : out.type == WatchLineType::Modified ? core::WatchEventType::Modified
-                                                               : core::WatchEventType::Deleted;
+                                                              : core::WatchEventType::Deleted;
     }
     return out;
 }

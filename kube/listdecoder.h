@@ -26,10 +26,10 @@ core::Result<DecodedPage> decodeListPage(std::string &body, const std::string &i
 enum class WatchLineType { Added, Modified, Deleted, Bookmark, Error };
 struct DecodedWatchLine {
     WatchLineType type = WatchLineType::Added;
-    core::ObjectVersion object;     // Added/Modified/Deleted
-    std::string resourceVersion;    // every type but Error
-    bool initialEventsEnd = false;  // BOOKMARK annotated k8s.io/initial-events-end (streaming lists)
-    core::Error error;              // Error: the Status, with code and reason
+    core::ObjectVersion object;    // Added/Modified/Deleted
+    std::string resourceVersion;   // every type but Error
+    bool initialEventsEnd = false; // BOOKMARK annotated k8s.io/initial-events-end (streaming lists)
+    core::Error error;             // Error: the Status, with code and reason
 };
 
 // Decodes one newline-delimited watch event (without the newline).

@@ -31,7 +31,8 @@ std::string serverBase(const std::string &server)
 std::string shellQuote(const std::string &s, bool onlyWhenNeeded)
 {
     const auto bare = [](char c) {
-        return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || std::string_view("_./=:,@%+-").find(c) != std::string_view::npos;
+        return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9')
+            || std::string_view("_./=:,@%+-").find(c) != std::string_view::npos;
     };
     if (onlyWhenNeeded && !s.empty() && std::all_of(s.begin(), s.end(), bare))
         return s;
@@ -51,7 +52,8 @@ std::string curlCommand(const HttpRequest &request, const ResolvedConfig &config
     const AuthConfig &a = config.auth;
     const bool certificate = !a.clientCertificateFile.empty() && !a.clientKeyFile.empty();
     if (!certificate)
-        out += std::string("# Set ") + kTokenVariable + " to a bearer token for this cluster first (it is not part of this text).\n";
+        out += std::string("# Set ") + kTokenVariable
+             + " to a bearer token for this cluster first (it is not part of this text).\n";
     out += "curl --fail-with-body -sS";
     if (config.insecureSkipTlsVerify)
         out += " --insecure"; // the kubeconfig says so; the text says it too
@@ -89,11 +91,13 @@ std::string kubectlCommand(const KubectlWrite &w, const ResolvedConfig &config)
             out += " --force-conflicts";
         break;
     case KubectlWrite::Verb::Replace:
-        out += " replace --field-manager " + shellQuote(w.fieldManager); // the body's resourceVersion is the precondition
+        out += " replace --field-manager "
+             + shellQuote(w.fieldManager); // the body's resourceVersion is the precondition
         break;
     case KubectlWrite::Verb::MergePatch:
     case KubectlWrite::Verb::JsonPatch:
-        out += " patch " + shellQuote(w.resource) + " " + shellQuote(w.name) + " --field-manager " + shellQuote(w.fieldManager)
+        out += " patch " + shellQuote(w.resource) + " " + shellQuote(w.name) + " --field-manager "
+             + shellQuote(w.fieldManager)
              + (w.verb == KubectlWrite::Verb::MergePatch ? " --type merge" : " --type json");
         break;
     }

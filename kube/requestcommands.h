@@ -22,10 +22,10 @@ std::string curlCommand(const HttpRequest &request, const ResolvedConfig &config
 
 struct KubectlWrite {
     enum class Verb { Apply, Replace, MergePatch, JsonPatch } verb = Verb::Apply;
-    std::string resource;  // "deployments.apps"
-    std::string ns;        // "" for cluster-scoped
+    std::string resource; // "deployments.apps"
+    std::string ns;       // "" for cluster-scoped
     std::string name;
-    std::string body;      // the object (apply, replace) or the patch
+    std::string body; // the object (apply, replace) or the patch
     std::string fieldManager;
     bool force = false;
     bool dryRun = false;

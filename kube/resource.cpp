@@ -22,7 +22,8 @@ std::string ResourceInfo::collectionPath(const std::string &ns) const
     return p + "/" + resource;
 }
 
-std::string ResourceInfo::objectPath(const std::string &ns, const std::string &name, const std::string &subresource) const
+std::string ResourceInfo::objectPath(const std::string &ns, const std::string &name,
+                                     const std::string &subresource) const
 {
     std::string p = collectionPath(namespaced ? ns : std::string()) + "/" + urlEncode(name);
     if (!subresource.empty())

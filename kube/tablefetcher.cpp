@@ -33,7 +33,8 @@ od::parser &tableParser()
 
 Error tableParseError(simdjson::error_code code, std::string_view what)
 {
-    return Error::make(ErrorCategory::Parse, "Table " + std::string(what) + ": " + simdjson::error_message(code), std::string(what));
+    return Error::make(ErrorCategory::Parse, "Table " + std::string(what) + ": " + simdjson::error_message(code),
+                       std::string(what));
 }
 
 QVariant cellValue(od::value v)
@@ -93,8 +94,11 @@ simdjson::error_code readColumn(od::value v, TableColumn &c)
             std::int64_t p = 0;
             if (!f.value().get_int64().get(p))
                 c.priority = int(p);
-        } else if (std::string *target = k == "name" ? &c.name : k == "type" ? &c.type : k == "format" ? &c.format
-                                       : k == "description" ? &c.description : nullptr) {
+        } else if (std::string *target = k == "name"        ? &c.name
+                                       : k == "type"        ? &c.type
+                                       : k == "format"      ? &c.format
+                                       : k == "description" ? &c.description
+                                                            : nullptr) {
             if (!f.value().get_string().get(s))
                 *target = s;
         }
@@ -115,8 +119,11 @@ simdjson::error_code readRowObject(od::value v, TableRow &r)
         std::string_view k;
         if (auto err = m.unescaped_key().get(k))
             return err;
-        std::string *target = k == "uid" ? &r.uid : k == "namespace" ? &r.namespace_ : k == "name" ? &r.name
-                            : k == "resourceVersion" ? &r.resourceVersion : nullptr;
+        std::string *target = k == "uid"             ? &r.uid
+                            : k == "namespace"       ? &r.namespace_
+                            : k == "name"            ? &r.name
+                            : k == "resourceVersion" ? &r.resourceVersion
+                                                     : nullptr;
         // A row's identity keys the cell cache: a wrong type fails the page, never files it under "".
         if (target)
             if (auto err = readString(m.value(), *target))
@@ -265,7 +272,11 @@ core::Result<DecodedTable> decodeResponse(core::Result<HttpResponse> r)
 // --- fetching (owner thread) ---------------------------------------------------------------------
 
 TableFetcher::TableFetcher(ApiClient *client, WatchScope scope, TableFetcherOptions options, QObject *parent)
-    : QObject(parent), m_client(client), m_scope(std::move(scope)), m_opts(options), m_refreshMs(options.refreshIntervalMs)
+    : QObject(parent)
+    , m_client(client)
+    , m_scope(std::move(scope))
+    , m_opts(options)
+    , m_refreshMs(options.refreshIntervalMs)
 {
     m_tick.setSingleShot(true);
     connect(&m_tick, &QTimer::timeout, this, &TableFetcher::tick);
@@ -309,14 +320,17 @@ Transport::RequestId TableFetcher::fetch(std::string path, Handler handler)
     auto inbox = m_client->inbox();
     QPointer<TableFetcher> self(this);
     const int gen = m_gen;
-    return m_client->transport().start(std::move(req), [inbox, self, gen, handler = std::move(handler)](core::Result<HttpResponse> r) {
+    return m_client->transport().start(std::move(req), [inbox, self, gen,
+                                                        handler = std::move(handler)](core::Result<HttpResponse> r) {
         // Decode here, on the network thread: only value types reach the owner.
         // Last boundary of this network-thread job: a throw becomes this request's error.
-        core::Result<DecodedTable> t = core::Error::make(core::ErrorCategory::Parse, "Table response could not be decoded");
+        core::Result<DecodedTable> t = core::Error::make(core::ErrorCategory::Parse,
+                                                         "Table response could not be decoded");
         try {
             t = decodeResponse(std::move(r));
         } catch (const std::exception &e) {
-            t = core::Error::make(core::ErrorCategory::Parse, std::string("Table response could not be decoded: ") + e.what());
+            t = core::Error::make(core::ErrorCategory::Parse,
+                                  std::string("Table response could not be decoded: ") + e.what());
         }
         inbox->post([self, gen, handler, t = std::move(t)]() mutable {
             if (self && gen == self->m_gen)
@@ -339,7 +353,8 @@ void TableFetcher::list(const std::string &continueToken)
                      + "&includeObject=Metadata" + listQuery(m_scope);
     if (!first)
         path += "&continue=" + urlEncode(continueToken);
-    m_listRequest = fetch(std::move(path), [this, first](core::Result<DecodedTable> t) { onListPage(std::move(t), first); });
+    m_listRequest = fetch(std::move(path),
+                          [this, first](core::Result<DecodedTable> t) { onListPage(std::move(t), first); });
 }
 
 void TableFetcher::onListPage(core::Result<DecodedTable> page, bool firstPage)
@@ -352,8 +367,8 @@ void TableFetcher::onListPage(core::Result<DecodedTable> page, bool firstPage)
     m_backoffMs = 0;
     if (firstPage && page->columns != m_columns) {
         if (page->droppedColumns > 0)
-            qCInfo(lcTable, "%s: the server's Table defines %zu columns; the first %zu are shown", m_scope.describe().c_str(),
-                   page->columns.size() + page->droppedColumns, page->columns.size());
+            qCInfo(lcTable, "%s: the server's Table defines %zu columns; the first %zu are shown",
+                   m_scope.describe().c_str(), page->columns.size() + page->droppedColumns, page->columns.size());
         m_columns = page->columns;
         Q_EMIT columnsChanged(m_columns);
     }
@@ -370,7 +385,8 @@ void TableFetcher::finishList()
     std::erase_if(m_stale, [this](const auto &kv) { return kv.second.seq <= m_listStartSeq; });
     if (m_watchListed)
         dropUnwatchedRows();
-    qCDebug(lcTable, "%s: Table listed in %lld ms, %zu stale", m_scope.describe().c_str(), m_lastListMs, m_stale.size());
+    qCDebug(lcTable, "%s: Table listed in %lld ms, %zu stale", m_scope.describe().c_str(), m_lastListMs,
+            m_stale.size());
     arm();
 }
 
@@ -387,7 +403,8 @@ void TableFetcher::listFailed(const core::Error &e)
         return;
     }
     m_backoffMs = m_backoffMs == 0 ? m_opts.backoffInitialMs : std::min(m_backoffMs * 2, m_opts.backoffMaxMs);
-    qCInfo(lcTable, "%s: Table list failed, retrying in %d ms: %s", m_scope.describe().c_str(), m_backoffMs, qUtf8Printable(why));
+    qCInfo(lcTable, "%s: Table list failed, retrying in %d ms: %s", m_scope.describe().c_str(), m_backoffMs,
+           qUtf8Printable(why));
     m_retry.start(m_backoffMs);
 }
 
@@ -445,7 +462,8 @@ void TableFetcher::dropUnwatchedRows()
     const std::size_t before = m_cellRv.size();
     std::erase_if(m_cellRv, [this](const auto &kv) { return !m_watched.count(kv.first); });
     if (m_cellRv.size() != before)
-        qCDebug(lcTable, "%s: dropped %zu Table rows the watch does not hold", m_scope.describe().c_str(), before - m_cellRv.size());
+        qCDebug(lcTable, "%s: dropped %zu Table rows the watch does not hold", m_scope.describe().c_str(),
+                before - m_cellRv.size());
     Q_EMIT unwatchedRowsDropped();
 }
 
@@ -468,7 +486,8 @@ void TableFetcher::arm()
 
 bool TableFetcher::relistAllowed() const
 {
-    const qint64 wait = std::max<qint64>(m_opts.relistMinIntervalMs, qint64(m_opts.relistDurationFactor) * m_lastListMs);
+    const qint64 wait = std::max<qint64>(m_opts.relistMinIntervalMs,
+                                         qint64(m_opts.relistDurationFactor) * m_lastListMs);
     return !m_listClock.isValid() || m_listClock.elapsed() >= wait;
 }
 

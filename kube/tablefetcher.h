@@ -66,7 +66,7 @@ struct TableColumn {
     std::string type;   // "string", "integer", "number", "boolean", "date"
     std::string format; // "name" marks the identity column
     std::string description;
-    int priority = 0;   // 0: kubectl's default columns; > 0: "wide"
+    int priority = 0; // 0: kubectl's default columns; > 0: "wide"
     bool operator==(const TableColumn &) const = default;
 };
 
@@ -89,9 +89,9 @@ struct DecodedTable {
     std::string kind;
     std::string resourceVersion;
     std::string continueToken;
-    std::vector<TableColumn> columns;    // at most kMaxTableColumns
-    std::size_t droppedColumns = 0;      // defined past kMaxTableColumns
-    std::vector<TableRow> rows; // rows without object.metadata.uid are dropped
+    std::vector<TableColumn> columns; // at most kMaxTableColumns
+    std::size_t droppedColumns = 0;   // defined past kMaxTableColumns
+    std::vector<TableRow> rows;       // rows without object.metadata.uid are dropped
 };
 
 // Decodes a complete response body. Not a Table (another kind) is a value, not an error; only
@@ -104,7 +104,7 @@ struct TableFetcherOptions {
     int maxGetsPerTick = 10;
     int relistMinIntervalMs = 30'000;
     int relistDurationFactor = 10;
-    int maxRefreshIntervalMs = 30'000; // after failed GETs
+    int maxRefreshIntervalMs = 30'000;                  // after failed GETs
     int backoffInitialMs = 1000, backoffMaxMs = 60'000; // failed lists
 };
 
@@ -136,7 +136,7 @@ public:
     State state() const { return m_state; }
     const std::vector<TableColumn> &columns() const { return m_columns; }
     std::size_t staleCount() const { return m_stale.size(); }
-    int listsStarted() const { return m_lists; }  // full lists (first one included)
+    int listsStarted() const { return m_lists; } // full lists (first one included)
     int getsStarted() const { return m_getsStarted; }
 
 Q_SIGNALS:
@@ -176,14 +176,14 @@ private:
     std::unordered_map<std::string, Transport::RequestId> m_getByUid; // GETs in flight
     std::vector<TableColumn> m_columns;
     std::unordered_map<std::string, std::string> m_cellRv; // uid -> RV its cells were rendered from
-    std::unordered_set<std::string> m_watched; // uids the watch reported and did not delete
+    std::unordered_set<std::string> m_watched;             // uids the watch reported and did not delete
     bool m_watchListed = false;
     std::unordered_map<std::string, Stale> m_stale;
     std::deque<std::string> m_queue; // stale uids, oldest first (entries may be obsolete)
     std::uint64_t m_seq = 0;
     std::uint64_t m_listStartSeq = 0;
-    QElapsedTimer m_listClock;   // since the current or last full list started
-    qint64 m_lastListMs = 0;     // how long the last full list took
+    QElapsedTimer m_listClock; // since the current or last full list started
+    qint64 m_lastListMs = 0;   // how long the last full list took
     QTimer m_tick;
     QTimer m_retry;
     int m_refreshMs;

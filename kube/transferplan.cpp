@@ -39,7 +39,8 @@ TransferPlan planTransfer(const ServerUrl &server, const TransportConfig &config
     // so the URL names tls-server-name (which libcurl uses for SNI and verification),
     // CURLOPT_CONNECT_TO sends the connection to the real host and port (also through a
     // proxy's CONNECT or SOCKS request), and a Host header restores the URL's authority.
-    const bool sniOverride = !config.tlsServerName.empty() && config.tlsServerName != server.host && server.scheme == "https";
+    const bool sniOverride = !config.tlsServerName.empty() && config.tlsServerName != server.host
+                          && server.scheme == "https";
     const std::string host = sniOverride ? config.tlsServerName : server.host;
     plan.url = server.scheme + "://" + host + ":" + server.port + server.prefix + request.path;
     if (sniOverride)
@@ -47,7 +48,8 @@ TransferPlan planTransfer(const ServerUrl &server, const TransportConfig &config
     if (!config.proxyUrl.empty()) {
         // Go's SOCKS5 dialer sends the host name to the proxy, which resolves it (the cluster's
         // name may only exist behind the proxy): libcurl's socks5h, not socks5 (local DNS).
-        plan.proxy = config.proxyUrl.rfind("socks5://", 0) == 0 ? "socks5h://" + config.proxyUrl.substr(9) : config.proxyUrl;
+        plan.proxy = config.proxyUrl.rfind("socks5://", 0) == 0 ? "socks5h://" + config.proxyUrl.substr(9)
+                                                                : config.proxyUrl;
     }
     auto &h = plan.headers;
     h.push_back("Accept: " + request.accept);

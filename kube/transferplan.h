@@ -19,8 +19,8 @@ struct ServerUrl {
 
 struct TransferPlan {
     std::string url;
-    std::string connectTo; // CURLOPT_CONNECT_TO entry "sni:port:host:port"; empty: none
-    std::string proxy;     // CURLOPT_PROXY; empty: none
+    std::string connectTo;            // CURLOPT_CONNECT_TO entry "sni:port:host:port"; empty: none
+    std::string proxy;                // CURLOPT_PROXY; empty: none
     std::vector<std::string> headers; // "Name: value" lines, in the order they are sent
 };
 

@@ -1,8 +1,7 @@
 #include "kube/transport.h"
 
-#include "kube/transferplan.h"
-
 #include "core/base/boundary.h"
+#include "kube/transferplan.h"
 
 #include <QLoggingCategory>
 
@@ -34,7 +33,12 @@ struct CurlGlobal {
 struct TokenBucket {
     double rate = 0, capacity = 0, tokens = 0;
     Clock::time_point last = Clock::now();
-    void configure(double qps, int burst) { rate = qps; capacity = std::max(1, burst); tokens = capacity; }
+    void configure(double qps, int burst)
+    {
+        rate = qps;
+        capacity = std::max(1, burst);
+        tokens = capacity;
+    }
     // Time until a token is available (zero when one was taken).
     Clock::duration take()
     {
@@ -85,11 +89,8 @@ Error curlError(CURLcode code, const char *detail)
     case CURLE_SSL_INVALIDCERTSTATUS:
     case CURLE_SSL_ENGINE_INITFAILED:
     case CURLE_SSL_ENGINE_NOTFOUND:
-    case CURLE_SSL_ENGINE_SETFAILED:
-        cat = ErrorCategory::Tls;
-        break;
-    default:
-        break;
+    case CURLE_SSL_ENGINE_SETFAILED: cat = ErrorCategory::Tls; break;
+    default: break;
     }
     std::string msg = curl_easy_strerror(code);
     if (detail && *detail)
@@ -222,8 +223,7 @@ struct Transport::Impl {
     bool scheduleRetry(Active &a);
 };
 
-Transport::Transport(TransportConfig config)
-    : m_config(std::move(config)), m_impl(std::make_unique<Impl>(*this))
+Transport::Transport(TransportConfig config) : m_config(std::move(config)), m_impl(std::make_unique<Impl>(*this))
 {
     static CurlGlobal global;
     m_impl->multi = curl_multi_init();
@@ -402,14 +402,16 @@ void finish(Transport::Pending &p, core::Result<HttpResponse> r)
     try {
         p.onDone(std::move(r));
     } catch (const std::exception &e) {
-        qCWarning(lcTransport, "a handler of %s %s threw: %s", p.request.method.c_str(), p.request.path.c_str(), e.what());
+        qCWarning(lcTransport, "a handler of %s %s threw: %s", p.request.method.c_str(), p.request.path.c_str(),
+                  e.what());
     } catch (...) {
         qCWarning(lcTransport, "a handler of %s %s threw", p.request.method.c_str(), p.request.path.c_str());
     }
 }
 
 // URL, method, body, protocol, time limits, compression, user agent and proxy.
-void setRequestOptions(CURL *e, Active &a, const HttpRequest &r, const TransferPlan &plan, const TransportConfig &config)
+void setRequestOptions(CURL *e, Active &a, const HttpRequest &r, const TransferPlan &plan,
+                       const TransportConfig &config)
 {
     curl_easy_setopt(e, CURLOPT_URL, plan.url.c_str());
     if (!plan.connectTo.empty()) {
@@ -461,8 +463,10 @@ void setTlsOptions(CURL *e, const TransportConfig &config, const Credential &cre
         curl_easy_setopt(e, CURLOPT_CAPATH, static_cast<char *>(nullptr));
     }
     if (!cred.clientCertPem.isEmpty()) {
-        curl_blob cert{const_cast<char *>(cred.clientCertPem.constData()), size_t(cred.clientCertPem.size()), CURL_BLOB_COPY};
-        curl_blob key{const_cast<char *>(cred.clientKeyPem.constData()), size_t(cred.clientKeyPem.size()), CURL_BLOB_COPY};
+        curl_blob cert{const_cast<char *>(cred.clientCertPem.constData()), size_t(cred.clientCertPem.size()),
+                       CURL_BLOB_COPY};
+        curl_blob key{const_cast<char *>(cred.clientKeyPem.constData()), size_t(cred.clientKeyPem.size()),
+                      CURL_BLOB_COPY};
         curl_easy_setopt(e, CURLOPT_SSLCERT_BLOB, &cert);
         curl_easy_setopt(e, CURLOPT_SSLCERTTYPE, "PEM");
         curl_easy_setopt(e, CURLOPT_SSLKEY_BLOB, &key);
@@ -505,7 +509,8 @@ void Transport::run()
         d.endStalledStreams();
         if (!d.waiting.empty() && nextWake <= Clock::duration::zero())
             continue;
-        const int waitMs = int(std::clamp<long long>(std::chrono::duration_cast<std::chrono::milliseconds>(nextWake).count(), 1, 1000));
+        const int waitMs = int(
+            std::clamp<long long>(std::chrono::duration_cast<std::chrono::milliseconds>(nextWake).count(), 1, 1000));
         curl_multi_poll(d.multi, nullptr, 0, waitMs, nullptr);
     }
 }
@@ -596,7 +601,9 @@ void Transport::Impl::startTransfer(const std::shared_ptr<Pending> &p, std::opti
 {
     if (!ready) {
         if (t.m_config.credential)
-            ready = t.m_config.credential([inbox = t.m_credentialInbox, id = p->id](core::Result<Credential> c) { inbox->post(id, std::move(c)); });
+            ready = t.m_config.credential([inbox = t.m_credentialInbox, id = p->id](core::Result<Credential> c) {
+                inbox->post(id, std::move(c));
+            });
         else
             ready = core::Result<Credential>(Credential{});
         if (!ready) {
@@ -690,14 +697,16 @@ std::optional<Error> Transport::Impl::failureOf(Active &a, CURLcode code, const 
         return Error::make(ErrorCategory::Cancelled, "stream stopped by its consumer");
     }
     if (a.bodyTooLarge)
-        return Error::make(ErrorCategory::Parse, r.method + " " + r.path + ": the response body is larger than the limit of "
+        return Error::make(ErrorCategory::Parse, r.method + " " + r.path
+                                                     + ": the response body is larger than the limit of "
                                                      + std::to_string(r.maxBodyBytes) + " bytes");
     if (a.overBudget)
-        return Error::make(ErrorCategory::Parse, r.method + " " + r.path
-                                                     + ": the responses in flight together are larger than the limit of "
-                                                     + std::to_string(t.m_config.maxBufferedBodyBytes) + " bytes");
+        return Error::make(ErrorCategory::Parse,
+                           r.method + " " + r.path + ": the responses in flight together are larger than the limit of "
+                               + std::to_string(t.m_config.maxBufferedBodyBytes) + " bytes");
     if (a.callbackThrew)
-        return Error::make(ErrorCategory::Parse, r.method + " " + r.path + ": the response could not be read: " + a.callbackError);
+        return Error::make(ErrorCategory::Parse,
+                           r.method + " " + r.path + ": the response could not be read: " + a.callbackError);
     try {
         a.joinBody();
     } catch (const std::bad_alloc &) {
@@ -706,11 +715,13 @@ std::optional<Error> Transport::Impl::failureOf(Active &a, CURLcode code, const 
     }
     if (code != CURLE_OK) {
         Error err = curlError(code, detail.c_str());
-        const bool untrusted = detail.find("issuer") != std::string::npos || detail.find("self-signed") != std::string::npos ||
-                               detail.find("self signed") != std::string::npos;
+        const bool untrusted = detail.find("issuer") != std::string::npos
+                            || detail.find("self-signed") != std::string::npos
+                            || detail.find("self signed") != std::string::npos;
         if (code == CURLE_PEER_FAILED_VERIFICATION && !t.m_config.caPem.isEmpty() && untrusted)
-            err.message += " (the server's certificate is not signed by the kubeconfig's certificate-authority, the only CA trusted "
-                           "for this cluster)";
+            err.message +=
+                " (the server's certificate is not signed by the kubeconfig's certificate-authority, the only CA trusted "
+                "for this cluster)";
         return err;
     }
     return std::nullopt;

@@ -43,11 +43,12 @@ struct TransportConfig {
     // Called on the network thread for each request; must not wait. nullopt = not ready yet (an
     // exec plugin runs or its consent question is open): the request waits aside, others go on,
     // and `later` (callable once, from any thread, even after the Transport is gone) delivers it.
-    std::function<std::optional<core::Result<Credential>>(std::function<void(core::Result<Credential>)> later)> credential;
+    std::function<std::optional<core::Result<Credential>>(std::function<void(core::Result<Credential>)> later)>
+        credential;
     // Called after a 401 so the next credential() produces a fresh one (as client-go's exec plugin code does); returns
     // whether one retry can help (false for static tokens and certificates).
     std::function<bool()> invalidateCredential;
-    double qps = 50;   // client-side token bucket (client-go's default is 5); <= 0 disables
+    double qps = 50; // client-side token bucket (client-go's default is 5); <= 0 disables
     int burst = 100;
     double watchQps = 100; // separate bucket for watch starts
     int watchBurst = 300;
@@ -84,7 +85,7 @@ public:
     long connectionsOpened() const { return m_connectionsOpened.load(); }
     long requestsStarted() const { return m_requestsStarted.load(); }
 
-    struct Pending; // a queued request (implementation detail, public for the transfer glue)
+    struct Pending;         // a queued request (implementation detail, public for the transfer glue)
     struct CredentialInbox; // credentials delivered late, by id (outlives the Transport if need be)
 
 private:

@@ -138,8 +138,9 @@ namespace {
 // apiserver). Arrives as an HTTP status or, once the RV was parsed, as an ERROR event; both relist.
 bool isResourceVersionTooLarge(const core::Error &e)
 {
-    return e.httpStatus == 504
-        && std::any_of(e.causes.begin(), e.causes.end(), [](const core::StatusCause &c) { return c.reason == "ResourceVersionTooLarge"; });
+    return e.httpStatus == 504 && std::any_of(e.causes.begin(), e.causes.end(), [](const core::StatusCause &c) {
+               return c.reason == "ResourceVersionTooLarge";
+           });
 }
 } // namespace
 
@@ -185,12 +186,14 @@ void Watcher::list(bool relist, const std::string &continueToken)
     const std::string kind = m_scope.resource.kind, apiVersion = m_scope.resource.apiVersion();
     req.maxBodyBytes = m_opts.maxListBodyBytes;
     const std::string what = "GET " + req.path;
-    m_request = m_client->transport().start(req, [inbox, self, gen, relist, kind, apiVersion, what](core::Result<HttpResponse> r) {
+    m_request = m_client->transport().start(req, [inbox, self, gen, relist, kind, apiVersion,
+                                                  what](core::Result<HttpResponse> r) {
         // Decode on the network thread; the owner only merges.
         const std::size_t bytes = r.ok() ? r->body.size() : 0;
         // Last boundary of this network-thread job: whatever a decoder or allocator throws on
         // bytes the server chose becomes this page's error, never std::terminate.
-        core::Result<DecodedPage> page = core::Error::make(core::ErrorCategory::Parse, "list page could not be decoded");
+        core::Result<DecodedPage> page = core::Error::make(core::ErrorCategory::Parse,
+                                                           "list page could not be decoded");
         try {
             page = r.ok() ? (isSuccess(r->status) ? decodeListPage(r->body, kind, apiVersion)
                                                   : core::Result<DecodedPage>(errorFromResponse(*r, what)))
@@ -198,7 +201,8 @@ void Watcher::list(bool relist, const std::string &continueToken)
         } catch (const std::exception &e) {
             page = core::Error::make(core::ErrorCategory::Parse, what + ": " + e.what());
         }
-        if (!page.ok() && page.error().category == core::ErrorCategory::Parse && page.error().message.rfind(what, 0) != 0)
+        if (!page.ok() && page.error().category == core::ErrorCategory::Parse
+            && page.error().message.rfind(what, 0) != 0)
             page.error().message = what + ": " + page.error().message;
         inbox->post([self, gen, relist, bytes, page = std::move(page)]() mutable {
             if (self)
@@ -221,7 +225,12 @@ void Watcher::onPage(int gen, bool relist, core::Result<DecodedPage> page, std::
             m_relistItems.clear();
             const bool again = relist || m_synced;
             if (isRepeatedRelist()) { // a server that expires every token: do not spin
-                backoffThen([this, again] { m_lastRelist.start(); list(again); }, QStringLiteral("continue token expired again"));
+                backoffThen(
+                    [this, again] {
+                        m_lastRelist.start();
+                        list(again);
+                    },
+                    QStringLiteral("continue token expired again"));
                 return;
             }
             qCInfo(lcWatch, "%s: continue token expired, listing again", m_batch.scope.c_str());
@@ -370,7 +379,8 @@ void Watcher::flush()
                 m_rv = l.resourceVersion;
             break;
         case WatchLineType::Error:
-            if (l.error.httpStatus == 410 || l.error.category == ErrorCategory::Gone || isResourceVersionTooLarge(l.error)) {
+            if (l.error.httpStatus == 410 || l.error.category == ErrorCategory::Gone
+                || isResourceVersionTooLarge(l.error)) {
                 relistAfter(l.error.message);
             } else {
                 // The server ends the stream after an ERROR; onWatchEnded backs off before
@@ -469,7 +479,8 @@ void Watcher::onWatchEnded(int gen, core::Result<HttpResponse> r)
         if (wasWatchList && (r->status == 422 || r->status == 400)) {
             // Expected on every server before 1.27 (and later ones with the gate off): a debug
             // line, not a warning on every start.
-            qCDebug(lcWatch, "%s: server has no streaming lists (%s); using LIST", m_batch.scope.c_str(), e.message.c_str());
+            qCDebug(lcWatch, "%s: server has no streaming lists (%s); using LIST", m_batch.scope.c_str(),
+                    e.message.c_str());
             m_watchListUnsupported = true;
             m_inWatchListInitial = false;
             list(m_synced);

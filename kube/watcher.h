@@ -118,15 +118,15 @@ private:
     core::ObjectStore m_store;
     State m_state = State::Idle;
     QString m_detail;
-    std::string m_rv;       // resume point: last applied non-synthetic event or list RV
-    int m_gen = 0;          // supersedes requests of earlier list/watch rounds
+    std::string m_rv; // resume point: last applied non-synthetic event or list RV
+    int m_gen = 0;    // supersedes requests of earlier list/watch rounds
     Transport::RequestId m_request = 0;
     std::shared_ptr<Stream> m_stream;
     bool m_synced = false;
     bool m_watchListUnsupported = false;
     bool m_inWatchListInitial = false;
-    QString m_streamError; // an ERROR event (other than 410) ended the current stream
-    bool m_progressive = false; // first sync into an empty store: deliver pages as they come
+    QString m_streamError;                          // an ERROR event (other than 410) ended the current stream
+    bool m_progressive = false;                     // first sync into an empty store: deliver pages as they come
     std::vector<core::ObjectVersion> m_relistItems; // relist/WatchList buffer, diffed at the end
     core::WatchBatch m_batch;
     QTimer m_flushTimer;

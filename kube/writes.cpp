@@ -49,7 +49,8 @@ const char *patchContentType(PatchType t)
     return "application/json";
 }
 
-HttpRequest getRequest(const ResourceInfo &r, const std::string &ns, const std::string &name, const std::string &subresource)
+HttpRequest getRequest(const ResourceInfo &r, const std::string &ns, const std::string &name,
+                       const std::string &subresource)
 {
     HttpRequest req;
     req.path = r.objectPath(ns, name, subresource);
@@ -61,15 +62,18 @@ HttpRequest createRequest(const ResourceInfo &r, const std::string &ns, const co
     return bodyRequest("POST", r.collectionPath(ns) + writeQuery(o, false), "application/json", object);
 }
 
-HttpRequest replaceRequest(const ResourceInfo &r, const std::string &ns, const core::Json &object, const WriteOptions &o)
+HttpRequest replaceRequest(const ResourceInfo &r, const std::string &ns, const core::Json &object,
+                           const WriteOptions &o)
 {
-    return bodyRequest("PUT", r.objectPath(ns, nameOf(object), o.subresource) + writeQuery(o, false), "application/json", object);
+    return bodyRequest("PUT", r.objectPath(ns, nameOf(object), o.subresource) + writeQuery(o, false),
+                       "application/json", object);
 }
 
 HttpRequest patchRequest(const ResourceInfo &r, const std::string &ns, const std::string &name, PatchType type,
                          const core::Json &patch, const WriteOptions &o)
 {
-    return bodyRequest("PATCH", r.objectPath(ns, name, o.subresource) + writeQuery(o, false), patchContentType(type), patch);
+    return bodyRequest("PATCH", r.objectPath(ns, name, o.subresource) + writeQuery(o, false), patchContentType(type),
+                       patch);
 }
 
 HttpRequest applyRequest(const ResourceInfo &r, const std::string &ns, const core::Json &object, const WriteOptions &o)
@@ -78,7 +82,8 @@ HttpRequest applyRequest(const ResourceInfo &r, const std::string &ns, const cor
     // The server answers 400 "metadata.managedFields must be nil" to an apply body carrying them.
     if (body.contains("metadata") && body["metadata"].is_object())
         body["metadata"].erase("managedFields");
-    return bodyRequest("PATCH", r.objectPath(ns, nameOf(object), o.subresource) + writeQuery(o, true), "application/apply-patch+yaml", body);
+    return bodyRequest("PATCH", r.objectPath(ns, nameOf(object), o.subresource) + writeQuery(o, true),
+                       "application/apply-patch+yaml", body);
 }
 
 HttpRequest deleteRequest(const ResourceInfo &r, const std::string &ns, const std::string &name,
@@ -118,7 +123,8 @@ core::Json compareAndSwapPatch(const std::string &pointer, const core::Json &exp
 core::Json withResourceVersionPrecondition(core::Json jsonPatch, const std::string &resourceVersion)
 {
     // `replace` rather than `test`, so etcd answers 409 instead of a generic 422 (client-go csaupgrade).
-    jsonPatch.insert(jsonPatch.begin(), core::Json{{"op", "replace"}, {"path", "/metadata/resourceVersion"}, {"value", resourceVersion}});
+    jsonPatch.insert(jsonPatch.begin(),
+                     core::Json{{"op", "replace"}, {"path", "/metadata/resourceVersion"}, {"value", resourceVersion}});
     return jsonPatch;
 }
 

@@ -22,14 +22,18 @@ struct WriteOptions {
 enum class PatchType { Json, Merge, StrategicMerge };
 const char *patchContentType(PatchType t);
 
-HttpRequest getRequest(const ResourceInfo &r, const std::string &ns, const std::string &name, const std::string &subresource = {});
-HttpRequest createRequest(const ResourceInfo &r, const std::string &ns, const core::Json &object, const WriteOptions &o = {});
+HttpRequest getRequest(const ResourceInfo &r, const std::string &ns, const std::string &name,
+                       const std::string &subresource = {});
+HttpRequest createRequest(const ResourceInfo &r, const std::string &ns, const core::Json &object,
+                          const WriteOptions &o = {});
 // PUT: `object` must carry metadata.resourceVersion for an optimistic-lock precondition.
-HttpRequest replaceRequest(const ResourceInfo &r, const std::string &ns, const core::Json &object, const WriteOptions &o = {});
+HttpRequest replaceRequest(const ResourceInfo &r, const std::string &ns, const core::Json &object,
+                           const WriteOptions &o = {});
 HttpRequest patchRequest(const ResourceInfo &r, const std::string &ns, const std::string &name, PatchType type,
                          const core::Json &patch, const WriteOptions &o = {});
 // Server-side apply of a partial object (JSON is valid YAML; we never send YAML: the server reads YAML 1.1).
-HttpRequest applyRequest(const ResourceInfo &r, const std::string &ns, const core::Json &object, const WriteOptions &o = {});
+HttpRequest applyRequest(const ResourceInfo &r, const std::string &ns, const core::Json &object,
+                         const WriteOptions &o = {});
 
 struct DeletePreconditions {
     std::string uid;             // never delete a re-created object of the same name

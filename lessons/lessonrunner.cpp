@@ -1,10 +1,10 @@
 #include "lessons/lessonrunner.h"
 
 #include "core/base/boundary.h"
-#include "core/ownership/ownershiptree.h"
-#include "core/lessons/lessonreport.h"
 #include "core/base/jsonread.h"
+#include "core/lessons/lessonreport.h"
 #include "core/lessons/lessonrequests.h"
+#include "core/ownership/ownershiptree.h"
 #include "kube/apierror.h"
 #include "kube/writes.h"
 
@@ -32,7 +32,10 @@ using core::LessonStepReport;
 
 namespace {
 
-Error cancelledError() { return Error::make(ErrorCategory::Cancelled, "the lesson was stopped"); }
+Error cancelledError()
+{
+    return Error::make(ErrorCategory::Cancelled, "the lesson was stopped");
+}
 
 // One request, waited for. Non-2xx answers come back as responses (the caller reads their Status).
 // With `stop`, the wait ends (and the request is cancelled) within 50 ms of the stop being set.
@@ -42,7 +45,8 @@ Result<HttpResponse> sendAndWait(Transport &transport, HttpRequest request, cons
         return cancelledError();
     auto promise = std::make_shared<std::promise<Result<HttpResponse>>>();
     auto future = promise->get_future();
-    const auto id = transport.start(std::move(request), [promise](Result<HttpResponse> r) { promise->set_value(std::move(r)); });
+    const auto id = transport.start(std::move(request),
+                                    [promise](Result<HttpResponse> r) { promise->set_value(std::move(r)); });
     while (stop && future.wait_for(std::chrono::milliseconds(50)) != std::future_status::ready) {
         if (stop->load()) {
             transport.cancel(id);
@@ -70,12 +74,10 @@ Json parsedBody(const HttpResponse &r)
     return j.ok() ? std::move(*j) : Json();
 }
 
-std::string resourceVersionOf(const Json &object) { return core::stringAt(object, "/metadata/resourceVersion").value_or(std::string()); }
-
-
-
-
-
+std::string resourceVersionOf(const Json &object)
+{
+    return core::stringAt(object, "/metadata/resourceVersion").value_or(std::string());
+}
 
 // A watch on one object's events, collected while a step runs.
 class EventCollector
@@ -87,12 +89,14 @@ public:
     {
         HttpRequest req;
         req.path = r.collectionPath(ns) + "?watch=1&allowWatchBookmarks=false&timeoutSeconds=600&fieldSelector="
-            + urlEncode("metadata.name=" + name) + (fromResourceVersion.empty() ? "" : "&resourceVersion=" + fromResourceVersion);
+                 + urlEncode("metadata.name=" + name)
+                 + (fromResourceVersion.empty() ? "" : "&resourceVersion=" + fromResourceVersion);
         req.streaming = true;
         req.isWatchStart = true;
         auto state = m_state;
         m_id = transport.start(
-            std::move(req), [state](Result<HttpResponse> r) {
+            std::move(req),
+            [state](Result<HttpResponse> r) {
                 std::lock_guard lock(state->mutex);
                 state->ended = true;
                 if (r.ok() && !isSuccess(r->status))
@@ -118,14 +122,17 @@ public:
     ~EventCollector() { m_transport.cancel(m_id); }
 
     // Waits until the event for `resourceVersion` arrived (the watch caught up), at most `limit`.
-    std::vector<LessonEvent> until(const std::string &resourceVersion, std::chrono::milliseconds limit, const std::atomic<bool> &stop)
+    std::vector<LessonEvent> until(const std::string &resourceVersion, std::chrono::milliseconds limit,
+                                   const std::atomic<bool> &stop)
     {
         const auto deadline = Clock::now() + limit;
         for (;;) {
             {
                 std::lock_guard lock(m_state->mutex);
                 const bool caughtUp = std::any_of(m_state->events.begin(), m_state->events.end(),
-                                                  [&](const LessonEvent &e) { return e.resourceVersion == resourceVersion; });
+                                                  [&](const LessonEvent &e) {
+                                                      return e.resourceVersion == resourceVersion;
+                                                  });
                 if (caughtUp || m_state->ended || Clock::now() > deadline || stop.load())
                     return m_state->events;
             }
@@ -163,7 +170,8 @@ struct LessonRunner::Impl {
     {
         const ResourceInfo *r = resolve(t.apiVersion, t.kind);
         if (!r)
-            throw Error::make(ErrorCategory::NotFound, "the server has no resource for " + t.kind + " in " + t.apiVersion);
+            throw Error::make(ErrorCategory::NotFound,
+                              "the server has no resource for " + t.kind + " in " + t.apiVersion);
         return *r;
     }
 
@@ -216,12 +224,12 @@ struct LessonRunner::Impl {
 
     // The request one client sends for one write (core/lessons/lessonrequests.h). `read` is the object
     // the client read (for preconditions and read-modify-write), null when it did not read.
-    Result<HttpRequest> buildWrite(const core::LessonRequest &q, int client, int write, const Json &read, const std::string &rv,
-                                   const std::string &ns)
+    Result<HttpRequest> buildWrite(const core::LessonRequest &q, int client, int write, const Json &read,
+                                   const std::string &rv, const std::string &ns)
     {
         const ResourceInfo &r = resource(q.target);
-        auto built = core::buildLessonWrite(q, {r.collectionPath(ns), r.objectPath(ns, q.target.name, q.subresource)}, client, write,
-                                            read, rv);
+        auto built = core::buildLessonWrite(q, {r.collectionPath(ns), r.objectPath(ns, q.target.name, q.subresource)},
+                                            client, write, read, rv);
         if (!built)
             return built.error();
         HttpRequest req;
@@ -243,7 +251,8 @@ struct LessonRunner::Impl {
                 std::string rv = sharedRv;
                 if (q.retry) { // read-modify-write: a fresh read for every attempt
                     read = Json();
-                    calls.push_back(perform(via, getRequest(resource(q.target), ns, q.target.name), {client, write, attempt, false}, &read));
+                    calls.push_back(perform(via, getRequest(resource(q.target), ns, q.target.name),
+                                            {client, write, attempt, false}, &read));
                     rv = resourceVersionOf(read);
                 }
                 auto request = buildWrite(q, client, write, read, rv, ns);
@@ -264,8 +273,8 @@ struct LessonRunner::Impl {
     }
 
     // The concurrent part: one Transport (thread and connection) per client, all released at once.
-    std::vector<LessonCall> runRequest(const core::LessonRequest &q, const Json &sharedRead, const std::string &sharedRv,
-                                       const std::string &ns)
+    std::vector<LessonCall> runRequest(const core::LessonRequest &q, const Json &sharedRead,
+                                       const std::string &sharedRv, const std::string &ns)
     {
         std::vector<std::unique_ptr<Transport>> clients;
         for (int i = 0; i < q.clients; ++i) {
@@ -284,7 +293,8 @@ struct LessonRunner::Impl {
                 // any other exception (core/base/boundary.h) end this client's writes, not the process.
                 const core::Status st = core::guarded("lesson client " + std::to_string(i + 1), [&] {
                     try {
-                        perClient[std::size_t(i)] = runClient(*clients[std::size_t(i)], q, i + 1, sharedRead, sharedRv, ns);
+                        perClient[std::size_t(i)] = runClient(*clients[std::size_t(i)], q, i + 1, sharedRead, sharedRv,
+                                                              ns);
                     } catch (const Error &e) {
                         LessonCall failed{i + 1, 1, 1, true};
                         failed.message = e.describe();
@@ -310,8 +320,8 @@ struct LessonRunner::Impl {
     std::string versionToWatchFrom(const ResourceInfo &focus, const Json &before, const std::string &ns);
     std::vector<LessonCall> sendRequests(const core::LessonStep &step, const std::string &ns);
     void awaitOutcome(const core::LessonStep &step, bool wrote, LessonStepReport &report, const std::string &ns);
-    void rememberVersions(const core::Lesson &lesson, const core::LessonStep &step, std::size_t index, const Json &focusObject,
-                          const std::string &ns);
+    void rememberVersions(const core::Lesson &lesson, const core::LessonStep &step, std::size_t index,
+                          const Json &focusObject, const std::string &ns);
     void runStep(const core::Lesson &lesson, std::size_t index, LessonStepReport &report, const std::string &ns);
 };
 
@@ -352,8 +362,10 @@ core::Status LessonRunner::reset()
         // A namespace being deleted (by an earlier removeNamespace) refuses new objects: wait.
         const auto deadline = Clock::now() + std::chrono::seconds(120);
         for (;;) {
-            Json ns{{"apiVersion", "v1"}, {"kind", "Namespace"},
-                    {"metadata", {{"name", m_ns}, {"labels", {{"app.kubernetes.io/managed-by", "fieldscope-lesson"}}}}}};
+            Json ns{
+                {"apiVersion", "v1"},
+                {"kind", "Namespace"},
+                {"metadata", {{"name", m_ns}, {"labels", {{"app.kubernetes.io/managed-by", "fieldscope-lesson"}}}}}};
             HttpRequest create;
             create.method = "POST";
             create.path = "/api/v1/namespaces?fieldManager=fieldscope-lesson";
@@ -396,7 +408,8 @@ core::Status LessonRunner::reset()
                 if (now->is_null())
                     break;
                 if (Clock::now() > deadline2)
-                    return Error::make(ErrorCategory::Server, object.describe() + " is still there 60 s after it was deleted");
+                    return Error::make(ErrorCategory::Server,
+                                       object.describe() + " is still there 60 s after it was deleted");
                 if (!pauseUnlessStopped(stop, std::chrono::milliseconds(200)))
                     return cancelledError();
             }
@@ -460,13 +473,15 @@ std::vector<LessonCall> LessonRunner::Impl::sendRequests(const core::LessonStep 
         auto calls = runRequest(q, sharedRead, sharedRv, ns);
         out.insert(out.end(), calls.begin(), calls.end());
     }
-    std::stable_sort(out.begin(), out.end(), [](const LessonCall &a, const LessonCall &b) { return a.answeredMs < b.answeredMs; });
+    std::stable_sort(out.begin(), out.end(),
+                     [](const LessonCall &a, const LessonCall &b) { return a.answeredMs < b.answeredMs; });
     return out;
 }
 
 // Controllers write on their own time: reads the object until the claim holds or the step's wait
 // is over, filling the object, its last writer and the owners the step looks at.
-void LessonRunner::Impl::awaitOutcome(const core::LessonStep &step, bool wrote, LessonStepReport &report, const std::string &ns)
+void LessonRunner::Impl::awaitOutcome(const core::LessonStep &step, bool wrote, LessonStepReport &report,
+                                      const std::string &ns)
 {
     const auto deadline = Clock::now() + std::chrono::seconds(step.expect.waitSeconds);
     for (;;) {
@@ -506,7 +521,8 @@ void LessonRunner::Impl::rememberVersions(const core::Lesson &lesson, const core
     }
 }
 
-void LessonRunner::Impl::runStep(const core::Lesson &lesson, std::size_t index, LessonStepReport &report, const std::string &ns)
+void LessonRunner::Impl::runStep(const core::Lesson &lesson, std::size_t index, LessonStepReport &report,
+                                 const std::string &ns)
 {
     const core::LessonStep &step = lesson.steps[index];
     stepStart = Clock::now();
@@ -523,7 +539,8 @@ void LessonRunner::Impl::runStep(const core::Lesson &lesson, std::size_t index, 
     // The events of this step's writes: wait until the watch delivered the last one.
     const std::string rvAfter = resourceVersionOf(report.object);
     const bool changed = !rvAfter.empty() && rvAfter != resourceVersionOf(*before);
-    report.events = watch.until(changed ? rvAfter : std::string(), changed ? std::chrono::seconds(10) : std::chrono::milliseconds(300), stop);
+    report.events = watch.until(changed ? rvAfter : std::string(),
+                                changed ? std::chrono::seconds(10) : std::chrono::milliseconds(300), stop);
     report.mismatches.clear();
     core::checkExpectation(step.expect, report, true);
     // Whatever the lesson expects, a request it could not send is not the step it describes.
@@ -552,7 +569,8 @@ LessonStepReport LessonRunner::runStep(std::size_t index)
     } catch (const Error &e) {
         report.mismatches.push_back("the step could not run: " + e.describe());
     } catch (...) { // the command line runs steps on its main thread: nothing may escape
-        report.mismatches.push_back("the step could not run: " + core::currentExceptionError("step " + std::to_string(index + 1)).describe());
+        report.mismatches.push_back("the step could not run: "
+                                    + core::currentExceptionError("step " + std::to_string(index + 1)).describe());
     }
     return report;
 }

@@ -10,11 +10,11 @@
 //
 // Threading: the calls block until the server has answered (seconds, for a step). The command
 // line calls them directly; the window calls them on a worker thread and shows the reports.
+#include "core/base/result.h"
 #include "core/lessons/lesson.h"
 #include "core/lessons/lessonreport.h"
-#include "core/base/result.h"
-#include "kube/resource.h"
 #include "kube/discovery.h"
+#include "kube/resource.h"
 #include "kube/transport.h"
 
 #include <cstdint>

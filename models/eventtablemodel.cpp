@@ -11,7 +11,10 @@
 
 namespace fieldscope::models {
 
-EventTableModel::EventTableModel(QObject *parent, int maxEvents) : QAbstractTableModel(parent), m_max(std::max(1, maxEvents)) {}
+EventTableModel::EventTableModel(QObject *parent, int maxEvents)
+    : QAbstractTableModel(parent), m_max(std::max(1, maxEvents))
+{
+}
 
 EventTableModel::Row EventTableModel::rowFrom(const core::ObjectVersion &v)
 {
@@ -21,7 +24,9 @@ EventTableModel::Row EventTableModel::rowFrom(const core::ObjectVersion &v)
     if (!j || !j->is_object())
         return r;
     // Type-checked reads: a field of the wrong type reads as absent.
-    auto s = [&](const char *pointer) { return QString::fromStdString(core::stringAt(*j, pointer).value_or(std::string())); };
+    auto s = [&](const char *pointer) {
+        return QString::fromStdString(core::stringAt(*j, pointer).value_or(std::string()));
+    };
     r.type = s("/type");
     r.reason = s("/reason");
     r.message = s("/message").simplified();
@@ -29,7 +34,8 @@ EventTableModel::Row EventTableModel::rowFrom(const core::ObjectVersion &v)
     if (r.source.isEmpty())
         r.source = s("/reportingComponent");
     if (auto c = j->find("count"); c != j->end() && c->is_number_integer())
-        r.count = c->is_number_unsigned() ? qint64(std::min<std::uint64_t>(c->get<std::uint64_t>(), INT64_MAX)) : c->get<qint64>();
+        r.count = c->is_number_unsigned() ? qint64(std::min<std::uint64_t>(c->get<std::uint64_t>(), INT64_MAX))
+                                          : c->get<qint64>();
     // lastTimestamp for core events; eventTime (micro time) for events.k8s.io writers.
     QString when = s("/lastTimestamp");
     if (when.isEmpty())
@@ -42,7 +48,8 @@ EventTableModel::Row EventTableModel::rowFrom(const core::ObjectVersion &v)
 
 std::size_t EventTableModel::positionOf(const Key &key) const
 {
-    return std::size_t(std::lower_bound(m_rows.begin(), m_rows.end(), key, [](const Row &r, const Key &k) { return r.key < k; })
+    return std::size_t(std::lower_bound(m_rows.begin(), m_rows.end(), key,
+                                        [](const Row &r, const Key &k) { return r.key < k; })
                        - m_rows.begin());
 }
 
@@ -105,7 +112,8 @@ void EventTableModel::applyBatch(const core::WatchBatch &batch)
     // Rows newer than every kept one (the usual case) are one block on top: one insert signal.
     auto block = fresh.begin();
     if (!m_rows.empty())
-        block = std::upper_bound(fresh.begin(), fresh.end(), m_rows.back().key, [](const Key &k, const Row &r) { return k < r.key; });
+        block = std::upper_bound(fresh.begin(), fresh.end(), m_rows.back().key,
+                                 [](const Key &k, const Row &r) { return k < r.key; });
     for (auto it = fresh.begin(); it != block; ++it)
         insert(std::move(*it));
     if (block != fresh.end()) {
@@ -188,7 +196,8 @@ QVariant EventTableModel::headerData(int section, Qt::Orientation orientation, i
     case ReasonColumn: return tr("Reason");
     case MessageColumn:
         // The bound is visible: what is not shown is counted, never silently missing.
-        return m_dropped > 0 ? tr("Message (%1 older events not kept; the newest %2 are)").arg(m_dropped).arg(m_max) : tr("Message");
+        return m_dropped > 0 ? tr("Message (%1 older events not kept; the newest %2 are)").arg(m_dropped).arg(m_max)
+                             : tr("Message");
     case CountColumn: return tr("Count");
     case LastSeenColumn: return tr("Last seen");
     case SourceColumn: return tr("Source");

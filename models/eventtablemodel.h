@@ -58,7 +58,7 @@ private:
     void insert(Row row);
     void setDropped(qint64 dropped);
 
-    std::deque<Row> m_rows; // oldest first; view row r shows m_rows[n-1-r]
+    std::deque<Row> m_rows;                       // oldest first; view row r shows m_rows[n-1-r]
     std::unordered_map<std::string, Key> m_keyOf; // uid -> its row's key
     int m_max;
     quint64 m_arrivals = 0;

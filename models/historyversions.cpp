@@ -44,7 +44,10 @@ private:
 class MemoryReader : public VersionReader
 {
 public:
-    explicit MemoryReader(std::map<std::pair<std::int64_t, std::int64_t>, core::Json> versions) : m_versions(std::move(versions)) {}
+    explicit MemoryReader(std::map<std::pair<std::int64_t, std::int64_t>, core::Json> versions)
+        : m_versions(std::move(versions))
+    {
+    }
 
     core::Result<core::Json> load(std::int64_t objectId, std::int64_t seq) override
     {
@@ -55,7 +58,8 @@ public:
     }
     core::Status forEachVersion(std::int64_t objectId, const Visit &visit) override
     {
-        for (auto it = m_versions.lower_bound({objectId, INT64_MIN}); it != m_versions.end() && it->first.first == objectId; ++it)
+        for (auto it = m_versions.lower_bound({objectId, INT64_MIN});
+             it != m_versions.end() && it->first.first == objectId; ++it)
             if (!visit(it->first.second, it->second))
                 break;
         return core::success();

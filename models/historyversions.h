@@ -33,7 +33,8 @@ public:
 // lets it read while the recorder commits).
 std::unique_ptr<VersionReader> storeVersionReader(const std::string &path);
 // Versions held in memory, keyed by (object id, seq): for tests.
-std::unique_ptr<VersionReader> memoryVersionReader(std::map<std::pair<std::int64_t, std::int64_t>, core::Json> versions);
+std::unique_ptr<VersionReader>
+memoryVersionReader(std::map<std::pair<std::int64_t, std::int64_t>, core::Json> versions);
 
 class HistoryVersions
 {

@@ -86,7 +86,8 @@ bool parseTerm(const QString &term, LabelRequirement *r, QString *error)
     const qsizetype paren = term.indexOf(u'(');
     if (paren > 0) {
         const QStringList head = term.left(paren).simplified().split(u' ');
-        if (head.size() != 2 || (head[1] != QLatin1String("in") && head[1] != QLatin1String("notin")) || !term.endsWith(u')'))
+        if (head.size() != 2 || (head[1] != QLatin1String("in") && head[1] != QLatin1String("notin"))
+            || !term.endsWith(u')'))
             return fail(trText("expected \"key in (a,b)\" or \"key notin (a,b)\" in \"%1\"").arg(term));
         if (!validKey(head[0]))
             return fail(trText("\"%1\" is not a label key").arg(head[0]));
@@ -98,8 +99,9 @@ bool parseTerm(const QString &term, LabelRequirement *r, QString *error)
             r->values.push_back(v.trimmed().toStdString());
         return true;
     }
-    for (const auto &[token, op] : {std::pair{QStringLiteral("!="), Op::NotEquals}, std::pair{QStringLiteral("=="), Op::Equals},
-                                    std::pair{QStringLiteral("="), Op::Equals}}) {
+    for (const auto &[token, op] :
+         {std::pair{QStringLiteral("!="), Op::NotEquals}, std::pair{QStringLiteral("=="), Op::Equals},
+          std::pair{QStringLiteral("="), Op::Equals}}) {
         const qsizetype at = term.indexOf(token);
         if (at < 0)
             continue;
@@ -176,9 +178,8 @@ bool containsIcase(const std::string &hay, const std::string &lowerNeedle)
 {
     if (lowerNeedle.size() > hay.size())
         return false;
-    const auto it = std::search(hay.begin(), hay.end(), lowerNeedle.begin(), lowerNeedle.end(), [](char a, char b) {
-        return (a >= 'A' && a <= 'Z' ? char(a + 32) : a) == b;
-    });
+    const auto it = std::search(hay.begin(), hay.end(), lowerNeedle.begin(), lowerNeedle.end(),
+                                [](char a, char b) { return (a >= 'A' && a <= 'Z' ? char(a + 32) : a) == b; });
     return it != hay.end();
 }
 } // namespace

@@ -107,8 +107,7 @@ QVariant ManagerLegendModel::data(const QModelIndex &index, int role) const
         return {};
     case Qt::DecorationRole:
         return index.column() == ManagerColumn ? QVariant(managerColor(manager, m_tone)) : QVariant();
-    case Qt::ToolTipRole:
-        return QString::fromStdString(r.entry.label() + " " + r.entry.apiVersion);
+    case Qt::ToolTipRole: return QString::fromStdString(r.entry.label() + " " + r.entry.apiVersion);
     case ManagerColorRole: return managerColor(manager, m_tone);
     case ManagerNamesRole: return QStringList{manager};
     case OwnerLabelsRole: return QStringList{QString::fromStdString(r.entry.label())};

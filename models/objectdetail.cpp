@@ -1,7 +1,7 @@
 #include "models/objectdetail.h"
 
-#include "core/ownership/blame.h"
 #include "core/base/json.h"
+#include "core/ownership/blame.h"
 #include "core/yaml/yaml.h"
 
 namespace fieldscope::models {
@@ -21,7 +21,8 @@ QStringList mapEntries(const core::Json &meta, const char *key)
     if (!meta.contains(key) || !meta[key].is_object())
         return out;
     for (const auto &[k, v] : meta[key].items())
-        out << QString::fromStdString(k) + u'=' + (v.is_string() ? QString::fromStdString(v.get<std::string>()) : QString());
+        out << QString::fromStdString(k) + u'='
+                   + (v.is_string() ? QString::fromStdString(v.get<std::string>()) : QString());
     return out;
 }
 
@@ -57,7 +58,8 @@ ObjectDetail buildUnguarded(const QByteArray &json)
         return d;
     }
     const core::Json &obj = *parsed;
-    const core::Json meta = obj.contains("metadata") && obj["metadata"].is_object() ? obj["metadata"] : core::Json::object();
+    const core::Json meta = obj.contains("metadata") && obj["metadata"].is_object() ? obj["metadata"]
+                                                                                    : core::Json::object();
     d.kind = str(obj, "kind");
     d.apiVersion = str(obj, "apiVersion");
     d.name = str(meta, "name");
@@ -76,10 +78,12 @@ ObjectDetail buildUnguarded(const QByteArray &json)
         for (const auto &f : meta["finalizers"])
             if (f.is_string())
                 d.finalizers << QString::fromStdString(f.get<std::string>());
-    if (obj.contains("status") && obj["status"].is_object() && obj["status"].contains("conditions") && obj["status"]["conditions"].is_array())
+    if (obj.contains("status") && obj["status"].is_object() && obj["status"].contains("conditions")
+        && obj["status"]["conditions"].is_array())
         for (const auto &c : obj["status"]["conditions"]) {
             const QString reason = str(c, "reason");
-            d.conditions << str(c, "type") + u'=' + str(c, "status") + (reason.isEmpty() ? QString() : QStringLiteral(" (%1)").arg(reason));
+            d.conditions << str(c, "type") + u'=' + str(c, "status")
+                                + (reason.isEmpty() ? QString() : QStringLiteral(" (%1)").arg(reason));
         }
 
     auto tree = core::OwnershipTree::build(obj);

@@ -12,7 +12,10 @@
 namespace fieldscope::models {
 namespace {
 
-QString qs(const std::string &s) { return QString::fromStdString(s); }
+QString qs(const std::string &s)
+{
+    return QString::fromStdString(s);
+}
 
 QString writerLabels(const core::TransitionAttribution &a)
 {
@@ -40,8 +43,8 @@ HistoryRow versionRow(const core::AttributedEntry &e)
         // Deleting writes no managedFields entry: the object itself cannot say who deleted it.
         r.ambiguous = false;
         r.changedBy = QCoreApplication::translate("ObjectHistoryModel", "(deleter not recorded)");
-        r.note = QCoreApplication::translate("ObjectHistoryModel",
-                                             "Kubernetes records no manager for a deletion; the audit log of the cluster does.");
+        r.note = QCoreApplication::translate(
+            "ObjectHistoryModel", "Kubernetes records no manager for a deletion; the audit log of the cluster does.");
     }
     r.changedFields = int(e.attribution.changes.size());
     for (const auto &c : e.attribution.changes)
@@ -51,7 +54,8 @@ HistoryRow versionRow(const core::AttributedEntry &e)
 
 QString timeOf(std::int64_t ms)
 {
-    return ms ? QDateTime::fromMSecsSinceEpoch(ms).toLocalTime().toString(QStringLiteral("yyyy-MM-dd HH:mm:ss.zzz")) : QString();
+    return ms ? QDateTime::fromMSecsSinceEpoch(ms).toLocalTime().toString(QStringLiteral("yyyy-MM-dd HH:mm:ss.zzz"))
+              : QString();
 }
 
 } // namespace
@@ -74,16 +78,19 @@ std::vector<HistoryRow> historyRows(const std::vector<core::AttributedEntry> &en
             r.kind = e.entry.kind;
             r.uid = e.object.ref.uid;
             // An open end: the run that noticed the gap stopped before its list completed.
-            r.resourceVersion = e.entry.gap.fromRv + " → " + (e.entry.gap.toRv.empty() ? std::string("?") : e.entry.gap.toRv);
+            r.resourceVersion = e.entry.gap.fromRv + " → "
+                              + (e.entry.gap.toRv.empty() ? std::string("?") : e.entry.gap.toRv);
             r.observedAtMs = e.entry.gap.observedAtMs;
-            r.note = QCoreApplication::translate("ObjectHistoryModel", "Versions in this interval were not observed (%1); none are invented.")
+            r.note = QCoreApplication::translate("ObjectHistoryModel",
+                                                 "Versions in this interval were not observed (%1); none are invented.")
                          .arg(qs(e.entry.gap.reason));
             r.changedBy = qs(e.entry.gap.reason);
             break;
         case core::HistoryEntry::Kind::Pruned:
             r.kind = e.entry.kind;
             r.uid = e.object.ref.uid;
-            r.note = QCoreApplication::translate("ObjectHistoryModel", "%n older versions were removed by the retention policy.", nullptr,
+            r.note = QCoreApplication::translate("ObjectHistoryModel",
+                                                 "%n older versions were removed by the retention policy.", nullptr,
                                                  int(e.entry.prunedCount));
             break;
         }
@@ -94,7 +101,8 @@ std::vector<HistoryRow> historyRows(const std::vector<core::AttributedEntry> &en
 
 ObjectHistoryModel::ObjectHistoryModel(QObject *parent) : QAbstractTableModel(parent) {}
 
-void ObjectHistoryModel::setRows(const QString &key, std::vector<HistoryRow> rows, std::shared_ptr<HistoryVersions> versions)
+void ObjectHistoryModel::setRows(const QString &key, std::vector<HistoryRow> rows,
+                                 std::shared_ptr<HistoryVersions> versions)
 {
     m_versions = std::move(versions);
     const std::size_t n = m_rows.size();
@@ -165,12 +173,14 @@ QVariant ObjectHistoryModel::display(const HistoryRow &r, int column) const
         }
         return {};
     case ObservedColumn: // the date is in the tooltip: a history is mostly read within a day
-        return r.observedAtMs ? QDateTime::fromMSecsSinceEpoch(r.observedAtMs).toLocalTime().toString(QStringLiteral("HH:mm:ss.zzz"))
-                              : QString();
+        return r.observedAtMs
+                 ? QDateTime::fromMSecsSinceEpoch(r.observedAtMs).toLocalTime().toString(QStringLiteral("HH:mm:ss.zzz"))
+                 : QString();
     case ChangedByColumn:
         if (r.kind != K::Version)
             return r.changedBy;
-        return r.ambiguous ? tr("%1 (ambiguous)").arg(r.changedBy.isEmpty() ? tr("unknown") : r.changedBy) : r.changedBy;
+        return r.ambiguous ? tr("%1 (ambiguous)").arg(r.changedBy.isEmpty() ? tr("unknown") : r.changedBy)
+                           : r.changedBy;
     case ChangesColumn:
         if (r.kind == K::Pruned)
             return r.note;
@@ -230,7 +240,8 @@ QVariant ObjectHistoryModel::headerData(int section, Qt::Orientation orientation
 
 // ---- field timeline ----------------------------------------------------------------------------
 
-core::Result<std::vector<FieldTimelineRow>> fieldTimelineRows(HistoryVersions &versions, const std::vector<HistoryRow> &rows,
+core::Result<std::vector<FieldTimelineRow>> fieldTimelineRows(HistoryVersions &versions,
+                                                              const std::vector<HistoryRow> &rows,
                                                               const std::string &uid, const core::FieldPath &path)
 {
     std::map<std::int64_t, core::VersionInfo> bySeq; // the rows' versions of this uid
@@ -302,12 +313,13 @@ QVariant FieldTimelineModel::data(const QModelIndex &index, int role) const
         return {};
     const FieldTimelineRow &r = m_rows[m_rows.size() - 1 - std::size_t(index.row())];
     if (role == Qt::FontRole) {
-        const bool bold = (index.column() == ValueColumn && r.changed) || (index.column() == OwnersColumn && r.ownersChanged);
+        const bool bold = (index.column() == ValueColumn && r.changed)
+                       || (index.column() == OwnersColumn && r.ownersChanged);
         if (!bold && r.present)
             return {};
         QFont f;
-        f.setBold(bold);           // where the value or the owners changed
-        f.setItalic(!r.present);   // the field was absent in this version
+        f.setBold(bold);         // where the value or the owners changed
+        f.setItalic(!r.present); // the field was absent in this version
         return f;
     }
     if (role != Qt::DisplayRole && role != Qt::ToolTipRole)

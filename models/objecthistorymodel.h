@@ -29,8 +29,8 @@ struct HistoryRow {
     std::string resourceVersion; // versions; gaps: "a → b"
     core::HistoryEventType eventType = core::HistoryEventType::Modified;
     std::int64_t observedAtMs = 0;
-    QString changedBy;   // writer labels: "kubectl-client-side-apply(Update)"; gaps: the reason
-    QString note;        // why the attribution is ambiguous, or what the row means
+    QString changedBy; // writer labels: "kubectl-client-side-apply(Update)"; gaps: the reason
+    QString note;      // why the attribution is ambiguous, or what the row means
     bool ambiguous = false;
     int changedFields = 0;
     QStringList changedPaths; // server syntax, noise-filtered
@@ -47,9 +47,9 @@ public:
     enum Column { ResourceVersionColumn, EventColumn, ChangedByColumn, ChangesColumn, ObservedColumn, ColumnCount };
     enum Role {
         IsVersionRole = Qt::UserRole + 302, // bool: a version (not a gap or pruned row)
-        UidRole,                       // QString
-        ResourceVersionRole,           // QString
-        ChangedPathsRole               // QStringList
+        UidRole,                            // QString
+        ResourceVersionRole,                // QString
+        ChangedPathsRole                    // QStringList
     };
 
     explicit ObjectHistoryModel(QObject *parent = nullptr);
@@ -97,7 +97,8 @@ struct FieldTimelineRow {
 
 // One field across the versions of one uid, oldest first, reading the versions one at a time.
 // Heavy: run on a worker thread.
-core::Result<std::vector<FieldTimelineRow>> fieldTimelineRows(HistoryVersions &versions, const std::vector<HistoryRow> &rows,
+core::Result<std::vector<FieldTimelineRow>> fieldTimelineRows(HistoryVersions &versions,
+                                                              const std::vector<HistoryRow> &rows,
                                                               const std::string &uid, const core::FieldPath &path);
 
 class FieldTimelineModel : public QAbstractTableModel

@@ -273,10 +273,12 @@ ObjectRow ObjectTableModel::rowFrom(const core::ObjectVersion &v, Labels labels)
     r.json = v.json;
     r.labels = std::move(labels);
     if (!v.creationTimestamp.empty())
-        r.createdSecs = QDateTime::fromString(QString::fromStdString(v.creationTimestamp), Qt::ISODate).toSecsSinceEpoch();
+        r.createdSecs =
+            QDateTime::fromString(QString::fromStdString(v.creationTimestamp), Qt::ISODate).toSecsSinceEpoch();
     r.managerCount = v.managerCount;
     if (!v.lastManager.empty())
-        r.lastManager = QString::fromStdString(v.lastManager) + QStringLiteral(" (") + QString::fromStdString(v.lastManagerOperation) + u')';
+        r.lastManager = QString::fromStdString(v.lastManager) + QStringLiteral(" (")
+                      + QString::fromStdString(v.lastManagerOperation) + u')';
     return r;
 }
 

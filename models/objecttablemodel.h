@@ -75,10 +75,10 @@ public:
     enum Column { Name, Namespace, Age, ResourceVersion, Managers, LastChangedBy, ColumnCount };
     enum Role {
         UidRole = Qt::UserRole + 100,
-        SortRole,       // a value that sorts naturally (ages as seconds, counts as numbers)
-        ObjectJsonRole, // the object's JSON bytes (QByteArray)
-        LabelsRole,     // "k=v, k2=v2"
-        ServerColumnRole, // header: true for a column of the server's Table
+        SortRole,            // a value that sorts naturally (ages as seconds, counts as numbers)
+        ObjectJsonRole,      // the object's JSON bytes (QByteArray)
+        LabelsRole,          // "k=v, k2=v2"
+        ServerColumnRole,    // header: true for a column of the server's Table
         ServerCellsStaleRole // true when the row changed after its server cells were rendered
     };
 
@@ -136,9 +136,9 @@ private:
     // reallocation moved all 100k rows on the GUI thread: a ~15 ms stall at each doubling).
     std::deque<ObjectRow> m_slots;
     std::vector<int> m_freeSlots;
-    std::vector<int> m_order;                      // row -> slot
-    std::vector<int> m_slotRow;                    // slot -> row (-1 when free)
-    std::unordered_map<std::string, int> m_index;  // uid -> slot
+    std::vector<int> m_order;                                  // row -> slot
+    std::vector<int> m_slotRow;                                // slot -> row (-1 when free)
+    std::unordered_map<std::string, int> m_index;              // uid -> slot
     std::unordered_map<std::string, ServerRow> m_pendingCells; // uid -> cells not yet joined
     std::vector<ServerColumn> m_serverColumns;
     std::vector<int> m_changed;

@@ -2,13 +2,13 @@
 
 #include "models/objecttablemodel.h"
 
+#include <QHash>
+
 #include <algorithm>
 #include <bit>
 #include <climits>
 #include <future>
 #include <numeric>
-
-#include <QHash>
 
 namespace fieldscope::models {
 
@@ -96,18 +96,22 @@ void ObjectViewModel::setSourceModel(QAbstractItemModel *source)
                       << connect(m_src, &S::rowsAboutToBeRemoved, this, &ObjectViewModel::onRowsAboutToBeRemoved)
                       << connect(m_src, &S::dataChanged, this, &ObjectViewModel::onDataChanged)
                       << connect(m_src, &S::modelAboutToBeReset, this, [this] { beginResetModel(); })
-                      << connect(m_src, &S::modelReset, this, [this] {
-                             onSourceReset();
-                             endResetModel();
-                         })
-                      << connect(m_src, &S::columnsAboutToBeInserted, this, [this](const QModelIndex &, int f, int l) { beginInsertColumns({}, f, l); })
+                      << connect(m_src, &S::modelReset, this,
+                                 [this] {
+                                     onSourceReset();
+                                     endResetModel();
+                                 })
+                      << connect(m_src, &S::columnsAboutToBeInserted, this,
+                                 [this](const QModelIndex &, int f, int l) { beginInsertColumns({}, f, l); })
                       << connect(m_src, &S::columnsInserted, this, [this] { endInsertColumns(); })
-                      << connect(m_src, &S::columnsAboutToBeRemoved, this, [this](const QModelIndex &, int f, int l) { beginRemoveColumns({}, f, l); })
-                      << connect(m_src, &S::columnsRemoved, this, [this] {
-                             endRemoveColumns();
-                             if (m_sortColumn >= columnCount())
-                                 sort(ObjectTableModel::Name, Qt::AscendingOrder);
-                         })
+                      << connect(m_src, &S::columnsAboutToBeRemoved, this,
+                                 [this](const QModelIndex &, int f, int l) { beginRemoveColumns({}, f, l); })
+                      << connect(m_src, &S::columnsRemoved, this,
+                                 [this] {
+                                     endRemoveColumns();
+                                     if (m_sortColumn >= columnCount())
+                                         sort(ObjectTableModel::Name, Qt::AscendingOrder);
+                                 })
                       << connect(m_src, &S::headerDataChanged, this, &ObjectViewModel::headerDataChanged)
                       << connect(m_src, &QObject::destroyed, this, [this] { setSourceModel(nullptr); });
     }
@@ -213,7 +217,9 @@ int ObjectViewModel::comparePrimary(const ObjectRow &a, const ObjectRow &b) cons
     switch (m_sortColumn) {
     case ObjectTableModel::Name: c = cmp(a.name, b.name); break;
     case ObjectTableModel::Namespace: c = cmp(a.namespace_, b.namespace_); break;
-    case ObjectTableModel::Age: c = a.createdSecs == b.createdSecs ? 0 : (a.createdSecs > b.createdSecs ? -1 : 1); break;
+    case ObjectTableModel::Age:
+        c = a.createdSecs == b.createdSecs ? 0 : (a.createdSecs > b.createdSecs ? -1 : 1);
+        break;
     case ObjectTableModel::ResourceVersion: c = cmpRv(a.resourceVersion, b.resourceVersion); break;
     case ObjectTableModel::Managers: c = a.managerCount - b.managerCount; break;
     case ObjectTableModel::LastChangedBy: c = a.lastManager.compare(b.lastManager); break;
@@ -274,7 +280,8 @@ std::vector<int> ObjectViewModel::primaryRanks(const std::vector<int> &slotList)
     };
     std::vector<int> order(values.size());
     std::iota(order.begin(), order.end(), 0);
-    std::sort(order.begin(), order.end(), [&](int a, int b) { return compare(values[std::size_t(a)], values[std::size_t(b)]) < 0; });
+    std::sort(order.begin(), order.end(),
+              [&](int a, int b) { return compare(values[std::size_t(a)], values[std::size_t(b)]) < 0; });
     std::vector<int> rankOfValue(values.size());
     for (std::size_t i = 0, rank = 0; i < order.size(); ++i) {
         if (i > 0 && compare(values[std::size_t(order[i - 1])], values[std::size_t(order[i])]) != 0)
@@ -501,7 +508,8 @@ void ObjectViewModel::onRowsInserted(const QModelIndex &parent, int first, int l
         for (const auto &[pos, n] : runs) {
             const int at = int(pos + offset);
             beginInsertRows({}, at, at + int(n) - 1);
-            m_rows.insert(m_rows.begin() + at, accepted.begin() + std::ptrdiff_t(next), accepted.begin() + std::ptrdiff_t(next + n));
+            m_rows.insert(m_rows.begin() + at, accepted.begin() + std::ptrdiff_t(next),
+                          accepted.begin() + std::ptrdiff_t(next + n));
             for (auto i = std::size_t(at); i < m_rows.size(); ++i)
                 m_proxyOf[std::size_t(m_rows[i])] = int(i);
             endInsertRows();
@@ -529,7 +537,8 @@ void ObjectViewModel::insertScattered(const std::vector<int> &accepted, const Ru
     std::size_t prev = 0, next = 0;
     for (const auto &[pos, count] : runs) {
         merged.insert(merged.end(), m_rows.begin() + std::ptrdiff_t(prev), m_rows.begin() + std::ptrdiff_t(pos));
-        merged.insert(merged.end(), accepted.begin() + std::ptrdiff_t(next), accepted.begin() + std::ptrdiff_t(next + count));
+        merged.insert(merged.end(), accepted.begin() + std::ptrdiff_t(next),
+                      accepted.begin() + std::ptrdiff_t(next + count));
         prev = pos;
         next += count;
     }
@@ -552,7 +561,8 @@ void ObjectViewModel::onRowsAboutToBeRemoved(const QModelIndex &parent, int firs
             shown.push_back(p);
     }
     removeFromView(std::move(shown));
-    m_all.erase(std::remove_if(m_all.begin(), m_all.end(), [&](int s) { return gone[std::size_t(s)] != 0; }), m_all.end());
+    m_all.erase(std::remove_if(m_all.begin(), m_all.end(), [&](int s) { return gone[std::size_t(s)] != 0; }),
+                m_all.end());
 }
 
 // Each removal signal costs the view a pass over all rows (QHeaderView's hidden-section
@@ -577,7 +587,8 @@ void ObjectViewModel::removeFromView(std::vector<int> rows)
             else
                 toEnd[std::size_t(p)] = 1;
         }
-        std::stable_partition(m_rows.begin(), m_rows.end(), [&](int s) { return !toEnd[std::size_t(m_proxyOf[std::size_t(s)])]; });
+        std::stable_partition(m_rows.begin(), m_rows.end(),
+                              [&](int s) { return !toEnd[std::size_t(m_proxyOf[std::size_t(s)])]; });
         rebuildProxyOf();
         endLayout();
         const int moved = int(rows.size() - inPlace.size());
@@ -646,7 +657,8 @@ void ObjectViewModel::repositionChanged(const std::vector<int> &changedSlots, in
         changed[std::size_t(s)] = 1;
     if (!immutableSortColumn()) {
         // Take the changed rows out of the full order and merge them back in at their new place.
-        m_all.erase(std::remove_if(m_all.begin(), m_all.end(), [&](int s) { return changed[std::size_t(s)] != 0; }), m_all.end());
+        m_all.erase(std::remove_if(m_all.begin(), m_all.end(), [&](int s) { return changed[std::size_t(s)] != 0; }),
+                    m_all.end());
         std::vector<int> sorted = changedSlots;
         std::sort(sorted.begin(), sorted.end(), [this](int a, int b) { return less(a, b); });
         insertSorted(m_all, std::move(sorted));

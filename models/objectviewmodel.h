@@ -66,9 +66,9 @@ public:
     int rowOfUid(const std::string &uid) const;
 
 private:
-    bool less(int a, int b) const; // slots, total order
-    bool orderedLess(int compared, int a, int b) const; // applies the sort order, then arrival
-    int compareRows(const ObjectRow &a, const ObjectRow &b) const; // comparePrimary, then compareTies
+    bool less(int a, int b) const;                                    // slots, total order
+    bool orderedLess(int compared, int a, int b) const;               // applies the sort order, then arrival
+    int compareRows(const ObjectRow &a, const ObjectRow &b) const;    // comparePrimary, then compareTies
     int comparePrimary(const ObjectRow &a, const ObjectRow &b) const; // the sort column
     int compareTies(const ObjectRow &a, const ObjectRow &b) const;    // namespace, name
     std::vector<int> primaryRanks(const std::vector<int> &slotList) const;

@@ -38,7 +38,8 @@ std::optional<core::NodeId> fieldChild(const core::OwnershipTree &tree, core::No
 {
     const auto &n = tree.node(parent);
     for (std::uint32_t r = 0; r < n.childCount; ++r)
-        if (tree.node(n.firstChild + r).element.kind == core::PathElement::Kind::Field && tree.node(n.firstChild + r).element.field == name)
+        if (tree.node(n.firstChild + r).element.kind == core::PathElement::Kind::Field
+            && tree.node(n.firstChild + r).element.field == name)
             return n.firstChild + r;
     return std::nullopt;
 }
@@ -62,7 +63,8 @@ std::string OwnershipTreeModel::objectIdentity(const core::OwnershipTree &tree)
 {
     std::string id = tree.kind();
     if (auto meta = fieldChild(tree, core::OwnershipTree::root(), "metadata"))
-        id += '\x1f' + scalarChild(tree, *meta, "namespace") + '\x1f' + scalarChild(tree, *meta, "name") + '\x1f' + scalarChild(tree, *meta, "uid");
+        id += '\x1f' + scalarChild(tree, *meta, "namespace") + '\x1f' + scalarChild(tree, *meta, "name") + '\x1f'
+            + scalarChild(tree, *meta, "uid");
     return id;
 }
 
@@ -197,7 +199,8 @@ void OwnershipTreeModel::setPaletteTone(PaletteTone tone)
         return;
     m_tone = tone;
     if (!m_items[0].children.empty())
-        Q_EMIT dataChanged(index(0, 0), index(rowCount() - 1, ColumnCount - 1), {Qt::DecorationRole, ManagerColorRole, OwnerColorsRole});
+        Q_EMIT dataChanged(index(0, 0), index(rowCount() - 1, ColumnCount - 1),
+                           {Qt::DecorationRole, ManagerColorRole, OwnerColorsRole});
 }
 
 // Moves every row onto m_tree (reached from m_previous) with the minimal row signals.
@@ -255,7 +258,8 @@ void OwnershipTreeModel::removeMissing(std::size_t item, const std::vector<std::
     }
 }
 
-void OwnershipTreeModel::insertAndUpdate(std::size_t item, const std::vector<core::NodeId> &wanted, const std::vector<std::string> &keys)
+void OwnershipTreeModel::insertAndUpdate(std::size_t item, const std::vector<core::NodeId> &wanted,
+                                         const std::vector<std::string> &keys)
 {
     // After removeMissing every remaining child is wanted. Invariant: children[0, i) show
     // wanted[0, i). A surviving row in the wrong place is moved (fields turning absent move to the
@@ -278,7 +282,8 @@ void OwnershipTreeModel::insertAndUpdate(std::size_t item, const std::vector<cor
                 endMoveRows();
             }
             const std::size_t child = children[i];
-            const bool changed = rowSignature(treeOf(m_items[child]), m_items[child].node) != rowSignature(m_tree, wanted[i]);
+            const bool changed = rowSignature(treeOf(m_items[child]), m_items[child].node)
+                              != rowSignature(m_tree, wanted[i]);
             sync(child, wanted[i]);
             if (changed)
                 Q_EMIT dataChanged(indexOfItem(child, 0), indexOfItem(child, ColumnCount - 1));
@@ -304,7 +309,9 @@ void OwnershipTreeModel::insertAndUpdate(std::size_t item, const std::vector<cor
 std::string OwnershipTreeModel::rowSignature(const core::OwnershipTree &tree, core::NodeId node) const
 {
     std::string s = tree.preview(node);
-    s += tree.node(node).isPresent() ? "\x1fP" : "\x1f" "A";
+    s += tree.node(node).isPresent() ? "\x1fP"
+                                     : "\x1f"
+                                       "A";
     for (const auto &o : tree.node(node).owners) {
         const auto &e = tree.entries()[o.entry];
         s += '\x1f' + e.label() + (o.inherited ? "^" : "") + e.time;
@@ -425,10 +432,8 @@ QVariant OwnershipTreeModel::displayData(const core::OwnershipTree &tree, core::
     const auto &n = tree.node(node);
     QStringList parts;
     switch (column) {
-    case FieldColumn:
-        return elementText(n.element);
-    case ValueColumn:
-        return qs(tree.preview(node));
+    case FieldColumn: return elementText(n.element);
+    case ValueColumn: return qs(tree.preview(node));
     case OwnersColumn:
         for (const auto &o : n.owners)
             parts << qs(tree.entries()[o.entry].manager);
@@ -436,7 +441,8 @@ QVariant OwnershipTreeModel::displayData(const core::OwnershipTree &tree, core::
     case OperationColumn:
         for (const auto &o : n.owners) {
             const auto &e = tree.entries()[o.entry];
-            parts << QString::fromLatin1(core::operationName(e.operation)) + (e.subresource.empty() ? QString() : QLatin1Char('/') + qs(e.subresource));
+            parts << QString::fromLatin1(core::operationName(e.operation))
+                         + (e.subresource.empty() ? QString() : QLatin1Char('/') + qs(e.subresource));
         }
         return parts.join(QStringLiteral(", "));
     case LastChangedColumn: {
@@ -467,12 +473,9 @@ QVariant OwnershipTreeModel::roleData(const core::OwnershipTree &tree, core::Nod
         f.setItalic(true); // owned but no longer in the object
         return f;
     }
-    case FieldPathRole:
-        return qs(tree.path(node).toString());
-    case JsonPointerRole:
-        return qs(tree.jsonPointer(node).value_or(std::string()));
-    case PresentRole:
-        return n.isPresent();
+    case FieldPathRole: return qs(tree.path(node).toString());
+    case JsonPointerRole: return qs(tree.jsonPointer(node).value_or(std::string()));
+    case PresentRole: return n.isPresent();
     case OwnerLabelsRole:
     case ManagerNamesRole: {
         QStringList out;
@@ -481,9 +484,11 @@ QVariant OwnershipTreeModel::roleData(const core::OwnershipTree &tree, core::Nod
         return out;
     }
     case InheritedOwnershipRole:
-        return !n.owners.empty() && std::all_of(n.owners.begin(), n.owners.end(), [](const core::NodeOwner &o) { return o.inherited; });
+        return !n.owners.empty()
+            && std::all_of(n.owners.begin(), n.owners.end(), [](const core::NodeOwner &o) { return o.inherited; });
     case ManagerColorRole:
-        return n.owners.empty() ? QVariant() : QVariant(managerColor(qs(tree.entries()[n.owners.front().entry].manager), m_tone));
+        return n.owners.empty() ? QVariant()
+                                : QVariant(managerColor(qs(tree.entries()[n.owners.front().entry].manager), m_tone));
     case OwnerColorsRole: {
         QVariantList out;
         for (const auto &o : n.owners)

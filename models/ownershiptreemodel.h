@@ -71,7 +71,8 @@ private:
     void resync();
     void sync(std::size_t item, core::NodeId node);
     void removeMissing(std::size_t item, const std::vector<std::string> &wantedKeys);
-    void insertAndUpdate(std::size_t item, const std::vector<core::NodeId> &wanted, const std::vector<std::string> &wantedKeys);
+    void insertAndUpdate(std::size_t item, const std::vector<core::NodeId> &wanted,
+                         const std::vector<std::string> &wantedKeys);
     void renumber(std::size_t item);
     std::vector<core::NodeId> visibleChildren(core::NodeId node) const;
     std::string rowSignature(const core::OwnershipTree &tree, core::NodeId node) const;

@@ -1,7 +1,7 @@
 #include "models/resourcekindsmodel.h"
 
-#include <QLocale>
 #include <QFont>
+#include <QLocale>
 
 #include <algorithm>
 #include <map>
@@ -50,7 +50,9 @@ void ResourceKindsModel::setKinds(std::vector<ResourceKind> kinds)
             m_groups[0].members.push_back(k);
         }
     }
-    auto byKind = [this](int a, int b) { return m_kinds[std::size_t(a)].kind.compare(m_kinds[std::size_t(b)].kind, Qt::CaseInsensitive) < 0; };
+    auto byKind = [this](int a, int b) {
+        return m_kinds[std::size_t(a)].kind.compare(m_kinds[std::size_t(b)].kind, Qt::CaseInsensitive) < 0;
+    };
     std::sort(m_groups[0].members.begin(), m_groups[0].members.end(), byKind);
     if (!m_groups[0].members.empty())
         m_order.insert(m_order.begin(), 0);
@@ -204,7 +206,8 @@ QModelIndex ResourceKindsModel::index(int row, int column, const QModelIndex &pa
     if (parent.internalId() != 0)
         return {};
     const int g = m_order[std::size_t(parent.row())];
-    return row < int(m_groups[std::size_t(g)].members.size()) ? createIndex(row, column, quintptr(g + 1)) : QModelIndex();
+    return row < int(m_groups[std::size_t(g)].members.size()) ? createIndex(row, column, quintptr(g + 1))
+                                                              : QModelIndex();
 }
 
 QModelIndex ResourceKindsModel::parent(const QModelIndex &child) const
@@ -258,7 +261,8 @@ QVariant ResourceKindsModel::data(const QModelIndex &index, int role) const
         // item views print numbers without group separators. CountRole keeps the number.
         return n < 0 ? QVariant() : QVariant(QLocale().toString(n));
     case Qt::ToolTipRole:
-        return QStringLiteral("%1 (%2)").arg(rk.qualifiedName(), rk.group.isEmpty() ? rk.version : rk.group + u'/' + rk.version);
+        return QStringLiteral("%1 (%2)").arg(rk.qualifiedName(),
+                                             rk.group.isEmpty() ? rk.version : rk.group + u'/' + rk.version);
     case Qt::TextAlignmentRole:
         return index.column() == CountColumn ? QVariant::fromValue(Qt::AlignRight | Qt::AlignVCenter) : QVariant();
     case QualifiedNameRole: return rk.qualifiedName();

@@ -70,7 +70,7 @@ private:
     std::vector<bool> m_favourite;
     std::vector<int> m_groupOf; // kind -> group id
     std::vector<Group> m_groups;
-    std::vector<int> m_order; // display row -> group id
+    std::vector<int> m_order;        // display row -> group id
     QStringList m_pendingFavourites; // favourites named before discovery knew them
 };
 

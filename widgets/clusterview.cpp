@@ -1,9 +1,9 @@
 #include "widgets/clusterview.h"
-#include "widgets/plaintext.h"
 
 #include "widgets/detailpane.h"
 #include "widgets/icons.h"
 #include "widgets/objecttablepage.h"
+#include "widgets/plaintext.h"
 #include "widgets/resourcekindsview.h"
 
 #include <QAction>
@@ -11,8 +11,8 @@
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QSplitter>
-#include <QTableView>
 #include <QTabWidget>
+#include <QTableView>
 #include <QVBoxLayout>
 
 namespace fieldscope::widgets {
@@ -83,7 +83,8 @@ ClusterView::ClusterView(QWidget *parent) : QWidget(parent)
     back->setShortcutContext(Qt::WidgetWithChildrenShortcut);
     connect(back, &QAction::triggered, this, [this] { m_table->table()->setFocus(Qt::OtherFocusReason); });
     m_detail->addAction(back);
-    const Icon tabIcons[] = {Icon::Summary, Icon::Yaml, Icon::Ownership, Icon::History, Icon::Events}; // DetailPane::Tab order
+    const Icon tabIcons[] = {Icon::Summary, Icon::Yaml, Icon::Ownership, Icon::History,
+                             Icon::Events}; // DetailPane::Tab order
     for (int i = 0; i < int(std::size(tabIcons)) && i < m_detail->tabs()->count(); ++i)
         m_detail->tabs()->setTabIcon(i, icon(tabIcons[i]));
 }
@@ -164,7 +165,10 @@ void ClusterView::setBackgroundRecording(const QString &text, const QString &too
     m_recordingLabel->setVisible(!text.isEmpty());
 }
 
-QString ClusterView::backgroundRecording() const { return m_recordingLabel->isHidden() ? QString() : m_recordingLabel->text(); }
+QString ClusterView::backgroundRecording() const
+{
+    return m_recordingLabel->isHidden() ? QString() : m_recordingLabel->text();
+}
 
 void ClusterView::setSandboxState(const QString &state)
 {
@@ -177,7 +181,8 @@ void ClusterView::setKindsModel(models::ResourceKindsModel *model)
     m_kinds->setModel(model);
 }
 
-void ClusterView::setObjectModel(models::ObjectTableModel *model, const QString &title, bool namespaced, const QString &resourceKey)
+void ClusterView::setObjectModel(models::ObjectTableModel *model, const QString &title, bool namespaced,
+                                 const QString &resourceKey)
 {
     m_table->setModel(model, title, namespaced, resourceKey);
 }

@@ -54,7 +54,8 @@ public:
     QString connectionState() const { return m_state; }
 
     void setKindsModel(models::ResourceKindsModel *model);
-    void setObjectModel(models::ObjectTableModel *model, const QString &title, bool namespaced, const QString &resourceKey);
+    void setObjectModel(models::ObjectTableModel *model, const QString &title, bool namespaced,
+                        const QString &resourceKey);
     void setCurrentKind(const QString &qualifiedName);
     // As if the user picked the kind in the list (command palette).
     void chooseKind(const QString &qualifiedName);
@@ -86,7 +87,7 @@ private:
     QString m_identity, m_server;
     QString m_requested;
     QString m_state;
-    QString m_connectionError;  // setConnectionError's, until the next connection attempt
+    QString m_connectionError;    // setConnectionError's, until the next connection attempt
     QStringList m_reportedErrors; // setShownErrors'
     QLabel *m_contextLabel;
     QLabel *m_versionLabel;

@@ -1,4 +1,5 @@
 #include "widgets/commandpalette.h"
+
 #include "widgets/plaintext.h"
 
 #include <QKeyEvent>
@@ -49,7 +50,8 @@ void CommandPalette::refresh()
     int shown = 0;
     for (std::size_t i = 0; i < m_entries.size() && shown < kMaxShown; ++i) {
         const Entry &e = m_entries[i];
-        if (!needle.isEmpty() && !e.text.contains(needle, Qt::CaseInsensitive) && !e.detail.contains(needle, Qt::CaseInsensitive))
+        if (!needle.isEmpty() && !e.text.contains(needle, Qt::CaseInsensitive)
+            && !e.detail.contains(needle, Qt::CaseInsensitive))
             continue;
         auto *item = new QListWidgetItem((e.isKind ? tr("Kind: ") : QString()) + e.text
                                              + (e.detail.isEmpty() ? QString() : QStringLiteral("   ") + e.detail),

@@ -17,7 +17,7 @@ public:
         QString text;   // what is shown and matched: "Deployment  deployments.apps", "default/web"
         QString detail; // shown greyed after the text
         bool isKind = false;
-        QString key;    // qualified kind name, or object uid
+        QString key; // qualified kind name, or object uid
     };
     explicit CommandPalette(QWidget *parent = nullptr);
     void setEntries(std::vector<Entry> entries);

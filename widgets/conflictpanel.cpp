@@ -34,7 +34,8 @@ ConflictPanel::ConflictPanel(QWidget *parent) : QWidget(parent)
     m_table = new QTableWidget(0, 5, this);
     m_table->setObjectName(QStringLiteral("conflictTable"));
     showPlainText(m_table); // managers and values from the server
-    m_table->setHorizontalHeaderLabels({tr("Field"), tr("Owned by"), tr("Live value"), tr("Your value"), tr("Resolution")});
+    m_table->setHorizontalHeaderLabels({tr("Field"), tr("Owned by"), tr("Live value"), tr("Your value"),
+                                        tr("Resolution")});
     m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
     m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_table->verticalHeader()->hide();
@@ -46,7 +47,8 @@ ConflictPanel::ConflictPanel(QWidget *parent) : QWidget(parent)
     force->setToolTip(tr("Send again with force: you become the only owner of these fields"));
     auto *giveUp = new QPushButton(tr("Give the fields up"), this);
     giveUp->setObjectName(QStringLiteral("giveUpButton"));
-    giveUp->setToolTip(tr("Remove these fields from your buffer and send again: the live values stay, owned by the others"));
+    giveUp->setToolTip(
+        tr("Remove these fields from your buffer and send again: the live values stay, owned by the others"));
     auto *coOwn = new QPushButton(tr("Co-own (take the live values)"), this);
     coOwn->setObjectName(QStringLiteral("coOwnButton"));
     coOwn->setToolTip(tr("Set these fields in your buffer to the live values and send again: an equal value is shared "
@@ -70,8 +72,9 @@ QWidget *ConflictPanel::buildRowChoices()
     perRow->setContentsMargins(0, 0, 0, 0);
     m_sendChoices = new QPushButton(tr("Send with these choices"), row);
     m_sendChoices->setObjectName(QStringLiteral("sendChoicesButton"));
-    m_sendChoices->setToolTip(tr("Rebuild your buffer from each row's choice (give up: removed; co-own: the live value) and send "
-                                 "again, with force only if a row says Force"));
+    m_sendChoices->setToolTip(
+        tr("Rebuild your buffer from each row's choice (give up: removed; co-own: the live value) and send "
+           "again, with force only if a row says Force"));
     m_sendChoices->setEnabled(false);
     connect(m_sendChoices, &QPushButton::clicked, this, &ConflictPanel::sendRowChoices);
     perRow->addWidget(new QLabel(tr("Or choose per field in the Resolution column:"), row), 1);

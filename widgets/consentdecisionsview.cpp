@@ -1,4 +1,5 @@
 #include "widgets/consentdecisionsview.h"
+
 #include "widgets/plaintext.h"
 
 #include <QHeaderView>
@@ -20,7 +21,8 @@ ConsentDecisionsView::ConsentDecisionsView(QWidget *parent) : QWidget(parent)
     m_table = new QTableWidget(0, 6, this);
     m_table->setObjectName(QStringLiteral("consentDecisionsTable"));
     showPlainText(m_table);
-    m_table->setHorizontalHeaderLabels({tr("Decision"), tr("Kubeconfig"), tr("Context"), tr("Command"), tr("Server"), tr("When")});
+    m_table->setHorizontalHeaderLabels({tr("Decision"), tr("Kubeconfig"), tr("Context"), tr("Command"), tr("Server"),
+                                        tr("When")});
     m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
     m_table->verticalHeader()->hide();
@@ -36,7 +38,8 @@ ConsentDecisionsView::ConsentDecisionsView(QWidget *parent) : QWidget(parent)
     row->addStretch(1);
     row->addWidget(m_forget);
     layout->addLayout(row);
-    connect(m_table, &QTableWidget::itemSelectionChanged, this, [this] { m_forget->setEnabled(!m_table->selectedItems().isEmpty()); });
+    connect(m_table, &QTableWidget::itemSelectionChanged, this,
+            [this] { m_forget->setEnabled(!m_table->selectedItems().isEmpty()); });
     connect(m_forget, &QPushButton::clicked, this, [this] {
         QStringList ids;
         for (const QModelIndex &i : m_table->selectionModel()->selectedRows())
@@ -56,7 +59,11 @@ void ConsentDecisionsView::setDecisions(const QList<ConsentDecisionRow> &rows)
         const auto &d = rows[r];
         m_ids << d.id;
         // QTableWidgetItem shows its text as plain text: kubeconfig strings stay literal.
-        const QStringList cells{d.allowed ? tr("allowed") : tr("denied"), d.kubeconfig, d.context, d.command, d.server,
+        const QStringList cells{d.allowed ? tr("allowed") : tr("denied"),
+                                d.kubeconfig,
+                                d.context,
+                                d.command,
+                                d.server,
                                 QLocale().toString(d.when.toLocalTime(), QLocale::ShortFormat)};
         for (int c = 0; c < cells.size(); ++c) {
             auto *item = new QTableWidgetItem(cells[c]);

@@ -13,7 +13,7 @@ class QTableWidget;
 namespace fieldscope::widgets {
 
 struct ConsentDecisionRow {
-    QString id;        // what forgetRequested() names
+    QString id; // what forgetRequested() names
     bool allowed = false;
     QString kubeconfig;
     QString context;

@@ -1,14 +1,15 @@
 #include "widgets/consentdialog.h"
+
 #include "widgets/plaintext.h"
 
 #include <QBoxLayout>
 #include <QColor>
-#include <QFont>
-#include <QPalette>
 #include <QCoreApplication>
+#include <QFont>
 #include <QFontDatabase>
 #include <QFrame>
 #include <QLabel>
+#include <QPalette>
 #include <QPushButton>
 
 #include <memory>
@@ -53,17 +54,19 @@ QWidget *askExecPluginConsent(QWidget *host, const ExecConsentQuestion &q, std::
     frame->setObjectName(QStringLiteral("execConsentPrompt"));
     frame->setFrameShape(QFrame::StyledPanel);
     auto *outer = new QVBoxLayout(frame);
-    outer->addWidget(plainLabel(frame, QStringLiteral("execConsentTitle"),
-                                tr("Run a credential plugin? The kubeconfig %1 asks Fieldscope to run a program to get credentials. "
-                                   "It runs with your rights. Allow it only if you trust this kubeconfig; the answer is remembered "
-                                   "for exactly this command, arguments, environment and server.")
-                                    .arg(q.kubeconfigFile)));
+    outer->addWidget(
+        plainLabel(frame, QStringLiteral("execConsentTitle"),
+                   tr("Run a credential plugin? The kubeconfig %1 asks Fieldscope to run a program to get credentials. "
+                      "It runs with your rights. Allow it only if you trust this kubeconfig; the answer is remembered "
+                      "for exactly this command, arguments, environment and server.")
+                       .arg(q.kubeconfigFile)));
     auto *details = plainLabel(frame, QStringLiteral("execConsentText"), q.details);
     details->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
     outer->addWidget(details);
     if (!q.warnings.isEmpty()) {
         auto *warn = plainLabel(frame, QStringLiteral("execConsentWarning"),
-                                tr("These variables can make the plugin run something else:") + u'\n' + q.warnings.join(u'\n'));
+                                tr("These variables can make the plugin run something else:") + u'\n'
+                                    + q.warnings.join(u'\n'));
         QFont bold = warn->font();
         bold.setBold(true);
         warn->setFont(bold);
@@ -80,7 +83,8 @@ QWidget *askExecPluginConsent(QWidget *host, const ExecConsentQuestion &q, std::
     deny->setObjectName(QStringLiteral("execConsentDeny"));
     auto *later = new QPushButton(tr("Not now"), frame);
     later->setObjectName(QStringLiteral("execConsentNotNow"));
-    later->setToolTip(tr("Do not run it and do not remember anything; the question comes back on the next connection."));
+    later->setToolTip(
+        tr("Do not run it and do not remember anything; the question comes back on the next connection."));
     deny->setDefault(true);
     buttons->addWidget(allow);
     buttons->addWidget(deny);
@@ -95,13 +99,15 @@ QWidget *askExecPluginConsent(QWidget *host, const ExecConsentQuestion &q, std::
     QObject::connect(deny, &QPushButton::clicked, frame, [close] { close(ConsentChoice::Deny); });
     QObject::connect(later, &QPushButton::clicked, frame, [close] { close(ConsentChoice::NotNow); });
     // The tab was closed or the app quits: "not now", never a remembered Deny.
-    QObject::connect(frame, &QObject::destroyed, QCoreApplication::instance(), [answer] { answer(ConsentChoice::NotNow); });
+    QObject::connect(frame, &QObject::destroyed, QCoreApplication::instance(),
+                     [answer] { answer(ConsentChoice::NotNow); });
     box->insertWidget(1, frame); // under the connection banner
     deny->setFocus();
     return frame;
 }
 
-QWidget *askKeepRecordingSecretValues(QWidget *host, const QString &context, const QString &server, std::function<void(bool)> answered)
+QWidget *askKeepRecordingSecretValues(QWidget *host, const QString &context, const QString &server,
+                                      std::function<void(bool)> answered)
 {
     auto *box = host ? qobject_cast<QBoxLayout *>(host->layout()) : nullptr;
     if (!box)
@@ -110,12 +116,13 @@ QWidget *askKeepRecordingSecretValues(QWidget *host, const QString &context, con
     frame->setObjectName(QStringLiteral("keepSecretValuesPrompt"));
     frame->setFrameShape(QFrame::StyledPanel);
     auto *outer = new QHBoxLayout(frame);
-    outer->addWidget(plainLabel(frame, QStringLiteral("keepSecretValuesText"),
-                                tr("Keep recording Secret values for this cluster? You chose to record them for the context \"%1\"; "
-                                   "that choice now belongs to one cluster, and this context reaches %2. Until you answer, "
-                                   "Secret values of this cluster are recorded only as hashes.")
-                                    .arg(context, server)),
-                     1);
+    outer->addWidget(
+        plainLabel(frame, QStringLiteral("keepSecretValuesText"),
+                   tr("Keep recording Secret values for this cluster? You chose to record them for the context \"%1\"; "
+                      "that choice now belongs to one cluster, and this context reaches %2. Until you answer, "
+                      "Secret values of this cluster are recorded only as hashes.")
+                       .arg(context, server)),
+        1);
     auto *keep = new QPushButton(tr("Keep recording them"), frame);
     keep->setObjectName(QStringLiteral("keepSecretValuesYes"));
     auto *stop = new QPushButton(tr("Record only hashes"), frame);

@@ -31,12 +31,14 @@ struct ExecConsentQuestion {
 
 // Returns the prompt (a child of HOST), or null when HOST has no box layout to show it in (then
 // `answered` has been called with NotNow: never run a program nobody agreed to).
-QWidget *askExecPluginConsent(QWidget *host, const ExecConsentQuestion &question, std::function<void(ConsentChoice)> answered);
+QWidget *askExecPluginConsent(QWidget *host, const ExecConsentQuestion &question,
+                              std::function<void(ConsentChoice)> answered);
 
 // Earlier versions kept "record Secret values" per context name, which another cluster may share.
 // Asks once, inside the cluster's view under its banner, naming context and server: keep
 // recording Secret values for this cluster? `answered(true)` keeps, `answered(false)` stops;
 // not called when the prompt goes away unanswered (the question comes back next time).
-QWidget *askKeepRecordingSecretValues(QWidget *host, const QString &context, const QString &server, std::function<void(bool)> answered);
+QWidget *askKeepRecordingSecretValues(QWidget *host, const QString &context, const QString &server,
+                                      std::function<void(bool)> answered);
 
 } // namespace fieldscope::widgets

@@ -1,7 +1,7 @@
 #include "widgets/contextswitcher.h"
-#include "widgets/plaintext.h"
 
 #include "widgets/icons.h"
+#include "widgets/plaintext.h"
 
 #include <QComboBox>
 #include <QHBoxLayout>
@@ -132,9 +132,12 @@ void ContextSwitcher::updateItem(int i)
     m_combo->setItemText(i, visibleText(text));
     // The combo's list shows item tooltips without a delegate of ours: a kubeconfig namespace is
     // made plain here.
-    m_combo->setItemData(i, plainToolTip(c.listed ? tr("Namespace %1").arg(c.namespace_.isEmpty() ? QStringLiteral("default") : c.namespace_)
-                                                  : tr("Open; not among the contexts read from the kubeconfig")),
-                         Qt::ToolTipRole);
+    m_combo->setItemData(
+        i,
+        plainToolTip(c.listed
+                         ? tr("Namespace %1").arg(c.namespace_.isEmpty() ? QStringLiteral("default") : c.namespace_)
+                         : tr("Open; not among the contexts read from the kubeconfig")),
+        Qt::ToolTipRole);
     m_combo->setItemIcon(i, state.isEmpty() ? QIcon() : icon(stateIconFor(state)));
 }
 

@@ -1,5 +1,4 @@
 #include "widgets/detailpane.h"
-#include "widgets/plaintext.h"
 
 #include "core/base/boundary.h"
 #include "core/base/json.h"
@@ -13,24 +12,25 @@
 #include "widgets/historypanel.h"
 #include "widgets/palette.h"
 #include "widgets/plaintable.h"
+#include "widgets/plaintext.h"
 #include "widgets/yamlview.h"
 
 #include <QCoreApplication>
-#include <QItemSelectionModel>
-#include <QScopedValueRollback>
-#include <QMenu>
-#include <QTreeView>
 #include <QDateTime>
 #include <QEvent>
 #include <QFutureWatcher>
-#include <QHeaderView>
 #include <QHBoxLayout>
+#include <QHeaderView>
+#include <QItemSelectionModel>
 #include <QLabel>
+#include <QMenu>
 #include <QPushButton>
+#include <QScopedValueRollback>
 #include <QSplitter>
 #include <QTabWidget>
 #include <QTableView>
 #include <QTextBrowser>
+#include <QTreeView>
 #include <QVBoxLayout>
 #include <QtConcurrent/QtConcurrentRun>
 
@@ -82,18 +82,24 @@ void DetailPane::showGuide()
                                       "Enter goes into its detail, Esc comes back."));
     const std::pair<QString, QString> tabs[] = {
         {tr("Summary"), tr("what it is, its labels, and every field manager with how many fields it owns")},
-        {tr("YAML"), m_editable ? tr("the object with the owner of each line in the gutter; Edit (Ctrl+E) writes it back")
-                                : tr("the object with the owner of each line in the gutter")},
+        {tr("YAML"), m_editable
+                         ? tr("the object with the owner of each line in the gutter; Edit (Ctrl+E) writes it back")
+                         : tr("the object with the owner of each line in the gutter")},
         {tr("Ownership"), tr("every field with all its co-owners; click a manager to see only its fields")},
         {tr("History"), tr("every recorded version, who made each change, and a diff of any two")},
         {tr("Events"), tr("the events about it, as they happen")},
     };
     for (int i = 0; i < int(std::size(tabs)); ++i)
-        html += QStringLiteral("<tr><td><b>%1</b> (Ctrl+%2)</td><td>%3</td></tr>").arg(tabs[i].first).arg(i + 1).arg(tabs[i].second);
-    html += QStringLiteral("</table><p>%1</p>")
-                .arg(tr("New here, or teaching? The <b>Lessons</b> menu replays Kubernetes' concurrency experiments live "
-                        "(conflicting creates, last write wins, resourceVersion locking, server-side apply conflicts), and the "
-                        "sandbox's <b>demo</b> namespace holds a Deployment with several owners and a ConfigMap with a history."));
+        html += QStringLiteral("<tr><td><b>%1</b> (Ctrl+%2)</td><td>%3</td></tr>")
+                    .arg(tabs[i].first)
+                    .arg(i + 1)
+                    .arg(tabs[i].second);
+    html +=
+        QStringLiteral("</table><p>%1</p>")
+            .arg(tr(
+                "New here, or teaching? The <b>Lessons</b> menu replays Kubernetes' concurrency experiments live "
+                "(conflicting creates, last write wins, resourceVersion locking, server-side apply conflicts), and the "
+                "sandbox's <b>demo</b> namespace holds a Deployment with several owners and a ConfigMap with a history."));
     m_summary->setHtml(html + QStringLiteral("</div>"));
 }
 
@@ -151,7 +157,8 @@ std::optional<std::string> DetailPane::scalarAt(const QString &pointer) const
     if (!id)
         return std::nullopt;
     const core::OwnershipNode &n = m_detail.tree.node(*id);
-    if (n.type == core::OwnershipNode::ValueType::Object || n.type == core::OwnershipNode::ValueType::Array || !n.isPresent())
+    if (n.type == core::OwnershipNode::ValueType::Object || n.type == core::OwnershipNode::ValueType::Array
+        || !n.isPresent())
         return std::nullopt;
     return core::toJsonText(n.scalar);
 }
@@ -320,7 +327,9 @@ void DetailPane::renderSummary()
     QString html = QStringLiteral("<table cellspacing=\"0\" cellpadding=\"3\">");
     auto row = [&html](const QString &key, const QString &valueHtml) {
         if (!valueHtml.isEmpty())
-            html += QStringLiteral("<tr><td valign=\"top\" style=\"color:gray; padding-right:16px\">%1</td><td>%2</td></tr>").arg(richEscaped(key), valueHtml);
+            html += QStringLiteral(
+                        "<tr><td valign=\"top\" style=\"color:gray; padding-right:16px\">%1</td><td>%2</td></tr>")
+                        .arg(richEscaped(key), valueHtml);
     };
     auto list = [](const QStringList &items) {
         QStringList esc;
@@ -328,13 +337,15 @@ void DetailPane::renderSummary()
             esc << richEscaped(s);
         return esc.join(QStringLiteral("<br>"));
     };
-    row(tr("Kind"), QStringLiteral("%1 <span style=\"color:gray\">%2</span>").arg(richEscaped(d.kind), richEscaped(d.apiVersion)));
+    row(tr("Kind"),
+        QStringLiteral("%1 <span style=\"color:gray\">%2</span>").arg(richEscaped(d.kind), richEscaped(d.apiVersion)));
     row(tr("Name"), QStringLiteral("<b>%1</b>").arg(richEscaped(d.name)));
     row(tr("Namespace"), richEscaped(d.namespace_));
     const QDateTime created = QDateTime::fromString(d.created, Qt::ISODate);
     if (created.isValid())
-        row(tr("Created"), tr("%1 (%2 ago)").arg(created.toLocalTime().toString(Qt::ISODate),
-                                                models::humanAge(created.secsTo(QDateTime::currentDateTimeUtc()))));
+        row(tr("Created"), tr("%1 (%2 ago)")
+                               .arg(created.toLocalTime().toString(Qt::ISODate),
+                                    models::humanAge(created.secsTo(QDateTime::currentDateTimeUtc()))));
     row(tr("Resource version"), richEscaped(d.resourceVersion));
     if (d.generation)
         row(tr("Generation"), QString::number(d.generation));

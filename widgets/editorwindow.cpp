@@ -58,7 +58,8 @@ EditorWindow::EditorWindow(const QString &title, QWidget *parent) : QWidget(pare
     m_readOnlyBanner = plainLabel(new QLabel(this));
     m_readOnlyBanner->setObjectName(QStringLiteral("readOnlyBanner"));
     m_readOnlyBanner->setWordWrap(true);
-    m_readOnlyBanner->setStyleSheet(QStringLiteral("QLabel { background: #6d4c41; color: white; border-radius: 4px; padding: 4px 8px; }"));
+    m_readOnlyBanner->setStyleSheet(
+        QStringLiteral("QLabel { background: #6d4c41; color: white; border-radius: 4px; padding: 4px 8px; }"));
     m_readOnlyBanner->hide();
     layout->addWidget(m_readOnlyBanner);
     layout->addWidget(buildControls());
@@ -108,13 +109,15 @@ QWidget *EditorWindow::buildControls()
     m_mode->addItem(tr("Server-side apply (your fields and your changes)"), int(WriteMode::Apply));
     m_mode->addItem(tr("Replace (only if unchanged since opened)"), int(WriteMode::Replace));
     m_mode->addItem(tr("Merge patch (what you changed)"), int(WriteMode::MergePatch));
-    m_mode->addItem(tr("JSON Patch (only if the fields you changed still have their opened values)"), int(WriteMode::JsonPatch));
-    m_mode->setToolTip(tr("Apply: sends the fields your manager applied before plus the ones you changed, never the whole "
-                          "object; another owner's different value is a conflict.\n"
-                          "Replace: the whole object, refused if anyone changed it since you opened it.\n"
-                          "Merge patch: only the fields you changed since you opened it, no precondition.\n"
-                          "JSON Patch: only the fields you changed, each with a test of the value you opened "
-                          "(\"set foo=2 only if foo is 1\"); changes to other fields do not matter."));
+    m_mode->addItem(tr("JSON Patch (only if the fields you changed still have their opened values)"),
+                    int(WriteMode::JsonPatch));
+    m_mode->setToolTip(
+        tr("Apply: sends the fields your manager applied before plus the ones you changed, never the whole "
+           "object; another owner's different value is a conflict.\n"
+           "Replace: the whole object, refused if anyone changed it since you opened it.\n"
+           "Merge patch: only the fields you changed since you opened it, no precondition.\n"
+           "JSON Patch: only the fields you changed, each with a test of the value you opened "
+           "(\"set foo=2 only if foo is 1\"); changes to other fields do not matter."));
     connect(m_mode, &QComboBox::currentIndexChanged, this, &EditorWindow::updateModeControls);
     m_manager = new QLineEdit(row);
     m_manager->setObjectName(QStringLiteral("editorFieldManager"));
@@ -168,7 +171,8 @@ QToolButton *EditorWindow::buildCopyAs(QWidget *parent)
     QAction *kubectl = copyMenu->addAction(tr("kubectl"));
     kubectl->setObjectName(QStringLiteral("copyAsKubectl"));
     copyAs->setMenu(copyMenu);
-    copyAs->setToolTip(tr("Copy the request Write would send as a curl or kubectl command (the token stays out: curl reads $KUBE_TOKEN)"));
+    copyAs->setToolTip(tr(
+        "Copy the request Write would send as a curl or kubectl command (the token stays out: curl reads $KUBE_TOKEN)"));
     connect(curl, &QAction::triggered, this, [this] { Q_EMIT copyRequested(currentRequest(false), true); });
     connect(kubectl, &QAction::triggered, this, [this] { Q_EMIT copyRequested(currentRequest(false), false); });
     return copyAs;
@@ -188,12 +192,13 @@ QWidget *EditorWindow::buildConflictPage()
     };
     connect(m_conflictPanel, &ConflictPanel::giveUpRequested, this, resolveAll(&EditorWindow::giveUpRequested));
     connect(m_conflictPanel, &ConflictPanel::coOwnRequested, this, resolveAll(&EditorWindow::coOwnRequested));
-    connect(m_conflictPanel, &ConflictPanel::rowChoicesMade, this, [this](const QStringList &giveUp, const QStringList &coOwn, bool force) {
-        WriteRequest r = m_lastRequest;
-        r.text = bufferText();
-        r.force = force;
-        Q_EMIT resolveRowsRequested(giveUp, coOwn, r);
-    });
+    connect(m_conflictPanel, &ConflictPanel::rowChoicesMade, this,
+            [this](const QStringList &giveUp, const QStringList &coOwn, bool force) {
+                WriteRequest r = m_lastRequest;
+                r.text = bufferText();
+                r.force = force;
+                Q_EMIT resolveRowsRequested(giveUp, coOwn, r);
+            });
     return m_conflictPanel;
 }
 
@@ -223,22 +228,25 @@ QWidget *EditorWindow::buildThreeWayPage()
 void EditorWindow::showMergeConflicts(const QList<QStringList> &rows)
 {
     m_threeWay->showMergeConflicts(rows);
-    setResult(State::Stale,
-              (rows.size() == 1 ? tr("1 field changed on both sides: keep yours or theirs, then the merge goes into the buffer.")
-                                : tr("%1 fields changed on both sides: keep yours or theirs for each, then the merge goes into the buffer.")
-                                      .arg(rows.size())),
-              ThreeWayPage);
+    setResult(
+        State::Stale,
+        (rows.size() == 1
+             ? tr("1 field changed on both sides: keep yours or theirs, then the merge goes into the buffer.")
+             : tr("%1 fields changed on both sides: keep yours or theirs for each, then the merge goes into the buffer.")
+                   .arg(rows.size())),
+        ThreeWayPage);
 }
 
 void EditorWindow::showMerged(const QString &yaml, int yourChanges, const QString &resourceVersion)
 {
     m_threeWay->hideMergeConflicts();
     setBufferText(yaml);
-    setResult(State::Editing,
-              tr("Merged: %1 of your changes on top of resourceVersion %2. Nothing was sent: check the buffer, then Write.")
-                  .arg(yourChanges)
-                  .arg(resourceVersion),
-              NoPage);
+    setResult(
+        State::Editing,
+        tr("Merged: %1 of your changes on top of resourceVersion %2. Nothing was sent: check the buffer, then Write.")
+            .arg(yourChanges)
+            .arg(resourceVersion),
+        NoPage);
 }
 
 void EditorWindow::load(const QString &yaml, const QString &resourceVersion, const QString &fieldManager)
@@ -252,8 +260,10 @@ void EditorWindow::load(const QString &yaml, const QString &resourceVersion, con
     m_copyAs->setEnabled(true);
     m_dryRun->setEnabled(!isReadOnly());
     m_write->setEnabled(!isReadOnly());
-    setResult(State::Editing, tr("Edit the YAML, then Dry run or Write. Server-managed metadata and the "
-                                 "status are left out: writes to the object do not change them."), NoPage);
+    setResult(State::Editing,
+              tr("Edit the YAML, then Dry run or Write. Server-managed metadata and the "
+                 "status are left out: writes to the object do not change them."),
+              NoPage);
 }
 
 void EditorWindow::setOpened(const QString &yaml, const QString &resourceVersion)
@@ -266,7 +276,10 @@ void EditorWindow::setOpened(const QString &yaml, const QString &resourceVersion
 
 // The banner is the point of the tool while editing: someone else's write shows up before
 // yours is refused or, worse, quietly wins over theirs.
-QString EditorWindow::readOnlyReason() const { return m_readOnly ? m_readOnlyBanner->text() : QString(); }
+QString EditorWindow::readOnlyReason() const
+{
+    return m_readOnly ? m_readOnlyBanner->text() : QString();
+}
 
 void EditorWindow::setReadOnly(const QString &why)
 {
@@ -277,7 +290,8 @@ void EditorWindow::setReadOnly(const QString &why)
     m_dryRun->setEnabled(!busy && !m_readOnly && m_preview->isEnabled());
     m_write->setEnabled(!busy && !m_readOnly && m_preview->isEnabled());
     if (m_readOnly && m_state == State::Editing)
-        m_result->setText(tr("You may read this object but not write it: Preview and Copy as show the request for someone who may."));
+        m_result->setText(
+            tr("You may read this object but not write it: Preview and Copy as show the request for someone who may."));
 }
 
 QWidget *EditorWindow::buildServerBanner()
@@ -304,9 +318,11 @@ QWidget *EditorWindow::buildServerBanner()
 void EditorWindow::tintBanner()
 {
     const EditorColors c = EditorColors::of(palette());
-    m_serverBanner->setStyleSheet(QStringLiteral("#serverChangedBanner { background: %1; border-radius: 3px; }").arg(c.theirs.name()));
+    m_serverBanner->setStyleSheet(
+        QStringLiteral("#serverChangedBanner { background: %1; border-radius: 3px; }").arg(c.theirs.name()));
     // The kept draft is the user's own text: the tint of "your changes".
-    m_draftBanner->setStyleSheet(QStringLiteral("#draftBanner { background: %1; border-radius: 3px; }").arg(c.yours.name()));
+    m_draftBanner->setStyleSheet(
+        QStringLiteral("#draftBanner { background: %1; border-radius: 3px; }").arg(c.yours.name()));
 }
 
 bool EditorWindow::serverChangedBannerShown() const
@@ -367,7 +383,8 @@ QString EditorWindow::draftNote() const
 void EditorWindow::offerDraft(const QString &savedAt, const QString &basedOnRv)
 {
     m_draftText->setText(tr("Edits you had not written were kept when Fieldscope last closed (saved %1, based on "
-                            "resourceVersion %2). Restore them?").arg(savedAt, basedOnRv));
+                            "resourceVersion %2). Restore them?")
+                             .arg(savedAt, basedOnRv));
     m_draftBanner->show();
 }
 
@@ -399,18 +416,21 @@ void EditorWindow::updateServerBanner()
     m_serverBanner->setVisible(settled && changed);
     m_bannerRebase->setVisible(!m_serverDeleted);
     if (m_serverDeleted)
-        m_serverText->setText(tr("This object was deleted on the server after you opened it. Apply would create it again; "
-                                 "the other write modes will fail."));
+        m_serverText->setText(
+            tr("This object was deleted on the server after you opened it. Apply would create it again; "
+               "the other write modes will fail."));
     else
-        m_serverText->setText(tr("Changed on the server after you opened it: now at resourceVersion %1 (you opened %2). "
-                                 "Replace would be refused; Apply, Merge patch and JSON Patch send only your changes.")
-                                  .arg(m_serverRv, m_openedRv));
+        m_serverText->setText(
+            tr("Changed on the server after you opened it: now at resourceVersion %1 (you opened %2). "
+               "Replace would be refused; Apply, Merge patch and JSON Patch send only your changes.")
+                .arg(m_serverRv, m_openedRv));
 }
 
 void EditorWindow::updateHeader()
 {
-    m_header->setText(m_openedRv.isEmpty() ? visibleText(m_title)
-                                           : tr("%1 · based on resourceVersion %2").arg(visibleText(m_title), visibleText(m_openedRv)));
+    m_header->setText(m_openedRv.isEmpty()
+                          ? visibleText(m_title)
+                          : tr("%1 · based on resourceVersion %2").arg(visibleText(m_title), visibleText(m_openedRv)));
 }
 
 void EditorWindow::updateModeControls()
@@ -481,8 +501,8 @@ void EditorWindow::showParseError(const QString &where, const QString &message)
     setResult(State::ParseError, tr("The YAML does not parse, nothing was sent. %1%2").arg(at, message), NoPage);
 }
 
-void EditorWindow::showWritten(bool dryRun, const QString &resourceVersion, const QStringList &warnings, const QStringList &ownership,
-                               const QStringList &changes)
+void EditorWindow::showWritten(bool dryRun, const QString &resourceVersion, const QStringList &warnings,
+                               const QStringList &ownership, const QStringList &changes)
 {
     const QString text = dryRun ? tr("Dry run passed: the server accepts this write (nothing was stored).")
                                 : tr("Written: the object is now at resourceVersion %1.").arg(resourceVersion);
@@ -498,7 +518,8 @@ void EditorWindow::showWritten(bool dryRun, const QString &resourceVersion, cons
     if (!ownership.isEmpty()) // from managedFields before and after; for a dry run, the preview
         parts << (dryRun ? tr("Ownership if you write this:\n") : tr("Ownership:\n")) + ownership.join(u'\n');
     if (!changes.isEmpty())
-        parts << (dryRun ? tr("The object if you write this (live vs. the dry run's answer):\n") : tr("The object changed:\n"))
+        parts << (dryRun ? tr("The object if you write this (live vs. the dry run's answer):\n")
+                         : tr("The object changed:\n"))
                      + changes.join(u'\n');
     if (!warnings.isEmpty())
         parts << tr("Warnings:\n") + warnings.join(u'\n');
@@ -510,34 +531,40 @@ void EditorWindow::showConflicts(const QString &message, const QList<ConflictRow
 {
     m_conflictPanel->setRows(rows);
     setResult(State::Conflict,
-              (rows.size() == 1 ? tr("Conflict: a field of your apply is owned by another manager with a different value. "
-                                     "Nothing was written.")
-                                  : tr("Conflict: %1 fields of your apply are owned by other managers with different values. "
-                                       "Nothing was written.").arg(rows.size()))
+              (rows.size() == 1
+                   ? tr("Conflict: a field of your apply is owned by another manager with a different value. "
+                        "Nothing was written.")
+                   : tr("Conflict: %1 fields of your apply are owned by other managers with different values. "
+                        "Nothing was written.")
+                         .arg(rows.size()))
                   + u'\n' + message,
               ConflictPage);
 }
 
-void EditorWindow::showStale(const QString &message, const QString &opened, const QString &written, const QString &current,
-                             const QString &currentResourceVersion)
+void EditorWindow::showStale(const QString &message, const QString &opened, const QString &written,
+                             const QString &current, const QString &currentResourceVersion)
 {
     showThreeWay(opened, written, current, currentResourceVersion);
-    setResult(State::Stale, tr("Stale write: the object changed since resourceVersion %1. ").arg(m_openedRv) + message, ThreeWayPage);
+    setResult(State::Stale, tr("Stale write: the object changed since resourceVersion %1. ").arg(m_openedRv) + message,
+              ThreeWayPage);
 }
 
 void EditorWindow::showPreconditionFailed(const QStringList &changed, const QString &opened, const QString &written,
                                           const QString &current, const QString &currentResourceVersion)
 {
     showThreeWay(opened, written, current, currentResourceVersion);
-    setResult(State::Stale,
-              (changed.size() == 1 ? tr("Precondition failed, nothing was written: a field you changed no longer has the value you opened.")
-                                   : tr("Precondition failed, nothing was written: %1 fields you changed no longer have the values you opened.")
-                                         .arg(changed.size()))
-                  + u'\n' + changed.join(u'\n'),
-              ThreeWayPage);
+    setResult(
+        State::Stale,
+        (changed.size() == 1
+             ? tr("Precondition failed, nothing was written: a field you changed no longer has the value you opened.")
+             : tr("Precondition failed, nothing was written: %1 fields you changed no longer have the values you opened.")
+                   .arg(changed.size()))
+            + u'\n' + changed.join(u'\n'),
+        ThreeWayPage);
 }
 
-void EditorWindow::showThreeWay(const QString &opened, const QString &written, const QString &current, const QString &currentResourceVersion)
+void EditorWindow::showThreeWay(const QString &opened, const QString &written, const QString &current,
+                                const QString &currentResourceVersion)
 {
     m_threeWay->setVersions(opened, written, current, currentResourceVersion);
 }
@@ -553,8 +580,11 @@ void EditorWindow::showInvalid(const QString &message, const QList<CauseRow> &ca
 
 void EditorWindow::showRebased()
 {
-    setResult(State::Editing, tr("Now based on resourceVersion %1, what is there now. Your buffer is unchanged: carry "
-                                 "over the changes you want to keep, then write again.").arg(m_openedRv), NoPage);
+    setResult(State::Editing,
+              tr("Now based on resourceVersion %1, what is there now. Your buffer is unchanged: carry "
+                 "over the changes you want to keep, then write again.")
+                  .arg(m_openedRv),
+              NoPage);
 }
 
 void EditorWindow::showPreview(const QString &requestText, const QStringList &notes)
@@ -593,8 +623,9 @@ void EditorWindow::colourResult()
                   || m_state == State::Invalid || m_state == State::Failed || m_state == State::Detached;
     const EditorColors c = EditorColors::of(palette());
     m_result->setStyleSheet(bad ? QStringLiteral("color: %1; font-weight: bold").arg(c.bad.name())
-                                : m_state == State::Written ? QStringLiteral("color: %1; font-weight: bold").arg(c.good.name())
-                                                            : QString());
+                            : m_state == State::Written
+                                ? QStringLiteral("color: %1; font-weight: bold").arg(c.good.name())
+                                : QString());
 }
 
 void EditorWindow::changeEvent(QEvent *event)
@@ -625,13 +656,15 @@ bool EditorWindow::confirmDiscard()
 {
     if (!hasUnsentEdits())
         return true;
-    return askToDiscardEdits(this, "discardEditsBox", tr("Your edits to %1 were not written. Close the editor and lose them?").arg(m_title),
+    return askToDiscardEdits(this, "discardEditsBox",
+                             tr("Your edits to %1 were not written. Close the editor and lose them?").arg(m_title),
                              tr("Discard edits"));
 }
 
 bool askToDiscardEdits(QWidget *parent, const char *objectName, const QString &text, const QString &discardLabel)
 {
-    QMessageBox box(QMessageBox::Warning, EditorWindow::tr("Unsent edits"), visibleText(text, true), QMessageBox::NoButton, parent);
+    QMessageBox box(QMessageBox::Warning, EditorWindow::tr("Unsent edits"), visibleText(text, true),
+                    QMessageBox::NoButton, parent);
     box.setTextFormat(Qt::PlainText); // the text names the object
     box.setObjectName(QString::fromLatin1(objectName));
     QPushButton *keep = box.addButton(EditorWindow::tr("Keep editing"), QMessageBox::RejectRole);

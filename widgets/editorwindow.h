@@ -83,8 +83,8 @@ public:
     QString readOnlyReason() const;
     // `ownership` and `changes`: what the write does (dry run: would do) to managedFields and to the
     // object, from the server's answer.
-    void showWritten(bool dryRun, const QString &resourceVersion, const QStringList &warnings, const QStringList &ownership = {},
-                     const QStringList &changes = {});
+    void showWritten(bool dryRun, const QString &resourceVersion, const QStringList &warnings,
+                     const QStringList &ownership = {}, const QStringList &changes = {});
     void showConflicts(const QString &message, const QList<ConflictRow> &rows);
     void showStale(const QString &message, const QString &opened, const QString &written, const QString &current,
                    const QString &currentResourceVersion);
@@ -142,14 +142,15 @@ Q_SIGNALS:
     // Per-row choices: give up `giveUp`, co-own `coOwn`, and (request.force) force the rest.
     void mergeRequested();
     void mergeChoicesMade(const QStringList &keepMine); // pointers where the user keeps their value
-    void resolveRowsRequested(const QStringList &giveUp, const QStringList &coOwn, const fieldscope::widgets::WriteRequest &request);
+    void resolveRowsRequested(const QStringList &giveUp, const QStringList &coOwn,
+                              const fieldscope::widgets::WriteRequest &request);
     void rebaseRequested();
     // Show what Write would send for `request`, without sending it.
     void previewRequested(const fieldscope::widgets::WriteRequest &request);
     // "Copy as curl" (asCurl) or "Copy as kubectl" of the request Write would send.
     void copyRequested(const fieldscope::widgets::WriteRequest &request, bool asCurl);
-    void writeFinished();        // a write (not a dry run) was stored
-    void draftNotNeeded();       // closed for good, or its edits discarded on quit
+    void writeFinished();  // a write (not a dry run) was stored
+    void draftNotNeeded(); // closed for good, or its edits discarded on quit
     void restoreDraftRequested();
     void discardDraftRequested();
     // The three-way view's changed lines are marked (diffed on a worker after showStale() or
@@ -177,7 +178,8 @@ private:
     void updateModeControls();
     void takeWrittenVersion();
     void colourResult();
-    void showThreeWay(const QString &opened, const QString &written, const QString &current, const QString &currentResourceVersion);
+    void showThreeWay(const QString &opened, const QString &written, const QString &current,
+                      const QString &currentResourceVersion);
 
     State m_state = State::Loading;
     QString m_title, m_openedYaml, m_openedRv;
@@ -203,7 +205,7 @@ private:
     QLabel *m_draftNote, *m_draftProblem;
     QLabel *m_serverText;
     QPushButton *m_bannerRebase;
-    QString m_serverRv;      // the newest version the watch saw
+    QString m_serverRv; // the newest version the watch saw
     bool m_serverDeleted = false;
     WriteRequest m_lastRequest;
 };

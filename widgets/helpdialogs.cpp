@@ -45,7 +45,8 @@ QList<QPair<QString, QString>> ShortcutsDialog::shortcuts(const QList<QAction *>
     QList<QPair<QString, QString>> rows;
     for (const QAction *a : windowActions)
         if (!a->shortcut().isEmpty())
-            rows.append({a->shortcut().toString(QKeySequence::NativeText), QString(a->text()).remove(u'&').remove(u'…')});
+            rows.append({a->shortcut().toString(QKeySequence::NativeText),
+                         QString(a->text()).remove(u'&').remove(u'…')});
     return rows + keysInViews();
 }
 
@@ -89,7 +90,8 @@ namespace {
 // Identities are "sha256:HEX"; percent-encoded all the same so nothing makes a settings group.
 QString secretValuesKey(const QString &clusterIdentity)
 {
-    return QStringLiteral("secrets/recordValuesForCluster/") + QString::fromLatin1(clusterIdentity.toUtf8().toPercentEncoding());
+    return QStringLiteral("secrets/recordValuesForCluster/")
+         + QString::fromLatin1(clusterIdentity.toUtf8().toPercentEncoding());
 }
 // The key earlier versions used (context names are a kubeconfig's: percent-encoded).
 QString legacySecretValuesKey(const QString &context)
@@ -101,7 +103,8 @@ QString legacySecretValuesKey(const QString &context)
 QString SettingsDialog::backgroundResources()
 {
     return QSettings()
-        .value(QStringLiteral("background/resources"), QStringLiteral("deployments,statefulsets,daemonsets,configmaps,services"))
+        .value(QStringLiteral("background/resources"),
+               QStringLiteral("deployments,statefulsets,daemonsets,configmaps,services"))
         .toString();
 }
 
@@ -156,14 +159,16 @@ SettingsDialog::SettingsDialog(QWidget *parent, const SettingsCluster &cluster) 
     form->addRow(tr("Field manager name:"), m_manager);
     if (!cluster.identity.isEmpty()) {
         // Kubeconfig strings: '&' is no mnemonic, controls and bidi characters show as escapes.
-        m_secretValues = new QCheckBox(tr("Record Secret values for this cluster (context \"%1\")").arg(actionText(context)), this);
+        m_secretValues =
+            new QCheckBox(tr("Record Secret values for this cluster (context \"%1\")").arg(actionText(context)), this);
         m_secretValues->setObjectName(QStringLiteral("recordSecretValues"));
         m_secretValues->setChecked(recordsSecretValues(cluster.identity));
         m_secretValues->setToolTip(plainToolTip(
             tr("For the cluster at %1, whichever context reaches it. Off (the default): the history keeps each Secret value "
                "only as a keyed hash (which key changed, which versions are equal) and a Secret's unsent edits are never "
                "written to disk. On: values are stored in the history database and in drafts, readable by anyone who can "
-               "read those files.").arg(cluster.server)));
+               "read those files.")
+                .arg(cluster.server)));
         form->addRow(tr("Secrets:"), m_secretValues);
     }
     layout->addLayout(form);
@@ -172,7 +177,8 @@ SettingsDialog::SettingsDialog(QWidget *parent, const SettingsCluster &cluster) 
         auto *bgLayout = new QFormLayout(bg);
         m_backgroundResources = new QLineEdit(backgroundResources(), bg);
         m_backgroundResources->setObjectName(QStringLiteral("backgroundResources"));
-        m_backgroundResources->setToolTip(tr("Comma-separated resource types recorded in all namespaces while no window runs."));
+        m_backgroundResources->setToolTip(
+            tr("Comma-separated resource types recorded in all namespaces while no window runs."));
         bgLayout->addRow(tr("Resources:"), m_backgroundResources);
         m_backgroundStatus = plainLabel(new QLabel(bg));
         m_backgroundStatus->setObjectName(QStringLiteral("backgroundStatus"));
@@ -180,7 +186,8 @@ SettingsDialog::SettingsDialog(QWidget *parent, const SettingsCluster &cluster) 
         auto *buttons = new QHBoxLayout;
         auto *start = new QPushButton(tr("Record \"%1\" in the background").arg(actionText(context)), bg);
         start->setObjectName(QStringLiteral("startBackgroundRecording"));
-        start->setToolTip(tr("Runs: systemctl --user enable --now fieldscope-record@CONTEXT (starts now and at every login)"));
+        start->setToolTip(
+            tr("Runs: systemctl --user enable --now fieldscope-record@CONTEXT (starts now and at every login)"));
         auto *stop = new QPushButton(tr("Stop"), bg);
         stop->setObjectName(QStringLiteral("stopBackgroundRecording"));
         buttons->addWidget(start);
@@ -192,7 +199,8 @@ SettingsDialog::SettingsDialog(QWidget *parent, const SettingsCluster &cluster) 
             QSettings().setValue(QStringLiteral("background/resources"), m_backgroundResources->text().simplified());
             Q_EMIT backgroundRecordingRequested(m_cluster.context, true);
         });
-        connect(stop, &QPushButton::clicked, this, [this] { Q_EMIT backgroundRecordingRequested(m_cluster.context, false); });
+        connect(stop, &QPushButton::clicked, this,
+                [this] { Q_EMIT backgroundRecordingRequested(m_cluster.context, false); });
         layout->addWidget(bg);
     }
     auto *consentBox = new QGroupBox(tr("Exec credential plugins you answered about"), this);

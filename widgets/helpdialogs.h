@@ -39,8 +39,8 @@ public:
     // `cluster`: the shown cluster, whose per-cluster options the dialog offers (none while it
     // has not connected: its identity is not known yet).
     explicit SettingsDialog(QWidget *parent = nullptr, const SettingsCluster &cluster = {});
-    static int historyVersionsPerObject();     // default 50
-    static QString fieldManager();             // default "fieldscope"
+    static int historyVersionsPerObject(); // default 50
+    static QString fieldManager();         // default "fieldscope"
     // Remembered exec-plugin answers; the composition root fills it (MainWindow::settingsOpened).
     ConsentDecisionsView *consentDecisions() const { return m_consent; }
     // The opt-in to record Secret values (history, drafts) for one cluster identity; default off.

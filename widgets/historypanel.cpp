@@ -1,20 +1,20 @@
 #include "widgets/historypanel.h"
-#include "widgets/plaintext.h"
 
 #include "core/base/boundary.h"
 #include "core/base/json.h"
-#include "core/base/visibletext.h"
 #include "core/base/jsonread.h"
+#include "core/base/visibletext.h"
 #include "core/diff/objectdiff.h"
-#include "core/yaml/yaml.h"
 #include "core/diff/yamldiff.h"
+#include "core/yaml/yaml.h"
 #include "models/objecthistorymodel.h"
 #include "widgets/palette.h"
 #include "widgets/plaintable.h"
+#include "widgets/plaintext.h"
 
 #include <QCheckBox>
-#include <QEvent>
 #include <QCoreApplication>
+#include <QEvent>
 #include <QFutureWatcher>
 #include <QHBoxLayout>
 #include <QHeaderView>
@@ -31,21 +31,27 @@ namespace fieldscope::widgets {
 
 namespace {
 
-QString tr_(const char *text, int n = -1) { return QCoreApplication::translate("HistoryPanel", text, nullptr, n); }
+QString tr_(const char *text, int n = -1)
+{
+    return QCoreApplication::translate("HistoryPanel", text, nullptr, n);
+}
 
 struct Colors {
     QString add, del, addStrong, delStrong, muted;
     static Colors of(const QPalette &p)
     {
         if (isDarkPalette(p))
-            return {QStringLiteral("#1b4d2a"), QStringLiteral("#5c1f24"), QStringLiteral("#2f7a45"), QStringLiteral("#8c2f37"),
-                    QStringLiteral("#9a9a9a")};
-        return {QStringLiteral("#e3f6e8"), QStringLiteral("#fbe6e8"), QStringLiteral("#a6e3b6"), QStringLiteral("#f3b3b9"),
-                QStringLiteral("#707070")};
+            return {QStringLiteral("#1b4d2a"), QStringLiteral("#5c1f24"), QStringLiteral("#2f7a45"),
+                    QStringLiteral("#8c2f37"), QStringLiteral("#9a9a9a")};
+        return {QStringLiteral("#e3f6e8"), QStringLiteral("#fbe6e8"), QStringLiteral("#a6e3b6"),
+                QStringLiteral("#f3b3b9"), QStringLiteral("#707070")};
     }
 };
 
-QString esc(std::string_view s) { return richEscaped(QString::fromUtf8(s.data(), qsizetype(s.size()))); }
+QString esc(std::string_view s)
+{
+    return richEscaped(QString::fromUtf8(s.data(), qsizetype(s.size())));
+}
 
 // A line with its changed byte ranges (UTF-8, code-point aligned) on a stronger background.
 QString highlighted(const std::string &text, const std::vector<core::TextRange> &ranges, const QString &strong)
@@ -56,7 +62,8 @@ QString highlighted(const std::string &text, const std::vector<core::TextRange> 
         if (r.start < at || r.start + r.length > int(text.size()))
             continue;
         out += esc(std::string_view(text).substr(std::size_t(at), std::size_t(r.start - at)));
-        out += QStringLiteral("<span style=\"background:%1\">%2</span>").arg(strong, esc(std::string_view(text).substr(std::size_t(r.start), std::size_t(r.length))));
+        out += QStringLiteral("<span style=\"background:%1\">%2</span>")
+                   .arg(strong, esc(std::string_view(text).substr(std::size_t(r.start), std::size_t(r.length))));
         at = r.start + r.length;
     }
     return out + esc(std::string_view(text).substr(std::size_t(at)));
@@ -65,7 +72,8 @@ QString highlighted(const std::string &text, const std::vector<core::TextRange> 
 QString cell(int line, const QString &html, const QString &bg)
 {
     const QString number = line > 0 ? QString::number(line) : QString();
-    return QStringLiteral("<td style=\"color:gray\" align=\"right\">%1</td><td style=\"background:%2\"><pre style=\"margin:0\">%3</pre></td>")
+    return QStringLiteral(
+               "<td style=\"color:gray\" align=\"right\">%1</td><td style=\"background:%2\"><pre style=\"margin:0\">%3</pre></td>")
         .arg(number, bg, html.isEmpty() ? QStringLiteral(" ") : html);
 }
 
@@ -129,7 +137,8 @@ QString changeList(const std::vector<core::FieldChange> &changes, const Colors &
                     .arg(c.muted, kind, esc(ch.path.toString()), values);
     }
     if (changes.size() > shown)
-        html += QStringLiteral("<tr><td></td><td colspan=\"2\">%1</td></tr>").arg(tr_("and %n more", int(changes.size() - shown)));
+        html += QStringLiteral("<tr><td></td><td colspan=\"2\">%1</td></tr>")
+                    .arg(tr_("and %n more", int(changes.size() - shown)));
     return html + QStringLiteral("</table>");
 }
 
@@ -172,7 +181,8 @@ QString renderDiff(const DiffRequest &r)
         const std::string text = core::jsonToYaml(core::applyNoiseFilters(*b, r.filters));
         // Escaped keeping its line breaks: a YAML document is many lines, not one with escapes.
         return QStringLiteral("<p><i>%1</i></p><pre style=\"margin:0\">%2</pre>")
-            .arg(tr_("The first recorded version of this object (resourceVersion %1); shown whole.").arg(richEscaped(r.afterRv)),
+            .arg(tr_("The first recorded version of this object (resourceVersion %1); shown whole.")
+                     .arg(richEscaped(r.afterRv)),
                  core::visibleText(QString::fromStdString(text), true).toHtmlEscaped());
     }
     auto a = versionObject(*r.versions, r.before);
@@ -183,7 +193,8 @@ QString renderDiff(const DiffRequest &r)
     opts.filters = r.filters;
     opts.contextLines = 3;
     const auto changes = core::diffObjects(old, *b, r.filters);
-    const QString title = QStringLiteral("<p><b>%1</b></p>").arg(tr_("resourceVersion %1 → %2").arg(richEscaped(r.beforeRv), richEscaped(r.afterRv)));
+    const QString title = QStringLiteral("<p><b>%1</b></p>")
+                              .arg(tr_("resourceVersion %1 → %2").arg(richEscaped(r.beforeRv), richEscaped(r.afterRv)));
     if (changes.empty()) // nothing to lay side by side: only folded unchanged lines
         return title + changeList(changes, r.colors);
     return title + changeList(changes, r.colors) + sideBySide(core::diffYaml(old, *b, opts), r.colors);
@@ -315,7 +326,8 @@ void HistoryPanel::changeEvent(QEvent *event)
 
 void HistoryPanel::onMessage(const QString &message)
 {
-    m_diff->setPlaceholderText(message.isEmpty() ? tr("Select a version to see what changed from the one before.") : message);
+    m_diff->setPlaceholderText(message.isEmpty() ? tr("Select a version to see what changed from the one before.")
+                                                 : message);
 }
 
 void HistoryPanel::showDiff()
@@ -365,7 +377,8 @@ void HistoryPanel::showDiff()
         if (html)
             m_diff->setHtml(*html);
         else
-            m_diff->setPlainText(tr("Cannot show the difference: %1").arg(QString::fromStdString(html.error().message)));
+            m_diff->setPlainText(
+                tr("Cannot show the difference: %1").arg(QString::fromStdString(html.error().message)));
     });
     w->setFuture(QtConcurrent::run([req] {
         try { // a version too large to hold (bad_alloc) is a message in the pane, not a crash
@@ -405,21 +418,25 @@ void HistoryPanel::refreshTimeline()
         auto taken = core::takeResult(w->future(), "the field timeline");
         if (!taken) {
             m_timelineTitle->setText(tr("<b>%1</b>: cannot read the recorded versions: %2")
-                                         .arg(richEscaped(pathText), richEscaped(QString::fromStdString(taken.error().describe()))));
+                                         .arg(richEscaped(pathText),
+                                              richEscaped(QString::fromStdString(taken.error().describe()))));
             m_timelineModel->setTimeline(pathText, {});
             m_timelineBox->show();
             Q_EMIT timelineShown();
             return;
         }
         auto rows = std::move(*taken);
-        m_timelineTitle->setText(tr("<b>%1</b> across %n recorded versions: values and owners (bold where they changed)", nullptr,
-                                    int(rows.size())).arg(richEscaped(pathText)));
+        m_timelineTitle->setText(
+            tr("<b>%1</b> across %n recorded versions: values and owners (bold where they changed)", nullptr,
+               int(rows.size()))
+                .arg(richEscaped(pathText)));
         m_timelineModel->setTimeline(pathText, std::move(rows));
         m_timelineBox->show();
         Q_EMIT timelineShown();
     });
     // The rows are small (no objects); the versions are read one at a time on the worker.
-    w->setFuture(QtConcurrent::run([versions, rows = m_model->rows(), uid = m_fieldUid.toStdString(), path = m_field]() -> TimelineResult {
+    w->setFuture(QtConcurrent::run([versions, rows = m_model->rows(), uid = m_fieldUid.toStdString(),
+                                    path = m_field]() -> TimelineResult {
         try {
             return models::fieldTimelineRows(*versions, rows, uid, path);
         } catch (const std::exception &e) {

@@ -1,10 +1,10 @@
 #include "widgets/icons.h"
 
+#include <QCoreApplication>
 #include <QFile>
 #include <QGuiApplication>
 #include <QHash>
 #include <QIconEngine>
-#include <QCoreApplication>
 #include <QPainter>
 #include <QPalette>
 #include <QPixmap>
@@ -37,7 +37,11 @@ public:
     QPixmap pixmap(const QSize &size, QIcon::Mode mode, QIcon::State) override
     {
         const QColor colour = colourFor(mode);
-        const QString cacheKey = QStringLiteral("%1x%2/%3/%4").arg(size.width()).arg(size.height()).arg(int(mode)).arg(colour.name(QColor::HexArgb));
+        const QString cacheKey = QStringLiteral("%1x%2/%3/%4")
+                                     .arg(size.width())
+                                     .arg(size.height())
+                                     .arg(int(mode))
+                                     .arg(colour.name(QColor::HexArgb));
         if (auto it = m_cache.constFind(cacheKey); it != m_cache.cend())
             return *it;
         QPixmap pm(size);
@@ -46,7 +50,8 @@ public:
         QPainter p(&pm);
         // Keep the aspect ratio: an icon asked for at a non-square size is centred.
         QSizeF drawn = renderer.defaultSize().scaled(size, Qt::KeepAspectRatio);
-        renderer.render(&p, QRectF(QPointF((size.width() - drawn.width()) / 2, (size.height() - drawn.height()) / 2), drawn));
+        renderer.render(&p, QRectF(QPointF((size.width() - drawn.width()) / 2, (size.height() - drawn.height()) / 2),
+                                   drawn));
         p.end();
         if (m_cache.size() > 64) // a handful of sizes and modes per icon; bound it anyway
             m_cache.clear();
@@ -88,10 +93,10 @@ private:
 
 QString iconPath(Icon which)
 {
-    static const char *const names[] = {"fieldscope", "kind", "namespace", "group", "refresh", "history",
-                                        "ownership", "events", "summary", "yaml", "favourite", "open",
-                                        "state-connected", "state-live", "state-busy", "state-waiting",
-                                        "state-failed", "state-idle"};
+    static const char *const names[] = {"fieldscope",    "kind",         "namespace",       "group",      "refresh",
+                                        "history",       "ownership",    "events",          "summary",    "yaml",
+                                        "favourite",     "open",         "state-connected", "state-live", "state-busy",
+                                        "state-waiting", "state-failed", "state-idle"};
     static_assert(std::size(names) == std::size_t(Icon::StateIdle) + 1, "one file per Icon");
     return QStringLiteral(":/icons/%1.svg").arg(QLatin1String(names[int(which)]));
 }

@@ -30,13 +30,16 @@ QVariant KindsProxy::data(const QModelIndex &index, int role) const
         if (!group) // the kind's own name too: it may be the part that is elided
             return src.data().toString() + u'\n' + QSortFilterProxyModel::data(index, role).toString();
         const int kinds = sourceModel()->rowCount(src);
-        return kinds == 1 ? tr("%1: 1 kind").arg(src.data().toString()) : tr("%1: %2 kinds").arg(src.data().toString()).arg(kinds);
+        return kinds == 1 ? tr("%1: 1 kind").arg(src.data().toString())
+                          : tr("%1: %2 kinds").arg(src.data().toString()).arg(kinds);
     }
     if (group)
         return icon(src.data().toString() == ResourceKindsModel::tr("Favourites") ? Icon::Favourite : Icon::ApiGroup);
     if (src.data(ResourceKindsModel::FavouriteRole).toBool())
         return icon(Icon::Favourite);
-    return icon(src.data(ResourceKindsModel::QualifiedNameRole).toString() == QLatin1String("namespaces") ? Icon::Namespace : Icon::Kind);
+    return icon(src.data(ResourceKindsModel::QualifiedNameRole).toString() == QLatin1String("namespaces")
+                    ? Icon::Namespace
+                    : Icon::Kind);
 }
 
 } // namespace fieldscope::widgets

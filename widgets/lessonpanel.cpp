@@ -14,7 +14,10 @@
 namespace fieldscope::widgets {
 namespace {
 
-QString fromStd(const std::string &s) { return QString::fromStdString(s); }
+QString fromStd(const std::string &s)
+{
+    return QString::fromStdString(s);
+}
 
 // Lesson files wrap their narrative at 100 columns; the panel has its own width. Lines of a
 // paragraph are joined, blank lines stay paragraph breaks.
@@ -38,7 +41,10 @@ QString shortPath(const std::string &path)
     return after < 0 ? p : p.mid(after + 1);
 }
 
-QString count(int n, const QString &one, const QString &many) { return (n == 1 ? one : many).arg(n); }
+QString count(int n, const QString &one, const QString &many)
+{
+    return (n == 1 ? one : many).arg(n);
+}
 
 QString viewLabel(core::LessonView v)
 {
@@ -145,14 +151,16 @@ void LessonPanel::showStep(int index, const core::LessonStepReport *report)
     m_outcome->clear();
     m_status->clear();
     if (index < 0 || index >= int(m_lesson.steps.size())) {
-        m_stepTitle->setText(count(int(m_lesson.steps.size()), tr("Introduction: %1 step"), tr("Introduction: %1 steps")));
+        m_stepTitle->setText(count(int(m_lesson.steps.size()), tr("Introduction: %1 step"),
+                                   tr("Introduction: %1 steps")));
         m_narrative->setPlainText(visibleText(reflow(fromStd(m_lesson.summary)), true) + QStringLiteral("\n\n")
                                   + tr("Press Next to run the first step against the cluster."));
         updateButtons();
         return;
     }
     const core::LessonStep &step = m_lesson.steps[std::size_t(index)];
-    m_stepTitle->setText(tr("Step %1 of %2: %3").arg(index + 1).arg(m_lesson.steps.size()).arg(visibleText(fromStd(step.title))));
+    m_stepTitle->setText(
+        tr("Step %1 of %2: %3").arg(index + 1).arg(m_lesson.steps.size()).arg(visibleText(fromStd(step.title))));
     QString narrative = reflow(fromStd(step.narrative).trimmed());
     narrative += QStringLiteral("\n\n") + tr("Look at: the %1 view").arg(viewLabel(step.view));
     if (!step.highlight.empty())
@@ -171,8 +179,9 @@ void LessonPanel::fillRequests(const core::LessonStepReport &report)
         QString answer = c.status ? QString::number(c.status) : tr("no answer");
         if (!c.reason.empty())
             answer += QLatin1Char(' ') + fromStd(c.reason);
-        const QStringList cells{QString::number(c.answeredMs), QString::number(c.client), fromStd(c.method) + QLatin1Char(' ') + shortPath(c.path),
-                                answer, c.ok() ? QString() : fromStd(c.message)};
+        const QStringList cells{QString::number(c.answeredMs), QString::number(c.client),
+                                fromStd(c.method) + QLatin1Char(' ') + shortPath(c.path), answer,
+                                c.ok() ? QString() : fromStd(c.message)};
         for (int col = 0; col < cells.size(); ++col) {
             auto *item = new QTableWidgetItem(cells[col]);
             item->setToolTip(col == 2 ? fromStd(c.method + " " + c.path) : cells[col]);
@@ -187,7 +196,8 @@ void LessonPanel::fillRequests(const core::LessonStepReport &report)
     QString line = count(report.succeeded, tr("%1 write succeeded"), tr("%1 writes succeeded"));
     for (const auto &[reason, n] : report.errors)
         line += tr(", %1 × %2").arg(fromStd(reason)).arg(n);
-    const bool wrote = std::any_of(report.calls.begin(), report.calls.end(), [](const core::LessonCall &c) { return c.isWrite; });
+    const bool wrote = std::any_of(report.calls.begin(), report.calls.end(),
+                                   [](const core::LessonCall &c) { return c.isWrite; });
     if (report.winner && wrote)
         line += tr("; winner: client %1").arg(*report.winner);
     else if (report.last && wrote)
@@ -196,8 +206,11 @@ void LessonPanel::fillRequests(const core::LessonStepReport &report)
     for (const auto &[pointer, owners] : report.owners) {
         QStringList names;
         for (const core::LessonOwner &o : owners)
-            names << fromStd(o.manager) + QStringLiteral(" (") + fromStd(o.operation) + (o.subresource.empty() ? QString() : QLatin1Char('/') + fromStd(o.subresource)) + QLatin1Char(')');
-        outcome << tr("%1 is owned by %2").arg(fromStd(pointer), names.isEmpty() ? tr("nobody") : names.join(QStringLiteral(", ")));
+            names << fromStd(o.manager) + QStringLiteral(" (") + fromStd(o.operation)
+                         + (o.subresource.empty() ? QString() : QLatin1Char('/') + fromStd(o.subresource))
+                         + QLatin1Char(')');
+        outcome << tr("%1 is owned by %2")
+                       .arg(fromStd(pointer), names.isEmpty() ? tr("nobody") : names.join(QStringLiteral(", ")));
     }
     outcome << count(int(report.events.size()), tr("The watch delivered %1 event for the object."),
                      tr("The watch delivered %1 events for the object."));
@@ -212,7 +225,10 @@ void LessonPanel::fillRequests(const core::LessonStepReport &report)
     }
 }
 
-QString LessonPanel::outcomeText() const { return m_outcome->text() + QLatin1Char('\n') + m_status->text(); }
+QString LessonPanel::outcomeText() const
+{
+    return m_outcome->text() + QLatin1Char('\n') + m_status->text();
+}
 
 void LessonPanel::setBusy(const QString &what)
 {
@@ -249,7 +265,8 @@ void LessonPanel::setPresenter(bool on)
     m_presenterKeys.clear();
     if (on) {
         // The whole window listens: the presenter's hands are on a clicker or the space bar.
-        for (auto [key, fn] : {std::pair{Qt::Key_Space, &LessonPanel::nextRequested}, std::pair{Qt::Key_Backspace, &LessonPanel::backRequested}}) {
+        for (auto [key, fn] : {std::pair{Qt::Key_Space, &LessonPanel::nextRequested},
+                               std::pair{Qt::Key_Backspace, &LessonPanel::backRequested}}) {
             auto *s = new QShortcut(QKeySequence(key), window(), nullptr, nullptr, Qt::WindowShortcut);
             connect(s, &QShortcut::activated, this, [this, fn = fn] {
                 if (!m_busy)

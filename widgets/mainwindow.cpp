@@ -1,5 +1,4 @@
 #include "widgets/mainwindow.h"
-#include "widgets/plaintext.h"
 
 #include "models/objecttablemodel.h"
 #include "models/objectviewmodel.h"
@@ -12,28 +11,28 @@
 #include "widgets/helpdialogs.h"
 #include "widgets/icons.h"
 #include "widgets/objecttablepage.h"
+#include "widgets/plaintext.h"
 #include "widgets/resourcekindsview.h"
 #include "widgets/watchstatus.h"
 
+#include <QAbstractProxyModel>
 #include <QAction>
 #include <QCloseEvent>
 #include <QComboBox>
+#include <QGuiApplication>
+#include <QLabel>
 #include <QLineEdit>
 #include <QMenuBar>
-#include <QSettings>
-#include <QGuiApplication>
-#include <QStyle>
+#include <QProgressBar>
 #include <QScreen>
+#include <QSettings>
+#include <QStatusBar>
+#include <QStyle>
+#include <QTabBar>
+#include <QTabWidget>
 #include <QTableView>
 #include <QToolBar>
 #include <QTreeView>
-#include <QAbstractProxyModel>
-
-#include <QLabel>
-#include <QProgressBar>
-#include <QStatusBar>
-#include <QTabBar>
-#include <QTabWidget>
 
 namespace fieldscope::widgets {
 
@@ -168,7 +167,10 @@ CommandPalette *MainWindow::openCommandPalette()
     if (auto *objects = v->tablePage()->viewModel()->objectSource())
         for (int r = 0; r < objects->rowCount(); ++r) {
             const auto &row = objects->row(r);
-            entries.push_back({QString::fromStdString(row.namespace_.empty() ? row.name : row.namespace_ + '/' + row.name), {}, false,
+            entries.push_back({QString::fromStdString(row.namespace_.empty() ? row.name
+                                                                             : row.namespace_ + '/' + row.name),
+                               {},
+                               false,
                                QString::fromStdString(row.uid)});
         }
     palette->setEntries(std::move(entries));
@@ -195,7 +197,8 @@ void MainWindow::showShortcuts()
 void MainWindow::showSettings()
 {
     const ClusterView *c = currentCluster();
-    auto *d = c ? new SettingsDialog(this, {c->contextName(), c->clusterIdentity(), c->serverUrl()}) : new SettingsDialog(this);
+    auto *d = c ? new SettingsDialog(this, {c->contextName(), c->clusterIdentity(), c->serverUrl()})
+                : new SettingsDialog(this);
     d->setAttribute(Qt::WA_DeleteOnClose);
     connect(d, &SettingsDialog::settingsChanged, this, &MainWindow::settingsChanged);
     Q_EMIT settingsOpened(d);
@@ -240,9 +243,10 @@ bool MainWindow::confirmUnsentEdits()
             unsent << e;
     if (unsent.isEmpty())
         return true;
-    const QString text = unsent.size() == 1
-                           ? tr("An editor window holds edits that were not written. Quit and lose them?")
-                           : tr("%1 editor windows hold edits that were not written. Quit and lose them?").arg(unsent.size());
+    const QString text =
+        unsent.size() == 1
+            ? tr("An editor window holds edits that were not written. Quit and lose them?")
+            : tr("%1 editor windows hold edits that were not written. Quit and lose them?").arg(unsent.size());
     if (askToDiscardEdits(this, "quitWithEditsBox", text, tr("Discard and quit"))) {
         for (EditorWindow *e : std::as_const(unsent))
             e->dropDraft();

@@ -1,4 +1,5 @@
 #include "widgets/namespaceselector.h"
+
 #include "widgets/plaintext.h"
 
 #include <QGuiApplication>

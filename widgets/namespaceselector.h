@@ -15,7 +15,7 @@ public:
 
     void setAvailable(const QStringList &namespaces); // keeps the current choice where possible
     QStringList available() const { return m_available; }
-    void setSelected(const QStringList &namespaces);  // empty = all
+    void setSelected(const QStringList &namespaces); // empty = all
     QStringList selected() const { return m_selected; }
 
 Q_SIGNALS:

@@ -23,7 +23,8 @@ NewObjectWindow::NewObjectWindow(const QString &context, QWidget *parent)
     setWindowTitle(tr("New object on %1").arg(visibleText(context)));
     m_buffer->setObjectName(QStringLiteral("newObjectBuffer"));
     m_buffer->setReadOnly(false);
-    m_buffer->setText(QStringLiteral("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: \n  namespace: default\ndata:\n  key: value\n"));
+    m_buffer->setText(QStringLiteral(
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: \n  namespace: default\ndata:\n  key: value\n"));
     m_dryRun->setObjectName(QStringLiteral("newObjectDryRun"));
     m_dryRun->setToolTip(tr("The server validates and answers, nothing is stored"));
     m_create->setObjectName(QStringLiteral("newObjectCreate"));
@@ -31,8 +32,9 @@ NewObjectWindow::NewObjectWindow(const QString &context, QWidget *parent)
     m_create->setDefault(true);
     m_results->setObjectName(QStringLiteral("newObjectResults"));
     m_status->setWordWrap(true);
-    m_status->setText(tr("Paste or write one object, or several separated by ---, or a List. Objects without a namespace go "
-                         "to the context's."));
+    m_status->setText(
+        tr("Paste or write one object, or several separated by ---, or a List. Objects without a namespace go "
+           "to the context's."));
     auto *buttons = new QHBoxLayout;
     buttons->addWidget(m_status, 1);
     buttons->addWidget(m_dryRun);
@@ -46,9 +48,15 @@ NewObjectWindow::NewObjectWindow(const QString &context, QWidget *parent)
     resize(900, 700);
 }
 
-QString NewObjectWindow::text() const { return m_buffer->text(); }
+QString NewObjectWindow::text() const
+{
+    return m_buffer->text();
+}
 
-void NewObjectWindow::setText(const QString &yaml) { m_buffer->setText(yaml); }
+void NewObjectWindow::setText(const QString &yaml)
+{
+    m_buffer->setText(yaml);
+}
 
 void NewObjectWindow::setBusy(bool busy)
 {
@@ -65,6 +73,9 @@ void NewObjectWindow::showResults(const QStringList &lines, bool allCreated)
     m_results->setPlainText(visibleText(lines.join(u'\n'), true));
 }
 
-QString NewObjectWindow::resultsText() const { return m_results->toPlainText(); }
+QString NewObjectWindow::resultsText() const
+{
+    return m_results->toPlainText();
+}
 
 } // namespace fieldscope::widgets

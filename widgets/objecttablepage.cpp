@@ -1,9 +1,9 @@
 #include "widgets/objecttablepage.h"
-#include "widgets/plaintext.h"
 
 #include "models/objecttablemodel.h"
 #include "models/objectviewmodel.h"
 #include "widgets/namespaceselector.h"
+#include "widgets/plaintext.h"
 #include "widgets/textcelldelegate.h"
 
 #include <QAction>
@@ -120,9 +120,8 @@ void ObjectTablePage::connectControls()
     connect(m_table->selectionModel(), &QItemSelectionModel::currentRowChanged, this, [this](const QModelIndex &cur) {
         Q_EMIT currentObjectChanged(cur.isValid() ? cur.data(ObjectTableModel::UidRole).toString() : QString());
     });
-    connect(m_table, &QTableView::activated, this, [this](const QModelIndex &i) {
-        Q_EMIT objectActivated(i.data(ObjectTableModel::UidRole).toString());
-    });
+    connect(m_table, &QTableView::activated, this,
+            [this](const QModelIndex &i) { Q_EMIT objectActivated(i.data(ObjectTableModel::UidRole).toString()); });
 
     // Keep the first visible object in place while rows change above it.
     connect(m_view, &QAbstractItemModel::rowsAboutToBeInserted, this, &ObjectTablePage::anchorBefore);
@@ -137,7 +136,8 @@ void ObjectTablePage::connectControls()
     connect(m_view, &QAbstractItemModel::columnsAboutToBeRemoved, this, &ObjectTablePage::saveHeaderState);
 }
 
-void ObjectTablePage::setModel(ObjectTableModel *model, const QString &title, bool namespaced, const QString &resourceKey)
+void ObjectTablePage::setModel(ObjectTableModel *model, const QString &title, bool namespaced,
+                               const QString &resourceKey)
 {
     saveHeaderState();
     m_resourceKey = resourceKey;
@@ -145,7 +145,8 @@ void ObjectTablePage::setModel(ObjectTableModel *model, const QString &title, bo
     if (m_view->objectSource() != model) {
         m_view->setSourceModel(model);
         if (model)
-            connect(model, &QAbstractItemModel::rowsInserted, this, &ObjectTablePage::updateCount, Qt::UniqueConnection);
+            connect(model, &QAbstractItemModel::rowsInserted, this, &ObjectTablePage::updateCount,
+                    Qt::UniqueConnection);
         if (model)
             connect(model, &QAbstractItemModel::rowsRemoved, this, &ObjectTablePage::updateCount, Qt::UniqueConnection);
     }
@@ -273,7 +274,8 @@ void ObjectTablePage::showHeaderMenu(const QPoint &pos)
     for (int c = 0; c < m_view->columnCount(); ++c) {
         if (c == ObjectTableModel::Name || (c == ObjectTableModel::Namespace && !m_namespaced))
             continue;
-        QAction *a = menu.addAction(actionText(m_view->headerData(c, Qt::Horizontal).toString())); // server column names
+        QAction *a =
+            menu.addAction(actionText(m_view->headerData(c, Qt::Horizontal).toString())); // server column names
         a->setCheckable(true);
         a->setChecked(!m_table->isColumnHidden(c));
         connect(a, &QAction::toggled, this, [this, c](bool on) { m_table->setColumnHidden(c, !on); });

@@ -37,7 +37,8 @@ public:
     explicit ObjectTablePage(QWidget *parent = nullptr);
 
     // Shows MODEL (owned by the caller). `resourceKey` names the column layout to remember.
-    void setModel(models::ObjectTableModel *model, const QString &title, bool namespaced, const QString &resourceKey = {});
+    void setModel(models::ObjectTableModel *model, const QString &title, bool namespaced,
+                  const QString &resourceKey = {});
     void setAvailableNamespaces(const QStringList &namespaces);
 
     QTableView *table() const { return m_table; }
@@ -55,7 +56,6 @@ protected:
     bool eventFilter(QObject *watched, QEvent *event) override;
 
 public:
-
     // Header layout (order, widths, hidden columns, sort) for QSettings, per resource key and
     // number of columns ("columns/<key>/<n>"); saved when the kind changes, before server
     // columns leave, and by the main window on quit.

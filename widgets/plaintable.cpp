@@ -1,4 +1,5 @@
 #include "widgets/plaintable.h"
+
 #include "widgets/plaintext.h"
 
 #include <QHeaderView>

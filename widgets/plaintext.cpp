@@ -6,8 +6,8 @@
 #include <QAbstractItemView>
 #include <QHelpEvent>
 #include <QInputDialog>
-#include <QMessageBox>
 #include <QLabel>
+#include <QMessageBox>
 #include <QTextDocument>
 #include <QToolTip>
 
@@ -68,7 +68,8 @@ QString PlainTextDelegate::displayText(const QVariant &value, const QLocale &loc
     return core::visibleText(QStyledItemDelegate::displayText(value, locale));
 }
 
-bool PlainTextDelegate::helpEvent(QHelpEvent *event, QAbstractItemView *view, const QStyleOptionViewItem &option, const QModelIndex &index)
+bool PlainTextDelegate::helpEvent(QHelpEvent *event, QAbstractItemView *view, const QStyleOptionViewItem &option,
+                                  const QModelIndex &index)
 {
     if (showPlainToolTip(event, view, index))
         return true;

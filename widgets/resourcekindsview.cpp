@@ -1,8 +1,8 @@
 #include "widgets/resourcekindsview.h"
-#include "widgets/plaintext.h"
 
 #include "models/resourcekindsmodel.h"
 #include "widgets/kindsproxy.h"
+#include "widgets/plaintext.h"
 
 #include <QAction>
 #include <QHeaderView>

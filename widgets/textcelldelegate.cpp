@@ -20,7 +20,8 @@ size_t qHash(const TextCellDelegate::Key &key, size_t seed)
 
 TextCellDelegate::TextCellDelegate(QObject *parent) : QStyledItemDelegate(parent), m_cache(kCachedTexts) {}
 
-const QStaticText &TextCellDelegate::laidOut(const QString &text, const QFont &font, int width, Qt::TextElideMode elide) const
+const QStaticText &TextCellDelegate::laidOut(const QString &text, const QFont &font, int width,
+                                             Qt::TextElideMode elide) const
 {
     Key key{text, font, width, elide};
     if (QStaticText *hit = m_cache.object(key))
@@ -45,7 +46,8 @@ QString TextCellDelegate::displayText(const QVariant &value, const QLocale &loca
     return visibleText(QStyledItemDelegate::displayText(value, locale));
 }
 
-bool TextCellDelegate::helpEvent(QHelpEvent *event, QAbstractItemView *view, const QStyleOptionViewItem &option, const QModelIndex &index)
+bool TextCellDelegate::helpEvent(QHelpEvent *event, QAbstractItemView *view, const QStyleOptionViewItem &option,
+                                 const QModelIndex &index)
 {
     return showPlainToolTip(event, view, index) || QStyledItemDelegate::helpEvent(event, view, option, index);
 }
@@ -54,9 +56,11 @@ void TextCellDelegate::paint(QPainter *painter, const QStyleOptionViewItem &opti
 {
     QStyleOptionViewItem opt = option;
     initStyleOption(&opt, index);
-    const bool plain = !(opt.features & (QStyleOptionViewItem::HasCheckIndicator | QStyleOptionViewItem::HasDecoration
-                                         | QStyleOptionViewItem::WrapText))
-                    && !(opt.state & QStyle::State_Editing) && !opt.text.contains(QLatin1Char('\n'))
+    const bool plain = !(opt.features
+                         & (QStyleOptionViewItem::HasCheckIndicator | QStyleOptionViewItem::HasDecoration
+                            | QStyleOptionViewItem::WrapText))
+                    && !(opt.state & QStyle::State_Editing)
+                    && !opt.text.contains(QLatin1Char('\n'))
                     // QStaticText draws glyphs only: no strike-out, underline or overline.
                     && !opt.font.strikeOut() && !opt.font.underline() && !opt.font.overline();
     if (!plain) {
@@ -73,12 +77,14 @@ void TextCellDelegate::paint(QPainter *painter, const QStyleOptionViewItem &opti
         QPalette::ColorGroup cg = opt.state & QStyle::State_Enabled ? QPalette::Normal : QPalette::Disabled;
         if (cg == QPalette::Normal && !(opt.state & QStyle::State_Active))
             cg = QPalette::Inactive;
-        painter->setPen(opt.palette.color(cg, opt.state & QStyle::State_Selected ? QPalette::HighlightedText : QPalette::Text));
+        painter->setPen(opt.palette.color(cg, opt.state & QStyle::State_Selected ? QPalette::HighlightedText
+                                                                                 : QPalette::Text));
         painter->setFont(opt.font);
         const int margin = style->pixelMetric(QStyle::PM_FocusFrameHMargin, nullptr, widget) + 1;
         const QRect textRect = opt.rect.adjusted(margin, 0, -margin, 0);
         const QStaticText &text = laidOut(opt.text, opt.font, std::max(0, textRect.width()), opt.textElideMode);
-        const QRect at = QStyle::alignedRect(opt.direction, QStyle::visualAlignment(opt.direction, opt.displayAlignment),
+        const QRect at = QStyle::alignedRect(opt.direction,
+                                             QStyle::visualAlignment(opt.direction, opt.displayAlignment),
                                              text.size().toSize(), textRect);
         painter->drawStaticText(at.topLeft(), text);
     }
@@ -89,7 +95,8 @@ void TextCellDelegate::paint(QPainter *painter, const QStyleOptionViewItem &opti
         focus.rect = style->subElementRect(QStyle::SE_ItemViewItemFocusRect, &opt, widget);
         focus.state |= QStyle::State_KeyboardFocusChange | QStyle::State_Item;
         const QPalette::ColorGroup cg = opt.state & QStyle::State_Enabled ? QPalette::Normal : QPalette::Disabled;
-        focus.backgroundColor = opt.palette.color(cg, opt.state & QStyle::State_Selected ? QPalette::Highlight : QPalette::Window);
+        focus.backgroundColor = opt.palette.color(cg, opt.state & QStyle::State_Selected ? QPalette::Highlight
+                                                                                         : QPalette::Window);
         style->drawPrimitive(QStyle::PE_FrameFocusRect, &focus, painter, widget);
     }
     painter->restore();

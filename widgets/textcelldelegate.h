@@ -25,7 +25,8 @@ public:
     void paint(QPainter *painter, const QStyleOptionViewItem &option, const QModelIndex &index) const override;
     // Server strings: control and bidi characters visible, tooltips plain (widgets/plaintext.h).
     QString displayText(const QVariant &value, const QLocale &locale) const override;
-    bool helpEvent(QHelpEvent *event, QAbstractItemView *view, const QStyleOptionViewItem &option, const QModelIndex &index) override;
+    bool helpEvent(QHelpEvent *event, QAbstractItemView *view, const QStyleOptionViewItem &option,
+                   const QModelIndex &index) override;
 
     // Laid-out texts kept (a screenful of cells many times over); for tests and the bench.
     int cachedTexts() const { return int(m_cache.size()); }

@@ -124,7 +124,8 @@ QWidget *ThreeWayView::buildMergeChoices()
     m_mergeTable = new QTableWidget(0, 5, this);
     m_mergeTable->setObjectName(QStringLiteral("mergeTable"));
     showPlainText(m_mergeTable);
-    m_mergeTable->setHorizontalHeaderLabels({tr("Field"), tr("You opened"), tr("You wrote"), tr("There now"), tr("Keep")});
+    m_mergeTable->setHorizontalHeaderLabels({tr("Field"), tr("You opened"), tr("You wrote"), tr("There now"),
+                                             tr("Keep")});
     m_mergeTable->setEditTriggers(QAbstractItemView::NoEditTriggers);
     m_mergeTable->verticalHeader()->hide();
     m_mergeTable->horizontalHeader()->setStretchLastSection(true);
@@ -137,7 +138,8 @@ QWidget *ThreeWayView::buildMergeChoices()
     connect(m_useMerge, &QPushButton::clicked, this, [this] {
         QStringList mine;
         for (int row = 0; row < m_mergeTable->rowCount(); ++row)
-            if (auto *c = qobject_cast<QComboBox *>(m_mergeTable->cellWidget(row, 4)); c && c->currentData().toInt() == 1)
+            if (auto *c = qobject_cast<QComboBox *>(m_mergeTable->cellWidget(row, 4));
+                c && c->currentData().toInt() == 1)
                 mine << m_mergeTable->item(row, 0)->text();
         Q_EMIT mergeChoicesMade(mine);
     });
@@ -158,7 +160,8 @@ void ThreeWayView::showMergeConflicts(const QList<QStringList> &rows)
         connect(choice, &QComboBox::currentIndexChanged, this, [this] {
             bool all = true;
             for (int row = 0; row < m_mergeTable->rowCount(); ++row)
-                if (auto *c = qobject_cast<QComboBox *>(m_mergeTable->cellWidget(row, 4)); !c || c->currentData().toInt() == 0)
+                if (auto *c = qobject_cast<QComboBox *>(m_mergeTable->cellWidget(row, 4));
+                    !c || c->currentData().toInt() == 0)
                     all = false;
             m_useMerge->setEnabled(all);
         });
@@ -176,7 +179,8 @@ void ThreeWayView::hideMergeConflicts()
     m_useMerge->hide();
 }
 
-void ThreeWayView::setVersions(const QString &opened, const QString &written, const QString &current, const QString &currentResourceVersion)
+void ThreeWayView::setVersions(const QString &opened, const QString &written, const QString &current,
+                               const QString &currentResourceVersion)
 {
     m_openedPane->setText(opened);
     m_writtenPane->setText(written);

@@ -41,7 +41,8 @@ public:
     explicit ThreeWayView(QWidget *parent);
 
     // The three texts; the changed lines are marked when the worker's diff arrives (marked()).
-    void setVersions(const QString &opened, const QString &written, const QString &current, const QString &currentResourceVersion);
+    void setVersions(const QString &opened, const QString &written, const QString &current,
+                     const QString &currentResourceVersion);
     // Rows of (pointer, opened, written, now) to choose mine or theirs for.
     void showMergeConflicts(const QList<QStringList> &rows);
     void hideMergeConflicts();
@@ -52,7 +53,7 @@ Q_SIGNALS:
     void rebaseRequested();
     void mergeRequested();
     void mergeChoicesMade(const QStringList &keepMine); // pointers where the user keeps their value
-    void marked(); // only the newest texts' marks are applied
+    void marked();                                      // only the newest texts' marks are applied
 
 private:
     QWidget *buildMergeChoices();

@@ -1,4 +1,5 @@
 #include "widgets/watchstatus.h"
+
 #include "widgets/plaintext.h"
 
 #include <QEvent>
@@ -126,7 +127,9 @@ void WatchStatusWidget::refresh()
     m_others->setVisible(m_watches.size() > 1);
     if (m_watches.size() > 1) {
         auto worst = std::max_element(m_watches.cbegin() + 1, m_watches.cend(),
-                                      [](const WatchHealth &a, const WatchHealth &b) { return severity(a.state) < severity(b.state); });
+                                      [](const WatchHealth &a, const WatchHealth &b) {
+                                          return severity(a.state) < severity(b.state);
+                                      });
         m_others->setIcon(icon(stateIcon(worst->state)));
         m_others->setText(m_watches.size() == 2 ? tr("1 more watch") : tr("%1 more watches").arg(m_watches.size() - 1));
     }
@@ -152,7 +155,8 @@ QWidget *WatchStatusWidget::showDetails()
     // Above the status bar, right-aligned with the widget when it would leave the screen.
     QPoint at = mapToGlobal(QPoint(0, -popup->sizeHint().height()));
     if (const QScreen *s = screen())
-        at.setX(std::clamp(at.x(), s->availableGeometry().left(), s->availableGeometry().right() - popup->sizeHint().width()));
+        at.setX(std::clamp(at.x(), s->availableGeometry().left(),
+                           s->availableGeometry().right() - popup->sizeHint().width()));
     popup->move(at);
     popup->show();
     return popup;

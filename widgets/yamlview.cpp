@@ -4,7 +4,6 @@
 #include "models/objectdetail.h"
 #include "widgets/palette.h"
 
-
 #include <QEvent>
 #include <QFontDatabase>
 
@@ -42,7 +41,7 @@ void YamlView::applyPalette()
         l->setPaper(p.color(QPalette::Base));
         l->setDefaultColor(p.color(QPalette::Text));
         const int styles[] = {QsciLexerYAML::Identifier, QsciLexerYAML::Default, QsciLexerYAML::Comment,
-                              QsciLexerYAML::Number, QsciLexerYAML::Keyword, QsciLexerYAML::Operator};
+                              QsciLexerYAML::Number,     QsciLexerYAML::Keyword, QsciLexerYAML::Operator};
         // QsciLexerYAML's own colours are for white paper; a dark palette gets lighter ones, and
         // a palette that turns light again gets the lexer's back.
         const QColor dark[] = {QColor(0x8a, 0xb4, 0xf8), QColor(0xa5, 0xd6, 0xa7), QColor(0x9e, 0x9e, 0x9e),

@@ -24,7 +24,7 @@ protected:
 private:
     void applyPalette();
 
-    QStringList m_gutter; // per line
+    QStringList m_gutter;        // per line
     QVector<int> m_gutterColour; // per line: index into m_managers, -1 none
     QStringList m_managers;
 };

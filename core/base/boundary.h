@@ -34,9 +34,11 @@ Error currentExceptionError(std::string_view what) noexcept;
 
 namespace detail {
 template<typename T>
-struct IsResult : std::false_type {};
+struct IsResult : std::false_type {
+};
 template<typename T>
-struct IsResult<Result<T>> : std::true_type {};
+struct IsResult<Result<T>> : std::true_type {
+};
 } // namespace detail
 // True for Result<U>: takeResult and guarded pass such a result through instead of nesting it.
 template<typename T>

@@ -36,7 +36,7 @@ struct StatusCause {
 
 // An SSA per-field conflict parsed from a FieldManagerConflict cause.
 struct FieldConflict {
-    std::string path;        // server syntax: .spec.containers[name="nginx"].image
+    std::string path; // server syntax: .spec.containers[name="nginx"].image
     std::string manager;
     std::string subresource; // "" for the main resource
     std::string apiVersion;  // "" for Apply managers

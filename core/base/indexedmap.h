@@ -40,16 +40,19 @@ std::uint64_t hashKey(std::string_view bytes) noexcept;
 
 // A heterogeneous key (string_view, const char *, ...): not the key type itself and not an
 // iterator, so the exact overloads keep their meaning.
-template <class K, class Key, class Iter, class ConstIter>
+template<class K, class Key, class Iter, class ConstIter>
 constexpr bool isKeyLike()
 {
     using Bare = std::remove_cv_t<std::remove_reference_t<K>>;
-    return std::is_convertible_v<K, std::string_view> && !std::is_same_v<Bare, Key> && !std::is_same_v<Bare, Iter>
-        && !std::is_same_v<Bare, ConstIter>;
+    return std::is_convertible_v<
+               K,
+               std::
+                   string_view> && !std::is_same_v<Bare, Key> && !std::is_same_v<Bare, Iter> && !std::is_same_v<Bare, ConstIter>;
 }
 } // namespace indexedmap_detail
 
-template <class Key, class T, class IgnoredLess = std::less<Key>, class Allocator = std::allocator<std::pair<const Key, T>>>
+template<class Key, class T, class IgnoredLess = std::less<Key>,
+         class Allocator = std::allocator<std::pair<const Key, T>>>
 class IndexedOrderedMap : public std::vector<std::pair<const Key, T>, Allocator>
 {
 public:
@@ -70,7 +73,7 @@ public:
 
     IndexedOrderedMap() noexcept(noexcept(Container())) : Container{} {}
     explicit IndexedOrderedMap(const Allocator &alloc) noexcept(noexcept(Container(alloc))) : Container{alloc} {}
-    template <class It>
+    template<class It>
     IndexedOrderedMap(It first, It last, const Allocator &alloc = Allocator()) : Container{alloc}
     {
         insert(first, last);
@@ -83,7 +86,10 @@ public:
         : Container(other), m_index(other.m_index ? std::make_unique<Index>(*other.m_index) : nullptr)
     {
     }
-    IndexedOrderedMap(IndexedOrderedMap &&other) noexcept : Container(std::move(other)), m_index(std::move(other.m_index)) {}
+    IndexedOrderedMap(IndexedOrderedMap &&other) noexcept
+        : Container(std::move(other)), m_index(std::move(other.m_index))
+    {
+    }
     IndexedOrderedMap &operator=(const IndexedOrderedMap &other)
     {
         if (this != &other) {
@@ -115,20 +121,26 @@ public:
     // --- lookups ---------------------------------------------------------------------------
 
     iterator find(const key_type &key) { return this->begin() + difference(position(std::string_view(key))); }
-    const_iterator find(const key_type &key) const { return this->begin() + difference(position(std::string_view(key))); }
-    template <class KeyType, std::enable_if_t<indexedmap_detail::isKeyLike<KeyType, Key, iterator, const_iterator>(), int> = 0>
+    const_iterator find(const key_type &key) const
+    {
+        return this->begin() + difference(position(std::string_view(key)));
+    }
+    template<class KeyType,
+             std::enable_if_t<indexedmap_detail::isKeyLike<KeyType, Key, iterator, const_iterator>(), int> = 0>
     iterator find(KeyType &&key)
     {
         return this->begin() + difference(position(std::string_view(key)));
     }
-    template <class KeyType, std::enable_if_t<indexedmap_detail::isKeyLike<KeyType, Key, iterator, const_iterator>(), int> = 0>
+    template<class KeyType,
+             std::enable_if_t<indexedmap_detail::isKeyLike<KeyType, Key, iterator, const_iterator>(), int> = 0>
     const_iterator find(KeyType &&key) const
     {
         return this->begin() + difference(position(std::string_view(key)));
     }
 
     size_type count(const key_type &key) const { return position(std::string_view(key)) != this->size() ? 1 : 0; }
-    template <class KeyType, std::enable_if_t<indexedmap_detail::isKeyLike<KeyType, Key, iterator, const_iterator>(), int> = 0>
+    template<class KeyType,
+             std::enable_if_t<indexedmap_detail::isKeyLike<KeyType, Key, iterator, const_iterator>(), int> = 0>
     size_type count(KeyType &&key) const
     {
         return position(std::string_view(key)) != this->size() ? 1 : 0;
@@ -136,12 +148,14 @@ public:
 
     T &at(const key_type &key) { return atPosition(position(std::string_view(key))); }
     const T &at(const key_type &key) const { return atPosition(position(std::string_view(key))); }
-    template <class KeyType, std::enable_if_t<indexedmap_detail::isKeyLike<KeyType, Key, iterator, const_iterator>(), int> = 0>
+    template<class KeyType,
+             std::enable_if_t<indexedmap_detail::isKeyLike<KeyType, Key, iterator, const_iterator>(), int> = 0>
     T &at(KeyType &&key)
     {
         return atPosition(position(std::string_view(key)));
     }
-    template <class KeyType, std::enable_if_t<indexedmap_detail::isKeyLike<KeyType, Key, iterator, const_iterator>(), int> = 0>
+    template<class KeyType,
+             std::enable_if_t<indexedmap_detail::isKeyLike<KeyType, Key, iterator, const_iterator>(), int> = 0>
     const T &at(KeyType &&key) const
     {
         return atPosition(position(std::string_view(key)));
@@ -151,7 +165,8 @@ public:
 
     std::pair<iterator, bool> emplace(const key_type &key, T &&t) { return emplaceImpl(key, std::move(t)); }
     std::pair<iterator, bool> emplace(key_type &&key, T &&t) { return emplaceImpl(std::move(key), std::move(t)); }
-    template <class KeyType, std::enable_if_t<indexedmap_detail::isKeyLike<KeyType, Key, iterator, const_iterator>(), int> = 0>
+    template<class KeyType,
+             std::enable_if_t<indexedmap_detail::isKeyLike<KeyType, Key, iterator, const_iterator>(), int> = 0>
     std::pair<iterator, bool> emplace(KeyType &&key, T &&t)
     {
         return emplaceImpl(std::forward<KeyType>(key), std::move(t));
@@ -159,13 +174,15 @@ public:
 
     T &operator[](const key_type &key) { return emplaceImpl(key, T{}).first->second; }
     T &operator[](key_type &&key) { return emplaceImpl(std::move(key), T{}).first->second; }
-    template <class KeyType, std::enable_if_t<indexedmap_detail::isKeyLike<KeyType, Key, iterator, const_iterator>(), int> = 0>
+    template<class KeyType,
+             std::enable_if_t<indexedmap_detail::isKeyLike<KeyType, Key, iterator, const_iterator>(), int> = 0>
     T &operator[](KeyType &&key)
     {
         return emplaceImpl(std::forward<KeyType>(key), T{}).first->second;
     }
     const T &operator[](const key_type &key) const { return at(key); }
-    template <class KeyType, std::enable_if_t<indexedmap_detail::isKeyLike<KeyType, Key, iterator, const_iterator>(), int> = 0>
+    template<class KeyType,
+             std::enable_if_t<indexedmap_detail::isKeyLike<KeyType, Key, iterator, const_iterator>(), int> = 0>
     const T &operator[](KeyType &&key) const
     {
         return at(std::forward<KeyType>(key));
@@ -173,7 +190,10 @@ public:
 
     std::pair<iterator, bool> insert(value_type &&value) { return emplaceImpl(value.first, std::move(value.second)); }
     std::pair<iterator, bool> insert(const value_type &value) { return emplaceImpl(value.first, T(value.second)); }
-    template <class InputIt, std::enable_if_t<std::is_convertible_v<typename std::iterator_traits<InputIt>::iterator_category, std::input_iterator_tag>, int> = 0>
+    template<class InputIt,
+             std::enable_if_t<std::is_convertible_v<typename std::iterator_traits<InputIt>::iterator_category,
+                                                    std::input_iterator_tag>,
+                              int> = 0>
     void insert(InputIt first, InputIt last)
     {
         for (auto it = first; it != last; ++it)
@@ -183,7 +203,8 @@ public:
     // --- erase -----------------------------------------------------------------------------
 
     size_type erase(const key_type &key) { return eraseKey(std::string_view(key)); }
-    template <class KeyType, std::enable_if_t<indexedmap_detail::isKeyLike<KeyType, Key, iterator, const_iterator>(), int> = 0>
+    template<class KeyType,
+             std::enable_if_t<indexedmap_detail::isKeyLike<KeyType, Key, iterator, const_iterator>(), int> = 0>
     size_type erase(KeyType &&key)
     {
         return eraseKey(std::string_view(key));
@@ -218,7 +239,10 @@ private:
     using Container::push_back;
     using Container::resize;
 
-    static typename Container::difference_type difference(size_type n) { return typename Container::difference_type(n); }
+    static typename Container::difference_type difference(size_type n)
+    {
+        return typename Container::difference_type(n);
+    }
     static std::uint64_t hashOf(std::string_view key) { return indexedmap_detail::hashKey(key); }
 
     // Open addressing with linear probing. A slot is 0 (empty) or (low 32 hash bits << 32 |
@@ -229,7 +253,10 @@ private:
         std::uint64_t mask = 0;
         size_type used = 0;
 
-        static std::uint64_t slotOf(std::uint64_t hash, size_type pos) { return (hash << 32) | (std::uint64_t(pos) + 1); }
+        static std::uint64_t slotOf(std::uint64_t hash, size_type pos)
+        {
+            return (hash << 32) | (std::uint64_t(pos) + 1);
+        }
         static size_type positionIn(std::uint64_t slot) { return size_type((slot & 0xffffffffu) - 1); }
         static std::uint64_t tagOf(std::uint64_t slot) { return slot >> 32; }
 
@@ -316,7 +343,7 @@ private:
         return Container::operator[](pos).second;
     }
 
-    template <class K>
+    template<class K>
     std::pair<iterator, bool> emplaceImpl(K &&key, T &&t)
     {
         const std::string_view view(key);

@@ -144,7 +144,8 @@ Status checkJsonDepth(const Json &value, const std::string &what, int maxDepth)
 {
     std::size_t deepest = 0;
     if (auto at = firstTooDeep(value, std::size_t(std::max(maxDepth, 0)), &deepest))
-        return Error::make(ErrorCategory::Parse, what + " is nested deeper than " + std::to_string(maxDepth) + " levels",
+        return Error::make(ErrorCategory::Parse,
+                           what + " is nested deeper than " + std::to_string(maxDepth) + " levels",
                            at->empty() ? std::string("<root>") : *at);
     return success();
 }

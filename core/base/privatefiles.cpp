@@ -1,12 +1,12 @@
 #include "core/base/privatefiles.h"
 
-#include <cerrno>
-#include <cstring>
-#include <filesystem>
-
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
 
 namespace fieldscope::core {
 

@@ -18,19 +18,42 @@ public:
     bool ok() const { return m_v.index() == 0; }
     explicit operator bool() const { return ok(); }
 
-    T &value() & { assert(ok()); return std::get<0>(m_v); }
-    const T &value() const & { assert(ok()); return std::get<0>(m_v); }
-    T &&value() && { assert(ok()); return std::get<0>(std::move(m_v)); }
+    T &value() &
+    {
+        assert(ok());
+        return std::get<0>(m_v);
+    }
+    const T &value() const &
+    {
+        assert(ok());
+        return std::get<0>(m_v);
+    }
+    T &&value() &&
+    {
+        assert(ok());
+        return std::get<0>(std::move(m_v));
+    }
     T *operator->() { return &value(); }
     const T *operator->() const { return &value(); }
     T &operator*() & { return value(); }
     const T &operator*() const & { return value(); }
 
-    const Error &error() const { assert(!ok()); return std::get<1>(m_v); }
-    Error &error() { assert(!ok()); return std::get<1>(m_v); }
+    const Error &error() const
+    {
+        assert(!ok());
+        return std::get<1>(m_v);
+    }
+    Error &error()
+    {
+        assert(!ok());
+        return std::get<1>(m_v);
+    }
 
     template<typename U>
-    T valueOr(U &&fallback) const { return ok() ? value() : T(std::forward<U>(fallback)); }
+    T valueOr(U &&fallback) const
+    {
+        return ok() ? value() : T(std::forward<U>(fallback));
+    }
 
 private:
     std::variant<T, Error> m_v;
@@ -38,6 +61,9 @@ private:
 
 struct Unit {};
 using Status = Result<Unit>;
-inline Status success() { return Unit{}; }
+inline Status success()
+{
+    return Unit{};
+}
 
 } // namespace fieldscope::core

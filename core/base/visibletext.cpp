@@ -11,12 +11,12 @@ namespace {
 bool mustEscape(char32_t cp)
 {
     return cp < 0x20 || cp == 0x7f || (cp >= 0x80 && cp <= 0x9f) // C0, DEL, C1
-        || cp == 0x061c                                             // Arabic letter mark
-        || (cp >= 0x200b && cp <= 0x200f)                           // zero-width space/joiners, LRM, RLM
-        || cp == 0x2028 || cp == 0x2029                             // line/paragraph separator
-        || (cp >= 0x202a && cp <= 0x202e)                           // LRE RLE PDF LRO RLO
-        || (cp >= 0x2060 && cp <= 0x2069)                           // word joiner .. isolates (LRI RLI FSI PDI)
-        || cp == 0xfeff;                                            // BOM / zero-width no-break space
+        || cp == 0x061c                                          // Arabic letter mark
+        || (cp >= 0x200b && cp <= 0x200f)                        // zero-width space/joiners, LRM, RLM
+        || cp == 0x2028 || cp == 0x2029                          // line/paragraph separator
+        || (cp >= 0x202a && cp <= 0x202e)                        // LRE RLE PDF LRO RLO
+        || (cp >= 0x2060 && cp <= 0x2069)                        // word joiner .. isolates (LRI RLI FSI PDI)
+        || cp == 0xfeff;                                         // BOM / zero-width no-break space
 }
 
 std::string hexEscape(const char *fmt, unsigned v)
@@ -69,8 +69,8 @@ bool needsEscapes(const QString &text, bool keepNewlines)
         const char16_t u = c.unicode();
         if (u == u'\n' && keepNewlines)
             continue;
-        if (u < 0x20 || (u >= 0x7f && u <= 0x9f) || u == 0x061c || (u >= 0x200b && u <= 0x200f) || (u >= 0x2028 && u <= 0x202e)
-            || (u >= 0x2060 && u <= 0x2069) || u == 0xfeff || c.isSurrogate())
+        if (u < 0x20 || (u >= 0x7f && u <= 0x9f) || u == 0x061c || (u >= 0x200b && u <= 0x200f)
+            || (u >= 0x2028 && u <= 0x202e) || (u >= 0x2060 && u <= 0x2069) || u == 0xfeff || c.isSurrogate())
             return true;
     }
     return false;

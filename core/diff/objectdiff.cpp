@@ -94,7 +94,9 @@ bool diffSetList(const Json &a, const Json &b, const FieldPath &path, DiffContex
         return out;
     };
     const auto inA = members(a), inB = members(b);
-    auto has = [](const std::unordered_set<std::string> &set, const Json &v) { return set.count(canonicalJsonText(v)) != 0; };
+    auto has = [](const std::unordered_set<std::string> &set, const Json &v) {
+        return set.count(canonicalJsonText(v)) != 0;
+    };
     for (const auto &v : a)
         if (!has(inB, v))
             report(ctx, FieldChange::Kind::Removed, path.child(PathElement::makeValue(v)), v, nullptr);

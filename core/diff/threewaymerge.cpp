@@ -10,7 +10,10 @@ bool same(const std::optional<Json> &a, const std::optional<Json> &b)
     return a.has_value() == b.has_value() && (!a || jsonEqual(*a, *b));
 }
 
-bool isObject(const std::optional<Json> &v) { return v && v->is_object(); }
+bool isObject(const std::optional<Json> &v)
+{
+    return v && v->is_object();
+}
 
 const Json *member(const std::optional<Json> &o, const std::string &key)
 {
@@ -20,11 +23,14 @@ const Json *member(const std::optional<Json> &o, const std::string &key)
     return it == o->end() ? nullptr : &*it;
 }
 
-std::optional<Json> opt(const Json *v) { return v ? std::optional<Json>(*v) : std::nullopt; }
+std::optional<Json> opt(const Json *v)
+{
+    return v ? std::optional<Json>(*v) : std::nullopt;
+}
 
 // The merged value at `pointer` (nullopt: absent), conflicts appended.
-std::optional<Json> merge(const std::optional<Json> &base, const std::optional<Json> &mine, const std::optional<Json> &theirs,
-                          const std::string &pointer, ThreeWayMerge &out)
+std::optional<Json> merge(const std::optional<Json> &base, const std::optional<Json> &mine,
+                          const std::optional<Json> &theirs, const std::string &pointer, ThreeWayMerge &out)
 {
     if (same(mine, base))
         return theirs;
@@ -41,7 +47,8 @@ std::optional<Json> merge(const std::optional<Json> &base, const std::optional<J
                     if (std::find(keys.begin(), keys.end(), it.key()) == keys.end())
                         keys.push_back(it.key());
         for (const std::string &k : keys) {
-            auto v = merge(opt(member(base, k)), opt(member(mine, k)), opt(member(theirs, k)), pointer + "/" + jsonPointerEscape(k), out);
+            auto v = merge(opt(member(base, k)), opt(member(mine, k)), opt(member(theirs, k)),
+                           pointer + "/" + jsonPointerEscape(k), out);
             if (v)
                 result[k] = std::move(*v);
         }

@@ -14,7 +14,7 @@
 namespace fieldscope::core {
 
 struct MergeConflict {
-    std::string pointer; // JSON Pointer of the field ("/data/foo")
+    std::string pointer;                    // JSON Pointer of the field ("/data/foo")
     std::optional<Json> base, mine, theirs; // nullopt: absent on that side
 };
 

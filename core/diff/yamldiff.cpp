@@ -40,7 +40,10 @@ void myersMiddle(const int *a, int n, const int *b, int m, std::vector<Op> &ops)
     const int offset = max + 1;
     std::vector<int> v(std::size_t(2 * max + 3), 0);
     // v[offset + k]: the index is never negative and far below INT_MAX (n + m lines).
-    auto vAt = [&v, offset](int k) -> int & { const int i = offset + k; return v[std::size_t(i)]; };
+    auto vAt = [&v, offset](int k) -> int & {
+        const int i = offset + k;
+        return v[std::size_t(i)];
+    };
     std::vector<std::vector<int>> trace; // trace[d][k + d] = v[k] before step d, k in [-d, d]
     int dFound = -1;
     std::int64_t steps = 0;
@@ -71,7 +74,10 @@ void myersMiddle(const int *a, int n, const int *b, int m, std::vector<Op> &ops)
     int x = n, y = m;
     for (int d = dFound; d > 0; --d) {
         const auto &pv = trace[std::size_t(d)];
-        auto at = [&](int k) { const int i = k + d; return pv[std::size_t(i)]; };
+        auto at = [&](int k) {
+            const int i = k + d;
+            return pv[std::size_t(i)];
+        };
         const int k = x - y;
         const bool down = k == -d || (k != d && at(k - 1) < at(k + 1));
         const int prevK = down ? k + 1 : k - 1;
@@ -122,7 +128,9 @@ void intraLine(YamlDiffRow &row)
     std::size_t suf = 0;
     while (suf < l.size() - pre && suf < r.size() - pre && l[l.size() - 1 - suf] == r[r.size() - 1 - suf])
         ++suf;
-    while (suf > 0 && ((suf < l.size() && isContinuation(l[l.size() - suf])) || (suf < r.size() && isContinuation(r[r.size() - suf]))))
+    while (suf > 0
+           && ((suf < l.size() && isContinuation(l[l.size() - suf]))
+               || (suf < r.size() && isContinuation(r[r.size() - suf]))))
         --suf;
     if (l.size() > pre + suf)
         row.leftRanges.push_back({int(pre), int(l.size() - pre - suf)});
@@ -136,7 +144,8 @@ void emitHunk(std::vector<YamlDiffRow> &rows, YamlDiff &diff, const std::vector<
 {
     const int paired = std::min(dels, ins);
     for (int i = 0; i < paired; ++i) {
-        YamlDiffRow row{YamlDiffRow::Kind::Changed, ia + 1, ib + 1, std::string(a[std::size_t(ia)]), std::string(b[std::size_t(ib)])};
+        YamlDiffRow row{YamlDiffRow::Kind::Changed, ia + 1, ib + 1, std::string(a[std::size_t(ia)]),
+                        std::string(b[std::size_t(ib)])};
         intraLine(row);
         rows.push_back(std::move(row));
         ++ia, ++ib, ++diff.changedLines;
@@ -212,7 +221,8 @@ YamlDiff diffYamlText(std::string_view oldText, std::string_view newText, int co
     int ia = 0, ib = 0;
     for (std::size_t i = 0; i < ops.size();) {
         if (ops[i] == Op::Same) {
-            diff.rows.push_back({YamlDiffRow::Kind::Same, ia + 1, ib + 1, std::string(a[std::size_t(ia)]), std::string(b[std::size_t(ib)])});
+            diff.rows.push_back({YamlDiffRow::Kind::Same, ia + 1, ib + 1, std::string(a[std::size_t(ia)]),
+                                 std::string(b[std::size_t(ib)])});
             ++ia, ++ib, ++i;
             continue;
         }
@@ -228,8 +238,10 @@ YamlDiff diffYamlText(std::string_view oldText, std::string_view newText, int co
 
 YamlDiff diffYaml(const Json &oldObject, const Json &newObject, const YamlDiffOptions &options)
 {
-    const std::string left = oldObject.is_null() ? std::string() : jsonToYaml(applyNoiseFilters(oldObject, options.filters));
-    const std::string right = newObject.is_null() ? std::string() : jsonToYaml(applyNoiseFilters(newObject, options.filters));
+    const std::string left = oldObject.is_null() ? std::string()
+                                                 : jsonToYaml(applyNoiseFilters(oldObject, options.filters));
+    const std::string right = newObject.is_null() ? std::string()
+                                                  : jsonToYaml(applyNoiseFilters(newObject, options.filters));
     return diffYamlText(left, right, options.contextLines);
 }
 

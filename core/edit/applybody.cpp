@@ -40,7 +40,8 @@ const Json *member(const Json &object, const char *key)
     return it == object.end() ? nullptr : &*it;
 }
 
-FieldSet ownedThroughApply(const std::vector<ManagedFieldsEntry> &entries, std::string_view manager, const std::string &subresource)
+FieldSet ownedThroughApply(const std::vector<ManagedFieldsEntry> &entries, std::string_view manager,
+                           const std::string &subresource)
 {
     FieldSet owned;
     for (const auto &e : entries)
@@ -219,8 +220,9 @@ Json EditWalker::pick(const Json &edited, const FieldSet *owned, const FieldSet 
 
 } // namespace
 
-Result<ApplyBody> applyBodyForEdit(const Json &live, const Json &opened, const Json &edited, std::string_view fieldManager,
-                                   const ApplyOptions &options, const std::vector<std::string> &alsoSend)
+Result<ApplyBody> applyBodyForEdit(const Json &live, const Json &opened, const Json &edited,
+                                   std::string_view fieldManager, const ApplyOptions &options,
+                                   const std::vector<std::string> &alsoSend)
 {
     auto entries = parseManagedFields(live);
     if (!entries)

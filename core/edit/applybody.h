@@ -31,7 +31,8 @@ struct ApplyBody {
 // `alsoSend`: server-syntax paths of `edited` to send though unchanged, e.g. fields set to the
 // live value to co-own them (an equal value shares ownership). Errors: Parse for undecodable
 // managedFields, Invalid for buffers the server would reject (see predictApply).
-Result<ApplyBody> applyBodyForEdit(const Json &live, const Json &opened, const Json &edited, std::string_view fieldManager,
-                                   const ApplyOptions &options = {}, const std::vector<std::string> &alsoSend = {});
+Result<ApplyBody> applyBodyForEdit(const Json &live, const Json &opened, const Json &edited,
+                                   std::string_view fieldManager, const ApplyOptions &options = {},
+                                   const std::vector<std::string> &alsoSend = {});
 
 } // namespace fieldscope::core

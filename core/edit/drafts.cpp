@@ -56,7 +56,8 @@ std::string utcStamp()
 Result<EditDraft> parseDraft(std::string_view bytes)
 {
     if (bytes.size() > kMaxDraftBytes)
-        return Error::make(ErrorCategory::Parse, "the draft is larger than " + std::to_string(kMaxDraftBytes) + " bytes");
+        return Error::make(ErrorCategory::Parse,
+                           "the draft is larger than " + std::to_string(kMaxDraftBytes) + " bytes");
     auto j = parseJson(bytes);
     if (!j)
         return j.error();
@@ -68,8 +69,8 @@ Result<EditDraft> parseDraft(std::string_view bytes)
         std::string *into;
     };
     for (const Member &m : {Member{"context", &d.context}, Member{"uid", &d.uid}, Member{"title", &d.title},
-                            Member{"openedYaml", &d.openedYaml}, Member{"openedResourceVersion", &d.openedResourceVersion},
-                            Member{"text", &d.text}}) {
+                            Member{"openedYaml", &d.openedYaml},
+                            Member{"openedResourceVersion", &d.openedResourceVersion}, Member{"text", &d.text}}) {
         auto v = stringMember(*j, m.key);
         if (!v)
             return v.error();
@@ -85,8 +86,13 @@ Result<EditDraft> parseDraft(std::string_view bytes)
 
 std::string draftFileText(const EditDraft &d)
 {
-    const Json j{{"context", d.context},  {"uid", d.uid}, {"title", d.title}, {"openedYaml", d.openedYaml},
-                 {"openedResourceVersion", d.openedResourceVersion}, {"text", d.text}, {"savedAtMs", d.savedAtMs}};
+    const Json j{{"context", d.context},
+                 {"uid", d.uid},
+                 {"title", d.title},
+                 {"openedYaml", d.openedYaml},
+                 {"openedResourceVersion", d.openedResourceVersion},
+                 {"text", d.text},
+                 {"savedAtMs", d.savedAtMs}};
     return j.dump(-1, ' ', false, Json::error_handler_t::replace);
 }
 
@@ -135,9 +141,10 @@ Result<std::optional<EditDraft>> DraftStore::load(const std::string &context, co
     const std::string aside = path + ".damaged-" + utcStamp();
     fs::rename(path, aside, ec);
     if (ec)
-        return Error::make(ErrorCategory::Parse, "the kept draft " + path + " is damaged (" + problem + ") and could not be moved aside: "
-                                                     + ec.message());
-    return Error::make(ErrorCategory::Parse, "the kept draft was damaged (" + problem + "); it was moved aside to " + aside);
+        return Error::make(ErrorCategory::Parse, "the kept draft " + path + " is damaged (" + problem
+                                                     + ") and could not be moved aside: " + ec.message());
+    return Error::make(ErrorCategory::Parse,
+                       "the kept draft was damaged (" + problem + "); it was moved aside to " + aside);
 }
 
 Status DraftStore::remove(const std::string &context, const std::string &uid)

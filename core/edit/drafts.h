@@ -13,11 +13,11 @@
 namespace fieldscope::core {
 
 struct EditDraft {
-    std::string context, uid;       // which object: a kubeconfig context and the object's uid
-    std::string title;              // "ConfigMap demo/settings", for the restore question
-    std::string openedYaml;         // the version the edit was based on (editable form)
+    std::string context, uid; // which object: a kubeconfig context and the object's uid
+    std::string title;        // "ConfigMap demo/settings", for the restore question
+    std::string openedYaml;   // the version the edit was based on (editable form)
     std::string openedResourceVersion;
-    std::string text;               // the buffer
+    std::string text; // the buffer
     std::int64_t savedAtMs = 0;
 };
 

@@ -70,7 +70,8 @@ Json editableObject(const Json &live, bool withoutStatus)
     if (!out.is_object())
         return out;
     if (auto meta = out.find("metadata"); meta != out.end() && meta->is_object())
-        for (const char *key : {"managedFields", "resourceVersion", "uid", "creationTimestamp", "generation", "selfLink"})
+        for (const char *key :
+             {"managedFields", "resourceVersion", "uid", "creationTimestamp", "generation", "selfLink"})
             meta->erase(key);
     if (withoutStatus)
         out.erase("status");

@@ -1,9 +1,9 @@
 #include "core/edit/editsession.h"
 
-#include "core/edit/applybody.h"
-#include "core/edit/editbuffer.h"
 #include "core/base/jsonread.h"
 #include "core/diff/objectdiff.h"
+#include "core/edit/applybody.h"
+#include "core/edit/editbuffer.h"
 #include "core/ownership/ownershipdiff.h"
 #include "core/yaml/yaml.h"
 
@@ -64,7 +64,8 @@ Result<EditVersion> EditSession::parseVersion(std::string_view json, bool withou
 Result<EditVersion> EditSession::readVersion(const Json &live, bool withoutStatus)
 {
     if (!live.is_object())
-        return Error::make(ErrorCategory::Parse, std::string("the object is a JSON ") + jsonTypeName(live) + ", not an object");
+        return Error::make(ErrorCategory::Parse,
+                           std::string("the object is a JSON ") + jsonTypeName(live) + ", not an object");
     EditVersion v;
     v.resourceVersion = metaString(live, "resourceVersion");
     v.namespace_ = metaString(live, "namespace");
@@ -124,7 +125,8 @@ std::vector<FailedTest> EditSession::failedTests(const Json &jsonPatch, const Js
     return out;
 }
 
-std::optional<ResolutionPlan> EditSession::planResolution(const std::vector<std::pair<std::string, Resolution>> &choices)
+std::optional<ResolutionPlan>
+EditSession::planResolution(const std::vector<std::pair<std::string, Resolution>> &choices)
 {
     ResolutionPlan plan;
     for (const auto &[path, choice] : choices) {
@@ -138,7 +140,8 @@ std::optional<ResolutionPlan> EditSession::planResolution(const std::vector<std:
     return plan;
 }
 
-Result<std::string> EditSession::resolvedBuffer(std::string_view bufferYaml, const Json &live, const ResolutionPlan &plan)
+Result<std::string> EditSession::resolvedBuffer(std::string_view bufferYaml, const Json &live,
+                                                const ResolutionPlan &plan)
 {
     auto parsed = yamlToJson(bufferYaml);
     if (!parsed)
@@ -151,8 +154,8 @@ Result<std::string> EditSession::resolvedBuffer(std::string_view bufferYaml, con
     return jsonToYaml(out);
 }
 
-Result<MergeOnto> EditSession::mergeOntoCurrent(const Json &opened, std::string_view bufferYaml, const Json &currentLive,
-                                                bool withoutStatus)
+Result<MergeOnto> EditSession::mergeOntoCurrent(const Json &opened, std::string_view bufferYaml,
+                                                const Json &currentLive, bool withoutStatus)
 {
     auto mine = yamlToJson(bufferYaml);
     if (!mine)
@@ -192,7 +195,8 @@ EditSession::WriteBase EditSession::writeBase() const
     return {m_live, m_opened, m_openedRv, m_withoutStatus, m_givenUp, m_coOwned};
 }
 
-Result<WritePlan> EditSession::planWrite(const WriteBase &base, WriteMode mode, Json edited, bool force, std::string_view manager)
+Result<WritePlan> EditSession::planWrite(const WriteBase &base, WriteMode mode, Json edited, bool force,
+                                         std::string_view manager)
 {
     if (shapeProblem(edited) != ShapeProblem::None)
         return Error::make(ErrorCategory::Invalid, "the buffer is not an object with metadata.name");

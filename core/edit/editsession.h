@@ -129,7 +129,8 @@ public:
     static std::optional<ResolutionPlan> planResolution(const std::vector<std::pair<std::string, Resolution>> &choices);
     // The buffer with the plan's fields given up and co-owned (`live`: the object read after the
     // conflict). A path the buffer or the live object lacks is an Invalid error.
-    static Result<std::string> resolvedBuffer(std::string_view bufferYaml, const Json &live, const ResolutionPlan &plan);
+    static Result<std::string> resolvedBuffer(std::string_view bufferYaml, const Json &live,
+                                              const ResolutionPlan &plan);
     static Result<MergeOnto> mergeOntoCurrent(const Json &opened, std::string_view bufferYaml, const Json &currentLive,
                                               bool withoutStatus);
     // The merge with the fields at `keepMine` (JSON Pointers) taken from the buffer, the other
@@ -150,7 +151,8 @@ public:
     // changed fields plus the co-owned ones (never the whole buffer, which would claim every
     // field); replace sends the object with the base resourceVersion as precondition; the patches
     // send what changed since the base version.
-    static Result<WritePlan> planWrite(const WriteBase &base, WriteMode mode, Json edited, bool force, std::string_view manager);
+    static Result<WritePlan> planWrite(const WriteBase &base, WriteMode mode, Json edited, bool force,
+                                       std::string_view manager);
 
     // ---- State (owner's thread) ----
     bool withoutStatus() const { return m_withoutStatus; }

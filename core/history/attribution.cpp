@@ -204,8 +204,9 @@ void explainAmbiguity(TransitionAttribution &out, const std::vector<ManagedField
     if (out.writers.size() > 1) {
         out.ambiguous = true;
         const auto &a = out.writers[0].who, &b = out.writers[1].who;
-        out.reason = a.time == b.time ? a.label() + " and " + b.label() + " were stamped in the same second (" + a.time + ")"
-                                      : "several managers wrote between these versions";
+        out.reason = a.time == b.time
+                       ? a.label() + " and " + b.label() + " were stamped in the same second (" + a.time + ")"
+                       : "several managers wrote between these versions";
         return;
     }
     const ManagerEvidence &w = out.writers.front();
@@ -253,7 +254,8 @@ TransitionAttribution attributeTransition(const Json *previous, const Json &curr
 }
 
 TransitionAttribution attributeTransition(const Json *previous, const ManagedFieldsResult &previousEntries,
-                                          const Json &current, const ManagedFieldsResult &cur, const AttributionContext &ctx)
+                                          const Json &current, const ManagedFieldsResult &cur,
+                                          const AttributionContext &ctx)
 {
     if (!cur) {
         TransitionAttribution out;
@@ -276,9 +278,12 @@ TransitionAttribution attributeTransition(const Json *previous, const ManagedFie
     for (const auto &e : *cur) {
         const ManagedFieldsEntry *before = findSame(*prev, e);
         const bool sameFields = before && before->fields == e.fields; // the common case, cheaply
-        ManagerEvidence ev{ManagerRef::of(e), before == nullptr, before && before->time != e.time,
+        ManagerEvidence ev{ManagerRef::of(e),
+                           before == nullptr,
+                           before && before->time != e.time,
                            before ? !sameFields && hasMembersNotIn(e.fields, before->fields) : true,
-                           before && !sameFields && hasMembersNotIn(before->fields, e.fields), {}};
+                           before && !sameFields && hasMembersNotIn(before->fields, e.fields),
+                           {}};
         if (!ev.newEntry && !ev.timeMoved && !ev.fieldsGrew) {
             // Time unchanged: another manager took fields away (the server does not touch the loser's time).
             if (ev.fieldsShrank)
@@ -312,7 +317,8 @@ TransitionAttribution attributeTransition(const Json *previous, const ManagedFie
     }
     if (ctx.versionsMissing) {
         out.ambiguous = true;
-        out.reason = (out.reason.empty() ? std::string() : out.reason + "; ") + "versions before this one were not observed";
+        out.reason = (out.reason.empty() ? std::string() : out.reason + "; ")
+                   + "versions before this one were not observed";
     }
     return out;
 }
@@ -357,8 +363,8 @@ FieldTimelinePoint fieldTimelinePoint(const VersionInfo &version, const Json &ob
     return p;
 }
 
-std::vector<FieldTimelinePoint> fieldTimeline(const std::vector<VersionInfo> &versions, const std::vector<Json> &objects,
-                                              const FieldPath &path)
+std::vector<FieldTimelinePoint> fieldTimeline(const std::vector<VersionInfo> &versions,
+                                              const std::vector<Json> &objects, const FieldPath &path)
 {
     std::vector<FieldTimelinePoint> out;
     const std::size_t n = std::min(versions.size(), objects.size());

@@ -5,9 +5,9 @@
 // k8s.io/apimachinery/pkg/util/managedfields/internal/managedfieldsupdater.go). Evidence that does
 // not single out a writer is `ambiguous` with a reason, never a guess. Also a field's timeline.
 // Pure functions on value types; run them on a worker thread (they decode FieldsV1).
+#include "core/diff/objectdiff.h"
 #include "core/history/historytypes.h"
 #include "core/ownership/managedfields.h"
-#include "core/diff/objectdiff.h"
 
 #include <optional>
 #include <string>
@@ -29,10 +29,10 @@ struct ManagerRef {
 
 struct ManagerEvidence {
     ManagerRef who;
-    bool newEntry = false;      // the entry did not exist in the previous version
-    bool timeMoved = false;     // its `time` changed
-    bool fieldsGrew = false;    // it owns fields it did not own before
-    bool fieldsShrank = false;  // it no longer owns fields it owned before
+    bool newEntry = false;        // the entry did not exist in the previous version
+    bool timeMoved = false;       // its `time` changed
+    bool fieldsGrew = false;      // it owns fields it did not own before
+    bool fieldsShrank = false;    // it no longer owns fields it owned before
     std::vector<FieldPath> paths; // changed paths it owns (after, or before for removals)
 };
 
@@ -56,7 +56,8 @@ struct AttributionContext {
 };
 
 // previous == nullptr: the first observed version of this uid.
-TransitionAttribution attributeTransition(const Json *previous, const Json &current, const AttributionContext &ctx = {});
+TransitionAttribution attributeTransition(const Json *previous, const Json &current,
+                                          const AttributionContext &ctx = {});
 
 // The same with each object's managedFields already decoded (parseManagedFields), so a walk over a
 // history decodes every version's entries once instead of twice. previousEntries is ignored when
@@ -76,16 +77,16 @@ struct FieldTimelinePoint {
     std::int64_t observedAtMs = 0;
     HistoryEventType eventType = HistoryEventType::Modified;
     bool present = false;
-    Json value;                   // null when absent
-    bool changed = false;         // differs from the previous point (presence or value)
+    Json value;           // null when absent
+    bool changed = false; // differs from the previous point (presence or value)
     std::vector<ManagerRef> owners;
-    bool ownersChanged = false;   // owners differ from the previous point
+    bool ownersChanged = false; // owners differ from the previous point
 };
 
 // One field across versions. `versions` and `objects` are parallel (as from HistoryStore::versions
 // and loadAllVersions).
-std::vector<FieldTimelinePoint> fieldTimeline(const std::vector<VersionInfo> &versions, const std::vector<Json> &objects,
-                                              const FieldPath &path);
+std::vector<FieldTimelinePoint> fieldTimeline(const std::vector<VersionInfo> &versions,
+                                              const std::vector<Json> &objects, const FieldPath &path);
 // One point of that timeline, against the point of the version before (null: the first), so a
 // long history is walked one decoded version at a time.
 FieldTimelinePoint fieldTimelinePoint(const VersionInfo &version, const Json &object, const FieldPath &path,

@@ -2,7 +2,6 @@
 
 #include "core/base/jsonread.h"
 
-
 namespace fieldscope::core {
 
 namespace {
@@ -136,7 +135,8 @@ std::string auditFieldManagerFromUserAgent(std::string_view userAgent)
         bool printable = true;
         if (rune.size() == 1)
             printable = c >= 0x20 && c != 0x7F;
-        else if (rune == "\xC2\x85" || rune == "\xC2\xA0" || (rune.size() == 2 && c == 0xC2 && static_cast<unsigned char>(rune[1]) < 0xA0)
+        else if (rune == "\xC2\x85" || rune == "\xC2\xA0"
+                 || (rune.size() == 2 && c == 0xC2 && static_cast<unsigned char>(rune[1]) < 0xA0)
                  || rune == "\xE2\x80\xA8" || rune == "\xE2\x80\xA9" || rune == "\xE3\x80\x80" || rune == "\xE1\x9A\x80"
                  || (rune.size() == 3 && c == 0xE2 && static_cast<unsigned char>(rune[1]) == 0x80
                      && static_cast<unsigned char>(rune[2]) <= 0x8A))
@@ -180,8 +180,8 @@ std::optional<std::int64_t> parseRfc3339Micros(std::string_view s)
         ++i;
     } else if (i < s.size() && (s[i] == '+' || s[i] == '-')) {
         int oh = 0, om = 0;
-        if (!digitsAt(s, i + 1, 2, &oh) || i + 3 >= s.size() || s[i + 3] != ':' || !digitsAt(s, i + 4, 2, &om) || oh > 23
-            || om > 59)
+        if (!digitsAt(s, i + 1, 2, &oh) || i + 3 >= s.size() || s[i + 3] != ':' || !digitsAt(s, i + 4, 2, &om)
+            || oh > 23 || om > 59)
             return std::nullopt;
         offsetSeconds = (s[i] == '+' ? 1 : -1) * (std::int64_t{oh} * 3600 + om * 60);
         i += 6;
@@ -191,7 +191,8 @@ std::optional<std::int64_t> parseRfc3339Micros(std::string_view s)
     if (i != s.size())
         return std::nullopt;
     const std::int64_t days = daysFromCivil(year, unsigned(month), unsigned(day));
-    const std::int64_t seconds = days * 86400 + std::int64_t{hour} * 3600 + std::int64_t{minute} * 60 + second - offsetSeconds;
+    const std::int64_t seconds = days * 86400 + std::int64_t{hour} * 3600 + std::int64_t{minute} * 60 + second
+                               - offsetSeconds;
     return seconds * 1000000 + micros;
 }
 

@@ -64,9 +64,9 @@ struct AuditManagerStamp {
 
 struct AuditEvent {
     std::string auditID;
-    std::string stage; // RequestReceived, ResponseStarted, ResponseComplete, Panic
-    std::string level; // None, Metadata, Request, RequestResponse
-    std::string verb;  // create, update, patch, delete, deletecollection, get, ...
+    std::string stage;      // RequestReceived, ResponseStarted, ResponseComplete, Panic
+    std::string level;      // None, Metadata, Request, RequestResponse
+    std::string verb;       // create, update, patch, delete, deletecollection, get, ...
     std::string requestURI; // query included
     bool hasObjectRef = false;
     AuditObjectRef objectRef;
@@ -77,7 +77,7 @@ struct AuditEvent {
     std::vector<std::string> sourceIPs;
     int responseCode = 0; // 0: no responseStatus (stage RequestReceived)
     std::string responseReason;
-    std::string responseMessage; // responseStatus.message, else the Status answer's message
+    std::string responseMessage;          // responseStatus.message, else the Status answer's message
     std::string requestReceivedTimestamp; // as written (RFC 3339, microseconds)
     std::string stageTimestamp;
     std::int64_t requestReceivedMicros = 0; // since the Unix epoch; 0 when missing or unreadable

@@ -130,8 +130,8 @@ Result<AuditDecodeResult> decodeAuditEventList(std::string_view body)
     if (scan.itemsNotArray)
         return Error::make(ErrorCategory::Parse, "audit EventList: items is not an array");
     if (scan.tooManyItems)
-        return Error::make(ErrorCategory::Parse, "audit EventList has more than "
-                                                     + std::to_string(kMaxAuditListItems) + " items");
+        return Error::make(ErrorCategory::Parse,
+                           "audit EventList has more than " + std::to_string(kMaxAuditListItems) + " items");
     AuditDecodeResult out;
     out.events.reserve(scan.items.size());
     for (std::size_t k = 0; k < scan.items.size(); ++k) {

@@ -39,7 +39,8 @@ AuditLogPosition AuditLogPosition::fromText(const std::string &text)
     std::string hash;
     long long offset = 0;
     if (!(in >> hash >> offset) || offset < 0 || hash.size() != 16
-        || !std::all_of(hash.begin(), hash.end(), [](char c) { return std::isxdigit(static_cast<unsigned char>(c)) != 0; }))
+        || !std::all_of(hash.begin(), hash.end(),
+                        [](char c) { return std::isxdigit(static_cast<unsigned char>(c)) != 0; }))
         return {};
     p.firstLineHash = hash;
     p.offset = offset;
@@ -67,12 +68,13 @@ namespace {
 constexpr std::size_t kChunk = 1 << 20;
 
 // Feeds one chunk, noting the first line and where the last complete line ends.
-void takeChunk(std::string_view bytes, std::string &firstLine, bool &firstLineDone, std::int64_t &offset, std::int64_t &completeOffset,
-               AuditLineDecoder &decoder, AuditDecodeResult &out)
+void takeChunk(std::string_view bytes, std::string &firstLine, bool &firstLineDone, std::int64_t &offset,
+               std::int64_t &completeOffset, AuditLineDecoder &decoder, AuditDecodeResult &out)
 {
     if (!firstLineDone) {
         const auto nl = bytes.find('\n');
-        const std::size_t room = kMaxAuditEventBytes + 2 > firstLine.size() ? kMaxAuditEventBytes + 2 - firstLine.size() : 0;
+        const std::size_t room = kMaxAuditEventBytes + 2 > firstLine.size() ? kMaxAuditEventBytes + 2 - firstLine.size()
+                                                                            : 0;
         firstLine.append(bytes.substr(0, std::min(room, nl == std::string_view::npos ? bytes.size() : nl)));
         firstLineDone = nl != std::string_view::npos;
     }
@@ -107,7 +109,8 @@ std::vector<std::filesystem::path> rotatedSiblings(const std::filesystem::path &
     const std::string base = log.filename().string();
     const std::string stem = log.stem().string() + "-";
     std::error_code ec;
-    for (const auto &entry : std::filesystem::directory_iterator(log.parent_path().empty() ? "." : log.parent_path(), ec)) {
+    for (const auto &entry :
+         std::filesystem::directory_iterator(log.parent_path().empty() ? "." : log.parent_path(), ec)) {
         const std::string name = entry.path().filename().string();
         if (name == base || !entry.is_regular_file(ec))
             continue;
@@ -232,7 +235,8 @@ Status AuditLogFollower::readFrom(Open &file, AuditDecodeResult &out, std::int64
 {
     std::string buffer(kChunk, '\0');
     while (budget > 0) {
-        const ssize_t n = ::read(file.fd, buffer.data(), std::size_t(std::min<std::int64_t>(std::int64_t(kChunk), budget)));
+        const ssize_t n = ::read(file.fd, buffer.data(),
+                                 std::size_t(std::min<std::int64_t>(std::int64_t(kChunk), budget)));
         if (n < 0) {
             if (errno == EINTR)
                 continue;
@@ -240,8 +244,8 @@ Status AuditLogFollower::readFrom(Open &file, AuditDecodeResult &out, std::int64
         }
         if (n == 0)
             break;
-        takeChunk(std::string_view(buffer.data(), std::size_t(n)), file.firstLine, file.firstLineDone, file.offset, file.completeOffset,
-                  file.decoder, out);
+        takeChunk(std::string_view(buffer.data(), std::size_t(n)), file.firstLine, file.firstLineDone, file.offset,
+                  file.completeOffset, file.decoder, out);
         budget -= n;
     }
     if (file.firstLineDone)

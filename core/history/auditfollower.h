@@ -27,8 +27,8 @@ struct AuditLogPosition {
     std::string firstLineHash; // hex; "" = nothing read yet
     std::int64_t offset = 0;   // bytes of that file (uncompressed) already read
     bool operator==(const AuditLogPosition &) const = default;
-    std::string toText() const;                                 // "HASH OFFSET", for the store
-    static AuditLogPosition fromText(const std::string &text);  // a malformed text is "nothing read"
+    std::string toText() const;                                // "HASH OFFSET", for the store
+    static AuditLogPosition fromText(const std::string &text); // a malformed text is "nothing read"
 };
 
 class AuditLogFollower

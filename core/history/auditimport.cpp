@@ -57,7 +57,8 @@ Result<RecordedScopes> RecordedScopes::of(HistoryStore &store)
 bool RecordedScopes::covers(const AuditObjectKey &object) const
 {
     return std::any_of(scopes.begin(), scopes.end(), [&](const Scope &s) {
-        return s.resource == object.resource && s.group == object.group && (s.namespace_.empty() || s.namespace_ == object.namespace_);
+        return s.resource == object.resource && s.group == object.group
+            && (s.namespace_.empty() || s.namespace_ == object.namespace_);
     });
 }
 
@@ -101,7 +102,8 @@ Status AuditImporter::loadObject(const AuditObjectKey &key)
             if (at == infos->size())
                 return false;
             const VersionInfo &info = (*infos)[at];
-            auto v = auditVersionOf(object, batch.empty() ? nullptr : &previous, info.eventType, key.group, key.resource, info.observedAtMs);
+            auto v = auditVersionOf(object, batch.empty() ? nullptr : &previous, info.eventType, key.group,
+                                    key.resource, info.observedAtMs);
             if (!v) {
                 failed = v.error();
                 return false;
@@ -186,7 +188,8 @@ Status readAuditLogFile(const std::string &path, const std::function<Status(Audi
         if (n < 0) {
             int code = 0;
             const char *message = gzerror(file.get(), &code);
-            return Error::make(ErrorCategory::Io, "cannot read audit log " + path + ": " + (message ? message : "read error"));
+            return Error::make(ErrorCategory::Io,
+                               "cannot read audit log " + path + ": " + (message ? message : "read error"));
         }
         AuditDecodeResult chunk;
         if (n == 0)

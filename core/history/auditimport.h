@@ -18,17 +18,17 @@ namespace fieldscope::core {
 
 struct AuditImportReport {
     std::int64_t files = 0;
-    std::int64_t events = 0;  // decoded events
-    std::int64_t skipped = 0; // junk: not JSON, not an audit.k8s.io/v1 Event, wrong types, too large
+    std::int64_t events = 0;           // decoded events
+    std::int64_t skipped = 0;          // junk: not JSON, not an audit.k8s.io/v1 Event, wrong types, too large
     std::vector<std::string> problems; // the first kMaxAuditProblems, "FILE: line N: ..."
-    std::int64_t objects = 0;  // recorded incarnations whose versions were offered to the join
+    std::int64_t objects = 0;          // recorded incarnations whose versions were offered to the join
     std::int64_t versions = 0;
-    std::int64_t exact = 0;    // versions joined, by how (the last emission of each version)
+    std::int64_t exact = 0; // versions joined, by how (the last emission of each version)
     std::int64_t probable = 0;
     std::int64_t ambiguous = 0;
-    std::int64_t attempts = 0;  // refused writes (403, 409, 422) on objects of the scopes the store records
-    std::int64_t unmatched = 0; // successful writes no recorded version fits (object not recorded, or missed)
-    std::int64_t duplicates = 0; // the same auditID + stage again
+    std::int64_t attempts = 0;       // refused writes (403, 409, 422) on objects of the scopes the store records
+    std::int64_t unmatched = 0;      // successful writes no recorded version fits (object not recorded, or missed)
+    std::int64_t duplicates = 0;     // the same auditID + stage again
     std::int64_t storedJoins = 0;    // joins new or changed in the store (0 when a log is imported twice)
     std::int64_t storedAttempts = 0; // attempts new in the store
 };
@@ -93,7 +93,8 @@ public:
     // the joins and refused writes with `info` (store_info keys, e.g. the follower's position) in one
     // transaction. The report counts this flush's work only. `final`: every held event goes (the
     // watches have stopped, no version will come): those that fit nothing count as unmatched.
-    Result<AuditImportReport> flush(std::int64_t nowMs, const std::map<std::string, std::string> &info = {}, bool final = false);
+    Result<AuditImportReport> flush(std::int64_t nowMs, const std::map<std::string, std::string> &info = {},
+                                    bool final = false);
     std::size_t trackedObjects() const { return m_tracked.size(); }
     const AuditJoiner &joiner() const { return m_joiner; }
 

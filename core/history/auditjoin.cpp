@@ -191,9 +191,9 @@ struct AuditJoiner::State {
     std::map<std::uint64_t, HeldVersion> versions;
     std::unordered_map<std::string, std::vector<std::uint64_t>> eventsByObject; // probable events
     std::unordered_map<std::string, std::vector<std::uint64_t>> versionsByObject;
-    std::unordered_map<std::string, std::uint64_t> exactEvents;   // group/resource/rv
-    std::unordered_map<std::string, std::uint64_t> deleteEvents;  // deleted uid
-    std::unordered_map<std::string, std::uint64_t> exactVersions; // group/resource/rv
+    std::unordered_map<std::string, std::uint64_t> exactEvents;     // group/resource/rv
+    std::unordered_map<std::string, std::uint64_t> deleteEvents;    // deleted uid
+    std::unordered_map<std::string, std::uint64_t> exactVersions;   // group/resource/rv
     std::unordered_map<std::string, std::uint64_t> deletedVersions; // uid
     std::unordered_set<std::string> seen;
     std::deque<std::string> seenOrder;
@@ -311,8 +311,11 @@ void AuditJoiner::emitIfChanged(std::uint64_t versionId, AuditJoinOutput &out)
         events.push_back(&m_state->events.at(id).event);
     std::stable_sort(events.begin(), events.end(),
                      [](const AuditEvent *a, const AuditEvent *b) { return a->stageMicros < b->stageMicros; });
-    AuditJoin join{held.version.object, held.version.uid, held.version.resourceVersion,
-                   events.size() == 1 && !held.moreCandidates ? AuditMatch::Probable : AuditMatch::Ambiguous, {},
+    AuditJoin join{held.version.object,
+                   held.version.uid,
+                   held.version.resourceVersion,
+                   events.size() == 1 && !held.moreCandidates ? AuditMatch::Probable : AuditMatch::Ambiguous,
+                   {},
                    held.moreCandidates};
     for (const AuditEvent *e : events)
         join.candidates.push_back(AuditWho::of(*e));
@@ -371,8 +374,9 @@ void AuditJoiner::holdEvent(const AuditEvent &e, std::int64_t nowMs, AuditJoinOu
     if (!isDelete && !e.responseResourceVersion.empty()) {
         // A no-op write answers with the unchanged object, so a later request can carry the same
         // resourceVersion: the earliest request is the one that made the version.
-        auto [slot, inserted] = s.exactEvents.try_emplace(
-            exactKey(e.objectRef.apiGroup, e.objectRef.resource, e.responseResourceVersion), id);
+        auto [slot, inserted] = s.exactEvents.try_emplace(exactKey(e.objectRef.apiGroup, e.objectRef.resource,
+                                                                   e.responseResourceVersion),
+                                                          id);
         if (!inserted && s.events.at(slot->second).event.stageMicros > e.stageMicros)
             slot->second = id;
         return; // an event that carries its version joins only exactly

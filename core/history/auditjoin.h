@@ -11,9 +11,9 @@
 // Events and versions arrive in any order and any batch size: both are held (bounded, aged out)
 // and joined when their partner arrives. Plain value types in and out, so a store can persist
 // them. Not thread-safe: one owner thread.
+#include "core/base/json.h"
 #include "core/history/auditevent.h"
 #include "core/history/historytypes.h"
-#include "core/base/json.h"
 
 #include <cstdint>
 #include <deque>
@@ -128,26 +128,26 @@ struct AuditUnmatched {
 };
 
 struct AuditJoinLimits {
-    std::size_t maxHeldEvents = 100000;  // oldest become unmatched past this
-    std::size_t maxHeldVersions = 100000; // oldest are let go past this
-    std::int64_t holdMs = 600'000; // ten minutes: how long either side waits for its partner
-    std::size_t maxUnmatched = 10000;     // unmatched events kept for queries (oldest dropped)
-    std::int64_t toleranceSeconds = 1;    // around the request's time span
-    std::int64_t deleteWindowMs = 10000;  // DELETED observed vs. stageTimestamp (Metadata level)
-    std::size_t maxCandidates = 8;        // listed per ambiguous join (the first to arrive)
+    std::size_t maxHeldEvents = 100000;    // oldest become unmatched past this
+    std::size_t maxHeldVersions = 100000;  // oldest are let go past this
+    std::int64_t holdMs = 600'000;         // ten minutes: how long either side waits for its partner
+    std::size_t maxUnmatched = 10000;      // unmatched events kept for queries (oldest dropped)
+    std::int64_t toleranceSeconds = 1;     // around the request's time span
+    std::int64_t deleteWindowMs = 10000;   // DELETED observed vs. stageTimestamp (Metadata level)
+    std::size_t maxCandidates = 8;         // listed per ambiguous join (the first to arrive)
     std::size_t maxRememberedIds = 200000; // auditID+stage kept for deduplication
 };
 
 struct AuditJoinStats {
-    std::int64_t events = 0;      // accepted into the joiner
-    std::int64_t duplicates = 0;  // same auditID + stage seen before
-    std::int64_t notFinal = 0;    // RequestReceived / ResponseStarted
-    std::int64_t ignored = 0;     // reads, dry runs, no object, other failures
+    std::int64_t events = 0;     // accepted into the joiner
+    std::int64_t duplicates = 0; // same auditID + stage seen before
+    std::int64_t notFinal = 0;   // RequestReceived / ResponseStarted
+    std::int64_t ignored = 0;    // reads, dry runs, no object, other failures
     std::int64_t exact = 0;
-    std::int64_t probable = 0;    // joins emitted as probable (re-emissions counted again)
+    std::int64_t probable = 0; // joins emitted as probable (re-emissions counted again)
     std::int64_t ambiguous = 0;
     std::int64_t attempts = 0;
-    std::int64_t unmatched = 0;   // events that aged out or were pushed out without a join
+    std::int64_t unmatched = 0;       // events that aged out or were pushed out without a join
     std::int64_t versionsDropped = 0; // versions pushed out past maxHeldVersions
 };
 

@@ -5,7 +5,10 @@
 
 namespace fieldscope::core {
 
-AuditLiveJoin::AuditLiveJoin(HistoryStore &store, AuditJoinLimits limits) : m_store(store), m_joiner(limits), m_limits(limits) {}
+AuditLiveJoin::AuditLiveJoin(HistoryStore &store, AuditJoinLimits limits)
+    : m_store(store), m_joiner(limits), m_limits(limits)
+{
+}
 
 void AuditLiveJoin::collect(AuditJoinOutput out)
 {
@@ -33,8 +36,9 @@ Status AuditLiveJoin::addEvents(const AuditDecodeResult &decoded, std::int64_t n
         if (it == m_tracked.end()) {
             if (m_tracked.size() >= kMaxTrackedObjects) {
                 // The object named longest ago makes room; its held events still join what was offered.
-                auto oldest = std::min_element(m_tracked.begin(), m_tracked.end(),
-                                               [](const auto &a, const auto &b) { return a.second.lastEventMs < b.second.lastEventMs; });
+                auto oldest = std::min_element(m_tracked.begin(), m_tracked.end(), [](const auto &a, const auto &b) {
+                    return a.second.lastEventMs < b.second.lastEventMs;
+                });
                 m_tracked.erase(oldest);
             }
             it = m_tracked.emplace(id, Tracked{*key, nowMs, {}}).first;
@@ -89,8 +93,8 @@ Status AuditLiveJoin::offerNewVersions(Tracked &t, std::int64_t nowMs)
             auto object = m_store.loadVersion(o.id, info.seq);
             if (!object)
                 return object.error();
-            auto v = auditVersionOf(*object, inc.lastSeq > 0 ? &inc.previous : nullptr, info.eventType, t.key.group, t.key.resource,
-                                    info.observedAtMs);
+            auto v = auditVersionOf(*object, inc.lastSeq > 0 ? &inc.previous : nullptr, info.eventType, t.key.group,
+                                    t.key.resource, info.observedAtMs);
             if (!v)
                 return v.error();
             batch.push_back(std::move(*v));
@@ -103,7 +107,8 @@ Status AuditLiveJoin::offerNewVersions(Tracked &t, std::int64_t nowMs)
     return success();
 }
 
-Result<AuditImportReport> AuditLiveJoin::flush(std::int64_t nowMs, const std::map<std::string, std::string> &info, bool final)
+Result<AuditImportReport> AuditLiveJoin::flush(std::int64_t nowMs, const std::map<std::string, std::string> &info,
+                                               bool final)
 {
     auto scopes = RecordedScopes::of(m_store);
     if (!scopes)
@@ -135,7 +140,9 @@ Result<AuditImportReport> AuditLiveJoin::flush(std::int64_t nowMs, const std::ma
     m_joins.clear();
     m_attempts.clear();
     for (const auto &j : joins)
-        ++(j.match == AuditMatch::Exact ? m_report.exact : j.match == AuditMatch::Probable ? m_report.probable : m_report.ambiguous);
+        ++(j.match == AuditMatch::Exact      ? m_report.exact
+           : j.match == AuditMatch::Probable ? m_report.probable
+                                             : m_report.ambiguous);
     AuditImportReport report = std::move(m_report);
     m_report = {};
     report.attempts = std::int64_t(attempts.size());

@@ -1,8 +1,7 @@
 // The JSON shape of who made a request (core/history/auditjoin.h): what `history -o json` prints
 // and what the history store keeps, read back with type checks.
-#include "core/history/auditjoin.h"
-
 #include "core/base/jsonread.h"
+#include "core/history/auditjoin.h"
 
 namespace fieldscope::core {
 

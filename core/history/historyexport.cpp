@@ -1,11 +1,11 @@
 #include "core/history/historyexport.h"
-#include "core/base/privatefiles.h"
 
-#include <filesystem>
+#include "core/base/privatefiles.h"
 
 #include <climits>
 #include <cstdio>
 #include <ctime>
+#include <filesystem>
 #include <fstream>
 #include <functional>
 
@@ -43,7 +43,8 @@ Json gapLine(const HistoryGap &g)
 
 Error lineError(std::size_t line, const std::string &why, const std::string &path = {})
 {
-    return Error::make(ErrorCategory::Parse, "history file: " + why, "line " + std::to_string(line) + (path.empty() ? "" : ", " + path));
+    return Error::make(ErrorCategory::Parse, "history file: " + why,
+                       "line " + std::to_string(line) + (path.empty() ? "" : ", " + path));
 }
 
 // Type-checked reads of one line's members (house style: bytes we did not write). A member that
@@ -67,7 +68,8 @@ public:
         auto it = m_j.find(name);
         if (it == m_j.end())
             return std::int64_t(0);
-        if (it->is_number_integer() && !(it->is_number_unsigned() && it->get<std::uint64_t>() > std::uint64_t(INT64_MAX)))
+        if (it->is_number_integer()
+            && !(it->is_number_unsigned() && it->get<std::uint64_t>() > std::uint64_t(INT64_MAX)))
             return it->get<std::int64_t>();
         return wrongType(name, "an integer", *it);
     }
@@ -78,7 +80,8 @@ public:
             return text.error();
         std::int64_t ms = 0;
         if (!parseTimestampMs(*text, &ms))
-            return lineError(m_line, std::string("bad ") + name + " (expected \"2026-07-20T09:14:03.123Z\")", pointer(name));
+            return lineError(m_line, std::string("bad ") + name + " (expected \"2026-07-20T09:14:03.123Z\")",
+                             pointer(name));
         return ms;
     }
     Error error(const std::string &why, const char *name) const { return lineError(m_line, why, pointer(name)); }
@@ -87,7 +90,8 @@ private:
     static std::string pointer(const char *name) { return "/" + jsonPointerEscape(name); }
     Error wrongType(const char *name, const char *expected, const Json &found) const
     {
-        return lineError(m_line, std::string(name) + " must be " + expected + ", found " + found.type_name(), pointer(name));
+        return lineError(m_line, std::string(name) + " must be " + expected + ", found " + found.type_name(),
+                         pointer(name));
     }
 
     const Json &m_j;
@@ -118,7 +122,8 @@ Result<ExportedVersion> readVersion(const Json &j, std::size_t line)
     FS_READ(v.observedAtMs, r.timestamp("observedAt"));
     auto object = j.find("object");
     if (object == j.end() || !object->is_object())
-        return r.error(object == j.end() ? "version without an object" : std::string("object must be an object, found ") + object->type_name(),
+        return r.error(object == j.end() ? "version without an object"
+                                         : std::string("object must be an object, found ") + object->type_name(),
                        "object");
     v.object = *object;
     return v;
@@ -146,7 +151,8 @@ Status readHeader(const Json &j, std::size_t line, HistoryFile &file)
     std::int64_t version = 0;
     FS_READ(version, r.integer("formatVersion"));
     if (version > kHistoryFormatVersion)
-        return lineError(line, "written by a newer Fieldscope (formatVersion " + std::to_string(version) + ")", "/formatVersion");
+        return lineError(line, "written by a newer Fieldscope (formatVersion " + std::to_string(version) + ")",
+                         "/formatVersion");
     file.header = j;
     return success();
 }
@@ -209,8 +215,9 @@ bool parseTimestampMs(std::string_view text, std::int64_t *ms)
     std::tm tm{};
     int millis = 0, consumed = 0;
     const std::string s(text);
-    if (std::sscanf(s.c_str(), "%4d-%2d-%2dT%2d:%2d:%2d%n", &tm.tm_year, &tm.tm_mon, &tm.tm_mday, &tm.tm_hour, &tm.tm_min,
-                    &tm.tm_sec, &consumed) != 6)
+    if (std::sscanf(s.c_str(), "%4d-%2d-%2dT%2d:%2d:%2d%n", &tm.tm_year, &tm.tm_mon, &tm.tm_mday, &tm.tm_hour,
+                    &tm.tm_min, &tm.tm_sec, &consumed)
+        != 6)
         return false;
     auto pos = std::size_t(consumed);
     if (pos < s.size() && s[pos] == '.') {

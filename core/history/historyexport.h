@@ -41,10 +41,10 @@ struct HistoryFile {
 // One line holds one object (the server stores at most 1.5 MiB): longer lines are refused.
 constexpr std::size_t kMaxHistoryLineBytes = 64u << 20;
 
-// Reads a whole file into memory (tests, fuzzing; importJsonLines streams). A line that is not valid JSON (invalid UTF-8 included), nested
-// deeper than kMaxJsonDepth, longer than kMaxHistoryLineBytes, with an unknown "type", a member of
-// the wrong type, or a header with a newer formatVersion is a Parse error whose `where` names the
-// line and the member ("line 3, /observedAt"). Never throws.
+// Reads a whole file into memory (tests, fuzzing; importJsonLines streams). A line that is not valid JSON (invalid
+// UTF-8 included), nested deeper than kMaxJsonDepth, longer than kMaxHistoryLineBytes, with an unknown "type", a member
+// of the wrong type, or a header with a newer formatVersion is a Parse error whose `where` names the line and the
+// member ("line 3, /observedAt"). Never throws.
 Result<HistoryFile> readJsonLines(const std::string &filePath);
 // The same on bytes already in memory (the fuzz target's entry point).
 Result<HistoryFile> readJsonLinesText(std::string_view bytes);

@@ -1,7 +1,7 @@
 #include "core/history/historyquery.h"
 
-#include "core/history/historyexport.h"
 #include "core/base/visibletext.h"
+#include "core/history/historyexport.h"
 
 #include <algorithm>
 #include <functional>
@@ -34,7 +34,8 @@ const Json *fieldsOf(const Json &entry)
 // parseManagedFields(current), reusing the decoded FieldsV1 of the previous version's entry at the
 // same position when its trie is unchanged: a write restamps one entry and leaves the others alone,
 // and decoding tries was most of the cost of attributing a long history.
-ManagedFieldsResult parseManagedFieldsReusing(const Json &current, const Json *previous, const ManagedFieldsResult &previousEntries)
+ManagedFieldsResult parseManagedFieldsReusing(const Json &current, const Json *previous,
+                                              const ManagedFieldsResult &previousEntries)
 {
     const Json *cur = managedFieldsArray(current);
     const Json *prev = previous ? managedFieldsArray(*previous) : nullptr;
@@ -96,11 +97,14 @@ Status appendIncarnation(HistoryStore &store, const HistoryObject &object, std::
         AttributionContext ctx;
         ctx.eventType = a.entry.version.eventType;
         ctx.versionsMissing = missingBefore[vi] && vi > 0;
-        ManagedFieldsResult currentEntries = parseManagedFieldsReusing(current, vi > 0 ? &previous : nullptr, previousEntries);
-        a.attribution = attributeTransition(vi > 0 ? &previous : nullptr, previousEntries, current, currentEntries, ctx);
+        ManagedFieldsResult currentEntries = parseManagedFieldsReusing(current, vi > 0 ? &previous : nullptr,
+                                                                       previousEntries);
+        a.attribution = attributeTransition(vi > 0 ? &previous : nullptr, previousEntries, current, currentEntries,
+                                            ctx);
         previousEntries = std::move(currentEntries);
         if (vi == 0 && missingBefore[vi] && a.attribution.reason.find("first observed") == std::string::npos)
-            a.attribution.reason += a.attribution.reason.empty() ? "earlier versions were pruned" : "; earlier versions were pruned";
+            a.attribution.reason += a.attribution.reason.empty() ? "earlier versions were pruned"
+                                                                 : "; earlier versions were pruned";
         if (onObject)
             onObject(versionAt[vi], current);
         previous = current;
@@ -160,8 +164,8 @@ Result<std::vector<AuditAttempt>> historyAttempts(HistoryStore &store, const std
     std::set<std::string> asked;
     for (const auto &o : objects) {
         const auto slash = o.ref.apiVersion.find('/');
-        const AuditObjectKey key{slash == std::string::npos ? std::string() : o.ref.apiVersion.substr(0, slash), o.resource,
-                                 o.ref.namespace_, o.ref.name};
+        const AuditObjectKey key{slash == std::string::npos ? std::string() : o.ref.apiVersion.substr(0, slash),
+                                 o.resource, o.ref.namespace_, o.ref.name};
         if (!asked.insert(key.toString()).second)
             continue;
         auto attempts = store.auditAttempts(key);
@@ -170,7 +174,8 @@ Result<std::vector<AuditAttempt>> historyAttempts(HistoryStore &store, const std
         out.insert(out.end(), attempts->begin(), attempts->end());
     }
     std::stable_sort(out.begin(), out.end(), [](const AuditAttempt &a, const AuditAttempt &b) {
-        return parseRfc3339Micros(a.who.requestReceivedTimestamp).value_or(0) < parseRfc3339Micros(b.who.requestReceivedTimestamp).value_or(0);
+        return parseRfc3339Micros(a.who.requestReceivedTimestamp).value_or(0)
+             < parseRfc3339Micros(b.who.requestReceivedTimestamp).value_or(0);
     });
     return out;
 }
@@ -225,12 +230,9 @@ std::int64_t attemptMs(const AuditAttempt &a)
 
 Json attemptJson(const AuditAttempt &a)
 {
-    return Json{{"eventType", "REFUSED"},
-                {"time", a.who.requestReceivedTimestamp},
-                {"code", a.code},
-                {"reason", a.reason},
-                {"message", a.message},
-                {"who", auditWhoJson(a.who)}};
+    return Json{{"eventType", "REFUSED"}, {"time", a.who.requestReceivedTimestamp},
+                {"code", a.code},         {"reason", a.reason},
+                {"message", a.message},   {"who", auditWhoJson(a.who)}};
 }
 
 std::string attemptText(const AuditAttempt &a)
@@ -268,7 +270,9 @@ Result<Json> historyJson(HistoryStore &store, const ObjectQuery &query, const Hi
     for (const auto &r : list->rows) {
         if (r.entry.kind != HistoryEntry::Kind::Version)
             continue;
-        for (; nextAttempt < list->attempts.size() && attemptMs(list->attempts[nextAttempt]) <= r.entry.version.observedAtMs; ++nextAttempt)
+        for (; nextAttempt < list->attempts.size()
+               && attemptMs(list->attempts[nextAttempt]) <= r.entry.version.observedAtMs;
+             ++nextAttempt)
             out.push_back(attemptJson(list->attempts[nextAttempt]));
         Json paths = Json::array();
         for (const auto &c : r.attribution.changes)
@@ -318,13 +322,14 @@ Result<std::string> historyText(HistoryStore &store, const ObjectQuery &query, c
             continue;
         }
         const auto &v = r.entry.version;
-        for (; nextAttempt < list->attempts.size() && attemptMs(list->attempts[nextAttempt]) <= v.observedAtMs; ++nextAttempt)
+        for (; nextAttempt < list->attempts.size() && attemptMs(list->attempts[nextAttempt]) <= v.observedAtMs;
+             ++nextAttempt)
             text += attemptText(list->attempts[nextAttempt]);
         std::string managers;
         for (const auto &m : r.attribution.managerNames())
             managers += (managers.empty() ? "" : ",") + m;
-        text += "  " + v.resourceVersion + "  " + historyEventTypeName(v.eventType) + "  " + formatTimestampMs(v.observedAtMs)
-              + "  " + (managers.empty() ? std::string("-") : managers) + "  "
+        text += "  " + v.resourceVersion + "  " + historyEventTypeName(v.eventType) + "  "
+              + formatTimestampMs(v.observedAtMs) + "  " + (managers.empty() ? std::string("-") : managers) + "  "
               + std::to_string(r.attribution.changes.size()) + " field(s) changed" + whoText(list->joinOf(r));
         if (r.attribution.ambiguous)
             text += "  (ambiguous: " + r.attribution.reason + ")";

@@ -9,9 +9,9 @@
 namespace fieldscope::core {
 
 struct AttributedEntry {
-    HistoryEntry entry;                 // version, gap or pruned row
-    HistoryObject object;               // the incarnation it belongs to
-    TransitionAttribution attribution;  // versions only
+    HistoryEntry entry;                // version, gap or pruned row
+    HistoryObject object;              // the incarnation it belongs to
+    TransitionAttribution attribution; // versions only
 };
 
 // Every matching incarnation, incarnations in the order they were first recorded. Streams through
@@ -45,7 +45,8 @@ Result<Json> historyJson(HistoryStore &store, const ObjectQuery &query, const Hi
 
 // The CLI's `-o text`: one line per version or gap, with "(ambiguous: reason)" where it applies,
 // "by USER" where an audit event joined, and refused writes with options.attempts.
-Result<std::string> historyText(HistoryStore &store, const ObjectQuery &query, const HistoryListingOptions &options = {});
+Result<std::string> historyText(HistoryStore &store, const ObjectQuery &query,
+                                const HistoryListingOptions &options = {});
 
 // Who made one version, as historyJson says it (null when nothing joined).
 Json historyWhoJson(const AuditJoin *join);

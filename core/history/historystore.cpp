@@ -1,8 +1,8 @@
 #include "core/history/historystore.h"
 
-#include "core/history/historystore_p.h"
 #include "core/base/jsonread.h"
 #include "core/base/privatefiles.h"
+#include "core/history/historystore_p.h"
 #include "core/history/secretredaction.h"
 
 #include <algorithm>
@@ -19,8 +19,9 @@ namespace {
 // Schema v2 (v1 + store_info: the Secret redaction key and the cluster identity; a v1 Fieldscope
 // must not write Secret values into a store that promises none). The audit tables (who made a
 // version, refused writes: docs/audit.md) are additive: a v2 file gains them when a writer opens
-// it, and a reader treats their absence as "nothing joined yet", so the schema number stays 2. versions.id is the global recording order ("ord") shared with gaps.id, so a history
-// listing interleaves versions and gaps without comparing RVs (opaque strings, compared for equality only).
+// it, and a reader treats their absence as "nothing joined yet", so the schema number stays 2. versions.id is the
+// global recording order ("ord") shared with gaps.id, so a history listing interleaves versions and gaps without
+// comparing RVs (opaque strings, compared for equality only).
 constexpr int kSchemaVersion = 2;
 constexpr const char *kSchema = R"sql(
 CREATE TABLE IF NOT EXISTS objects(
@@ -134,7 +135,8 @@ Status preparePrivateFiles(const std::string &path, bool folderIsPrivate)
 
 } // namespace
 
-Result<std::unique_ptr<HistoryStore>> HistoryStore::open(const std::string &path, OpenMode mode, const HistoryOpenOptions &options)
+Result<std::unique_ptr<HistoryStore>> HistoryStore::open(const std::string &path, OpenMode mode,
+                                                         const HistoryOpenOptions &options)
 {
     auto impl = std::make_unique<Impl>();
     impl->path = path;
@@ -217,7 +219,8 @@ Status HistoryStore::checkpoint()
 
 Result<std::vector<HistoryObject>> HistoryStore::findObjects(const ObjectQuery &query)
 {
-    std::string sql = std::string(kObjectColumns) + " WHERE (?1 = '' OR name = ?1) AND (?2 OR namespace = ?3)"
+    std::string sql = std::string(kObjectColumns)
+                    + " WHERE (?1 = '' OR name = ?1) AND (?2 OR namespace = ?3)"
                       " AND (?4 = '' OR uid = ?4) ORDER BY id";
     Query q = m_d->qDynamic(sql);
     q.bind(1, query.name).bind(2, std::int64_t(query.allNamespaces)).bind(3, query.namespace_).bind(4, query.uid);
@@ -254,8 +257,9 @@ Result<std::vector<HistoryObject>> HistoryStore::allObjects()
 
 Result<std::vector<VersionInfo>> HistoryStore::versions(std::int64_t objectId)
 {
-    Query q = m_d->q("SELECT v.id, v.seq, v.rv, v.event, v.observed_ms, v.scope, v.snapshot, length(v.data), v.raw_size,"
-                     " o.uid FROM versions v JOIN objects o ON o.id = v.object_id WHERE v.object_id = ? ORDER BY v.seq");
+    Query q =
+        m_d->q("SELECT v.id, v.seq, v.rv, v.event, v.observed_ms, v.scope, v.snapshot, length(v.data), v.raw_size,"
+               " o.uid FROM versions v JOIN objects o ON o.id = v.object_id WHERE v.object_id = ? ORDER BY v.seq");
     q.bind(1, objectId);
     std::vector<VersionInfo> out;
     int rc;
@@ -288,12 +292,14 @@ namespace {
 // its history. Gaps without a list at their end (recorder overflow, end unknown) always stay.
 // An object a list found gone (`goneUnrecorded`: no Deleted version, only the mark) keeps the
 // gaps up to the one that list ended, where its deletion happened; none after.
-void dropGapsTheListSawThrough(const std::vector<VersionInfo> &versions, bool goneUnrecorded, std::vector<HistoryGap> &gaps)
+void dropGapsTheListSawThrough(const std::vector<VersionInfo> &versions, bool goneUnrecorded,
+                               std::vector<HistoryGap> &gaps)
 {
     std::vector<HistoryGap> kept;
     for (std::size_t i = 0; i < gaps.size(); ++i) {
         const HistoryGap &gap = gaps[i];
-        const auto next = std::find_if(versions.begin(), versions.end(), [&](const VersionInfo &v) { return v.ord > gap.ord; });
+        const auto next = std::find_if(versions.begin(), versions.end(),
+                                       [&](const VersionInfo &v) { return v.ord > gap.ord; });
         if (next == versions.end() && goneUnrecorded) {
             kept.push_back(gap);
             if (gap.endsWithList())
@@ -301,7 +307,8 @@ void dropGapsTheListSawThrough(const std::vector<VersionInfo> &versions, bool go
             continue;
         }
         const std::int64_t nextGapOrd = i + 1 < gaps.size() ? gaps[i + 1].ord : INT64_MAX;
-        const bool listSawAChange = next != versions.end() && next->ord < nextGapOrd && next->eventType == HistoryEventType::Listed;
+        const bool listSawAChange = next != versions.end() && next->ord < nextGapOrd
+                                 && next->eventType == HistoryEventType::Listed;
         if (!gap.endsWithList() || listSawAChange)
             kept.push_back(gap);
     }
@@ -367,16 +374,18 @@ Result<Json> HistoryStore::loadVersion(std::int64_t objectId, std::int64_t seq)
 Result<std::vector<Json>> HistoryStore::loadAllVersions(std::int64_t objectId)
 {
     std::vector<Json> out;
-    if (auto st = forEachVersion(objectId, [&](std::int64_t, const Json &object) {
-            out.push_back(object);
-            return true;
-        });
+    if (auto st = forEachVersion(objectId,
+                                 [&](std::int64_t, const Json &object) {
+                                     out.push_back(object);
+                                     return true;
+                                 });
         !st)
         return st.error();
     return out;
 }
 
-Status HistoryStore::forEachVersion(std::int64_t objectId, const std::function<bool(std::int64_t, const Json &)> &callback)
+Status HistoryStore::forEachVersion(std::int64_t objectId,
+                                    const std::function<bool(std::int64_t, const Json &)> &callback)
 {
     Query q = m_d->q("SELECT seq, snapshot, data FROM versions WHERE object_id = ? ORDER BY seq");
     q.bind(1, objectId);
@@ -390,7 +399,8 @@ Status HistoryStore::forEachVersion(std::int64_t objectId, const std::function<b
                 return snap.error();
             current = std::move(*snap);
         } else if (first) {
-            return Error::make(ErrorCategory::Parse, "history of object " + std::to_string(objectId) + " starts with a delta");
+            return Error::make(ErrorCategory::Parse,
+                               "history of object " + std::to_string(objectId) + " starts with a delta");
         } else if (auto st = m_d->codec.applyDeltaBlob(current, q.blob(2)); !st) {
             return st.error();
         }
@@ -443,7 +453,8 @@ Result<HistoryStats> HistoryStore::stats()
     return s;
 }
 
-Status HistoryStore::scan(const std::function<bool(const ScanRecord &)> &callback, const std::vector<std::int64_t> *objects)
+Status HistoryStore::scan(const std::function<bool(const ScanRecord &)> &callback,
+                          const std::vector<std::int64_t> *objects)
 {
     std::set<std::int64_t> wanted;
     std::set<std::string> scopes;
@@ -474,8 +485,12 @@ Status HistoryStore::scan(const std::function<bool(const ScanRecord &)> &callbac
             const std::int64_t objectId = q.i64(2);
             if (objects && !wanted.count(objectId))
                 continue;
-            r.version = {objectId, q.text(10), q.i64(3), q.i64(0), q.text(4), HistoryEventType(q.i64(5)), q.i64(6),
-                         q.text(7), q.i64(8) != 0, std::int64_t(q.blob(9).size()), q.i64(14)};
+            r.version = {objectId,      q.text(10),
+                         q.i64(3),      q.i64(0),
+                         q.text(4),     HistoryEventType(q.i64(5)),
+                         q.i64(6),      q.text(7),
+                         q.i64(8) != 0, std::int64_t(q.blob(9).size()),
+                         q.i64(14)};
             r.resource = q.text(11);
             Json &doc = current[objectId];
             if (r.version.snapshot) {
@@ -500,7 +515,8 @@ Status HistoryStore::checkIntegrity()
 {
     Query q = m_d->q("PRAGMA integrity_check");
     if (q.step() != SQLITE_ROW || q.text(0) != "ok")
-        return Error::make(ErrorCategory::Io, "integrity_check failed: " + (q.text(0).empty() ? m_d->lastMessage() : q.text(0)));
+        return Error::make(ErrorCategory::Io,
+                           "integrity_check failed: " + (q.text(0).empty() ? m_d->lastMessage() : q.text(0)));
     q.reset();
     auto objects = allObjects();
     if (!objects)

@@ -11,10 +11,10 @@
 // transaction survives the process being killed at any moment (the WAL frames are in the OS page
 // cache once COMMIT returns); only an OS crash or power loss can drop the last transactions, and
 // even then the file opens consistently. The kill -9 test is tests/core/tst_historycrash.cpp.
-#include "core/history/auditjoin.h"
-#include "core/history/historytypes.h"
 #include "core/base/json.h"
 #include "core/base/result.h"
+#include "core/history/auditjoin.h"
+#include "core/history/historytypes.h"
 
 #include <functional>
 #include <map>
@@ -29,7 +29,7 @@ namespace fieldscope::core {
 struct HistoryWriteItem {
     WatchScope scope;
     std::vector<WatchEvent> events;
-    std::optional<HistoryGap> gap;   // when set, `events` is ignored
+    std::optional<HistoryGap> gap;    // when set, `events` is ignored
     std::string scopeResourceVersion; // list RV or bookmark RV reached after this item ("" = none)
     // Set on the first list of a recording run, nobody having recorded the scope since its last
     // stored RV. On the list's first item (scopeResourceVersion "") a gap from that RV with an
@@ -88,7 +88,8 @@ public:
     // whatever the umask, before SQLite opens it, so the -wal/-shm files SQLite makes get 0600
     // too; an existing file (and its -wal/-shm) is restricted to 0600.
     static Result<std::unique_ptr<HistoryStore>> open(const std::string &path, OpenMode mode = OpenMode::ReadWrite);
-    static Result<std::unique_ptr<HistoryStore>> open(const std::string &path, OpenMode mode, const HistoryOpenOptions &options);
+    static Result<std::unique_ptr<HistoryStore>> open(const std::string &path, OpenMode mode,
+                                                      const HistoryOpenOptions &options);
     // The identity the store was stamped with ("" = none), and its label.
     std::string clusterIdentity() const;
     std::string clusterLabel() const;
@@ -126,7 +127,8 @@ public:
     // The same as a stream: `callback(seq, object)` sees each version in seq order (the object is
     // valid during the call only) and returns false to stop. Memory: one decoded version, so a
     // long history of a large object is walked without holding it (the History tab's attribution).
-    Status forEachVersion(std::int64_t objectId, const std::function<bool(std::int64_t seq, const Json &object)> &callback);
+    Status forEachVersion(std::int64_t objectId,
+                          const std::function<bool(std::int64_t seq, const Json &object)> &callback);
     Result<std::vector<HistoryGap>> gaps(const std::string &scopeId);
     Result<std::vector<HistoryGap>> allGaps();
     // The last RV the store saw for a scope (list RV, bookmark, or the last event); "" if none.
@@ -141,12 +143,13 @@ public:
     // object per object id seen. The callback returns false to stop early.
     struct ScanRecord {
         bool isGap = false;
-        VersionInfo version;      // !isGap
-        std::string resource;     // !isGap: the object's resource (plural)
+        VersionInfo version;          // !isGap
+        std::string resource;         // !isGap: the object's resource (plural)
         const Json *object = nullptr; // !isGap: valid during the callback only
-        HistoryGap gap;           // isGap
+        HistoryGap gap;               // isGap
     };
-    Status scan(const std::function<bool(const ScanRecord &)> &callback, const std::vector<std::int64_t> *objects = nullptr);
+    Status scan(const std::function<bool(const ScanRecord &)> &callback,
+                const std::vector<std::int64_t> *objects = nullptr);
     // --- who made each version (docs/audit.md) ----------------------------------------------------
     // Stores joins and refused writes in ONE transaction. A join replaces the stored one of the
     // same uid + resourceVersion unless that one is exact and this one is not (exact joins are

@@ -74,10 +74,10 @@ struct Head {
     // indexed; the next version is then stored as a snapshot.
     JsonIndex index;
     bool deleted = false;
-    int chain = 0;                   // deltas since the last snapshot
-    std::int64_t deltaBytes = 0;     // their stored size
-    std::int64_t snapshotBytes = 0;  // the last snapshot's stored size
-    std::int64_t rawBytes = 0;       // memory held (text + index), for the cache budget
+    int chain = 0;                  // deltas since the last snapshot
+    std::int64_t deltaBytes = 0;    // their stored size
+    std::int64_t snapshotBytes = 0; // the last snapshot's stored size
+    std::int64_t rawBytes = 0;      // memory held (text + index), for the cache budget
 };
 
 struct EventIdentity; // historystorewrite.cpp
@@ -92,12 +92,12 @@ struct HistoryStore::Impl {
     std::string path;
     bool readOnly = false;
     bool recordSecretValues = false;
-    std::string redactionKey;        // store_info('redaction_key'): 32 random bytes
+    std::string redactionKey; // store_info('redaction_key'): 32 random bytes
     std::string clusterIdentity, clusterLabel;
     VersionCodec codec;
     std::unordered_map<std::string, sqlite3_stmt *> stmts; // keyed by SQL text
-    std::int64_t nextOrd = 1;    // next id for versions/gaps (shared order)
-    std::int64_t totalBytes = 0; // stored payload bytes, mirrored in meta('total_bytes')
+    std::int64_t nextOrd = 1;                              // next id for versions/gaps (shared order)
+    std::int64_t totalBytes = 0;                           // stored payload bytes, mirrored in meta('total_bytes')
     std::int64_t lastAgePruneMs = 0;
     // PRAGMA data_version as this connection last saw it: it changes when another connection (a
     // second window, `fieldscope record`) committed, and then the counters and heads cached here
@@ -140,12 +140,14 @@ struct HistoryStore::Impl {
     void evictHeads();
     void dropHeads();
     // `replayed`: for an onlyNewObjects item, the uids it created so far (nullptr otherwise).
-    Status writeEvent(const WatchScope &scope, const WatchEvent &ev, CommitReport &report, std::set<std::string> *replayed = nullptr);
+    Status writeEvent(const WatchScope &scope, const WatchEvent &ev, CommitReport &report,
+                      std::set<std::string> *replayed = nullptr);
     // writeEvent's steps, in order.
     const char *readEventBody(const WatchEvent &ev, historydb::EventBody &body) const;
-    Result<bool> alreadyStored(historydb::Head *prev, const historydb::EventIdentity &id, HistoryEventType type, CommitReport &report,
-                               std::set<std::string> *replayed);
-    std::string encodeVersion(const historydb::Head *prev, const JsonIndex &index, const std::string &text, bool &snapshot);
+    Result<bool> alreadyStored(historydb::Head *prev, const historydb::EventIdentity &id, HistoryEventType type,
+                               CommitReport &report, std::set<std::string> *replayed);
+    std::string encodeVersion(const historydb::Head *prev, const JsonIndex &index, const std::string &text,
+                              bool &snapshot);
     Status insertVersion(const WatchScope &scope, const WatchEvent &ev, const historydb::EventIdentity &id, bool isNew,
                          historydb::Head &next, bool snapshot, const std::string &blob, std::size_t textBytes);
     // A write transaction: BEGIN IMMEDIATE and catching up with other writers; then the stored

@@ -1,9 +1,8 @@
 // HistoryStore's audit tables: who made each version (joins) and the writes the server refused
 // (attempts), docs/audit.md. Only who, where and the join keys are stored, never a body.
-#include "core/history/historystore.h"
-
-#include "core/history/historystore_p.h"
 #include "core/base/jsonread.h"
+#include "core/history/historystore.h"
+#include "core/history/historystore_p.h"
 
 namespace fieldscope::core {
 
@@ -25,7 +24,8 @@ AuditMatch matchFromName(const std::string &name)
 // A file written before the audit tables existed, opened read-only, has none: nothing joined.
 Result<bool> HistoryStore::Impl::hasAuditTables()
 {
-    Query t = q("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name IN ('audit_joins', 'audit_attempts')");
+    Query t =
+        q("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name IN ('audit_joins', 'audit_attempts')");
     if (t.step() != SQLITE_ROW)
         return error("audit tables");
     return t.i64(0) == 2;
@@ -39,10 +39,13 @@ Status HistoryStore::Impl::writeAuditJoin(const AuditJoin &j, std::int64_t &chan
     // An exact join is final: a later probable or ambiguous one (another log of the same request
     // at a lower level) never replaces it.
     Query u = q("INSERT INTO audit_joins(uid, rv, match_kind, more, candidates) VALUES(?1, ?2, ?3, ?4, ?5) "
-                  "ON CONFLICT(uid, rv) DO UPDATE SET match_kind = ?3, more = ?4, candidates = ?5 "
-                  "WHERE (audit_joins.match_kind != 'exact' OR ?3 = 'exact') "
-                  "AND (audit_joins.match_kind != ?3 OR audit_joins.more != ?4 OR audit_joins.candidates != ?5)");
-    u.bind(1, j.uid).bind(2, j.resourceVersion).bind(3, auditMatchName(j.match)).bind(4, std::int64_t(j.moreCandidates));
+                "ON CONFLICT(uid, rv) DO UPDATE SET match_kind = ?3, more = ?4, candidates = ?5 "
+                "WHERE (audit_joins.match_kind != 'exact' OR ?3 = 'exact') "
+                "AND (audit_joins.match_kind != ?3 OR audit_joins.more != ?4 OR audit_joins.candidates != ?5)");
+    u.bind(1, j.uid)
+        .bind(2, j.resourceVersion)
+        .bind(3, auditMatchName(j.match))
+        .bind(4, std::int64_t(j.moreCandidates));
     u.bind(5, safeDump(candidates));
     if (u.step() != SQLITE_DONE)
         return error("audit join");
@@ -52,10 +55,17 @@ Status HistoryStore::Impl::writeAuditJoin(const AuditJoin &j, std::int64_t &chan
 
 Status HistoryStore::Impl::writeAuditAttempt(const AuditAttempt &a, std::int64_t &changed)
 {
-    Query u = q("INSERT INTO audit_attempts(audit_id, api_group, resource, namespace, name, uid, time_us, code, reason, message, who) "
-                  "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11) ON CONFLICT(audit_id) DO NOTHING");
-    u.bind(1, a.who.auditID).bind(2, a.object.group).bind(3, a.object.resource).bind(4, a.object.namespace_).bind(5, a.object.name);
-    u.bind(6, a.uid).bind(7, parseRfc3339Micros(a.who.requestReceivedTimestamp).value_or(0)).bind(8, std::int64_t(a.code));
+    Query u = q(
+        "INSERT INTO audit_attempts(audit_id, api_group, resource, namespace, name, uid, time_us, code, reason, message, who) "
+        "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11) ON CONFLICT(audit_id) DO NOTHING");
+    u.bind(1, a.who.auditID)
+        .bind(2, a.object.group)
+        .bind(3, a.object.resource)
+        .bind(4, a.object.namespace_)
+        .bind(5, a.object.name);
+    u.bind(6, a.uid)
+        .bind(7, parseRfc3339Micros(a.who.requestReceivedTimestamp).value_or(0))
+        .bind(8, std::int64_t(a.code));
     u.bind(9, a.reason).bind(10, a.message).bind(11, safeDump(auditWhoJson(a.who)));
     if (u.step() != SQLITE_DONE)
         return error("audit attempt");
@@ -63,7 +73,8 @@ Status HistoryStore::Impl::writeAuditAttempt(const AuditAttempt &a, std::int64_t
     return success();
 }
 
-Result<HistoryStore::AuditWriteReport> HistoryStore::writeAudit(const std::vector<AuditJoin> &joins, const std::vector<AuditAttempt> &attempts,
+Result<HistoryStore::AuditWriteReport> HistoryStore::writeAudit(const std::vector<AuditJoin> &joins,
+                                                                const std::vector<AuditAttempt> &attempts,
                                                                 const std::map<std::string, std::string> &state)
 {
     if (auto st = m_d->beginWrite(); !st)
@@ -110,7 +121,8 @@ Result<std::map<std::string, AuditJoin>> HistoryStore::auditJoins(const std::str
         const std::string where = uid + "@" + j.resourceVersion;
         auto parsed = parseJson(s.text(3));
         if (!parsed || !parsed->is_array())
-            return Error::make(ErrorCategory::Parse, "audit join " + where + " in " + m_d->path + " is not a list of users");
+            return Error::make(ErrorCategory::Parse,
+                               "audit join " + where + " in " + m_d->path + " is not a list of users");
         for (const auto &c : *parsed) {
             auto who = auditWhoFromJson(c, where);
             if (!who)
@@ -130,8 +142,9 @@ Result<std::vector<AuditAttempt>> HistoryStore::auditAttempts(const AuditObjectK
     auto tables = m_d->hasAuditTables();
     if (!tables || !*tables)
         return tables ? Result<std::vector<AuditAttempt>>(out) : tables.error();
-    Query s = m_d->q("SELECT uid, code, reason, message, who FROM audit_attempts "
-                     "WHERE resource = ?1 AND namespace = ?2 AND name = ?3 AND api_group = ?4 ORDER BY time_us, audit_id");
+    Query s =
+        m_d->q("SELECT uid, code, reason, message, who FROM audit_attempts "
+               "WHERE resource = ?1 AND namespace = ?2 AND name = ?3 AND api_group = ?4 ORDER BY time_us, audit_id");
     s.bind(1, object.resource).bind(2, object.namespace_).bind(3, object.name).bind(4, object.group);
     int rc = SQLITE_ROW;
     while ((rc = s.step()) == SQLITE_ROW) {
@@ -143,7 +156,8 @@ Result<std::vector<AuditAttempt>> HistoryStore::auditAttempts(const AuditObjectK
         a.message = s.text(3);
         auto parsed = parseJson(s.text(4));
         if (!parsed)
-            return Error::make(ErrorCategory::Parse, "a refused write of " + object.toString() + " in " + m_d->path + " is not JSON");
+            return Error::make(ErrorCategory::Parse,
+                               "a refused write of " + object.toString() + " in " + m_d->path + " is not JSON");
         auto who = auditWhoFromJson(*parsed, object.toString());
         if (!who)
             return who.error();

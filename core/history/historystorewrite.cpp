@@ -53,8 +53,9 @@ Error HistoryStore::Impl::error(const std::string &what) const
 
 Status HistoryStore::Impl::loadCounters()
 {
-    Query q = this->q("SELECT MAX(COALESCE((SELECT MAX(id) FROM versions), 0), COALESCE((SELECT MAX(id) FROM gaps), 0)),"
-                      " COALESCE((SELECT value FROM meta WHERE key = 'total_bytes'), 0)");
+    Query q =
+        this->q("SELECT MAX(COALESCE((SELECT MAX(id) FROM versions), 0), COALESCE((SELECT MAX(id) FROM gaps), 0)),"
+                " COALESCE((SELECT value FROM meta WHERE key = 'total_bytes'), 0)");
     if (q.step() != SQLITE_ROW)
         return error("reading counters");
     nextOrd = q.i64(0) + 1;
@@ -148,8 +149,9 @@ Result<std::vector<HistoryGap>> HistoryStore::Impl::readGaps(Query &q)
 
 Result<Json> HistoryStore::Impl::loadVersion(std::int64_t objectId, std::int64_t seq)
 {
-    Query q = this->q("SELECT seq, snapshot, data FROM versions WHERE object_id = ?1 AND seq <= ?2 AND seq >="
-                      " (SELECT MAX(seq) FROM versions WHERE object_id = ?1 AND seq <= ?2 AND snapshot = 1) ORDER BY seq");
+    Query q =
+        this->q("SELECT seq, snapshot, data FROM versions WHERE object_id = ?1 AND seq <= ?2 AND seq >="
+                " (SELECT MAX(seq) FROM versions WHERE object_id = ?1 AND seq <= ?2 AND snapshot = 1) ORDER BY seq");
     q.bind(1, objectId).bind(2, seq);
     Json doc;
     std::int64_t got = -1;
@@ -333,8 +335,8 @@ const char *HistoryStore::Impl::readEventBody(const WatchEvent &ev, EventBody &b
 
 // Whether this version is stored already (counted as a skipped duplicate); `prev` is the
 // object's head, nullptr for an object the store has not seen.
-Result<bool> HistoryStore::Impl::alreadyStored(Head *prev, const EventIdentity &id, HistoryEventType type, CommitReport &report,
-                                               std::set<std::string> *replayed)
+Result<bool> HistoryStore::Impl::alreadyStored(Head *prev, const EventIdentity &id, HistoryEventType type,
+                                               CommitReport &report, std::set<std::string> *replayed)
 {
     if (replayed) {
         if (prev && !replayed->count(id.uid)) {
@@ -375,7 +377,8 @@ Result<bool> HistoryStore::Impl::alreadyStored(Head *prev, const EventIdentity &
 
 // The compressed blob to store: a delta against `prev` unless the chain is long, the deltas
 // outweigh the snapshot, or this delta is large (more than half the object's text).
-std::string HistoryStore::Impl::encodeVersion(const Head *prev, const JsonIndex &index, const std::string &text, bool &snapshot)
+std::string HistoryStore::Impl::encodeVersion(const Head *prev, const JsonIndex &index, const std::string &text,
+                                              bool &snapshot)
 {
     snapshot = !prev || prev->chain + 1 >= VersionCodec::kMaxChain || prev->deltaBytes > prev->snapshotBytes;
     if (!snapshot) {
@@ -387,12 +390,14 @@ std::string HistoryStore::Impl::encodeVersion(const Head *prev, const JsonIndex 
 }
 
 // The objects row (created for a new object) and the versions row of `next`.
-Status HistoryStore::Impl::insertVersion(const WatchScope &scope, const WatchEvent &ev, const EventIdentity &id, bool isNew, Head &next,
-                                         bool snapshot, const std::string &blob, std::size_t textBytes)
+Status HistoryStore::Impl::insertVersion(const WatchScope &scope, const WatchEvent &ev, const EventIdentity &id,
+                                         bool isNew, Head &next, bool snapshot, const std::string &blob,
+                                         std::size_t textBytes)
 {
     const std::string group = GroupVersion::parse(id.apiVersion).group;
     if (isNew) {
-        Query ins = q("INSERT INTO objects(uid, api_group, api_version, kind, resource, namespace, name) VALUES(?,?,?,?,?,?,?)");
+        Query ins = q(
+            "INSERT INTO objects(uid, api_group, api_version, kind, resource, namespace, name) VALUES(?,?,?,?,?,?,?)");
         ins.bind(1, id.uid).bind(2, group).bind(3, id.apiVersion).bind(4, id.kind).bind(5, scope.resource);
         ins.bind(6, id.namespace_).bind(7, id.name);
         if (ins.step() != SQLITE_DONE)
@@ -401,7 +406,11 @@ Status HistoryStore::Impl::insertVersion(const WatchScope &scope, const WatchEve
     }
     Query upd = q("UPDATE objects SET version_count = version_count + 1, last_seq = ?, deleted = ?, api_version = ?,"
                   " kind = CASE WHEN ? = '' THEN kind ELSE ?4 END WHERE id = ?");
-    upd.bind(1, next.seq).bind(2, std::int64_t(next.deleted)).bind(3, id.apiVersion).bind(4, id.kind).bind(5, next.objectId);
+    upd.bind(1, next.seq)
+        .bind(2, std::int64_t(next.deleted))
+        .bind(3, id.apiVersion)
+        .bind(4, id.kind)
+        .bind(5, next.objectId);
     if (upd.step() != SQLITE_DONE)
         return error("update object");
 
@@ -464,7 +473,12 @@ Status HistoryStore::Impl::writeEvent(const WatchScope &scope, const WatchEvent 
 Status HistoryStore::Impl::writeGap(HistoryGap gap, CommitReport &report)
 {
     Query g = q("INSERT INTO gaps(id, scope, from_rv, to_rv, observed_ms, reason) VALUES(?,?,?,?,?,?)");
-    g.bind(1, nextOrd).bind(2, gap.scope).bind(3, gap.fromRv).bind(4, gap.toRv).bind(5, gap.observedAtMs).bind(6, gap.reason);
+    g.bind(1, nextOrd)
+        .bind(2, gap.scope)
+        .bind(3, gap.fromRv)
+        .bind(4, gap.toRv)
+        .bind(5, gap.observedAtMs)
+        .bind(6, gap.reason);
     if (g.step() != SQLITE_DONE)
         return error("insert gap");
     gap.ord = nextOrd++;
@@ -474,7 +488,8 @@ Status HistoryStore::Impl::writeGap(HistoryGap gap, CommitReport &report)
 
 // An object the store cannot keep is a marked gap in its scope, never a silent hole: from the
 // scope's last resume point to the object's resourceVersion when one can be read.
-Status HistoryStore::Impl::writeRejectedGap(const WatchScope &scope, const WatchEvent &ev, const char *why, CommitReport &report)
+Status HistoryStore::Impl::writeRejectedGap(const WatchScope &scope, const WatchEvent &ev, const char *why,
+                                            CommitReport &report)
 {
     ++report.rejected;
     Query last = q("SELECT last_rv FROM scopes WHERE scope = ?");
@@ -503,7 +518,8 @@ Status HistoryStore::Impl::writeResumeGap(const HistoryWriteItem &item, CommitRe
         return error("resume point");
     const std::string lastRv = rc == SQLITE_ROW ? last.text(0) : std::string();
     last.reset();
-    Query open = q("SELECT id, from_rv FROM gaps WHERE scope = ? AND to_rv = '' AND reason = ? ORDER BY id DESC LIMIT 1");
+    Query open =
+        q("SELECT id, from_rv FROM gaps WHERE scope = ? AND to_rv = '' AND reason = ? ORDER BY id DESC LIMIT 1");
     open.bind(1, scope).bind(2, item.resumeGapReason);
     rc = open.step();
     if (rc != SQLITE_ROW && rc != SQLITE_DONE)
@@ -603,8 +619,9 @@ Result<CommitReport> HistoryStore::write(const std::vector<HistoryWriteItem> &it
         // (synthetic ADDED/LISTED events are not delivered in RV order, so they do not count; client-go's
         // reflector waits for a non-ADDED event too: staging/src/k8s.io/client-go/tools/cache/reflector.go).
         std::string scopeRv = item.scopeResourceVersion;
-        if (scopeRv.empty() && !item.gap && !item.onlyNewObjects && !item.events.empty() && item.events.back().type != HistoryEventType::Listed
-            && item.events.back().type != HistoryEventType::Added && report.versions.size() > storedBefore)
+        if (scopeRv.empty() && !item.gap && !item.onlyNewObjects && !item.events.empty()
+            && item.events.back().type != HistoryEventType::Listed && item.events.back().type != HistoryEventType::Added
+            && report.versions.size() > storedBefore)
             scopeRv = report.versions.back().resourceVersion;
         if (!scopeRv.empty())
             if (auto st = m_d->setScopeRv(scopeId, scopeRv); !st)
@@ -682,7 +699,8 @@ Status HistoryStore::Impl::pruneBefore(std::int64_t objectId, std::int64_t first
         }
         return success();
     }
-    Query upd = q("UPDATE objects SET version_count = version_count - ?1, pruned_count = pruned_count + ?1 WHERE id = ?2");
+    Query upd =
+        q("UPDATE objects SET version_count = version_count - ?1, pruned_count = pruned_count + ?1 WHERE id = ?2");
     upd.bind(1, n).bind(2, objectId);
     if (upd.step() != SQLITE_DONE)
         return error("prune: counts");
@@ -715,7 +733,8 @@ Status HistoryStore::Impl::pruneOldest(std::int64_t cutoffMs, std::int64_t maxTo
     // otherwise block everything recorded after it.
     std::int64_t cursor = 0;
     for (;;) {
-        Query front = q("SELECT id, object_id, seq, observed_ms, length(data) FROM versions WHERE id > ? ORDER BY id LIMIT 512");
+        Query front =
+            q("SELECT id, object_id, seq, observed_ms, length(data) FROM versions WHERE id > ? ORDER BY id LIMIT 512");
         front.bind(1, cursor);
         std::map<std::int64_t, std::int64_t> keepFrom; // object -> first seq to keep
         std::int64_t freed = 0;

@@ -22,7 +22,8 @@ const char *historyEventTypeName(HistoryEventType t)
 
 bool parseHistoryEventType(std::string_view name, HistoryEventType *out)
 {
-    for (auto t : {HistoryEventType::Listed, HistoryEventType::Added, HistoryEventType::Modified, HistoryEventType::Deleted}) {
+    for (auto t :
+         {HistoryEventType::Listed, HistoryEventType::Added, HistoryEventType::Modified, HistoryEventType::Deleted}) {
         if (name == historyEventTypeName(t)) {
             *out = t;
             return true;

@@ -60,8 +60,8 @@ struct HistoryGap {
 // One incarnation (uid) of one object, as the store knows it.
 struct HistoryObject {
     std::int64_t id = 0;
-    ObjectRef ref;          // apiVersion of the latest stored version
-    std::string resource;   // plural from the scope ("deployments"), for CLI lookups
+    ObjectRef ref;        // apiVersion of the latest stored version
+    std::string resource; // plural from the scope ("deployments"), for CLI lookups
     std::int64_t versionCount = 0;
     std::int64_t prunedCount = 0; // older versions removed by retention (shown as a gap)
     bool deleted = false;
@@ -71,8 +71,8 @@ struct HistoryObject {
 struct VersionInfo {
     std::int64_t objectId = 0;
     std::string uid;
-    std::int64_t seq = 0;   // 1-based per uid, never reused; pruning leaves holes at the front
-    std::int64_t ord = 0;   // global recording order across objects and gaps
+    std::int64_t seq = 0; // 1-based per uid, never reused; pruning leaves holes at the front
+    std::int64_t ord = 0; // global recording order across objects and gaps
     std::string resourceVersion;
     HistoryEventType eventType = HistoryEventType::Modified;
     std::int64_t observedAtMs = 0;
@@ -86,8 +86,8 @@ struct VersionInfo {
 struct HistoryEntry {
     enum class Kind { Version, Gap, Pruned };
     Kind kind = Kind::Version;
-    VersionInfo version; // Kind::Version
-    HistoryGap gap;      // Kind::Gap
+    VersionInfo version;          // Kind::Version
+    HistoryGap gap;               // Kind::Gap
     std::int64_t prunedCount = 0; // Kind::Pruned: versions removed by retention before the first kept
 };
 
@@ -105,8 +105,8 @@ struct CommitReport {
         std::string resourceVersion;
         std::int64_t seq = 0;
     };
-    std::vector<Item> versions;     // versions stored by this transaction
-    std::vector<HistoryGap> gaps;   // gaps stored by this transaction
+    std::vector<Item> versions;         // versions stored by this transaction
+    std::vector<HistoryGap> gaps;       // gaps stored by this transaction
     std::int64_t skippedDuplicates = 0; // same uid+RV as the last stored version (e.g. a relist)
     std::int64_t rejected = 0;          // unparsable or uid-less objects (logged, never stored)
 };

@@ -61,8 +61,7 @@ void adoptLegacyStore(const std::string &path, const std::vector<std::string> &c
 
 } // namespace
 
-HistoryRecorder::HistoryRecorder(Options options, QObject *parent)
-    : QObject(parent), m_options(std::move(options))
+HistoryRecorder::HistoryRecorder(Options options, QObject *parent) : QObject(parent), m_options(std::move(options))
 {
     // The thread's last boundary (core/base/boundary.h): run() guards each transaction; what escapes
     // it anyway (out of memory between transactions) ends the writer with an error, not the process.
@@ -161,8 +160,8 @@ void HistoryRecorder::record(const WatchScope &scope, std::vector<WatchEvent> ev
             }
             HistoryWriteItem gapItem;
             gapItem.scope = scope;
-            gapItem.gap = HistoryGap{scopeId, m_lastQueuedRv[scopeId], lastDropped, kOverflowReason,
-                                     events.back().observedAtMs, 0};
+            gapItem.gap = HistoryGap{scopeId,         m_lastQueuedRv[scopeId],    lastDropped,
+                                     kOverflowReason, events.back().observedAtMs, 0};
             m_queue.push_back({m_nextSerial++, 0, std::move(gapItem)});
             overflowDropped = std::int64_t(events.size());
         } else {
@@ -258,7 +257,8 @@ bool HistoryRecorder::takeWork(std::vector<HistoryWriteItem> &items, std::uint64
     if (m_queue.empty())
         return false; // stopping, and everything is written
     std::size_t events = 0;
-    while (!m_queue.empty() && (items.empty() || events + m_queue.front().item.events.size() <= m_options.maxEventsPerTransaction)) {
+    while (!m_queue.empty()
+           && (items.empty() || events + m_queue.front().item.events.size() <= m_options.maxEventsPerTransaction)) {
         events += m_queue.front().item.events.size();
         lastSerial = m_queue.front().serial;
         items.push_back(std::move(m_queue.front().item));
@@ -298,9 +298,11 @@ void HistoryRecorder::noteFailedItems(const std::vector<HistoryWriteItem> &items
         auto [pending, fresh] = m_failedGaps.try_emplace(it.scope.id);
         if (fresh) {
             pending->second.scope = it.scope;
-            const std::int64_t at = it.gap ? it.gap->observedAtMs : it.events.empty() ? QDateTime::currentMSecsSinceEpoch()
-                                                                                      : it.events.front().observedAtMs;
-            pending->second.gap = HistoryGap{it.scope.id, m_committedRv[it.scope.id], {}, "history write failed: " + why, at, 0};
+            const std::int64_t at = it.gap            ? it.gap->observedAtMs
+                                  : it.events.empty() ? QDateTime::currentMSecsSinceEpoch()
+                                                      : it.events.front().observedAtMs;
+            pending->second.gap = HistoryGap{
+                it.scope.id, m_committedRv[it.scope.id], {}, "history write failed: " + why, at, 0};
         }
         if (!lastRv.empty())
             pending->second.gap->toRv = lastRv;

@@ -33,8 +33,8 @@ class HistoryRecorder : public QObject
     Q_OBJECT
 public:
     struct Options {
-        std::string path;                       // the SQLite file; created when missing
-        HistoryOpenOptions open;                // cluster identity, Secret values (default: hashed)
+        std::string path;        // the SQLite file; created when missing
+        HistoryOpenOptions open; // cluster identity, Secret values (default: hashed)
         // Earlier file names of this store (one per context name, unstamped): when `path` does not
         // exist yet, the first of these that exists and belongs to no other cluster is renamed to
         // `path` (with its -wal/-shm) on the writer thread, then stamped with the identity.
@@ -110,13 +110,13 @@ private:
     void noteCommittedItems(const std::vector<HistoryWriteItem> &items);
 
     const Options m_options;
-    mutable std::mutex m_mutex; // guards everything below up to m_thread
-    std::condition_variable m_workCv;  // writer waits for work / stop
-    std::condition_variable m_doneCv;  // flush() waits for m_committedSerial
+    mutable std::mutex m_mutex;       // guards everything below up to m_thread
+    std::condition_variable m_workCv; // writer waits for work / stop
+    std::condition_variable m_doneCv; // flush() waits for m_committedSerial
     std::deque<Pending> m_queue;
     std::uint64_t m_nextSerial = 1;
-    bool m_writerGone = false;         // the writer thread ended on an exception: nothing is written any more
-    std::uint64_t m_doneSerial = 0;    // every item with serial <= this is committed or failed
+    bool m_writerGone = false;      // the writer thread ended on an exception: nothing is written any more
+    std::uint64_t m_doneSerial = 0; // every item with serial <= this is committed or failed
     std::int64_t m_queuedBytes = 0;
     std::map<std::string, std::string> m_lastQueuedRv; // scope id -> RV of the last accepted event
     std::optional<Error> m_error;

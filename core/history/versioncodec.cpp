@@ -211,7 +211,8 @@ Result<std::string> VersionCodec::decompress(std::string_view blob)
     std::string out(size, '\0');
     const std::size_t n = ZSTD_decompressDCtx(m_ctx->d, out.data(), out.size(), blob.data() + 1, blob.size() - 1);
     if (ZSTD_isError(n) || n != size)
-        return Error::make(ErrorCategory::Parse, std::string("zstd: ") + (ZSTD_isError(n) ? ZSTD_getErrorName(n) : "short frame"));
+        return Error::make(ErrorCategory::Parse,
+                           std::string("zstd: ") + (ZSTD_isError(n) ? ZSTD_getErrorName(n) : "short frame"));
     return out;
 }
 

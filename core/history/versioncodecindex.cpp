@@ -321,9 +321,7 @@ struct JsonIndexer {
             type = JsonIndex::Type::False;
             ok = literal("false");
             break;
-        case 'n':
-            ok = literal("null");
-            break;
+        case 'n': ok = literal("null"); break;
         default:
             type = JsonIndex::Type::Number;
             ok = number();

@@ -33,7 +33,10 @@ const char *lessonViewName(LessonView v)
     return "?";
 }
 
-std::string LessonTarget::describe() const { return kind + " " + name; }
+std::string LessonTarget::describe() const
+{
+    return kind + " " + name;
+}
 
 bool LessonExpectation::empty() const
 {
@@ -136,7 +139,8 @@ public:
                 std::string list;
                 for (const char *k : known)
                     list += std::string(list.empty() ? "" : ", ") + k;
-                throw Mistake{at + "/" + jsonPointerEscape(it.key()), "unknown key \"" + it.key() + "\" (expected one of: " + list + ")"};
+                throw Mistake{at + "/" + jsonPointerEscape(it.key()),
+                              "unknown key \"" + it.key() + "\" (expected one of: " + list + ")"};
             }
         }
     }
@@ -155,7 +159,8 @@ public:
             throw Mistake{at, std::string("\"") + key + "\" is missing"};
         return *it;
     }
-    static std::string string(const Json &parent, const std::string &at, const char *key, std::optional<std::string> fallback = std::nullopt)
+    static std::string string(const Json &parent, const std::string &at, const char *key,
+                              std::optional<std::string> fallback = std::nullopt)
     {
         auto it = parent.find(key);
         if (it == parent.end()) {
@@ -173,8 +178,8 @@ public:
         if (it == parent.end())
             return fallback;
         if (!it->is_number_integer() || it->get<std::int64_t>() < min || it->get<std::int64_t>() > max)
-            throw Mistake{at + "/" + key, std::string("\"") + key + "\" must be a whole number from " + std::to_string(min) + " to "
-                                              + std::to_string(max)};
+            throw Mistake{at + "/" + key, std::string("\"") + key + "\" must be a whole number from "
+                                              + std::to_string(min) + " to " + std::to_string(max)};
         return int(it->get<std::int64_t>());
     }
     static bool boolean(const Json &parent, const std::string &at, const char *key)
@@ -196,7 +201,8 @@ bool isDnsLabel(const std::string &s)
 {
     if (s.empty() || s.size() > 63 || s.front() == '-' || s.back() == '-')
         return false;
-    return std::all_of(s.begin(), s.end(), [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-'; });
+    return std::all_of(s.begin(), s.end(),
+                       [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-'; });
 }
 
 void checkPointer(const std::string &pointer, const std::string &at)
@@ -222,7 +228,8 @@ LessonTarget manifestTarget(const Json &m, const std::string &at)
     if (!m.is_object())
         throw Mistake{at, "\"object\" must be a mapping (a Kubernetes manifest)"};
     const Json &meta = Reader::object(m, at, "metadata");
-    LessonTarget t{Reader::string(m, at, "apiVersion"), Reader::string(m, at, "kind"), Reader::string(meta, at + "/metadata", "name")};
+    LessonTarget t{Reader::string(m, at, "apiVersion"), Reader::string(m, at, "kind"),
+                   Reader::string(meta, at + "/metadata", "name")};
     if (meta.contains("namespace"))
         throw Mistake{at + "/metadata/namespace", "leave metadata.namespace out: the lesson runs in its own namespace"};
     if (t.name.find("{i}") != std::string::npos)
@@ -234,14 +241,15 @@ LessonVerb readVerb(const Json &r, const std::string &at)
 {
     const std::string verb = Reader::string(r, at, "verb");
     static const std::pair<const char *, LessonVerb> verbs[] = {{"create", LessonVerb::Create},
-                                                                 {"update", LessonVerb::Update},
-                                                                 {"apply", LessonVerb::Apply},
-                                                                 {"merge-patch", LessonVerb::MergePatch},
-                                                                 {"json-patch", LessonVerb::JsonPatch}};
+                                                                {"update", LessonVerb::Update},
+                                                                {"apply", LessonVerb::Apply},
+                                                                {"merge-patch", LessonVerb::MergePatch},
+                                                                {"json-patch", LessonVerb::JsonPatch}};
     for (const auto &[name, v] : verbs)
         if (verb == name)
             return v;
-    throw Mistake{at + "/verb", "unknown verb \"" + verb + "\" (expected create, update, apply, merge-patch or json-patch)"};
+    throw Mistake{at + "/verb",
+                  "unknown verb \"" + verb + "\" (expected create, update, apply, merge-patch or json-patch)"};
 }
 
 void readPrecondition(const Json &r, const std::string &at, int stepNumber, LessonRequest &out)
@@ -263,7 +271,8 @@ void readPrecondition(const Json &r, const std::string &at, int stepNumber, Less
         if (out.afterStep == 0)
             throw Mistake{here, "\"resourceVersionAfterStep\" is missing"};
         if (out.afterStep >= stepNumber)
-            throw Mistake{here + "/resourceVersionAfterStep", "step " + std::to_string(out.afterStep) + " has not run yet when step "
+            throw Mistake{here + "/resourceVersionAfterStep", "step " + std::to_string(out.afterStep)
+                                                                  + " has not run yet when step "
                                                                   + std::to_string(stepNumber) + " sends this request"};
         return;
     }
@@ -272,11 +281,12 @@ void readPrecondition(const Json &r, const std::string &at, int stepNumber, Less
 
 void checkRequestShape(const Json &r, const std::string &at, LessonRequest &out)
 {
-    const bool manifestVerb = out.verb == LessonVerb::Create || out.verb == LessonVerb::Update || out.verb == LessonVerb::Apply;
+    const bool manifestVerb = out.verb == LessonVerb::Create || out.verb == LessonVerb::Update
+                           || out.verb == LessonVerb::Apply;
     if (manifestVerb) {
         if (r.contains("patch"))
-            throw Mistake{at + "/patch", std::string("\"patch\" is for merge-patch and json-patch; ") + lessonVerbName(out.verb)
-                                             + " sends \"object\""};
+            throw Mistake{at + "/patch", std::string("\"patch\" is for merge-patch and json-patch; ")
+                                             + lessonVerbName(out.verb) + " sends \"object\""};
         out.object = Reader::member(r, at, "object");
         out.target = manifestTarget(out.object, at + "/object");
     } else {
@@ -307,23 +317,27 @@ void checkRequestShape(const Json &r, const std::string &at, LessonRequest &out)
         throw Mistake{at + "/force", "\"force\" only means something for apply"};
     if (out.retry && out.verb != LessonVerb::Update)
         throw Mistake{at + "/retry", "\"retry\" is a read-modify-write loop; it works with update"};
-    if (out.precondition != LessonPrecondition::None && (out.verb == LessonVerb::Create || out.verb == LessonVerb::Apply))
-        throw Mistake{at + "/precondition", std::string(lessonVerbName(out.verb)) + " takes no resourceVersion precondition"};
+    if (out.precondition != LessonPrecondition::None
+        && (out.verb == LessonVerb::Create || out.verb == LessonVerb::Apply))
+        throw Mistake{at + "/precondition",
+                      std::string(lessonVerbName(out.verb)) + " takes no resourceVersion precondition"};
 }
 
 LessonRequest readRequest(const Json &r, const std::string &at, const LessonTarget &focus, int stepNumber)
 {
     if (!r.is_object())
         throw Mistake{at, "a request must be a mapping"};
-    Reader::onlyKeys(r, at, {"verb", "clients", "repeat", "manager", "object", "patch", "target", "force", "subresource",
-                             "precondition", "retry", "maxAttempts"});
+    Reader::onlyKeys(r, at,
+                     {"verb", "clients", "repeat", "manager", "object", "patch", "target", "force", "subresource",
+                      "precondition", "retry", "maxAttempts"});
     LessonRequest out;
     out.verb = readVerb(r, at);
     out.clients = Reader::integer(r, at, "clients", 1, 1, 50);
     out.repeat = Reader::integer(r, at, "repeat", 1, 1, 100);
     out.manager = Reader::string(r, at, "manager", std::string("fieldscope-lesson"));
     if (out.manager.empty() || out.manager.size() > 128)
-        throw Mistake{at + "/manager", "\"manager\" must be 1 to 128 characters (the server records it in managedFields)"};
+        throw Mistake{at + "/manager",
+                      "\"manager\" must be 1 to 128 characters (the server records it in managedFields)"};
     out.force = Reader::boolean(r, at, "force");
     out.retry = Reader::boolean(r, at, "retry");
     out.maxAttempts = Reader::integer(r, at, "maxAttempts", 20, 1, 1000);
@@ -366,7 +380,9 @@ LessonExpectation readExpectation(const Json &e, const std::string &at, int requ
 {
     if (!e.is_object())
         throw Mistake{at, "\"expect\" must be a mapping"};
-    Reader::onlyKeys(e, at, {"succeeded", "errors", "values", "absent", "owners", "conflicts", "events", "consistent", "waitSeconds"});
+    Reader::onlyKeys(e, at,
+                     {"succeeded", "errors", "values", "absent", "owners", "conflicts", "events", "consistent",
+                      "waitSeconds"});
     LessonExpectation out;
     if (e.contains("succeeded"))
         out.succeeded = Reader::integer(e, at, "succeeded", 0, 0, requestCount);
@@ -375,7 +391,8 @@ LessonExpectation readExpectation(const Json &e, const std::string &at, int requ
     out.waitSeconds = Reader::integer(e, at, "waitSeconds", 0, 0, 300);
     if (auto it = e.find("errors"); it != e.end()) {
         if (!it->is_object())
-            throw Mistake{at + "/errors", "\"errors\" maps a Status reason (AlreadyExists, Conflict, Invalid) to a count"};
+            throw Mistake{at + "/errors",
+                          "\"errors\" maps a Status reason (AlreadyExists, Conflict, Invalid) to a count"};
         for (auto r = it->begin(); r != it->end(); ++r)
             out.errors[r.key()] = Reader::integer(*it, at + "/errors", r.key().c_str(), 0, 1, requestCount);
     }
@@ -384,7 +401,8 @@ LessonExpectation readExpectation(const Json &e, const std::string &at, int requ
         for (const auto &[reason, n] : out.errors)
             total += n;
         if (total > requestCount)
-            throw Mistake{at, "the step sends " + std::to_string(requestCount) + " requests but expects " + std::to_string(total) + " answers"};
+            throw Mistake{at, "the step sends " + std::to_string(requestCount) + " requests but expects "
+                                  + std::to_string(total) + " answers"};
     }
     if (auto it = e.find("values"); it != e.end()) {
         if (!it->is_object())
@@ -403,7 +421,8 @@ LessonExpectation readExpectation(const Json &e, const std::string &at, int requ
             const std::string here = at + "/owners/" + jsonPointerEscape(v.key());
             checkPointer(v.key(), here);
             LessonOwnerExpectation o{v.key(), {}};
-            if (!v.value().is_array() || std::any_of(v.value().begin(), v.value().end(), [](const Json &m) { return !m.is_string(); }))
+            if (!v.value().is_array()
+                || std::any_of(v.value().begin(), v.value().end(), [](const Json &m) { return !m.is_string(); }))
                 throw Mistake{here, "owners are a list of field manager names"};
             for (const Json &m : v.value())
                 o.managers.push_back(m.get<std::string>());
@@ -428,7 +447,8 @@ LessonExpectation readExpectation(const Json &e, const std::string &at, int requ
 LessonView readView(const Json &s, const std::string &at)
 {
     const std::string view = Reader::string(s, at, "view", std::string("table"));
-    for (LessonView v : {LessonView::Table, LessonView::Yaml, LessonView::Ownership, LessonView::History, LessonView::Editor})
+    for (LessonView v :
+         {LessonView::Table, LessonView::Yaml, LessonView::Ownership, LessonView::History, LessonView::Editor})
         if (view == lessonViewName(v))
             return v;
     throw Mistake{at + "/view", "unknown view \"" + view + "\" (expected table, yaml, ownership, history or editor)"};
@@ -480,16 +500,20 @@ Lesson readLesson(const Json &doc, const std::string &fileName)
     out.source = fileName;
     out.name = Reader::string(doc, "", "name", baseName(fileName));
     if (!isDnsLabel(out.name))
-        throw Mistake{doc.contains("name") ? "/name" : "", "the lesson name \"" + out.name
-                                                               + "\" must be lower-case letters, digits and '-' (it is typed on the command line)"};
+        throw Mistake{doc.contains("name") ? "/name" : "",
+                      "the lesson name \"" + out.name
+                          + "\" must be lower-case letters, digits and '-' (it is typed on the command line)"};
     out.order = Reader::integer(doc, "", "order", 0, 0, 1000);
     out.title = Reader::string(doc, "", "title");
     out.summary = Reader::string(doc, "", "summary");
     out.ns = Reader::string(doc, "", "namespace", "fs-lesson-" + out.name);
     if (!isDnsLabel(out.ns))
-        throw Mistake{"/namespace", "\"" + out.ns + "\" is not a valid namespace name (lower-case letters, digits and '-', at most 63)"};
+        throw Mistake{"/namespace",
+                      "\"" + out.ns
+                          + "\" is not a valid namespace name (lower-case letters, digits and '-', at most 63)"};
     if (out.ns == "default" || out.ns.rfind("kube-", 0) == 0)
-        throw Mistake{"/namespace", "a lesson deletes what it creates in its namespace; use one of its own, not " + out.ns};
+        throw Mistake{"/namespace",
+                      "a lesson deletes what it creates in its namespace; use one of its own, not " + out.ns};
     out.focus = readTarget(Reader::member(doc, "", "object"), "/object");
     const Json &steps = Reader::member(doc, "", "steps");
     if (!steps.is_array() || steps.empty())

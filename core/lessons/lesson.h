@@ -36,31 +36,31 @@ struct LessonTarget {
 };
 
 enum class LessonPrecondition {
-    None,            // no resourceVersion: last write wins
-    Read,            // every client uses the resourceVersion read just before the request is sent
-    AfterStep,       // the resourceVersion the target had after step `afterStep` (1-based)
+    None,      // no resourceVersion: last write wins
+    Read,      // every client uses the resourceVersion read just before the request is sent
+    AfterStep, // the resourceVersion the target had after step `afterStep` (1-based)
 };
 
 struct LessonRequest {
     LessonVerb verb = LessonVerb::Create;
     LessonTarget target;
-    int clients = 1;      // concurrent clients, each with its own connection
-    int repeat = 1;       // writes each client sends, one after another
-    std::string manager;  // field manager; "{i}" becomes the client number, "{n}" the write number
-    Json object;          // create / update / apply: the manifest ("{i}" expanded in strings)
-    Json patch;           // merge-patch / json-patch
-    bool force = false;   // apply
+    int clients = 1;         // concurrent clients, each with its own connection
+    int repeat = 1;          // writes each client sends, one after another
+    std::string manager;     // field manager; "{i}" becomes the client number, "{n}" the write number
+    Json object;             // create / update / apply: the manifest ("{i}" expanded in strings)
+    Json patch;              // merge-patch / json-patch
+    bool force = false;      // apply
     std::string subresource; // "", "status", "scale"
     LessonPrecondition precondition = LessonPrecondition::None;
     int afterStep = 0;
-    bool retry = false;   // update: read-modify-write until it succeeds (at most maxAttempts)
+    bool retry = false; // update: read-modify-write until it succeeds (at most maxAttempts)
     int maxAttempts = 20;
     int line = 0;
 };
 
 struct LessonOwnerExpectation {
-    std::string pointer;                // "/metadata/labels/label1"
-    std::vector<std::string> managers;  // exactly these, in any order
+    std::string pointer;               // "/metadata/labels/label1"
+    std::vector<std::string> managers; // exactly these, in any order
 };
 
 struct LessonConflictExpectation {
@@ -71,10 +71,10 @@ struct LessonConflictExpectation {
 // What the step's narrative claims. Values may say "{winner}" (the number of the only client
 // that succeeded) or "{last}" (the client whose write the object shows now).
 struct LessonExpectation {
-    std::optional<int> succeeded;        // requests answered 2xx
-    std::map<std::string, int> errors;   // Status reason -> how many requests got it
+    std::optional<int> succeeded;                     // requests answered 2xx
+    std::map<std::string, int> errors;                // Status reason -> how many requests got it
     std::vector<std::pair<std::string, Json>> values; // pointer -> value after the step
-    std::vector<std::string> absent;     // pointers the object no longer has
+    std::vector<std::string> absent;                  // pointers the object no longer has
     std::vector<LessonOwnerExpectation> owners;
     std::vector<LessonConflictExpectation> conflicts;
     std::optional<int> events;           // watch events for the step's object during the step
@@ -87,22 +87,22 @@ struct LessonStep {
     std::string title;
     std::string narrative;
     LessonView view = LessonView::Table;
-    LessonTarget focus;          // the object the views select (defaults to the lesson's)
-    std::string highlight;       // JSON Pointer the views highlight, "" for none
+    LessonTarget focus;    // the object the views select (defaults to the lesson's)
+    std::string highlight; // JSON Pointer the views highlight, "" for none
     std::vector<LessonRequest> requests;
     LessonExpectation expect;
     int line = 0;
 };
 
 struct Lesson {
-    std::string name;     // identifier: `fieldscope lesson run NAME`
-    int order = 0;        // position in lists (0 = after the numbered ones)
+    std::string name; // identifier: `fieldscope lesson run NAME`
+    int order = 0;    // position in lists (0 = after the numbered ones)
     std::string title;
     std::string summary;
-    std::string ns;       // namespace the lesson creates, resets and deletes
+    std::string ns; // namespace the lesson creates, resets and deletes
     LessonTarget focus;
     std::vector<LessonStep> steps;
-    std::string source;   // file it was read from, for messages
+    std::string source; // file it was read from, for messages
 
     // Every object the lesson writes (what a reset deletes), the focus first.
     std::vector<LessonTarget> objects() const;

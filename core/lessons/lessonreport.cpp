@@ -24,7 +24,8 @@ std::optional<Json> valueAt(const Json &object, const std::string &pointer)
 // "{winner}" and "{last}" in an expectation: the client numbers the step found.
 std::optional<std::string> expandOutcome(std::string text, const LessonStepReport &r, std::string *why)
 {
-    for (const auto &[token, value] : {std::pair{std::string("{winner}"), r.winner}, std::pair{std::string("{last}"), r.last}}) {
+    for (const auto &[token, value] :
+         {std::pair{std::string("{winner}"), r.winner}, std::pair{std::string("{last}"), r.last}}) {
         for (std::size_t at; (at = text.find(token)) != std::string::npos;) {
             if (!value) {
                 *why = token == "{winner}" ? "no single client succeeded, so there is no {winner}"
@@ -45,7 +46,10 @@ Json expandOutcome(const Json &v, const LessonStepReport &r, std::string *why)
     return s ? Json(*s) : Json();
 }
 
-std::string show(const Json &v) { return v.is_null() ? std::string("(absent)") : toJsonText(v); }
+std::string show(const Json &v)
+{
+    return v.is_null() ? std::string("(absent)") : toJsonText(v);
+}
 
 std::string joined(std::vector<std::string> v)
 {
@@ -84,7 +88,8 @@ bool tallyWrites(LessonStepReport &report, std::optional<int> previousWinner)
             ++report.errors[c.reason.empty() ? std::string("NoAnswer") : c.reason];
         }
     }
-    const bool wrote = std::any_of(report.calls.begin(), report.calls.end(), [](const LessonCall &c) { return c.isWrite; });
+    const bool wrote = std::any_of(report.calls.begin(), report.calls.end(),
+                                   [](const LessonCall &c) { return c.isWrite; });
     if (report.succeeded == 1)
         report.winner = *winners.begin();
     else if (!wrote)
@@ -109,7 +114,8 @@ using Misses = std::vector<std::string>;
 void checkWrites(const LessonExpectation &x, const LessonStepReport &report, Misses &miss)
 {
     if (x.succeeded && *x.succeeded != report.succeeded)
-        miss.push_back("expected " + std::to_string(*x.succeeded) + " writes to succeed, " + std::to_string(report.succeeded) + " did");
+        miss.push_back("expected " + std::to_string(*x.succeeded) + " writes to succeed, "
+                       + std::to_string(report.succeeded) + " did");
     if (x.errors.empty() || x.errors == report.errors)
         return;
     std::string want, got;
@@ -131,7 +137,8 @@ void checkValues(const LessonExpectation &x, const LessonStepReport &report, Mis
         }
         const auto actual = valueAt(report.object, pointer);
         if (!actual || !jsonEqual(*actual, expected))
-            miss.push_back(pointer + " should be " + show(expected) + ", is " + (actual ? show(*actual) : std::string("absent")));
+            miss.push_back(pointer + " should be " + show(expected) + ", is "
+                           + (actual ? show(*actual) : std::string("absent")));
     }
     for (const std::string &pointer : x.absent)
         if (auto actual = valueAt(report.object, pointer))
@@ -174,7 +181,8 @@ void checkConflicts(const LessonExpectation &x, const LessonStepReport &report, 
 void checkEvents(const LessonExpectation &x, const LessonStepReport &report, Misses &miss)
 {
     if (x.events && int(report.events.size()) != *x.events)
-        miss.push_back("expected " + std::to_string(*x.events) + " watch events, saw " + std::to_string(report.events.size()));
+        miss.push_back("expected " + std::to_string(*x.events) + " watch events, saw "
+                       + std::to_string(report.events.size()));
     if (x.consistent.empty())
         return;
     for (const LessonEvent &e : report.events) {
@@ -182,8 +190,9 @@ void checkEvents(const LessonExpectation &x, const LessonStepReport &report, Mis
         for (const std::string &p : x.consistent) {
             const auto v = valueAt(e.object, p);
             if (v.has_value() != first.has_value() || (v && !jsonEqual(*v, *first))) {
-                miss.push_back("event at resourceVersion " + e.resourceVersion + " shows a half-applied write: " + x.consistent.front()
-                               + " = " + (first ? show(*first) : "absent") + " but " + p + " = " + (v ? show(*v) : "absent"));
+                miss.push_back("event at resourceVersion " + e.resourceVersion
+                               + " shows a half-applied write: " + x.consistent.front() + " = "
+                               + (first ? show(*first) : "absent") + " but " + p + " = " + (v ? show(*v) : "absent"));
                 break;
             }
         }

@@ -3,9 +3,9 @@
 // (lessons/lessonrunner.h) fills and the window and command line show, and the checks of a step's
 // expectation (core/lessons/lesson.h) against that report. No network: the checks are unit-tested
 // with hand-built reports.
+#include "core/base/error.h"
 #include "core/base/json.h"
 #include "core/lessons/lesson.h"
-#include "core/base/error.h"
 
 #include <cstdint>
 #include <map>
@@ -19,16 +19,16 @@ class OwnershipTree;
 
 // One request of a step and the server's answer.
 struct LessonCall {
-    int client = 0;  // 1-based
-    int write = 1;   // the client's write number (1..repeat)
-    int attempt = 1; // retry loops: the attempt number
-    bool isWrite = true; // false for the reads a read-modify-write client does
+    int client = 0;       // 1-based
+    int write = 1;        // the client's write number (1..repeat)
+    int attempt = 1;      // retry loops: the attempt number
+    bool isWrite = true;  // false for the reads a read-modify-write client does
     bool unbuilt = false; // the request could not be built (core/lessons/lessonrequests.h): nothing was sent
     std::string method;
     std::string path;
-    int status = 0;       // 0: no HTTP answer (network failure)
-    std::string reason;   // Status reason ("AlreadyExists", "Conflict", "Invalid"), "" on success
-    std::string message;  // Status message, or the network error
+    int status = 0;              // 0: no HTTP answer (network failure)
+    std::string reason;          // Status reason ("AlreadyExists", "Conflict", "Invalid"), "" on success
+    std::string message;         // Status message, or the network error
     std::string resourceVersion; // of the object in a 2xx answer
     std::vector<FieldConflict> conflicts;
     std::int64_t sentMs = 0, answeredMs = 0; // since the step started
@@ -50,15 +50,15 @@ struct LessonEvent {
 struct LessonStepReport {
     std::size_t index = 0; // 0-based
     std::string title;
-    std::vector<LessonCall> calls; // in order of arrival of the answers
-    int succeeded = 0;             // writes answered 2xx
+    std::vector<LessonCall> calls;     // in order of arrival of the answers
+    int succeeded = 0;                 // writes answered 2xx
     std::map<std::string, int> errors; // writes refused, by Status reason
-    std::optional<int> winner;     // the only client whose write succeeded
-    std::optional<int> last;       // the client whose write the object shows now
-    Json object;                   // the step's object afterwards (null when it does not exist)
+    std::optional<int> winner;         // the only client whose write succeeded
+    std::optional<int> last;           // the client whose write the object shows now
+    Json object;                       // the step's object afterwards (null when it does not exist)
     std::map<std::string, std::vector<LessonOwner>> owners; // expected and highlighted pointers
-    std::vector<LessonEvent> events; // watch events for the step's object during the step
-    std::vector<std::string> mismatches; // where the outcome differs from the lesson's claim
+    std::vector<LessonEvent> events;                        // watch events for the step's object during the step
+    std::vector<std::string> mismatches;                    // where the outcome differs from the lesson's claim
     bool passed() const { return mismatches.empty(); }
 };
 

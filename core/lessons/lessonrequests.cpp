@@ -64,8 +64,8 @@ LessonHttpRequest request(const char *method, std::string path, const char *cont
 
 } // namespace
 
-Result<LessonHttpRequest> buildLessonWrite(const LessonRequest &q, const LessonRequestPaths &paths, int client, int write,
-                                           const Json &read, const std::string &resourceVersion)
+Result<LessonHttpRequest> buildLessonWrite(const LessonRequest &q, const LessonRequestPaths &paths, int client,
+                                           int write, const Json &read, const std::string &resourceVersion)
 {
     const std::string query = writeQuery(q, expandClient(q.manager, client, write));
     switch (q.verb) {
@@ -105,7 +105,8 @@ Result<LessonHttpRequest> buildLessonWrite(const LessonRequest &q, const LessonR
         // etcd answers 409 instead of a generic 422 (as kube::withResourceVersionPrecondition,
         // after client-go's csaupgrade).
         if (!resourceVersion.empty())
-            patch.insert(patch.begin(), Json{{"op", "replace"}, {"path", "/metadata/resourceVersion"}, {"value", resourceVersion}});
+            patch.insert(patch.begin(),
+                         Json{{"op", "replace"}, {"path", "/metadata/resourceVersion"}, {"value", resourceVersion}});
         return request("PATCH", paths.object + query, "application/json-patch+json", patch);
     }
     }

@@ -6,8 +6,8 @@
 // fuzz/fuzz_lesson.cpp builds them all. Values are read only after a type check: nothing here
 // throws on a lesson's (or a server's) JSON. Pure functions, any thread.
 #include "core/base/json.h"
-#include "core/lessons/lesson.h"
 #include "core/base/result.h"
+#include "core/lessons/lesson.h"
 
 #include <string>
 
@@ -20,10 +20,10 @@ struct LessonRequestPaths {
 };
 
 struct LessonHttpRequest {
-    std::string method;      // POST, PUT or PATCH
-    std::string path;        // with the query: fieldManager, fieldValidation=Strict, force=true
+    std::string method; // POST, PUT or PATCH
+    std::string path;   // with the query: fieldManager, fieldValidation=Strict, force=true
     std::string contentType;
-    std::string body;        // JSON text
+    std::string body; // JSON text
 };
 
 // One client's write. `client` is 1-based and `write` 1..repeat (they expand "{i}" and "{n}").
@@ -31,8 +31,8 @@ struct LessonHttpRequest {
 // did not read); `resourceVersion` is the precondition written into the body ("" for none).
 // A request that cannot be built is an Invalid error whose `where` is a JSON Pointer into the
 // request's mapping in the lesson file ("/patch/metadata").
-Result<LessonHttpRequest> buildLessonWrite(const LessonRequest &q, const LessonRequestPaths &paths, int client, int write,
-                                           const Json &read, const std::string &resourceVersion);
+Result<LessonHttpRequest> buildLessonWrite(const LessonRequest &q, const LessonRequestPaths &paths, int client,
+                                           int write, const Json &read, const std::string &resourceVersion);
 
 // Whether every write of `q` can be built as the runner will build it (with a resourceVersion
 // when the request has a precondition or retries), without a server. parseLesson calls it.

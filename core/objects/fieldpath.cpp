@@ -62,8 +62,7 @@ PathElement PathElement::makeIndex(std::int64_t i)
 std::string PathElement::toString() const
 {
     switch (kind) {
-    case Kind::Field:
-        return "." + field;
+    case Kind::Field: return "." + field;
     case Kind::Key: {
         std::vector<std::string> names;
         for (auto it = key.begin(); it != key.end(); ++it)
@@ -77,10 +76,8 @@ std::string PathElement::toString() const
         }
         return s + "]";
     }
-    case Kind::Value:
-        return "[=" + renderValue(value) + "]";
-    case Kind::Index:
-        return "[" + std::to_string(index) + "]";
+    case Kind::Value: return "[=" + renderValue(value) + "]";
+    case Kind::Index: return "[" + std::to_string(index) + "]";
     }
     return {};
 }

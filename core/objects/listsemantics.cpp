@@ -24,10 +24,13 @@ ListSemantics mapOn(std::vector<std::string> keys, std::map<std::string, Json> d
 ListSemantics builtin(const std::string &sp, const std::string &kind)
 {
     using T = ListSemantics::Type;
-    struct Row { std::string_view suffix; ListSemantics sem; };
+    struct Row {
+        std::string_view suffix;
+        ListSemantics sem;
+    };
     static const std::array<std::string_view, 8> containerLists = {
-        "containers", "initContainers", "ephemeralContainers", "volumes", "imagePullSecrets",
-        "readinessGates", "hostAliases", "resourceClaims"};
+        "containers",       "initContainers", "ephemeralContainers", "volumes",
+        "imagePullSecrets", "readinessGates", "hostAliases",         "resourceClaims"};
     if (sp == "metadata.finalizers")
         return {T::Set, {}, {}};
     if (sp == "metadata.ownerReferences")
@@ -35,7 +38,8 @@ ListSemantics builtin(const std::string &sp, const std::string &kind)
     if (endsWith(sp, "status.conditions"))
         return mapOn({"type"});
     for (auto name : containerLists) {
-        if (endsWith(sp, std::string("spec.") + std::string(name)) || endsWith(sp, std::string("template.spec.") + std::string(name))) {
+        if (endsWith(sp, std::string("spec.") + std::string(name))
+            || endsWith(sp, std::string("template.spec.") + std::string(name))) {
             if (name == "readinessGates")
                 return mapOn({"conditionType"});
             if (name == "hostAliases")
@@ -43,7 +47,8 @@ ListSemantics builtin(const std::string &sp, const std::string &kind)
             return mapOn({"name"});
         }
     }
-    if (endsWith(sp, "containers.ports") || endsWith(sp, "initContainers.ports") || endsWith(sp, "ephemeralContainers.ports"))
+    if (endsWith(sp, "containers.ports") || endsWith(sp, "initContainers.ports")
+        || endsWith(sp, "ephemeralContainers.ports"))
         return mapOn({"containerPort", "protocol"}, {{"protocol", "TCP"}});
     if ((kind == "Service" || kind.empty()) && sp == "spec.ports")
         return mapOn({"port", "protocol"}, {{"protocol", "TCP"}});

@@ -14,8 +14,8 @@ namespace fieldscope::core {
 struct ListSemantics {
     enum class Type { Atomic, Set, Map };
     Type type = Type::Atomic;
-    std::vector<std::string> keys;                 // Map: key field names, sorted
-    std::map<std::string, Json> keyDefaults;       // e.g. protocol -> "TCP" for container ports
+    std::vector<std::string> keys;           // Map: key field names, sorted
+    std::map<std::string, Json> keyDefaults; // e.g. protocol -> "TCP" for container ports
     bool operator==(const ListSemantics &) const = default;
 };
 

@@ -23,8 +23,8 @@ std::string urlEncode(const std::string &value)
     static const char hex[] = "0123456789ABCDEF";
     std::string out;
     for (const unsigned char c : value) {
-        const bool unreserved = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' || c == '_'
-                             || c == '.' || c == '~';
+        const bool unreserved = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-'
+                             || c == '_' || c == '.' || c == '~';
         if (unreserved) {
             out += char(c);
         } else {

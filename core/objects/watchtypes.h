@@ -26,7 +26,7 @@ struct ObjectVersion {
     int managerCount = 0;          // entries in metadata.managedFields
     std::string lastManager;       // the entry with the latest time ("" when none)
     std::string lastManagerOperation;
-    std::string lastChangedAt;     // that entry's time
+    std::string lastChangedAt; // that entry's time
     // True when this version came from a LIST (initial or after a relist) rather than a watch
     // event; for a relist-detected deletion, `json` is the last state we saw and
     // `resourceVersion` the last one we saw, since the server never told us the deletion's RV.

@@ -79,7 +79,8 @@ Json withoutManagedFields(const Json &object)
 
 namespace {
 
-void indexPointers(const OwnershipTree &tree, NodeId id, const std::string &ptr, std::unordered_map<std::string, NodeId> &out)
+void indexPointers(const OwnershipTree &tree, NodeId id, const std::string &ptr,
+                   std::unordered_map<std::string, NodeId> &out)
 {
     out.emplace(ptr, id);
     const OwnershipNode &n = tree.node(id);
@@ -88,7 +89,11 @@ void indexPointers(const OwnershipTree &tree, NodeId id, const std::string &ptr,
         const OwnershipNode &child = tree.node(c);
         if (!child.isPresent())
             continue;
-        indexPointers(tree, c, ptr + "/" + (child.liveIndex >= 0 ? std::to_string(child.liveIndex) : jsonPointerEscape(child.element.field)), out);
+        indexPointers(tree, c,
+                      ptr + "/"
+                          + (child.liveIndex >= 0 ? std::to_string(child.liveIndex)
+                                                  : jsonPointerEscape(child.element.field)),
+                      out);
     }
 }
 
@@ -127,8 +132,11 @@ void collectLeaves(const OwnershipTree &tree, NodeId id, Json &out)
         Json owners = Json::array();
         for (const auto &o : child.owners) {
             const ManagedFieldsEntry &e = tree.entries()[o.entry];
-            owners.push_back({{"manager", e.manager}, {"operation", operationName(e.operation)}, {"subresource", e.subresource},
-                              {"apiVersion", e.apiVersion}, {"time", e.time}});
+            owners.push_back({{"manager", e.manager},
+                              {"operation", operationName(e.operation)},
+                              {"subresource", e.subresource},
+                              {"apiVersion", e.apiVersion},
+                              {"time", e.time}});
         }
         Json entry = {{"path", tree.path(c).toString()}, {"value", leafValue(child)}, {"owners", std::move(owners)}};
         if (!child.isPresent())

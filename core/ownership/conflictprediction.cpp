@@ -31,8 +31,9 @@ std::vector<Other> descend(const std::vector<Other> &others, std::string_view ke
 bool builtinAtomicObject(const std::string &schemaPath)
 {
     auto last = [&](std::string_view seg) {
-        return schemaPath == seg || (schemaPath.size() > seg.size() && schemaPath.ends_with(seg)
-                                     && schemaPath[schemaPath.size() - seg.size() - 1] == '.');
+        return schemaPath == seg
+            || (schemaPath.size() > seg.size() && schemaPath.ends_with(seg)
+                && schemaPath[schemaPath.size() - seg.size() - 1] == '.');
     };
     return last("spec.selector") || last("podSelector") || last("namespaceSelector") || last("labelSelector")
         || last("nodeSelector") || last("nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution");
@@ -50,8 +51,9 @@ bool strippedField(const std::vector<PathElement> &parent, const std::string &ke
     if (parent.empty())
         return key == "apiVersion" || key == "kind" || (ignoreStatus && key == "status");
     if (parent.size() == 1 && parent[0].field == "metadata") {
-        static const std::set<std::string, std::less<>> meta = {"name", "namespace", "uid", "resourceVersion", "generation",
-                                                               "creationTimestamp", "selfLink", "clusterName", "managedFields"};
+        static const std::set<std::string, std::less<>> meta = {
+            "name",     "namespace",   "uid",          "resourceVersion", "generation", "creationTimestamp",
+            "selfLink", "clusterName", "managedFields"};
         return meta.count(key) > 0;
     }
     return false;
@@ -61,7 +63,10 @@ bool strippedField(const std::vector<PathElement> &parent, const std::string &ke
 class LiveListIndex
 {
 public:
-    LiveListIndex(const Json *list, ListSemantics semantics) : m_list(list && list->is_array() ? list : nullptr), m_sem(std::move(semantics)) {}
+    LiveListIndex(const Json *list, ListSemantics semantics)
+        : m_list(list && list->is_array() ? list : nullptr), m_sem(std::move(semantics))
+    {
+    }
 
     const Json *find(const PathElement &e, std::string_view canonicalPayload)
     {
@@ -93,7 +98,8 @@ public:
 private:
     void buildKeys(std::vector<std::string> names)
     {
-        ListSemantics s{ListSemantics::Type::Map, names, m_sem.keys == names ? m_sem.keyDefaults : std::map<std::string, Json>{}};
+        ListSemantics s{ListSemantics::Type::Map, names,
+                        m_sem.keys == names ? m_sem.keyDefaults : std::map<std::string, Json>{}};
         m_keys.clear();
         for (const auto &item : *m_list) {
             Json key;
@@ -187,14 +193,16 @@ public:
         evidence(all, &live, 0);
     }
 
-    Status walkManifest(const Json &manifest, const Json *live, const std::vector<Other> &others, const FieldSet *own, FieldSet &out)
+    Status walkManifest(const Json &manifest, const Json *live, const std::vector<Other> &others, const FieldSet *own,
+                        FieldSet &out)
     {
         auto s = walkObject(manifest, live, others, own, out, 0);
         out.normalize();
         return s;
     }
 
-    void walkOwn(const FieldSet &own, const FieldSet *applied, const Json *live, const std::vector<Other> &others, int depth);
+    void walkOwn(const FieldSet &own, const FieldSet *applied, const Json *live, const std::vector<Other> &others,
+                 int depth);
 
 private:
     std::string currentPath() const { return FieldPath(m_path).toString(); }
@@ -236,10 +244,12 @@ private:
         return m_atomic.count(p) || builtinAtomicObject(schemaPathOf(FieldPath(m_path)));
     }
 
-    Status walkObject(const Json &m, const Json *live, const std::vector<Other> &others, const FieldSet *own, FieldSet &out, int depth)
+    Status walkObject(const Json &m, const Json *live, const std::vector<Other> &others, const FieldSet *own,
+                      FieldSet &out, int depth)
     {
         if (depth > kMaxDepth)
-            return Error::make(ErrorCategory::Invalid, "manifest nested deeper than " + std::to_string(kMaxDepth), currentPath());
+            return Error::make(ErrorCategory::Invalid, "manifest nested deeper than " + std::to_string(kMaxDepth),
+                               currentPath());
         ObjectIndex liveFields(live);
         for (auto it = m.begin(); it != m.end(); ++it) {
             if (strippedField(m_path, it.key(), m_options.ignoreStatus))
@@ -253,10 +263,12 @@ private:
         return success();
     }
 
-    Status walkList(const Json &m, const Json *live, const std::vector<Other> &others, const FieldSet *own, FieldSet &out, const ListSemantics &sem, int depth);
-    Status walkChild(const PathElement &e, const std::string &key, const Json &v, const Json *live, const std::vector<Other> &others,
-                     const FieldSet *own, FieldSet &out, bool listItem, int depth);
-    void record(const Json &v, const Json *live, const std::vector<Other> &others, const FieldSet *own, bool member, bool compare);
+    Status walkList(const Json &m, const Json *live, const std::vector<Other> &others, const FieldSet *own,
+                    FieldSet &out, const ListSemantics &sem, int depth);
+    Status walkChild(const PathElement &e, const std::string &key, const Json &v, const Json *live,
+                     const std::vector<Other> &others, const FieldSet *own, FieldSet &out, bool listItem, int depth);
+    void record(const Json &v, const Json *live, const std::vector<Other> &others, const FieldSet *own, bool member,
+                bool compare);
 
     const std::vector<ManagedFieldsEntry> &m_entries;
     const ApplyOptions &m_options;
@@ -268,7 +280,8 @@ private:
 };
 
 Status ApplyWalker::walkChild(const PathElement &e, const std::string &key, const Json &v, const Json *live,
-                              const std::vector<Other> &others, const FieldSet *own, FieldSet &out, bool listItem, int depth)
+                              const std::vector<Other> &others, const FieldSet *own, FieldSet &out, bool listItem,
+                              int depth)
 {
     m_path.push_back(e);
     bool member = listItem; // list items are members (tofieldset.go visitListItems)
@@ -276,7 +289,8 @@ Status ApplyWalker::walkChild(const PathElement &e, const std::string &key, cons
     bool recurseObject = false;
     std::optional<ListSemantics> listSem;
     if (v.is_object() && !v.empty()) {
-        const bool atomic = listItem ? builtinAtomicListItem(schemaPathOf(FieldPath(m_path))) && !m_granular.count(currentPath())
+        const bool atomic = listItem ? builtinAtomicListItem(schemaPathOf(FieldPath(m_path)))
+                                           && !m_granular.count(currentPath())
                                      : atomicObject();
         member = member || atomic;
         compare = atomic;
@@ -321,7 +335,9 @@ Status ApplyWalker::walkList(const Json &m, const Json *live, const std::vector<
                 for (const auto &k : sem.keys)
                     if (!item.contains(k) && !sem.keyDefaults.count(k) && missing.empty())
                         missing = k;
-                return Error::make(ErrorCategory::Invalid, "associative list with keys has an element that omits key field \"" + missing + "\"", currentPath());
+                return Error::make(ErrorCategory::Invalid,
+                                   "associative list with keys has an element that omits key field \"" + missing + "\"",
+                                   currentPath());
             }
             payload = canonicalJsonText(key);
             e = PathElement::makeKey(std::move(key));
@@ -332,15 +348,16 @@ Status ApplyWalker::walkList(const Json &m, const Json *live, const std::vector<
         if (!seen.insert(payload).second)
             return Error::make(ErrorCategory::Invalid, "duplicate entries for " + e.toString(), currentPath());
         const std::string key = (sem.type == ListSemantics::Type::Map ? "k:" : "v:") + payload;
-        auto s = walkChild(e, key, item, liveItems.find(e, payload), descend(others, key), own ? own->find(key) : nullptr, out,
-                           true, depth);
+        auto s = walkChild(e, key, item, liveItems.find(e, payload), descend(others, key),
+                           own ? own->find(key) : nullptr, out, true, depth);
         if (!s)
             return s;
     }
     return success();
 }
 
-void ApplyWalker::record(const Json &v, const Json *live, const std::vector<Other> &others, const FieldSet *own, bool member, bool compare)
+void ApplyWalker::record(const Json &v, const Json *live, const std::vector<Other> &others, const FieldSet *own,
+                         bool member, bool compare)
 {
     if (!prediction || (!member && live))
         return; // a granular container that exists is neither added nor modified
@@ -365,7 +382,8 @@ void ApplyWalker::record(const Json &v, const Json *live, const std::vector<Othe
         prediction->newlyOwned.push_back({FieldPath(m_path), std::move(liveValue), v, std::move(coOwners)});
 }
 
-void ApplyWalker::walkOwn(const FieldSet &own, const FieldSet *applied, const Json *live, const std::vector<Other> &others, int depth)
+void ApplyWalker::walkOwn(const FieldSet &own, const FieldSet *applied, const Json *live,
+                          const std::vector<Other> &others, int depth)
 {
     if (depth > kMaxDepth)
         return;
@@ -384,7 +402,8 @@ void ApplyWalker::walkOwn(const FieldSet &own, const FieldSet *applied, const Js
         const std::vector<Other> otherChildren = descend(others, c.key);
         m_path.push_back(c.element);
         if (c.set.isMember() && !(appliedChild && appliedChild->isMember())) {
-            OwnershipChange change{FieldPath(m_path), child ? std::optional<Json>(*child) : std::nullopt, std::nullopt, {}};
+            OwnershipChange change{
+                FieldPath(m_path), child ? std::optional<Json>(*child) : std::nullopt, std::nullopt, {}};
             for (const auto &o : otherChildren)
                 if (o.set->isMember())
                     change.coOwners.push_back(FieldOwnerRef::of(m_entries[o.entry]));
@@ -420,14 +439,16 @@ Status checkManifest(const Json &manifest)
 {
     if (!manifest.is_object())
         return Error::make(ErrorCategory::Invalid, "the manifest must be an object");
-    if (auto meta = manifest.find("metadata"); meta != manifest.end() && meta->is_object() && meta->contains("managedFields")
-        && !(*meta)["managedFields"].is_null())
+    if (auto meta = manifest.find("metadata"); meta != manifest.end() && meta->is_object()
+                                               && meta->contains("managedFields")
+                                               && !(*meta)["managedFields"].is_null())
         return Error::make(ErrorCategory::Invalid, "metadata.managedFields must be nil", "metadata.managedFields");
     return success();
 }
 
 // Conflicts on fields that the last-applied annotation lists are waived for manager "kubectl".
-void waiveLastApplied(ApplyPrediction &p, const Json &live, const std::vector<ManagedFieldsEntry> &entries, const ApplyOptions &options)
+void waiveLastApplied(ApplyPrediction &p, const Json &live, const std::vector<ManagedFieldsEntry> &entries,
+                      const ApplyOptions &options)
 {
     const Json *meta = objectMember(&live, "metadata");
     const Json *annotations = objectMember(meta, "annotations");
@@ -481,7 +502,8 @@ Result<FieldSet> appliedFieldSet(const Json &manifest, const Json &live, const A
     return out;
 }
 
-Result<ApplyPrediction> predictApply(const Json &manifest, std::string_view fieldManager, const Json &live, const ApplyOptions &options)
+Result<ApplyPrediction> predictApply(const Json &manifest, std::string_view fieldManager, const Json &live,
+                                     const ApplyOptions &options)
 {
     if (auto s = checkManifest(manifest); !s)
         return s.error();
@@ -573,8 +595,11 @@ Json ownersJson(const std::vector<FieldOwnerRef> &owners)
 {
     Json out = Json::array();
     for (const auto &o : owners)
-        out.push_back({{"manager", o.manager}, {"operation", operationName(o.operation)}, {"subresource", o.subresource},
-                       {"apiVersion", o.apiVersion}, {"time", o.time}});
+        out.push_back({{"manager", o.manager},
+                       {"operation", operationName(o.operation)},
+                       {"subresource", o.subresource},
+                       {"apiVersion", o.apiVersion},
+                       {"time", o.time}});
     return out;
 }
 
@@ -582,8 +607,10 @@ Json conflictsJson(const std::vector<ApplyConflict> &conflicts)
 {
     Json out = Json::array();
     for (const auto &c : conflicts)
-        out.push_back({{"path", c.path.toString()}, {"owners", ownersJson(c.owners)},
-                       {"live", c.liveValue ? *c.liveValue : Json()}, {"applied", c.appliedValue}});
+        out.push_back({{"path", c.path.toString()},
+                       {"owners", ownersJson(c.owners)},
+                       {"live", c.liveValue ? *c.liveValue : Json()},
+                       {"applied", c.appliedValue}});
     return out;
 }
 
@@ -607,11 +634,13 @@ std::string ApplyPrediction::toText() const
     std::string s;
     for (const auto &c : conflicts)
         s += "conflict " + c.path.toString() + " with " + ownerList(c.owners) + ": live " + valueText(c.liveValue)
-             + ", applied " + toJsonText(c.appliedValue) + "\n";
+           + ", applied " + toJsonText(c.appliedValue) + "\n";
     for (const auto &c : waivedByLastApplied)
-        s += "waived " + c.path.toString() + " with " + ownerList(c.owners) + " (listed in last-applied-configuration)\n";
+        s += "waived " + c.path.toString() + " with " + ownerList(c.owners)
+           + " (listed in last-applied-configuration)\n";
     for (const auto &c : newlyOwned)
-        s += "own " + c.path.toString() + (c.coOwners.empty() ? std::string() : " shared with " + ownerList(c.coOwners)) + "\n";
+        s += "own " + c.path.toString() + (c.coOwners.empty() ? std::string() : " shared with " + ownerList(c.coOwners))
+           + "\n";
     for (const auto &c : removed)
         s += "remove " + c.path.toString() + (c.liveValue ? "" : " (already absent)") + "\n";
     for (const auto &c : released)
@@ -623,15 +652,23 @@ Json ApplyPrediction::toJson() const
 {
     Json newly = Json::array();
     for (const auto &c : newlyOwned)
-        newly.push_back({{"path", c.path.toString()}, {"applied", c.appliedValue ? *c.appliedValue : Json()}, {"sharedWith", ownersJson(c.coOwners)}});
+        newly.push_back({{"path", c.path.toString()},
+                         {"applied", c.appliedValue ? *c.appliedValue : Json()},
+                         {"sharedWith", ownersJson(c.coOwners)}});
     Json rem = Json::array();
     for (const auto &c : removed)
-        rem.push_back({{"path", c.path.toString()}, {"present", c.liveValue.has_value()}, {"live", c.liveValue ? *c.liveValue : Json()}});
+        rem.push_back({{"path", c.path.toString()},
+                       {"present", c.liveValue.has_value()},
+                       {"live", c.liveValue ? *c.liveValue : Json()}});
     Json rel = Json::array();
     for (const auto &c : released)
-        rel.push_back({{"path", c.path.toString()}, {"present", c.liveValue.has_value()}, {"live", c.liveValue ? *c.liveValue : Json()}, {"keptBy", ownersJson(c.coOwners)}});
-    return {{"fieldManager", fieldManager}, {"conflicts", conflictsJson(conflicts)}, {"newlyOwned", std::move(newly)},
-            {"removed", std::move(rem)}, {"released", std::move(rel)}, {"waivedByLastApplied", conflictsJson(waivedByLastApplied)}};
+        rel.push_back({{"path", c.path.toString()},
+                       {"present", c.liveValue.has_value()},
+                       {"live", c.liveValue ? *c.liveValue : Json()},
+                       {"keptBy", ownersJson(c.coOwners)}});
+    return {{"fieldManager", fieldManager},   {"conflicts", conflictsJson(conflicts)},
+            {"newlyOwned", std::move(newly)}, {"removed", std::move(rem)},
+            {"released", std::move(rel)},     {"waivedByLastApplied", conflictsJson(waivedByLastApplied)}};
 }
 
 } // namespace fieldscope::core

@@ -26,10 +26,10 @@ struct FieldOwnerRef {
 };
 
 struct ApplyConflict {
-    FieldPath path;                   // path.toString() equals the 409's details.causes[].field
+    FieldPath path;                    // path.toString() equals the 409's details.causes[].field
     std::vector<FieldOwnerRef> owners; // every other owner the apply collides with, wire order
-    std::optional<Json> liveValue;    // nullopt: the live object lacks the field (owned but absent)
-    Json appliedValue;                // the manifest's value at `path`
+    std::optional<Json> liveValue;     // nullopt: the live object lacks the field (owned but absent)
+    Json appliedValue;                 // the manifest's value at `path`
 };
 
 struct OwnershipChange {
@@ -41,10 +41,10 @@ struct OwnershipChange {
 
 struct ApplyPrediction {
     std::string fieldManager;
-    std::vector<ApplyConflict> conflicts;     // manifest order
-    std::vector<OwnershipChange> newlyOwned;  // in the manifest, not owned by this manager today
-    std::vector<OwnershipChange> removed;     // owned today, omitted, no other owner: deleted/reset
-    std::vector<OwnershipChange> released;    // owned today, omitted, co-owned: value stays
+    std::vector<ApplyConflict> conflicts;    // manifest order
+    std::vector<OwnershipChange> newlyOwned; // in the manifest, not owned by this manager today
+    std::vector<OwnershipChange> removed;    // owned today, omitted, no other owner: deleted/reset
+    std::vector<OwnershipChange> released;   // owned today, omitted, co-owned: value stays
     // Manager "kubectl" on an object with the last-applied annotation: conflicts on fields listed
     // there are waived (k8s.io/apimachinery/pkg/util/managedfields/internal/lastappliedmanager.go).
     // When `conflicts` is empty the server force-applies these; otherwise it reports only `conflicts`.
@@ -63,7 +63,8 @@ struct ApplyPrediction {
     // `fieldscope conflicts` output (stable, golden-testable). Text: one block per finding;
     // JSON: {"fieldManager", "conflicts": [{"path", "owners": [{manager, operation, subresource,
     // apiVersion, time}], "live", "applied"}], "newlyOwned": [{"path", "applied", "sharedWith"}],
-    // "removed": [{"path", "present", "live"}], "released": [{"path", "present", "live", "keptBy"}], "waivedByLastApplied"}.
+    // "removed": [{"path", "present", "live"}], "released": [{"path", "present", "live", "keptBy"}],
+    // "waivedByLastApplied"}.
     std::string toText() const;
     Json toJson() const;
 };

@@ -74,9 +74,7 @@ struct Parser {
         }
         const std::string_view payload = std::string_view(key).substr(2);
         switch (key[0]) {
-        case 'f':
-            *out = PathElement::makeField(std::string(payload));
-            return true;
+        case 'f': *out = PathElement::makeField(std::string(payload)); return true;
         case 'k':
         case 'v': {
             auto parsed = parseJson(payload);
@@ -109,9 +107,7 @@ struct Parser {
             *out = PathElement::makeIndex(n);
             return true;
         }
-        default:
-            *known = false;
-            return true;
+        default: *known = false; return true;
         }
     }
 
@@ -123,10 +119,13 @@ struct Parser {
             return set;
         }
         if (!j.is_object())
-            return Error::make(ErrorCategory::Parse, std::string("FieldsV1 node must be a JSON object, found ") + j.type_name(), whereOf(path));
+            return Error::make(ErrorCategory::Parse,
+                               std::string("FieldsV1 node must be a JSON object, found ") + j.type_name(),
+                               whereOf(path));
         // This object sits path.size() + 1 levels deep in the FieldsV1 value.
         if (path.size() >= kMaxDepth)
-            return Error::make(ErrorCategory::Parse, "FieldsV1 nested deeper than " + std::to_string(kMaxDepth) + " levels", whereOf(path));
+            return Error::make(ErrorCategory::Parse,
+                               "FieldsV1 nested deeper than " + std::to_string(kMaxDepth) + " levels", whereOf(path));
         for (auto it = j.begin(); it != j.end(); ++it) {
             const std::string &key = it.key();
             if (key == ".") {
@@ -182,14 +181,10 @@ std::string canonicalJsonText(const Json &value)
 std::string fieldsV1Key(const PathElement &element)
 {
     switch (element.kind) {
-    case PathElement::Kind::Field:
-        return "f:" + element.field;
-    case PathElement::Kind::Key:
-        return "k:" + canonicalJsonText(element.key);
-    case PathElement::Kind::Value:
-        return "v:" + canonicalJsonText(element.value);
-    case PathElement::Kind::Index:
-        return "i:" + std::to_string(element.index);
+    case PathElement::Kind::Field: return "f:" + element.field;
+    case PathElement::Kind::Key: return "k:" + canonicalJsonText(element.key);
+    case PathElement::Kind::Value: return "v:" + canonicalJsonText(element.value);
+    case PathElement::Kind::Index: return "i:" + std::to_string(element.index);
     }
     return {};
 }
@@ -197,7 +192,8 @@ std::string fieldsV1Key(const PathElement &element)
 Result<FieldSet> FieldSet::fromFieldsV1(const Json &fieldsV1)
 {
     if (!fieldsV1.is_object() && !fieldsV1.is_null())
-        return Error::make(ErrorCategory::Parse, std::string("FieldsV1 must be a JSON object, found ") + fieldsV1.type_name(), "<root>");
+        return Error::make(ErrorCategory::Parse,
+                           std::string("FieldsV1 must be a JSON object, found ") + fieldsV1.type_name(), "<root>");
     Parser parser;
     auto set = parser.node(fieldsV1);
     if (!set)
@@ -226,9 +222,8 @@ Json FieldSet::toFieldsV1() const
     ordered.reserve(m_children.size());
     for (const auto &e : m_children)
         ordered.push_back(&e);
-    std::stable_sort(ordered.begin(), ordered.end(), [](const Entry *a, const Entry *b) {
-        return kindRank(a->key) < kindRank(b->key);
-    });
+    std::stable_sort(ordered.begin(), ordered.end(),
+                     [](const Entry *a, const Entry *b) { return kindRank(a->key) < kindRank(b->key); });
     for (const Entry *e : ordered)
         out[e->key] = e->set.toFieldsV1();
     return out;
@@ -299,8 +294,10 @@ FieldSet &FieldSet::appendChild(PathElement element, std::string key)
 
 void FieldSet::normalize()
 {
-    if (!std::is_sorted(m_children.begin(), m_children.end(), [](const Entry &a, const Entry &b) { return a.key < b.key; }))
-        std::stable_sort(m_children.begin(), m_children.end(), [](const Entry &a, const Entry &b) { return a.key < b.key; });
+    if (!std::is_sorted(m_children.begin(), m_children.end(),
+                        [](const Entry &a, const Entry &b) { return a.key < b.key; }))
+        std::stable_sort(m_children.begin(), m_children.end(),
+                         [](const Entry &a, const Entry &b) { return a.key < b.key; });
     // Duplicates (the same list item twice, or k: payloads in different key order) are merged.
     std::size_t out = 0;
     for (std::size_t i = 0; i < m_children.size(); ++i) {

@@ -32,8 +32,8 @@ const char *operationName(ManagedOperation op)
 std::optional<std::int64_t> parseRfc3339(std::string_view s)
 {
     int y = 0, mo = 0, d = 0, h = 0, mi = 0, sec = 0;
-    if (s.size() < 20 || s[4] != '-' || s[7] != '-' || (s[10] != 'T' && s[10] != 't' && s[10] != ' ')
-        || s[13] != ':' || s[16] != ':')
+    if (s.size() < 20 || s[4] != '-' || s[7] != '-' || (s[10] != 'T' && s[10] != 't' && s[10] != ' ') || s[13] != ':'
+        || s[16] != ':')
         return std::nullopt;
     if (!readInt(s, 0, 4, &y) || !readInt(s, 5, 2, &mo) || !readInt(s, 8, 2, &d) || !readInt(s, 11, 2, &h)
         || !readInt(s, 14, 2, &mi) || !readInt(s, 17, 2, &sec))
@@ -108,7 +108,8 @@ Result<ManagedFieldsEntry> parseManagedFieldsEntry(const Json &entry, std::size_
     else if (op == "Update")
         e.operation = ManagedOperation::Update;
     else
-        return Error::make(ErrorCategory::Parse, "unknown managedFields operation \"" + op + "\"", where + ".operation");
+        return Error::make(ErrorCategory::Parse, "unknown managedFields operation \"" + op + "\"",
+                           where + ".operation");
     // 1.14-1.16 servers wrote the same trie under "fields" (fieldsType FieldsV1 came in 1.17).
     auto fv = entry.find("fieldsV1");
     const char *fieldName = "fieldsV1";

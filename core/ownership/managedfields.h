@@ -1,7 +1,7 @@
 #pragma once
 // The entries of metadata.managedFields (metav1.ManagedFieldsEntry in k8s.io/apimachinery/pkg/apis/meta/v1/types.go).
-#include "core/ownership/fieldsv1.h"
 #include "core/objects/listsemantics.h"
+#include "core/ownership/fieldsv1.h"
 
 #include <cstdint>
 #include <optional>
@@ -17,9 +17,9 @@ const char *operationName(ManagedOperation op);
 struct ManagedFieldsEntry {
     std::string manager;
     ManagedOperation operation = ManagedOperation::Update;
-    std::string apiVersion;  // the version the paths are expressed in (may differ from the one read)
-    std::string subresource; // "" for the main resource; absent before 1.22
-    std::string time;        // RFC 3339 as the server wrote it; may be empty
+    std::string apiVersion;                  // the version the paths are expressed in (may differ from the one read)
+    std::string subresource;                 // "" for the main resource; absent before 1.22
+    std::string time;                        // RFC 3339 as the server wrote it; may be empty
     std::optional<std::int64_t> timeSeconds; // seconds since the Unix epoch, when `time` parses
     FieldSet fields;
 

@@ -32,7 +32,9 @@ std::map<std::string, Owned> nodesByPath(const OwnershipTree &tree)
 
 bool ownedBy(const Owned *o, std::string_view manager)
 {
-    return o && std::any_of(o->owners.begin(), o->owners.end(), [&](const ManagedFieldsEntry *e) { return e->manager == manager; });
+    return o && std::any_of(o->owners.begin(), o->owners.end(), [&](const ManagedFieldsEntry *e) {
+               return e->manager == manager;
+           });
 }
 
 std::vector<FieldOwnerRef> othersOf(const Owned *o, std::string_view manager)
@@ -49,7 +51,8 @@ std::string names(const std::vector<FieldOwnerRef> &owners)
 {
     std::string s;
     for (const FieldOwnerRef &o : owners)
-        s += (s.empty() ? "" : ", ") + o.manager + " (" + operationName(o.operation) + (o.subresource.empty() ? "" : "/" + o.subresource) + ")";
+        s += (s.empty() ? "" : ", ") + o.manager + " (" + operationName(o.operation)
+           + (o.subresource.empty() ? "" : "/" + o.subresource) + ")";
     return s;
 }
 

@@ -3,8 +3,8 @@
 // the object's managedFields before and after. Fields the manager gains, fields it takes from
 // other managers, fields it releases (and whether each was removed or stays with a co-owner).
 // Pure function of two objects; callable from any thread.
-#include "core/ownership/conflictprediction.h"
 #include "core/base/json.h"
+#include "core/ownership/conflictprediction.h"
 
 #include <string>
 #include <string_view>
@@ -19,8 +19,8 @@ struct OwnershipMove {
 };
 
 struct OwnershipDiff {
-    std::vector<std::string> gained;    // owned afterwards, not before, and nobody else lost it
-    std::vector<OwnershipMove> taken;   // owned afterwards; other managers owned it before and no longer do
+    std::vector<std::string> gained;     // owned afterwards, not before, and nobody else lost it
+    std::vector<OwnershipMove> taken;    // owned afterwards; other managers owned it before and no longer do
     std::vector<OwnershipMove> released; // owned before, not afterwards
     bool empty() const { return gained.empty() && taken.empty() && released.empty(); }
     // One line per change, for the editor and the command line.

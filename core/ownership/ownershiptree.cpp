@@ -26,14 +26,32 @@ void setValue(OwnershipNode &n, const Json *v)
         return;
     }
     switch (v->type()) {
-    case Json::value_t::null: n.type = T::Null; n.scalar = nullptr; break;
-    case Json::value_t::boolean: n.type = T::Bool; n.scalar = *v; break;
+    case Json::value_t::null:
+        n.type = T::Null;
+        n.scalar = nullptr;
+        break;
+    case Json::value_t::boolean:
+        n.type = T::Bool;
+        n.scalar = *v;
+        break;
     case Json::value_t::number_integer:
     case Json::value_t::number_unsigned:
-    case Json::value_t::number_float: n.type = T::Number; n.scalar = *v; break;
-    case Json::value_t::string: n.type = T::String; n.scalar = *v; break;
-    case Json::value_t::object: n.type = T::Object; n.size = std::uint32_t(v->size()); break;
-    case Json::value_t::array: n.type = T::Array; n.size = std::uint32_t(v->size()); break;
+    case Json::value_t::number_float:
+        n.type = T::Number;
+        n.scalar = *v;
+        break;
+    case Json::value_t::string:
+        n.type = T::String;
+        n.scalar = *v;
+        break;
+    case Json::value_t::object:
+        n.type = T::Object;
+        n.size = std::uint32_t(v->size());
+        break;
+    case Json::value_t::array:
+        n.type = T::Array;
+        n.size = std::uint32_t(v->size());
+        break;
     default: n.type = T::Null; break; // binary/discarded never come out of a JSON parse
     }
 }
@@ -146,13 +164,14 @@ private:
                     liveKeys.insert(it.key());
             for (const auto &c : children) {
                 const bool present = c.element.kind == PathElement::Kind::Field && liveKeys.count(c.element.field)
-                                     && !(skipManagedFields && c.element.field == "managedFields");
+                                  && !(skipManagedFields && c.element.field == "managedFields");
                 if (!present)
                     s.assigns.push_back({absentSlot(s, c), {b[i].a.entry, &c.set}});
             }
         }
         if (!s.absentSlots.empty())
-            std::stable_sort(s.assigns.begin(), s.assigns.end(), [](const Assign &x, const Assign &y) { return x.slot < y.slot; });
+            std::stable_sort(s.assigns.begin(), s.assigns.end(),
+                             [](const Assign &x, const Assign &y) { return x.slot < y.slot; });
     }
 
     ListSemantics listSemantics(const Assign *b, const Assign *e)
@@ -210,7 +229,8 @@ private:
                 s.assigns.push_back({slot >= 0 ? std::uint32_t(slot) : absentSlot(s, c), {a->a.entry, &c.set}});
             }
         }
-        std::stable_sort(s.assigns.begin(), s.assigns.end(), [](const Assign &x, const Assign &y) { return x.slot < y.slot; });
+        std::stable_sort(s.assigns.begin(), s.assigns.end(),
+                         [](const Assign &x, const Assign &y) { return x.slot < y.slot; });
     }
 
     void absentChildren(Scratch &s, const Assign *b, const Assign *e)
@@ -218,7 +238,8 @@ private:
         for (const Assign *a = b; a != e; ++a)
             for (const auto &c : a->a.set->children())
                 s.assigns.push_back({absentSlot(s, c), {a->a.entry, &c.set}});
-        std::stable_sort(s.assigns.begin(), s.assigns.end(), [](const Assign &x, const Assign &y) { return x.slot < y.slot; });
+        std::stable_sort(s.assigns.begin(), s.assigns.end(),
+                         [](const Assign &x, const Assign &y) { return x.slot < y.slot; });
     }
 
     void expand(NodeId id, const Json *live, const Assign *b, const Assign *e, const std::uint32_t *ib,
@@ -266,8 +287,8 @@ private:
     }
 
     // Sets the owners of one child and expands it.
-    void descend(Scratch &s, NodeId child, const Json *live, std::size_t a, std::size_t aEnd,
-                 const std::uint32_t *ib, const std::uint32_t *ie, int depth)
+    void descend(Scratch &s, NodeId child, const Json *live, std::size_t a, std::size_t aEnd, const std::uint32_t *ib,
+                 const std::uint32_t *ie, int depth)
     {
         const Assign *cb = s.assigns.data() + a;
         const Assign *ce = s.assigns.data() + aEnd;
@@ -281,7 +302,8 @@ private:
         std::stable_sort(owners.begin(), owners.end(), [](const NodeOwner &x, const NodeOwner &y) {
             return x.entry != y.entry ? x.entry < y.entry : !x.inherited && y.inherited;
         });
-        owners.erase(std::unique(owners.begin(), owners.end(), [](const NodeOwner &x, const NodeOwner &y) { return x.entry == y.entry; }),
+        owners.erase(std::unique(owners.begin(), owners.end(),
+                                 [](const NodeOwner &x, const NodeOwner &y) { return x.entry == y.entry; }),
                      owners.end());
         m_d.nodes[child].owners = std::move(owners);
 
@@ -298,7 +320,8 @@ private:
                 atomic = m_semantics.forList(FieldPath(m_path), m_d.kind).type == ListSemantics::Type::Atomic;
             m_path.pop_back();
             for (const Assign *x = cb; atomic && x != ce; ++x)
-                if (x->a.set->isMember() && std::find(s.inherited.begin(), s.inherited.end(), x->a.entry) == s.inherited.end())
+                if (x->a.set->isMember()
+                    && std::find(s.inherited.begin(), s.inherited.end(), x->a.entry) == s.inherited.end())
                     s.inherited.push_back(x->a.entry);
         }
         // The inherited list must survive the recursion below, which reuses deeper scratch only.
@@ -356,10 +379,22 @@ OwnershipTree OwnershipTree::build(const Json &object, std::vector<ManagedFields
     return t;
 }
 
-const std::vector<ManagedFieldsEntry> &OwnershipTree::entries() const { return m_d->entries; }
-std::string OwnershipTree::kind() const { return m_d->kind; }
-std::size_t OwnershipTree::nodeCount() const { return m_d->nodes.size(); }
-const OwnershipNode &OwnershipTree::node(NodeId id) const { return m_d->nodes[id]; }
+const std::vector<ManagedFieldsEntry> &OwnershipTree::entries() const
+{
+    return m_d->entries;
+}
+std::string OwnershipTree::kind() const
+{
+    return m_d->kind;
+}
+std::size_t OwnershipTree::nodeCount() const
+{
+    return m_d->nodes.size();
+}
+const OwnershipNode &OwnershipTree::node(NodeId id) const
+{
+    return m_d->nodes[id];
+}
 
 std::size_t OwnershipTree::ownedNodeCount(std::uint32_t entry) const
 {

@@ -27,14 +27,14 @@ struct NodeOwner {
 struct OwnershipNode {
     enum class ValueType { Absent, Null, Bool, Number, String, Object, Array };
 
-    PathElement element;         // how the parent addresses this node; empty for the root
-    NodeId parent = 0;           // the root is its own parent
-    NodeId firstChild = 0;       // children are contiguous: [firstChild, firstChild + childCount)
+    PathElement element;   // how the parent addresses this node; empty for the root
+    NodeId parent = 0;     // the root is its own parent
+    NodeId firstChild = 0; // children are contiguous: [firstChild, firstChild + childCount)
     std::uint32_t childCount = 0;
     std::int64_t liveIndex = -1; // position in the live parent array, -1 otherwise
     ValueType type = ValueType::Absent;
-    std::uint32_t size = 0;      // Object/Array: number of members in the live value
-    Json scalar;                 // Null/Bool/Number/String: the live value
+    std::uint32_t size = 0;        // Object/Array: number of members in the live value
+    Json scalar;                   // Null/Bool/Number/String: the live value
     std::vector<NodeOwner> owners; // in entry (wire) order
 
     bool isPresent() const { return type != ValueType::Absent; }

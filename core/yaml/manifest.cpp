@@ -28,7 +28,8 @@ Status flatten(const Json &doc, const std::string &where, int depth, std::vector
         return Error::make(ErrorCategory::Parse, "lists nested deeper than 4 levels", where);
     const Json &items = doc["items"];
     if (!items.is_array() && !items.is_null())
-        return Error::make(ErrorCategory::Parse, "items of a " + doc["kind"].get<std::string>() + " must be a list", where + ", items");
+        return Error::make(ErrorCategory::Parse, "items of a " + doc["kind"].get<std::string>() + " must be a list",
+                           where + ", items");
     if (items.is_null())
         return success();
     const std::string listKind = doc["kind"].get<std::string>();

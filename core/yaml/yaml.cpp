@@ -3,9 +3,8 @@
 // aliased nodes, so a small document could still expand to gigabytes when walked; here every
 // value is produced as its event arrives and each limit is checked before the work it bounds.
 #include "core/yaml/yaml.h"
-#include "core/yaml/yaml_p.h"
 
-#include <cerrno>
+#include "core/yaml/yaml_p.h"
 
 #include <yaml-cpp/depthguard.h>
 #include <yaml-cpp/eventhandler.h>
@@ -13,6 +12,7 @@
 #include <yaml-cpp/mark.h>
 #include <yaml-cpp/parser.h>
 
+#include <cerrno>
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
@@ -34,7 +34,7 @@ bool isHex(char c)
 {
     return isDigit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
 }
-template <class Pred>
+template<class Pred>
 bool allOf(std::string_view s, Pred pred)
 {
     for (char c : s)
@@ -162,10 +162,12 @@ Json plainScalar(const std::string &s, const YAML::Mark &mark, std::vector<std::
     case PlainKind::True: return true;
     case PlainKind::False: return false;
     case PlainKind::YesTrue:
-        warnings.push_back(where(mark) + ": '" + s + "' was read as the boolean true (YAML 1.1); quote it for a string");
+        warnings.push_back(where(mark) + ": '" + s
+                           + "' was read as the boolean true (YAML 1.1); quote it for a string");
         return true;
     case PlainKind::NoFalse:
-        warnings.push_back(where(mark) + ": '" + s + "' was read as the boolean false (YAML 1.1); quote it for a string");
+        warnings.push_back(where(mark) + ": '" + s
+                           + "' was read as the boolean false (YAML 1.1); quote it for a string");
         return false;
     case PlainKind::Int: return toInt(s, 10);
     case PlainKind::Octal:
@@ -283,7 +285,8 @@ public:
         deliverScalar(Json(nullptr), std::string(), anchor, mark);
     }
 
-    void OnScalar(const YAML::Mark &mark, const std::string &tag, YAML::anchor_t anchor, const std::string &value) override
+    void OnScalar(const YAML::Mark &mark, const std::string &tag, YAML::anchor_t anchor,
+                  const std::string &value) override
     {
         // UTF-16/32 input (yaml-cpp guesses the encoding from the first bytes, a BOM or NULs)
         // decodes to any code point, surrogates and values past U+10FFFF too, and yaml-cpp turns
@@ -325,12 +328,14 @@ public:
         deliver(Json(*a.value), mark);
     }
 
-    void OnSequenceStart(const YAML::Mark &mark, const std::string &, YAML::anchor_t anchor, YAML::EmitterStyle::value) override
+    void OnSequenceStart(const YAML::Mark &mark, const std::string &, YAML::anchor_t anchor,
+                         YAML::EmitterStyle::value) override
     {
         open(Json::array(), anchor, mark);
     }
     void OnSequenceEnd() override { close(); }
-    void OnMapStart(const YAML::Mark &mark, const std::string &, YAML::anchor_t anchor, YAML::EmitterStyle::value) override
+    void OnMapStart(const YAML::Mark &mark, const std::string &, YAML::anchor_t anchor,
+                    YAML::EmitterStyle::value) override
     {
         open(Json::object(), anchor, mark);
     }
@@ -353,9 +358,15 @@ private:
         std::size_t nodes = 0, bytes = 0, depth = 0;
     };
 
-    [[noreturn]] static void fail(const std::string &why, const YAML::Mark &mark) { throw Stop{Error::make(ErrorCategory::Parse, why, where(mark))}; }
+    [[noreturn]] static void fail(const std::string &why, const YAML::Mark &mark)
+    {
+        throw Stop{Error::make(ErrorCategory::Parse, why, where(mark))};
+    }
 
-    bool expectingKey() const { return !m_stack.empty() && m_stack.back().value.is_object() && !m_stack.back().haveKey; }
+    bool expectingKey() const
+    {
+        return !m_stack.empty() && m_stack.back().value.is_object() && !m_stack.back().haveKey;
+    }
 
     void charge(std::size_t nodes, std::size_t bytes, const YAML::Mark &mark)
     {
@@ -364,7 +375,9 @@ private:
         if (m_nodes > m_limits.maxNodes)
             fail("document expands to more than " + std::to_string(m_limits.maxNodes) + " nodes (alias bomb?)", mark);
         if (m_bytes > m_limits.maxExpandedBytes)
-            fail("document expands to more than " + std::to_string(m_limits.maxExpandedBytes) + " bytes of text (alias bomb?)", mark);
+            fail("document expands to more than " + std::to_string(m_limits.maxExpandedBytes)
+                     + " bytes of text (alias bomb?)",
+                 mark);
     }
 
     // `quoted`: "<<" in quotes is an ordinary key; plain, it is YAML 1.1's merge key.
@@ -400,8 +413,8 @@ private:
             m_lines->emplace(childPointer(), int(mark.line) + 1);
     }
 
-    void recordAnchor(YAML::anchor_t anchor, const Json &value, const std::string &raw, std::size_t nodes, std::size_t bytes,
-                      std::size_t depth, const YAML::Mark &)
+    void recordAnchor(YAML::anchor_t anchor, const Json &value, const std::string &raw, std::size_t nodes,
+                      std::size_t bytes, std::size_t depth, const YAML::Mark &)
     {
         if (anchor == 0)
             return;
@@ -452,7 +465,8 @@ private:
             m_anchors[anchor] = Anchored{}; // open: an alias to it now would be a cycle
         noteLine(mark);
         std::string pointer = m_lines ? childPointer() : std::string();
-        m_stack.push_back(Frame{std::move(container), anchor, mark, m_nodes - 1, m_bytes, false, {}, std::move(pointer)});
+        m_stack.push_back(Frame{
+            std::move(container), anchor, mark, m_nodes - 1, m_bytes, false, {}, std::move(pointer)});
     }
 
     void close()
@@ -460,7 +474,8 @@ private:
         Frame f = std::move(m_stack.back());
         m_stack.pop_back();
         if (f.anchor != 0)
-            recordAnchor(f.anchor, f.value, std::string(), m_nodes - f.nodesAtStart, m_bytes - f.bytesAtStart, jsonDepth(f.value), f.mark);
+            recordAnchor(f.anchor, f.value, std::string(), m_nodes - f.nodesAtStart, m_bytes - f.bytesAtStart,
+                         jsonDepth(f.value), f.mark);
         deliver(std::move(f.value), f.mark);
     }
 
@@ -493,7 +508,8 @@ Result<std::vector<Json>> parseAll(std::string_view text, const YamlLimits &limi
         std::size_t calls = 0;
         while (parser.HandleNextDocument(builder)) {
             if (++calls > text.size() + 1)
-                return Error::make(ErrorCategory::Parse, "the YAML reader made no progress on this input (is it text?)");
+                return Error::make(ErrorCategory::Parse,
+                                   "the YAML reader made no progress on this input (is it text?)");
         }
     } catch (const Stop &s) {
         return s.error;
@@ -537,7 +553,8 @@ Result<YamlParseResult> yamlToJsonWithLines(std::string_view text, YamlLineMap &
     return oneDocument(text, limits, &lines);
 }
 
-Result<std::vector<Json>> yamlDocumentsToJson(std::string_view text, const YamlLimits &limits, std::vector<std::string> *warnings)
+Result<std::vector<Json>> yamlDocumentsToJson(std::string_view text, const YamlLimits &limits,
+                                              std::vector<std::string> *warnings)
 {
     return parseAll(text, limits, *warnings);
 }

@@ -41,7 +41,8 @@ Result<YamlParseResult> yamlToJsonWithLines(std::string_view text, YamlLineMap &
 // Parses every document of a multi-document stream ("---"), skipping empty ones.
 Result<std::vector<Json>> yamlDocumentsToJson(std::string_view text, const YamlLimits &limits = {});
 // The same, with the YAML 1.1 warnings of every document.
-Result<std::vector<Json>> yamlDocumentsToJson(std::string_view text, const YamlLimits &limits, std::vector<std::string> *warnings);
+Result<std::vector<Json>> yamlDocumentsToJson(std::string_view text, const YamlLimits &limits,
+                                              std::vector<std::string> *warnings);
 
 // Block-style YAML in the JSON's key order; strings that YAML 1.1 would misread are quoted.
 // A value nested deeper than kMaxJsonDepth is a Parse error (checked before the recursive walk).
@@ -59,6 +60,5 @@ struct AnnotatedYaml {
 };
 Result<AnnotatedYaml> tryJsonToAnnotatedYaml(const Json &value);
 AnnotatedYaml jsonToAnnotatedYaml(const Json &value); // an error comment line when too deep, as jsonToYaml
-
 
 } // namespace fieldscope::core

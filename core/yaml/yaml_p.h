@@ -9,16 +9,16 @@ namespace fieldscope::core::yamldetail {
 
 enum class PlainKind {
     String,
-    Null,      // "", ~, null, Null, NULL
-    True,      // true, True, TRUE
-    False,     // false, False, FALSE
-    YesTrue,   // y, yes, on (any of the YAML 1.1 spellings): true, with a warning
-    NoFalse,   // n, no, off: false, with a warning
-    Int,       // [-+]?(0|[1-9][0-9_]*)
-    Octal,     // [-+]?0[0-7_]+ (YAML 1.1), with a warning
-    Hex,       // [-+]?0x[0-9a-fA-F_]+
-    Float,     // [-+]?(\.[0-9]+|[0-9][0-9_]*(\.[0-9_]*)?)([eE][-+]?[0-9]+)?
-    Special,   // .inf, -.inf, .nan spellings: kept as a string, with a warning
+    Null,    // "", ~, null, Null, NULL
+    True,    // true, True, TRUE
+    False,   // false, False, FALSE
+    YesTrue, // y, yes, on (any of the YAML 1.1 spellings): true, with a warning
+    NoFalse, // n, no, off: false, with a warning
+    Int,     // [-+]?(0|[1-9][0-9_]*)
+    Octal,   // [-+]?0[0-7_]+ (YAML 1.1), with a warning
+    Hex,     // [-+]?0x[0-9a-fA-F_]+
+    Float,   // [-+]?(\.[0-9]+|[0-9][0-9_]*(\.[0-9_]*)?)([eE][-+]?[0-9]+)?
+    Special, // .inf, -.inf, .nan spellings: kept as a string, with a warning
 };
 
 PlainKind classifyPlain(std::string_view s);

@@ -1,7 +1,7 @@
 // JSON -> block YAML (kubectl's layout), optionally with the JSON Pointer of every output line.
+#include "core/base/visibletext.h"
 #include "core/yaml/yaml.h"
 #include "core/yaml/yaml_p.h"
-#include "core/base/visibletext.h"
 
 namespace fieldscope::core {
 namespace {
@@ -32,7 +32,10 @@ bool hasInvisibles(const std::string &s)
     return false;
 }
 
-bool isDigit(char c) { return c >= '0' && c <= '9'; }
+bool isDigit(char c)
+{
+    return c >= '0' && c <= '9';
+}
 
 // YAML 1.1 reads more plain scalars as non-strings than our reader does (it keeps them strings):
 // timestamps and dates ("2021-11-12T11:13:20Z", "2021-11-12") and base-60 numbers ("22:30" is
@@ -131,7 +134,8 @@ void emitBlockString(const std::string &s, int indent, std::string &out)
     std::size_t start = 0;
     while (start < s.size()) {
         auto nl = s.find('\n', start);
-        const std::string_view line = std::string_view(s).substr(start, nl == std::string::npos ? std::string::npos : nl - start);
+        const std::string_view line = std::string_view(s).substr(start, nl == std::string::npos ? std::string::npos
+                                                                                                : nl - start);
         if (!line.empty()) {
             out.append(std::size_t(indent), ' ');
             out += line;

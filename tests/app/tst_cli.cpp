@@ -1,9 +1,9 @@
 // The command line as scripts see it, without a cluster: golden output of blame and conflicts on
 // saved objects, and clear errors (never a crash) for bad input.
 #include <QFile>
-#include <QJsonObject>
-#include <QJsonDocument>
 #include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QProcess>
 #include <QTemporaryDir>
 #include <QTest>
@@ -19,7 +19,8 @@ Run fieldscope(const QStringList &args, const QProcessEnvironment &env = QProces
     p.setProcessEnvironment(env);
     p.start(QStringLiteral(FIELDSCOPE_BUILD_DIR "/app/fieldscope"), args);
     p.waitForFinished(30000);
-    return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1, p.readAllStandardOutput(), p.readAllStandardError()};
+    return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1, p.readAllStandardOutput(),
+            p.readAllStandardError()};
 }
 QByteArray golden(const QString &name)
 {
@@ -44,11 +45,16 @@ private Q_SLOTS:
         QTest::addColumn<QByteArray>("expected");
         QTest::newRow("--help") << QStringList{QStringLiteral("--help")} << QByteArray("Usage: fieldscope [options]");
         QTest::newRow("help") << QStringList{QStringLiteral("help")} << QByteArray("Subcommands");
-        QTest::newRow("--version") << QStringList{QStringLiteral("--version")} << QByteArray("fieldscope " FIELDSCOPE_VERSION); // then "+git.gHASH" without a tag
-        QTest::newRow("--version -v") << QStringList{QStringLiteral("--version"), QStringLiteral("-v")} << QByteArray("SQLite ");
-        QTest::newRow("help blame") << QStringList{QStringLiteral("help"), QStringLiteral("blame")} << QByteArray("Usage: fieldscope blame [options]");
-        QTest::newRow("blame --help") << QStringList{QStringLiteral("blame"), QStringLiteral("--help")} << QByteArray("Usage: fieldscope blame [options]");
-        QTest::newRow("-v blame -f") << QStringList{QStringLiteral("-v"), QStringLiteral("blame"), QStringLiteral("-f"), data(QStringLiteral("service.yaml"))}
+        QTest::newRow("--version") << QStringList{QStringLiteral("--version")}
+                                   << QByteArray("fieldscope " FIELDSCOPE_VERSION); // then "+git.gHASH" without a tag
+        QTest::newRow("--version -v") << QStringList{QStringLiteral("--version"), QStringLiteral("-v")}
+                                      << QByteArray("SQLite ");
+        QTest::newRow("help blame") << QStringList{QStringLiteral("help"), QStringLiteral("blame")}
+                                    << QByteArray("Usage: fieldscope blame [options]");
+        QTest::newRow("blame --help") << QStringList{QStringLiteral("blame"), QStringLiteral("--help")}
+                                      << QByteArray("Usage: fieldscope blame [options]");
+        QTest::newRow("-v blame -f") << QStringList{QStringLiteral("-v"), QStringLiteral("blame"), QStringLiteral("-f"),
+                                                    data(QStringLiteral("service.yaml"))}
                                      << QByteArray("apiVersion: v1");
     }
     void helpVersionAndSubcommandsRunWithoutADisplay()
@@ -62,7 +68,8 @@ private Q_SLOTS:
         const Run r = fieldscope(args, env);
         QVERIFY2(r.code == 0, r.err.constData());
         QVERIFY2(r.out.contains(expected), r.out.constData());
-        QVERIFY2(!r.out.contains(FIELDSCOPE_BUILD_DIR), r.out.constData()); // usage names the program, not the build path
+        QVERIFY2(!r.out.contains(FIELDSCOPE_BUILD_DIR),
+                 r.out.constData()); // usage names the program, not the build path
     }
 
     // `fieldscope completion bash`: a script bash accepts that completes subcommands and
@@ -72,9 +79,12 @@ private Q_SLOTS:
         QTest::addColumn<QString>("line");
         QTest::addColumn<QString>("expected");
         QTest::newRow("subcommand") << QStringLiteral("fieldscope bl") << QStringLiteral("blame");
-        QTest::newRow("after a global option") << QStringLiteral("fieldscope --context prod reco") << QStringLiteral("record");
-        QTest::newRow("a subcommand's own option") << QStringLiteral("fieldscope conflicts --man") << QStringLiteral("--manager");
-        QTest::newRow("secret opt-in of record") << QStringLiteral("fieldscope record --include-s") << QStringLiteral("--include-secret-values");
+        QTest::newRow("after a global option")
+            << QStringLiteral("fieldscope --context prod reco") << QStringLiteral("record");
+        QTest::newRow("a subcommand's own option")
+            << QStringLiteral("fieldscope conflicts --man") << QStringLiteral("--manager");
+        QTest::newRow("secret opt-in of record")
+            << QStringLiteral("fieldscope record --include-s") << QStringLiteral("--include-secret-values");
         QTest::newRow("help names subcommands") << QStringLiteral("fieldscope help exp") << QStringLiteral("export");
         QTest::newRow("tab values") << QStringLiteral("fieldscope --tab own") << QStringLiteral("ownership");
     }
@@ -90,8 +100,10 @@ private Q_SLOTS:
         f.write(script.out);
         f.close();
         // What bash does on <TAB>: the words so far, the current one last.
-        const QString driver = QStringLiteral(". '%1'; COMP_WORDS=(%2); COMP_CWORD=$((${#COMP_WORDS[@]} - 1)); _fieldscope; printf '%s\n' \"${COMPREPLY[@]}\"")
-                                   .arg(f.fileName(), line);
+        const QString driver =
+            QStringLiteral(
+                ". '%1'; COMP_WORDS=(%2); COMP_CWORD=$((${#COMP_WORDS[@]} - 1)); _fieldscope; printf '%s\n' \"${COMPREPLY[@]}\"")
+                .arg(f.fileName(), line);
         QProcess bash;
         bash.start(QStringLiteral("bash"), {QStringLiteral("-c"), driver});
         QVERIFY(bash.waitForFinished(10000));
@@ -115,8 +127,8 @@ private Q_SLOTS:
         QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
         env.remove(QStringLiteral("DISPLAY"));
         env.remove(QStringLiteral("QT_QPA_PLATFORM"));
-        const Run r = fieldscope({QStringLiteral("--kubeconfig"), QStringLiteral("/nonexistent/fieldscope-kubeconfig"), QStringLiteral("list"),
-                                  QStringLiteral("configmaps"), QStringLiteral("-A")},
+        const Run r = fieldscope({QStringLiteral("--kubeconfig"), QStringLiteral("/nonexistent/fieldscope-kubeconfig"),
+                                  QStringLiteral("list"), QStringLiteral("configmaps"), QStringLiteral("-A")},
                                  env);
         QCOMPARE(r.code, 2);
         QVERIFY2(r.err.contains("/nonexistent/fieldscope-kubeconfig"), r.err.constData());
@@ -131,14 +143,16 @@ private Q_SLOTS:
 
     void blameOfASavedObjectMatchesGoldenJson()
     {
-        const Run r = fieldscope({QStringLiteral("blame"), QStringLiteral("-f"), data(QStringLiteral("service.yaml")), QStringLiteral("-o"), QStringLiteral("json")});
+        const Run r = fieldscope({QStringLiteral("blame"), QStringLiteral("-f"), data(QStringLiteral("service.yaml")),
+                                  QStringLiteral("-o"), QStringLiteral("json")});
         QCOMPARE(r.code, 0);
         QCOMPARE(r.out, golden(QStringLiteral("service.blame.json")));
     }
 
     void blameTextListsEveryCoOwnerOfALine()
     {
-        const Run r = fieldscope({QStringLiteral("blame"), QStringLiteral("-f"), data(QStringLiteral("deployment.yaml"))});
+        const Run r = fieldscope({QStringLiteral("blame"), QStringLiteral("-f"),
+                                  data(QStringLiteral("deployment.yaml"))});
         QCOMPARE(r.code, 0);
         // The container image is owned by kubectl's apply and taken by kubectl-edit: both shown.
         const QList<QByteArray> lines = r.out.split('\n');
@@ -151,8 +165,11 @@ private Q_SLOTS:
 
     void conflictsPredictionMatchesGoldenJson()
     {
-        const Run r = fieldscope({QStringLiteral("conflicts"), QStringLiteral("-f"), data(QStringLiteral("deployment-teamb.yaml")), QStringLiteral("--manager"),
-                                  QStringLiteral("team-b"), QStringLiteral("--live-file"), data(QStringLiteral("deployment.yaml")), QStringLiteral("-o"), QStringLiteral("json")});
+        const Run r = fieldscope({QStringLiteral("conflicts"), QStringLiteral("-f"),
+                                  data(QStringLiteral("deployment-teamb.yaml")), QStringLiteral("--manager"),
+                                  QStringLiteral("team-b"), QStringLiteral("--live-file"),
+                                  data(QStringLiteral("deployment.yaml")), QStringLiteral("-o"),
+                                  QStringLiteral("json")});
         QCOMPARE(r.code, 0);
         QCOMPARE(r.out, golden(QStringLiteral("deployment-teamb.conflicts.json")));
     }
@@ -167,8 +184,10 @@ private Q_SLOTS:
         f.close();
         const Run text = fieldscope({QStringLiteral("blame"), QStringLiteral("-f"), f.fileName()});
         QCOMPARE(text.code, 0);
-        QVERIFY2(text.out.contains("# Service prod/dns\n") && text.out.contains("# Deployment prod/web\n"), text.out.constData());
-        const Run json = fieldscope({QStringLiteral("blame"), QStringLiteral("-f"), f.fileName(), QStringLiteral("-o"), QStringLiteral("json")});
+        QVERIFY2(text.out.contains("# Service prod/dns\n") && text.out.contains("# Deployment prod/web\n"),
+                 text.out.constData());
+        const Run json = fieldscope({QStringLiteral("blame"), QStringLiteral("-f"), f.fileName(), QStringLiteral("-o"),
+                                     QStringLiteral("json")});
         QCOMPARE(json.code, 0);
         const QJsonArray all = QJsonDocument::fromJson(json.out).array();
         QCOMPARE(all.size(), 2);
@@ -182,7 +201,9 @@ private Q_SLOTS:
     void blameOfAKubectlListBlamesTheItemsNotTheWrapper()
     {
         // `kubectl get services,deployments -o yaml`: a v1 List around the objects.
-        const Run r = fieldscope({QStringLiteral("blame"), QStringLiteral("-f"), data(QStringLiteral("kubectl-list.yaml")), QStringLiteral("-o"), QStringLiteral("json")});
+        const Run r = fieldscope({QStringLiteral("blame"), QStringLiteral("-f"),
+                                  data(QStringLiteral("kubectl-list.yaml")), QStringLiteral("-o"),
+                                  QStringLiteral("json")});
         QCOMPARE(r.code, 0);
         const QJsonArray all = QJsonDocument::fromJson(r.out).array();
         QCOMPARE(all.size(), 2);
@@ -196,7 +217,9 @@ private Q_SLOTS:
     void blameOfATypedListFillsInTheItemsKind()
     {
         // The API's DeploymentList: items carry no apiVersion/kind of their own.
-        const Run r = fieldscope({QStringLiteral("blame"), QStringLiteral("-f"), data(QStringLiteral("deploymentlist.json")), QStringLiteral("-o"), QStringLiteral("json")});
+        const Run r = fieldscope({QStringLiteral("blame"), QStringLiteral("-f"),
+                                  data(QStringLiteral("deploymentlist.json")), QStringLiteral("-o"),
+                                  QStringLiteral("json")});
         QCOMPARE(r.code, 0);
         const QJsonObject id = QJsonDocument::fromJson(r.out).array().at(0)[QStringLiteral("object")].toObject();
         QCOMPARE(id[QStringLiteral("kind")].toString(), QStringLiteral("Deployment"));
@@ -206,18 +229,23 @@ private Q_SLOTS:
     void blameReadsStandardInput()
     {
         QProcess p;
-        p.start(QStringLiteral(FIELDSCOPE_BUILD_DIR "/app/fieldscope"), {QStringLiteral("blame"), QStringLiteral("-f"), QStringLiteral("-")});
+        p.start(QStringLiteral(FIELDSCOPE_BUILD_DIR "/app/fieldscope"),
+                {QStringLiteral("blame"), QStringLiteral("-f"), QStringLiteral("-")});
         p.write(golden(QStringLiteral("deployment.yaml")));
         p.closeWriteChannel();
         QVERIFY(p.waitForFinished(30000));
         QCOMPARE(p.exitCode(), 0);
-        QCOMPARE(p.readAllStandardOutput(), fieldscope({QStringLiteral("blame"), QStringLiteral("-f"), data(QStringLiteral("deployment.yaml"))}).out);
+        QCOMPARE(
+            p.readAllStandardOutput(),
+            fieldscope({QStringLiteral("blame"), QStringLiteral("-f"), data(QStringLiteral("deployment.yaml"))}).out);
     }
 
     void conflictsOfSeveralManifestsPredictsEachAgainstItsLiveObject()
     {
-        const Run r = fieldscope({QStringLiteral("conflicts"), QStringLiteral("-f"), data(QStringLiteral("two-manifests.yaml")), QStringLiteral("--manager"),
-                                  QStringLiteral("team-b"), QStringLiteral("--live-file"), data(QStringLiteral("kubectl-list.yaml")), QStringLiteral("-o"),
+        const Run r = fieldscope({QStringLiteral("conflicts"), QStringLiteral("-f"),
+                                  data(QStringLiteral("two-manifests.yaml")), QStringLiteral("--manager"),
+                                  QStringLiteral("team-b"), QStringLiteral("--live-file"),
+                                  data(QStringLiteral("kubectl-list.yaml")), QStringLiteral("-o"),
                                   QStringLiteral("json")});
         QCOMPARE(r.code, 0);
         const QJsonArray all = QJsonDocument::fromJson(r.out).array();
@@ -226,9 +254,10 @@ private Q_SLOTS:
         QCOMPARE(all[0][QStringLiteral("conflicts")].toArray().size(), 2); // replicas (scale) and the image
         QCOMPARE(all[1][QStringLiteral("object")][QStringLiteral("kind")].toString(), QStringLiteral("ConfigMap"));
         QVERIFY(all[1][QStringLiteral("conflicts")].toArray().isEmpty()); // not in the live file: a create
-        const Run named = fieldscope({QStringLiteral("conflicts"), QStringLiteral("-f"), data(QStringLiteral("two-manifests.yaml")), QStringLiteral("--manager"),
-                                      QStringLiteral("team-b"), QStringLiteral("--live-file"), data(QStringLiteral("kubectl-list.yaml")),
-                                      QStringLiteral("deployments/web")});
+        const Run named = fieldscope({QStringLiteral("conflicts"), QStringLiteral("-f"),
+                                      data(QStringLiteral("two-manifests.yaml")), QStringLiteral("--manager"),
+                                      QStringLiteral("team-b"), QStringLiteral("--live-file"),
+                                      data(QStringLiteral("kubectl-list.yaml")), QStringLiteral("deployments/web")});
         QCOMPARE(named.code, 2);
         QVERIFY2(named.err.contains("holds 2 objects"), named.err.constData());
     }
@@ -250,7 +279,8 @@ private Q_SLOTS:
         QTemporaryDir dir;
         QFile f(dir.filePath(QStringLiteral("obj.json")));
         QVERIFY(f.open(QIODevice::WriteOnly));
-        f.write(R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"x","managedFields":[{"manager":"m","operation":"Apply","fieldsType":"FieldsV1","fieldsV1":{"f:data":"not-an-object"}}]}})");
+        f.write(
+            R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"x","managedFields":[{"manager":"m","operation":"Apply","fieldsType":"FieldsV1","fieldsV1":{"f:data":"not-an-object"}}]}})");
         f.close();
         const Run r = fieldscope({QStringLiteral("blame"), QStringLiteral("-f"), f.fileName()});
         QVERIFY(r.code > 0);
@@ -259,7 +289,8 @@ private Q_SLOTS:
 
     void missingKubeconfigIsAConfigError()
     {
-        const Run r = fieldscope({QStringLiteral("list"), QStringLiteral("pods"), QStringLiteral("--kubeconfig"), QStringLiteral("/nonexistent/kubeconfig")});
+        const Run r = fieldscope({QStringLiteral("list"), QStringLiteral("pods"), QStringLiteral("--kubeconfig"),
+                                  QStringLiteral("/nonexistent/kubeconfig")});
         QCOMPARE(r.code, 2);
         QVERIFY2(r.err.contains("/nonexistent/kubeconfig"), r.err.constData());
     }
@@ -267,7 +298,8 @@ private Q_SLOTS:
     void unknownSubcommandAndFormatAreUsageErrors()
     {
         QCOMPARE(fieldscope({QStringLiteral("frobnicate")}).code, 2);
-        const Run r = fieldscope({QStringLiteral("list"), QStringLiteral("pods"), QStringLiteral("-o"), QStringLiteral("yaml")});
+        const Run r = fieldscope({QStringLiteral("list"), QStringLiteral("pods"), QStringLiteral("-o"),
+                                  QStringLiteral("yaml")});
         QCOMPARE(r.code, 2);
         QVERIFY(r.err.contains("unknown output format"));
     }
@@ -286,8 +318,9 @@ private Q_SLOTS:
         env.insert(QStringLiteral("QT_QPA_PLATFORM"), QStringLiteral("offscreen"));
         const QString shot = dir.filePath(QStringLiteral("out.png"));
         // --open of a missing file: no cluster is started if the size were (wrongly) accepted.
-        const Run r = fieldscope({QStringLiteral("--open"), dir.filePath(QStringLiteral("none.jsonl")), QStringLiteral("--screenshot"), shot,
-                                  QStringLiteral("--size"), size}, env);
+        const Run r = fieldscope({QStringLiteral("--open"), dir.filePath(QStringLiteral("none.jsonl")),
+                                  QStringLiteral("--screenshot"), shot, QStringLiteral("--size"), size},
+                                 env);
         QCOMPARE(r.code, 2);
         QVERIFY2(r.err.contains("--size wants WIDTHxHEIGHT"), r.err.constData());
         QVERIFY(!QFile::exists(shot));
@@ -305,7 +338,8 @@ private Q_SLOTS:
 
     void historyOfAMissingDatabaseIsAClearError()
     {
-        const Run r = fieldscope({QStringLiteral("history"), QStringLiteral("configmaps/x"), QStringLiteral("--db"), QStringLiteral("/nonexistent/h.db")});
+        const Run r = fieldscope({QStringLiteral("history"), QStringLiteral("configmaps/x"), QStringLiteral("--db"),
+                                  QStringLiteral("/nonexistent/h.db")});
         QVERIFY(r.code > 0);
         QVERIFY2(r.err.contains("h.db"), r.err.constData());
     }

@@ -43,8 +43,14 @@ const char *kList = R"({"kind":"ConfigMapList","apiVersion":"v1","metadata":{"re
 void serve(TranscriptServer &server, const std::string &v1, const std::string &list, int listStatus)
 {
     server.on("/version").exactPath().reply(TranscriptReply::json(200, R"({"gitVersion":"v1.30.0"})")).repeatLast();
-    server.on("/api").exactPath().reply(TranscriptReply::json(200, R"({"kind":"APIVersions","versions":["v1"]})")).repeatLast();
-    server.on("/apis").exactPath().reply(TranscriptReply::json(200, R"({"kind":"APIGroupList","groups":[]})")).repeatLast();
+    server.on("/api")
+        .exactPath()
+        .reply(TranscriptReply::json(200, R"({"kind":"APIVersions","versions":["v1"]})"))
+        .repeatLast();
+    server.on("/apis")
+        .exactPath()
+        .reply(TranscriptReply::json(200, R"({"kind":"APIGroupList","groups":[]})"))
+        .repeatLast();
     server.on("/api/v1").exactPath().reply(TranscriptReply::json(200, v1)).repeatLast();
     server.on("/api/v1/namespaces/x/configmaps").reply(TranscriptReply::json(listStatus, list)).repeatLast();
 }
@@ -65,14 +71,16 @@ Run listConfigMaps(const TranscriptServer &server, const QString &home)
     QFile f(kubeconfig);
     if (!f.open(QIODevice::WriteOnly))
         return {};
-    f.write(QStringLiteral("apiVersion: v1\nkind: Config\nclusters:\n- name: c\n  cluster:\n    server: %1\n"
-                           "users:\n- name: u\n  user:\n    token: t\ncontexts:\n- name: x\n  context:\n    cluster: c\n    user: u\n"
-                           "current-context: x\n")
-                .arg(QString::fromStdString(server.url()))
-                .toUtf8());
+    f.write(
+        QStringLiteral(
+            "apiVersion: v1\nkind: Config\nclusters:\n- name: c\n  cluster:\n    server: %1\n"
+            "users:\n- name: u\n  user:\n    token: t\ncontexts:\n- name: x\n  context:\n    cluster: c\n    user: u\n"
+            "current-context: x\n")
+            .arg(QString::fromStdString(server.url()))
+            .toUtf8());
     f.close();
-    return runFieldscope({QStringLiteral("list"), QStringLiteral("configmaps"), QStringLiteral("-n"), QStringLiteral("x"),
-                          QStringLiteral("--kubeconfig"), kubeconfig},
+    return runFieldscope({QStringLiteral("list"), QStringLiteral("configmaps"), QStringLiteral("-n"),
+                          QStringLiteral("x"), QStringLiteral("--kubeconfig"), kubeconfig},
                          home);
 }
 
@@ -98,14 +106,17 @@ private Q_SLOTS:
             << std::string(kLegacyV1) << with(kList, R"("resourceVersion":"10")", R"("resourceVersion":10)") << 200
             << QByteArray("metadata.resourceVersion");
         QTest::newRow("list item uid is an object")
-            << std::string(kLegacyV1) << with(kList, R"("uid":"u1")", R"("uid":{})") << 200 << QByteArray("items[0].metadata.uid");
+            << std::string(kLegacyV1) << with(kList, R"("uid":"u1")", R"("uid":{})") << 200
+            << QByteArray("items[0].metadata.uid");
         QTest::newRow("Status message is a number")
             << std::string(kLegacyV1)
-            << std::string(R"({"kind":"Status","apiVersion":"v1","status":"Failure","message":42,"reason":"Forbidden","code":403})") << 403
-            << QByteArray("message is a number, expected a string");
+            << std::string(
+                   R"({"kind":"Status","apiVersion":"v1","status":"Failure","message":42,"reason":"Forbidden","code":403})")
+            << 403 << QByteArray("message is a number, expected a string");
         QTest::newRow("Status causes hold strings")
             << std::string(kLegacyV1)
-            << std::string(R"({"kind":"Status","apiVersion":"v1","status":"Failure","message":"m","reason":"Invalid","details":{"causes":["x"]},"code":422})")
+            << std::string(
+                   R"({"kind":"Status","apiVersion":"v1","status":"Failure","message":"m","reason":"Invalid","details":{"causes":["x"]},"code":422})")
             << 422 << QByteArray("details.causes[0] is a string, expected an object");
         QTest::newRow("invalid UTF-8 in a list item is refused")
             << std::string(kLegacyV1) << with(kList, R"("name":"a")", "\"name\":\"a\xff\"") << 200 << QByteArray("UTF");

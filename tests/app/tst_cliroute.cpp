@@ -32,7 +32,8 @@ class TestCliRoute : public QObject
 private Q_SLOTS:
     void globalOptionsBeforeTheSubcommandGoToTheSubcommand()
     {
-        const CliRoute r = routeCommandLine(argv({"--kubeconfig", "/k", "--context", "prod", "list", "configmaps", "-A"}));
+        const CliRoute r = routeCommandLine(argv({"--kubeconfig", "/k", "--context", "prod", "list", "configmaps",
+                                                  "-A"}));
         QCOMPARE(r.kind, CliRoute::Kind::Subcommand);
         QCOMPARE(QString::fromUtf8(r.command->name), QStringLiteral("list"));
         QCOMPARE(r.args, strings({"fieldscope list", "--kubeconfig", "/k", "--context", "prod", "configmaps", "-A"}));
@@ -55,7 +56,8 @@ private Q_SLOTS:
 
     void aSubcommandWithoutAClusterIgnoresConnectionOptions()
     {
-        const CliRoute r = routeCommandLine(argv({"--kubeconfig", "/k", "--allow-exec-plugins", "--context=x", "consent", "list"}));
+        const CliRoute r = routeCommandLine(argv({"--kubeconfig", "/k", "--allow-exec-plugins", "--context=x",
+                                                  "consent", "list"}));
         QCOMPARE(r.kind, CliRoute::Kind::Subcommand);
         QCOMPARE(r.args, strings({"fieldscope consent", "list"}));
     }
@@ -125,10 +127,12 @@ private Q_SLOTS:
 
     void windowOptionsStartTheWindow()
     {
-        const CliRoute r = routeCommandLine(argv({"--context", "prod", "--select", "pods/x", "-v", "--screenshot", "a.png"}));
+        const CliRoute r = routeCommandLine(argv({"--context", "prod", "--select", "pods/x", "-v", "--screenshot",
+                                                  "a.png"}));
         QCOMPARE(r.kind, CliRoute::Kind::Gui);
         QVERIFY(r.verbose);
-        QCOMPARE(r.args, strings({"/build/dir/app/fieldscope", "--context", "prod", "--select", "pods/x", "--screenshot", "a.png"}));
+        QCOMPARE(r.args, strings({"/build/dir/app/fieldscope", "--context", "prod", "--select", "pods/x",
+                                  "--screenshot", "a.png"}));
         QCOMPARE(routeCommandLine(argv({})).kind, CliRoute::Kind::Gui);
     }
 
@@ -136,7 +140,8 @@ private Q_SLOTS:
     void everyWindowOptionValueIsNeverASubcommand()
     {
         const QStringList options = guiOptionsWithValues();
-        QVERIFY(options.contains(QStringLiteral("--screenshot-timeout")) && options.contains(QStringLiteral("--lesson-step")));
+        QVERIFY(options.contains(QStringLiteral("--screenshot-timeout"))
+                && options.contains(QStringLiteral("--lesson-step")));
         for (const QString &option : options) {
             const CliRoute r = routeCommandLine(argv({option.toUtf8().constData(), "list"}));
             QVERIFY2(r.kind == CliRoute::Kind::Gui, qPrintable(option));

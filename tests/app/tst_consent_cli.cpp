@@ -41,7 +41,8 @@ public:
         p.setProcessEnvironment(m_env);
         p.start(QStringLiteral(FIELDSCOPE_BUILD_DIR "/app/fieldscope"), args);
         p.waitForFinished(30000);
-        return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1, p.readAllStandardOutput(), p.readAllStandardError()};
+        return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1, p.readAllStandardOutput(),
+                p.readAllStandardError()};
     }
     // The file the window and the subcommands share (organisation and application "fieldscope").
     QString settingsFile() const { return m_dir.filePath(QStringLiteral("config/fieldscope/fieldscope.conf")); }
@@ -96,8 +97,8 @@ private Q_SLOTS:
         QCOMPARE(lines.size(), 3); // header + one per decision
         const QByteArray allow = lines[1].contains("prod") ? lines[1] : lines[2];
         const QByteArray deny = lines[1].contains("prod") ? lines[2] : lines[1];
-        for (const char *part : {"eeeeeeeeeeee", "allow", "/home/u/.kube/config", "prod", "/usr/bin/kubelogin", "https://api.prod.example:6443",
-                                 "2026-03-01T09:30:00Z"})
+        for (const char *part : {"eeeeeeeeeeee", "allow", "/home/u/.kube/config", "prod", "/usr/bin/kubelogin",
+                                 "https://api.prod.example:6443", "2026-03-01T09:30:00Z"})
             QVERIFY2(allow.contains(part), allow.constData());
         for (const char *part : {"deny", "/tmp/colleague.yaml", "stage", "https://api.stage.example:6443"})
             QVERIFY2(deny.contains(part), deny.constData());
@@ -107,7 +108,8 @@ private Q_SLOTS:
     {
         Sandbox box;
         box.remember(record('1', true, "/home/u/.kube/config", "prod"));
-        const Run r = box.fieldscope({QStringLiteral("consent"), QStringLiteral("list"), QStringLiteral("-o"), QStringLiteral("json")});
+        const Run r = box.fieldscope({QStringLiteral("consent"), QStringLiteral("list"), QStringLiteral("-o"),
+                                      QStringLiteral("json")});
         QCOMPARE(r.code, 0);
         QJsonParseError err;
         const QJsonArray a = QJsonDocument::fromJson(r.out, &err).array();
@@ -144,7 +146,8 @@ private Q_SLOTS:
         r = box.fieldscope({QStringLiteral("consent"), QStringLiteral("forget"), QStringLiteral("--all")});
         QCOMPARE(r.code, 0);
         QVERIFY2(r.err.contains("Forgot 2 decisions"), r.err.constData());
-        r = box.fieldscope({QStringLiteral("consent"), QStringLiteral("list"), QStringLiteral("-o"), QStringLiteral("json")});
+        r = box.fieldscope({QStringLiteral("consent"), QStringLiteral("list"), QStringLiteral("-o"),
+                            QStringLiteral("json")});
         QCOMPARE(QJsonDocument::fromJson(r.out).array().size(), 0);
     }
 
@@ -158,8 +161,9 @@ private Q_SLOTS:
         {
             QFile f(plugin);
             QVERIFY(f.open(QIODevice::WriteOnly));
-            f.write("#!/bin/sh\ntouch '" + marker.toUtf8() +
-                    "'\necho '{\"apiVersion\":\"client.authentication.k8s.io/v1\",\"kind\":\"ExecCredential\",\"status\":{\"token\":\"t\"}}'\n");
+            f.write(
+                "#!/bin/sh\ntouch '" + marker.toUtf8()
+                + "'\necho '{\"apiVersion\":\"client.authentication.k8s.io/v1\",\"kind\":\"ExecCredential\",\"status\":{\"token\":\"t\"}}'\n");
             f.close();
             f.setPermissions(QFileDevice::ReadOwner | QFileDevice::WriteOwner | QFileDevice::ExeOwner);
         }
@@ -167,20 +171,23 @@ private Q_SLOTS:
         {
             QFile f(kubeconfig);
             QVERIFY(f.open(QIODevice::WriteOnly));
-            f.write("apiVersion: v1\nkind: Config\ncurrent-context: c\n"
-                    "clusters: [{name: k, cluster: {server: 'https://127.0.0.1:9', insecure-skip-tls-verify: true}}]\n"
-                    "contexts: [{name: c, context: {cluster: k, user: u}}]\n"
-                    "users: [{name: u, user: {exec: {apiVersion: client.authentication.k8s.io/v1, interactiveMode: Never, command: '" +
-                    plugin.toUtf8() + "', args: [get-token], env: [{name: LD_PRELOAD, value: /tmp/evil.so}]}}}]\n");
+            f.write(
+                "apiVersion: v1\nkind: Config\ncurrent-context: c\n"
+                "clusters: [{name: k, cluster: {server: 'https://127.0.0.1:9', insecure-skip-tls-verify: true}}]\n"
+                "contexts: [{name: c, context: {cluster: k, user: u}}]\n"
+                "users: [{name: u, user: {exec: {apiVersion: client.authentication.k8s.io/v1, interactiveMode: Never, command: '"
+                + plugin.toUtf8() + "', args: [get-token], env: [{name: LD_PRELOAD, value: /tmp/evil.so}]}}}]\n");
         }
-        const QStringList list{QStringLiteral("list"), QStringLiteral("namespaces"), QStringLiteral("--kubeconfig"), kubeconfig};
+        const QStringList list{QStringLiteral("list"), QStringLiteral("namespaces"), QStringLiteral("--kubeconfig"),
+                               kubeconfig};
         Run r = box.fieldscope(list);
         QVERIFY(r.code != 0);
         QVERIFY(!QFile::exists(marker));
-        for (const char *part : {"server:", "https://127.0.0.1:9", "arguments:", "get-token", "! env LD_PRELOAD", "can change what runs",
-                                 "--allow-exec-plugins"})
+        for (const char *part : {"server:", "https://127.0.0.1:9", "arguments:", "get-token", "! env LD_PRELOAD",
+                                 "can change what runs", "--allow-exec-plugins"})
             QVERIFY2(r.err.contains(part), r.err.constData());
-        r = box.fieldscope({QStringLiteral("consent"), QStringLiteral("list"), QStringLiteral("-o"), QStringLiteral("json")});
+        r = box.fieldscope({QStringLiteral("consent"), QStringLiteral("list"), QStringLiteral("-o"),
+                            QStringLiteral("json")});
         QCOMPARE(QJsonDocument::fromJson(r.out).array().size(), 0); // not remembered
 
         // A Deny remembered for exactly this invocation (as the window would store it).
@@ -192,8 +199,8 @@ private Q_SLOTS:
         QVERIFY(rc.ok());
         auto inv = kube::prepareExec(*rc, QProcessEnvironment::systemEnvironment());
         QVERIFY(inv.ok());
-        box.remember({inv->fingerprint(), false, inv->kubeconfigFile, inv->contextName, inv->userName, inv->server, inv->program,
-                      QDateTime::currentDateTimeUtc()});
+        box.remember({inv->fingerprint(), false, inv->kubeconfigFile, inv->contextName, inv->userName, inv->server,
+                      inv->program, QDateTime::currentDateTimeUtc()});
         r = box.fieldscope(list);
         QVERIFY(r.code != 0);
         QVERIFY2(r.err.contains("denied earlier"), r.err.constData());
@@ -201,7 +208,8 @@ private Q_SLOTS:
 
         r = box.fieldscope(QStringList(list) << QStringLiteral("--allow-exec-plugins"));
         QVERIFY(QFile::exists(marker)); // ran (the unreachable server then fails the command)
-        r = box.fieldscope({QStringLiteral("consent"), QStringLiteral("list"), QStringLiteral("-o"), QStringLiteral("json")});
+        r = box.fieldscope({QStringLiteral("consent"), QStringLiteral("list"), QStringLiteral("-o"),
+                            QStringLiteral("json")});
         const QJsonArray a = QJsonDocument::fromJson(r.out).array();
         QCOMPARE(a.size(), 1);
         QCOMPARE(a[0].toObject()[QStringLiteral("decision")].toString(), QStringLiteral("deny")); // unchanged

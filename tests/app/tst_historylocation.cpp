@@ -30,7 +30,8 @@ private Q_SLOTS:
         QVERIFY(pa != app::historyDatabaseFor(ctx, app::clusterIdentityOf(otherServer)));
         QVERIFY(pa != app::historyDatabaseFor(ctx, app::clusterIdentityOf(otherCa)));
         QCOMPARE(app::historyDatabaseFor(ctx, app::clusterIdentityOf(sameCluster)), pa);
-        QVERIFY2(pa.startsWith(QStandardPaths::writableLocation(QStandardPaths::GenericDataLocation) + QStringLiteral("/fieldscope/history/default-")),
+        QVERIFY2(pa.startsWith(QStandardPaths::writableLocation(QStandardPaths::GenericDataLocation)
+                               + QStringLiteral("/fieldscope/history/default-")),
                  qPrintable(pa));
         QVERIFY(app::clusterIdentityOf(a).rfind("sha256:", 0) == 0);
     }

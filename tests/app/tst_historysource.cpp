@@ -2,8 +2,8 @@
 // (std::bad_alloc) or a library's exception on a damaged file must show as the tab's message,
 // never reach the GUI thread as an exception, and leave the source ready for the next load.
 #include "app/historysource.h"
-#include "core/history/historystore.h"
 #include "core/base/json.h"
+#include "core/history/historystore.h"
 #include "models/objecthistorymodel.h"
 
 #include <QAbstractItemModelTester>
@@ -29,12 +29,14 @@ private Q_SLOTS:
     {
         m_db = m_dir.filePath(QStringLiteral("recorded.db"));
         auto store = core::HistoryStore::open(m_db.toStdString()).value();
-        const Json cm{{"apiVersion", "v1"},
-                      {"kind", "ConfigMap"},
-                      {"metadata", {{"name", "settings"}, {"namespace", "lessons"}, {"uid", "u1"}, {"resourceVersion", "10"}}},
-                      {"data", {{"mode", "blue"}}}};
+        const Json cm{
+            {"apiVersion", "v1"},
+            {"kind", "ConfigMap"},
+            {"metadata", {{"name", "settings"}, {"namespace", "lessons"}, {"uid", "u1"}, {"resourceVersion", "10"}}},
+            {"data", {{"mode", "blue"}}}};
         const core::WatchScope scope = core::WatchScope::of({"", "v1", "configmaps"}, "lessons");
-        QVERIFY(store->write({{scope, {{core::HistoryEventType::Added, cm.dump(), 1'784'000'000'000}}, {}, {}, {}}}).ok());
+        QVERIFY(
+            store->write({{scope, {{core::HistoryEventType::Added, cm.dump(), 1'784'000'000'000}}, {}, {}, {}}}).ok());
         m_query.resource = "configmaps";
         m_query.namespace_ = "lessons";
         m_query.name = "settings";
@@ -44,7 +46,8 @@ private Q_SLOTS:
     {
         QTest::addColumn<int>("kind");
         QTest::addColumn<QString>("expected");
-        QTest::newRow("bad_alloc") << 0 << QStringLiteral("Cannot read the recorded history: history load failed: out of memory");
+        QTest::newRow("bad_alloc")
+            << 0 << QStringLiteral("Cannot read the recorded history: history load failed: out of memory");
         QTest::newRow("nlohmann type_error") << 1 << QStringLiteral("history load failed: [json.exception.type_error.");
         QTest::newRow("runtime_error") << 2 << QStringLiteral("history load failed: damaged page");
         QTest::newRow("int") << 3 << QStringLiteral("history load failed: unknown exception");

@@ -3,8 +3,8 @@
 #include "../kube/transcriptserver.h"
 
 #include <QDir>
-#include <QFileInfo>
 #include <QFile>
+#include <QFileInfo>
 #include <QProcess>
 #include <QTemporaryDir>
 #include <QTest>
@@ -22,7 +22,8 @@ Run runFieldscope(const QStringList &args, const QString &dataHome)
     p.setProcessEnvironment(env);
     p.start(QStringLiteral(FIELDSCOPE_BUILD_DIR "/app/fieldscope"), args);
     p.waitForFinished(30000);
-    return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1, p.readAllStandardOutput(), p.readAllStandardError()};
+    return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1, p.readAllStandardOutput(),
+            p.readAllStandardError()};
 }
 bool write(const QString &path, const QByteArray &text)
 {
@@ -56,22 +57,54 @@ void serveLessonApi(fieldscope::testing::TranscriptServer &server)
     using fieldscope::testing::TranscriptReply;
     const std::string object = "/api/v1/namespaces/fs-lesson-unbuildable/configmaps/demo";
     const std::string collection = "/api/v1/namespaces/fs-lesson-unbuildable/configmaps";
-    const std::string notFound = R"({"kind":"Status","apiVersion":"v1","status":"Failure","reason":"NotFound","code":404})";
-    const std::string demo = R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"demo","namespace":"fs-lesson-unbuildable","resourceVersion":"5"}})";
-    server.on("/version").exactPath().reply(TranscriptReply::json(200, R"({"major":"1","minor":"30","gitVersion":"v1.30.0"})")).repeatLast();
-    server.on("/api").exactPath().reply(TranscriptReply::json(200, R"({"kind":"APIVersions","versions":["v1"]})")).repeatLast();
-    server.on("/apis").exactPath().reply(TranscriptReply::json(200, R"({"kind":"APIGroupList","groups":[]})")).repeatLast();
-    server.on("/api/v1").exactPath().reply(TranscriptReply::json(200, R"({"kind":"APIResourceList","groupVersion":"v1","resources":[
+    const std::string notFound =
+        R"({"kind":"Status","apiVersion":"v1","status":"Failure","reason":"NotFound","code":404})";
+    const std::string demo =
+        R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"demo","namespace":"fs-lesson-unbuildable","resourceVersion":"5"}})";
+    server.on("/version")
+        .exactPath()
+        .reply(TranscriptReply::json(200, R"({"major":"1","minor":"30","gitVersion":"v1.30.0"})"))
+        .repeatLast();
+    server.on("/api")
+        .exactPath()
+        .reply(TranscriptReply::json(200, R"({"kind":"APIVersions","versions":["v1"]})"))
+        .repeatLast();
+    server.on("/apis")
+        .exactPath()
+        .reply(TranscriptReply::json(200, R"({"kind":"APIGroupList","groups":[]})"))
+        .repeatLast();
+    server.on("/api/v1")
+        .exactPath()
+        .reply(TranscriptReply::json(200, R"({"kind":"APIResourceList","groupVersion":"v1","resources":[
       {"name":"namespaces","singularName":"namespace","namespaced":false,"kind":"Namespace","verbs":["create","delete","get","list","watch"]},
       {"name":"configmaps","singularName":"configmap","namespaced":true,"kind":"ConfigMap",
-       "verbs":["create","delete","get","list","patch","update","watch"]}]})")).repeatLast();
-    server.on("/api/v1/namespaces").exactPath().method("POST").reply(TranscriptReply::json(201, R"({"kind":"Namespace","metadata":{"name":"fs-lesson-unbuildable"}})")).repeatLast();
-    server.on("/api/v1/namespaces/fs-lesson-unbuildable").exactPath().reply(TranscriptReply::json(200, R"({"kind":"Namespace"})")).repeatLast();
+       "verbs":["create","delete","get","list","patch","update","watch"]}]})"))
+        .repeatLast();
+    server.on("/api/v1/namespaces")
+        .exactPath()
+        .method("POST")
+        .reply(TranscriptReply::json(201, R"({"kind":"Namespace","metadata":{"name":"fs-lesson-unbuildable"}})"))
+        .repeatLast();
+    server.on("/api/v1/namespaces/fs-lesson-unbuildable")
+        .exactPath()
+        .reply(TranscriptReply::json(200, R"({"kind":"Namespace"})"))
+        .repeatLast();
     server.on(object).method("DELETE").reply(TranscriptReply::json(404, notFound)).repeatLast();
-    server.on(object).method("GET").reply(TranscriptReply::json(404, notFound)).reply(TranscriptReply::json(200, demo)).repeatLast();
+    server.on(object)
+        .method("GET")
+        .reply(TranscriptReply::json(404, notFound))
+        .reply(TranscriptReply::json(200, demo))
+        .repeatLast();
     server.on(object).method("PATCH").reply(TranscriptReply::json(200, demo)).repeatLast();
-    server.on(collection).exactPath().hasQuery("watch").reply(TranscriptReply::stream({}, TranscriptReply::End::Finish)).repeatLast();
-    server.on(collection).exactPath().reply(TranscriptReply::json(200, R"({"kind":"ConfigMapList","metadata":{"resourceVersion":"5"},"items":[]})")).repeatLast();
+    server.on(collection)
+        .exactPath()
+        .hasQuery("watch")
+        .reply(TranscriptReply::stream({}, TranscriptReply::End::Finish))
+        .repeatLast();
+    server.on(collection)
+        .exactPath()
+        .reply(TranscriptReply::json(200, R"({"kind":"ConfigMapList","metadata":{"resourceVersion":"5"},"items":[]})"))
+        .repeatLast();
 }
 
 } // namespace
@@ -87,8 +120,9 @@ private Q_SLOTS:
         QCOMPARE(r.code, 0);
         const QList<QByteArray> lines = r.out.trimmed().split('\n');
         QCOMPARE(lines.size(), 8);
-        const QList<QByteArray> names{"conflicting-creates", "last-write-wins", "optimistic-locking", "ssa-ownership",
-                                      "field-manager-conflicts", "conditional-update", "controllers-and-subresources", "watch-atomicity"};
+        const QList<QByteArray> names{
+            "conflicting-creates",     "last-write-wins",    "optimistic-locking",           "ssa-ownership",
+            "field-manager-conflicts", "conditional-update", "controllers-and-subresources", "watch-atomicity"};
         for (int i = 0; i < names.size(); ++i)
             QCOMPARE(lines[i].split(' ').constFirst(), names[i]);
     }
@@ -101,8 +135,10 @@ private Q_SLOTS:
         const Run r = runFieldscope({QStringLiteral("lesson"), QStringLiteral("check"), file}, m_home.path());
         QCOMPARE(r.code, 2);
         QVERIFY2(r.err.contains("bad.yaml:9: \"clients\" must be a whole number"), r.err.constData());
-        const Run ok = runFieldscope({QStringLiteral("lesson"), QStringLiteral("check"), QStringLiteral(FIELDSCOPE_SOURCE_DIR "/resources/lessons/01-conflicting-creates.yaml")},
-                                  m_home.path());
+        const Run ok = runFieldscope({QStringLiteral("lesson"), QStringLiteral("check"),
+                                      QStringLiteral(FIELDSCOPE_SOURCE_DIR
+                                                     "/resources/lessons/01-conflicting-creates.yaml")},
+                                     m_home.path());
         QCOMPARE(ok.code, 0);
         QVERIFY(ok.out.contains("ok, lesson \"conflicting-creates\" with 2 steps"));
     }
@@ -113,21 +149,23 @@ private Q_SLOTS:
         QVERIFY(write(file, kUnbuildable));
         const Run check = runFieldscope({QStringLiteral("lesson"), QStringLiteral("check"), file}, m_home.path());
         QCOMPARE(check.code, 2);
-        QVERIFY2(check.err.contains("unbuildable.yaml:12: \"metadata\" must be a mapping, not a string"), check.err.constData());
+        QVERIFY2(check.err.contains("unbuildable.yaml:12: \"metadata\" must be a mapping, not a string"),
+                 check.err.constData());
 
         // `lesson run` against a server that would let the step send it: a message and exit 1 or
         // 2, never an abort (a crash is code -1 here, SIGABRT's 134 in a shell).
         fieldscope::testing::TranscriptServer server;
         serveLessonApi(server);
         const QString kubeconfig = m_home.filePath(QStringLiteral("kubeconfig"));
-        QVERIFY(write(kubeconfig, QStringLiteral("apiVersion: v1\nkind: Config\nclusters:\n- name: c\n  cluster:\n    server: %1\n"
-                                                 "users:\n- name: u\n  user:\n    token: t\ncontexts:\n- name: x\n  context:\n"
-                                                 "    cluster: c\n    user: u\ncurrent-context: x\n")
-                                      .arg(QString::fromStdString(server.url()))
-                                      .toUtf8()));
-        const Run run = runFieldscope({QStringLiteral("lesson"), QStringLiteral("run"), file, QStringLiteral("--kubeconfig"), kubeconfig,
-                                    QStringLiteral("--yes")},
-                                   m_home.path());
+        QVERIFY(write(kubeconfig,
+                      QStringLiteral("apiVersion: v1\nkind: Config\nclusters:\n- name: c\n  cluster:\n    server: %1\n"
+                                     "users:\n- name: u\n  user:\n    token: t\ncontexts:\n- name: x\n  context:\n"
+                                     "    cluster: c\n    user: u\ncurrent-context: x\n")
+                          .arg(QString::fromStdString(server.url()))
+                          .toUtf8()));
+        const Run run = runFieldscope({QStringLiteral("lesson"), QStringLiteral("run"), file,
+                                       QStringLiteral("--kubeconfig"), kubeconfig, QStringLiteral("--yes")},
+                                      m_home.path());
         QVERIFY2(run.code == 1 || run.code == 2, (QByteArray::number(run.code) + " " + run.err).constData());
         QVERIFY2(run.err.contains("unbuildable.yaml:12:"), run.err.constData());
         QCOMPARE(server.count([](const fieldscope::testing::RecordedRequest &r) { return r.method == "PATCH"; }), 0);
@@ -137,8 +175,9 @@ private Q_SLOTS:
     {
         QTemporaryDir home;
         const QString dir = home.filePath(QStringLiteral("fieldscope/lessons"));
-        QVERIFY(write(dir + QStringLiteral("/mine.yaml"), "name: ssa-ownership\ntitle: My own SSA lesson\nsummary: S\n"
-                                                          "object: {apiVersion: v1, kind: ConfigMap, name: x}\nsteps:\n- {title: A, narrative: B}\n"));
+        QVERIFY(write(dir + QStringLiteral("/mine.yaml"),
+                      "name: ssa-ownership\ntitle: My own SSA lesson\nsummary: S\n"
+                      "object: {apiVersion: v1, kind: ConfigMap, name: x}\nsteps:\n- {title: A, narrative: B}\n"));
         QVERIFY(write(dir + QStringLiteral("/broken.yaml"), "title: [\n"));
         const Run r = runFieldscope({QStringLiteral("lesson"), QStringLiteral("list")}, home.path());
         QCOMPARE(r.code, 0);
@@ -150,11 +189,15 @@ private Q_SLOTS:
 
     void runRefusesAnUnknownLessonAndAnotherLessonsNamespace()
     {
-        const Run unknown = runFieldscope({QStringLiteral("lesson"), QStringLiteral("run"), QStringLiteral("no-such-lesson")}, m_home.path());
+        const Run unknown = runFieldscope({QStringLiteral("lesson"), QStringLiteral("run"),
+                                           QStringLiteral("no-such-lesson")},
+                                          m_home.path());
         QCOMPARE(unknown.code, 2);
         QVERIFY(unknown.err.contains("no lesson named \"no-such-lesson\""));
-        const Run system = runFieldscope({QStringLiteral("lesson"), QStringLiteral("run"), QStringLiteral("ssa-ownership"), QStringLiteral("--namespace"),
-                                       QStringLiteral("kube-system")}, m_home.path());
+        const Run system = runFieldscope({QStringLiteral("lesson"), QStringLiteral("run"),
+                                          QStringLiteral("ssa-ownership"), QStringLiteral("--namespace"),
+                                          QStringLiteral("kube-system")},
+                                         m_home.path());
         QCOMPARE(system.code, 2);
         QVERIFY(system.err.contains("not kube-system"));
         const Run bare = runFieldscope({QStringLiteral("lesson")}, m_home.path());

@@ -49,9 +49,11 @@ QString writeKubeconfig(const QString &dir, const std::string &server)
     if (!f.open(QIODevice::WriteOnly))
         qFatal("cannot write %s", qPrintable(path));
     f.write(QByteArray::fromStdString("apiVersion: v1\nkind: Config\ncurrent-context: local\n"
-                                      "clusters:\n- name: local\n  cluster:\n    server: " + server + "\n"
-                                      "users:\n- name: someone\n  user:\n    token: not-a-secret\n"
-                                      "contexts:\n- name: local\n  context: {cluster: local, user: someone}\n"));
+                                      "clusters:\n- name: local\n  cluster:\n    server: "
+                                      + server
+                                      + "\n"
+                                        "users:\n- name: someone\n  user:\n    token: not-a-secret\n"
+                                        "contexts:\n- name: local\n  context: {cluster: local, user: someone}\n"));
     return path;
 }
 
@@ -81,8 +83,9 @@ private Q_SLOTS:
         const QString home = m_dir.filePath(QStringLiteral("silent"));
         const QString shot = home + QStringLiteral("/shot.png");
         const Run r = runFieldscope({QStringLiteral("--kubeconfig"), writeKubeconfig(m_dir.path(), server.url()),
-                                     QStringLiteral("--context"), QStringLiteral("local"), QStringLiteral("--screenshot"), shot,
-                                     QStringLiteral("--size"), QStringLiteral("800x600"), QStringLiteral("--screenshot-timeout"),
+                                     QStringLiteral("--context"), QStringLiteral("local"),
+                                     QStringLiteral("--screenshot"), shot, QStringLiteral("--size"),
+                                     QStringLiteral("800x600"), QStringLiteral("--screenshot-timeout"),
                                      QStringLiteral("3")},
                                     home);
         QVERIFY2(!r.crashed, r.err.constData());
@@ -103,8 +106,9 @@ private Q_SLOTS:
     void screenshotTimeoutMustBeAPositiveNumberOfSeconds()
     {
         QFETCH(QString, value);
-        const Run r = runFieldscope({QStringLiteral("--open"), m_dir.filePath(QStringLiteral("none.jsonl")), QStringLiteral("--screenshot"),
-                                     m_dir.filePath(QStringLiteral("never.png")), QStringLiteral("--screenshot-timeout"), value},
+        const Run r = runFieldscope({QStringLiteral("--open"), m_dir.filePath(QStringLiteral("none.jsonl")),
+                                     QStringLiteral("--screenshot"), m_dir.filePath(QStringLiteral("never.png")),
+                                     QStringLiteral("--screenshot-timeout"), value},
                                     m_dir.filePath(QStringLiteral("usage")));
         QCOMPARE(r.code, 2);
         QVERIFY2(r.err.contains("--screenshot-timeout"), r.err.constData());
@@ -117,14 +121,25 @@ private Q_SLOTS:
     {
         TranscriptServer server;
         server.on("/version").exactPath().reply(TranscriptReply::json(200, R"({"gitVersion":"v1.30.0"})")).repeatLast();
-        server.on("/api").exactPath().reply(TranscriptReply::json(200, R"({"kind":"APIVersions","versions":["v1"]})")).repeatLast();
-        server.on("/apis").exactPath().reply(TranscriptReply::json(200, R"({"kind":"APIGroupList","groups":[]})")).repeatLast();
+        server.on("/api")
+            .exactPath()
+            .reply(TranscriptReply::json(200, R"({"kind":"APIVersions","versions":["v1"]})"))
+            .repeatLast();
+        server.on("/apis")
+            .exactPath()
+            .reply(TranscriptReply::json(200, R"({"kind":"APIGroupList","groups":[]})"))
+            .repeatLast();
         server.on("/api/v1").exactPath().reply(TranscriptReply::json(200, kV1)).repeatLast();
         // As before 1.27: no streaming lists, so the window lists, then watches.
-        server.on("/api/v1/namespaces").hasQuery("sendInitialEvents")
-            .reply(TranscriptReply::json(422, R"j({"kind":"Status","apiVersion":"v1","status":"Failure","reason":"Invalid","code":422})j"))
+        server.on("/api/v1/namespaces")
+            .hasQuery("sendInitialEvents")
+            .reply(TranscriptReply::json(
+                422, R"j({"kind":"Status","apiVersion":"v1","status":"Failure","reason":"Invalid","code":422})j"))
             .repeatLast();
-        server.on("/api/v1/namespaces").hasQuery("watch").reply(TranscriptReply::stream({}, TranscriptReply::End::Hang)).repeatLast();
+        server.on("/api/v1/namespaces")
+            .hasQuery("watch")
+            .reply(TranscriptReply::stream({}, TranscriptReply::End::Hang))
+            .repeatLast();
         server.on("/api/v1/namespaces").reply(TranscriptReply::json(200, kNamespaces)).repeatLast();
         const QString home = m_dir.filePath(QStringLiteral("broken-store"));
         QVERIFY(QDir().mkpath(home));
@@ -133,14 +148,17 @@ private Q_SLOTS:
         QVERIFY(f.open(QIODevice::WriteOnly));
         f.close();
         const QString shot = home + QStringLiteral("/shot.png");
-        const Run r = runFieldscope({QStringLiteral("--kubeconfig"), writeKubeconfig(home, server.url()), QStringLiteral("--context"),
-                                     QStringLiteral("local"), QStringLiteral("--screenshot"), shot, QStringLiteral("--size"),
-                                     QStringLiteral("800x600"), QStringLiteral("--screenshot-timeout"), QStringLiteral("40")},
+        const Run r = runFieldscope({QStringLiteral("--kubeconfig"), writeKubeconfig(home, server.url()),
+                                     QStringLiteral("--context"), QStringLiteral("local"),
+                                     QStringLiteral("--screenshot"), shot, QStringLiteral("--size"),
+                                     QStringLiteral("800x600"), QStringLiteral("--screenshot-timeout"),
+                                     QStringLiteral("40")},
                                     home, notAFolder);
         QVERIFY2(!r.crashed, r.err.constData());
         QCOMPARE(r.code, 1);
         // The end of stderr: what the window said last (QTest cuts long messages).
-        QVERIFY2(r.err.contains("the window shows an error") && r.err.contains("History recording is failing"), r.err.right(600).constData());
+        QVERIFY2(r.err.contains("the window shows an error") && r.err.contains("History recording is failing"),
+                 r.err.right(600).constData());
         QVERIFY(isPicture(shot));
     }
 };

@@ -3,9 +3,9 @@
 // README) as a history store holds them: the watch of ConfigMaps in `team` recorded into a store,
 // each version observed just after the newest managedFields time it carries (the raw watch has no
 // local times), the DELETED one 400 ms after the delete request ended.
+#include "core/base/json.h"
 #include "core/history/auditevent.h"
 #include "core/history/historystore.h"
-#include "core/base/json.h"
 
 #include <QFile>
 
@@ -53,7 +53,8 @@ inline void recordSampleWatch(HistoryStore &store, const std::string &policy)
         HistoryEventType type = HistoryEventType::Modified;
         if (!parseHistoryEventType(line["type"].get<std::string>(), &type))
             qFatal("bad watch type");
-        const std::int64_t observed = type == HistoryEventType::Deleted ? deleteEndMs + 400 : newestManagerTimeMs(line["object"]) + 999;
+        const std::int64_t observed = type == HistoryEventType::Deleted ? deleteEndMs + 400
+                                                                        : newestManagerTimeMs(line["object"]) + 999;
         events.push_back({type, toJsonText(line["object"]), observed});
     }
     if (!store.write({{scope, events, {}, {}}}).ok())

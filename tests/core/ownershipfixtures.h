@@ -48,7 +48,10 @@ inline bool matchesGolden(const QString &name, const QString &actual, QString *m
     const QStringList a = actual.split(QLatin1Char('\n'));
     for (qsizetype i = 0; i < std::max(e.size(), a.size()); ++i) {
         if (e.value(i) != a.value(i)) {
-            *message = QStringLiteral("%1 line %2:\n expected: %3\n actual:   %4").arg(name).arg(i + 1).arg(e.value(i), a.value(i));
+            *message = QStringLiteral("%1 line %2:\n expected: %3\n actual:   %4")
+                           .arg(name)
+                           .arg(i + 1)
+                           .arg(e.value(i), a.value(i));
             break;
         }
     }
@@ -65,7 +68,8 @@ inline QString ownersText(const core::OwnershipTree &tree, core::NodeId id)
 {
     QStringList owners;
     for (const auto &o : tree.node(id).owners)
-        owners << QString::fromStdString(tree.entries()[o.entry].label()) + (o.inherited ? QStringLiteral("^") : QString());
+        owners << QString::fromStdString(tree.entries()[o.entry].label())
+                      + (o.inherited ? QStringLiteral("^") : QString());
     return owners.join(QStringLiteral(", "));
 }
 

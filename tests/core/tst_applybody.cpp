@@ -227,8 +227,10 @@ ApplyBody bodyFor(const Edit &e, std::string_view manager = "fieldscope")
     return std::move(r).value();
 }
 
-const char *const kDeploymentIdentity = R"("apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"shop","namespace":"prod")";
-const char *const kOwnedSpec = R"("replicas":3,"template":{"spec":{"containers":[{"name":"shop","image":"registry.example.com/shop:2.4.1"}]}})";
+const char *const kDeploymentIdentity =
+    R"("apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"shop","namespace":"prod")";
+const char *const kOwnedSpec =
+    R"("replicas":3,"template":{"spec":{"containers":[{"name":"shop","image":"registry.example.com/shop:2.4.1"}]}})";
 
 } // namespace
 
@@ -239,8 +241,10 @@ private Q_SLOTS:
     void changingAFieldYouDoNotOwnSendsOnlyThatFieldAndIdentity()
     {
         const auto b = bodyFor(edit(kConfigMap, [](Json &o) { o["data"]["LOG_LEVEL"] = "debug"; }));
-        QCOMPARE(text(b.body), QByteArray(R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"shop-config","namespace":"prod"},)"
-                                          R"("data":{"LOG_LEVEL":"debug"}})"));
+        QCOMPARE(
+            text(b.body),
+            QByteArray(R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"shop-config","namespace":"prod"},)"
+                       R"("data":{"LOG_LEVEL":"debug"}})"));
         QVERIFY(b.notRemovable.empty());
         QVERIFY(b.released.empty());
     }
@@ -248,7 +252,9 @@ private Q_SLOTS:
     void fieldsYouOwnAreKeptEvenWhenUnchanged()
     {
         const auto b = bodyFor(edit(kDeployment, [](Json &o) { o["metadata"]["labels"]["team"] = "payments"; }));
-        QCOMPARE(text(b.body), QByteArray::fromStdString(std::string("{") + kDeploymentIdentity + R"(,"labels":{"team":"payments"}},"spec":{)" + kOwnedSpec + "}}"));
+        QCOMPARE(text(b.body),
+                 QByteArray::fromStdString(std::string("{") + kDeploymentIdentity
+                                           + R"(,"labels":{"team":"payments"}},"spec":{)" + kOwnedSpec + "}}"));
     }
 
     void editingOneContainersImageSendsItsNameKeyAndNothingElseOfIt()
@@ -276,8 +282,10 @@ private Q_SLOTS:
 
     void addingAContainerSendsItWhole()
     {
-        const Json sidecar = {{"name", "envoy"}, {"image", "envoyproxy/envoy:v1.31"}, {"args", {"-c", "/etc/envoy.yaml"}}};
-        const auto b = bodyFor(edit(kDeployment, [&](Json &o) { o[Json::json_pointer(kContainers)].push_back(sidecar); }));
+        const Json sidecar = {
+            {"name", "envoy"}, {"image", "envoyproxy/envoy:v1.31"}, {"args", {"-c", "/etc/envoy.yaml"}}};
+        const auto b = bodyFor(edit(kDeployment,
+                                    [&](Json &o) { o[Json::json_pointer(kContainers)].push_back(sidecar); }));
         const Json &containers = b.body.at(Json::json_pointer(kContainers));
         QCOMPARE(containers.size(), std::size_t(2));
         QCOMPARE(text(containers[1]), text(sidecar));
@@ -294,9 +302,7 @@ private Q_SLOTS:
 
     void removingAnOwnedContainerReleasesTheWholeItem()
     {
-        const auto b = bodyFor(edit(kDeployment, [](Json &o) {
-            o[Json::json_pointer(kContainers)].erase(0);
-        }));
+        const auto b = bodyFor(edit(kDeployment, [](Json &o) { o[Json::json_pointer(kContainers)].erase(0); }));
         QCOMPARE(strings(b.released), QStringList{QStringLiteral(".spec.template.spec.containers[name=\"shop\"]")});
         QVERIFY(b.notRemovable.empty());
         QCOMPARE(text(b.body["spec"]), QByteArray(R"({"replicas":3})"));
@@ -307,7 +313,9 @@ private Q_SLOTS:
         const auto cm = bodyFor(edit(kConfigMap, [](Json &o) { o["data"].erase("CACHE_TTL"); }));
         QCOMPARE(strings(cm.notRemovable), QStringList{QStringLiteral(".data.CACHE_TTL")});
         QVERIFY(cm.released.empty());
-        QCOMPARE(text(cm.body), QByteArray(R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"shop-config","namespace":"prod"}})"));
+        QCOMPARE(text(cm.body),
+                 QByteArray(
+                     R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"shop-config","namespace":"prod"}})"));
 
         const auto d = bodyFor(edit(kDeployment, [](Json &o) { o["spec"].erase("revisionHistoryLimit"); }));
         QCOMPARE(strings(d.notRemovable), QStringList{QStringLiteral(".spec.revisionHistoryLimit")});
@@ -316,7 +324,8 @@ private Q_SLOTS:
     void removingAWholeMapReportsEachKeyItCannotRemove()
     {
         const auto b = bodyFor(edit(kConfigMap, [](Json &o) { o.erase("data"); }));
-        QCOMPARE(strings(b.notRemovable), (QStringList{QStringLiteral(".data.CACHE_TTL"), QStringLiteral(".data.LOG_LEVEL")}));
+        QCOMPARE(strings(b.notRemovable),
+                 (QStringList{QStringLiteral(".data.CACHE_TTL"), QStringLiteral(".data.LOG_LEVEL")}));
     }
 
     void changingAnAtomicListSendsTheWholeList()
@@ -329,18 +338,21 @@ private Q_SLOTS:
         const auto args = bodyFor(edit(kDeployment, [](Json &o) {
             o[Json::json_pointer(kContainers)][0]["args"].push_back("--verbose");
         }));
-        QCOMPARE(text(args.body.at(Json::json_pointer(kContainers))[0]["args"]), QByteArray(R"(["--listen=:8080","--verbose"])"));
+        QCOMPARE(text(args.body.at(Json::json_pointer(kContainers))[0]["args"]),
+                 QByteArray(R"(["--listen=:8080","--verbose"])"));
     }
 
     void changingAnAtomicStructSendsTheWholeStruct()
     {
-        const auto b = bodyFor(edit(kDeployment, [](Json &o) { o["spec"]["selector"]["matchLabels"]["tier"] = "web"; }));
+        const auto b = bodyFor(edit(kDeployment,
+                                    [](Json &o) { o["spec"]["selector"]["matchLabels"]["tier"] = "web"; }));
         QCOMPARE(text(b.body["spec"]["selector"]), QByteArray(R"({"matchLabels":{"app":"shop","tier":"web"}})"));
     }
 
     void addingAFinalizerSendsOnlyTheNewSetItem()
     {
-        const auto b = bodyFor(edit(kDeployment, [](Json &o) { o["metadata"]["finalizers"].push_back("example.com/backup"); }));
+        const auto b = bodyFor(edit(kDeployment,
+                                    [](Json &o) { o["metadata"]["finalizers"].push_back("example.com/backup"); }));
         QCOMPARE(text(b.body["metadata"]["finalizers"]), QByteArray(R"(["example.com/backup"])"));
         QVERIFY(b.notRemovable.empty());
     }
@@ -355,7 +367,9 @@ private Q_SLOTS:
     void noChangesAndNoOwnershipSendsIdentityOnly()
     {
         const auto cm = bodyFor(edit(kConfigMap, [](Json &) {}));
-        QCOMPARE(text(cm.body), QByteArray(R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"shop-config","namespace":"prod"}})"));
+        QCOMPARE(text(cm.body),
+                 QByteArray(
+                     R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"shop-config","namespace":"prod"}})"));
         const auto d = bodyFor(edit(kDeployment, [](Json &) {}), "someone-else");
         QCOMPARE(text(d.body), QByteArray::fromStdString(std::string("{") + kDeploymentIdentity + "}}"));
     }
@@ -363,7 +377,8 @@ private Q_SLOTS:
     void noChangesKeepsExactlyWhatYouOwn()
     {
         const auto b = bodyFor(edit(kDeployment, [](Json &) {}));
-        QCOMPARE(text(b.body), QByteArray::fromStdString(std::string("{") + kDeploymentIdentity + R"(},"spec":{)" + kOwnedSpec + "}}"));
+        QCOMPARE(text(b.body), QByteArray::fromStdString(std::string("{") + kDeploymentIdentity + R"(},"spec":{)"
+                                                         + kOwnedSpec + "}}"));
     }
 
     // Co-owning sets a field to the live value, which is no change: it must still be sent.
@@ -372,7 +387,8 @@ private Q_SLOTS:
         const Edit e = edit(kConfigMap, [](Json &) {});
         auto r = applyBodyForEdit(e.live, e.opened, e.edited, "fieldscope", {}, {".data.LOG_LEVEL", ".data.absent"});
         QVERIFY(r.ok());
-        QCOMPARE(text(r->body["data"]), QByteArray::fromStdString("{\"LOG_LEVEL\":" + e.edited["data"]["LOG_LEVEL"].dump() + "}"));
+        QCOMPARE(text(r->body["data"]),
+                 QByteArray::fromStdString("{\"LOG_LEVEL\":" + e.edited["data"]["LOG_LEVEL"].dump() + "}"));
     }
 
     void ownershipIsPerSubresource()

@@ -9,8 +9,8 @@ namespace {
 Json entry(const std::string &manager, const std::string &op, const std::string &time, const char *fieldsV1,
            const std::string &subresource = {})
 {
-    Json e{{"manager", manager}, {"operation", op}, {"apiVersion", "v1"}, {"time", time}, {"fieldsType", "FieldsV1"},
-           {"fieldsV1", parseJson(fieldsV1).value()}};
+    Json e{{"manager", manager}, {"operation", op},          {"apiVersion", "v1"},
+           {"time", time},       {"fieldsType", "FieldsV1"}, {"fieldsV1", parseJson(fieldsV1).value()}};
     if (!subresource.empty())
         e["subresource"] = subresource;
     return e;
@@ -26,7 +26,8 @@ Json configMap(const std::string &rv, Json data, Json managedFields, const Json 
 }
 
 constexpr const char *kCreateFields = R"({"f:data":{".":{},"f:a":{}}})";
-constexpr const char *kCsaFields = R"({"f:data":{"f:a":{}},"f:metadata":{"f:annotations":{".":{},"f:kubectl.kubernetes.io/last-applied-configuration":{}}}})";
+constexpr const char *kCsaFields =
+    R"({"f:data":{"f:a":{}},"f:metadata":{"f:annotations":{".":{},"f:kubectl.kubernetes.io/last-applied-configuration":{}}}})";
 
 AttributionContext modified()
 {
@@ -43,16 +44,18 @@ private Q_SLOTS:
     void classicExperimentIsAttributedToTheRightManagers()
     {
         const Json lastApplied{{"kubectl.kubernetes.io/last-applied-configuration", "{...}"}};
-        const Json v1 = configMap("1", {{"a", "1"}}, Json::array({entry("kubectl-create", "Update", "2026-07-20T09:00:00Z", kCreateFields)}));
+        const Json v1 = configMap(
+            "1", {{"a", "1"}}, Json::array({entry("kubectl-create", "Update", "2026-07-20T09:00:00Z", kCreateFields)}));
         auto created = attributeTransition(nullptr, v1, {HistoryEventType::Added, false, nullptr});
         QCOMPARE(created.managerNames(), std::vector<std::string>{"kubectl-create"});
         QVERIFY(!created.ambiguous);
 
         // kubectl apply (client-side): a new Update entry; it changed data.a and added the annotation.
-        const Json v2 = configMap("2", {{"a", "2"}},
-                                  Json::array({entry("kubectl-create", "Update", "2026-07-20T09:00:00Z", R"({"f:data":{".":{}}})"),
-                                               entry("kubectl-client-side-apply", "Update", "2026-07-20T09:01:00Z", kCsaFields)}),
-                                  lastApplied);
+        const Json v2 =
+            configMap("2", {{"a", "2"}},
+                      Json::array({entry("kubectl-create", "Update", "2026-07-20T09:00:00Z", R"({"f:data":{".":{}}})"),
+                                   entry("kubectl-client-side-apply", "Update", "2026-07-20T09:01:00Z", kCsaFields)}),
+                      lastApplied);
         auto csa = attributeTransition(&v1, v2, modified());
         QCOMPARE(csa.managerNames(), std::vector<std::string>{"kubectl-client-side-apply"});
         QVERIFY(!csa.ambiguous);
@@ -74,7 +77,8 @@ private Q_SLOTS:
         v4["metadata"]["resourceVersion"] = "4";
         v4["data"]["b"] = "1";
         v4["metadata"]["managedFields"].insert(v4["metadata"]["managedFields"].begin(),
-                                               entry("kubectl", "Apply", "2026-07-20T09:03:00Z", R"({"f:data":{"f:b":{}}})"));
+                                               entry("kubectl", "Apply", "2026-07-20T09:03:00Z",
+                                                     R"({"f:data":{"f:b":{}}})"));
         auto ssa = attributeTransition(&v3, v4, modified());
         QCOMPARE(ssa.managerNames(), std::vector<std::string>{"kubectl"});
         QCOMPARE(ssa.writers[0].paths[0].toString(), std::string(".data.b"));
@@ -84,7 +88,8 @@ private Q_SLOTS:
         v5["metadata"]["resourceVersion"] = "5";
         v5["data"]["c"] = "1";
         v5["metadata"]["managedFields"].insert(v5["metadata"]["managedFields"].begin() + 1,
-                                               entry("team-b", "Apply", "2026-07-20T09:04:00Z", R"({"f:data":{"f:b":{},"f:c":{}}})"));
+                                               entry("team-b", "Apply", "2026-07-20T09:04:00Z",
+                                                     R"({"f:data":{"f:b":{},"f:c":{}}})"));
         auto second = attributeTransition(&v4, v5, modified());
         QCOMPARE(second.managerNames(), std::vector<std::string>{"team-b"});
         QVERIFY(!second.ambiguous);
@@ -114,20 +119,25 @@ private Q_SLOTS:
     {
         QTest::addColumn<QString>("case_");
         QTest::addColumn<QString>("reasonStart");
-        QTest::newRow("two managers in the same second") << "same-second" << "a(Update) and b(Update) were stamped in the same second";
-        QTest::newRow("no entry changed") << "no-entry" << "no managedFields entry changed";
-        QTest::newRow("time moved but owns nothing changed") << "owns-nothing" << "a(Update)'s time moved but it owns none";
-        QTest::newRow("versions missing") << "missing" << "versions before this one were not observed";
-        QTest::newRow("no entry changed, owner stamped earlier than another")
-            << "no-entry-older-owner" << "no managedFields entry changed";
+        QTest::newRow("two managers in the same second") << "same-second"
+                                                         << "a(Update) and b(Update) were stamped in the same second";
+        QTest::newRow("no entry changed") << "no-entry"
+                                          << "no managedFields entry changed";
+        QTest::newRow("time moved but owns nothing changed") << "owns-nothing"
+                                                             << "a(Update)'s time moved but it owns none";
+        QTest::newRow("versions missing") << "missing"
+                                          << "versions before this one were not observed";
+        QTest::newRow("no entry changed, owner stamped earlier than another") << "no-entry-older-owner"
+                                                                              << "no managedFields entry changed";
     }
     void ambiguousEvidenceIsReportedNotGuessed()
     {
         QFETCH(QString, case_);
         QFETCH(QString, reasonStart);
-        const Json before = configMap("1", {{"x", "1"}, {"y", "1"}},
-                                      Json::array({entry("a", "Update", "2026-07-20T09:00:00Z", R"({"f:data":{"f:x":{}}})"),
-                                                   entry("b", "Update", "2026-07-20T09:00:00Z", R"({"f:data":{"f:y":{}}})")}));
+        const Json before =
+            configMap("1", {{"x", "1"}, {"y", "1"}},
+                      Json::array({entry("a", "Update", "2026-07-20T09:00:00Z", R"({"f:data":{"f:x":{}}})"),
+                                   entry("b", "Update", "2026-07-20T09:00:00Z", R"({"f:data":{"f:y":{}}})")}));
         Json after = before;
         after["metadata"]["resourceVersion"] = "2";
         AttributionContext ctx = modified();
@@ -174,16 +184,28 @@ private Q_SLOTS:
             "image":"x:1","ports":[{"containerPort":80,"protocol":"TCP"}]}],"nodeName":"n1"},
             "status":{"conditions":[{"type":"Ready","status":"True"}],"podIP":"10.0.0.1"}})";
         QTest::newRow("unchanged") << pod << pod;
-        QTest::newRow("map list item changed") << pod << QString::fromLatin1(pod).replace(QLatin1String("x:1"), QLatin1String("x:2"));
-        QTest::newRow("label removed, noise changed") << pod
-            << QString::fromLatin1(pod).replace(QLatin1String(R"("a":"1",)"), QString()).replace(QLatin1String(R"("resourceVersion":"1")"), QLatin1String(R"("resourceVersion":"2")")).replace(QLatin1String(R"("generation":1)"), QLatin1String(R"("generation":2)"));
-        QTest::newRow("keys reordered, number respelled") << pod
-            << QString::fromLatin1(pod).replace(QLatin1String(R"("a":"1","b":"2")"), QLatin1String(R"("b":"2","a":"1")")).replace(QLatin1String("80"), QLatin1String("80.0"));
-        QTest::newRow("member added and subtree replaced") << pod
-            << QString::fromLatin1(pod).replace(QLatin1String(R"("nodeName":"n1")"), QLatin1String(R"("nodeName":"n2","hostNetwork":true)")).replace(QLatin1String(R"("podIP":"10.0.0.1")"), QLatin1String(R"("podIP":["x"])"));
-        QTest::newRow("kind only in the old version") << pod << QString::fromLatin1(pod).replace(QLatin1String(R"("kind":"Pod",)"), QString());
-        QTest::newRow("metadata no longer an object") << pod
-            << QString::fromLatin1(R"({"kind":"Pod","metadata":"x","spec":{"nodeName":"n1"}})");
+        QTest::newRow("map list item changed")
+            << pod << QString::fromLatin1(pod).replace(QLatin1String("x:1"), QLatin1String("x:2"));
+        QTest::newRow("label removed, noise changed")
+            << pod
+            << QString::fromLatin1(pod)
+                   .replace(QLatin1String(R"("a":"1",)"), QString())
+                   .replace(QLatin1String(R"("resourceVersion":"1")"), QLatin1String(R"("resourceVersion":"2")"))
+                   .replace(QLatin1String(R"("generation":1)"), QLatin1String(R"("generation":2)"));
+        QTest::newRow("keys reordered, number respelled")
+            << pod
+            << QString::fromLatin1(pod)
+                   .replace(QLatin1String(R"("a":"1","b":"2")"), QLatin1String(R"("b":"2","a":"1")"))
+                   .replace(QLatin1String("80"), QLatin1String("80.0"));
+        QTest::newRow("member added and subtree replaced")
+            << pod
+            << QString::fromLatin1(pod)
+                   .replace(QLatin1String(R"("nodeName":"n1")"), QLatin1String(R"("nodeName":"n2","hostNetwork":true)"))
+                   .replace(QLatin1String(R"("podIP":"10.0.0.1")"), QLatin1String(R"("podIP":["x"])"));
+        QTest::newRow("kind only in the old version")
+            << pod << QString::fromLatin1(pod).replace(QLatin1String(R"("kind":"Pod",)"), QString());
+        QTest::newRow("metadata no longer an object")
+            << pod << QString::fromLatin1(R"({"kind":"Pod","metadata":"x","spec":{"nodeName":"n1"}})");
     }
     void attributedChangesAreThoseOfAFullDiff()
     {
@@ -208,7 +230,8 @@ private Q_SLOTS:
     {
         const Json v = configMap("9", {{"x", "1"}},
                                  Json::array({entry("a", "Update", "2026-07-20T09:00:00Z", R"({"f:data":{"f:x":{}}})"),
-                                              entry("b", "Update", "2026-07-20T09:05:00Z", R"({"f:data":{"f:y":{}}})")}));
+                                              entry("b", "Update", "2026-07-20T09:05:00Z",
+                                                    R"({"f:data":{"f:y":{}}})")}));
         const auto r = attributeTransition(nullptr, v, {HistoryEventType::Listed, false, nullptr});
         QVERIFY(r.ambiguous);
         QCOMPARE(r.managerNames(), std::vector<std::string>{"b"});
@@ -224,10 +247,14 @@ private Q_SLOTS:
         const char *replicas = R"({"f:spec":{"f:replicas":{}}})";
         std::vector<Json> objects{
             deploy("1", 1, Json::array({entry("helm", "Update", "2026-07-20T09:00:00Z", replicas)})),
-            deploy("2", 3, Json::array({entry("helm", "Update", "2026-07-20T09:00:00Z", "{}"),
-                                        entry("kube-controller-manager", "Update", "2026-07-20T09:01:00Z", replicas, "scale")})),
-            deploy("3", 3, Json::array({entry("helm", "Update", "2026-07-20T09:00:00Z", "{}"),
-                                        entry("kube-controller-manager", "Update", "2026-07-20T09:01:00Z", replicas, "scale")}))};
+            deploy("2", 3,
+                   Json::array({entry("helm", "Update", "2026-07-20T09:00:00Z", "{}"),
+                                entry("kube-controller-manager", "Update", "2026-07-20T09:01:00Z", replicas,
+                                      "scale")})),
+            deploy("3", 3,
+                   Json::array({entry("helm", "Update", "2026-07-20T09:00:00Z", "{}"),
+                                entry("kube-controller-manager", "Update", "2026-07-20T09:01:00Z", replicas,
+                                      "scale")}))};
         std::vector<VersionInfo> infos(3);
         for (int i = 0; i < 3; ++i) {
             infos[std::size_t(i)].seq = i + 1;
@@ -251,7 +278,8 @@ private Q_SLOTS:
     void anEmptyContainerClaimDoesNotOwnTheMembersOthersList()
     {
         const Json v = configMap("7", {{"x", "1"}},
-                                 Json::array({entry("client-4", "Update", "2026-07-20T09:00:00Z", R"({"f:data":{"f:x":{}}})"),
+                                 Json::array({entry("client-4", "Update", "2026-07-20T09:00:00Z",
+                                                    R"({"f:data":{"f:x":{}}})"),
                                               entry("teacher", "Update", "2026-07-20T08:00:00Z", R"({"f:data":{}})")}));
         std::vector<VersionInfo> infos(1);
         infos[0].seq = 1;
@@ -260,7 +288,8 @@ private Q_SLOTS:
         QCOMPARE(t.at(0).owners.size(), std::size_t(1));
         QCOMPARE(t[0].owners[0].label(), std::string("client-4(Update)"));
         // Nobody lists anything below it: then the leaf claim is an atomic subtree, owned whole.
-        const Json atomic = configMap("8", {{"x", "1"}}, Json::array({entry("teacher", "Update", "2026-07-20T08:00:00Z", R"({"f:data":{}})")}));
+        const Json atomic = configMap(
+            "8", {{"x", "1"}}, Json::array({entry("teacher", "Update", "2026-07-20T08:00:00Z", R"({"f:data":{}})")}));
         QCOMPARE(fieldTimeline(infos, {atomic}, path).at(0).owners.size(), std::size_t(1));
     }
 };

@@ -44,8 +44,8 @@ const AuditEvent *find(const std::vector<AuditEvent> &events, const std::string 
 std::string allText(const AuditEvent &e)
 {
     std::string s = e.auditID + e.stage + e.level + e.verb + e.requestURI + e.userAgent + e.responseReason
-        + e.responseMessage + e.requestReceivedTimestamp + e.stageTimestamp + e.responseKind
-        + e.responseResourceVersion + e.responseUid;
+                  + e.responseMessage + e.requestReceivedTimestamp + e.stageTimestamp + e.responseKind
+                  + e.responseResourceVersion + e.responseUid;
     for (const AuditUser *u : {&e.user, &e.impersonatedUser}) {
         s += u->username + u->uid;
         for (const auto &g : u->groups)
@@ -89,8 +89,10 @@ private Q_SLOTS:
     {
         QTest::addColumn<QString>("file");
         QTest::addColumn<QString>("level");
-        QTest::newRow("RequestResponse policy") << "rr-audit.log" << "RequestResponse";
-        QTest::newRow("Metadata policy") << "md-audit.log" << "Metadata";
+        QTest::newRow("RequestResponse policy") << "rr-audit.log"
+                                                << "RequestResponse";
+        QTest::newRow("Metadata policy") << "md-audit.log"
+                                         << "Metadata";
     }
     void realLogLinesDecodeWithoutSkips()
     {
@@ -173,10 +175,15 @@ private Q_SLOTS:
             "{\"kind\":\"Event\",\"apiVersion\":\"audit.k8s.io/v1\",\"level\":\"RequestResponse\",\"auditID\":\"x\",\"stage\":\"ResponseComplete\","
             "\"verb\":\"create\",\"requestURI\":\"/api/v1/namespaces/a/secrets\",\"user\":{\"username\":\"u\"},"
             "\"objectRef\":{\"resource\":\"secrets\",\"namespace\":\"a\",\"name\":\"s\",\"apiVersion\":\"v1\"},\"responseStatus\":{\"code\":201},"
-            "\"requestObject\":{\"kind\":\"Secret\",\"metadata\":{\"name\":\"s\"},\"stringData\":{\"p\":\"" + canary + "\"}},"
-            "\"responseObject\":{\"kind\":\"Secret\",\"metadata\":{\"name\":\"s\",\"resourceVersion\":\"9\",\"uid\":\"u1\","
-            "\"annotations\":{\"kubectl.kubernetes.io/last-applied-configuration\":\"" + canary + "\"}},"
-            "\"data\":{\"p\":\"" + canary + "\"}}}";
+            "\"requestObject\":{\"kind\":\"Secret\",\"metadata\":{\"name\":\"s\"},\"stringData\":{\"p\":\""
+            + canary
+            + "\"}},"
+              "\"responseObject\":{\"kind\":\"Secret\",\"metadata\":{\"name\":\"s\",\"resourceVersion\":\"9\",\"uid\":\"u1\","
+              "\"annotations\":{\"kubectl.kubernetes.io/last-applied-configuration\":\""
+            + canary
+            + "\"}},"
+              "\"data\":{\"p\":\""
+            + canary + "\"}}}";
         const auto e = decodeAuditEventText(line, "line 1");
         QVERIFY(e.ok());
         QCOMPARE(e->responseResourceVersion, std::string("9"));
@@ -194,17 +201,36 @@ private Q_SLOTS:
         QTest::addColumn<QByteArray>("userAgent");
         QTest::addColumn<QByteArray>("manager");
         const QByteArray kubectl = "kubectl/v1.20.2 (linux/amd64) kubernetes/faecb19";
-        QTest::newRow("query") << "patch" << "/api/v1/x?fieldManager=kubectl-label" << kubectl << QByteArray("kubectl-label");
-        QTest::newRow("query among others") << "patch" << "/a?force=false&fieldManager=kubectl&dryRun=" << kubectl << QByteArray("kubectl");
-        QTest::newRow("percent and plus") << "update" << "/a?fieldManager=my%2Ftool+x" << kubectl << QByteArray("my/tool x");
-        QTest::newRow("empty query value: user agent") << "update" << "/a?fieldManager=" << QByteArray("team-tool/0.3 (linux)") << QByteArray("team-tool");
-        QTest::newRow("user agent prefix") << "update" << "/api/v1/namespaces/team/configmaps/app" << QByteArray("team-tool/0.3 (linux/amd64)") << QByteArray("team-tool");
-        QTest::newRow("no slash") << "create" << "/a" << QByteArray("curl") << QByteArray("curl");
-        QTest::newRow("control characters dropped") << "create" << "/a" << QByteArray("te\tam\x7f-x/1") << QByteArray("team-x");
-        QTest::newRow("invalid UTF-8 is U+FFFD") << "create" << "/a" << QByteArray("a\xff" "b/1") << QByteArray("a\xef\xbf\xbd" "b");
-        QTest::newRow("cut at 128 bytes") << "create" << "/a" << QByteArray(200, 'm') << QByteArray(128, 'm');
-        QTest::newRow("multibyte not split at 128") << "create" << "/a" << (QByteArray(127, 'm') + "\xc3\xa9") << QByteArray(127, 'm');
-        QTest::newRow("delete has none") << "delete" << "/a?fieldManager=x" << kubectl << QByteArray();
+        QTest::newRow("query") << "patch"
+                               << "/api/v1/x?fieldManager=kubectl-label" << kubectl << QByteArray("kubectl-label");
+        QTest::newRow("query among others")
+            << "patch"
+            << "/a?force=false&fieldManager=kubectl&dryRun=" << kubectl << QByteArray("kubectl");
+        QTest::newRow("percent and plus") << "update"
+                                          << "/a?fieldManager=my%2Ftool+x" << kubectl << QByteArray("my/tool x");
+        QTest::newRow("empty query value: user agent")
+            << "update"
+            << "/a?fieldManager=" << QByteArray("team-tool/0.3 (linux)") << QByteArray("team-tool");
+        QTest::newRow("user agent prefix") << "update"
+                                           << "/api/v1/namespaces/team/configmaps/app"
+                                           << QByteArray("team-tool/0.3 (linux/amd64)") << QByteArray("team-tool");
+        QTest::newRow("no slash") << "create"
+                                  << "/a" << QByteArray("curl") << QByteArray("curl");
+        QTest::newRow("control characters dropped") << "create"
+                                                    << "/a" << QByteArray("te\tam\x7f-x/1") << QByteArray("team-x");
+        QTest::newRow("invalid UTF-8 is U+FFFD") << "create"
+                                                 << "/a"
+                                                 << QByteArray("a\xff"
+                                                               "b/1")
+                                                 << QByteArray("a\xef\xbf\xbd"
+                                                               "b");
+        QTest::newRow("cut at 128 bytes") << "create"
+                                          << "/a" << QByteArray(200, 'm') << QByteArray(128, 'm');
+        QTest::newRow("multibyte not split at 128")
+            << "create"
+            << "/a" << (QByteArray(127, 'm') + "\xc3\xa9") << QByteArray(127, 'm');
+        QTest::newRow("delete has none") << "delete"
+                                         << "/a?fieldManager=x" << kubectl << QByteArray();
     }
     void fieldManagerFollowsTheApiServer()
     {
@@ -273,12 +299,13 @@ private Q_SLOTS:
         // The event object is depth 1 and "annotations" depth 2; n more arrays inside it.
         auto nested = [](int total) {
             const int arrays = total - 2;
-            return std::string(kMinimal).substr(0, std::string(kMinimal).find("\"pad\"")) + "\"pad\":"
-                + std::string(std::size_t(arrays), '[') + std::string(std::size_t(arrays), ']') + "}}";
+            return std::string(kMinimal).substr(0, std::string(kMinimal).find("\"pad\""))
+                 + "\"pad\":" + std::string(std::size_t(arrays), '[') + std::string(std::size_t(arrays), ']') + "}}";
         };
         QVERIFY(decodeAuditEventText(nested(kMaxAuditEventDepth), "x").ok());
         QVERIFY(!decodeAuditEventText(nested(kMaxAuditEventDepth + 1), "x").ok());
-        const AuditDecodeResult list = decodeAuditEventList(eventList({nested(kMaxAuditEventDepth + 1), nested(3)})).value();
+        const AuditDecodeResult list =
+            decodeAuditEventList(eventList({nested(kMaxAuditEventDepth + 1), nested(3)})).value();
         QCOMPARE(list.events.size(), std::size_t(1));
         QCOMPARE(list.skipped, 1);
         // Far deeper than the limit: refused before a DOM exists, no stack overflow.
@@ -291,23 +318,33 @@ private Q_SLOTS:
     {
         QTest::addColumn<QString>("line");
         QTest::addColumn<QString>("problem");
-        const std::string head = R"({"kind":"Event","apiVersion":"audit.k8s.io/v1","auditID":"a","stage":"ResponseComplete",)";
+        const std::string head =
+            R"({"kind":"Event","apiVersion":"audit.k8s.io/v1","auditID":"a","stage":"ResponseComplete",)";
         QTest::newRow("user is a string") << QString::fromStdString(head + R"("user":"alice"})") << "user is a string";
-        QTest::newRow("group is a number") << QString::fromStdString(head + R"("user":{"groups":["dev",1]}})") << "user.groups[1] is a number";
-        QTest::newRow("code is a string") << QString::fromStdString(head + R"("responseStatus":{"code":"409"}})") << "responseStatus.code is a string";
-        QTest::newRow("objectRef is an array") << QString::fromStdString(head + R"("objectRef":[]})") << "objectRef is an array";
-        QTest::newRow("sourceIPs is an object") << QString::fromStdString(head + R"("sourceIPs":{}})") << "sourceIPs is an object";
-        QTest::newRow("response rv is a number") << QString::fromStdString(head + R"("responseObject":{"metadata":{"resourceVersion":5}}})")
-                                                 << "responseObject.metadata.resourceVersion is a number";
-        QTest::newRow("managedFields entry is a string") << QString::fromStdString(head + R"("responseObject":{"metadata":{"managedFields":["x"]}}})")
-                                                         << "responseObject.metadata.managedFields[0] is a string";
+        QTest::newRow("group is a number")
+            << QString::fromStdString(head + R"("user":{"groups":["dev",1]}})") << "user.groups[1] is a number";
+        QTest::newRow("code is a string") << QString::fromStdString(head + R"("responseStatus":{"code":"409"}})")
+                                          << "responseStatus.code is a string";
+        QTest::newRow("objectRef is an array")
+            << QString::fromStdString(head + R"("objectRef":[]})") << "objectRef is an array";
+        QTest::newRow("sourceIPs is an object")
+            << QString::fromStdString(head + R"("sourceIPs":{}})") << "sourceIPs is an object";
+        QTest::newRow("response rv is a number")
+            << QString::fromStdString(head + R"("responseObject":{"metadata":{"resourceVersion":5}}})")
+            << "responseObject.metadata.resourceVersion is a number";
+        QTest::newRow("managedFields entry is a string")
+            << QString::fromStdString(head + R"("responseObject":{"metadata":{"managedFields":["x"]}}})")
+            << "responseObject.metadata.managedFields[0] is a string";
         QTest::newRow("not JSON") << QStringLiteral("{kind: Event") << "audit event line 1";
         QTest::newRow("array") << QStringLiteral("[1,2]") << "(root) is an array";
-        QTest::newRow("other kind") << QStringLiteral(R"({"kind":"Pod","apiVersion":"v1"})") << "not an audit.k8s.io/v1 Event";
-        QTest::newRow("v1beta1") << QStringLiteral(R"({"kind":"Event","apiVersion":"audit.k8s.io/v1beta1","auditID":"a","stage":"x"})")
-                                 << "not an audit.k8s.io/v1 Event";
-        QTest::newRow("no auditID") << QStringLiteral(R"({"kind":"Event","apiVersion":"audit.k8s.io/v1","stage":"ResponseComplete"})")
-                                    << "no auditID or stage";
+        QTest::newRow("other kind") << QStringLiteral(R"({"kind":"Pod","apiVersion":"v1"})")
+                                    << "not an audit.k8s.io/v1 Event";
+        QTest::newRow("v1beta1")
+            << QStringLiteral(R"({"kind":"Event","apiVersion":"audit.k8s.io/v1beta1","auditID":"a","stage":"x"})")
+            << "not an audit.k8s.io/v1 Event";
+        QTest::newRow("no auditID")
+            << QStringLiteral(R"({"kind":"Event","apiVersion":"audit.k8s.io/v1","stage":"ResponseComplete"})")
+            << "no auditID or stage";
     }
     void wrongTypesAndJunkAreSkippedWithTheirPath()
     {
@@ -346,22 +383,26 @@ private Q_SLOTS:
         QTest::addColumn<QByteArray>("body");
         QTest::addColumn<int>("events"); // -1: the body is refused
         QTest::addColumn<int>("skipped");
-        const std::string item = "{\"kind\":\"Event\",\"apiVersion\":\"audit.k8s.io/v1\",\"auditID\":\"a\",\"stage\":\"ResponseComplete\"}";
+        const std::string item =
+            "{\"kind\":\"Event\",\"apiVersion\":\"audit.k8s.io/v1\",\"auditID\":\"a\",\"stage\":\"ResponseComplete\"}";
         const std::string head = "{\"kind\":\"EventList\",\"apiVersion\":\"audit.k8s.io/v1\",";
         auto b = [](const std::string &s) { return QByteArray::fromStdString(s); };
         QTest::newRow("empty items") << b(head + "\"items\":[]}") << 0 << 0;
         QTest::newRow("null items") << b(head + "\"items\":null}") << 0 << 0;
         QTest::newRow("no items") << b("{\"apiVersion\":\"audit.k8s.io/v1\",\"kind\":\"EventList\"}") << 0 << 0;
         QTest::newRow("junk items skipped") << b(head + "\"items\":[1,\"x\",null,{},[]," + item + "]}") << 1 << 5;
-        QTest::newRow("spaces everywhere") << b(" {\n \"items\" : [ " + item + " , " + item
-                                                + " ] ,\"kind\":\"EventList\" , \"apiVersion\" : \"audit.k8s.io/v1\" } ")
-                                           << 2 << 0;
+        QTest::newRow("spaces everywhere")
+            << b(" {\n \"items\" : [ " + item + " , " + item
+                 + " ] ,\"kind\":\"EventList\" , \"apiVersion\" : \"audit.k8s.io/v1\" } ")
+            << 2 << 0;
         QTest::newRow("repeated items key: the last") << b(head + "\"items\":[" + item + "],\"items\":[]}") << 0 << 0;
-        QTest::newRow("strings with brackets") << b(head + "\"metadata\":{\"x\":\"]}\\\"[\"},\"items\":[" + item + "]}") << 1 << 0;
+        QTest::newRow("strings with brackets")
+            << b(head + "\"metadata\":{\"x\":\"]}\\\"[\"},\"items\":[" + item + "]}") << 1 << 0;
         QTest::newRow("escaped key") << b(head + "\"it\\u0065ms\":[" + item + "]}") << 1 << 0;
         QTest::newRow("items is an object") << b(head + "\"items\":{}}") << -1 << 0;
         QTest::newRow("not an EventList") << b("{\"kind\":\"List\",\"apiVersion\":\"v1\",\"items\":[]}") << -1 << 0;
-        QTest::newRow("kind is a number") << b("{\"kind\":1,\"apiVersion\":\"audit.k8s.io/v1\",\"items\":[]}") << -1 << 0;
+        QTest::newRow("kind is a number")
+            << b("{\"kind\":1,\"apiVersion\":\"audit.k8s.io/v1\",\"items\":[]}") << -1 << 0;
         QTest::newRow("not JSON") << b("<html>") << -1 << 0;
         QTest::newRow("truncated") << b(head + "\"items\":[" + item) << -1 << 0;
         QTest::newRow("array root") << b("[]") << -1 << 0;

@@ -153,7 +153,8 @@ private Q_SLOTS:
         std::vector<std::string> seen;
         for (const auto &a : app)
             seen.push_back(acting(a.who) + " " + a.who.verb + " " + std::to_string(a.code) + " " + a.reason);
-        QCOMPARE(seen, (std::vector<std::string>{"bob create 409 AlreadyExists", "alice update 409 Conflict", "bob patch 409 Conflict"}));
+        QCOMPARE(seen, (std::vector<std::string>{"bob create 409 AlreadyExists", "alice update 409 Conflict",
+                                                 "bob patch 409 Conflict"}));
         QVERIFY(app[2].message.find("conflict with \"kubectl-create\"") != std::string::npos);
         QCOMPARE(app[2].who.fieldManager, std::string("kubectl"));
         const auto bad = store->auditAttempts({"", "configmaps", "team", "Bad_Name"}).value();
@@ -161,7 +162,7 @@ private Q_SLOTS:
         QCOMPARE(bad[0].code, 422);
         // bob's 403 in "other" is outside what the store records (ConfigMaps of team).
         QVERIFY(store->auditAttempts({"", "configmaps", "other", ""}).value().empty());
-        QVERIFY(store->auditAttempts({"apps", "configmaps", "team", "app"}).value().empty());           // another group
+        QVERIFY(store->auditAttempts({"apps", "configmaps", "team", "app"}).value().empty()); // another group
     }
 
     void importingTheSameLogTwiceChangesNothing()
@@ -226,7 +227,8 @@ private Q_SLOTS:
         const AuditImportReport report = importFiles(*store, {path});
         QCOMPARE(report.skipped, std::int64_t(3));
         QCOMPARE(report.problems.size(), std::size_t(3));
-        QVERIFY2(report.problems[0].rfind(path + ": ", 0) == 0 && report.problems[0].find("line 1") != std::string::npos,
+        QVERIFY2(report.problems[0].rfind(path + ": ", 0) == 0
+                     && report.problems[0].find("line 1") != std::string::npos,
                  report.problems[0].c_str());
         QVERIFY2(report.problems[2].find("line 3") != std::string::npos, report.problems[2].c_str());
         QCOMPARE(report.exact, std::int64_t(9)); // the good lines still count
@@ -242,18 +244,29 @@ private Q_SLOTS:
         std::vector<std::string> order;
         for (const auto &e : j)
             order.push_back(e["eventType"].get<std::string>() + " "
-                            + (e["eventType"] == "REFUSED" ? std::to_string(e["code"].get<int>()) : e["resourceVersion"].get<std::string>()) + " "
-                            + (e["who"].is_null() ? std::string("-") : e["who"]["user"].get<std::string>()));
+                            + (e["eventType"] == "REFUSED" ? std::to_string(e["code"].get<int>())
+                                                           : e["resourceVersion"].get<std::string>())
+                            + " " + (e["who"].is_null() ? std::string("-") : e["who"]["user"].get<std::string>()));
         const std::vector<std::string> expected = {
-            "ADDED 227 alice",    "REFUSED 409 bob",       "MODIFIED 228 bob",  "REFUSED 409 alice", "REFUSED 409 bob",
-            "MODIFIED 229 bob",   "MODIFIED 230 fieldscope-admin", "MODIFIED 231 alice", "MODIFIED 233 bob",
-            "MODIFIED 234 alice", "DELETED 235 bob",
+            "ADDED 227 alice",
+            "REFUSED 409 bob",
+            "MODIFIED 228 bob",
+            "REFUSED 409 alice",
+            "REFUSED 409 bob",
+            "MODIFIED 229 bob",
+            "MODIFIED 230 fieldscope-admin",
+            "MODIFIED 231 alice",
+            "MODIFIED 233 bob",
+            "MODIFIED 234 alice",
+            "DELETED 235 bob",
         };
         QCOMPARE(order, expected);
         const Json &impersonated = j[6]["who"];
-        for (const char *field : {"user", "groups", "impersonatedUser", "userAgent", "sourceIPs", "verb", "requestURI", "auditID", "match"})
+        for (const char *field :
+             {"user", "groups", "impersonatedUser", "userAgent", "sourceIPs", "verb", "requestURI", "auditID", "match"})
             QVERIFY2(impersonated.contains(field), field);
-        QCOMPARE(impersonated["impersonatedUser"].get<std::string>(), std::string("system:serviceaccount:team:deployer"));
+        QCOMPARE(impersonated["impersonatedUser"].get<std::string>(),
+                 std::string("system:serviceaccount:team:deployer"));
         QCOMPARE(impersonated["match"].get<std::string>(), std::string("exact"));
         QCOMPARE(impersonated["verb"].get<std::string>(), std::string("patch"));
         const Json &refused = j[1];
@@ -313,7 +326,8 @@ private Q_SLOTS:
         }
         sqlite3 *db = nullptr;
         QCOMPARE(sqlite3_open(path.c_str(), &db), SQLITE_OK);
-        QCOMPARE(sqlite3_exec(db, "DROP TABLE audit_joins; DROP TABLE audit_attempts;", nullptr, nullptr, nullptr), SQLITE_OK);
+        QCOMPARE(sqlite3_exec(db, "DROP TABLE audit_joins; DROP TABLE audit_attempts;", nullptr, nullptr, nullptr),
+                 SQLITE_OK);
         sqlite3_close(db);
         auto store = HistoryStore::open(path, HistoryStore::OpenMode::ReadOnly).value();
         HistoryListingOptions withAttempts;

@@ -154,8 +154,8 @@ private Q_SLOTS:
         QTest::addColumn<QString>("policy");
         QTest::addColumn<QString>("order");
         for (const char *policy : {"rr", "md"})
-            for (const char *order : {"events first", "versions first", "interleaved", "reversed batches of 3",
-                                      "shuffled with duplicates"})
+            for (const char *order :
+                 {"events first", "versions first", "interleaved", "reversed batches of 3", "shuffled with duplicates"})
                 QTest::newRow((std::string(policy) + ": " + order).c_str()) << policy << order;
     }
     void everyVersionJoinsToItsUser()
@@ -183,7 +183,9 @@ private Q_SLOTS:
         } else if (order == QLatin1String("reversed batches of 3")) {
             std::vector<AuditEvent> rev(ev.rbegin(), ev.rend());
             for (std::size_t i = 0; i < rev.size(); i += 3)
-                c.add(joiner.addEvents({rev.begin() + std::ptrdiff_t(i), rev.begin() + std::ptrdiff_t(std::min(rev.size(), i + 3))}, now += 1000));
+                c.add(joiner.addEvents({rev.begin() + std::ptrdiff_t(i),
+                                        rev.begin() + std::ptrdiff_t(std::min(rev.size(), i + 3))},
+                                       now += 1000));
             c.add(joiner.addVersions({vs.rbegin(), vs.rend()}, now));
         } else {
             std::vector<AuditEvent> twice = ev;
@@ -198,7 +200,8 @@ private Q_SLOTS:
         const auto expected = policy == QLatin1String("rr") ? kExactRr : kProbableMd;
         QVERIFY2(summary(c) == expected, dump(summary(c)).c_str());
         QCOMPARE(c.attempts.size(), std::size_t(5));
-        if (policy == QLatin1String("rr")) // every exact event found its version but kube-root-ca.crt in "other" (not watched)
+        if (policy
+            == QLatin1String("rr")) // every exact event found its version but kube-root-ca.crt in "other" (not watched)
             QCOMPARE(joiner.heldEvents(), std::size_t(1));
     }
 
@@ -218,10 +221,8 @@ private Q_SLOTS:
             seen.push_back(acting(a.who) + " " + a.who.verb + " " + std::to_string(a.code) + " " + a.reason + " "
                            + a.object.toString());
         const std::vector<std::string> expected = {
-            "bob create 409 AlreadyExists configmaps/team/app",
-            "alice update 409 Conflict configmaps/team/app",
-            "bob patch 409 Conflict configmaps/team/app",
-            "alice create 422 Invalid configmaps/team/Bad_Name",
+            "bob create 409 AlreadyExists configmaps/team/app", "alice update 409 Conflict configmaps/team/app",
+            "bob patch 409 Conflict configmaps/team/app",       "alice create 422 Invalid configmaps/team/Bad_Name",
             "bob create 403 Forbidden configmaps/other/", // the server never read the name
         };
         QCOMPARE(seen, expected);
@@ -258,7 +259,8 @@ private Q_SLOTS:
     void candidatesAreCappedAndEmissionsBounded()
     {
         const auto ev = events("md");
-        const AuditEvent label = *std::find_if(ev.begin(), ev.end(), [](const AuditEvent &e) { return e.fieldManager() == "kubectl-label"; });
+        const AuditEvent label = *std::find_if(ev.begin(), ev.end(),
+                                               [](const AuditEvent &e) { return e.fieldManager() == "kubectl-label"; });
         AuditJoiner joiner;
         std::size_t emitted = 0;
         AuditJoin last;
@@ -296,7 +298,8 @@ private Q_SLOTS:
     void theEarliestRequestWinsAResourceVersionANoOpWriteRepeats()
     {
         const auto ev = events("rr");
-        const AuditEvent create = *std::find_if(ev.begin(), ev.end(), [](const AuditEvent &e) { return e.responseResourceVersion == "227"; });
+        const AuditEvent create = *std::find_if(ev.begin(), ev.end(),
+                                                [](const AuditEvent &e) { return e.responseResourceVersion == "227"; });
         AuditEvent noOp = create; // a later request answered with the unchanged object
         noOp.auditID = "no-op";
         noOp.user.username = "bob";
@@ -324,7 +327,8 @@ private Q_SLOTS:
     void onlyFinalStagesOfStoredWritesJoin()
     {
         const auto ev = events("rr");
-        auto create = *std::find_if(ev.begin(), ev.end(), [](const AuditEvent &e) { return e.responseResourceVersion == "227"; });
+        auto create = *std::find_if(ev.begin(), ev.end(),
+                                    [](const AuditEvent &e) { return e.responseResourceVersion == "227"; });
         AuditEvent received = create;
         received.stage = "RequestReceived";
         AuditEvent dryRun = create;

@@ -65,9 +65,18 @@ void TestBlame::annotatedYamlNamesTheFieldOfEveryLine()
     auto j = parseJson(R"({"spec":{"containers":[{"name":"a","args":["x","z"]}],"text":"l1\nl2"}})");
     QVERIFY(j.ok());
     const AnnotatedYaml a = jsonToAnnotatedYaml(*j);
-    QCOMPARE(a.text, std::string("spec:\n  containers:\n  - name: a\n    args:\n    - x\n    - z\n  text: |-\n    l1\n    l2\n"));
-    const std::vector<std::string> expected = {"/spec", "/spec/containers", "/spec/containers/0/name", "/spec/containers/0/args",
-                                               "/spec/containers/0/args/0", "/spec/containers/0/args/1", "/spec/text", "/spec/text", "/spec/text"};
+    QCOMPARE(
+        a.text,
+        std::string("spec:\n  containers:\n  - name: a\n    args:\n    - x\n    - z\n  text: |-\n    l1\n    l2\n"));
+    const std::vector<std::string> expected = {"/spec",
+                                               "/spec/containers",
+                                               "/spec/containers/0/name",
+                                               "/spec/containers/0/args",
+                                               "/spec/containers/0/args/0",
+                                               "/spec/containers/0/args/1",
+                                               "/spec/text",
+                                               "/spec/text",
+                                               "/spec/text"};
     QCOMPARE(a.linePointers, expected);
 }
 
@@ -103,11 +112,14 @@ void TestBlame::blameTextListsEveryCoOwnerPerLine()
                 return l;
         return QString();
     };
-    QVERIFY(lineFor(QStringLiteral("    app: web")).startsWith(QLatin1String("ci-bot(Apply) 20m, kubectl(Apply) 15m ")));
-    QVERIFY(lineFor(QStringLiteral("  replicas: 5")).startsWith(QLatin1String("kube-controller-manager(Update/scale) 9m ")));
+    QVERIFY(
+        lineFor(QStringLiteral("    app: web")).startsWith(QLatin1String("ci-bot(Apply) 20m, kubectl(Apply) 15m ")));
+    QVERIFY(lineFor(QStringLiteral("  replicas: 5"))
+                .startsWith(QLatin1String("kube-controller-manager(Update/scale) 9m ")));
     QVERIFY(lineFor(QStringLiteral("  progressDeadlineSeconds: 600")).startsWith(QLatin1String(" ")));
     QVERIFY(!out.join(QLatin1Char('\n')).contains(QLatin1String("managedFields")));
-    QVERIFY(out.contains(QStringLiteral("kubectl(Apply) 15m") + QString(out.first().indexOf(QLatin1Char('|')) - 19, QLatin1Char(' '))
+    QVERIFY(out.contains(QStringLiteral("kubectl(Apply) 15m")
+                         + QString(out.first().indexOf(QLatin1Char('|')) - 19, QLatin1Char(' '))
                          + QStringLiteral(" | # absent: .metadata.labels.tier")));
 }
 
@@ -123,10 +135,12 @@ void TestBlame::aManagerOwningOnlyAListItemShowsOnItsDashLine()
     auto tree = OwnershipTree::build(obj);
     QVERIFY(tree.ok());
     const QStringList out = QString::fromStdString(blameText(obj, *tree, kNow)).split(QLatin1Char('\n'));
-    const auto dash = std::find_if(out.begin(), out.end(), [](const QString &l) { return l.endsWith(QLatin1String("|   - name: nginx")); });
+    const auto dash = std::find_if(out.begin(), out.end(),
+                                   [](const QString &l) { return l.endsWith(QLatin1String("|   - name: nginx")); });
     QVERIFY(dash != out.end());
     QVERIFY2(dash->startsWith(QLatin1String("owner-of-item(Apply)")), qPrintable(*dash));
-    const auto image = std::find_if(out.begin(), out.end(), [](const QString &l) { return l.endsWith(QLatin1String("|     image: nginx:1")); });
+    const auto image = std::find_if(out.begin(), out.end(),
+                                    [](const QString &l) { return l.endsWith(QLatin1String("|     image: nginx:1")); });
     QVERIFY(image != out.end());
     QVERIFY2(image->startsWith(QLatin1String("image-setter(Update)")), qPrintable(*image));
     // The same owners for the window's gutter, through lineOwners().
@@ -154,7 +168,8 @@ void TestBlame::blameTextMatchesGolden()
     auto tree = OwnershipTree::build(obj);
     QVERIFY(tree.ok());
     QString message;
-    QVERIFY2(matchesGolden(fixture + QLatin1String(".blame.txt"), QString::fromStdString(blameText(obj, *tree, kNow)), &message),
+    QVERIFY2(matchesGolden(fixture + QLatin1String(".blame.txt"), QString::fromStdString(blameText(obj, *tree, kNow)),
+                           &message),
              qPrintable(message));
 }
 
@@ -172,10 +187,12 @@ void TestBlame::blameJsonHasOneEntryPerLeaf()
         if (e["path"] == ".metadata.labels.app")
             app = &e;
     QVERIFY(app);
-    QCOMPARE(QString::fromStdString(toJsonText(*app)),
-             QStringLiteral(R"({"path":".metadata.labels.app","value":"web","owners":[)"
-                            R"({"manager":"ci-bot","operation":"Apply","subresource":"","apiVersion":"apps/v1","time":"2026-07-20T09:10:00Z"},)"
-                            R"({"manager":"kubectl","operation":"Apply","subresource":"","apiVersion":"apps/v1","time":"2026-07-20T09:14:03Z"}]})"));
+    QCOMPARE(
+        QString::fromStdString(toJsonText(*app)),
+        QStringLiteral(
+            R"({"path":".metadata.labels.app","value":"web","owners":[)"
+            R"({"manager":"ci-bot","operation":"Apply","subresource":"","apiVersion":"apps/v1","time":"2026-07-20T09:10:00Z"},)"
+            R"({"manager":"kubectl","operation":"Apply","subresource":"","apiVersion":"apps/v1","time":"2026-07-20T09:14:03Z"}]})"));
 }
 
 void TestBlame::blameJsonMatchesGolden()
@@ -183,7 +200,8 @@ void TestBlame::blameJsonMatchesGolden()
     auto tree = OwnershipTree::build(loadFixture(QStringLiteral("service.yaml")));
     QVERIFY(tree.ok());
     QString message;
-    QVERIFY2(matchesGolden(QStringLiteral("service.blame.json"), QString::fromStdString(blameJson(*tree).dump(2) + "\n"), &message),
+    QVERIFY2(matchesGolden(QStringLiteral("service.blame.json"),
+                           QString::fromStdString(blameJson(*tree).dump(2) + "\n"), &message),
              qPrintable(message));
 }
 

@@ -3,9 +3,9 @@
 #include "core/base/boundary.h"
 #include "core/base/json.h"
 
-#include <QtConcurrent/QtConcurrentRun>
 #include <QTest>
 #include <QThread>
+#include <QtConcurrent/QtConcurrentRun>
 
 #include <new>
 #include <stdexcept>
@@ -45,7 +45,8 @@ private Q_SLOTS:
         QTest::addColumn<int>("kind");
         QTest::addColumn<QString>("expected");
         QTest::newRow("bad_alloc") << 0 << QStringLiteral("history load failed: out of memory");
-        QTest::newRow("nlohmann type_error") << 1 << QStringLiteral("history load failed: [json.exception.type_error.305]");
+        QTest::newRow("nlohmann type_error")
+            << 1 << QStringLiteral("history load failed: [json.exception.type_error.305]");
         QTest::newRow("runtime_error") << 2 << QStringLiteral("history load failed: the disk said no");
         QTest::newRow("int") << 3 << QStringLiteral("history load failed: unknown exception");
     }
@@ -69,7 +70,9 @@ private Q_SLOTS:
     void aWorkersValueAndItsOwnErrorPassThrough()
     {
         QCOMPARE(takeResult(finished([] { return 7; }), "count").value(), 7);
-        auto failing = finished([]() -> Result<std::string> { return Error::make(ErrorCategory::NotFound, "no such object"); });
+        auto failing = finished([]() -> Result<std::string> {
+            return Error::make(ErrorCategory::NotFound, "no such object");
+        });
         const Result<std::string> r = takeResult(failing, "read"); // not nested: Result<Result<...>>
         QVERIFY(!r.ok());
         QCOMPARE(r.error().category, ErrorCategory::NotFound);
@@ -101,10 +104,7 @@ private Q_SLOTS:
         QCOMPARE(r.error().category, ErrorCategory::Cancelled);
     }
 
-    void aThreadBodyThatThrowsEndsWithAnError_data()
-    {
-        aWorkersExceptionBecomesAnErrorNamingIt_data();
-    }
+    void aThreadBodyThatThrowsEndsWithAnError_data() { aWorkersExceptionBecomesAnErrorNamingIt_data(); }
     void aThreadBodyThatThrowsEndsWithAnError()
     {
         QFETCH(int, kind);

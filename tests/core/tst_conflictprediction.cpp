@@ -69,75 +69,114 @@ void TestConflictPrediction::predictsWhatTheServerWouldDo_data()
     const QString dm = QStringLiteral("deployment-manifest.yaml");
     const QString minimal = QStringLiteral("Deployment/apps/v1/web");
     const char *tier = "remove .metadata.labels.tier (already absent)";
-    QTest::newRow("unchanged manifest only drops the stale label") << d << dm << "" << "kubectl" << lines({tier});
+    QTest::newRow("unchanged manifest only drops the stale label") << d << dm << ""
+                                                                   << "kubectl" << lines({tier});
     QTest::newRow("label: new value conflicts with the co-owning applier")
-        << d << dm << R"({"metadata":{"labels":{"app":"api"}}})" << "kubectl"
-        << lines({R"(conflict .metadata.labels.app with "ci-bot": live "web", applied "api")", tier});
-    QTest::newRow("label: a new label is newly owned")
-        << d << dm << R"({"metadata":{"labels":{"team":"a"}}})" << "kubectl" << lines({"own .metadata.labels.team", tier});
+        << d << dm << R"({"metadata":{"labels":{"app":"api"}}})"
+        << "kubectl" << lines({R"(conflict .metadata.labels.app with "ci-bot": live "web", applied "api")", tier});
+    QTest::newRow("label: a new label is newly owned") << d << dm << R"({"metadata":{"labels":{"team":"a"}}})"
+                                                       << "kubectl" << lines({"own .metadata.labels.team", tier});
     QTest::newRow("annotation owned through status conflicts")
-        << d << dm << R"({"metadata":{"annotations":{"deployment.kubernetes.io/revision":"3"}}})" << "kubectl"
-        << lines({R"(conflict .metadata.annotations.deployment.kubernetes.io/revision with "kube-controller-manager" with subresource "status" using apps/v1: live "2", applied "3")", tier});
+        << d << dm << R"({"metadata":{"annotations":{"deployment.kubernetes.io/revision":"3"}}})"
+        << "kubectl"
+        << lines(
+               {R"(conflict .metadata.annotations.deployment.kubernetes.io/revision with "kube-controller-manager" with subresource "status" using apps/v1: live "2", applied "3")",
+                tier});
     QTest::newRow("annotation: the same value is shared ownership")
-        << d << dm << R"({"metadata":{"annotations":{"deployment.kubernetes.io/revision":"2"}}})" << "kubectl"
-        << lines({R"(own .metadata.annotations.deployment.kubernetes.io/revision shared with "kube-controller-manager" with subresource "status" using apps/v1)", tier});
+        << d << dm << R"({"metadata":{"annotations":{"deployment.kubernetes.io/revision":"2"}}})"
+        << "kubectl"
+        << lines(
+               {R"(own .metadata.annotations.deployment.kubernetes.io/revision shared with "kube-controller-manager" with subresource "status" using apps/v1)",
+                tier});
     QTest::newRow("container keyed by name: image taken by kubectl edit")
-        << d << dm << R"({"spec":{"template":{"spec":{"containers":[{"name":"nginx","image":"nginx:1.28","args":["--port","80"],"ports":[{"containerPort":80}]}]}}}})"
+        << d << dm
+        << R"({"spec":{"template":{"spec":{"containers":[{"name":"nginx","image":"nginx:1.28","args":["--port","80"],"ports":[{"containerPort":80}]}]}}}})"
         << "kubectl"
-        << lines({R"(conflict .spec.template.spec.containers[name="nginx"].image with "kubectl-edit" using apps/v1: live "nginx:1.27", applied "nginx:1.28")", tier});
+        << lines(
+               {R"(conflict .spec.template.spec.containers[name="nginx"].image with "kubectl-edit" using apps/v1: live "nginx:1.27", applied "nginx:1.28")",
+                tier});
     QTest::newRow("container: the same image is co-owned")
-        << d << dm << R"({"spec":{"template":{"spec":{"containers":[{"name":"nginx","image":"nginx:1.27","args":["--port","80"],"ports":[{"containerPort":80}]}]}}}})"
+        << d << dm
+        << R"({"spec":{"template":{"spec":{"containers":[{"name":"nginx","image":"nginx:1.27","args":["--port","80"],"ports":[{"containerPort":80}]}]}}}})"
         << "kubectl"
-        << lines({R"(own .spec.template.spec.containers[name="nginx"].image shared with "kubectl-edit" using apps/v1)", tier});
+        << lines({R"(own .spec.template.spec.containers[name="nginx"].image shared with "kubectl-edit" using apps/v1)",
+                  tier});
     QTest::newRow("port keyed by containerPort and defaulted protocol")
-        << d << dm << R"({"spec":{"template":{"spec":{"containers":[{"name":"nginx","args":["--port","80"],"ports":[{"containerPort":80,"name":"web"}]}]}}}})"
+        << d << dm
+        << R"({"spec":{"template":{"spec":{"containers":[{"name":"nginx","args":["--port","80"],"ports":[{"containerPort":80,"name":"web"}]}]}}}})"
         << "kubectl"
-        << lines({R"(conflict .spec.template.spec.containers[name="nginx"].ports[containerPort=80,protocol="TCP"].name with "kubectl-edit" using apps/v1: live "http", applied "web")", tier});
+        << lines(
+               {R"(conflict .spec.template.spec.containers[name="nginx"].ports[containerPort=80,protocol="TCP"].name with "kubectl-edit" using apps/v1: live "http", applied "web")",
+                tier});
     QTest::newRow("port: a new item is newly owned")
-        << d << dm << R"({"spec":{"template":{"spec":{"containers":[{"name":"nginx","args":["--port","80"],"ports":[{"containerPort":80},{"containerPort":443}]}]}}}})"
+        << d << dm
+        << R"({"spec":{"template":{"spec":{"containers":[{"name":"nginx","args":["--port","80"],"ports":[{"containerPort":80},{"containerPort":443}]}]}}}})"
         << "kubectl"
-        << lines({R"(own .spec.template.spec.containers[name="nginx"].ports[containerPort=443,protocol="TCP"])",
-                  R"(own .spec.template.spec.containers[name="nginx"].ports[containerPort=443,protocol="TCP"].containerPort)", tier});
+        << lines(
+               {R"(own .spec.template.spec.containers[name="nginx"].ports[containerPort=443,protocol="TCP"])",
+                R"(own .spec.template.spec.containers[name="nginx"].ports[containerPort=443,protocol="TCP"].containerPort)",
+                tier});
     QTest::newRow("finalizers: set items compare by existence")
-        << d << minimal << R"({"metadata":{"finalizers":["example.com/x","example.com/y"]}})" << "cleaner"
-        << lines({R"(own .metadata.finalizers[="example.com/x"] shared with "kubectl")", R"(own .metadata.finalizers[="example.com/y"])"});
+        << d << minimal << R"({"metadata":{"finalizers":["example.com/x","example.com/y"]}})"
+        << "cleaner"
+        << lines({R"(own .metadata.finalizers[="example.com/x"] shared with "kubectl")",
+                  R"(own .metadata.finalizers[="example.com/y"])"});
     QTest::newRow("atomic list compares as a whole")
-        << d << minimal << R"({"spec":{"template":{"spec":{"containers":[{"name":"nginx","args":["--port","81"]}]}}}})" << "other"
-        << lines({R"(conflict .spec.template.spec.containers[name="nginx"].args with "kubectl": live ["--port","80"], applied ["--port","81"])",
-                  R"(own .spec.template.spec.containers[name="nginx"] shared with "kubectl")",
-                  R"(own .spec.template.spec.containers[name="nginx"].name shared with "kubectl")"});
+        << d << minimal << R"({"spec":{"template":{"spec":{"containers":[{"name":"nginx","args":["--port","81"]}]}}}})"
+        << "other"
+        << lines(
+               {R"(conflict .spec.template.spec.containers[name="nginx"].args with "kubectl": live ["--port","80"], applied ["--port","81"])",
+                R"(own .spec.template.spec.containers[name="nginx"] shared with "kubectl")",
+                R"(own .spec.template.spec.containers[name="nginx"].name shared with "kubectl")"});
     QTest::newRow("atomic struct compares as a whole")
-        << d << minimal << R"({"spec":{"selector":{"matchLabels":{"app":"web","tier":"x"}}}})" << "other"
-        << lines({R"(conflict .spec.selector with "kubectl": live {"matchLabels":{"app":"web"}}, applied {"matchLabels":{"app":"web","tier":"x"}})"});
+        << d << minimal << R"({"spec":{"selector":{"matchLabels":{"app":"web","tier":"x"}}}})"
+        << "other"
+        << lines(
+               {R"(conflict .spec.selector with "kubectl": live {"matchLabels":{"app":"web"}}, applied {"matchLabels":{"app":"web","tier":"x"}})"});
     QTest::newRow("replicas owned through scale conflicts")
-        << d << dm << R"({"spec":{"replicas":3}})" << "kubectl"
-        << lines({R"(conflict .spec.replicas with "kube-controller-manager" with subresource "scale" using apps/v1: live 5, applied 3)", tier});
-    QTest::newRow("status is ignored on the main resource") << d << dm << R"({"status":{"replicas":1}})" << "kubectl" << lines({tier});
+        << d << dm << R"({"spec":{"replicas":3}})"
+        << "kubectl"
+        << lines(
+               {R"(conflict .spec.replicas with "kube-controller-manager" with subresource "scale" using apps/v1: live 5, applied 3)",
+                tier});
+    QTest::newRow("status is ignored on the main resource") << d << dm << R"({"status":{"replicas":1}})"
+                                                            << "kubectl" << lines({tier});
     QTest::newRow("omitted co-owned label is released, not removed")
-        << d << dm << R"({"metadata":{"labels":null}})" << "kubectl"
-        << lines({tier, R"(release .metadata.labels.app kept by "ci-bot")"});
+        << d << dm << R"({"metadata":{"labels":null}})"
+        << "kubectl" << lines({tier, R"(release .metadata.labels.app kept by "ci-bot")"});
     QTest::newRow("omitted finalizer is removed")
-        << d << dm << R"({"metadata":{"finalizers":null}})" << "kubectl"
-        << lines({R"(remove .metadata.finalizers[="example.com/x"])", tier});
+        << d << dm << R"({"metadata":{"finalizers":null}})"
+        << "kubectl" << lines({R"(remove .metadata.finalizers[="example.com/x"])", tier});
     QTest::newRow("an applier collides with its own Update entry")
-        << d << minimal << R"({"spec":{"template":{"spec":{"containers":[{"name":"nginx","image":"nginx:1.28"}]}}}})" << "kubectl-edit"
-        << lines({R"(conflict .spec.template.spec.containers[name="nginx"].image with "kubectl-edit" using apps/v1: live "nginx:1.27", applied "nginx:1.28")",
-                  R"(own .spec.template.spec.containers[name="nginx"] shared with "kubectl")",
-                  R"(own .spec.template.spec.containers[name="nginx"].name shared with "kubectl")"});
+        << d << minimal << R"({"spec":{"template":{"spec":{"containers":[{"name":"nginx","image":"nginx:1.28"}]}}}})"
+        << "kubectl-edit"
+        << lines(
+               {R"(conflict .spec.template.spec.containers[name="nginx"].image with "kubectl-edit" using apps/v1: live "nginx:1.27", applied "nginx:1.28")",
+                R"(own .spec.template.spec.containers[name="nginx"] shared with "kubectl")",
+                R"(own .spec.template.spec.containers[name="nginx"].name shared with "kubectl")"});
     QTest::newRow("service port keyed by port and protocol")
-        << "service.yaml" << "Service/v1/dns"
+        << "service.yaml"
+        << "Service/v1/dns"
         << R"({"spec":{"selector":{"k8s-app":"kube-dns"},"ports":[{"name":"dns-tcp","port":53,"targetPort":53},{"name":"dns","port":53,"protocol":"UDP","targetPort":5353}]}})"
         << "kubectl"
-        << lines({R"(own .spec.ports[port=53,protocol="UDP"] shared with "kubectl-patch" using v1)",
-                  R"(own .spec.ports[port=53,protocol="UDP"].name shared with "kubectl-patch" using v1)",
-                  R"(own .spec.ports[port=53,protocol="UDP"].port shared with "kubectl-patch" using v1)",
-                  R"(own .spec.ports[port=53,protocol="UDP"].protocol shared with "kubectl-patch" using v1)",
-                  R"(conflict .spec.ports[port=53,protocol="UDP"].targetPort with "kubectl-patch" using v1: live 53, applied 5353)"});
+        << lines(
+               {R"(own .spec.ports[port=53,protocol="UDP"] shared with "kubectl-patch" using v1)",
+                R"(own .spec.ports[port=53,protocol="UDP"].name shared with "kubectl-patch" using v1)",
+                R"(own .spec.ports[port=53,protocol="UDP"].port shared with "kubectl-patch" using v1)",
+                R"(own .spec.ports[port=53,protocol="UDP"].protocol shared with "kubectl-patch" using v1)",
+                R"(conflict .spec.ports[port=53,protocol="UDP"].targetPort with "kubectl-patch" using v1: live 53, applied 5353)"});
     QTest::newRow("kubectl's conflicts on last-applied fields are waived")
-        << "configmap.yaml" << "ConfigMap/v1/settings" << R"({"data":{"key":"new"}})" << "kubectl"
-        << lines({R"(waived .data.key with "kubectl-client-side-apply" using v1 (listed in last-applied-configuration))"});
+        << "configmap.yaml"
+        << "ConfigMap/v1/settings"
+        << R"({"data":{"key":"new"}})"
+        << "kubectl"
+        << lines(
+               {R"(waived .data.key with "kubectl-client-side-apply" using v1 (listed in last-applied-configuration))"});
     QTest::newRow("other managers still conflict with client-side apply")
-        << "configmap.yaml" << "ConfigMap/v1/settings" << R"({"data":{"key":"new"}})" << "fieldscope"
+        << "configmap.yaml"
+        << "ConfigMap/v1/settings"
+        << R"({"data":{"key":"new"}})"
+        << "fieldscope"
         << lines({R"(conflict .data.key with "kubectl-client-side-apply" using v1: live "value", applied "new")"});
 }
 
@@ -162,7 +201,8 @@ void TestConflictPrediction::predictsWhatTheServerWouldDo()
 
 void TestConflictPrediction::conflictPredictionReportsEveryCoOwner()
 {
-    auto p = predictApply(manifestFor(QStringLiteral("Deployment/apps/v1/web"), QStringLiteral(R"({"metadata":{"labels":{"app":"api"}}})")),
+    auto p = predictApply(manifestFor(QStringLiteral("Deployment/apps/v1/web"),
+                                      QStringLiteral(R"({"metadata":{"labels":{"app":"api"}}})")),
                           "other", loadFixture(QStringLiteral("deployment.yaml")));
     QVERIFY(p.ok());
     QCOMPARE(p->conflicts.size(), std::size_t(1));
@@ -182,19 +222,25 @@ void TestConflictPrediction::conflictPredictionReportsEveryCoOwner()
 void TestConflictPrediction::causesAndMessageMatchTheServers409()
 {
     // Two conflicts with two managers, one through the scale subresource (a real 409), from the fixture.
-    auto p = predictApply(manifestFor(QStringLiteral("Deployment/apps/v1/web"),
-                                      QStringLiteral(R"({"spec":{"replicas":3,"template":{"spec":{"containers":[{"name":"nginx","image":"nginx:1.28"}]}}}})")),
-                          "fieldscope", loadFixture(QStringLiteral("deployment.yaml")));
+    auto p = predictApply(
+        manifestFor(
+            QStringLiteral("Deployment/apps/v1/web"),
+            QStringLiteral(
+                R"({"spec":{"replicas":3,"template":{"spec":{"containers":[{"name":"nginx","image":"nginx:1.28"}]}}}})")),
+        "fieldscope", loadFixture(QStringLiteral("deployment.yaml")));
     QVERIFY(p.ok());
     const Error e = p->toConflictError();
     QCOMPARE(e.category, ErrorCategory::Conflict);
     QCOMPARE(e.httpStatus, 409);
-    QCOMPARE(QString::fromStdString(e.message),
-             QStringLiteral("Apply failed with 2 conflicts: conflicts with \"kube-controller-manager\" with subresource \"scale\" using apps/v1:\n"
-                            "- .spec.replicas\nconflicts with \"kubectl-edit\" using apps/v1:\n- .spec.template.spec.containers[name=\"nginx\"].image"));
+    QCOMPARE(
+        QString::fromStdString(e.message),
+        QStringLiteral(
+            "Apply failed with 2 conflicts: conflicts with \"kube-controller-manager\" with subresource \"scale\" using apps/v1:\n"
+            "- .spec.replicas\nconflicts with \"kubectl-edit\" using apps/v1:\n- .spec.template.spec.containers[name=\"nginx\"].image"));
     QCOMPARE(e.causes.size(), std::size_t(2));
     QCOMPARE(e.causes[0].reason, std::string("FieldManagerConflict"));
-    QCOMPARE(e.causes[0].message, std::string("conflict with \"kube-controller-manager\" with subresource \"scale\" using apps/v1"));
+    QCOMPARE(e.causes[0].message,
+             std::string("conflict with \"kube-controller-manager\" with subresource \"scale\" using apps/v1"));
     QCOMPARE(e.causes[0].field, std::string(".spec.replicas"));
     QCOMPARE(e.causes[1].message, std::string("conflict with \"kubectl-edit\" using apps/v1"));
     QCOMPARE(e.causes[1].field, std::string(".spec.template.spec.containers[name=\"nginx\"].image"));
@@ -205,22 +251,28 @@ void TestConflictPrediction::causesAndMessageMatchTheServers409()
 
 void TestConflictPrediction::singleConflictMessageIsInline()
 {
-    auto p = predictApply(manifestFor(QStringLiteral("Deployment/apps/v1/web"), QStringLiteral(R"({"spec":{"replicas":3}})")), "hpa-tamer",
-                          loadFixture(QStringLiteral("deployment.yaml")));
+    auto p = predictApply(manifestFor(QStringLiteral("Deployment/apps/v1/web"),
+                                      QStringLiteral(R"({"spec":{"replicas":3}})")),
+                          "hpa-tamer", loadFixture(QStringLiteral("deployment.yaml")));
     QVERIFY(p.ok());
-    QCOMPARE(QString::fromStdString(p->serverMessage()),
-             QStringLiteral("Apply failed with 1 conflict: conflict with \"kube-controller-manager\" with subresource \"scale\" using apps/v1: .spec.replicas"));
+    QCOMPARE(
+        QString::fromStdString(p->serverMessage()),
+        QStringLiteral(
+            "Apply failed with 1 conflict: conflict with \"kube-controller-manager\" with subresource \"scale\" using apps/v1: .spec.replicas"));
 }
 
 void TestConflictPrediction::statusIsComparedWhenTheServerDoesNotResetIt()
 {
     ApplyOptions options;
     options.ignoreStatus = false; // servers before 1.22 have no reset fields
-    auto p = predictApply(manifestFor(QStringLiteral("Deployment/apps/v1/web"), QStringLiteral(R"({"status":{"replicas":1}})")), "x",
-                          loadFixture(QStringLiteral("deployment.yaml")), options);
+    auto p = predictApply(manifestFor(QStringLiteral("Deployment/apps/v1/web"),
+                                      QStringLiteral(R"({"status":{"replicas":1}})")),
+                          "x", loadFixture(QStringLiteral("deployment.yaml")), options);
     QVERIFY(p.ok());
-    QCOMPARE(QString::fromStdString(p->toText()),
-             QStringLiteral("conflict .status.replicas with \"kube-controller-manager\" with subresource \"status\" using apps/v1: live 5, applied 1\n"));
+    QCOMPARE(
+        QString::fromStdString(p->toText()),
+        QStringLiteral(
+            "conflict .status.replicas with \"kube-controller-manager\" with subresource \"status\" using apps/v1: live 5, applied 1\n"));
 }
 
 void TestConflictPrediction::creatingAnObjectOwnsEverythingWithoutConflicts()
@@ -237,7 +289,8 @@ void TestConflictPrediction::untrackedObjectsConflictWithBeforeFirstApply()
 {
     Json live = loadFixture(QStringLiteral("configmap.yaml"));
     live["metadata"].erase("managedFields");
-    auto p = predictApply(manifestFor(QStringLiteral("ConfigMap/v1/settings"), QStringLiteral(R"({"data":{"key":"new","other":"x"}})")),
+    auto p = predictApply(manifestFor(QStringLiteral("ConfigMap/v1/settings"),
+                                      QStringLiteral(R"({"data":{"key":"new","other":"x"}})")),
                           "fieldscope", live);
     QVERIFY(p.ok());
     QCOMPARE(QString::fromStdString(p->toText()),
@@ -261,7 +314,8 @@ void TestConflictPrediction::appliedSetMatchesWhatTheServerRecorded()
             expected.push_back(p);
     QCOMPARE(applied->members().size(), expected.size());
     for (std::size_t i = 0; i < expected.size(); ++i)
-        QCOMPARE(QString::fromStdString(applied->members()[i].toString()), QString::fromStdString(expected[i].toString()));
+        QCOMPARE(QString::fromStdString(applied->members()[i].toString()),
+                 QString::fromStdString(expected[i].toString()));
 }
 
 void TestConflictPrediction::manifestsTheServerRejectsAreInvalid_data()
@@ -269,12 +323,17 @@ void TestConflictPrediction::manifestsTheServerRejectsAreInvalid_data()
     QTest::addColumn<QString>("patch");
     QTest::addColumn<QString>("messagePart");
     QTest::addColumn<QString>("where");
-    QTest::newRow("managedFields in the body") << R"({"metadata":{"managedFields":[{}]}})" << "managedFields must be nil" << "metadata.managedFields";
+    QTest::newRow("managedFields in the body") << R"({"metadata":{"managedFields":[{}]}})"
+                                               << "managedFields must be nil"
+                                               << "metadata.managedFields";
     QTest::newRow("list-map item without its key")
         << R"({"spec":{"template":{"spec":{"containers":[{"name":"nginx","ports":[{"name":"x"}]}]}}}})"
-        << "omits key field \"containerPort\"" << ".spec.template.spec.containers[name=\"nginx\"].ports";
+        << "omits key field \"containerPort\""
+        << ".spec.template.spec.containers[name=\"nginx\"].ports";
     QTest::newRow("duplicate list-map keys")
-        << R"({"spec":{"template":{"spec":{"containers":[{"name":"a"},{"name":"a"}]}}}})" << "duplicate entries" << ".spec.template.spec.containers";
+        << R"({"spec":{"template":{"spec":{"containers":[{"name":"a"},{"name":"a"}]}}}})"
+        << "duplicate entries"
+        << ".spec.template.spec.containers";
 }
 
 void TestConflictPrediction::manifestsTheServerRejectsAreInvalid()
@@ -282,7 +341,8 @@ void TestConflictPrediction::manifestsTheServerRejectsAreInvalid()
     QFETCH(QString, patch);
     QFETCH(QString, messagePart);
     QFETCH(QString, where);
-    auto p = predictApply(manifestFor(QStringLiteral("Deployment/apps/v1/web"), patch), "x", loadFixture(QStringLiteral("deployment.yaml")));
+    auto p = predictApply(manifestFor(QStringLiteral("Deployment/apps/v1/web"), patch), "x",
+                          loadFixture(QStringLiteral("deployment.yaml")));
     QVERIFY(!p.ok());
     QCOMPARE(p.error().category, ErrorCategory::Invalid);
     QVERIFY2(QString::fromStdString(p.error().message).contains(messagePart), p.error().message.c_str());
@@ -291,11 +351,14 @@ void TestConflictPrediction::manifestsTheServerRejectsAreInvalid()
 
 void TestConflictPrediction::predictionJsonHasStableFieldNames()
 {
-    auto p = predictApply(manifestFor(QStringLiteral("deployment-manifest.yaml"), QStringLiteral(R"({"spec":{"replicas":3},"metadata":{"labels":{"app":null,"team":"a"}}})")),
-                          "kubectl", loadFixture(QStringLiteral("deployment.yaml")));
+    auto p = predictApply(
+        manifestFor(QStringLiteral("deployment-manifest.yaml"),
+                    QStringLiteral(R"({"spec":{"replicas":3},"metadata":{"labels":{"app":null,"team":"a"}}})")),
+        "kubectl", loadFixture(QStringLiteral("deployment.yaml")));
     QVERIFY(p.ok());
     QString message;
-    QVERIFY2(matchesGolden(QStringLiteral("deployment.prediction.json"), QString::fromStdString(p->toJson().dump(2) + "\n"), &message),
+    QVERIFY2(matchesGolden(QStringLiteral("deployment.prediction.json"),
+                           QString::fromStdString(p->toJson().dump(2) + "\n"), &message),
              qPrintable(message));
 }
 

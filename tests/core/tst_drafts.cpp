@@ -6,11 +6,11 @@
 #include <QTemporaryDir>
 #include <QTest>
 
-#include <filesystem>
-#include <fstream>
-
 #include <sys/stat.h>
 #include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
 
 using namespace fieldscope::core;
 
@@ -33,8 +33,13 @@ private Q_SLOTS:
     void aSavedDraftLoadsBackExactly()
     {
         DraftStore store(dir());
-        const EditDraft d{"kind-dev", "0f1e-uid", "ConfigMap demo/settings", "data:\n  foo: \"1\"\n", "4711",
-                          "data:\n  foo: \"2\"  # ünïcode\n", 1'784'000'000'123};
+        const EditDraft d{"kind-dev",
+                          "0f1e-uid",
+                          "ConfigMap demo/settings",
+                          "data:\n  foo: \"1\"\n",
+                          "4711",
+                          "data:\n  foo: \"2\"  # ünïcode\n",
+                          1'784'000'000'123};
         QVERIFY(store.save(d).ok());
         auto loaded = store.load("kind-dev", "0f1e-uid");
         QVERIFY(loaded.ok());
@@ -97,7 +102,8 @@ private Q_SLOTS:
         QTest::addColumn<QString>("where");
         QTest::newRow("text is a number") << QByteArray(R"({"uid":"w","text":42})") << QStringLiteral("text");
         QTest::newRow("uid is an object") << QByteArray(R"({"uid":{"a":1},"text":"x"})") << QStringLiteral("uid");
-        QTest::newRow("savedAtMs is a string") << QByteArray(R"({"uid":"w","text":"x","savedAtMs":"1"})") << QStringLiteral("savedAtMs");
+        QTest::newRow("savedAtMs is a string")
+            << QByteArray(R"({"uid":"w","text":"x","savedAtMs":"1"})") << QStringLiteral("savedAtMs");
         QTest::newRow("an array") << QByteArray(R"([1,2])") << QStringLiteral("$");
     }
     void aWronglyTypedDraftIsMovedAsideNamingTheMember()
@@ -170,7 +176,9 @@ private Q_SLOTS:
         const std::string path = store.pathFor("../../etc", "../passwd");
         QVERIFY2(path.rfind(dir() + "/", 0) == 0 && path.find("/../") == std::string::npos, path.c_str());
         const std::string dots = store.pathFor("..", "..");
-        QVERIFY2(dots.rfind(dir() + "/", 0) == 0 && dots.find("/../") == std::string::npos && dots.find("/..") == std::string::npos, dots.c_str());
+        QVERIFY2(dots.rfind(dir() + "/", 0) == 0 && dots.find("/../") == std::string::npos
+                     && dots.find("/..") == std::string::npos,
+                 dots.c_str());
         QVERIFY(store.save({"../../etc", "../passwd", "t", "", "1", "x", 1}).ok());
         QVERIFY(store.load("../../etc", "../passwd")->has_value());
     }

@@ -2,8 +2,8 @@
 // write mode sends, what a refusal leads to, the SSA conflict rows (from a recorded 409), the
 // failed tests of a JSON Patch, the per-field resolutions and the buffer they lead to, the merge
 // of a stale edit onto the current object, rebase, and what a write changed.
-#include "core/edit/editsession.h"
 #include "core/base/jsonread.h"
+#include "core/edit/editsession.h"
 #include "core/yaml/yaml.h"
 #include "kube/apierror.h"
 
@@ -69,7 +69,10 @@ Json yaml(const char *text)
     return parsed->value;
 }
 
-Json configMap() { return yaml(kConfigMap); }
+Json configMap()
+{
+    return yaml(kConfigMap);
+}
 
 // The live ConfigMap with data.<key> = value and another resourceVersion: what a later GET returns.
 Json changedConfigMap(const char *key, const char *value, const char *resourceVersion)
@@ -111,7 +114,10 @@ WritePlan plan(const EditSession &session, WriteMode mode, const Json &buffer, b
     return std::move(*p);
 }
 
-std::string text(const Json &j) { return toJsonText(j); }
+std::string text(const Json &j)
+{
+    return toJsonText(j);
+}
 
 struct RecordedAnswer {
     int status = 0;
@@ -133,7 +139,9 @@ RecordedAnswer recorded409()
         if (!event || !event->is_object() || !event->contains("responseObject"))
             continue;
         const Json &status = (*event)["responseObject"];
-        return {status.is_object() && status.contains("code") && status["code"].is_number_integer() ? status["code"].get<int>() : 0,
+        return {status.is_object() && status.contains("code") && status["code"].is_number_integer()
+                    ? status["code"].get<int>()
+                    : 0,
                 toJsonText(status)};
     }
     return {};
@@ -256,7 +264,8 @@ void TestEditSession::applySendsCoOwnedFieldsThoughTheyAreUnchanged()
     EditSession session = openedSession();
     QVERIFY(!plan(session, WriteMode::Apply, session.opened()).body["data"].contains("note"));
     session.noteResolution({{}, {".data.note"}, false});
-    QCOMPARE(plan(session, WriteMode::Apply, session.opened()).body["data"]["note"].get<std::string>(), std::string("keep"));
+    QCOMPARE(plan(session, WriteMode::Apply, session.opened()).body["data"]["note"].get<std::string>(),
+             std::string("keep"));
 }
 
 void TestEditSession::replaceCarriesTheBaseResourceVersionAsPrecondition()
@@ -264,7 +273,8 @@ void TestEditSession::replaceCarriesTheBaseResourceVersionAsPrecondition()
     const EditSession session = openedSession();
     const WritePlan p = plan(session, WriteMode::Replace, edited(session, "color", "green"));
     QCOMPARE(p.body["metadata"]["resourceVersion"].get<std::string>(), std::string("100"));
-    QCOMPARE(text(p.body["data"]), std::string(R"j({"color":"green","size":"small","note":"keep"})j")); // the whole object
+    QCOMPARE(text(p.body["data"]),
+             std::string(R"j({"color":"green","size":"small","note":"keep"})j")); // the whole object
 }
 
 void TestEditSession::mergePatchHoldsOnlyTheChangesSinceTheBase()
@@ -272,7 +282,8 @@ void TestEditSession::mergePatchHoldsOnlyTheChangesSinceTheBase()
     const EditSession session = openedSession();
     Json buffer = edited(session, "color", "green");
     buffer["data"].erase("note");
-    QCOMPARE(text(plan(session, WriteMode::MergePatch, buffer).body), std::string(R"j({"data":{"color":"green","note":null}})j"));
+    QCOMPARE(text(plan(session, WriteMode::MergePatch, buffer).body),
+             std::string(R"j({"data":{"color":"green","note":null}})j"));
 }
 
 void TestEditSession::jsonPatchTestsTheOpenedValueOfEachChangedField()
@@ -280,14 +291,18 @@ void TestEditSession::jsonPatchTestsTheOpenedValueOfEachChangedField()
     const EditSession session = openedSession();
     const WritePlan p = plan(session, WriteMode::JsonPatch, edited(session, "color", "green"));
     QVERIFY(!p.sendsNothing());
-    QCOMPARE(text(p.body), std::string(R"j([{"op":"test","path":"/data/color","value":"red"},{"op":"replace","path":"/data/color","value":"green"}])j"));
+    QCOMPARE(
+        text(p.body),
+        std::string(
+            R"j([{"op":"test","path":"/data/color","value":"red"},{"op":"replace","path":"/data/color","value":"green"}])j"));
 }
 
 void TestEditSession::jsonPatchWithoutChangesSendsNothing()
 {
     const EditSession session = openedSession();
     QVERIFY(plan(session, WriteMode::JsonPatch, session.opened()).sendsNothing());
-    QVERIFY(!plan(session, WriteMode::MergePatch, session.opened()).sendsNothing()); // an empty merge patch is still a request
+    QVERIFY(!plan(session, WriteMode::MergePatch, session.opened())
+                 .sendsNothing()); // an empty merge patch is still a request
 }
 
 void TestEditSession::aBufferWithoutANameIsNotPlanned()
@@ -306,14 +321,20 @@ void TestEditSession::refusalDecidesWhatTheEditorShows_data()
     QTest::addColumn<bool>("fieldConflict");
     QTest::addColumn<int>("mode");
     QTest::addColumn<int>("refusal");
-    QTest::newRow("SSA conflict") << int(ErrorCategory::Conflict) << true << int(WriteMode::Apply) << int(Refusal::FieldConflicts);
-    QTest::newRow("stale replace") << int(ErrorCategory::StaleWrite) << false << int(WriteMode::Replace) << int(Refusal::StaleWrite);
-    QTest::newRow("422 to a JSON Patch") << int(ErrorCategory::Invalid) << false << int(WriteMode::JsonPatch) << int(Refusal::FailedTests);
-    QTest::newRow("422 to an apply") << int(ErrorCategory::Invalid) << false << int(WriteMode::Apply) << int(Refusal::Invalid);
-    QTest::newRow("422 to a merge patch") << int(ErrorCategory::Invalid) << false << int(WriteMode::MergePatch) << int(Refusal::Invalid);
+    QTest::newRow("SSA conflict") << int(ErrorCategory::Conflict) << true << int(WriteMode::Apply)
+                                  << int(Refusal::FieldConflicts);
+    QTest::newRow("stale replace") << int(ErrorCategory::StaleWrite) << false << int(WriteMode::Replace)
+                                   << int(Refusal::StaleWrite);
+    QTest::newRow("422 to a JSON Patch") << int(ErrorCategory::Invalid) << false << int(WriteMode::JsonPatch)
+                                         << int(Refusal::FailedTests);
+    QTest::newRow("422 to an apply") << int(ErrorCategory::Invalid) << false << int(WriteMode::Apply)
+                                     << int(Refusal::Invalid);
+    QTest::newRow("422 to a merge patch")
+        << int(ErrorCategory::Invalid) << false << int(WriteMode::MergePatch) << int(Refusal::Invalid);
     QTest::newRow("403") << int(ErrorCategory::Forbidden) << false << int(WriteMode::Apply) << int(Refusal::Forbidden);
     QTest::newRow("404") << int(ErrorCategory::NotFound) << false << int(WriteMode::Replace) << int(Refusal::Other);
-    QTest::newRow("409 AlreadyExists") << int(ErrorCategory::Conflict) << false << int(WriteMode::Apply) << int(Refusal::Other);
+    QTest::newRow("409 AlreadyExists") << int(ErrorCategory::Conflict) << false << int(WriteMode::Apply)
+                                       << int(Refusal::Other);
 }
 
 void TestEditSession::refusalDecidesWhatTheEditorShows()
@@ -338,8 +359,10 @@ void TestEditSession::conflictRowsOfARecorded409NameTheOwnerAndBothValues()
     response.body = recorded.body;
     const Error e = kube::errorFromResponse(response, "PATCH /api/v1/namespaces/team/configmaps/app");
     QCOMPARE(int(EditSession::refusalOf(e, WriteMode::Apply)), int(Refusal::FieldConflicts));
-    const Json sent = yaml("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: app\n  namespace: team\ndata:\n  a: \"2\"\n");
-    const Json live = yaml("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: app\n  namespace: team\ndata:\n  a: \"1\"\n  b: \"1\"\n");
+    const Json sent =
+        yaml("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: app\n  namespace: team\ndata:\n  a: \"2\"\n");
+    const Json live = yaml(
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: app\n  namespace: team\ndata:\n  a: \"1\"\n  b: \"1\"\n");
     const auto rows = EditSession::conflictRows(e, sent, live);
     QCOMPARE(rows.size(), std::size_t(1));
     QCOMPARE(rows[0].conflict.path, std::string(".data.a"));
@@ -390,7 +413,7 @@ void TestEditSession::failedTestsNameTheMovedFieldWithItsOpenedAndCurrentValue()
     const WritePlan p = plan(session, WriteMode::JsonPatch, buffer);
     session.notePlanned(p, true);
     Json now = changedConfigMap("color", "blue", "101"); // someone wrote color
-    now["data"]["note"] = "changed"; // and a field the patch does not touch
+    now["data"]["note"] = "changed";                     // and a field the patch does not touch
     const auto failed = EditSession::failedTests(session.lastJsonPatch(), now, false);
     QCOMPARE(failed.size(), std::size_t(1));
     QCOMPARE(failed[0].pointer, std::string("/data/color"));
@@ -412,13 +435,17 @@ void TestEditSession::failedTestsOfAnUnchangedObjectAreNone()
 
 void TestEditSession::perFieldResolutionsMakeOneResendThatForcesOnlyIfAFieldChoseForce()
 {
-    auto mixed = EditSession::planResolution({{".data.a", Resolution::GiveUp}, {".data.b", Resolution::CoOwn}, {".data.c", Resolution::Force}});
+    auto mixed = EditSession::planResolution({{".data.a", Resolution::GiveUp},
+                                              {".data.b", Resolution::CoOwn},
+                                              {".data.c", Resolution::Force}});
     QVERIFY(mixed);
     QCOMPARE(mixed->giveUp, std::vector<std::string>{".data.a"});
     QCOMPARE(mixed->coOwn, std::vector<std::string>{".data.b"});
     QVERIFY(mixed->force);
     // "Give the fields up" for every row: one path per field even when the 409 names it twice, no force.
-    auto all = EditSession::planResolution({{".data.a", Resolution::GiveUp}, {".data.a", Resolution::GiveUp}, {".data.b", Resolution::GiveUp}});
+    auto all = EditSession::planResolution({{".data.a", Resolution::GiveUp},
+                                            {".data.a", Resolution::GiveUp},
+                                            {".data.b", Resolution::GiveUp}});
     QVERIFY(all);
     QCOMPARE(all->giveUp, (std::vector<std::string>{".data.a", ".data.b"}));
     QVERIFY(all->coOwn.empty());
@@ -434,20 +461,24 @@ void TestEditSession::anUndecidedFieldPlansNoResend()
 
 void TestEditSession::resolvedBufferDropsGivenUpFieldsAndTakesLiveValuesForCoOwnedOnes()
 {
-    const Json live = yaml("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: edit-rows\ndata:\n  a: \"2\"\n  b: \"2\"\n  c: \"2\"\n");
-    const std::string buffer = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: edit-rows\ndata:\n  a: \"3\"\n  b: \"3\"\n  c: \"3\"\n";
+    const Json live = yaml(
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: edit-rows\ndata:\n  a: \"2\"\n  b: \"2\"\n  c: \"2\"\n");
+    const std::string buffer =
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: edit-rows\ndata:\n  a: \"3\"\n  b: \"3\"\n  c: \"3\"\n";
     auto out = EditSession::resolvedBuffer(buffer, live, {{".data.a"}, {".data.b"}, true});
     QVERIFY(out);
     auto parsed = yamlToJson(*out);
     QVERIFY(parsed);
-    QCOMPARE(text(parsed->value["data"]), std::string(R"j({"b":"2","c":"3"})j")); // a given up, b co-owned, c kept for force
+    QCOMPARE(text(parsed->value["data"]),
+             std::string(R"j({"b":"2","c":"3"})j")); // a given up, b co-owned, c kept for force
     QCOMPARE(parsed->value["metadata"]["name"].get<std::string>(), std::string("edit-rows"));
 }
 
 void TestEditSession::resolvedBufferRefusesAPathThatIsNotThere()
 {
     const Json live = yaml("metadata:\n  name: x\ndata:\n  a: \"1\"\n");
-    auto out = EditSession::resolvedBuffer("metadata:\n  name: x\ndata:\n  a: \"2\"\n", live, {{".data.gone"}, {}, false});
+    auto out = EditSession::resolvedBuffer("metadata:\n  name: x\ndata:\n  a: \"2\"\n", live,
+                                           {{".data.gone"}, {}, false});
     QVERIFY(!out);
     QCOMPARE(out.error().category, ErrorCategory::Invalid);
     QVERIFY2(out.error().message.find(".data.gone") != std::string::npos, out.error().message.c_str());
@@ -472,14 +503,16 @@ void TestEditSession::nonOverlappingChangesMergeOntoTheCurrentVersionByThemselve
 void TestEditSession::aFieldBothSidesChangedWaitsForTheUsersChoice()
 {
     // tst_editor's edit-merge3: a and c changed here, b and c there.
-    const Json base = yaml("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: m\n  resourceVersion: \"7\"\ndata:\n  a: \"1\"\n  b: \"1\"\n  c: \"1\"\n");
+    const Json base = yaml(
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: m\n  resourceVersion: \"7\"\ndata:\n  a: \"1\"\n  b: \"1\"\n  c: \"1\"\n");
     auto opened = EditSession::readVersion(base, false);
     QVERIFY(opened);
     Json now = base;
     now["data"]["b"] = "9";
     now["data"]["c"] = "7";
     now["metadata"]["resourceVersion"] = "8";
-    const std::string buffer = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: m\ndata:\n  a: \"2\"\n  b: \"1\"\n  c: \"5\"\n";
+    const std::string buffer =
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: m\ndata:\n  a: \"2\"\n  b: \"1\"\n  c: \"5\"\n";
     auto merged = EditSession::mergeOntoCurrent(opened->editable, buffer, now, false);
     QVERIFY(merged);
     QVERIFY(merged->mergedYaml.empty()); // nothing goes into the buffer before the choice
@@ -489,8 +522,12 @@ void TestEditSession::aFieldBothSidesChangedWaitsForTheUsersChoice()
     QCOMPARE(c.base->get<std::string>(), std::string("1"));
     QCOMPARE(c.mine->get<std::string>(), std::string("5"));
     QCOMPARE(c.theirs->get<std::string>(), std::string("7"));
-    auto data = [](const std::string &y) { auto p = yamlToJson(y); return p ? text(p->value["data"]) : std::string(); };
-    QCOMPARE(data(EditSession::resolvedMergeYaml(merged->merge, {"/data/c"})), std::string(R"j({"a":"2","b":"9","c":"5"})j"));
+    auto data = [](const std::string &y) {
+        auto p = yamlToJson(y);
+        return p ? text(p->value["data"]) : std::string();
+    };
+    QCOMPARE(data(EditSession::resolvedMergeYaml(merged->merge, {"/data/c"})),
+             std::string(R"j({"a":"2","b":"9","c":"5"})j"));
     QCOMPARE(data(EditSession::resolvedMergeYaml(merged->merge, {})), std::string(R"j({"a":"2","b":"9","c":"7"})j"));
 }
 
@@ -523,7 +560,8 @@ void TestEditSession::aWrittenVersionBecomesTheBaseAndResolutionsStartOver()
     QCOMPARE(session.openedResourceVersion(), std::string("102"));
     QCOMPARE(session.opened()["data"]["color"].get<std::string>(), std::string("green"));
     QVERIFY(session.givenUp().empty() && session.coOwned().empty());
-    QCOMPARE(plan(session, WriteMode::Replace, session.opened()).body["metadata"]["resourceVersion"].get<std::string>(), std::string("102"));
+    QCOMPARE(plan(session, WriteMode::Replace, session.opened()).body["metadata"]["resourceVersion"].get<std::string>(),
+             std::string("102"));
 }
 
 void TestEditSession::rebaseMovesThePreconditionToTheCurrentVersion()
@@ -538,7 +576,8 @@ void TestEditSession::rebaseMovesThePreconditionToTheCurrentVersion()
     const WritePlan replace = plan(session, WriteMode::Replace, buffer);
     QCOMPARE(replace.body["metadata"]["resourceVersion"].get<std::string>(), std::string("110"));
     // Patches now carry the buffer's differences from the current version: size goes back.
-    QCOMPARE(text(plan(session, WriteMode::MergePatch, buffer).body), std::string(R"j({"data":{"color":"green","size":"small"}})j"));
+    QCOMPARE(text(plan(session, WriteMode::MergePatch, buffer).body),
+             std::string(R"j({"data":{"color":"green","size":"small"}})j"));
 }
 
 void TestEditSession::aMergeMakesTheCurrentVersionTheBase()
@@ -546,7 +585,8 @@ void TestEditSession::aMergeMakesTheCurrentVersionTheBase()
     EditSession session = openedSession();
     const Json now = changedConfigMap("size", "large", "120");
     session.noteCurrent(now);
-    auto merged = EditSession::mergeOntoCurrent(session.opened(), jsonToYaml(edited(session, "color", "green")), session.current(), false);
+    auto merged = EditSession::mergeOntoCurrent(session.opened(), jsonToYaml(edited(session, "color", "green")),
+                                                session.current(), false);
     QVERIFY(merged);
     session.takeMerge(std::move(*merged));
     QCOMPARE(session.openedResourceVersion(), std::string("120"));
@@ -564,7 +604,8 @@ void TestEditSession::aRestoredDraftIsJudgedAgainstTheVersionItWasMadeOn()
     Json buffer = draftBase->editable;
     buffer["data"]["color"] = "green";
     QCOMPARE(text(plan(session, WriteMode::MergePatch, buffer).body), std::string(R"j({"data":{"color":"green"}})j"));
-    QCOMPARE(plan(session, WriteMode::Replace, buffer).body["metadata"]["resourceVersion"].get<std::string>(), std::string("100"));
+    QCOMPARE(plan(session, WriteMode::Replace, buffer).body["metadata"]["resourceVersion"].get<std::string>(),
+             std::string("100"));
 }
 
 void TestEditSession::onlyASentJsonPatchIsKeptToExplainARefusal()
@@ -588,7 +629,7 @@ void TestEditSession::theObjectReadAfterARefusalIsTheCurrentAndTheLiveObject()
     const Json now = changedConfigMap("color", "blue", "140");
     session.noteCurrent(now);
     QCOMPARE(text(session.current()), text(now));
-    QCOMPARE(text(session.live()), text(now)); // the next apply's ownership comes from it
+    QCOMPARE(text(session.live()), text(now));                     // the next apply's ownership comes from it
     QCOMPARE(session.openedResourceVersion(), std::string("100")); // the base stays until a rebase
 }
 

@@ -45,11 +45,10 @@ void TestFieldsV1::decodesEveryPrefix_data()
 {
     QTest::addColumn<QString>("fieldsV1");
     QTest::addColumn<QString>("members");
-    QTest::newRow("f: fields, dot owns the map itself")
-        << R"({"f:metadata":{"f:labels":{".":{},"f:app":{}}}})"
-        << ".metadata.labels\n.metadata.labels.app";
-    QTest::newRow("path-only node is not a member")
-        << R"({"f:metadata":{"f:labels":{"f:app":{}}}})" << ".metadata.labels.app";
+    QTest::newRow("f: fields, dot owns the map itself") << R"({"f:metadata":{"f:labels":{".":{},"f:app":{}}}})"
+                                                        << ".metadata.labels\n.metadata.labels.app";
+    QTest::newRow("path-only node is not a member") << R"({"f:metadata":{"f:labels":{"f:app":{}}}})"
+                                                    << ".metadata.labels.app";
     QTest::newRow("map key split on the first colon only")
         << R"({"f:metadata":{"f:annotations":{"f:kubectl.kubernetes.io/last-applied-configuration":{},"f:a:b:c":{}}}})"
         << ".metadata.annotations.a:b:c\n.metadata.annotations.kubectl.kubernetes.io/last-applied-configuration";
@@ -59,15 +58,20 @@ void TestFieldsV1::decodesEveryPrefix_data()
     QTest::newRow("k: several key fields keep their JSON types and sort")
         << R"({"f:ports":{"k:{\"protocol\":\"TCP\",\"containerPort\":80}":{}}})"
         << ".ports[containerPort=80,protocol=\"TCP\"]";
-    QTest::newRow("v: set value")
-        << R"({"f:metadata":{"f:finalizers":{".":{},"v:\"example.com/x\"":{}}}})"
-        << ".metadata.finalizers\n.metadata.finalizers[=\"example.com/x\"]";
-    QTest::newRow("v: number value") << R"({"f:s":{"v:5":{}}})" << ".s[=5]";
-    QTest::newRow("i: indexes") << R"({"f:args":{"i:0":{},"i:12":{}}})" << ".args[0]\n.args[12]";
-    QTest::newRow("unknown prefixes are dropped") << R"({"f:a":{"z:future":{},"f:b":{}}})" << ".a.b";
-    QTest::newRow("a node with only unknown children is a leaf") << R"({"f:a":{"z:future":{}}})" << ".a";
-    QTest::newRow("null reads as an empty node") << R"({"f:a":null})" << ".a";
-    QTest::newRow("empty FieldsV1 owns nothing") << R"({})" << "";
+    QTest::newRow("v: set value") << R"({"f:metadata":{"f:finalizers":{".":{},"v:\"example.com/x\"":{}}}})"
+                                  << ".metadata.finalizers\n.metadata.finalizers[=\"example.com/x\"]";
+    QTest::newRow("v: number value") << R"({"f:s":{"v:5":{}}})"
+                                     << ".s[=5]";
+    QTest::newRow("i: indexes") << R"({"f:args":{"i:0":{},"i:12":{}}})"
+                                << ".args[0]\n.args[12]";
+    QTest::newRow("unknown prefixes are dropped") << R"({"f:a":{"z:future":{},"f:b":{}}})"
+                                                  << ".a.b";
+    QTest::newRow("a node with only unknown children is a leaf") << R"({"f:a":{"z:future":{}}})"
+                                                                 << ".a";
+    QTest::newRow("null reads as an empty node") << R"({"f:a":null})"
+                                                 << ".a";
+    QTest::newRow("empty FieldsV1 owns nothing") << R"({})"
+                                                 << "";
 }
 
 void TestFieldsV1::decodesEveryPrefix()
@@ -84,24 +88,42 @@ void TestFieldsV1::malformedFieldsV1GivesParseErrorWithPath_data()
     QTest::addColumn<QString>("fieldsV1");
     QTest::addColumn<QString>("where");
     QTest::addColumn<QString>("messagePart");
-    QTest::newRow("bad k: JSON") << R"({"f:spec":{"f:containers":{"k:{bad":{}}}})" << ".spec.containers" << "invalid JSON";
-    QTest::newRow("k: not an object") << R"({"f:spec":{"k:[1]":{}}})" << ".spec" << "k: payload";
-    QTest::newRow("bad v: JSON") << R"({"f:metadata":{"f:finalizers":{"v:nope":{}}}})" << ".metadata.finalizers" << "invalid JSON";
-    QTest::newRow("i: not a number") << R"({"f:args":{"i:x":{}}})" << ".args" << "decimal integer";
-    QTest::newRow("key too short") << R"({"f:spec":{"x":{}}})" << ".spec" << "\"x\"";
-    QTest::newRow("missing colon") << R"({"f:spec":{"fx":{}}})" << ".spec" << "missing ':'";
-    QTest::newRow("node not an object") << R"({"f:spec":{"f:replicas":3}})" << ".spec.replicas" << "must be a JSON object";
-    QTest::newRow("root not an object") << R"([])" << "<root>" << "must be a JSON object";
+    QTest::newRow("bad k: JSON") << R"({"f:spec":{"f:containers":{"k:{bad":{}}}})"
+                                 << ".spec.containers"
+                                 << "invalid JSON";
+    QTest::newRow("k: not an object") << R"({"f:spec":{"k:[1]":{}}})"
+                                      << ".spec"
+                                      << "k: payload";
+    QTest::newRow("bad v: JSON") << R"({"f:metadata":{"f:finalizers":{"v:nope":{}}}})"
+                                 << ".metadata.finalizers"
+                                 << "invalid JSON";
+    QTest::newRow("i: not a number") << R"({"f:args":{"i:x":{}}})"
+                                     << ".args"
+                                     << "decimal integer";
+    QTest::newRow("key too short") << R"({"f:spec":{"x":{}}})"
+                                   << ".spec"
+                                   << "\"x\"";
+    QTest::newRow("missing colon") << R"({"f:spec":{"fx":{}}})"
+                                   << ".spec"
+                                   << "missing ':'";
+    QTest::newRow("node not an object") << R"({"f:spec":{"f:replicas":3}})"
+                                        << ".spec.replicas"
+                                        << "must be a JSON object";
+    QTest::newRow("root not an object") << R"([])"
+                                        << "<root>"
+                                        << "must be a JSON object";
     QString deep;
     for (int i = 0; i < 600; ++i)
         deep += QStringLiteral("{\"f:a\":");
     deep += QStringLiteral("{}");
     for (int i = 0; i < 600; ++i)
         deep += QLatin1Char('}');
-    QTest::newRow("absurd nesting") << deep << "" << "deeper than";
-    QString deepKey = QStringLiteral("{\"f:list\":{\"k:") + QString(600, QLatin1Char('[')) + QString(600, QLatin1Char(']'))
-                    + QStringLiteral("\":{}}}");
-    QTest::newRow("k: payload nested too deep") << deepKey << ".list" << "deeper than 512";
+    QTest::newRow("absurd nesting") << deep << ""
+                                    << "deeper than";
+    QString deepKey = QStringLiteral("{\"f:list\":{\"k:") + QString(600, QLatin1Char('['))
+                    + QString(600, QLatin1Char(']')) + QStringLiteral("\":{}}}");
+    QTest::newRow("k: payload nested too deep") << deepKey << ".list"
+                                                << "deeper than 512";
 }
 
 void TestFieldsV1::malformedFieldsV1GivesParseErrorWithPath()
@@ -138,7 +160,8 @@ void TestFieldsV1::decodingAcceptsTheDepthLimitAndRefusesOneMore()
     auto past = FieldSet::fromFieldsV1(chain(kMaxJsonDepth + 1));
     QVERIFY(!past.ok());
     QCOMPARE(past.error().category, ErrorCategory::Parse);
-    QVERIFY2(QString::fromStdString(past.error().message).contains(QLatin1String("deeper than 512")), past.error().message.c_str());
+    QVERIFY2(QString::fromStdString(past.error().message).contains(QLatin1String("deeper than 512")),
+             past.error().message.c_str());
     QVERIFY(QString::fromStdString(past.error().where).startsWith(QLatin1String(".a.a.a")));
 }
 
@@ -147,8 +170,10 @@ void TestFieldsV1::encodesInTheGoWritersOrder()
     auto set = FieldSet::fromFieldsV1Text(
         R"({"f:spec":{"f:ports":{"i:1":{},"v:\"a\"":{},"k:{\"port\":80,\"protocol\":\"TCP\"}":{".":{},"f:port":{}},"f:z":{},"f:a":{},".":{}}}})");
     QVERIFY(set.ok());
-    QCOMPARE(QString::fromStdString(toJsonText(set->toFieldsV1())),
-             QStringLiteral(R"({"f:spec":{"f:ports":{".":{},"f:a":{},"f:z":{},"k:{\"port\":80,\"protocol\":\"TCP\"}":{".":{},"f:port":{}},"v:\"a\"":{},"i:1":{}}}})"));
+    QCOMPARE(
+        QString::fromStdString(toJsonText(set->toFieldsV1())),
+        QStringLiteral(
+            R"({"f:spec":{"f:ports":{".":{},"f:a":{},"f:z":{},"k:{\"port\":80,\"protocol\":\"TCP\"}":{".":{},"f:port":{}},"v:\"a\"":{},"i:1":{}}}})"));
     auto again = FieldSet::fromFieldsV1(set->toFieldsV1());
     QVERIFY(again.ok());
     QVERIFY(*again == *set);
@@ -169,7 +194,8 @@ void TestFieldsV1::keyPayloadsMatchRegardlessOfFieldOrderAndNumberForm()
 
 void TestFieldsV1::duplicateKeysInDifferentOrderAreMerged()
 {
-    auto set = FieldSet::fromFieldsV1Text(R"({"f:p":{"k:{\"a\":1,\"b\":2}":{"f:x":{}},"k:{\"b\":2,\"a\":1}":{"f:y":{}}}})");
+    auto set =
+        FieldSet::fromFieldsV1Text(R"({"f:p":{"k:{\"a\":1,\"b\":2}":{"f:x":{}},"k:{\"b\":2,\"a\":1}":{"f:y":{}}}})");
     QVERIFY(set.ok());
     QCOMPARE(memberList(*set), QStringLiteral(".p[a=1,b=2].x\n.p[a=1,b=2].y"));
 }
@@ -181,7 +207,8 @@ void TestFieldsV1::unionKeepsEveryMember()
     QVERIFY(a.ok() && b.ok());
     FieldSet u = *a;
     u.merge(*b);
-    QCOMPARE(memberList(u), QStringLiteral(".metadata.labels\n.metadata.labels.app\n.metadata.labels.tier\n.spec.replicas"));
+    QCOMPARE(memberList(u),
+             QStringLiteral(".metadata.labels\n.metadata.labels.app\n.metadata.labels.tier\n.spec.replicas"));
     QCOMPARE(u.memberCount(), std::size_t(4));
 }
 
@@ -189,8 +216,10 @@ void TestFieldsV1::insertBuildsTheSameSetAsDecoding()
 {
     FieldSet built;
     built.insert(FieldPath({PathElement::makeField("spec"), PathElement::makeField("replicas")}));
-    built.insert(FieldPath({PathElement::makeField("metadata"), PathElement::makeField("finalizers"), PathElement::makeValue("x")}));
-    auto decoded = FieldSet::fromFieldsV1Text(R"({"f:spec":{"f:replicas":{}},"f:metadata":{"f:finalizers":{"v:\"x\"":{}}}})");
+    built.insert(FieldPath({PathElement::makeField("metadata"), PathElement::makeField("finalizers"),
+                            PathElement::makeValue("x")}));
+    auto decoded =
+        FieldSet::fromFieldsV1Text(R"({"f:spec":{"f:replicas":{}},"f:metadata":{"f:finalizers":{"v:\"x\"":{}}}})");
     QVERIFY(decoded.ok());
     QVERIFY(built == *decoded);
 }
@@ -237,7 +266,8 @@ void TestFieldsV1::malformedEntryNamesTheEntryAndPath()
     auto entries = parseManagedFields(*obj);
     QVERIFY(!entries.ok());
     QCOMPARE(entries.error().category, ErrorCategory::Parse);
-    QCOMPARE(QString::fromStdString(entries.error().where), QStringLiteral("metadata.managedFields[1].fieldsV1 at .spec.x"));
+    QCOMPARE(QString::fromStdString(entries.error().where),
+             QStringLiteral("metadata.managedFields[1].fieldsV1 at .spec.x"));
 
     auto badOp = parseJson(R"({"metadata":{"managedFields":[{"manager":"a","operation":"Patch"}]}})");
     QVERIFY(badOp.ok());
@@ -262,7 +292,6 @@ void TestFieldsV1::rfc3339Times()
     auto t = parseRfc3339(text.toStdString());
     QCOMPARE(t ? qint64(*t) : qint64(-1), seconds);
 }
-
 
 QTEST_GUILESS_MAIN(TestFieldsV1)
 #include "tst_fieldsv1.moc"

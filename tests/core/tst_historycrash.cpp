@@ -5,12 +5,12 @@
 
 #include <QCoreApplication>
 #include <QDateTime>
-#include <QProcess>
 #include <QElapsedTimer>
+#include <QProcess>
 #include <QRandomGenerator>
 #include <QTemporaryDir>
-#include <QThread>
 #include <QTest>
+#include <QThread>
 
 #include <cstdio>
 #include <set>
@@ -36,11 +36,15 @@ int runChild(const char *dbPath, int generation)
         std::vector<WatchEvent> batch;
         for (int i = 0; i < 20; ++i, ++rv) {
             const int obj = int(rv % 50);
-            Json cm{{"apiVersion", "v1"}, {"kind", "ConfigMap"},
-                    {"metadata", {{"name", "cm-" + std::to_string(obj)}, {"namespace", "load"},
-                                  {"uid", "g" + std::to_string(generation) + "-uid-" + std::to_string(obj)},
-                                  {"resourceVersion", std::to_string(std::int64_t{generation} * 10'000'000 + rv)}}},
-                    {"data", {{"counter", std::to_string(rv)}, {"payload", std::string(std::size_t(200 + rv % 300), 'x')}}}};
+            Json cm{{"apiVersion", "v1"},
+                    {"kind", "ConfigMap"},
+                    {"metadata",
+                     {{"name", "cm-" + std::to_string(obj)},
+                      {"namespace", "load"},
+                      {"uid", "g" + std::to_string(generation) + "-uid-" + std::to_string(obj)},
+                      {"resourceVersion", std::to_string(std::int64_t{generation} * 10'000'000 + rv)}}},
+                    {"data",
+                     {{"counter", std::to_string(rv)}, {"payload", std::string(std::size_t(200 + rv % 300), 'x')}}}};
             batch.push_back({rv < 50 ? HistoryEventType::Added : HistoryEventType::Modified, toJsonText(cm),
                              QDateTime::currentMSecsSinceEpoch()});
         }
@@ -114,8 +118,10 @@ private Q_SLOTS:
             if (!stored.count(c) && missing++ == 0)
                 firstMissing = c.first + " " + c.second;
         }
-        QVERIFY2(missing == 0, (std::to_string(missing) + " committed versions missing of " + std::to_string(committed.size())
-                                + ", e.g. " + firstMissing + "; stored " + std::to_string(stored.size())).c_str());
+        QVERIFY2(missing == 0,
+                 (std::to_string(missing) + " committed versions missing of " + std::to_string(committed.size())
+                  + ", e.g. " + firstMissing + "; stored " + std::to_string(stored.size()))
+                     .c_str());
         QVERIFY(committed.size() >= std::size_t(wantLines));
     }
 };

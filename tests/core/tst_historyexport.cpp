@@ -44,7 +44,8 @@ class TestHistoryExport : public QObject
 private Q_SLOTS:
     void aWellFormedFileReads()
     {
-        auto f = readJsonLinesText(file({kHeader, toJsonText(versionLine()), "", toJsonText(gapLine()), toJsonText(versionLine())}));
+        auto f = readJsonLinesText(file({kHeader, toJsonText(versionLine()), "", toJsonText(gapLine()),
+                                         toJsonText(versionLine())}));
         QVERIFY2(f.ok(), f.ok() ? "" : f.error().describe().c_str());
         QCOMPARE(f->versions.size(), std::size_t(2));
         QCOMPARE(f->gaps.size(), std::size_t(1));
@@ -72,8 +73,10 @@ private Q_SLOTS:
             return QString::fromStdString(toJsonText(j));
         };
         for (const char *m : {"scope", "resource", "uid", "resourceVersion", "eventType", "observedAt"}) {
-            QTest::addRow("version %s is a number", m) << versionWith(m, 42) << 2 << QString::fromLatin1("/") + QLatin1String(m);
-            QTest::addRow("version %s is an object", m) << versionWith(m, Json::object()) << 2 << QString::fromLatin1("/") + QLatin1String(m);
+            QTest::addRow("version %s is a number", m)
+                << versionWith(m, 42) << 2 << QString::fromLatin1("/") + QLatin1String(m);
+            QTest::addRow("version %s is an object", m)
+                << versionWith(m, Json::object()) << 2 << QString::fromLatin1("/") + QLatin1String(m);
         }
         QTest::newRow("version type is a bool") << versionWith("type", true) << 2 << "/type";
         QTest::newRow("version object is a string") << versionWith("object", "{}") << 2 << "/object";
@@ -84,7 +87,8 @@ private Q_SLOTS:
             return QString::fromStdString(toJsonText(j));
         }() << 2 << "/object";
         for (const char *m : {"scope", "fromResourceVersion", "toResourceVersion", "reason", "observedAt"})
-            QTest::addRow("gap %s is an array", m) << gapWith(m, Json::array({1})) << 2 << QString::fromLatin1("/") + QLatin1String(m);
+            QTest::addRow("gap %s is an array", m)
+                << gapWith(m, Json::array({1})) << 2 << QString::fromLatin1("/") + QLatin1String(m);
         QTest::newRow("eventType unknown") << versionWith("eventType", "EXPLODED") << 2 << "/eventType";
         QTest::newRow("observedAt malformed") << versionWith("observedAt", "yesterday") << 2 << "/observedAt";
         QTest::newRow("line type unknown") << versionWith("type", "snapshot") << 2 << "/type";
@@ -109,13 +113,21 @@ private Q_SLOTS:
     {
         QTest::addColumn<QString>("header");
         QTest::addColumn<QString>("where");
-        QTest::newRow("format is a number") << R"({"format":1,"formatVersion":1})" << "line 1, /format";
-        QTest::newRow("formatVersion is a string") << R"({"format":"fieldscope-history","formatVersion":"1"})" << "line 1, /formatVersion";
-        QTest::newRow("formatVersion is a float") << R"({"format":"fieldscope-history","formatVersion":1.5})" << "line 1, /formatVersion";
-        QTest::newRow("formatVersion past int64") << R"({"format":"fieldscope-history","formatVersion":18446744073709551615})" << "line 1, /formatVersion";
-        QTest::newRow("newer formatVersion") << R"({"format":"fieldscope-history","formatVersion":2})" << "line 1, /formatVersion";
-        QTest::newRow("not a history file") << R"({"format":"other"})" << "line 1";
-        QTest::newRow("header is an array") << R"(["fieldscope-history"])" << "line 1";
+        QTest::newRow("format is a number") << R"({"format":1,"formatVersion":1})"
+                                            << "line 1, /format";
+        QTest::newRow("formatVersion is a string") << R"({"format":"fieldscope-history","formatVersion":"1"})"
+                                                   << "line 1, /formatVersion";
+        QTest::newRow("formatVersion is a float") << R"({"format":"fieldscope-history","formatVersion":1.5})"
+                                                  << "line 1, /formatVersion";
+        QTest::newRow("formatVersion past int64")
+            << R"({"format":"fieldscope-history","formatVersion":18446744073709551615})"
+            << "line 1, /formatVersion";
+        QTest::newRow("newer formatVersion") << R"({"format":"fieldscope-history","formatVersion":2})"
+                                             << "line 1, /formatVersion";
+        QTest::newRow("not a history file") << R"({"format":"other"})"
+                                            << "line 1";
+        QTest::newRow("header is an array") << R"(["fieldscope-history"])"
+                                            << "line 1";
     }
     void aWronglyTypedHeaderIsAParseError()
     {
@@ -136,14 +148,16 @@ private Q_SLOTS:
         auto f = readJsonLinesText(file({kHeader, text}));
         QVERIFY(!f.ok());
         QCOMPARE(f.error().category, ErrorCategory::Parse);
-        QVERIFY2(QString::fromStdString(f.error().where).startsWith(QLatin1String("line 2, byte ")), f.error().where.c_str());
+        QVERIFY2(QString::fromStdString(f.error().where).startsWith(QLatin1String("line 2, byte ")),
+                 f.error().where.c_str());
     }
 
     void linesPastTheLimitsAreRefused()
     {
         // Nesting: the object of a version line is held to the common depth limit.
         std::string deep = toJsonText(versionLine());
-        const std::string nest = std::string(std::size_t(kMaxJsonDepth), '[') + std::string(std::size_t(kMaxJsonDepth), ']');
+        const std::string nest = std::string(std::size_t(kMaxJsonDepth), '[')
+                               + std::string(std::size_t(kMaxJsonDepth), ']');
         deep.insert(deep.find("\"kind\""), "\"deep\":" + nest + ",");
         auto f = readJsonLinesText(file({kHeader, deep}));
         QVERIFY(!f.ok());

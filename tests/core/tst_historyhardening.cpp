@@ -37,7 +37,8 @@ std::string configMap(int rv)
 bool execAll(const std::string &path, const char *sql)
 {
     sqlite3 *db = nullptr;
-    const bool ok = sqlite3_open(path.c_str(), &db) == SQLITE_OK && sqlite3_exec(db, sql, nullptr, nullptr, nullptr) == SQLITE_OK;
+    const bool ok = sqlite3_open(path.c_str(), &db) == SQLITE_OK
+                 && sqlite3_exec(db, sql, nullptr, nullptr, nullptr) == SQLITE_OK;
     sqlite3_close(db);
     return ok;
 }
@@ -58,15 +59,18 @@ private Q_SLOTS:
             auto store = HistoryStore::open(path);
             QVERIFY(store.ok());
         }
-        QVERIFY(execAll(path, "DROP TABLE meta; CREATE VIEW meta(key, value) AS SELECT 'total_bytes', seq FROM pragma_database_list;"
-                              "DROP TABLE objects; CREATE VIEW objects(id, uid, api_group, api_version, kind, resource, namespace, name,"
-                              " version_count, pruned_count, deleted) AS SELECT seq, 'u', '', 'v1', 'ConfigMap', 'configmaps', 'prod',"
-                              " file, 1, 0, 0 FROM pragma_database_list;"));
+        QVERIFY(execAll(
+            path,
+            "DROP TABLE meta; CREATE VIEW meta(key, value) AS SELECT 'total_bytes', seq FROM pragma_database_list;"
+            "DROP TABLE objects; CREATE VIEW objects(id, uid, api_group, api_version, kind, resource, namespace, name,"
+            " version_count, pruned_count, deleted) AS SELECT seq, 'u', '', 'v1', 'ConfigMap', 'configmaps', 'prod',"
+            " file, 1, 0, 0 FROM pragma_database_list;"));
         {
             // --open and `history --db` read: the view's call is refused.
             auto store = HistoryStore::open(path, HistoryStore::OpenMode::ReadOnly);
             QVERIFY(!store.ok());
-            QVERIFY2(store.error().describe().find("unsafe use of virtual table") != std::string::npos, store.error().describe().c_str());
+            QVERIFY2(store.error().describe().find("unsafe use of virtual table") != std::string::npos,
+                     store.error().describe().c_str());
         }
         {
             // A writer never gets as far as reading through the views.
@@ -100,7 +104,8 @@ private Q_SLOTS:
         const qint64 now = QDateTime::currentMSecsSinceEpoch();
         recorder->record(kConfigMaps, {{HistoryEventType::Added, configMap(1), now}});
         QTRY_VERIFY_WITH_TIMEOUT(shared->entered.load(), 5'000);
-        recorder->record(kConfigMaps, {{HistoryEventType::Modified, configMap(2), now}}); // queued behind the slow commit
+        recorder->record(kConfigMaps,
+                         {{HistoryEventType::Modified, configMap(2), now}}); // queued behind the slow commit
 
         QElapsedTimer clock;
         clock.start();
@@ -145,7 +150,8 @@ private Q_SLOTS:
         QVERIFY(recorder.counters().droppedEvents > 0);
         QCOMPARE(failed.size(), 1); // once per overflow gap, not once per dropped batch
         const QString message = failed.front().front().toString();
-        QVERIFY2(message.contains(QStringLiteral("overflow")) && message.contains(QStringLiteral("dropped")), qPrintable(message));
+        QVERIFY2(message.contains(QStringLiteral("overflow")) && message.contains(QStringLiteral("dropped")),
+                 qPrintable(message));
         *release = true;
         QVERIFY(recorder.flush().ok());
     }

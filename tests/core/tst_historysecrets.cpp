@@ -13,9 +13,9 @@
 #include <QTest>
 
 #include <sqlite3.h>
+#include <sys/stat.h>
 
 #include <filesystem>
-#include <sys/stat.h>
 
 using namespace fieldscope::core;
 
@@ -35,9 +35,12 @@ Json secret(const std::string &rv, const std::string &password, const std::strin
     s["metadata"] = {{"name", "db"}, {"namespace", "prod"}, {"uid", "0a0b-secret"}, {"resourceVersion", rv}};
     s["metadata"]["annotations"][kLastAppliedAnnotation] =
         R"({"apiVersion":"v1","kind":"Secret","stringData":{"password":")" + password + R"("}})";
-    s["metadata"]["managedFields"] = Json::array({{{"manager", "kubectl-client-side-apply"}, {"operation", "Update"},
-                                                   {"apiVersion", "v1"}, {"fieldsType", "FieldsV1"},
-                                                   {"fieldsV1", {{"f:data", {{"f:password", Json::object()}, {"f:user", Json::object()}}}}}}});
+    s["metadata"]["managedFields"] =
+        Json::array({{{"manager", "kubectl-client-side-apply"},
+                      {"operation", "Update"},
+                      {"apiVersion", "v1"},
+                      {"fieldsType", "FieldsV1"},
+                      {"fieldsV1", {{"f:data", {{"f:password", Json::object()}, {"f:user", Json::object()}}}}}}});
     s["data"] = {{"password", base64(password)}, {"user", base64(user)}};
     return s;
 }
@@ -90,10 +93,17 @@ private Q_SLOTS:
         const std::string path = dir.filePath(QStringLiteral("h.db")).toStdString();
         {
             auto store = HistoryStore::open(path).value();
-            QVERIFY(store->write({{kSecrets, {watchEvent(HistoryEventType::Added, secret("1", kCanary))}, {}, {}, {}},
-                                  {kSecrets, {watchEvent(HistoryEventType::Modified, secret("2", kCanary, "root"))}, {}, {}, {}},
-                                  {kSecrets, {watchEvent(HistoryEventType::Modified, secret("3", std::string(kCanary) + "-2", "root"))}, {}, {}, {}}})
-                        .ok());
+            QVERIFY(
+                store
+                    ->write(
+                        {{kSecrets, {watchEvent(HistoryEventType::Added, secret("1", kCanary))}, {}, {}, {}},
+                         {kSecrets, {watchEvent(HistoryEventType::Modified, secret("2", kCanary, "root"))}, {}, {}, {}},
+                         {kSecrets,
+                          {watchEvent(HistoryEventType::Modified, secret("3", std::string(kCanary) + "-2", "root"))},
+                          {},
+                          {},
+                          {}}})
+                    .ok());
             const auto objects = store->allObjects().value();
             QCOMPARE(objects.size(), std::size_t(1));
             const auto all = store->loadAllVersions(objects[0].id).value();
@@ -112,7 +122,9 @@ private Q_SLOTS:
             QVERIFY(all[1]["data"]["user"] == all[2]["data"]["user"]);
             ObjectQuery everything;
             everything.allNamespaces = true;
-            QCOMPARE(exportJsonLines(*store, everything, dir.filePath(QStringLiteral("out.jsonl")).toStdString()).value(), 3);
+            QCOMPARE(
+                exportJsonLines(*store, everything, dir.filePath(QStringLiteral("out.jsonl")).toStdString()).value(),
+                3);
         }
         const QByteArray bytes = allBytesIn(dir.path());
         QVERIFY(!bytes.isEmpty());
@@ -133,7 +145,9 @@ private Q_SLOTS:
         QVERIFY2(shown.rfind("(hidden value ", 0) == 0 && shown.size() == 23, shown.c_str());
         QVERIFY(a["data"]["password"] == b["data"]["password"]);
         QVERIFY(a["data"]["user"] != b["data"]["user"]);
-        Json configMap = {{"apiVersion", "v1"}, {"kind", "ConfigMap"}, {"data", {{"k", std::string(kRedactedPrefix) + std::string(64, 'a')}}}};
+        Json configMap = {{"apiVersion", "v1"},
+                          {"kind", "ConfigMap"},
+                          {"data", {{"k", std::string(kRedactedPrefix) + std::string(64, 'a')}}}};
         QCOMPARE(describeRedactedValues(configMap), 0); // only Secrets are touched
     }
 
@@ -144,9 +158,12 @@ private Q_SLOTS:
         QTemporaryDir dir;
         std::string hashes[2];
         for (int i = 0; i < 2; ++i) {
-            auto store = HistoryStore::open(dir.filePath(QString::number(i) + QStringLiteral(".db")).toStdString()).value();
-            QVERIFY(store->write({{kSecrets, {watchEvent(HistoryEventType::Added, secret("1", kCanary))}, {}, {}, {}}}).ok());
-            hashes[i] = store->loadVersion(store->allObjects().value()[0].id, 1).value()["data"]["password"].get<std::string>();
+            auto store =
+                HistoryStore::open(dir.filePath(QString::number(i) + QStringLiteral(".db")).toStdString()).value();
+            QVERIFY(store->write({{kSecrets, {watchEvent(HistoryEventType::Added, secret("1", kCanary))}, {}, {}, {}}})
+                        .ok());
+            hashes[i] =
+                store->loadVersion(store->allObjects().value()[0].id, 1).value()["data"]["password"].get<std::string>();
         }
         QVERIFY(isRedactedValue(hashes[0]));
         QVERIFY(hashes[0] != hashes[1]);
@@ -157,9 +174,12 @@ private Q_SLOTS:
         QTemporaryDir dir;
         HistoryOpenOptions opts;
         opts.recordSecretValues = true;
-        auto store = HistoryStore::open(dir.filePath(QStringLiteral("v.db")).toStdString(), HistoryStore::OpenMode::ReadWrite, opts).value();
+        auto store = HistoryStore::open(dir.filePath(QStringLiteral("v.db")).toStdString(),
+                                        HistoryStore::OpenMode::ReadWrite, opts)
+                         .value();
         QVERIFY(store->recordsSecretValues());
-        QVERIFY(store->write({{kSecrets, {watchEvent(HistoryEventType::Added, secret("1", kCanary))}, {}, {}, {}}}).ok());
+        QVERIFY(
+            store->write({{kSecrets, {watchEvent(HistoryEventType::Added, secret("1", kCanary))}, {}, {}, {}}}).ok());
         const Json v = store->loadVersion(store->allObjects().value()[0].id, 1).value();
         QCOMPARE(v["data"]["password"].get<std::string>(), base64(kCanary));
     }
@@ -181,7 +201,9 @@ private Q_SLOTS:
         {
             auto store = HistoryStore::open(path);
             QVERIFY(store.ok());
-            QVERIFY((*store)->write({{kSecrets, {watchEvent(HistoryEventType::Added, secret("1", "x"))}, {}, {}, {}}}).ok());
+            QVERIFY((*store)
+                        ->write({{kSecrets, {watchEvent(HistoryEventType::Added, secret("1", "x"))}, {}, {}, {}}})
+                        .ok());
             QCOMPARE(modeOf(path), 0600);
             QCOMPARE(modeOf(path + "-wal"), 0600); // open while the connection is
             QCOMPARE(modeOf(path + "-shm"), 0600);
@@ -239,7 +261,8 @@ private Q_SLOTS:
         const std::string legacy = dir.filePath(QStringLiteral("old/default.db")).toStdString();
         {
             auto store = HistoryStore::open(legacy).value();
-            QVERIFY(store->write({{kSecrets, {watchEvent(HistoryEventType::Added, secret("1", "x"))}, {}, {}, {}}}).ok());
+            QVERIFY(
+                store->write({{kSecrets, {watchEvent(HistoryEventType::Added, secret("1", "x"))}, {}, {}, {}}}).ok());
         }
         HistoryRecorder::Options o;
         o.path = dir.filePath(QStringLiteral("history/default-aaaa.db")).toStdString();
@@ -263,10 +286,13 @@ private Q_SLOTS:
         QTemporaryDir dir;
         const std::string path = dir.filePath(QStringLiteral("fail.db")).toStdString();
         QVERIFY(HistoryStore::open(path).ok());
-        exec(path, "CREATE TRIGGER failing BEFORE INSERT ON versions WHEN NEW.rv = '3' BEGIN SELECT RAISE(ABORT, 'injected'); END");
+        exec(
+            path,
+            "CREATE TRIGGER failing BEFORE INSERT ON versions WHEN NEW.rv = '3' BEGIN SELECT RAISE(ABORT, 'injected'); END");
         HistoryRecorder rec({path});
         QSignalSpy failed(&rec, &HistoryRecorder::writeFailed);
-        rec.record(kSecrets, {watchEvent(HistoryEventType::Added, secret("1", "a")), watchEvent(HistoryEventType::Modified, secret("2", "b"))});
+        rec.record(kSecrets, {watchEvent(HistoryEventType::Added, secret("1", "a")),
+                              watchEvent(HistoryEventType::Modified, secret("2", "b"))});
         QVERIFY(rec.flush().ok());
         rec.record(kSecrets, {watchEvent(HistoryEventType::Modified, secret("3", "c"))});
         auto st = rec.flush();
@@ -292,8 +318,13 @@ private Q_SLOTS:
         auto store = HistoryStore::open(dir.filePath(QStringLiteral("r.db")).toStdString()).value();
         Json noUid = secret("7", "x");
         noUid["metadata"].erase("uid");
-        auto report = store->write({{kSecrets, {watchEvent(HistoryEventType::Added, secret("6", "x")), watchEvent(HistoryEventType::Modified, noUid),
-                                                {HistoryEventType::Modified, "{not json", 1}}, {}, {}, {}}});
+        auto report = store->write({{kSecrets,
+                                     {watchEvent(HistoryEventType::Added, secret("6", "x")),
+                                      watchEvent(HistoryEventType::Modified, noUid),
+                                      {HistoryEventType::Modified, "{not json", 1}},
+                                     {},
+                                     {},
+                                     {}}});
         QVERIFY(report.ok());
         QCOMPARE(report->rejected, 2);
         const auto gaps = store->gaps(kSecrets.id).value();

@@ -63,21 +63,34 @@ private Q_SLOTS:
     {
         QTest::addColumn<QString>("from");
         QTest::addColumn<QString>("to");
-        QTest::newRow("scalar") << R"({"a":1,"b":"x"})" << R"({"a":2,"b":"x"})";
-        QTest::newRow("int becomes float") << R"({"a":80})" << R"({"a":80.0})";
-        QTest::newRow("literal null kept") << R"({"a":1})" << R"({"a":null})";
-        QTest::newRow("member removed") << R"({"a":1,"b":2,"c":3})" << R"({"a":1,"c":3})";
-        QTest::newRow("member inserted mid-object") << R"({"a":1,"c":3})" << R"({"a":1,"b":2,"c":3})";
-        QTest::newRow("array grows") << R"({"l":[1,2]})" << R"({"l":[1,2,3,4]})";
-        QTest::newRow("array shrinks") << R"({"l":[1,2,3,4]})" << R"({"l":[1]})";
-        QTest::newRow("type change") << R"({"l":[1]})" << R"({"l":{"x":[]}})";
-        QTest::newRow("root replaced") << R"([1])" << R"({"a":1})";
-        QTest::newRow("nested array of objects") << R"({"l":[{"n":"a","v":1},{"n":"b"}]})" << R"({"l":[{"n":"a","v":2},{"n":"c","w":1}]})";
-        QTest::newRow("keys reordered") << R"({"a":{"x":1,"y":2},"b":1})" << R"({"a":{"y":2,"x":1},"b":2})";
-        QTest::newRow("same number, other spelling") << R"({"a":1.0,"b":[1e2]})" << R"({"a":1.00,"b":[100.0]})";
-        QTest::newRow("escaped keys and values") << R"({"a\/b":"\u00e9","c":"x"})" << R"({"a/b":"é","c":"\ud83d\ude00","d\n":1})";
+        QTest::newRow("scalar") << R"({"a":1,"b":"x"})"
+                                << R"({"a":2,"b":"x"})";
+        QTest::newRow("int becomes float") << R"({"a":80})"
+                                           << R"({"a":80.0})";
+        QTest::newRow("literal null kept") << R"({"a":1})"
+                                           << R"({"a":null})";
+        QTest::newRow("member removed") << R"({"a":1,"b":2,"c":3})"
+                                        << R"({"a":1,"c":3})";
+        QTest::newRow("member inserted mid-object") << R"({"a":1,"c":3})"
+                                                    << R"({"a":1,"b":2,"c":3})";
+        QTest::newRow("array grows") << R"({"l":[1,2]})"
+                                     << R"({"l":[1,2,3,4]})";
+        QTest::newRow("array shrinks") << R"({"l":[1,2,3,4]})"
+                                       << R"({"l":[1]})";
+        QTest::newRow("type change") << R"({"l":[1]})"
+                                     << R"({"l":{"x":[]}})";
+        QTest::newRow("root replaced") << R"([1])"
+                                       << R"({"a":1})";
+        QTest::newRow("nested array of objects") << R"({"l":[{"n":"a","v":1},{"n":"b"}]})"
+                                                 << R"({"l":[{"n":"a","v":2},{"n":"c","w":1}]})";
+        QTest::newRow("keys reordered") << R"({"a":{"x":1,"y":2},"b":1})"
+                                        << R"({"a":{"y":2,"x":1},"b":2})";
+        QTest::newRow("same number, other spelling") << R"({"a":1.0,"b":[1e2]})"
+                                                     << R"({"a":1.00,"b":[100.0]})";
+        QTest::newRow("escaped keys and values") << R"({"a\/b":"\u00e9","c":"x"})"
+                                                 << R"({"a/b":"é","c":"\ud83d\ude00","d\n":1})";
         QTest::newRow("whitespace around the server's bytes") << "{ \"a\" : [ 1 , {\"b\" : 2} ] ,\n \"c\":3 }"
-                                                            << "{\"a\":[1,{\"b\":3}],\"c\":\t3}";
+                                                              << "{\"a\":[1,{\"b\":3}],\"c\":\t3}";
     }
     void deltaRoundTripsExactly()
     {
@@ -125,7 +138,8 @@ private Q_SLOTS:
         QTest::newRow("object") << QByteArray(R"({"a":[1,-2,3.5e-3,true,false,null,"x"],"b":{}})") << ok;
         QTest::newRow("scalar root with whitespace") << QByteArray(" \t\r\n 12 \n") << ok;
         QTest::newRow("integer beyond 64 bits") << QByteArray("[123456789012345678901234567890]") << ok;
-        QTest::newRow("escapes and surrogate pair") << QByteArray("[\"\\\"\\\\\\/\\b\\f\\n\\r\\t\\u00e9\\ud83d\\ude00\"]") << ok;
+        QTest::newRow("escapes and surrogate pair")
+            << QByteArray("[\"\\\"\\\\\\/\\b\\f\\n\\r\\t\\u00e9\\ud83d\\ude00\"]") << ok;
         QTest::newRow("utf-8 2, 3 and 4 bytes") << QByteArray("[\"\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80\"]") << ok;
         QTest::newRow("nesting 150 deep") << QByteArray(150, '[') + QByteArray(150, ']') << ok;
         QTest::newRow("empty text") << QByteArray("") << bad;
@@ -173,8 +187,9 @@ private Q_SLOTS:
     {
         const QString path = db("unmodelled.db");
         // (Plain literals: moc miscounts braces inside raw strings.)
-        const std::string meta = "\"metadata\":{\"uid\":\"u-x\",\"name\":\"x\",\"namespace\":\"prod\",\"labels\":{\"team\":\""
-                               + std::string(200, 'p') + "\"},\"resourceVersion\":";
+        const std::string meta =
+            "\"metadata\":{\"uid\":\"u-x\",\"name\":\"x\",\"namespace\":\"prod\",\"labels\":{\"team\":\""
+            + std::string(200, 'p') + "\"},\"resourceVersion\":";
         std::vector<std::string> texts = {
             "{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\"," + meta + "\"1\"},\"data\":{\"a\":\"1\"}}",
             "{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\"," + meta + "\"2\"},\"data\":{\"a\":\"1\",\"a\":\"2\"}}",
@@ -192,7 +207,8 @@ private Q_SLOTS:
         {
             // After a restart the head is rebuilt from the decoded version and deltas continue.
             HistoryRecorder rec({path.toStdString()});
-            texts.push_back("{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\"," + meta + "\"7\"},\"data\":{\"a\":\"é\",\"b\":[2]}}");
+            texts.push_back("{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\"," + meta
+                            + "\"7\"},\"data\":{\"a\":\"é\",\"b\":[2]}}");
             rec.record(kPods, {{HistoryEventType::Modified, texts.back(), QDateTime::currentMSecsSinceEpoch()}});
             QVERIFY(rec.flush().ok());
         }
@@ -203,8 +219,9 @@ private Q_SLOTS:
         const auto decoded = store->loadAllVersions(objects[0].id).value();
         QCOMPARE(decoded.size(), texts.size());
         for (std::size_t i = 0; i < texts.size(); ++i)
-            QCOMPARE(QString::fromStdString(toJsonText(decoded[i])), QString::fromStdString(toJsonText(parseJson(texts[i]).value())));
-        QVERIFY(infos[1].snapshot); // duplicate keys: not delta-encoded
+            QCOMPARE(QString::fromStdString(toJsonText(decoded[i])),
+                     QString::fromStdString(toJsonText(parseJson(texts[i]).value())));
+        QVERIFY(infos[1].snapshot);  // duplicate keys: not delta-encoded
         QVERIFY(!infos[5].snapshot); // indexed again after the fallbacks
         QVERIFY(!infos[6].snapshot);
         QVERIFY(store->checkIntegrity().ok());
@@ -344,9 +361,14 @@ private Q_SLOTS:
         auto b = openStore(path);
         const Json pod = loadPod();
         const Json v1 = statusUpdate(pod, 1), v2 = statusUpdate(pod, 2);
-        QVERIFY(a->write({{kPods, {watchEvent(HistoryEventType::Added, pod), watchEvent(HistoryEventType::Modified, v1),
-                                   watchEvent(HistoryEventType::Modified, v2)}, {}, {}}}).ok());
-        auto behind = b->write({{kPods, {watchEvent(HistoryEventType::Added, pod), watchEvent(HistoryEventType::Modified, v1)}, {}, {}}});
+        QVERIFY(a->write({{kPods,
+                           {watchEvent(HistoryEventType::Added, pod), watchEvent(HistoryEventType::Modified, v1),
+                            watchEvent(HistoryEventType::Modified, v2)},
+                           {},
+                           {}}})
+                    .ok());
+        auto behind = b->write(
+            {{kPods, {watchEvent(HistoryEventType::Added, pod), watchEvent(HistoryEventType::Modified, v1)}, {}, {}}});
         QVERIFY(behind.ok());
         QCOMPARE(behind->versions.size(), std::size_t(0));
         QCOMPARE(behind->skippedDuplicates, 2);
@@ -362,7 +384,13 @@ private Q_SLOTS:
     {
         auto store = openStore(db("recreate.db"));
         Json pod = loadPod();
-        QVERIFY(store->write({{kPods, {watchEvent(HistoryEventType::Added, pod), watchEvent(HistoryEventType::Deleted, statusUpdate(pod, 1))}, {}, {}}}).ok());
+        QVERIFY(store
+                    ->write({{kPods,
+                              {watchEvent(HistoryEventType::Added, pod),
+                               watchEvent(HistoryEventType::Deleted, statusUpdate(pod, 1))},
+                              {},
+                              {}}})
+                    .ok());
         pod["metadata"]["uid"] = "second-uid";
         pod["metadata"]["resourceVersion"] = "3000";
         QVERIFY(store->write({{kPods, {watchEvent(HistoryEventType::Added, pod)}, {}, {}}}).ok());
@@ -383,8 +411,11 @@ private Q_SLOTS:
         auto store = openStore(db("gaps.db"));
         const Json pod = loadPod();
         HistoryWriteItem gap{kPods, {}, HistoryGap{{}, "1001", "1500", "relist after 410", 5, 0}, "1500"};
-        QVERIFY(store->write({{kPods, {watchEvent(HistoryEventType::Added, pod)}, {}, {}}, gap,
-                              {kPods, {watchEvent(HistoryEventType::Listed, statusUpdate(pod, 7))}, {}, {}}}).ok());
+        QVERIFY(store
+                    ->write({{kPods, {watchEvent(HistoryEventType::Added, pod)}, {}, {}},
+                             gap,
+                             {kPods, {watchEvent(HistoryEventType::Listed, statusUpdate(pod, 7))}, {}, {}}})
+                    .ok());
         auto rows = store->history(store->allObjects().value()[0].id).value();
         QCOMPARE(rows.size(), std::size_t(3));
         QCOMPARE(rows[0].kind, HistoryEntry::Kind::Version);
@@ -410,14 +441,27 @@ private Q_SLOTS:
         };
         HistoryWriteItem relist{kPods, {}, HistoryGap{{}, "1010", "1500", "relist after 410", 5, 0}, "1500"};
         HistoryWriteItem overflow{kPods, {}, HistoryGap{{}, "1600", "1700", "recorder queue overflow", 6, 0}, {}};
-        QVERIFY(store->write({{kPods, {watchEvent(HistoryEventType::Added, other("same", 1)), watchEvent(HistoryEventType::Added, other("changed", 2)),
-                                       watchEvent(HistoryEventType::Added, other("gone", 3))}, {}, {}},
-                              relist,
-                              // the relist: "changed" has a new version, "gone" is deleted as it was, "same" is not mentioned
-                              {kPods, {watchEvent(HistoryEventType::Listed, other("changed", 400)), watchEvent(HistoryEventType::Deleted, other("gone", 3))}, {}, {}},
-                              {kPods, {watchEvent(HistoryEventType::Modified, other("same", 550))}, {}, {}}, // the watch afterwards
-                              overflow,
-                              {kPods, {watchEvent(HistoryEventType::Modified, other("same", 800))}, {}, {}}})
+        QVERIFY(store
+                    ->write({{kPods,
+                              {watchEvent(HistoryEventType::Added, other("same", 1)),
+                               watchEvent(HistoryEventType::Added, other("changed", 2)),
+                               watchEvent(HistoryEventType::Added, other("gone", 3))},
+                              {},
+                              {}},
+                             relist,
+                             // the relist: "changed" has a new version, "gone" is deleted as it was, "same" is not
+                             // mentioned
+                             {kPods,
+                              {watchEvent(HistoryEventType::Listed, other("changed", 400)),
+                               watchEvent(HistoryEventType::Deleted, other("gone", 3))},
+                              {},
+                              {}},
+                             {kPods,
+                              {watchEvent(HistoryEventType::Modified, other("same", 550))},
+                              {},
+                              {}}, // the watch afterwards
+                             overflow,
+                             {kPods, {watchEvent(HistoryEventType::Modified, other("same", 800))}, {}, {}}})
                     .ok());
         auto gapsOf = [&](const char *uid) {
             std::vector<std::string> out;
@@ -464,10 +508,22 @@ private Q_SLOTS:
     {
         auto store = openStore(db("age.db"));
         Json pod = loadPod();
-        QVERIFY(store->write({{kPods, {watchEvent(HistoryEventType::Added, pod, 1000), watchEvent(HistoryEventType::Modified, statusUpdate(pod, 1), 2000)}, {}, {}}}).ok());
+        QVERIFY(store
+                    ->write({{kPods,
+                              {watchEvent(HistoryEventType::Added, pod, 1000),
+                               watchEvent(HistoryEventType::Modified, statusUpdate(pod, 1), 2000)},
+                              {},
+                              {}}})
+                    .ok());
         Json other = pod;
         other["metadata"]["uid"] = "deleted-long-ago";
-        QVERIFY(store->write({{kPods, {watchEvent(HistoryEventType::Added, other, 1000), watchEvent(HistoryEventType::Deleted, statusUpdate(other, 2), 1500)}, {}, {}}}).ok());
+        QVERIFY(store
+                    ->write({{kPods,
+                              {watchEvent(HistoryEventType::Added, other, 1000),
+                               watchEvent(HistoryEventType::Deleted, statusUpdate(other, 2), 1500)},
+                              {},
+                              {}}})
+                    .ok());
         RetentionPolicy policy;
         policy.maxAgeMs = 10'000;
         policy.maxTotalBytes = 1; // everything that can go, goes
@@ -475,7 +531,8 @@ private Q_SLOTS:
         auto objects = store->allObjects().value();
         QCOMPARE(objects.size(), std::size_t(1)); // the deleted object is gone entirely
         QCOMPARE(objects[0].versionCount, 1);     // the live one keeps its current state
-        QCOMPARE(store->loadVersion(objects[0].id, 2).value()["metadata"]["resourceVersion"].get<std::string>(), std::string("1001"));
+        QCOMPARE(store->loadVersion(objects[0].id, 2).value()["metadata"]["resourceVersion"].get<std::string>(),
+                 std::string("1001"));
         QVERIFY(store->checkIntegrity().ok());
     }
 
@@ -504,8 +561,18 @@ private Q_SLOTS:
         auto store = openStore(db("export.db"));
         const Json pod = loadPod();
         HistoryWriteItem gap{kPods, {}, HistoryGap{{}, "1002", "1100", "app restart", 1'700'000'000'123, 0}, {}};
-        QVERIFY(store->write({{kPods, {watchEvent(HistoryEventType::Added, pod), watchEvent(HistoryEventType::Modified, statusUpdate(pod, 2))}, {}, {}},
-                              gap, {kPods, {watchEvent(HistoryEventType::Listed, statusUpdate(pod, 3), 1'700'000'000'456)}, {}, {}}}).ok());
+        QVERIFY(store
+                    ->write({{kPods,
+                              {watchEvent(HistoryEventType::Added, pod),
+                               watchEvent(HistoryEventType::Modified, statusUpdate(pod, 2))},
+                              {},
+                              {}},
+                             gap,
+                             {kPods,
+                              {watchEvent(HistoryEventType::Listed, statusUpdate(pod, 3), 1'700'000'000'456)},
+                              {},
+                              {}}})
+                    .ok());
         const std::string file = db("export.jsonl").toStdString();
         ObjectQuery everything;
         everything.allNamespaces = true;
@@ -533,7 +600,8 @@ private Q_SLOTS:
         const QString path = db("newer.jsonl");
         QFile f(path);
         QVERIFY(f.open(QIODevice::WriteOnly));
-        f.write(R"({"format":"fieldscope-history","formatVersion":99})" "\n");
+        f.write(R"({"format":"fieldscope-history","formatVersion":99})"
+                "\n");
         f.close();
         auto r = readJsonLines(path.toStdString());
         QVERIFY(!r.ok());
@@ -544,8 +612,13 @@ private Q_SLOTS:
     {
         auto store = openStore(db("cli.db"));
         const Json pod = loadPod();
-        QVERIFY(store->write({{kPods, {watchEvent(HistoryEventType::Added, pod, 1'700'000'000'000),
-                                        watchEvent(HistoryEventType::Modified, statusUpdate(pod, 1), 1'700'000'000'000)}, {}, {}}}).ok());
+        QVERIFY(store
+                    ->write({{kPods,
+                              {watchEvent(HistoryEventType::Added, pod, 1'700'000'000'000),
+                               watchEvent(HistoryEventType::Modified, statusUpdate(pod, 1), 1'700'000'000'000)},
+                              {},
+                              {}}})
+                    .ok());
         ObjectQuery q;
         q.resource = "pods";
         q.namespace_ = "prod";
@@ -555,13 +628,15 @@ private Q_SLOTS:
         std::vector<std::string> keys;
         for (auto it = json[1].begin(); it != json[1].end(); ++it)
             keys.push_back(it.key());
-        QCOMPARE(keys, (std::vector<std::string>{"resourceVersion", "eventType", "observedAt", "managers", "changedPaths", "who"}));
+        QCOMPARE(keys, (std::vector<std::string>{"resourceVersion", "eventType", "observedAt", "managers",
+                                                 "changedPaths", "who"}));
         QVERIFY(json[1]["who"].is_null()); // no audit event was imported
         QCOMPARE(json[1]["eventType"].get<std::string>(), std::string("MODIFIED"));
         QCOMPARE(json[1]["observedAt"].get<std::string>(), std::string("2023-11-14T22:13:20.000Z"));
         QVERIFY(json[1]["managers"] == Json::array({"kubelet"}));
         QVERIFY(!json[1]["changedPaths"].empty());
-        QCOMPARE(json[1]["changedPaths"][0].get<std::string>(), std::string(R"(.status.conditions[type="Ready"].status)"));
+        QCOMPARE(json[1]["changedPaths"][0].get<std::string>(),
+                 std::string(R"(.status.conditions[type="Ready"].status)"));
         q.name = "nope";
         QCOMPARE(historyJson(*store, q).error().category, ErrorCategory::NotFound);
     }
@@ -575,9 +650,13 @@ private Q_SLOTS:
         std::vector<Json> versions = {pod, statusUpdate(pod, 1), statusUpdate(pod, 2)};
         Json labelled = statusUpdate(pod, 3); // kubectl adds a label: a new entry
         labelled["metadata"]["labels"]["tier"] = "web";
-        labelled["metadata"]["managedFields"].push_back(
-            Json{{"manager", "kubectl-label"}, {"operation", "Update"}, {"apiVersion", "v1"}, {"time", "2026-07-20T11:00:00Z"},
-                 {"fieldsType", "FieldsV1"}, {"fieldsV1", {{"f:metadata", {{"f:labels", {{"f:tier", Json::object()}}}}}}}});
+        labelled["metadata"]["managedFields"].push_back(Json{
+            {"manager", "kubectl-label"},
+            {"operation", "Update"},
+            {"apiVersion", "v1"},
+            {"time", "2026-07-20T11:00:00Z"},
+            {"fieldsType", "FieldsV1"},
+            {"fieldsV1", {{"f:metadata", {{"f:labels", {{"f:tier", Json::object()}}}}}}}});
         versions.push_back(labelled);
         Json grown = labelled; // the same manager takes one more field: its trie grows
         grown["metadata"]["resourceVersion"] = "2000";
@@ -601,7 +680,8 @@ private Q_SLOTS:
         const auto rows = attributedHistory(*store, q).value();
         QCOMPARE(rows.size(), versions.size());
         for (std::size_t i = 0; i < rows.size(); ++i) {
-            const auto expected = attributeTransition(i ? &versions[i - 1] : nullptr, versions[i], {HistoryEventType::Modified, false, nullptr});
+            const auto expected = attributeTransition(i ? &versions[i - 1] : nullptr, versions[i],
+                                                      {HistoryEventType::Modified, false, nullptr});
             const auto &got = rows[i].attribution;
             QCOMPARE(got.managerNames(), expected.managerNames());
             QCOMPARE(got.reason, expected.reason);
@@ -700,7 +780,13 @@ private Q_SLOTS:
         auto store = openStore(QString::fromStdString(path));
         QVERIFY(store->write({{kPods, {watchEvent(HistoryEventType::Listed, pod)}, {}, "1000", {}}}).ok());
         // A run's list starts, then the process dies before the list completes.
-        QVERIFY(store->write({{kPods, {watchEvent(HistoryEventType::Listed, statusUpdate(pod, 5))}, {}, {}, HistoryFeed::kNotRecordingReason}}).ok());
+        QVERIFY(store
+                    ->write({{kPods,
+                              {watchEvent(HistoryEventType::Listed, statusUpdate(pod, 5))},
+                              {},
+                              {},
+                              HistoryFeed::kNotRecordingReason}})
+                    .ok());
         auto gaps = store->allGaps().value();
         QCOMPARE(gaps.size(), std::size_t(1));
         QCOMPARE(gaps[0].fromRv, std::string("1000"));
@@ -718,8 +804,11 @@ private Q_SLOTS:
         auto store = openStore(db("loaded.db"));
         const Json pod = loadPod();
         HistoryWriteItem gap{kPods, {}, HistoryGap{{}, "1001", "1500", "relist after 410", 5, 0}, "1500", {}};
-        QVERIFY(store->write({{kPods, {watchEvent(HistoryEventType::Added, pod)}, {}, {}, {}}, gap,
-                              {kPods, {watchEvent(HistoryEventType::Listed, statusUpdate(pod, 7))}, {}, {}, {}}}).ok());
+        QVERIFY(store
+                    ->write({{kPods, {watchEvent(HistoryEventType::Added, pod)}, {}, {}, {}},
+                             gap,
+                             {kPods, {watchEvent(HistoryEventType::Listed, statusUpdate(pod, 7))}, {}, {}, {}}})
+                    .ok());
         ObjectQuery q;
         q.allNamespaces = true;
         q.name = "web-7d4b9c8f6-x2x9q";
@@ -730,7 +819,8 @@ private Q_SLOTS:
         QCOMPARE(h.entries[1].entry.kind, HistoryEntry::Kind::Gap);
         QVERIFY(h.objects[1].is_null());
         QVERIFY(jsonEqual(h.objects[2], statusUpdate(pod, 7)));
-        QVERIFY(h.entries[2].attribution.reason.find("not observed") != std::string::npos || !h.entries[2].attribution.changes.empty());
+        QVERIFY(h.entries[2].attribution.reason.find("not observed") != std::string::npos
+                || !h.entries[2].attribution.changes.empty());
     }
 };
 

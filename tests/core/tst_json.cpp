@@ -46,13 +46,14 @@ private Q_SLOTS:
     // Single reads of server answers: a wrong type is "not there", never an exception.
     void stringAtAndBooleanAtNeverThrowOnWrongTypes()
     {
-        const Json doc = *parseJson(R"({"metadata":{"resourceVersion":"12","name":7},"status":{"allowed":"yes","ok":true},"list":[1]})");
+        const Json doc = *parseJson(
+            R"({"metadata":{"resourceVersion":"12","name":7},"status":{"allowed":"yes","ok":true},"list":[1]})");
         QCOMPARE(*stringAt(doc, "/metadata/resourceVersion"), std::string("12"));
-        QVERIFY(!stringAt(doc, "/metadata/name"));          // a number
+        QVERIFY(!stringAt(doc, "/metadata/name")); // a number
         QVERIFY(!stringAt(doc, "/metadata/missing"));
-        QVERIFY(!stringAt(doc, "/list/0/x"));               // through a number
-        QVERIFY(!stringAt(doc, "no-leading-slash"));        // malformed pointer
-        QVERIFY(!booleanAt(doc, "/status/allowed"));        // a string
+        QVERIFY(!stringAt(doc, "/list/0/x"));        // through a number
+        QVERIFY(!stringAt(doc, "no-leading-slash")); // malformed pointer
+        QVERIFY(!booleanAt(doc, "/status/allowed")); // a string
         QCOMPARE(*booleanAt(doc, "/status/ok"), true);
         QVERIFY(!stringAt(Json("text"), "/a"));
     }
@@ -160,7 +161,8 @@ private Q_SLOTS:
         obj.update(other);
         QCOMPARE(obj.at("o49").get<int>(), 49);
         other.erase(std::next(other.begin(), 5), std::next(other.begin(), 45));
-        QVERIFY(keysOf(other) == (std::vector<std::string>{"o0", "o1", "o2", "o3", "o4", "o45", "o46", "o47", "o48", "o49"}));
+        QVERIFY(keysOf(other)
+                == (std::vector<std::string>{"o0", "o1", "o2", "o3", "o4", "o45", "o46", "o47", "o48", "o49"}));
         QVERIFY(other.contains("o47") && !other.contains("o10"));
     }
 
@@ -179,7 +181,8 @@ private Q_SLOTS:
         auto r = parseJson(nested(kMaxJsonDepth + 1));
         QVERIFY(!r.ok());
         QCOMPARE(r.error().category, ErrorCategory::Parse);
-        QVERIFY2(QString::fromStdString(r.error().message).contains(QLatin1String("deeper than 512")), r.error().message.c_str());
+        QVERIFY2(QString::fromStdString(r.error().message).contains(QLatin1String("deeper than 512")),
+                 r.error().message.c_str());
         QCOMPARE(r.error().where, std::string("byte 513"));
         // Brackets inside strings are text, not nesting.
         QVERIFY(parseJson("[\"" + std::string(5000, '[') + "\"]").ok());
@@ -202,7 +205,8 @@ private Q_SLOTS:
     void jsonTextNeverThrowsOnInvalidUtf8()
     {
         Json j = Json::object();
-        j["bad"] = std::string("a\xff\xfe" "b");
+        j["bad"] = std::string("a\xff\xfe"
+                               "b");
         j["list"] = Json::array({std::string("\xc3")});
         std::string compact, pretty;
         try {
@@ -222,7 +226,8 @@ private Q_SLOTS:
         auto r = checkJsonDepth(nestedValue(kMaxJsonDepth + 1), "the object");
         QVERIFY(!r.ok());
         QCOMPARE(r.error().category, ErrorCategory::Parse);
-        QVERIFY(QString::fromStdString(r.error().message).startsWith(QLatin1String("the object is nested deeper than 512")));
+        QVERIFY(QString::fromStdString(r.error().message)
+                    .startsWith(QLatin1String("the object is nested deeper than 512")));
         QVERIFY(QString::fromStdString(r.error().where).startsWith(QLatin1String("/0/0/0/")));
         Json o = Json::object();
         o["a/b"] = nestedValue(3);

@@ -111,15 +111,21 @@ private Q_SLOTS:
 
     void aMissingRequiredKeyNamesWhereItBelongs()
     {
-        QCOMPARE(refusal(edited("  narrative: One wins.\n", "")).s, std::string("mine.yaml:5: \"narrative\" is missing"));
+        QCOMPARE(refusal(edited("  narrative: One wins.\n", "")).s,
+                 std::string("mine.yaml:5: \"narrative\" is missing"));
         QVERIFY(refusal(edited("title: Conflicting creates\n", "")).contains("\"title\" is missing"));
     }
 
     void aWrongTypeIsRefused()
     {
-        QCOMPARE(refusal(edited("clients: 5", "clients: five")).s, std::string("mine.yaml:11: \"clients\" must be a whole number from 1 to 50"));
-        QCOMPARE(refusal(edited("clients: 5", "clients: 500")).s, std::string("mine.yaml:11: \"clients\" must be a whole number from 1 to 50"));
-        { const Refusal m = refusal(edited("- title: Five creates at once", "- title: [a]")); QVERIFY2(m.contains("must be text, not an array"), m.s.c_str()); }
+        QCOMPARE(refusal(edited("clients: 5", "clients: five")).s,
+                 std::string("mine.yaml:11: \"clients\" must be a whole number from 1 to 50"));
+        QCOMPARE(refusal(edited("clients: 5", "clients: 500")).s,
+                 std::string("mine.yaml:11: \"clients\" must be a whole number from 1 to 50"));
+        {
+            const Refusal m = refusal(edited("- title: Five creates at once", "- title: [a]"));
+            QVERIFY2(m.contains("must be text, not an array"), m.s.c_str());
+        }
     }
 
     void anUnknownVerbOrViewIsRefused()
@@ -133,18 +139,22 @@ private Q_SLOTS:
         QVERIFY(refusal(edited("metadata: {name: demo, ", "metadata: {")).contains("\"name\" is missing"));
         QVERIFY(refusal(edited("metadata: {name: demo, ", "metadata: {namespace: x, name: demo, "))
                     .contains("leave metadata.namespace out"));
-        QVERIFY(refusal(edited("{name: demo, labels", "{name: \"demo-{i}\", labels")).contains("cannot be in its name"));
+        QVERIFY(
+            refusal(edited("{name: demo, labels", "{name: \"demo-{i}\", labels")).contains("cannot be in its name"));
     }
 
     void expectingMoreAnswersThanRequestsIsRefused()
     {
-        QVERIFY(refusal(edited("AlreadyExists: 4", "AlreadyExists: 5")).contains("sends 5 requests but expects 6 answers"));
+        QVERIFY(
+            refusal(edited("AlreadyExists: 4", "AlreadyExists: 5")).contains("sends 5 requests but expects 6 answers"));
     }
 
     void aPreconditionOnAStepThatHasNotRunIsRefused()
     {
-        const Refusal m = refusal(edited("    clients: 5\n", "    clients: 5\n    precondition: {resourceVersionAfterStep: 1}\n"));
-        QVERIFY2(m.contains("create takes no resourceVersion precondition") || m.contains("has not run yet"), m.s.c_str());
+        const Refusal m = refusal(edited("    clients: 5\n",
+                                         "    clients: 5\n    precondition: {resourceVersionAfterStep: 1}\n"));
+        QVERIFY2(m.contains("create takes no resourceVersion precondition") || m.contains("has not run yet"),
+                 m.s.c_str());
         std::string patch = kGood;
         patch += R"(- title: Patch
   narrative: x
@@ -158,7 +168,8 @@ private Q_SLOTS:
 
     void optionsThatDoNotFitTheVerbAreRefused()
     {
-        QVERIFY(refusal(edited("    clients: 5\n", "    clients: 5\n    force: true\n")).contains("\"force\" only means something for apply"));
+        QVERIFY(refusal(edited("    clients: 5\n", "    clients: 5\n    force: true\n"))
+                    .contains("\"force\" only means something for apply"));
         QVERIFY(refusal(edited("    clients: 5\n", "    clients: 5\n    retry: true\n")).contains("works with update"));
         QVERIFY(refusal(edited("verb: create", "verb: json-patch")).contains("\"target\" and sends \"patch\""));
     }
@@ -173,7 +184,10 @@ private Q_SLOTS:
     patch:
     - {op: test, path: /data/foo}
 )";
-        { const Refusal m = refusal(s); QVERIFY2(m.s == "mine.yaml:26: \"test\" needs a \"value\"", m.s.c_str()); }
+        {
+            const Refusal m = refusal(s);
+            QVERIFY2(m.s == "mine.yaml:26: \"test\" needs a \"value\"", m.s.c_str());
+        }
         s.replace(s.find("{op: test, path: /data/foo}"), 27, "{op: swap, path: /data/foo}");
         QVERIFY(refusal(s).contains("unknown JSON Patch operation \"swap\""));
         s.replace(s.find("{op: swap, path: /data/foo}"), 27, "{op: remove, path: data/foo}");
@@ -219,15 +233,18 @@ private Q_SLOTS:
         QTest::newRow("resourceVersion, text") << read << QStringLiteral("not-a-mapping") << QStringLiteral("a string");
         QTest::newRow("resourceVersion, list") << read << QStringLiteral("[a, b]") << QStringLiteral("an array");
         QTest::newRow("resourceVersion, null") << read << QStringLiteral("null") << QStringLiteral("null");
-        QTest::newRow("after step 1, number") << QStringLiteral("{resourceVersionAfterStep: 1}") << QStringLiteral("5") << QStringLiteral("a number");
+        QTest::newRow("after step 1, number")
+            << QStringLiteral("{resourceVersionAfterStep: 1}") << QStringLiteral("5") << QStringLiteral("a number");
     }
     void aPreconditionWhosePatchMetadataIsNotAMappingIsRefusedOnItsLine()
     {
         QFETCH(QString, precondition);
         QFETCH(QString, metadata);
         QFETCH(QString, type);
-        const std::string s = std::string(kGood) + "- title: Patch\n  narrative: x\n  requests:\n  - verb: merge-patch\n    precondition: "
-            + precondition.toStdString() + "\n    patch:\n      metadata: " + metadata.toStdString() + "\n      data: {a: \"2\"}\n";
+        const std::string s = std::string(kGood)
+                            + "- title: Patch\n  narrative: x\n  requests:\n  - verb: merge-patch\n    precondition: "
+                            + precondition.toStdString() + "\n    patch:\n      metadata: " + metadata.toStdString()
+                            + "\n      data: {a: \"2\"}\n";
         const Refusal m = refusal(s);
         const std::string want = "mine.yaml:27: \"metadata\" must be a mapping, not " + type.toStdString();
         QVERIFY2(m.startsWith(want.c_str()), m.s.c_str());
@@ -235,7 +252,8 @@ private Q_SLOTS:
 
     void aPatchMetadataThatIsNotAMappingIsTheServersBusinessWithoutAPrecondition()
     {
-        const std::string s = std::string(kGood)
+        const std::string s =
+            std::string(kGood)
             + "- title: Patch\n  narrative: x\n  requests:\n  - verb: merge-patch\n    patch: {metadata: text, data: {a: \"2\"}}\n";
         QCOMPARE(refusal(s).s, std::string("<accepted>"));
     }
@@ -248,7 +266,8 @@ private Q_SLOTS:
         auto create = buildLessonWrite(lesson->steps[0].requests[0], paths, 3, 1, Json(), "");
         QVERIFY(create.ok());
         QCOMPARE(create->method, std::string("POST"));
-        QCOMPARE(create->path, std::string("/api/v1/namespaces/ns/configmaps?fieldManager=client-3&fieldValidation=Strict"));
+        QCOMPARE(create->path,
+                 std::string("/api/v1/namespaces/ns/configmaps?fieldManager=client-3&fieldValidation=Strict"));
         QCOMPARE(create->contentType, std::string("application/json"));
         QCOMPARE(stringAt(parseJson(create->body).value(), "/metadata/labels/client"), std::optional<std::string>("3"));
 
@@ -261,27 +280,33 @@ private Q_SLOTS:
         QCOMPARE(merge->method, std::string("PATCH"));
         QCOMPARE(merge->path, paths.object + "?fieldManager=teacher%202%2F4&fieldValidation=Strict");
         QCOMPARE(merge->contentType, std::string("application/merge-patch+json"));
-        QVERIFY(jsonEqual(parseJson(merge->body).value(), (Json{{"data", {{"a", "4"}}}, {"metadata", {{"resourceVersion", "812"}}}})));
+        QVERIFY(jsonEqual(parseJson(merge->body).value(),
+                          (Json{{"data", {{"a", "4"}}}, {"metadata", {{"resourceVersion", "812"}}}})));
 
         patch.verb = LessonVerb::JsonPatch;
         patch.patch = Json::array({{{"op", "add"}, {"path", "/data/b"}, {"value", "{i}"}}});
         auto json = buildLessonWrite(patch, paths, 5, 1, Json(), "9");
         QVERIFY(json.ok());
         QCOMPARE(json->contentType, std::string("application/json-patch+json"));
-        QVERIFY(jsonEqual(parseJson(json->body).value(), Json::array({{{"op", "replace"}, {"path", "/metadata/resourceVersion"}, {"value", "9"}},
-                                                              {{"op", "add"}, {"path", "/data/b"}, {"value", "5"}}})));
+        QVERIFY(jsonEqual(parseJson(json->body).value(),
+                          Json::array({{{"op", "replace"}, {"path", "/metadata/resourceVersion"}, {"value", "9"}},
+                                       {{"op", "add"}, {"path", "/data/b"}, {"value", "5"}}})));
 
         LessonRequest update;
         update.verb = LessonVerb::Update;
         update.manager = "m";
-        update.object = Json{{"apiVersion", "v1"}, {"kind", "ConfigMap"}, {"metadata", {{"name", "demo"}}}, {"data", {{"a", "{i}"}}}};
+        update.object = Json{
+            {"apiVersion", "v1"}, {"kind", "ConfigMap"}, {"metadata", {{"name", "demo"}}}, {"data", {{"a", "{i}"}}}};
         // The read object is the server's: whatever its shape, the manifest merges into it.
         const Json read{{"metadata", "weird"}, {"data", {{"keep", "x"}}}};
         auto put = buildLessonWrite(update, paths, 1, 1, read, "77");
         QVERIFY(put.ok());
         QCOMPARE(put->method, std::string("PUT"));
-        QVERIFY(jsonEqual(parseJson(put->body).value(), (Json{{"metadata", {{"name", "demo"}, {"resourceVersion", "77"}}},
-                                                     {"data", {{"keep", "x"}, {"a", "1"}}}, {"apiVersion", "v1"}, {"kind", "ConfigMap"}})));
+        QVERIFY(jsonEqual(parseJson(put->body).value(),
+                          (Json{{"metadata", {{"name", "demo"}, {"resourceVersion", "77"}}},
+                                {"data", {{"keep", "x"}, {"a", "1"}}},
+                                {"apiVersion", "v1"},
+                                {"kind", "ConfigMap"}})));
 
         LessonRequest apply;
         apply.verb = LessonVerb::Apply;
@@ -315,7 +340,8 @@ private Q_SLOTS:
                     const bool withVersion = q.precondition != LessonPrecondition::None || q.retry;
                     for (int client = 1; client <= q.clients; ++client) {
                         for (int write = 1; write <= q.repeat; ++write) {
-                            auto r = buildLessonWrite(q, {"/c", "/c/o"}, client, write, q.verb == LessonVerb::Update ? read : Json(),
+                            auto r = buildLessonWrite(q, {"/c", "/c/o"}, client, write,
+                                                      q.verb == LessonVerb::Update ? read : Json(),
                                                       withVersion ? "5" : "");
                             QVERIFY2(r.ok(), (f.toStdString() + ": " + (r.ok() ? "" : r.error().message)).c_str());
                             QVERIFY(r->path.find("fieldManager=") != std::string::npos);

@@ -21,15 +21,20 @@ LessonCall write(int client, int status, std::string reason = {}, std::string rv
 
 Json configMap(const std::string &rv, const std::string &client)
 {
-    return Json{{"apiVersion", "v1"}, {"kind", "ConfigMap"},
+    return Json{{"apiVersion", "v1"},
+                {"kind", "ConfigMap"},
                 {"metadata", {{"name", "demo"}, {"resourceVersion", rv}, {"labels", {{"client", client}}}}}};
 }
 
 Json withManagedLabel(Json object, const std::string &manager)
 {
-    object["metadata"]["managedFields"] = Json::array(
-        {{{"manager", manager}, {"operation", "Update"}, {"apiVersion", "v1"}, {"time", "2026-11-25T10:00:00Z"},
-          {"fieldsType", "FieldsV1"}, {"fieldsV1", {{"f:metadata", {{"f:labels", {{"f:client", Json::object()}}}}}}}}});
+    object["metadata"]["managedFields"] =
+        Json::array({{{"manager", manager},
+                      {"operation", "Update"},
+                      {"apiVersion", "v1"},
+                      {"time", "2026-11-25T10:00:00Z"},
+                      {"fieldsType", "FieldsV1"},
+                      {"fieldsV1", {{"f:metadata", {{"f:labels", {{"f:client", Json::object()}}}}}}}}});
     return object;
 }
 
@@ -37,7 +42,8 @@ Json withManagedLabel(Json object, const std::string &manager)
 const char *const kWrongWinnerValue = "/metadata/labels/client should be \"3\", is \"2\"";
 const char *const kLabelNotGone = "/metadata/labels/client should be gone, is \"1\"";
 const char *const kMissingConflict = "expected a conflict on .metadata.labels.client with \"client-1\"";
-const char *const kHalfApplied = "event at resourceVersion 7 shows a half-applied write: /data/a = \"2\" but /data/b = \"1\"";
+const char *const kHalfApplied =
+    "event at resourceVersion 7 shows a half-applied write: /data/a = \"2\" but /data/b = \"1\"";
 
 bool mentions(const LessonStepReport &r, const std::string &text)
 {

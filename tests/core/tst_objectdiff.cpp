@@ -27,11 +27,15 @@ private Q_SLOTS:
         QTest::addColumn<QString>("before");
         QTest::addColumn<QString>("after");
         QTest::addColumn<QString>("expected");
-        QTest::newRow("scalar changed") << R"({"spec":{"replicas":1}})" << R"({"spec":{"replicas":3}})"
+        QTest::newRow("scalar changed") << R"({"spec":{"replicas":1}})"
+                                        << R"({"spec":{"replicas":3}})"
                                         << "changed .spec.replicas 1 -> 3";
-        QTest::newRow("80 equals 80.0") << R"({"spec":{"port":80}})" << R"({"spec":{"port":80.0}})" << "";
+        QTest::newRow("80 equals 80.0") << R"({"spec":{"port":80}})"
+                                        << R"({"spec":{"port":80.0}})"
+                                        << "";
         QTest::newRow("map key added and removed")
-            << R"({"metadata":{"labels":{"a":"1","b":"2"}}})" << R"({"metadata":{"labels":{"b":"2","app.kubernetes.io/name":"x"}}})"
+            << R"({"metadata":{"labels":{"a":"1","b":"2"}}})"
+            << R"({"metadata":{"labels":{"b":"2","app.kubernetes.io/name":"x"}}})"
             << "removed .metadata.labels.a \"1\" -> null\nadded .metadata.labels.app.kubernetes.io/name null -> \"x\"";
         QTest::newRow("container matched by name, not position")
             << R"({"kind":"Deployment","spec":{"template":{"spec":{"containers":[{"name":"sidecar","image":"s:1"},{"name":"nginx","image":"nginx:1.25"}]}}}})"
@@ -42,21 +46,27 @@ private Q_SLOTS:
             << R"({"spec":{"containers":[{"name":"a","ports":[{"containerPort":80},{"containerPort":443,"name":"https"}]}]}})"
             << R"(added .spec.containers[name="a"].ports[containerPort=443,protocol="TCP"] null -> {"containerPort":443,"name":"https"})";
         QTest::newRow("finalizers are a set")
-            << R"({"metadata":{"finalizers":["a","b"]}})" << R"({"metadata":{"finalizers":["b","c"]}})"
+            << R"({"metadata":{"finalizers":["a","b"]}})"
+            << R"({"metadata":{"finalizers":["b","c"]}})"
             << "removed .metadata.finalizers[=\"a\"] \"a\" -> null\nadded .metadata.finalizers[=\"c\"] null -> \"c\"";
         QTest::newRow("atomic list compared whole")
-            << R"({"spec":{"containers":[{"name":"a","args":["-v","1"]}]}})" << R"({"spec":{"containers":[{"name":"a","args":["-v","2"]}]}})"
+            << R"({"spec":{"containers":[{"name":"a","args":["-v","1"]}]}})"
+            << R"({"spec":{"containers":[{"name":"a","args":["-v","2"]}]}})"
             << R"(changed .spec.containers[name="a"].args ["-v","1"] -> ["-v","2"])";
         QTest::newRow("map list with a duplicate key falls back to atomic")
-            << R"({"spec":{"containers":[{"name":"a"},{"name":"a"}]}})" << R"({"spec":{"containers":[{"name":"a"}]}})"
+            << R"({"spec":{"containers":[{"name":"a"},{"name":"a"}]}})"
+            << R"({"spec":{"containers":[{"name":"a"}]}})"
             << R"(changed .spec.containers [{"name":"a"},{"name":"a"}] -> [{"name":"a"}])";
         QTest::newRow("set members compare by value, 80 meets 80.0")
-            << R"({"metadata":{"finalizers":[80,"a"]}})" << R"({"metadata":{"finalizers":["a",80.0,"b"]}})"
+            << R"({"metadata":{"finalizers":[80,"a"]}})"
+            << R"({"metadata":{"finalizers":["a",80.0,"b"]}})"
             << "added .metadata.finalizers[=\"b\"] null -> \"b\"";
         QTest::newRow("kind of the wrong type is ignored, not thrown")
-            << R"({"kind":7,"spec":{"replicas":1}})" << R"({"kind":["x"],"spec":{"replicas":2}})"
+            << R"({"kind":7,"spec":{"replicas":1}})"
+            << R"({"kind":["x"],"spec":{"replicas":2}})"
             << "changed .kind 7 -> [\"x\"]\nchanged .spec.replicas 1 -> 2";
-        QTest::newRow("type change is one change") << R"({"data":{"x":"1"}})" << R"({"data":{"x":{"y":1}}})"
+        QTest::newRow("type change is one change") << R"({"data":{"x":"1"}})"
+                                                   << R"({"data":{"x":{"y":1}}})"
                                                    << R"(changed .data.x "1" -> {"y":1})";
     }
     void changesUseServerPathsAndListSemantics()
@@ -64,7 +74,8 @@ private Q_SLOTS:
         QFETCH(QString, before);
         QFETCH(QString, after);
         QFETCH(QString, expected);
-        const auto changes = diffObjects(parseJson(before.toStdString()).value(), parseJson(after.toStdString()).value());
+        const auto changes = diffObjects(parseJson(before.toStdString()).value(),
+                                         parseJson(after.toStdString()).value());
         QCOMPARE(dump(changes), expected);
     }
 
@@ -86,10 +97,16 @@ private Q_SLOTS:
         QFETCH(bool, generation);
         QFETCH(bool, status);
         QFETCH(int, changes);
-        const Json a = parseJson(R"({"metadata":{"resourceVersion":"1","generation":1,"managedFields":[{"manager":"a","time":"t1"}]},
-            "spec":{"replicas":1},"status":{"replicas":1}})").value();
-        const Json b = parseJson(R"({"metadata":{"resourceVersion":"2","generation":2,"managedFields":[{"manager":"a","time":"t2"}]},
-            "spec":{"replicas":2},"status":{"replicas":2}})").value();
+        const Json a =
+            parseJson(
+                R"({"metadata":{"resourceVersion":"1","generation":1,"managedFields":[{"manager":"a","time":"t1"}]},
+            "spec":{"replicas":1},"status":{"replicas":1}})")
+                .value();
+        const Json b =
+            parseJson(
+                R"({"metadata":{"resourceVersion":"2","generation":2,"managedFields":[{"manager":"a","time":"t2"}]},
+            "spec":{"replicas":2},"status":{"replicas":2}})")
+                .value();
         DiffOptions o;
         o.hideManagedFields = managedFields;
         o.hideResourceVersion = resourceVersion;

@@ -10,13 +10,16 @@ namespace {
 
 Json entry(const char *manager, const char *operation, Json fields)
 {
-    return {{"manager", manager}, {"operation", operation}, {"apiVersion", "v1"}, {"fieldsType", "FieldsV1"}, {"fieldsV1", std::move(fields)},
-            {"time", "2026-11-24T10:00:00Z"}};
+    return {{"manager", manager},       {"operation", operation},        {"apiVersion", "v1"},
+            {"fieldsType", "FieldsV1"}, {"fieldsV1", std::move(fields)}, {"time", "2026-11-24T10:00:00Z"}};
 }
 
 Json cm(Json data, Json managedFields)
 {
-    return {{"apiVersion", "v1"}, {"kind", "ConfigMap"}, {"metadata", {{"name", "c"}, {"managedFields", std::move(managedFields)}}}, {"data", std::move(data)}};
+    return {{"apiVersion", "v1"},
+            {"kind", "ConfigMap"},
+            {"metadata", {{"name", "c"}, {"managedFields", std::move(managedFields)}}},
+            {"data", std::move(data)}};
 }
 
 Json fields(std::initializer_list<const char *> keys)
@@ -41,7 +44,8 @@ private Q_SLOTS:
         // bob applies {color: red, new: z, shared: y} with force: takes color from alice, gains new,
         // drops size and old (removed: nobody else owned them) and keeps co-owning shared.
         const Json after = cm({{"color", "red"}, {"new", "z"}, {"shared", "y"}},
-                              Json::array({entry("alice", "Apply", fields({"shared"})), entry("bob", "Apply", fields({"color", "new", "shared"}))}));
+                              Json::array({entry("alice", "Apply", fields({"shared"})),
+                                           entry("bob", "Apply", fields({"color", "new", "shared"}))}));
         auto d = ownershipDiff(before, after, "bob");
         QVERIFY(d.ok());
         QCOMPARE(d->gained, std::vector<std::string>{".data.new"});
@@ -53,12 +57,14 @@ private Q_SLOTS:
             QVERIFY(!r.present);
         const auto lines = d->describe("bob");
         QVERIFY(std::find(lines.begin(), lines.end(), "bob takes .data.color from alice (Apply)") != lines.end());
-        QVERIFY(std::find(lines.begin(), lines.end(), "bob releases .data.old: nobody else owns it, so it is removed") != lines.end());
+        QVERIFY(std::find(lines.begin(), lines.end(), "bob releases .data.old: nobody else owns it, so it is removed")
+                != lines.end());
     }
 
     void aReleasedFieldAnotherManagerOwnsStays()
     {
-        const Json before = cm({{"shared", "y"}}, Json::array({entry("alice", "Apply", fields({"shared"})), entry("bob", "Apply", fields({"shared"}))}));
+        const Json before = cm({{"shared", "y"}}, Json::array({entry("alice", "Apply", fields({"shared"})),
+                                                               entry("bob", "Apply", fields({"shared"}))}));
         const Json after = cm({{"shared", "y"}}, Json::array({entry("alice", "Apply", fields({"shared"}))}));
         auto d = ownershipDiff(before, after, "bob");
         QVERIFY(d.ok());
@@ -71,7 +77,8 @@ private Q_SLOTS:
 
     void undecodableManagedFieldsAreAnError()
     {
-        const Json bad = cm({{"a", "1"}}, Json::array({Json{{"manager", "x"}, {"operation", "Apply"}, {"fieldsV1", "not an object"}}}));
+        const Json bad = cm(
+            {{"a", "1"}}, Json::array({Json{{"manager", "x"}, {"operation", "Apply"}, {"fieldsV1", "not an object"}}}));
         QVERIFY(!ownershipDiff(bad, bad, "x").ok());
     }
 };

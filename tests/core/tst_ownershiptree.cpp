@@ -1,6 +1,6 @@
 // The ownership tree: every field of an object joined with every managedFields owner.
-#include "core/ownership/ownershiptree.h"
 #include "bigobject.h"
+#include "core/ownership/ownershiptree.h"
 #include "ownershipfixtures.h"
 
 #include <QTest>
@@ -36,34 +36,53 @@ void TestOwnershipTree::everyNodeListsEveryOwner_data()
     QTest::addColumn<bool>("present");
     const QString d = QStringLiteral("deployment.yaml");
     const QString nginx = QStringLiteral(".spec.template.spec.containers[name=\"nginx\"]");
-    QTest::newRow("co-owned label lists both appliers") << d << ".metadata.labels.app" << "ci-bot(Apply), kubectl(Apply)" << true;
-    QTest::newRow("owned label no longer present is kept") << d << ".metadata.labels.tier" << "kubectl(Apply)" << false;
-    QTest::newRow("scale subresource owner") << d << ".spec.replicas" << "kube-controller-manager(Update/scale)" << true;
-    QTest::newRow("status subresource owns an annotation") << d << ".metadata.annotations.deployment.kubernetes.io/revision"
-                                                          << "kube-controller-manager(Update/status)" << true;
-    QTest::newRow("dot owns the map itself") << d << ".metadata.annotations" << "kube-controller-manager(Update/status)" << true;
-    QTest::newRow("atomic struct children inherit") << d << ".spec.selector.matchLabels.app" << "kubectl(Apply)^" << true;
-    QTest::newRow("atomic struct leaf itself") << d << ".spec.selector" << "kubectl(Apply)" << true;
+    QTest::newRow("co-owned label lists both appliers") << d << ".metadata.labels.app"
+                                                        << "ci-bot(Apply), kubectl(Apply)" << true;
+    QTest::newRow("owned label no longer present is kept") << d << ".metadata.labels.tier"
+                                                           << "kubectl(Apply)" << false;
+    QTest::newRow("scale subresource owner") << d << ".spec.replicas"
+                                             << "kube-controller-manager(Update/scale)" << true;
+    QTest::newRow("status subresource owns an annotation")
+        << d << ".metadata.annotations.deployment.kubernetes.io/revision"
+        << "kube-controller-manager(Update/status)" << true;
+    QTest::newRow("dot owns the map itself") << d << ".metadata.annotations"
+                                             << "kube-controller-manager(Update/status)" << true;
+    QTest::newRow("atomic struct children inherit") << d << ".spec.selector.matchLabels.app"
+                                                    << "kubectl(Apply)^" << true;
+    QTest::newRow("atomic struct leaf itself") << d << ".spec.selector"
+                                               << "kubectl(Apply)" << true;
     QTest::newRow("container keyed by name") << d << nginx << "kubectl(Apply)" << true;
-    QTest::newRow("field taken by kubectl edit") << d << nginx + QLatin1String(".image") << "kubectl-edit(Update)" << true;
+    QTest::newRow("field taken by kubectl edit")
+        << d << nginx + QLatin1String(".image") << "kubectl-edit(Update)" << true;
     QTest::newRow("atomic list items inherit") << d << nginx + QLatin1String(".args[1]") << "kubectl(Apply)^" << true;
     QTest::newRow("port keyed by containerPort and protocol")
-        << d << nginx + QLatin1String(".ports[containerPort=80,protocol=\"TCP\"].containerPort") << "kubectl(Apply)" << true;
-    QTest::newRow("defaulted key field is unowned") << d << nginx + QLatin1String(".ports[containerPort=80,protocol=\"TCP\"].protocol") << "" << true;
-    QTest::newRow("server default is unowned") << d << ".spec.progressDeadlineSeconds" << "" << true;
-    QTest::newRow("set item by value") << d << ".metadata.finalizers[=\"example.com/x\"]" << "kubectl(Apply)" << true;
+        << d << nginx + QLatin1String(".ports[containerPort=80,protocol=\"TCP\"].containerPort") << "kubectl(Apply)"
+        << true;
+    QTest::newRow("defaulted key field is unowned")
+        << d << nginx + QLatin1String(".ports[containerPort=80,protocol=\"TCP\"].protocol") << "" << true;
+    QTest::newRow("server default is unowned") << d << ".spec.progressDeadlineSeconds"
+                                               << "" << true;
+    QTest::newRow("set item by value") << d << ".metadata.finalizers[=\"example.com/x\"]"
+                                       << "kubectl(Apply)" << true;
     QTest::newRow("status condition keyed by type") << d << ".status.conditions[type=\"Available\"].status"
                                                     << "kube-controller-manager(Update/status)" << true;
-    QTest::newRow("server-set metadata is unowned") << d << ".metadata.uid" << "" << true;
+    QTest::newRow("server-set metadata is unowned") << d << ".metadata.uid"
+                                                    << "" << true;
     const QString s = QStringLiteral("service.yaml");
-    QTest::newRow("service port by port and protocol") << s << ".spec.ports[port=53,protocol=\"UDP\"].targetPort" << "kubectl-patch(Update)" << true;
-    QTest::newRow("service port defaulted protocol in key") << s << ".spec.ports[port=53,protocol=\"TCP\"].targetPort" << "kubectl(Apply)" << true;
-    QTest::newRow("atomic map children inherit") << s << ".spec.selector.k8s-app" << "kubectl(Apply)^" << true;
-    QTest::newRow("cluster IP unowned") << s << ".spec.clusterIP" << "" << true;
+    QTest::newRow("service port by port and protocol") << s << ".spec.ports[port=53,protocol=\"UDP\"].targetPort"
+                                                       << "kubectl-patch(Update)" << true;
+    QTest::newRow("service port defaulted protocol in key") << s << ".spec.ports[port=53,protocol=\"TCP\"].targetPort"
+                                                            << "kubectl(Apply)" << true;
+    QTest::newRow("atomic map children inherit") << s << ".spec.selector.k8s-app"
+                                                 << "kubectl(Apply)^" << true;
+    QTest::newRow("cluster IP unowned") << s << ".spec.clusterIP"
+                                        << "" << true;
     const QString c = QStringLiteral("configmap.yaml");
-    QTest::newRow("client-side apply is an Update") << c << ".data.key" << "kubectl-client-side-apply(Update)" << true;
+    QTest::newRow("client-side apply is an Update") << c << ".data.key"
+                                                    << "kubectl-client-side-apply(Update)" << true;
     QTest::newRow("last-applied annotation key with dots and slash")
-        << c << ".metadata.annotations.kubectl.kubernetes.io/last-applied-configuration" << "kubectl-client-side-apply(Update)" << true;
+        << c << ".metadata.annotations.kubectl.kubernetes.io/last-applied-configuration"
+        << "kubectl-client-side-apply(Update)" << true;
 }
 
 void TestOwnershipTree::everyNodeListsEveryOwner()
@@ -107,10 +126,13 @@ void TestOwnershipTree::listItemsMatchByKeyNotPosition()
     QVERIFY(obj.ok());
     auto tree = OwnershipTree::build(*obj);
     QVERIFY(tree.ok());
-    QCOMPARE(ownersText(*tree, *findByPathText(*tree, QStringLiteral(".spec.containers[name=\"b\"].image"))), QStringLiteral("m(Apply)"));
-    QCOMPARE(ownersText(*tree, *findByPathText(*tree, QStringLiteral(".spec.containers[name=\"a\"].image"))), QString());
-    QCOMPARE(tree->jsonPointer(*findByPathText(*tree, QStringLiteral(".spec.containers[name=\"b\"].image"))).value_or(""),
-             std::string("/spec/containers/1/image"));
+    QCOMPARE(ownersText(*tree, *findByPathText(*tree, QStringLiteral(".spec.containers[name=\"b\"].image"))),
+             QStringLiteral("m(Apply)"));
+    QCOMPARE(ownersText(*tree, *findByPathText(*tree, QStringLiteral(".spec.containers[name=\"a\"].image"))),
+             QString());
+    QCOMPARE(
+        tree->jsonPointer(*findByPathText(*tree, QStringLiteral(".spec.containers[name=\"b\"].image"))).value_or(""),
+        std::string("/spec/containers/1/image"));
 }
 
 void TestOwnershipTree::setItemsMatchByValueKeepingTypes()
@@ -151,7 +173,9 @@ void TestOwnershipTree::objectWithoutManagedFieldsIsAllUnowned()
     auto tree = OwnershipTree::build(*obj);
     QVERIFY(tree.ok());
     QVERIFY(tree->entries().empty());
-    QCOMPARE(dumpTree(*tree), QStringLiteral("kind = Pod\nspec = {1 key}\n  containers = [1 item]\n    [name=\"a\"] = {1 key}\n      name = a\n"));
+    QCOMPARE(dumpTree(*tree),
+             QStringLiteral(
+                 "kind = Pod\nspec = {1 key}\n  containers = [1 item]\n    [name=\"a\"] = {1 key}\n      name = a\n"));
 }
 
 void TestOwnershipTree::jsonPointersRoundTripForEveryPresentNode()
@@ -177,7 +201,8 @@ void TestOwnershipTree::jsonPointersRoundTripForEveryPresentNode()
 
 void TestOwnershipTree::malformedManagedFieldsGiveParseError()
 {
-    auto obj = parseJson(R"({"metadata":{"managedFields":[{"manager":"m","operation":"Apply","fieldsV1":{"f:spec":{"k:{oops":{}}}}]}})");
+    auto obj = parseJson(
+        R"({"metadata":{"managedFields":[{"manager":"m","operation":"Apply","fieldsV1":{"f:spec":{"k:{oops":{}}}}]}})");
     QVERIFY(obj.ok());
     auto tree = OwnershipTree::build(*obj);
     QVERIFY(!tree.ok());

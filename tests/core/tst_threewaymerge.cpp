@@ -6,7 +6,10 @@
 using namespace fieldscope::core;
 
 namespace {
-Json j(const char *text) { return *parseJson(text); }
+Json j(const char *text)
+{
+    return *parseJson(text);
+}
 } // namespace
 
 class TestThreeWayMerge : public QObject
@@ -16,8 +19,10 @@ private Q_SLOTS:
     void changesThatDoNotOverlapMergeByThemselves()
     {
         const Json base = j("{\"data\":{\"a\":\"1\",\"b\":\"1\",\"gone\":\"x\"}}");
-        const Json mine = j("{\"data\":{\"a\":\"2\",\"b\":\"1\",\"mine\":\"new\"}}");       // a changed, gone removed, mine added
-        const Json theirs = j("{\"data\":{\"a\":\"1\",\"b\":\"3\",\"gone\":\"x\",\"their\":\"t\"}}"); // b changed, their added
+        const Json mine =
+            j("{\"data\":{\"a\":\"2\",\"b\":\"1\",\"mine\":\"new\"}}"); // a changed, gone removed, mine added
+        const Json theirs =
+            j("{\"data\":{\"a\":\"1\",\"b\":\"3\",\"gone\":\"x\",\"their\":\"t\"}}"); // b changed, their added
         auto m = threeWayMerge(base, mine, theirs);
         QVERIFY(m.ok());
         QVERIFY(m->conflicts.empty());
@@ -62,7 +67,9 @@ private Q_SLOTS:
         auto m = threeWayMerge(base, mine, theirs);
         QVERIFY(m.ok());
         QCOMPARE(m->conflicts.at(0).pointer, std::string("/metadata/labels/app.kubernetes.io~1name"));
-        QCOMPARE(resolveMerge(*m, {{m->conflicts[0].pointer, MergeChoice::Mine}})["metadata"]["labels"]["app.kubernetes.io/name"].get<std::string>(),
+        QCOMPARE(resolveMerge(*m, {{m->conflicts[0].pointer,
+                                    MergeChoice::Mine}})["metadata"]["labels"]["app.kubernetes.io/name"]
+                     .get<std::string>(),
                  std::string("b"));
     }
 };

@@ -46,7 +46,8 @@ private Q_SLOTS:
         auto st = applyDelta(doc2, tooDeep);
         QVERIFY(!st.ok());
         QCOMPARE(st.error().category, ErrorCategory::Parse);
-        QVERIFY2(QString::fromStdString(st.error().message).contains(QLatin1String("deeper than 512")), st.error().message.c_str());
+        QVERIFY2(QString::fromStdString(st.error().message).contains(QLatin1String("deeper than 512")),
+                 st.error().message.c_str());
         QCOMPARE(st.error().where, std::string("op 0"));
     }
 

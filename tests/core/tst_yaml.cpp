@@ -41,27 +41,48 @@ private Q_SLOTS:
         QTest::addColumn<QString>("yaml");
         QTest::addColumn<QString>("json");
         QTest::addColumn<int>("warnings");
-        QTest::newRow("int") << "a: 80" << R"({"a":80})" << 0;
-        QTest::newRow("int64 stays exact") << "a: 9007199254740993" << R"({"a":9007199254740993})" << 0;
-        QTest::newRow("quoted number is a string") << "a: \"80\"" << R"({"a":"80"})" << 0;
-        QTest::newRow("yes is true") << "a: yes" << R"({"a":true})" << 1;
-        QTest::newRow("off is false") << "a: off" << R"({"a":false})" << 1;
-        QTest::newRow("true") << "a: true" << R"({"a":true})" << 0;
-        QTest::newRow("octal") << "a: 0123" << R"({"a":83})" << 1;
-        QTest::newRow("float") << "a: 1.5" << R"({"a":1.5})" << 0;
-        QTest::newRow("null") << "a: ~\nb:" << R"({"a":null,"b":null})" << 0;
-        QTest::newRow("list") << "a:\n- x\n- 'y'" << R"({"a":["x","y"]})" << 0;
-        QTest::newRow("key order kept") << "z: 1\na: 2" << R"({"z":1,"a":2})" << 0;
-        QTest::newRow("hex") << "a: 0x1F" << R"({"a":31})" << 0;
-        QTest::newRow("underscores") << "a: 1_000" << R"({"a":1000})" << 0;
-        QTest::newRow("float with leading dot and exponent") << "a: .5e3" << R"({"a":500.0})" << 0;
-        QTest::newRow("signed float") << "a: -1.5" << R"({"a":-1.5})" << 0;
-        QTest::newRow("inf stays a string") << "a: +.Inf" << R"({"a":"+.Inf"})" << 1;
-        QTest::newRow("version-like is a string") << "a: 1.2.3" << R"({"a":"1.2.3"})" << 0;
-        QTest::newRow("integer past int64 keeps its text") << "a: 99999999999999999999" << R"({"a":"99999999999999999999"})" << 0;
-        QTest::newRow("tagged string") << "a: !!str 80" << R"({"a":"80"})" << 0;
-        QTest::newRow("anchor and alias") << "a: &x {b: 1}\nc: *x" << R"({"a":{"b":1},"c":{"b":1}})" << 0;
-        QTest::newRow("alias as a key") << "a: &k name\n*k : 2" << R"({"a":"name","name":2})" << 0;
+        QTest::newRow("int") << "a: 80"
+                             << R"({"a":80})" << 0;
+        QTest::newRow("int64 stays exact") << "a: 9007199254740993"
+                                           << R"({"a":9007199254740993})" << 0;
+        QTest::newRow("quoted number is a string") << "a: \"80\""
+                                                   << R"({"a":"80"})" << 0;
+        QTest::newRow("yes is true") << "a: yes"
+                                     << R"({"a":true})" << 1;
+        QTest::newRow("off is false") << "a: off"
+                                      << R"({"a":false})" << 1;
+        QTest::newRow("true") << "a: true"
+                              << R"({"a":true})" << 0;
+        QTest::newRow("octal") << "a: 0123"
+                               << R"({"a":83})" << 1;
+        QTest::newRow("float") << "a: 1.5"
+                               << R"({"a":1.5})" << 0;
+        QTest::newRow("null") << "a: ~\nb:"
+                              << R"({"a":null,"b":null})" << 0;
+        QTest::newRow("list") << "a:\n- x\n- 'y'"
+                              << R"({"a":["x","y"]})" << 0;
+        QTest::newRow("key order kept") << "z: 1\na: 2"
+                                        << R"({"z":1,"a":2})" << 0;
+        QTest::newRow("hex") << "a: 0x1F"
+                             << R"({"a":31})" << 0;
+        QTest::newRow("underscores") << "a: 1_000"
+                                     << R"({"a":1000})" << 0;
+        QTest::newRow("float with leading dot and exponent") << "a: .5e3"
+                                                             << R"({"a":500.0})" << 0;
+        QTest::newRow("signed float") << "a: -1.5"
+                                      << R"({"a":-1.5})" << 0;
+        QTest::newRow("inf stays a string") << "a: +.Inf"
+                                            << R"({"a":"+.Inf"})" << 1;
+        QTest::newRow("version-like is a string") << "a: 1.2.3"
+                                                  << R"({"a":"1.2.3"})" << 0;
+        QTest::newRow("integer past int64 keeps its text") << "a: 99999999999999999999"
+                                                           << R"({"a":"99999999999999999999"})" << 0;
+        QTest::newRow("tagged string") << "a: !!str 80"
+                                       << R"({"a":"80"})" << 0;
+        QTest::newRow("anchor and alias") << "a: &x {b: 1}\nc: *x"
+                                          << R"({"a":{"b":1},"c":{"b":1}})" << 0;
+        QTest::newRow("alias as a key") << "a: &k name\n*k : 2"
+                                        << R"({"a":"name","name":2})" << 0;
     }
     void plainScalarsFollowYaml11()
     {
@@ -94,7 +115,8 @@ private Q_SLOTS:
         std::string bomb = "a: &a [x, x, x, x, x, x, x, x, x]\n";
         char prev = 'a';
         for (char c = 'b'; c <= 'j'; ++c, ++prev)
-            bomb += std::string(1, c) + ": &" + c + " [*" + prev + ", *" + prev + ", *" + prev + ", *" + prev + ", *" + prev + ", *" + prev + ", *" + prev + ", *" + prev + ", *" + prev + "]\n";
+            bomb += std::string(1, c) + ": &" + c + " [*" + prev + ", *" + prev + ", *" + prev + ", *" + prev + ", *"
+                  + prev + ", *" + prev + ", *" + prev + ", *" + prev + ", *" + prev + "]\n";
         YamlLimits limits;
         limits.maxNodes = 100000;
         auto r = yamlToJson(bomb, limits);
@@ -110,8 +132,8 @@ private Q_SLOTS:
         bomb += "b: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a, *a]\n";
         char prev = 'b';
         for (char c = 'c'; c <= 'g'; ++c, ++prev)
-            bomb += std::string(1, c) + ": &" + c + " [*" + prev + ", *" + prev + ", *" + prev + ", *" + prev + ", *" + prev + ", *" + prev
-                  + ", *" + prev + ", *" + prev + ", *" + prev + ", *" + prev + "]\n";
+            bomb += std::string(1, c) + ": &" + c + " [*" + prev + ", *" + prev + ", *" + prev + ", *" + prev + ", *"
+                  + prev + ", *" + prev + ", *" + prev + ", *" + prev + ", *" + prev + ", *" + prev + "]\n";
         auto r = yamlToJson(bomb);
         QVERIFY(!r.ok());
         QCOMPARE(r.error().category, ErrorCategory::Parse);
@@ -168,7 +190,10 @@ private Q_SLOTS:
         QVERIFY(!r.ok());
         QVERIFY2(mentions(r.error(), "invalid characters"), r.error().message.c_str());
         // Real UTF-16 with a BOM stays readable.
-        const std::string utf16 = std::string("\xff\xfe") + std::string("a\0:\0 \0" "1\0\n\0", 10);
+        const std::string utf16 = std::string("\xff\xfe")
+                                + std::string("a\0:\0 \0"
+                                              "1\0\n\0",
+                                              10);
         auto ok = yamlToJson(utf16);
         QVERIFY2(ok.ok(), ok.ok() ? "" : ok.error().describe().c_str());
         QCOMPARE(ok->value["a"].get<int>(), 1);
@@ -190,7 +215,8 @@ private Q_SLOTS:
         auto back = yamlToJson(yaml);
         QVERIFY(back.ok());
         QVERIFY(jsonEqual(back->value, v));
-        QCOMPARE(jsonToYaml(Json::parse(R"({"a":"caf\u00e9"})")), std::string("a: caf\xc3\xa9\n")); // other text stays as it is
+        QCOMPARE(jsonToYaml(Json::parse(R"({"a":"caf\u00e9"})")),
+                 std::string("a: caf\xc3\xa9\n")); // other text stays as it is
     }
 
     // fuzz_yaml's second finding: YAML limits an implicit key to 1024 characters, so an object
@@ -227,7 +253,8 @@ private Q_SLOTS:
     void aNulThatYamlCppTurnsIntoAStrayByteIsRefused()
     {
         auto r = yamlToJson(std::string("828e808000\0N8802+", 17));
-        QVERIFY2(!r.ok() || jsonEqual(yamlToJson(jsonToYaml(r->value)).value().value, r->value), "shown YAML reads back");
+        QVERIFY2(!r.ok() || jsonEqual(yamlToJson(jsonToYaml(r->value)).value().value, r->value),
+                 "shown YAML reads back");
     }
 
     // fuzz_yaml's fifth finding: a key beginning with "..." was written plain at the start of a
@@ -320,8 +347,26 @@ private Q_SLOTS:
     {
         QTest::addColumn<QString>("text");
         // YAML 1.1 timestamps, dates and base-60 numbers too, as kubectl quotes them.
-        for (const char *s : {"yes", "Off", "y", "~", "null", "0123", "0x1F", "1_000", ".5e3", "-1.5", "+.inf", ".NaN", "1e3", "-",
-                              "2021-11-12T11:13:20Z", "2021-11-12", "2021-1-2 10:00:00", "22:30", "1:20:30.5", "-1:30"})
+        for (const char *s : {"yes",
+                              "Off",
+                              "y",
+                              "~",
+                              "null",
+                              "0123",
+                              "0x1F",
+                              "1_000",
+                              ".5e3",
+                              "-1.5",
+                              "+.inf",
+                              ".NaN",
+                              "1e3",
+                              "-",
+                              "2021-11-12T11:13:20Z",
+                              "2021-11-12",
+                              "2021-1-2 10:00:00",
+                              "22:30",
+                              "1:20:30.5",
+                              "-1:30"})
             QTest::newRow(s) << QString::fromLatin1(s);
     }
     void stringsThatReadAsOtherTypesAreQuoted()
@@ -357,15 +402,17 @@ private Q_SLOTS:
         QVERIFY(!tryJsonToAnnotatedYaml(nestedValue(kMaxJsonDepth + 1)).ok());
         // The text-only forms show the error as a comment instead of walking the value.
         const std::string comment = jsonToYaml(nestedValue(kMaxJsonDepth + 1));
-        QVERIFY2(comment.rfind("# parse", 0) == 0 && comment.find("deeper than 512") != std::string::npos, comment.c_str());
+        QVERIFY2(comment.rfind("# parse", 0) == 0 && comment.find("deeper than 512") != std::string::npos,
+                 comment.c_str());
         const AnnotatedYaml a = jsonToAnnotatedYaml(nestedValue(100'000));
         QCOMPARE(a.linePointers.size(), std::size_t(1));
     }
 
     void emittedYamlRoundTripsAndQuotesAmbiguousStrings()
     {
-        auto j = parseJson(R"({"metadata":{"name":"web","labels":{"on":"yes","v":"0123","empty":""}},)"
-                           R"("spec":{"replicas":3,"list":[{"name":"a","ports":[{"p":80}]},"s",[1,2]],"text":"line1\nline2\n","e":{},"f":[]}})");
+        auto j = parseJson(
+            R"({"metadata":{"name":"web","labels":{"on":"yes","v":"0123","empty":""}},)"
+            R"("spec":{"replicas":3,"list":[{"name":"a","ports":[{"p":80}]},"s",[1,2]],"text":"line1\nline2\n","e":{},"f":[]}})");
         QVERIFY(j.ok());
         const std::string yaml = jsonToYaml(*j);
         QVERIFY2(yaml.find("\"on\": \"yes\"") != std::string::npos, yaml.c_str());

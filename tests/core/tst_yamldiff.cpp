@@ -11,8 +11,8 @@ QString dump(const YamlDiff &d)
 {
     QStringList lines;
     for (const auto &r : d.rows) {
-        std::string s = std::string(yamlDiffRowKindName(r.kind)) + " " + std::to_string(r.leftLine) + "|" + std::to_string(r.rightLine)
-                      + " " + r.left + " | " + r.right;
+        std::string s = std::string(yamlDiffRowKindName(r.kind)) + " " + std::to_string(r.leftLine) + "|"
+                      + std::to_string(r.rightLine) + " " + r.left + " | " + r.right;
         for (const auto &x : r.leftRanges)
             s += " L[" + std::to_string(x.start) + "+" + std::to_string(x.length) + "]";
         for (const auto &x : r.rightRanges)

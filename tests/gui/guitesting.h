@@ -1,6 +1,8 @@
 #pragma once
 // What the GUI tests share: where their screenshots go (README images and the review of every
 // run come from build/<preset>/screenshots/), and how they are taken.
+#include "widgets/clusterview.h"
+
 #include <QCoreApplication>
 #include <QDir>
 #include <QEvent>
@@ -8,8 +10,6 @@
 #include <QString>
 #include <QStringList>
 #include <QWidget>
-
-#include "widgets/clusterview.h"
 
 namespace fieldscope::testing {
 

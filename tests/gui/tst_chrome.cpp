@@ -3,12 +3,12 @@
 // last event time, the busy indicator while connecting, watches the server forbids shown as
 // failed, the context switcher showing the open context whichever of "contexts read" and
 // "context opened" comes first, and the whole window in a dark palette. Writes screenshots.
-#include "guitesting.h"
 #include "../integration/clusterenv.h"
 #include "app/clustercontroller.h"
 #include "app/settingsconsentstore.h"
 #include "app/workspace.h"
 #include "core/base/json.h"
+#include "guitesting.h"
 #include "widgets/clusterview.h"
 #include "widgets/contextswitcher.h"
 #include "widgets/detailpane.h"
@@ -21,17 +21,17 @@
 #include <QApplication>
 #include <QComboBox>
 #include <QDateTime>
-#include <QTableView>
 #include <QDir>
-#include <QSignalSpy>
-#include <QStandardPaths>
 #include <QFileInfo>
 #include <QFrame>
 #include <QLabel>
 #include <QPushButton>
 #include <QSettings>
-#include <QTimer>
+#include <QSignalSpy>
+#include <QStandardPaths>
+#include <QTableView>
 #include <QTest>
+#include <QTimer>
 
 #include <Qsci/qscilexer.h>
 
@@ -60,7 +60,8 @@ struct Session {
     bool allLive(int count) const
     {
         const auto &w = view->watches();
-        return w.size() == count && std::all_of(w.begin(), w.end(), [](const widgets::WatchHealth &h) { return h.state == State::Live; });
+        return w.size() == count
+            && std::all_of(w.begin(), w.end(), [](const widgets::WatchHealth &h) { return h.state == State::Live; });
     }
 };
 
@@ -85,8 +86,9 @@ void createConfigMap(const std::string &name)
 {
     const kube::Connection connection = testing::connectTo(testing::ctxToken());
     kube::ApiClient client(connection.transport);
-    auto r = testing::call(client, testing::request("POST", std::string("/api/v1/namespaces/") + kNamespace + "/configmaps",
-                                                    core::toJsonText({{"metadata", {{"name", name}}}, {"data", {{"k", "v"}}}})));
+    auto r = testing::call(
+        client, testing::request("POST", std::string("/api/v1/namespaces/") + kNamespace + "/configmaps",
+                                 core::toJsonText({{"metadata", {{"name", name}}}, {"data", {{"k", "v"}}}})));
     QVERIFY2(r || r.error().httpStatus == 409, r ? "" : r.error().describe().c_str());
 }
 
@@ -102,7 +104,8 @@ private Q_SLOTS:
         QSettings().remove(QStringLiteral("columns")); // each kind's column layout from an earlier run
         const kube::Connection connection = testing::connectTo(testing::ctxToken());
         kube::ApiClient client(connection.transport);
-        (void)testing::call(client, testing::request("POST", "/api/v1/namespaces", core::toJsonText({{"metadata", {{"name", kNamespace}}}})));
+        (void)testing::call(client, testing::request("POST", "/api/v1/namespaces",
+                                                     core::toJsonText({{"metadata", {{"name", kNamespace}}}})));
         createConfigMap("first");
     }
     void cleanup() { QApplication::setPalette(QPalette()); }
@@ -139,8 +142,9 @@ private Q_SLOTS:
             if (answer == QLatin1String("close"))
                 QTimer::singleShot(0, this, [&] { s.reset(); });
             else
-                QTest::mouseClick(prompt->findChild<QPushButton *>(answer == QLatin1String("allow") ? QStringLiteral("execConsentAllow")
-                                                                                                     : QStringLiteral("execConsentDeny")),
+                QTest::mouseClick(prompt->findChild<QPushButton *>(answer == QLatin1String("allow")
+                                                                       ? QStringLiteral("execConsentAllow")
+                                                                       : QStringLiteral("execConsentDeny")),
                                   Qt::LeftButton);
         });
         user.start(50);
@@ -178,7 +182,8 @@ private Q_SLOTS:
         QTRY_VERIFY_WITH_TIMEOUT(s.allLive(3), 20000);
         QTRY_VERIFY(!s.window.isBusyIndicatorShown());
         widgets::WatchStatusWidget *status = s.window.watchStatus();
-        QVERIFY2(status->text().startsWith(QStringLiteral("configmaps in all namespaces: live · ")), qPrintable(status->text()));
+        QVERIFY2(status->text().startsWith(QStringLiteral("configmaps in all namespaces: live · ")),
+                 qPrintable(status->text()));
         QCOMPARE(s.view->watches().at(1).name, QStringLiteral("namespaces"));
         QCOMPARE(s.view->watches().at(2).name, QStringLiteral("events of first"));
         // A change on the server is an event: its time appears. (How it then ages is
@@ -200,8 +205,10 @@ private Q_SLOTS:
     void watchesTheServerForbidsShowAsFailed()
     {
         Session s(QStringLiteral("namespaces"), QStringLiteral("fieldscope-test-nobody"));
-        QTRY_VERIFY_WITH_TIMEOUT(!s.view->watches().isEmpty() && s.view->watches().first().state == State::Failed, 30000);
-        QVERIFY2(s.window.watchStatus()->text().contains(QLatin1String("failed: forbidden")), qPrintable(s.window.watchStatus()->text()));
+        QTRY_VERIFY_WITH_TIMEOUT(!s.view->watches().isEmpty() && s.view->watches().first().state == State::Failed,
+                                 30000);
+        QVERIFY2(s.window.watchStatus()->text().contains(QLatin1String("failed: forbidden")),
+                 qPrintable(s.window.watchStatus()->text()));
         QVERIFY(saveShot(&s.window, QStringLiteral("statusbar-forbidden.png")));
     }
 

@@ -8,7 +8,6 @@
 //   on the other.
 // - An opt-in an earlier version kept per context name is asked about once, in the cluster's
 //   view, and never taken as consent by the command line.
-#include "guitesting.h"
 #include "../integration/clusterenv.h"
 #include "app/clustercontroller.h"
 #include "app/historysource.h"
@@ -16,13 +15,14 @@
 #include "app/workspace.h"
 #include "core/base/json.h"
 #include "core/base/jsonread.h"
+#include "guitesting.h"
 #include "widgets/clusterview.h"
 #include "widgets/helpdialogs.h"
 #include "widgets/mainwindow.h"
 
 #include <QCheckBox>
-#include <QDir>
 #include <QDialogButtonBox>
+#include <QDir>
 #include <QFile>
 #include <QFrame>
 #include <QLabel>
@@ -53,10 +53,12 @@ struct Run {
 Run runFieldscope(const QStringList &args, const QString &kubeconfig = testing::testKubeconfig())
 {
     QProcess p;
-    p.start(testing::fieldscopeBinary(), args + QStringList{QStringLiteral("--kubeconfig"), kubeconfig, QStringLiteral("--context"), kContext});
+    p.start(testing::fieldscopeBinary(),
+            args + QStringList{QStringLiteral("--kubeconfig"), kubeconfig, QStringLiteral("--context"), kContext});
     if (!p.waitForFinished(60000))
         p.kill();
-    return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1, p.readAllStandardOutput(), p.readAllStandardError()};
+    return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1, p.readAllStandardOutput(),
+            p.readAllStandardError()};
 }
 
 // A window on one kubeconfig's context, composed as the app composes it.
@@ -76,7 +78,10 @@ struct Window {
     {
         return QTest::qWaitFor([&] { return !controller->clusterIdentity().isEmpty(); }, 20000);
     }
-    QWidget *prompt() const { return controller->view()->findChild<QFrame *>(QStringLiteral("keepSecretValuesPrompt")); }
+    QWidget *prompt() const
+    {
+        return controller->view()->findChild<QFrame *>(QStringLiteral("keepSecretValuesPrompt"));
+    }
     // Opens Settings, lets `change` set its fields, clicks OK (the dialog's own code writes).
     bool changeSettings(const std::function<void(widgets::SettingsDialog *)> &change)
     {
@@ -112,9 +117,11 @@ private Q_SLOTS:
     void initTestCase()
     {
         // Our own settings file, the one the binary reads too: the app's names, this test's XDG folders.
-        QVERIFY2(qEnvironmentVariable("XDG_CONFIG_HOME").contains(QLatin1String("clustersettings-home")), "run through ctest");
+        QVERIFY2(qEnvironmentVariable("XDG_CONFIG_HOME").contains(QLatin1String("clustersettings-home")),
+                 "run through ctest");
         app::setApplicationIdentity();
-        QVERIFY2(QSettings().fileName().startsWith(qEnvironmentVariable("XDG_CONFIG_HOME") + QStringLiteral("/fieldscope/")),
+        QVERIFY2(QSettings().fileName().startsWith(qEnvironmentVariable("XDG_CONFIG_HOME")
+                                                   + QStringLiteral("/fieldscope/")),
                  qPrintable(QSettings().fileName()));
         QFile::remove(QSettings().fileName());
         QDir(app::historyFolder()).removeRecursively();
@@ -135,7 +142,8 @@ private Q_SLOTS:
 
         kube::Connection c = testing::connectTo(testing::ctxToken());
         kube::ApiClient client(c.transport);
-        (void)testing::call(client, testing::request("POST", "/api/v1/namespaces", core::toJsonText({{"metadata", {{"name", kNamespace}}}})));
+        (void)testing::call(client, testing::request("POST", "/api/v1/namespaces",
+                                                     core::toJsonText({{"metadata", {{"name", kNamespace}}}})));
     }
 
     // The field manager and the background resources set in the Settings dialog are what
@@ -146,25 +154,29 @@ private Q_SLOTS:
             Window w(testing::testKubeconfig());
             QVERIFY(w.connected());
             QVERIFY(w.changeSettings([](widgets::SettingsDialog *d) {
-                d->findChild<QLineEdit *>(QStringLiteral("fieldManagerEdit"))->setText(QStringLiteral("manager-from-settings"));
-                d->findChild<QLineEdit *>(QStringLiteral("backgroundResources"))->setText(QStringLiteral("configmaps,secrets"));
+                d->findChild<QLineEdit *>(QStringLiteral("fieldManagerEdit"))
+                    ->setText(QStringLiteral("manager-from-settings"));
+                d->findChild<QLineEdit *>(QStringLiteral("backgroundResources"))
+                    ->setText(QStringLiteral("configmaps,secrets"));
             }));
         }
         QSettings().sync();
         const QString manifest = m_dir.filePath(QStringLiteral("cm.yaml"));
         QFile f(manifest);
         QVERIFY(f.open(QIODevice::WriteOnly));
-        f.write(QByteArray("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: from-cli\n  namespace: ") + kNamespace + "\ndata:\n  a: \"1\"\n");
+        f.write(QByteArray("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: from-cli\n  namespace: ") + kNamespace
+                + "\ndata:\n  a: \"1\"\n");
         f.close();
-        const Run apply = runFieldscope({QStringLiteral("apply"), QStringLiteral("--dry-run"), QStringLiteral("-o"), QStringLiteral("json"),
-                                      QStringLiteral("-f"), manifest});
+        const Run apply = runFieldscope({QStringLiteral("apply"), QStringLiteral("--dry-run"), QStringLiteral("-o"),
+                                         QStringLiteral("json"), QStringLiteral("-f"), manifest});
         QVERIFY2(apply.code == 0, apply.err.constData());
         const auto json = core::parseJson(apply.out.toStdString());
         QVERIFY2(json && json->is_object(), apply.out.constData()); // one object: its outcome
         const std::string path = core::stringAt(*json, "/request/path").value_or(std::string());
         QVERIFY2(path.find("fieldManager=manager-from-settings") != std::string::npos, path.c_str());
 
-        const Run record = runFieldscope({QStringLiteral("record"), QStringLiteral("--store"), QStringLiteral("--for"), QStringLiteral("1s")});
+        const Run record = runFieldscope({QStringLiteral("record"), QStringLiteral("--store"), QStringLiteral("--for"),
+                                          QStringLiteral("1s")});
         QVERIFY2(record.code == 0, record.err.constData());
         QVERIFY2(record.err.contains("recording configmaps,secrets of fieldscope-test"), record.err.constData());
     }
@@ -196,8 +208,8 @@ private Q_SLOTS:
             QVERIFY(!other.prompt());
         }
         QSettings().sync();
-        const Run record = runFieldscope({QStringLiteral("record"), QStringLiteral("--store"), QStringLiteral("configmaps"), QStringLiteral("--for"),
-                                       QStringLiteral("1s")});
+        const Run record = runFieldscope({QStringLiteral("record"), QStringLiteral("--store"),
+                                          QStringLiteral("configmaps"), QStringLiteral("--for"), QStringLiteral("1s")});
         QVERIFY2(record.code == 0, record.err.constData());
         QVERIFY2(record.err.contains("Secret values are recorded into"), record.err.constData());
     }
@@ -207,10 +219,11 @@ private Q_SLOTS:
     void anOptInKeptPerContextNameIsAskedAboutOnce()
     {
         forgetSecretChoices();
-        QSettings().setValue(QStringLiteral("secrets/recordValues/fieldscope-test"), true); // as earlier versions wrote it
+        QSettings().setValue(QStringLiteral("secrets/recordValues/fieldscope-test"),
+                             true); // as earlier versions wrote it
         QSettings().sync();
-        const Run record = runFieldscope({QStringLiteral("record"), QStringLiteral("--store"), QStringLiteral("configmaps"), QStringLiteral("--for"),
-                                       QStringLiteral("1s")});
+        const Run record = runFieldscope({QStringLiteral("record"), QStringLiteral("--store"),
+                                          QStringLiteral("configmaps"), QStringLiteral("--for"), QStringLiteral("1s")});
         QVERIFY2(record.code == 0, record.err.constData());
         QVERIFY2(!record.err.contains("Secret values are recorded into"), record.err.constData());
         QVERIFY2(record.err.contains("confirm it for this cluster in the window's Settings"), record.err.constData());
@@ -222,10 +235,12 @@ private Q_SLOTS:
             QTRY_VERIFY(w.prompt() && w.prompt()->isVisible());
             QVERIFY(!w.controller->recordsSecretValues()); // not before the answer
             const QString question = w.prompt()->findChild<QLabel *>(QStringLiteral("keepSecretValuesText"))->text();
-            QVERIFY2(question.contains(kContext) && question.contains(QString::fromStdString(w.controller->connection()->config.server)),
+            QVERIFY2(question.contains(kContext)
+                         && question.contains(QString::fromStdString(w.controller->connection()->config.server)),
                      qPrintable(question));
             (void)testing::saveShot(&w.window, QStringLiteral("keep-secret-values-question.png"));
-            QTest::mouseClick(w.prompt()->findChild<QPushButton *>(QStringLiteral("keepSecretValuesYes")), Qt::LeftButton);
+            QTest::mouseClick(w.prompt()->findChild<QPushButton *>(QStringLiteral("keepSecretValuesYes")),
+                              Qt::LeftButton);
             QTRY_VERIFY(w.controller->recordsSecretValues());
             QTRY_VERIFY(!w.prompt());
         }

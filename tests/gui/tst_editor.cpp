@@ -6,12 +6,12 @@
 // nothing and its write keeps others' changes; the server's 422 causes are shown; unsent edits
 // are never lost to a closed window, cluster or application. Saves screenshots of the conflict
 // table, the three-way view and the failed precondition.
-#include "guitesting.h"
 #include "../integration/clusterenv.h"
 #include "app/clustercontroller.h"
-#include "core/edit/drafts.h"
 #include "core/base/json.h"
+#include "core/edit/drafts.h"
 #include "core/yaml/yaml.h"
+#include "guitesting.h"
 #include "widgets/clusterview.h"
 #include "widgets/detailpane.h"
 #include "widgets/editorwindow.h"
@@ -22,8 +22,9 @@
 #include "widgets/qsci.h"
 
 #include <QAction>
-#include <QCheckBox>
 #include <QApplication>
+#include <QCheckBox>
+#include <QClipboard>
 #include <QComboBox>
 #include <QDir>
 #include <QDirIterator>
@@ -33,17 +34,16 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QMessageBox>
-#include <QPushButton>
 #include <QPointer>
+#include <QPushButton>
 #include <QRegularExpression>
 #include <QSettings>
-#include <QStandardPaths>
-#include <QTextBrowser>
-#include <QClipboard>
-#include <QTemporaryDir>
 #include <QSignalSpy>
+#include <QStandardPaths>
 #include <QTableWidget>
+#include <QTemporaryDir>
 #include <QTest>
+#include <QTextBrowser>
 #include <QTimer>
 
 #include <memory>
@@ -62,7 +62,8 @@ struct Session {
     widgets::MainWindow window;
     widgets::ClusterView *view = window.addCluster(QStringLiteral("test"));
     app::ClusterController controller{view};
-    explicit Session(const QString &kubeconfig = testing::testKubeconfig(), const QString &context = QStringLiteral("fieldscope-test"))
+    explicit Session(const QString &kubeconfig = testing::testKubeconfig(),
+                     const QString &context = QStringLiteral("fieldscope-test"))
     {
         window.resize(1280, 800);
         controller.showResource(QStringLiteral("configmaps"));
@@ -79,11 +80,16 @@ std::string objectPath(const std::string &name)
 // Bodies are built with the JSON library (moc and raw string literals do not mix in tests).
 std::string configMap(const std::string &name, const core::Json &data)
 {
-    return core::toJsonText({{"apiVersion", "v1"}, {"kind", "ConfigMap"},
-                             {"metadata", {{"name", name}, {"namespace", kNamespace}}}, {"data", data}});
+    return core::toJsonText({{"apiVersion", "v1"},
+                             {"kind", "ConfigMap"},
+                             {"metadata", {{"name", name}, {"namespace", kNamespace}}},
+                             {"data", data}});
 }
 
-QString text(const QsciScintilla *pane) { return pane ? pane->text() : QString(); }
+QString text(const QsciScintilla *pane)
+{
+    return pane ? pane->text() : QString();
+}
 
 } // namespace
 
@@ -97,8 +103,9 @@ private:
     // A server-side apply by `manager` (force: it takes what it names), as another tool would.
     bool applyAs(const std::string &manager, const std::string &name, const core::Json &data)
     {
-        auto r = testing::call(*m_client, testing::request("PATCH", objectPath(name) + "?fieldManager=" + manager + "&force=true",
-                                                           configMap(name, data), "application/apply-patch+yaml"));
+        auto r = testing::call(*m_client,
+                               testing::request("PATCH", objectPath(name) + "?fieldManager=" + manager + "&force=true",
+                                                configMap(name, data), "application/apply-patch+yaml"));
         if (!r)
             qWarning("apply failed: %s", r.error().describe().c_str());
         return bool(r);
@@ -117,7 +124,12 @@ private:
     EditorWindow *openEditor(Session &s, const QString &name) { return openEditor(s.controller, s.view, name); }
     EditorWindow *openEditor(app::ClusterController &controller, widgets::ClusterView *view, const QString &name)
     {
-        if (!QTest::qWaitFor([&] { return controller.isLoaded() && view->tablePage()->selectName(QString::fromLatin1(kNamespace), name); }, 30000))
+        if (!QTest::qWaitFor(
+                [&] {
+                    return controller.isLoaded()
+                        && view->tablePage()->selectName(QString::fromLatin1(kNamespace), name);
+                },
+                30000))
             return nullptr;
         widgets::DetailPane *detail = view->detailPane();
         if (!QTest::qWaitFor([&] { return detail->isReady() && detail->detail().name == name; }, 10000))
@@ -173,8 +185,10 @@ private Q_SLOTS:
         (void)testing::call(*m_client, testing::request("POST", "/api/v1/namespaces",
                                                         core::toJsonText({{"metadata", {{"name", kNamespace}}}})));
         // Fresh objects each run: an earlier run's versions must not satisfy a check.
-        for (const char *name : {"edit-ssa", "edit-conflict", "edit-stale", "edit-bad", "edit-cas", "edit-merge", "edit-invalid",
-                                 "edit-close", "edit-claim", "edit-coown", "edit-giveup", "edit-live", "edit-draft", "edit-copy", "del-me", "del-stale", "made-new", "edit-rows", "edit-merge3", "edit-foo"})
+        for (const char *name :
+             {"edit-ssa",   "edit-conflict", "edit-stale", "edit-bad",    "edit-cas",    "edit-merge", "edit-invalid",
+              "edit-close", "edit-claim",    "edit-coown", "edit-giveup", "edit-live",   "edit-draft", "edit-copy",
+              "del-me",     "del-stale",     "made-new",   "edit-rows",   "edit-merge3", "edit-foo"})
             (void)testing::call(*m_client, testing::request("DELETE", objectPath(name)));
         QVERIFY(applyAs("fieldscope", "edit-ssa", {{"color", "blue"}}));
         QVERIFY(applyAs("fieldscope", "edit-conflict", {{"color", "blue"}, {"size", "small"}}));
@@ -199,18 +213,25 @@ private Q_SLOTS:
             QVERIFY(applyAs("other-tool", name, {{"color", "red"}}));
         }
         // Created the way `kubectl create` does: an Update entry owns every field.
-        QVERIFY(testing::call(*m_client, testing::request("POST", std::string("/api/v1/namespaces/") + kNamespace + "/configmaps?fieldManager=creator",
-                                                          configMap("edit-claim", {{"color", "blue"}, {"size", "small"}}))));
+        QVERIFY(testing::call(*m_client,
+                              testing::request("POST",
+                                               std::string("/api/v1/namespaces/") + kNamespace
+                                                   + "/configmaps?fieldManager=creator",
+                                               configMap("edit-claim", {{"color", "blue"}, {"size", "small"}}))));
     }
 
     // A merge patch by another writer, the way kubectl patch would change one key.
     bool patchAs(const std::string &manager, const std::string &name, const core::Json &data)
     {
         return bool(testing::call(*m_client, testing::request("PATCH", objectPath(name) + "?fieldManager=" + manager,
-                                                              core::toJsonText({{"data", data}}), "application/merge-patch+json")));
+                                                              core::toJsonText({{"data", data}}),
+                                                              "application/merge-patch+json")));
     }
 
-    std::string resourceVersion(const std::string &name) { return get(name)["metadata"]["resourceVersion"].get<std::string>(); }
+    std::string resourceVersion(const std::string &name)
+    {
+        return get(name)["metadata"]["resourceVersion"].get<std::string>();
+    }
 
     // Answers the next message box named `name` by clicking its button labelled `button`.
     static void answerBox(const char *name, const QString &button, bool *seen)
@@ -316,8 +337,11 @@ void TestEditor::conflictRowNamesTheOtherManagerWithBothValuesAndForceTakesTheFi
     QTest::mouseClick(editor->findChild<QPushButton *>(QStringLiteral("dryRunButton")), Qt::LeftButton);
     QTRY_COMPARE_WITH_TIMEOUT(editor->state(), EditorWindow::State::Written, 15000);
     const QString preview = editor->findChild<QTextBrowser *>(QStringLiteral("editorMessages"))->toPlainText();
-    QVERIFY2(preview.contains(QLatin1String("Ownership if you write this:\nfieldscope takes .data.color from other-tool (Apply)")), qPrintable(preview));
-    QVERIFY2(preview.contains(QLatin1String("changed .data.color: red -> green")), qPrintable(preview)); // the object diff beside it
+    QVERIFY2(preview.contains(
+                 QLatin1String("Ownership if you write this:\nfieldscope takes .data.color from other-tool (Apply)")),
+             qPrintable(preview));
+    QVERIFY2(preview.contains(QLatin1String("changed .data.color: red -> green")),
+             qPrintable(preview));                                                          // the object diff beside it
     QCOMPARE(get("edit-conflict")["data"]["color"].get<std::string>(), std::string("red")); // still nothing written
     QVERIFY(saveShot(editor, QStringLiteral("editor-ownership-preview.png")));
     editor->findChild<QCheckBox *>(QStringLiteral("forceCheck"))->setChecked(false);
@@ -333,7 +357,8 @@ void TestEditor::conflictRowNamesTheOtherManagerWithBothValuesAndForceTakesTheFi
         const bool ownsColor = entry.contains("fieldsV1") && entry["fieldsV1"].contains("f:data")
                             && entry["fieldsV1"]["f:data"].contains("f:color");
         const std::string manager = entry.value("manager", std::string());
-        fieldscopeOwnsColor |= ownsColor && manager == "fieldscope" && entry.value("operation", std::string()) == "Apply";
+        fieldscopeOwnsColor |= ownsColor && manager == "fieldscope"
+                            && entry.value("operation", std::string()) == "Apply";
         otherToolOwnsColor |= ownsColor && manager == "other-tool";
     }
     QVERIFY(fieldscopeOwnsColor);
@@ -347,9 +372,10 @@ void TestEditor::staleReplaceShowsOpenedWrittenAndCurrentAndRebaseWritesOnTop()
     QVERIFY(editor);
     const QString opened = editor->openedResourceVersion();
     // Someone else changes the object after it was opened.
-    auto patched = testing::call(*m_client, testing::request("PATCH", objectPath("edit-stale") + "?fieldManager=someone-else",
-                                                             core::toJsonText({{"data", {{"owner", "team-b"}}}}),
-                                                             "application/merge-patch+json"));
+    auto patched = testing::call(*m_client,
+                                 testing::request("PATCH", objectPath("edit-stale") + "?fieldManager=someone-else",
+                                                  core::toJsonText({{"data", {{"owner", "team-b"}}}}),
+                                                  "application/merge-patch+json"));
     QVERIFY(patched);
     const QString changed = replaced(editor, "color: blue", "color: green");
     QVERIFY(!changed.isEmpty());
@@ -359,9 +385,13 @@ void TestEditor::staleReplaceShowsOpenedWrittenAndCurrentAndRebaseWritesOnTop()
     const QString openedText = text(editor->findChild<QsciScintilla *>(QStringLiteral("openedPane")));
     const QString writtenText = text(editor->findChild<QsciScintilla *>(QStringLiteral("writtenPane")));
     const QString currentText = text(editor->findChild<QsciScintilla *>(QStringLiteral("currentPane")));
-    QVERIFY2(openedText.contains(QLatin1String("color: blue")) && openedText.contains(QLatin1String("owner: team-a")), qPrintable(openedText));
-    QVERIFY2(writtenText.contains(QLatin1String("color: green")) && writtenText.contains(QLatin1String("owner: team-a")), qPrintable(writtenText));
-    QVERIFY2(currentText.contains(QLatin1String("color: blue")) && currentText.contains(QLatin1String("owner: team-b")), qPrintable(currentText));
+    QVERIFY2(openedText.contains(QLatin1String("color: blue")) && openedText.contains(QLatin1String("owner: team-a")),
+             qPrintable(openedText));
+    QVERIFY2(writtenText.contains(QLatin1String("color: green"))
+                 && writtenText.contains(QLatin1String("owner: team-a")),
+             qPrintable(writtenText));
+    QVERIFY2(currentText.contains(QLatin1String("color: blue")) && currentText.contains(QLatin1String("owner: team-b")),
+             qPrintable(currentText));
     QCOMPARE(get("edit-stale")["data"]["color"].get<std::string>(), std::string("blue")); // nothing written
     QCOMPARE(editor->bufferText(), changed);
     // The changed lines are marked once the worker's diff is in (never on the GUI thread).
@@ -371,7 +401,8 @@ void TestEditor::staleReplaceShowsOpenedWrittenAndCurrentAndRebaseWritesOnTop()
     // Rebase: based on the current version, the buffer untouched; the replace now goes through.
     QTest::mouseClick(editor->findChild<QPushButton *>(QStringLiteral("rebaseButton")), Qt::LeftButton);
     QTRY_VERIFY(editor->openedResourceVersion() != opened);
-    QCOMPARE(editor->openedResourceVersion(), QString::fromStdString(get("edit-stale")["metadata"]["resourceVersion"].get<std::string>()));
+    QCOMPARE(editor->openedResourceVersion(),
+             QString::fromStdString(get("edit-stale")["metadata"]["resourceVersion"].get<std::string>()));
     QCOMPARE(editor->bufferText(), changed);
     write(editor, widgets::WriteMode::Replace);
     QTRY_COMPARE_WITH_TIMEOUT(editor->state(), EditorWindow::State::Written, 15000);
@@ -415,9 +446,12 @@ void TestEditor::jsonPatchWritesOnlyWhileTheChangedFieldStillHasItsOpenedValue()
     const std::string unsent = resourceVersion("edit-cas");
     QString request = preview(editor, widgets::WriteMode::JsonPatch);
     QVERIFY2(request.startsWith(QLatin1String("PATCH /api/v1/namespaces/gui-editor/configmaps/edit-cas?"))
-                 && request.contains(QLatin1String("Content-Type: application/json-patch+json")), qPrintable(request));
-    const qsizetype test = request.indexOf(QLatin1String("\"op\": \"test\"")), replace = request.indexOf(QLatin1String("\"op\": \"replace\""));
-    QVERIFY2(test > 0 && replace > test && request.contains(QLatin1String("\"path\": \"/data/foo\"")), qPrintable(request));
+                 && request.contains(QLatin1String("Content-Type: application/json-patch+json")),
+             qPrintable(request));
+    const qsizetype test = request.indexOf(QLatin1String("\"op\": \"test\"")),
+                    replace = request.indexOf(QLatin1String("\"op\": \"replace\""));
+    QVERIFY2(test > 0 && replace > test && request.contains(QLatin1String("\"path\": \"/data/foo\"")),
+             qPrintable(request));
     QCOMPARE(resourceVersion("edit-cas"), unsent);
     QVERIFY(saveShot(editor, QStringLiteral("editor-preview.png")));
     write(editor, widgets::WriteMode::JsonPatch);
@@ -425,7 +459,8 @@ void TestEditor::jsonPatchWritesOnlyWhileTheChangedFieldStillHasItsOpenedValue()
     core::Json live = get("edit-cas");
     QCOMPARE(live["data"]["foo"].get<std::string>(), std::string("2"));
     QCOMPARE(live["data"]["bar"].get<std::string>(), std::string("y")); // the other change stays
-    QVERIFY2(editor->bufferText().contains(QLatin1String("bar: \"y\"")), qPrintable(editor->bufferText())); // YAML 1.1 would read y as true
+    QVERIFY2(editor->bufferText().contains(QLatin1String("bar: \"y\"")),
+             qPrintable(editor->bufferText())); // YAML 1.1 would read y as true
 
     // Now someone changes foo itself; our next compare-and-swap must not go through.
     QVERIFY(patchAs("someone-else", "edit-cas", {{"foo", "3"}}));
@@ -435,7 +470,8 @@ void TestEditor::jsonPatchWritesOnlyWhileTheChangedFieldStillHasItsOpenedValue()
     editor->buffer()->setText(changed);
     write(editor, widgets::WriteMode::JsonPatch);
     QTRY_COMPARE_WITH_TIMEOUT(editor->state(), EditorWindow::State::Stale, 15000);
-    QVERIFY2(editor->resultText().contains(QLatin1String("/data/foo: opened \"2\", now \"3\"")), qPrintable(editor->resultText()));
+    QVERIFY2(editor->resultText().contains(QLatin1String("/data/foo: opened \"2\", now \"3\"")),
+             qPrintable(editor->resultText()));
     QCOMPARE(resourceVersion("edit-cas"), before); // nothing written
     QCOMPARE(get("edit-cas")["data"]["foo"].get<std::string>(), std::string("3"));
     const QString currentText = text(editor->findChild<QsciScintilla *>(QStringLiteral("currentPane")));
@@ -478,13 +514,15 @@ void TestEditor::invalidObjectShowsTheServersCausesAndKeepsTheBuffer()
     EditorWindow *editor = openEditor(s, QStringLiteral("edit-invalid"));
     QVERIFY(editor);
     const std::string before = resourceVersion("edit-invalid");
-    const QString broken = replaced(editor, "name: edit-invalid", "name: edit-invalid\n  labels:\n    tier: \"not a valid value!\"");
+    const QString broken = replaced(editor, "name: edit-invalid",
+                                    "name: edit-invalid\n  labels:\n    tier: \"not a valid value!\"");
     QVERIFY2(!broken.isEmpty(), qPrintable(editor->bufferText()));
     editor->buffer()->setText(broken);
     write(editor, widgets::WriteMode::Replace);
     QTRY_COMPARE_WITH_TIMEOUT(editor->state(), EditorWindow::State::Invalid, 15000);
     const QString causes = editor->findChild<QTextBrowser *>(QStringLiteral("editorMessages"))->toPlainText();
-    QVERIFY2(causes.contains(QLatin1String("metadata.labels")) && causes.contains(QLatin1String("FieldValueInvalid")), qPrintable(causes));
+    QVERIFY2(causes.contains(QLatin1String("metadata.labels")) && causes.contains(QLatin1String("FieldValueInvalid")),
+             qPrintable(causes));
     QCOMPARE(resourceVersion("edit-invalid"), before);
     QCOMPARE(editor->bufferText(), broken);
 }
@@ -531,11 +569,13 @@ void TestEditor::applyClaimsOnlyTheChangedFieldAndSaysWhatItCannotRemove()
     QString changed = replaced(editor, "color: blue", "color: green");
     static const QRegularExpression sizeLine(QStringLiteral("\\n *size: small"));
     changed = changed.remove(sizeLine);
-    QVERIFY2(!changed.contains(QLatin1String("size")) && changed.contains(QLatin1String("color: green")), qPrintable(changed));
+    QVERIFY2(!changed.contains(QLatin1String("size")) && changed.contains(QLatin1String("color: green")),
+             qPrintable(changed));
     editor->buffer()->setText(changed);
     // The apply's body holds the changed field only, and the deletion it cannot make is said.
     const QString request = preview(editor, widgets::WriteMode::Apply);
-    QVERIFY2(request.contains(QLatin1String("Content-Type: application/apply-patch+yaml")) && request.contains(QLatin1String("\"color\": \"green\""))
+    QVERIFY2(request.contains(QLatin1String("Content-Type: application/apply-patch+yaml"))
+                 && request.contains(QLatin1String("\"color\": \"green\""))
                  && request.contains(QLatin1String(".data.size")),
              qPrintable(request));
     const QString body = request.mid(request.indexOf(QLatin1String("\n\n{")));
@@ -556,8 +596,10 @@ void TestEditor::applyClaimsOnlyTheChangedFieldAndSaysWhatItCannotRemove()
             applied = entry["fieldsV1"];
     QCOMPARE(QString::fromStdString(core::toJsonText(applied["f:data"])), QStringLiteral(R"({"f:color":{}})"));
     const QString messages = editor->findChild<QTextBrowser *>(QStringLiteral("editorMessages"))->toPlainText();
-    QVERIFY2(messages.contains(QLatin1String(".data.size")) && messages.contains(QLatin1String("cannot remove")), qPrintable(messages));
-    QVERIFY2(editor->bufferText().contains(QLatin1String("size: small")), qPrintable(editor->bufferText())); // shows what is there
+    QVERIFY2(messages.contains(QLatin1String(".data.size")) && messages.contains(QLatin1String("cannot remove")),
+             qPrintable(messages));
+    QVERIFY2(editor->bufferText().contains(QLatin1String("size: small")),
+             qPrintable(editor->bufferText())); // shows what is there
 }
 
 namespace {
@@ -566,7 +608,8 @@ std::set<std::string> ownersOf(const core::Json &object, const std::string &key)
 {
     std::set<std::string> out;
     for (const auto &entry : object["metadata"]["managedFields"])
-        if (entry.contains("fieldsV1") && entry["fieldsV1"].contains("f:data") && entry["fieldsV1"]["f:data"].contains("f:" + key))
+        if (entry.contains("fieldsV1") && entry["fieldsV1"].contains("f:data")
+            && entry["fieldsV1"]["f:data"].contains("f:" + key))
             out.insert(entry.value("manager", std::string()));
     return out;
 }
@@ -579,7 +622,8 @@ void TestEditor::coOwnTakesTheLiveValueAndSharesTheField()
     Session s;
     EditorWindow *editor = openEditor(s, QStringLiteral("edit-coown"));
     QVERIFY(editor);
-    const QString changed = replaced(editor, "color: red", "color: green").replace(QLatin1String("size: small"), QLatin1String("size: medium"));
+    const QString changed = replaced(editor, "color: red", "color: green")
+                                .replace(QLatin1String("size: small"), QLatin1String("size: medium"));
     editor->buffer()->setText(changed);
     write(editor, widgets::WriteMode::Apply);
     QTRY_COMPARE_WITH_TIMEOUT(editor->state(), EditorWindow::State::Conflict, 15000);
@@ -596,7 +640,8 @@ void TestEditor::givingUpLeavesTheFieldToItsOwnerAndWritesTheRest()
     Session s;
     EditorWindow *editor = openEditor(s, QStringLiteral("edit-giveup"));
     QVERIFY(editor);
-    const QString changed = replaced(editor, "color: red", "color: green").replace(QLatin1String("size: small"), QLatin1String("size: medium"));
+    const QString changed = replaced(editor, "color: red", "color: green")
+                                .replace(QLatin1String("size: small"), QLatin1String("size: medium"));
     editor->buffer()->setText(changed);
     write(editor, widgets::WriteMode::Apply);
     QTRY_COMPARE_WITH_TIMEOUT(editor->state(), EditorWindow::State::Conflict, 15000);
@@ -623,7 +668,8 @@ void TestEditor::aChangeOnTheServerWhileEditingIsShownAndRebaseCatchesUp()
     editor->buffer()->setText(changed);
     write(editor, widgets::WriteMode::Apply);
     QTRY_COMPARE_WITH_TIMEOUT(editor->state(), EditorWindow::State::Written, 15000);
-    QTRY_COMPARE_WITH_TIMEOUT(s.view->detailPane()->detail().resourceVersion, editor->openedResourceVersion(), 10000); // the watch caught up
+    QTRY_COMPARE_WITH_TIMEOUT(s.view->detailPane()->detail().resourceVersion, editor->openedResourceVersion(),
+                              10000);             // the watch caught up
     QVERIFY(!editor->serverChangedBannerShown()); // our own write
 
     QVERIFY(patchAs("someone-else", "edit-live", {{"size", "large"}}));
@@ -653,11 +699,15 @@ void TestEditor::unsentEditsSurviveACrashAndComeBackOnTheirBaseVersion()
         openedRv = editor->openedResourceVersion();
         changed = replaced(editor, "color: blue", "color: green");
         editor->buffer()->setText(changed);
-        core::DraftStore store((QStandardPaths::writableLocation(QStandardPaths::AppDataLocation) + QStringLiteral("/drafts")).toStdString());
+        core::DraftStore store((QStandardPaths::writableLocation(QStandardPaths::AppDataLocation)
+                                + QStringLiteral("/drafts"))
+                                   .toStdString());
         const std::string uid = s.view->detailPane()->uid().toStdString();
         draftFile = QString::fromStdString(store.pathFor(cluster(), uid));
         QTRY_VERIFY_WITH_TIMEOUT(QFile::exists(draftFile), 5000);
-        QTRY_VERIFY_WITH_TIMEOUT(store.load(cluster(), uid).valueOr(std::nullopt).value_or(core::EditDraft{}).text == changed.toStdString(), 5000);
+        QTRY_VERIFY_WITH_TIMEOUT(store.load(cluster(), uid).valueOr(std::nullopt).value_or(core::EditDraft{}).text
+                                     == changed.toStdString(),
+                                 5000);
     } // gone without closeEvent: what a crash leaves
     QVERIFY(QFile::exists(draftFile));
     QVERIFY(patchAs("someone-else", "edit-draft", {{"size", "large"}})); // meanwhile
@@ -670,7 +720,7 @@ void TestEditor::unsentEditsSurviveACrashAndComeBackOnTheirBaseVersion()
     QVERIFY(saveShot(editor, QStringLiteral("editor-draft-offer.png")));
     QTest::mouseClick(editor->findChild<QPushButton *>(QStringLiteral("restoreDraftButton")), Qt::LeftButton);
     QTRY_COMPARE_WITH_TIMEOUT(editor->bufferText(), changed, 5000);
-    QCOMPARE(editor->openedResourceVersion(), openedRv); // the version the edit was made on
+    QCOMPARE(editor->openedResourceVersion(), openedRv);                 // the version the edit was made on
     QTRY_VERIFY_WITH_TIMEOUT(editor->serverChangedBannerShown(), 10000); // and the change since is said
     QVERIFY(editor->hasUnsentEdits());
 
@@ -716,11 +766,15 @@ void TestEditor::aSecretsUnsentEditsStayOffTheDiskUnlessOptedIn()
 {
     const std::string path = std::string("/api/v1/namespaces/") + kNamespace + "/secrets/edit-secret";
     (void)testing::call(*m_client, testing::request("DELETE", path));
-    const std::string body = core::toJsonText({{"apiVersion", "v1"}, {"kind", "Secret"},
+    const std::string body = core::toJsonText({{"apiVersion", "v1"},
+                                               {"kind", "Secret"},
                                                {"metadata", {{"name", "edit-secret"}, {"namespace", kNamespace}}},
                                                {"data", {{"password", "c2VjcmV0"}}}});
-    QVERIFY(testing::call(*m_client, testing::request("POST", std::string("/api/v1/namespaces/") + kNamespace + "/secrets", body)).ok());
-    const QString drafts = QStandardPaths::writableLocation(QStandardPaths::AppDataLocation) + QStringLiteral("/drafts");
+    QVERIFY(testing::call(*m_client,
+                          testing::request("POST", std::string("/api/v1/namespaces/") + kNamespace + "/secrets", body))
+                .ok());
+    const QString drafts = QStandardPaths::writableLocation(QStandardPaths::AppDataLocation)
+                         + QStringLiteral("/drafts");
     const QByteArray canary = "editor-canary-9b2e41";
     QDir(drafts).removeRecursively(); // what a failed earlier run left
     auto draftBytes = [&] {
@@ -764,7 +818,9 @@ void TestEditor::aSecretsUnsentEditsStayOffTheDiskUnlessOptedIn()
         if (optIn) {
             QTRY_VERIFY_WITH_TIMEOUT(editor->draftProblem().contains(QLatin1String("moved aside")), 5000);
             QTRY_VERIFY2(!QFile::exists(damaged), qPrintable(editor->draftProblem()));
-            QVERIFY(!QDir(QFileInfo(damaged).absolutePath()).entryList({QFileInfo(damaged).fileName() + QStringLiteral(".damaged-*")}).isEmpty());
+            QVERIFY(!QDir(QFileInfo(damaged).absolutePath())
+                         .entryList({QFileInfo(damaged).fileName() + QStringLiteral(".damaged-*")})
+                         .isEmpty());
         }
         editor->buffer()->setText(editor->bufferText() + QStringLiteral("# ") + QString::fromLatin1(canary) + u'\n');
         QVERIFY(editor->hasUnsentEdits());
@@ -789,7 +845,8 @@ void TestEditor::aSecretsUnsentEditsStayOffTheDiskUnlessOptedIn()
 // never a silent hole. Here its database path is taken by a folder.
 void TestEditor::aHistoryThatCannotBeWrittenIsShownInTheWindow()
 {
-    const QString db = app::historyDatabaseFor(QStringLiteral("fieldscope-test"), app::clusterIdentityOf(m_connection->config));
+    const QString db = app::historyDatabaseFor(QStringLiteral("fieldscope-test"),
+                                               app::clusterIdentityOf(m_connection->config));
     QFile::remove(db);
     QVERIFY(QDir().mkpath(db));
     {
@@ -799,7 +856,8 @@ void TestEditor::aHistoryThatCannotBeWrittenIsShownInTheWindow()
         QVERIFY(warning->isVisible());
         // An error, not a described choice: a screenshot of it exits 1 (ClusterView::shownErrors).
         QVERIFY(s.view->shownErrors().join(u' ').contains(QLatin1String("History recording is failing")));
-        QVERIFY(testing::saveShotShowingErrors(&s.window, QStringLiteral("history-recording-failing.png"))); // the banner is the point
+        QVERIFY(testing::saveShotShowingErrors(
+            &s.window, QStringLiteral("history-recording-failing.png"))); // the banner is the point
     }
     QVERIFY(QDir(db).removeRecursively());
 }
@@ -820,7 +878,9 @@ void TestEditor::copyAsCurlAndKubectlGiveTheExactWriteWithoutTheToken()
         QApplication::clipboard()->clear();
         messages->clear();
         editor->findChild<QAction *>(QLatin1String(action))->trigger();
-        return QTest::qWaitFor([&] { return !QApplication::clipboard()->text().isEmpty(); }, 10000) ? QApplication::clipboard()->text() : QString();
+        return QTest::qWaitFor([&] { return !QApplication::clipboard()->text().isEmpty(); }, 10000)
+                 ? QApplication::clipboard()->text()
+                 : QString();
     };
     const QString curl = copy(widgets::WriteMode::JsonPatch, "copyAsCurl");
     QVERIFY2(curl.contains(QLatin1String("curl ")) && curl.contains(QLatin1String("-X PATCH")), qPrintable(curl));
@@ -830,7 +890,9 @@ void TestEditor::copyAsCurlAndKubectlGiveTheExactWriteWithoutTheToken()
     QVERIFY(!curl.contains(QString::fromStdString(m_connection->config.auth.token)));
     QVERIFY(messages->toPlainText().contains(QLatin1String("Copied to the clipboard")));
     const QString kubectl = copy(widgets::WriteMode::Apply, "copyAsKubectl");
-    QVERIFY2(kubectl.startsWith(QLatin1String("kubectl --context 'fieldscope-test' -n 'gui-editor' apply --server-side")), qPrintable(kubectl));
+    QVERIFY2(
+        kubectl.startsWith(QLatin1String("kubectl --context 'fieldscope-test' -n 'gui-editor' apply --server-side")),
+        qPrintable(kubectl));
     QVERIFY(kubectl.contains(QLatin1String("--field-manager 'fieldscope'")));
     QVERIFY(!kubectl.contains(QLatin1String("--force-conflicts")));
     QCOMPARE(get("edit-copy")["data"]["color"].get<std::string>(), std::string("blue")); // copying sends nothing
@@ -842,11 +904,16 @@ void TestEditor::copyAsCurlAndKubectlGiveTheExactWriteWithoutTheToken()
 void TestEditor::withoutWriteRightsTheEditorIsReadOnlyBeforeAnyoneTypes()
 {
     const std::string binding = core::toJsonText(
-        {{"apiVersion", "rbac.authorization.k8s.io/v1"}, {"kind", "ClusterRoleBinding"}, {"metadata", {{"name", "fieldscope-test-reader-views"}}},
-         {"subjects", core::Json::array({{{"kind", "User"}, {"name", "reader"}, {"apiGroup", "rbac.authorization.k8s.io"}}})},
+        {{"apiVersion", "rbac.authorization.k8s.io/v1"},
+         {"kind", "ClusterRoleBinding"},
+         {"metadata", {{"name", "fieldscope-test-reader-views"}}},
+         {"subjects",
+          core::Json::array({{{"kind", "User"}, {"name", "reader"}, {"apiGroup", "rbac.authorization.k8s.io"}}})},
          {"roleRef", {{"kind", "ClusterRole"}, {"name", "view"}, {"apiGroup", "rbac.authorization.k8s.io"}}}});
     // Cluster-wide: the window lists ConfigMaps in all namespaces.
-    auto made = testing::call(*m_client, testing::request("POST", "/apis/rbac.authorization.k8s.io/v1/clusterrolebindings", binding));
+    auto made = testing::call(*m_client,
+                              testing::request("POST", "/apis/rbac.authorization.k8s.io/v1/clusterrolebindings",
+                                               binding));
     QVERIFY(made.ok() || made.error().httpStatus == 409);
     // The test kubeconfig plus a context that impersonates "reader" with the admin's token.
     QFile original(testing::testKubeconfig());
@@ -876,7 +943,8 @@ void TestEditor::withoutWriteRightsTheEditorIsReadOnlyBeforeAnyoneTypes()
     EditorWindow *editor = openEditor(s, QStringLiteral("edit-copy"));
     QVERIFY(editor);
     QTRY_VERIFY_WITH_TIMEOUT(editor->isReadOnly(), 10000);
-    QVERIFY2(editor->readOnlyReason().contains(QLatin1String("neither update nor patch")), qPrintable(editor->readOnlyReason()));
+    QVERIFY2(editor->readOnlyReason().contains(QLatin1String("neither update nor patch")),
+             qPrintable(editor->readOnlyReason()));
     QVERIFY(!editor->findChild<QPushButton *>(QStringLiteral("writeButton"))->isEnabled());
     QVERIFY(!editor->findChild<QPushButton *>(QStringLiteral("dryRunButton"))->isEnabled());
     QVERIFY(editor->findChild<QPushButton *>(QStringLiteral("previewButton"))->isEnabled());
@@ -893,7 +961,12 @@ void TestEditor::withoutWriteRightsTheEditorIsReadOnlyBeforeAnyoneTypes()
 void TestEditor::deleteRemovesOnlyTheVersionTheUserSaw()
 {
     Session s;
-    QVERIFY(QTest::qWaitFor([&] { return s.controller.isLoaded() && s.view->tablePage()->selectName(QString::fromLatin1(kNamespace), QStringLiteral("del-me")); }, 30000));
+    QVERIFY(QTest::qWaitFor(
+        [&] {
+            return s.controller.isLoaded()
+                && s.view->tablePage()->selectName(QString::fromLatin1(kNamespace), QStringLiteral("del-me"));
+        },
+        30000));
     QTRY_VERIFY_WITH_TIMEOUT(s.view->detailPane()->isReady(), 10000);
     QSignalSpy done(&s.controller, &app::ClusterController::deleteFinished);
     s.controller.deleteObject(s.view->detailPane()->uid(), false);
@@ -903,7 +976,9 @@ void TestEditor::deleteRemovesOnlyTheVersionTheUserSaw()
 
     // The table's view of del-stale is frozen (its watch stopped); someone changes it meanwhile.
     QVERIFY(s.view->tablePage()->selectName(QString::fromLatin1(kNamespace), QStringLiteral("del-stale")));
-    QTRY_VERIFY_WITH_TIMEOUT(s.view->detailPane()->isReady() && s.view->detailPane()->detail().name == QStringLiteral("del-stale"), 10000);
+    QTRY_VERIFY_WITH_TIMEOUT(s.view->detailPane()->isReady()
+                                 && s.view->detailPane()->detail().name == QStringLiteral("del-stale"),
+                             10000);
     const QString uid = s.view->detailPane()->uid();
     s.controller.watcher()->stop();
     QVERIFY(patchAs("someone-else", "del-stale", {{"color", "red"}}));
@@ -911,7 +986,8 @@ void TestEditor::deleteRemovesOnlyTheVersionTheUserSaw()
     s.controller.deleteObject(uid, false);
     QVERIFY(done.wait(15000));
     QCOMPARE(done.at(0).at(0).toBool(), false);
-    QVERIFY2(done.at(0).at(1).toString().contains(QLatin1String("changed since you saw it")), qPrintable(done.at(0).at(1).toString()));
+    QVERIFY2(done.at(0).at(1).toString().contains(QLatin1String("changed since you saw it")),
+             qPrintable(done.at(0).at(1).toString()));
     QCOMPARE(get("del-stale")["data"]["color"].get<std::string>(), std::string("red")); // still there
 }
 
@@ -926,10 +1002,13 @@ void TestEditor::newObjectCreatesAndNeverOverwritesAnExistingOne()
         w->setText(yaml);
         const QString before = w->resultsText();
         QTest::mouseClick(w->findChild<QPushButton *>(QLatin1String(button)), Qt::LeftButton);
-        return QTest::qWaitFor([&] { return w->resultsText() != before && !w->resultsText().isEmpty(); }, 15000) ? w->resultsText() : QString();
+        return QTest::qWaitFor([&] { return w->resultsText() != before && !w->resultsText().isEmpty(); }, 15000)
+                 ? w->resultsText()
+                 : QString();
     };
-    const QString two = QStringLiteral("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: made-new, namespace: gui-editor}\ndata: {a: \"1\"}\n---\n"
-                                       "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: edit-copy, namespace: gui-editor}\ndata: {color: overwritten}\n");
+    const QString two = QStringLiteral(
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: made-new, namespace: gui-editor}\ndata: {a: \"1\"}\n---\n"
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: edit-copy, namespace: gui-editor}\ndata: {color: overwritten}\n");
     const QString dry = run(two, "newObjectDryRun");
     QVERIFY2(dry.contains(QLatin1String("ConfigMap gui-editor/made-new: would be created (dry run)")), qPrintable(dry));
     QVERIFY(get("made-new").is_null());
@@ -953,7 +1032,8 @@ void TestEditor::eachConflictingFieldGetsItsOwnResolution()
     QVERIFY(editor);
     QString text = editor->bufferText();
     for (const char *k : {"a", "b", "c"})
-        text.replace(QStringLiteral("  %1: \"2\"").arg(QLatin1String(k)), QStringLiteral("  %1: \"3\"").arg(QLatin1String(k)));
+        text.replace(QStringLiteral("  %1: \"2\"").arg(QLatin1String(k)),
+                     QStringLiteral("  %1: \"3\"").arg(QLatin1String(k)));
     QVERIFY2(text.count(QLatin1String(": \"3\"")) == 3, qPrintable(text));
     editor->buffer()->setText(text);
     write(editor, widgets::WriteMode::Apply);
@@ -997,7 +1077,8 @@ void TestEditor::aStaleWriteMergesOntoCurrentAndOverlapsAreChosenOneByOne()
     EditorWindow *editor = openEditor(s, QStringLiteral("edit-merge3"));
     QVERIFY(editor);
     QString text = editor->bufferText();
-    text.replace(QStringLiteral("a: \"1\""), QStringLiteral("a: \"2\"")).replace(QStringLiteral("c: \"1\""), QStringLiteral("c: \"5\""));
+    text.replace(QStringLiteral("a: \"1\""), QStringLiteral("a: \"2\""))
+        .replace(QStringLiteral("c: \"1\""), QStringLiteral("c: \"5\""));
     editor->buffer()->setText(text);
     QVERIFY(patchAs("someone-else", "edit-merge3", {{"b", "9"}, {"c", "7"}}));
     write(editor, widgets::WriteMode::Replace);
@@ -1016,10 +1097,11 @@ void TestEditor::aStaleWriteMergesOntoCurrentAndOverlapsAreChosenOneByOne()
     QTest::mouseClick(use, Qt::LeftButton);
     QTRY_COMPARE_WITH_TIMEOUT(editor->state(), EditorWindow::State::Editing, 10000);
     const QString merged = editor->bufferText();
-    QVERIFY2(merged.contains(QLatin1String("a: \"2\"")) && merged.contains(QLatin1String("b: \"9\"")) && merged.contains(QLatin1String("c: \"5\"")),
+    QVERIFY2(merged.contains(QLatin1String("a: \"2\"")) && merged.contains(QLatin1String("b: \"9\""))
+                 && merged.contains(QLatin1String("c: \"5\"")),
              qPrintable(merged));
     QCOMPARE(get("edit-merge3")["data"]["a"].get<std::string>(), std::string("1")); // shown, not sent
-    write(editor, widgets::WriteMode::Replace); // now based on the current version
+    write(editor, widgets::WriteMode::Replace);                                     // now based on the current version
     QTRY_COMPARE_WITH_TIMEOUT(editor->state(), EditorWindow::State::Written, 15000);
     const core::Json live = get("edit-merge3");
     QCOMPARE(live["data"]["a"].get<std::string>(), std::string("2"));
@@ -1031,8 +1113,15 @@ void TestEditor::aStaleWriteMergesOntoCurrentAndOverlapsAreChosenOneByOne()
 void TestEditor::setOnlyIfUnchangedFromTheOwnershipTab()
 {
     Session s;
-    QVERIFY(QTest::qWaitFor([&] { return s.controller.isLoaded() && s.view->tablePage()->selectName(QString::fromLatin1(kNamespace), QStringLiteral("edit-foo")); }, 30000));
-    QTRY_VERIFY_WITH_TIMEOUT(s.view->detailPane()->isReady() && s.view->detailPane()->detail().name == QStringLiteral("edit-foo"), 10000);
+    QVERIFY(QTest::qWaitFor(
+        [&] {
+            return s.controller.isLoaded()
+                && s.view->tablePage()->selectName(QString::fromLatin1(kNamespace), QStringLiteral("edit-foo"));
+        },
+        30000));
+    QTRY_VERIFY_WITH_TIMEOUT(s.view->detailPane()->isReady()
+                                 && s.view->detailPane()->detail().name == QStringLiteral("edit-foo"),
+                             10000);
     QSignalSpy asked(s.view->detailPane(), &widgets::DetailPane::setIfUnchangedRequested);
     s.view->detailPane()->requestSetIfUnchanged(QStringLiteral("/data/foo"));
     QCOMPARE(asked.size(), 1);
@@ -1048,7 +1137,8 @@ void TestEditor::setOnlyIfUnchangedFromTheOwnershipTab()
     s.controller.setIfUnchanged(uid, QStringLiteral("/data/foo"), core::Json("1"), core::Json("3"));
     QVERIFY(done.wait(15000));
     QCOMPARE(done.at(0).at(0).toBool(), false);
-    QVERIFY2(done.at(0).at(1).toString().contains(QLatin1String("is no longer \"1\"")), qPrintable(done.at(0).at(1).toString()));
+    QVERIFY2(done.at(0).at(1).toString().contains(QLatin1String("is no longer \"1\"")),
+             qPrintable(done.at(0).at(1).toString()));
     QCOMPARE(get("edit-foo")["data"]["foo"].get<std::string>(), std::string("2"));
 }
 

@@ -3,13 +3,13 @@
 // the kept draft, and what the user types meanwhile is kept like any edit. Drafts are kept per
 // cluster (a uid is unique only within one); a draft an earlier version kept under the context
 // name moves to the cluster and is offered. Against the real test cluster, offscreen.
-#include "guitesting.h"
 #include "../integration/clusterenv.h"
 #include "app/clustercontroller.h"
 #include "app/historysource.h"
-#include "core/edit/drafts.h"
 #include "core/base/json.h"
 #include "core/base/jsonread.h"
+#include "core/edit/drafts.h"
+#include "guitesting.h"
 #include "widgets/clusterview.h"
 #include "widgets/detailpane.h"
 #include "widgets/editorwindow.h"
@@ -49,7 +49,12 @@ struct Session {
     // Selects the object and opens its editor with the YAML tab's Edit button; null on failure.
     EditorWindow *openEditor(const QString &name)
     {
-        if (!QTest::qWaitFor([&] { return controller.isLoaded() && view->tablePage()->selectName(QString::fromLatin1(kNamespace), name); }, 30000))
+        if (!QTest::qWaitFor(
+                [&] {
+                    return controller.isLoaded()
+                        && view->tablePage()->selectName(QString::fromLatin1(kNamespace), name);
+                },
+                30000))
             return nullptr;
         widgets::DetailPane *detail = view->detailPane();
         if (!QTest::qWaitFor([&] { return detail->isReady() && detail->detail().name == name; }, 10000))
@@ -83,7 +88,9 @@ private:
     {
         const std::string base = std::string("/api/v1/namespaces/") + kNamespace + "/configmaps";
         (void)testing::call(*m_client, testing::request("DELETE", base + "/" + name));
-        auto r = testing::call(*m_client, testing::request("POST", base, core::toJsonText({{"metadata", {{"name", name}}}, {"data", {{"color", "blue"}}}})));
+        auto r = testing::call(*m_client, testing::request("POST", base,
+                                                           core::toJsonText({{"metadata", {{"name", name}}},
+                                                                             {"data", {{"color", "blue"}}}})));
         if (!r)
             return {};
         return core::stringAt(core::parseJson(r->body).valueOr(core::Json()), "/metadata/uid").value_or(std::string());
@@ -118,9 +125,11 @@ private Q_SLOTS:
         QStandardPaths::setTestModeEnabled(true);
         m_connection = std::make_unique<kube::Connection>(testing::connectTo(testing::ctxToken()));
         m_client = std::make_unique<kube::ApiClient>(m_connection->transport);
-        (void)testing::call(*m_client, testing::request("POST", "/api/v1/namespaces", core::toJsonText({{"metadata", {{"name", kNamespace}}}})));
-        m_store = std::make_unique<core::DraftStore>(
-            (QStandardPaths::writableLocation(QStandardPaths::AppDataLocation) + QStringLiteral("/drafts")).toStdString());
+        (void)testing::call(*m_client, testing::request("POST", "/api/v1/namespaces",
+                                                        core::toJsonText({{"metadata", {{"name", kNamespace}}}})));
+        m_store = std::make_unique<core::DraftStore>((QStandardPaths::writableLocation(QStandardPaths::AppDataLocation)
+                                                      + QStringLiteral("/drafts"))
+                                                         .toStdString());
     }
 
     // Closing the editor while it asks whether to restore: no question (nothing was typed), and
@@ -162,7 +171,8 @@ private Q_SLOTS:
             QVERIFY(editor);
             QVERIFY(offered(editor));
             const QString loaded = editor->bufferText();
-            const QString typed = QString(loaded).replace(QStringLiteral("color: blue"), QStringLiteral("color: typed-meanwhile"));
+            const QString typed = QString(loaded).replace(QStringLiteral("color: blue"),
+                                                          QStringLiteral("color: typed-meanwhile"));
             QVERIFY(typed != loaded);
             editor->buffer()->setText(typed);
             QVERIFY(editor->hasUnsentEdits());

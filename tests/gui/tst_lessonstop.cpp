@@ -53,23 +53,41 @@ void serve(TranscriptServer &server)
 {
     const std::string nsPath = std::string("/api/v1/namespaces/") + kNs;
     server.on("/version").exactPath().reply(TranscriptReply::json(200, R"({"gitVersion":"v1.30.0"})")).repeatLast();
-    server.on("/api").exactPath().reply(TranscriptReply::json(200, R"({"kind":"APIVersions","versions":["v1"]})")).repeatLast();
-    server.on("/apis").exactPath().reply(TranscriptReply::json(200, R"({"kind":"APIGroupList","groups":[]})")).repeatLast();
+    server.on("/api")
+        .exactPath()
+        .reply(TranscriptReply::json(200, R"({"kind":"APIVersions","versions":["v1"]})"))
+        .repeatLast();
+    server.on("/apis")
+        .exactPath()
+        .reply(TranscriptReply::json(200, R"({"kind":"APIGroupList","groups":[]})"))
+        .repeatLast();
     server.on("/api/v1").exactPath().reply(TranscriptReply::json(200, kLegacyV1)).repeatLast();
-    server.on("/api/v1/namespaces").exactPath().method("POST")
-        .reply(TranscriptReply::json(409, R"({"kind":"Status","apiVersion":"v1","status":"Failure","reason":"AlreadyExists","code":409})"))
+    server.on("/api/v1/namespaces")
+        .exactPath()
+        .method("POST")
+        .reply(TranscriptReply::json(
+            409, R"({"kind":"Status","apiVersion":"v1","status":"Failure","reason":"AlreadyExists","code":409})"))
         .repeatLast();
-    server.on(nsPath).exactPath().reply(TranscriptReply::json(200, std::string(R"({"kind":"Namespace","apiVersion":"v1","metadata":{"name":")") + kNs
-                                                                    + R"(","resourceVersion":"5"},"status":{"phase":"Terminating"}})"))
+    server.on(nsPath)
+        .exactPath()
+        .reply(TranscriptReply::json(200, std::string(R"({"kind":"Namespace","apiVersion":"v1","metadata":{"name":")")
+                                              + kNs + R"(","resourceVersion":"5"},"status":{"phase":"Terminating"}})"))
         .repeatLast();
-    server.on("/api/v1/namespaces").exactPath().lacksQuery("watch")
-        .reply(TranscriptReply::json(200, R"({"kind":"NamespaceList","apiVersion":"v1","metadata":{"resourceVersion":"10"},"items":[]})"))
+    server.on("/api/v1/namespaces")
+        .exactPath()
+        .lacksQuery("watch")
+        .reply(TranscriptReply::json(
+            200, R"({"kind":"NamespaceList","apiVersion":"v1","metadata":{"resourceVersion":"10"},"items":[]})"))
         .repeatLast();
-    server.on("/api/v1/configmaps").lacksQuery("watch")
-        .reply(TranscriptReply::json(200, R"({"kind":"ConfigMapList","apiVersion":"v1","metadata":{"resourceVersion":"10"},"items":[]})"))
+    server.on("/api/v1/configmaps")
+        .lacksQuery("watch")
+        .reply(TranscriptReply::json(
+            200, R"({"kind":"ConfigMapList","apiVersion":"v1","metadata":{"resourceVersion":"10"},"items":[]})"))
         .repeatLast();
-    server.on("/api/v1").query("sendInitialEvents", "true")
-        .reply(TranscriptReply::json(422, R"({"kind":"Status","apiVersion":"v1","status":"Failure","reason":"Invalid","code":422})"))
+    server.on("/api/v1")
+        .query("sendInitialEvents", "true")
+        .reply(TranscriptReply::json(
+            422, R"({"kind":"Status","apiVersion":"v1","status":"Failure","reason":"Invalid","code":422})"))
         .repeatLast();
     server.on("/api/v1").hasQuery("watch").reply(TranscriptReply::stream({}, TranscriptReply::End::Hang)).repeatLast();
 }
@@ -115,9 +133,12 @@ private Q_SLOTS:
         configMaps.resource = "configmaps";
         configMaps.kind = "ConfigMap";
         configMaps.namespaced = true;
-        auto runner = std::make_shared<lessons::LessonRunner>(config, [&](const std::string &, const std::string &kind) {
-            return kind == "Namespace" ? &namespaces : &configMaps;
-        }, lesson());
+        auto runner = std::make_shared<lessons::LessonRunner>(
+            config,
+            [&](const std::string &, const std::string &kind) {
+                return kind == "Namespace" ? &namespaces : &configMaps;
+            },
+            lesson());
         auto reset = std::async(std::launch::async, [runner] { return runner->reset(); });
         QTRY_VERIFY_WITH_TIMEOUT(namespaceGets(server) >= 2, 10'000); // polling the Terminating namespace
         QElapsedTimer clock;
@@ -138,11 +159,13 @@ private Q_SLOTS:
         {
             QFile f(kubeconfig);
             QVERIFY(f.open(QIODevice::WriteOnly));
-            f.write(QStringLiteral("apiVersion: v1\nkind: Config\nclusters:\n- name: c\n  cluster:\n    server: %1\n"
-                                   "users:\n- name: u\n  user:\n    token: t\ncontexts:\n- name: x\n  context:\n    cluster: c\n    user: u\n"
-                                   "current-context: x\n")
-                        .arg(QString::fromStdString(server.url()))
-                        .toUtf8());
+            f.write(
+                QStringLiteral(
+                    "apiVersion: v1\nkind: Config\nclusters:\n- name: c\n  cluster:\n    server: %1\n"
+                    "users:\n- name: u\n  user:\n    token: t\ncontexts:\n- name: x\n  context:\n    cluster: c\n    user: u\n"
+                    "current-context: x\n")
+                    .arg(QString::fromStdString(server.url()))
+                    .toUtf8());
         }
         widgets::MainWindow window;
         widgets::ClusterView *view = window.addCluster(QStringLiteral("x"));

@@ -1,17 +1,16 @@
 // A lesson beside the live views on the offscreen platform, against the
 // real test cluster. Lesson 5 mid-way in presenter mode, and lesson 2's History tab showing every
 // overwrite. Writes screenshots under build/<preset>/screenshots/ for a person to look at.
-#include "guitesting.h"
 #include "../integration/clusterenv.h"
-
 #include "app/clustercontroller.h"
 #include "app/demoseeder.h"
-#include "core/history/historystore.h"
-#include "core/base/jsonread.h"
-#include "core/ownership/ownershiptree.h"
 #include "app/historysource.h"
 #include "app/lessoncatalog.h"
 #include "app/lessoncontroller.h"
+#include "core/base/jsonread.h"
+#include "core/history/historystore.h"
+#include "core/ownership/ownershiptree.h"
+#include "guitesting.h"
 #include "models/objecthistorymodel.h"
 #include "models/ownershiptreemodel.h"
 #include "models/roles.h"
@@ -76,9 +75,12 @@ struct Session {
         QSignalSpy shown(lesson.get(), &app::LessonController::stepShown);
         lesson->runTo(index);
         lesson->start(true);
-        return QTest::qWaitFor([&] {
-            return std::any_of(shown.begin(), shown.end(), [&](const QList<QVariant> &args) { return args.at(0).toInt() == index; });
-        }, 60000);
+        return QTest::qWaitFor(
+            [&] {
+                return std::any_of(shown.begin(), shown.end(),
+                                   [&](const QList<QVariant> &args) { return args.at(0).toInt() == index; });
+            },
+            60000);
     }
 };
 
@@ -120,7 +122,8 @@ private Q_SLOTS:
         QCOMPARE(detail->tabs()->currentIndex(), int(widgets::DetailPane::OwnershipTab));
         auto *tree = detail->findChild<QTreeView *>();
         QVERIFY(tree);
-        QTRY_COMPARE(tree->currentIndex().data(models::JsonPointerRole).toString(), QStringLiteral("/metadata/labels/label1"));
+        QTRY_COMPARE(tree->currentIndex().data(models::JsonPointerRole).toString(),
+                     QStringLiteral("/metadata/labels/label1"));
         // Space is Next in presenter mode.
         QSignalSpy shown(s.lesson.get(), &app::LessonController::stepShown);
         QTest::keyClick(&s.window, Qt::Key_Space);
@@ -128,7 +131,8 @@ private Q_SLOTS:
         QCOMPARE(s.lesson->currentStep(), 3);
         QTest::keyClick(&s.window, Qt::Key_Backspace);
         QCOMPARE(s.lesson->currentStep(), 2);
-        QTRY_COMPARE(tree->currentIndex().data(models::JsonPointerRole).toString(), QStringLiteral("/metadata/labels/label1"));
+        QTRY_COMPARE(tree->currentIndex().data(models::JsonPointerRole).toString(),
+                     QStringLiteral("/metadata/labels/label1"));
         QVERIFY(testing::saveShot(&s.window, QStringLiteral("lesson-field-manager-conflicts-presenter.png")));
         QVERIFY(s.lesson->report(2)->passed());
     }
@@ -149,7 +153,8 @@ private Q_SLOTS:
         const QString writer = QStringLiteral("client-%1").arg(*race->last);
         for (int r = 0; r < s.controller.historyModel()->rowCount(); ++r)
             for (int c = 0; c < s.controller.historyModel()->columnCount(); ++c)
-                lastWriterNamed = lastWriterNamed || s.controller.historyModel()->index(r, c).data().toString().contains(writer);
+                lastWriterNamed = lastWriterNamed
+                               || s.controller.historyModel()->index(r, c).data().toString().contains(writer);
         QVERIFY(lastWriterNamed);
         QTest::qWait(300);
         QVERIFY(testing::saveShot(&s.window, QStringLiteral("lesson-last-write-wins-history.png")));
@@ -177,7 +182,8 @@ private Q_SLOTS:
             QVERIFY(finished.wait(90000));
             QCOMPARE(finished.at(0).at(0).toString(), QString());
             kube::ApiClient client(controller.connection()->transport);
-            auto settings = testing::call(client, testing::request("GET", "/api/v1/namespaces/demo/configmaps/settings"));
+            auto settings = testing::call(client,
+                                          testing::request("GET", "/api/v1/namespaces/demo/configmaps/settings"));
             QVERIFY(settings.ok());
             uid = core::stringAt(*core::parseJson(settings->body), "/metadata/uid").value_or("");
             QVERIFY(!uid.empty());
@@ -195,12 +201,14 @@ private Q_SLOTS:
         window.show();
         QVERIFY(QTest::qWaitFor([&] { return controller.isLoaded(); }, 30000));
         QCOMPARE(controller.historyDatabase(), database);
-        QTRY_VERIFY_WITH_TIMEOUT(view->tablePage()->selectName(QStringLiteral("demo"), QStringLiteral("settings")), 15000);
+        QTRY_VERIFY_WITH_TIMEOUT(view->tablePage()->selectName(QStringLiteral("demo"), QStringLiteral("settings")),
+                                 15000);
         view->detailPane()->setCurrentTab(widgets::DetailPane::HistoryTab);
         QTRY_VERIFY_WITH_TIMEOUT(controller.historyModel()->rowCount() >= 3, 15000);
         QStringList changedBy;
         for (int r = 0; r < controller.historyModel()->rowCount(); ++r)
-            changedBy << controller.historyModel()->index(r, models::ObjectHistoryModel::ChangedByColumn).data().toString();
+            changedBy
+                << controller.historyModel()->index(r, models::ObjectHistoryModel::ChangedByColumn).data().toString();
         for (const char *manager : {"kubectl-create", "kubectl-edit", "config-operator"})
             QVERIFY2(changedBy.join(u' ').contains(QLatin1String(manager)), qPrintable(changedBy.join(u',')));
     }
@@ -219,7 +227,8 @@ private Q_SLOTS:
         QSignalSpy finished(&demo, &app::DemoSeeder::finished);
         QVERIFY(finished.wait(90000));
         QCOMPARE(finished.at(0).at(0).toString(), QString());
-        QTRY_COMPARE_WITH_TIMEOUT(view->detailPane()->tabs()->currentIndex(), int(widgets::DetailPane::HistoryTab), 15000);
+        QTRY_COMPARE_WITH_TIMEOUT(view->detailPane()->tabs()->currentIndex(), int(widgets::DetailPane::HistoryTab),
+                                  15000);
         QTRY_VERIFY_WITH_TIMEOUT(controller.historyModel()->rowCount() >= 3, 15000);
         QStringList changedBy;
         for (int r = 0; r < controller.historyModel()->rowCount(); ++r)
@@ -238,7 +247,8 @@ private Q_SLOTS:
         QStringList managers;
         for (const core::ManagedFieldsEntry &e : tree->entries())
             managers << QString::fromStdString(e.manager);
-        QVERIFY2(managers.contains(QStringLiteral("kubectl")) && managers.contains(QStringLiteral("autoscaler")), qPrintable(managers.join(u',')));
+        QVERIFY2(managers.contains(QStringLiteral("kubectl")) && managers.contains(QStringLiteral("autoscaler")),
+                 qPrintable(managers.join(u',')));
     }
 };
 

@@ -2,49 +2,49 @@
 // the server version, resource kinds grouped by API group, the objects of a kind with namespace
 // selection and the quick filter, and keeps the selection through watch updates. Writes
 // screenshots under the build tree for a person to look at.
-#include "guitesting.h"
 #include "../integration/clusterenv.h"
 #include "app/clustercontroller.h"
-#include "core/base/json.h"
-#include "models/objecttablemodel.h"
-#include "models/objecthistorymodel.h"
-#include "models/ownershiptreemodel.h"
-#include "models/roles.h"
-#include "models/resourcekindsmodel.h"
 #include "app/workspace.h"
+#include "core/base/json.h"
+#include "guitesting.h"
 #include "models/eventtablemodel.h"
+#include "models/objecthistorymodel.h"
+#include "models/objecttablemodel.h"
+#include "models/ownershiptreemodel.h"
+#include "models/resourcekindsmodel.h"
+#include "models/roles.h"
 #include "widgets/clusterview.h"
 #include "widgets/commandpalette.h"
 #include "widgets/contextswitcher.h"
 #include "widgets/detailpane.h"
 #include "widgets/helpdialogs.h"
-#include "widgets/yamlview.h"
 #include "widgets/mainwindow.h"
 #include "widgets/namespaceselector.h"
 #include "widgets/objecttablepage.h"
 #include "widgets/resourcekindsview.h"
 #include "widgets/watchstatus.h"
+#include "widgets/yamlview.h"
 
 #include <QAction>
 #include <QApplication>
-#include <QMenu>
-#include <QMenuBar>
 #include <QComboBox>
-#include <QListWidget>
-#include <QTabWidget>
-#include <QTableWidget>
-#include <QTextBrowser>
 #include <QDateTime>
 #include <QDir>
+#include <QFileInfo>
 #include <QItemSelectionModel>
 #include <QLabel>
 #include <QLineEdit>
+#include <QListWidget>
+#include <QMenu>
+#include <QMenuBar>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QStandardPaths>
+#include <QTabWidget>
 #include <QTableView>
-#include <QFileInfo>
+#include <QTableWidget>
 #include <QTest>
+#include <QTextBrowser>
 #include <QTreeView>
 
 #include <memory>
@@ -91,11 +91,17 @@ std::string namespaceBody(const std::string &name)
 std::string deploymentBody()
 {
     core::Json labels = {{"app", "web"}};
-    core::Json container = {{"name", "nginx"}, {"image", "nginx:1.25"}, {"ports", core::Json::array({{{"containerPort", 80}}})}};
-    return core::toJsonText({{"apiVersion", "apps/v1"}, {"kind", "Deployment"},
-                             {"metadata", {{"name", "web"}, {"labels", {{"app", "web"}, {"team", "shop"}}}}},
-                             {"spec", {{"replicas", 2}, {"selector", {{"matchLabels", labels}}},
-                                       {"template", {{"metadata", {{"labels", labels}}}, {"spec", {{"containers", core::Json::array({container})}}}}}}}});
+    core::Json container = {
+        {"name", "nginx"}, {"image", "nginx:1.25"}, {"ports", core::Json::array({{{"containerPort", 80}}})}};
+    return core::toJsonText(
+        {{"apiVersion", "apps/v1"},
+         {"kind", "Deployment"},
+         {"metadata", {{"name", "web"}, {"labels", {{"app", "web"}, {"team", "shop"}}}}},
+         {"spec",
+          {{"replicas", 2},
+           {"selector", {{"matchLabels", labels}}},
+           {"template",
+            {{"metadata", {{"labels", labels}}}, {"spec", {{"containers", core::Json::array({container})}}}}}}}});
 }
 
 std::string configMapBody(const std::string &name, const std::string &tier, int index)
@@ -103,7 +109,8 @@ std::string configMapBody(const std::string &name, const std::string &tier, int 
     core::Json labels = core::Json::object();
     if (!tier.empty())
         labels = {{"tier", tier}, {"app", "shop"}};
-    return core::toJsonText({{"metadata", {{"name", name}, {"labels", labels}}}, {"data", {{"index", std::to_string(index)}}}});
+    return core::toJsonText({{"metadata", {{"name", name}, {"labels", labels}}},
+                             {"data", {{"index", std::to_string(index)}}}});
 }
 
 } // namespace
@@ -114,12 +121,13 @@ class TestMainWindow : public QObject
 private Q_SLOTS:
     void initTestCase()
     {
-        QStandardPaths::setTestModeEnabled(true); // QSettings of this test stay out of the user's
+        QStandardPaths::setTestModeEnabled(true);      // QSettings of this test stay out of the user's
         QSettings().remove(QStringLiteral("columns")); // each kind's column layout from an earlier run
         // Each run records its own history: versions of an earlier run must not satisfy a check.
         QDir(app::historyFolder()).removeRecursively();
         // ... and where earlier versions kept it (it would be adopted).
-        QDir(QStandardPaths::writableLocation(QStandardPaths::AppDataLocation) + QStringLiteral("/history")).removeRecursively();
+        QDir(QStandardPaths::writableLocation(QStandardPaths::AppDataLocation) + QStringLiteral("/history"))
+            .removeRecursively();
         // A namespace with a few hundred ConfigMaps, labelled in three tiers.
         const kube::Connection connection = testing::connectTo(testing::ctxToken());
         kube::ApiClient client(connection.transport);
@@ -133,12 +141,17 @@ private Q_SLOTS:
         for (int i = 0; i < 300; ++i) {
             const std::string tier = i % 3 == 0 ? "web" : (i % 3 == 1 ? "api" : "db");
             const std::string body = configMapBody("settings-" + std::to_string(1000 + i), tier, i);
-            auto r = testing::call(client, testing::request("POST", std::string("/api/v1/namespaces/") + kNamespace + "/configmaps", body));
+            auto r = testing::call(client,
+                                   testing::request("POST",
+                                                    std::string("/api/v1/namespaces/") + kNamespace + "/configmaps",
+                                                    body));
             QVERIFY2(r || r.error().httpStatus == 409, r ? "" : r.error().describe().c_str());
         }
         // A Deployment applied by "kubectl": the controller manager adds status and a ReplicaSet
         // (Pods stay Pending without a kubelet), so it has several managers and events.
-        auto d = testing::call(client, testing::request("PATCH", std::string("/apis/apps/v1/namespaces/") + kNamespace + "/deployments/web?fieldManager=kubectl&force=true",
+        auto d = testing::call(client, testing::request("PATCH",
+                                                        std::string("/apis/apps/v1/namespaces/") + kNamespace
+                                                            + "/deployments/web?fieldManager=kubectl&force=true",
                                                         deploymentBody(), "application/apply-patch+yaml"));
         QVERIFY2(d, d ? "" : d.error().describe().c_str());
     }
@@ -150,7 +163,8 @@ private Q_SLOTS:
         auto *version = s.window.findChild<QLabel *>(QStringLiteral("versionLabel"));
         QVERIFY(version);
         QTRY_VERIFY(version->text().contains(QLatin1String("v1.20")));
-        QCOMPARE(s.window.findChild<QLabel *>(QStringLiteral("contextLabel"))->text(), QStringLiteral("fieldscope-test"));
+        QCOMPARE(s.window.findChild<QLabel *>(QStringLiteral("contextLabel"))->text(),
+                 QStringLiteral("fieldscope-test"));
         const QStringList names = column(s.table()->model(), ObjectTableModel::Name);
         QVERIFY2(names.contains(QLatin1String("kube-system")), qPrintable(names.join(u',')));
         QVERIFY(names.contains(QLatin1String("default")));
@@ -186,13 +200,18 @@ private Q_SLOTS:
         for (int g = 0; g < m->rowCount(); ++g)
             groups << m->index(g, 0).data().toString();
         QCOMPARE(groups.first(), QStringLiteral("core"));
-        QVERIFY2(groups.contains(QLatin1String("apps")) && groups.contains(QLatin1String("rbac.authorization.k8s.io")), qPrintable(groups.join(u',')));
+        QVERIFY2(groups.contains(QLatin1String("apps")) && groups.contains(QLatin1String("rbac.authorization.k8s.io")),
+                 qPrintable(groups.join(u',')));
         // Counts arrive from the metadata-only LIST with limit=1.
         QTRY_VERIFY_WITH_TIMEOUT(m->count(QStringLiteral("configmaps")) >= 300, 15000);
         // Choosing a kind in the tree shows its objects.
         auto *tree = s.view->kindsView()->tree();
-        const QModelIndex deployments = s.view->kindsView()->findChild<QTreeView *>(QStringLiteral("resourceKinds"))->model()->match(
-            tree->model()->index(0, 0), Qt::DisplayRole, QStringLiteral("Deployment"), 1, Qt::MatchRecursive).value(0);
+        const QModelIndex deployments = s.view->kindsView()
+                                            ->findChild<QTreeView *>(QStringLiteral("resourceKinds"))
+                                            ->model()
+                                            ->match(tree->model()->index(0, 0), Qt::DisplayRole,
+                                                    QStringLiteral("Deployment"), 1, Qt::MatchRecursive)
+                                            .value(0);
         QVERIFY(deployments.isValid());
         tree->setCurrentIndex(deployments);
         QTRY_COMPARE(s.controller.currentResource(), QStringLiteral("deployments.apps"));
@@ -244,9 +263,12 @@ private Q_SLOTS:
         kube::ApiClient client(connection.transport);
         const std::string base = std::string("/api/v1/namespaces/") + kNamespace + "/configmaps";
         for (int i = 0; i < 20; ++i)
-            QVERIFY(testing::call(client, testing::request("POST", base, configMapBody("settings-0" + std::to_string(100 + i), {}, i))));
+            QVERIFY(testing::call(client,
+                                  testing::request("POST", base,
+                                                   configMapBody("settings-0" + std::to_string(100 + i), {}, i))));
         QVERIFY(testing::call(client, testing::request("DELETE", base + "/settings-1010")));
-        QVERIFY(testing::call(client, testing::request("PATCH", base + "/settings-1150", core::toJsonText({{"data", {{"changed", "yes"}}}}),
+        QVERIFY(testing::call(client, testing::request("PATCH", base + "/settings-1150",
+                                                       core::toJsonText({{"data", {{"changed", "yes"}}}}),
                                                        "application/merge-patch+json")));
         QTRY_COMPARE_WITH_TIMEOUT(s.table()->model()->rowCount(), 320, 10000);
         const QModelIndex changed = s.table()->model()->index(s.table()->currentIndex().row(), 0);
@@ -289,7 +311,8 @@ void TestMainWindow::detailTabsShowTheSelectedObject()
     const QString yamlText = yaml->text();
     const int imageLine = int(QStringView(yamlText).left(yamlText.indexOf(QLatin1String("image: nginx"))).count(u'\n'));
     QCOMPARE(detail->detail().lineOwners.value(imageLine).size(), 1);
-    QCOMPARE(detail->detail().managerLabels.value(detail->detail().lineOwners.value(imageLine).value(0)), QStringLiteral("kubectl(Apply)"));
+    QCOMPARE(detail->detail().managerLabels.value(detail->detail().lineOwners.value(imageLine).value(0)),
+             QStringLiteral("kubectl(Apply)"));
     QVERIFY(saveShot(&s.window, QStringLiteral("detail-yaml.png")));
 
     detail->setCurrentTab(widgets::DetailPane::OwnershipTab);
@@ -297,18 +320,22 @@ void TestMainWindow::detailTabsShowTheSelectedObject()
     QVERIFY(legend->model()->rowCount() >= 2);
     auto *tree = detail->findChild<QTreeView *>(QStringLiteral("ownershipTree"));
     const int allTop = tree->model()->rowCount();
-    QTest::mouseClick(legend->viewport(), Qt::LeftButton, {}, legend->visualRect(legend->model()->index(0, 0)).center());
+    QTest::mouseClick(legend->viewport(), Qt::LeftButton, {},
+                      legend->visualRect(legend->model()->index(0, 0)).center());
     QVERIFY(tree->model()->rowCount() < allTop); // only what kubectl owns (and ancestors)
-    QTest::mouseClick(legend->viewport(), Qt::LeftButton, {}, legend->visualRect(legend->model()->index(0, 0)).center());
+    QTest::mouseClick(legend->viewport(), Qt::LeftButton, {},
+                      legend->visualRect(legend->model()->index(0, 0)).center());
     QCOMPARE(tree->model()->rowCount(), allTop);
     QVERIFY(saveShot(&s.window, QStringLiteral("detail-ownership.png")));
 
     // Tree and YAML follow each other: the image line selects the image node, and back.
     detail->setCurrentTab(widgets::DetailPane::YamlTab);
     yaml->setCursorPosition(imageLine, 0); // QScintilla reports cursor moves on its next UI update
-    QTRY_COMPARE(tree->currentIndex().data(models::JsonPointerRole).toString(), detail->detail().linePointers.value(imageLine));
+    QTRY_COMPARE(tree->currentIndex().data(models::JsonPointerRole).toString(),
+                 detail->detail().linePointers.value(imageLine));
     QVERIFY(tree->currentIndex().data(models::JsonPointerRole).toString().endsWith(QLatin1String("/image")));
-    const QModelIndex labels = static_cast<models::OwnershipTreeModel *>(tree->model())->indexForJsonPointer(QStringLiteral("/metadata/name"));
+    const QModelIndex labels =
+        static_cast<models::OwnershipTreeModel *>(tree->model())->indexForJsonPointer(QStringLiteral("/metadata/name"));
     QVERIFY(labels.isValid());
     tree->setCurrentIndex(labels);
     int line = 0, col = 0;
@@ -326,22 +353,30 @@ void TestMainWindow::detailTabsShowTheSelectedObject()
     auto rowsText = [history] {
         QStringList rows;
         for (int r = 0; r < history->model()->rowCount(); ++r)
-            rows << history->model()->index(r, 0).data().toString() + u' ' + history->model()->index(r, 1).data().toString();
+            rows << history->model()->index(r, 0).data().toString() + u' '
+                        + history->model()->index(r, 1).data().toString();
         return rows.join(QStringLiteral("; "));
     };
-    QTRY_VERIFY2(diff->toPlainText().contains(QLatin1String("kind: Deployment")) || diff->toPlainText().contains(QStringLiteral("→")),
+    QTRY_VERIFY2(diff->toPlainText().contains(QLatin1String("kind: Deployment"))
+                     || diff->toPlainText().contains(QStringLiteral("→")),
                  qPrintable(QStringLiteral("diff: [%1] rows: [%2] current row %3")
-                                .arg(diff->toPlainText().left(200), rowsText()).arg(history->currentIndex().row())));
+                                .arg(diff->toPlainText().left(200), rowsText())
+                                .arg(history->currentIndex().row())));
     // A new writer's change appears on top, attributed to it, without losing the list.
     const int versionsBefore = history->model()->rowCount();
     const kube::Connection connection = testing::connectTo(testing::ctxToken());
     kube::ApiClient client(connection.transport);
-    QVERIFY(testing::call(client, testing::request("PATCH", std::string("/apis/apps/v1/namespaces/") + kNamespace
-                                                               + "/deployments/web?fieldManager=gui-test-scaler",
+    QVERIFY(testing::call(client, testing::request("PATCH",
+                                                   std::string("/apis/apps/v1/namespaces/") + kNamespace
+                                                       + "/deployments/web?fieldManager=gui-test-scaler",
                                                    R"({"spec":{"replicas":3}})", "application/merge-patch+json")));
     auto writtenBy = [history](const QString &manager) {
         for (int r = 0; r < history->model()->rowCount(); ++r)
-            if (history->model()->index(r, models::ObjectHistoryModel::ChangedByColumn).data().toString().contains(manager))
+            if (history->model()
+                    ->index(r, models::ObjectHistoryModel::ChangedByColumn)
+                    .data()
+                    .toString()
+                    .contains(manager))
                 return true;
         return false;
     };
@@ -349,32 +384,53 @@ void TestMainWindow::detailTabsShowTheSelectedObject()
     QVERIFY(history->model()->rowCount() > versionsBefore);
     // Selecting spec.replicas in the ownership tree shows its values and owners across versions.
     auto *treeModel = static_cast<models::OwnershipTreeModel *>(tree->model());
-    QTRY_VERIFY(treeModel->indexForPath(core::FieldPath({core::PathElement::makeField("spec"), core::PathElement::makeField("replicas")})).isValid());
-    tree->setCurrentIndex(treeModel->indexForPath(core::FieldPath({core::PathElement::makeField("spec"), core::PathElement::makeField("replicas")})));
+    QTRY_VERIFY(treeModel
+                    ->indexForPath(core::FieldPath({core::PathElement::makeField("spec"),
+                                                    core::PathElement::makeField("replicas")}))
+                    .isValid());
+    tree->setCurrentIndex(treeModel->indexForPath(core::FieldPath({core::PathElement::makeField("spec"),
+                                                                   core::PathElement::makeField("replicas")})));
     auto *timeline = detail->findChild<QTableView *>(QStringLiteral("fieldTimeline"));
     auto timelineHas = [timeline](const QString &value, const QString &owner) {
         for (int r = 0; r < timeline->model()->rowCount(); ++r)
             if (timeline->model()->index(r, models::FieldTimelineModel::ValueColumn).data().toString() == value
-                && timeline->model()->index(r, models::FieldTimelineModel::OwnersColumn).data().toString().contains(owner))
+                && timeline->model()
+                       ->index(r, models::FieldTimelineModel::OwnersColumn)
+                       .data()
+                       .toString()
+                       .contains(owner))
                 return true;
         return false;
     };
     QTRY_VERIFY_WITH_TIMEOUT(timeline->isVisible() && timelineHas(QStringLiteral("2"), QStringLiteral("kubectl(Apply)"))
-                                 && timelineHas(QStringLiteral("3"), QStringLiteral("gui-test-scaler(Update)")), 10000);
+                                 && timelineHas(QStringLiteral("3"), QStringLiteral("gui-test-scaler(Update)")),
+                             10000);
     QVERIFY(saveShot(&s.window, QStringLiteral("detail-history.png")));
 
     detail->setCurrentTab(widgets::DetailPane::EventsTab);
     QTRY_VERIFY_WITH_TIMEOUT(s.controller.eventsModel()->rowCount() >= 1, 20000);
-    QCOMPARE(s.controller.eventsModel()->index(0, models::EventTableModel::ReasonColumn).data().toString(), QStringLiteral("ScalingReplicaSet"));
+    QCOMPARE(s.controller.eventsModel()->index(0, models::EventTableModel::ReasonColumn).data().toString(),
+             QStringLiteral("ScalingReplicaSet"));
     // Live: an event about the object written now appears without reselecting it.
     const std::string now = QDateTime::currentDateTimeUtc().toString(Qt::ISODate).toStdString();
     const core::Json event = {
         {"metadata", {{"name", "web.gui-test-" + std::to_string(QDateTime::currentMSecsSinceEpoch())}}},
-        {"involvedObject", {{"apiVersion", "apps/v1"}, {"kind", "Deployment"}, {"namespace", kNamespace}, {"name", "web"},
-                            {"uid", detail->uid().toStdString()}}},
-        {"reason", "GuiTestLiveEvent"}, {"message", "written while the Events tab is open"}, {"type", "Normal"},
-        {"firstTimestamp", now}, {"lastTimestamp", now}, {"count", 1}, {"source", {{"component", "gui-test"}}}};
-    auto posted = testing::call(client, testing::request("POST", std::string("/api/v1/namespaces/") + kNamespace + "/events", core::toJsonText(event)));
+        {"involvedObject",
+         {{"apiVersion", "apps/v1"},
+          {"kind", "Deployment"},
+          {"namespace", kNamespace},
+          {"name", "web"},
+          {"uid", detail->uid().toStdString()}}},
+        {"reason", "GuiTestLiveEvent"},
+        {"message", "written while the Events tab is open"},
+        {"type", "Normal"},
+        {"firstTimestamp", now},
+        {"lastTimestamp", now},
+        {"count", 1},
+        {"source", {{"component", "gui-test"}}}};
+    auto posted = testing::call(client,
+                                testing::request("POST", std::string("/api/v1/namespaces/") + kNamespace + "/events",
+                                                 core::toJsonText(event)));
     QVERIFY2(posted, posted ? "" : posted.error().describe().c_str());
     auto eventReasons = [&s] {
         QStringList reasons;
@@ -460,7 +516,8 @@ void TestMainWindow::helpListsTheShortcutsAndStatusShowsWatchHealth()
             if (a->shortcut().isEmpty())
                 continue;
             ++withKeys;
-            QVERIFY2(table->findItems(a->shortcut().toString(QKeySequence::NativeText), Qt::MatchExactly).size() == 1, qPrintable(a->text()));
+            QVERIFY2(table->findItems(a->shortcut().toString(QKeySequence::NativeText), Qt::MatchExactly).size() == 1,
+                     qPrintable(a->text()));
         }
     QVERIFY(withKeys >= 14);
     QCOMPARE(table->rowCount(), withKeys + int(widgets::ShortcutsDialog::keysInViews().size()));
@@ -539,8 +596,10 @@ void TestMainWindow::favouritePinnedInOneRunIsPinnedInTheNext()
         QTRY_VERIFY_WITH_TIMEOUT(first.controller->isLoaded(), 30000);
         QVERIFY(favouritesOf(first.controller).isEmpty());
         auto *tree = first.controller->view()->kindsView()->tree();
-        const QModelIndex leases = tree->model()->match(tree->model()->index(0, 0), Qt::DisplayRole, QStringLiteral("Lease"), 1,
-                                                        Qt::MatchRecursive).value(0);
+        const QModelIndex leases = tree->model()
+                                       ->match(tree->model()->index(0, 0), Qt::DisplayRole, QStringLiteral("Lease"), 1,
+                                               Qt::MatchRecursive)
+                                       .value(0);
         QVERIFY(leases.isValid());
         tree->setCurrentIndex(leases);
         tree->setFocus();
@@ -555,4 +614,3 @@ void TestMainWindow::favouritePinnedInOneRunIsPinnedInTheNext()
 
 QTEST_MAIN(TestMainWindow)
 #include "tst_mainwindow.moc"
-

@@ -1,24 +1,24 @@
 // `fieldscope --open FILE`: a recorded history (database or JSON Lines export) shown in the
 // window without a cluster. No server here: the file is written with the history store itself.
-#include "guitesting.h"
 #include "app/historyfilecontroller.h"
 #include "app/screenshot.h"
-#include "widgets/mainwindow.h"
 #include "core/history/historyexport.h"
 #include "core/history/historystore.h"
+#include "guitesting.h"
 #include "models/objecthistorymodel.h"
 #include "widgets/clusterview.h"
 #include "widgets/detailpane.h"
 #include "widgets/historypanel.h"
+#include "widgets/mainwindow.h"
 #include "widgets/objecttablepage.h"
 
 #include <QDir>
-#include <QFont>
 #include <QFile>
+#include <QFont>
 #include <QImage>
 #include <QRegularExpression>
-#include <QSignalSpy>
 #include <QSettings>
+#include <QSignalSpy>
 #include <QStandardPaths>
 #include <QTableView>
 #include <QTemporaryDir>
@@ -30,14 +30,24 @@ using core::Json;
 
 namespace {
 
-Json configMap(const std::string &uid, int rv, const std::string &mode, const std::string &manager, const std::string &time)
+Json configMap(const std::string &uid, int rv, const std::string &mode, const std::string &manager,
+               const std::string &time)
 {
-    Json mf = Json::array({{{"manager", manager}, {"operation", "Update"}, {"apiVersion", "v1"}, {"time", time},
-                            {"fieldsType", "FieldsV1"}, {"fieldsV1", {{"f:data", {{"f:mode", Json::object()}}}}}}});
+    Json mf = Json::array({{{"manager", manager},
+                            {"operation", "Update"},
+                            {"apiVersion", "v1"},
+                            {"time", time},
+                            {"fieldsType", "FieldsV1"},
+                            {"fieldsV1", {{"f:data", {{"f:mode", Json::object()}}}}}}});
     return Json{{"apiVersion", "v1"},
                 {"kind", "ConfigMap"},
-                {"metadata", {{"name", "settings"}, {"namespace", "lessons"}, {"uid", uid}, {"resourceVersion", std::to_string(rv)},
-                              {"creationTimestamp", "2026-07-20T09:00:00Z"}, {"managedFields", mf}}},
+                {"metadata",
+                 {{"name", "settings"},
+                  {"namespace", "lessons"},
+                  {"uid", uid},
+                  {"resourceVersion", std::to_string(rv)},
+                  {"creationTimestamp", "2026-07-20T09:00:00Z"},
+                  {"managedFields", mf}}},
                 {"data", {{"mode", mode}}}};
 }
 
@@ -69,13 +79,26 @@ private Q_SLOTS:
         gone["metadata"]["name"] = "old";
         Json goneDeleted = gone; // the DELETED event carries the deletion's resourceVersion
         goneDeleted["metadata"]["resourceVersion"] = "22";
-        core::HistoryWriteItem gap{scope, {}, core::HistoryGap{{}, "21", "29", "relist after 410", 1'784'000'000'000, 0}, "29", {}};
-        QVERIFY(store->write({{scope, {versionEvent(core::HistoryEventType::Added, configMap("u1", 10, "blue", "kubectl-create", "2026-07-20T09:00:00Z")),
-                                       versionEvent(core::HistoryEventType::Added, gone),
-                                       versionEvent(core::HistoryEventType::Modified, configMap("u1", 20, "green", "teacher", "2026-07-20T09:01:00Z")),
-                                       versionEvent(core::HistoryEventType::Deleted, goneDeleted)}, {}, {}, {}},
-                              gap,
-                              {scope, {versionEvent(core::HistoryEventType::Listed, configMap("u1", 30, "red", "teacher", "2026-07-20T09:02:00Z"))}, {}, {}, {}}})
+        core::HistoryWriteItem gap{
+            scope, {}, core::HistoryGap{{}, "21", "29", "relist after 410", 1'784'000'000'000, 0}, "29", {}};
+        QVERIFY(store
+                    ->write({{scope,
+                              {versionEvent(core::HistoryEventType::Added,
+                                            configMap("u1", 10, "blue", "kubectl-create", "2026-07-20T09:00:00Z")),
+                               versionEvent(core::HistoryEventType::Added, gone),
+                               versionEvent(core::HistoryEventType::Modified,
+                                            configMap("u1", 20, "green", "teacher", "2026-07-20T09:01:00Z")),
+                               versionEvent(core::HistoryEventType::Deleted, goneDeleted)},
+                              {},
+                              {},
+                              {}},
+                             gap,
+                             {scope,
+                              {versionEvent(core::HistoryEventType::Listed,
+                                            configMap("u1", 30, "red", "teacher", "2026-07-20T09:02:00Z"))},
+                              {},
+                              {},
+                              {}}})
                     .ok());
         m_export = m_dir.filePath(QStringLiteral("lesson.jsonl"));
         core::ObjectQuery everything;
@@ -99,19 +122,24 @@ private Q_SLOTS:
         const int old = c.model()->rowOf("u2"), live = c.model()->rowOf("u1");
         QVERIFY(old >= 0 && live >= 0);
         QVERIFY(c.model()->index(old, 0).data(Qt::FontRole).value<QFont>().strikeOut());
-        QVERIFY2(c.model()->index(old, 0).data(Qt::ToolTipRole).toString().contains(QLatin1String("resourceVersion 22")),
-                 qPrintable(c.model()->index(old, 0).data(Qt::ToolTipRole).toString()));
+        QVERIFY2(
+            c.model()->index(old, 0).data(Qt::ToolTipRole).toString().contains(QLatin1String("resourceVersion 22")),
+            qPrintable(c.model()->index(old, 0).data(Qt::ToolTipRole).toString()));
         QVERIFY(!c.model()->index(live, 0).data(Qt::FontRole).value<QFont>().strikeOut());
         QVERIFY(view.tablePage()->selectName(QStringLiteral("lessons"), QStringLiteral("settings")));
         QTRY_VERIFY(view.detailPane()->isReady());
         view.detailPane()->setCurrentTab(widgets::DetailPane::HistoryTab);
         QTRY_COMPARE(c.historyModel()->rowCount(), 4); // three versions and the gap, newest first
         const auto *m = c.historyModel();
-        QCOMPARE(m->index(0, models::ObjectHistoryModel::ResourceVersionColumn).data().toString(), QStringLiteral("30"));
-        QCOMPARE(m->index(1, models::ObjectHistoryModel::EventColumn).data().toString(), QStringLiteral("not observed"));
-        QCOMPARE(m->index(2, models::ObjectHistoryModel::ChangedByColumn).data().toString(), QStringLiteral("teacher(Update)"));
+        QCOMPARE(m->index(0, models::ObjectHistoryModel::ResourceVersionColumn).data().toString(),
+                 QStringLiteral("30"));
+        QCOMPARE(m->index(1, models::ObjectHistoryModel::EventColumn).data().toString(),
+                 QStringLiteral("not observed"));
+        QCOMPARE(m->index(2, models::ObjectHistoryModel::ChangedByColumn).data().toString(),
+                 QStringLiteral("teacher(Update)"));
         auto *diff = view.detailPane()->historyPanel()->diffView();
-        QTRY_VERIFY2(diff->toPlainText().contains(QStringLiteral("resourceVersion 20 → 30")), qPrintable(diff->toPlainText()));
+        QTRY_VERIFY2(diff->toPlainText().contains(QStringLiteral("resourceVersion 20 → 30")),
+                     qPrintable(diff->toPlainText()));
         QVERIFY(diff->toPlainText().contains(QLatin1String(".data.mode")));
         // Two versions selected: the older against the newer, skipping what lies between.
         auto *versions = view.detailPane()->historyPanel()->versionsView();
@@ -126,7 +154,8 @@ private Q_SLOTS:
         const QString whole = diff->toPlainText();
         QVERIFY2(!whole.contains(QLatin1String("\\u000a")), qPrintable(whole));
         static const QRegularExpression modeLine(QStringLiteral("^  mode: blue$"), QRegularExpression::MultilineOption);
-        static const QRegularExpression kindLine(QStringLiteral("^kind: ConfigMap$"), QRegularExpression::MultilineOption);
+        static const QRegularExpression kindLine(QStringLiteral("^kind: ConfigMap$"),
+                                                 QRegularExpression::MultilineOption);
         QVERIFY2(whole.contains(modeLine), qPrintable(whole));
         QVERIFY2(whole.contains(kindLine), qPrintable(whole));
         QVERIFY(saveShot(&view, QStringLiteral("open-history-first-version.png")));

@@ -6,11 +6,11 @@
 // every row; the selection survives 1,000 modifications that reorder the rows (sorted by
 // resourceVersion) and 2,500 deletions in one request. The longest event-loop stall during the
 // modifications is printed, not asserted (a busy CI machine is not a product defect).
-#include "guitesting.h"
 #include "../integration/clusterenv.h"
 #include "../integration/watchrecorder.h"
 #include "app/clustercontroller.h"
 #include "core/base/json.h"
+#include "guitesting.h"
 #include "kube/writes.h"
 #include "models/objecttablemodel.h"
 #include "models/objectviewmodel.h"
@@ -53,7 +53,8 @@ QString nameOf(int i)
 
 // Sends COUNT requests made by MAKE with up to 128 in flight over the connection's HTTP/2
 // session; returns the number that failed and the resourceVersion of the last answer.
-std::pair<int, std::string> sendMany(kube::ApiClient &client, int count, const std::function<kube::HttpRequest(int)> &make)
+std::pair<int, std::string> sendMany(kube::ApiClient &client, int count,
+                                     const std::function<kube::HttpRequest(int)> &make)
 {
     QEventLoop loop;
     int started = 0, done = 0, failed = 0;
@@ -114,8 +115,9 @@ private Q_SLOTS:
         QStandardPaths::setTestModeEnabled(true);
         QSettings().clear();
         m_clusterDir = m_dir.filePath(QStringLiteral("cluster"));
-        QVERIFY2(testing::runClusterScript({QStringLiteral("start"), m_clusterDir, QStringLiteral("--name"), QStringLiteral("scale"),
-                          QStringLiteral("--max-lifetime"), QStringLiteral("900")}),
+        QVERIFY2(testing::runClusterScript({QStringLiteral("start"), m_clusterDir, QStringLiteral("--name"),
+                                            QStringLiteral("scale"), QStringLiteral("--max-lifetime"),
+                                            QStringLiteral("900")}),
                  "private cluster did not start");
         kube::ConnectionOptions o;
         o.kubeconfigPath = (m_clusterDir + QStringLiteral("/kubeconfig")).toStdString();
@@ -125,20 +127,24 @@ private Q_SLOTS:
         QVERIFY2(c.ok(), c.ok() ? "" : c.error().describe().c_str());
         m_connection = std::make_unique<kube::Connection>(std::move(*c));
         m_client = std::make_unique<kube::ApiClient>(m_connection->transport);
-        QVERIFY(testing::call(*m_client, testing::request("POST", "/api/v1/namespaces", core::toJsonText({{"metadata", {{"name", kNamespace}}}}))));
+        QVERIFY(testing::call(*m_client, testing::request("POST", "/api/v1/namespaces",
+                                                          core::toJsonText({{"metadata", {{"name", kNamespace}}}}))));
         QElapsedTimer t;
         t.start();
         const auto [failed, rv] = sendMany(*m_client, kObjects, [](int i) {
-            const core::Json cm = {{"metadata", {{"name", nameOf(i).toStdString()}, {"labels", {{"tier", kTiers[i % 4]}}}}},
-                                   {"data", {{"index", std::to_string(i)}}}};
+            const core::Json cm = {
+                {"metadata", {{"name", nameOf(i).toStdString()}, {"labels", {{"tier", kTiers[i % 4]}}}}},
+                {"data", {{"index", std::to_string(i)}}}};
             return kube::createRequest(testing::configMaps(), kNamespace, cm);
         });
         QCOMPARE(failed, 0);
         qInfo("created %d ConfigMaps in %.1f s", kObjects, double(t.elapsed()) / 1000.0);
         // The controller manager adds kube-root-ca.crt to every namespace; wait for it, so the
         // namespace's count is known before the window lists it.
-        QTRY_VERIFY_WITH_TIMEOUT(testing::call(*m_client, testing::request("GET", std::string("/api/v1/namespaces/") + kNamespace
-                                                                                     + "/configmaps/kube-root-ca.crt")).ok(),
+        QTRY_VERIFY_WITH_TIMEOUT(testing::call(*m_client,
+                                               testing::request("GET", std::string("/api/v1/namespaces/") + kNamespace
+                                                                           + "/configmaps/kube-root-ca.crt"))
+                                     .ok(),
                                  30'000);
     }
 
@@ -193,8 +199,8 @@ private Q_SLOTS:
         QCOMPARE(table->model()->rowCount(), kObjects + 1); // and kube-root-ca.crt
         QTest::keyClicks(page->filterEdit(), QStringLiteral("cm-0042"));
         QCOMPARE(column(table->model(), ObjectTableModel::Name),
-                 (QStringList{nameOf(420), nameOf(421), nameOf(422), nameOf(423), nameOf(424), nameOf(425), nameOf(426), nameOf(427),
-                              nameOf(428), nameOf(429)}));
+                 (QStringList{nameOf(420), nameOf(421), nameOf(422), nameOf(423), nameOf(424), nameOf(425), nameOf(426),
+                              nameOf(427), nameOf(428), nameOf(429)}));
         page->filterEdit()->clear();
         QTest::keyClicks(page->filterEdit(), QStringLiteral("tier=db"));
         QCOMPARE(table->model()->rowCount(), kObjects / 4);
@@ -238,8 +244,8 @@ private Q_SLOTS:
         beat.start(1);
         static_assert(kModified <= 5000); // cm-00000 ... cm-00999: the selected cm-05000 is not among them
         const auto [failed, lastRv] = sendMany(*m_client, kModified, [](int i) {
-            return kube::patchRequest(testing::configMaps(), kNamespace, nameOf(i).toStdString(), kube::PatchType::Merge,
-                                      core::Json{{"data", {{"changed", "yes"}}}});
+            return kube::patchRequest(testing::configMaps(), kNamespace, nameOf(i).toStdString(),
+                                      kube::PatchType::Merge, core::Json{{"data", {{"changed", "yes"}}}});
         });
         QCOMPARE(failed, 0);
         // The newest write is on top once every modification arrived (a bookmark may move the
@@ -247,8 +253,10 @@ private Q_SLOTS:
         QTRY_COMPARE_WITH_TIMEOUT(table->model()->index(0, ObjectTableModel::ResourceVersion).data().toString(),
                                   QString::fromStdString(lastRv), 30'000);
         beat.stop();
-        qInfo("while %d objects changed: longest event-loop stall %lld ms (GUI thread ran %.1f ms of it); most GUI-thread "
-              "CPU in one gap %.1f ms. Not asserted: see bench_table", kModified, longestStall, cpuInLongest, mostCpuInAGap);
+        qInfo(
+            "while %d objects changed: longest event-loop stall %lld ms (GUI thread ran %.1f ms of it); most GUI-thread "
+            "CPU in one gap %.1f ms. Not asserted: see bench_table",
+            kModified, longestStall, cpuInLongest, mostCpuInAGap);
         QCOMPARE(page->currentUid(), selectedUid);
         QCOMPARE(table->currentIndex().data().toString(), nameOf(5000));
         QCOMPARE(table->selectionModel()->selectedRows().size(), 1);
@@ -258,12 +266,17 @@ private Q_SLOTS:
         QVERIFY(std::is_sorted(rvs.rbegin(), rvs.rend()));
         int changedOnTop = 0;
         for (int r = 0; r < kModified; ++r)
-            changedOnTop += table->model()->index(r, 0).data(ObjectTableModel::ObjectJsonRole).toByteArray().contains("\"changed\"");
+            changedOnTop += table->model()
+                                ->index(r, 0)
+                                .data(ObjectTableModel::ObjectJsonRole)
+                                .toByteArray()
+                                .contains("\"changed\"");
         QCOMPARE(changedOnTop, kModified);
         QVERIFY(saveShot(&window, QStringLiteral("scale-configmaps.png")));
 
         // 2,500 deletions in one request (tier=db); the selected object (tier web) stays selected.
-        QVERIFY(testing::call(*m_client, testing::request("DELETE", std::string("/api/v1/namespaces/") + kNamespace + "/configmaps?labelSelector=tier%3Ddb")));
+        QVERIFY(testing::call(*m_client, testing::request("DELETE", std::string("/api/v1/namespaces/") + kNamespace
+                                                                        + "/configmaps?labelSelector=tier%3Ddb")));
         QTRY_COMPARE_WITH_TIMEOUT(table->model()->rowCount(), kObjects + 1 - kObjects / 4, 30'000);
         QCOMPARE(page->currentUid(), selectedUid);
         QCOMPARE(table->selectionModel()->selectedRows().size(), 1);

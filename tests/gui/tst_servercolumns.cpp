@@ -2,10 +2,10 @@
 // on the offscreen platform against the real test cluster: the Data column of ConfigMaps appears
 // without repeating Name or Age, sorts by number, follows a change; the wide columns of a
 // Deployment start hidden and the header's context menu shows them. Writes screenshots.
-#include "guitesting.h"
 #include "../integration/clusterenv.h"
 #include "app/clustercontroller.h"
 #include "core/base/json.h"
+#include "guitesting.h"
 #include "models/objecttablemodel.h"
 #include "models/objectviewmodel.h"
 #include "widgets/clusterview.h"
@@ -77,9 +77,15 @@ std::string deploymentBody()
 {
     const core::Json labels = {{"app", "shop"}};
     const core::Json container = {{"name", "shop"}, {"image", "nginx:1.25"}};
-    return core::toJsonText({{"apiVersion", "apps/v1"}, {"kind", "Deployment"}, {"metadata", {{"name", "shop"}}},
-                             {"spec", {{"replicas", 1}, {"selector", {{"matchLabels", labels}}},
-                                       {"template", {{"metadata", {{"labels", labels}}}, {"spec", {{"containers", core::Json::array({container})}}}}}}}});
+    return core::toJsonText(
+        {{"apiVersion", "apps/v1"},
+         {"kind", "Deployment"},
+         {"metadata", {{"name", "shop"}}},
+         {"spec",
+          {{"replicas", 1},
+           {"selector", {{"matchLabels", labels}}},
+           {"template",
+            {{"metadata", {{"labels", labels}}}, {"spec", {{"containers", core::Json::array({container})}}}}}}}});
 }
 
 } // namespace
@@ -94,14 +100,17 @@ private Q_SLOTS:
         QSettings().clear(); // no column layout remembered from an earlier run
         const kube::Connection connection = testing::connectTo(testing::ctxToken());
         kube::ApiClient client(connection.transport);
-        (void)testing::call(client, testing::request("POST", "/api/v1/namespaces", core::toJsonText({{"metadata", {{"name", kNamespace}}}})));
+        (void)testing::call(client, testing::request("POST", "/api/v1/namespaces",
+                                                     core::toJsonText({{"metadata", {{"name", kNamespace}}}})));
         const std::string cms = std::string("/api/v1/namespaces/") + kNamespace + "/configmaps";
         for (const auto &[name, keys] : {std::pair{"cm-2", 2}, {"cm-9", 9}, {"cm-10", 10}}) {
             (void)testing::call(client, testing::request("DELETE", cms + "/" + name));
             auto r = testing::call(client, testing::request("POST", cms, configMapBody(name, keys)));
             QVERIFY2(r, r ? "" : r.error().describe().c_str());
         }
-        auto d = testing::call(client, testing::request("PATCH", std::string("/apis/apps/v1/namespaces/") + kNamespace + "/deployments/shop?fieldManager=kubectl&force=true",
+        auto d = testing::call(client, testing::request("PATCH",
+                                                        std::string("/apis/apps/v1/namespaces/") + kNamespace
+                                                            + "/deployments/shop?fieldManager=kubectl&force=true",
                                                         deploymentBody(), "application/apply-patch+yaml"));
         QVERIFY2(d, d ? "" : d.error().describe().c_str());
     }
@@ -140,8 +149,11 @@ private Q_SLOTS:
         QTRY_COMPARE_WITH_TIMEOUT(s.cell(QStringLiteral("cm-2"), QStringLiteral("Data")).toLongLong(), 2, 30'000);
         const kube::Connection connection = testing::connectTo(testing::ctxToken());
         kube::ApiClient client(connection.transport);
-        QVERIFY(testing::call(client, testing::request("PATCH", std::string("/api/v1/namespaces/") + kNamespace + "/configmaps/cm-2",
-                                                       core::toJsonText({{"data", {{"extra", "yes"}}}}), "application/merge-patch+json")));
+        QVERIFY(testing::call(client,
+                              testing::request("PATCH",
+                                               std::string("/api/v1/namespaces/") + kNamespace + "/configmaps/cm-2",
+                                               core::toJsonText({{"data", {{"extra", "yes"}}}}),
+                                               "application/merge-patch+json")));
         QTRY_COMPARE_WITH_TIMEOUT(s.cell(QStringLiteral("cm-2"), QStringLiteral("Data")).toLongLong(), 3, 15'000);
     }
 
@@ -153,7 +165,8 @@ private Q_SLOTS:
             QVERIFY2(!s.table()->isColumnHidden(s.columnNamed(QString::fromLatin1(name))), name);
         const int images = s.columnNamed(QStringLiteral("Images"));
         QVERIFY(s.table()->isColumnHidden(images)); // priority 1: kubectl's -o wide
-        QTRY_COMPARE_WITH_TIMEOUT(s.cell(QStringLiteral("shop"), QStringLiteral("Images")).toString(), QStringLiteral("nginx:1.25"), 30'000);
+        QTRY_COMPARE_WITH_TIMEOUT(s.cell(QStringLiteral("shop"), QStringLiteral("Images")).toString(),
+                                  QStringLiteral("nginx:1.25"), 30'000);
 
         // Right-click the header; the menu (modal) is driven from a queued lambda.
         bool found = false;

@@ -25,7 +25,8 @@ QString readAll(const QString &path)
 
 bool historyHasConfigMap(const QString &dataHome, const QString &name)
 {
-    const QStringList dbs = QDir(dataHome + QStringLiteral("/fieldscope/history")).entryList({QStringLiteral("*.db")}, QDir::Files);
+    const QStringList dbs =
+        QDir(dataHome + QStringLiteral("/fieldscope/history")).entryList({QStringLiteral("*.db")}, QDir::Files);
     for (const QString &db : dbs) {
         auto store = core::HistoryStore::open((dataHome + QStringLiteral("/fieldscope/history/") + db).toStdString(),
                                               core::HistoryStore::OpenMode::ReadOnly);
@@ -53,8 +54,9 @@ private Q_SLOTS:
         // The test cluster's token context, renamed to the sandbox's context name.
         const QString kubectl = qEnvironmentVariable("FIELDSCOPE_KUBECTL");
         QProcess view;
-        view.start(kubectl, {QStringLiteral("config"), QStringLiteral("view"), QStringLiteral("--raw"), QStringLiteral("--minify"),
-                             QStringLiteral("--flatten"), QStringLiteral("--kubeconfig"), testing::testKubeconfig(), QStringLiteral("--context"),
+        view.start(kubectl, {QStringLiteral("config"), QStringLiteral("view"), QStringLiteral("--raw"),
+                             QStringLiteral("--minify"), QStringLiteral("--flatten"), QStringLiteral("--kubeconfig"),
+                             testing::testKubeconfig(), QStringLiteral("--context"),
                              QString::fromStdString(testing::ctxToken())});
         QVERIFY(view.waitForFinished(30000) && view.exitCode() == 0);
         const QString kubeconfig = m_dir.filePath(QStringLiteral("sandbox-kubeconfig"));
@@ -63,20 +65,25 @@ private Q_SLOTS:
         out.write(view.readAllStandardOutput());
         out.close();
         QProcess rename;
-        rename.start(kubectl, {QStringLiteral("config"), QStringLiteral("rename-context"), QString::fromStdString(testing::ctxToken()),
-                               QStringLiteral("sandbox"), QStringLiteral("--kubeconfig"), kubeconfig});
+        rename.start(kubectl, {QStringLiteral("config"), QStringLiteral("rename-context"),
+                               QString::fromStdString(testing::ctxToken()), QStringLiteral("sandbox"),
+                               QStringLiteral("--kubeconfig"), kubeconfig});
         QVERIFY(rename.waitForFinished(30000) && rename.exitCode() == 0);
 
         QFile stub(m_dir.filePath(QStringLiteral("cluster-stub.sh")));
         QVERIFY(stub.open(QIODevice::WriteOnly));
-        stub.write("#!/bin/sh\necho \"$1\" >> \"$STUB_LOG\"\n[ \"$1\" = start ] && echo \"$STUB_KUBECONFIG\"\nexit 0\n");
+        stub.write(
+            "#!/bin/sh\necho \"$1\" >> \"$STUB_LOG\"\n[ \"$1\" = start ] && echo \"$STUB_KUBECONFIG\"\nexit 0\n");
         stub.close();
         QVERIFY(stub.setPermissions(QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner));
 
         auto c = testing::connectTo(testing::ctxToken());
         kube::ApiClient client(c.transport);
-        (void)testing::call(client, testing::request("POST", "/api/v1/namespaces", R"({"metadata":{"name":"shutdown-test"}})"));
-        (void)testing::call(client, testing::request("DELETE", "/api/v1/namespaces/shutdown-test/configmaps/before-quit")); // a rerun
+        (void)testing::call(client,
+                            testing::request("POST", "/api/v1/namespaces", R"({"metadata":{"name":"shutdown-test"}})"));
+        (void)testing::call(client,
+                            testing::request("DELETE",
+                                             "/api/v1/namespaces/shutdown-test/configmaps/before-quit")); // a rerun
         auto cm = testing::call(client, testing::request("POST", "/api/v1/namespaces/shutdown-test/configmaps",
                                                          R"({"metadata":{"name":"before-quit"},"data":{"k":"v"}})"));
         QVERIFY(cm.ok());

@@ -39,14 +39,26 @@ std::string with(const char *doc, const char *from, const char *to)
 void serve(TranscriptServer &server, const std::string &v1, const std::string &configMaps)
 {
     server.on("/version").exactPath().reply(TranscriptReply::json(200, R"({"gitVersion":"v1.30.0"})")).repeatLast();
-    server.on("/api").exactPath().reply(TranscriptReply::json(200, R"({"kind":"APIVersions","versions":["v1"]})")).repeatLast();
-    server.on("/apis").exactPath().reply(TranscriptReply::json(200, R"({"kind":"APIGroupList","groups":[]})")).repeatLast();
+    server.on("/api")
+        .exactPath()
+        .reply(TranscriptReply::json(200, R"({"kind":"APIVersions","versions":["v1"]})"))
+        .repeatLast();
+    server.on("/apis")
+        .exactPath()
+        .reply(TranscriptReply::json(200, R"({"kind":"APIGroupList","groups":[]})"))
+        .repeatLast();
     server.on("/api/v1").exactPath().reply(TranscriptReply::json(200, v1)).repeatLast();
-    server.on("/api/v1/namespaces").exactPath().lacksQuery("watch").reply(TranscriptReply::json(200, kNamespaces)).repeatLast();
+    server.on("/api/v1/namespaces")
+        .exactPath()
+        .lacksQuery("watch")
+        .reply(TranscriptReply::json(200, kNamespaces))
+        .repeatLast();
     server.on("/api/v1/configmaps").lacksQuery("watch").reply(TranscriptReply::json(200, configMaps)).repeatLast();
     // No streaming lists (a 1.26 server): the watcher falls back to LIST.
-    server.on("/api/v1").query("sendInitialEvents", "true")
-        .reply(TranscriptReply::json(422, R"({"kind":"Status","apiVersion":"v1","status":"Failure","reason":"Invalid","code":422})"))
+    server.on("/api/v1")
+        .query("sendInitialEvents", "true")
+        .reply(TranscriptReply::json(
+            422, R"({"kind":"Status","apiVersion":"v1","status":"Failure","reason":"Invalid","code":422})"))
         .repeatLast();
     // Watches hang: nothing else to say.
     server.on("/api/v1").hasQuery("watch").reply(TranscriptReply::stream({}, TranscriptReply::End::Hang)).repeatLast();
@@ -58,11 +70,13 @@ QString writeKubeconfig(const QTemporaryDir &dir, const TranscriptServer &server
     QFile f(path);
     if (!f.open(QIODevice::WriteOnly))
         return {};
-    f.write(QStringLiteral("apiVersion: v1\nkind: Config\nclusters:\n- name: c\n  cluster:\n    server: %1\n"
-                           "users:\n- name: u\n  user:\n    token: t\ncontexts:\n- name: x\n  context:\n    cluster: c\n    user: u\n"
-                           "current-context: x\n")
-                .arg(QString::fromStdString(server.url()))
-                .toUtf8());
+    f.write(
+        QStringLiteral(
+            "apiVersion: v1\nkind: Config\nclusters:\n- name: c\n  cluster:\n    server: %1\n"
+            "users:\n- name: u\n  user:\n    token: t\ncontexts:\n- name: x\n  context:\n    cluster: c\n    user: u\n"
+            "current-context: x\n")
+            .arg(QString::fromStdString(server.url()))
+            .toUtf8());
     return path;
 }
 
@@ -97,7 +111,9 @@ private Q_SLOTS:
     {
         TranscriptServer bad, good;
         // Every entry wrong: one bad entry fails only that resource (tst_discovery_transcripts).
-        serve(bad, with(with(kLegacyV1, R"("namespaced":true)", R"("namespaced":"true")").c_str(), R"("namespaced":false)", R"("namespaced":"false")"),
+        serve(bad,
+              with(with(kLegacyV1, R"("namespaced":true)", R"("namespaced":"true")").c_str(), R"("namespaced":false)",
+                   R"("namespaced":"false")"),
               kList);
         serve(good, kLegacyV1, kList);
         widgets::MainWindow window;
@@ -105,7 +121,8 @@ private Q_SLOTS:
         Tab broken = openTab(window, writeKubeconfig(m_home, bad, QStringLiteral("bad")), QStringLiteral("bad"));
         window.show();
         QTRY_COMPARE_WITH_TIMEOUT(broken.view->connectionState(), QStringLiteral("failed"), 20000);
-        QVERIFY2(broken.view->watchStatus().contains(QLatin1String("resources[0].namespaced is a string, expected a boolean")),
+        QVERIFY2(broken.view->watchStatus().contains(
+                     QLatin1String("resources[0].namespaced is a string, expected a boolean")),
                  qPrintable(broken.view->watchStatus()));
         // The process is alive and a second tab on a sound server loads its table.
         Tab fine = openTab(window, writeKubeconfig(m_home, good, QStringLiteral("good")), QStringLiteral("good"));

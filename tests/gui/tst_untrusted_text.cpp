@@ -7,18 +7,18 @@
 // its description a megabyte long), the "Set only if unchanged" dialog holding the server's
 // value, a kubeconfig whose other context has a hostile, megabyte-long namespace (the context
 // switcher's tooltip), and the Settings dialog's per-cluster checkbox naming the context.
-#include "guitesting.h"
 #include "../integration/clusterenv.h"
 #include "app/clustercontroller.h"
 #include "app/workspace.h"
 #include "core/base/json.h"
+#include "guitesting.h"
 #include "models/objecttablemodel.h"
 #include "widgets/clusterview.h"
 #include "widgets/consentdialog.h"
 #include "widgets/contextswitcher.h"
-#include "widgets/helpdialogs.h"
 #include "widgets/detailpane.h"
 #include "widgets/editorwindow.h"
+#include "widgets/helpdialogs.h"
 #include "widgets/mainwindow.h"
 #include "widgets/objecttablepage.h"
 #include "widgets/plaintext.h"
@@ -29,15 +29,15 @@
 #include <QComboBox>
 #include <QElapsedTimer>
 #include <QHeaderView>
-#include <QInputDialog>
-#include <QSignalSpy>
-#include <QTableView>
 #include <QHelpEvent>
+#include <QInputDialog>
 #include <QLabel>
 #include <QPushButton>
+#include <QSignalSpy>
 #include <QStandardPaths>
 #include <QTabBar>
 #include <QTabWidget>
+#include <QTableView>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QTextBrowser>
@@ -77,7 +77,8 @@ void checkLabels(QWidget *root, int *seen)
             continue;
         ++*seen;
         const QString shown = rendered(l->text(), l->textFormat());
-        QVERIFY2(shown.contains(kHostile), qPrintable(QStringLiteral("label %1 shows \"%2\"").arg(l->objectName(), shown)));
+        QVERIFY2(shown.contains(kHostile),
+                 qPrintable(QStringLiteral("label %1 shows \"%2\"").arg(l->objectName(), shown)));
     }
 }
 
@@ -129,19 +130,22 @@ private Q_SLOTS:
         m_kubeconfig = m_dir.filePath(QStringLiteral("kubeconfig"));
         QProcess view;
         view.setStandardOutputFile(m_kubeconfig);
-        view.start(kubectl, {QStringLiteral("config"), QStringLiteral("view"), QStringLiteral("--raw"), QStringLiteral("--minify"), QStringLiteral("--flatten"),
-                             QStringLiteral("--kubeconfig"), testing::testKubeconfig(), QStringLiteral("--context"),
+        view.start(kubectl, {QStringLiteral("config"), QStringLiteral("view"), QStringLiteral("--raw"),
+                             QStringLiteral("--minify"), QStringLiteral("--flatten"), QStringLiteral("--kubeconfig"),
+                             testing::testKubeconfig(), QStringLiteral("--context"),
                              QString::fromStdString(testing::ctxToken())});
         QVERIFY(view.waitForFinished(30000) && view.exitCode() == 0);
         QProcess rename;
-        rename.start(kubectl, {QStringLiteral("config"), QStringLiteral("rename-context"), QString::fromStdString(testing::ctxToken()), m_context,
-                               QStringLiteral("--kubeconfig"), m_kubeconfig});
+        rename.start(kubectl, {QStringLiteral("config"), QStringLiteral("rename-context"),
+                               QString::fromStdString(testing::ctxToken()), m_context, QStringLiteral("--kubeconfig"),
+                               m_kubeconfig});
         QVERIFY(rename.waitForFinished(30000) && rename.exitCode() == 0);
         // A second context of the same cluster whose namespace is hostile and a megabyte long
         // (written as JSON, a YAML subset: no command line takes a megabyte argument).
         QProcess json;
-        json.start(kubectl, {QStringLiteral("config"), QStringLiteral("view"), QStringLiteral("--raw"), QStringLiteral("-o"), QStringLiteral("json"),
-                             QStringLiteral("--kubeconfig"), m_kubeconfig});
+        json.start(kubectl,
+                   {QStringLiteral("config"), QStringLiteral("view"), QStringLiteral("--raw"), QStringLiteral("-o"),
+                    QStringLiteral("json"), QStringLiteral("--kubeconfig"), m_kubeconfig});
         QVERIFY(json.waitForFinished(30000) && json.exitCode() == 0);
         core::Json config = core::parseJson(json.readAllStandardOutput().toStdString()).valueOr(core::Json());
         QVERIFY(config.is_object() && config["contexts"].is_array() && !config["contexts"].empty());
@@ -158,18 +162,27 @@ private Q_SLOTS:
         auto c = testing::connectTo(testing::ctxToken());
         kube::ApiClient client(c.transport);
         const std::string hostile = kHostile.toStdString(), rlo = kRlo.toStdString();
-        (void)testing::call(client, testing::request("POST", "/api/v1/namespaces", core::toJsonText({{"metadata", {{"name", kNamespace}}}})));
+        (void)testing::call(client, testing::request("POST", "/api/v1/namespaces",
+                                                     core::toJsonText({{"metadata", {{"name", kNamespace}}}})));
         const std::string base = std::string("/api/v1/namespaces/") + kNamespace;
         (void)testing::call(client, testing::request("DELETE", base + "/configmaps/evil"));
         // The field manager is the hostile string (the server allows any printable text there).
-        auto cm = testing::call(client, testing::request("POST", base + "/configmaps?fieldManager=" + QUrl::toPercentEncoding(kHostile).toStdString(),
-                                                         core::toJsonText({{"metadata", {{"name", "evil"}, {"annotations", {{"note", hostile + rlo + "tail"}}}}},
-                                                                           {"data", {{"k", hostile}}}})));
+        auto cm = testing::call(
+            client,
+            testing::request(
+                "POST", base + "/configmaps?fieldManager=" + QUrl::toPercentEncoding(kHostile).toStdString(),
+                core::toJsonText({{"metadata", {{"name", "evil"}, {"annotations", {{"note", hostile + rlo + "tail"}}}}},
+                                  {"data", {{"k", hostile}}}})));
         QVERIFY2(cm.ok(), cm.ok() ? "" : cm.error().describe().c_str());
         const std::string uid = core::parseJson(cm->body).value()["metadata"]["uid"].get<std::string>();
         auto ev = testing::call(client, testing::request("POST", base + "/events",
                                                          core::toJsonText({{"metadata", {{"generateName", "evil-"}}},
-                                                                           {"involvedObject", {{"kind", "ConfigMap"}, {"namespace", kNamespace}, {"name", "evil"}, {"uid", uid}, {"apiVersion", "v1"}}},
+                                                                           {"involvedObject",
+                                                                            {{"kind", "ConfigMap"},
+                                                                             {"namespace", kNamespace},
+                                                                             {"name", "evil"},
+                                                                             {"uid", uid},
+                                                                             {"apiVersion", "v1"}}},
                                                                            {"reason", hostile},
                                                                            {"message", hostile + rlo + "gnp.live"},
                                                                            {"type", "Warning"},
@@ -179,28 +192,51 @@ private Q_SLOTS:
         // A kind whose server Table has a column named and described by hostile strings (the
         // description a megabyte long): a CRD's printer column, as any CRD author may write.
         const std::string crd = std::string("evilthings.") + kGroup;
-        (void)testing::call(client, testing::request("DELETE", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/" + crd));
+        (void)testing::call(client, testing::request("DELETE",
+                                                     "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/" + crd));
         auto gone = [&] {
-            auto r = testing::call(client, testing::request("GET", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/" + crd));
+            auto r = testing::call(client,
+                                   testing::request("GET",
+                                                    "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/" + crd));
             return !r && r.error().httpStatus == 404;
         };
         QTRY_VERIFY_WITH_TIMEOUT(gone(), 60000);
-        const core::Json column = {{"name", (QStringLiteral("&col") + kImg + kRlo).toStdString()}, {"type", "string"}, {"jsonPath", ".spec.note"},
+        const core::Json column = {{"name", (QStringLiteral("&col") + kImg + kRlo).toStdString()},
+                                   {"type", "string"},
+                                   {"jsonPath", ".spec.note"},
                                    {"description", (kHostile + QStringLiteral("&x") + kRlo + kMiB).toStdString()}};
         const core::Json definition = {
-            {"apiVersion", "apiextensions.k8s.io/v1"}, {"kind", "CustomResourceDefinition"}, {"metadata", {{"name", crd}}},
-            {"spec", {{"group", kGroup}, {"scope", "Namespaced"},
-                      {"names", {{"plural", "evilthings"}, {"singular", "evilthing"}, {"kind", "EvilThing"}, {"listKind", "EvilThingList"}}},
-                      {"versions", core::Json::array({{{"name", "v1"}, {"served", true}, {"storage", true},
-                                                       {"schema", {{"openAPIV3Schema", {{"type", "object"}, {"x-kubernetes-preserve-unknown-fields", true}}}}},
-                                                       {"additionalPrinterColumns", core::Json::array({column})}}})}}}};
-        auto made = testing::call(client, testing::request("POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", core::toJsonText(definition)));
+            {"apiVersion", "apiextensions.k8s.io/v1"},
+            {"kind", "CustomResourceDefinition"},
+            {"metadata", {{"name", crd}}},
+            {"spec",
+             {{"group", kGroup},
+              {"scope", "Namespaced"},
+              {"names",
+               {{"plural", "evilthings"},
+                {"singular", "evilthing"},
+                {"kind", "EvilThing"},
+                {"listKind", "EvilThingList"}}},
+              {"versions",
+               core::Json::array(
+                   {{{"name", "v1"},
+                     {"served", true},
+                     {"storage", true},
+                     {"schema",
+                      {{"openAPIV3Schema", {{"type", "object"}, {"x-kubernetes-preserve-unknown-fields", true}}}}},
+                     {"additionalPrinterColumns", core::Json::array({column})}}})}}}};
+        auto made = testing::call(client,
+                                  testing::request("POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions",
+                                                   core::toJsonText(definition)));
         QVERIFY2(made.ok(), made.ok() ? "" : made.error().describe().c_str());
         const std::string things = std::string("/apis/") + kGroup + "/v1/namespaces/" + kNamespace + "/evilthings";
         QTRY_VERIFY_WITH_TIMEOUT(testing::call(client, testing::request("GET", things)).ok(), 60000); // established
-        auto thing = testing::call(client, testing::request("POST", things,
-                                                            core::toJsonText({{"apiVersion", std::string(kGroup) + "/v1"}, {"kind", "EvilThing"},
-                                                                              {"metadata", {{"name", "evil"}}}, {"spec", {{"note", hostile}}}})));
+        auto thing = testing::call(client,
+                                   testing::request("POST", things,
+                                                    core::toJsonText({{"apiVersion", std::string(kGroup) + "/v1"},
+                                                                      {"kind", "EvilThing"},
+                                                                      {"metadata", {{"name", "evil"}}},
+                                                                      {"spec", {{"note", hostile}}}})));
         QVERIFY2(thing.ok(), thing.ok() ? "" : thing.error().describe().c_str());
     }
 
@@ -230,7 +266,8 @@ private Q_SLOTS:
         QVERIFY2(name.contains(QStringLiteral("&col") + kImg + QStringLiteral("\\u202e")), qPrintable(name));
         const QString tip = table->model()->headerData(c, Qt::Horizontal, Qt::ToolTipRole).toString();
         QVERIFY2(!tip.contains(kRlo), "a raw right-to-left override in a header tooltip");
-        QVERIFY2(rendered(tip, Qt::AutoText).startsWith(kHostile + QStringLiteral("&x\\u202emmm")), qPrintable(tip.left(200)));
+        QVERIFY2(rendered(tip, Qt::AutoText).startsWith(kHostile + QStringLiteral("&x\\u202emmm")),
+                 qPrintable(tip.left(200)));
         QVERIFY2(tip.size() < qsizetype{64} * 1024, qPrintable(QString::number(tip.size())));
         // The header shows it: at once (nothing to load), exactly that text.
         QHeaderView *header = table->horizontalHeader();
@@ -270,7 +307,8 @@ private Q_SLOTS:
             if (!tip.contains(QLatin1String("/dev/zero")))
                 continue;
             ++hostileNamespaces;
-            QVERIFY2(rendered(tip, Qt::AutoText).contains(kHostile + QStringLiteral("&x\\u202emmm")), qPrintable(tip.left(200)));
+            QVERIFY2(rendered(tip, Qt::AutoText).contains(kHostile + QStringLiteral("&x\\u202emmm")),
+                     qPrintable(tip.left(200)));
             QVERIFY2(tip.size() < qsizetype{64} * 1024, qPrintable(QString::number(tip.size())));
         }
         QCOMPARE(hostileNamespaces, 1);
@@ -283,7 +321,8 @@ private Q_SLOTS:
         QVERIFY(secrets);
         QVERIFY2(secrets->text().contains(widgets::actionText(m_context)), qPrintable(secrets->text()));
         QVERIFY(!secrets->text().contains(kRlo));
-        QVERIFY2(rendered(secrets->toolTip(), Qt::AutoText).contains(QString::fromStdString(controller->connection()->config.server)),
+        QVERIFY2(rendered(secrets->toolTip(), Qt::AutoText)
+                     .contains(QString::fromStdString(controller->connection()->config.server)),
                  qPrintable(secrets->toolTip()));
         auto *background = settings->findChild<QAbstractButton *>(QStringLiteral("startBackgroundRecording"));
         QVERIFY(background);
@@ -305,7 +344,10 @@ private Q_SLOTS:
         controller.showResource(QStringLiteral("configmaps"));
         controller.open(m_kubeconfig, m_context);
         window.show();
-        QTRY_VERIFY_WITH_TIMEOUT(controller.isLoaded() && view->tablePage()->selectName(QString::fromLatin1(kNamespace), QStringLiteral("evil")), 30000);
+        QTRY_VERIFY_WITH_TIMEOUT(controller.isLoaded()
+                                     && view->tablePage()->selectName(QString::fromLatin1(kNamespace),
+                                                                      QStringLiteral("evil")),
+                                 30000);
         widgets::DetailPane *detail = view->detailPane();
         QTRY_VERIFY_WITH_TIMEOUT(detail->isReady() && detail->detail().name == QStringLiteral("evil"), 10000);
 
@@ -327,7 +369,8 @@ private Q_SLOTS:
         detail->setCurrentTab(widgets::DetailPane::OwnershipTab);
         auto *tree = detail->findChild<QTreeView *>();
         QVERIFY(tree);
-        const QModelIndexList hits = tree->model()->match(tree->model()->index(0, 0), Qt::DisplayRole, QStringLiteral("/dev/zero"), -1,
+        const QModelIndexList hits = tree->model()->match(tree->model()->index(0, 0), Qt::DisplayRole,
+                                                          QStringLiteral("/dev/zero"), -1,
                                                           Qt::MatchContains | Qt::MatchRecursive);
         bool managerSeen = false;
         for (int c = 0; c < tree->model()->columnCount(); ++c) {
@@ -345,21 +388,25 @@ private Q_SLOTS:
         // Events: the message with its override shows the override as an escape.
         detail->setCurrentTab(widgets::DetailPane::EventsTab);
         QAbstractItemView *events = nullptr;
-        QTRY_VERIFY_WITH_TIMEOUT(events = [&]() -> QAbstractItemView * {
-            for (auto *v : detail->findChildren<QAbstractItemView *>())
-                if (v->isVisible() && v != tree && v->model() && v->model()->rowCount() > 0)
-                    return v;
-            return nullptr;
-        }(), 15000);
+        QTRY_VERIFY_WITH_TIMEOUT(
+            events = [&]() -> QAbstractItemView * {
+                for (auto *v : detail->findChildren<QAbstractItemView *>())
+                    if (v->isVisible() && v != tree && v->model() && v->model()->rowCount() > 0)
+                        return v;
+                return nullptr;
+            }(),
+            15000);
         bool messageSeen = false;
         for (int c = 0; c < events->model()->columnCount(); ++c) {
             const QModelIndex i = events->model()->index(0, c);
-            const QString shown = static_cast<QStyledItemDelegate *>(events->itemDelegateForIndex(i))->displayText(i.data(), QLocale());
+            const QString shown =
+                static_cast<QStyledItemDelegate *>(events->itemDelegateForIndex(i))->displayText(i.data(), QLocale());
             QVERIFY2(!shown.contains(kRlo), "a raw right-to-left override reached the events table");
             if (shown.contains(QLatin1String("gnp.live"))) {
                 messageSeen = true;
                 QVERIFY2(shown.contains(kHostile + QStringLiteral("\\u202egnp.live")), qPrintable(shown));
-                QVERIFY2(rendered(toolTipOf(events, i), Qt::AutoText).contains(kHostile), qPrintable(toolTipOf(events, i)));
+                QVERIFY2(rendered(toolTipOf(events, i), Qt::AutoText).contains(kHostile),
+                         qPrintable(toolTipOf(events, i)));
             }
         }
         QVERIFY(messageSeen);
@@ -370,15 +417,17 @@ private Q_SLOTS:
         {
             QElapsedTimer clock;
             clock.start();
-            Q_EMIT detail->setIfUnchangedRequested(detail->uid(), QStringLiteral("/data/k"),
-                                                   QString::fromStdString(core::toJsonText(core::Json(kImg.toStdString() + "&x" + kRlo.toStdString()))));
+            Q_EMIT detail->setIfUnchangedRequested(
+                detail->uid(), QStringLiteral("/data/k"),
+                QString::fromStdString(core::toJsonText(core::Json(kImg.toStdString() + "&x" + kRlo.toStdString()))));
             auto *ask = view->findChild<QInputDialog *>();
             QVERIFY(ask);
             QTRY_VERIFY_WITH_TIMEOUT(ask->isVisible(), 5000);
             QVERIFY2(clock.elapsed() < 2000, qPrintable(QString::number(clock.elapsed())));
             int asked = 0;
             for (QLabel *l : ask->findChildren<QLabel *>()) {
-                QVERIFY2(!l->text().contains(kRlo), "a raw right-to-left override in the Set only if unchanged question");
+                QVERIFY2(!l->text().contains(kRlo),
+                         "a raw right-to-left override in the Set only if unchanged question");
                 if (!l->text().contains(QLatin1String("/dev/zero")))
                     continue;
                 ++asked;
@@ -403,7 +452,8 @@ private Q_SLOTS:
         QVERIFY2(labels >= 1, "the context name was seen in at least one label");
 
         // The consent question with kubeconfig strings of the same kind.
-        widgets::ExecConsentQuestion q{kHostile + kRlo + QStringLiteral(".yaml"), QStringLiteral("command: ") + kHostile, {kHostile}};
+        widgets::ExecConsentQuestion q{
+            kHostile + kRlo + QStringLiteral(".yaml"), QStringLiteral("command: ") + kHostile, {kHostile}};
         QWidget *prompt = widgets::askExecPluginConsent(view, q, [](widgets::ConsentChoice) {});
         QVERIFY(prompt);
         int promptLabels = 0;

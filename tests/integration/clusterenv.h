@@ -12,16 +12,40 @@
 
 namespace fieldscope::testing {
 
-inline QString testKubeconfig() { return qEnvironmentVariable("FIELDSCOPE_TEST_KUBECONFIG"); }
-inline QString clusterDir() { return qEnvironmentVariable("FIELDSCOPE_TEST_CLUSTER_DIR"); }
-inline QString clusterScript() { return qEnvironmentVariable("FIELDSCOPE_CLUSTER_SCRIPT"); }
-inline QString fieldscopeBinary() { return QStringLiteral(FIELDSCOPE_BUILD_DIR "/app/fieldscope"); }
+inline QString testKubeconfig()
+{
+    return qEnvironmentVariable("FIELDSCOPE_TEST_KUBECONFIG");
+}
+inline QString clusterDir()
+{
+    return qEnvironmentVariable("FIELDSCOPE_TEST_CLUSTER_DIR");
+}
+inline QString clusterScript()
+{
+    return qEnvironmentVariable("FIELDSCOPE_CLUSTER_SCRIPT");
+}
+inline QString fieldscopeBinary()
+{
+    return QStringLiteral(FIELDSCOPE_BUILD_DIR "/app/fieldscope");
+}
 
 // Context names written by fieldscope-cluster --name fieldscope-test.
-inline std::string ctxToken() { return "fieldscope-test"; }
-inline std::string ctxCert() { return "fieldscope-test-cert"; }
-inline std::string ctxExec() { return "fieldscope-test-exec"; }
-inline std::string ctxNobody() { return "fieldscope-test-nobody"; }
+inline std::string ctxToken()
+{
+    return "fieldscope-test";
+}
+inline std::string ctxCert()
+{
+    return "fieldscope-test-cert";
+}
+inline std::string ctxExec()
+{
+    return "fieldscope-test-exec";
+}
+inline std::string ctxNobody()
+{
+    return "fieldscope-test-nobody";
+}
 
 inline kube::Connection connectTo(const std::string &context)
 {
@@ -41,7 +65,8 @@ inline core::Result<kube::HttpResponse> call(kube::ApiClient &client, kube::Http
     std::optional<core::Result<kube::HttpResponse>> out;
     client.send(std::move(req), nullptr, [&](core::Result<kube::HttpResponse> r) { out = std::move(r); });
     if (!QTest::qWaitFor([&] { return out.has_value(); }, timeoutMs))
-        return core::Error::make(core::ErrorCategory::Network, "test timed out waiting for " + std::to_string(timeoutMs) + " ms");
+        return core::Error::make(core::ErrorCategory::Network,
+                                 "test timed out waiting for " + std::to_string(timeoutMs) + " ms");
     return std::move(*out);
 }
 

@@ -18,10 +18,10 @@ public:
     ~FaultProxy();
 
     std::uint16_t port() const { return m_port; }
-    void cutAll();                     // close every open connection now
-    void setStalled(bool stalled);     // existing connections stop forwarding; new ones work
-    void truncateNextServerChunk();    // forward half of the next server chunk, then close
-    void setRefusing(bool refusing);   // accept and close at once: the server looks down
+    void cutAll();                   // close every open connection now
+    void setStalled(bool stalled);   // existing connections stop forwarding; new ones work
+    void truncateNextServerChunk();  // forward half of the next server chunk, then close
+    void setRefusing(bool refusing); // accept and close at once: the server looks down
     int connectionsAccepted() const { return m_accepted.load(); }
 
 private:

@@ -2,7 +2,6 @@
 // field, the three resolutions (force, give up, co-own) checked in the resulting managedFields, a
 // stale replace, dry run, a 422 with causes, a 403, and a multi-document file.
 #include "clusterenv.h"
-
 #include "core/base/json.h"
 #include "core/ownership/ownershiptree.h"
 
@@ -35,8 +34,9 @@ class TestApplyCli : public QObject
 
     ProcessResult apply(const QStringList &args, const std::string &context = ctxToken())
     {
-        return runFieldscope(QStringList{QStringLiteral("apply"), QStringLiteral("--kubeconfig"), testKubeconfig(), QStringLiteral("--context"),
-                                         QString::fromStdString(context), QStringLiteral("-n"), QString::fromLatin1(kNs)}
+        return runFieldscope(QStringList{QStringLiteral("apply"), QStringLiteral("--kubeconfig"), testKubeconfig(),
+                                         QStringLiteral("--context"), QString::fromStdString(context),
+                                         QStringLiteral("-n"), QString::fromLatin1(kNs)}
                              + args);
     }
 
@@ -77,23 +77,26 @@ private Q_SLOTS:
     {
         m_conn = connectTo(ctxToken());
         m_client = std::make_unique<kube::ApiClient>(m_conn.transport);
-        auto created = call(*m_client, request("POST", "/api/v1/namespaces", std::string(R"({"metadata":{"name":"apply-cli"}})")));
+        auto created = call(*m_client,
+                            request("POST", "/api/v1/namespaces", std::string(R"({"metadata":{"name":"apply-cli"}})")));
         QVERIFY(created.ok() || created.error().httpStatus == 409);
         // A rerun on the same cluster starts from nothing too.
         for (const char *name : {"owned", "replaced", "patched", "first", "second"}) {
-            auto gone = call(*m_client, request("DELETE", std::string("/api/v1/namespaces/") + kNs + "/configmaps/" + name));
+            auto gone = call(*m_client,
+                             request("DELETE", std::string("/api/v1/namespaces/") + kNs + "/configmaps/" + name));
             QVERIFY(gone.ok() || gone.error().httpStatus == 404);
         }
     }
 
     void aConflictNamesEachFieldItsOwnerAndBothValuesAndExitsOne()
     {
-        QCOMPARE(apply({QStringLiteral("-f"), file(QStringLiteral("a.yaml"), cm("owned", "{foo: \"1\", bar: x}")), QStringLiteral("--manager"),
-                        QStringLiteral("alice")})
+        QCOMPARE(apply({QStringLiteral("-f"), file(QStringLiteral("a.yaml"), cm("owned", "{foo: \"1\", bar: x}")),
+                        QStringLiteral("--manager"), QStringLiteral("alice")})
                      .exitCode,
                  0);
         const QString bob = file(QStringLiteral("b.yaml"), cm("owned", "{foo: \"2\"}"));
-        const ProcessResult r = apply({QStringLiteral("-f"), bob, QStringLiteral("--manager"), QStringLiteral("bob"), QStringLiteral("-o"), QStringLiteral("json")});
+        const ProcessResult r = apply({QStringLiteral("-f"), bob, QStringLiteral("--manager"), QStringLiteral("bob"),
+                                       QStringLiteral("-o"), QStringLiteral("json")});
         QCOMPARE(r.exitCode, 1);
         const core::Json j = json(r);
         QCOMPARE(j["result"].get<std::string>(), std::string("conflict"));
@@ -106,9 +109,11 @@ private Q_SLOTS:
         QCOMPARE(c["owners"][0]["operation"].get<std::string>(), std::string("Apply"));
         QVERIFY(!c["owners"][0]["time"].get<std::string>().empty());
         QCOMPARE(j["request"]["contentType"].get<std::string>(), std::string("application/apply-patch+yaml"));
-        QCOMPARE(QString::fromStdString(live("owned")["data"]["foo"].get<std::string>()), QStringLiteral("1")); // nothing written
+        QCOMPARE(QString::fromStdString(live("owned")["data"]["foo"].get<std::string>()),
+                 QStringLiteral("1")); // nothing written
         // The text says the three ways out and the flag that takes the field.
-        const ProcessResult text = apply({QStringLiteral("-f"), bob, QStringLiteral("--manager"), QStringLiteral("bob")});
+        const ProcessResult text = apply({QStringLiteral("-f"), bob, QStringLiteral("--manager"),
+                                          QStringLiteral("bob")});
         QVERIFY(text.out.contains(".data.foo: yours \"2\", live \"1\", owned by alice (Apply"));
         QVERIFY(text.out.contains("--force"));
         QVERIFY(text.out.contains("give it up"));
@@ -118,13 +123,15 @@ private Q_SLOTS:
     void forceTakesTheFieldAndTheManagedFieldsSaySo()
     {
         const QString bob = file(QStringLiteral("force.yaml"), cm("owned", "{foo: \"2\"}"));
-        const ProcessResult dry = apply({QStringLiteral("-f"), bob, QStringLiteral("--manager"), QStringLiteral("bob"), QStringLiteral("--force"),
-                                         QStringLiteral("--dry-run"), QStringLiteral("-o"), QStringLiteral("json")});
+        const ProcessResult dry = apply({QStringLiteral("-f"), bob, QStringLiteral("--manager"), QStringLiteral("bob"),
+                                         QStringLiteral("--force"), QStringLiteral("--dry-run"), QStringLiteral("-o"),
+                                         QStringLiteral("json")});
         QCOMPARE(dry.exitCode, 0);
         QCOMPARE(json(dry)["takenFields"][0]["path"].get<std::string>(), std::string(".data.foo"));
         QCOMPARE(json(dry)["takenFields"][0]["from"][0]["manager"].get<std::string>(), std::string("alice"));
         QCOMPARE(owners("owned", "/data/foo"), QStringList{QStringLiteral("alice")}); // a dry run stores nothing
-        const ProcessResult r = apply({QStringLiteral("-f"), bob, QStringLiteral("--manager"), QStringLiteral("bob"), QStringLiteral("--force")});
+        const ProcessResult r = apply({QStringLiteral("-f"), bob, QStringLiteral("--manager"), QStringLiteral("bob"),
+                                       QStringLiteral("--force")});
         QCOMPARE(r.exitCode, 0);
         QCOMPARE(owners("owned", "/data/foo"), QStringList{QStringLiteral("bob")});
         QCOMPARE(owners("owned", "/data/bar"), QStringList{QStringLiteral("alice")});
@@ -133,14 +140,15 @@ private Q_SLOTS:
     void givingUpAndCoOwningBothSucceed()
     {
         // Give up: carol leaves foo out and applies a key of her own; foo keeps bob.
-        QCOMPARE(apply({QStringLiteral("-f"), file(QStringLiteral("c1.yaml"), cm("owned", "{carol: \"yes\"}")), QStringLiteral("--manager"),
-                        QStringLiteral("carol")})
+        QCOMPARE(apply({QStringLiteral("-f"), file(QStringLiteral("c1.yaml"), cm("owned", "{carol: \"yes\"}")),
+                        QStringLiteral("--manager"), QStringLiteral("carol")})
                      .exitCode,
                  0);
         QCOMPARE(owners("owned", "/data/foo"), QStringList{QStringLiteral("bob")});
         // Co-own: carol sends foo with its live value.
-        QCOMPARE(apply({QStringLiteral("-f"), file(QStringLiteral("c2.yaml"), cm("owned", "{carol: \"yes\", foo: \"2\"}")), QStringLiteral("--manager"),
-                        QStringLiteral("carol")})
+        QCOMPARE(apply({QStringLiteral("-f"),
+                        file(QStringLiteral("c2.yaml"), cm("owned", "{carol: \"yes\", foo: \"2\"}")),
+                        QStringLiteral("--manager"), QStringLiteral("carol")})
                      .exitCode,
                  0);
         QCOMPARE(owners("owned", "/data/foo"), (QStringList{QStringLiteral("bob"), QStringLiteral("carol")}));
@@ -148,8 +156,9 @@ private Q_SLOTS:
 
     void anApplyThatDropsOwnedFieldsListsThem()
     {
-        const ProcessResult r = apply({QStringLiteral("-f"), file(QStringLiteral("a2.yaml"), cm("owned", "{}")), QStringLiteral("--manager"),
-                                       QStringLiteral("alice"), QStringLiteral("-o"), QStringLiteral("json")});
+        const ProcessResult r = apply({QStringLiteral("-f"), file(QStringLiteral("a2.yaml"), cm("owned", "{}")),
+                                       QStringLiteral("--manager"), QStringLiteral("alice"), QStringLiteral("-o"),
+                                       QStringLiteral("json")});
         QCOMPARE(r.exitCode, 0);
         QCOMPARE(json(r)["removedFields"][0].get<std::string>(), std::string(".data.bar"));
         QVERIFY(!live("owned")["data"].contains("bar"));
@@ -157,53 +166,66 @@ private Q_SLOTS:
 
     void replaceNeedsAResourceVersionAndRefusesAStaleOne()
     {
-        QCOMPARE(apply({QStringLiteral("-f"), file(QStringLiteral("r0.yaml"), cm("replaced", "{v: \"1\"}"))}).exitCode, 0);
-        const ProcessResult noRv = apply({QStringLiteral("-f"), file(QStringLiteral("r1.yaml"), cm("replaced", "{v: \"2\"}")), QStringLiteral("--mode"),
-                                          QStringLiteral("replace")});
+        QCOMPARE(apply({QStringLiteral("-f"), file(QStringLiteral("r0.yaml"), cm("replaced", "{v: \"1\"}"))}).exitCode,
+                 0);
+        const ProcessResult noRv = apply({QStringLiteral("-f"),
+                                          file(QStringLiteral("r1.yaml"), cm("replaced", "{v: \"2\"}")),
+                                          QStringLiteral("--mode"), QStringLiteral("replace")});
         QCOMPARE(noRv.exitCode, 2);
         QVERIFY(noRv.out.contains("replace needs metadata.resourceVersion"));
         core::Json read = live("replaced");
         read["data"]["v"] = "2";
         const QString saved = file(QStringLiteral("r2.json"), core::toJsonText(read));
         QCOMPARE(apply({QStringLiteral("-f"), saved, QStringLiteral("--mode"), QStringLiteral("replace")}).exitCode, 0);
-        const ProcessResult stale = apply({QStringLiteral("-f"), saved, QStringLiteral("--mode"), QStringLiteral("replace"), QStringLiteral("-o"), QStringLiteral("json")});
+        const ProcessResult stale = apply({QStringLiteral("-f"), saved, QStringLiteral("--mode"),
+                                           QStringLiteral("replace"), QStringLiteral("-o"), QStringLiteral("json")});
         QCOMPARE(stale.exitCode, 1);
         QCOMPARE(json(stale)["result"].get<std::string>(), std::string("stale"));
     }
 
     void jsonPatchGuardsEveryChangeWithATestAndMergeHasNoPrecondition()
     {
-        QCOMPARE(apply({QStringLiteral("-f"), file(QStringLiteral("p0.yaml"), cm("patched", "{a: \"1\", b: \"1\"}"))}).exitCode, 0);
-        const ProcessResult r = apply({QStringLiteral("-f"), file(QStringLiteral("p1.yaml"), cm("patched", "{a: \"2\", b: \"1\"}")), QStringLiteral("--mode"),
-                                       QStringLiteral("jsonpatch"), QStringLiteral("-o"), QStringLiteral("json")});
+        QCOMPARE(apply({QStringLiteral("-f"), file(QStringLiteral("p0.yaml"), cm("patched", "{a: \"1\", b: \"1\"}"))})
+                     .exitCode,
+                 0);
+        const ProcessResult r = apply({QStringLiteral("-f"),
+                                       file(QStringLiteral("p1.yaml"), cm("patched", "{a: \"2\", b: \"1\"}")),
+                                       QStringLiteral("--mode"), QStringLiteral("jsonpatch"), QStringLiteral("-o"),
+                                       QStringLiteral("json")});
         QCOMPARE(r.exitCode, 0);
         const core::Json patch = *core::parseJson(json(r)["request"]["body"].get<std::string>());
         QCOMPARE(patch.size(), std::size_t(2));
         QCOMPARE(patch[0]["op"].get<std::string>(), std::string("test"));
         QCOMPARE(patch[0]["value"].get<std::string>(), std::string("1"));
         QCOMPARE(patch[1]["op"].get<std::string>(), std::string("replace"));
-        const ProcessResult m = apply({QStringLiteral("-f"), file(QStringLiteral("p2.yaml"), cm("patched", "{b: \"3\"}")), QStringLiteral("--mode"),
-                                       QStringLiteral("merge"), QStringLiteral("-o"), QStringLiteral("json")});
+        const ProcessResult m = apply({QStringLiteral("-f"),
+                                       file(QStringLiteral("p2.yaml"), cm("patched", "{b: \"3\"}")),
+                                       QStringLiteral("--mode"), QStringLiteral("merge"), QStringLiteral("-o"),
+                                       QStringLiteral("json")});
         QCOMPARE(m.exitCode, 0);
         QCOMPARE(json(m)["request"]["contentType"].get<std::string>(), std::string("application/merge-patch+json"));
         QCOMPARE(live("patched")["data"]["a"].get<std::string>(), std::string("2"));
         QCOMPARE(live("patched")["data"]["b"].get<std::string>(), std::string("3"));
-        const ProcessResult missing = apply({QStringLiteral("-f"), file(QStringLiteral("p3.yaml"), cm("nothere", "{b: \"3\"}")), QStringLiteral("--mode"),
-                                             QStringLiteral("merge")});
+        const ProcessResult missing = apply({QStringLiteral("-f"),
+                                             file(QStringLiteral("p3.yaml"), cm("nothere", "{b: \"3\"}")),
+                                             QStringLiteral("--mode"), QStringLiteral("merge")});
         QCOMPARE(missing.exitCode, 1);
         QVERIFY(missing.out.contains("does not exist"));
     }
 
     void invalidAndForbiddenWritesAreReportedWithTheirCauses()
     {
-        const ProcessResult bad = apply({QStringLiteral("-f"), file(QStringLiteral("bad.yaml"), cm("Not_Valid", "{a: \"1\"}")), QStringLiteral("-o"),
-                                         QStringLiteral("json")});
+        const ProcessResult bad = apply({QStringLiteral("-f"),
+                                         file(QStringLiteral("bad.yaml"), cm("Not_Valid", "{a: \"1\"}")),
+                                         QStringLiteral("-o"), QStringLiteral("json")});
         QCOMPARE(bad.exitCode, 1);
         QCOMPARE(json(bad)["result"].get<std::string>(), std::string("invalid"));
-        const ProcessResult badText = apply({QStringLiteral("-f"), file(QStringLiteral("bad.yaml"), cm("Not_Valid", "{a: \"1\"}"))});
+        const ProcessResult badText = apply({QStringLiteral("-f"),
+                                             file(QStringLiteral("bad.yaml"), cm("Not_Valid", "{a: \"1\"}"))});
         QVERIFY2(badText.out.contains("metadata.name"), badText.out.constData());
-        const ProcessResult denied = apply({QStringLiteral("-f"), file(QStringLiteral("n.yaml"), cm("owned", "{x: \"1\"}")), QStringLiteral("-o"),
-                                            QStringLiteral("json")},
+        const ProcessResult denied = apply({QStringLiteral("-f"),
+                                            file(QStringLiteral("n.yaml"), cm("owned", "{x: \"1\"}")),
+                                            QStringLiteral("-o"), QStringLiteral("json")},
                                            ctxNobody());
         QCOMPARE(denied.exitCode, 1);
         QCOMPARE(json(denied)["result"].get<std::string>(), std::string("forbidden"));
@@ -211,8 +233,10 @@ private Q_SLOTS:
 
     void aMultiDocumentFileIsWrittenObjectByObject()
     {
-        const QString both = file(QStringLiteral("both.yaml"), cm("first", "{n: \"1\"}") + "---\n" + cm("second", "{n: \"2\"}"));
-        const ProcessResult r = apply({QStringLiteral("-f"), both, QStringLiteral("--manager"), QStringLiteral("multi"), QStringLiteral("-o"), QStringLiteral("json")});
+        const QString both = file(QStringLiteral("both.yaml"),
+                                  cm("first", "{n: \"1\"}") + "---\n" + cm("second", "{n: \"2\"}"));
+        const ProcessResult r = apply({QStringLiteral("-f"), both, QStringLiteral("--manager"), QStringLiteral("multi"),
+                                       QStringLiteral("-o"), QStringLiteral("json")});
         QCOMPARE(r.exitCode, 0);
         const core::Json j = json(r);
         QVERIFY(j.is_array());

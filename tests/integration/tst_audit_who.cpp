@@ -21,7 +21,8 @@ namespace {
 
 QStringList adminArgs()
 {
-    return {QStringLiteral("--kubeconfig"), testKubeconfig(), QStringLiteral("--context"), QString::fromStdString(ctxToken())};
+    return {QStringLiteral("--kubeconfig"), testKubeconfig(), QStringLiteral("--context"),
+            QString::fromStdString(ctxToken())};
 }
 
 struct Kubectl {
@@ -30,15 +31,16 @@ struct Kubectl {
     {
         QProcess p;
         p.start(qEnvironmentVariable("FIELDSCOPE_KUBECTL"),
-                QStringList{QStringLiteral("--kubeconfig"), testKubeconfig(), QStringLiteral("--context"), QString::fromStdString(context),
-                            QStringLiteral("-n"), ns}
+                QStringList{QStringLiteral("--kubeconfig"), testKubeconfig(), QStringLiteral("--context"),
+                            QString::fromStdString(context), QStringLiteral("-n"), ns}
                     + args);
         if (!stdinYaml.isEmpty()) {
             p.write(stdinYaml);
             p.closeWriteChannel();
         }
         p.waitForFinished(60000);
-        return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1, p.readAllStandardOutput(), p.readAllStandardError()};
+        return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1, p.readAllStandardOutput(),
+                p.readAllStandardError()};
     }
     // A fresh namespace where the ServiceAccount `deployer` may edit (alice and bob may everywhere:
     // the cluster script binds their group to `edit`).
@@ -46,10 +48,12 @@ struct Kubectl {
     {
         ns = prefix + QUuid::createUuid().toString(QUuid::Id128).left(8);
         QProcess create;
-        create.start(qEnvironmentVariable("FIELDSCOPE_KUBECTL"), adminArgs() + QStringList{QStringLiteral("create"), QStringLiteral("namespace"), ns});
+        create.start(qEnvironmentVariable("FIELDSCOPE_KUBECTL"),
+                     adminArgs() + QStringList{QStringLiteral("create"), QStringLiteral("namespace"), ns});
         if (!create.waitForFinished(30000) || create.exitCode() != 0)
             return false;
-        return run(ctxToken(), {QStringLiteral("create"), QStringLiteral("rolebinding"), QStringLiteral("deployer-edit"), QStringLiteral("--clusterrole=edit"),
+        return run(ctxToken(), {QStringLiteral("create"), QStringLiteral("rolebinding"),
+                                QStringLiteral("deployer-edit"), QStringLiteral("--clusterrole=edit"),
                                 QStringLiteral("--serviceaccount=") + ns + QStringLiteral(":deployer")})
                    .exitCode
             == 0;
@@ -103,14 +107,17 @@ QStringList whoLines(const core::Json &history)
         const std::string type = e["eventType"].get<std::string>();
         QString line = QString::fromStdString(type);
         if (type == "REFUSED")
-            line += QStringLiteral(" %1 %2").arg(e["code"].get<int>()).arg(QString::fromStdString(e["reason"].get<std::string>()));
+            line += QStringLiteral(" %1 %2")
+                        .arg(e["code"].get<int>())
+                        .arg(QString::fromStdString(e["reason"].get<std::string>()));
         if (e["who"].is_null()) {
             out << line + QStringLiteral(" -");
             continue;
         }
         const auto &w = e["who"];
         line += QLatin1Char(' ')
-              + QString::fromStdString(w["impersonatedUser"].is_null() ? w["user"].get<std::string>() : w["impersonatedUser"].get<std::string>());
+              + QString::fromStdString(w["impersonatedUser"].is_null() ? w["user"].get<std::string>()
+                                                                       : w["impersonatedUser"].get<std::string>());
         if (type != "REFUSED")
             line += QLatin1Char(' ') + QString::fromStdString(w["match"].get<std::string>());
         out << line;
@@ -120,8 +127,9 @@ QStringList whoLines(const core::Json &history)
 
 core::Json history(const QString &ns, const QString &db)
 {
-    const auto h = runFieldscope({QStringLiteral("history"), QStringLiteral("configmaps/app"), QStringLiteral("-n"), ns, QStringLiteral("--db"), db,
-                                  QStringLiteral("-o"), QStringLiteral("json"), QStringLiteral("--attempts")});
+    const auto h = runFieldscope({QStringLiteral("history"), QStringLiteral("configmaps/app"), QStringLiteral("-n"), ns,
+                                  QStringLiteral("--db"), db, QStringLiteral("-o"), QStringLiteral("json"),
+                                  QStringLiteral("--attempts")});
     if (h.exitCode != 0)
         qWarning("history failed: %s", h.err.constData());
     return h.exitCode == 0 ? core::parseJson(h.out.toStdString()).value() : core::Json::array();
@@ -132,10 +140,11 @@ struct Recorder {
     QByteArray err;
     bool start(const QString &ns, const QString &db, const QStringList &extra = {})
     {
-        process.start(fieldscopeBinary(),
-                      QStringList{QStringLiteral("record"), QStringLiteral("configmaps"), QStringLiteral("-n"), ns, QStringLiteral("--db"), db} + extra
-                          + adminArgs());
-        return QTest::qWaitFor([&] { return (err += process.readAllStandardError()).contains("recording configmaps"); }, 60000);
+        process.start(fieldscopeBinary(), QStringList{QStringLiteral("record"), QStringLiteral("configmaps"),
+                                                      QStringLiteral("-n"), ns, QStringLiteral("--db"), db}
+                                              + extra + adminArgs());
+        return QTest::qWaitFor([&] { return (err += process.readAllStandardError()).contains("recording configmaps"); },
+                               60000);
     }
     bool stop()
     {
@@ -169,38 +178,50 @@ private Q_SLOTS:
         QVERIFY2(recorder.start(k.ns, db), recorder.err.constData());
 
         // alice creates; bob creates it again (409 AlreadyExists); bob labels it.
-        QCOMPARE(failed(k.run(kAlice, QStringList{QStringLiteral("create")} + kFromStdin, configMap("app", "  a: \"1\"\n"))), QByteArray());
-        const auto opened = k.run(kAlice, {QStringLiteral("get"), QStringLiteral("configmap"), QStringLiteral("app"), QStringLiteral("-o"),
-                                           QStringLiteral("jsonpath={.metadata.resourceVersion}")});
+        QCOMPARE(failed(k.run(kAlice, QStringList{QStringLiteral("create")} + kFromStdin,
+                              configMap("app", "  a: \"1\"\n"))),
+                 QByteArray());
+        const auto opened = k.run(kAlice,
+                                  {QStringLiteral("get"), QStringLiteral("configmap"), QStringLiteral("app"),
+                                   QStringLiteral("-o"), QStringLiteral("jsonpath={.metadata.resourceVersion}")});
         QCOMPARE(opened.exitCode, 0);
-        const auto again = k.run(kBob, QStringList{QStringLiteral("create")} + kFromStdin, configMap("app", "  a: \"9\"\n"));
+        const auto again = k.run(kBob, QStringList{QStringLiteral("create")} + kFromStdin,
+                                 configMap("app", "  a: \"9\"\n"));
         QVERIFY2(again.exitCode != 0 && again.err.contains("AlreadyExists"), again.err.constData());
-        QCOMPARE(failed(k.run(kBob, {QStringLiteral("label"), QStringLiteral("configmap"), QStringLiteral("app"), QStringLiteral("tier=web")})), QByteArray());
+        QCOMPARE(failed(k.run(kBob, {QStringLiteral("label"), QStringLiteral("configmap"), QStringLiteral("app"),
+                                     QStringLiteral("tier=web")})),
+                 QByteArray());
         // alice replaces from the copy she read before bob's label: 409, the object has been modified.
-        const auto stale = k.run(kAlice, QStringList{QStringLiteral("replace")} + kFromStdin, configMap("app", "  a: \"2\"\n", opened.out));
+        const auto stale = k.run(kAlice, QStringList{QStringLiteral("replace")} + kFromStdin,
+                                 configMap("app", "  a: \"2\"\n", opened.out));
         QVERIFY2(stale.exitCode != 0 && stale.err.contains("modified"), stale.err.constData());
         // The admin acts as the ServiceAccount; alice's invalid name is refused (422); bob deletes.
-        QCOMPARE(failed(k.run(ctxToken(), {QStringLiteral("annotate"), QStringLiteral("configmap"), QStringLiteral("app"), QStringLiteral("deployed=yes"),
-                                           QStringLiteral("--as"), QStringLiteral("system:serviceaccount:") + k.ns + QStringLiteral(":deployer")})),
+        QCOMPARE(failed(k.run(ctxToken(),
+                              {QStringLiteral("annotate"), QStringLiteral("configmap"), QStringLiteral("app"),
+                               QStringLiteral("deployed=yes"), QStringLiteral("--as"),
+                               QStringLiteral("system:serviceaccount:") + k.ns + QStringLiteral(":deployer")})),
                  QByteArray());
-        const auto invalid = k.run(kAlice, QStringList{QStringLiteral("create")} + kFromStdin, configMap("Bad_Name", "  a: \"1\"\n"));
+        const auto invalid = k.run(kAlice, QStringList{QStringLiteral("create")} + kFromStdin,
+                                   configMap("Bad_Name", "  a: \"1\"\n"));
         QVERIFY2(invalid.exitCode != 0 && invalid.err.contains("Invalid"), invalid.err.constData());
-        QCOMPARE(failed(k.run(kBob, {QStringLiteral("delete"), QStringLiteral("configmap"), QStringLiteral("app")})), QByteArray());
+        QCOMPARE(failed(k.run(kBob, {QStringLiteral("delete"), QStringLiteral("configmap"), QStringLiteral("app")})),
+                 QByteArray());
         QVERIFY2(recorder.stop(), recorder.err.constData());
 
         const QStringList expected = {QStringLiteral("ADDED alice exact"),
                                       QStringLiteral("REFUSED 409 AlreadyExists bob"),
                                       QStringLiteral("MODIFIED bob exact"),
                                       QStringLiteral("REFUSED 409 Conflict alice"),
-                                      QStringLiteral("MODIFIED system:serviceaccount:") + k.ns + QStringLiteral(":deployer exact"),
+                                      QStringLiteral("MODIFIED system:serviceaccount:") + k.ns
+                                          + QStringLiteral(":deployer exact"),
                                       QStringLiteral("DELETED bob exact")};
         // The log backend writes an event as its request ends; allow the file a moment all the same.
         core::Json h;
         for (int attempt = 0; attempt < 20 && whoLines(h) != expected; ++attempt) {
             if (attempt > 0)
                 QTest::qWait(500);
-            const auto imported = runFieldscope(QStringList{QStringLiteral("audit"), QStringLiteral("import")} + auditLogs()
-                                                + QStringList{QStringLiteral("--db"), db});
+            const auto imported = runFieldscope(QStringList{QStringLiteral("audit"), QStringLiteral("import")}
+                                                + auditLogs() + QStringList{QStringLiteral("--db"), db});
             QVERIFY2(imported.exitCode == 0, imported.err.constData());
             h = history(k.ns, db);
         }
@@ -209,11 +230,13 @@ private Q_SLOTS:
         QCOMPARE(h[4]["who"]["user"].get<std::string>(), std::string("fieldscope-admin"));
         QCOMPARE(h[2]["who"]["groups"].front().get<std::string>(), std::string("dev"));
         QCOMPARE(h[3]["who"]["verb"].get<std::string>(), std::string("update"));
-        QVERIFY2(h[3]["message"].get<std::string>().find("has been modified") != std::string::npos, h[3].dump().c_str());
+        QVERIFY2(h[3]["message"].get<std::string>().find("has been modified") != std::string::npos,
+                 h[3].dump().c_str());
 
         // Importing the same logs again stores nothing new.
         const auto twice = runFieldscope(QStringList{QStringLiteral("audit"), QStringLiteral("import")} + auditLogs()
-                                         + QStringList{QStringLiteral("--db"), db, QStringLiteral("-o"), QStringLiteral("json")});
+                                         + QStringList{QStringLiteral("--db"), db, QStringLiteral("-o"),
+                                                       QStringLiteral("json")});
         QCOMPARE(twice.exitCode, 0);
         const auto report = core::parseJson(twice.out.toStdString()).value();
         QCOMPARE(report["storedJoins"].get<int>(), 0);
@@ -231,29 +254,40 @@ private Q_SLOTS:
 
         Recorder first;
         QVERIFY2(first.start(k.ns, db, follow), first.err.constData());
-        QCOMPARE(failed(k.run(kAlice, QStringList{QStringLiteral("create")} + kFromStdin, configMap("app", "  a: \"1\"\n"))), QByteArray());
-        QCOMPARE(failed(k.run(kBob, {QStringLiteral("label"), QStringLiteral("configmap"), QStringLiteral("app"), QStringLiteral("tier=web")})), QByteArray());
+        QCOMPARE(failed(k.run(kAlice, QStringList{QStringLiteral("create")} + kFromStdin,
+                              configMap("app", "  a: \"1\"\n"))),
+                 QByteArray());
+        QCOMPARE(failed(k.run(kBob, {QStringLiteral("label"), QStringLiteral("configmap"), QStringLiteral("app"),
+                                     QStringLiteral("tier=web")})),
+                 QByteArray());
         QVERIFY2(first.stop(), first.err.constData());
         QVERIFY2(first.err.contains("following audit log"), first.err.constData());
-        QCOMPARE(whoLines(history(k.ns, db)), (QStringList{QStringLiteral("ADDED alice exact"), QStringLiteral("MODIFIED bob exact")}));
+        QCOMPARE(whoLines(history(k.ns, db)),
+                 (QStringList{QStringLiteral("ADDED alice exact"), QStringLiteral("MODIFIED bob exact")}));
 
         // A second run reads only what the server wrote after the first one stopped.
         const qint64 linesBefore = auditLines();
         Recorder second;
         QVERIFY2(second.start(k.ns, db, follow), second.err.constData());
-        const auto refused = k.run(kBob, QStringList{QStringLiteral("create")} + kFromStdin, configMap("app", "  a: \"9\"\n"));
+        const auto refused = k.run(kBob, QStringList{QStringLiteral("create")} + kFromStdin,
+                                   configMap("app", "  a: \"9\"\n"));
         QVERIFY2(refused.exitCode != 0 && refused.err.contains("AlreadyExists"), refused.err.constData());
-        QCOMPARE(failed(k.run(kAlice, {QStringLiteral("annotate"), QStringLiteral("configmap"), QStringLiteral("app"), QStringLiteral("owner=alice")})),
+        QCOMPARE(failed(k.run(kAlice, {QStringLiteral("annotate"), QStringLiteral("configmap"), QStringLiteral("app"),
+                                       QStringLiteral("owner=alice")})),
                  QByteArray());
         QVERIFY2(second.stop(), second.err.constData());
         const qint64 linesAfter = auditLines();
-        QCOMPARE(whoLines(history(k.ns, db)), (QStringList{QStringLiteral("ADDED alice exact"), QStringLiteral("MODIFIED bob exact"),
-                                                           QStringLiteral("REFUSED 409 AlreadyExists bob"), QStringLiteral("MODIFIED alice exact")}));
+        QCOMPARE(whoLines(history(k.ns, db)),
+                 (QStringList{QStringLiteral("ADDED alice exact"), QStringLiteral("MODIFIED bob exact"),
+                              QStringLiteral("REFUSED 409 AlreadyExists bob"),
+                              QStringLiteral("MODIFIED alice exact")}));
         static const QRegularExpression events(QStringLiteral("audit log: (\\d+) events"));
         const auto m = events.match(QString::fromUtf8(second.err));
         QVERIFY2(m.hasMatch(), second.err.constData());
         QVERIFY2(m.captured(1).toLongLong() <= linesAfter - linesBefore,
-                 qPrintable(QStringLiteral("%1 events read, %2 written meanwhile").arg(m.captured(1)).arg(linesAfter - linesBefore)));
+                 qPrintable(QStringLiteral("%1 events read, %2 written meanwhile")
+                                .arg(m.captured(1))
+                                .arg(linesAfter - linesBefore)));
     }
 };
 

@@ -31,7 +31,8 @@ private Q_SLOTS:
         QStringList names;
         for (const auto &item : (*doc)["items"])
             names << QString::fromStdString(item["metadata"]["name"].get<std::string>());
-        QVERIFY2(names.contains(QLatin1String("kube-system")) && names.contains(QLatin1String("default")), qPrintable(names.join(u',')));
+        QVERIFY2(names.contains(QLatin1String("kube-system")) && names.contains(QLatin1String("default")),
+                 qPrintable(names.join(u',')));
         QCOMPARE(r->httpVersion, 2);
     }
 
@@ -69,8 +70,9 @@ private Q_SLOTS:
 
     void unauthorizedAndForbiddenReadDifferentlyOnTheCommandLine()
     {
-        const auto forbidden = runFieldscope({QStringLiteral("list"), QStringLiteral("namespaces"), QStringLiteral("--kubeconfig"),
-                                              testKubeconfig(), QStringLiteral("--context"), QString::fromStdString(ctxNobody())});
+        const auto forbidden = runFieldscope({QStringLiteral("list"), QStringLiteral("namespaces"),
+                                              QStringLiteral("--kubeconfig"), testKubeconfig(),
+                                              QStringLiteral("--context"), QString::fromStdString(ctxNobody())});
         QCOMPARE(forbidden.exitCode, 1);
         QVERIFY2(forbidden.err.contains("forbidden (HTTP 403 Forbidden)"), forbidden.err.constData());
 
@@ -87,8 +89,9 @@ private Q_SLOTS:
         QVERIFY(out.open(QIODevice::WriteOnly));
         out.write(text);
         out.close();
-        const auto unauthorized = runFieldscope({QStringLiteral("list"), QStringLiteral("namespaces"), QStringLiteral("--kubeconfig"),
-                                                 out.fileName(), QStringLiteral("--context"), QString::fromStdString(ctxToken())});
+        const auto unauthorized = runFieldscope({QStringLiteral("list"), QStringLiteral("namespaces"),
+                                                 QStringLiteral("--kubeconfig"), out.fileName(),
+                                                 QStringLiteral("--context"), QString::fromStdString(ctxToken())});
         QCOMPARE(unauthorized.exitCode, 1);
         QVERIFY2(unauthorized.err.contains("auth (HTTP 401 Unauthorized)"), unauthorized.err.constData());
         QVERIFY(!unauthorized.err.contains("wrong-token-for-401"));
@@ -97,8 +100,9 @@ private Q_SLOTS:
     void commandLineListsASetOfNamespaces()
     {
         const auto r = runFieldscope({QStringLiteral("list"), QStringLiteral("serviceaccounts"), QStringLiteral("-n"),
-                                      QStringLiteral("default,kube-public"), QStringLiteral("--kubeconfig"), testKubeconfig(),
-                                      QStringLiteral("--context"), QString::fromStdString(ctxToken())});
+                                      QStringLiteral("default,kube-public"), QStringLiteral("--kubeconfig"),
+                                      testKubeconfig(), QStringLiteral("--context"),
+                                      QString::fromStdString(ctxToken())});
         QVERIFY2(r.exitCode == 0, r.err.constData());
         const QList<QByteArray> lines = r.out.trimmed().split('\n');
         QVERIFY2(lines.contains("default/default") && lines.contains("kube-public/default"), r.out.constData());
@@ -109,8 +113,9 @@ private Q_SLOTS:
     void commandLineListsNamespacesWithEachContext()
     {
         QFETCH(QString, context);
-        const auto r = runFieldscope({QStringLiteral("list"), QStringLiteral("ns"), QStringLiteral("--kubeconfig"), testKubeconfig(),
-                                      QStringLiteral("--context"), context, QStringLiteral("--allow-exec-plugins")});
+        const auto r = runFieldscope({QStringLiteral("list"), QStringLiteral("ns"), QStringLiteral("--kubeconfig"),
+                                      testKubeconfig(), QStringLiteral("--context"), context,
+                                      QStringLiteral("--allow-exec-plugins")});
         QVERIFY2(r.exitCode == 0, r.err.constData());
         const QList<QByteArray> lines = r.out.trimmed().split('\n');
         QVERIFY(lines.contains("default"));

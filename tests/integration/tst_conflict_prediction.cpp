@@ -16,15 +16,15 @@ namespace {
 
 struct Step {
     std::string manager;
-    std::string body;             // JSON; "{NAME}" is replaced with the object's name
-    std::string subresource;      // "" (apply), or "status"/"scale" for an Update patch
+    std::string body;        // JSON; "{NAME}" is replaced with the object's name
+    std::string subresource; // "" (apply), or "status"/"scale" for an Update patch
 };
 
 struct Case {
-    std::string resource;         // configmaps, deployments, services
-    std::vector<Step> setup;      // applied in order (apply with force, or merge patch for subresources)
-    Step probe;                   // the apply we predict
-    int serverCauses = -1;        // how many FieldManagerConflict causes the server answers (-1: not pinned)
+    std::string resource;    // configmaps, deployments, services
+    std::vector<Step> setup; // applied in order (apply with force, or merge patch for subresources)
+    Step probe;              // the apply we predict
+    int serverCauses = -1;   // how many FieldManagerConflict causes the server answers (-1: not pinned)
 };
 
 kube::ResourceInfo info(const std::string &plural)
@@ -48,41 +48,74 @@ std::string deploy(const std::string &spec)
 {
     return R"({"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"{NAME}"},"spec":)" + spec + "}";
 }
-const std::string kDeploySpec = R"({"replicas":2,"selector":{"matchLabels":{"app":"w"}},"template":{"metadata":{"labels":{"app":"w"}},)"
-                                R"("spec":{"containers":[{"name":"nginx","image":"nginx:1.25","args":["a"],"ports":[{"containerPort":80,"protocol":"TCP"}]}]}}})";
+const std::string kDeploySpec =
+    R"({"replicas":2,"selector":{"matchLabels":{"app":"w"}},"template":{"metadata":{"labels":{"app":"w"}},)"
+    R"("spec":{"containers":[{"name":"nginx","image":"nginx:1.25","args":["a"],"ports":[{"containerPort":80,"protocol":"TCP"}]}]}}})";
 
 std::map<std::string, Case> cases()
 {
     std::map<std::string, Case> c;
-    c["labels"] = {"configmaps",
-                   {{"alice", R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"{NAME}","labels":{"a":"1","b":"1"}}})", ""}},
-                   {"bob", R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"{NAME}","labels":{"a":"2"}}})", ""}, 1};
-    c["annotations shared value"] = {"configmaps",
-                   {{"alice", R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"{NAME}","annotations":{"x":"1"}}})", ""}},
-                   {"bob", R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"{NAME}","annotations":{"x":"1","y":"2"}}})", ""}, 0};
-    c["containers keyed by name"] = {"deployments", {{"alice", deploy(kDeploySpec), ""}},
-                   {"bob", deploy(R"({"template":{"spec":{"containers":[{"name":"nginx","image":"nginx:1.27"}]}}})"), ""}, 1};
-    c["ports keyed by port and protocol"] = {"services",
-                   {{"alice", R"({"apiVersion":"v1","kind":"Service","metadata":{"name":"{NAME}"},"spec":{"ports":[{"port":80,"protocol":"TCP","targetPort":8080}]}})", ""}},
-                   {"bob", R"({"apiVersion":"v1","kind":"Service","metadata":{"name":"{NAME}"},"spec":{"ports":[{"port":80,"protocol":"TCP","targetPort":9090}]}})", ""}, 1};
-    c["finalizers set"] = {"configmaps",
-                   {{"alice", R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"{NAME}","finalizers":["example.com/x"]}})", ""}},
-                   {"bob", R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"{NAME}","finalizers":["example.com/x","example.com/y"]}})", ""}, 0};
-    c["atomic list"] = {"deployments", {{"alice", deploy(kDeploySpec), ""}},
-                   {"bob", deploy(R"({"template":{"spec":{"containers":[{"name":"nginx","args":["b"]}]}}})"), ""}, 1};
-    c["replicas after a scale write"] = {"deployments",
-                   {{"alice", deploy(kDeploySpec), ""}, {"hpa", R"({"spec":{"replicas":3}})", "scale"}},
-                   {"bob", deploy(R"({"replicas":5})"), ""}, 1};
-    c["status written by another manager"] = {"deployments",
-                   {{"alice", deploy(kDeploySpec), ""}, {"status-writer", R"({"status":{"observedGeneration":7}})", "status"}},
-                   {"bob", R"({"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"{NAME}"},"status":{"observedGeneration":9}})", ""}};
-    c["two co-owning appliers"] = {"configmaps",
-                   {{"alice", R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"{NAME}"},"data":{"k":"1"}})", ""},
-                    {"bob", R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"{NAME}"},"data":{"k":"1"}})", ""}},
-                   {"carol", R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"{NAME}"},"data":{"k":"2"}})", ""}, 2};
-    c["removal by omission"] = {"configmaps",
-                   {{"alice", R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"{NAME}","labels":{"old":"1"}}})", ""}},
-                   {"alice", R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"{NAME}","labels":{"new":"1"}}})", ""}, 0};
+    c["labels"] = {
+        "configmaps",
+        {{"alice", R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"{NAME}","labels":{"a":"1","b":"1"}}})",
+          ""}},
+        {"bob", R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"{NAME}","labels":{"a":"2"}}})", ""},
+        1};
+    c["annotations shared value"] = {
+        "configmaps",
+        {{"alice", R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"{NAME}","annotations":{"x":"1"}}})",
+          ""}},
+        {"bob",
+         R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"{NAME}","annotations":{"x":"1","y":"2"}}})", ""},
+        0};
+    c["containers keyed by name"] = {
+        "deployments",
+        {{"alice", deploy(kDeploySpec), ""}},
+        {"bob", deploy(R"({"template":{"spec":{"containers":[{"name":"nginx","image":"nginx:1.27"}]}}})"), ""},
+        1};
+    c["ports keyed by port and protocol"] = {
+        "services",
+        {{"alice",
+          R"({"apiVersion":"v1","kind":"Service","metadata":{"name":"{NAME}"},"spec":{"ports":[{"port":80,"protocol":"TCP","targetPort":8080}]}})",
+          ""}},
+        {"bob",
+         R"({"apiVersion":"v1","kind":"Service","metadata":{"name":"{NAME}"},"spec":{"ports":[{"port":80,"protocol":"TCP","targetPort":9090}]}})",
+         ""},
+        1};
+    c["finalizers set"] = {
+        "configmaps",
+        {{"alice",
+          R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"{NAME}","finalizers":["example.com/x"]}})", ""}},
+        {"bob",
+         R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"{NAME}","finalizers":["example.com/x","example.com/y"]}})",
+         ""},
+        0};
+    c["atomic list"] = {"deployments",
+                        {{"alice", deploy(kDeploySpec), ""}},
+                        {"bob", deploy(R"({"template":{"spec":{"containers":[{"name":"nginx","args":["b"]}]}}})"), ""},
+                        1};
+    c["replicas after a scale write"] = {
+        "deployments",
+        {{"alice", deploy(kDeploySpec), ""}, {"hpa", R"({"spec":{"replicas":3}})", "scale"}},
+        {"bob", deploy(R"({"replicas":5})"), ""},
+        1};
+    c["status written by another manager"] = {
+        "deployments",
+        {{"alice", deploy(kDeploySpec), ""}, {"status-writer", R"({"status":{"observedGeneration":7}})", "status"}},
+        {"bob",
+         R"({"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"{NAME}"},"status":{"observedGeneration":9}})",
+         ""}};
+    c["two co-owning appliers"] = {
+        "configmaps",
+        {{"alice", R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"{NAME}"},"data":{"k":"1"}})", ""},
+         {"bob", R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"{NAME}"},"data":{"k":"1"}})", ""}},
+        {"carol", R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"{NAME}"},"data":{"k":"2"}})", ""},
+        2};
+    c["removal by omission"] = {
+        "configmaps",
+        {{"alice", R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"{NAME}","labels":{"old":"1"}}})", ""}},
+        {"alice", R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"{NAME}","labels":{"new":"1"}}})", ""},
+        0};
     return c;
 }
 
@@ -117,12 +150,12 @@ private Q_SLOTS:
         m_conn = std::make_unique<kube::Connection>(connectTo(ctxToken()));
         m_client = std::make_unique<kube::ApiClient>(m_conn->transport);
         m_ns = "fs-predict-" + QUuid::createUuid().toString(QUuid::Id128).left(8).toStdString();
-        QVERIFY(call(*m_client, request("POST", "/api/v1/namespaces", R"({"apiVersion":"v1","kind":"Namespace","metadata":{"name":")" + m_ns + R"("}})")).ok());
+        QVERIFY(call(*m_client,
+                     request("POST", "/api/v1/namespaces",
+                             R"({"apiVersion":"v1","kind":"Namespace","metadata":{"name":")" + m_ns + R"("}})"))
+                    .ok());
     }
-    void cleanupTestCase()
-    {
-        (void)call(*m_client, request("DELETE", "/api/v1/namespaces/" + m_ns));
-    }
+    void cleanupTestCase() { (void)call(*m_client, request("DELETE", "/api/v1/namespaces/" + m_ns)); }
 
     void predictionEqualsTheServersDryRunAnswer_data()
     {
@@ -146,7 +179,8 @@ private Q_SLOTS:
                 res = call(*m_client, kube::applyRequest(r, m_ns, *core::parseJson(withName(s.body, objName)), o));
             } else {
                 o.subresource = s.subresource;
-                res = call(*m_client, kube::patchRequest(r, m_ns, objName, kube::PatchType::Merge, *core::parseJson(s.body), o));
+                res = call(*m_client,
+                           kube::patchRequest(r, m_ns, objName, kube::PatchType::Merge, *core::parseJson(s.body), o));
             }
             QVERIFY2(res.ok(), res.ok() ? "" : res.error().describe().c_str());
         }
@@ -161,7 +195,8 @@ private Q_SLOTS:
         // writes a Deployment's status on its own, so retry until no write fell in between.
         auto resourceVersion = [&] {
             auto o = call(*m_client, kube::getRequest(r, m_ns, objName));
-            return o.ok() ? (*core::parseJson(o->body))["metadata"]["resourceVersion"].get<std::string>() : std::string();
+            return o.ok() ? (*core::parseJson(o->body))["metadata"]["resourceVersion"].get<std::string>()
+                          : std::string();
         };
         core::Result<core::ApplyPrediction> predicted = core::Error::make(core::ErrorCategory::Invalid, "unset");
         core::Result<kube::HttpResponse> server = core::Error::make(core::ErrorCategory::Invalid, "unset");

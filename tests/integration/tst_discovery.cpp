@@ -15,7 +15,8 @@ core::Json widgetCrd()
         "names":{"plural":"widgets","singular":"widget","kind":"Widget","shortNames":["wdg"]},
         "versions":[{"name":"v1","served":true,"storage":true,
           "schema":{"openAPIV3Schema":{"type":"object","properties":{"spec":{"type":"object","properties":{"size":{"type":"integer"}}}}}},
-          "subresources":{"status":{}}}]}})").value();
+          "subresources":{"status":{}}}]}})")
+        .value();
 }
 
 bool refresh(kube::Discovery &d)
@@ -66,8 +67,11 @@ private Q_SLOTS:
 
         // A custom resource listed through the same Watcher as built-ins (items carry kind).
         ScratchNamespace ns(client, "fs-crd");
-        auto cr = call(client, request("POST", widgets->collectionPath(ns.name()),
-                                       R"({"apiVersion":"test.fieldscope.dev/v1","kind":"Widget","metadata":{"name":"w1"},"spec":{"size":3}})"));
+        auto cr = call(
+            client,
+            request(
+                "POST", widgets->collectionPath(ns.name()),
+                R"({"apiVersion":"test.fieldscope.dev/v1","kind":"Widget","metadata":{"name":"w1"},"spec":{"size":3}})"));
         QVERIFY2(cr.ok(), cr.ok() ? "" : cr.error().describe().c_str());
         kube::WatcherOptions listOnly;
         listOnly.listOnly = true;

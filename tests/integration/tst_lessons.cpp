@@ -2,9 +2,8 @@
 // narrative claims is what the API server does. The runner checks each step's expectation; this
 // test also checks the central claims itself, from the raw answers and watch events, so that a
 // runner bug cannot make a lesson pass.
-#include "clusterenv.h"
-
 #include "app/lessoncatalog.h"
+#include "clusterenv.h"
 #include "kube/discovery.h"
 #include "lessons/lessonrunner.h"
 
@@ -30,7 +29,8 @@ private:
         const core::Lesson *lesson = m_catalog.find(name);
         if (!lesson)
             qFatal("no shipped lesson %s", name.c_str());
-        return std::make_unique<lessons::LessonRunner>(m_conn.transport->config(), lessons::LessonRunner::resolverFor(*m_discovery), *lesson);
+        return std::make_unique<lessons::LessonRunner>(m_conn.transport->config(),
+                                                       lessons::LessonRunner::resolverFor(*m_discovery), *lesson);
     }
 
     // Runs the whole lesson; fails the test at the first step that did not go as it says.
@@ -53,7 +53,8 @@ private:
 
     static int countStatus(const core::LessonStepReport &r, int status)
     {
-        return int(std::count_if(r.calls.begin(), r.calls.end(), [&](const core::LessonCall &c) { return c.isWrite && c.status == status; }));
+        return int(std::count_if(r.calls.begin(), r.calls.end(),
+                                 [&](const core::LessonCall &c) { return c.isWrite && c.status == status; }));
     }
 
 private Q_SLOTS:
@@ -83,7 +84,9 @@ private Q_SLOTS:
         auto r = runner(name.toStdString());
         const auto reports = runAll(*r);
         for (const core::LessonStepReport &s : reports) {
-            const std::string why = s.passed() ? std::string() : name.toStdString() + " step " + std::to_string(s.index + 1) + ": " + s.mismatches.front();
+            const std::string why = s.passed() ? std::string()
+                                               : name.toStdString() + " step " + std::to_string(s.index + 1) + ": "
+                                                     + s.mismatches.front();
             QVERIFY2(s.passed(), why.c_str());
         }
         QVERIFY(r->removeNamespace().ok());
@@ -118,7 +121,8 @@ private Q_SLOTS:
         const core::LessonStepReport &loop = reports.at(2);
         QCOMPARE(countStatus(loop, 200), 5);
         for (int i = 1; i <= 5; ++i)
-            QCOMPARE(loop.object["metadata"]["labels"]["client-" + std::to_string(i)].get<std::string>(), std::string("done"));
+            QCOMPARE(loop.object["metadata"]["labels"]["client-" + std::to_string(i)].get<std::string>(),
+                     std::string("done"));
         QVERIFY(r->removeNamespace().ok());
     }
 
@@ -158,33 +162,41 @@ private Q_SLOTS:
     // does not do what a lesson claims.
     void lessonRunPrintsJsonAndFailsWhenAnOutcomeDiffers()
     {
-        const QStringList base{QStringLiteral("lesson"), QStringLiteral("run"), QStringLiteral("--kubeconfig"), testKubeconfig(),
-                               QStringLiteral("--context"), QString::fromStdString(ctxToken())};
+        const QStringList base{QStringLiteral("lesson"),       QStringLiteral("run"),
+                               QStringLiteral("--kubeconfig"), testKubeconfig(),
+                               QStringLiteral("--context"),    QString::fromStdString(ctxToken())};
         auto refused = runFieldscope(base + QStringList{QStringLiteral("ssa-ownership")});
         QCOMPARE(refused.exitCode, 2); // not the sandbox and no --yes: nothing is touched
         QVERIFY(refused.err.contains("is not the sandbox"));
 
-        auto ok = runFieldscope(base + QStringList{QStringLiteral("ssa-ownership"), QStringLiteral("--yes"), QStringLiteral("-o"), QStringLiteral("json")});
+        auto ok = runFieldscope(base
+                                + QStringList{QStringLiteral("ssa-ownership"), QStringLiteral("--yes"),
+                                              QStringLiteral("-o"), QStringLiteral("json")});
         QCOMPARE(ok.exitCode, 0);
         auto doc = core::parseJson(ok.out.toStdString());
         QVERIFY(doc.ok());
         QCOMPARE((*doc)["passed"].get<bool>(), true);
         QCOMPARE((*doc)["steps"].size(), std::size_t(3));
-        QCOMPARE((*doc)["steps"][1]["owners"]["/metadata/labels/newlabel"][0]["manager"].get<std::string>(), std::string("teacher"));
+        QCOMPARE((*doc)["steps"][1]["owners"]["/metadata/labels/newlabel"][0]["manager"].get<std::string>(),
+                 std::string("teacher"));
         QCOMPARE((*doc)["steps"][0]["requests"][0]["method"].get<std::string>(), std::string("PATCH"));
 
         QTemporaryDir dir;
         QFile wrong(dir.filePath(QStringLiteral("wrong.yaml")));
         QVERIFY(wrong.open(QIODevice::WriteOnly));
-        wrong.write("title: A wrong claim\nsummary: Two creates of one name cannot both succeed.\n"
-                    "object: {apiVersion: v1, kind: ConfigMap, name: twice}\nsteps:\n"
-                    "- title: Two creates\n  narrative: Both succeed (they do not).\n  requests:\n"
-                    "  - verb: create\n    clients: 2\n    object: {apiVersion: v1, kind: ConfigMap, metadata: {name: twice}}\n"
-                    "  expect: {succeeded: 2}\n");
+        wrong.write(
+            "title: A wrong claim\nsummary: Two creates of one name cannot both succeed.\n"
+            "object: {apiVersion: v1, kind: ConfigMap, name: twice}\nsteps:\n"
+            "- title: Two creates\n  narrative: Both succeed (they do not).\n  requests:\n"
+            "  - verb: create\n    clients: 2\n    object: {apiVersion: v1, kind: ConfigMap, metadata: {name: twice}}\n"
+            "  expect: {succeeded: 2}\n");
         wrong.close();
-        auto differs = runFieldscope(base + QStringList{QStringLiteral("--yes"), QStringLiteral("--lessons"), dir.path(), QStringLiteral("wrong")});
+        auto differs = runFieldscope(base
+                                     + QStringList{QStringLiteral("--yes"), QStringLiteral("--lessons"), dir.path(),
+                                                   QStringLiteral("wrong")});
         QCOMPARE(differs.exitCode, 1);
-        QVERIFY2(differs.out.contains("NOT AS THE LESSON SAYS: expected 2 writes to succeed, 1 did"), differs.out.constData());
+        QVERIFY2(differs.out.contains("NOT AS THE LESSON SAYS: expected 2 writes to succeed, 1 did"),
+                 differs.out.constData());
     }
 };
 

@@ -2,7 +2,6 @@
 // do the same write, and no secret is part of them. (No raw string literals: Qt 6.4's moc
 // mis-reads them.)
 #include "clusterenv.h"
-
 #include "kube/requestcommands.h"
 #include "kube/resource.h"
 #include "kube/writes.h"
@@ -23,9 +22,11 @@ class TestRequestCommands : public QObject
         QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
         env.insert(QString::fromLatin1(kube::kTokenVariable), QString::fromStdString(m_conn.config.auth.token));
         env.insert(QStringLiteral("KUBECONFIG"), testKubeconfig());
-        env.insert(QStringLiteral("PATH"), QFileInfo(qEnvironmentVariable("FIELDSCOPE_KUBECTL")).absolutePath() + u':' + env.value(QStringLiteral("PATH")));
+        env.insert(QStringLiteral("PATH"), QFileInfo(qEnvironmentVariable("FIELDSCOPE_KUBECTL")).absolutePath() + u':'
+                                               + env.value(QStringLiteral("PATH")));
         p.setProcessEnvironment(env);
-        p.start(QStringLiteral("bash"), {QStringLiteral("-euo"), QStringLiteral("pipefail"), QStringLiteral("-c"), QString::fromStdString(script)});
+        p.start(QStringLiteral("bash"), {QStringLiteral("-euo"), QStringLiteral("pipefail"), QStringLiteral("-c"),
+                                         QString::fromStdString(script)});
         ProcessResult r;
         if (!p.waitForFinished(60000))
             return r;
@@ -46,7 +47,8 @@ private Q_SLOTS:
     {
         m_conn = connectTo(ctxToken());
         m_client = std::make_unique<kube::ApiClient>(m_conn.transport);
-        auto ns = call(*m_client, request("POST", "/api/v1/namespaces", std::string("{\"metadata\":{\"name\":\"copy-as\"}}")));
+        auto ns = call(*m_client,
+                       request("POST", "/api/v1/namespaces", std::string("{\"metadata\":{\"name\":\"copy-as\"}}")));
         QVERIFY(ns.ok() || ns.error().httpStatus == 409);
         (void)call(*m_client, request("DELETE", "/api/v1/namespaces/copy-as/configmaps/copied"));
         QVERIFY(!m_conn.config.auth.token.empty());
@@ -56,7 +58,10 @@ private Q_SLOTS:
     {
         kube::WriteOptions o;
         o.fieldManager = "copied-curl";
-        const core::Json object = {{"apiVersion", "v1"}, {"kind", "ConfigMap"}, {"metadata", {{"name", "copied"}}}, {"data", {{"k", "v'1 $HOME"}}}};
+        const core::Json object = {{"apiVersion", "v1"},
+                                   {"kind", "ConfigMap"},
+                                   {"metadata", {{"name", "copied"}}},
+                                   {"data", {{"k", "v'1 $HOME"}}}};
         const std::string text = kube::curlCommand(kube::applyRequest(m_cm, "copy-as", object, o), m_conn.config);
         QVERIFY2(text.find(m_conn.config.auth.token) == std::string::npos, "the token must not be in the text");
         QVERIFY(text.find("$KUBE_TOKEN") != std::string::npos);
@@ -79,12 +84,14 @@ private Q_SLOTS:
         QVERIFY2(r.exitCode == 0, r.err.constData());
         QCOMPARE(data("copied", "k"), std::string("merged"));
         w.verb = kube::KubectlWrite::Verb::JsonPatch;
-        w.body = "[{\"op\":\"test\",\"path\":\"/data/k\",\"value\":\"merged\"},{\"op\":\"replace\",\"path\":\"/data/k\",\"value\":\"patched\"}]";
+        w.body =
+            "[{\"op\":\"test\",\"path\":\"/data/k\",\"value\":\"merged\"},{\"op\":\"replace\",\"path\":\"/data/k\",\"value\":\"patched\"}]";
         r = bash(kube::kubectlCommand(w, m_conn.config));
         QVERIFY2(r.exitCode == 0, r.err.constData());
         QCOMPARE(data("copied", "k"), std::string("patched"));
         w.verb = kube::KubectlWrite::Verb::Apply;
-        w.body = "{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"metadata\":{\"name\":\"copied\"},\"data\":{\"k\":\"applied\"}}";
+        w.body =
+            "{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"metadata\":{\"name\":\"copied\"},\"data\":{\"k\":\"applied\"}}";
         w.force = true;
         r = bash(kube::kubectlCommand(w, m_conn.config));
         QVERIFY2(r.exitCode == 0, r.err.constData());

@@ -64,7 +64,9 @@ int modeOf(const QString &path)
 
 QByteArray secretYaml(const char *value)
 {
-    return QByteArray("apiVersion: v1\nkind: Secret\nmetadata:\n  name: canary\ntype: Opaque\nstringData:\n  password: ") + value + "\n";
+    return QByteArray(
+               "apiVersion: v1\nkind: Secret\nmetadata:\n  name: canary\ntype: Opaque\nstringData:\n  password: ")
+         + value + "\n";
 }
 
 } // namespace
@@ -81,7 +83,8 @@ private Q_SLOTS:
         const QList<QByteArray> credentials = kubeconfigSecrets();
         QVERIFY2(!credentials.isEmpty(), "the test kubeconfig names no token or client key");
         const QString ns = QStringLiteral("fs-canary-") + QUuid::createUuid().toString(QUuid::Id128).left(8);
-        const QStringList kc = {QStringLiteral("--kubeconfig"), testKubeconfig(), QStringLiteral("--context"), QString::fromStdString(ctxToken())};
+        const QStringList kc = {QStringLiteral("--kubeconfig"), testKubeconfig(), QStringLiteral("--context"),
+                                QString::fromStdString(ctxToken())};
         auto runKubectl = [&](const QStringList &args, const QByteArray &in = {}) {
             QProcess p;
             p.start(kubectl, kc + args);
@@ -90,7 +93,8 @@ private Q_SLOTS:
                 p.closeWriteChannel();
             }
             p.waitForFinished(60000);
-            return p.exitStatus() == QProcess::NormalExit && p.exitCode() == 0 ? QByteArray() : p.readAllStandardError() + "failed";
+            return p.exitStatus() == QProcess::NormalExit && p.exitCode() == 0 ? QByteArray()
+                                                                               : p.readAllStandardError() + "failed";
         };
         QCOMPARE(runKubectl({QStringLiteral("create"), QStringLiteral("namespace"), ns}), QByteArray());
 
@@ -102,20 +106,31 @@ private Q_SLOTS:
         env.insert(QStringLiteral("FIELDSCOPE_VERBOSE"), QStringLiteral("1"));
         env.insert(QStringLiteral("QT_LOGGING_RULES"), QStringLiteral("*.debug=true"));
         recorder.setProcessEnvironment(env);
-        recorder.start(fieldscopeBinary(), QStringList{QStringLiteral("record"), QStringLiteral("secrets"), QStringLiteral("-n"), ns,
-                                                       QStringLiteral("--db"), db} + kc);
+        recorder.start(fieldscopeBinary(), QStringList{QStringLiteral("record"), QStringLiteral("secrets"),
+                                                       QStringLiteral("-n"), ns, QStringLiteral("--db"), db}
+                                               + kc);
         QByteArray printed;
         QTRY_VERIFY_WITH_TIMEOUT((printed += recorder.readAllStandardError()).contains("recording"), 30000);
 
         const QByteArray first = QByteArray(kCanary) + "-one";
         const QByteArray second = QByteArray(kCanary) + "-two";
-        QCOMPARE(runKubectl({QStringLiteral("-n"), ns, QStringLiteral("apply"), QStringLiteral("-f"), QStringLiteral("-")}, secretYaml(first)), QByteArray());
-        QCOMPARE(runKubectl({QStringLiteral("-n"), ns, QStringLiteral("apply"), QStringLiteral("-f"), QStringLiteral("-")}, secretYaml(second)), QByteArray());
-        QCOMPARE(runKubectl({QStringLiteral("-n"), ns, QStringLiteral("label"), QStringLiteral("secret"), QStringLiteral("canary"), QStringLiteral("seen=yes")}), QByteArray());
+        QCOMPARE(runKubectl({QStringLiteral("-n"), ns, QStringLiteral("apply"), QStringLiteral("-f"),
+                             QStringLiteral("-")},
+                            secretYaml(first)),
+                 QByteArray());
+        QCOMPARE(runKubectl({QStringLiteral("-n"), ns, QStringLiteral("apply"), QStringLiteral("-f"),
+                             QStringLiteral("-")},
+                            secretYaml(second)),
+                 QByteArray());
+        QCOMPARE(runKubectl({QStringLiteral("-n"), ns, QStringLiteral("label"), QStringLiteral("secret"),
+                             QStringLiteral("canary"), QStringLiteral("seen=yes")}),
+                 QByteArray());
         // The recorder commits while it runs (WAL): wait for the third version, then stop it.
         auto recorded = [&] {
-            auto j = core::parseJson(runFieldscope({QStringLiteral("history"), QStringLiteral("secrets/canary"), QStringLiteral("--db"), db,
-                                                    QStringLiteral("-o"), QStringLiteral("json")}).out.toStdString());
+            auto j = core::parseJson(runFieldscope({QStringLiteral("history"), QStringLiteral("secrets/canary"),
+                                                    QStringLiteral("--db"), db, QStringLiteral("-o"),
+                                                    QStringLiteral("json")})
+                                         .out.toStdString());
             return j && j->is_array() ? int(j->size()) : 0;
         };
         QTRY_VERIFY_WITH_TIMEOUT(recorded() >= 3, 30000);
@@ -127,12 +142,13 @@ private Q_SLOTS:
         const QString jsonl = dir.filePath(QStringLiteral("out/canary.jsonl"));
         QProcess exporter;
         exporter.setProcessEnvironment(env);
-        exporter.start(fieldscopeBinary(), {QStringLiteral("export"), QStringLiteral("--db"), db, QStringLiteral("--to"), jsonl});
+        exporter.start(fieldscopeBinary(),
+                       {QStringLiteral("export"), QStringLiteral("--db"), db, QStringLiteral("--to"), jsonl});
         QVERIFY(exporter.waitForFinished(60000));
         QCOMPARE(exporter.exitCode(), 0);
         printed += exporter.readAllStandardError() + exporter.readAllStandardOutput();
-        const auto history = runFieldscope({QStringLiteral("history"), QStringLiteral("secrets/canary"), QStringLiteral("--db"), db,
-                                            QStringLiteral("-o"), QStringLiteral("json")});
+        const auto history = runFieldscope({QStringLiteral("history"), QStringLiteral("secrets/canary"),
+                                            QStringLiteral("--db"), db, QStringLiteral("-o"), QStringLiteral("json")});
         // The window on the recorded file, its History tab showing the Secret, with every log on:
         // what it prints has no value either, and the folders and settings it writes are private.
         QProcess gui;
@@ -141,9 +157,11 @@ private Q_SLOTS:
         guiEnv.insert(QStringLiteral("XDG_CONFIG_HOME"), dir.filePath(QStringLiteral("config")));
         guiEnv.insert(QStringLiteral("XDG_DATA_HOME"), dir.filePath(QStringLiteral("data")));
         gui.setProcessEnvironment(guiEnv);
-        gui.start(fieldscopeBinary(), {QStringLiteral("--open"), db, QStringLiteral("--select"), QStringLiteral("secrets/%1/canary").arg(ns),
-                                       QStringLiteral("--tab"), QStringLiteral("history"), QStringLiteral("--screenshot"),
-                                       dir.filePath(QStringLiteral("shot.png")), QStringLiteral("--size"), QStringLiteral("1280x800")});
+        gui.start(fieldscopeBinary(),
+                  {QStringLiteral("--open"), db, QStringLiteral("--select"),
+                   QStringLiteral("secrets/%1/canary").arg(ns), QStringLiteral("--tab"), QStringLiteral("history"),
+                   QStringLiteral("--screenshot"), dir.filePath(QStringLiteral("shot.png")), QStringLiteral("--size"),
+                   QStringLiteral("1280x800")});
         QVERIFY(gui.waitForFinished(120000));
         QCOMPARE(gui.exitCode(), 0);
         printed += gui.readAllStandardError() + gui.readAllStandardOutput();
@@ -159,11 +177,14 @@ private Q_SLOTS:
         QCOMPARE(modeOf(jsonl), 0600);
         QCOMPARE(modeOf(QFileInfo(db).absolutePath()), 0700);
 
-        const QByteArray stored = allFileBytes(QFileInfo(db).absolutePath()) + allFileBytes(dir.filePath(QStringLiteral("config")))
+        const QByteArray stored = allFileBytes(QFileInfo(db).absolutePath())
+                                + allFileBytes(dir.filePath(QStringLiteral("config")))
                                 + allFileBytes(dir.filePath(QStringLiteral("data")));
         QVERIFY(stored.size() > 1000);
-        QVERIFY2(stored.contains("canary"), "the Secret's name (metadata) is kept"); // so the check below means something
-        for (const QByteArray &needle : {QByteArray(kCanary), first.toBase64(), second.toBase64(), QByteArray(kCanary).toBase64()}) {
+        QVERIFY2(stored.contains("canary"),
+                 "the Secret's name (metadata) is kept"); // so the check below means something
+        for (const QByteArray &needle :
+             {QByteArray(kCanary), first.toBase64(), second.toBase64(), QByteArray(kCanary).toBase64()}) {
             QVERIFY2(!stored.contains(needle), needle.constData());
             QVERIFY2(!printed.contains(needle), needle.constData());
         }

@@ -31,11 +31,13 @@ struct TableSession {
                 }
             }
         });
-        QObject::connect(&fetcher, &kube::TableFetcher::columnsChanged, &fetcher, [this](const auto &c) { columns = c; });
-        QObject::connect(&fetcher, &kube::TableFetcher::rowsReady, &fetcher, [this](const std::vector<kube::TableRow> &rows) {
-            for (const auto &r : rows)
-                cells[r.uid] = r;
-        });
+        QObject::connect(&fetcher, &kube::TableFetcher::columnsChanged, &fetcher,
+                         [this](const auto &c) { columns = c; });
+        QObject::connect(&fetcher, &kube::TableFetcher::rowsReady, &fetcher,
+                         [this](const std::vector<kube::TableRow> &rows) {
+                             for (const auto &r : rows)
+                                 cells[r.uid] = r;
+                         });
         watcher.start();
         fetcher.start();
     }
@@ -70,9 +72,15 @@ std::string deploymentBody(const std::string &name)
 {
     const core::Json labels = {{"app", name}};
     const core::Json container = {{"name", "web"}, {"image", "nginx:1.25"}};
-    return core::toJsonText({{"apiVersion", "apps/v1"}, {"kind", "Deployment"}, {"metadata", {{"name", name}}},
-                             {"spec", {{"replicas", 2}, {"selector", {{"matchLabels", labels}}},
-                                       {"template", {{"metadata", {{"labels", labels}}}, {"spec", {{"containers", core::Json::array({container})}}}}}}}});
+    return core::toJsonText(
+        {{"apiVersion", "apps/v1"},
+         {"kind", "Deployment"},
+         {"metadata", {{"name", name}}},
+         {"spec",
+          {{"replicas", 2},
+           {"selector", {{"matchLabels", labels}}},
+           {"template",
+            {{"metadata", {{"labels", labels}}}, {"spec", {{"containers", core::Json::array({container})}}}}}}}});
 }
 
 } // namespace
@@ -101,7 +109,9 @@ private Q_SLOTS:
     {
         const core::Json one = m_ns->create("one", "1");
         const core::Json two = m_ns->create("two", "2");
-        QVERIFY(call(*m_client, kube::patchRequest(configMaps(), m_ns->name(), "two", kube::PatchType::Merge, {{"data", {{"w", "x"}}}})).ok());
+        QVERIFY(call(*m_client, kube::patchRequest(configMaps(), m_ns->name(), "two", kube::PatchType::Merge,
+                                                   {{"data", {{"w", "x"}}}}))
+                    .ok());
         TableSession s(*m_client, kube::WatchScope{configMaps(), m_ns->name(), {}, {}});
         QTRY_COMPARE_WITH_TIMEOUT(s.fetcher.state(), kube::TableFetcher::State::Live, 30'000);
 
@@ -114,7 +124,9 @@ private Q_SLOTS:
         // Every watched object gets cells under its uid, including kube-root-ca.crt that the
         // controller manager may add after the Table was listed (then fetched by GET).
         QTRY_VERIFY_WITH_TIMEOUT(s.watchedUids.count(uidOne) && s.watchedUids.count(uidTwo), 30'000);
-        QTRY_VERIFY_WITH_TIMEOUT(std::all_of(s.watchedUids.begin(), s.watchedUids.end(), [&](const auto &u) { return s.cells.count(u) > 0; }), 15'000);
+        QTRY_VERIFY_WITH_TIMEOUT(std::all_of(s.watchedUids.begin(), s.watchedUids.end(),
+                                             [&](const auto &u) { return s.cells.count(u) > 0; }),
+                                 15'000);
         QCOMPARE(s.cell(uidOne, "Data").toLongLong(), 1);
         QCOMPARE(s.cell(uidTwo, "Data").toLongLong(), 2);
         QCOMPARE(s.cell(uidOne, "Name").toString(), QStringLiteral("one"));

@@ -90,12 +90,14 @@ private Q_SLOTS:
 
         auto burst = [&](int round) {
             for (int i = 0; i < 4; ++i)
-                round == 0 ? (void)ns.create("cm-" + std::to_string(i), "0") : (void)ns.update("cm-" + std::to_string(i), std::to_string(round));
+                round == 0 ? (void)ns.create("cm-" + std::to_string(i), "0")
+                           : (void)ns.update("cm-" + std::to_string(i), std::to_string(round));
         };
         burst(0);
         proxy.cutAll(); // 1. the connection drops
         burst(1);
-        QTRY_VERIFY_WITH_TIMEOUT(watcher.state() == kube::Watcher::State::Watching && watcher.resumeCount() >= 1, 20000);
+        QTRY_VERIFY_WITH_TIMEOUT(watcher.state() == kube::Watcher::State::Watching && watcher.resumeCount() >= 1,
+                                 20000);
         proxy.setStalled(true); // 2. half-open: no bytes, no bookmark
         burst(2);
         QTRY_VERIFY_WITH_TIMEOUT(watcher.resumeCount() >= 2, 20000);
@@ -108,7 +110,9 @@ private Q_SLOTS:
 
         // Compare with the server's own list once everything arrived.
         const auto server = ns.serverState();
-        QTRY_VERIFY_WITH_TIMEOUT(std::all_of(server.begin(), server.end(), [&](const auto &kv) { return rec.has(kv.first, kv.second); }), 30000);
+        QTRY_VERIFY_WITH_TIMEOUT(std::all_of(server.begin(), server.end(),
+                                             [&](const auto &kv) { return rec.has(kv.first, kv.second); }),
+                                 30000);
         QString why;
         QVERIFY2(deliveredExactlyOnceInOrder(ns, rec, &why), qPrintable(why));
         QVERIFY(rec.gaps.empty());
@@ -127,10 +131,15 @@ private Q_SLOTS:
         const long before = conn.transport->connectionsOpened();
         for (int i = 0; i < 24; ++i) {
             namespaces.push_back(std::make_unique<ScratchNamespace>(client, "fs-h2"));
-            watchers.push_back(std::make_unique<kube::Watcher>(&client, kube::WatchScope{configMaps(), namespaces.back()->name(), {}, {}}, fastOptions()));
+            watchers.push_back(std::make_unique<kube::Watcher>(
+                &client, kube::WatchScope{configMaps(), namespaces.back()->name(), {}, {}}, fastOptions()));
             watchers.back()->start();
         }
-        QTRY_VERIFY_WITH_TIMEOUT(std::all_of(watchers.begin(), watchers.end(), [](const auto &w) { return w->state() == kube::Watcher::State::Watching; }), 30000);
+        QTRY_VERIFY_WITH_TIMEOUT(std::all_of(watchers.begin(), watchers.end(),
+                                             [](const auto &w) {
+                                                 return w->state() == kube::Watcher::State::Watching;
+                                             }),
+                                 30000);
         const long opened = conn.transport->connectionsOpened() - before;
         qInfo("24 concurrent watches (+ their lists and 24 namespace creations) opened %ld new connection(s)", opened);
         QVERIFY2(opened <= 2, qPrintable(QString::number(opened)));

@@ -12,7 +12,6 @@
 using namespace fieldscope;
 using namespace fieldscope::testing;
 
-
 class TestWatchRestart : public QObject
 {
     Q_OBJECT
@@ -23,14 +22,11 @@ private Q_SLOTS:
     void initTestCase()
     {
         m_clusterDir = m_dir.filePath(QStringLiteral("cluster"));
-        QVERIFY2(runClusterScript({QStringLiteral("start"), m_clusterDir, QStringLiteral("--name"), QStringLiteral("restart"),
-                          QStringLiteral("--max-lifetime"), QStringLiteral("900")}),
+        QVERIFY2(runClusterScript({QStringLiteral("start"), m_clusterDir, QStringLiteral("--name"),
+                                   QStringLiteral("restart"), QStringLiteral("--max-lifetime"), QStringLiteral("900")}),
                  "private cluster did not start");
     }
-    void cleanupTestCase()
-    {
-        runClusterScript({QStringLiteral("stop"), m_clusterDir, QStringLiteral("--purge")});
-    }
+    void cleanupTestCase() { runClusterScript({QStringLiteral("stop"), m_clusterDir, QStringLiteral("--purge")}); }
 
     void relistsAfterRestartWithGapAndTheDifferences()
     {
@@ -58,7 +54,8 @@ private Q_SLOTS:
         ns.create("change", "0");
         ns.create("drop", "0");
         watcher.start();
-        QTRY_VERIFY_WITH_TIMEOUT(watcher.state() == kube::Watcher::State::Watching && watcher.store().size() >= 3, 30000);
+        QTRY_VERIFY_WITH_TIMEOUT(watcher.state() == kube::Watcher::State::Watching && watcher.store().size() >= 3,
+                                 30000);
 
         // The watcher loses the server; meanwhile the world moves on and the server restarts.
         // The last version it saw is read once it has taken in the cut stream's end: an event
@@ -74,7 +71,8 @@ private Q_SLOTS:
         QVERIFY(runClusterScript({QStringLiteral("restart-apiserver"), m_clusterDir}));
         proxy.setRefusing(false);
 
-        QTRY_VERIFY_WITH_TIMEOUT(watcher.relistCount() >= 1 && watcher.state() == kube::Watcher::State::Watching, 60000);
+        QTRY_VERIFY_WITH_TIMEOUT(watcher.relistCount() >= 1 && watcher.state() == kube::Watcher::State::Watching,
+                                 60000);
         QVERIFY(!rec.gaps.empty());
         QCOMPARE(QString::fromStdString(rec.gaps.front().fromResourceVersion), QString::fromStdString(rvBefore));
         QVERIFY(rec.deleted.count(ns.uidOf["drop"]));

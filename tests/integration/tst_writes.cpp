@@ -13,10 +13,7 @@ class TestWrites : public QObject
     std::unique_ptr<ScratchNamespace> m_ns;
     kube::ResourceInfo m_cm = configMaps();
 
-    core::Json createCm(const std::string &name, const std::string &value)
-    {
-        return m_ns->create(name, value);
-    }
+    core::Json createCm(const std::string &name, const std::string &value) { return m_ns->create(name, value); }
 
 private Q_SLOTS:
     void initTestCase()
@@ -46,24 +43,29 @@ private Q_SLOTS:
     void compareAndSwapWritesOnlyWhenTheValueIsStillExpected()
     {
         createCm("cas", "1");
-        auto ok = call(*m_client, kube::patchRequest(m_cm, m_ns->name(), "cas", kube::PatchType::Json, kube::compareAndSwapPatch("/data/v", "1", "2")));
+        auto ok = call(*m_client, kube::patchRequest(m_cm, m_ns->name(), "cas", kube::PatchType::Json,
+                                                     kube::compareAndSwapPatch("/data/v", "1", "2")));
         QVERIFY2(ok.ok(), ok.ok() ? "" : ok.error().describe().c_str());
-        QCOMPARE(QString::fromStdString((*core::parseJson(ok->body))["data"]["v"].get<std::string>()), QStringLiteral("2"));
+        QCOMPARE(QString::fromStdString((*core::parseJson(ok->body))["data"]["v"].get<std::string>()),
+                 QStringLiteral("2"));
         // Again "only if foo is 1": it is 2 now, so nothing is written.
-        auto refused = call(*m_client, kube::patchRequest(m_cm, m_ns->name(), "cas", kube::PatchType::Json, kube::compareAndSwapPatch("/data/v", "1", "3")));
+        auto refused = call(*m_client, kube::patchRequest(m_cm, m_ns->name(), "cas", kube::PatchType::Json,
+                                                          kube::compareAndSwapPatch("/data/v", "1", "3")));
         QVERIFY(!refused.ok());
         QCOMPARE(refused.error().category, core::ErrorCategory::Invalid);
         QCOMPARE(refused.error().httpStatus, 422);
         auto now = call(*m_client, kube::getRequest(m_cm, m_ns->name(), "cas"));
-        QCOMPARE(QString::fromStdString((*core::parseJson(now->body))["data"]["v"].get<std::string>()), QStringLiteral("2"));
+        QCOMPARE(QString::fromStdString((*core::parseJson(now->body))["data"]["v"].get<std::string>()),
+                 QStringLiteral("2"));
     }
 
     void resourceVersionPreconditionInAPatchIsAStaleWrite()
     {
         core::Json opened = createCm("rvpatch", "1");
         m_ns->update("rvpatch", "2");
-        auto patch = kube::withResourceVersionPrecondition(core::Json::array({{{"op", "replace"}, {"path", "/data/v"}, {"value", "3"}}}),
-                                                           opened["metadata"]["resourceVersion"].get<std::string>());
+        auto patch = kube::withResourceVersionPrecondition(
+            core::Json::array({{{"op", "replace"}, {"path", "/data/v"}, {"value", "3"}}}),
+            opened["metadata"]["resourceVersion"].get<std::string>());
         auto r = call(*m_client, kube::patchRequest(m_cm, m_ns->name(), "rvpatch", kube::PatchType::Json, patch));
         QVERIFY(!r.ok());
         QCOMPARE(r.error().category, core::ErrorCategory::StaleWrite);
@@ -71,7 +73,10 @@ private Q_SLOTS:
 
     void serverSideApplyConflictNamesTheOwnerAndTheField()
     {
-        core::Json cm = {{"apiVersion", "v1"}, {"kind", "ConfigMap"}, {"metadata", {{"name", "ssa"}, {"namespace", m_ns->name()}}}, {"data", {{"k", "a"}}}};
+        core::Json cm = {{"apiVersion", "v1"},
+                         {"kind", "ConfigMap"},
+                         {"metadata", {{"name", "ssa"}, {"namespace", m_ns->name()}}},
+                         {"data", {{"k", "a"}}}};
         kube::WriteOptions alice;
         alice.fieldManager = "alice";
         QVERIFY(call(*m_client, kube::applyRequest(m_cm, m_ns->name(), cm, alice)).ok());
@@ -91,12 +96,14 @@ private Q_SLOTS:
         auto dry = call(*m_client, kube::applyRequest(m_cm, m_ns->name(), cm, bob));
         QVERIFY(dry.ok());
         auto live = call(*m_client, kube::getRequest(m_cm, m_ns->name(), "ssa"));
-        QCOMPARE(QString::fromStdString((*core::parseJson(live->body))["data"]["k"].get<std::string>()), QStringLiteral("a"));
+        QCOMPARE(QString::fromStdString((*core::parseJson(live->body))["data"]["k"].get<std::string>()),
+                 QStringLiteral("a"));
         // Forced for real: bob owns the field now.
         bob.dryRun = false;
         auto forced = call(*m_client, kube::applyRequest(m_cm, m_ns->name(), cm, bob));
         QVERIFY(forced.ok());
-        QCOMPARE(QString::fromStdString((*core::parseJson(forced->body))["data"]["k"].get<std::string>()), QStringLiteral("b"));
+        QCOMPARE(QString::fromStdString((*core::parseJson(forced->body))["data"]["k"].get<std::string>()),
+                 QStringLiteral("b"));
     }
 
     void deleteWithWrongUidPreconditionDeletesNothing()
@@ -107,7 +114,9 @@ private Q_SLOTS:
         QCOMPARE(r.error().httpStatus, 409);
         QVERIFY(call(*m_client, kube::getRequest(m_cm, m_ns->name(), "precond")).ok());
         const std::string uid = m_ns->uidOf["precond"];
-        QVERIFY(call(*m_client, kube::deleteRequest(m_cm, m_ns->name(), "precond", {uid, {}}, kube::PropagationPolicy::Background)).ok());
+        QVERIFY(call(*m_client,
+                     kube::deleteRequest(m_cm, m_ns->name(), "precond", {uid, {}}, kube::PropagationPolicy::Background))
+                    .ok());
         auto gone = call(*m_client, kube::getRequest(m_cm, m_ns->name(), "precond"));
         QVERIFY(!gone.ok());
         QCOMPARE(gone.error().category, core::ErrorCategory::NotFound);
@@ -141,14 +150,21 @@ private Q_SLOTS:
         deploy.resource = "deployments";
         deploy.kind = "Deployment";
         deploy.namespaced = true;
-        core::Json d = {{"apiVersion", "apps/v1"}, {"kind", "Deployment"}, {"metadata", {{"name", "web"}}},
-                        {"spec", {{"replicas", 1}, {"selector", {{"matchLabels", {{"app", "web"}}}}},
-                                  {"template", {{"metadata", {{"labels", {{"app", "web"}}}}},
-                                                {"spec", {{"containers", core::Json::array({{{"name", "nginx"}, {"image", "nginx:1.25"}}})}}}}}}}};
+        core::Json d = {
+            {"apiVersion", "apps/v1"},
+            {"kind", "Deployment"},
+            {"metadata", {{"name", "web"}}},
+            {"spec",
+             {{"replicas", 1},
+              {"selector", {{"matchLabels", {{"app", "web"}}}}},
+              {"template",
+               {{"metadata", {{"labels", {{"app", "web"}}}}},
+                {"spec", {{"containers", core::Json::array({{{"name", "nginx"}, {"image", "nginx:1.25"}}})}}}}}}}};
         QVERIFY(call(*m_client, kube::createRequest(deploy, m_ns->name(), d)).ok());
         kube::WriteOptions scale;
         scale.subresource = "scale";
-        auto r = call(*m_client, kube::patchRequest(deploy, m_ns->name(), "web", kube::PatchType::Merge, {{"spec", {{"replicas", 3}}}}, scale));
+        auto r = call(*m_client, kube::patchRequest(deploy, m_ns->name(), "web", kube::PatchType::Merge,
+                                                    {{"spec", {{"replicas", 3}}}}, scale));
         QVERIFY2(r.ok(), r.ok() ? "" : r.error().describe().c_str());
         QCOMPARE((*core::parseJson(r->body))["kind"].get<std::string>(), std::string("Scale"));
         auto live = call(*m_client, kube::getRequest(deploy, m_ns->name(), "web"));

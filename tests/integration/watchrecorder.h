@@ -60,25 +60,27 @@ public:
     explicit ScratchNamespace(kube::ApiClient &client, const std::string &prefix = "fs-test")
         : m_client(client), m_name(prefix + "-" + QUuid::createUuid().toString(QUuid::Id128).left(8).toStdString())
     {
-        auto r = call(client, request("POST", "/api/v1/namespaces", core::toJsonText({{"apiVersion", "v1"}, {"kind", "Namespace"}, {"metadata", {{"name", m_name}}}})));
+        auto r = call(
+            client,
+            request("POST", "/api/v1/namespaces",
+                    core::toJsonText({{"apiVersion", "v1"}, {"kind", "Namespace"}, {"metadata", {{"name", m_name}}}})));
         if (!r)
             qFatal("cannot create namespace %s: %s", m_name.c_str(), r.error().describe().c_str());
     }
-    ~ScratchNamespace()
-    {
-        (void)call(m_client, request("DELETE", "/api/v1/namespaces/" + m_name));
-    }
+    ~ScratchNamespace() { (void)call(m_client, request("DELETE", "/api/v1/namespaces/" + m_name)); }
     const std::string &name() const { return m_name; }
 
     // Returns the object the server answered (with uid and RV), recording its RV.
     core::Json create(const std::string &cm, const std::string &value)
     {
-        core::Json obj = {{"apiVersion", "v1"}, {"kind", "ConfigMap"}, {"metadata", {{"name", cm}}}, {"data", {{"v", value}}}};
+        core::Json obj = {
+            {"apiVersion", "v1"}, {"kind", "ConfigMap"}, {"metadata", {{"name", cm}}}, {"data", {{"v", value}}}};
         return record(call(m_client, kube::createRequest(configMaps(), m_name, obj)));
     }
     core::Json update(const std::string &cm, const std::string &value)
     {
-        return record(call(m_client, kube::patchRequest(configMaps(), m_name, cm, kube::PatchType::Merge, {{"data", {{"v", value}}}})));
+        return record(call(m_client, kube::patchRequest(configMaps(), m_name, cm, kube::PatchType::Merge,
+                                                        {{"data", {{"v", value}}}})));
     }
     void remove(const std::string &cm)
     {
@@ -87,7 +89,7 @@ public:
             qFatal("delete failed: %s", r.error().describe().c_str());
     }
     std::map<std::string, std::vector<std::string>> written; // uid -> RVs
-    std::map<std::string, std::string> uidOf;                 // name -> uid
+    std::map<std::string, std::string> uidOf;                // name -> uid
 
     // The server's own view: name -> RV for every ConfigMap in the namespace.
     std::map<std::string, std::string> serverState()
@@ -137,7 +139,8 @@ inline bool deliveredExactlyOnceInOrder(const ScratchNamespace &ns, const WatchR
                 d << QString::fromStdString(v);
             for (const auto &v : rvs)
                 w << QString::fromStdString(v);
-            *why = QStringLiteral("uid %1: delivered [%2], written [%3]").arg(QString::fromStdString(uid), d.join(u','), w.join(u','));
+            *why = QStringLiteral("uid %1: delivered [%2], written [%3]")
+                       .arg(QString::fromStdString(uid), d.join(u','), w.join(u','));
             return false;
         }
     }

@@ -97,7 +97,8 @@ TranscriptReply TranscriptReply::parse(std::string_view text)
         const auto sp = status.find(' ');
         const auto sp2 = status.find(' ', sp + 1);
         r.status = std::atoi(std::string(status.substr(sp + 1, sp2 - sp - 1)).c_str());
-        r.reasonPhrase = sp2 == std::string_view::npos ? reasonFor(r.status) : std::string(trimmed(status.substr(sp2 + 1)));
+        r.reasonPhrase = sp2 == std::string_view::npos ? reasonFor(r.status)
+                                                       : std::string(trimmed(status.substr(sp2 + 1)));
     }
     for (; i < lines.size() && !trimmed(lines[i]).empty(); ++i) {
         const std::string_view h = lines[i];
@@ -485,11 +486,14 @@ void TranscriptServer::serve(int fd)
         while (lineEnd != std::string::npos) {
             const std::size_t start = lineEnd + 2;
             lineEnd = head.find("\r\n", start);
-            const std::string_view line = std::string_view(head).substr(start, lineEnd == std::string::npos ? std::string::npos : lineEnd - start);
+            const std::string_view line = std::string_view(head).substr(start, lineEnd == std::string::npos
+                                                                                   ? std::string::npos
+                                                                                   : lineEnd - start);
             const auto colon = line.find(':');
             if (colon == std::string_view::npos)
                 continue;
-            req.headers.emplace_back(std::string(trimmed(line.substr(0, colon))), std::string(trimmed(line.substr(colon + 1))));
+            req.headers.emplace_back(std::string(trimmed(line.substr(0, colon))),
+                                     std::string(trimmed(line.substr(colon + 1))));
             if (iequals(req.headers.back().first, "Content-Length"))
                 contentLength = std::size_t(std::atoll(req.headers.back().second.c_str()));
         }
@@ -541,9 +545,7 @@ void TranscriptServer::serve(int fd)
             break;
         case TranscriptReply::End::Close:
             return finish(); // mid-stream: no terminating chunk, the client sees a truncated body
-        case TranscriptReply::End::Hang:
-            waitWhileHung(hangGeneration);
-            return finish();
+        case TranscriptReply::End::Hang: waitWhileHung(hangGeneration); return finish();
         }
     }
 }

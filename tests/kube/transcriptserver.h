@@ -51,8 +51,8 @@ struct TranscriptReply {
     int status = 200;
     std::string reasonPhrase = "OK";
     std::vector<std::pair<std::string, std::string>> headers; // in order; repeated names allowed
-    std::string body;            // fixed body (Content-Length)
-    bool chunked = false;        // Transfer-Encoding: chunked, sent as `pieces`
+    std::string body;                                         // fixed body (Content-Length)
+    bool chunked = false;                                     // Transfer-Encoding: chunked, sent as `pieces`
     std::vector<Piece> pieces;
     End end = End::Finish;
 

@@ -14,7 +14,8 @@ using namespace fieldscope::testing;
 
 namespace {
 
-std::shared_ptr<kube::Transport> transportFor(const TranscriptServer &server, std::size_t budget = kube::kMaxBufferedBodyBytes)
+std::shared_ptr<kube::Transport> transportFor(const TranscriptServer &server,
+                                              std::size_t budget = kube::kMaxBufferedBodyBytes)
 {
     kube::TransportConfig config;
     config.server = server.url();
@@ -91,8 +92,8 @@ private Q_SLOTS:
         QTRY_VERIFY_WITH_TIMEOUT(r.has_value(), 10'000);
         QVERIFY2(r->ok(), r->ok() ? "" : r->error().describe().c_str());
         QCOMPARE((*r)->body.size(), size);
-        QVERIFY((*r)->body.capacity() >= size + kube::kResponseBodyPadding);  // the decoder reads it in place
-        QVERIFY((*r)->body.capacity() < size + kube::kBodyPieceBytes / 2); // not a doubled buffer
+        QVERIFY((*r)->body.capacity() >= size + kube::kResponseBodyPadding); // the decoder reads it in place
+        QVERIFY((*r)->body.capacity() < size + kube::kBodyPieceBytes / 2);   // not a doubled buffer
         QCOMPARE((*r)->body.front(), '"');
         QCOMPARE((*r)->body.back(), '"');
     }

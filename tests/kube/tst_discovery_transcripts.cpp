@@ -16,7 +16,8 @@ using namespace fieldscope::testing;
 namespace {
 
 // Exactly what client-go sends (AcceptV2 + "," + AcceptV1 in k8s.io/client-go/discovery/discovery_client.go).
-const std::string kAggregatedAccept = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json";
+const std::string kAggregatedAccept =
+    "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json";
 const std::string kApiEtag = "\"0B1A3A8BE5DBF0A2A9A7B0E5E6A9B4C1D2E3F4A5B6C7D8E9F0A1B2C3D4E5F6A7\"";
 const std::string kApisEtag = "\"7F3C2D1E0A9B8C7D6E5F4A3B2C1D0E9F8A7B6C5D4E3F2A1B0C9D8E7F6A5B4C3D\"";
 
@@ -50,7 +51,9 @@ struct Fixture {
         server.on("/apis/apps/v1").exactPath().replyFile(QStringLiteral("discovery/legacy-apps-v1.http"));
         server.on("/apis/autoscaling/v2").exactPath().replyFile(QStringLiteral("discovery/legacy-autoscaling-v2.http"));
         server.on("/apis/autoscaling/v1").exactPath().replyFile(QStringLiteral("discovery/legacy-autoscaling-v1.http"));
-        server.on("/apis/metrics.k8s.io/v1beta1").exactPath().replyFile(QStringLiteral("discovery/legacy-metrics-503.http"));
+        server.on("/apis/metrics.k8s.io/v1beta1")
+            .exactPath()
+            .replyFile(QStringLiteral("discovery/legacy-metrics-503.http"));
     }
 
     // Runs one refresh to its end; false when it failed or timed out.
@@ -64,7 +67,8 @@ struct Fixture {
         return failed.isEmpty();
     }
 
-    const kube::ResourceInfo *get(const std::string &group, const std::string &version, const std::string &resource) const
+    const kube::ResourceInfo *get(const std::string &group, const std::string &version,
+                                  const std::string &resource) const
     {
         for (const auto &r : discovery.snapshot().resources)
             if (r.group == group && r.version == version && r.resource == resource)
@@ -76,8 +80,8 @@ struct Fixture {
 // Documents built in code (outside the test class: moc miscounts braces inside raw strings).
 std::string groupEntry(const std::string &g)
 {
-    return R"({"name":")" + g + R"(","versions":[{"groupVersion":")" + g + R"(/v1","version":"v1"}],"preferredVersion":{"groupVersion":")" + g
-         + R"(/v1","version":"v1"}})";
+    return R"({"name":")" + g + R"(","versions":[{"groupVersion":")" + g
+         + R"(/v1","version":"v1"}],"preferredVersion":{"groupVersion":")" + g + R"(/v1","version":"v1"}})";
 }
 std::string groupList(const std::string &groups)
 {
@@ -121,7 +125,8 @@ private Q_SLOTS:
         const auto api = f.server.requests("/api");
         QCOMPARE(int(api.size()), 2); // /api and /apis, nothing per group version
         for (const auto &r : api)
-            QCOMPARE(QString::fromStdString(r.header("Accept").value_or("")), QString::fromStdString(kAggregatedAccept));
+            QCOMPARE(QString::fromStdString(r.header("Accept").value_or("")),
+                     QString::fromStdString(kAggregatedAccept));
         QVERIFY(f.server.unmatched().empty());
     }
 
@@ -163,7 +168,8 @@ private Q_SLOTS:
         Fixture f;
         f.serveAggregated();
         QVERIFY(f.refresh());
-        QCOMPARE(names(f.get("apps", "v1", "deployments")->subresources), (QStringList{QStringLiteral("scale"), QStringLiteral("status")}));
+        QCOMPARE(names(f.get("apps", "v1", "deployments")->subresources),
+                 (QStringList{QStringLiteral("scale"), QStringLiteral("status")}));
         QCOMPARE(names(f.get("", "v1", "pods")->subresources),
                  (QStringList{QStringLiteral("eviction"), QStringLiteral("log"), QStringLiteral("status")}));
         for (const auto &r : f.discovery.snapshot().resources)
@@ -186,7 +192,8 @@ private Q_SLOTS:
     void aggregatedContentTypeIsRecognisedInAnyParameterOrder()
     {
         QVERIFY(kube::isAggregatedContentType("application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList"));
-        QVERIFY(kube::isAggregatedContentType("application/json; as=APIGroupDiscoveryList; v=v2; g=apidiscovery.k8s.io"));
+        QVERIFY(
+            kube::isAggregatedContentType("application/json; as=APIGroupDiscoveryList; v=v2; g=apidiscovery.k8s.io"));
         QVERIFY(!kube::isAggregatedContentType("application/json"));
         QVERIFY(!kube::isAggregatedContentType("application/json;as=Table;v=v1;g=meta.k8s.io"));
     }
@@ -199,12 +206,15 @@ private Q_SLOTS:
         const auto &snap = f.discovery.snapshot();
         QVERIFY(!snap.aggregated);
         // One request per group version, as on servers without aggregated discovery.
-        for (const char *path : {"/api/v1", "/apis/apps/v1", "/apis/autoscaling/v2", "/apis/autoscaling/v1", "/apis/metrics.k8s.io/v1beta1"})
+        for (const char *path : {"/api/v1", "/apis/apps/v1", "/apis/autoscaling/v2", "/apis/autoscaling/v1",
+                                 "/apis/metrics.k8s.io/v1beta1"})
             QCOMPARE(f.server.count([path](const RecordedRequest &r) { return r.path == path; }), 1);
         QVERIFY(f.get("autoscaling", "v2", "horizontalpodautoscalers")->preferred);
         QVERIFY(!f.get("autoscaling", "v1", "horizontalpodautoscalers")->preferred);
-        QCOMPARE(names(f.get("apps", "v1", "deployments")->subresources), (QStringList{QStringLiteral("scale"), QStringLiteral("status")}));
-        QCOMPARE(names(f.get("", "v1", "pods")->subresources), (QStringList{QStringLiteral("log"), QStringLiteral("status")}));
+        QCOMPARE(names(f.get("apps", "v1", "deployments")->subresources),
+                 (QStringList{QStringLiteral("scale"), QStringLiteral("status")}));
+        QCOMPARE(names(f.get("", "v1", "pods")->subresources),
+                 (QStringList{QStringLiteral("log"), QStringLiteral("status")}));
         QVERIFY(!f.get("", "v1", "pods/log"));
         QVERIFY(f.server.unmatched().empty());
     }
@@ -218,7 +228,8 @@ private Q_SLOTS:
         QCOMPARE(int(failed.size()), 1);
         QVERIFY(failed.count("metrics.k8s.io/v1beta1"));
         const QString why = QString::fromStdString(failed.at("metrics.k8s.io/v1beta1"));
-        QVERIFY2(why.contains(QStringLiteral("503")) && why.contains(QStringLiteral("service unavailable")), qPrintable(why));
+        QVERIFY2(why.contains(QStringLiteral("503")) && why.contains(QStringLiteral("service unavailable")),
+                 qPrintable(why));
         QVERIFY(!f.get("metrics.k8s.io", "v1beta1", "pods"));
         QVERIFY(f.get("apps", "v1", "deployments"));
         QVERIFY(f.get("", "v1", "configmaps"));
@@ -230,9 +241,13 @@ private Q_SLOTS:
         auto noEtag = [](const RecordedRequest &r) { return !r.header("If-None-Match"); };
         f.server.on("/api").exactPath().where(noEtag).replyFile(QStringLiteral("discovery/aggregated-1.34-api.http"));
         f.server.on("/apis").exactPath().where(noEtag).replyFile(QStringLiteral("discovery/aggregated-1.34-apis.http"));
-        f.server.on("/api").exactPath().where([](const RecordedRequest &r) { return r.header("If-None-Match") == kApiEtag; })
+        f.server.on("/api")
+            .exactPath()
+            .where([](const RecordedRequest &r) { return r.header("If-None-Match") == kApiEtag; })
             .replyFile(QStringLiteral("discovery/aggregated-1.34-api-304.http"));
-        f.server.on("/apis").exactPath().where([](const RecordedRequest &r) { return r.header("If-None-Match") == kApisEtag; })
+        f.server.on("/apis")
+            .exactPath()
+            .where([](const RecordedRequest &r) { return r.header("If-None-Match") == kApisEtag; })
             .replyFile(QStringLiteral("discovery/aggregated-1.34-apis-304.http"));
         QVERIFY(f.refresh());
         const auto first = f.discovery.snapshot().resources.size();
@@ -243,11 +258,14 @@ private Q_SLOTS:
         QVERIFY(snap.aggregated);
         QCOMPARE(snap.resources.size(), first);
         QVERIFY(f.get("metrics.k8s.io", "v1beta1", "pods")->stale);
-        QCOMPARE(names(f.get("apps", "v1", "deployments")->subresources), (QStringList{QStringLiteral("scale"), QStringLiteral("status")}));
+        QCOMPARE(names(f.get("apps", "v1", "deployments")->subresources),
+                 (QStringList{QStringLiteral("scale"), QStringLiteral("status")}));
         const auto requests = f.server.requests("/api");
         QCOMPARE(int(requests.size()), 4);
-        QCOMPARE(QString::fromStdString(requests[2].header("If-None-Match").value_or("")), QString::fromStdString(kApiEtag));
-        QCOMPARE(QString::fromStdString(requests[3].header("If-None-Match").value_or("")), QString::fromStdString(kApisEtag));
+        QCOMPARE(QString::fromStdString(requests[2].header("If-None-Match").value_or("")),
+                 QString::fromStdString(kApiEtag));
+        QCOMPARE(QString::fromStdString(requests[3].header("If-None-Match").value_or("")),
+                 QString::fromStdString(kApisEtag));
         QVERIFY(f.server.unmatched().empty());
     }
     void legacyDiscoveryOfFiftyGroupsKeepsAtMostEightRequestsInFlight()
@@ -322,7 +340,8 @@ private Q_SLOTS:
         QVERIFY(f.refresh());
         const auto &snap = f.discovery.snapshot();
         QCOMPARE(int(snap.failedResources.size()), 1);
-        QVERIFY2(snap.failedResources.begin()->second.find("scope") != std::string::npos, snap.failedResources.begin()->second.c_str());
+        QVERIFY2(snap.failedResources.begin()->second.find("scope") != std::string::npos,
+                 snap.failedResources.begin()->second.c_str());
         QVERIFY(f.get("apps", "v1", "deployments"));
         int core = 0;
         for (const auto &r : snap.resources)

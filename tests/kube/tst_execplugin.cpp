@@ -65,7 +65,8 @@ private:
         QByteArray status = "\"token\":\"" + token + "\"";
         if (!expiry.isEmpty())
             status += ",\"expirationTimestamp\":\"" + expiry + "\"";
-        return "cat <<'EOF'\n{\"apiVersion\":\"" + apiVersion + "\",\"kind\":\"ExecCredential\",\"status\":{" + status + "}}\nEOF\n";
+        return "cat <<'EOF'\n{\"apiVersion\":\"" + apiVersion + "\",\"kind\":\"ExecCredential\",\"status\":{" + status
+             + "}}\nEOF\n";
     }
 
     static ResolvedConfig execConfig(const QString &command, const char *apiVersion = kExecApiV1)
@@ -102,7 +103,9 @@ private Q_SLOTS:
     void execPluginTokenIsReturned()
     {
         QFETCH(QByteArray, apiVersion);
-        CredentialProvider p(execConfig(script(tokenOutput(apiVersion, kSecret) + "echo 'progress: logged in' >&2\n"), apiVersion.constData()), allowing());
+        CredentialProvider p(execConfig(script(tokenOutput(apiVersion, kSecret) + "echo 'progress: logged in' >&2\n"),
+                                        apiVersion.constData()),
+                             allowing());
         auto c = p.current();
         QVERIFY2(c.ok(), c.ok() ? "" : c.error().describe().c_str());
         QCOMPARE(QByteArray::fromStdString(c->bearerToken), QByteArray(kSecret));
@@ -112,9 +115,11 @@ private Q_SLOTS:
 
     void execPluginClientCertificateIsReturned()
     {
-        CredentialProvider p(execConfig(script("printf '%s' '{\"apiVersion\":\"client.authentication.k8s.io/v1\",\"kind\":\"ExecCredential\","
-                                               "\"status\":{\"clientCertificateData\":\"CERT\",\"clientKeyData\":\"KEY\"}}'\n")),
-                             allowing());
+        CredentialProvider p(
+            execConfig(
+                script("printf '%s' '{\"apiVersion\":\"client.authentication.k8s.io/v1\",\"kind\":\"ExecCredential\","
+                       "\"status\":{\"clientCertificateData\":\"CERT\",\"clientKeyData\":\"KEY\"}}'\n")),
+            allowing());
         auto c = p.current();
         QVERIFY2(c.ok(), c.ok() ? "" : c.error().describe().c_str());
         QCOMPARE(c->clientCertificatePem, QByteArray("CERT"));
@@ -165,21 +170,26 @@ private Q_SLOTS:
     {
         QTest::addColumn<QByteArray>("body");
         QTest::addColumn<QString>("message");
-        QTest::newRow("wrong apiVersion") << tokenOutput(kExecApiV1beta1, kSecret)
-                                          << "is configured to use API version client.authentication.k8s.io/v1, plugin returned version "
-                                             "client.authentication.k8s.io/v1beta1";
-        QTest::newRow("certificate without key")
-            << QByteArray("echo '{\"apiVersion\":\"client.authentication.k8s.io/v1\",\"kind\":\"ExecCredential\",\"status\":{\"clientCertificateData\":\"C\"}}'\n")
-            << "returned only certificate or key, not both";
-        QTest::newRow("no status") << QByteArray("echo '{\"apiVersion\":\"client.authentication.k8s.io/v1\",\"kind\":\"ExecCredential\"}'\n")
-                                   << "didn't return a status field";
-        QTest::newRow("empty status") << QByteArray("echo '{\"apiVersion\":\"client.authentication.k8s.io/v1\",\"kind\":\"ExecCredential\",\"status\":{}}'\n")
+        QTest::newRow("wrong apiVersion")
+            << tokenOutput(kExecApiV1beta1, kSecret)
+            << "is configured to use API version client.authentication.k8s.io/v1, plugin returned version "
+               "client.authentication.k8s.io/v1beta1";
+        QTest::newRow("certificate without key") << QByteArray(
+            "echo '{\"apiVersion\":\"client.authentication.k8s.io/v1\",\"kind\":\"ExecCredential\",\"status\":{\"clientCertificateData\":\"C\"}}'\n")
+                                                 << "returned only certificate or key, not both";
+        QTest::newRow("no status")
+            << QByteArray("echo '{\"apiVersion\":\"client.authentication.k8s.io/v1\",\"kind\":\"ExecCredential\"}'\n")
+            << "didn't return a status field";
+        QTest::newRow("empty status") << QByteArray(
+            "echo '{\"apiVersion\":\"client.authentication.k8s.io/v1\",\"kind\":\"ExecCredential\",\"status\":{}}'\n")
                                       << "didn't return a token or cert/key pair";
-        QTest::newRow("truncated JSON quoting the token") << "printf '{\"apiVersion\":\"client.authentication.k8s.io/v1\",\"status\":{\"token\":\"" +
-                                                                 QByteArray(kSecret) + "'\n"
-                                                          << "wrote output that is not JSON";
-        QTest::newRow("exit code with token on stdout") << "echo '" + QByteArray(kSecret) + "'; echo 'login required' >&2; exit 3\n"
-                                                        << "failed with exit code 3: login required";
+        QTest::newRow("truncated JSON quoting the token")
+            << "printf '{\"apiVersion\":\"client.authentication.k8s.io/v1\",\"status\":{\"token\":\""
+                   + QByteArray(kSecret) + "'\n"
+            << "wrote output that is not JSON";
+        QTest::newRow("exit code with token on stdout")
+            << "echo '" + QByteArray(kSecret) + "'; echo 'login required' >&2; exit 3\n"
+            << "failed with exit code 3: login required";
         QTest::newRow("bad expiry") << tokenOutput(kExecApiV1, kSecret, "tomorrow") << "invalid expirationTimestamp";
     }
     void badPluginOutputIsRejected()
@@ -217,7 +227,8 @@ private Q_SLOTS:
         CredentialProvider p(rc, allowing());
         auto c = p.current();
         QVERIFY(!c.ok());
-        QVERIFY2(describe(c.error()).contains(QLatin1String("requires a terminal (interactiveMode: Always)")), qPrintable(describe(c.error())));
+        QVERIFY2(describe(c.error()).contains(QLatin1String("requires a terminal (interactiveMode: Always)")),
+                 qPrintable(describe(c.error())));
         QCOMPARE(runCount(runs), 0);
     }
 
@@ -232,8 +243,9 @@ private Q_SLOTS:
         QFETCH(bool, provideClusterInfo);
         const QString infoFile = m_dir.filePath(QStringLiteral("exec-info-%1.json").arg(provideClusterInfo));
         const QString envFile = m_dir.filePath(QStringLiteral("env-%1.txt").arg(provideClusterInfo));
-        ResolvedConfig rc = execConfig(script("printf '%s' \"$KUBERNETES_EXEC_INFO\" > '" + infoFile.toUtf8() + "'\nprintf '%s|%s' \"$FOO\" \"$HOME\" > '" +
-                                              envFile.toUtf8() + "'\n" + tokenOutput(kExecApiV1, kSecret)));
+        ResolvedConfig rc = execConfig(script("printf '%s' \"$KUBERNETES_EXEC_INFO\" > '" + infoFile.toUtf8()
+                                              + "'\nprintf '%s|%s' \"$FOO\" \"$HOME\" > '" + envFile.toUtf8() + "'\n"
+                                              + tokenOutput(kExecApiV1, kSecret)));
         rc.auth.exec.provideClusterInfo = provideClusterInfo;
         rc.auth.exec.env = {{"FOO", "bar"}};
         rc.tlsServerName = "api.internal";
@@ -247,7 +259,8 @@ private Q_SLOTS:
         QVERIFY(f.open(QIODevice::ReadOnly));
         auto info = core::parseJson(f.readAll().toStdString());
         QVERIFY(info.ok());
-        core::Json expected = {{"kind", "ExecCredential"}, {"apiVersion", kExecApiV1}, {"spec", {{"interactive", false}}}};
+        core::Json expected = {
+            {"kind", "ExecCredential"}, {"apiVersion", kExecApiV1}, {"spec", {{"interactive", false}}}};
         if (provideClusterInfo)
             expected["spec"]["cluster"] = {{"server", "https://api.example:6443"},
                                            {"tls-server-name", "api.internal"},
@@ -265,8 +278,12 @@ private Q_SLOTS:
     void consentRequestDescribesEverythingThePluginGets()
     {
         ResolvedConfig rc = execConfig(script(tokenOutput(kExecApiV1, kSecret)));
-        rc.auth.exec.args = {"get-token", "--server-id", "a b", "evil\xe2\x80\xae" "fdp.exe"};
-        rc.auth.exec.env = {{"CLIENT_SECRET", "do-not-show"}, {"LD_PRELOAD", "/tmp/x.so"}, {"NODE_OPTIONS", "--require /tmp/y.js"},
+        rc.auth.exec.args = {"get-token", "--server-id", "a b",
+                             "evil\xe2\x80\xae"
+                             "fdp.exe"};
+        rc.auth.exec.env = {{"CLIENT_SECRET", "do-not-show"},
+                            {"LD_PRELOAD", "/tmp/x.so"},
+                            {"NODE_OPTIONS", "--require /tmp/y.js"},
                             {"REGION", "eu\x1b[31m-west"}};
         rc.auth.exec.provideClusterInfo = true;
         std::optional<ExecConsentRequest> seen;
@@ -288,8 +305,10 @@ private Q_SLOTS:
         QCOMPARE(QString::fromStdString(lines["server"].value), QStringLiteral("https://api.example:6443"));
         QCOMPARE(QString::fromStdString(lines["command"].value), QString::fromStdString(rc.auth.exec.command));
         // The right-to-left override would show "exe.pdf" reversed: it is a visible escape instead.
-        QCOMPARE(QString::fromStdString(lines["arguments"].value), QStringLiteral("get-token --server-id 'a b' 'evil\\u202efdp.exe'"));
-        QCOMPARE(QString::fromStdString(lines["env CLIENT_SECRET"].value), QStringLiteral("(hidden: the name looks secret)"));
+        QCOMPARE(QString::fromStdString(lines["arguments"].value),
+                 QStringLiteral("get-token --server-id 'a b' 'evil\\u202efdp.exe'"));
+        QCOMPARE(QString::fromStdString(lines["env CLIENT_SECRET"].value),
+                 QStringLiteral("(hidden: the name looks secret)"));
         QVERIFY(!lines["env CLIENT_SECRET"].warning);
         QCOMPARE(QString::fromStdString(lines["env LD_PRELOAD"].value), QStringLiteral("/tmp/x.so"));
         QVERIFY(lines["env LD_PRELOAD"].warning);
@@ -301,7 +320,8 @@ private Q_SLOTS:
         QVERIFY2(!text.contains(QLatin1String("do-not-show")), qPrintable(text));
         QVERIFY2(text.contains(QLatin1String("! env LD_PRELOAD")), qPrintable(text));
         for (QChar c : text)
-            QVERIFY2(c == u'\n' || (c.category() != QChar::Other_Control && c.category() != QChar::Other_Format), qPrintable(text));
+            QVERIFY2(c == u'\n' || (c.category() != QChar::Other_Control && c.category() != QChar::Other_Format),
+                     qPrintable(text));
         QCOMPARE(seen->fingerprint.size(), std::size_t(64));
     }
 
@@ -311,14 +331,20 @@ private Q_SLOTS:
         QTest::addColumn<QString>("out");
         QTest::newRow("plain") << QByteArray("aws eks get-token") << QStringLiteral("aws eks get-token");
         QTest::newRow("accents stay") << QByteArray("caf\xc3\xa9") << QStringLiteral("caf\u00e9");
-        QTest::newRow("RLO") << QByteArray("a\xe2\x80\xae" "b") << QStringLiteral("a\\u202eb");
+        QTest::newRow("RLO") << QByteArray("a\xe2\x80\xae"
+                                           "b")
+                             << QStringLiteral("a\\u202eb");
         QTest::newRow("LRE..PDF") << QByteArray("\xe2\x80\xaa\xe2\x80\xac") << QStringLiteral("\\u202a\\u202c");
         QTest::newRow("isolates") << QByteArray("\xe2\x81\xa6x\xe2\x81\xa9") << QStringLiteral("\\u2066x\\u2069");
         QTest::newRow("newline and escape") << QByteArray("a\nb\x1b[0m") << QStringLiteral("a\\u000ab\\u001b[0m");
         QTest::newRow("DEL") << QByteArray("a\x7f") << QStringLiteral("a\\u007f");
         QTest::newRow("C1 NEL") << QByteArray("a\xc2\x85") << QStringLiteral("a\\u0085");
-        QTest::newRow("zero-width space") << QByteArray("a\xe2\x80\x8b" "b") << QStringLiteral("a\\u200bb");
-        QTest::newRow("invalid byte") << QByteArray("a\xff" "b") << QStringLiteral("a\\xffb");
+        QTest::newRow("zero-width space") << QByteArray("a\xe2\x80\x8b"
+                                                        "b")
+                                          << QStringLiteral("a\\u200bb");
+        QTest::newRow("invalid byte") << QByteArray("a\xff"
+                                                    "b")
+                                      << QStringLiteral("a\\xffb");
         QTest::newRow("overlong slash") << QByteArray("\xc0\xaf") << QStringLiteral("\\xc0\\xaf");
         QTest::newRow("truncated sequence") << QByteArray("x\xe2\x80") << QStringLiteral("x\\xe2\\x80");
     }
@@ -366,8 +392,8 @@ private Q_SLOTS:
     void consentIsBoundToEverythingShown_data()
     {
         QTest::addColumn<QString>("change");
-        for (const char *c : {"server", "kubeconfig file", "context", "user", "argument", "env value", "env name", "provideClusterInfo",
-                              "cluster config", "command"})
+        for (const char *c : {"server", "kubeconfig file", "context", "user", "argument", "env value", "env name",
+                              "provideClusterInfo", "cluster config", "command"})
             QTest::newRow(c) << QString::fromLatin1(c);
     }
     void consentIsBoundToEverythingShown()
@@ -450,7 +476,8 @@ private Q_SLOTS:
         QVERIFY(!QFile::exists(pwned));
 
         // The same program in an absolute PATH entry is found.
-        o.environment.insert(QStringLiteral("PATH"), cwd.filePath(QStringLiteral("bin")) + QStringLiteral(":/usr/bin:/bin"));
+        o.environment.insert(QStringLiteral("PATH"),
+                             cwd.filePath(QStringLiteral("bin")) + QStringLiteral(":/usr/bin:/bin"));
         CredentialProvider q(execConfig(QStringLiteral("fieldscope-fake-plugin")), o);
         QVERIFY(q.current().ok());
     }
@@ -515,7 +542,11 @@ private Q_SLOTS:
         QCOMPARE(runCount(runs), 0);
 
         (*pendingReply)(ConsentAnswer::Allow); // e.g. from the GUI thread, much later
-        QTRY_COMPARE_WITH_TIMEOUT(([&] { std::lock_guard lock(m); return int(delivered.size()); }()), 2, 20000);
+        QTRY_COMPARE_WITH_TIMEOUT(([&] {
+                                      std::lock_guard lock(m);
+                                      return int(delivered.size());
+                                  }()),
+                                  2, 20000);
         std::lock_guard lock(m);
         for (const auto &c : delivered) {
             QVERIFY(c.ok());
@@ -574,8 +605,8 @@ private Q_SLOTS:
         const ResolvedConfig rc = execConfig(script(tokenOutput(kExecApiV1, kSecret), &runs));
         auto inv = prepareExec(rc, QProcessEnvironment::systemEnvironment());
         QVERIFY(inv.ok());
-        store->remember({inv->fingerprint(), false, rc.auth.sourceFile, rc.contextName, rc.auth.userName, rc.server, inv->program,
-                         QDateTime::currentDateTimeUtc()});
+        store->remember({inv->fingerprint(), false, rc.auth.sourceFile, rc.contextName, rc.auth.userName, rc.server,
+                         inv->program, QDateTime::currentDateTimeUtc()});
         CredentialOptions o;
         o.consentStore = store;
         o.allowExecPluginsThisRun = true;
@@ -588,7 +619,8 @@ private Q_SLOTS:
         auto c = CredentialProvider(rc, o).current();
         QVERIFY(!c.ok());
         QCOMPARE(QString::fromStdString(c.error().reason), QStringLiteral("ConsentDenied"));
-        QVERIFY2(describe(c.error()).contains(QLatin1String("fieldscope consent forget ") + QString::fromStdString(inv->fingerprint().substr(0, 12))),
+        QVERIFY2(describe(c.error()).contains(QLatin1String("fieldscope consent forget ")
+                                              + QString::fromStdString(inv->fingerprint().substr(0, 12))),
                  qPrintable(describe(c.error())));
     }
 
@@ -610,14 +642,17 @@ private Q_SLOTS:
         CredentialOptions o = allowing();
         o.execTimeout = std::chrono::seconds(60);
         const QString started = m_dir.filePath(QStringLiteral("slow-started"));
-        auto p = std::make_unique<CredentialProvider>(execConfig(script("touch '" + started.toUtf8() + "'\nsleep 30\n" + tokenOutput(kExecApiV1, kSecret), &runs)), o);
+        auto p = std::make_unique<CredentialProvider>(execConfig(script("touch '" + started.toUtf8() + "'\nsleep 30\n"
+                                                                            + tokenOutput(kExecApiV1, kSecret),
+                                                                        &runs)),
+                                                      o);
         std::atomic<int> cancelled{0};
         QElapsedTimer t;
         t.start();
         QVERIFY(!p->current([&](core::Result<AuthCredential> c) {
-                       if (!c.ok() && c.error().category == ErrorCategory::Cancelled)
-                           ++cancelled;
-                   }).has_value());
+                      if (!c.ok() && c.error().category == ErrorCategory::Cancelled)
+                          ++cancelled;
+                  }).has_value());
         QVERIFY(t.elapsed() < 500);
         QTRY_VERIFY_WITH_TIMEOUT(QFile::exists(started), 10000);
         t.restart();
@@ -659,7 +694,8 @@ private Q_SLOTS:
     void asyncRunReportsThroughFinishedSignal()
     {
         ResolvedConfig rc = execConfig(script(tokenOutput(kExecApiV1, kSecret, "2030-01-01T00:00:00.5+01:00")));
-        auto inv = prepareExec(rc.auth.exec, execClusterInfo(rc), QProcessEnvironment::systemEnvironment(), rc.auth.sourceFile, rc.auth.userName);
+        auto inv = prepareExec(rc.auth.exec, execClusterInfo(rc), QProcessEnvironment::systemEnvironment(),
+                               rc.auth.sourceFile, rc.auth.userName);
         QVERIFY(inv.ok());
         ExecPluginProcess proc;
         QSignalSpy spy(&proc, &ExecPluginProcess::finished);
@@ -674,7 +710,8 @@ private Q_SLOTS:
     void asyncRunTimesOut()
     {
         ResolvedConfig rc = execConfig(script("sleep 10\n"));
-        auto inv = prepareExec(rc.auth.exec, core::Json(), QProcessEnvironment::systemEnvironment(), rc.auth.sourceFile, rc.auth.userName);
+        auto inv = prepareExec(rc.auth.exec, core::Json(), QProcessEnvironment::systemEnvironment(), rc.auth.sourceFile,
+                               rc.auth.userName);
         QVERIFY(inv.ok());
         ExecPluginProcess proc;
         QSignalSpy spy(&proc, &ExecPluginProcess::finished);

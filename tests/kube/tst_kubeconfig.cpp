@@ -61,8 +61,8 @@ QByteArray kubeconfigNaming(const QString &field, const QString &path, const QSt
         user = "{client-certificate: " + g + ", client-key: " + p + "}";
     else if (field == QLatin1String("tokenFile"))
         user = "{tokenFile: " + p + "}";
-    return "clusters: [{name: c, cluster: " + cluster + "}]\nusers: [{name: u, user: " + user +
-           "}]\ncontexts: [{name: ctx, context: {cluster: c, user: u}}]\n";
+    return "clusters: [{name: c, cluster: " + cluster + "}]\nusers: [{name: u, user: " + user
+         + "}]\ncontexts: [{name: ctx, context: {cluster: c, user: u}}]\n";
 }
 
 } // namespace
@@ -82,13 +82,30 @@ private Q_SLOTS:
         QTest::addColumn<QString>("sharedUserToken");
         QTest::addColumn<QString>("contexts");
         QTest::addColumn<QString>("sharedContextNamespace");
-        QTest::newRow("a b c") << "a:b:c" << "ctx-b" << "https://a.example:6443" << "token-from-a" << "ctx-a,ctx-shared,ctx-b,ctx-c" << "default";
-        QTest::newRow("b a: b wins everything it defines") << "b:a" << "ctx-b" << "https://b.example:6443" << "token-from-b" << "ctx-b,ctx-shared,ctx-a"
+        QTest::newRow("a b c") << "a:b:c"
+                               << "ctx-b"
+                               << "https://a.example:6443"
+                               << "token-from-a"
+                               << "ctx-a,ctx-shared,ctx-b,ctx-c"
+                               << "default";
+        QTest::newRow("b a: b wins everything it defines") << "b:a"
+                                                           << "ctx-b"
+                                                           << "https://b.example:6443"
+                                                           << "token-from-b"
+                                                           << "ctx-b,ctx-shared,ctx-a"
                                                            << "b-ns";
-        QTest::newRow("c first sets current-context") << "c:a:b" << "ctx-c" << "https://a.example:6443" << "token-from-a"
-                                                      << "ctx-c,ctx-a,ctx-shared,ctx-b" << "default";
-        QTest::newRow("duplicates, empty and missing entries ignored")
-            << "a::b:a:missing:c:" << "ctx-b" << "https://a.example:6443" << "token-from-a" << "ctx-a,ctx-shared,ctx-b,ctx-c" << "default";
+        QTest::newRow("c first sets current-context") << "c:a:b"
+                                                      << "ctx-c"
+                                                      << "https://a.example:6443"
+                                                      << "token-from-a"
+                                                      << "ctx-c,ctx-a,ctx-shared,ctx-b"
+                                                      << "default";
+        QTest::newRow("duplicates, empty and missing entries ignored") << "a::b:a:missing:c:"
+                                                                       << "ctx-b"
+                                                                       << "https://a.example:6443"
+                                                                       << "token-from-a"
+                                                                       << "ctx-a,ctx-shared,ctx-b,ctx-c"
+                                                                       << "default";
     }
     void kubeconfigListMergesFirstDefinitionWins()
     {
@@ -100,7 +117,9 @@ private Q_SLOTS:
         QFETCH(QString, sharedContextNamespace);
         QStringList paths;
         for (const QString &n : list.split(QLatin1Char(':')))
-            paths << (n.isEmpty() ? QString() : fixture(QStringLiteral("merge/") + n + (n == QLatin1String("missing") ? QString() : QStringLiteral(".yaml"))));
+            paths << (n.isEmpty() ? QString()
+                                  : fixture(QStringLiteral("merge/") + n
+                                            + (n == QLatin1String("missing") ? QString() : QStringLiteral(".yaml"))));
         LoadOptions o;
         o.environment = env({{"KUBECONFIG", paths.join(QLatin1Char(':'))}}, m_home.path());
         auto kc = Kubeconfig::load(o);
@@ -122,7 +141,8 @@ private Q_SLOTS:
     {
         // b's shared-user has "as" and b's shared cluster a CA and tls-server-name; a's entries win whole.
         LoadOptions o;
-        o.environment = env({{"KUBECONFIG", fixture(QStringLiteral("merge/a.yaml")) + QLatin1Char(':') + fixture(QStringLiteral("merge/b.yaml"))}},
+        o.environment = env({{"KUBECONFIG", fixture(QStringLiteral("merge/a.yaml")) + QLatin1Char(':')
+                                                + fixture(QStringLiteral("merge/b.yaml"))}},
                             m_home.path());
         auto kc = Kubeconfig::load(o);
         QVERIFY(kc.ok());
@@ -139,7 +159,8 @@ private Q_SLOTS:
     void allKubeconfigFilesMissingGivesOneWarning()
     {
         LoadOptions o;
-        o.environment = env({{"KUBECONFIG", m_home.filePath(QStringLiteral("nope1")) + QLatin1Char(':') + m_home.filePath(QStringLiteral("nope2"))}},
+        o.environment = env({{"KUBECONFIG", m_home.filePath(QStringLiteral("nope1")) + QLatin1Char(':')
+                                                + m_home.filePath(QStringLiteral("nope2"))}},
                             m_home.path());
         auto kc = Kubeconfig::load(o);
         QVERIFY(kc.ok());
@@ -155,7 +176,8 @@ private Q_SLOTS:
     void unparsableFileInListIsAnError()
     {
         LoadOptions o;
-        o.environment = env({{"KUBECONFIG", fixture(QStringLiteral("merge/a.yaml")) + QLatin1Char(':') + fixture(QStringLiteral("malformed.yaml"))}},
+        o.environment = env({{"KUBECONFIG", fixture(QStringLiteral("merge/a.yaml")) + QLatin1Char(':')
+                                                + fixture(QStringLiteral("malformed.yaml"))}},
                             m_home.path());
         auto kc = Kubeconfig::load(o);
         QVERIFY(!kc.ok());
@@ -235,19 +257,21 @@ private Q_SLOTS:
 
     void certificateAuthorityDataWinsOverFileWithWarning()
     {
-        auto kc = Kubeconfig::fromYaml("clusters:\n"
-                                       "- name: c\n"
-                                       "  cluster: {server: \"https://x:6443\", certificate-authority: /nonexistent/ca.crt, certificate-authority-data: \"aGVsbG8=\"}\n"
-                                       "contexts:\n"
-                                       "- name: ctx\n"
-                                       "  context: {cluster: c}\n",
-                                       "/tmp/kc");
+        auto kc = Kubeconfig::fromYaml(
+            "clusters:\n"
+            "- name: c\n"
+            "  cluster: {server: \"https://x:6443\", certificate-authority: /nonexistent/ca.crt, certificate-authority-data: \"aGVsbG8=\"}\n"
+            "contexts:\n"
+            "- name: ctx\n"
+            "  context: {cluster: c}\n",
+            "/tmp/kc");
         QVERIFY(kc.ok());
         auto rc = kc->resolve("ctx");
         QVERIFY2(rc.ok(), rc.ok() ? "" : rc.error().describe().c_str());
         QCOMPARE(rc->caPem, QByteArray("hello"));
         QCOMPARE(int(rc->warnings.size()), 1);
-        QVERIFY(QString::fromStdString(rc->warnings.front()).contains(QLatin1String("certificate-authority-data is used")));
+        QVERIFY(
+            QString::fromStdString(rc->warnings.front()).contains(QLatin1String("certificate-authority-data is used")));
         QCOMPARE(rc->auth.method, AuthMethod::None);
     }
 
@@ -283,16 +307,17 @@ private Q_SLOTS:
 
     void clientCertificateAndKeyDataWinOverTheirFilesWithAWarningEach()
     {
-        auto kc = Kubeconfig::fromYaml("clusters:\n"
-                                       "- name: c\n"
-                                       "  cluster: {server: \"https://x:6443\"}\n"
-                                       "users:\n"
-                                       "- name: both\n"
-                                       "  user: {client-certificate-data: Q0VSVA==, client-certificate: /nonexistent/client.crt,\n"
-                                       "         client-key-data: \"S0VZ\", client-key: /nonexistent/client.key}\n"
-                                       "contexts:\n"
-                                       "- {name: both, context: {cluster: c, user: both}}\n",
-                                       "/tmp/kc");
+        auto kc = Kubeconfig::fromYaml(
+            "clusters:\n"
+            "- name: c\n"
+            "  cluster: {server: \"https://x:6443\"}\n"
+            "users:\n"
+            "- name: both\n"
+            "  user: {client-certificate-data: Q0VSVA==, client-certificate: /nonexistent/client.crt,\n"
+            "         client-key-data: \"S0VZ\", client-key: /nonexistent/client.key}\n"
+            "contexts:\n"
+            "- {name: both, context: {cluster: c, user: both}}\n",
+            "/tmp/kc");
         QVERIFY(kc.ok());
         auto rc = kc->resolve("both");
         QVERIFY2(rc.ok(), rc.ok() ? "" : rc.error().describe().c_str());
@@ -313,49 +338,67 @@ private Q_SLOTS:
         QTest::addColumn<QString>("user");    // YAML flow mapping of the user
         QTest::addColumn<QString>("message");
         const QString server = QStringLiteral("server: \"https://x:6443\"");
-        QTest::newRow("CA data with insecure") << server + QStringLiteral(", certificate-authority-data: aGVsbG8=, insecure-skip-tls-verify: true")
-                                               << "token: t" << "specifying a root certificates file with the insecure flag is not allowed";
-        QTest::newRow("CA file with insecure") << server + QStringLiteral(", certificate-authority: ca.crt, insecure-skip-tls-verify: true") << "token: t"
-                                               << "specifying a root certificates file with the insecure flag is not allowed";
-        QTest::newRow("token and basic auth") << server << "token: t, username: u, password: p"
-                                              << "more than one authentication method found for u1; found [token basicAuth], only one is allowed";
-        QTest::newRow("token and exec") << server
-                                        << "tokenFile: /t, exec: {apiVersion: client.authentication.k8s.io/v1, command: x, interactiveMode: Never}"
-                                        << "more than one authentication method found for u1; found [token exec], only one is allowed";
-        QTest::newRow("certificate without key") << server << "client-certificate-data: Q0VSVA=="
-                                                 << "client-key-data or client-key must be specified for u1 to use the clientCert authentication method";
-        QTest::newRow("key without certificate") << server << "client-key-data: Q0VSVA=="
-                                                 << "client-certificate-data or client-certificate must be specified for u1";
-        QTest::newRow("gcp auth-provider") << server << "auth-provider: {name: gcp, config: {access-token: x}}"
-                                           << "\"gcp\" auth-provider, which is not supported; client-go removed it in 1.25. Install gke-gcloud-auth-plugin";
-        QTest::newRow("azure auth-provider") << server << "auth-provider: {name: azure}" << "Install kubelogin";
-        QTest::newRow("oidc auth-provider") << server << "auth-provider: {name: oidc}" << "use an exec plugin instead";
-        QTest::newRow("auth-provider with exec") << server
-                                                 << "auth-provider: {name: oidc}, exec: {apiVersion: client.authentication.k8s.io/v1, command: x, interactiveMode: Never}"
-                                                 << "authProvider cannot be provided in combination with an exec plugin for u1";
-        QTest::newRow("v1 exec without interactiveMode") << server << "exec: {apiVersion: client.authentication.k8s.io/v1, command: x}"
-                                                         << "interactiveMode must be specified for u1 to use exec authentication plugin";
-        QTest::newRow("exec interactiveMode Always") << server
-                                                     << "exec: {apiVersion: client.authentication.k8s.io/v1, command: x, interactiveMode: Always}"
-                                                     << "requires a terminal (interactiveMode: Always)";
-        QTest::newRow("exec v1alpha1") << server << "exec: {apiVersion: client.authentication.k8s.io/v1alpha1, command: x}"
+        QTest::newRow("CA data with insecure")
+            << server + QStringLiteral(", certificate-authority-data: aGVsbG8=, insecure-skip-tls-verify: true")
+            << "token: t"
+            << "specifying a root certificates file with the insecure flag is not allowed";
+        QTest::newRow("CA file with insecure")
+            << server + QStringLiteral(", certificate-authority: ca.crt, insecure-skip-tls-verify: true") << "token: t"
+            << "specifying a root certificates file with the insecure flag is not allowed";
+        QTest::newRow("token and basic auth")
+            << server << "token: t, username: u, password: p"
+            << "more than one authentication method found for u1; found [token basicAuth], only one is allowed";
+        QTest::newRow("token and exec")
+            << server
+            << "tokenFile: /t, exec: {apiVersion: client.authentication.k8s.io/v1, command: x, interactiveMode: Never}"
+            << "more than one authentication method found for u1; found [token exec], only one is allowed";
+        QTest::newRow("certificate without key")
+            << server << "client-certificate-data: Q0VSVA=="
+            << "client-key-data or client-key must be specified for u1 to use the clientCert authentication method";
+        QTest::newRow("key without certificate")
+            << server << "client-key-data: Q0VSVA=="
+            << "client-certificate-data or client-certificate must be specified for u1";
+        QTest::newRow("gcp auth-provider")
+            << server << "auth-provider: {name: gcp, config: {access-token: x}}"
+            << "\"gcp\" auth-provider, which is not supported; client-go removed it in 1.25. Install gke-gcloud-auth-plugin";
+        QTest::newRow("azure auth-provider") << server << "auth-provider: {name: azure}"
+                                             << "Install kubelogin";
+        QTest::newRow("oidc auth-provider") << server << "auth-provider: {name: oidc}"
+                                            << "use an exec plugin instead";
+        QTest::newRow("auth-provider with exec")
+            << server
+            << "auth-provider: {name: oidc}, exec: {apiVersion: client.authentication.k8s.io/v1, command: x, interactiveMode: Never}"
+            << "authProvider cannot be provided in combination with an exec plugin for u1";
+        QTest::newRow("v1 exec without interactiveMode")
+            << server << "exec: {apiVersion: client.authentication.k8s.io/v1, command: x}"
+            << "interactiveMode must be specified for u1 to use exec authentication plugin";
+        QTest::newRow("exec interactiveMode Always")
+            << server << "exec: {apiVersion: client.authentication.k8s.io/v1, command: x, interactiveMode: Always}"
+            << "requires a terminal (interactiveMode: Always)";
+        QTest::newRow("exec v1alpha1") << server
+                                       << "exec: {apiVersion: client.authentication.k8s.io/v1alpha1, command: x}"
                                        << "invalid apiVersion \"client.authentication.k8s.io/v1alpha1\"";
-        QTest::newRow("exec without command") << server << "exec: {apiVersion: client.authentication.k8s.io/v1, interactiveMode: Never}"
-                                              << "command must be specified for u1";
-        QTest::newRow("no server") << "tls-server-name: x" << "token: t" << "no server found for cluster \"c1\"";
+        QTest::newRow("exec without command")
+            << server << "exec: {apiVersion: client.authentication.k8s.io/v1, interactiveMode: Never}"
+            << "command must be specified for u1";
+        QTest::newRow("no server") << "tls-server-name: x"
+                                   << "token: t"
+                                   << "no server found for cluster \"c1\"";
         QTest::newRow("ftp proxy") << server + QStringLiteral(", proxy-url: \"ftp://proxy:21\"") << "token: t"
                                    << "unsupported scheme \"ftp\", must be http, https, or socks5";
-        QTest::newRow("unreadable CA file") << server + QStringLiteral(", certificate-authority: missing-ca.crt") << "token: t"
-                                            << "unable to read certificate-authority";
+        QTest::newRow("unreadable CA file")
+            << server + QStringLiteral(", certificate-authority: missing-ca.crt") << "token: t"
+            << "unable to read certificate-authority";
     }
     void resolveRejectsInvalidConfigurations()
     {
         QFETCH(QString, cluster);
         QFETCH(QString, user);
         QFETCH(QString, message);
-        const QString yaml = QStringLiteral("clusters:\n- name: c1\n  cluster: {%1}\nusers:\n- name: u1\n  user: {%2}\n"
-                                            "contexts:\n- name: ctx\n  context: {cluster: c1, user: u1}\ncurrent-context: ctx\n")
-                                 .arg(cluster, user);
+        const QString yaml =
+            QStringLiteral("clusters:\n- name: c1\n  cluster: {%1}\nusers:\n- name: u1\n  user: {%2}\n"
+                           "contexts:\n- name: ctx\n  context: {cluster: c1, user: u1}\ncurrent-context: ctx\n")
+                .arg(cluster, user);
         auto kc = Kubeconfig::fromYaml(yaml.toStdString(), "/tmp/fieldscope-test/config");
         QVERIFY2(kc.ok(), kc.ok() ? "" : kc.error().describe().c_str());
         auto rc = kc->resolve();
@@ -375,9 +418,11 @@ private Q_SLOTS:
     void proxyUrlSchemesAccepted()
     {
         QFETCH(QString, proxy);
-        const QString yaml = QStringLiteral("clusters:\n- name: c\n  cluster: {server: \"https://x\", proxy-url: \"%1\", disable-compression: true}\n"
-                                            "contexts:\n- {name: ctx, context: {cluster: c}}\n")
-                                 .arg(proxy);
+        const QString yaml =
+            QStringLiteral(
+                "clusters:\n- name: c\n  cluster: {server: \"https://x\", proxy-url: \"%1\", disable-compression: true}\n"
+                "contexts:\n- {name: ctx, context: {cluster: c}}\n")
+                .arg(proxy);
         auto kc = Kubeconfig::fromYaml(yaml.toStdString(), "/tmp/kc");
         QVERIFY(kc.ok());
         auto rc = kc->resolve("ctx");
@@ -392,11 +437,15 @@ private Q_SLOTS:
         QTest::addColumn<QString>("message");
         QTest::newRow("invalid base64") << "users:\n- name: u\n  user: {client-key-data: \"not*base64!\"}\n"
                                         << "users[\"u\"].user.client-key-data is not valid base64";
-        QTest::newRow("token not a string") << "users:\n- name: u\n  user: {token: [a, b]}\n" << "users[\"u\"].user.token must be a string";
-        QTest::newRow("duplicate cluster in one file") << "clusters:\n- {name: c, cluster: {server: a}}\n- {name: c, cluster: {server: b}}\n"
-                                                       << "duplicate name \"c\" in clusters";
-        QTest::newRow("clusters not a list") << "clusters: {c: 1}\n" << "clusters must be a list";
-        QTest::newRow("wrong kind") << "kind: Pod\n" << "a kubeconfig has kind Config";
+        QTest::newRow("token not a string") << "users:\n- name: u\n  user: {token: [a, b]}\n"
+                                            << "users[\"u\"].user.token must be a string";
+        QTest::newRow("duplicate cluster in one file")
+            << "clusters:\n- {name: c, cluster: {server: a}}\n- {name: c, cluster: {server: b}}\n"
+            << "duplicate name \"c\" in clusters";
+        QTest::newRow("clusters not a list") << "clusters: {c: 1}\n"
+                                             << "clusters must be a list";
+        QTest::newRow("wrong kind") << "kind: Pod\n"
+                                    << "a kubeconfig has kind Config";
     }
     void loadRejectsBadFieldsNamingTheField()
     {
@@ -412,7 +461,8 @@ private Q_SLOTS:
     void contextsListForSwitcher()
     {
         LoadOptions o;
-        o.environment = env({{"KUBECONFIG", fixture(QStringLiteral("merge/b.yaml")) + QLatin1Char(':') + fixture(QStringLiteral("merge/c.yaml"))}},
+        o.environment = env({{"KUBECONFIG", fixture(QStringLiteral("merge/b.yaml")) + QLatin1Char(':')
+                                                + fixture(QStringLiteral("merge/c.yaml"))}},
                             m_home.path());
         auto kc = Kubeconfig::load(o);
         QVERIFY(kc.ok());
@@ -431,7 +481,9 @@ private Q_SLOTS:
 
     void contextNamespaceDefaultsToDefault()
     {
-        auto kc = Kubeconfig::fromYaml("clusters: [{name: c, cluster: {server: 'https://x'}}]\ncontexts: [{name: ctx, context: {cluster: c}}]\n", "/tmp/kc");
+        auto kc = Kubeconfig::fromYaml(
+            "clusters: [{name: c, cluster: {server: 'https://x'}}]\ncontexts: [{name: ctx, context: {cluster: c}}]\n",
+            "/tmp/kc");
         QVERIFY(kc.ok());
         auto rc = kc->resolve("ctx");
         QVERIFY(rc.ok());
@@ -443,8 +495,11 @@ private Q_SLOTS:
     {
         QTest::addColumn<QString>("requested");
         QTest::addColumn<QString>("message");
-        QTest::newRow("unknown --context") << "nope" << "context \"nope\" not found; available contexts: ctx-a, ctx-shared";
-        QTest::newRow("no current-context") << "" << "current-context is not set and no --context was given; available contexts: ctx-a, ctx-shared";
+        QTest::newRow("unknown --context") << "nope"
+                                           << "context \"nope\" not found; available contexts: ctx-a, ctx-shared";
+        QTest::newRow("no current-context")
+            << ""
+            << "current-context is not set and no --context was given; available contexts: ctx-a, ctx-shared";
     }
     void unknownContextListsAvailableOnes()
     {
@@ -462,9 +517,10 @@ private Q_SLOTS:
 
     void contextWithUnknownUserOrClusterIsAnError()
     {
-        auto kc = Kubeconfig::fromYaml("clusters: [{name: c, cluster: {server: 'https://x'}}]\n"
-                                       "contexts: [{name: a, context: {cluster: c, user: ghost}}, {name: b, context: {cluster: gone}}]\n",
-                                       "/tmp/kc");
+        auto kc = Kubeconfig::fromYaml(
+            "clusters: [{name: c, cluster: {server: 'https://x'}}]\n"
+            "contexts: [{name: a, context: {cluster: c, user: ghost}}, {name: b, context: {cluster: gone}}]\n",
+            "/tmp/kc");
         QVERIFY(kc.ok());
         auto a = kc->resolve("a");
         QVERIFY(!a.ok());
@@ -494,7 +550,9 @@ private Q_SLOTS:
         if (namespaceFile)
             writeFile(sa.filePath(QStringLiteral("namespace")), "from-file\n");
         LoadOptions o;
-        o.environment = env({{"KUBERNETES_SERVICE_HOST", QStringLiteral("10.96.0.1")}, {"KUBERNETES_SERVICE_PORT", QStringLiteral("443")}}, m_home.path());
+        o.environment = env({{"KUBERNETES_SERVICE_HOST", QStringLiteral("10.96.0.1")},
+                             {"KUBERNETES_SERVICE_PORT", QStringLiteral("443")}},
+                            m_home.path());
         if (!podNamespace.isEmpty())
             o.environment.insert(QStringLiteral("POD_NAMESPACE"), podNamespace);
         o.serviceAccountDir = sa.path().toStdString();
@@ -529,7 +587,9 @@ private Q_SLOTS:
     {
         QTemporaryDir sa;
         LoadOptions o;
-        o.environment = env({{"KUBERNETES_SERVICE_HOST", QStringLiteral("fd00::1")}, {"KUBERNETES_SERVICE_PORT", QStringLiteral("443")}}, m_home.path());
+        o.environment = env({{"KUBERNETES_SERVICE_HOST", QStringLiteral("fd00::1")},
+                             {"KUBERNETES_SERVICE_PORT", QStringLiteral("443")}},
+                            m_home.path());
         o.serviceAccountDir = sa.path().toStdString();
         auto kc = Kubeconfig::load(o);
         QVERIFY(kc.ok());
@@ -558,17 +618,19 @@ private Q_SLOTS:
         QStringList lines;
         for (const auto &[k, v] : impersonationHeaders(rc->auth.impersonate))
             lines << QString::fromStdString(k + ": " + v);
-        QCOMPARE(lines.join(QLatin1Char('\n')), QStringLiteral("Impersonate-User: jane\nImpersonate-Uid: 42\nImpersonate-Group: devs\n"
-                                                                "Impersonate-Group: ops\nImpersonate-Extra-example.com%2Fscopes: read\n"
-                                                                "Impersonate-Extra-example.com%2Fscopes: write"));
+        QCOMPARE(lines.join(QLatin1Char('\n')),
+                 QStringLiteral("Impersonate-User: jane\nImpersonate-Uid: 42\nImpersonate-Group: devs\n"
+                                "Impersonate-Group: ops\nImpersonate-Extra-example.com%2Fscopes: read\n"
+                                "Impersonate-Extra-example.com%2Fscopes: write"));
     }
 
     void insecureAndHttpAndBasicAuthAreFlagged()
     {
-        auto kc = Kubeconfig::fromYaml("clusters: [{name: c, cluster: {server: \"http://x:8080\", insecure-skip-tls-verify: true}}]\n"
-                                       "users: [{name: u, user: {username: admin, password: hunter2-secret}}]\n"
-                                       "contexts: [{name: ctx, context: {cluster: c, user: u}}]\n",
-                                       "/tmp/kc");
+        auto kc = Kubeconfig::fromYaml(
+            "clusters: [{name: c, cluster: {server: \"http://x:8080\", insecure-skip-tls-verify: true}}]\n"
+            "users: [{name: u, user: {username: admin, password: hunter2-secret}}]\n"
+            "contexts: [{name: ctx, context: {cluster: c, user: u}}]\n",
+            "/tmp/kc");
         QVERIFY(kc.ok());
         auto rc = kc->resolve("ctx");
         QVERIFY(rc.ok());
@@ -584,17 +646,34 @@ private Q_SLOTS:
         QTest::addColumn<QString>("yaml");
         const QString secret = QStringLiteral("s3cr3t-t0ken-value");
         const QString b64Secret = QString::fromLatin1(secret.toLatin1().toBase64());
-        const QString head = QStringLiteral("clusters: [{name: c, cluster: {server: 'https://x'}}]\ncontexts: [{name: ctx, context: {cluster: c, user: u}}]\n");
-        QTest::newRow("two methods") << head + QStringLiteral("users: [{name: u, user: {token: %1, password: %1}}]\n").arg(secret);
-        QTest::newRow("token and cert") << head + QStringLiteral("users: [{name: u, user: {token: %1, client-key-data: %2}}]\n").arg(secret, b64Secret);
-        QTest::newRow("key without cert") << head + QStringLiteral("users: [{name: u, user: {client-key-data: %1}}]\n").arg(b64Secret);
-        QTest::newRow("bad base64") << head + QStringLiteral("users: [{name: u, user: {client-key-data: \"%1!\"}}]\n").arg(secret);
-        QTest::newRow("token is a list") << head + QStringLiteral("users: [{name: u, user: {token: [%1]}}]\n").arg(secret);
+        const QString head = QStringLiteral(
+            "clusters: [{name: c, cluster: {server: 'https://x'}}]\ncontexts: [{name: ctx, context: {cluster: c, user: u}}]\n");
+        QTest::newRow("two methods")
+            << head + QStringLiteral("users: [{name: u, user: {token: %1, password: %1}}]\n").arg(secret);
+        QTest::newRow("token and cert") << head
+                                               + QStringLiteral(
+                                                     "users: [{name: u, user: {token: %1, client-key-data: %2}}]\n")
+                                                     .arg(secret, b64Secret);
+        QTest::newRow("key without cert")
+            << head + QStringLiteral("users: [{name: u, user: {client-key-data: %1}}]\n").arg(b64Secret);
+        QTest::newRow("bad base64")
+            << head + QStringLiteral("users: [{name: u, user: {client-key-data: \"%1!\"}}]\n").arg(secret);
+        QTest::newRow("token is a list")
+            << head + QStringLiteral("users: [{name: u, user: {token: [%1]}}]\n").arg(secret);
         QTest::newRow("auth-provider tokens")
-            << head + QStringLiteral("users: [{name: u, user: {auth-provider: {name: oidc, config: {id-token: %1, refresh-token: %1}}}}]\n").arg(secret);
-        QTest::newRow("token and tokenFile") << head + QStringLiteral("users: [{name: u, user: {token: %1, tokenFile: /nonexistent}}]\n").arg(secret);
-        QTest::newRow("yaml error after token") << QStringLiteral("users: [{name: u, user: {token: %1}}]\n  bad: [\n").arg(secret);
-        QTest::newRow("exec env") << head + QStringLiteral("users: [{name: u, user: {exec: {apiVersion: x, command: c, env: [{name: T, value: %1}]}}}]\n").arg(secret);
+            << head
+                   + QStringLiteral(
+                         "users: [{name: u, user: {auth-provider: {name: oidc, config: {id-token: %1, refresh-token: %1}}}}]\n")
+                         .arg(secret);
+        QTest::newRow("token and tokenFile")
+            << head + QStringLiteral("users: [{name: u, user: {token: %1, tokenFile: /nonexistent}}]\n").arg(secret);
+        QTest::newRow("yaml error after token")
+            << QStringLiteral("users: [{name: u, user: {token: %1}}]\n  bad: [\n").arg(secret);
+        QTest::newRow("exec env")
+            << head
+                   + QStringLiteral(
+                         "users: [{name: u, user: {exec: {apiVersion: x, command: c, env: [{name: T, value: %1}]}}}]\n")
+                         .arg(secret);
     }
     void secretsNeverAppearInErrorsOrWarnings()
     {
@@ -644,7 +723,8 @@ private Q_SLOTS:
             QVERIFY(QDir().mkpath(path));
         } else if (target == QLatin1String("fifo")) {
             path = dir.filePath(QStringLiteral("afifo"));
-            QCOMPARE(::mkfifo(QFile::encodeName(path).constData(), 0600), 0); // no writer: opening it blocking would hang
+            QCOMPARE(::mkfifo(QFile::encodeName(path).constData(), 0600),
+                     0); // no writer: opening it blocking would hang
         }
         writeFile(dir.filePath(QStringLiteral("good.pem")), "PEM");
         const QByteArray config = kubeconfigNaming(field, path, dir.filePath(QStringLiteral("good.pem")));
@@ -656,7 +736,8 @@ private Q_SLOTS:
         QVERIFY(t.elapsed() < 1000);
         QVERIFY(!rc.ok());
         QCOMPARE(rc.error().category, ErrorCategory::Config);
-        QVERIFY2(describe(rc.error()).contains(QLatin1String("must be a regular file")), qPrintable(describe(rc.error())));
+        QVERIFY2(describe(rc.error()).contains(QLatin1String("must be a regular file")),
+                 qPrintable(describe(rc.error())));
         QVERIFY2(describe(rc.error()).contains(path), qPrintable(describe(rc.error())));
     }
 
@@ -666,9 +747,10 @@ private Q_SLOTS:
         QTest::addColumn<int>("size");
         QTest::addColumn<bool>("accepted");
         for (const char *field : {"certificate-authority", "client-certificate", "client-key", "tokenFile"}) {
-            QTest::newRow(qPrintable(QStringLiteral("%1 at 1 MiB").arg(QLatin1String(field)))) << QString::fromLatin1(field) << 1024 * 1024 << true;
-            QTest::newRow(qPrintable(QStringLiteral("%1 one byte past").arg(QLatin1String(field)))) << QString::fromLatin1(field) << 1024 * 1024 + 1
-                                                                                                    << false;
+            QTest::newRow(qPrintable(QStringLiteral("%1 at 1 MiB").arg(QLatin1String(field))))
+                << QString::fromLatin1(field) << 1024 * 1024 << true;
+            QTest::newRow(qPrintable(QStringLiteral("%1 one byte past").arg(QLatin1String(field))))
+                << QString::fromLatin1(field) << 1024 * 1024 + 1 << false;
         }
     }
     void filesNamedByAKubeconfigHaveASizeLimit()
@@ -680,14 +762,16 @@ private Q_SLOTS:
         const QString big = dir.filePath(QStringLiteral("big"));
         writeFile(big, QByteArray(size, 'a'));
         writeFile(dir.filePath(QStringLiteral("good.pem")), "PEM");
-        auto kc = Kubeconfig::fromYaml(kubeconfigNaming(field, big, dir.filePath(QStringLiteral("good.pem"))).toStdString(),
-                                       dir.filePath(QStringLiteral("config")).toStdString());
+        auto kc =
+            Kubeconfig::fromYaml(kubeconfigNaming(field, big, dir.filePath(QStringLiteral("good.pem"))).toStdString(),
+                                 dir.filePath(QStringLiteral("config")).toStdString());
         QVERIFY(kc.ok());
         auto rc = kc->resolve("ctx");
         QCOMPARE(rc.ok(), accepted);
         if (!accepted) {
             QCOMPARE(rc.error().category, ErrorCategory::Config);
-            QVERIFY2(describe(rc.error()).contains(QLatin1String("larger than 1 MiB")), qPrintable(describe(rc.error())));
+            QVERIFY2(describe(rc.error()).contains(QLatin1String("larger than 1 MiB")),
+                     qPrintable(describe(rc.error())));
         }
     }
 
@@ -717,15 +801,19 @@ private Q_SLOTS:
         QTest::newRow("as") << QByteArray("{token: t, as: \"jane\\r\\nX-Evil: 1\"}") << "impersonated user";
         QTest::newRow("as-uid") << QByteArray("{token: t, as-uid: \"42\\n\"}") << "impersonated uid";
         QTest::newRow("as-groups") << QByteArray("{token: t, as-groups: [devs, \"ops\\rX\"]}") << "impersonated group";
-        QTest::newRow("as-user-extra") << QByteArray("{token: t, as-user-extra: {scopes: [\"read\\nX: y\"]}}") << "impersonation extra";
+        QTest::newRow("as-user-extra") << QByteArray("{token: t, as-user-extra: {scopes: [\"read\\nX: y\"]}}")
+                                       << "impersonation extra";
     }
     void headerValuesWithLineBreaksAreRefused()
     {
         QFETCH(QByteArray, user);
         QFETCH(QString, field);
         auto kc = Kubeconfig::fromYaml(("clusters: [{name: c, cluster: {server: \"https://x\"}}]\n"
-                                        "users: [{name: u, user: " + user + "}]\n"
-                                        "contexts: [{name: ctx, context: {cluster: c, user: u}}]\n").toStdString(),
+                                        "users: [{name: u, user: "
+                                        + user
+                                        + "}]\n"
+                                          "contexts: [{name: ctx, context: {cluster: c, user: u}}]\n")
+                                           .toStdString(),
                                        "/tmp/kc");
         QVERIFY2(kc.ok(), kc.ok() ? "" : kc.error().describe().c_str());
         auto rc = kc->resolve("ctx");

@@ -8,7 +8,8 @@ using namespace fieldscope;
 using namespace fieldscope::kube;
 
 namespace {
-const char *kPage = R"({"kind":"ConfigMapList","apiVersion":"v1","metadata":{"resourceVersion":"4711","continue":"eyJ2Ijoi","remainingItemCount":12},"items":[)"
+const char *kPage =
+    R"({"kind":"ConfigMapList","apiVersion":"v1","metadata":{"resourceVersion":"4711","continue":"eyJ2Ijoi","remainingItemCount":12},"items":[)"
     R"({"metadata":{"name":"a","namespace":"default","uid":"u-a","resourceVersion":"100","creationTimestamp":"2026-11-21T10:00:00Z",)"
     R"("managedFields":[{"manager":"kubectl-create","operation":"Update","apiVersion":"v1","time":"2026-11-21T10:00:00Z","fieldsType":"FieldsV1","fieldsV1":{"f:data":{".":{},"f:k":{}}}},)"
     R"({"manager":"kubectl","operation":"Apply","apiVersion":"v1","time":"2026-11-21T10:05:00Z","fieldsType":"FieldsV1","fieldsV1":{"f:data":{"f:k":{}}}}]},"data":{"k":"v"}},)"
@@ -64,10 +65,18 @@ private Q_SLOTS:
         QTest::addColumn<QString>("line");
         QTest::addColumn<int>("type");
         QTest::addColumn<QString>("rv");
-        QTest::newRow("added") << R"({"type":"ADDED","object":{"kind":"Pod","apiVersion":"v1","metadata":{"name":"a","uid":"u","resourceVersion":"10596"}}})" << int(WatchLineType::Added) << "10596";
-        QTest::newRow("modified") << R"({"type":"MODIFIED","object":{"kind":"Pod","apiVersion":"v1","metadata":{"name":"a","uid":"u","resourceVersion":"11020"}}})" << int(WatchLineType::Modified) << "11020";
-        QTest::newRow("deleted") << R"({"type":"DELETED","object":{"kind":"Pod","apiVersion":"v1","metadata":{"name":"a","uid":"u","resourceVersion":"12801"}}})" << int(WatchLineType::Deleted) << "12801";
-        QTest::newRow("bookmark") << R"({"type":"BOOKMARK","object":{"kind":"Pod","apiVersion":"v1","metadata":{"resourceVersion":"12746"}}})" << int(WatchLineType::Bookmark) << "12746";
+        QTest::newRow("added")
+            << R"({"type":"ADDED","object":{"kind":"Pod","apiVersion":"v1","metadata":{"name":"a","uid":"u","resourceVersion":"10596"}}})"
+            << int(WatchLineType::Added) << "10596";
+        QTest::newRow("modified")
+            << R"({"type":"MODIFIED","object":{"kind":"Pod","apiVersion":"v1","metadata":{"name":"a","uid":"u","resourceVersion":"11020"}}})"
+            << int(WatchLineType::Modified) << "11020";
+        QTest::newRow("deleted")
+            << R"({"type":"DELETED","object":{"kind":"Pod","apiVersion":"v1","metadata":{"name":"a","uid":"u","resourceVersion":"12801"}}})"
+            << int(WatchLineType::Deleted) << "12801";
+        QTest::newRow("bookmark")
+            << R"({"type":"BOOKMARK","object":{"kind":"Pod","apiVersion":"v1","metadata":{"resourceVersion":"12746"}}})"
+            << int(WatchLineType::Bookmark) << "12746";
     }
     void watchLinesDecodeEveryType()
     {
@@ -85,14 +94,16 @@ private Q_SLOTS:
     void initialEventsEndBookmarkIsRecognised()
     {
         // From a 1.30 server with WatchList on (the initial-events-end bookmark of a streaming list).
-        auto d = decodeWatchLine(R"({"type":"BOOKMARK","object":{"kind":"Pod","apiVersion":"v1","metadata":{"resourceVersion":"10245","annotations":{"k8s.io/initial-events-end":"true"}}}})");
+        auto d = decodeWatchLine(
+            R"({"type":"BOOKMARK","object":{"kind":"Pod","apiVersion":"v1","metadata":{"resourceVersion":"10245","annotations":{"k8s.io/initial-events-end":"true"}}}})");
         QVERIFY(d.ok());
         QVERIFY(d->initialEventsEnd);
     }
 
     void errorEventCarriesStatusCode()
     {
-        auto d = decodeWatchLine(R"j({"type":"ERROR","object":{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"too old resource version: 1000 (5000)","reason":"Expired","code":410}})j");
+        auto d = decodeWatchLine(
+            R"j({"type":"ERROR","object":{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"too old resource version: 1000 (5000)","reason":"Expired","code":410}})j");
         QVERIFY(d.ok());
         QCOMPARE(int(d->type), int(WatchLineType::Error));
         QCOMPARE(d->error.httpStatus, 410);

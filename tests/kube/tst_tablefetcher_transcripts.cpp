@@ -84,12 +84,15 @@ struct Harness {
     {
         kube::WatchScope scope{configMaps(), "tbl", std::move(labelSelector), {}};
         fetcher = std::make_unique<kube::TableFetcher>(&client, scope, options);
-        QObject::connect(fetcher.get(), &kube::TableFetcher::columnsChanged, [this](const auto &c) { columnSets.push_back(c); });
-        QObject::connect(fetcher.get(), &kube::TableFetcher::rowsReady, [this](const std::vector<kube::TableRow> &rows) {
-            for (const auto &r : rows)
-                rowsByUid[r.uid].push_back(r);
-        });
-        QObject::connect(fetcher.get(), &kube::TableFetcher::unsupported, [this](const QString &w) { unsupported << w; });
+        QObject::connect(fetcher.get(), &kube::TableFetcher::columnsChanged,
+                         [this](const auto &c) { columnSets.push_back(c); });
+        QObject::connect(fetcher.get(), &kube::TableFetcher::rowsReady,
+                         [this](const std::vector<kube::TableRow> &rows) {
+                             for (const auto &r : rows)
+                                 rowsByUid[r.uid].push_back(r);
+                         });
+        QObject::connect(fetcher.get(), &kube::TableFetcher::unsupported,
+                         [this](const QString &w) { unsupported << w; });
         QObject::connect(fetcher.get(), &kube::TableFetcher::errorOccurred, [this](const QString &m) { errors << m; });
         fetcher->start();
     }
@@ -149,10 +152,11 @@ private Q_SLOTS:
 
     void decodeKeepsBooleanNullFloatAndNestedCells()
     {
-        std::string body = R"({"kind":"Table","apiVersion":"meta.k8s.io/v1","metadata":{"resourceVersion":"9"},)"
-                           R"("columnDefinitions":[{"name":"X","type":"string","format":"","description":"","priority":1}],)"
-                           R"("rows":[{"cells":[true,null,1.5,[1,2],{"k":"v"}],"object":{"metadata":{"uid":"u1","resourceVersion":"7"}}},)"
-                           R"({"cells":["no identity"],"object":{"kind":"PartialObjectMetadata"}}]})";
+        std::string body =
+            R"({"kind":"Table","apiVersion":"meta.k8s.io/v1","metadata":{"resourceVersion":"9"},)"
+            R"("columnDefinitions":[{"name":"X","type":"string","format":"","description":"","priority":1}],)"
+            R"("rows":[{"cells":[true,null,1.5,[1,2],{"k":"v"}],"object":{"metadata":{"uid":"u1","resourceVersion":"7"}}},)"
+            R"({"cells":["no identity"],"object":{"kind":"PartialObjectMetadata"}}]})";
         auto t = kube::decodeTable(body);
         QVERIFY(t.ok());
         QCOMPARE(t->columns[0].priority, 1);
@@ -238,7 +242,10 @@ private Q_SLOTS:
     void failedListIsRetriedWithBackoff()
     {
         Harness h;
-        h.firstPage().reply(TranscriptReply::json(500, R"({"kind":"Status","apiVersion":"v1","status":"Failure","message":"etcd unavailable","code":500})"))
+        h.firstPage()
+            .reply(TranscriptReply::json(
+                500,
+                R"({"kind":"Status","apiVersion":"v1","status":"Failure","message":"etcd unavailable","code":500})"))
             .replyFile(QStringLiteral("table/configmaps-table-page1.http"));
         h.secondPage().replyFile(QStringLiteral("table/configmaps-table-page2.http"));
         h.start();
@@ -308,7 +315,8 @@ private Q_SLOTS:
         // 1,000 events over 40 objects: the latest version per uid is what counts.
         for (int i = 0; i < 1000; ++i) {
             const int n = i % 40;
-            h.fetcher->noteVersion("uid-" + std::to_string(n), "tbl", "obj-" + std::to_string(n), std::to_string(1000 + i));
+            h.fetcher->noteVersion("uid-" + std::to_string(n), "tbl", "obj-" + std::to_string(n),
+                                   std::to_string(1000 + i));
         }
         QCOMPARE(h.fetcher->staleCount(), std::size_t(40));
         // The first tick starts exactly the budget, all at once.

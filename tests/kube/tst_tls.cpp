@@ -13,18 +13,17 @@
 #include <QTemporaryDir>
 #include <QTest>
 
-#include <openssl/err.h>
-#include <openssl/ssl.h>
-
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <openssl/err.h>
+#include <openssl/ssl.h>
 #include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 #include <atomic>
-#include <csignal>
 #include <chrono>
+#include <csignal>
 #include <cstring>
 #include <future>
 #include <mutex>
@@ -103,8 +102,8 @@ public:
     TlsServer(const QString &certFile, const QString &keyFile)
     {
         m_ctx = SSL_CTX_new(TLS_server_method());
-        if (SSL_CTX_use_certificate_chain_file(m_ctx, QFile::encodeName(certFile).constData()) != 1 ||
-            SSL_CTX_use_PrivateKey_file(m_ctx, QFile::encodeName(keyFile).constData(), SSL_FILETYPE_PEM) != 1)
+        if (SSL_CTX_use_certificate_chain_file(m_ctx, QFile::encodeName(certFile).constData()) != 1
+            || SSL_CTX_use_PrivateKey_file(m_ctx, QFile::encodeName(keyFile).constData(), SSL_FILETYPE_PEM) != 1)
             qFatal("cannot load the test server's certificate");
         startLoop();
     }
@@ -135,7 +134,8 @@ private:
                     break;
                 s.head.append(buf, std::size_t(n));
             }
-            static const std::string reply = "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}";
+            static const std::string reply =
+                "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}";
             SSL_write(ssl, reply.data(), int(reply.size()));
             SSL_shutdown(ssl);
             // A client that refused the certificate after the handshake sends no request.
@@ -193,7 +193,8 @@ private:
         } else if (h[3] == 1) {
             if (!readN(fd, h, 4))
                 return;
-            asked = "ip:" + std::to_string(h[0]) + "." + std::to_string(h[1]) + "." + std::to_string(h[2]) + "." + std::to_string(h[3]);
+            asked = "ip:" + std::to_string(h[0]) + "." + std::to_string(h[1]) + "." + std::to_string(h[2]) + "."
+                  + std::to_string(h[3]);
         } else {
             return;
         }
@@ -285,25 +286,30 @@ private:
     }
     void makeCa(const QString &name)
     {
-        openssl({QStringLiteral("req"), QStringLiteral("-x509"), QStringLiteral("-newkey"), QStringLiteral("ec"), QStringLiteral("-pkeyopt"),
-                 QStringLiteral("ec_paramgen_curve:P-256"), QStringLiteral("-nodes"), QStringLiteral("-keyout"), name + QStringLiteral(".key"),
-                 QStringLiteral("-out"), name + QStringLiteral(".crt"), QStringLiteral("-days"), QStringLiteral("2"), QStringLiteral("-subj"),
-                 QStringLiteral("/CN=fieldscope test ") + name, QStringLiteral("-addext"), QStringLiteral("basicConstraints=critical,CA:TRUE"),
-                 QStringLiteral("-addext"), QStringLiteral("keyUsage=critical,keyCertSign,cRLSign")});
+        openssl({QStringLiteral("req"), QStringLiteral("-x509"), QStringLiteral("-newkey"), QStringLiteral("ec"),
+                 QStringLiteral("-pkeyopt"), QStringLiteral("ec_paramgen_curve:P-256"), QStringLiteral("-nodes"),
+                 QStringLiteral("-keyout"), name + QStringLiteral(".key"), QStringLiteral("-out"),
+                 name + QStringLiteral(".crt"), QStringLiteral("-days"), QStringLiteral("2"), QStringLiteral("-subj"),
+                 QStringLiteral("/CN=fieldscope test ") + name, QStringLiteral("-addext"),
+                 QStringLiteral("basicConstraints=critical,CA:TRUE"), QStringLiteral("-addext"),
+                 QStringLiteral("keyUsage=critical,keyCertSign,cRLSign")});
     }
     // A server certificate for SAN, signed by CA.
     void makeServer(const QString &name, const QString &ca, const QString &san)
     {
-        openssl({QStringLiteral("req"), QStringLiteral("-newkey"), QStringLiteral("ec"), QStringLiteral("-pkeyopt"), QStringLiteral("ec_paramgen_curve:P-256"),
-                 QStringLiteral("-nodes"), QStringLiteral("-keyout"), name + QStringLiteral(".key"), QStringLiteral("-out"), name + QStringLiteral(".csr"),
+        openssl({QStringLiteral("req"), QStringLiteral("-newkey"), QStringLiteral("ec"), QStringLiteral("-pkeyopt"),
+                 QStringLiteral("ec_paramgen_curve:P-256"), QStringLiteral("-nodes"), QStringLiteral("-keyout"),
+                 name + QStringLiteral(".key"), QStringLiteral("-out"), name + QStringLiteral(".csr"),
                  QStringLiteral("-subj"), QStringLiteral("/CN=") + name});
         QFile ext(file(name + QStringLiteral(".ext")));
         QVERIFY(ext.open(QIODevice::WriteOnly));
         ext.write("subjectAltName=" + san.toUtf8() + "\nextendedKeyUsage=serverAuth\n");
         ext.close();
-        openssl({QStringLiteral("x509"), QStringLiteral("-req"), QStringLiteral("-in"), name + QStringLiteral(".csr"), QStringLiteral("-CA"),
-                 ca + QStringLiteral(".crt"), QStringLiteral("-CAkey"), ca + QStringLiteral(".key"), QStringLiteral("-CAcreateserial"), QStringLiteral("-out"),
-                 name + QStringLiteral(".crt"), QStringLiteral("-days"), QStringLiteral("2"), QStringLiteral("-extfile"), name + QStringLiteral(".ext")});
+        openssl({QStringLiteral("x509"), QStringLiteral("-req"), QStringLiteral("-in"), name + QStringLiteral(".csr"),
+                 QStringLiteral("-CA"), ca + QStringLiteral(".crt"), QStringLiteral("-CAkey"),
+                 ca + QStringLiteral(".key"), QStringLiteral("-CAcreateserial"), QStringLiteral("-out"),
+                 name + QStringLiteral(".crt"), QStringLiteral("-days"), QStringLiteral("2"),
+                 QStringLiteral("-extfile"), name + QStringLiteral(".ext")});
     }
     TlsServer *server(const QString &name)
     {
@@ -316,14 +322,16 @@ private Q_SLOTS:
         // The servers write to sockets a client may have dropped (a refused certificate).
         std::signal(SIGPIPE, SIG_IGN);
         // Proxies from the environment would route loopback elsewhere.
-        for (const char *v : {"http_proxy", "https_proxy", "HTTPS_PROXY", "all_proxy", "ALL_PROXY", "no_proxy", "NO_PROXY"})
+        for (const char *v :
+             {"http_proxy", "https_proxy", "HTTPS_PROXY", "all_proxy", "ALL_PROXY", "no_proxy", "NO_PROXY"})
             qunsetenv(v);
         makeCa(QStringLiteral("ca-a"));
         makeCa(QStringLiteral("ca-b"));
         makeServer(QStringLiteral("loopback-by-a"), QStringLiteral("ca-a"), QStringLiteral("IP:127.0.0.1"));
         makeServer(QStringLiteral("loopback-by-b"), QStringLiteral("ca-b"), QStringLiteral("IP:127.0.0.1"));
         makeServer(QStringLiteral("internal-by-a"), QStringLiteral("ca-a"), QStringLiteral("DNS:api.internal"));
-        makeServer(QStringLiteral("hidden-by-a"), QStringLiteral("ca-a"), QStringLiteral("DNS:kube.fieldscope.invalid"));
+        makeServer(QStringLiteral("hidden-by-a"), QStringLiteral("ca-a"),
+                   QStringLiteral("DNS:kube.fieldscope.invalid"));
     }
 
     void kubeconfigCaIsTheOnlyTrustAnchor()
@@ -339,7 +347,8 @@ private Q_SLOTS:
         auto refused = get(c);
         QVERIFY2(!refused.ok(), qPrintable(describe(refused)));
         QCOMPARE(refused.error().category, core::ErrorCategory::Tls);
-        QVERIFY2(describe(refused).contains(QLatin1String("not signed by the kubeconfig's certificate-authority")), qPrintable(describe(refused)));
+        QVERIFY2(describe(refused).contains(QLatin1String("not signed by the kubeconfig's certificate-authority")),
+                 qPrintable(describe(refused)));
     }
 
     // libcurl's OpenSSL backend loads its default CA folder (/etc/ssl/certs) next to a CA blob.
@@ -351,8 +360,9 @@ private Q_SLOTS:
         if (!QFileInfo(certs).isDir() || !QFileInfo(certs).isWritable())
             QSKIP("needs write access to /etc/ssl/certs to make a test CA a system CA");
         QProcess hash;
-        hash.start(QStringLiteral("openssl"), {QStringLiteral("x509"), QStringLiteral("-hash"), QStringLiteral("-noout"), QStringLiteral("-in"),
-                                               file(QStringLiteral("ca-b.crt"))});
+        hash.start(QStringLiteral("openssl"),
+                   {QStringLiteral("x509"), QStringLiteral("-hash"), QStringLiteral("-noout"), QStringLiteral("-in"),
+                    file(QStringLiteral("ca-b.crt"))});
         QVERIFY(hash.waitForFinished(10000));
         const QString h = QString::fromLatin1(hash.readAllStandardOutput().trimmed());
         QString link;

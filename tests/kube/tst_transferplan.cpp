@@ -37,16 +37,17 @@ private Q_SLOTS:
         QTest::addColumn<std::string>("port");
         QTest::addColumn<std::string>("prefix");
         QTest::addColumn<std::string>("authority");
-        auto row = [](const char *name, std::string url, std::string scheme, std::string host, std::string port, std::string prefix,
-                      std::string authority) {
+        auto row = [](const char *name, std::string url, std::string scheme, std::string host, std::string port,
+                      std::string prefix, std::string authority) {
             QTest::newRow(name) << url << scheme << host << port << prefix << authority;
         };
         row("https with port", "https://10.0.0.1:6443", "https", "10.0.0.1", "6443", "", "10.0.0.1:6443");
-        row("https without port is 443", "https://api.example.com", "https", "api.example.com", "443", "", "api.example.com");
+        row("https without port is 443", "https://api.example.com", "https", "api.example.com", "443", "",
+            "api.example.com");
         row("http without port is 80", "http://localhost", "http", "localhost", "80", "", "localhost");
         row("no scheme is https", "api:8443", "https", "api", "8443", "", "api:8443");
-        row("prefix loses trailing slashes", "https://rancher/k8s/clusters/c-1//", "https", "rancher", "443", "/k8s/clusters/c-1",
-            "rancher");
+        row("prefix loses trailing slashes", "https://rancher/k8s/clusters/c-1//", "https", "rancher", "443",
+            "/k8s/clusters/c-1", "rancher");
         row("IPv6 without port", "https://[::1]", "https", "[::1]", "443", "", "[::1]");
         row("IPv6 with port", "https://[::1]:6443", "https", "[::1]", "6443", "", "[::1]:6443");
     }
@@ -123,9 +124,13 @@ private Q_SLOTS:
         kube::Credential cred;
         cred.bearerToken = "t0ken";
         const auto p = plan("https://10.0.0.1:6443", config, r, cred);
-        const std::vector<std::string> expected{"Accept: application/json", "Content-Type: application/apply-patch+yaml",
-                                                "Authorization: Bearer t0ken", "Host: 10.0.0.1:6443",
-                                                "Impersonate-User: jane", "X-Test: 1", "Expect:"};
+        const std::vector<std::string> expected{"Accept: application/json",
+                                                "Content-Type: application/apply-patch+yaml",
+                                                "Authorization: Bearer t0ken",
+                                                "Host: 10.0.0.1:6443",
+                                                "Impersonate-User: jane",
+                                                "X-Test: 1",
+                                                "Expect:"};
         QCOMPARE(p.headers, expected);
     }
 

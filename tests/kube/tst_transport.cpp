@@ -26,7 +26,8 @@ std::shared_ptr<kube::Transport> transportFor(const TranscriptServer &server)
 }
 
 // Sends one request through an ApiClient and waits (event loop running) for its result.
-std::optional<core::Result<kube::HttpResponse>> get(kube::ApiClient &client, kube::HttpRequest request, int timeoutMs = 10'000)
+std::optional<core::Result<kube::HttpResponse>> get(kube::ApiClient &client, kube::HttpRequest request,
+                                                    int timeoutMs = 10'000)
 {
     std::optional<core::Result<kube::HttpResponse>> result;
     client.send(std::move(request), nullptr, [&result](core::Result<kube::HttpResponse> r) { result = std::move(r); });
@@ -50,7 +51,8 @@ private Q_SLOTS:
     void getAnswered429WithRetryAfterIsRetriedAfterThatDelay()
     {
         TranscriptServer server;
-        server.on("/api/v1/namespaces").exactPath()
+        server.on("/api/v1/namespaces")
+            .exactPath()
             .replyFile(QStringLiteral("transport/apf-429.http"))
             .replyFile(QStringLiteral("transport/namespaces.http"));
         kube::ApiClient client(transportFor(server));
@@ -102,7 +104,8 @@ private Q_SLOTS:
         QVERIFY(!r->ok());
         QCOMPARE(r->error().category, core::ErrorCategory::Throttled);
         QCOMPARE(r->error().retryAfterSeconds, 1);
-        QCOMPARE(QString::fromStdString(r->error().message), QStringLiteral("Too many requests, please try again later."));
+        QCOMPARE(QString::fromStdString(r->error().message),
+                 QStringLiteral("Too many requests, please try again later."));
         QCOMPARE(int(server.requests().size()), 2);
     }
 
@@ -115,7 +118,10 @@ private Q_SLOTS:
         QVERIFY(r.has_value() && r->ok());
         const auto &w = (*r)->warnings;
         QCOMPARE(int(w.size()), 3);
-        QCOMPARE(QString::fromStdString(w[0]), QStringLiteral("policy/v1beta1 PodDisruptionBudget is deprecated in v1.21+, unavailable in v1.25+; use policy/v1 PodDisruptionBudget"));
+        QCOMPARE(
+            QString::fromStdString(w[0]),
+            QStringLiteral(
+                "policy/v1beta1 PodDisruptionBudget is deprecated in v1.21+, unavailable in v1.25+; use policy/v1 PodDisruptionBudget"));
         QCOMPARE(QString::fromStdString(w[1]), QStringLiteral("unknown field \"spec.replica\""));
         QCOMPARE(QString::fromStdString(w[2]), QStringLiteral("metadata.annotations[\"a\\b\"]: deprecated"));
     }
@@ -130,13 +136,15 @@ private Q_SLOTS:
         const auto ua = server.requests().at(0).header("User-Agent");
         QVERIFY(ua.has_value());
         QCOMPARE(QString::fromStdString(*ua), QStringLiteral("fieldscope/" FIELDSCOPE_VERSION));
-        QCOMPARE(QString::fromStdString(server.requests().at(0).header("Accept").value_or("")), QStringLiteral("application/json"));
+        QCOMPARE(QString::fromStdString(server.requests().at(0).header("Accept").value_or("")),
+                 QStringLiteral("application/json"));
     }
 
     void streamingBytesArriveAcrossChunksAndTheEndIsReported()
     {
         TranscriptServer server;
-        server.on("/api/v1/namespaces/test/configmaps").query("watch", "1")
+        server.on("/api/v1/namespaces/test/configmaps")
+            .query("watch", "1")
             .replyFile(QStringLiteral("watch/watch-bookmark-then-end.http"));
         auto transport = transportFor(server);
         kube::HttpRequest req = getRequest("/api/v1/namespaces/test/configmaps?watch=1&resourceVersion=4711");
@@ -146,7 +154,11 @@ private Q_SLOTS:
         std::atomic<int> done{0};
         std::atomic<int> status{0};
         transport->start(
-            req, [&](core::Result<kube::HttpResponse> r) { status = r.ok() ? r->status : -1; ++done; },
+            req,
+            [&](core::Result<kube::HttpResponse> r) {
+                status = r.ok() ? r->status : -1;
+                ++done;
+            },
             [&](const kube::HttpResponse &, std::string_view chunk) {
                 std::lock_guard lock(mutex);
                 bytes.append(chunk);
@@ -164,7 +176,8 @@ private Q_SLOTS:
     void consumerAbortedStreamStillReportsItsEndOnce()
     {
         TranscriptServer server;
-        server.on("/api/v1/namespaces/test/configmaps").query("watch", "1")
+        server.on("/api/v1/namespaces/test/configmaps")
+            .query("watch", "1")
             .replyFile(QStringLiteral("watch/watch-stall.http")); // one event, then open forever
         auto transport = transportFor(server);
         kube::HttpRequest req = getRequest("/api/v1/namespaces/test/configmaps?watch=1&resourceVersion=4711");
@@ -195,7 +208,8 @@ private Q_SLOTS:
         kube::TransportConfig config;
         config.server = server.url();
         config.qps = 0;
-        config.credential = [&](std::function<void(core::Result<kube::Credential>)> later) -> std::optional<core::Result<kube::Credential>> {
+        config.credential = [&](std::function<void(core::Result<kube::Credential>)> later)
+            -> std::optional<core::Result<kube::Credential>> {
             if (++asked == 1) { // the first request: its credential is still being made
                 std::lock_guard lock(m);
                 pendingLater = std::move(later);
@@ -208,7 +222,8 @@ private Q_SLOTS:
         auto transport = std::make_shared<kube::Transport>(config);
         kube::ApiClient client(transport);
         std::optional<core::Result<kube::HttpResponse>> waiting;
-        client.send(getRequest("/api/v1/namespaces?waiting"), nullptr, [&](core::Result<kube::HttpResponse> r) { waiting = std::move(r); });
+        client.send(getRequest("/api/v1/namespaces?waiting"), nullptr,
+                    [&](core::Result<kube::HttpResponse> r) { waiting = std::move(r); });
         QTRY_VERIFY(asked.load() == 1);
         auto other = get(client, getRequest("/api/v1/namespaces?other"));
         QVERIFY(other.has_value() && other->ok());
@@ -236,12 +251,14 @@ private Q_SLOTS:
         {
             kube::TransportConfig config;
             config.server = server.url();
-            config.credential = [&](std::function<void(core::Result<kube::Credential>)> later) -> std::optional<core::Result<kube::Credential>> {
+            config.credential = [&](std::function<void(core::Result<kube::Credential>)> later)
+                -> std::optional<core::Result<kube::Credential>> {
                 keep = std::move(later);
                 return std::nullopt;
             };
             kube::Transport t(config);
-            t.start(getRequest("/api"), [](core::Result<kube::HttpResponse>) { QFAIL("no callback after the transport is gone"); });
+            t.start(getRequest("/api"),
+                    [](core::Result<kube::HttpResponse>) { QFAIL("no callback after the transport is gone"); });
             QTRY_VERIFY(keep != nullptr);
         }
         keep(kube::Credential{}); // e.g. a consent answered after the tab closed: no crash, no request

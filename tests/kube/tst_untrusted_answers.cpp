@@ -41,7 +41,8 @@ extern const char *const kTable;
 void addRows(const char *doc, std::initializer_list<std::pair<const char *, const char *>> rows)
 {
     for (const auto &[pointer, value] : rows)
-        QTest::newRow((std::string(pointer) + " = " + value).c_str()) << std::string(doc) << std::string(pointer) << std::string(value);
+        QTest::newRow((std::string(pointer) + " = " + value).c_str())
+            << std::string(doc) << std::string(pointer) << std::string(value);
 }
 
 void columns()
@@ -101,8 +102,9 @@ std::string tableWithColumns(int n)
         columns += (i ? "," : "") + std::string(R"j({"name":"c)j") + std::to_string(i) + R"j(","type":"string"})j";
         cells += (i ? "," : "") + std::string(R"j("v)j") + std::to_string(i) + std::string(R"j(")j");
     }
-    return R"j({"kind":"Table","apiVersion":"meta.k8s.io/v1","metadata":{"resourceVersion":"5"},"columnDefinitions":[)j" + columns
-         + R"j(],"rows":[{"cells":[)j" + cells + R"j(],"object":{"metadata":{"uid":"u1","name":"a","resourceVersion":"4"}}}]})j";
+    return R"j({"kind":"Table","apiVersion":"meta.k8s.io/v1","metadata":{"resourceVersion":"5"},"columnDefinitions":[)j"
+         + columns + R"j(],"rows":[{"cells":[)j" + cells
+         + R"j(],"object":{"metadata":{"uid":"u1","name":"a","resourceVersion":"4"}}}]})j";
 }
 
 } // namespace
@@ -114,9 +116,14 @@ private Q_SLOTS:
     void statusWithAWrongTypeIsAParseErrorNamingThePath_data()
     {
         columns();
-        addRows(kStatus, {{"/message", "42"}, {"/reason", "[]"}, {"/details", "\"d\""}, {"/details/causes", "{}"},
-                          {"/details/causes/0", "\"just a string\""}, {"/details/causes/0/reason", "1"},
-                          {"/details/causes/0/message", "true"}, {"/details/causes/0/field", "{}"},
+        addRows(kStatus, {{"/message", "42"},
+                          {"/reason", "[]"},
+                          {"/details", "\"d\""},
+                          {"/details/causes", "{}"},
+                          {"/details/causes/0", "\"just a string\""},
+                          {"/details/causes/0/reason", "1"},
+                          {"/details/causes/0/message", "true"},
+                          {"/details/causes/0/field", "{}"},
                           {"/details/retryAfterSeconds", "\"soon\""}});
     }
     void statusWithAWrongTypeIsAParseErrorNamingThePath()
@@ -149,10 +156,16 @@ private Q_SLOTS:
     void legacyDiscoveryWithAWrongTypeIsAParseError_data()
     {
         columns();
-        addRows(kLegacy, {{"/resources", "{}"}, {"/resources/0", "\"configmaps\""}, {"/resources/0/name", "7"},
-                          {"/resources/0/singularName", "[]"}, {"/resources/0/namespaced", "\"true\""},
-                          {"/resources/0/kind", "false"}, {"/resources/0/verbs", "\"get\""}, {"/resources/0/verbs/1", "3"},
-                          {"/resources/0/shortNames", "{}"}, {"/resources/0/categories/0", "null"}});
+        addRows(kLegacy, {{"/resources", "{}"},
+                          {"/resources/0", "\"configmaps\""},
+                          {"/resources/0/name", "7"},
+                          {"/resources/0/singularName", "[]"},
+                          {"/resources/0/namespaced", "\"true\""},
+                          {"/resources/0/kind", "false"},
+                          {"/resources/0/verbs", "\"get\""},
+                          {"/resources/0/verbs/1", "3"},
+                          {"/resources/0/shortNames", "{}"},
+                          {"/resources/0/categories/0", "null"}});
     }
     void legacyDiscoveryWithAWrongTypeIsAParseError()
     {
@@ -172,10 +185,12 @@ private Q_SLOTS:
     {
         // The reported failure: "namespaced": "true" aborted `fieldscope list` with exit 134.
         kube::DiscoverySnapshot snap;
-        const auto st = kube::parseLegacyResourceList(withValue(kLegacy, "/resources/0/namespaced", "\"true\""), "v1", true, snap);
+        const auto st = kube::parseLegacyResourceList(withValue(kLegacy, "/resources/0/namespaced", "\"true\""), "v1",
+                                                      true, snap);
         QVERIFY(!st.ok());
         QCOMPARE(st.error().where, std::string("resources[0].namespaced"));
-        QVERIFY2(st.error().message.find("is a string, expected a boolean") != std::string::npos, st.error().message.c_str());
+        QVERIFY2(st.error().message.find("is a string, expected a boolean") != std::string::npos,
+                 st.error().message.c_str());
         QVERIFY(kube::parseLegacyResourceList(kLegacy, "v1", true, snap).ok());
         QCOMPARE(int(snap.resources.size()), 1);
         QVERIFY(snap.resources[0].namespaced);
@@ -184,10 +199,16 @@ private Q_SLOTS:
     void aggregatedDiscoveryWithAWrongTypeIsAParseError_data()
     {
         columns();
-        addRows(kAggregated, {{"/items", "{}"}, {"/items/0", "1"}, {"/items/0/metadata", "[]"}, {"/items/0/metadata/name", "1"},
-                              {"/items/0/versions", "\"v1\""}, {"/items/0/versions/0", "\"v1\""},
-                              {"/items/0/versions/0/version", "1"}, {"/items/0/versions/0/freshness", "{}"},
-                              {"/items/0/versions/0/resources", "{}"}, {"/items/0/versions/0/resources/0", "[]"},
+        addRows(kAggregated, {{"/items", "{}"},
+                              {"/items/0", "1"},
+                              {"/items/0/metadata", "[]"},
+                              {"/items/0/metadata/name", "1"},
+                              {"/items/0/versions", "\"v1\""},
+                              {"/items/0/versions/0", "\"v1\""},
+                              {"/items/0/versions/0/version", "1"},
+                              {"/items/0/versions/0/freshness", "{}"},
+                              {"/items/0/versions/0/resources", "{}"},
+                              {"/items/0/versions/0/resources/0", "[]"},
                               {"/items/0/versions/0/resources/0/resource", "1"},
                               {"/items/0/versions/0/resources/0/singularResource", "1"},
                               {"/items/0/versions/0/resources/0/scope", "true"},
@@ -216,9 +237,13 @@ private Q_SLOTS:
     void groupListWithAWrongTypeIsAParseError_data()
     {
         columns();
-        addRows(kGroups, {{"/groups", "{}"}, {"/groups/0", "\"apps\""}, {"/groups/0/versions", "1"},
-                          {"/groups/0/versions/0", "\"apps/v1\""}, {"/groups/0/versions/0/groupVersion", "1"},
-                          {"/groups/0/preferredVersion", "\"apps/v1\""}, {"/groups/0/preferredVersion/groupVersion", "[]"}});
+        addRows(kGroups, {{"/groups", "{}"},
+                          {"/groups/0", "\"apps\""},
+                          {"/groups/0/versions", "1"},
+                          {"/groups/0/versions/0", "\"apps/v1\""},
+                          {"/groups/0/versions/0/groupVersion", "1"},
+                          {"/groups/0/preferredVersion", "\"apps/v1\""},
+                          {"/groups/0/preferredVersion/groupVersion", "[]"}});
     }
     void groupListWithAWrongTypeIsAParseError()
     {
@@ -235,10 +260,16 @@ private Q_SLOTS:
     void watchErrorEventWithAWrongTypeIsAParseError_data()
     {
         columns();
-        addRows(kWatchError, {{"/object/code", "\"410\""}, {"/object/code", "1e99"}, {"/object/reason", "1"},
-                              {"/object/message", "[]"}, {"/object/details", "1"}, {"/object/details/causes", "\"c\""},
-                              {"/object/details/causes/0", "\"c\""}, {"/object/details/causes/0/reason", "1"},
-                              {"/object/details/causes/0/message", "{}"}, {"/object/details/causes/0/field", "false"}});
+        addRows(kWatchError, {{"/object/code", "\"410\""},
+                              {"/object/code", "1e99"},
+                              {"/object/reason", "1"},
+                              {"/object/message", "[]"},
+                              {"/object/details", "1"},
+                              {"/object/details/causes", "\"c\""},
+                              {"/object/details/causes/0", "\"c\""},
+                              {"/object/details/causes/0/reason", "1"},
+                              {"/object/details/causes/0/message", "{}"},
+                              {"/object/details/causes/0/field", "false"}});
     }
     void watchErrorEventWithAWrongTypeIsAParseError()
     {
@@ -254,9 +285,14 @@ private Q_SLOTS:
     void watchEventWithAWrongTypeInMetadataIsAParseError_data()
     {
         columns();
-        addRows(kAdded, {{"/type", "1"}, {"/object", "\"o\""}, {"/object/metadata", "[]"}, {"/object/metadata/name", "1"},
-                        {"/object/metadata/namespace", "{}"}, {"/object/metadata/uid", "true"},
-                        {"/object/metadata/resourceVersion", "5"}, {"/object/metadata/creationTimestamp", "[]"}});
+        addRows(kAdded, {{"/type", "1"},
+                         {"/object", "\"o\""},
+                         {"/object/metadata", "[]"},
+                         {"/object/metadata/name", "1"},
+                         {"/object/metadata/namespace", "{}"},
+                         {"/object/metadata/uid", "true"},
+                         {"/object/metadata/resourceVersion", "5"},
+                         {"/object/metadata/creationTimestamp", "[]"}});
     }
     void watchEventWithAWrongTypeInMetadataIsAParseError()
     {
@@ -271,10 +307,16 @@ private Q_SLOTS:
     void listPageWithAWrongTypeIsAParseErrorNamingThePath_data()
     {
         columns();
-        addRows(kList, {{"/metadata", "[]"}, {"/metadata/resourceVersion", "10"}, {"/metadata/continue", "{}"},
-                        {"/items/0", "\"a\""}, {"/items/0/metadata", "1"}, {"/items/0/metadata/name", "1"},
-                        {"/items/0/metadata/namespace", "[]"}, {"/items/0/metadata/uid", "{}"},
-                        {"/items/0/metadata/resourceVersion", "9"}, {"/items/0/metadata/creationTimestamp", "true"}});
+        addRows(kList, {{"/metadata", "[]"},
+                        {"/metadata/resourceVersion", "10"},
+                        {"/metadata/continue", "{}"},
+                        {"/items/0", "\"a\""},
+                        {"/items/0/metadata", "1"},
+                        {"/items/0/metadata/name", "1"},
+                        {"/items/0/metadata/namespace", "[]"},
+                        {"/items/0/metadata/uid", "{}"},
+                        {"/items/0/metadata/resourceVersion", "9"},
+                        {"/items/0/metadata/creationTimestamp", "true"}});
     }
     void listPageWithAWrongTypeIsAParseErrorNamingThePath()
     {
@@ -292,10 +334,18 @@ private Q_SLOTS:
     void tableWithAWrongTypeAtAnIdentityFieldIsAParseError_data()
     {
         columns();
-        addRows(kTable, {{"/metadata", "1"}, {"/metadata/resourceVersion", "10"}, {"/metadata/continue", "[]"},
-                         {"/columnDefinitions", "{}"}, {"/columnDefinitions/0", "\"Name\""}, {"/rows", "{}"}, {"/rows/0", "1"},
-                         {"/rows/0/cells", "{}"}, {"/rows/0/object", "1"}, {"/rows/0/object/metadata/uid", "1"},
-                         {"/rows/0/object/metadata/name", "{}"}, {"/rows/0/object/metadata/namespace", "[]"},
+        addRows(kTable, {{"/metadata", "1"},
+                         {"/metadata/resourceVersion", "10"},
+                         {"/metadata/continue", "[]"},
+                         {"/columnDefinitions", "{}"},
+                         {"/columnDefinitions/0", "\"Name\""},
+                         {"/rows", "{}"},
+                         {"/rows/0", "1"},
+                         {"/rows/0/cells", "{}"},
+                         {"/rows/0/object", "1"},
+                         {"/rows/0/object/metadata/uid", "1"},
+                         {"/rows/0/object/metadata/name", "{}"},
+                         {"/rows/0/object/metadata/namespace", "[]"},
                          {"/rows/0/object/metadata/resourceVersion", "9"}});
     }
     void tableWithAWrongTypeAtAnIdentityFieldIsAParseError()
@@ -335,9 +385,14 @@ private Q_SLOTS:
     void execCredentialWithAWrongTypeIsAnErrorNamingTheField_data()
     {
         columns();
-        const char *cred = R"({"kind":"ExecCredential","apiVersion":"client.authentication.k8s.io/v1","status":{"token":"t0k3n-canary","expirationTimestamp":"2030-01-01T00:00:00Z"}})";
-        addRows(cred, {{"/kind", "1"}, {"/apiVersion", "[]"}, {"/status", "\"t0k3n-canary\""}, {"/status/token", "42"},
-                       {"/status/clientCertificateData", "{}"}, {"/status/clientKeyData", "true"},
+        const char *cred =
+            R"({"kind":"ExecCredential","apiVersion":"client.authentication.k8s.io/v1","status":{"token":"t0k3n-canary","expirationTimestamp":"2030-01-01T00:00:00Z"}})";
+        addRows(cred, {{"/kind", "1"},
+                       {"/apiVersion", "[]"},
+                       {"/status", "\"t0k3n-canary\""},
+                       {"/status/token", "42"},
+                       {"/status/clientCertificateData", "{}"},
+                       {"/status/clientKeyData", "true"},
                        {"/status/expirationTimestamp", "1"}});
     }
     void execCredentialWithAWrongTypeIsAnErrorNamingTheField()
@@ -345,11 +400,13 @@ private Q_SLOTS:
         QFETCH(std::string, document);
         QFETCH(std::string, pointer);
         QFETCH(std::string, value);
-        auto c = kube::parseExecCredential(withValue(document, pointer, value), "client.authentication.k8s.io/v1", "aws");
+        auto c = kube::parseExecCredential(withValue(document, pointer, value), "client.authentication.k8s.io/v1",
+                                           "aws");
         QVERIFY(!c.ok());
         const std::string path = dotted(pointer);
         QVERIFY2(c.error().message.find(path + " is ") != std::string::npos, c.error().message.c_str());
-        QVERIFY2(c.error().message.find("t0k3n-canary") == std::string::npos, c.error().message.c_str()); // never the token
+        QVERIFY2(c.error().message.find("t0k3n-canary") == std::string::npos,
+                 c.error().message.c_str()); // never the token
     }
 
     void wellTypedListPageAndWatchErrorStillDecode()
@@ -420,7 +477,8 @@ QTEST_GUILESS_MAIN(TestUntrustedAnswers)
 
 namespace {
 
-const char *const kStatus = R"({"kind":"Status","apiVersion":"v1","status":"Failure","message":"nope","reason":"Conflict",
+const char *const kStatus =
+    R"({"kind":"Status","apiVersion":"v1","status":"Failure","message":"nope","reason":"Conflict",
   "details":{"name":"x","causes":[{"reason":"FieldManagerConflict","message":"conflict with \"a\"","field":".spec"}],
   "retryAfterSeconds":1},"code":409})";
 
@@ -439,12 +497,15 @@ const char *const kGroups = R"({"kind":"APIGroupList","groups":[{"name":"apps","
 const char *const kWatchError = R"({"type":"ERROR","object":{"kind":"Status","apiVersion":"v1","status":"Failure",
   "message":"too old","reason":"Expired","code":410,"details":{"causes":[{"reason":"x","message":"y","field":"z"}]}}})";
 
-const char *const kList = R"({"kind":"ConfigMapList","apiVersion":"v1","metadata":{"resourceVersion":"10","continue":""},
+const char *const kList =
+    R"({"kind":"ConfigMapList","apiVersion":"v1","metadata":{"resourceVersion":"10","continue":""},
   "items":[{"metadata":{"name":"a","namespace":"x","uid":"u1","resourceVersion":"9","creationTimestamp":"2024-01-01T00:00:00Z"}}]})";
 
-const char *const kAdded = R"({"type":"ADDED","object":{"kind":"ConfigMap","metadata":{"name":"a","namespace":"x","uid":"u",
+const char *const kAdded =
+    R"({"type":"ADDED","object":{"kind":"ConfigMap","metadata":{"name":"a","namespace":"x","uid":"u",
   "resourceVersion":"5","creationTimestamp":"2024-01-01T00:00:00Z"}}})";
-const char *const kTable = R"({"kind":"Table","apiVersion":"meta.k8s.io/v1","metadata":{"resourceVersion":"10","continue":""},
+const char *const kTable =
+    R"({"kind":"Table","apiVersion":"meta.k8s.io/v1","metadata":{"resourceVersion":"10","continue":""},
   "columnDefinitions":[{"name":"Name","type":"string","format":"name","description":"d","priority":0}],
   "rows":[{"cells":["a"],"object":{"kind":"PartialObjectMetadata","metadata":{"name":"a","namespace":"x","uid":"u1","resourceVersion":"9"}}}]})";
 } // namespace

@@ -89,7 +89,11 @@ struct Harness {
     TranscriptServer::Rule &list() { return server.on(kPath).exactPath().lacksQuery("watch"); }
     TranscriptServer::Rule &watchFrom(std::string rv)
     {
-        return server.on(kPath).exactPath().query("watch", "1").lacksQuery("sendInitialEvents").query("resourceVersion", std::move(rv));
+        return server.on(kPath)
+            .exactPath()
+            .query("watch", "1")
+            .lacksQuery("sendInitialEvents")
+            .query("resourceVersion", std::move(rv));
     }
     TranscriptServer::Rule &watchList()
     {
@@ -104,9 +108,8 @@ struct Harness {
             for (const auto &e : b.events)
                 byUid[e.uid].push_back({e.type, e.resourceVersion, e.fromList, e.json});
         });
-        QObject::connect(watcher.get(), &kube::Watcher::listProgress, [this](qint64 loaded, qint64 remaining) {
-            progress.emplace_back(loaded, remaining);
-        });
+        QObject::connect(watcher.get(), &kube::Watcher::listProgress,
+                         [this](qint64 loaded, qint64 remaining) { progress.emplace_back(loaded, remaining); });
         QObject::connect(watcher.get(), &kube::Watcher::errorOccurred, [this](const QString &m) { errors << m; });
         watcher->start();
     }
@@ -164,8 +167,9 @@ QString join(const std::vector<std::string> &v)
 // One MODIFIED event of object A at `rv`, padded with a data value to exactly `bytes` bytes.
 std::string modifiedOfSize(const std::string &rv, std::size_t bytes)
 {
-    const std::string head = R"({"type":"MODIFIED","object":{"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"a","namespace":"test","uid":")"
-                           + kUidA + R"(","resourceVersion":")" + rv + R"("},"data":{"k":")";
+    const std::string head =
+        R"({"type":"MODIFIED","object":{"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"a","namespace":"test","uid":")"
+        + kUidA + R"(","resourceVersion":")" + rv + R"("},"data":{"k":")";
     const std::string tail = "\"}}}";
     return head + std::string(bytes - head.size() - tail.size(), 'x') + tail;
 }
@@ -258,9 +262,13 @@ private Q_SLOTS:
         h.watchFrom("4950").replyFile(QStringLiteral("watch/watch-hang.http"));
         h.start(fastOptions(true));
         // The relist after ERROR 410 is where a watcher would try WatchList again: it must not.
-        QTRY_VERIFY_WITH_TIMEOUT(h.server.count([](const RecordedRequest &r) { return r.queryValue("resourceVersion") == "4950"; }) == 1, 10'000);
+        QTRY_VERIFY_WITH_TIMEOUT(h.server.count([](const RecordedRequest &r) {
+            return r.queryValue("resourceVersion") == "4950";
+        }) == 1,
+                                 10'000);
 
-        QCOMPARE(h.server.count([](const RecordedRequest &r) { return r.queryValue("sendInitialEvents").has_value(); }), 1);
+        QCOMPARE(h.server.count([](const RecordedRequest &r) { return r.queryValue("sendInitialEvents").has_value(); }),
+                 1);
         QCOMPARE(h.lists(), 2);
         const auto lists = h.server.requests();
         for (const auto &r : lists) {
@@ -344,7 +352,8 @@ private Q_SLOTS:
     void expiredContinueTokenRestartsTheListAndDiffsWhatChanged()
     {
         Harness h;
-        h.list().lacksQuery("continue")
+        h.list()
+            .lacksQuery("continue")
             .replyFile(QStringLiteral("watch/list-4711-page1.http"))
             .replyFile(QStringLiteral("watch/list-4800-page1.http"));
         h.list().query("continue", kToken4711).replyFile(QStringLiteral("watch/list-4711-page2-expired-410.http"));
@@ -357,7 +366,10 @@ private Q_SLOTS:
 
         QCOMPARE(h.lists(), 4);
         // The inconsistent token offered by the 410 is not followed: the list starts over.
-        QCOMPARE(h.server.count([](const RecordedRequest &r) { return r.queryValue("continue") == kInconsistentToken; }), 0);
+        QCOMPARE(h.server.count([](const RecordedRequest &r) {
+            return r.queryValue("continue") == kInconsistentToken;
+        }),
+                 0);
         QCOMPARE(join(h.rvs(kUidA)), QStringLiteral("100")); // unchanged: not delivered twice
         const auto &b = h.byUid[kUidB];
         QCOMPARE(int(b.size()), 2);
@@ -422,7 +434,8 @@ private Q_SLOTS:
         h.watchList()
             .replyFile(QStringLiteral("watch/watchlist-1.34-initial.http"))
             .reply(TranscriptReply::stream(
-                {R"({"type":"ADDED","object":{"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"b","namespace":"test","uid":")" + kUidB
+                {R"({"type":"ADDED","object":{"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"b","namespace":"test","uid":")"
+                     + kUidB
                      + R"(","resourceVersion":"5726","creationTimestamp":"2026-11-21T10:00:00Z"},"data":{"k":"1"}}})",
                  R"({"type":"BOOKMARK","object":{"kind":"ConfigMap","apiVersion":"v1","metadata":{"resourceVersion":"12000","annotations":{"k8s.io/initial-events-end":"true"}}}})"},
                 TranscriptReply::End::Hang));
@@ -486,7 +499,10 @@ private Q_SLOTS:
         h.watchFrom("4711").replyFile(QStringLiteral("watch/watch-error-504-rv-too-large.http")).repeatLast();
         h.watchFrom("4950").replyFile(QStringLiteral("watch/watch-hang.http"));
         h.start(fastOptions());
-        QTRY_COMPARE_WITH_TIMEOUT(h.server.count([](const RecordedRequest &r) { return r.queryValue("resourceVersion") == "4950"; }), 1, 10'000);
+        QTRY_COMPARE_WITH_TIMEOUT(h.server.count([](const RecordedRequest &r) {
+            return r.queryValue("resourceVersion") == "4950";
+        }),
+                                  1, 10'000);
         QCOMPARE(h.server.count([](const RecordedRequest &r) { return r.queryValue("resourceVersion") == "4711"; }), 1);
         QCOMPARE(h.watcher->relistCount(), 1);
         QCOMPARE(h.lists(), 2);
@@ -506,7 +522,8 @@ private Q_SLOTS:
         const auto watches = h.watches();
         QCOMPARE(int(watches.size()), 2);
         QCOMPARE(str(watches[1].queryValue("resourceVersion")), QStringLiteral("4711"));
-        QVERIFY2(watches[1].atMs - watches[0].atMs >= 950, qPrintable(QString::number(watches[1].atMs - watches[0].atMs)));
+        QVERIFY2(watches[1].atMs - watches[0].atMs >= 950,
+                 qPrintable(QString::number(watches[1].atMs - watches[0].atMs)));
         QCOMPARE(h.lists(), 1);
         QCOMPARE(h.watcher->relistCount(), 0);
         QVERIFY(h.gaps().empty());
@@ -517,7 +534,9 @@ private Q_SLOTS:
         Harness h;
         h.list().replyFile(QStringLiteral("watch/list-4711-single.http"));
         h.watchFrom("4711")
-            .reply(TranscriptReply::json(429, R"({"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"Too many requests, please try again later.","reason":"TooManyRequests","code":429})"))
+            .reply(TranscriptReply::json(
+                429,
+                R"({"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"Too many requests, please try again later.","reason":"TooManyRequests","code":429})"))
             .replyFile(QStringLiteral("watch/watch-stall.http"));
         auto o = fastOptions();
         o.backoffInitialMs = 300;
@@ -527,7 +546,8 @@ private Q_SLOTS:
         const auto watches = h.watches();
         QCOMPARE(int(watches.size()), 2);
         QCOMPARE(str(watches[1].queryValue("resourceVersion")), QStringLiteral("4711"));
-        QVERIFY2(watches[1].atMs - watches[0].atMs >= 280, qPrintable(QString::number(watches[1].atMs - watches[0].atMs)));
+        QVERIFY2(watches[1].atMs - watches[0].atMs >= 280,
+                 qPrintable(QString::number(watches[1].atMs - watches[0].atMs)));
         QCOMPARE(h.errors.size(), 1);
         QVERIFY(h.errors[0].contains(QStringLiteral("Too many requests")));
         QCOMPARE(h.lists(), 1);
@@ -546,7 +566,8 @@ private Q_SLOTS:
         QTRY_VERIFY_WITH_TIMEOUT(h.watches().size() >= 3, 10'000);
         const auto watches = h.watches();
         for (std::size_t i = 1; i < 3; ++i)
-            QVERIFY2(watches[i].atMs - watches[i - 1].atMs >= 280, qPrintable(QString::number(watches[i].atMs - watches[i - 1].atMs)));
+            QVERIFY2(watches[i].atMs - watches[i - 1].atMs >= 280,
+                     qPrintable(QString::number(watches[i].atMs - watches[i - 1].atMs)));
         QVERIFY(h.errors.size() >= 2);
         QVERIFY(h.errors[0].contains(QStringLiteral("leader changed")));
         QCOMPARE(h.lists(), 1);
@@ -708,7 +729,10 @@ private Q_SLOTS:
     void backoffStartsAtTheInitialDelayDoublesAndIsCapped()
     {
         Harness h;
-        h.list().reply(TranscriptReply::json(503, R"({"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"apiserver is shutting down","reason":"ServiceUnavailable","code":503})"))
+        h.list()
+            .reply(TranscriptReply::json(
+                503,
+                R"({"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"apiserver is shutting down","reason":"ServiceUnavailable","code":503})"))
             .repeatLast();
         auto o = fastOptions();
         o.backoffInitialMs = 100;
@@ -765,7 +789,8 @@ private Q_SLOTS:
         static std::vector<Captured> captured;
         captured.clear();
         QLoggingCategory::setFilterRules(QStringLiteral("fieldscope.kube.watch.debug=true"));
-        const QtMessageHandler previous = qInstallMessageHandler([](QtMsgType type, const QMessageLogContext &, const QString &text) {
+        const QtMessageHandler previous = qInstallMessageHandler([](QtMsgType type, const QMessageLogContext &,
+                                                                    const QString &text) {
             captured.push_back({type, text});
         });
         {

@@ -26,8 +26,11 @@ Json deployment(Json name = "web")
 {
     return Json{{"apiVersion", "apps/v1"},
                 {"kind", "Deployment"},
-                {"metadata", {{"name", std::move(name)}, {"namespace", "prod"}, {"resourceVersion", "7"},
-                              {"managedFields", Json::array({{{"manager", "kubectl"}}})}}},
+                {"metadata",
+                 {{"name", std::move(name)},
+                  {"namespace", "prod"},
+                  {"resourceVersion", "7"},
+                  {"managedFields", Json::array({{{"manager", "kubectl"}}})}}},
                 {"spec", {{"replicas", 2}}}};
 }
 
@@ -53,7 +56,10 @@ private Q_SLOTS:
         o.dryRun = true;
         const HttpRequest req = createRequest(deployments(), "prod", deployment(), o);
         QCOMPARE(q(req.method), QStringLiteral("POST"));
-        QCOMPARE(q(req.path), QStringLiteral("/apis/apps/v1/namespaces/prod/deployments?fieldManager=fieldscope&fieldValidation=Strict&dryRun=All"));
+        QCOMPARE(
+            q(req.path),
+            QStringLiteral(
+                "/apis/apps/v1/namespaces/prod/deployments?fieldManager=fieldscope&fieldValidation=Strict&dryRun=All"));
         QCOMPARE(q(req.contentType), QStringLiteral("application/json"));
         QVERIFY(bodyOf(req) == deployment());
     }
@@ -66,7 +72,8 @@ private Q_SLOTS:
         o.force = true; // only apply sends force
         const HttpRequest req = replaceRequest(deployments(), "prod", deployment(), o);
         QCOMPARE(q(req.method), QStringLiteral("PUT"));
-        QCOMPARE(q(req.path), QStringLiteral("/apis/apps/v1/namespaces/prod/deployments/web/scale?fieldManager=fieldscope"));
+        QCOMPARE(q(req.path),
+                 QStringLiteral("/apis/apps/v1/namespaces/prod/deployments/web/scale?fieldManager=fieldscope"));
         QCOMPARE(q(req.contentType), QStringLiteral("application/json"));
         QVERIFY(bodyOf(req) == deployment());
     }
@@ -77,7 +84,8 @@ private Q_SLOTS:
         QTest::addColumn<QString>("contentType");
         QTest::newRow("json") << int(PatchType::Json) << QStringLiteral("application/json-patch+json");
         QTest::newRow("merge") << int(PatchType::Merge) << QStringLiteral("application/merge-patch+json");
-        QTest::newRow("strategic") << int(PatchType::StrategicMerge) << QStringLiteral("application/strategic-merge-patch+json");
+        QTest::newRow("strategic") << int(PatchType::StrategicMerge)
+                                   << QStringLiteral("application/strategic-merge-patch+json");
     }
     void patchSendsThePatchWithItsContentType()
     {
@@ -86,7 +94,9 @@ private Q_SLOTS:
         const Json patch = compareAndSwapPatch("/spec/replicas", 2, 3);
         const HttpRequest req = patchRequest(deployments(), "prod", "web", PatchType(type), patch);
         QCOMPARE(q(req.method), QStringLiteral("PATCH"));
-        QCOMPARE(q(req.path), QStringLiteral("/apis/apps/v1/namespaces/prod/deployments/web?fieldManager=fieldscope&fieldValidation=Strict"));
+        QCOMPARE(q(req.path),
+                 QStringLiteral(
+                     "/apis/apps/v1/namespaces/prod/deployments/web?fieldManager=fieldscope&fieldValidation=Strict"));
         QCOMPARE(q(req.contentType), contentType);
         QVERIFY(bodyOf(req) == patch);
     }
@@ -98,7 +108,10 @@ private Q_SLOTS:
         o.force = true;
         const HttpRequest req = applyRequest(deployments(), "prod", deployment(), o);
         QCOMPARE(q(req.method), QStringLiteral("PATCH"));
-        QCOMPARE(q(req.path), QStringLiteral("/apis/apps/v1/namespaces/prod/deployments/web?fieldManager=team%20a&fieldValidation=Strict&force=true"));
+        QCOMPARE(
+            q(req.path),
+            QStringLiteral(
+                "/apis/apps/v1/namespaces/prod/deployments/web?fieldManager=team%20a&fieldValidation=Strict&force=true"));
         QCOMPARE(q(req.contentType), QStringLiteral("application/apply-patch+yaml"));
         Json expected = deployment();
         expected["metadata"].erase("managedFields");
@@ -110,11 +123,15 @@ private Q_SLOTS:
     void aNameThatIsNotAStringIsSentWithoutOne()
     {
         const HttpRequest byNumber = replaceRequest(deployments(), "prod", deployment(5));
-        QCOMPARE(q(byNumber.path), QStringLiteral("/apis/apps/v1/namespaces/prod/deployments/?fieldManager=fieldscope&fieldValidation=Strict"));
+        QCOMPARE(q(byNumber.path),
+                 QStringLiteral(
+                     "/apis/apps/v1/namespaces/prod/deployments/?fieldManager=fieldscope&fieldValidation=Strict"));
         Json noMetadata = deployment();
         noMetadata["metadata"] = Json::array();
         const HttpRequest applied = applyRequest(deployments(), "prod", noMetadata);
-        QCOMPARE(q(applied.path), QStringLiteral("/apis/apps/v1/namespaces/prod/deployments/?fieldManager=fieldscope&fieldValidation=Strict"));
+        QCOMPARE(q(applied.path),
+                 QStringLiteral(
+                     "/apis/apps/v1/namespaces/prod/deployments/?fieldManager=fieldscope&fieldValidation=Strict"));
         QVERIFY(bodyOf(applied) == noMetadata);
     }
 };

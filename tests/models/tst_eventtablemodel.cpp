@@ -1,8 +1,7 @@
 // The Events tab's model: newest first, bounded to the newest events (older ones counted and said
 // in the header), and cheap to feed under a flood.
-#include "models/eventtablemodel.h"
-
 #include "core/base/json.h"
+#include "models/eventtablemodel.h"
 
 #include <QAbstractItemModelTester>
 #include <QElapsedTimer>
@@ -16,7 +15,7 @@ namespace {
 const QDateTime kStart = QDateTime::fromString(QStringLiteral("2026-07-20T09:00:00Z"), Qt::ISODate);
 
 core::ObjectVersion eventVersion(const std::string &uid, qint64 secondsAfterStart, const std::string &reason,
-                          core::WatchEventType type = core::WatchEventType::Added)
+                                 core::WatchEventType type = core::WatchEventType::Added)
 {
     const core::Json j = {{"metadata", {{"uid", uid}, {"name", "web." + uid}}},
                           {"reason", reason},
@@ -62,7 +61,8 @@ private Q_SLOTS:
         QCOMPARE(reasonAt(m, EventTableModel::kMaxEvents - 1), QStringLiteral("r45000"));
         for (int r = 1; r < m.rowCount(); ++r)
             QCOMPARE(reasonAt(m, r).mid(1).toInt(), reasonAt(m, r - 1).mid(1).toInt() - 1);
-        QVERIFY(m.headerData(EventTableModel::MessageColumn, Qt::Horizontal).toString().contains(QStringLiteral("45000")));
+        QVERIFY(
+            m.headerData(EventTableModel::MessageColumn, Qt::Horizontal).toString().contains(QStringLiteral("45000")));
         // An event older than every kept one is counted, not shown.
         m.applyBatch({"", {eventVersion("old", -10, "ancient")}, {}, false, "", 0});
         QCOMPARE(m.rowCount(), EventTableModel::kMaxEvents);
@@ -76,7 +76,12 @@ private Q_SLOTS:
     {
         EventTableModel m(nullptr, 3);
         QAbstractItemModelTester tester(&m, QAbstractItemModelTester::FailureReportingMode::QtTest);
-        m.applyBatch({"", {eventVersion("a", 10, "A"), eventVersion("b", 30, "B"), eventVersion("c", 20, "C")}, {}, false, "", 0});
+        m.applyBatch({"",
+                      {eventVersion("a", 10, "A"), eventVersion("b", 30, "B"), eventVersion("c", 20, "C")},
+                      {},
+                      false,
+                      "",
+                      0});
         QCOMPARE(reasonAt(m, 0), QStringLiteral("B"));
         QCOMPARE(reasonAt(m, 1), QStringLiteral("C"));
         QCOMPARE(reasonAt(m, 2), QStringLiteral("A"));

@@ -15,13 +15,19 @@ Json configMap(const std::string &uid, const std::string &rv, const std::string 
 {
     return Json{{"apiVersion", "v1"},
                 {"kind", "ConfigMap"},
-                {"metadata", {{"name", "demo"}, {"namespace", "default"}, {"uid", uid}, {"resourceVersion", rv}, {"managedFields", managedFields}}},
+                {"metadata",
+                 {{"name", "demo"},
+                  {"namespace", "default"},
+                  {"uid", uid},
+                  {"resourceVersion", rv},
+                  {"managedFields", managedFields}}},
                 {"data", {{"mode", value}}}};
 }
 
 Json entry(const std::string &manager, const std::string &time)
 {
-    return Json{{"manager", manager}, {"operation", "Update"}, {"apiVersion", "v1"}, {"time", time},
+    return Json{{"manager", manager},       {"operation", "Update"},
+                {"apiVersion", "v1"},       {"time", time},
                 {"fieldsType", "FieldsV1"}, {"fieldsV1", {{"f:data", {{"f:mode", Json::object()}}}}}};
 }
 
@@ -47,10 +53,10 @@ struct Sample {
 Sample sampleHistory()
 {
     Sample h;
-    std::vector<Json> objects = {configMap("u1", "10", "blue", Json::array({entry("kubectl-create", "2026-07-20T09:00:00Z")})),
-                                 Json(),
-                                 configMap("u1", "30", "green", Json::array({entry("teacher", "2026-07-20T09:05:00Z")})),
-                                 configMap("u2", "40", "red", Json::array({entry("kubectl-create", "2026-07-20T09:06:00Z")}))};
+    std::vector<Json> objects = {
+        configMap("u1", "10", "blue", Json::array({entry("kubectl-create", "2026-07-20T09:00:00Z")})), Json(),
+        configMap("u1", "30", "green", Json::array({entry("teacher", "2026-07-20T09:05:00Z")})),
+        configMap("u2", "40", "red", Json::array({entry("kubectl-create", "2026-07-20T09:06:00Z")}))};
     h.entries.push_back(versionEntry("u1", 1, "10"));
     core::AttributedEntry gap;
     gap.entry.kind = core::HistoryEntry::Kind::Gap;
@@ -175,7 +181,8 @@ private Q_SLOTS:
         models::FieldTimelineModel m;
         QAbstractItemModelTester tester(&m, QAbstractItemModelTester::FailureReportingMode::QtTest);
         m.setTimeline(QStringLiteral(".data.mode"), t);
-        QCOMPARE(m.index(0, models::FieldTimelineModel::ValueColumn).data().toString(), QStringLiteral("\"green\"")); // newest first
+        QCOMPARE(m.index(0, models::FieldTimelineModel::ValueColumn).data().toString(),
+                 QStringLiteral("\"green\"")); // newest first
     }
 };
 

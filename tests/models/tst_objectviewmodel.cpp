@@ -7,8 +7,8 @@
 
 #include <QAbstractItemModelTester>
 #include <QFont>
-#include <QLocale>
 #include <QItemSelectionModel>
+#include <QLocale>
 #include <QSignalSpy>
 #include <QTest>
 
@@ -34,7 +34,8 @@ core::ObjectVersion object(const std::string &ns, const std::string &name, const
     v.lastManager = "kubectl";
     v.lastManagerOperation = "Update";
     v.json = QByteArray::fromStdString(R"({"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":")" + name
-                                       + R"(","namespace":")" + ns + R"(","labels":{)" + labels + R"(}},"data":{"k":"v"}})");
+                                       + R"(","namespace":")" + ns + R"(","labels":{)" + labels
+                                       + R"(}},"data":{"k":"v"}})");
     return v;
 }
 
@@ -118,7 +119,8 @@ private Q_SLOTS:
     void deletionsAndDescendingSortKeepTheViewConsistent()
     {
         Fixture f;
-        f.table.applyBatch(batch({object("a", "a", "1"), object("a", "b", "2"), object("a", "c", "3"), object("a", "d", "4")}));
+        f.table.applyBatch(batch({object("a", "a", "1"), object("a", "b", "2"), object("a", "c", "3"),
+                                  object("a", "d", "4")}));
         f.view.sort(ObjectTableModel::Name, Qt::DescendingOrder);
         QCOMPARE(dump(f.view), QStringLiteral("a/d 4\na/c 3\na/b 2\na/a 1"));
         f.table.applyBatch(batch({object("a", "b", "5", {}, core::WatchEventType::Deleted),
@@ -315,8 +317,8 @@ private Q_SLOTS:
     {
         Fixture f;
         f.table.setServerColumns({{QStringLiteral("Restarts"), QStringLiteral("string"), {}, {}, 0}});
-        const QVariant cells[] = {QVariant(qlonglong(3)), QVariant(qlonglong(1)), QVariant(2.0), QVariant(qlonglong(2)),
-                                  QVariant(QStringLiteral("10")), QVariant()};
+        const QVariant cells[] = {QVariant(qlonglong(3)), QVariant(qlonglong(1)),         QVariant(2.0),
+                                  QVariant(qlonglong(2)), QVariant(QStringLiteral("10")), QVariant()};
         const int cellRank[] = {2, 0, 1, 1, 3, 4};
         const char *managers[] = {"kubectl", "helm", "argocd", "kubectl"};
         const int managerRank[] = {2, 1, 0, 2};
@@ -414,16 +416,26 @@ private Q_SLOTS:
         QTest::addColumn<QString>("labels");
         QTest::addColumn<bool>("valid");
         QTest::addColumn<bool>("matches");
-        QTest::newRow("equals") << "app=web" << "app=web" << true << true;
-        QTest::newRow("double equals") << "app==web" << "app=db" << true << false;
-        QTest::newRow("not equals matches missing key") << "app!=web" << "tier=x" << true << true;
-        QTest::newRow("in") << "env in (prod, staging)" << "env=staging" << true << true;
-        QTest::newRow("notin") << "env notin (prod)" << "env=prod" << true << false;
-        QTest::newRow("exists") << "team" << "team=a" << true << true;
-        QTest::newRow("not exists") << "!team" << "team=a" << true << false;
-        QTest::newRow("several") << "app=web,!legacy,env in (a,b)" << "app=web,env=b" << true << true;
-        QTest::newRow("bad key") << "a b=c" << "" << false << false;
-        QTest::newRow("bad set") << "env in prod)" << "" << false << false;
+        QTest::newRow("equals") << "app=web"
+                                << "app=web" << true << true;
+        QTest::newRow("double equals") << "app==web"
+                                       << "app=db" << true << false;
+        QTest::newRow("not equals matches missing key") << "app!=web"
+                                                        << "tier=x" << true << true;
+        QTest::newRow("in") << "env in (prod, staging)"
+                            << "env=staging" << true << true;
+        QTest::newRow("notin") << "env notin (prod)"
+                               << "env=prod" << true << false;
+        QTest::newRow("exists") << "team"
+                                << "team=a" << true << true;
+        QTest::newRow("not exists") << "!team"
+                                    << "team=a" << true << false;
+        QTest::newRow("several") << "app=web,!legacy,env in (a,b)"
+                                 << "app=web,env=b" << true << true;
+        QTest::newRow("bad key") << "a b=c"
+                                 << "" << false << false;
+        QTest::newRow("bad set") << "env in prod)"
+                                 << "" << false << false;
     }
     void labelSelectorParses()
     {
@@ -443,7 +455,8 @@ private Q_SLOTS:
 
     void labelsAreReadFromMetadataOnly()
     {
-        const QByteArray json = R"({"kind":"Pod","metadata":{"name":"p","labels":{"b":"2","a":"1"},"annotations":{"x":"y"}},"spec":{"labels":{"no":"no"}}})";
+        const QByteArray json =
+            R"({"kind":"Pod","metadata":{"name":"p","labels":{"b":"2","a":"1"},"annotations":{"x":"y"}},"spec":{"labels":{"no":"no"}}})";
         const models::Labels l = models::labelsOf(json);
         QCOMPARE(l.size(), std::size_t(2));
         QCOMPARE(l[0].first, std::string("a"));
@@ -455,10 +468,12 @@ private Q_SLOTS:
     {
         models::ResourceKindsModel m;
         QAbstractItemModelTester tester(&m, QAbstractItemModelTester::FailureReportingMode::QtTest);
-        m.setKinds({{QStringLiteral("apps"), QStringLiteral("v1"), QStringLiteral("deployments"), QStringLiteral("Deployment"), true},
+        m.setKinds({{QStringLiteral("apps"), QStringLiteral("v1"), QStringLiteral("deployments"),
+                     QStringLiteral("Deployment"), true},
                     {{}, QStringLiteral("v1"), QStringLiteral("pods"), QStringLiteral("Pod"), true},
                     {{}, QStringLiteral("v1"), QStringLiteral("configmaps"), QStringLiteral("ConfigMap"), true},
-                    {QStringLiteral("example.com"), QStringLiteral("v1"), QStringLiteral("widgets"), QStringLiteral("Widget"), true}});
+                    {QStringLiteral("example.com"), QStringLiteral("v1"), QStringLiteral("widgets"),
+                     QStringLiteral("Widget"), true}});
         m.setCount(QStringLiteral("pods"), 12);
         m.setCount(QStringLiteral("configmaps"), 12345);
         auto treeDump = [&m] {
@@ -467,17 +482,24 @@ private Q_SLOTS:
                 const QModelIndex gi = m.index(g, 0);
                 out << gi.data().toString();
                 for (int k = 0; k < m.rowCount(gi); ++k)
-                    out << QStringLiteral("  ") + m.index(k, 0, gi).data().toString() + u' ' + m.index(k, 1, gi).data().toString();
+                    out << QStringLiteral("  ") + m.index(k, 0, gi).data().toString() + u' '
+                               + m.index(k, 1, gi).data().toString();
             }
             return out.join(u'\n');
         };
         // Counts read as the locale groups them (item views would print 12345); unknown ones stay blank.
         const QString many = QLocale().toString(12345);
-        QCOMPARE(treeDump(), QStringLiteral("core\n  ConfigMap %1\n  Pod 12\napps\n  Deployment \nexample.com\n  Widget ").arg(many));
+        QCOMPARE(
+            treeDump(),
+            QStringLiteral("core\n  ConfigMap %1\n  Pod 12\napps\n  Deployment \nexample.com\n  Widget ").arg(many));
         QCOMPARE(m.index(0, 1, m.index(0, 0)).data(models::ResourceKindsModel::CountRole).toLongLong(), 12345);
         m.setFavourite(QStringLiteral("widgets.example.com"), true);
         m.setFavourite(QStringLiteral("pods"), true);
-        QCOMPARE(treeDump(), QStringLiteral("Favourites\n  Pod 12\n  Widget \ncore\n  ConfigMap %1\n  Pod 12\napps\n  Deployment \nexample.com\n  Widget ").arg(many));
+        QCOMPARE(
+            treeDump(),
+            QStringLiteral(
+                "Favourites\n  Pod 12\n  Widget \ncore\n  ConfigMap %1\n  Pod 12\napps\n  Deployment \nexample.com\n  Widget ")
+                .arg(many));
         m.setFavourite(QStringLiteral("pods"), false);
         m.setFavourite(QStringLiteral("widgets.example.com"), false);
         QCOMPARE(m.rowCount(), 3);

@@ -93,28 +93,31 @@ void TestOwnershipTreeModel::dumpShowsEveryColumn()
     OwnershipTreeModel model;
     QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
     model.setTree(treeOf(loadFixture(QStringLiteral("service.yaml"))));
-    QCOMPARE(dump(model), QStringLiteral("apiVersion | v1 |  |  | \n"
-                                         "kind | Service |  |  | \n"
-                                         "metadata | {2 keys} |  |  | \n"
-                                         "  name | dns |  |  | \n"
-                                         "  namespace | prod |  |  | \n"
-                                         "spec | {4 keys} |  |  | \n"
-                                         "  clusterIP | 10.96.0.10 |  |  | \n"
-                                         "  selector | {1 key} | kubectl | Apply | 2026-07-20T09:01:00Z\n"
-                                         "    k8s-app | kube-dns | kubectl | Apply | 2026-07-20T09:01:00Z\n"
-                                         "  sessionAffinity | None |  |  | \n"
-                                         "  ports | [2 items] |  |  | \n"
-                                         "    [port=53,protocol=\"TCP\"] | {4 keys} | kubectl | Apply | 2026-07-20T09:01:00Z\n"
-                                         "      name | dns-tcp | kubectl | Apply | 2026-07-20T09:01:00Z\n"
-                                         "      port | 53 | kubectl | Apply | 2026-07-20T09:01:00Z\n"
-                                         "      protocol | TCP |  |  | \n"
-                                         "      targetPort | 53 | kubectl | Apply | 2026-07-20T09:01:00Z\n"
-                                         "    [port=53,protocol=\"UDP\"] | {4 keys} | kubectl-patch | Update | 2026-07-20T09:28:30Z\n"
-                                         "      name | dns | kubectl-patch | Update | 2026-07-20T09:28:30Z\n"
-                                         "      port | 53 | kubectl-patch | Update | 2026-07-20T09:28:30Z\n"
-                                         "      protocol | UDP | kubectl-patch | Update | 2026-07-20T09:28:30Z\n"
-                                         "      targetPort | 53 | kubectl-patch | Update | 2026-07-20T09:28:30Z\n"));
-    QCOMPARE(model.headerData(OwnershipTreeModel::LastChangedColumn, Qt::Horizontal).toString(), QStringLiteral("Last changed"));
+    QCOMPARE(
+        dump(model),
+        QStringLiteral("apiVersion | v1 |  |  | \n"
+                       "kind | Service |  |  | \n"
+                       "metadata | {2 keys} |  |  | \n"
+                       "  name | dns |  |  | \n"
+                       "  namespace | prod |  |  | \n"
+                       "spec | {4 keys} |  |  | \n"
+                       "  clusterIP | 10.96.0.10 |  |  | \n"
+                       "  selector | {1 key} | kubectl | Apply | 2026-07-20T09:01:00Z\n"
+                       "    k8s-app | kube-dns | kubectl | Apply | 2026-07-20T09:01:00Z\n"
+                       "  sessionAffinity | None |  |  | \n"
+                       "  ports | [2 items] |  |  | \n"
+                       "    [port=53,protocol=\"TCP\"] | {4 keys} | kubectl | Apply | 2026-07-20T09:01:00Z\n"
+                       "      name | dns-tcp | kubectl | Apply | 2026-07-20T09:01:00Z\n"
+                       "      port | 53 | kubectl | Apply | 2026-07-20T09:01:00Z\n"
+                       "      protocol | TCP |  |  | \n"
+                       "      targetPort | 53 | kubectl | Apply | 2026-07-20T09:01:00Z\n"
+                       "    [port=53,protocol=\"UDP\"] | {4 keys} | kubectl-patch | Update | 2026-07-20T09:28:30Z\n"
+                       "      name | dns | kubectl-patch | Update | 2026-07-20T09:28:30Z\n"
+                       "      port | 53 | kubectl-patch | Update | 2026-07-20T09:28:30Z\n"
+                       "      protocol | UDP | kubectl-patch | Update | 2026-07-20T09:28:30Z\n"
+                       "      targetPort | 53 | kubectl-patch | Update | 2026-07-20T09:28:30Z\n"));
+    QCOMPARE(model.headerData(OwnershipTreeModel::LastChangedColumn, Qt::Horizontal).toString(),
+             QStringLiteral("Last changed"));
 }
 
 void TestOwnershipTreeModel::rolesDescribeTheField()
@@ -126,11 +129,13 @@ void TestOwnershipTreeModel::rolesDescribeTheField()
     QVERIFY(app.isValid());
     QCOMPARE(app.data(JsonPointerRole).toString(), QStringLiteral("/metadata/labels/app"));
     QCOMPARE(app.data(PresentRole).toBool(), true);
-    QCOMPARE(app.data(OwnerLabelsRole).toStringList(), QStringList({QStringLiteral("ci-bot(Apply)"), QStringLiteral("kubectl(Apply)")}));
+    QCOMPARE(app.data(OwnerLabelsRole).toStringList(),
+             QStringList({QStringLiteral("ci-bot(Apply)"), QStringLiteral("kubectl(Apply)")}));
     QCOMPARE(app.data(ManagerColorRole).value<QColor>(), managerColor(u"ci-bot"));
     QCOMPARE(app.data(OwnerColorsRole).toList().size(), 2);
     QCOMPARE(app.data(LastChangedRole).toDateTime(), QDateTime::fromSecsSinceEpoch(1784538843, Qt::UTC));
-    QCOMPARE(model.index(app.row(), OwnershipTreeModel::OperationColumn, app.parent()).data().toString(), QStringLiteral("Apply, Apply"));
+    QCOMPARE(model.index(app.row(), OwnershipTreeModel::OperationColumn, app.parent()).data().toString(),
+             QStringLiteral("Apply, Apply"));
 
     const QModelIndex tier = findPath(model, QStringLiteral(".metadata.labels.tier"));
     QCOMPARE(tier.data(PresentRole).toBool(), false);
@@ -140,7 +145,8 @@ void TestOwnershipTreeModel::rolesDescribeTheField()
     const QModelIndex inherited = findPath(model, QStringLiteral(".spec.selector.matchLabels.app"));
     QCOMPARE(inherited.data(InheritedOwnershipRole).toBool(), true);
     const QModelIndex scale = findPath(model, QStringLiteral(".spec.replicas"));
-    QCOMPARE(model.index(scale.row(), OwnershipTreeModel::OperationColumn, scale.parent()).data().toString(), QStringLiteral("Update/scale"));
+    QCOMPARE(model.index(scale.row(), OwnershipTreeModel::OperationColumn, scale.parent()).data().toString(),
+             QStringLiteral("Update/scale"));
 
     model.setPaletteTone(PaletteTone::Dark);
     QCOMPARE(app.data(ManagerColorRole).value<QColor>(), managerColor(u"ci-bot", PaletteTone::Dark));
@@ -154,18 +160,21 @@ void TestOwnershipTreeModel::managerFilterShowsOwnedFieldsAndTheirAncestors()
     QSignalSpy resets(&model, &QAbstractItemModel::modelReset);
     model.setManagerFilter(QStringLiteral("kube-controller-manager"));
     QCOMPARE(resets.count(), 0);
-    QCOMPARE(dump(model), QStringLiteral("metadata | {9 keys} |  |  | \n"
-                                         "  annotations | {1 key} | kube-controller-manager | Update/status | 2026-07-20T09:25:15Z\n"
-                                         "    deployment.kubernetes.io/revision | 2 | kube-controller-manager | Update/status | 2026-07-20T09:25:15Z\n"
-                                         "spec | {4 keys} |  |  | \n"
-                                         "  replicas | 5 | kube-controller-manager | Update/scale | 2026-07-20T09:20:11Z\n"
-                                         "status | {2 keys} |  |  | \n"
-                                         "  replicas | 5 | kube-controller-manager | Update/status | 2026-07-20T09:25:15Z\n"
-                                         "  conditions | [1 item] | kube-controller-manager | Update/status | 2026-07-20T09:25:15Z\n"
-                                         "    [type=\"Available\"] | {3 keys} | kube-controller-manager | Update/status | 2026-07-20T09:25:15Z\n"
-                                         "      type | Available | kube-controller-manager | Update/status | 2026-07-20T09:25:15Z\n"
-                                         "      status | True | kube-controller-manager | Update/status | 2026-07-20T09:25:15Z\n"
-                                         "      lastTransitionTime | 2026-07-20T09:25:15Z | kube-controller-manager | Update/status | 2026-07-20T09:25:15Z\n"));
+    QCOMPARE(
+        dump(model),
+        QStringLiteral(
+            "metadata | {9 keys} |  |  | \n"
+            "  annotations | {1 key} | kube-controller-manager | Update/status | 2026-07-20T09:25:15Z\n"
+            "    deployment.kubernetes.io/revision | 2 | kube-controller-manager | Update/status | 2026-07-20T09:25:15Z\n"
+            "spec | {4 keys} |  |  | \n"
+            "  replicas | 5 | kube-controller-manager | Update/scale | 2026-07-20T09:20:11Z\n"
+            "status | {2 keys} |  |  | \n"
+            "  replicas | 5 | kube-controller-manager | Update/status | 2026-07-20T09:25:15Z\n"
+            "  conditions | [1 item] | kube-controller-manager | Update/status | 2026-07-20T09:25:15Z\n"
+            "    [type=\"Available\"] | {3 keys} | kube-controller-manager | Update/status | 2026-07-20T09:25:15Z\n"
+            "      type | Available | kube-controller-manager | Update/status | 2026-07-20T09:25:15Z\n"
+            "      status | True | kube-controller-manager | Update/status | 2026-07-20T09:25:15Z\n"
+            "      lastTransitionTime | 2026-07-20T09:25:15Z | kube-controller-manager | Update/status | 2026-07-20T09:25:15Z\n"));
     model.setManagerFilter(QString());
     OwnershipTreeModel fresh;
     QAbstractItemModelTester freshTester(&fresh, QAbstractItemModelTester::FailureReportingMode::QtTest);
@@ -186,8 +195,9 @@ void TestOwnershipTreeModel::legendRowFiltersTheTreeByEntry()
     const int row = 2;
     QCOMPARE(legend.index(row, ManagerLegendModel::SubresourceColumn).data().toString(), QStringLiteral("scale"));
     model.setEntryFilter(legend.index(row, 0).data(EntryIndexRole).toInt());
-    QCOMPARE(dump(model), QStringLiteral("spec | {4 keys} |  |  | \n"
-                                         "  replicas | 5 | kube-controller-manager | Update/scale | 2026-07-20T09:20:11Z\n"));
+    QCOMPARE(dump(model),
+             QStringLiteral("spec | {4 keys} |  |  | \n"
+                            "  replicas | 5 | kube-controller-manager | Update/scale | 2026-07-20T09:20:11Z\n"));
     QCOMPARE(model.entryFilter(), 2);
 }
 
@@ -197,7 +207,8 @@ void TestOwnershipTreeModel::updateOfTheSameObjectKeepsRowsAndSelection()
     OwnershipTreeModel model;
     QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
     model.setTree(treeOf(obj));
-    const QPersistentModelIndex image = findPath(model, QStringLiteral(".spec.template.spec.containers[name=\"nginx\"].image"));
+    const QPersistentModelIndex image =
+        findPath(model, QStringLiteral(".spec.template.spec.containers[name=\"nginx\"].image"));
     const QPersistentModelIndex restart = findPath(model, QStringLiteral(".spec.template.spec.restartPolicy"));
     QVERIFY(image.isValid() && restart.isValid());
 
@@ -213,11 +224,14 @@ void TestOwnershipTreeModel::updateOfTheSameObjectKeepsRowsAndSelection()
     model.setTree(treeOf(obj));
     QCOMPARE(resets.count(), 0);
     QCOMPARE(inserted.count(), 1);
-    QCOMPARE(inserted.front().at(0).value<QModelIndex>().data(FieldPathRole).toString(), QStringLiteral(".metadata.labels"));
+    QCOMPARE(inserted.front().at(0).value<QModelIndex>().data(FieldPathRole).toString(),
+             QStringLiteral(".metadata.labels"));
     QVERIFY(changed.count() >= 2); // image value and time; metadata/labels previews
     QVERIFY(image.isValid() && restart.isValid());
-    QCOMPARE(image.data(FieldPathRole).toString(), QStringLiteral(".spec.template.spec.containers[name=\"nginx\"].image"));
-    QCOMPARE(model.index(image.row(), OwnershipTreeModel::ValueColumn, image.parent()).data().toString(), QStringLiteral("nginx:1.28"));
+    QCOMPARE(image.data(FieldPathRole).toString(),
+             QStringLiteral(".spec.template.spec.containers[name=\"nginx\"].image"));
+    QCOMPARE(model.index(image.row(), OwnershipTreeModel::ValueColumn, image.parent()).data().toString(),
+             QStringLiteral("nginx:1.28"));
     QCOMPARE(restart.data(FieldPathRole).toString(), QStringLiteral(".spec.template.spec.restartPolicy"));
     // status.replicas was owned, so it stays as an absent row rather than disappearing.
     QCOMPARE(removed.count(), 0);
@@ -249,7 +263,8 @@ void TestOwnershipTreeModel::randomUpdatesMatchAFreshModel()
     QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
     model.setTree(treeOf(obj));
     std::mt19937 rng(4711);
-    const QStringList filters = {QString(), QStringLiteral("kubectl"), QStringLiteral("kube-controller-manager"), QStringLiteral("nobody")};
+    const QStringList filters = {QString(), QStringLiteral("kubectl"), QStringLiteral("kube-controller-manager"),
+                                 QStringLiteral("nobody")};
     QSignalSpy resets(&model, &QAbstractItemModel::modelReset);
     for (int step = 0; step < 60; ++step) {
         auto &containers = obj["spec"]["template"]["spec"]["containers"];
@@ -283,7 +298,8 @@ void TestOwnershipTreeModel::navigationFindsRowsByPointerAndPath()
     OwnershipTreeModel model;
     QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
     model.setTree(treeOf(loadFixture(QStringLiteral("deployment.yaml"))));
-    const QModelIndex byPointer = model.indexForJsonPointer(QStringLiteral("/spec/template/spec/containers/0/ports/0/name"), 2);
+    const QModelIndex byPointer =
+        model.indexForJsonPointer(QStringLiteral("/spec/template/spec/containers/0/ports/0/name"), 2);
     QCOMPARE(byPointer.data().toString(), QStringLiteral("kubectl-edit"));
     QCOMPARE(byPointer.column(), 2);
     const auto node = model.nodeForIndex(byPointer);
@@ -342,8 +358,9 @@ void TestOwnershipTreeModel::legendMovesRowsWhenEntriesReorder()
 void TestOwnershipTreeModel::managerColoursAreStableDistinctAndReadable_data()
 {
     QTest::addColumn<QString>("manager");
-    for (const char *m : {"kubectl", "kubectl-edit", "kubectl-client-side-apply", "kube-controller-manager", "kube-scheduler",
-                          "helm", "argocd-controller", "fieldscope", "before-first-apply", "ancient-changes", "a", "Ω-manager"})
+    for (const char *m :
+         {"kubectl", "kubectl-edit", "kubectl-client-side-apply", "kube-controller-manager", "kube-scheduler", "helm",
+          "argocd-controller", "fieldscope", "before-first-apply", "ancient-changes", "a", "Ω-manager"})
         QTest::newRow(m) << QString::fromUtf8(m);
 }
 

@@ -21,7 +21,8 @@ QList<ConflictRow> threeFields()
 {
     return {{QStringLiteral(".data.a"), QStringLiteral("other-tool (Apply)"), QStringLiteral("2"), QStringLiteral("3")},
             {QStringLiteral(".data.b"), QStringLiteral("other-tool (Apply)"), QStringLiteral("2"), QStringLiteral("3")},
-            {QStringLiteral(".data.c"), QStringLiteral("kubectl-edit (Update, v1)"), QStringLiteral("2"), QStringLiteral("3")}};
+            {QStringLiteral(".data.c"), QStringLiteral("kubectl-edit (Update, v1)"), QStringLiteral("2"),
+             QStringLiteral("3")}};
 }
 
 void choose(QWidget *panel, int row, core::Resolution resolution)
@@ -45,7 +46,8 @@ private Q_SLOTS:
         auto *send = panel.findChild<QPushButton *>(QStringLiteral("sendChoicesButton"));
         QVERIFY(send && !send->isEnabled());
         for (int row = 0; row < 3; ++row)
-            QCOMPARE(panel.findChild<QComboBox *>(QStringLiteral("resolution%1").arg(row))->currentData().toInt(), int(core::Resolution::Undecided));
+            QCOMPARE(panel.findChild<QComboBox *>(QStringLiteral("resolution%1").arg(row))->currentData().toInt(),
+                     int(core::Resolution::Undecided));
         choose(&panel, 0, core::Resolution::GiveUp);
         choose(&panel, 1, core::Resolution::GiveUp);
         QVERIFY(!send->isEnabled());
@@ -126,7 +128,8 @@ private Q_SLOTS:
             choose(&window, row, row == 2 ? core::Resolution::Force : core::Resolution::GiveUp);
         QTest::mouseClick(window.findChild<QPushButton *>(QStringLiteral("sendChoicesButton")), Qt::LeftButton);
         QCOMPARE(rowsSpy.size(), 1);
-        QCOMPARE(rowsSpy.at(0).at(0).toStringList(), (QStringList{QStringLiteral(".data.a"), QStringLiteral(".data.b")}));
+        QCOMPARE(rowsSpy.at(0).at(0).toStringList(),
+                 (QStringList{QStringLiteral(".data.a"), QStringLiteral(".data.b")}));
         QVERIFY(rowsSpy.at(0).at(2).value<widgets::WriteRequest>().force);
     }
 };

@@ -35,7 +35,8 @@ ExecConsentQuestion hostileQuestion()
 {
     ExecConsentQuestion q;
     q.kubeconfigFile = QStringLiteral("/tmp/<b>colleague</b>.yaml");
-    q.details = QStringLiteral("  context:  <img src=\"/dev/zero\"><b>x</b>\n  server:   https://api.example:6443\n  command:  evil\\u202efdp.exe");
+    q.details = QStringLiteral(
+        "  context:  <img src=\"/dev/zero\"><b>x</b>\n  server:   https://api.example:6443\n  command:  evil\\u202efdp.exe");
     q.warnings = {QStringLiteral("env LD_PRELOAD: can change what runs")};
     return q;
 }
@@ -59,8 +60,12 @@ private Q_SLOTS:
             QCOMPARE(label->textFormat(), Qt::PlainText);
         }
         QCOMPARE(prompt->findChild<QLabel *>(QStringLiteral("execConsentText"))->text(), hostileQuestion().details);
-        QVERIFY(prompt->findChild<QLabel *>(QStringLiteral("execConsentTitle"))->text().contains(QLatin1String("/tmp/<b>colleague</b>.yaml")));
-        QVERIFY(prompt->findChild<QLabel *>(QStringLiteral("execConsentWarning"))->text().contains(QLatin1String("LD_PRELOAD")));
+        QVERIFY(prompt->findChild<QLabel *>(QStringLiteral("execConsentTitle"))
+                    ->text()
+                    .contains(QLatin1String("/tmp/<b>colleague</b>.yaml")));
+        QVERIFY(prompt->findChild<QLabel *>(QStringLiteral("execConsentWarning"))
+                    ->text()
+                    .contains(QLatin1String("LD_PRELOAD")));
         QTest::mouseClick(prompt->findChild<QPushButton *>(QStringLiteral("execConsentAllow")), Qt::LeftButton);
         QCOMPARE(answers, QList<ConsentChoice>{ConsentChoice::Allow});
         QTRY_VERIFY(!host->findChild<QWidget *>(QStringLiteral("execConsentPrompt")));
@@ -109,10 +114,11 @@ private Q_SLOTS:
         view.resize(900, 300);
         view.show();
         const QDateTime when(QDate(2026, 3, 1), QTime(9, 30), Qt::UTC);
-        view.setDecisions({{QStringLiteral("id-1"), true, QStringLiteral("/home/u/.kube/config"), QStringLiteral("prod"),
-                            QStringLiteral("/usr/bin/kubelogin"), QStringLiteral("https://api.prod:6443"), when},
-                           {QStringLiteral("id-2"), false, QStringLiteral("<b>/tmp/x</b>"), QStringLiteral("stage"), QStringLiteral("/tmp/evil"),
-                            QStringLiteral("https://api.stage:6443"), when}});
+        view.setDecisions({{QStringLiteral("id-1"), true, QStringLiteral("/home/u/.kube/config"),
+                            QStringLiteral("prod"), QStringLiteral("/usr/bin/kubelogin"),
+                            QStringLiteral("https://api.prod:6443"), when},
+                           {QStringLiteral("id-2"), false, QStringLiteral("<b>/tmp/x</b>"), QStringLiteral("stage"),
+                            QStringLiteral("/tmp/evil"), QStringLiteral("https://api.stage:6443"), when}});
         QTableWidget *t = view.table();
         QCOMPARE(t->rowCount(), 2);
         QCOMPARE(t->item(0, 0)->text(), QStringLiteral("allowed"));

@@ -2,7 +2,6 @@
 // diffs run on a worker, so showStale() returns with the texts shown and no line marked yet;
 // the marks follow, and only those of the newest request are applied.
 #include "widgets/editorwindow.h"
-
 #include "widgets/qsci.h"
 
 #include <QSignalSpy>
@@ -25,7 +24,9 @@ QString yaml(int lines, int changedAt)
 {
     QString s = QStringLiteral("apiVersion: v1\nkind: ConfigMap\ndata:\n");
     for (int i = 0; i < lines; ++i)
-        s += QStringLiteral("  k%1: \"%2\"\n").arg(i).arg(i == changedAt ? QStringLiteral("changed") : QString::number(i));
+        s += QStringLiteral("  k%1: \"%2\"\n")
+                 .arg(i)
+                 .arg(i == changedAt ? QStringLiteral("changed") : QString::number(i));
     return s;
 }
 

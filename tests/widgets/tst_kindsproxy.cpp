@@ -22,12 +22,15 @@ namespace {
 
 std::vector<ResourceKind> sampleKinds()
 {
-    return {{QStringLiteral("apps"), QStringLiteral("v1"), QStringLiteral("deployments"), QStringLiteral("Deployment"), true},
-            {QStringLiteral("apps"), QStringLiteral("v1"), QStringLiteral("statefulsets"), QStringLiteral("StatefulSet"), true},
+    return {{QStringLiteral("apps"), QStringLiteral("v1"), QStringLiteral("deployments"), QStringLiteral("Deployment"),
+             true},
+            {QStringLiteral("apps"), QStringLiteral("v1"), QStringLiteral("statefulsets"),
+             QStringLiteral("StatefulSet"), true},
             {{}, QStringLiteral("v1"), QStringLiteral("pods"), QStringLiteral("Pod"), true},
             {{}, QStringLiteral("v1"), QStringLiteral("configmaps"), QStringLiteral("ConfigMap"), true},
             {{}, QStringLiteral("v1"), QStringLiteral("namespaces"), QStringLiteral("Namespace"), false},
-            {QStringLiteral("example.com"), QStringLiteral("v1"), QStringLiteral("widgets"), QStringLiteral("Widget"), true}};
+            {QStringLiteral("example.com"), QStringLiteral("v1"), QStringLiteral("widgets"), QStringLiteral("Widget"),
+             true}};
 }
 
 // One line a row: groups flush left, kinds indented, the count after the kind when known.
@@ -67,9 +70,11 @@ struct Fixture {
     std::unique_ptr<QAbstractItemModelTester> proxyTester;
     Fixture()
     {
-        modelTester = std::make_unique<QAbstractItemModelTester>(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        modelTester =
+            std::make_unique<QAbstractItemModelTester>(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
         proxy.setSourceModel(&model);
-        proxyTester = std::make_unique<QAbstractItemModelTester>(&proxy, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        proxyTester =
+            std::make_unique<QAbstractItemModelTester>(&proxy, QAbstractItemModelTester::FailureReportingMode::QtTest);
         model.setKinds(sampleKinds());
     }
 };
@@ -84,7 +89,10 @@ private Q_SLOTS:
     {
         Fixture f;
         QCOMPARE(dump(f.proxy), dump(f.model));
-        QCOMPARE(dump(f.proxy), QStringLiteral("core\n  ConfigMap\n  Namespace\n  Pod\napps\n  Deployment\n  StatefulSet\nexample.com\n  Widget"));
+        QCOMPARE(
+            dump(f.proxy),
+            QStringLiteral(
+                "core\n  ConfigMap\n  Namespace\n  Pod\napps\n  Deployment\n  StatefulSet\nexample.com\n  Widget"));
     }
 
     void searchShowsMatchingKindsUnderTheirGroupIgnoringCase()
@@ -118,7 +126,8 @@ private Q_SLOTS:
         f.model.setFavourite(QStringLiteral("widgets.example.com"), true);
         f.model.setFavourite(QStringLiteral("pods"), true);
         f.proxy.setSearchText(QStringLiteral("d"));
-        QCOMPARE(dump(f.proxy), QStringLiteral("Favourites\n  Pod\n  Widget\ncore\n  Pod\napps\n  Deployment\nexample.com\n  Widget"));
+        QCOMPARE(dump(f.proxy),
+                 QStringLiteral("Favourites\n  Pod\n  Widget\ncore\n  Pod\napps\n  Deployment\nexample.com\n  Widget"));
     }
 
     // Counts arrive and favourites change while a search is active: the proxy follows through
@@ -146,8 +155,10 @@ private Q_SLOTS:
         f.proxy.setSearchText(QStringLiteral("set"));
         QCOMPARE(dump(f.proxy), QStringLiteral("apps\n  StatefulSet"));
         auto kinds = sampleKinds();
-        kinds.push_back({QStringLiteral("apps"), QStringLiteral("v1"), QStringLiteral("replicasets"), QStringLiteral("ReplicaSet"), true});
-        kinds.push_back({QStringLiteral("apps"), QStringLiteral("v1"), QStringLiteral("daemonsets"), QStringLiteral("DaemonSet"), true});
+        kinds.push_back({QStringLiteral("apps"), QStringLiteral("v1"), QStringLiteral("replicasets"),
+                         QStringLiteral("ReplicaSet"), true});
+        kinds.push_back({QStringLiteral("apps"), QStringLiteral("v1"), QStringLiteral("daemonsets"),
+                         QStringLiteral("DaemonSet"), true});
         f.model.setKinds(std::move(kinds));
         QCOMPARE(dump(f.proxy), QStringLiteral("apps\n  DaemonSet\n  ReplicaSet\n  StatefulSet"));
     }
@@ -155,15 +166,21 @@ private Q_SLOTS:
     void groupTooltipsCountTheirKindsAndKindTooltipsStartWithTheName()
     {
         Fixture f;
-        QCOMPARE(groupRow(f.proxy, QStringLiteral("apps")).data(Qt::ToolTipRole).toString(), QStringLiteral("apps: 2 kinds"));
-        QCOMPARE(groupRow(f.proxy, QStringLiteral("example.com")).data(Qt::ToolTipRole).toString(), QStringLiteral("example.com: 1 kind"));
+        QCOMPARE(groupRow(f.proxy, QStringLiteral("apps")).data(Qt::ToolTipRole).toString(),
+                 QStringLiteral("apps: 2 kinds"));
+        QCOMPARE(groupRow(f.proxy, QStringLiteral("example.com")).data(Qt::ToolTipRole).toString(),
+                 QStringLiteral("example.com: 1 kind"));
         // The filtered proxy still counts the group's kinds in the model.
         f.proxy.setSearchText(QStringLiteral("deploy"));
-        QCOMPARE(groupRow(f.proxy, QStringLiteral("apps")).data(Qt::ToolTipRole).toString(), QStringLiteral("apps: 2 kinds"));
+        QCOMPARE(groupRow(f.proxy, QStringLiteral("apps")).data(Qt::ToolTipRole).toString(),
+                 QStringLiteral("apps: 2 kinds"));
         const QModelIndex deployment = f.proxy.index(0, 0, groupRow(f.proxy, QStringLiteral("apps")));
         QCOMPARE(deployment.data(Qt::ToolTipRole).toString(), QStringLiteral("Deployment\ndeployments.apps (apps/v1)"));
         // The count column keeps the model's own data.
-        QVERIFY(!f.proxy.index(0, ResourceKindsModel::CountColumn, groupRow(f.proxy, QStringLiteral("apps"))).data(Qt::ToolTipRole).toString().startsWith(QStringLiteral("Deployment\n")));
+        QVERIFY(!f.proxy.index(0, ResourceKindsModel::CountColumn, groupRow(f.proxy, QStringLiteral("apps")))
+                     .data(Qt::ToolTipRole)
+                     .toString()
+                     .startsWith(QStringLiteral("Deployment\n")));
     }
 
     void iconsTellGroupsFavouritesNamespacesAndKindsApart()
@@ -173,8 +190,10 @@ private Q_SLOTS:
         const QModelIndex favourites = groupRow(f.proxy, QStringLiteral("Favourites"));
         const QModelIndex coreGroup = groupRow(f.proxy, QStringLiteral("core"));
         QVERIFY(favourites.isValid() && coreGroup.isValid());
-        QCOMPARE(rendered(favourites.data(Qt::DecorationRole).value<QIcon>()), rendered(widgets::icon(widgets::Icon::Favourite)));
-        QCOMPARE(rendered(coreGroup.data(Qt::DecorationRole).value<QIcon>()), rendered(widgets::icon(widgets::Icon::ApiGroup)));
+        QCOMPARE(rendered(favourites.data(Qt::DecorationRole).value<QIcon>()),
+                 rendered(widgets::icon(widgets::Icon::Favourite)));
+        QCOMPARE(rendered(coreGroup.data(Qt::DecorationRole).value<QIcon>()),
+                 rendered(widgets::icon(widgets::Icon::ApiGroup)));
         auto kindIcon = [&](const QString &name) {
             for (int k = 0; k < f.proxy.rowCount(coreGroup); ++k)
                 if (f.proxy.index(k, 0, coreGroup).data().toString() == name)

@@ -37,15 +37,20 @@ private Q_SLOTS:
     void toolTipsShowMarkupLiterally()
     {
         QFETCH(QString, text);
-        QCOMPARE(renderedToolTip(plainToolTip(text)).replace(QChar::LineSeparator, u'\n').replace(QChar::ParagraphSeparator, u'\n'), text);
+        QCOMPARE(renderedToolTip(plainToolTip(text))
+                     .replace(QChar::LineSeparator, u'\n')
+                     .replace(QChar::ParagraphSeparator, u'\n'),
+                 text);
     }
 
     void bidiAndControlCharactersBecomeVisible()
     {
-        QCOMPARE(visibleText(QStringLiteral("evil") + QChar(0x202E) + QStringLiteral("txt.exe")), QStringLiteral("evil\\u202etxt.exe"));
+        QCOMPARE(visibleText(QStringLiteral("evil") + QChar(0x202E) + QStringLiteral("txt.exe")),
+                 QStringLiteral("evil\\u202etxt.exe"));
         QCOMPARE(visibleText(QStringLiteral("a\tb\nc")), QStringLiteral("a\\u0009b\\u000ac"));
         QCOMPARE(visibleText(QStringLiteral("a\nb"), true), QStringLiteral("a\nb"));
-        QCOMPARE(visibleText(QStringLiteral("zero") + QChar(0x200B) + QStringLiteral("width")), QStringLiteral("zero\\u200bwidth"));
+        QCOMPARE(visibleText(QStringLiteral("zero") + QChar(0x200B) + QStringLiteral("width")),
+                 QStringLiteral("zero\\u200bwidth"));
         const QString ordinary = QStringLiteral("Grüße, 日本語, עברית");
         QCOMPARE(visibleText(ordinary), ordinary); // scripts are not escapes
     }

@@ -18,7 +18,7 @@ using fieldscope::widgets::TextCellDelegate;
 namespace {
 
 struct Ink {
-    QRect box;     // of every pixel that is not the background
+    QRect box; // of every pixel that is not the background
     int pixels = 0;
     QColor darkest;
 };
@@ -81,8 +81,14 @@ class TestTextCellDelegate : public QObject
         QVERIFY2(near(got.box.left(), want.box.left()) && near(got.box.right(), want.box.right())
                      && near(got.box.top(), want.box.top()) && near(got.box.bottom(), want.box.bottom()),
                  qPrintable(QStringLiteral("text ink at (%1,%2 %3x%4), stock at (%5,%6 %7x%8)")
-                                .arg(got.box.x()).arg(got.box.y()).arg(got.box.width()).arg(got.box.height())
-                                .arg(want.box.x()).arg(want.box.y()).arg(want.box.width()).arg(want.box.height())));
+                                .arg(got.box.x())
+                                .arg(got.box.y())
+                                .arg(got.box.width())
+                                .arg(got.box.height())
+                                .arg(want.box.x())
+                                .arg(want.box.y())
+                                .arg(want.box.width())
+                                .arg(want.box.height())));
         QVERIFY2(std::abs(got.pixels - want.pixels) <= want.pixels / 10,
                  qPrintable(QStringLiteral("%1 inked pixels, stock %2").arg(got.pixels).arg(want.pixels)));
     }
@@ -94,9 +100,15 @@ private Q_SLOTS:
         m_view.resize(400, 200);
     }
 
-    void leftAlignedTextLandsWhereTheStockDelegatePutsIt() { expectSameText(QStringLiteral("cm-004217"), {160, 24}, Qt::AlignLeft | Qt::AlignVCenter); }
+    void leftAlignedTextLandsWhereTheStockDelegatePutsIt()
+    {
+        expectSameText(QStringLiteral("cm-004217"), {160, 24}, Qt::AlignLeft | Qt::AlignVCenter);
+    }
 
-    void rightAlignedNumbersLandWhereTheStockDelegatePutsThem() { expectSameText(QStringLiteral("5001234"), {120, 24}, Qt::AlignRight | Qt::AlignVCenter); }
+    void rightAlignedNumbersLandWhereTheStockDelegatePutsThem()
+    {
+        expectSameText(QStringLiteral("5001234"), {120, 24}, Qt::AlignRight | Qt::AlignVCenter);
+    }
 
     void textWiderThanItsColumnIsElidedLikeTheStockDelegate()
     {
@@ -171,7 +183,8 @@ private Q_SLOTS:
         QCOMPARE(fast.cachedTexts(), 0);
         QCOMPARE(got.pixels, plain.pixels); // the same painter as the stock one, line included
         const Ink unstruck = inkOf(paint(stock, text, {100, 24}, Qt::AlignLeft | Qt::AlignVCenter), base);
-        QVERIFY2(got.pixels > unstruck.pixels, qPrintable(QStringLiteral("%1 vs %2").arg(got.pixels).arg(unstruck.pixels)));
+        QVERIFY2(got.pixels > unstruck.pixels,
+                 qPrintable(QStringLiteral("%1 vs %2").arg(got.pixels).arg(unstruck.pixels)));
     }
 
     void theObjectTableUsesIt()

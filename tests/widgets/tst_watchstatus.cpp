@@ -9,8 +9,8 @@
 #include "widgets/contextswitcher.h"
 #include "widgets/editorwindow.h"
 #include "widgets/helpdialogs.h"
-#include "widgets/mainwindow.h"
 #include "widgets/icons.h"
+#include "widgets/mainwindow.h"
 #include "widgets/resourcekindsview.h"
 #include "widgets/watchstatus.h"
 #include "widgets/yamlview.h"
@@ -18,14 +18,14 @@
 #include <QAbstractItemModelTester>
 #include <QApplication>
 #include <QComboBox>
+#include <QDialogButtonBox>
 #include <QDir>
 #include <QImage>
 #include <QLabel>
+#include <QLineEdit>
 #include <QLocale>
 #include <QPainter>
 #include <QPalette>
-#include <QDialogButtonBox>
-#include <QLineEdit>
 #include <QPushButton>
 #include <QSettings>
 #include <QSpinBox>
@@ -115,11 +115,16 @@ private Q_SLOTS:
         QTest::addColumn<qint64>("objects");
         QTest::addColumn<int>("lastEventSecondsAgo"); // -1: none yet
         QTest::addColumn<QString>("expected");
-        QTest::newRow("listing counts what arrived") << int(State::Listing) << qint64(120) << -1 << "configmaps: listing… 120 objects";
-        QTest::newRow("live with a recent event") << int(State::Live) << qint64(301) << 3 << "configmaps: live · 301 objects · last event 3 s ago";
-        QTest::newRow("live, one object, minutes") << int(State::Live) << qint64(1) << 125 << "configmaps: live · 1 object · last event 2 min ago";
-        QTest::newRow("live, hours") << int(State::Live) << qint64(0) << 3 * 3600 + 60 * 5 << "configmaps: live · 0 objects · last event 3 h 5 min ago";
-        QTest::newRow("resyncing") << int(State::Resyncing) << qint64(7) << 0 << "configmaps: resyncing… · 7 objects · last event just now";
+        QTest::newRow("listing counts what arrived")
+            << int(State::Listing) << qint64(120) << -1 << "configmaps: listing… 120 objects";
+        QTest::newRow("live with a recent event")
+            << int(State::Live) << qint64(301) << 3 << "configmaps: live · 301 objects · last event 3 s ago";
+        QTest::newRow("live, one object, minutes")
+            << int(State::Live) << qint64(1) << 125 << "configmaps: live · 1 object · last event 2 min ago";
+        QTest::newRow("live, hours") << int(State::Live) << qint64(0) << 3 * 3600 + 60 * 5
+                                     << "configmaps: live · 0 objects · last event 3 h 5 min ago";
+        QTest::newRow("resyncing") << int(State::Resyncing) << qint64(7) << 0
+                                   << "configmaps: resyncing… · 7 objects · last event just now";
         QTest::newRow("idle, nothing known") << int(State::Idle) << qint64(-1) << -1 << "configmaps: idle";
     }
     void summaryNamesStateObjectsAndLastEvent()
@@ -141,8 +146,8 @@ private Q_SLOTS:
         WatchHealth w = watch(QStringLiteral("configmaps"), State::Listing, 2500);
         w.expected = 100'000;
         const QLocale loc; // the figures are grouped as the user's locale groups them
-        QCOMPARE(WatchStatusWidget::summary(w, now),
-                 QStringLiteral("configmaps: listing… %1 of ~%2 objects").arg(loc.toString(2500), loc.toString(100'000)));
+        QCOMPARE(WatchStatusWidget::summary(w, now), QStringLiteral("configmaps: listing… %1 of ~%2 objects")
+                                                         .arg(loc.toString(2500), loc.toString(100'000)));
         WatchStatusWidget widget;
         widget.setStatus({}, {w});
         QCOMPARE(widget.listingProgress(), (std::pair<qint64, qint64>(2500, 100'000)));
@@ -151,7 +156,8 @@ private Q_SLOTS:
         QCOMPARE(widget.listingProgress(), (std::pair<qint64, qint64>(0, 0)));
         w.state = State::Listing;
         w.expected = -1; // the server gave no estimate: no total is invented
-        QCOMPARE(WatchStatusWidget::summary(w, now), QStringLiteral("configmaps: listing… %1 objects").arg(loc.toString(2500)));
+        QCOMPARE(WatchStatusWidget::summary(w, now),
+                 QStringLiteral("configmaps: listing… %1 objects").arg(loc.toString(2500)));
         widget.setStatus({}, {w});
         QCOMPARE(widget.listingProgress(), (std::pair<qint64, qint64>(0, 0)));
     }
@@ -193,14 +199,16 @@ private Q_SLOTS:
         events.retryAt = now + 9s;
         events.detail = QStringLiteral("connection refused");
         status.setStatus({}, {table, ns, events});
-        QCOMPARE(status.text(), QStringLiteral("configmaps in all namespaces: live · 301 objects · last event 3 s ago"));
+        QCOMPARE(status.text(),
+                 QStringLiteral("configmaps in all namespaces: live · 301 objects · last event 3 s ago"));
         auto *others = status.findChild<QToolButton *>(QStringLiteral("otherWatches"));
         QVERIFY(others->isVisibleTo(&status));
         QCOMPARE(others->text(), QStringLiteral("2 more watches"));
         QVERIFY(!status.isBusy());
         // The details name every watch, its purpose and state.
         const QString details = status.detailsText();
-        for (const char *s : {"namespace selector", "events of web", "backing off, retry in", "connection refused", "resourceVersion 5120"})
+        for (const char *s : {"namespace selector", "events of web", "backing off, retry in", "connection refused",
+                              "resourceVersion 5120"})
             QVERIFY2(details.contains(QLatin1String(s)), s);
         QWidget *popup = status.showDetails();
         QVERIFY(popup->isVisible());
@@ -241,7 +249,8 @@ private Q_SLOTS:
             QCOMPARE(one.size(), QSize(16, 16));
             QCOMPARE(two.size(), QSize(32, 32)); // rendered at device pixels, not scaled up
             QCOMPARE(two.devicePixelRatio(), 2.0);
-            QVERIFY2(inkLightness(two.toImage()) >= 0 || i == widgets::Icon::StateIdle, qPrintable(widgets::iconPath(i)));
+            QVERIFY2(inkLightness(two.toImage()) >= 0 || i == widgets::Icon::StateIdle,
+                     qPrintable(widgets::iconPath(i)));
         }
         // A sheet of every icon at 1x and 2x on light and dark backgrounds, for a person to judge.
         QImage sheet(40 * int(widgets::allIcons().size()) + 8, 4 * 40, QImage::Format_ARGB32);
@@ -269,7 +278,8 @@ private Q_SLOTS:
         const int light = inkLightness(kind.pixmap(QSize(16, 16), 2.0).toImage());
         QApplication::setPalette(darkPalette());
         const int dark = inkLightness(kind.pixmap(QSize(16, 16), 2.0).toImage());
-        QVERIFY2(light < 100 && dark > 150, qPrintable(QStringLiteral("light palette ink %1, dark palette ink %2").arg(light).arg(dark)));
+        QVERIFY2(light < 100 && dark > 150,
+                 qPrintable(QStringLiteral("light palette ink %1, dark palette ink %2").arg(light).arg(dark)));
         // Selected rows use the highlighted text colour.
         QCOMPARE(inkLightness(kind.pixmap(QSize(16, 16), QIcon::Selected).toImage()) > 200, true);
     }
@@ -284,7 +294,8 @@ private Q_SLOTS:
         QCOMPARE(opensFirst.currentContext(), QStringLiteral("beta"));
         QVERIFY(opensFirst.combo()->currentText().startsWith(QLatin1String("beta")));
         opensFirst.setContexts(list);
-        QCOMPARE(opensFirst.contextNames(), QStringList({QStringLiteral("prod"), QStringLiteral("alpha"), QStringLiteral("beta")}));
+        QCOMPARE(opensFirst.contextNames(),
+                 QStringList({QStringLiteral("prod"), QStringLiteral("alpha"), QStringLiteral("beta")}));
         QCOMPARE(opensFirst.combo()->count(), 3);
         QCOMPARE(opensFirst.currentContext(), QStringLiteral("beta"));
 
@@ -306,10 +317,12 @@ private Q_SLOTS:
         models::ResourceKindsModel model;
         QAbstractItemModelTester modelTester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
         widgets::ResourceKindsView view;
-        QAbstractItemModelTester proxyTester(view.tree()->model(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QAbstractItemModelTester proxyTester(view.tree()->model(),
+                                             QAbstractItemModelTester::FailureReportingMode::QtTest);
         view.resize(240, 300);
         view.setModel(&model);
-        model.setKinds({{QStringLiteral("admissionregistration.k8s.io"), QStringLiteral("v1"), QStringLiteral("mutatingwebhookconfigurations"),
+        model.setKinds({{QStringLiteral("admissionregistration.k8s.io"), QStringLiteral("v1"),
+                         QStringLiteral("mutatingwebhookconfigurations"),
                          QStringLiteral("MutatingWebhookConfiguration"), false},
                         {{}, QStringLiteral("v1"), QStringLiteral("namespaces"), QStringLiteral("Namespace"), false}});
         QTreeView *tree = view.tree();
@@ -321,7 +334,10 @@ private Q_SLOTS:
         QVERIFY(group.isValid());
         QCOMPARE(group.data(Qt::ToolTipRole).toString(), QStringLiteral("admissionregistration.k8s.io: 1 kind"));
         const QModelIndex kind = tree->model()->index(0, 0, group);
-        QVERIFY(kind.data(Qt::ToolTipRole).toString().startsWith(QLatin1String("MutatingWebhookConfiguration\nmutatingwebhookconfigurations.admissionregistration.k8s.io")));
+        QVERIFY(kind.data(Qt::ToolTipRole)
+                    .toString()
+                    .startsWith(QLatin1String(
+                        "MutatingWebhookConfiguration\nmutatingwebhookconfigurations.admissionregistration.k8s.io")));
         QVERIFY(!kind.data(Qt::DecorationRole).value<QIcon>().isNull());
         QVERIFY(!group.data(Qt::DecorationRole).value<QIcon>().isNull());
     }
@@ -390,7 +406,8 @@ private Q_SLOTS:
             auto *view = editor.findChild<QsciScintilla *>(QString::fromLatin1(pane));
             const QImage img = view->viewport()->grab().toImage();
             const int y = int(view->SendScintilla(QsciScintilla::SCI_POINTYFROMPOSITION, 0,
-                                                  view->SendScintilla(QsciScintilla::SCI_POSITIONFROMLINE, line))) + 2;
+                                                  view->SendScintilla(QsciScintilla::SCI_POSITIONFROMLINE, line)))
+                        + 2;
             return QColor(img.pixel(img.width() - 4, y)); // right end: background only, no text
         };
         QVERIFY2(markedLine("writtenPane", 1).lightness() > 160, qPrintable(markedLine("writtenPane", 1).name()));
