@@ -1,5 +1,6 @@
 #include "app/clustercontroller.h"
 
+#include "app/auditlogthread.h"
 #include "app/backgroundrecording.h"
 #include "app/objecteditor.h"
 #include "app/settingsconsentstore.h"
@@ -12,6 +13,7 @@
 #include "widgets/helpdialogs.h"
 #include "widgets/newobjectwindow.h"
 #include "widgets/objecttablepage.h"
+#include "widgets/plaintext.h"
 
 #include <QApplication>
 #include <QElapsedTimer>
@@ -309,12 +311,39 @@ void ClusterController::startRecording()
         },
         Qt::QueuedConnection);
     m_historySource.setDatabase(m_historyDatabase);
+    startAuditLog();
     updateBackgroundRecording();
     if (!m_backgroundCheck.isActive()) {
         connect(&m_backgroundCheck, &QTimer::timeout, this, &ClusterController::updateBackgroundRecording,
                 Qt::UniqueConnection);
         m_backgroundCheck.start(30'000);
     }
+}
+
+void ClusterController::followAuditLog(const QString &path)
+{
+    m_auditLogPath = path;
+    startAuditLog();
+}
+
+void ClusterController::startAuditLog()
+{
+    if (m_auditLogPath.isEmpty() || m_historyDatabase.isEmpty())
+        return;
+    core::HistoryOpenOptions options;
+    options.clusterIdentity = m_clusterIdentity.toStdString();
+    options.clusterLabel = m_connection->config.server;
+    options.recordSecretValues = m_recordSecretValues;
+    options.folderIsPrivate = true;
+    m_auditLog = std::make_unique<AuditLogThread>(m_historyDatabase.toStdString(), options,
+                                                  m_auditLogPath.toStdString());
+    connect(m_auditLog.get(), &AuditLogThread::stored, &m_historySource, &HistorySource::reload);
+    connect(m_auditLog.get(), &AuditLogThread::failing, this, [this](const QString &message) {
+        m_warnings << tr("Who made each change is not known: the audit log %1 cannot be followed: %2")
+                          .arg(widgets::visibleText(m_auditLogPath), widgets::visibleText(message));
+        m_warnings.removeDuplicates();
+        showWarnings();
+    });
 }
 
 void ClusterController::recordReplay(const core::WatchScope &scope, std::vector<core::WatchEvent> events)

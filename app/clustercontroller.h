@@ -36,6 +36,8 @@
 
 namespace fieldscope::app {
 
+class AuditLogThread;
+
 class ClusterController : public QObject
 {
     Q_OBJECT
@@ -47,6 +49,9 @@ public:
     void open(const QString &kubeconfigPath, const QString &context);
     // Watches RESOURCE (any spelling discovery resolves) into the table.
     void showResource(const QString &resource);
+    // Follows the cluster's audit log (the sandbox's, or --audit-log) once recording starts, so
+    // the History tab names the person behind each version and the refused writes.
+    void followAuditLog(const QString &path);
 
     bool isLoaded() const { return m_loaded; }
     // The open connection (null until connected): lessons start their own clients from it.
@@ -118,6 +123,7 @@ private:
     void onTableRows(const std::vector<kube::TableRow> &rows);
     void noteTableVersions(const core::WatchBatch &batch);
     void startRecording();
+    void startAuditLog();
     void askAboutLegacySecretOptIn();
     void showBackgroundRecording();
     void createObjects(const QPointer<widgets::NewObjectWindow> &window,
@@ -169,6 +175,8 @@ private:
     QFutureWatcher<core::Result<kube::Connection>> m_connecting;
     QTimer m_backgroundCheck;
     std::optional<BackgroundRecorder> m_backgroundRecorder; // re-reads the background recorder's marker
+    QString m_auditLogPath;
+    std::unique_ptr<AuditLogThread> m_auditLog; // after the recorder: it writes into the same database
 };
 
 } // namespace fieldscope::app

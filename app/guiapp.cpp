@@ -89,6 +89,11 @@ QList<QCommandLineOption> windowOptions()
                   "With --screenshot: after this many seconds save what the window shows and exit 1 (default 60)."),
               QStringLiteral("SECONDS"), QStringLiteral("60")});
     o.append({QStringLiteral("keep-sandbox"), QStringLiteral("Leave the sandbox cluster running when the app quits.")});
+    o.append(
+        {QStringLiteral("audit-log"),
+         QStringLiteral("Follow the cluster's audit log (its API server's --audit-log-path) so the History tab names "
+                        "who made each version and the refused writes (the sandbox follows its own)."),
+         QStringLiteral("FILE")});
     o.append({QStringLiteral("open"),
               QStringLiteral("Open a recorded history (a history database or a .jsonl export) without a cluster."),
               QStringLiteral("FILE")});
@@ -123,7 +128,7 @@ struct GuiOptions {
     widgets::DetailPane::Tab tab = widgets::DetailPane::SummaryTab;
     bool tabGiven = false;
     QString resource, selectNs, selectName;
-    QString openFile, kubeconfig, context;
+    QString openFile, kubeconfig, context, auditLog;
     bool useSandbox = false, keepSandbox = false, seedDemo = false;
     QString lessonName;
     QStringList lessonDirs;
@@ -169,6 +174,7 @@ std::optional<GuiOptions> readGuiOptions(const QCommandLineParser &p)
     o.presenter = p.isSet(QStringLiteral("presenter"));
     o.kubeconfig = p.value(QStringLiteral("kubeconfig"));
     o.context = p.value(QStringLiteral("context"));
+    o.auditLog = p.value(QStringLiteral("audit-log"));
     o.useSandbox = p.isSet(QStringLiteral("sandbox"))
                 || (!p.isSet(QStringLiteral("context")) && !p.isSet(QStringLiteral("kubeconfig"))
                     && o.openFile.isEmpty());
@@ -264,6 +270,8 @@ private:
         workspace.setKubeconfig(kubeconfig);
         workspace.loadContexts();
         first = workspace.open(context);
+        if (!o.auditLog.isEmpty())
+            first->followAuditLog(o.auditLog);
         if (!o.resource.isEmpty())
             first->showResource(o.resource);
         if (!o.lessonName.isEmpty())
@@ -283,6 +291,8 @@ private:
             window.tabs()->removeTab(window.tabs()->indexOf(placeholder));
             placeholder->deleteLater();
             openFirst(kubeconfig, SandboxController::contextName());
+            if (o.auditLog.isEmpty()) // the sandbox's API server writes one (scripts/fieldscope-cluster)
+                first->followAuditLog(SandboxController::dataDir() + QStringLiteral("/logs/audit.log"));
             if (sandbox.isFresh() || o.seedDemo)
                 demo = std::make_unique<DemoSeeder>(first, o.resource.isEmpty() && o.lessonName.isEmpty()
                                                                && o.screenshot.isEmpty());

@@ -4,12 +4,15 @@
 
 #include <QCryptographicHash>
 #include <QFutureWatcher>
+#include <QLoggingCategory>
 #include <QStandardPaths>
 #include <QtConcurrent/QtConcurrentRun>
 
 namespace fieldscope::app {
 
 namespace {
+
+Q_LOGGING_CATEGORY(lcHistorySource, "fieldscope.app.history")
 
 struct LoadResult {
     std::vector<models::HistoryRow> rows;
@@ -28,7 +31,11 @@ LoadResult loadRows(const std::string &path, const core::ObjectQuery &query)
         return {{}, QString::fromStdString(loaded.error().describe()), false};
     if (loaded->empty())
         return {{}, {}, true};
-    return {models::historyRows(*loaded), {}, false};
+    // Who made the versions, where audit events were joined; a damaged audit table costs only that.
+    auto audit = models::historyAudit(**store, *loaded);
+    if (!audit)
+        qCWarning(lcHistorySource, "%s", audit.error().describe().c_str());
+    return {models::historyRows(*loaded, audit ? &*audit : nullptr), {}, false};
 }
 
 } // namespace
@@ -130,6 +137,12 @@ void HistorySource::onCommitted(const core::CommitReport &report)
     for (const auto &v : report.versions)
         touched = touched || m_uids.count(v.uid);
     if (touched && !m_coalesce.isActive())
+        m_coalesce.start();
+}
+
+void HistorySource::reload()
+{
+    if (!m_key.isEmpty() && !m_coalesce.isActive())
         m_coalesce.start();
 }
 

@@ -32,6 +32,8 @@ public:
     void clear();
     // A transaction of the recorder committed (queued from its writer thread).
     void onCommitted(const core::CommitReport &report);
+    // Something else wrote the database (who made the versions): reload what is shown, coalesced.
+    void reload();
 
     bool isLoading() const { return m_loading; }
     // Tests: runs on the worker thread before each load, where a huge answer or a damaged file

@@ -1,5 +1,6 @@
 #include "app/recordaudit.h"
 
+#include "core/base/boundary.h"
 #include "core/base/visibletext.h"
 
 #include <QDateTime>
@@ -26,7 +27,7 @@ RecordAuditLog::open(const std::string &db, const core::HistoryOpenOptions &opti
     r->m_follower = std::make_unique<core::AuditLogFollower>(logPath, core::AuditLogPosition::fromText(*saved));
     r->m_join = std::make_unique<core::AuditLiveJoin>(**store);
     r->m_store = std::move(*store);
-    r->m_timer.callOnTimeout(r.get(), [p = r.get()] { p->step(false); });
+    r->m_timer.callOnTimeout(r.get(), [p = r.get()] { p->guardedStep(false); });
     return r;
 }
 
@@ -34,15 +35,18 @@ RecordAuditLog::~RecordAuditLog() = default;
 
 void RecordAuditLog::start(int intervalMs)
 {
-    std::fprintf(stderr, "fieldscope: following audit log %s\n", core::visibleEscapes(m_follower->path()).c_str());
-    step(false);
+    if (!m_quiet)
+        std::fprintf(stderr, "fieldscope: following audit log %s\n", core::visibleEscapes(m_follower->path()).c_str());
+    guardedStep(false);
     m_timer.start(intervalMs);
 }
 
 void RecordAuditLog::stop()
 {
     m_timer.stop();
-    step(true);
+    guardedStep(true);
+    if (m_quiet)
+        return;
     for (const auto &f : m_follower->rotatedFilesRead())
         std::fprintf(stderr, "fieldscope: read the rotated audit log %s\n", core::visibleEscapes(f).c_str());
     const auto &t = m_total;
@@ -56,6 +60,23 @@ void RecordAuditLog::stop()
         static_cast<long long>(t.unmatched));
 }
 
+void RecordAuditLog::fail(const std::string &message)
+{
+    if (!m_failing) {
+        if (!m_quiet)
+            std::fprintf(stderr, "fieldscope: audit log: %s\n", message.c_str());
+        Q_EMIT failing(QString::fromStdString(message));
+    }
+    m_failing = true;
+}
+
+// Whatever a library throws on a log someone else wrote (bad_alloc included) is a message.
+void RecordAuditLog::guardedStep(bool final)
+{
+    if (auto st = core::guarded("follow the audit log", [&] { step(final); }); !st)
+        fail(st.error().describe());
+}
+
 void RecordAuditLog::step(bool final)
 {
     const std::int64_t now = QDateTime::currentMSecsSinceEpoch();
@@ -63,27 +84,24 @@ void RecordAuditLog::step(bool final)
     // At the end everything left is read, however much; while running, 16 MiB a step.
     const auto st = m_follower->poll(decoded, final ? std::numeric_limits<std::int64_t>::max() / 2 : 16 << 20);
     if (!st) {
-        if (!m_failing)
-            std::fprintf(stderr, "fieldscope: audit log: %s\n", st.error().describe().c_str());
-        m_failing = true;
+        fail(st.error().describe());
         return;
     }
     if (auto added = m_join->addEvents(decoded, now); !added) {
-        std::fprintf(stderr, "fieldscope: audit log: %s\n", added.error().describe().c_str());
+        fail(added.error().describe());
         return;
     }
     // The final flush lets every held event go: the watches have stopped, no version will come.
     auto report = m_join->flush(now, {{m_stateKey, m_follower->position().toText()}}, final);
     if (!report) {
-        if (!m_failing)
-            std::fprintf(stderr, "fieldscope: audit log: cannot store who made the versions: %s\n",
-                         report.error().describe().c_str());
-        m_failing = true;
+        fail("cannot store who made the versions: " + report.error().describe());
         return;
     }
     m_failing = false;
+    if (report->storedJoins > 0 || report->storedAttempts > 0)
+        Q_EMIT stored();
     for (const auto &p : report->problems)
-        if (m_problemsShown++ < 20)
+        if (!m_quiet && m_problemsShown++ < 20)
             std::fprintf(stderr, "fieldscope: audit log: skipped %s\n", core::visibleEscapes(p).c_str());
     m_total.events += report->events;
     m_total.skipped += report->skipped;

@@ -28,10 +28,20 @@ public:
     // One last read and flush; prints the totals on stderr.
     void stop();
     const core::AuditImportReport &totals() const { return m_total; }
+    // The window's follower says nothing on stderr: it reports through the signals.
+    void setQuiet(bool quiet) { m_quiet = quiet; }
+
+Q_SIGNALS:
+    // Joins or refused writes that were new reached the database.
+    void stored();
+    // Reading the log or storing what it said fails (repeated failures are reported once).
+    void failing(const QString &message);
 
 private:
     RecordAuditLog() = default;
     void step(bool final);
+    void guardedStep(bool final);
+    void fail(const std::string &message);
 
     std::unique_ptr<core::HistoryStore> m_store;
     std::unique_ptr<core::AuditLogFollower> m_follower;
@@ -41,6 +51,7 @@ private:
     std::int64_t m_problemsShown = 0;
     QTimer m_timer;
     bool m_failing = false;
+    bool m_quiet = false;
 };
 
 } // namespace fieldscope::app

@@ -1,7 +1,10 @@
 #include "models/objecthistorymodel.h"
 
 #include "core/base/jsonread.h"
+#include "core/base/visibletext.h"
+#include "models/plaintooltip.h"
 
+#include <QBrush>
 #include <QCoreApplication>
 #include <QFont>
 
@@ -58,14 +61,114 @@ QString timeOf(std::int64_t ms)
               : QString();
 }
 
+// "alice", "fieldscope-admin as system:serviceaccount:ci:deploy": shown as plain characters.
+QString whoName(const core::AuditWho &w)
+{
+    return core::visibleText(qs(core::auditActingName(w)));
+}
+
+QString whoDetail(const core::AuditWho &w)
+{
+    QStringList lines;
+    lines << QCoreApplication::translate("ObjectHistoryModel", "User: %1").arg(qs(w.user.username));
+    if (!w.user.groups.empty()) {
+        QStringList groups;
+        for (const auto &g : w.user.groups)
+            groups << qs(g);
+        lines << QCoreApplication::translate("ObjectHistoryModel", "Groups: %1").arg(groups.join(QStringLiteral(", ")));
+    }
+    if (w.hasImpersonatedUser)
+        lines
+            << QCoreApplication::translate("ObjectHistoryModel", "Acting as: %1").arg(qs(w.impersonatedUser.username));
+    if (!w.userAgent.empty())
+        lines << QCoreApplication::translate("ObjectHistoryModel", "User agent: %1").arg(qs(w.userAgent));
+    if (!w.sourceIPs.empty()) {
+        QStringList ips;
+        for (const auto &ip : w.sourceIPs)
+            ips << qs(ip);
+        lines << QCoreApplication::translate("ObjectHistoryModel", "From: %1").arg(ips.join(QStringLiteral(", ")));
+    }
+    lines << QCoreApplication::translate("ObjectHistoryModel", "Request: %1 %2").arg(qs(w.verb), qs(w.requestURI));
+    lines << QCoreApplication::translate("ObjectHistoryModel", "At: %1 (audit ID %2)")
+                 .arg(qs(w.requestReceivedTimestamp), qs(w.auditID));
+    return lines.join(QLatin1Char('\n'));
+}
+
+void addWho(HistoryRow &r, const core::AuditJoin &j)
+{
+    QStringList names;
+    QStringList details;
+    for (const auto &c : j.candidates) {
+        names << whoName(c);
+        details << whoDetail(c);
+    }
+    if (j.moreCandidates)
+        names << QCoreApplication::translate("ObjectHistoryModel", "more");
+    r.who = names.join(QCoreApplication::translate("ObjectHistoryModel", " or "));
+    r.whoExact = j.match == core::AuditMatch::Exact;
+    const QString how =
+        j.match == core::AuditMatch::Exact
+            ? QCoreApplication::translate("ObjectHistoryModel", "Exact: the audit event names this resourceVersion.")
+        : j.match == core::AuditMatch::Probable
+            ? QCoreApplication::translate("ObjectHistoryModel",
+                                          "Probable: same object, field manager and second; the audit log "
+                                          "keeps no resourceVersion at this level.")
+            : QCoreApplication::translate("ObjectHistoryModel", "Several requests fit this version; none is picked.");
+    r.whoDetail = how + QStringLiteral("\n\n") + details.join(QStringLiteral("\n\n"));
+}
+
+HistoryRow refusedRow(const core::AuditAttempt &a)
+{
+    HistoryRow r;
+    r.kind = core::HistoryEntry::Kind::Gap; // not a version: no diff, no objects
+    r.refused = true;
+    r.refusedCode = a.code;
+    r.uid = a.uid;
+    r.observedAtMs = core::parseRfc3339Micros(a.who.requestReceivedTimestamp).value_or(0) / 1000;
+    r.who = whoName(a.who);
+    r.whoExact = true;
+    r.whoDetail = whoDetail(a.who);
+    r.changedBy = core::visibleText(qs(a.reason));
+    r.note = core::visibleText(qs(a.message.empty() ? a.reason : a.message), true);
+    return r;
+}
+
 } // namespace
 
-std::vector<HistoryRow> historyRows(const std::vector<core::AttributedEntry> &entries)
+core::Result<HistoryAudit> historyAudit(core::HistoryStore &store, const std::vector<core::AttributedEntry> &entries)
+{
+    HistoryAudit out;
+    std::vector<core::HistoryObject> objects;
+    for (const auto &e : entries) {
+        if (out.joins.count(e.object.ref.uid))
+            continue;
+        auto joins = store.auditJoins(e.object.ref.uid);
+        if (!joins)
+            return joins.error();
+        out.joins[e.object.ref.uid] = std::move(*joins);
+        objects.push_back(e.object);
+    }
+    auto attempts = core::historyAttempts(store, objects);
+    if (!attempts)
+        return attempts.error();
+    out.attempts = std::move(*attempts);
+    return out;
+}
+
+std::vector<HistoryRow> historyRows(const std::vector<core::AttributedEntry> &entries, const HistoryAudit *audit)
 {
     std::vector<HistoryRow> out;
-    out.reserve(entries.size());
+    out.reserve(entries.size() + (audit ? audit->attempts.size() : 0));
     std::unordered_map<std::string, int> lastOfUid;
+    std::size_t nextAttempt = 0;
     for (const core::AttributedEntry &e : entries) {
+        if (audit && e.entry.kind == core::HistoryEntry::Kind::Version)
+            for (; nextAttempt < audit->attempts.size()
+                   && core::parseRfc3339Micros(audit->attempts[nextAttempt].who.requestReceivedTimestamp).value_or(0)
+                              / 1000
+                          <= e.entry.version.observedAtMs;
+                 ++nextAttempt)
+                out.push_back(refusedRow(audit->attempts[nextAttempt]));
         HistoryRow r;
         switch (e.entry.kind) {
         case core::HistoryEntry::Kind::Version:
@@ -73,6 +176,10 @@ std::vector<HistoryRow> historyRows(const std::vector<core::AttributedEntry> &en
             if (auto it = lastOfUid.find(r.uid); it != lastOfUid.end())
                 r.previousVersion = it->second;
             lastOfUid[r.uid] = int(out.size());
+            if (audit)
+                if (auto uid = audit->joins.find(r.uid); uid != audit->joins.end())
+                    if (auto j = uid->second.find(r.resourceVersion); j != uid->second.end())
+                        addWho(r, j->second);
             break;
         case core::HistoryEntry::Kind::Gap:
             r.kind = e.entry.kind;
@@ -96,6 +203,9 @@ std::vector<HistoryRow> historyRows(const std::vector<core::AttributedEntry> &en
         }
         out.push_back(std::move(r));
     }
+    if (audit)
+        for (; nextAttempt < audit->attempts.size(); ++nextAttempt)
+            out.push_back(refusedRow(audit->attempts[nextAttempt]));
     return out;
 }
 
@@ -160,7 +270,13 @@ QVariant ObjectHistoryModel::display(const HistoryRow &r, int column) const
     using K = core::HistoryEntry::Kind;
     switch (column) {
     case ResourceVersionColumn: return qs(r.resourceVersion);
+    case WhoColumn:
+        if (r.who.isEmpty() || r.refused || r.whoExact)
+            return r.who;
+        return tr("%1 (probable)").arg(r.who);
     case EventColumn:
+        if (r.refused)
+            return tr("refused (%1)").arg(r.refusedCode);
         if (r.kind == K::Gap)
             return tr("not observed");
         if (r.kind == K::Pruned)
@@ -182,6 +298,8 @@ QVariant ObjectHistoryModel::display(const HistoryRow &r, int column) const
         return r.ambiguous ? tr("%1 (ambiguous)").arg(r.changedBy.isEmpty() ? tr("unknown") : r.changedBy)
                            : r.changedBy;
     case ChangesColumn:
+        if (r.refused)
+            return r.note;
         if (r.kind == K::Pruned)
             return r.note;
         if (r.kind != K::Version)
@@ -204,11 +322,19 @@ QVariant ObjectHistoryModel::data(const QModelIndex &index, int role) const
     switch (role) {
     case Qt::DisplayRole: return display(*r, index.column());
     case Qt::ToolTipRole: {
+        if (index.column() == WhoColumn || (r->refused && index.column() != ObservedColumn))
+            return r->whoDetail.isEmpty()
+                     ? QVariant()
+                     : QVariant(plainToolTip(r->refused ? r->note + QStringLiteral("\n\n") + r->whoDetail
+                                                        : r->whoDetail));
         QString tip = index.column() == ObservedColumn ? timeOf(r->observedAtMs) : r->note;
         if (!r->changedPaths.isEmpty())
             tip += (tip.isEmpty() ? QString() : QStringLiteral("\n")) + r->changedPaths.join(QLatin1Char('\n'));
         return tip.isEmpty() ? QVariant() : tip;
     }
+    case Qt::ForegroundRole:
+        // A refused write reads as a warning, not as one more version.
+        return r->refused ? QVariant(QBrush(QColor(0xb0, 0x30, 0x30))) : QVariant();
     case Qt::FontRole: {
         if (version && !r->ambiguous)
             return {};
@@ -233,6 +359,7 @@ QVariant ObjectHistoryModel::headerData(int section, Qt::Orientation orientation
     case EventColumn: return tr("Seen as");
     case ObservedColumn: return tr("Observed");
     case ChangedByColumn: return tr("Changed by");
+    case WhoColumn: return tr("Who");
     case ChangesColumn: return tr("Changes");
     default: return {};
     }

@@ -15,6 +15,7 @@
 #include <QAbstractTableModel>
 #include <QDateTime>
 
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -35,16 +36,43 @@ struct HistoryRow {
     int changedFields = 0;
     QStringList changedPaths; // server syntax, noise-filtered
     int previousVersion = -1; // index (oldest first) of the previous version of the same uid
+    // The person from the API server's audit events (docs/audit.md): "alice", "alice or bob";
+    // empty when no event joined. whoDetail: groups, impersonation, user agent, source IPs, the
+    // request and its audit ID, for the tooltip.
+    QString who;
+    QString whoDetail;
+    bool whoExact = false;
+    // A write the server refused (409, 422, 403), between the versions by time: never a version.
+    bool refused = false;
+    int refusedCode = 0;
 };
 
-// Rows oldest first, from an attributed history. Run on a worker thread.
-std::vector<HistoryRow> historyRows(const std::vector<core::AttributedEntry> &entries);
+// Who made the versions and the writes the server refused, from the store's audit tables.
+struct HistoryAudit {
+    std::map<std::string, std::map<std::string, core::AuditJoin>> joins; // uid -> resourceVersion -> join
+    std::vector<core::AuditAttempt> attempts;                            // oldest first
+};
+// Reads it for the incarnations in `entries`. Run on a worker thread.
+core::Result<HistoryAudit> historyAudit(core::HistoryStore &store, const std::vector<core::AttributedEntry> &entries);
+
+// Rows oldest first, from an attributed history, with who made each version and the refused
+// writes placed by time when `audit` is given. Run on a worker thread.
+std::vector<HistoryRow> historyRows(const std::vector<core::AttributedEntry> &entries,
+                                    const HistoryAudit *audit = nullptr);
 
 class ObjectHistoryModel : public QAbstractTableModel
 {
     Q_OBJECT
 public:
-    enum Column { ResourceVersionColumn, EventColumn, ChangedByColumn, ChangesColumn, ObservedColumn, ColumnCount };
+    enum Column {
+        ResourceVersionColumn,
+        EventColumn,
+        ChangedByColumn,
+        WhoColumn,
+        ChangesColumn,
+        ObservedColumn,
+        ColumnCount
+    };
     enum Role {
         IsVersionRole = Qt::UserRole + 302, // bool: a version (not a gap or pruned row)
         UidRole,                            // QString

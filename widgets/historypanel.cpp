@@ -281,8 +281,9 @@ void HistoryPanel::setModel(models::ObjectHistoryModel *model)
     if (!model)
         return;
     m_versions->horizontalHeader()->resizeSection(models::ObjectHistoryModel::ResourceVersionColumn, 80);
-    m_versions->horizontalHeader()->resizeSection(models::ObjectHistoryModel::EventColumn, 75);
+    m_versions->horizontalHeader()->resizeSection(models::ObjectHistoryModel::EventColumn, 95);
     m_versions->horizontalHeader()->resizeSection(models::ObjectHistoryModel::ChangedByColumn, 210);
+    m_versions->horizontalHeader()->resizeSection(models::ObjectHistoryModel::WhoColumn, 130);
     m_versions->horizontalHeader()->resizeSection(models::ObjectHistoryModel::ChangesColumn, 120);
     connect(m_versions->selectionModel(), &QItemSelectionModel::selectionChanged, this, &HistoryPanel::showDiff);
     connect(m_versions->selectionModel(), &QItemSelectionModel::currentRowChanged, this, &HistoryPanel::showDiff);

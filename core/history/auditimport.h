@@ -86,6 +86,9 @@ class AuditLiveJoin
 {
 public:
     static constexpr std::size_t kMaxTrackedObjects = 20000;
+    // Each flush looks for new versions of the objects events named this recently: a watch
+    // delivers within seconds of the write. Objects named earlier had theirs offered already.
+    static constexpr std::int64_t kReofferMs = 30'000;
     explicit AuditLiveJoin(HistoryStore &store, AuditJoinLimits limits = {});
     // Offers events (any order, duplicates allowed); counts a decode's skips.
     Status addEvents(const AuditDecodeResult &decoded, std::int64_t nowMs);

@@ -119,8 +119,9 @@ Result<AuditImportReport> AuditLiveJoin::flush(std::int64_t nowMs, const std::ma
             it = m_tracked.erase(it);
             continue;
         }
-        if (auto st = offerNewVersions(it->second, nowMs); !st)
-            return st.error();
+        if (it->second.lastEventMs >= nowMs - kReofferMs)
+            if (auto st = offerNewVersions(it->second, nowMs); !st)
+                return st.error();
         ++it;
     }
     const AuditJoinStats before = m_joiner.stats();

@@ -219,9 +219,10 @@ Status HistoryStore::checkpoint()
 
 Result<std::vector<HistoryObject>> HistoryStore::findObjects(const ObjectQuery &query)
 {
-    std::string sql = std::string(kObjectColumns)
-                    + " WHERE (?1 = '' OR name = ?1) AND (?2 OR namespace = ?3)"
-                      " AND (?4 = '' OR uid = ?4) ORDER BY id";
+    // A named lookup (every audit event names one) must use objects_by_name: `?1 = '' OR name = ?1`
+    // would scan the whole table.
+    std::string sql = std::string(kObjectColumns) + (query.name.empty() ? " WHERE ?1 = ''" : " WHERE name = ?1")
+                    + " AND (?2 OR namespace = ?3) AND (?4 = '' OR uid = ?4) ORDER BY id";
     Query q = m_d->qDynamic(sql);
     q.bind(1, query.name).bind(2, std::int64_t(query.allNamespaces)).bind(3, query.namespace_).bind(4, query.uid);
     std::vector<HistoryObject> out;

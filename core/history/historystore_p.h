@@ -162,6 +162,9 @@ struct HistoryStore::Impl {
     Status pruneByCount(std::int64_t maxVersions);
     Status pruneOldest(std::int64_t cutoffMs, std::int64_t maxTotalBytes);
 
+    Status pruneAudit(std::int64_t cutoffMs);
+    sqlite3_int64 retentionChangesMark = 0; // sqlite3_total_changes64 when retention began
+
     // historystoreaudit.cpp
     Result<bool> hasAuditTables();
     Status writeAuditJoin(const AuditJoin &j, std::int64_t &changed);

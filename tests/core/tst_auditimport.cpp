@@ -191,6 +191,29 @@ private Q_SLOTS:
         QCOMPARE(kept.candidates.front().user.username, std::string("alice"));
     }
 
+    void retentionTakesWhoWithTheVersionsAndRefusalsWithTheAgeLimit()
+    {
+        auto store = recordedStore("rr", "retention.db");
+        importFiles(*store, {auditDataPath("rr-audit.log")});
+        RetentionPolicy keepTwo;
+        keepTwo.maxVersionsPerObject = 2;
+        keepTwo.maxAgeMs = 0;
+        keepTwo.maxTotalBytes = 0;
+        QVERIFY(store->applyRetention(keepTwo, 0).ok());
+        // app keeps 234 and 235, kube-root-ca.crt its only version 214.
+        QCOMPARE(storedJoins(*store),
+                 (std::map<std::string, std::string>{{"214", "exact: system:kube-controller-manager"},
+                                                     {"234", "exact: alice"},
+                                                     {"235", "exact: bob"}}));
+        QCOMPARE(store->auditAttempts({"", "configmaps", "team", "app"}).value().size(), std::size_t(3));
+        RetentionPolicy byAge = keepTwo;
+        byAge.maxAgeMs = 1;
+        // A "now" just after bob's refused create and before alice's refused update.
+        const std::int64_t now = parseRfc3339Micros("2026-11-25T14:05:09.000000Z").value() / 1000 + 1;
+        QVERIFY(store->applyRetention(byAge, now).ok());
+        QCOMPARE(store->auditAttempts({"", "configmaps", "team", "app"}).value().size(), std::size_t(2));
+    }
+
     void aGzipRotatedLogImportsLikeThePlainOne()
     {
         auto store = recordedStore("rr", "gzip.db");

@@ -282,8 +282,9 @@ void TestEditSession::mergePatchHoldsOnlyTheChangesSinceTheBase()
     const EditSession session = openedSession();
     Json buffer = edited(session, "color", "green");
     buffer["data"].erase("note");
-    QCOMPARE(text(plan(session, WriteMode::MergePatch, buffer).body),
-             std::string(R"j({"data":{"color":"green","note":null}})j"));
+    // A merge patch is an object: its keys' order means nothing to the server.
+    const Json body = plan(session, WriteMode::MergePatch, buffer).body;
+    QVERIFY2(jsonEqual(body, parseJson(R"j({"data":{"color":"green","note":null}})j").value()), text(body).c_str());
 }
 
 void TestEditSession::jsonPatchTestsTheOpenedValueOfEachChangedField()

@@ -226,7 +226,7 @@ private Q_SLOTS:
             QCOMPARE(window.contextSwitcher()->currentContext(), cert);
             QVERIFY(loaded.wait(10000));
             QCOMPARE(window.contextSwitcher()->currentContext(), cert);
-            QCOMPARE(window.contextSwitcher()->contextNames().size(), 4);
+            QCOMPARE(window.contextSwitcher()->contextNames().size(), 6); // token, cert, exec, nobody, alice, bob
             QTRY_VERIFY_WITH_TIMEOUT(c->isLoaded(), 30000);
             QCOMPARE(window.contextSwitcher()->currentContext(), cert);
             QVERIFY(window.contextSwitcher()->combo()->currentText().contains(QStringLiteral("connected · v1.20")));

@@ -292,6 +292,9 @@ private Q_SLOTS:
 void TestMainWindow::detailTabsShowTheSelectedObject()
 {
     Session s(QStringLiteral("deployments"));
+    // The test cluster's API server writes an audit log (scripts/fieldscope-cluster): the History
+    // tab then names the person behind each version.
+    s.controller.followAuditLog(testing::clusterDir() + QStringLiteral("/logs/audit.log"));
     QTRY_VERIFY_WITH_TIMEOUT(s.controller.isLoaded(), 30000);
     auto *detail = s.view->detailPane();
     QVERIFY(s.view->tablePage()->selectName(QString::fromLatin1(kNamespace), QStringLiteral("web")));
@@ -382,6 +385,19 @@ void TestMainWindow::detailTabsShowTheSelectedObject()
     };
     QTRY_VERIFY_WITH_TIMEOUT(writtenBy(QStringLiteral("gui-test-scaler(Update)")), 10000);
     QVERIFY(history->model()->rowCount() > versionsBefore);
+    // ... and the audit event of that PATCH names who sent it: the admin token's user, exactly.
+    auto whoWrote = [history](const QString &manager) {
+        for (int r = 0; r < history->model()->rowCount(); ++r)
+            if (history->model()
+                    ->index(r, models::ObjectHistoryModel::ChangedByColumn)
+                    .data()
+                    .toString()
+                    .contains(manager))
+                return history->model()->index(r, models::ObjectHistoryModel::WhoColumn).data().toString();
+        return QString();
+    };
+    QTRY_COMPARE_WITH_TIMEOUT(whoWrote(QStringLiteral("gui-test-scaler(Update)")), QStringLiteral("fieldscope-admin"),
+                              60000);
     // Selecting spec.replicas in the ownership tree shows its values and owners across versions.
     auto *treeModel = static_cast<models::OwnershipTreeModel *>(tree->model());
     QTRY_VERIFY(treeModel
@@ -475,7 +491,7 @@ void TestMainWindow::contextSwitcherListsEveryContextAndOpensSeveralClusters()
     window.show();
     QVERIFY(loaded.wait(10000));
     auto *switcher = window.contextSwitcher();
-    QCOMPARE(switcher->contextNames().size(), 4);
+    QCOMPARE(switcher->contextNames().size(), 6); // token, cert, exec, nobody, alice, bob
     QCOMPARE(switcher->contextNames().constFirst(), QStringLiteral("fieldscope-test")); // the current one first
     QTRY_VERIFY_WITH_TIMEOUT(first->isLoaded(), 30000);
     QTRY_VERIFY(switcher->combo()->itemText(0).contains(QLatin1String("v1.20")));

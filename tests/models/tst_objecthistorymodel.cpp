@@ -1,9 +1,12 @@
 // The History tab's models: rows built from a recorded history (with gaps and incarnations), the
 // list growing on top without a reset, and one field's timeline.
+#include "../core/auditfixtures.h"
+#include "core/history/auditimport.h"
 #include "models/objecthistorymodel.h"
 
 #include <QAbstractItemModelTester>
 #include <QSignalSpy>
+#include <QTemporaryDir>
 #include <QTest>
 
 using namespace fieldscope;
@@ -89,6 +92,50 @@ class TestObjectHistoryModel : public QObject
 {
     Q_OBJECT
 private Q_SLOTS:
+    // The audit sample (tests/data/audit): each version names its user, and the refused writes sit
+    // between the versions by time, styled apart and never offered as a version to diff.
+    void whoColumnAndRefusedWritesComeFromTheAuditLog()
+    {
+        QTemporaryDir dir;
+        auto store = core::HistoryStore::open(dir.filePath(QStringLiteral("h.db")).toStdString()).value();
+        auditfixtures::recordSampleWatch(*store, "rr");
+        core::AuditImporter importer(*store);
+        QVERIFY(core::importAuditLogFile(auditfixtures::auditDataPath("rr-audit.log"), importer).ok());
+        QVERIFY(importer.finish().ok());
+        core::ObjectQuery q;
+        q.resource = "configmaps";
+        q.namespace_ = "team";
+        q.name = "app";
+        const auto entries = core::attributedHistory(*store, q).value();
+        const auto audit = models::historyAudit(*store, entries).value();
+        models::ObjectHistoryModel m;
+        QAbstractItemModelTester tester(&m, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        m.setRows(QStringLiteral("app"), models::historyRows(entries, &audit));
+        QStringList seen; // oldest first
+        for (int r = m.rowCount() - 1; r >= 0; --r)
+            seen << m.index(r, models::ObjectHistoryModel::EventColumn).data().toString() + QLatin1Char(' ')
+                        + m.index(r, models::ObjectHistoryModel::WhoColumn).data().toString();
+        QCOMPARE(seen, (QStringList{QStringLiteral("added alice"), QStringLiteral("refused (409) bob"),
+                                    QStringLiteral("modified bob"), QStringLiteral("refused (409) alice"),
+                                    QStringLiteral("refused (409) bob"), QStringLiteral("modified bob"),
+                                    QStringLiteral("modified fieldscope-admin as system:serviceaccount:team:deployer"),
+                                    QStringLiteral("modified alice"), QStringLiteral("modified bob"),
+                                    QStringLiteral("modified alice"), QStringLiteral("deleted bob")}));
+        const int refused = m.rowCount() - 2; // bob's AlreadyExists, second row oldest first
+        QVERIFY(!m.index(refused, 0).data(models::ObjectHistoryModel::IsVersionRole).toBool());
+        QVERIFY(m.index(refused, 0).data(Qt::ForegroundRole).isValid());
+        QCOMPARE(m.index(refused, models::ObjectHistoryModel::ChangedByColumn).data().toString(),
+                 QStringLiteral("AlreadyExists"));
+        const QString tip =
+            m.index(m.rowCount() - 1, models::ObjectHistoryModel::WhoColumn).data(Qt::ToolTipRole).toString();
+        QVERIFY2(tip.contains(QStringLiteral("Exact")) && tip.contains(QStringLiteral("Groups: dev")), qPrintable(tip));
+        QCOMPARE(m.headerData(models::ObjectHistoryModel::WhoColumn, Qt::Horizontal).toString(), QStringLiteral("Who"));
+        // Without audit data the column is empty, never a guess.
+        m.setRows(QStringLiteral("plain"), models::historyRows(entries));
+        QVERIFY(m.index(0, models::ObjectHistoryModel::WhoColumn).data().toString().isEmpty());
+        QCOMPARE(m.rowCount(), 8);
+    }
+
     void rowsLinkEachVersionToThePreviousOfTheSameObject()
     {
         const auto rows = sample();

@@ -1,2 +1,2 @@
-// core/base/json.h is the old flat layout: no library holds it any more.
-#include "core/base/json.h"
+// core/json.h is the old flat layout: no library holds it any more.
+#include "core/json.h"

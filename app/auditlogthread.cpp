@@ -1,0 +1,42 @@
+#include "app/auditlogthread.h"
+
+#include "app/recordaudit.h"
+#include "core/base/boundary.h"
+
+namespace fieldscope::app {
+
+AuditLogThread::AuditLogThread(std::string database, core::HistoryOpenOptions options, std::string logPath,
+                               QObject *parent)
+    : QObject(parent), m_logPath(QString::fromStdString(logPath))
+{
+    m_thread.setObjectName(QStringLiteral("fieldscope-audit-log"));
+    m_worker = new QObject; // parent of the follower, on the follower's thread
+    m_worker->moveToThread(&m_thread);
+    connect(&m_thread, &QThread::finished, m_worker, &QObject::deleteLater);
+    // Opening the database happens on the thread too: nothing here touches the disk.
+    connect(&m_thread, &QThread::started, m_worker,
+            [this, worker = m_worker, database = std::move(database), options = std::move(options),
+             logPath = std::move(logPath)] {
+                auto opened = core::guarded("open the audit log follower",
+                                            [&] { return RecordAuditLog::open(database, options, logPath); });
+                if (!opened) {
+                    Q_EMIT failing(QString::fromStdString(opened.error().describe()));
+                    return;
+                }
+                RecordAuditLog *follower = opened->release();
+                follower->setParent(worker);
+                follower->setQuiet(true);
+                connect(follower, &RecordAuditLog::stored, this, &AuditLogThread::stored, Qt::QueuedConnection);
+                connect(follower, &RecordAuditLog::failing, this, &AuditLogThread::failing, Qt::QueuedConnection);
+                follower->start();
+            });
+    m_thread.start(QThread::LowPriority);
+}
+
+AuditLogThread::~AuditLogThread()
+{
+    m_thread.quit();
+    m_thread.wait();
+}
+
+} // namespace fieldscope::app

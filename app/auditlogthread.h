@@ -1,0 +1,36 @@
+#pragma once
+// The window's follower of a cluster's audit log (the sandbox's own, or --audit-log FILE): a
+// RecordAuditLog (app/recordaudit.h) on a thread of its own, since reading the log and the
+// database must never hold up the window. It writes who made each version into the cluster's
+// history database; `stored` tells the History tab to reload. Lives on the GUI thread; the
+// follower itself lives on m_thread.
+#include "core/history/historystore.h"
+
+#include <QObject>
+#include <QThread>
+
+namespace fieldscope::app {
+
+class RecordAuditLog;
+
+class AuditLogThread : public QObject
+{
+    Q_OBJECT
+public:
+    AuditLogThread(std::string database, core::HistoryOpenOptions options, std::string logPath,
+                   QObject *parent = nullptr);
+    // Stops following: the step in progress (at most 16 MiB of log and one transaction) ends first.
+    ~AuditLogThread() override;
+    const QString &logPath() const { return m_logPath; }
+
+Q_SIGNALS:
+    void stored();
+    void failing(const QString &message);
+
+private:
+    QString m_logPath;
+    QThread m_thread;
+    QObject *m_worker = nullptr; // owns the RecordAuditLog; deleted on m_thread when it finishes
+};
+
+} // namespace fieldscope::app
