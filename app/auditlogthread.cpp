@@ -3,10 +3,12 @@
 #include "app/recordaudit.h"
 #include "core/base/boundary.h"
 
+#include <QTimer>
+
 namespace fieldscope::app {
 
 AuditLogThread::AuditLogThread(std::string database, core::HistoryOpenOptions options, std::string logPath,
-                               QObject *parent)
+                               std::function<bool()> ready, QObject *parent)
     : QObject(parent), m_logPath(QString::fromStdString(logPath))
 {
     m_thread.setObjectName(QStringLiteral("fieldscope-audit-log"));
@@ -14,21 +16,36 @@ AuditLogThread::AuditLogThread(std::string database, core::HistoryOpenOptions op
     m_worker->moveToThread(&m_thread);
     connect(&m_thread, &QThread::finished, m_worker, &QObject::deleteLater);
     // Opening the database happens on the thread too: nothing here touches the disk.
+    auto open = [this, worker = m_worker, database = std::move(database), options = std::move(options),
+                 logPath = std::move(logPath)] {
+        auto opened = core::guarded("open the audit log follower",
+                                    [&] { return RecordAuditLog::open(database, options, logPath); });
+        if (!opened) {
+            Q_EMIT failing(QString::fromStdString(opened.error().describe()));
+            return;
+        }
+        RecordAuditLog *follower = opened->release();
+        follower->setParent(worker);
+        follower->setQuiet(true);
+        connect(follower, &RecordAuditLog::stored, this, &AuditLogThread::stored, Qt::QueuedConnection);
+        connect(follower, &RecordAuditLog::failing, this, &AuditLogThread::failing, Qt::QueuedConnection);
+        follower->start();
+    };
     connect(&m_thread, &QThread::started, m_worker,
-            [this, worker = m_worker, database = std::move(database), options = std::move(options),
-             logPath = std::move(logPath)] {
-                auto opened = core::guarded("open the audit log follower",
-                                            [&] { return RecordAuditLog::open(database, options, logPath); });
-                if (!opened) {
-                    Q_EMIT failing(QString::fromStdString(opened.error().describe()));
+            [worker = m_worker, open = std::move(open), ready = std::move(ready)] {
+                if (!ready || ready()) {
+                    open();
                     return;
                 }
-                RecordAuditLog *follower = opened->release();
-                follower->setParent(worker);
-                follower->setQuiet(true);
-                connect(follower, &RecordAuditLog::stored, this, &AuditLogThread::stored, Qt::QueuedConnection);
-                connect(follower, &RecordAuditLog::failing, this, &AuditLogThread::failing, Qt::QueuedConnection);
-                follower->start();
+                auto *wait = new QTimer(worker);
+                wait->callOnTimeout(worker, [wait, open, ready] {
+                    if (!ready())
+                        return;
+                    wait->stop();
+                    wait->deleteLater();
+                    open();
+                });
+                wait->start(250);
             });
     m_thread.start(QThread::LowPriority);
 }

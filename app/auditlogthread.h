@@ -9,6 +9,8 @@
 #include <QObject>
 #include <QThread>
 
+#include <functional>
+
 namespace fieldscope::app {
 
 class RecordAuditLog;
@@ -17,8 +19,10 @@ class AuditLogThread : public QObject
 {
     Q_OBJECT
 public:
+    // `ready` (asked on the follower's thread every 250 ms until true) says the database may be
+    // opened: the window waits for its recorder's first commit.
     AuditLogThread(std::string database, core::HistoryOpenOptions options, std::string logPath,
-                   QObject *parent = nullptr);
+                   std::function<bool()> ready = {}, QObject *parent = nullptr);
     // Stops following: the step in progress (at most 16 MiB of log and one transaction) ends first.
     ~AuditLogThread() override;
     const QString &logPath() const { return m_logPath; }

@@ -219,17 +219,29 @@ int runRecord(const QStringList &args)
     if (!watched)
         return 1;
     const auto &scopes = *watched;
+    // The audit log is followed from the recorder's first commit on: the store exists and is open
+    // then, and a second connection creating the same database at that moment could fail the
+    // recorder's own open.
     std::unique_ptr<RecordAuditLog> audit;
-    if (p.isSet(QStringLiteral("audit-log"))) {
-        auto opened = RecordAuditLog::open(db, options.open, p.value(QStringLiteral("audit-log")).toStdString());
-        if (!opened)
-            return reportError(opened.error());
-        audit = std::move(*opened);
-    }
+    const std::string auditLog = p.value(QStringLiteral("audit-log")).toStdString();
+    QMetaObject::Connection firstCommit;
+    if (!auditLog.empty())
+        firstCommit = QObject::connect(
+            &recorder, &core::HistoryRecorder::committed, qApp,
+            [&] {
+                QObject::disconnect(firstCommit);
+                auto opened = RecordAuditLog::open(db, options.open, auditLog);
+                if (!opened) {
+                    reportError(opened.error());
+                    QCoreApplication::exit(1);
+                    return;
+                }
+                audit = std::move(*opened);
+                audit->start();
+            },
+            Qt::QueuedConnection);
     std::int64_t versions = 0;
     startRecording(scopes, versions);
-    if (audit)
-        audit->start();
     if (forMs >= 0)
         QTimer::singleShot(forMs, QCoreApplication::instance(), [] { QCoreApplication::exit(0); });
     const QString database = QString::fromStdString(db);
@@ -238,6 +250,7 @@ int runRecord(const QStringList &args)
         keepBackgroundMarker(heartbeat, database, resources, context);
     quitOnTerminationSignals();
     const int rc = QCoreApplication::exec();
+    QObject::disconnect(firstCommit); // its lambda holds this function's locals
     heartbeat.stop();
     for (auto &s : scopes)
         s->watcher->stop();

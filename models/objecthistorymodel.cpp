@@ -352,6 +352,11 @@ QVariant ObjectHistoryModel::data(const QModelIndex &index, int role) const
 
 QVariant ObjectHistoryModel::headerData(int section, Qt::Orientation orientation, int role) const
 {
+    if (orientation == Qt::Horizontal && role == Qt::ToolTipRole && section == WhoColumn)
+        // An empty column says nothing by itself: where its names come from, and how to get them.
+        return tr("The person or ServiceAccount behind each version and refused write, from the API server's audit "
+                  "log: the sandbox's is followed, for another cluster start Fieldscope with --audit-log FILE "
+                  "(or run fieldscope audit import). Empty where no audit event was joined: nothing is guessed.");
     if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
         return {};
     switch (section) {

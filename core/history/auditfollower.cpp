@@ -204,6 +204,43 @@ Status AuditLogFollower::openCurrent()
     if (::fstat(fd, &st) != 0)
         return Error::make(ErrorCategory::Io, "cannot read audit log " + m_path + ": " + std::strerror(errno));
     open->inode = st.st_ino;
+    // Never read before: only the newest kFirstStartTailBytes (the last writes of the objects a
+    // first LIST records), from a line boundary. A window starting on a 100 MB log must not spend
+    // its first minute, and the database's write lock, on requests long past.
+    if (m_position.firstLineHash.empty() && !m_readSomething && st.st_size > kFirstStartTailBytes) {
+        std::string first;
+        char buf[4096];
+        for (off_t at = 0; first.size() <= kMaxAuditEventBytes;) {
+            const ssize_t n = ::pread(fd, buf, sizeof buf, at);
+            if (n <= 0)
+                break;
+            const std::string_view piece(buf, std::size_t(n));
+            const auto nl = piece.find('\n');
+            first.append(piece.substr(0, nl));
+            if (nl != std::string_view::npos)
+                break;
+            at += n;
+        }
+        // The first complete line of the tail.
+        off_t start = off_t(st.st_size - kFirstStartTailBytes);
+        for (;;) {
+            const ssize_t n = ::pread(fd, buf, sizeof buf, start);
+            if (n <= 0) {
+                start = off_t(st.st_size);
+                break;
+            }
+            const auto nl = std::string_view(buf, std::size_t(n)).find('\n');
+            if (nl != std::string_view::npos) {
+                start += off_t(nl) + 1;
+                break;
+            }
+            start += n;
+        }
+        open->firstLine = first;
+        open->firstLineDone = true;
+        open->offset = open->completeOffset = std::int64_t(start);
+        ::lseek(fd, start, SEEK_SET);
+    }
     // The file we stopped in, if this is it: skip what was read before.
     if (!m_position.firstLineHash.empty() && m_position.offset <= st.st_size) {
         std::string first;
@@ -228,6 +265,7 @@ Status AuditLogFollower::openCurrent()
         }
     }
     m_current = std::move(open);
+    m_readSomething = true;
     return success();
 }
 

@@ -34,6 +34,8 @@ struct AuditLogPosition {
 class AuditLogFollower
 {
 public:
+    // A first start (no remembered position) reads only this much of the end of the log.
+    static constexpr std::int64_t kFirstStartTailBytes = 4 << 20;
     explicit AuditLogFollower(std::string path, AuditLogPosition resumeFrom = {});
     ~AuditLogFollower();
     AuditLogFollower(const AuditLogFollower &) = delete;
@@ -59,6 +61,7 @@ private:
     AuditLogPosition m_position;
     std::unique_ptr<Open> m_current;
     bool m_started = false;
+    bool m_readSomething = false; // a log was opened: later files (after rotation) are read whole
     std::vector<std::string> m_rotatedRead;
 };
 

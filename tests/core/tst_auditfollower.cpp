@@ -199,6 +199,32 @@ private Q_SLOTS:
         QCOMPARE(r3.seen, idsOf(m_lines, 10, 11));
     }
 
+    // A first start on a long log reads its newest 4 MiB from a line boundary, not its whole past.
+    void aFirstStartReadsOnlyTheTailOfALongLog()
+    {
+        QTemporaryDir dir;
+        const std::string log = dir.filePath(QStringLiteral("audit.log")).toStdString();
+        std::string all;
+        std::int64_t total = 0;
+        while (all.size() < std::size_t(AuditLogFollower::kFirstStartTailBytes) + (2 << 20)) {
+            all += lines(m_lines, 0, m_lines.size());
+            total += std::int64_t(m_lines.size());
+        }
+        append(log, all);
+        AuditLogFollower f(log);
+        AuditDecodeResult out;
+        QVERIFY(f.poll(out, std::int64_t(1) << 30).ok());
+        QCOMPARE(out.skipped, std::int64_t(0)); // started on a line boundary
+        QVERIFY(!out.events.empty());
+        QVERIFY2(std::int64_t(out.events.size()) < total * 3 / 4, qPrintable(QString::number(out.events.size())));
+        QCOMPARE(out.events.back().auditID, decodeAuditEventText(m_lines.back(), "line").value().auditID);
+        // Its position is the end: a restart reads nothing again.
+        AuditLogFollower again(log, f.position());
+        Reader r;
+        r.poll(again);
+        QVERIFY(r.seen.empty());
+    }
+
     void aMalformedRememberedPositionMeansNothingWasRead()
     {
         QCOMPARE(AuditLogPosition::fromText("garbage"), AuditLogPosition{});

@@ -130,6 +130,9 @@ private Q_SLOTS:
             m.index(m.rowCount() - 1, models::ObjectHistoryModel::WhoColumn).data(Qt::ToolTipRole).toString();
         QVERIFY2(tip.contains(QStringLiteral("Exact")) && tip.contains(QStringLiteral("Groups: dev")), qPrintable(tip));
         QCOMPARE(m.headerData(models::ObjectHistoryModel::WhoColumn, Qt::Horizontal).toString(), QStringLiteral("Who"));
+        QVERIFY(m.headerData(models::ObjectHistoryModel::WhoColumn, Qt::Horizontal, Qt::ToolTipRole)
+                    .toString()
+                    .contains(QStringLiteral("--audit-log")));
         // Without audit data the column is empty, never a guess.
         m.setRows(QStringLiteral("plain"), models::historyRows(entries));
         QVERIFY(m.index(0, models::ObjectHistoryModel::WhoColumn).data().toString().isEmpty());
