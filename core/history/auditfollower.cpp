@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <optional>
 #include <sstream>
 
 namespace fieldscope::core {
@@ -98,6 +99,40 @@ std::string firstLineOf(gzFile f)
         line.append(piece.substr(0, nl));
         if (nl != std::string_view::npos || line.size() > kMaxAuditEventBytes)
             return line;
+    }
+}
+
+// The first line of a plain file (without its newline); nullopt until one is complete.
+std::optional<std::string> firstLineAt(int fd)
+{
+    std::string line;
+    char buf[4096];
+    for (off_t at = 0; line.size() <= kMaxAuditEventBytes;) {
+        const ssize_t n = ::pread(fd, buf, sizeof buf, at);
+        if (n <= 0)
+            return std::nullopt;
+        const std::string_view piece(buf, std::size_t(n));
+        const auto nl = piece.find('\n');
+        line.append(piece.substr(0, nl));
+        if (nl != std::string_view::npos)
+            return line;
+        at += off_t(n);
+    }
+    return std::nullopt;
+}
+
+// Where the first line that starts at or after `from` begins (`size` when none does).
+std::int64_t lineStartFrom(int fd, std::int64_t from, std::int64_t size)
+{
+    char buf[4096];
+    for (std::int64_t at = from;;) {
+        const ssize_t n = ::pread(fd, buf, sizeof buf, off_t(at));
+        if (n <= 0)
+            return size;
+        const auto nl = std::string_view(buf, std::size_t(n)).find('\n');
+        if (nl != std::string_view::npos)
+            return at + std::int64_t(nl) + 1;
+        at += n;
     }
 }
 
@@ -204,65 +239,22 @@ Status AuditLogFollower::openCurrent()
     if (::fstat(fd, &st) != 0)
         return Error::make(ErrorCategory::Io, "cannot read audit log " + m_path + ": " + std::strerror(errno));
     open->inode = st.st_ino;
-    // Never read before: only the newest kFirstStartTailBytes (the last writes of the objects a
-    // first LIST records), from a line boundary. A window starting on a 100 MB log must not spend
-    // its first minute, and the database's write lock, on requests long past.
-    if (m_position.firstLineHash.empty() && !m_readSomething && st.st_size > kFirstStartTailBytes) {
-        std::string first;
-        char buf[4096];
-        for (off_t at = 0; first.size() <= kMaxAuditEventBytes;) {
-            const ssize_t n = ::pread(fd, buf, sizeof buf, at);
-            if (n <= 0)
-                break;
-            const std::string_view piece(buf, std::size_t(n));
-            const auto nl = piece.find('\n');
-            first.append(piece.substr(0, nl));
-            if (nl != std::string_view::npos)
-                break;
-            at += n;
-        }
-        // The first complete line of the tail.
-        off_t start = off_t(st.st_size - kFirstStartTailBytes);
-        for (;;) {
-            const ssize_t n = ::pread(fd, buf, sizeof buf, start);
-            if (n <= 0) {
-                start = off_t(st.st_size);
-                break;
-            }
-            const auto nl = std::string_view(buf, std::size_t(n)).find('\n');
-            if (nl != std::string_view::npos) {
-                start += off_t(nl) + 1;
-                break;
-            }
-            start += n;
-        }
-        open->firstLine = first;
+    const auto first = firstLineAt(fd);
+    auto startAt = [&](std::int64_t offset) {
+        open->firstLine = *first;
         open->firstLineDone = true;
-        open->offset = open->completeOffset = std::int64_t(start);
-        ::lseek(fd, start, SEEK_SET);
-    }
-    // The file we stopped in, if this is it: skip what was read before.
-    if (!m_position.firstLineHash.empty() && m_position.offset <= st.st_size) {
-        std::string first;
-        char buf[4096];
-        for (off_t at = 0; first.size() <= kMaxAuditEventBytes;) {
-            const ssize_t n = ::pread(fd, buf, sizeof buf, at);
-            if (n <= 0)
-                break;
-            const std::string_view piece(buf, std::size_t(n));
-            const auto nl = piece.find('\n');
-            first.append(piece.substr(0, nl));
-            if (nl != std::string_view::npos) {
-                if (auditFirstLineHash(first) == m_position.firstLineHash) {
-                    open->firstLine = first;
-                    open->firstLineDone = true;
-                    open->offset = open->completeOffset = m_position.offset;
-                    ::lseek(fd, off_t(m_position.offset), SEEK_SET);
-                }
-                break;
-            }
-            at += n;
-        }
+        open->offset = open->completeOffset = offset;
+        ::lseek(fd, off_t(offset), SEEK_SET);
+    };
+    if (first && !m_position.firstLineHash.empty()) {
+        // The file we stopped in, if this is it: skip what was read before.
+        if (m_position.offset <= st.st_size && auditFirstLineHash(*first) == m_position.firstLineHash)
+            startAt(m_position.offset);
+    } else if (first && !m_readSomething && st.st_size > kFirstStartTailBytes) {
+        // Never read before: only the newest kFirstStartTailBytes (the last writes of the objects a
+        // first LIST records), from a line boundary. A window starting on a 100 MB log must not spend
+        // its first minute, and the database's write lock, on requests long past.
+        startAt(lineStartFrom(fd, st.st_size - kFirstStartTailBytes, st.st_size));
     }
     m_current = std::move(open);
     m_readSomething = true;

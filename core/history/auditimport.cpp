@@ -7,16 +7,6 @@
 #include <memory>
 
 namespace fieldscope::core {
-namespace {
-
-std::string groupOf(const std::string &apiVersion)
-{
-    const auto slash = apiVersion.find('/');
-    return slash == std::string::npos ? std::string() : apiVersion.substr(0, slash);
-}
-
-} // namespace
-
 std::optional<AuditObjectKey> auditJoinableObject(const AuditEvent &e)
 {
     if (!e.hasObjectRef || !e.isWrite() || e.objectRef.name.empty() || e.objectRef.resource.empty())
@@ -87,7 +77,7 @@ Status AuditImporter::loadObject(const AuditObjectKey &key)
     if (!objects)
         return objects.error();
     for (const auto &o : *objects) {
-        if (o.resource != key.resource || groupOf(o.ref.apiVersion) != key.group)
+        if (!(auditObjectKeyOf(o) == key))
             continue;
         auto infos = m_store.versions(o.id);
         if (!infos)

@@ -36,6 +36,9 @@ struct AuditObjectKey {
     std::string toString() const; // "configmaps/team/app", "deployments.apps/prod/web"
 };
 
+// The key of a recorded incarnation (the group from its apiVersion).
+AuditObjectKey auditObjectKeyOf(const HistoryObject &object);
+
 // One managedFields entry of a version, and whether it may have made this version.
 struct AuditVersionManager {
     std::string manager;

@@ -65,9 +65,7 @@ Status AuditLiveJoin::offerNewVersions(Tracked &t, std::int64_t nowMs)
         return objects.error();
     std::vector<AuditVersion> batch;
     for (const auto &o : *objects) {
-        const auto slash = o.ref.apiVersion.find('/');
-        const std::string group = slash == std::string::npos ? std::string() : o.ref.apiVersion.substr(0, slash);
-        if (o.resource != t.key.resource || group != t.key.group)
+        if (!(auditObjectKeyOf(o) == t.key))
             continue;
         auto infos = m_store.versions(o.id);
         if (!infos)

@@ -52,6 +52,13 @@ Result<AuditWho> auditWhoFromJson(const Json &json, std::string_view where)
     return w;
 }
 
+AuditObjectKey auditObjectKeyOf(const HistoryObject &object)
+{
+    const auto slash = object.ref.apiVersion.find('/');
+    return {slash == std::string::npos ? std::string() : object.ref.apiVersion.substr(0, slash), object.resource,
+            object.ref.namespace_, object.ref.name};
+}
+
 std::string auditActingName(const AuditWho &who)
 {
     if (who.hasImpersonatedUser)

@@ -163,9 +163,7 @@ Result<std::vector<AuditAttempt>> historyAttempts(HistoryStore &store, const std
     std::vector<AuditAttempt> out;
     std::set<std::string> asked;
     for (const auto &o : objects) {
-        const auto slash = o.ref.apiVersion.find('/');
-        const AuditObjectKey key{slash == std::string::npos ? std::string() : o.ref.apiVersion.substr(0, slash),
-                                 o.resource, o.ref.namespace_, o.ref.name};
+        const AuditObjectKey key = auditObjectKeyOf(o);
         if (!asked.insert(key.toString()).second)
             continue;
         auto attempts = store.auditAttempts(key);

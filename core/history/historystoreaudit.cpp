@@ -73,6 +73,24 @@ Status HistoryStore::Impl::writeAuditAttempt(const AuditAttempt &a, std::int64_t
     return success();
 }
 
+// Who made a version goes with the version; refused writes go with the age limit. The joins are
+// only looked at when versions were pruned in this transaction.
+Status HistoryStore::Impl::pruneAudit(std::int64_t cutoffMs)
+{
+    const bool versionsPruned = sqlite3_total_changes64(db) != retentionChangesMark;
+    if (versionsPruned)
+        if (auto st = exec(
+                "DELETE FROM audit_joins WHERE NOT EXISTS (SELECT 1 FROM objects o JOIN versions v ON v.object_id = o.id "
+                "WHERE o.uid = audit_joins.uid AND v.rv = audit_joins.rv)");
+            !st)
+            return st;
+    if (cutoffMs == INT64_MIN)
+        return success();
+    Query q = this->q("DELETE FROM audit_attempts WHERE time_us < ?1");
+    q.bind(1, cutoffMs * 1000);
+    return q.step() == SQLITE_DONE ? success() : Status(error("prune refused writes"));
+}
+
 Result<HistoryStore::AuditWriteReport> HistoryStore::writeAudit(const std::vector<AuditJoin> &joins,
                                                                 const std::vector<AuditAttempt> &attempts,
                                                                 const std::map<std::string, std::string> &state)

@@ -9,6 +9,7 @@
 
 #include <QFile>
 
+#include <map>
 #include <string>
 
 namespace auditfixtures {
@@ -59,6 +60,47 @@ inline void recordSampleWatch(HistoryStore &store, const std::string &policy)
     }
     if (!store.write({{scope, events, {}, {}}}).ok())
         qFatal("cannot record the sample watch");
+}
+
+// Who acted: the impersonated identity after the authenticated one.
+inline std::string acting(const AuditWho &w)
+{
+    return w.hasImpersonatedUser ? w.user.username + " as " + w.impersonatedUser.username : w.user.username;
+}
+
+// resourceVersion -> "match: user[ user]" of every version of the sample's ConfigMaps: exact with the
+// RequestResponse policy; with Metadata only, the two annotations of one second by one manager
+// cannot be told apart, so both versions list both users.
+inline const std::map<std::string, std::string> kExactRr = {
+    {"214", "exact: system:kube-controller-manager"},
+    {"227", "exact: alice"},
+    {"228", "exact: bob"},
+    {"229", "exact: bob"},
+    {"230", "exact: fieldscope-admin as system:serviceaccount:team:deployer"},
+    {"231", "exact: alice"},
+    {"233", "exact: bob"},
+    {"234", "exact: alice"},
+    {"235", "exact: bob"},
+};
+
+inline const std::map<std::string, std::string> kProbableMd = {
+    {"215", "probable: system:kube-controller-manager"},
+    {"227", "probable: alice"},
+    {"228", "probable: bob"},
+    {"229", "probable: bob"},
+    {"230", "probable: fieldscope-admin as system:serviceaccount:team:deployer"},
+    {"231", "probable: alice"},
+    {"233", "ambiguous: alice bob"},
+    {"234", "ambiguous: alice bob"},
+    {"235", "probable: bob"},
+};
+
+inline std::string dump(const std::map<std::string, std::string> &m)
+{
+    std::string s;
+    for (const auto &[k, v] : m)
+        s += k + " -> " + v + "\n";
+    return s;
 }
 
 } // namespace auditfixtures

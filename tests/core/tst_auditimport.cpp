@@ -18,11 +18,6 @@ using namespace auditfixtures;
 
 namespace {
 
-std::string acting(const AuditWho &w)
-{
-    return w.hasImpersonatedUser ? w.user.username + " as " + w.impersonatedUser.username : w.user.username;
-}
-
 // resourceVersion -> "match: user[, user]" over every object the store holds.
 std::map<std::string, std::string> storedJoins(HistoryStore &store)
 {
@@ -38,38 +33,6 @@ std::map<std::string, std::string> storedJoins(HistoryStore &store)
         }
     }
     return out;
-}
-
-const std::map<std::string, std::string> kExactRr = {
-    {"214", "exact: system:kube-controller-manager"},
-    {"227", "exact: alice"},
-    {"228", "exact: bob"},
-    {"229", "exact: bob"},
-    {"230", "exact: fieldscope-admin as system:serviceaccount:team:deployer"},
-    {"231", "exact: alice"},
-    {"233", "exact: bob"},
-    {"234", "exact: alice"},
-    {"235", "exact: bob"},
-};
-
-const std::map<std::string, std::string> kProbableMd = {
-    {"215", "probable: system:kube-controller-manager"},
-    {"227", "probable: alice"},
-    {"228", "probable: bob"},
-    {"229", "probable: bob"},
-    {"230", "probable: fieldscope-admin as system:serviceaccount:team:deployer"},
-    {"231", "probable: alice"},
-    {"233", "ambiguous: alice bob"},
-    {"234", "ambiguous: alice bob"},
-    {"235", "probable: bob"},
-};
-
-std::string dump(const std::map<std::string, std::string> &m)
-{
-    std::string s;
-    for (const auto &[k, v] : m)
-        s += k + " -> " + v + "\n";
-    return s;
 }
 
 AuditImportReport importFiles(HistoryStore &store, const std::vector<std::string> &files)

@@ -2,6 +2,7 @@
 // one scripted sequence recorded from a real kube-apiserver 1.20.2 (tests/data/audit/README.md):
 // exact with the RequestResponse policy, probable with the Metadata-only one, refused writes as
 // attempts; events late, early, duplicated, reordered; bounds and ageing.
+#include "auditfixtures.h"
 #include "core/history/auditjoin.h"
 
 #include <QFile>
@@ -13,6 +14,7 @@
 #include <random>
 
 using namespace fieldscope::core;
+using namespace auditfixtures;
 
 namespace {
 
@@ -72,11 +74,6 @@ struct Collected {
     }
 };
 
-std::string acting(const AuditWho &w)
-{
-    return w.hasImpersonatedUser ? w.user.username + " as " + w.impersonatedUser.username : w.user.username;
-}
-
 // resourceVersion -> "match: user[, user]" for every version of the sequence.
 std::map<std::string, std::string> summary(const Collected &c)
 {
@@ -88,40 +85,6 @@ std::map<std::string, std::string> summary(const Collected &c)
         out[rv] = s;
     }
     return out;
-}
-
-const std::map<std::string, std::string> kExactRr = {
-    {"214", "exact: system:kube-controller-manager"},
-    {"227", "exact: alice"},
-    {"228", "exact: bob"},
-    {"229", "exact: bob"},
-    {"230", "exact: fieldscope-admin as system:serviceaccount:team:deployer"},
-    {"231", "exact: alice"},
-    {"233", "exact: bob"},
-    {"234", "exact: alice"},
-    {"235", "exact: bob"},
-};
-
-// With Metadata only, the two annotations of the same second by the same manager cannot be told
-// apart: both versions list both users.
-const std::map<std::string, std::string> kProbableMd = {
-    {"215", "probable: system:kube-controller-manager"},
-    {"227", "probable: alice"},
-    {"228", "probable: bob"},
-    {"229", "probable: bob"},
-    {"230", "probable: fieldscope-admin as system:serviceaccount:team:deployer"},
-    {"231", "probable: alice"},
-    {"233", "ambiguous: alice bob"},
-    {"234", "ambiguous: alice bob"},
-    {"235", "probable: bob"},
-};
-
-std::string dump(const std::map<std::string, std::string> &m)
-{
-    std::string s;
-    for (const auto &[k, v] : m)
-        s += k + " -> " + v + "\n";
-    return s;
 }
 
 } // namespace
