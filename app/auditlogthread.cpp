@@ -19,16 +19,16 @@ AuditLogThread::AuditLogThread(std::string database, core::HistoryOpenOptions op
     auto open = [this, worker = m_worker, database = std::move(database), options = std::move(options),
                  logPath = std::move(logPath)] {
         auto opened = core::guarded("open the audit log follower",
-                                    [&] { return RecordAuditLog::open(database, options, logPath); });
+                                    [&] { return RecordAudit::open(database, options, logPath); });
         if (!opened) {
             Q_EMIT failing(QString::fromStdString(opened.error().describe()));
             return;
         }
-        RecordAuditLog *follower = opened->release();
+        RecordAudit *follower = opened->release();
         follower->setParent(worker);
         follower->setQuiet(true);
-        connect(follower, &RecordAuditLog::stored, this, &AuditLogThread::stored, Qt::QueuedConnection);
-        connect(follower, &RecordAuditLog::failing, this, &AuditLogThread::failing, Qt::QueuedConnection);
+        connect(follower, &RecordAudit::stored, this, &AuditLogThread::stored, Qt::QueuedConnection);
+        connect(follower, &RecordAudit::failing, this, &AuditLogThread::failing, Qt::QueuedConnection);
         follower->start();
     };
     connect(&m_thread, &QThread::started, m_worker,

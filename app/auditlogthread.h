@@ -1,6 +1,6 @@
 #pragma once
 // The window's follower of a cluster's audit log (the sandbox's own, or --audit-log FILE): a
-// RecordAuditLog (app/recordaudit.h) on a thread of its own, since reading the log and the
+// RecordAudit (app/recordaudit.h) on a thread of its own, since reading the log and the
 // database must never hold up the window. It writes who made each version into the cluster's
 // history database; `stored` tells the History tab to reload. Lives on the GUI thread; the
 // follower itself lives on m_thread.
@@ -13,7 +13,7 @@
 
 namespace fieldscope::app {
 
-class RecordAuditLog;
+class RecordAudit;
 
 class AuditLogThread : public QObject
 {
@@ -34,7 +34,7 @@ Q_SIGNALS:
 private:
     QString m_logPath;
     QThread m_thread;
-    QObject *m_worker = nullptr; // owns the RecordAuditLog; deleted on m_thread when it finishes
+    QObject *m_worker = nullptr; // owns the RecordAudit; deleted on m_thread when it finishes
 };
 
 } // namespace fieldscope::app

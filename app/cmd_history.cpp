@@ -80,6 +80,26 @@ void addRecordOptions(QCommandLineParser &p)
              "Follow the API server's audit log (--audit-log-path, JSON lines) across rotation and store who made "
              "each version and the refused writes (docs/audit.md); a restart resumes where it stopped."),
          QStringLiteral("FILE")});
+    p.addOption({QStringLiteral("audit-webhook"),
+                 QStringLiteral("Receive the API server's audit webhook batches (--audit-webhook-config-file) over "
+                                "HTTPS on HOST:PORT and store who made each version (needs --tls-cert and --tls-key)."),
+                 QStringLiteral("HOST:PORT")});
+    p.addOption({QStringLiteral("tls-cert"), QStringLiteral("The webhook's serving certificate (PEM, then its chain)."),
+                 QStringLiteral("FILE")});
+    p.addOption({QStringLiteral("tls-key"), QStringLiteral("The webhook's private key (PEM, RSA or EC)."),
+                 QStringLiteral("FILE")});
+    p.addOption({QStringLiteral("client-ca"),
+                 QStringLiteral("Accept only webhook clients whose certificate this CA signed (the API server's)."),
+                 QStringLiteral("FILE")});
+    p.addOption({QStringLiteral("write-webhook-kubeconfig"),
+                 QStringLiteral("Write the kubeconfig kube-apiserver needs to reach the webhook "
+                                "(--audit-webhook-config-file), then record."),
+                 QStringLiteral("FILE")});
+    p.addOption({QStringLiteral("webhook-client-cert"),
+                 QStringLiteral("The API server's client certificate, put into that kubeconfig (with --client-ca)."),
+                 QStringLiteral("FILE")});
+    p.addOption({QStringLiteral("webhook-client-key"), QStringLiteral("Its private key, put into that kubeconfig."),
+                 QStringLiteral("FILE")});
     addConnectionOptions(p);
 }
 
@@ -175,6 +195,48 @@ void keepBackgroundMarker(QTimer &heartbeat, const QString &database, const QStr
                  qUtf8Printable(database));
 }
 
+// The webhook of --audit-webhook, listening (before the cluster is reached: the API server's
+// batches wait in its queue, and the kubeconfig exists early); nullptr without the option.
+core::Result<std::unique_ptr<AuditWebhookReceiver>> startWebhook(const QCommandLineParser &p)
+{
+    const auto value = [&p](const char *name) { return p.value(QString::fromLatin1(name)).toStdString(); };
+    if (!p.isSet(QStringLiteral("audit-webhook"))) {
+        for (const char *o : {"tls-cert", "tls-key", "client-ca", "write-webhook-kubeconfig", "webhook-client-cert",
+                              "webhook-client-key"})
+            if (p.isSet(QString::fromLatin1(o)))
+                return core::Error::make(core::ErrorCategory::Config,
+                                         "--" + std::string(o) + " goes with --audit-webhook HOST:PORT");
+        return std::unique_ptr<AuditWebhookReceiver>();
+    }
+    AuditWebhookOptions o;
+    if (auto st = parseWebhookAddress(value("audit-webhook"), o.server); !st)
+        return st.error();
+    o.server.certFile = value("tls-cert");
+    o.server.keyFile = value("tls-key");
+    if (o.server.certFile.empty() || o.server.keyFile.empty())
+        return core::Error::make(core::ErrorCategory::Config,
+                                 "--audit-webhook serves HTTPS only: give --tls-cert FILE and --tls-key FILE");
+    o.server.clientCaFile = value("client-ca");
+    o.kubeconfigPath = value("write-webhook-kubeconfig");
+    o.clientCertFile = value("webhook-client-cert");
+    o.clientKeyFile = value("webhook-client-key");
+    auto r = AuditWebhookReceiver::start(o);
+    if (!r)
+        return r.error();
+    std::fprintf(stderr, "fieldscope: audit webhook listening on https://%s:%d/audit%s\n",
+                 core::visibleEscapes(o.server.host).c_str(), (*r)->port(),
+                 o.server.clientCaFile.empty() ? "" : " (client certificates of --client-ca only)");
+    if (!o.kubeconfigPath.empty()) {
+        std::fprintf(stderr, "fieldscope: wrote %s: start kube-apiserver with --audit-webhook-config-file=%s\n",
+                     core::visibleEscapes(o.kubeconfigPath).c_str(), core::visibleEscapes(o.kubeconfigPath).c_str());
+        if (!o.server.clientCaFile.empty() && o.clientCertFile.empty())
+            std::fprintf(stderr,
+                         "fieldscope: note: that kubeconfig has no client certificate yet (--client-ca asks for "
+                         "one): add client-certificate and client-key, or pass --webhook-client-cert/-key\n");
+    }
+    return r;
+}
+
 } // namespace
 
 int runRecord(const QStringList &args)
@@ -197,6 +259,9 @@ int runRecord(const QStringList &args)
     if (p.isSet(QStringLiteral("for")) && (forMs = parseDuration(p.value(QStringLiteral("for")))) < 0)
         return reportError(QStringLiteral("malformed duration \"%1\"").arg(p.value(QStringLiteral("for")))) + 1;
 
+    auto webhook = startWebhook(p);
+    if (!webhook)
+        return reportError(webhook.error()) + 1;
     auto session = CliSession::open(p);
     if (!session)
         return CliSession::openFailureCode();
@@ -219,18 +284,18 @@ int runRecord(const QStringList &args)
     if (!watched)
         return 1;
     const auto &scopes = *watched;
-    // The audit log is followed from the recorder's first commit on: the store exists and is open
+    // Audit events are joined from the recorder's first commit on: the store exists and is open
     // then, and a second connection creating the same database at that moment could fail the
-    // recorder's own open.
-    std::unique_ptr<RecordAuditLog> audit;
+    // recorder's own open. Webhook batches wait in the webhook's queue until then.
+    std::unique_ptr<RecordAudit> audit;
     const std::string auditLog = p.value(QStringLiteral("audit-log")).toStdString();
     QMetaObject::Connection firstCommit;
-    if (!auditLog.empty())
+    if (!auditLog.empty() || *webhook)
         firstCommit = QObject::connect(
             &recorder, &core::HistoryRecorder::committed, qApp,
             [&] {
                 QObject::disconnect(firstCommit);
-                auto opened = RecordAuditLog::open(db, options.open, auditLog);
+                auto opened = RecordAudit::open(db, options.open, auditLog, webhook->get());
                 if (!opened) {
                     reportError(opened.error());
                     QCoreApplication::exit(1);

@@ -8,51 +8,72 @@
 #include <cstdio>
 #include <filesystem>
 #include <limits>
+#include <map>
 
 namespace fieldscope::app {
 
-core::Result<std::unique_ptr<RecordAuditLog>>
-RecordAuditLog::open(const std::string &db, const core::HistoryOpenOptions &options, const std::string &logPath)
+core::Result<std::unique_ptr<RecordAudit>> RecordAudit::open(const std::string &db,
+                                                             const core::HistoryOpenOptions &options,
+                                                             const std::string &logPath, AuditWebhookReceiver *webhook)
 {
     auto store = core::HistoryStore::open(db, core::HistoryStore::OpenMode::ReadWrite, options);
     if (!store)
         return store.error();
-    std::unique_ptr<RecordAuditLog> r(new RecordAuditLog);
-    std::error_code ec;
-    const std::string absolute = std::filesystem::absolute(logPath, ec).lexically_normal().string();
-    r->m_stateKey = "log:" + (ec ? logPath : absolute);
-    auto saved = (*store)->auditState(r->m_stateKey);
-    if (!saved)
-        return saved.error();
-    r->m_follower = std::make_unique<core::AuditLogFollower>(logPath, core::AuditLogPosition::fromText(*saved));
+    std::unique_ptr<RecordAudit> r(new RecordAudit);
+    r->m_webhook = webhook;
+    if (!logPath.empty()) {
+        std::error_code ec;
+        const std::string absolute = std::filesystem::absolute(logPath, ec).lexically_normal().string();
+        r->m_stateKey = "log:" + (ec ? logPath : absolute);
+        auto saved = (*store)->auditState(r->m_stateKey);
+        if (!saved)
+            return saved.error();
+        r->m_follower = std::make_unique<core::AuditLogFollower>(logPath, core::AuditLogPosition::fromText(*saved));
+    }
     r->m_join = std::make_unique<core::AuditLiveJoin>(**store);
     r->m_store = std::move(*store);
     r->m_timer.callOnTimeout(r.get(), [p = r.get()] { p->guardedStep(false); });
     return r;
 }
 
-RecordAuditLog::~RecordAuditLog() = default;
+RecordAudit::~RecordAudit() = default;
 
-void RecordAuditLog::start(int intervalMs)
+void RecordAudit::start(int intervalMs)
 {
-    if (!m_quiet)
+    if (!m_quiet && m_follower)
         std::fprintf(stderr, "fieldscope: following audit log %s\n", core::visibleEscapes(m_follower->path()).c_str());
+    if (!m_quiet && m_webhook)
+        std::fprintf(stderr, "fieldscope: receiving audit webhook batches on port %d\n", m_webhook->port());
     guardedStep(false);
     m_timer.start(intervalMs);
 }
 
-void RecordAuditLog::stop()
+void RecordAudit::stop()
 {
     m_timer.stop();
     guardedStep(true);
-    if (m_quiet)
-        return;
-    for (const auto &f : m_follower->rotatedFilesRead())
-        std::fprintf(stderr, "fieldscope: read the rotated audit log %s\n", core::visibleEscapes(f).c_str());
+    if (!m_quiet)
+        printTotals();
+}
+
+void RecordAudit::printTotals() const
+{
+    if (m_follower)
+        for (const auto &f : m_follower->rotatedFilesRead())
+            std::fprintf(stderr, "fieldscope: read the rotated audit log %s\n", core::visibleEscapes(f).c_str());
+    if (m_webhook) {
+        const auto c = m_webhook->server().counters();
+        std::fprintf(stderr,
+                     "fieldscope: audit webhook: %lld requests (%lld accepted, %lld refused), %lld connections, %lld "
+                     "refused TLS handshakes\n",
+                     static_cast<long long>(c.requests), static_cast<long long>(c.accepted),
+                     static_cast<long long>(c.refused), static_cast<long long>(c.connections),
+                     static_cast<long long>(c.tlsRefused));
+    }
     const auto &t = m_total;
     std::fprintf(
         stderr,
-        "fieldscope: audit log: %lld events (%lld skipped), %lld versions joined (%lld exact, %lld probable, %lld with several "
+        "fieldscope: audit: %lld events (%lld skipped), %lld versions joined (%lld exact, %lld probable, %lld with several "
         "candidates), %lld refused writes, %lld writes not recorded\n",
         static_cast<long long>(t.events), static_cast<long long>(t.skipped),
         static_cast<long long>(t.exact + t.probable + t.ambiguous), static_cast<long long>(t.exact),
@@ -60,39 +81,56 @@ void RecordAuditLog::stop()
         static_cast<long long>(t.unmatched));
 }
 
-void RecordAuditLog::fail(const std::string &message)
+void RecordAudit::fail(const std::string &message)
 {
     if (!m_failing) {
         if (!m_quiet)
-            std::fprintf(stderr, "fieldscope: audit log: %s\n", message.c_str());
+            std::fprintf(stderr, "fieldscope: audit: %s\n", message.c_str());
         Q_EMIT failing(QString::fromStdString(message));
     }
     m_failing = true;
 }
 
 // Whatever a library throws on a log someone else wrote (bad_alloc included) is a message.
-void RecordAuditLog::guardedStep(bool final)
+void RecordAudit::guardedStep(bool final)
 {
     if (auto st = core::guarded("follow the audit log", [&] { step(final); }); !st)
         fail(st.error().describe());
 }
 
-void RecordAuditLog::step(bool final)
+void RecordAudit::step(bool final)
 {
     const std::int64_t now = QDateTime::currentMSecsSinceEpoch();
     core::AuditDecodeResult decoded;
-    // At the end everything left is read, however much; while running, 16 MiB a step.
-    const auto st = m_follower->poll(decoded, final ? std::numeric_limits<std::int64_t>::max() / 2 : 16 << 20);
-    if (!st) {
-        fail(st.error().describe());
-        return;
+    std::map<std::string, std::string> position;
+    if (m_follower) {
+        // At the end everything left is read, however much; while running, 16 MiB a step.
+        const auto st = m_follower->poll(decoded, final ? std::numeric_limits<std::int64_t>::max() / 2 : 16 << 20);
+        if (!st) {
+            fail(st.error().describe());
+            return;
+        }
+        position[m_stateKey] = m_follower->position().toText();
+    }
+    if (m_webhook) {
+        if (!m_quiet)
+            for (const auto &why : m_webhook->server().takeRefusals())
+                if (m_problemsShown++ < 20)
+                    std::fprintf(stderr, "fieldscope: audit webhook: refused %s\n", core::visibleEscapes(why).c_str());
+        core::AuditDecodeResult pushed = m_webhook->queue().take();
+        for (auto &e : pushed.events)
+            decoded.events.push_back(std::move(e));
+        decoded.skipped += pushed.skipped;
+        decoded.tooLarge += pushed.tooLarge;
+        for (auto &p : pushed.problems)
+            decoded.problems.push_back(std::move(p));
     }
     if (auto added = m_join->addEvents(decoded, now); !added) {
         fail(added.error().describe());
         return;
     }
     // The final flush lets every held event go: the watches have stopped, no version will come.
-    auto report = m_join->flush(now, {{m_stateKey, m_follower->position().toText()}}, final);
+    auto report = m_join->flush(now, position, final);
     if (!report) {
         fail("cannot store who made the versions: " + report.error().describe());
         return;
@@ -102,7 +140,7 @@ void RecordAuditLog::step(bool final)
         Q_EMIT stored();
     for (const auto &p : report->problems)
         if (!m_quiet && m_problemsShown++ < 20)
-            std::fprintf(stderr, "fieldscope: audit log: skipped %s\n", core::visibleEscapes(p).c_str());
+            std::fprintf(stderr, "fieldscope: audit: skipped %s\n", core::visibleEscapes(p).c_str());
     m_total.events += report->events;
     m_total.skipped += report->skipped;
     m_total.exact += report->exact;

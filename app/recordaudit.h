@@ -1,10 +1,14 @@
 #pragma once
-// `fieldscope record --audit-log FILE`: follows the API server's audit log while the watches
-// record, and stores who made each version and the refused writes in the same database
-// (core/history/auditimport.h, core/history/auditfollower.h). Where it stopped is kept in the
-// database, so a restart neither repeats nor skips an event of the log or of its rotated files.
+// `fieldscope record --audit-log FILE` and `--audit-webhook HOST:PORT`: joins the API server's
+// audit events to the versions the watches record, and stores who made each version and the
+// refused writes in the same database (core/history/auditimport.h). The events come from a
+// followed log (core/history/auditfollower.h; where it stopped is kept in the database, so a
+// restart neither repeats nor skips an event of the log or of its rotated files), from the
+// webhook's queue (app/auditwebhook.h; the API server pushes, there is nothing to resume), or both
+// (the join drops an event seen twice by its auditID and stage).
 // Thread: the CLI's main thread (blocking file and database work; there is no window to keep
 // responsive).
+#include "app/auditwebhook.h"
 #include "core/history/auditfollower.h"
 #include "core/history/auditimport.h"
 
@@ -15,15 +19,18 @@
 
 namespace fieldscope::app {
 
-class RecordAuditLog : public QObject
+class RecordAudit : public QObject
 {
     Q_OBJECT
 public:
     // Opens its own connection to `db` with the recorder's options (the same cluster check).
-    static core::Result<std::unique_ptr<RecordAuditLog>>
-    open(const std::string &db, const core::HistoryOpenOptions &options, const std::string &logPath);
-    ~RecordAuditLog() override;
-    // Follows the log every `intervalMs` until stop().
+    // `logPath` empty: no log; `webhook` null: no webhook (it must outlive this object).
+    static core::Result<std::unique_ptr<RecordAudit>> open(const std::string &db,
+                                                           const core::HistoryOpenOptions &options,
+                                                           const std::string &logPath,
+                                                           AuditWebhookReceiver *webhook = nullptr);
+    ~RecordAudit() override;
+    // Reads the log and the webhook's queue every `intervalMs` until stop().
     void start(int intervalMs = 1000);
     // One last read and flush; prints the totals on stderr.
     void stop();
@@ -38,13 +45,15 @@ Q_SIGNALS:
     void failing(const QString &message);
 
 private:
-    RecordAuditLog() = default;
+    RecordAudit() = default;
     void step(bool final);
     void guardedStep(bool final);
     void fail(const std::string &message);
+    void printTotals() const;
 
     std::unique_ptr<core::HistoryStore> m_store;
-    std::unique_ptr<core::AuditLogFollower> m_follower;
+    std::unique_ptr<core::AuditLogFollower> m_follower; // null: no log
+    AuditWebhookReceiver *m_webhook = nullptr;
     std::unique_ptr<core::AuditLiveJoin> m_join;
     std::string m_stateKey;
     core::AuditImportReport m_total;

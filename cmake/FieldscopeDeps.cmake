@@ -1,5 +1,5 @@
 # Every dependency comes from a Debian 12 package installed by scripts/install-deps.sh.
-find_package(Qt6 6.4 REQUIRED COMPONENTS Core Gui Widgets Test Concurrent Svg)
+find_package(Qt6 6.4 REQUIRED COMPONENTS Core Gui Widgets Test Concurrent Svg Network)
 find_package(yaml-cpp REQUIRED)
 find_package(simdjson REQUIRED)
 find_package(nlohmann_json 3.11 REQUIRED)

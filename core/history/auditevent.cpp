@@ -259,14 +259,16 @@ void readResponseObject(JsonReader &r, const Json &object, AuditEvent &e)
 
 } // namespace
 
-Result<AuditEvent> decodeAuditEvent(const Json &event, std::string_view where)
+Result<AuditEvent> decodeAuditEvent(const Json &event, std::string_view where, bool inList)
 {
     JsonReader r("audit event " + std::string(where));
     if (!r.expectObject(event, ""))
         return r.error();
     const std::string kind = r.string(event, "kind", "");
     const std::string apiVersion = r.string(event, "apiVersion", "");
-    if (r.ok() && (kind != "Event" || apiVersion != "audit.k8s.io/v1"))
+    // The API server writes an EventList's items without kind and apiVersion (the list has them).
+    const bool typedByList = inList && kind.empty() && apiVersion.empty();
+    if (r.ok() && !typedByList && (kind != "Event" || apiVersion != "audit.k8s.io/v1"))
         return Error::make(ErrorCategory::Parse,
                            "audit event " + std::string(where) + ": not an audit.k8s.io/v1 Event (kind \""
                                + cutUtf8(kind, 64) + "\", apiVersion \"" + cutUtf8(apiVersion, 64) + "\")",
@@ -307,7 +309,7 @@ Result<AuditEvent> decodeAuditEvent(const Json &event, std::string_view where)
     return e;
 }
 
-Result<AuditEvent> decodeAuditEventText(std::string_view text, std::string_view where)
+Result<AuditEvent> decodeAuditEventText(std::string_view text, std::string_view where, bool inList)
 {
     if (text.size() > kMaxAuditEventBytes)
         return Error::make(ErrorCategory::Parse,
@@ -320,7 +322,7 @@ Result<AuditEvent> decodeAuditEventText(std::string_view text, std::string_view 
         error.message = "audit event " + std::string(where) + ": " + error.message;
         return error;
     }
-    return decodeAuditEvent(*json, where);
+    return decodeAuditEvent(*json, where, inList);
 }
 
 void AuditDecodeResult::skip(std::string problem)

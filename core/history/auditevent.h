@@ -118,10 +118,12 @@ std::string auditFieldManagerFromUserAgent(std::string_view userAgent);
 // allowed, fraction optional); nullopt when it is not one.
 std::optional<std::int64_t> parseRfc3339Micros(std::string_view s);
 
-// One event from its parsed JSON; `where` names it in errors ("line 3", "items[7]").
-Result<AuditEvent> decodeAuditEvent(const Json &event, std::string_view where);
+// One event from its parsed JSON; `where` names it in errors ("line 3", "items[7]"). `inList`: an
+// item of an EventList, which the API server writes without kind and apiVersion (they are the
+// list's); any kind or apiVersion it does carry must still be the Event's.
+Result<AuditEvent> decodeAuditEvent(const Json &event, std::string_view where, bool inList = false);
 // The same from its text, refused above kMaxAuditEventBytes or kMaxAuditEventDepth.
-Result<AuditEvent> decodeAuditEventText(std::string_view text, std::string_view where);
+Result<AuditEvent> decodeAuditEventText(std::string_view text, std::string_view where, bool inList = false);
 
 // What a decode call produced: the events, and the skipped entries counted and (the first
 // kMaxAuditProblems) described.

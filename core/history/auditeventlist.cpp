@@ -138,7 +138,7 @@ Result<AuditDecodeResult> decodeAuditEventList(std::string_view body)
         const std::string where = "items[" + std::to_string(k) + "]";
         if (scan.items[k].size() > kMaxAuditEventBytes)
             ++out.tooLarge;
-        auto event = decodeAuditEventText(scan.items[k], where);
+        auto event = decodeAuditEventText(scan.items[k], where, true);
         if (event.ok())
             out.events.push_back(std::move(*event));
         else
