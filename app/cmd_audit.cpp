@@ -2,9 +2,11 @@
 // API server's audit log files (docs/audit.md).
 #include "app/clisession.h"
 #include "app/commands.h"
+#include "app/historysource.h"
 #include "core/base/jsonread.h"
 #include "core/base/visibletext.h"
 #include "core/history/auditimport.h"
+#include "kube/connection.h"
 
 #include <QCommandLineParser>
 #include <QFileInfo>
@@ -64,6 +66,13 @@ int runAuditImport(const QStringList &args)
                             QStringLiteral("Audit log files, in any order (rotated ones too)."));
     p.addOption({QStringLiteral("db"), QStringLiteral("The history database the versions were recorded into."),
                  QStringLiteral("FILE")});
+    p.addOption({QStringLiteral("store"),
+                 QStringLiteral("Import into the window's own store for the cluster of --context (or the current "
+                                "context), where the window and `record --store` record.")});
+    p.addOption({QStringLiteral("kubeconfig"), QStringLiteral("With --store: the kubeconfig file."),
+                 QStringLiteral("FILE")});
+    p.addOption({QStringLiteral("context"), QStringLiteral("With --store: the context whose cluster's store to use."),
+                 QStringLiteral("NAME")});
     p.addOption({{QStringLiteral("o"), QStringLiteral("output")},
                  QStringLiteral("text (default, on stderr) or json (on stdout)."),
                  QStringLiteral("FORMAT"),
@@ -75,10 +84,22 @@ int runAuditImport(const QStringList &args)
         return 0;
     }
     const QString output = p.value(QStringLiteral("output"));
-    if (p.positionalArguments().isEmpty() || !p.isSet(QStringLiteral("db"))
+    if (p.positionalArguments().isEmpty() || p.isSet(QStringLiteral("db")) == p.isSet(QStringLiteral("store"))
         || (output != QLatin1String("text") && output != QLatin1String("json")))
-        return reportError(QStringLiteral("usage: fieldscope audit import FILE... --db FILE [-o text|json]")) + 1;
-    const QString db = p.value(QStringLiteral("db"));
+        return reportError(QStringLiteral("usage: fieldscope audit import FILE... --db FILE|--store [-o text|json]"))
+             + 1;
+    QString db = p.value(QStringLiteral("db"));
+    if (p.isSet(QStringLiteral("store"))) {
+        // Only the kubeconfig is read (the store is named by context and cluster): no request is sent.
+        kube::ConnectionOptions o;
+        o.kubeconfigPath = p.value(QStringLiteral("kubeconfig")).toStdString();
+        o.context = p.value(QStringLiteral("context")).toStdString();
+        auto resolved = kube::connect(o);
+        if (!resolved)
+            return reportError(resolved.error());
+        db = historyDatabaseFor(QString::fromStdString(resolved->config.contextName),
+                                clusterIdentityOf(resolved->config));
+    }
     // Joins go into a store that already holds the versions: never create an empty one by mistake.
     if (!QFileInfo::exists(db))
         return reportError(
@@ -115,7 +136,7 @@ int runAudit(const QStringList &args)
         return runAuditImport(QStringList{args.value(0) + QStringLiteral(" import")} + args.mid(2));
     if (verb == QLatin1String("-h") || verb == QLatin1String("--help") || verb.isEmpty()) {
         std::fputs(
-            "usage: fieldscope audit import FILE... --db FILE [-o text|json]\n"
+            "usage: fieldscope audit import FILE... --db FILE|--store [-o text|json]\n"
             "  Joins the API server's audit events to the versions a history database recorded (docs/audit.md).\n",
             verb.isEmpty() ? stderr : stdout);
         return verb.isEmpty() ? 2 : 0;

@@ -328,6 +328,7 @@ int runLessonRun(const QStringList &args)
         return 2;
     lessons::LessonRunner runner(session->connection().transport->config(),
                                  lessons::LessonRunner::resolverFor(session->discovery()), *lesson);
+    runner.setPeople(lessonPeople(config));
     const bool json = format == QLatin1String("json");
     if (!json)
         print("Lesson " + lesson->name + ": " + visible(lesson->title) + "\nNamespace " + runner.ns() + " on "

@@ -3,7 +3,10 @@
 #include "app/climanifest.h"
 #include "app/clisession.h"
 #include "app/commands.h"
+#include "app/historysource.h"
 #include "core/base/jsonread.h"
+#include "core/base/visibletext.h"
+#include "core/history/historyquery.h"
 #include "core/ownership/blame.h"
 #include "core/ownership/conflictprediction.h"
 #include "core/ownership/ownershiptree.h"
@@ -75,6 +78,41 @@ bool serverIgnoresStatusInApply(const std::string &gitVersion)
     return major > 1 || minor >= 22;
 }
 
+// --who: who last wrote as each manager of the live object, from a history database that joined
+// audit events (`record --audit-log/--audit-webhook`, `audit import`): --db, else the window's own
+// store for this cluster. Nothing recorded is not an error: the gutter then names managers only.
+core::Result<core::EntryWriters> entryWriters(CliSession &session, const QCommandLineParser &p,
+                                              const kube::ResourceInfo &info, const core::Json &object)
+{
+    const kube::ResolvedConfig &config = session.connection().config;
+    const std::string db =
+        p.isSet(QStringLiteral("db"))
+            ? p.value(QStringLiteral("db")).toStdString()
+            : historyDatabaseFor(QString::fromStdString(config.contextName), clusterIdentityOf(config)).toStdString();
+    const std::string name = core::stringAt(object, "/metadata/name").value_or(""),
+                      uid = core::stringAt(object, "/metadata/uid").value_or("");
+    if (!QFile::exists(QString::fromStdString(db))) {
+        std::fprintf(stderr, "fieldscope: --who: no history database %s: nobody is named\n",
+                     core::visibleEscapes(db).c_str());
+        return core::EntryWriters{};
+    }
+    auto store = core::HistoryStore::open(db, core::HistoryStore::OpenMode::ReadOnly);
+    if (!store)
+        return store.error();
+    core::ObjectQuery q;
+    q.resource = info.group.empty() ? info.resource : info.resource + "." + info.group;
+    q.namespace_ = core::stringAt(object, "/metadata/namespace").value_or("");
+    q.name = name;
+    q.uid = uid;
+    auto writers = core::managerWriters(**store, q, uid);
+    if (!writers && writers.error().category == core::ErrorCategory::NotFound) {
+        std::fprintf(stderr, "fieldscope: --who: %s recorded no version of %s: nobody is named\n",
+                     core::visibleEscapes(db).c_str(), core::visibleEscapes(name).c_str());
+        return core::EntryWriters{};
+    }
+    return writers;
+}
+
 } // namespace
 
 int runBlame(const QStringList &args)
@@ -90,6 +128,12 @@ int runBlame(const QStringList &args)
                  QStringLiteral("text (default) or json."),
                  QStringLiteral("FORMAT"),
                  QStringLiteral("text")});
+    p.addOption({QStringLiteral("who"),
+                 QStringLiteral("Also name the person who last wrote as each manager (\"by alice\"; JSON: \"user\"), "
+                                "from the audit events a history database joined (docs/audit.md).")});
+    p.addOption({QStringLiteral("db"),
+                 QStringLiteral("The history database for --who (default: the window's own store for this cluster)."),
+                 QStringLiteral("FILE")});
     addObjectOptions(p);
     int rc = 0;
     if (!parseOrHelp(p, args, &rc))
@@ -97,6 +141,10 @@ int runBlame(const QStringList &args)
     const QString format = p.value(QStringLiteral("output"));
     if (format != QLatin1String("text") && format != QLatin1String("json"))
         return reportError(QStringLiteral("unknown output format \"%1\" (text, json)").arg(format)) + 1;
+    const bool who = p.isSet(QStringLiteral("who"));
+    if (who && p.isSet(QStringLiteral("filename")))
+        return reportError(QStringLiteral("--who names the writers of a live object: use RESOURCE/NAME, not -f")) + 1;
+    core::EntryWriters writers;
     std::vector<core::Json> objects;
     bool single = true;
     if (p.isSet(QStringLiteral("filename"))) {
@@ -115,6 +163,12 @@ int runBlame(const QStringList &args)
         auto live = fetchLive(*session, p, p.positionalArguments().constFirst(), &info);
         if (!live)
             return reportError(live.error());
+        if (who) {
+            auto w = entryWriters(*session, p, *info, *live);
+            if (!w)
+                return reportError(w.error());
+            writers = std::move(*w);
+        }
         objects.push_back(std::move(*live));
     }
     // One object: its blame as before (scripts read it). Several (a stream or a List): each in
@@ -130,14 +184,14 @@ int runBlame(const QStringList &args)
             return reportError(e);
         }
         if (format == QLatin1String("json")) {
-            core::Json one = core::blameJson(*tree);
+            core::Json one = core::blameJson(*tree, writers);
             if (!single)
                 one = core::Json{{"object", core::manifestIdentity(object)}, {"fields", std::move(one)}};
             all.push_back(std::move(one));
         } else {
             if (!single)
                 text += (text.empty() ? "" : "\n") + std::string("# ") + heading(object) + "\n";
-            text += core::blameText(object, *tree, QDateTime::currentSecsSinceEpoch());
+            text += core::blameText(object, *tree, QDateTime::currentSecsSinceEpoch(), writers);
         }
     }
     if (format == QLatin1String("json"))

@@ -1,11 +1,15 @@
 #include "app/lessoncatalog.h"
 
+#include "kube/connection.h"
+
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
 #include <QStandardPaths>
 
 #include <algorithm>
+#include <memory>
+#include <vector>
 
 namespace fieldscope::app {
 
@@ -68,6 +72,29 @@ LessonCatalog loadLessons(const QStringList &extraDirs)
         return oa != ob ? oa < ob : a.name < b.name;
     });
     return out;
+}
+
+lessons::LessonRunner::ResolvePerson lessonPeople(const kube::ResolvedConfig &config)
+{
+    // The connections stay open as long as the runner holds this function: a transport
+    // configuration is only usable while the connection it came from lives.
+    auto open = std::make_shared<std::vector<kube::Connection>>();
+    return [file = config.sourceFile, context = config.contextName, server = config.server,
+            open](const std::string &person) -> core::Result<kube::TransportConfig> {
+        kube::ConnectionOptions o;
+        o.kubeconfigPath = file;
+        o.context = context + "-" + person;
+        auto c = kube::connect(o);
+        if (!c)
+            return core::Error::make(core::ErrorCategory::Config,
+                                     "this lesson sends requests as " + person + ": it needs the context " + o.context
+                                         + " in " + file + " (the sandbox has it): " + c.error().describe());
+        if (c->config.server != server)
+            return core::Error::make(core::ErrorCategory::Config, "the context " + o.context + " talks to "
+                                                                      + c->config.server + ", not to " + server);
+        open->push_back(std::move(*c));
+        return open->back().transport->config();
+    };
 }
 
 } // namespace fieldscope::app

@@ -1,6 +1,7 @@
 #include "app/lessoncontroller.h"
 
 #include "app/clustercontroller.h"
+#include "app/lessoncatalog.h"
 #include "app/sandbox.h"
 #include "core/base/boundary.h"
 #include "core/history/historyexport.h"
@@ -154,6 +155,7 @@ void LessonController::ensureRunner()
     m_runner = std::make_shared<lessons::LessonRunner>(m_cluster->connection()->transport->config(),
                                                        lessons::LessonRunner::resolverFor(*m_cluster->discovery()),
                                                        m_lesson);
+    m_runner->setPeople(lessonPeople(m_cluster->connection()->config));
 }
 
 void LessonController::launch(const QString &what, std::function<Job(lessons::LessonRunner &)> work)

@@ -159,6 +159,8 @@ struct LessonRunner::Impl {
     std::atomic<bool> stop{false}; // set by LessonRunner::stop() from any thread
     TransportConfig config;
     ResolveKind resolve;
+    ResolvePerson people;
+    std::map<std::string, TransportConfig> personConfigs;
     std::unique_ptr<Transport> transport; // the runner's own reads, deletes and watches
     // resourceVersion of each object after each step, for resourceVersionAfterStep.
     std::vector<std::map<std::string, std::string>> versionsAfterStep;
@@ -277,8 +279,9 @@ struct LessonRunner::Impl {
                                        const std::string &sharedRv, const std::string &ns)
     {
         std::vector<std::unique_ptr<Transport>> clients;
+        const TransportConfig &as = q.as.empty() ? config : personConfig(q.as);
         for (int i = 0; i < q.clients; ++i) {
-            clients.push_back(std::make_unique<Transport>(config));
+            clients.push_back(std::make_unique<Transport>(as));
             HttpRequest warm; // opens the connection (TCP, TLS, auth) before the race starts
             warm.path = "/version";
             (void)sendAndWait(*clients.back(), warm, &stop);
@@ -317,6 +320,20 @@ struct LessonRunner::Impl {
         return out;
     }
 
+    // The connection of a person (LessonRequest::as); throws when there is none.
+    const TransportConfig &personConfig(const std::string &person)
+    {
+        if (auto it = personConfigs.find(person); it != personConfigs.end())
+            return it->second;
+        if (!people)
+            throw Error::make(ErrorCategory::Config,
+                              "this lesson sends requests as " + person + ", and this connection has no other people");
+        auto resolved = people(person);
+        if (!resolved)
+            throw resolved.error();
+        return personConfigs.emplace(person, std::move(*resolved)).first->second;
+    }
+
     std::string versionToWatchFrom(const ResourceInfo &focus, const Json &before, const std::string &ns);
     std::vector<LessonCall> sendRequests(const core::LessonStep &step, const std::string &ns);
     void awaitOutcome(const core::LessonStep &step, bool wrote, LessonStepReport &report, const std::string &ns);
@@ -324,6 +341,11 @@ struct LessonRunner::Impl {
                           const Json &focusObject, const std::string &ns);
     void runStep(const core::Lesson &lesson, std::size_t index, LessonStepReport &report, const std::string &ns);
 };
+
+void LessonRunner::setPeople(ResolvePerson people)
+{
+    m_impl->people = std::move(people);
+}
 
 LessonRunner::LessonRunner(TransportConfig config, ResolveKind resolve, core::Lesson lesson, std::string ns)
     : m_lesson(std::move(lesson)), m_ns(ns.empty() ? m_lesson.ns : std::move(ns)), m_impl(std::make_unique<Impl>())

@@ -40,6 +40,9 @@ class LessonRunner
 {
 public:
     using ResolveKind = std::function<const ResourceInfo *(const std::string &apiVersion, const std::string &kind)>;
+    // The connection of a person a request is sent as (core::LessonRequest::as); called on the
+    // runner's thread, once per person.
+    using ResolvePerson = std::function<core::Result<TransportConfig>(const std::string &person)>;
 
     // `config` is the connection's transport configuration (credentials included); `ns`
     // overrides the lesson's namespace.
@@ -49,6 +52,9 @@ public:
     ~LessonRunner();
     LessonRunner(const LessonRunner &) = delete;
     LessonRunner &operator=(const LessonRunner &) = delete;
+
+    // Without it, a request with `as` fails its step with a message.
+    void setPeople(ResolvePerson people);
 
     const core::Lesson &lesson() const { return m_lesson; }
     const std::string &ns() const { return m_ns; }

@@ -71,6 +71,15 @@ void ManagerLegendModel::setPaletteTone(PaletteTone tone)
         Q_EMIT dataChanged(index(0, 0), index(rowCount() - 1, ColumnCount - 1), {Qt::DecorationRole, ManagerColorRole});
 }
 
+void ManagerLegendModel::setWriters(std::map<std::string, std::string> writers)
+{
+    if (writers == m_writers)
+        return;
+    m_writers = std::move(writers);
+    if (!m_rows.empty())
+        Q_EMIT dataChanged(index(0, WrittenByColumn), index(rowCount() - 1, WrittenByColumn));
+}
+
 int ManagerLegendModel::rowOfEntry(int entryIndex) const
 {
     for (std::size_t r = 0; r < m_rows.size(); ++r)
@@ -103,11 +112,19 @@ QVariant ManagerLegendModel::data(const QModelIndex &index, int role) const
         case SubresourceColumn: return QString::fromStdString(r.entry.subresource);
         case TimeColumn: return QString::fromStdString(r.entry.time);
         case FieldCountColumn: return qulonglong(r.fieldCount);
+        case WrittenByColumn: {
+            const auto w = m_writers.find(r.entry.label());
+            return w == m_writers.end() ? QString() : QString::fromStdString(w->second);
+        }
         }
         return {};
     case Qt::DecorationRole:
         return index.column() == ManagerColumn ? QVariant(managerColor(manager, m_tone)) : QVariant();
-    case Qt::ToolTipRole: return QString::fromStdString(r.entry.label() + " " + r.entry.apiVersion);
+    case Qt::ToolTipRole:
+        if (index.column() == WrittenByColumn)
+            return tr("Who last wrote as this manager: the newest recorded version it made that an audit event "
+                      "joined (History tab). Empty when no recorded version names a person.");
+        return QString::fromStdString(r.entry.label() + " " + r.entry.apiVersion);
     case ManagerColorRole: return managerColor(manager, m_tone);
     case ManagerNamesRole: return QStringList{manager};
     case OwnerLabelsRole: return QStringList{QString::fromStdString(r.entry.label())};
@@ -135,6 +152,7 @@ QVariant ManagerLegendModel::headerData(int section, Qt::Orientation orientation
     case SubresourceColumn: return tr("Subresource");
     case TimeColumn: return tr("Time");
     case FieldCountColumn: return tr("Fields");
+    case WrittenByColumn: return tr("Last written by");
     }
     return {};
 }

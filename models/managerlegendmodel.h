@@ -3,10 +3,14 @@
 // time, field count) with the manager's colour; clicking a row filters OwnershipTreeModel via
 // EntryIndexRole. Lives on the GUI thread. A new tree updates rows in place, matched by entry
 // identity (manager, operation, subresource, apiVersion), so the selected manager survives watch updates.
+// "Last written by": the person who last wrote as each entry, from the History tab's audit joins.
 #include "core/ownership/ownershiptree.h"
 #include "models/managercolors.h"
 
 #include <QAbstractTableModel>
+
+#include <map>
+#include <string>
 
 namespace fieldscope::models {
 
@@ -14,12 +18,22 @@ class ManagerLegendModel : public QAbstractTableModel
 {
     Q_OBJECT
 public:
-    enum Column { ManagerColumn, OperationColumn, SubresourceColumn, TimeColumn, FieldCountColumn, ColumnCount };
+    enum Column {
+        ManagerColumn,
+        OperationColumn,
+        SubresourceColumn,
+        TimeColumn,
+        FieldCountColumn,
+        WrittenByColumn,
+        ColumnCount
+    };
 
     explicit ManagerLegendModel(QObject *parent = nullptr);
 
     void setTree(const core::OwnershipTree &tree);
     void setPaletteTone(PaletteTone tone);
+    // Entry label ("kubectl(Apply)") -> person ("alice", "bob (probable)"); empty: nobody known.
+    void setWriters(std::map<std::string, std::string> writers);
     // Row of the entry with this index in the current tree, -1 if none.
     int rowOfEntry(int entryIndex) const;
 
@@ -37,6 +51,7 @@ private:
     static bool sameRow(const Row &a, const Row &b);
 
     std::vector<Row> m_rows;
+    std::map<std::string, std::string> m_writers;
     PaletteTone m_tone = PaletteTone::Light;
 };
 

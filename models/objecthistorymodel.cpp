@@ -106,6 +106,7 @@ void addWho(HistoryRow &r, const core::AuditJoin &j)
         names << QCoreApplication::translate("ObjectHistoryModel", "more");
     r.who = names.join(QCoreApplication::translate("ObjectHistoryModel", " or "));
     r.whoExact = j.match == core::AuditMatch::Exact;
+    r.whoAmbiguous = j.match == core::AuditMatch::Ambiguous;
     const QString how =
         j.match == core::AuditMatch::Exact
             ? QCoreApplication::translate("ObjectHistoryModel", "Exact: the audit event names this resourceVersion.")
@@ -246,6 +247,22 @@ void ObjectHistoryModel::clear(const QString &message)
         m_message = message;
         Q_EMIT messageChanged(m_message);
     }
+}
+
+std::map<std::string, std::string> ObjectHistoryModel::lastWriters(const QString &uid) const
+{
+    std::map<std::string, std::string> out;
+    const std::string id = uid.toStdString();
+    for (const HistoryRow &r : m_rows) { // oldest first: the newest write wins
+        // A delete writes as no manager: its person is the deleter, not a manager's writer.
+        if (r.kind != core::HistoryEntry::Kind::Version || r.refused || r.uid != id || r.who.isEmpty() || r.whoAmbiguous
+            || r.eventType == core::HistoryEventType::Deleted)
+            continue;
+        const QString who = r.whoExact ? r.who : tr("%1 (probable)").arg(r.who);
+        for (const QString &label : r.changedBy.split(QStringLiteral(", "), Qt::SkipEmptyParts))
+            out[label.toStdString()] = who.toStdString();
+    }
+    return out;
 }
 
 const HistoryRow *ObjectHistoryModel::rowAt(int viewRow) const

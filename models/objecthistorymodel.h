@@ -42,6 +42,7 @@ struct HistoryRow {
     QString who;
     QString whoDetail;
     bool whoExact = false;
+    bool whoAmbiguous = false; // several requests fit: `who` lists them
     // A write the server refused (409, 422, 403), between the versions by time: never a version.
     bool refused = false;
     int refusedCode = 0;
@@ -95,6 +96,9 @@ public:
     const QString &message() const { return m_message; }
     const std::vector<HistoryRow> &rows() const { return m_rows; } // oldest first
     const HistoryRow *rowAt(int viewRow) const;
+    // Who last wrote as each managedFields entry of incarnation `uid` (entry label -> person, with
+    // " (probable)"): each version one person joined names its writers; the newest wins.
+    std::map<std::string, std::string> lastWriters(const QString &uid) const;
 
     int rowCount(const QModelIndex &parent = {}) const override;
     int columnCount(const QModelIndex &parent = {}) const override;

@@ -234,6 +234,18 @@ void DetailPane::setEventsModel(QAbstractItemModel *model)
 void DetailPane::setHistoryModel(models::ObjectHistoryModel *model)
 {
     m_historyPanel->setModel(model);
+    m_historyModel = model;
+    // The legend's "Last written by" follows the history as it loads and grows.
+    connect(model, &QAbstractItemModel::modelReset, this, &DetailPane::updateWriters);
+    connect(model, &QAbstractItemModel::layoutChanged, this, &DetailPane::updateWriters);
+    connect(model, &QAbstractItemModel::rowsInserted, this, &DetailPane::updateWriters);
+    connect(model, &QAbstractItemModel::dataChanged, this, &DetailPane::updateWriters);
+}
+
+void DetailPane::updateWriters()
+{
+    m_legendModel->setWriters(m_historyModel && !m_uid.isEmpty() ? m_historyModel->lastWriters(m_uid)
+                                                                 : std::map<std::string, std::string>());
 }
 
 void DetailPane::showObject(const QString &uid, const QByteArray &json)
@@ -292,6 +304,7 @@ void DetailPane::apply(models::ObjectDetail detail)
     m_legendModel->setPaletteTone(tone);
     m_treeModel->setTree(m_detail.tree);
     m_legendModel->setTree(m_detail.tree);
+    updateWriters();
     if (!m_ownershipTree->model()->hasIndex(0, 0) || !m_ownershipTree->isExpanded(m_treeModel->index(0, 0)))
         m_ownershipTree->expandToDepth(1);
     m_legend->resizeColumnsToContents();

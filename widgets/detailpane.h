@@ -80,6 +80,7 @@ private:
     QWidget *buildOwnershipTab();
     QWidget *buildYamlTab();
     void apply(models::ObjectDetail detail);
+    void updateWriters();
     void showGuide();
     std::optional<std::string> scalarAt(const QString &pointer) const; // JSON text of a present scalar
     void renderSummary();
@@ -98,6 +99,7 @@ private:
     QTableView *m_legend;
     models::OwnershipTreeModel *m_treeModel;
     models::ManagerLegendModel *m_legendModel;
+    models::ObjectHistoryModel *m_historyModel = nullptr;
     HistoryPanel *m_historyPanel;
     QTableView *m_events;
     QString m_uid;

@@ -20,6 +20,7 @@
 #include <QHeaderView>
 #include <QItemSelectionModel>
 #include <QLabel>
+#include <QLineEdit>
 #include <QSettings>
 #include <QSplitter>
 #include <QTableView>
@@ -269,6 +270,15 @@ QWidget *HistoryPanel::buildFilters()
     m_hideGeneration = box(QStringLiteral("generation"), "Generation", defaults.hideGeneration);
     m_hideStatus = box(QStringLiteral("status"), "Status", defaults.hideStatus);
     row->addStretch(1);
+    row->addWidget(new QLabel(tr("Who:"), bar));
+    m_whoFilter = new QLineEdit(bar);
+    m_whoFilter->setObjectName(QStringLiteral("whoFilter"));
+    m_whoFilter->setPlaceholderText(tr("filter by person"));
+    m_whoFilter->setClearButtonEnabled(true);
+    m_whoFilter->setToolTip(tr("Show only the versions and refused writes of people whose name contains this "
+                               "(from the API server's audit events)."));
+    connect(m_whoFilter, &QLineEdit::textChanged, this, &HistoryPanel::applyWhoFilter);
+    row->addWidget(m_whoFilter);
     return bar;
 }
 
@@ -308,6 +318,22 @@ void HistoryPanel::setModel(models::ObjectHistoryModel *model)
         refreshTimeline();
     });
     connect(model, &models::ObjectHistoryModel::messageChanged, this, &HistoryPanel::onMessage);
+    connect(model, &QAbstractItemModel::modelReset, this, &HistoryPanel::applyWhoFilter);
+    connect(model, &QAbstractItemModel::layoutChanged, this, &HistoryPanel::applyWhoFilter);
+    connect(model, &QAbstractItemModel::rowsInserted, this, &HistoryPanel::applyWhoFilter);
+    connect(model, &QAbstractItemModel::dataChanged, this, &HistoryPanel::applyWhoFilter);
+    applyWhoFilter();
+}
+
+void HistoryPanel::applyWhoFilter()
+{
+    if (!m_model)
+        return;
+    const QString text = m_whoFilter->text().trimmed();
+    for (int r = 0; r < m_model->rowCount(); ++r) {
+        const models::HistoryRow *row = m_model->rowAt(r);
+        m_versions->setRowHidden(r, !text.isEmpty() && !(row && row->who.contains(text, Qt::CaseInsensitive)));
+    }
 }
 
 int HistoryPanel::newestVersionRow() const

@@ -2,7 +2,7 @@
 // HistoryPanel: the History tab. The recorded versions of the selected object (newest first,
 // gaps shown as rows), the diff of the selected pair (each version against the one before it by
 // default; select two versions to compare any two) as a structural change list plus a
-// side-by-side YAML diff with intra-line highlights, noise-filter toggles, and the timeline of
+// side-by-side YAML diff with intra-line highlights, noise-filter toggles, a filter by person, and the timeline of
 // the field selected in the ownership tree. Diffs and timelines are computed on worker threads;
 // a result that a newer request superseded is dropped. Lives on the GUI thread.
 #include "core/objects/fieldpath.h"
@@ -11,6 +11,7 @@
 
 class QCheckBox;
 class QLabel;
+class QLineEdit;
 class QTableView;
 class QTextBrowser;
 
@@ -47,6 +48,7 @@ private:
     void showDiff();
     void refreshTimeline();
     void onMessage(const QString &message);
+    void applyWhoFilter();        // hides the rows of other people (the Who filter)
     int newestVersionRow() const; // view row; 0 when there is none
 
     models::ObjectHistoryModel *m_model = nullptr;
@@ -60,6 +62,7 @@ private:
     QCheckBox *m_hideResourceVersion;
     QCheckBox *m_hideGeneration;
     QCheckBox *m_hideStatus;
+    QLineEdit *m_whoFilter;
     QString m_fieldUid;
     core::FieldPath m_field;
     bool m_followNewest = false;

@@ -296,6 +296,29 @@ Result<Json> historyJson(HistoryStore &store, const ObjectQuery &query, const Hi
     return out;
 }
 
+Result<std::map<std::string, std::string>> managerWriters(HistoryStore &store, const ObjectQuery &query,
+                                                          const std::string &uid)
+{
+    auto list = listing(store, query, {});
+    if (!list)
+        return list.error();
+    std::map<std::string, std::string> out;
+    for (const auto &r : list->rows) {
+        if (r.entry.kind != HistoryEntry::Kind::Version || r.object.ref.uid != uid
+            || r.entry.version.eventType == HistoryEventType::Deleted)
+            continue;
+        const AuditJoin *join = list->joinOf(r);
+        if (!join || join->match == AuditMatch::Ambiguous || join->candidates.empty())
+            continue;
+        std::string name = auditActingName(join->candidates.front());
+        if (join->match == AuditMatch::Probable)
+            name += " (probable)";
+        for (const auto &w : r.attribution.writers)
+            out[w.who.label()] = name; // rows are oldest first: the last write wins
+    }
+    return out;
+}
+
 Result<std::string> historyText(HistoryStore &store, const ObjectQuery &query, const HistoryListingOptions &options)
 {
     auto list = listing(store, query, options);

@@ -6,6 +6,9 @@
 #include "core/history/attribution.h"
 #include "core/history/historystore.h"
 
+#include <map>
+#include <string>
+
 namespace fieldscope::core {
 
 struct AttributedEntry {
@@ -47,6 +50,15 @@ Result<Json> historyJson(HistoryStore &store, const ObjectQuery &query, const Hi
 // "by USER" where an audit event joined, and refused writes with options.attempts.
 Result<std::string> historyText(HistoryStore &store, const ObjectQuery &query,
                                 const HistoryListingOptions &options = {});
+
+// Who last wrote as each managedFields entry of one incarnation (`uid`): for each recorded version
+// an audit event joined exactly or probably, the entries that made it (the attribution's writers)
+// get that version's person. Key: the entry's label ("kubectl(Apply)",
+// "kube-controller-manager(Update/status)"); value: the acting name ("alice", "admin as
+// system:serviceaccount:team:deployer"), with " (probable)" for a probable join. Entries no joined
+// version names are absent (never a guess). `fieldscope blame --who` and the Ownership tab.
+Result<std::map<std::string, std::string>> managerWriters(HistoryStore &store, const ObjectQuery &query,
+                                                          const std::string &uid);
 
 // Who made one version, as historyJson says it (null when nothing joined).
 Json historyWhoJson(const AuditJoin *join);

@@ -329,7 +329,7 @@ LessonRequest readRequest(const Json &r, const std::string &at, const LessonTarg
         throw Mistake{at, "a request must be a mapping"};
     Reader::onlyKeys(r, at,
                      {"verb", "clients", "repeat", "manager", "object", "patch", "target", "force", "subresource",
-                      "precondition", "retry", "maxAttempts"});
+                      "precondition", "retry", "maxAttempts", "as"});
     LessonRequest out;
     out.verb = readVerb(r, at);
     out.clients = Reader::integer(r, at, "clients", 1, 1, 50);
@@ -338,6 +338,12 @@ LessonRequest readRequest(const Json &r, const std::string &at, const LessonTarg
     if (out.manager.empty() || out.manager.size() > 128)
         throw Mistake{at + "/manager",
                       "\"manager\" must be 1 to 128 characters (the server records it in managedFields)"};
+    out.as = Reader::string(r, at, "as", std::string());
+    if (!out.as.empty() && (out.as.size() > 32 || !std::all_of(out.as.begin(), out.as.end(), [](char c) {
+                                return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
+                            })))
+        throw Mistake{at + "/as",
+                      "\"as\" names a person: 1 to 32 lowercase letters or digits (a context CONTEXT-NAME)"};
     out.force = Reader::boolean(r, at, "force");
     out.retry = Reader::boolean(r, at, "retry");
     out.maxAttempts = Reader::integer(r, at, "maxAttempts", 20, 1, 1000);

@@ -44,9 +44,13 @@ enum class LessonPrecondition {
 struct LessonRequest {
     LessonVerb verb = LessonVerb::Create;
     LessonTarget target;
-    int clients = 1;         // concurrent clients, each with its own connection
-    int repeat = 1;          // writes each client sends, one after another
-    std::string manager;     // field manager; "{i}" becomes the client number, "{n}" the write number
+    int clients = 1;     // concurrent clients, each with its own connection
+    int repeat = 1;      // writes each client sends, one after another
+    std::string manager; // field manager; "{i}" becomes the client number, "{n}" the write number
+    // A person the request is sent as ("alice"): the credentials of the kubeconfig context
+    // CONTEXT-alice next to the one the lesson runs on (the sandbox has alice and bob). "" = the
+    // lesson's own connection.
+    std::string as;
     Json object;             // create / update / apply: the manifest ("{i}" expanded in strings)
     Json patch;              // merge-patch / json-patch
     bool force = false;      // apply

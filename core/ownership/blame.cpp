@@ -26,24 +26,28 @@ std::string shortAge(std::int64_t s)
 }
 
 namespace {
-std::string ownersLabel(const OwnershipTree &tree, const std::vector<NodeOwner> &owners, std::int64_t nowSeconds)
+std::string ownersLabel(const OwnershipTree &tree, const std::vector<NodeOwner> &owners, std::int64_t nowSeconds,
+                        const EntryWriters &writers)
 {
     std::string s;
     for (const auto &o : owners) {
         const ManagedFieldsEntry &e = tree.entries()[o.entry];
         if (!s.empty())
             s += ", ";
-        s += e.label();
+        const std::string label = e.label();
+        s += label;
         if (e.timeSeconds)
             s += " " + shortAge(nowSeconds - *e.timeSeconds);
+        if (auto w = writers.find(label); w != writers.end())
+            s += " by " + w->second;
     }
     return s;
 }
 } // namespace
 
-std::string ownersLabel(const OwnershipTree &tree, NodeId id, std::int64_t nowSeconds)
+std::string ownersLabel(const OwnershipTree &tree, NodeId id, std::int64_t nowSeconds, const EntryWriters &writers)
 {
-    return ownersLabel(tree, tree.node(id).owners, nowSeconds);
+    return ownersLabel(tree, tree.node(id).owners, nowSeconds, writers);
 }
 
 std::vector<NodeOwner> lineOwners(const OwnershipTree &tree, std::string_view linePointer, std::string_view lineText)
@@ -119,14 +123,14 @@ Json leafValue(const OwnershipNode &n)
     }
 }
 
-void collectLeaves(const OwnershipTree &tree, NodeId id, Json &out)
+void collectLeaves(const OwnershipTree &tree, NodeId id, const EntryWriters &writers, Json &out)
 {
     const OwnershipNode &n = tree.node(id);
     for (std::uint32_t r = 0; r < n.childCount; ++r) {
         const NodeId c = n.firstChild + r;
         const OwnershipNode &child = tree.node(c);
         if (child.childCount > 0) {
-            collectLeaves(tree, c, out);
+            collectLeaves(tree, c, writers, out);
             continue;
         }
         Json owners = Json::array();
@@ -137,6 +141,8 @@ void collectLeaves(const OwnershipTree &tree, NodeId id, Json &out)
                               {"subresource", e.subresource},
                               {"apiVersion", e.apiVersion},
                               {"time", e.time}});
+            if (auto w = writers.find(e.label()); w != writers.end())
+                owners.back()["user"] = w->second;
         }
         Json entry = {{"path", tree.path(c).toString()}, {"value", leafValue(child)}, {"owners", std::move(owners)}};
         if (!child.isPresent())
@@ -147,7 +153,8 @@ void collectLeaves(const OwnershipTree &tree, NodeId id, Json &out)
 
 } // namespace
 
-std::string blameText(const Json &object, const OwnershipTree &tree, std::int64_t nowSeconds)
+std::string blameText(const Json &object, const OwnershipTree &tree, std::int64_t nowSeconds,
+                      const EntryWriters &writers)
 {
     const AnnotatedYaml yaml = jsonToAnnotatedYaml(withoutManagedFields(object));
     std::unordered_map<std::string, NodeId> byPointer;
@@ -164,13 +171,13 @@ std::string blameText(const Json &object, const OwnershipTree &tree, std::int64_
         auto it = byPointer.find(ptr);
         std::string gutter;
         if (it != byPointer.end() && !ptr.empty())
-            gutter = ownersLabel(tree, lineOwners(tree, ptr, line), nowSeconds);
+            gutter = ownersLabel(tree, lineOwners(tree, ptr, line), nowSeconds, writers);
         rows.emplace_back(std::move(gutter), std::move(line));
     }
     std::vector<NodeId> absent;
     collectAbsentOwned(tree, OwnershipTree::root(), absent);
     for (NodeId id : absent)
-        rows.emplace_back(ownersLabel(tree, id, nowSeconds), "# absent: " + tree.path(id).toString());
+        rows.emplace_back(ownersLabel(tree, id, nowSeconds, writers), "# absent: " + tree.path(id).toString());
 
     std::size_t width = 0;
     for (const auto &r : rows)
@@ -185,10 +192,10 @@ std::string blameText(const Json &object, const OwnershipTree &tree, std::int64_
     return out;
 }
 
-Json blameJson(const OwnershipTree &tree)
+Json blameJson(const OwnershipTree &tree, const EntryWriters &writers)
 {
     Json out = Json::array();
-    collectLeaves(tree, OwnershipTree::root(), out);
+    collectLeaves(tree, OwnershipTree::root(), writers, out);
     return out;
 }
 

@@ -119,10 +119,16 @@ private Q_SLOTS:
         const Run r = runFieldscope({QStringLiteral("lesson"), QStringLiteral("list")}, m_home.path());
         QCOMPARE(r.code, 0);
         const QList<QByteArray> lines = r.out.trimmed().split('\n');
-        QCOMPARE(lines.size(), 8);
-        const QList<QByteArray> names{
-            "conflicting-creates",     "last-write-wins",    "optimistic-locking",           "ssa-ownership",
-            "field-manager-conflicts", "conditional-update", "controllers-and-subresources", "watch-atomicity"};
+        QCOMPARE(lines.size(), 9);
+        const QList<QByteArray> names{"conflicting-creates",
+                                      "last-write-wins",
+                                      "optimistic-locking",
+                                      "ssa-ownership",
+                                      "field-manager-conflicts",
+                                      "conditional-update",
+                                      "controllers-and-subresources",
+                                      "watch-atomicity",
+                                      "who-did-it"};
         for (int i = 0; i < names.size(); ++i)
             QCOMPARE(lines[i].split(' ').constFirst(), names[i]);
     }

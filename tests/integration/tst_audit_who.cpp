@@ -3,8 +3,9 @@
 // users (alice, bob) and an impersonated ServiceAccount write a ConfigMap with the real kubectl
 // while `fieldscope record` records it, and the server refuses some writes (AlreadyExists, a stale
 // replace). `fieldscope audit import` of the cluster's log, or `record --audit-log` following it
-// live, must then make `fieldscope history --attempts -o json` name the right person for every
-// version, every join exact, and list the refused writes with who tried.
+// live, or the API server's own webhook batches received by `record --audit-webhook`, must then
+// make `fieldscope history --attempts -o json` name the right person for every version, every join
+// exact, and list the refused writes with who tried.
 #include "clusterenv.h"
 #include "core/base/json.h"
 
@@ -13,6 +14,8 @@
 #include <QFileInfo>
 #include <QTemporaryDir>
 #include <QUuid>
+
+#include <map>
 
 using namespace fieldscope;
 using namespace fieldscope::testing;
@@ -281,7 +284,7 @@ private Q_SLOTS:
                  (QStringList{QStringLiteral("ADDED alice exact"), QStringLiteral("MODIFIED bob exact"),
                               QStringLiteral("REFUSED 409 AlreadyExists bob"),
                               QStringLiteral("MODIFIED alice exact")}));
-        static const QRegularExpression events(QStringLiteral("audit log: (\\d+) events"));
+        static const QRegularExpression events(QStringLiteral("audit: (\\d+) events"));
         const auto read1 = events.match(QString::fromUtf8(first.err));
         const auto read2 = events.match(QString::fromUtf8(second.err));
         QVERIFY2(read1.hasMatch() && read2.hasMatch(), (first.err + second.err).constData());
@@ -290,6 +293,76 @@ private Q_SLOTS:
                  qPrintable(QStringLiteral("%1 + %2 events read, %3 in the log")
                                 .arg(read1.captured(1), read2.captured(1))
                                 .arg(linesInLog)));
+    }
+
+    // The API server itself POSTs its batches to `record --audit-webhook` (the cluster script
+    // points its webhook backend at DIR/run/audit-webhook.port with a client certificate of the
+    // cluster CA); no log is read.
+    void webhookBatchesFromTheApiServerNameWhoMadeEachVersion()
+    {
+        Kubectl k;
+        QVERIFY(k.makeNamespace(QStringLiteral("fs-hook-")));
+        QTemporaryDir dir;
+        const QString db = dir.filePath(QStringLiteral("hook.db"));
+        QFile portFile(clusterDir() + QStringLiteral("/run/audit-webhook.port"));
+        QVERIFY2(portFile.open(QIODevice::ReadOnly), "the cluster script chose no webhook port");
+        const QString port = QString::fromLatin1(portFile.readAll().trimmed());
+        const QString pki = clusterDir() + QStringLiteral("/pki/");
+        const QString kubeconfig = dir.filePath(QStringLiteral("webhook.kubeconfig"));
+        Recorder recorder;
+        QVERIFY2(recorder.start(k.ns, db,
+                                {QStringLiteral("--audit-webhook"), QStringLiteral("127.0.0.1:") + port,
+                                 QStringLiteral("--tls-cert"), pki + QStringLiteral("audit-webhook.crt"),
+                                 QStringLiteral("--tls-key"), pki + QStringLiteral("audit-webhook.key"),
+                                 QStringLiteral("--client-ca"), pki + QStringLiteral("ca.crt"),
+                                 QStringLiteral("--write-webhook-kubeconfig"), kubeconfig}),
+                 recorder.err.constData());
+        QVERIFY2(recorder.err.contains("audit webhook listening on https://127.0.0.1:" + port.toLatin1()),
+                 recorder.err.constData());
+        QVERIFY(QFileInfo::exists(kubeconfig));
+
+        QCOMPARE(failed(k.run(kAlice, QStringList{QStringLiteral("create")} + kFromStdin,
+                              configMap("app", "  a: \"1\"\n"))),
+                 QByteArray());
+        const auto again = k.run(kBob, QStringList{QStringLiteral("create")} + kFromStdin,
+                                 configMap("app", "  a: \"9\"\n"));
+        QVERIFY2(again.exitCode != 0 && again.err.contains("AlreadyExists"), again.err.constData());
+        QCOMPARE(failed(k.run(kBob, {QStringLiteral("label"), QStringLiteral("configmap"), QStringLiteral("app"),
+                                     QStringLiteral("tier=web")})),
+                 QByteArray());
+        const QStringList expected = {QStringLiteral("ADDED alice exact"),
+                                      QStringLiteral("REFUSED 409 AlreadyExists bob"),
+                                      QStringLiteral("MODIFIED bob exact")};
+        // The API server sends a batch at least every second; the recorder stores each second.
+        QTest::qWait(4000);
+        QVERIFY2(recorder.stop(), recorder.err.constData());
+        const QStringList lines = whoLines(history(k.ns, db));
+        QVERIFY2(lines == expected,
+                 qPrintable(lines.join(QStringLiteral("; ")) + QStringLiteral("\n") + QString::fromUtf8(recorder.err)));
+        static const QRegularExpression requests(QStringLiteral("audit webhook: (\\d+) requests \\((\\d+) accepted"));
+        const auto m = requests.match(QString::fromUtf8(recorder.err));
+        QVERIFY2(m.hasMatch() && m.captured(2).toInt() > 0, recorder.err.constData());
+        QVERIFY2(!recorder.err.contains("following audit log"), "no log was read");
+
+        // blame --who: each manager's line names the person who last wrote as it.
+        const auto blame = runFieldscope(QStringList{QStringLiteral("blame"), QStringLiteral("configmaps/app"),
+                                                     QStringLiteral("-n"), k.ns, QStringLiteral("--who"),
+                                                     QStringLiteral("--db"), db, QStringLiteral("-o"),
+                                                     QStringLiteral("json")}
+                                         + adminArgs());
+        QVERIFY2(blame.exitCode == 0, blame.err.constData());
+        std::map<std::string, std::string> userOf;
+        const core::Json leaves = core::parseJson(blame.out.toStdString()).value();
+        for (const auto &leaf : leaves)
+            for (const auto &o : leaf["owners"])
+                userOf[leaf["path"].get<std::string>()] = o.value("user", std::string("-"));
+        QCOMPARE(userOf[".data.a"], std::string("alice"));
+        QCOMPARE(userOf[".metadata.labels.tier"], std::string("bob"));
+        const auto text = runFieldscope(QStringList{QStringLiteral("blame"), QStringLiteral("configmaps/app"),
+                                                    QStringLiteral("-n"), k.ns, QStringLiteral("--who"),
+                                                    QStringLiteral("--db"), db}
+                                        + adminArgs());
+        QVERIFY2(text.out.contains("kubectl-label(Update)") && text.out.contains("by bob"), text.out.constData());
     }
 };
 

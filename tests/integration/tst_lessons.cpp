@@ -4,9 +4,11 @@
 // runner bug cannot make a lesson pass.
 #include "app/lessoncatalog.h"
 #include "clusterenv.h"
+#include "core/base/json.h"
 #include "kube/discovery.h"
 #include "lessons/lessonrunner.h"
 
+#include <QFile>
 #include <QTemporaryDir>
 
 #include <algorithm>
@@ -29,8 +31,35 @@ private:
         const core::Lesson *lesson = m_catalog.find(name);
         if (!lesson)
             qFatal("no shipped lesson %s", name.c_str());
-        return std::make_unique<lessons::LessonRunner>(m_conn.transport->config(),
-                                                       lessons::LessonRunner::resolverFor(*m_discovery), *lesson);
+        auto r = std::make_unique<lessons::LessonRunner>(m_conn.transport->config(),
+                                                         lessons::LessonRunner::resolverFor(*m_discovery), *lesson);
+        r->setPeople(app::lessonPeople(m_conn.config)); // the test cluster's fieldscope-test-alice and -bob
+        return r;
+    }
+
+    // "VERB USER CODE" of each create and patch of ConfigMap "demo" in `ns`, from the test cluster's
+    // audit log (the API server's own record of who sent what).
+    static QStringList auditedWrites(const std::string &ns)
+    {
+        QStringList out;
+        QFile log(qEnvironmentVariable("FIELDSCOPE_TEST_CLUSTER_DIR") + QStringLiteral("/logs/audit.log"));
+        if (!log.open(QIODevice::ReadOnly))
+            return out;
+        for (const QByteArray &line : log.readAll().split('\n')) {
+            if (!line.contains(ns.c_str()) || !line.contains("\"configmaps\""))
+                continue;
+            const auto e = core::parseJson(line.toStdString());
+            if (!e.ok() || e->value("stage", "") != "ResponseComplete" || !e->contains("objectRef")
+                || (*e)["objectRef"].value("namespace", "") != ns || (*e)["objectRef"].value("name", "") != "demo")
+                continue;
+            const std::string verb = e->value("verb", "");
+            if (verb == "create" || verb == "patch")
+                out << QStringLiteral("%1 %2 %3")
+                           .arg(QString::fromStdString(verb),
+                                QString::fromStdString((*e)["user"].value("username", "")))
+                           .arg((*e)["responseStatus"].value("code", 0));
+        }
+        return out;
     }
 
     // Runs the whole lesson; fails the test at the first step that did not go as it says.
@@ -89,6 +118,22 @@ private Q_SLOTS:
                                                      + s.mismatches.front();
             QVERIFY2(s.passed(), why.c_str());
         }
+        QVERIFY(r->removeNamespace().ok());
+    }
+
+    // Lesson 9 sends as two people: the API server's own audit log says alice created, bob patched
+    // and alice was refused, each on the lesson's object.
+    void whoDidItWritesAsAliceAndBobOnTheirOwnConnections()
+    {
+        auto r = runner("who-did-it");
+        // Earlier runs of the lesson wrote to the same namespace: only what this run adds counts.
+        const qsizetype before = auditedWrites(r->ns()).size();
+        const auto reports = runAll(*r);
+        QCOMPARE(countStatus(reports.at(2), 409), 1);
+        QStringList seen;
+        QVERIFY(QTest::qWaitFor([&] { return (seen = auditedWrites(r->ns())).size() >= before + 3; }, 10000));
+        QCOMPARE(seen.mid(before), (QStringList{QStringLiteral("create alice 201"), QStringLiteral("patch bob 200"),
+                                                QStringLiteral("patch alice 409")}));
         QVERIFY(r->removeNamespace().ok());
     }
 

@@ -2,6 +2,8 @@
 // list growing on top without a reset, and one field's timeline.
 #include "../core/auditfixtures.h"
 #include "core/history/auditimport.h"
+#include "core/history/historyquery.h"
+#include "models/managerlegendmodel.h"
 #include "models/objecthistorymodel.h"
 
 #include <QAbstractItemModelTester>
@@ -137,6 +139,54 @@ private Q_SLOTS:
         m.setRows(QStringLiteral("plain"), models::historyRows(entries));
         QVERIFY(m.index(0, models::ObjectHistoryModel::WhoColumn).data().toString().isEmpty());
         QCOMPARE(m.rowCount(), 8);
+    }
+
+    // The Ownership tab's "Last written by" and `blame --who`: each manager's newest joined write
+    // names its person; both readings (the model's rows, the store's query) agree.
+    void lastWritersNameThePersonBehindEachManager()
+    {
+        QTemporaryDir dir;
+        auto store = core::HistoryStore::open(dir.filePath(QStringLiteral("h.db")).toStdString()).value();
+        auditfixtures::recordSampleWatch(*store, "rr");
+        core::AuditImporter importer(*store);
+        QVERIFY(core::importAuditLogFile(auditfixtures::auditDataPath("rr-audit.log"), importer).ok());
+        QVERIFY(importer.finish().ok());
+        core::ObjectQuery q;
+        q.resource = "configmaps";
+        q.namespace_ = "team";
+        q.name = "app";
+        const auto entries = core::attributedHistory(*store, q).value();
+        const auto audit = models::historyAudit(*store, entries).value();
+        models::ObjectHistoryModel m;
+        m.setRows(QStringLiteral("app"), models::historyRows(entries, &audit));
+        const QString uid = QString::fromStdString(entries.front().object.ref.uid);
+        const auto writers = m.lastWriters(uid);
+        QCOMPARE(writers.at("kubectl-create(Update)"), std::string("alice"));
+        QCOMPARE(writers.at("kubectl-label(Update)"), std::string("bob"));
+        QCOMPARE(writers.at("kubectl(Apply)"), std::string("bob"));
+        QCOMPARE(writers.at("team-tool(Update)"), std::string("alice"));
+        QCOMPARE(core::managerWriters(*store, q, uid.toStdString()).value(), writers);
+        QVERIFY(m.lastWriters(QStringLiteral("another-uid")).empty());
+
+        models::ManagerLegendModel legend;
+        QAbstractItemModelTester tester(&legend, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        const Json object{{"metadata",
+                           {{"name", "app"},
+                            {"managedFields", Json::array({entry("kubectl-create", "2026-07-20T09:00:00Z"),
+                                                           entry("kubectl-label", "2026-07-20T09:00:01Z"),
+                                                           entry("nobody-joined", "2026-07-20T09:00:02Z")})}}},
+                          {"data", {{"mode", "x"}}}};
+        legend.setTree(core::OwnershipTree::build(object).value());
+        QSignalSpy changed(&legend, &QAbstractItemModel::dataChanged);
+        legend.setWriters(writers);
+        QCOMPARE(changed.count(), 1);
+        const int col = models::ManagerLegendModel::WrittenByColumn;
+        QCOMPARE(legend.headerData(col, Qt::Horizontal).toString(), QStringLiteral("Last written by"));
+        QCOMPARE(legend.index(0, col).data().toString(), QStringLiteral("alice"));
+        QCOMPARE(legend.index(1, col).data().toString(), QStringLiteral("bob"));
+        QCOMPARE(legend.index(2, col).data().toString(), QString()); // never a guess
+        legend.setWriters(writers);
+        QCOMPARE(changed.count(), 1); // nothing new: no repaint
     }
 
     void rowsLinkEachVersionToThePreviousOfTheSameObject()
