@@ -8,7 +8,7 @@
 namespace fieldscope::app {
 
 AuditLogThread::AuditLogThread(std::string database, core::HistoryOpenOptions options, std::string logPath,
-                               std::function<bool()> ready, QObject *parent)
+                               std::function<bool()> ready, std::optional<AuditWebhookOptions> webhook, QObject *parent)
     : QObject(parent), m_logPath(QString::fromStdString(logPath))
 {
     m_thread.setObjectName(QStringLiteral("fieldscope-audit-log"));
@@ -17,9 +17,18 @@ AuditLogThread::AuditLogThread(std::string database, core::HistoryOpenOptions op
     connect(&m_thread, &QThread::finished, m_worker, &QObject::deleteLater);
     // Opening the database happens on the thread too: nothing here touches the disk.
     auto open = [this, worker = m_worker, database = std::move(database), options = std::move(options),
-                 logPath = std::move(logPath)] {
+                 logPath = std::move(logPath), webhook = std::move(webhook)] {
+        std::unique_ptr<AuditWebhookReceiver> receiver;
+        if (webhook) {
+            auto started = core::guarded("start the audit webhook",
+                                         [&] { return AuditWebhookReceiver::start(*webhook); });
+            if (started)
+                receiver = std::move(*started);
+            else
+                Q_EMIT failing(QString::fromStdString(started.error().describe()));
+        }
         auto opened = core::guarded("open the audit log follower",
-                                    [&] { return RecordAudit::open(database, options, logPath); });
+                                    [&] { return RecordAudit::open(database, options, logPath, receiver.get()); });
         if (!opened) {
             Q_EMIT failing(QString::fromStdString(opened.error().describe()));
             return;
@@ -27,6 +36,7 @@ AuditLogThread::AuditLogThread(std::string database, core::HistoryOpenOptions op
         RecordAudit *follower = opened->release();
         follower->setParent(worker);
         follower->setQuiet(true);
+        follower->adoptWebhook(std::move(receiver));
         connect(follower, &RecordAudit::stored, this, &AuditLogThread::stored, Qt::QueuedConnection);
         connect(follower, &RecordAudit::failing, this, &AuditLogThread::failing, Qt::QueuedConnection);
         follower->start();

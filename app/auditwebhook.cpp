@@ -57,8 +57,18 @@ core::AuditDecodeResult AuditWebhookQueue::take()
     return out;
 }
 
-core::Result<std::unique_ptr<AuditWebhookReceiver>> AuditWebhookReceiver::start(const AuditWebhookOptions &options)
+core::Result<std::unique_ptr<AuditWebhookReceiver>> AuditWebhookReceiver::start(const AuditWebhookOptions &given)
 {
+    AuditWebhookOptions options = given;
+    if (!options.portFile.empty()) {
+        QFile f(QString::fromStdString(options.portFile));
+        bool ok = false;
+        const int port = f.open(QIODevice::ReadOnly) ? f.read(16).trimmed().toInt(&ok) : 0;
+        if (!ok || port <= 0 || port > 65535)
+            return core::Error::make(core::ErrorCategory::Config, "audit webhook: no port in " + options.portFile
+                                                                      + " (the cluster script writes it)");
+        options.server.port = port;
+    }
     std::unique_ptr<AuditWebhookReceiver> r(new AuditWebhookReceiver);
     r->m_queue = std::make_shared<AuditWebhookQueue>();
     auto server = kube::WebhookServer::start(options.server,

@@ -19,6 +19,9 @@ struct AuditWebhookOptions {
     std::string kubeconfigPath; // --write-webhook-kubeconfig; empty: none
     std::string clientCertFile; // embedded in that kubeconfig (for --client-ca); empty: none
     std::string clientKeyFile;
+    // When set, the port is read from this file when the server starts (a cluster script's
+    // DIR/run/audit-webhook.port): the file is read on the starting thread, never the GUI's.
+    std::string portFile;
 };
 
 // "HOST:PORT" or "[V6]:PORT" into `options`; an error names what is wrong.

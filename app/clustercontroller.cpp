@@ -326,6 +326,11 @@ void ClusterController::followAuditLog(const QString &path)
     startAuditLog();
 }
 
+void ClusterController::receiveAuditWebhook(const AuditWebhookOptions &options)
+{
+    m_auditWebhook = options;
+}
+
 void ClusterController::startAuditLog()
 {
     if (m_auditLogPath.isEmpty() || !m_recorder || m_auditLog || m_historyDatabase.isEmpty())
@@ -338,11 +343,13 @@ void ClusterController::startAuditLog()
     // The follower opens the database only once the recorder has committed (it exists and is open
     // then): two connections creating the same database at once can fail the recorder's open.
     std::weak_ptr<core::HistoryRecorder> recorder = m_recorder;
-    m_auditLog = std::make_unique<AuditLogThread>(m_historyDatabase.toStdString(), options,
-                                                  m_auditLogPath.toStdString(), [recorder] {
-                                                      const auto r = recorder.lock();
-                                                      return r && r->counters().transactions > 0;
-                                                  });
+    m_auditLog = std::make_unique<AuditLogThread>(
+        m_historyDatabase.toStdString(), options, m_auditLogPath.toStdString(),
+        [recorder] {
+            const auto r = recorder.lock();
+            return r && r->counters().transactions > 0;
+        },
+        m_auditWebhook);
     connect(m_auditLog.get(), &AuditLogThread::stored, &m_historySource, &HistorySource::reload);
     connect(m_auditLog.get(), &AuditLogThread::failing, this, [this](const QString &message) {
         m_warnings << tr("Who made each change is not known: the audit log %1 cannot be followed: %2")

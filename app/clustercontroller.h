@@ -3,6 +3,7 @@
 // the GUI thread, runs discovery, watches the chosen resource kind (and the namespaces, for the
 // namespace selector), decodes what the table needs on a worker thread and feeds the models;
 // tells its ClusterView what happens. Lives on the GUI thread.
+#include "app/auditwebhook.h"
 #include "app/backgroundrecording.h"
 #include "app/historysource.h"
 #include "core/edit/drafts.h"
@@ -33,6 +34,7 @@
 
 #include <deque>
 #include <memory>
+#include <optional>
 
 namespace fieldscope::app {
 
@@ -52,6 +54,8 @@ public:
     // Follows the cluster's audit log (the sandbox's, or --audit-log) once recording starts, so
     // the History tab names the person behind each version and the refused writes.
     void followAuditLog(const QString &path);
+    // Also receive the API server's audit webhook (with followAuditLog; the sandbox's).
+    void receiveAuditWebhook(const AuditWebhookOptions &options);
 
     bool isLoaded() const { return m_loaded; }
     // The open connection (null until connected): lessons start their own clients from it.
@@ -176,6 +180,7 @@ private:
     QTimer m_backgroundCheck;
     std::optional<BackgroundRecorder> m_backgroundRecorder; // re-reads the background recorder's marker
     QString m_auditLogPath;
+    std::optional<AuditWebhookOptions> m_auditWebhook;
     std::unique_ptr<AuditLogThread> m_auditLog; // after the recorder: it writes into the same database
 };
 

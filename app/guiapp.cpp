@@ -291,8 +291,11 @@ private:
             window.tabs()->removeTab(window.tabs()->indexOf(placeholder));
             placeholder->deleteLater();
             openFirst(kubeconfig, SandboxController::contextName());
-            if (o.auditLog.isEmpty()) // the sandbox's API server writes one (scripts/fieldscope-cluster)
+            if (o.auditLog.isEmpty()) { // the sandbox's API server writes one (scripts/fieldscope-cluster)
+                // ...and sends the same events to its webhook, which the window receives.
+                first->receiveAuditWebhook(SandboxController::auditWebhookOptions());
                 first->followAuditLog(SandboxController::dataDir() + QStringLiteral("/logs/audit.log"));
+            }
             if (sandbox.isFresh() || o.seedDemo)
                 demo = std::make_unique<DemoSeeder>(first, o.resource.isEmpty() && o.lessonName.isEmpty()
                                                                && o.screenshot.isEmpty());

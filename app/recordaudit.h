@@ -37,6 +37,8 @@ public:
     const core::AuditImportReport &totals() const { return m_total; }
     // The window's follower says nothing on stderr: it reports through the signals.
     void setQuiet(bool quiet) { m_quiet = quiet; }
+    // Keeps the webhook `open` was given alive as long as this object (the window's follower owns it).
+    void adoptWebhook(std::unique_ptr<AuditWebhookReceiver> webhook) { m_ownedWebhook = std::move(webhook); }
 
 Q_SIGNALS:
     // Joins or refused writes that were new reached the database.
@@ -54,6 +56,7 @@ private:
     std::unique_ptr<core::HistoryStore> m_store;
     std::unique_ptr<core::AuditLogFollower> m_follower; // null: no log
     AuditWebhookReceiver *m_webhook = nullptr;
+    std::unique_ptr<AuditWebhookReceiver> m_ownedWebhook;
     std::unique_ptr<core::AuditLiveJoin> m_join;
     std::string m_stateKey;
     core::AuditImportReport m_total;

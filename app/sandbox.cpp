@@ -42,6 +42,18 @@ QString SandboxController::dataDir()
          + QStringLiteral("/fieldscope/sandbox");
 }
 
+AuditWebhookOptions SandboxController::auditWebhookOptions()
+{
+    const std::string dir = dataDir().toStdString();
+    AuditWebhookOptions o;
+    o.server.host = "127.0.0.1";
+    o.server.certFile = dir + "/pki/audit-webhook.crt";
+    o.server.keyFile = dir + "/pki/audit-webhook.key";
+    o.server.clientCaFile = dir + "/pki/ca.crt";
+    o.portFile = dir + "/run/audit-webhook.port";
+    return o;
+}
+
 QString SandboxController::clusterScript()
 {
     QString env = qEnvironmentVariable("FIELDSCOPE_CLUSTER_SCRIPT");

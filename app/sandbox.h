@@ -1,6 +1,8 @@
 #pragma once
 // SandboxController: starts (or reuses) the local sandbox cluster through scripts/fieldscope-cluster,
 // asynchronously (QProcess), and stops it when the app quits. Lives on the GUI thread.
+#include "app/auditwebhook.h"
+
 #include <QObject>
 #include <QProcess>
 
@@ -16,6 +18,9 @@ public:
     static QString dataDir();       // under the user's data directory; kept between runs
     static QString clusterScript(); // FIELDSCOPE_CLUSTER_SCRIPT, installed copy, or the source tree's
     static QString contextName() { return QStringLiteral("sandbox"); }
+    // The webhook the sandbox's API server sends its audit events to (scripts/fieldscope-cluster):
+    // loopback, the port in DIR/run/audit-webhook.port, its certificates, only its client.
+    static AuditWebhookOptions auditWebhookOptions();
 
     void start();
     // The last start() made a new cluster (no kubeconfig was there): it gets the demo namespace.

@@ -126,9 +126,9 @@ int main(int argc, char **argv)
     for (int w = 0; w < kWrites; ++w)
         for (int i = 0; i < kObjects; ++i, ++rv) {
             const Json v = version(i, w, rv, t0);
-            batches[std::size_t(w)].push_back(
-                {w == 0 ? core::HistoryEventType::Added : core::HistoryEventType::Modified, core::toJsonText(v),
-                 nowMs - 600'000 + rv});
+            batches[std::size_t(w)].push_back({w == 0 ? core::HistoryEventType::Added
+                                                      : core::HistoryEventType::Modified,
+                                               core::toJsonText(v), nowMs - 600'000 + rv});
             items += (inBody ? "," : "") + QByteArray::fromStdString(core::toJsonText(event(i, w, v, t0)));
             if (++inBody == kBatch) {
                 bodies.push_back(R"({"kind":"EventList","apiVersion":"audit.k8s.io/v1","items":[)" + items + "]}");

@@ -234,7 +234,12 @@ void DetailPane::setEventsModel(QAbstractItemModel *model)
 void DetailPane::setHistoryModel(models::ObjectHistoryModel *model)
 {
     m_historyPanel->setModel(model);
+    if (m_historyModel)
+        disconnect(m_historyModel, nullptr, this, nullptr);
     m_historyModel = model;
+    updateWriters();
+    if (!model)
+        return;
     // The legend's "Last written by" follows the history as it loads and grows.
     connect(model, &QAbstractItemModel::modelReset, this, &DetailPane::updateWriters);
     connect(model, &QAbstractItemModel::layoutChanged, this, &DetailPane::updateWriters);

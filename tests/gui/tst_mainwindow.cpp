@@ -8,6 +8,7 @@
 #include "core/base/json.h"
 #include "guitesting.h"
 #include "models/eventtablemodel.h"
+#include "models/managerlegendmodel.h"
 #include "models/objecthistorymodel.h"
 #include "models/objecttablemodel.h"
 #include "models/ownershiptreemodel.h"
@@ -43,6 +44,7 @@
 #include <QTabWidget>
 #include <QTableView>
 #include <QTableWidget>
+#include <QTemporaryDir>
 #include <QTest>
 #include <QTextBrowser>
 #include <QTreeView>
@@ -292,9 +294,17 @@ private Q_SLOTS:
 void TestMainWindow::detailTabsShowTheSelectedObject()
 {
     Session s(QStringLiteral("deployments"));
-    // The test cluster's API server writes an audit log (scripts/fieldscope-cluster): the History
-    // tab then names the person behind each version.
-    s.controller.followAuditLog(testing::clusterDir() + QStringLiteral("/logs/audit.log"));
+    // The test cluster's API server sends its audit events to a webhook (scripts/fieldscope-cluster),
+    // which the window receives as it does the sandbox's: the History tab then names the person
+    // behind each version. The log it follows does not exist, so the names come from the webhook.
+    app::AuditWebhookOptions hook;
+    hook.server.certFile = (testing::clusterDir() + QStringLiteral("/pki/audit-webhook.crt")).toStdString();
+    hook.server.keyFile = (testing::clusterDir() + QStringLiteral("/pki/audit-webhook.key")).toStdString();
+    hook.server.clientCaFile = (testing::clusterDir() + QStringLiteral("/pki/ca.crt")).toStdString();
+    hook.portFile = (testing::clusterDir() + QStringLiteral("/run/audit-webhook.port")).toStdString();
+    s.controller.receiveAuditWebhook(hook);
+    QTemporaryDir noLog;
+    s.controller.followAuditLog(noLog.filePath(QStringLiteral("audit.log")));
     QTRY_VERIFY_WITH_TIMEOUT(s.controller.isLoaded(), 30000);
     auto *detail = s.view->detailPane();
     QVERIFY(s.view->tablePage()->selectName(QString::fromLatin1(kNamespace), QStringLiteral("web")));
@@ -398,6 +408,15 @@ void TestMainWindow::detailTabsShowTheSelectedObject()
     };
     QTRY_COMPARE_WITH_TIMEOUT(whoWrote(QStringLiteral("gui-test-scaler(Update)")), QStringLiteral("fieldscope-admin"),
                               60000);
+    // The Ownership tab's legend names the same person as who last wrote as that manager.
+    auto lastWriter = [legend](const QString &manager) {
+        const QAbstractItemModel *m = legend->model();
+        for (int r = 0; r < m->rowCount(); ++r)
+            if (m->index(r, models::ManagerLegendModel::ManagerColumn).data().toString() == manager)
+                return m->index(r, models::ManagerLegendModel::WrittenByColumn).data().toString();
+        return QString();
+    };
+    QTRY_COMPARE_WITH_TIMEOUT(lastWriter(QStringLiteral("gui-test-scaler")), QStringLiteral("fieldscope-admin"), 10000);
     // Selecting spec.replicas in the ownership tree shows its values and owners across versions.
     auto *treeModel = static_cast<models::OwnershipTreeModel *>(tree->model());
     QTRY_VERIFY(treeModel

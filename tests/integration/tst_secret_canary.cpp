@@ -1,6 +1,7 @@
 // The canary (README.md, Security): a Secret whose value is recognisable is created and changed
 // with the real kubectl (so its last-applied-configuration annotation carries the value too)
-// while `fieldscope record` runs under umask 000; then exported. Neither the value (plain or
+// while `fieldscope record --audit-log` runs under umask 000; an audit log that holds the value in
+// request and response bodies is imported; then exported. Neither the value (plain or
 // base64) nor the test kubeconfig's token or client key may appear in the database (with its
 // -wal/-shm), the export, or anything the commands printed (with every log category on). The
 // files are 0600 all the same, and the history still says the value changed.
@@ -106,9 +107,13 @@ private Q_SLOTS:
         env.insert(QStringLiteral("FIELDSCOPE_VERBOSE"), QStringLiteral("1"));
         env.insert(QStringLiteral("QT_LOGGING_RULES"), QStringLiteral("*.debug=true"));
         recorder.setProcessEnvironment(env);
-        recorder.start(fieldscopeBinary(), QStringList{QStringLiteral("record"), QStringLiteral("secrets"),
-                                                       QStringLiteral("-n"), ns, QStringLiteral("--db"), db}
-                                               + kc);
+        // Following the cluster's audit log too: who made each version joins, and nothing of a
+        // Secret's body may come along.
+        recorder.start(fieldscopeBinary(),
+                       QStringList{QStringLiteral("record"), QStringLiteral("secrets"), QStringLiteral("-n"), ns,
+                                   QStringLiteral("--db"), db, QStringLiteral("--audit-log"),
+                                   clusterDir() + QStringLiteral("/logs/audit.log")}
+                           + kc);
         QByteArray printed;
         QTRY_VERIFY_WITH_TIMEOUT((printed += recorder.readAllStandardError()).contains("recording"), 30000);
 
@@ -138,6 +143,51 @@ private Q_SLOTS:
         recorder.terminate();
         QVERIFY(recorder.waitForFinished(30000));
         printed += recorder.readAllStandardError() + recorder.readAllStandardOutput();
+
+        // A careless audit policy logs Secret bodies (RequestResponse): importing such a log joins
+        // who made the version and keeps no value of either body. The log lives outside the
+        // folders scanned below: it is the cluster's file, not ours.
+        QTemporaryDir elsewhere;
+        const QString carelessLog = elsewhere.filePath(QStringLiteral("careless-audit.log"));
+        {
+            const auto h = core::parseJson(runFieldscope({QStringLiteral("history"), QStringLiteral("secrets/canary"),
+                                                          QStringLiteral("-n"), ns, QStringLiteral("--db"), db,
+                                                          QStringLiteral("-o"), QStringLiteral("json")})
+                                               .out.toStdString());
+            QVERIFY(h && h->is_array() && !h->empty());
+            const core::Json body{{"kind", "Secret"},
+                                  {"apiVersion", "v1"},
+                                  {"metadata",
+                                   {{"name", "canary"},
+                                    {"namespace", ns.toStdString()},
+                                    {"resourceVersion", h->back()["resourceVersion"]},
+                                    {"annotations", {{"note", kCanary}}}}},
+                                  {"data", {{"password", second.toBase64().toStdString()}}},
+                                  {"stringData", {{"password", second.toStdString()}}}};
+            const core::Json event{
+                {"kind", "Event"},
+                {"apiVersion", "audit.k8s.io/v1"},
+                {"level", "RequestResponse"},
+                {"auditID", "careless-1"},
+                {"stage", "ResponseComplete"},
+                {"requestURI", "/api/v1/namespaces/" + ns.toStdString() + "/secrets/canary?fieldManager=kubectl-label"},
+                {"verb", "patch"},
+                {"user", {{"username", "alice"}, {"groups", core::Json::array({"dev"})}}},
+                {"objectRef", {{"resource", "secrets"}, {"namespace", ns.toStdString()}, {"name", "canary"}}},
+                {"responseStatus", {{"code", 200}}},
+                {"requestObject", body},
+                {"responseObject", body},
+                {"requestReceivedTimestamp", "2026-11-26T10:00:00.000000Z"},
+                {"stageTimestamp", "2026-11-26T10:00:00.002000Z"}};
+            QFile f(carelessLog);
+            QVERIFY(f.open(QIODevice::WriteOnly));
+            f.write(QByteArray::fromStdString(event.dump()) + '\n');
+        }
+        const auto imported = runFieldscope({QStringLiteral("audit"), QStringLiteral("import"), carelessLog,
+                                             QStringLiteral("--db"), db, QStringLiteral("-o"), QStringLiteral("json")});
+        QVERIFY2(imported.exitCode == 0, imported.err.constData());
+        QCOMPARE(core::parseJson(imported.out.toStdString()).value()["events"].get<int>(), 1);
+        printed += imported.out + imported.err;
 
         const QString jsonl = dir.filePath(QStringLiteral("out/canary.jsonl"));
         QProcess exporter;
