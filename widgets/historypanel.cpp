@@ -210,7 +210,13 @@ HistoryPanel::HistoryPanel(QWidget *parent) : QWidget(parent), m_timelineModel(n
     outer->setContentsMargins(0, 0, 0, 0);
     auto *vertical = new QSplitter(Qt::Vertical, this);
     auto *split = new QSplitter(Qt::Horizontal, vertical);
-    m_versions = plainTable(split, "historyTable");
+    // The versions, with the filter by person above them (it filters this list, not the diff).
+    auto *left = new QWidget(split);
+    auto *leftLayout = new QVBoxLayout(left);
+    leftLayout->setContentsMargins(0, 0, 0, 0);
+    leftLayout->addWidget(buildWhoFilter());
+    m_versions = plainTable(left, "historyTable");
+    leftLayout->addWidget(m_versions, 1);
     setFocusProxy(m_versions); // Enter on an object in the table lands in its list of versions
     m_versions->setSelectionMode(QAbstractItemView::ExtendedSelection);
     m_versions->setToolTip(tr("↑/↓ step through versions; Ctrl+click a second version to compare any two."));
@@ -270,6 +276,14 @@ QWidget *HistoryPanel::buildFilters()
     m_hideGeneration = box(QStringLiteral("generation"), "Generation", defaults.hideGeneration);
     m_hideStatus = box(QStringLiteral("status"), "Status", defaults.hideStatus);
     row->addStretch(1);
+    return bar;
+}
+
+QWidget *HistoryPanel::buildWhoFilter()
+{
+    auto *bar = new QWidget(this);
+    auto *row = new QHBoxLayout(bar);
+    row->setContentsMargins(4, 0, 4, 0);
     row->addWidget(new QLabel(tr("Who:"), bar));
     m_whoFilter = new QLineEdit(bar);
     m_whoFilter->setObjectName(QStringLiteral("whoFilter"));

@@ -45,6 +45,7 @@ protected:
 
 private:
     QWidget *buildFilters();
+    QWidget *buildWhoFilter();
     void showDiff();
     void refreshTimeline();
     void onMessage(const QString &message);
