@@ -357,7 +357,6 @@ bool WebhookConnection::parseHeaders(qsizetype end)
         return false;
     }
     if (!m_worker.reserve(length)) {
-        m_worker.shared().noteRefusal("503 to " + m_peer + ": too many bodies held at once");
         answer({503, "the receiver holds too many bodies at once: retry", 1}, true, "too many bodies held at once");
         return false;
     }

@@ -18,13 +18,14 @@ class ManagerLegendModel : public QAbstractTableModel
 {
     Q_OBJECT
 public:
+    // The person beside the manager: the legend is narrow, and who wrote is what is asked first.
     enum Column {
         ManagerColumn,
+        WrittenByColumn,
         OperationColumn,
         SubresourceColumn,
         TimeColumn,
         FieldCountColumn,
-        WrittenByColumn,
         ColumnCount
     };
 

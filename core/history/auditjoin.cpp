@@ -198,7 +198,7 @@ struct AuditJoiner::State {
     std::unordered_set<std::string> seen;
     std::deque<std::string> seenOrder;
     std::uint64_t nextId = 1;
-    std::int64_t toleranceSeconds = 1;
+    std::int64_t toleranceSeconds = 0;
     std::int64_t deleteWindowMs = 10000;
 
     bool fits(const HeldEvent &held, const AuditVersion &v) const;

@@ -135,7 +135,7 @@ struct AuditJoinLimits {
     std::size_t maxHeldVersions = 100000;  // oldest are let go past this
     std::int64_t holdMs = 600'000;         // ten minutes: how long either side waits for its partner
     std::size_t maxUnmatched = 10000;      // unmatched events kept for queries (oldest dropped)
-    std::int64_t toleranceSeconds = 1;     // around the request's time span
+    std::int64_t toleranceSeconds = 0;     // around the request's time span (see AuditJoiner)
     std::int64_t deleteWindowMs = 10000;   // DELETED observed vs. stageTimestamp (Metadata level)
     std::size_t maxCandidates = 8;         // listed per ambiguous join (the first to arrive)
     std::size_t maxRememberedIds = 200000; // auditID+stage kept for deduplication

@@ -242,6 +242,30 @@ private Q_SLOTS:
         QVERIFY(last.moreCandidates);
     }
 
+    // managedFields' time is taken by the server handling the request, between the request's
+    // arrival and its answer, on the same clock as the audit event: a request one second off
+    // (the same manager, a second later or earlier) did not make this version.
+    void aRequestInAnotherSecondDidNotMakeTheVersion()
+    {
+        const auto ev = events("md");
+        const AuditEvent label = *std::find_if(ev.begin(), ev.end(),
+                                               [](const AuditEvent &e) { return e.fieldManager() == "kubectl-label"; });
+        AuditJoiner joiner;
+        Collected c;
+        c.add(joiner.addVersions({versions("md")[2]}, 0)); // 228, bob's label
+        for (const std::int64_t shift : {-1'000'000, 1'000'000}) {
+            AuditEvent other = label;
+            other.auditID = "shifted-" + std::to_string(shift);
+            other.user.username = "carol";
+            other.requestReceivedMicros += shift;
+            other.stageMicros += shift;
+            c.add(joiner.addEvents({other}, 0));
+        }
+        QVERIFY(c.joins.empty());
+        c.add(joiner.addEvents({label}, 0));
+        QCOMPARE(summary(c).at("228"), std::string("probable: bob"));
+    }
+
     void noCandidateMeansNoJoin()
     {
         // The delete observed a minute after the request: outside the window, never a guess.

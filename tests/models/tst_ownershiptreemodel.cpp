@@ -315,12 +315,12 @@ void TestOwnershipTreeModel::legendListsEveryEntryWithFieldCounts()
     ManagerLegendModel legend;
     QAbstractItemModelTester tester(&legend, QAbstractItemModelTester::FailureReportingMode::QtTest);
     legend.setTree(treeOf(loadFixture(QStringLiteral("deployment.yaml"))));
-    // The last column, Last written by, is empty: no audit events joined (ObjectHistoryModel's job).
-    QCOMPARE(dump(legend), QStringLiteral("ci-bot | Apply |  | 2026-07-20T09:10:00Z | 1 | \n"
-                                          "kubectl | Apply |  | 2026-07-20T09:14:03Z | 10 | \n"
-                                          "kube-controller-manager | Update | scale | 2026-07-20T09:20:11Z | 1 | \n"
-                                          "kubectl-edit | Update |  | 2026-07-20T09:25:00Z | 2 | \n"
-                                          "kube-controller-manager | Update | status | 2026-07-20T09:25:15Z | 8 | \n"));
+    // The second column, Last written by, is empty: no audit events joined (ObjectHistoryModel's job).
+    QCOMPARE(dump(legend), QStringLiteral("ci-bot |  | Apply |  | 2026-07-20T09:10:00Z | 1\n"
+                                          "kubectl |  | Apply |  | 2026-07-20T09:14:03Z | 10\n"
+                                          "kube-controller-manager |  | Update | scale | 2026-07-20T09:20:11Z | 1\n"
+                                          "kubectl-edit |  | Update |  | 2026-07-20T09:25:00Z | 2\n"
+                                          "kube-controller-manager |  | Update | status | 2026-07-20T09:25:15Z | 8\n"));
     QCOMPARE(legend.index(1, 0).data(ManagerColorRole).value<QColor>(), managerColor(u"kubectl"));
     QCOMPARE(legend.index(1, 0).data(Qt::DecorationRole).value<QColor>(), managerColor(u"kubectl"));
     QCOMPARE(legend.index(4, 0).data(FieldCountRole).toInt(), 8);
@@ -349,10 +349,10 @@ void TestOwnershipTreeModel::legendMovesRowsWhenEntriesReorder()
     QVERIFY(selected.isValid());
     QCOMPARE(selected.row(), 3);
     QCOMPARE(legend.index(3, ManagerLegendModel::TimeColumn).data().toString(), QStringLiteral("2026-07-20T09:45:00Z"));
-    QCOMPARE(dump(legend), QStringLiteral("kubectl | Apply |  | 2026-07-20T09:14:03Z | 10 | \n"
-                                          "kubectl-edit | Update |  | 2026-07-20T09:25:00Z | 2 | \n"
-                                          "kube-controller-manager | Update | status | 2026-07-20T09:25:15Z | 8 | \n"
-                                          "kube-controller-manager | Update | scale | 2026-07-20T09:45:00Z | 1 | \n"));
+    QCOMPARE(dump(legend), QStringLiteral("kubectl |  | Apply |  | 2026-07-20T09:14:03Z | 10\n"
+                                          "kubectl-edit |  | Update |  | 2026-07-20T09:25:00Z | 2\n"
+                                          "kube-controller-manager |  | Update | status | 2026-07-20T09:25:15Z | 8\n"
+                                          "kube-controller-manager |  | Update | scale | 2026-07-20T09:45:00Z | 1\n"));
     QCOMPARE(selected.data(EntryIndexRole).toInt(), 3);
 }
 
