@@ -237,6 +237,32 @@ core::Result<std::unique_ptr<AuditWebhookReceiver>> startWebhook(const QCommandL
     return r;
 }
 
+// Audit events are joined from the recorder's first commit on: the store exists and is open then,
+// and a second connection creating the same database at that moment could fail the recorder's
+// own open. Webhook batches wait in the webhook's queue until then. `audit` receives the joiner;
+// the connection must be disconnected before `audit` and `webhook` go away.
+QMetaObject::Connection startAuditOnFirstCommit(core::HistoryRecorder &recorder, const std::string &db,
+                                                const core::HistoryOpenOptions &open, const std::string &auditLog,
+                                                AuditWebhookReceiver *webhook, std::unique_ptr<RecordAudit> &audit)
+{
+    auto connection = std::make_shared<QMetaObject::Connection>();
+    *connection = QObject::connect(
+        &recorder, &core::HistoryRecorder::committed, qApp,
+        [connection, db, open, auditLog, webhook, &audit] {
+            QObject::disconnect(*connection);
+            auto opened = RecordAudit::open(db, open, auditLog, webhook);
+            if (!opened) {
+                reportError(opened.error());
+                QCoreApplication::exit(1);
+                return;
+            }
+            audit = std::move(*opened);
+            audit->start();
+        },
+        Qt::QueuedConnection);
+    return *connection;
+}
+
 } // namespace
 
 int runRecord(const QStringList &args)
@@ -284,27 +310,11 @@ int runRecord(const QStringList &args)
     if (!watched)
         return 1;
     const auto &scopes = *watched;
-    // Audit events are joined from the recorder's first commit on: the store exists and is open
-    // then, and a second connection creating the same database at that moment could fail the
-    // recorder's own open. Webhook batches wait in the webhook's queue until then.
     std::unique_ptr<RecordAudit> audit;
     const std::string auditLog = p.value(QStringLiteral("audit-log")).toStdString();
     QMetaObject::Connection firstCommit;
     if (!auditLog.empty() || *webhook)
-        firstCommit = QObject::connect(
-            &recorder, &core::HistoryRecorder::committed, qApp,
-            [&] {
-                QObject::disconnect(firstCommit);
-                auto opened = RecordAudit::open(db, options.open, auditLog, webhook->get());
-                if (!opened) {
-                    reportError(opened.error());
-                    QCoreApplication::exit(1);
-                    return;
-                }
-                audit = std::move(*opened);
-                audit->start();
-            },
-            Qt::QueuedConnection);
+        firstCommit = startAuditOnFirstCommit(recorder, db, options.open, auditLog, webhook->get(), audit);
     std::int64_t versions = 0;
     startRecording(scopes, versions);
     if (forMs >= 0)

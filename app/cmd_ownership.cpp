@@ -113,11 +113,8 @@ core::Result<core::EntryWriters> entryWriters(CliSession &session, const QComman
     return writers;
 }
 
-} // namespace
-
-int runBlame(const QStringList &args)
+void addBlameOptions(QCommandLineParser &p)
 {
-    QCommandLineParser p;
     p.setApplicationDescription(
         QStringLiteral("fieldscope blame RESOURCE/NAME | -f FILE: the object's YAML with every owner of every line."));
     p.addPositionalArgument(QStringLiteral("RESOURCE/NAME"), QStringLiteral("e.g. deployments/web"));
@@ -135,6 +132,14 @@ int runBlame(const QStringList &args)
                  QStringLiteral("The history database for --who (default: the window's own store for this cluster)."),
                  QStringLiteral("FILE")});
     addObjectOptions(p);
+}
+
+} // namespace
+
+int runBlame(const QStringList &args)
+{
+    QCommandLineParser p;
+    addBlameOptions(p);
     int rc = 0;
     if (!parseOrHelp(p, args, &rc))
         return rc;
