@@ -3,7 +3,6 @@
 #include "core/base/privatefiles.h"
 
 #include <QByteArray>
-#include <QFile>
 
 namespace fieldscope::app {
 
@@ -61,9 +60,9 @@ core::Result<std::unique_ptr<AuditWebhookReceiver>> AuditWebhookReceiver::start(
 {
     AuditWebhookOptions options = given;
     if (!options.portFile.empty()) {
-        QFile f(QString::fromStdString(options.portFile));
+        auto text = kube::readWebhookFile(options.portFile, "webhook port file");
         bool ok = false;
-        const int port = f.open(QIODevice::ReadOnly) ? f.read(16).trimmed().toInt(&ok) : 0;
+        const int port = text ? text->trimmed().toInt(&ok) : 0;
         if (!ok || port <= 0 || port > 65535)
             return core::Error::make(core::ErrorCategory::Config, "audit webhook: no port in " + options.portFile
                                                                       + " (the cluster script writes it)");
@@ -83,18 +82,6 @@ core::Result<std::unique_ptr<AuditWebhookReceiver>> AuditWebhookReceiver::start(
 }
 
 namespace {
-
-core::Result<QByteArray> readSmallFile(const std::string &path, const char *what)
-{
-    QFile f(QString::fromStdString(path));
-    if (!f.open(QIODevice::ReadOnly))
-        return core::Error::make(core::ErrorCategory::Io, "cannot read the " + std::string(what) + " " + path + ": "
-                                                              + f.errorString().toStdString());
-    if (f.size() > (1 << 20))
-        return core::Error::make(core::ErrorCategory::Config,
-                                 "the " + std::string(what) + " " + path + " is over 1 MiB: not a PEM file");
-    return f.readAll();
-}
 
 // Only the CERTIFICATE blocks of a PEM file: a file holding the key too must not hand it on.
 QByteArray certificateBlocks(const QByteArray &pem)
@@ -127,7 +114,7 @@ std::string yamlQuoted(const std::string &s)
 
 core::Status writeWebhookKubeconfig(const AuditWebhookOptions &options, int port)
 {
-    auto certs = readSmallFile(options.server.certFile, "serving certificate");
+    auto certs = kube::readWebhookFile(options.server.certFile, "serving certificate");
     if (!certs)
         return certs.error();
     const QByteArray ca = certificateBlocks(*certs);
@@ -153,10 +140,10 @@ core::Status writeWebhookKubeconfig(const AuditWebhookOptions &options, int port
     if (options.clientCertFile.empty()) {
         y += " {}\n";
     } else {
-        auto cert = readSmallFile(options.clientCertFile, "client certificate");
+        auto cert = kube::readWebhookFile(options.clientCertFile, "client certificate");
         if (!cert)
             return cert.error();
-        auto key = readSmallFile(options.clientKeyFile, "client key");
+        auto key = kube::readWebhookFile(options.clientKeyFile, "client key");
         if (!key)
             return key.error();
         y += "\n    client-certificate-data: " + cert->toBase64().toStdString()

@@ -1,10 +1,9 @@
 #include "kube/webhookserver.h"
 
 #include "core/base/json.h"
+#include "kube/kubeconfig_p.h"
 
-#include <QFile>
 #include <QHostAddress>
-#include <QPointer>
 #include <QSslCertificate>
 #include <QSslConfiguration>
 #include <QSslKey>
@@ -80,31 +79,19 @@ QByteArray responseBytes(const WebhookAnswer &a, bool close)
     return out;
 }
 
-core::Result<QByteArray> readPem(const std::string &path, const char *what)
-{
-    QFile f(QString::fromStdString(path));
-    if (!f.open(QIODevice::ReadOnly))
-        return core::Error::make(core::ErrorCategory::Io, "cannot read the " + std::string(what) + " " + path + ": "
-                                                              + f.errorString().toStdString());
-    if (f.size() > (1 << 20))
-        return core::Error::make(core::ErrorCategory::Config,
-                                 "the " + std::string(what) + " " + path + " is over 1 MiB: not a PEM file");
-    return f.readAll();
-}
-
 core::Result<QSslConfiguration> tlsConfiguration(const WebhookServerOptions &o)
 {
     if (!QSslSocket::supportsSsl())
         return core::Error::make(
             core::ErrorCategory::Config,
             "TLS is not available: Qt's OpenSSL backend (the tls plugin of libqt6network6) is missing");
-    auto certPem = readPem(o.certFile, "serving certificate");
+    auto certPem = readWebhookFile(o.certFile, "serving certificate");
     if (!certPem)
         return certPem.error();
     const auto chain = QSslCertificate::fromData(*certPem, QSsl::Pem);
     if (chain.isEmpty())
         return core::Error::make(core::ErrorCategory::Config, "no PEM certificate in " + o.certFile);
-    auto keyPem = readPem(o.keyFile, "private key");
+    auto keyPem = readWebhookFile(o.keyFile, "private key");
     if (!keyPem)
         return keyPem.error();
     QSslKey key;
@@ -122,7 +109,7 @@ core::Result<QSslConfiguration> tlsConfiguration(const WebhookServerOptions &o)
     if (o.clientCaFile.empty()) {
         c.setPeerVerifyMode(QSslSocket::VerifyNone);
     } else {
-        auto caPem = readPem(o.clientCaFile, "client CA");
+        auto caPem = readWebhookFile(o.clientCaFile, "client CA");
         if (!caPem)
             return caPem.error();
         const auto cas = QSslCertificate::fromData(*caPem, QSsl::Pem);
@@ -151,6 +138,11 @@ core::Result<QHostAddress> listenAddress(const std::string &host)
 }
 
 } // namespace
+
+core::Result<QByteArray> readWebhookFile(const std::string &path, const std::string &what)
+{
+    return detail::readFile(path, what);
+}
 
 // Lives on the server's thread with its listener and connections.
 class WebhookWorker : public QObject

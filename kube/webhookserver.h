@@ -10,6 +10,8 @@
 // calls); the object's own functions are safe from any thread.
 #include "core/base/result.h"
 
+#include <QByteArray>
+
 #include <atomic>
 #include <cstdint>
 #include <functional>
@@ -41,6 +43,11 @@ struct WebhookServerOptions {
     int idleTimeoutMs = 120'000;    // a kept-alive connection with no request
     int handshakeTimeoutMs = 10'000;
 };
+
+// A certificate, key or port file the webhook and its kubeconfig are made from: kube's
+// credential-file reader (a regular file of at most 1 MiB; a FIFO or /dev/zero neither hangs nor
+// fills memory). Blocking: call off the GUI thread.
+core::Result<QByteArray> readWebhookFile(const std::string &path, const std::string &what);
 
 // Called on the server's thread with each whole POST body; its answer is sent at once.
 using WebhookHandler = std::function<WebhookAnswer(std::string_view body)>;

@@ -339,6 +339,12 @@ private Q_SLOTS:
                  missing.error().describe().c_str());
 
         o = options();
+        o.certFile = "/dev/zero"; // endless: refused as not a regular file, never read into memory
+        auto endless = kube::WebhookServer::start(o, [](std::string_view) { return kube::WebhookAnswer{}; });
+        QVERIFY(!endless);
+        QVERIFY2(endless.error().describe().find("/dev/zero") != std::string::npos, endless.error().describe().c_str());
+
+        o = options();
         o.keyFile = o.certFile; // a certificate where the key should be
         auto noKey = kube::WebhookServer::start(o, [](std::string_view) { return kube::WebhookAnswer{}; });
         QVERIFY(!noKey);
