@@ -38,13 +38,7 @@ kube::WebhookAnswer AuditWebhookQueue::receive(std::string_view body)
     std::lock_guard lock(m_mutex);
     if (m_pending.events.size() + decoded->events.size() > kMaxQueuedEvents)
         return {503, "the recorder is behind (" + std::to_string(m_pending.events.size()) + " events wait): retry", 1};
-    for (auto &e : decoded->events)
-        m_pending.events.push_back(std::move(e));
-    m_pending.skipped += decoded->skipped;
-    m_pending.tooLarge += decoded->tooLarge;
-    for (auto &p : decoded->problems)
-        if (m_pending.problems.size() < core::kMaxAuditProblems)
-            m_pending.problems.push_back("webhook: " + std::move(p));
+    m_pending.append(std::move(*decoded), "webhook: ");
     return {200, {}, 0};
 }
 

@@ -6,7 +6,7 @@
 #include "core/base/jsonread.h"
 #include "core/base/visibletext.h"
 #include "core/history/auditimport.h"
-#include "kube/connection.h"
+#include "kube/kubeconfig.h"
 
 #include <QCommandLineParser>
 #include <QFileInfo>
@@ -90,15 +90,16 @@ int runAuditImport(const QStringList &args)
              + 1;
     QString db = p.value(QStringLiteral("db"));
     if (p.isSet(QStringLiteral("store"))) {
-        // Only the kubeconfig is read (the store is named by context and cluster): no request is sent.
-        kube::ConnectionOptions o;
-        o.kubeconfigPath = p.value(QStringLiteral("kubeconfig")).toStdString();
-        o.context = p.value(QStringLiteral("context")).toStdString();
-        auto resolved = kube::connect(o);
+        // Only the kubeconfig is read (the store is named by context and cluster): no connection.
+        kube::LoadOptions load;
+        load.explicitPath = p.value(QStringLiteral("kubeconfig")).toStdString();
+        auto kubeconfig = kube::Kubeconfig::load(load);
+        if (!kubeconfig)
+            return reportError(kubeconfig.error());
+        auto resolved = kubeconfig->resolve(p.value(QStringLiteral("context")).toStdString());
         if (!resolved)
             return reportError(resolved.error());
-        db = historyDatabaseFor(QString::fromStdString(resolved->config.contextName),
-                                clusterIdentityOf(resolved->config));
+        db = historyDatabaseFor(QString::fromStdString(resolved->contextName), clusterIdentityOf(*resolved));
     }
     // Joins go into a store that already holds the versions: never create an empty one by mistake.
     if (!QFileInfo::exists(db))

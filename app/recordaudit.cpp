@@ -117,13 +117,7 @@ void RecordAudit::step(bool final)
             for (const auto &why : m_webhook->server().takeRefusals())
                 if (m_problemsShown++ < 20)
                     std::fprintf(stderr, "fieldscope: audit webhook: refused %s\n", core::visibleEscapes(why).c_str());
-        core::AuditDecodeResult pushed = m_webhook->queue().take();
-        for (auto &e : pushed.events)
-            decoded.events.push_back(std::move(e));
-        decoded.skipped += pushed.skipped;
-        decoded.tooLarge += pushed.tooLarge;
-        for (auto &p : pushed.problems)
-            decoded.problems.push_back(std::move(p));
+        decoded.append(m_webhook->queue().take());
     }
     if (auto added = m_join->addEvents(decoded, now); !added) {
         fail(added.error().describe());

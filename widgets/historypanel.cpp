@@ -344,6 +344,9 @@ void HistoryPanel::applyWhoFilter()
     if (!m_model)
         return;
     const QString text = m_whoFilter->text().trimmed();
+    if (text.isEmpty() && !m_whoFiltered)
+        return; // nothing hidden, nothing to hide: new rows need no pass
+    m_whoFiltered = !text.isEmpty();
     for (int r = 0; r < m_model->rowCount(); ++r) {
         const models::HistoryRow *row = m_model->rowAt(r);
         m_versions->setRowHidden(r, !text.isEmpty() && !(row && row->who.contains(text, Qt::CaseInsensitive)));

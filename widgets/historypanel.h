@@ -64,6 +64,7 @@ private:
     QCheckBox *m_hideGeneration;
     QCheckBox *m_hideStatus;
     QLineEdit *m_whoFilter;
+    bool m_whoFiltered = false; // rows may be hidden by the Who filter
     QString m_fieldUid;
     core::FieldPath m_field;
     bool m_followNewest = false;

@@ -325,6 +325,20 @@ Result<AuditEvent> decodeAuditEventText(std::string_view text, std::string_view 
     return decodeAuditEvent(*json, where, inList);
 }
 
+void AuditDecodeResult::append(AuditDecodeResult &&other, const std::string &prefix)
+{
+    if (events.empty())
+        events = std::move(other.events);
+    else
+        for (auto &e : other.events)
+            events.push_back(std::move(e));
+    skipped += other.skipped;
+    tooLarge += other.tooLarge;
+    for (auto &p : other.problems)
+        if (problems.size() < kMaxAuditProblems)
+            problems.push_back(prefix + std::move(p));
+}
+
 void AuditDecodeResult::skip(std::string problem)
 {
     ++skipped;

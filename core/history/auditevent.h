@@ -133,6 +133,9 @@ struct AuditDecodeResult {
     std::int64_t tooLarge = 0; // of skipped: above kMaxAuditEventBytes
     std::vector<std::string> problems;
     void skip(std::string problem);
+    // Takes `other`'s events, counts and problems (each prefixed with `prefix`, at most
+    // kMaxAuditProblems kept).
+    void append(AuditDecodeResult &&other, const std::string &prefix = {});
 };
 
 // A webhook body: {"kind":"EventList","apiVersion":"audit.k8s.io/v1","items":[...]}. The whole body

@@ -13,6 +13,7 @@
 #include <QTcpSocket>
 #include <QTest>
 
+#include <algorithm>
 #include <csignal>
 #include <mutex>
 
@@ -274,6 +275,9 @@ private Q_SLOTS:
         QVERIFY(b.connect(server->port(), m_pki));
         c.connect(server->port(), m_pki); // may complete the handshake before the server closes it
         QVERIFY(c.closedByServer());
+        const auto refusals = server->takeRefusals();
+        QVERIFY(std::any_of(refusals.begin(), refusals.end(),
+                            [](const std::string &r) { return r.find("2 are open already") != std::string::npos; }));
         a.post("{}");
         QCOMPARE(a.read().code, 200);
     }
