@@ -1,10 +1,12 @@
 #include "app/backgroundrecording.h"
 
+#include "app/historysource.h"
 #include "core/base/json.h"
 #include "core/base/jsonread.h"
 #include "core/base/privatefiles.h"
 #include "widgets/helpdialogs.h"
 
+#include <QCryptographicHash>
 #include <QFile>
 #include <QFileInfo>
 #include <QSettings>
@@ -16,6 +18,12 @@ namespace fieldscope::app {
 
 QString backgroundMarkerFor(const QString &database)
 {
+    // A shared store is no file of this computer: its marker lives with the local histories.
+    if (isSharedHistoryLocation(database))
+        return historyFolder() + QStringLiteral("/shared-")
+             + QString::fromLatin1(
+                   QCryptographicHash::hash(database.toUtf8(), QCryptographicHash::Sha256).toHex().left(16))
+             + QStringLiteral(".recorder");
     return database + QStringLiteral(".recorder");
 }
 
@@ -27,7 +35,9 @@ core::Status writeBackgroundMarker(const QString &database, const BackgroundReco
                             {"resources", r.resources.toStdString()},
                             {"context", r.context.toStdString()}};
     // The recorder opens the database on its own thread, maybe after this first beat.
-    if (auto st = core::makePrivateDirectory(QFileInfo(database).absolutePath().toStdString(), true); !st)
+    if (auto st = core::makePrivateDirectory(QFileInfo(backgroundMarkerFor(database)).absolutePath().toStdString(),
+                                             true);
+        !st)
         return st;
     return core::writePrivateFileDurably(backgroundMarkerFor(database).toStdString(), core::toJsonText(marker));
 }

@@ -291,13 +291,16 @@ void ClusterController::startRecording()
 {
     core::HistoryRecorder::Options ro;
     const std::string identity = clusterIdentityOf(m_connection->config);
-    m_historyDatabase = historyDatabaseFor(m_contextName, identity);
+    // Settings may keep histories in the team's PostgreSQL store: the same for reading and recording.
+    m_historyDatabase = historyLocationFor(m_contextName, identity);
     ro.path = m_historyDatabase.toStdString();
     ro.open.clusterIdentity = identity;
     ro.open.clusterLabel = m_connection->config.server;
     ro.open.recordSecretValues = m_recordSecretValues;
     ro.open.folderIsPrivate = true;
-    ro.adoptFrom = legacyHistoryDatabasesFor(m_contextName);
+    ro.open.recorderName = recorderNameFor("window");
+    if (!isSharedHistoryLocation(m_historyDatabase))
+        ro.adoptFrom = legacyHistoryDatabasesFor(m_contextName);
     ro.retention.maxVersionsPerObject = m_historyVersionsPerObject;
     m_recorder = core::HistoryRecorder::makeShared(ro); // a replaced or closed one drains on its own thread
     connect(m_recorder.get(), &core::HistoryRecorder::committed, &m_historySource, &HistorySource::onCommitted,

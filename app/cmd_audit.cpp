@@ -91,18 +91,14 @@ int runAuditImport(const QStringList &args)
     QString db = p.value(QStringLiteral("db"));
     if (p.isSet(QStringLiteral("store"))) {
         // Only the kubeconfig is read (the store is named by context and cluster): no connection.
-        kube::LoadOptions load;
-        load.explicitPath = p.value(QStringLiteral("kubeconfig")).toStdString();
-        auto kubeconfig = kube::Kubeconfig::load(load);
-        if (!kubeconfig)
-            return reportError(kubeconfig.error());
-        auto resolved = kubeconfig->resolve(p.value(QStringLiteral("context")).toStdString());
-        if (!resolved)
-            return reportError(resolved.error());
-        db = historyDatabaseFor(QString::fromStdString(resolved->contextName), clusterIdentityOf(*resolved));
+        auto location = historyLocationForContext(p.value(QStringLiteral("kubeconfig")),
+                                                  p.value(QStringLiteral("context")));
+        if (!location)
+            return reportError(location.error());
+        db = *location;
     }
     // Joins go into a store that already holds the versions: never create an empty one by mistake.
-    if (!QFileInfo::exists(db))
+    if (!isSharedHistoryLocation(db) && !QFileInfo::exists(db))
         return reportError(
                    QStringLiteral("no history database %1: record into it first (fieldscope record ... --db %1)")
                        .arg(db))

@@ -15,6 +15,7 @@
 #include "widgets/helpdialogs.h"
 
 #include <QCoreApplication>
+#include <QFileInfo>
 #include <QTemporaryDir>
 #include <QTimer>
 
@@ -45,10 +46,37 @@ core::Result<std::unique_ptr<core::HistoryStore>> openForReading(const QString &
     return store;
 }
 
+// Without --db, `history` and `export` read the store the window and `record --store` write for
+// the cluster of --context (Settings may make it the team's PostgreSQL store).
+void addStoreChoiceOptions(QCommandLineParser &p)
+{
+    p.addOption({QStringLiteral("kubeconfig"), QStringLiteral("Without --db: the kubeconfig file."),
+                 QStringLiteral("FILE")});
+    p.addOption({QStringLiteral("context"),
+                 QStringLiteral("Without --db: the context whose cluster's store to read (default: the current one)."),
+                 QStringLiteral("NAME")});
+}
+
+core::Result<QString> chosenStore(const QCommandLineParser &p)
+{
+    if (p.isSet(QStringLiteral("db")))
+        return p.value(QStringLiteral("db"));
+    auto location = historyLocationForContext(p.value(QStringLiteral("kubeconfig")),
+                                              p.value(QStringLiteral("context")));
+    if (!location)
+        return location.error();
+    if (!isSharedHistoryLocation(*location) && !QFileInfo::exists(*location))
+        return core::Error::make(core::ErrorCategory::NotFound,
+                                 "nothing is recorded for this cluster on this computer yet (" + location->toStdString()
+                                     + " does not exist): open it in the window, run `fieldscope record ... --store`, "
+                                       "or name a database with --db");
+    return location;
+}
+
 void addRecordOptions(QCommandLineParser &p)
 {
     p.setApplicationDescription(
-        QStringLiteral("fieldscope record RESOURCE[,RESOURCE...] --db FILE: record every version seen, headless."));
+        QStringLiteral("fieldscope record RESOURCE[,RESOURCE...] --db FILE|URL: record every version seen, headless."));
     p.addHelpOption();
     p.addPositionalArgument(QStringLiteral("RESOURCES"), QStringLiteral("Comma-separated resource types."));
     p.addOption({{QStringLiteral("n"), QStringLiteral("namespace")},
@@ -62,8 +90,13 @@ void addRecordOptions(QCommandLineParser &p)
     p.addOption({QStringLiteral("for"),
                  QStringLiteral("Stop after this long (e.g. 30s, 5m); default: until interrupted."),
                  QStringLiteral("DURATION")});
-    p.addOption({QStringLiteral("db"), QStringLiteral("The history database file (created when missing)."),
-                 QStringLiteral("FILE")});
+    p.addOption({QStringLiteral("db"),
+                 QStringLiteral("The history database file (created when missing), or a team's PostgreSQL store: "
+                                "postgresql://HOST/DATABASE (docs/team-history.md)."),
+                 QStringLiteral("FILE|URL")});
+    p.addOption({QStringLiteral("recorder-name"),
+                 QStringLiteral("The name shown with each version this recorder stores (default record@HOST (USER))."),
+                 QStringLiteral("NAME")});
     p.addOption(
         {QStringLiteral("store"),
          QStringLiteral(
@@ -115,6 +148,9 @@ core::HistoryRecorder::Options recorderOptions(const QCommandLineParser &p, bool
     ro.open.clusterIdentity = identity;
     ro.open.clusterLabel = config.server;
     ro.open.recordSecretValues = p.isSet(QStringLiteral("include-secret-values"));
+    ro.open.recorderName = p.isSet(QStringLiteral("recorder-name"))
+                             ? p.value(QStringLiteral("recorder-name")).toStdString()
+                             : recorderNameFor("record");
     if (toStore) {
         // The window writes the same file: the same choices, or one would hash what the other keeps.
         ro.open.folderIsPrivate = true;
@@ -279,7 +315,7 @@ int runRecord(const QStringList &args)
     if (p.positionalArguments().size() > 1 || (!toStore && p.positionalArguments().size() != 1)
         || toStore == p.isSet(QStringLiteral("db")))
         return reportError(QStringLiteral(
-                   "usage: fieldscope record RESOURCE[,RESOURCE...] --db FILE | record [RESOURCE,...] --store"))
+                   "usage: fieldscope record RESOURCE[,RESOURCE...] --db FILE|URL | record [RESOURCE,...] --store"))
              + 1;
     qint64 forMs = -1;
     if (p.isSet(QStringLiteral("for")) && (forMs = parseDuration(p.value(QStringLiteral("for")))) < 0)
@@ -293,7 +329,7 @@ int runRecord(const QStringList &args)
         return CliSession::openFailureCode();
     const kube::ResolvedConfig &config = session->connection().config;
     const QString context = QString::fromStdString(config.contextName);
-    const std::string db = toStore ? historyDatabaseFor(context, clusterIdentityOf(config)).toStdString()
+    const std::string db = toStore ? historyLocationFor(context, clusterIdentityOf(config)).toStdString()
                                    : p.value(QStringLiteral("db")).toStdString();
     const QString resources = p.positionalArguments().isEmpty() ? backgroundResources()
                                                                 : p.positionalArguments().constFirst();
@@ -343,15 +379,18 @@ int runHistory(const QStringList &args)
 {
     QCommandLineParser p;
     p.setApplicationDescription(QStringLiteral(
-        "fieldscope history RESOURCE/NAME --db FILE: the versions of an object and who made each change."));
+        "fieldscope history RESOURCE/NAME [--db FILE|URL]: the versions of an object and who made each change."));
     p.addHelpOption();
     p.addPositionalArgument(QStringLiteral("RESOURCE/NAME"),
                             QStringLiteral("e.g. configmaps/demo, deployments.apps/web"));
     p.addOption({{QStringLiteral("n"), QStringLiteral("namespace")},
                  QStringLiteral("Namespace (default: any)."),
                  QStringLiteral("NAMESPACE")});
-    p.addOption({QStringLiteral("db"), QStringLiteral("The history database, or a .jsonl export (no cluster needed)."),
-                 QStringLiteral("FILE")});
+    p.addOption({QStringLiteral("db"),
+                 QStringLiteral("The history database, a team's postgresql:// store, or a .jsonl export (no cluster "
+                                "needed). Default: the window's store for the cluster of --context."),
+                 QStringLiteral("FILE|URL")});
+    addStoreChoiceOptions(p);
     p.addOption({{QStringLiteral("o"), QStringLiteral("output")},
                  QStringLiteral("text (default) or json."),
                  QStringLiteral("FORMAT"),
@@ -368,11 +407,14 @@ int runHistory(const QStringList &args)
     core::HistoryListingOptions listing;
     listing.attempts = p.isSet(QStringLiteral("attempts"));
     const QString target = p.positionalArguments().value(0);
-    if (p.positionalArguments().size() != 1 || !target.contains(QLatin1Char('/')) || !p.isSet(QStringLiteral("db")))
-        return reportError(QStringLiteral(
-                   "usage: fieldscope history RESOURCE/NAME --db FILE [-n NAMESPACE] [-o text|json] [--attempts]"))
+    if (p.positionalArguments().size() != 1 || !target.contains(QLatin1Char('/')))
+        return reportError(QStringLiteral("usage: fieldscope history RESOURCE/NAME [--db FILE|URL] [-n NAMESPACE] "
+                                          "[-o text|json] [--attempts]"))
              + 1;
-    auto store = openForReading(p.value(QStringLiteral("db")));
+    auto location = chosenStore(p);
+    if (!location)
+        return reportError(location.error());
+    auto store = openForReading(*location);
     if (!store)
         return reportError(store.error());
     core::ObjectQuery q;
@@ -402,14 +444,18 @@ int runExport(const QStringList &args)
 {
     QCommandLineParser p;
     p.setApplicationDescription(
-        QStringLiteral("fieldscope export --db FILE --to OUT.jsonl [RESOURCE[/NAME]] [-n NS]: write recorded "
+        QStringLiteral("fieldscope export [--db FILE|URL] --to OUT.jsonl [RESOURCE[/NAME]] [-n NS]: write recorded "
                        "history as JSON Lines (docs/history-format.md); without RESOURCE, everything."));
     p.addHelpOption();
     p.addPositionalArgument(QStringLiteral("RESOURCE[/NAME]"), QStringLiteral("What to export (default: everything)."));
     p.addOption({{QStringLiteral("n"), QStringLiteral("namespace")},
                  QStringLiteral("Only this namespace."),
                  QStringLiteral("NAMESPACE")});
-    p.addOption({QStringLiteral("db"), QStringLiteral("The history database file."), QStringLiteral("FILE")});
+    p.addOption({QStringLiteral("db"),
+                 QStringLiteral("The history database file or postgresql:// store. Default: the window's store for "
+                                "the cluster of --context."),
+                 QStringLiteral("FILE|URL")});
+    addStoreChoiceOptions(p);
     p.addOption({QStringLiteral("to"), QStringLiteral("The JSON Lines file to write."), QStringLiteral("OUT")});
     if (!p.parse(args))
         return reportError(p.errorText()) + 1;
@@ -417,12 +463,14 @@ int runExport(const QStringList &args)
         std::fputs(qUtf8Printable(p.helpText()), stdout);
         return 0;
     }
-    if (!p.isSet(QStringLiteral("db")) || !p.isSet(QStringLiteral("to")) || p.positionalArguments().size() > 1)
-        return reportError(
-                   QStringLiteral("usage: fieldscope export --db FILE --to OUT.jsonl [RESOURCE[/NAME]] [-n NAMESPACE]"))
+    if (!p.isSet(QStringLiteral("to")) || p.positionalArguments().size() > 1)
+        return reportError(QStringLiteral(
+                   "usage: fieldscope export [--db FILE|URL] --to OUT.jsonl [RESOURCE[/NAME]] [-n NAMESPACE]"))
              + 1;
-    auto store = core::HistoryStore::open(p.value(QStringLiteral("db")).toStdString(),
-                                          core::HistoryStore::OpenMode::ReadOnly);
+    auto location = chosenStore(p);
+    if (!location)
+        return reportError(location.error());
+    auto store = core::HistoryStore::open(location->toStdString(), core::HistoryStore::OpenMode::ReadOnly);
     if (!store)
         return reportError(store.error());
     core::ObjectQuery q;

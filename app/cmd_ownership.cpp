@@ -88,10 +88,10 @@ core::Result<core::EntryWriters> entryWriters(CliSession &session, const QComman
     const std::string db =
         p.isSet(QStringLiteral("db"))
             ? p.value(QStringLiteral("db")).toStdString()
-            : historyDatabaseFor(QString::fromStdString(config.contextName), clusterIdentityOf(config)).toStdString();
+            : historyLocationFor(QString::fromStdString(config.contextName), clusterIdentityOf(config)).toStdString();
     const std::string name = core::stringAt(object, "/metadata/name").value_or(""),
                       uid = core::stringAt(object, "/metadata/uid").value_or("");
-    if (!QFile::exists(QString::fromStdString(db))) {
+    if (!core::isSharedHistoryLocation(db) && !QFile::exists(QString::fromStdString(db))) {
         std::fprintf(stderr, "fieldscope: --who: no history database %s: nobody is named\n",
                      core::visibleEscapes(db).c_str());
         return core::EntryWriters{};

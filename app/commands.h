@@ -11,6 +11,7 @@ int runRecord(const QStringList &args);
 int runHistory(const QStringList &args);
 int runExport(const QStringList &args);
 int runAudit(const QStringList &args);
+int runStore(const QStringList &args);
 int runBlame(const QStringList &args);
 int runConflicts(const QStringList &args);
 int runConsent(const QStringList &args);

@@ -1,12 +1,18 @@
 #include "app/historysource.h"
 
 #include "core/base/boundary.h"
+#include "widgets/helpdialogs.h"
 
 #include <QCryptographicHash>
 #include <QFutureWatcher>
 #include <QLoggingCategory>
 #include <QStandardPaths>
+#include <QSysInfo>
 #include <QtConcurrent/QtConcurrentRun>
+
+#include <algorithm>
+#include <atomic>
+#include <thread>
 
 namespace fieldscope::app {
 
@@ -23,8 +29,10 @@ struct LoadResult {
 LoadResult loadRows(const std::string &path, const core::ObjectQuery &query)
 {
     auto store = core::HistoryStore::open(path, core::HistoryStore::OpenMode::ReadOnly);
+    if (!store && core::isSharedHistoryLocation(path) && store.error().category != core::ErrorCategory::NotFound)
+        return {{}, QString::fromStdString("history unavailable: " + store.error().describe()), false};
     if (!store)
-        return {{}, {}, true}; // the recorder has not created the file yet
+        return {{}, {}, true}; // the recorder has not created the file (or the shared store) yet
     // The rows only: the versions' objects are read one at a time when shown (HistoryVersions).
     auto loaded = core::attributedHistory(**store, query);
     if (!loaded)
@@ -72,6 +80,42 @@ QString historyDatabaseFor(const QString &contextName, const std::string &identi
     return historyFolder() + u'/' + safeFileName(contextName) + u'-' + id + QStringLiteral(".db");
 }
 
+QString historyLocationFor(const QString &contextName, const std::string &identity)
+{
+    const QString shared = widgets::SettingsDialog::sharedHistoryUrl();
+    if (!shared.isEmpty() && core::isSharedHistoryLocation(shared.toStdString()))
+        return shared.section(u'#', 0, 0) + u'#' + QString::fromStdString(identity);
+    return historyDatabaseFor(contextName, identity);
+}
+
+core::Result<QString> historyLocationForContext(const QString &kubeconfig, const QString &context)
+{
+    kube::LoadOptions load;
+    load.explicitPath = kubeconfig.toStdString();
+    auto config = kube::Kubeconfig::load(load);
+    if (!config)
+        return config.error();
+    auto resolved = config->resolve(context.toStdString());
+    if (!resolved)
+        return resolved.error();
+    return historyLocationFor(QString::fromStdString(resolved->contextName), clusterIdentityOf(*resolved));
+}
+
+bool isSharedHistoryLocation(const QString &location)
+{
+    return core::isSharedHistoryLocation(location.toStdString());
+}
+
+std::string recorderNameFor(const char *what)
+{
+    QString user = qEnvironmentVariable("USER");
+    if (user.isEmpty())
+        user = qEnvironmentVariable("LOGNAME");
+    return QStringLiteral("%1@%2 (%3)")
+        .arg(QLatin1String(what), QSysInfo::machineHostName(), user.isEmpty() ? QStringLiteral("?") : user)
+        .toStdString();
+}
+
 std::vector<std::string> legacyHistoryDatabasesFor(const QString &contextName)
 {
     const QString file = safeFileName(contextName) + QStringLiteral(".db");
@@ -88,10 +132,78 @@ HistorySource::HistorySource(models::ObjectHistoryModel *model, QObject *parent)
     connect(&m_coalesce, &QTimer::timeout, this, &HistorySource::load);
 }
 
+struct HistorySource::Listener {
+    std::atomic<bool> stop{false};
+    std::thread thread;
+};
+
 HistorySource::~HistorySource()
 {
     ++m_generation;
+    stopListening();
     m_pool.waitForDone();
+}
+
+void HistorySource::stopListening()
+{
+    if (!m_listener)
+        return;
+    m_listener->stop = true;
+    m_listener->thread.join(); // it looks at the flag at least every 250 ms
+    m_listener.reset();
+}
+
+void HistorySource::setProblem(const QString &problem)
+{
+    if (problem == m_problem)
+        return;
+    m_problem = problem;
+    Q_EMIT availabilityChanged(problem);
+    if (!problem.isEmpty() && !m_key.isEmpty())
+        m_model->clear(tr("History unavailable: %1").arg(problem));
+    else if (problem.isEmpty())
+        reload(); // commits made meanwhile were not announced to us
+}
+
+void HistorySource::startListening()
+{
+    stopListening();
+    if (!isSharedHistoryLocation(m_path))
+        return;
+    m_listener = std::make_unique<Listener>();
+    Listener *l = m_listener.get();
+    l->thread = std::thread([this, l, location = m_path.toStdString()] {
+        auto sleepFor = [l](int ms) {
+            for (int t = 0; t < ms && !l->stop; t += 100)
+                std::this_thread::sleep_for(std::chrono::milliseconds(100));
+        };
+        auto problem = [this](const std::string &why) {
+            QMetaObject::invokeMethod(
+                this, [this, why = QString::fromStdString(why)] { setProblem(why); }, Qt::QueuedConnection);
+        };
+        int backoffMs = 500;
+        while (!l->stop) {
+            auto store = core::HistoryStore::open(location, core::HistoryStore::OpenMode::ReadOnly);
+            if (!store) {
+                // No store of this cluster yet is no outage: the first recorder makes it.
+                problem(store.error().category == core::ErrorCategory::NotFound ? "" : store.error().describe());
+                sleepFor(backoffMs);
+                backoffMs = std::min(backoffMs * 2, 30'000);
+                continue;
+            }
+            backoffMs = 500;
+            problem("");
+            while (!l->stop) {
+                auto heard = (*store)->waitForChange(250);
+                if (!heard) {
+                    problem(heard.error().describe());
+                    break;
+                }
+                if (!heard->empty())
+                    QMetaObject::invokeMethod(this, &HistorySource::reload, Qt::QueuedConnection);
+            }
+        }
+    });
 }
 
 void HistorySource::show(const core::ObjectQuery &query, const QString &uid)
@@ -112,6 +224,7 @@ void HistorySource::setDatabase(const QString &path)
     if (path == m_path && m_versions)
         return;
     m_path = path;
+    startListening();
     // One reader (and cache) per database, kept across reloads: the versions being read survive
     // a commit that reloads the rows.
     m_versions = path.isEmpty()

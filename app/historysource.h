@@ -42,9 +42,20 @@ public:
 
 Q_SIGNALS:
     void loaded(); // the model shows the requested object's recorded history
+    // A shared store cannot be reached (why), or is back (""): recording goes on into the
+    // recorder's queue meanwhile, and the History tab says so.
+    void availabilityChanged(const QString &problem);
 
 private:
     void load();
+    // A shared (PostgreSQL) store announces every recorder's commits: a listener thread hears
+    // them (LISTEN/NOTIFY, no polling) and reloads what is shown; it reconnects with backoff.
+    struct Listener;
+    void startListening();
+    void stopListening();
+    void setProblem(const QString &problem);
+    std::unique_ptr<Listener> m_listener;
+    QString m_problem;
 
     models::ObjectHistoryModel *m_model;
     QString m_path;
@@ -70,6 +81,16 @@ QString historyFolder();
 // Where the GUI records a cluster's history: <history folder>/<context>-<12 hex of identity>.db;
 // the context name is only there for people reading the folder.
 QString historyDatabaseFor(const QString &contextName, const std::string &identity);
+// Where this cluster's history is kept for the window, `record --store` and the commands'
+// defaults: Settings' shared PostgreSQL store ("URL#IDENTITY") when History says Shared, else
+// historyDatabaseFor().
+QString historyLocationFor(const QString &contextName, const std::string &identity);
+bool isSharedHistoryLocation(const QString &location);
+// historyLocationFor() the cluster of `context` in the kubeconfig (both "" = the defaults),
+// read without connecting: what `history`, `export` and `audit import --store` use without --db.
+core::Result<QString> historyLocationForContext(const QString &kubeconfig, const QString &context);
+// The name a recorder gives the versions it stores: "window@HOST (USER)", "record@HOST (USER)".
+std::string recorderNameFor(const char *what);
 // The names earlier versions used for the context (<app data>/history/<context>.db, and
 // <history folder>/<context>.db), oldest last: adopted once by the first cluster that opens
 // the context (core::HistoryRecorder::Options::adoptFrom).

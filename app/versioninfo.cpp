@@ -6,6 +6,7 @@
 #include <QtGlobal>
 
 #include <curl/curl.h>
+#include <libpq-fe.h>
 #include <sqlite3.h>
 
 namespace fieldscope::app {
@@ -21,6 +22,8 @@ std::string versionText(bool libraries)
          + (curl && curl->ssl_version ? std::string(" (") + curl->ssl_version + ")" : std::string()) + "\n";
     out += "yaml-cpp " FIELDSCOPE_YAML_CPP_VERSION " (built with; yaml-cpp has no run-time version)\n";
     out += std::string("SQLite ") + sqlite3_libversion() + "\n";
+    const int pq = PQlibVersion();
+    out += "libpq " + std::to_string(pq / 10000) + "." + std::to_string(pq % 10000) + "\n";
     return out;
 }
 

@@ -1,6 +1,7 @@
 #include "app/workspace.h"
 
 #include "app/backgroundrecording.h"
+#include "app/historysource.h"
 #include "app/settingsconsentstore.h"
 #include "core/base/boundary.h"
 #include "kube/execconsent.h"
@@ -11,6 +12,7 @@
 #include "widgets/mainwindow.h"
 #include "widgets/resourcekindsview.h"
 
+#include <QFutureWatcher>
 #include <QLocale>
 #include <QProcess>
 #include <QSettings>
@@ -58,6 +60,7 @@ Workspace::Workspace(widgets::MainWindow *window, QObject *parent) : QObject(par
     connect(window, &widgets::MainWindow::settingsOpened, this, [this](widgets::SettingsDialog *d) {
         showConsentDecisions(d->consentDecisions());
         showBackgroundRecording(d);
+        offerSharedHistoryTest(d);
         connect(d, &widgets::SettingsDialog::backgroundRecordingRequested, this,
                 [this, d = QPointer<widgets::SettingsDialog>(d)](const QString &context, bool on) {
                     runSystemctl(d, context, on);
@@ -175,6 +178,53 @@ void Workspace::showBackgroundRecording(widgets::SettingsDialog *d) const
                                                  QLocale().toString(r->since.toLocalTime(), QLocale::ShortFormat))
                                             .arg(r->pid)
                                       : tr("Not recorded while no window is open."));
+}
+
+namespace {
+
+QString describeBackend(const core::HistoryStore::Backend &b, bool storeExists)
+{
+    QString text = QObject::tr("Connected: %1 %2 as %3. ")
+                       .arg(QString::fromStdString(b.kind), QString::fromStdString(b.serverVersion),
+                            QString::fromStdString(b.user));
+    text += storeExists ? QObject::tr("This cluster's history is there (schema %1). ").arg(b.schemaVersion)
+                        : QObject::tr("Nothing of this cluster is recorded there yet. ");
+    text += b.mayWrite ? QObject::tr("This role may record into it.")
+                       : QObject::tr("This role may only read: the window shows the team's history and records "
+                                     "nothing.");
+    return text;
+}
+
+} // namespace
+
+void Workspace::offerSharedHistoryTest(widgets::SettingsDialog *d)
+{
+    d->setSharedUrlCheck([](const QString &url) -> QString {
+        if (!isSharedHistoryLocation(url))
+            return tr("A shared history is a PostgreSQL URL: postgresql://HOST/DATABASE (with ?sslmode=verify-full "
+                      "and the like as needed).");
+        if (auto st = core::checkSharedHistoryLocation(url.toStdString()); !st)
+            return QString::fromStdString(st.error().message);
+        return {};
+    });
+    connect(d, &widgets::SettingsDialog::sharedStoreTestRequested, this,
+            [this, d = QPointer<widgets::SettingsDialog>(d)](const QString &url) {
+                const std::string identity = d->cluster().identity.toStdString();
+                auto *w = new QFutureWatcher<core::Result<core::HistoryStore::Backend>>(this);
+                connect(w, &QFutureWatcherBase::finished, this, [w, d] {
+                    w->deleteLater();
+                    if (!d)
+                        return;
+                    auto taken = core::takeResult(w->future(), "testing the shared history");
+                    auto result = taken ? std::move(*taken) : core::Result<core::HistoryStore::Backend>(taken.error());
+                    d->setSharedStoreTestResult(
+                        result ? describeBackend(*result, result->schemaVersion > 0)
+                               : tr("Cannot use it: %1").arg(QString::fromStdString(result.error().describe())));
+                });
+                w->setFuture(QtConcurrent::run([url = url.toStdString(), identity] {
+                    return core::HistoryStore::probe(url, identity);
+                }));
+            });
 }
 
 // systemctl --user enable|disable --now fieldscope-record@CONTEXT.service, without waiting.

@@ -47,6 +47,8 @@ private:
     };
     void close(widgets::ClusterView *view);
     void showBackgroundRecording(widgets::SettingsDialog *dialog) const;
+    // Settings -> History -> Shared: the URL check and Test connection (off the GUI thread).
+    void offerSharedHistoryTest(widgets::SettingsDialog *dialog);
     void runSystemctl(const QPointer<widgets::SettingsDialog> &dialog, const QString &context, bool on);
     void applySettings();
 

@@ -8,6 +8,7 @@ find_package(SQLite3 REQUIRED)
 find_package(ZLIB REQUIRED) # gzip-rotated audit logs
 find_package(PkgConfig REQUIRED)
 pkg_check_modules(ZSTD REQUIRED IMPORTED_TARGET libzstd)
+pkg_check_modules(LIBPQ REQUIRED IMPORTED_TARGET libpq) # a team's shared history on PostgreSQL
 
 # Debian ships QScintilla for Qt 6 without a CMake package.
 find_library(QSCINTILLA_LIBRARY NAMES qscintilla2_qt6 REQUIRED)

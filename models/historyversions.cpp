@@ -16,13 +16,19 @@ public:
     {
         if (auto st = open(); !st)
             return st.error();
-        return m_store->loadVersion(objectId, seq);
+        auto loaded = m_store->loadVersion(objectId, seq);
+        if (!loaded)
+            m_store.reset(); // a shared store's connection may have broken: the next read reconnects
+        return loaded;
     }
     core::Status forEachVersion(std::int64_t objectId, const Visit &visit) override
     {
         if (auto st = open(); !st)
             return st;
-        return m_store->forEachVersion(objectId, visit);
+        auto walked = m_store->forEachVersion(objectId, visit);
+        if (!walked)
+            m_store.reset();
+        return walked;
     }
 
 private:

@@ -15,8 +15,10 @@ PKGS=(
   build-essential cmake ninja-build ccache pkg-config git
   qt6-base-dev qt6-base-dev-tools qt6-svg-dev libqt6svg6 qt6-qpa-plugins libgl-dev
   libqscintilla2-qt6-dev libyaml-cpp-dev libcurl4-openssl-dev libnghttp2-dev
-  libsimdjson-dev nlohmann-json3-dev libsqlite3-dev libzstd-dev zlib1g-dev
+  libsimdjson-dev nlohmann-json3-dev libsqlite3-dev libzstd-dev zlib1g-dev libpq-dev
   fonts-dejavu-core
+  # the real PostgreSQL the team-history tests start (scripts/fieldscope-postgres)
+  postgresql
   # the real cluster for tests and the sandbox
   etcd-server openssl curl
   # building kube-apiserver / kube-controller-manager from Debian's kubernetes source

@@ -13,6 +13,7 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QPushButton>
+#include <QRadioButton>
 #include <QSettings>
 #include <QSpinBox>
 #include <QTableWidget>
@@ -108,6 +109,74 @@ QString SettingsDialog::backgroundResources()
         .toString();
 }
 
+QString SettingsDialog::sharedHistoryUrl()
+{
+    return QSettings().value(QStringLiteral("history/sharedUrl")).toString().trimmed();
+}
+
+void SettingsDialog::setSharedHistoryUrl(const QString &url)
+{
+    QSettings s;
+    if (url.trimmed().isEmpty())
+        s.remove(QStringLiteral("history/sharedUrl"));
+    else
+        s.setValue(QStringLiteral("history/sharedUrl"), url.trimmed());
+}
+
+void SettingsDialog::setSharedStoreTestResult(const QString &text)
+{
+    if (m_sharedStatus)
+        m_sharedStatus->setText(visibleText(text, true));
+}
+
+QWidget *SettingsDialog::makeHistoryBox()
+{
+    auto *box = new QGroupBox(tr("History"), this);
+    auto *v = new QVBoxLayout(box);
+    auto *local = new QRadioButton(tr("On this computer (a file per cluster)"), box);
+    local->setObjectName(QStringLiteral("historyOnThisComputer"));
+    m_sharedStore = new QRadioButton(tr("Shared with the team (PostgreSQL)"), box);
+    m_sharedStore->setObjectName(QStringLiteral("historyShared"));
+    m_sharedUrl = new QLineEdit(sharedHistoryUrl(), box);
+    m_sharedUrl->setObjectName(QStringLiteral("sharedHistoryUrl"));
+    m_sharedUrl->setPlaceholderText(QStringLiteral("postgresql://history.example.com/fieldscope?sslmode=verify-full"));
+    m_sharedUrl->setToolTip(plainToolTip(
+        tr("A libpq connection URL. Passwords never go here: libpq reads them from ~/.pgpass, the PGPASSWORD "
+           "environment or a service file. Every window and recorder pointed at the same database shares one "
+           "history per cluster.")));
+    auto *test = new QPushButton(tr("Test connection"), box);
+    test->setObjectName(QStringLiteral("testSharedHistory"));
+    m_sharedStatus = plainLabel(new QLabel(box));
+    m_sharedStatus->setObjectName(QStringLiteral("sharedHistoryStatus"));
+    m_sharedStatus->setWordWrap(true);
+    auto *urlRow = new QHBoxLayout;
+    urlRow->addWidget(m_sharedUrl, 1);
+    urlRow->addWidget(test);
+    v->addWidget(local);
+    v->addWidget(m_sharedStore);
+    v->addLayout(urlRow);
+    v->addWidget(m_sharedStatus);
+    const bool shared = !sharedHistoryUrl().isEmpty();
+    (shared ? m_sharedStore : local)->setChecked(true);
+    auto enable = [this, test] {
+        m_sharedUrl->setEnabled(m_sharedStore->isChecked());
+        test->setEnabled(m_sharedStore->isChecked());
+    };
+    enable();
+    connect(m_sharedStore, &QRadioButton::toggled, this, enable);
+    connect(test, &QPushButton::clicked, this, [this] {
+        const QString url = m_sharedUrl->text().trimmed();
+        const QString why = m_sharedUrlCheck ? m_sharedUrlCheck(url) : QString();
+        if (!why.isEmpty()) {
+            setSharedStoreTestResult(why);
+            return;
+        }
+        setSharedStoreTestResult(tr("Connecting…"));
+        Q_EMIT sharedStoreTestRequested(url);
+    });
+    return box;
+}
+
 void SettingsDialog::setBackgroundRecordingStatus(const QString &text)
 {
     if (m_backgroundStatus)
@@ -172,6 +241,7 @@ SettingsDialog::SettingsDialog(QWidget *parent, const SettingsCluster &cluster) 
         form->addRow(tr("Secrets:"), m_secretValues);
     }
     layout->addLayout(form);
+    layout->addWidget(makeHistoryBox());
     if (!context.isEmpty()) {
         auto *bg = new QGroupBox(tr("Background recording"), this);
         auto *bgLayout = new QFormLayout(bg);
@@ -210,6 +280,18 @@ SettingsDialog::SettingsDialog(QWidget *parent, const SettingsCluster &cluster) 
     layout->addWidget(consentBox);
     auto *buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, this);
     connect(buttons, &QDialogButtonBox::accepted, this, [this] {
+        const QString url = m_sharedStore->isChecked() ? m_sharedUrl->text().trimmed() : QString();
+        if (m_sharedStore->isChecked()) {
+            const QString why = url.isEmpty() ? tr("Enter the shared database's URL, or keep history on this computer.")
+                              : m_sharedUrlCheck ? m_sharedUrlCheck(url)
+                                                 : QString();
+            if (!why.isEmpty()) {
+                setSharedStoreTestResult(why);
+                m_sharedUrl->setFocus();
+                return; // the dialog stays open with what the user typed
+            }
+        }
+        setSharedHistoryUrl(url);
         QSettings s;
         s.setValue(QStringLiteral("history/versionsPerObject"), m_retention->value());
         const QString m = m_manager->text().trimmed();

@@ -1,13 +1,16 @@
 #pragma once
 // The keyboard shortcuts help (F1) and the settings dialog (Ctrl+,). Settings are kept in
 // QSettings under the keys named in settingsdialog: "history/versionsPerObject",
-// "writes/fieldManager".
+// "writes/fieldManager", "history/sharedUrl".
 #include <QDialog>
+
+#include <functional>
 
 class QAction;
 class QCheckBox;
 class QLineEdit;
 class QLabel;
+class QRadioButton;
 class QSpinBox;
 
 namespace fieldscope::widgets {
@@ -55,11 +58,22 @@ public:
     // The composition root says whether the context is recorded in the background, or what
     // enabling it answered.
     void setBackgroundRecordingStatus(const QString &text);
+    // Where histories are kept: "" = on this computer (SQLite files), else the team's PostgreSQL
+    // URL (never with a password: ~/.pgpass, PG* environment or a service file hold those).
+    static QString sharedHistoryUrl();
+    static void setSharedHistoryUrl(const QString &url);
+    // The composition root checks a URL before it is kept ("" = fine, else why not).
+    void setSharedUrlCheck(std::function<QString(const QString &)> check) { m_sharedUrlCheck = std::move(check); }
+    const SettingsCluster &cluster() const { return m_cluster; }
+    // What Test connection found (or that it failed), shown under the URL.
+    void setSharedStoreTestResult(const QString &text);
 
 Q_SIGNALS:
     void settingsChanged();
     // The user asked to start (on) or stop recording `context` in the background.
     void backgroundRecordingRequested(const QString &context, bool on);
+    // Test connection was pressed for this URL.
+    void sharedStoreTestRequested(const QString &url);
 
 private:
     QSpinBox *m_retention;
@@ -68,7 +82,12 @@ private:
     QCheckBox *m_secretValues = nullptr;
     QLineEdit *m_backgroundResources = nullptr;
     QLabel *m_backgroundStatus = nullptr;
+    QRadioButton *m_sharedStore = nullptr;
+    QLineEdit *m_sharedUrl = nullptr;
+    QLabel *m_sharedStatus = nullptr;
+    std::function<QString(const QString &)> m_sharedUrlCheck;
     SettingsCluster m_cluster;
+    QWidget *makeHistoryBox();
 };
 
 } // namespace fieldscope::widgets

@@ -1,8 +1,12 @@
 #pragma once
-// The on-disk resourceVersion history: one SQLite file (WAL) holding every version of every
-// watched object, compressed (core/history/versioncodec.h), with honest gaps and bounded retention.
+// The resourceVersion history: every version of every watched object, compressed
+// (core/history/versioncodec.h), with honest gaps and bounded retention. It lives in one SQLite
+// file (WAL) per cluster on this computer, or in a team's PostgreSQL database: a location
+// "postgresql://..." (a libpq URI; "#IDENTITY" after it picks one cluster's store when the
+// database holds several) opens the shared store, each cluster in its own schema. The SQL is the
+// same for both (core/history/historydb.h); docs/team-history.md covers running it.
 //
-// Thread: a HistoryStore is one SQLite connection and is used by ONE thread at a time (it is not
+// Thread: a HistoryStore is one database connection and is used by ONE thread at a time (it is not
 // internally locked). Recording goes through HistoryRecorder (core/history/historywriter.h), which owns a
 // store on its writer thread; readers (history tab, CLI, export) open their own store on a worker
 // thread. WAL lets any number of readers run while the writer commits.
@@ -21,6 +25,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace fieldscope::core {
@@ -77,7 +82,17 @@ struct HistoryOpenOptions {
     // Store core/v1 Secrets' data/stringData values as the server sent them. Off: each value is a
     // keyed hash (core/history/secretredaction.h), with this store's own random key.
     bool recordSecretValues = false;
+    // Who records (shown with each version it stored, e.g. "record@build-host"); "" = unnamed.
+    std::string recorderName;
 };
+
+// Whether a location names a team's PostgreSQL store ("postgresql://..." or "postgres://...").
+bool isSharedHistoryLocation(std::string_view location);
+// A shared location that carries a password is refused (ErrorCategory::Config): it would sit in
+// settings, shell history and `ps`; libpq reads ~/.pgpass, PGPASSWORD and service files.
+Status checkSharedHistoryLocation(std::string_view location);
+// The location with any password replaced by "***", for messages.
+std::string displayHistoryLocation(std::string_view location);
 
 class HistoryStore
 {
@@ -95,6 +110,8 @@ public:
     std::string clusterLabel() const;
     // Whether this connection stores Secret values (HistoryOpenOptions::recordSecretValues).
     bool recordsSecretValues() const;
+    // A team's PostgreSQL store (the location was a postgresql:// URL), not a file of this computer.
+    bool isShared() const;
     // Moves everything in the -wal into the database file and empties the -wal (before the file
     // is renamed or copied on its own).
     Status checkpoint();
@@ -170,6 +187,31 @@ public:
     // Refused writes on objects of this group, resource, namespace and name (any incarnation, and
     // refused creates of that name), oldest request first.
     Result<std::vector<AuditAttempt>> auditAttempts(const AuditObjectKey &object);
+
+    // Every refused write, oldest request first (store copy).
+    Result<std::vector<AuditAttempt>> allAuditAttempts();
+
+    // --- a team's shared store ------------------------------------------------------------------
+    // Blocks up to timeoutMs until another connection commits to this PostgreSQL store (LISTEN/
+    // NOTIFY): "VERSIONS RECORDER" of that commit, "" on timeout, an error when the connection
+    // broke. A file store has no such announcements (ErrorCategory::Config).
+    Result<std::string> waitForChange(int timeoutMs);
+    // A store that holds no version yet takes the other store's Secret redaction key, so values
+    // copied from it and values recorded afterwards hash alike. Returns whether it did.
+    Result<bool> adoptRedactionKeyOf(HistoryStore &other);
+    // What the database says about this connection (Settings' Test connection).
+    struct Backend {
+        std::string kind;          // "SQLite" or "PostgreSQL"
+        std::string serverVersion; // PostgreSQL's ("15.18"), or the SQLite library's
+        int schemaVersion = 0;
+        bool mayWrite = false;
+        std::string user; // the database role ("" for a file)
+    };
+    Result<Backend> backend();
+    // The same for a location without opening a store (Settings' Test connection): a database
+    // that holds no store of `clusterIdentity` yet answers schema 0, and mayWrite says whether
+    // this role could make one.
+    static Result<Backend> probe(const std::string &location, const std::string &clusterIdentity);
 
     // PRAGMA integrity_check plus: every object's first kept version is a snapshot and every
     // version decodes.

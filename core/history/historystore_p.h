@@ -1,10 +1,9 @@
 #pragma once
 // Private to HistoryStore (historystore.cpp reads, historystorewrite.cpp writes and prunes).
 // Thread: whatever thread owns the HistoryStore; nothing here is locked.
+#include "core/history/historydb.h"
 #include "core/history/historystore.h"
 #include "core/history/versioncodec.h"
-
-#include <sqlite3.h>
 
 #include <list>
 #include <set>
@@ -12,57 +11,6 @@
 #include <unordered_map>
 
 namespace fieldscope::core::historydb {
-
-// A cached prepared statement in use; resets it on scope exit so the cache can hand it out again.
-class Query
-{
-public:
-    explicit Query(sqlite3_stmt *s) : m_s(s) {}
-    Query(Query &&o) noexcept : m_s(o.m_s) { o.m_s = nullptr; }
-    Query(const Query &) = delete;
-    Query &operator=(const Query &) = delete;
-    ~Query() { reset(); }
-
-    Query &bind(int i, std::int64_t v)
-    {
-        sqlite3_bind_int64(m_s, i, v);
-        return *this;
-    }
-    Query &bind(int i, std::string_view v)
-    {
-        sqlite3_bind_text(m_s, i, v.data(), int(v.size()), SQLITE_TRANSIENT);
-        return *this;
-    }
-    Query &bind(int i, const std::string &v) { return bind(i, std::string_view(v)); }
-    Query &bind(int i, const char *v) { return bind(i, std::string_view(v)); }
-    Query &bindBlob(int i, std::string_view v)
-    {
-        sqlite3_bind_blob(m_s, i, v.data(), int(v.size()), SQLITE_TRANSIENT);
-        return *this;
-    }
-    int step() { return m_s ? sqlite3_step(m_s) : SQLITE_ERROR; }
-    void reset()
-    {
-        if (m_s) {
-            sqlite3_reset(m_s);
-            sqlite3_clear_bindings(m_s);
-        }
-    }
-    std::int64_t i64(int col) const { return sqlite3_column_int64(m_s, col); }
-    std::string text(int col) const
-    {
-        auto p = reinterpret_cast<const char *>(sqlite3_column_text(m_s, col));
-        return p ? std::string(p, std::size_t(sqlite3_column_bytes(m_s, col))) : std::string();
-    }
-    std::string_view blob(int col) const
-    {
-        auto p = static_cast<const char *>(sqlite3_column_blob(m_s, col));
-        return p ? std::string_view(p, std::size_t(sqlite3_column_bytes(m_s, col))) : std::string_view();
-    }
-
-private:
-    sqlite3_stmt *m_s = nullptr;
-};
 
 // The writer's view of an object's newest stored version: lets it delta-encode without reading
 // the database back. Evicted LRU; rebuilt from the database on a miss.
@@ -88,16 +36,18 @@ struct EventBody;
 namespace fieldscope::core {
 
 struct HistoryStore::Impl {
-    sqlite3 *db = nullptr;
-    std::string path;
+    std::unique_ptr<historydb::Connection> conn;
+    std::string path; // the file, or the PostgreSQL location as given (its password never shown)
+    int schemaVersion = 0;
+    bool hasRecorderColumn = false; // schema 3 on: versions.recorder
+    std::int64_t recorderId = 0;    // this writer's row in recorders (0: unnamed)
     bool readOnly = false;
     bool recordSecretValues = false;
     std::string redactionKey; // store_info('redaction_key'): 32 random bytes
     std::string clusterIdentity, clusterLabel;
     VersionCodec codec;
-    std::unordered_map<std::string, sqlite3_stmt *> stmts; // keyed by SQL text
-    std::int64_t nextOrd = 1;                              // next id for versions/gaps (shared order)
-    std::int64_t totalBytes = 0;                           // stored payload bytes, mirrored in meta('total_bytes')
+    std::int64_t nextOrd = 1;    // next id for versions/gaps (shared order)
+    std::int64_t totalBytes = 0; // stored payload bytes, mirrored in meta('total_bytes')
     std::int64_t lastAgePruneMs = 0;
     // PRAGMA data_version as this connection last saw it: it changes when another connection (a
     // second window, `fieldscope record`) committed, and then the counters and heads cached here
@@ -123,8 +73,16 @@ struct HistoryStore::Impl {
 
     ~Impl();
     historydb::Query q(const char *sql) { return qDynamic(sql); }
-    historydb::Query qDynamic(const std::string &sql);
-    Status exec(const std::string &sql);
+    historydb::Query qDynamic(const std::string &sql) { return historydb::Query(conn->prepare(sql)); }
+    // The schema's tables (created when missing) and the migrations up to this binary's version,
+    // in one write transaction.
+    Status createOrMigrate(const HistoryOpenOptions &options);
+    Status openSqlite(const HistoryOpenOptions &options);
+    Status openPostgres(const HistoryOpenOptions &options);
+    Status registerRecorder(const std::string &name);
+    // "v.recorder" or "0" for a store older than the column.
+    const char *recorderColumn() const { return hasRecorderColumn ? "v.recorder" : "0"; }
+    Status exec(const std::string &sql) { return conn->exec(sql); }
     Error error(const std::string &what) const;
     std::string lastMessage() const;
     Status loadCounters();
@@ -148,12 +106,13 @@ struct HistoryStore::Impl {
                                CommitReport &report, std::set<std::string> *replayed);
     std::string encodeVersion(const historydb::Head *prev, const JsonIndex &index, const std::string &text,
                               bool &snapshot);
-    Status insertVersion(const WatchScope &scope, const WatchEvent &ev, const historydb::EventIdentity &id, bool isNew,
-                         historydb::Head &next, bool snapshot, const std::string &blob, std::size_t textBytes);
+    Result<bool> insertVersion(const WatchScope &scope, const WatchEvent &ev, const historydb::EventIdentity &id,
+                               bool isNew, historydb::Head &next, bool snapshot, const std::string &blob,
+                               std::size_t textBytes);
     // A write transaction: BEGIN IMMEDIATE and catching up with other writers; then the stored
     // byte total and COMMIT. The caller rolls back when either fails.
     Status beginWrite();
-    Status commitWrite();
+    Status commitWrite(std::int64_t versions = 0);
     Status writeGap(HistoryGap gap, CommitReport &report);
     Status writeRejectedGap(const WatchScope &scope, const WatchEvent &ev, const char *why, CommitReport &report);
     Status setScopeRv(const std::string &scope, const std::string &rv);
@@ -163,7 +122,7 @@ struct HistoryStore::Impl {
     Status pruneOldest(std::int64_t cutoffMs, std::int64_t maxTotalBytes);
 
     Status pruneAudit(std::int64_t cutoffMs);
-    sqlite3_int64 retentionChangesMark = 0; // sqlite3_total_changes64 when retention began
+    std::int64_t retentionChangesMark = 0; // conn->totalChanges() when retention began
 
     // historystoreaudit.cpp
     Result<bool> hasAuditTables();

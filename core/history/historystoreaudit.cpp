@@ -24,11 +24,10 @@ AuditMatch matchFromName(const std::string &name)
 // A file written before the audit tables existed, opened read-only, has none: nothing joined.
 Result<bool> HistoryStore::Impl::hasAuditTables()
 {
-    Query t =
-        q("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name IN ('audit_joins', 'audit_attempts')");
-    if (t.step() != SQLITE_ROW)
-        return error("audit tables");
-    return t.i64(0) == 2;
+    auto joins = conn->hasTable("audit_joins");
+    if (!joins || !*joins)
+        return joins;
+    return conn->hasTable("audit_attempts");
 }
 
 Status HistoryStore::Impl::writeAuditJoin(const AuditJoin &j, std::int64_t &changed)
@@ -47,9 +46,9 @@ Status HistoryStore::Impl::writeAuditJoin(const AuditJoin &j, std::int64_t &chan
         .bind(3, auditMatchName(j.match))
         .bind(4, std::int64_t(j.moreCandidates));
     u.bind(5, safeDump(candidates));
-    if (u.step() != SQLITE_DONE)
+    if (u.step() != kDone)
         return error("audit join");
-    changed += sqlite3_changes(db);
+    changed += conn->changes();
     return success();
 }
 
@@ -67,9 +66,9 @@ Status HistoryStore::Impl::writeAuditAttempt(const AuditAttempt &a, std::int64_t
         .bind(7, parseRfc3339Micros(a.who.requestReceivedTimestamp).value_or(0))
         .bind(8, std::int64_t(a.code));
     u.bind(9, a.reason).bind(10, a.message).bind(11, safeDump(auditWhoJson(a.who)));
-    if (u.step() != SQLITE_DONE)
+    if (u.step() != kDone)
         return error("audit attempt");
-    changed += sqlite3_changes(db);
+    changed += conn->changes();
     return success();
 }
 
@@ -77,7 +76,7 @@ Status HistoryStore::Impl::writeAuditAttempt(const AuditAttempt &a, std::int64_t
 // only looked at when versions were pruned in this transaction.
 Status HistoryStore::Impl::pruneAudit(std::int64_t cutoffMs)
 {
-    const bool versionsPruned = sqlite3_total_changes64(db) != retentionChangesMark;
+    const bool versionsPruned = conn->totalChanges() != retentionChangesMark;
     if (versionsPruned)
         if (auto st = exec(
                 "DELETE FROM audit_joins WHERE NOT EXISTS (SELECT 1 FROM objects o JOIN versions v ON v.object_id = o.id "
@@ -88,7 +87,7 @@ Status HistoryStore::Impl::pruneAudit(std::int64_t cutoffMs)
         return success();
     Query q = this->q("DELETE FROM audit_attempts WHERE time_us < ?1");
     q.bind(1, cutoffMs * 1000);
-    return q.step() == SQLITE_DONE ? success() : Status(error("prune refused writes"));
+    return q.step() == kDone ? success() : Status(error("prune refused writes"));
 }
 
 Result<HistoryStore::AuditWriteReport> HistoryStore::writeAudit(const std::vector<AuditJoin> &joins,
@@ -129,8 +128,8 @@ Result<std::map<std::string, AuditJoin>> HistoryStore::auditJoins(const std::str
         return tables ? Result<std::map<std::string, AuditJoin>>(out) : tables.error();
     Query s = m_d->q("SELECT rv, match_kind, more, candidates FROM audit_joins WHERE uid = ?1");
     s.bind(1, uid);
-    int rc = SQLITE_ROW;
-    while ((rc = s.step()) == SQLITE_ROW) {
+    int rc = kRow;
+    while ((rc = s.step()) == kRow) {
         AuditJoin j;
         j.uid = uid;
         j.resourceVersion = s.text(0);
@@ -149,7 +148,7 @@ Result<std::map<std::string, AuditJoin>> HistoryStore::auditJoins(const std::str
         }
         out[j.resourceVersion] = std::move(j);
     }
-    if (rc != SQLITE_DONE)
+    if (rc != kDone)
         return m_d->error("audit joins");
     return out;
 }
@@ -164,8 +163,8 @@ Result<std::vector<AuditAttempt>> HistoryStore::auditAttempts(const AuditObjectK
         m_d->q("SELECT uid, code, reason, message, who FROM audit_attempts "
                "WHERE resource = ?1 AND namespace = ?2 AND name = ?3 AND api_group = ?4 ORDER BY time_us, audit_id");
     s.bind(1, object.resource).bind(2, object.namespace_).bind(3, object.name).bind(4, object.group);
-    int rc = SQLITE_ROW;
-    while ((rc = s.step()) == SQLITE_ROW) {
+    int rc = kRow;
+    while ((rc = s.step()) == kRow) {
         AuditAttempt a;
         a.object = object;
         a.uid = s.text(0);
@@ -182,7 +181,41 @@ Result<std::vector<AuditAttempt>> HistoryStore::auditAttempts(const AuditObjectK
         a.who = std::move(*who);
         out.push_back(std::move(a));
     }
-    if (rc != SQLITE_DONE)
+    if (rc != kDone)
+        return m_d->error("audit attempts");
+    return out;
+}
+
+Result<std::vector<AuditAttempt>> HistoryStore::allAuditAttempts()
+{
+    std::vector<AuditAttempt> out;
+    auto tables = m_d->hasAuditTables();
+    if (!tables || !*tables)
+        return tables ? Result<std::vector<AuditAttempt>>(out) : tables.error();
+    Query s = m_d->q("SELECT api_group, resource, namespace, name, uid, code, reason, message, who FROM audit_attempts "
+                     "ORDER BY time_us, audit_id");
+    int rc = kRow;
+    while ((rc = s.step()) == kRow) {
+        AuditAttempt a;
+        a.object.group = s.text(0);
+        a.object.resource = s.text(1);
+        a.object.namespace_ = s.text(2);
+        a.object.name = s.text(3);
+        a.uid = s.text(4);
+        a.code = int(s.i64(5));
+        a.reason = s.text(6);
+        a.message = s.text(7);
+        auto parsed = parseJson(s.text(8));
+        if (!parsed)
+            return Error::make(ErrorCategory::Parse,
+                               "a refused write of " + a.object.toString() + " in " + m_d->path + " is not JSON");
+        auto who = auditWhoFromJson(*parsed, a.object.toString());
+        if (!who)
+            return who.error();
+        a.who = std::move(*who);
+        out.push_back(std::move(a));
+    }
+    if (rc != kDone)
         return m_d->error("audit attempts");
     return out;
 }

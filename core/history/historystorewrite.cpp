@@ -3,6 +3,7 @@
 #include "core/history/historystore_p.h"
 #include "core/history/secretredaction.h"
 
+#include <algorithm>
 #include <map>
 #include <optional>
 
@@ -10,40 +11,11 @@ namespace fieldscope::core {
 
 using namespace historydb;
 
-HistoryStore::Impl::~Impl()
-{
-    for (auto &[sql, s] : stmts)
-        sqlite3_finalize(s);
-    if (db)
-        sqlite3_close(db);
-}
-
-Query HistoryStore::Impl::qDynamic(const std::string &sql)
-{
-    auto it = stmts.find(sql);
-    if (it == stmts.end()) {
-        sqlite3_stmt *s = nullptr;
-        if (sqlite3_prepare_v3(db, sql.c_str(), int(sql.size()), SQLITE_PREPARE_PERSISTENT, &s, nullptr) != SQLITE_OK)
-            return Query(nullptr); // step() then fails and the caller reports lastMessage()
-        it = stmts.emplace(sql, s).first;
-    }
-    return Query(it->second);
-}
-
-Status HistoryStore::Impl::exec(const std::string &sql)
-{
-    char *msg = nullptr;
-    if (sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &msg) != SQLITE_OK) {
-        std::string m = msg ? msg : "unknown error";
-        sqlite3_free(msg);
-        return Error::make(ErrorCategory::Io, "history store: " + m, sql.substr(0, 40));
-    }
-    return success();
-}
+HistoryStore::Impl::~Impl() = default;
 
 std::string HistoryStore::Impl::lastMessage() const
 {
-    return db ? sqlite3_errmsg(db) : "not open";
+    return conn ? conn->lastMessage() : "not open";
 }
 
 Error HistoryStore::Impl::error(const std::string &what) const
@@ -53,23 +25,21 @@ Error HistoryStore::Impl::error(const std::string &what) const
 
 Status HistoryStore::Impl::loadCounters()
 {
-    Query q =
-        this->q("SELECT MAX(COALESCE((SELECT MAX(id) FROM versions), 0), COALESCE((SELECT MAX(id) FROM gaps), 0)),"
-                " COALESCE((SELECT value FROM meta WHERE key = 'total_bytes'), 0)");
-    if (q.step() != SQLITE_ROW)
+    Query q = this->q("SELECT COALESCE((SELECT MAX(id) FROM versions), 0), COALESCE((SELECT MAX(id) FROM gaps), 0),"
+                      " COALESCE((SELECT value FROM meta WHERE key = 'total_bytes'), 0)");
+    if (q.step() != kRow)
         return error("reading counters");
-    nextOrd = q.i64(0) + 1;
-    totalBytes = q.i64(1);
+    nextOrd = std::max(q.i64(0), q.i64(1)) + 1;
+    totalBytes = q.i64(2);
     return success();
 }
 
 Status HistoryStore::Impl::syncWithOtherWriters()
 {
-    Query v = q("PRAGMA data_version");
-    if (v.step() != SQLITE_ROW)
-        return error("data version");
-    const std::int64_t now = v.i64(0);
-    v.reset();
+    auto version = conn->dataVersion();
+    if (!version)
+        return version.error();
+    const std::int64_t now = *version;
     if (dataVersion != -1 && now != dataVersion) {
         otherWriters = true;
         dropHeads();
@@ -85,9 +55,9 @@ Result<std::string> HistoryStore::Impl::info(const char *key)
     Query q = this->q("SELECT value FROM store_info WHERE key = ?");
     q.bind(1, key);
     const int rc = q.step();
-    if (rc == SQLITE_ROW)
+    if (rc == kRow)
         return std::string(q.blob(0));
-    if (rc == SQLITE_DONE)
+    if (rc == kDone)
         return std::string();
     return error("store info");
 }
@@ -96,7 +66,7 @@ Status HistoryStore::Impl::setInfo(const char *key, std::string_view value)
 {
     Query q = this->q("INSERT INTO store_info(key, value) VALUES(?1, ?2) ON CONFLICT(key) DO UPDATE SET value = ?2");
     q.bind(1, key).bindBlob(2, value);
-    return q.step() == SQLITE_DONE ? success() : Status(error("store info"));
+    return q.step() == kDone ? success() : Status(error("store info"));
 }
 
 // The redaction key (made once per database) and the cluster the store belongs to: stamped on
@@ -140,9 +110,9 @@ Result<std::vector<HistoryGap>> HistoryStore::Impl::readGaps(Query &q)
 {
     std::vector<HistoryGap> out;
     int rc;
-    while ((rc = q.step()) == SQLITE_ROW)
+    while ((rc = q.step()) == kRow)
         out.push_back({q.text(1), q.text(2), q.text(3), q.text(5), q.i64(4), q.i64(0)});
-    if (rc != SQLITE_DONE)
+    if (rc != kDone)
         return error("gaps");
     return out;
 }
@@ -156,7 +126,7 @@ Result<Json> HistoryStore::Impl::loadVersion(std::int64_t objectId, std::int64_t
     Json doc;
     std::int64_t got = -1;
     int rc;
-    while ((rc = q.step()) == SQLITE_ROW) {
+    while ((rc = q.step()) == kRow) {
         if (got < 0) {
             auto snap = codec.decodeSnapshot(q.blob(2));
             if (!snap)
@@ -167,7 +137,7 @@ Result<Json> HistoryStore::Impl::loadVersion(std::int64_t objectId, std::int64_t
         }
         got = q.i64(0);
     }
-    if (rc != SQLITE_DONE)
+    if (rc != kDone)
         return error("loadVersion");
     if (got != seq)
         return Error::make(ErrorCategory::NotFound, "version " + std::to_string(seq) + " is not stored");
@@ -187,9 +157,9 @@ Result<Head *> HistoryStore::Impl::headFor(const std::string &uid)
                       " FROM objects o JOIN versions v ON v.object_id = o.id AND v.seq = o.last_seq WHERE o.uid = ?");
     q.bind(1, uid);
     const int rc = q.step();
-    if (rc == SQLITE_DONE)
+    if (rc == kDone)
         return static_cast<Head *>(nullptr);
-    if (rc != SQLITE_ROW)
+    if (rc != kRow)
         return error("head lookup");
     Head h;
     h.objectId = q.i64(0);
@@ -353,7 +323,7 @@ Result<bool> HistoryStore::Impl::alreadyStored(Head *prev, const EventIdentity &
         if (type == HistoryEventType::Deleted && !prev->deleted) {
             Query del = q("UPDATE objects SET deleted = 1 WHERE id = ?");
             del.bind(1, prev->objectId);
-            if (del.step() != SQLITE_DONE)
+            if (del.step() != kDone)
                 return error("mark deleted");
             prev->deleted = true;
         }
@@ -365,11 +335,11 @@ Result<bool> HistoryStore::Impl::alreadyStored(Head *prev, const EventIdentity &
         Query seen = q("SELECT 1 FROM versions WHERE object_id = ? AND rv = ? LIMIT 1");
         seen.bind(1, prev->objectId).bind(2, id.rv);
         const int rc = seen.step();
-        if (rc == SQLITE_ROW) {
+        if (rc == kRow) {
             ++report.skippedDuplicates;
             return true;
         }
-        if (rc != SQLITE_DONE)
+        if (rc != kDone)
             return error("duplicate check");
     }
     return false;
@@ -390,20 +360,34 @@ std::string HistoryStore::Impl::encodeVersion(const Head *prev, const JsonIndex 
 }
 
 // The objects row (created for a new object) and the versions row of `next`.
-Status HistoryStore::Impl::insertVersion(const WatchScope &scope, const WatchEvent &ev, const EventIdentity &id,
-                                         bool isNew, Head &next, bool snapshot, const std::string &blob,
-                                         std::size_t textBytes)
+// The objects row (created for a new object) and the versions row of `next`. False when the
+// database already holds this uid + resourceVersion (another recorder stored it: the unique key
+// versions_by_rv refuses it, and nothing is written).
+Result<bool> HistoryStore::Impl::insertVersion(const WatchScope &scope, const WatchEvent &ev, const EventIdentity &id,
+                                               bool isNew, Head &next, bool snapshot, const std::string &blob,
+                                               std::size_t textBytes)
 {
     const std::string group = GroupVersion::parse(id.apiVersion).group;
     if (isNew) {
-        Query ins = q(
-            "INSERT INTO objects(uid, api_group, api_version, kind, resource, namespace, name) VALUES(?,?,?,?,?,?,?)");
+        Query ins = q("INSERT INTO objects(uid, api_group, api_version, kind, resource, namespace, name)"
+                      " VALUES(?,?,?,?,?,?,?) RETURNING id");
         ins.bind(1, id.uid).bind(2, group).bind(3, id.apiVersion).bind(4, id.kind).bind(5, scope.resource);
         ins.bind(6, id.namespace_).bind(7, id.name);
-        if (ins.step() != SQLITE_DONE)
+        if (ins.step() != kRow)
             return error("insert object");
-        next.objectId = sqlite3_last_insert_rowid(db);
+        next.objectId = ins.i64(0);
     }
+    Query ver = q("INSERT INTO versions(id, object_id, seq, rv, event, observed_ms, scope, snapshot, raw_size, data,"
+                  " recorder) VALUES(?,?,?,?,?,?,?,?,?,?,?) ON CONFLICT DO NOTHING");
+    ver.bind(1, nextOrd).bind(2, next.objectId).bind(3, next.seq).bind(4, id.rv).bind(5, std::int64_t(ev.type));
+    ver.bind(6, ev.observedAtMs).bind(7, scope.id).bind(8, std::int64_t(snapshot));
+    ver.bind(9, std::int64_t(textBytes)).bindBlob(10, blob).bind(11, recorderId);
+    if (ver.step() != kDone)
+        return error("insert version");
+    if (conn->changes() == 0)
+        return false;
+    ver.reset();
+
     Query upd = q("UPDATE objects SET version_count = version_count + 1, last_seq = ?, deleted = ?, api_version = ?,"
                   " kind = CASE WHEN ? = '' THEN kind ELSE ?4 END WHERE id = ?");
     upd.bind(1, next.seq)
@@ -411,19 +395,11 @@ Status HistoryStore::Impl::insertVersion(const WatchScope &scope, const WatchEve
         .bind(3, id.apiVersion)
         .bind(4, id.kind)
         .bind(5, next.objectId);
-    if (upd.step() != SQLITE_DONE)
+    if (upd.step() != kDone)
         return error("update object");
-
-    Query ver = q("INSERT INTO versions(id, object_id, seq, rv, event, observed_ms, scope, snapshot, raw_size, data)"
-                  " VALUES(?,?,?,?,?,?,?,?,?,?)");
-    ver.bind(1, nextOrd).bind(2, next.objectId).bind(3, next.seq).bind(4, id.rv).bind(5, std::int64_t(ev.type));
-    ver.bind(6, ev.observedAtMs).bind(7, scope.id).bind(8, std::int64_t(snapshot));
-    ver.bind(9, std::int64_t(textBytes)).bindBlob(10, blob);
-    if (ver.step() != SQLITE_DONE)
-        return error("insert version");
     ++nextOrd;
     totalBytes += std::int64_t(blob.size());
-    return success();
+    return true;
 }
 
 Status HistoryStore::Impl::writeEvent(const WatchScope &scope, const WatchEvent &ev, CommitReport &report,
@@ -454,8 +430,13 @@ Status HistoryStore::Impl::writeEvent(const WatchScope &scope, const WatchEvent 
     next.chain = snapshot ? 0 : prev->chain + 1;
     next.deltaBytes = snapshot ? 0 : prev->deltaBytes + std::int64_t(blob.size());
     next.snapshotBytes = snapshot ? std::int64_t(blob.size()) : prev->snapshotBytes;
-    if (auto st = insertVersion(scope, ev, id, !prev, next, snapshot, blob, text.size()); !st)
-        return st;
+    auto inserted = insertVersion(scope, ev, id, !prev, next, snapshot, blob, text.size());
+    if (!inserted)
+        return inserted.error();
+    if (!*inserted) {
+        ++report.skippedDuplicates;
+        return success();
+    }
     report.versions.push_back({id.uid, id.rv, next.seq});
     next.index = std::move(body.index);
     next.rawBytes = std::int64_t(next.index.memoryBytes());
@@ -479,7 +460,7 @@ Status HistoryStore::Impl::writeGap(HistoryGap gap, CommitReport &report)
         .bind(4, gap.toRv)
         .bind(5, gap.observedAtMs)
         .bind(6, gap.reason);
-    if (g.step() != SQLITE_DONE)
+    if (g.step() != kDone)
         return error("insert gap");
     gap.ord = nextOrd++;
     report.gaps.push_back(std::move(gap));
@@ -495,9 +476,9 @@ Status HistoryStore::Impl::writeRejectedGap(const WatchScope &scope, const Watch
     Query last = q("SELECT last_rv FROM scopes WHERE scope = ?");
     last.bind(1, scope.id);
     const int rc = last.step();
-    if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+    if (rc != kRow && rc != kDone)
         return error("resume point");
-    const std::string from = rc == SQLITE_ROW ? last.text(0) : std::string();
+    const std::string from = rc == kRow ? last.text(0) : std::string();
     last.reset();
     std::string rv;
     if (auto parsed = parseJson(ev.objectJson); parsed && parsed->is_object())
@@ -514,18 +495,18 @@ Status HistoryStore::Impl::writeResumeGap(const HistoryWriteItem &item, CommitRe
     Query last = q("SELECT last_rv FROM scopes WHERE scope = ?");
     last.bind(1, scope);
     int rc = last.step();
-    if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+    if (rc != kRow && rc != kDone)
         return error("resume point");
-    const std::string lastRv = rc == SQLITE_ROW ? last.text(0) : std::string();
+    const std::string lastRv = rc == kRow ? last.text(0) : std::string();
     last.reset();
     Query open =
         q("SELECT id, from_rv FROM gaps WHERE scope = ? AND to_rv = '' AND reason = ? ORDER BY id DESC LIMIT 1");
     open.bind(1, scope).bind(2, item.resumeGapReason);
     rc = open.step();
-    if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+    if (rc != kRow && rc != kDone)
         return error("open gap");
-    const std::int64_t openId = rc == SQLITE_ROW ? open.i64(0) : 0;
-    const std::string openFrom = rc == SQLITE_ROW ? open.text(1) : std::string();
+    const std::int64_t openId = rc == kRow ? open.i64(0) : 0;
+    const std::string openFrom = rc == kRow ? open.text(1) : std::string();
     open.reset();
     const std::int64_t at = item.events.empty() ? 0 : item.events.front().observedAtMs;
     const std::string &listRv = item.scopeResourceVersion;
@@ -542,11 +523,11 @@ Status HistoryStore::Impl::writeResumeGap(const HistoryWriteItem &item, CommitRe
     if (openFrom == listRv) { // the list found the scope where the last run left it
         Query drop = q("DELETE FROM gaps WHERE id = ?");
         drop.bind(1, openId);
-        return drop.step() == SQLITE_DONE ? success() : error("drop gap");
+        return drop.step() == kDone ? success() : error("drop gap");
     }
     Query close = q("UPDATE gaps SET to_rv = ? WHERE id = ?");
     close.bind(1, listRv).bind(2, openId);
-    if (close.step() != SQLITE_DONE)
+    if (close.step() != kDone)
         return error("close gap");
     report.gaps.push_back(HistoryGap{scope, openFrom, listRv, item.resumeGapReason, at, openId}); // readers refresh it
     return success();
@@ -556,15 +537,17 @@ Status HistoryStore::Impl::setScopeRv(const std::string &scope, const std::strin
 {
     Query s = q("INSERT INTO scopes(scope, last_rv) VALUES(?1, ?2) ON CONFLICT(scope) DO UPDATE SET last_rv = ?2");
     s.bind(1, scope).bind(2, rv);
-    return s.step() == SQLITE_DONE ? success() : Status(error("scope rv"));
+    return s.step() == kDone ? success() : Status(error("scope rv"));
 }
 
 Status HistoryStore::Impl::beginWrite()
 {
     if (readOnly)
         return Error::make(ErrorCategory::Io, "history store opened read-only");
-    if (auto st = exec("BEGIN IMMEDIATE"); !st)
+    if (auto st = conn->beginWrite(); !st) {
+        (void)exec("ROLLBACK");
         return st;
+    }
     if (auto st = syncWithOtherWriters(); !st) {
         (void)exec("ROLLBACK");
         return st;
@@ -572,13 +555,20 @@ Status HistoryStore::Impl::beginWrite()
     return success();
 }
 
-Status HistoryStore::Impl::commitWrite()
+Status HistoryStore::Impl::commitWrite(std::int64_t versions)
 {
     Query tb = q("INSERT INTO meta(key, value) VALUES('total_bytes', ?1) ON CONFLICT(key) DO UPDATE SET value = ?1");
     tb.bind(1, totalBytes);
-    if (tb.step() != SQLITE_DONE)
+    if (tb.step() != kDone)
         return error("total bytes");
     tb.reset();
+    if (auto st = conn->beforeCommit(versions); !st)
+        return st;
+    // Our own commit is not another writer's: what the next transaction compares against.
+    auto version = conn->dataVersion();
+    if (!version)
+        return version.error();
+    dataVersion = *version;
     return exec("COMMIT");
 }
 
@@ -627,7 +617,7 @@ Result<CommitReport> HistoryStore::write(const std::vector<HistoryWriteItem> &it
             if (auto st = m_d->setScopeRv(scopeId, scopeRv); !st)
                 return fail(st.error());
     }
-    if (auto st = m_d->commitWrite(); !st)
+    if (auto st = m_d->commitWrite(std::int64_t(report.versions.size())); !st)
         return fail(st.error());
     return report;
 }
@@ -640,7 +630,7 @@ Status HistoryStore::Impl::pruneBefore(std::int64_t objectId, std::int64_t first
 {
     Query o = q("SELECT last_seq, deleted, uid FROM objects WHERE id = ?");
     o.bind(1, objectId);
-    if (o.step() != SQLITE_ROW)
+    if (o.step() != kRow)
         return error("prune: object");
     const std::int64_t lastSeq = o.i64(0);
     const bool deleted = o.i64(1) != 0;
@@ -651,7 +641,7 @@ Status HistoryStore::Impl::pruneBefore(std::int64_t objectId, std::int64_t first
     if (firstKeptSeq <= lastSeq) {
         Query first = q("SELECT snapshot FROM versions WHERE object_id = ? AND seq >= ? ORDER BY seq LIMIT 1");
         first.bind(1, objectId).bind(2, firstKeptSeq);
-        if (first.step() != SQLITE_ROW)
+        if (first.step() != kRow)
             return error("prune: first kept");
         const bool isSnapshot = first.i64(0) != 0;
         first.reset();
@@ -672,7 +662,7 @@ Status HistoryStore::Impl::pruneBefore(std::int64_t objectId, std::int64_t first
             old.reset();
             Query up = q("UPDATE versions SET snapshot = 1, data = ? WHERE object_id = ? AND seq = ?");
             up.bindBlob(1, blob).bind(2, objectId).bind(3, firstKeptSeq);
-            if (up.step() != SQLITE_DONE)
+            if (up.step() != kDone)
                 return error("prune: rebase");
         }
     }
@@ -684,13 +674,13 @@ Status HistoryStore::Impl::pruneBefore(std::int64_t objectId, std::int64_t first
     cnt.reset();
     Query del = q("DELETE FROM versions WHERE object_id = ? AND seq < ?");
     del.bind(1, objectId).bind(2, firstKeptSeq);
-    if (del.step() != SQLITE_DONE)
+    if (del.step() != kDone)
         return error("prune: delete");
     del.reset();
     if (firstKeptSeq > lastSeq) {
         Query gone = q("DELETE FROM objects WHERE id = ?");
         gone.bind(1, objectId);
-        if (gone.step() != SQLITE_DONE)
+        if (gone.step() != kDone)
             return error("prune: object");
         if (auto it = heads.find(uid); it != heads.end()) {
             headBytes -= it->second.first.rawBytes;
@@ -702,7 +692,7 @@ Status HistoryStore::Impl::pruneBefore(std::int64_t objectId, std::int64_t first
     Query upd =
         q("UPDATE objects SET version_count = version_count - ?1, pruned_count = pruned_count + ?1 WHERE id = ?2");
     upd.bind(1, n).bind(2, objectId);
-    if (upd.step() != SQLITE_DONE)
+    if (upd.step() != kDone)
         return error("prune: counts");
     // The head's snapshot bookkeeping may now be stale; forget it rather than reason about it.
     if (auto it = heads.find(uid); it != heads.end())
@@ -716,7 +706,7 @@ Status HistoryStore::Impl::pruneByCount(std::int64_t maxVersions)
     Query over = q("SELECT id, last_seq, version_count FROM objects WHERE version_count > ?");
     over.bind(1, maxVersions + maxVersions / 8);
     std::vector<std::pair<std::int64_t, std::int64_t>> targets;
-    while (over.step() == SQLITE_ROW)
+    while (over.step() == kRow)
         targets.emplace_back(over.i64(0), over.i64(1) - maxVersions + 1);
     over.reset();
     for (auto [id, keep] : targets)
@@ -739,7 +729,7 @@ Status HistoryStore::Impl::pruneOldest(std::int64_t cutoffMs, std::int64_t maxTo
         std::map<std::int64_t, std::int64_t> keepFrom; // object -> first seq to keep
         std::int64_t freed = 0;
         bool done = true;
-        while (front.step() == SQLITE_ROW) {
+        while (front.step() == kRow) {
             const bool tooOld = front.i64(3) < cutoffMs;
             const bool overBudget = maxTotalBytes > 0 && totalBytes - freed > maxTotalBytes;
             if (!tooOld && !overBudget)
@@ -768,7 +758,7 @@ Status HistoryStore::applyRetention(const RetentionPolicy &policy, std::int64_t 
         (void)m_d->loadCounters();
         return e;
     };
-    m_d->retentionChangesMark = sqlite3_total_changes64(m_d->db);
+    m_d->retentionChangesMark = m_d->conn->totalChanges();
     if (policy.maxVersionsPerObject > 0)
         if (auto st = m_d->pruneByCount(policy.maxVersionsPerObject); !st)
             return fail(st.error());

@@ -80,6 +80,7 @@ struct VersionInfo {
     bool snapshot = false;
     std::int64_t storedBytes = 0; // compressed payload size
     std::int64_t rawBytes = 0;    // size of the object's compact JSON
+    std::string recorder;         // the recorder that stored it ("" = unnamed or an older store)
 };
 
 // A row of an object's history listing: a version, or a gap honestly shown in its place.

@@ -2,6 +2,7 @@
 
 #include "core/base/boundary.h"
 #include "core/base/privatefiles.h"
+#include "core/history/historydb.h"
 
 #include <QDateTime>
 #include <QLoggingCategory>
@@ -36,7 +37,7 @@ std::string quickResourceVersion(std::string_view json)
 void adoptLegacyStore(const std::string &path, const std::vector<std::string> &candidates)
 {
     std::error_code ec;
-    if (candidates.empty() || std::filesystem::exists(path, ec))
+    if (candidates.empty() || historydb::isPostgresLocation(path) || std::filesystem::exists(path, ec))
         return;
     for (const auto &old : candidates) {
         if (old == path || !std::filesystem::is_regular_file(old, ec))
@@ -250,10 +251,17 @@ HistoryRecorder::Counters HistoryRecorder::counters() const
 }
 
 // Takes whole queue items up to the per-transaction event cap (at least one item).
-bool HistoryRecorder::takeWork(std::vector<HistoryWriteItem> &items, std::uint64_t &lastSerial)
+bool HistoryRecorder::takeWork(std::vector<HistoryWriteItem> &items, std::uint64_t &lastSerial, int retryAfterMs)
 {
     std::unique_lock lock(m_mutex);
-    m_workCv.wait(lock, [&] { return !m_queue.empty() || m_stop; });
+    if (retryAfterMs > 0) {
+        // Retained items wait for the store: wake for new work, stopping, or the next attempt.
+        if (!m_workCv.wait_for(lock, std::chrono::milliseconds(retryAfterMs),
+                               [&] { return !m_queue.empty() || m_stop; }))
+            return true;
+    } else {
+        m_workCv.wait(lock, [&] { return !m_queue.empty() || m_stop; });
+    }
     if (m_queue.empty())
         return false; // stopping, and everything is written
     std::size_t events = 0;
@@ -273,10 +281,7 @@ void HistoryRecorder::finishWork(std::uint64_t lastSerial, std::int64_t bytes, c
         std::lock_guard lock(m_mutex);
         m_queuedBytes -= bytes;
         m_doneSerial = lastSerial;
-        if (result) {
-            ++m_counters.transactions;
-            m_counters.committedVersions += std::int64_t(result->versions.size());
-        } else if (!m_error) {
+        if (!result && !m_error) {
             m_error = result.error();
         }
     }
@@ -321,15 +326,26 @@ void HistoryRecorder::noteCommittedItems(const std::vector<HistoryWriteItem> &it
     }
 }
 
+// What a shared store could not take while it was away: written first once it is back.
+struct HistoryRecorder::Retained {
+    std::vector<HistoryWriteItem> items;
+    std::int64_t bytes = 0;
+    std::int64_t events = 0;
+    int backoffMs = 0; // until the next attempt to reach the store; 0 = none pending
+    std::int64_t nextAttemptMs = 0;
+};
+
 void HistoryRecorder::run()
 {
     std::unique_ptr<HistoryStore> store;
     std::optional<Error> openError;
     std::int64_t lastRetention = 0;
+    Retained retained;
+    bool readOnlyStore = false;
     for (;;) {
         std::vector<HistoryWriteItem> items;
         std::uint64_t lastSerial = 0;
-        if (!takeWork(items, lastSerial))
+        if (!takeWork(items, lastSerial, retained.items.empty() ? 0 : retained.backoffMs))
             break;
         std::int64_t bytes = 0;
         std::size_t events = 0;
@@ -338,35 +354,56 @@ void HistoryRecorder::run()
             for (const auto &e : it.events)
                 bytes += std::int64_t(e.objectJson.size());
         }
-        // Opened on first work and again after a failure (a full disk may have room now); a store
-        // of another cluster stays refused.
-        if (!store) {
-            adoptLegacyStore(m_options.path, m_options.adoptFrom);
-            auto opened = HistoryStore::open(m_options.path, HistoryStore::OpenMode::ReadWrite, m_options.open);
-            if (opened) {
-                store = std::move(*opened);
-            } else if (!openError || openError->describe() != opened.error().describe()) {
-                openError = opened.error();
-                qCWarning(lcHistory) << "cannot open history store:" << openError->describe().c_str();
-                Q_EMIT writeFailed(QString::fromStdString(openError->describe()));
-            }
+        const std::int64_t now = QDateTime::currentMSecsSinceEpoch();
+        if (!store && !retained.items.empty() && now < retained.nextAttemptMs) {
+            keep(retained, std::move(items), bytes, std::int64_t(events), "waiting for the history store");
+            if (lastSerial)
+                finishWork(lastSerial, bytes,
+                           Result<CommitReport>(openError
+                                                    ? *openError
+                                                    : Error::make(ErrorCategory::Io, "history store unavailable")));
+            continue;
         }
-        // Gaps for what earlier failures lost go first, in the same transaction.
-        std::vector<HistoryWriteItem> batch;
-        batch.reserve(m_failedGaps.size() + items.size());
-        for (const auto &[scope, gap] : m_failedGaps)
-            batch.push_back(gap);
-        batch.insert(batch.end(), items.begin(), items.end());
-        // A throw inside the store (out of memory encoding a huge object) fails this transaction
-        // like a disk error: its versions become a gap, the writer goes on.
-        Result<CommitReport> result = store ? guarded("a history transaction", [&] { return store->write(batch); })
-                                            : Result<CommitReport>(*openError);
+        // Opened on first work and again after a failure (a full disk may have room now, a
+        // database may be back); a store of another cluster stays refused.
+        if (!store && !readOnlyStore)
+            store = openStore(openError);
+        // A shared store this role may only read: the window browses it and records nothing.
+        readOnlyStore = readOnlyStore
+                     || (!store && openError && openError->category == ErrorCategory::Forbidden
+                         && historydb::isPostgresLocation(m_options.path));
+        if (readOnlyStore) {
+            if (lastSerial)
+                finishWork(lastSerial, bytes, CommitReport{});
+            continue;
+        }
+        const Result<CommitReport> result = writeBatch(store.get(), openError, retained, items);
         if (result) {
+            {
+                std::lock_guard lock(m_mutex);
+                ++m_counters.transactions;
+                m_counters.committedVersions += std::int64_t(result->versions.size());
+            }
             m_failedGaps.clear();
+            noteCommittedItems(retained.items);
             noteCommittedItems(items);
+            retained = Retained{};
             if (m_options.onCommitted)
                 m_options.onCommitted(*result);
             Q_EMIT committed(*result);
+        } else if (historydb::isPostgresLocation(m_options.path)) {
+            // The shared database went away (or refused this batch): reconnect with backoff and
+            // keep what was watched meanwhile, up to the bound.
+            if (store || retained.items.empty()) {
+                qCWarning(lcHistory) << "history store unavailable:" << result.error().describe().c_str();
+                Q_EMIT writeFailed(QString::fromStdString("history unavailable: " + result.error().describe()));
+            }
+            store.reset();
+            if (!openError)
+                openError = result.error();
+            retained.backoffMs = std::min(retained.backoffMs ? retained.backoffMs * 2 : 500, 30'000);
+            retained.nextAttemptMs = now + retained.backoffMs;
+            keep(retained, std::move(items), bytes, std::int64_t(events), result.error().message);
         } else {
             {
                 std::lock_guard lock(m_mutex);
@@ -378,21 +415,71 @@ void HistoryRecorder::run()
                 Q_EMIT writeFailed(QString::fromStdString(result.error().describe()));
             }
         }
-        finishWork(lastSerial, bytes, result);
-        const std::int64_t now = QDateTime::currentMSecsSinceEpoch();
+        if (lastSerial)
+            finishWork(lastSerial, bytes, result);
         if (store && now - lastRetention >= m_options.retentionIntervalMs) {
             lastRetention = now;
             if (auto st = store->applyRetention(m_options.retention, now); !st)
                 qCWarning(lcHistory) << "history retention failed:" << st.error().describe().c_str();
         }
     }
-    // Stopping with writes still failing: one last try to mark what was lost.
-    if (store && !m_failedGaps.empty()) {
-        std::vector<HistoryWriteItem> batch;
-        for (const auto &[scope, gap] : m_failedGaps)
-            batch.push_back(gap);
-        (void)store->write(batch);
+    // Stopping with writes still failing: one last try to store what waits and mark what was lost.
+    if (!store && !retained.items.empty())
+        store = openStore(openError);
+    if (store && (!m_failedGaps.empty() || !retained.items.empty()))
+        (void)writeBatch(store.get(), openError, retained, {});
+}
+
+std::unique_ptr<HistoryStore> HistoryRecorder::openStore(std::optional<Error> &openError)
+{
+    adoptLegacyStore(m_options.path, m_options.adoptFrom);
+    auto opened = HistoryStore::open(m_options.path, HistoryStore::OpenMode::ReadWrite, m_options.open);
+    if (opened) {
+        openError.reset();
+        return std::move(*opened);
     }
+    if (!openError || openError->describe() != opened.error().describe()) {
+        openError = opened.error();
+        qCWarning(lcHistory) << "cannot open history store:" << openError->describe().c_str();
+        Q_EMIT writeFailed(QString::fromStdString(openError->describe()));
+    }
+    return nullptr;
+}
+
+// Gaps for what earlier failures lost go first, then what waited for the store, in the same
+// transaction. A throw inside the store (out of memory encoding a huge object) fails this
+// transaction like a disk error: its versions become a gap, the writer goes on.
+Result<CommitReport> HistoryRecorder::writeBatch(HistoryStore *store, const std::optional<Error> &openError,
+                                                 const Retained &retained, const std::vector<HistoryWriteItem> &items)
+{
+    if (!store)
+        return openError ? *openError : Error::make(ErrorCategory::Io, "the history store is not open");
+    std::vector<HistoryWriteItem> batch;
+    batch.reserve(m_failedGaps.size() + retained.items.size() + items.size());
+    for (const auto &[scope, gap] : m_failedGaps)
+        batch.push_back(gap);
+    batch.insert(batch.end(), retained.items.begin(), retained.items.end());
+    batch.insert(batch.end(), items.begin(), items.end());
+    return guarded("a history transaction", [&] { return store->write(batch); });
+}
+
+// Above the bound, everything retained becomes the gap it would have been without the queue.
+void HistoryRecorder::keep(Retained &retained, std::vector<HistoryWriteItem> items, std::int64_t bytes,
+                           std::int64_t events, const std::string &why)
+{
+    retained.items.insert(retained.items.end(), std::make_move_iterator(items.begin()),
+                          std::make_move_iterator(items.end()));
+    retained.bytes += bytes;
+    retained.events += events;
+    if (retained.bytes <= m_options.maxRetainedBytes)
+        return;
+    {
+        std::lock_guard lock(m_mutex);
+        m_counters.droppedEvents += retained.events;
+    }
+    noteFailedItems(retained.items, why);
+    retained.items.clear();
+    retained.bytes = retained.events = 0;
 }
 
 } // namespace fieldscope::core

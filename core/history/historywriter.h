@@ -33,7 +33,8 @@ class HistoryRecorder : public QObject
     Q_OBJECT
 public:
     struct Options {
-        std::string path;        // the SQLite file; created when missing
+        // The SQLite file (created when missing) or a postgresql:// URL (historystore.h).
+        std::string path;
         HistoryOpenOptions open; // cluster identity, Secret values (default: hashed)
         // Earlier file names of this store (one per context name, unstamped): when `path` does not
         // exist yet, the first of these that exists and belongs to no other cluster is renamed to
@@ -45,6 +46,10 @@ public:
         // honest hole beats unbounded memory when the disk cannot keep up.
         std::int64_t maxQueuedBytes = 256ll << 20;
         std::size_t maxEventsPerTransaction = 20'000;
+        // A shared (PostgreSQL) store that went away: events watched meanwhile wait in memory up
+        // to this many bytes and are written when it is back (reconnecting with backoff, 0.5 s
+        // doubling to 30 s); past the bound they become a gap.
+        std::int64_t maxRetainedBytes = 64ll << 20;
         // Called on the writer thread right after each COMMIT returned (before `committed`).
         std::function<void(const CommitReport &)> onCommitted;
     };
@@ -104,7 +109,14 @@ private:
     };
     void enqueue(HistoryWriteItem item, std::int64_t bytes);
     void run();
-    bool takeWork(std::vector<HistoryWriteItem> &items, std::uint64_t &lastSerial);
+    struct Retained;
+    // retryAfterMs > 0: returns after that long even without work (items then empty).
+    bool takeWork(std::vector<HistoryWriteItem> &items, std::uint64_t &lastSerial, int retryAfterMs);
+    std::unique_ptr<HistoryStore> openStore(std::optional<Error> &openError);
+    Result<CommitReport> writeBatch(HistoryStore *store, const std::optional<Error> &openError,
+                                    const Retained &retained, const std::vector<HistoryWriteItem> &items);
+    void keep(Retained &retained, std::vector<HistoryWriteItem> items, std::int64_t bytes, std::int64_t events,
+              const std::string &why);
     void finishWork(std::uint64_t lastSerial, std::int64_t bytes, const Result<CommitReport> &result);
     void noteFailedItems(const std::vector<HistoryWriteItem> &items, const std::string &why);
     void noteCommittedItems(const std::vector<HistoryWriteItem> &items);

@@ -10,6 +10,11 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <map>
+#ifdef FIELDSCOPE_TEST_POSTGRES
+#include "testpostgres.h"
+#endif
+
 using namespace fieldscope::core;
 
 namespace {
@@ -48,7 +53,22 @@ class TestHistoryStore : public QObject
 {
     Q_OBJECT
     QTemporaryDir m_dir;
-    QString db(const char *name) const { return m_dir.filePath(QLatin1String(name)); }
+    mutable std::map<QString, QString> m_stores;
+    // A store location: a file, or (the _postgres build) a fresh database on the test PostgreSQL.
+    // Other names are plain files (exports).
+    QString db(const char *name) const
+    {
+        const QString file = QLatin1String(name);
+#ifdef FIELDSCOPE_TEST_POSTGRES
+        if (file.endsWith(QLatin1String(".db"))) {
+            QString &url = m_stores[file];
+            if (url.isEmpty())
+                url = QString::fromStdString(testpostgres::freshDatabase(file));
+            return url;
+        }
+#endif
+        return m_dir.filePath(file);
+    }
 
     std::unique_ptr<HistoryStore> openStore(const QString &path)
     {

@@ -1,0 +1,593 @@
+// The PostgreSQL history database: a team's shared store. One database holds one store per
+// cluster, each in its own schema (fieldscope_c1, fieldscope_c2, ...) listed in fieldscope.stores,
+// so the store's SQL is the SQLite store's, unqualified, with search_path set to the schema.
+#include "core/history/historydb.h"
+
+#include <libpq-fe.h>
+#include <poll.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <optional>
+#include <unordered_map>
+
+namespace fieldscope::core::historydb {
+
+namespace {
+
+constexpr unsigned kByteaOid = 17;
+constexpr unsigned kBoolOid = 16;
+// Serialises creating stores and migrating their schemas across every recorder of the database.
+constexpr const char *kSetupLock = "SELECT pg_advisory_xact_lock(7046329811)";
+
+std::string trimmed(std::string s)
+{
+    while (!s.empty() && (s.back() == '\n' || s.back() == ' '))
+        s.pop_back();
+    return s;
+}
+
+std::string quoteIdent(const std::string &name)
+{
+    std::string out = "\"";
+    for (char c : name) {
+        if (c == '"')
+            out += '"';
+        out += c;
+    }
+    return out + '"';
+}
+
+int hexValue(char c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F')
+        return c - 'A' + 10;
+    return -1;
+}
+
+// The text form of bytea (hex output, the default since PostgreSQL 9.0): "\x" and two digits per byte.
+void decodeBytea(std::string_view text, std::string &out)
+{
+    out.clear();
+    if (text.size() < 2 || text[0] != '\\' || text[1] != 'x')
+        return;
+    out.reserve((text.size() - 2) / 2);
+    for (std::size_t i = 2; i + 1 < text.size(); i += 2) {
+        const int hi = hexValue(text[i]), lo = hexValue(text[i + 1]);
+        if (hi < 0 || lo < 0)
+            return;
+        out += char(hi << 4 | lo);
+    }
+}
+
+// `?N` and `?` (numbered in order) become `$N`, outside quoted text.
+std::string toDollarParameters(const std::string &sql, int &count)
+{
+    std::string out;
+    out.reserve(sql.size() + 8);
+    int next = 0;
+    count = 0;
+    bool quoted = false;
+    for (std::size_t i = 0; i < sql.size(); ++i) {
+        const char c = sql[i];
+        if (c == '\'')
+            quoted = !quoted;
+        if (c != '?' || quoted) {
+            out += c;
+            continue;
+        }
+        std::size_t j = i + 1;
+        while (j < sql.size() && sql[j] >= '0' && sql[j] <= '9')
+            ++j;
+        // As SQLite numbers them: a bare `?` takes one more than the largest number so far.
+        const int n = j > i + 1 ? std::atoi(sql.substr(i + 1, j - i - 1).c_str()) : next + 1;
+        next = std::max(next, n);
+        count = std::max(count, n);
+        out += '$' + std::to_string(n);
+        i = j - 1;
+    }
+    return out;
+}
+
+class PgConnection;
+
+class PgStatement : public Statement
+{
+public:
+    PgStatement(PgConnection &c, std::string name, int params)
+        : m_c(c)
+        , m_name(std::move(name))
+        , m_values(std::size_t(params))
+        , m_set(std::size_t(params), false)
+        , m_binary(std::size_t(params), 0)
+    {
+    }
+    ~PgStatement() override { clear(); }
+    void bindInt(int i, std::int64_t v) override { set(i, std::to_string(v), false); }
+    void bindText(int i, std::string_view v) override { set(i, std::string(v), false); }
+    void bindBlob(int i, std::string_view v) override { set(i, std::string(v), true); }
+    int step() override;
+    void reset() override
+    {
+        clear();
+        std::fill(m_set.begin(), m_set.end(), false);
+    }
+    std::int64_t i64(int col) const override
+    {
+        if (!m_res || PQgetisnull(m_res, m_row, col))
+            return 0;
+        const char *v = PQgetvalue(m_res, m_row, col);
+        if (PQftype(m_res, col) == kBoolOid)
+            return v[0] == 't' ? 1 : 0;
+        return std::strtoll(v, nullptr, 10);
+    }
+    std::string text(int col) const override
+    {
+        if (!m_res || PQgetisnull(m_res, m_row, col))
+            return {};
+        return std::string(PQgetvalue(m_res, m_row, col), std::size_t(PQgetlength(m_res, m_row, col)));
+    }
+    std::string_view blob(int col) const override
+    {
+        if (!m_res || PQgetisnull(m_res, m_row, col))
+            return {};
+        const std::string_view raw(PQgetvalue(m_res, m_row, col), std::size_t(PQgetlength(m_res, m_row, col)));
+        if (PQftype(m_res, col) != kByteaOid)
+            return raw;
+        if (m_decoded.size() <= std::size_t(col))
+            m_decoded.resize(std::size_t(col) + 1);
+        decodeBytea(raw, m_decoded[std::size_t(col)]);
+        return m_decoded[std::size_t(col)];
+    }
+
+private:
+    void set(int i, std::string v, bool binary)
+    {
+        if (i < 1 || std::size_t(i) > m_values.size())
+            return;
+        m_values[std::size_t(i - 1)] = std::move(v);
+        m_set[std::size_t(i - 1)] = true;
+        m_binary[std::size_t(i - 1)] = binary ? 1 : 0;
+    }
+    void clear()
+    {
+        if (m_res)
+            PQclear(m_res);
+        m_res = nullptr;
+        m_rows = 0;
+        m_row = -1;
+        m_executed = false;
+    }
+
+    PgConnection &m_c;
+    std::string m_name;
+    std::vector<std::string> m_values;
+    std::vector<bool> m_set;
+    std::vector<int> m_binary;
+    PGresult *m_res = nullptr;
+    int m_rows = 0;
+    int m_row = -1;
+    bool m_executed = false;
+    mutable std::vector<std::string> m_decoded;
+};
+
+class PgConnection : public PostgresConnection
+{
+public:
+    explicit PgConnection(PGconn *pg) : m_pg(pg) {}
+    ~PgConnection() override
+    {
+        m_stmts.clear();
+        PQfinish(m_pg);
+    }
+    Dialect dialect() const override { return Dialect::Postgres; }
+
+    Statement *prepare(const std::string &sql) override
+    {
+        auto it = m_stmts.find(sql);
+        if (it != m_stmts.end())
+            return it->second.get();
+        int params = 0;
+        const std::string pgSql = toDollarParameters(sql, params);
+        const std::string name = "fs" + std::to_string(++m_statementCount);
+        PGresult *r = PQprepare(m_pg, name.c_str(), pgSql.c_str(), 0, nullptr);
+        const bool ok = PQresultStatus(r) == PGRES_COMMAND_OK;
+        if (!ok)
+            m_message = trimmed(PQresultErrorMessage(r));
+        PQclear(r);
+        if (!ok)
+            return nullptr;
+        return m_stmts.emplace(sql, std::make_unique<PgStatement>(*this, name, params)).first->second.get();
+    }
+
+    Status exec(const std::string &sql) override
+    {
+        PGresult *r = PQexec(m_pg, sql.c_str());
+        const auto status = PQresultStatus(r);
+        const bool ok = status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK;
+        if (!ok)
+            m_message = trimmed(PQresultErrorMessage(r));
+        else
+            countChanges(r);
+        PQclear(r);
+        if (!ok)
+            return Error::make(ErrorCategory::Io, "history store: " + m_message, sql.substr(0, 40));
+        return success();
+    }
+
+    std::string lastMessage() const override
+    {
+        if (PQstatus(m_pg) == CONNECTION_BAD)
+            return "the connection to PostgreSQL was lost: " + trimmed(PQerrorMessage(m_pg));
+        return m_message;
+    }
+    std::int64_t changes() const override { return m_changes; }
+    std::int64_t totalChanges() const override { return m_totalChanges; }
+
+    // EXCLUSIVE lets readers (ACCESS SHARE) on while the other writers wait for this commit.
+    Status beginWrite() override
+    {
+        if (auto st = exec("BEGIN"); !st)
+            return st;
+        return exec("LOCK TABLE meta IN EXCLUSIVE MODE");
+    }
+
+    Status beginSchemaChange() override
+    {
+        if (auto st = exec("BEGIN"); !st)
+            return st;
+        return exec(kSetupLock);
+    }
+    Result<int> schemaVersion() override
+    {
+        auto has = hasTable("meta");
+        if (!has || !*has)
+            return has ? Result<int>(0) : Result<int>(has.error());
+        Query v(prepare("SELECT COALESCE((SELECT value FROM meta WHERE key = 'schema_version'), 0)"));
+        if (v.step() != kRow)
+            return Error::make(ErrorCategory::Io, "history store: schema version: " + lastMessage());
+        return int(v.i64(0));
+    }
+    Status setSchemaVersion(int version) override
+    {
+        Query v(prepare("INSERT INTO meta(key, value) VALUES('schema_version', ?1) "
+                        "ON CONFLICT(key) DO UPDATE SET value = ?1"));
+        v.bind(1, std::int64_t(version));
+        if (v.step() != kDone)
+            return Error::make(ErrorCategory::Io, "history store: schema version: " + lastMessage());
+        return success();
+    }
+
+    Result<std::int64_t> dataVersion() override
+    {
+        Query q(prepare("SELECT COALESCE((SELECT value FROM meta WHERE key = 'commits'), 0)"));
+        if (q.step() != kRow)
+            return Error::make(ErrorCategory::Io, "history store: commit count: " + lastMessage());
+        return q.i64(0);
+    }
+
+    // The notification is delivered when the transaction commits, and not at all if it rolls back.
+    Status beforeCommit(std::int64_t versions) override
+    {
+        Query c(prepare("INSERT INTO meta(key, value) VALUES('commits', 1) "
+                        "ON CONFLICT(key) DO UPDATE SET value = meta.value + 1"));
+        if (c.step() != kDone)
+            return Error::make(ErrorCategory::Io, "history store: commit count: " + lastMessage());
+        c.reset();
+        Query n(prepare("SELECT pg_notify(?1, ?2)"));
+        n.bind(1, channelOf(m_schema)).bind(2, std::to_string(versions) + " " + m_recorder);
+        if (n.step() != kRow)
+            return Error::make(ErrorCategory::Io, "history store: notify: " + lastMessage());
+        return success();
+    }
+
+    Result<bool> hasTable(const std::string &table) override
+    {
+        Query q(prepare("SELECT count(*) FROM information_schema.tables WHERE table_schema = current_schema()"
+                        " AND table_name = ?1"));
+        q.bind(1, table);
+        if (q.step() != kRow)
+            return Error::make(ErrorCategory::Io, "history store: tables: " + lastMessage());
+        return q.i64(0) == 1;
+    }
+    Result<bool> hasColumn(const std::string &table, const std::string &column) override
+    {
+        Query q(prepare("SELECT count(*) FROM information_schema.columns WHERE table_schema = current_schema()"
+                        " AND table_name = ?1 AND column_name = ?2"));
+        q.bind(1, table).bind(2, column);
+        if (q.step() != kRow)
+            return Error::make(ErrorCategory::Io, "history store: columns: " + lastMessage());
+        return q.i64(0) == 1;
+    }
+    // PostgreSQL checks its pages itself; what is left to check is that the store is reachable.
+    Result<std::string> integrityCheck() override
+    {
+        Query q(prepare("SELECT 'ok'"));
+        if (q.step() != kRow)
+            return lastMessage();
+        return q.text(0);
+    }
+
+    Result<std::vector<PostgresStoreInfo>> stores() override
+    {
+        std::vector<PostgresStoreInfo> out;
+        Query exists(prepare("SELECT to_regclass('fieldscope.stores') IS NOT NULL"));
+        if (exists.step() != kRow)
+            return Error::make(ErrorCategory::Io, "history store: list stores: " + lastMessage());
+        if (exists.i64(0) == 0)
+            return out;
+        exists.reset();
+        Query q(prepare("SELECT schema_name, cluster_identity, cluster_label FROM fieldscope.stores ORDER BY id"));
+        int rc;
+        while ((rc = q.step()) == kRow)
+            out.push_back({q.text(0), q.text(1), q.text(2)});
+        if (rc != kDone)
+            return Error::make(ErrorCategory::Io, "history store: list stores: " + lastMessage());
+        return out;
+    }
+
+    Result<PostgresStoreInfo> storeFor(const std::string &identity, const std::string &label, bool create) override
+    {
+        auto found = find(identity);
+        if (!found || found->has_value() || !create)
+            return found ? found->value_or(PostgresStoreInfo{}) : Result<PostgresStoreInfo>(found.error());
+        if (auto st = exec("BEGIN"); !st)
+            return st.error();
+        auto made = makeStore(identity, label);
+        if (!made) {
+            (void)exec("ROLLBACK");
+            return made;
+        }
+        if (auto st = exec("COMMIT"); !st)
+            return st.error();
+        return made;
+    }
+
+    Status use(const PostgresStoreInfo &store) override
+    {
+        m_schema = store.schema;
+        return exec("SET search_path TO " + quoteIdent(store.schema));
+    }
+
+    std::string serverVersion() const override
+    {
+        const int v = PQserverVersion(m_pg);
+        return std::to_string(v / 10000) + "." + std::to_string(v % 10000);
+    }
+    std::string userName() const override { return PQuser(m_pg) ? PQuser(m_pg) : ""; }
+
+    Result<std::string> waitForNotification(int timeoutMs) override
+    {
+        if (!m_listening) {
+            if (auto st = exec("LISTEN " + quoteIdent(channelOf(m_schema))); !st)
+                return st.error();
+            m_listening = true;
+        }
+        for (int round = 0; round < 2; ++round) {
+            if (PQconsumeInput(m_pg) == 0)
+                return Error::make(ErrorCategory::Network, lastMessage());
+            if (PGnotify *n = PQnotifies(m_pg)) {
+                std::string payload = n->extra ? n->extra : "";
+                PQfreemem(n);
+                return payload.empty() ? std::string(" ") : payload;
+            }
+            if (round == 1)
+                break;
+            pollfd p{PQsocket(m_pg), POLLIN, 0};
+            if (p.fd < 0)
+                return Error::make(ErrorCategory::Network, lastMessage());
+            if (poll(&p, 1, timeoutMs) <= 0)
+                return std::string();
+        }
+        return std::string();
+    }
+
+    PGconn *pg() const { return m_pg; }
+    void setMessage(std::string m) { m_message = std::move(m); }
+    void countChanges(PGresult *r)
+    {
+        const char *n = PQcmdTuples(r);
+        m_changes = n && *n ? std::strtoll(n, nullptr, 10) : 0;
+        m_totalChanges += m_changes;
+    }
+
+private:
+    Result<std::optional<PostgresStoreInfo>> find(const std::string &identity)
+    {
+        auto all = stores();
+        if (!all)
+            return all.error();
+        for (auto &s : *all)
+            if (s.clusterIdentity == identity)
+                return std::optional<PostgresStoreInfo>(std::move(s));
+        return std::optional<PostgresStoreInfo>();
+    }
+
+    Result<PostgresStoreInfo> makeStore(const std::string &identity, const std::string &label)
+    {
+        if (auto st = exec(kSetupLock); !st)
+            return st.error();
+        if (auto st = exec("CREATE SCHEMA IF NOT EXISTS fieldscope;"
+                           "CREATE TABLE IF NOT EXISTS fieldscope.stores(id BIGINT PRIMARY KEY,"
+                           " schema_name TEXT NOT NULL UNIQUE, cluster_identity TEXT NOT NULL UNIQUE,"
+                           " cluster_label TEXT NOT NULL, created TIMESTAMPTZ NOT NULL DEFAULT now())");
+            !st)
+            return st.error();
+        grantReaders("fieldscope", "GRANT SELECT ON fieldscope.stores TO fieldscope_read");
+        auto again = find(identity); // another recorder made it while we waited for the lock
+        if (!again)
+            return again.error();
+        if (again->has_value())
+            return **again;
+        Query next(prepare("SELECT COALESCE(MAX(id), 0) + 1 FROM fieldscope.stores"));
+        if (next.step() != kRow)
+            return Error::make(ErrorCategory::Io, "history store: new store: " + lastMessage());
+        const std::int64_t id = next.i64(0);
+        next.reset();
+        PostgresStoreInfo info{"fieldscope_c" + std::to_string(id), identity, label};
+        Query add(prepare("INSERT INTO fieldscope.stores(id, schema_name, cluster_identity, cluster_label)"
+                          " VALUES(?1, ?2, ?3, ?4)"));
+        add.bind(1, id).bind(2, info.schema).bind(3, identity).bind(4, label);
+        if (add.step() != kDone)
+            return Error::make(ErrorCategory::Io, "history store: new store: " + lastMessage());
+        if (auto st = exec("CREATE SCHEMA " + quoteIdent(info.schema)); !st)
+            return st.error();
+        return info;
+    }
+
+public:
+    Status grantReaders() override
+    {
+        if (m_schema.empty())
+            return success();
+        const std::string s = quoteIdent(m_schema);
+        grantReaders(m_schema, "GRANT SELECT ON ALL TABLES IN SCHEMA " + s + " TO fieldscope_read");
+        return success();
+    }
+
+    // Readers are whoever holds the role fieldscope_read (docs/team-history.md): they may read
+    // every store, and nothing else. A database without that role has no separate readers; a
+    // recorder that does not own the store may not grant, and the owner's grant stands.
+    void grantReaders(const std::string &schema, const std::string &more)
+    {
+        (void)exec("DO $$ BEGIN IF EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'fieldscope_read') THEN "
+                   "EXECUTE 'GRANT USAGE ON SCHEMA "
+                   + quoteIdent(schema) + " TO fieldscope_read'; " + (more.empty() ? "" : "EXECUTE '" + more + "'; ")
+                   + "END IF; EXCEPTION WHEN insufficient_privilege THEN NULL; END $$");
+    }
+
+private:
+    PGconn *m_pg;
+    std::string m_message;
+    std::string m_schema;
+    std::unordered_map<std::string, std::unique_ptr<PgStatement>> m_stmts;
+    int m_statementCount = 0;
+    std::int64_t m_changes = 0, m_totalChanges = 0;
+    bool m_listening = false;
+};
+
+int PgStatement::step()
+{
+    if (!m_executed) {
+        std::vector<const char *> values(m_values.size());
+        std::vector<int> lengths(m_values.size());
+        for (std::size_t i = 0; i < m_values.size(); ++i) {
+            values[i] = m_set[i] ? m_values[i].c_str() : nullptr;
+            lengths[i] = int(m_values[i].size());
+        }
+        m_res = PQexecPrepared(m_c.pg(), m_name.c_str(), int(values.size()), values.data(), lengths.data(),
+                               m_binary.data(), 0);
+        m_executed = true;
+        const auto status = PQresultStatus(m_res);
+        if (status != PGRES_TUPLES_OK && status != PGRES_COMMAND_OK) {
+            m_c.setMessage(trimmed(PQresultErrorMessage(m_res)));
+            return kError;
+        }
+        m_c.countChanges(m_res);
+        m_rows = PQntuples(m_res);
+        m_row = -1;
+    }
+    if (!m_res || PQresultStatus(m_res) == PGRES_FATAL_ERROR)
+        return kError;
+    ++m_row;
+    return m_row < m_rows ? kRow : kDone;
+}
+
+} // namespace
+
+bool isPostgresLocation(std::string_view location)
+{
+    return location.rfind("postgresql://", 0) == 0 || location.rfind("postgres://", 0) == 0;
+}
+
+PostgresLocation parsePostgresLocation(std::string_view location)
+{
+    PostgresLocation out;
+    const auto hash = location.find('#');
+    out.uri = std::string(location.substr(0, hash));
+    if (hash != std::string_view::npos)
+        out.selector = std::string(location.substr(hash + 1));
+    return out;
+}
+
+namespace {
+
+// The userinfo of a URI: between "://" and the first '@' before the host's '/'.
+std::pair<std::size_t, std::size_t> userInfo(std::string_view uri)
+{
+    const auto scheme = uri.find("://");
+    if (scheme == std::string_view::npos)
+        return {std::string_view::npos, 0};
+    const std::size_t start = scheme + 3;
+    const auto end = uri.find_first_of("/?#", start);
+    const auto at = uri.substr(0, end).rfind('@');
+    if (at == std::string_view::npos || at < start)
+        return {std::string_view::npos, 0};
+    return {start, at - start};
+}
+
+} // namespace
+
+std::string redactPostgresUri(std::string_view uri)
+{
+    std::string out(uri);
+    const auto [start, length] = userInfo(uri);
+    if (start != std::string_view::npos) {
+        const auto colon = out.substr(start, length).find(':');
+        if (colon != std::string::npos)
+            out.replace(start + colon + 1, length - colon - 1, "***");
+    }
+    // password=... in the query string
+    for (std::size_t p = out.find("password="); p != std::string::npos; p = out.find("password=", p + 1)) {
+        const std::size_t v = p + 9;
+        const std::size_t e = out.find('&', v);
+        out.replace(v, (e == std::string::npos ? out.size() : e) - v, "***");
+    }
+    return out;
+}
+
+Status checkNoPasswordInUri(std::string_view uri)
+{
+    if (redactPostgresUri(uri) == std::string(uri))
+        return success();
+    return Error::make(ErrorCategory::Config,
+                       "the database URL " + redactPostgresUri(uri)
+                           + " carries a password; Fieldscope does not keep passwords: put it in ~/.pgpass, "
+                             "the PGPASSWORD or PGPASSFILE environment, or a service file (pg_service.conf)");
+}
+
+Result<std::unique_ptr<PostgresConnection>> connectPostgres(const std::string &uri)
+{
+    // Later keywords override earlier ones, and the URI comes last: its own settings win.
+    const char *keys[] = {"connect_timeout",
+                          "application_name",
+                          "keepalives_idle",
+                          "keepalives_interval",
+                          "keepalives_count",
+                          "dbname",
+                          nullptr};
+    const char *values[] = {"10", "fieldscope", "30", "10", "3", uri.c_str(), nullptr};
+    PGconn *pg = PQconnectdbParams(keys, values, 1);
+    if (!pg)
+        return Error::make(ErrorCategory::Io, "cannot connect to " + redactPostgresUri(uri) + ": out of memory");
+    if (PQstatus(pg) != CONNECTION_OK) {
+        std::string why = trimmed(PQerrorMessage(pg));
+        PQfinish(pg);
+        const bool auth = why.find("password") != std::string::npos || why.find("authentication") != std::string::npos;
+        return Error::make(auth ? ErrorCategory::Auth : ErrorCategory::Network,
+                           "cannot connect to the history database " + redactPostgresUri(uri) + ": " + why);
+    }
+    // IF NOT EXISTS and friends send NOTICEs; libpq would print them on stderr.
+    PQsetNoticeProcessor(
+        pg, [](void *, const char *) {}, nullptr);
+    auto c = std::make_unique<PgConnection>(pg);
+    if (auto st = c->exec("SET client_min_messages TO warning"); !st)
+        return st.error();
+    return std::unique_ptr<PostgresConnection>(std::move(c));
+}
+
+} // namespace fieldscope::core::historydb
