@@ -39,6 +39,7 @@ HistoryRow versionRow(const core::AttributedEntry &e)
     r.resourceVersion = v.resourceVersion;
     r.eventType = v.eventType;
     r.observedAtMs = v.observedAtMs;
+    r.recorder = QString::fromStdString(v.recorder);
     r.changedBy = writerLabels(e.attribution);
     r.note = qs(e.attribution.reason);
     r.ambiguous = e.attribution.ambiguous;
@@ -345,6 +346,9 @@ QVariant ObjectHistoryModel::data(const QModelIndex &index, int role) const
                      : QVariant(plainToolTip(r->refused ? r->note + QStringLiteral("\n\n") + r->whoDetail
                                                         : r->whoDetail));
         QString tip = index.column() == ObservedColumn ? timeOf(r->observedAtMs) : r->note;
+        // The name comes from the database (anyone who may write it): shown as plain text.
+        if (index.column() == ObservedColumn && !r->recorder.isEmpty())
+            return plainToolTip(tip + tr("\nrecorded by %1").arg(r->recorder));
         if (!r->changedPaths.isEmpty())
             tip += (tip.isEmpty() ? QString() : QStringLiteral("\n")) + r->changedPaths.join(QLatin1Char('\n'));
         return tip.isEmpty() ? QVariant() : tip;

@@ -31,6 +31,7 @@ struct HistoryRow {
     core::HistoryEventType eventType = core::HistoryEventType::Modified;
     std::int64_t observedAtMs = 0;
     QString changedBy; // writer labels: "kubectl-client-side-apply(Update)"; gaps: the reason
+    QString recorder;  // which recorder stored the version ("" = unnamed; shared stores name each)
     QString note;      // why the attribution is ambiguous, or what the row means
     bool ambiguous = false;
     int changedFields = 0;

@@ -5,8 +5,10 @@
 #include "core/base/json.h"
 #include "core/history/historystore.h"
 #include "models/objecthistorymodel.h"
+#include "testpostgres.h"
 
 #include <QAbstractItemModelTester>
+#include <QProcess>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
@@ -85,6 +87,67 @@ private Q_SLOTS:
         QTRY_COMPARE_WITH_TIMEOUT(loaded.size(), 2, 10000);
         QCOMPARE(model.rowCount(), 1);
         QVERIFY(model.message().isEmpty());
+    }
+
+    // The window on a team's store: versions another recorder commits appear without this
+    // window recording anything (LISTEN/NOTIFY), and a database that goes away is said, then
+    // forgotten once it is back.
+    void aSharedStoreShowsAnotherRecordersCommitsAsTheyHappen()
+    {
+        if (testpostgres::folder().isEmpty())
+            QSKIP("needs the postgres fixture (ctest starts it)");
+        const std::string url = testpostgres::freshDatabase(QStringLiteral("window-notify"));
+        core::HistoryOpenOptions options;
+        options.clusterIdentity = "sha256:team";
+        options.recorderName = "night-shift";
+        auto recorder = core::HistoryStore::open(url, core::HistoryStore::OpenMode::ReadWrite, options).value();
+        const core::WatchScope scope = core::WatchScope::of({"", "v1", "configmaps"}, "lessons");
+        auto version = [](int rv) {
+            return Json{{"apiVersion", "v1"},
+                        {"kind", "ConfigMap"},
+                        {"metadata",
+                         {{"name", "settings"},
+                          {"namespace", "lessons"},
+                          {"uid", "u1"},
+                          {"resourceVersion", std::to_string(rv)}}},
+                        {"data", {{"mode", rv % 2 ? "blue" : "green"}}}}
+                .dump();
+        };
+        QVERIFY(recorder
+                    ->write({{scope, {{core::HistoryEventType::Added, version(10), 1'784'000'000'000}}, {}, {}, {}}})
+                    .ok());
+        models::ObjectHistoryModel model;
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        app::HistorySource source(&model);
+        QSignalSpy availability(&source, &app::HistorySource::availabilityChanged);
+        source.setDatabase(QString::fromStdString(url + "#sha256:team"));
+        source.show(m_query, QStringLiteral("u1"));
+        QTRY_COMPARE_WITH_TIMEOUT(model.rowCount(), 1, 10000);
+        // Nobody tells this source about the commit but the database itself.
+        for (int rv = 11; rv <= 13; ++rv)
+            QVERIFY(recorder
+                        ->write({{scope,
+                                  {{core::HistoryEventType::Modified, version(rv), 1'784'000'000'000 + rv}},
+                                  {},
+                                  {},
+                                  {}}})
+                        .ok());
+        QTRY_COMPARE_WITH_TIMEOUT(model.rowCount(), 4, 10000);
+
+        QProcess kill;
+        kill.start(qEnvironmentVariable("FIELDSCOPE_PG_SCRIPT"), {QStringLiteral("restart"), testpostgres::folder()});
+        QVERIFY(kill.waitForFinished(90000));
+        QCOMPARE(kill.exitCode(), 0);
+        // The listener saw its connection break and reconnected: the window is told, then cleared.
+        QTRY_VERIFY_WITH_TIMEOUT(!availability.isEmpty(), 10000);
+        QVERIFY2(availability.front().front().toString().contains(QLatin1String("connection")),
+                 qPrintable(availability.front().front().toString()));
+        QTRY_VERIFY_WITH_TIMEOUT(availability.back().front().toString().isEmpty(), 20000);
+        auto again = core::HistoryStore::open(url, core::HistoryStore::OpenMode::ReadWrite, options).value();
+        QVERIFY(again
+                    ->write({{scope, {{core::HistoryEventType::Modified, version(14), 1'784'000'000'014}}, {}, {}, {}}})
+                    .ok());
+        QTRY_COMPARE_WITH_TIMEOUT(model.rowCount(), 5, 10000);
     }
 };
 
