@@ -4,6 +4,7 @@
 #include "app/commands.h"
 #include "app/demoseeder.h"
 #include "app/historyfilecontroller.h"
+#include "app/historysource.h"
 #include "app/lessoncontroller.h"
 #include "app/lessonlauncher.h"
 #include "app/sandbox.h"
@@ -30,6 +31,14 @@
 
 namespace fieldscope::app {
 namespace {
+
+// A file's name; a shared store's URL without its query (no password can be in it: refused).
+QString openedTabName(const QString &openFile)
+{
+    if (isSharedHistoryLocation(openFile))
+        return openFile.section(u'?', 0, 0).section(u'#', 0, 0);
+    return QFileInfo(openFile).fileName();
+}
 
 QString subcommandHelp()
 {
@@ -228,7 +237,7 @@ public:
         QObject::connect(&workspace, &Workspace::opened, taker.get(),
                          [t = taker.get()](ClusterController *c) { t->follow(c); });
         if (!o.openFile.isEmpty()) {
-            offline = std::make_unique<HistoryFileController>(window.addCluster(QFileInfo(o.openFile).fileName()));
+            offline = std::make_unique<HistoryFileController>(window.addCluster(openedTabName(o.openFile)));
             taker->follow(offline.get());
         }
         if (o.useSandbox)
@@ -311,7 +320,7 @@ private:
     void openHistoryFile()
     {
         if (!offline)
-            offline = std::make_unique<HistoryFileController>(window.addCluster(QFileInfo(o.openFile).fileName()));
+            offline = std::make_unique<HistoryFileController>(window.addCluster(openedTabName(o.openFile)));
         offline->showResource(o.resource);
         offline->open(o.openFile);
     }

@@ -3,6 +3,7 @@
 
 #include <QFile>
 #include <QProcess>
+#include <QRegularExpression>
 #include <QStandardPaths>
 #include <QTest>
 
@@ -47,6 +48,43 @@ private Q_SLOTS:
                    {QStringLiteral("record"), QStringLiteral("--help")});
         QVERIFY(help.waitForFinished(30000));
         QVERIFY(help.readAllStandardOutput().contains("--store"));
+    }
+
+    // The team's system service: every flag it passes exists, the database and kubeconfig come
+    // from the instance's files, and the secrets only as systemd credentials.
+    void theTeamRecorderUnitRunsRecordIntoTheSharedStoreWithFlagsRecordKnows()
+    {
+        QFile unit(QStringLiteral(FIELDSCOPE_SOURCE_DIR "/packaging/fieldscope-recorder@.service"));
+        QVERIFY(unit.open(QIODevice::ReadOnly));
+        const QByteArray text = unit.readAll();
+        QVERIFY(text.contains("\nEnvironmentFile=/etc/fieldscope/recorder/%i.conf\n"));
+        QVERIFY(text.contains("\nLoadCredential=kubeconfig:/etc/fieldscope/recorder/%i.kubeconfig\n"));
+        QVERIFY(text.contains("\nEnvironment=PGPASSFILE=%d/pgpass\n"));
+        QVERIFY(text.contains("\nDynamicUser=yes\n"));
+        QVERIFY(text.contains("\nWantedBy=multi-user.target\n"));
+        const int start = text.indexOf("\nExecStart=/usr/bin/fieldscope record ");
+        QVERIFY(start >= 0);
+        const QByteArray exec = text.mid(start + 1, text.indexOf('\n', start + 1) - start - 1);
+        QProcess help;
+        help.start(QStringLiteral(FIELDSCOPE_BUILD_DIR "/app/fieldscope"),
+                   {QStringLiteral("record"), QStringLiteral("--help")});
+        QVERIFY(help.waitForFinished(30000));
+        const QByteArray known = help.readAllStandardOutput();
+        for (const QByteArray &word : exec.split(' '))
+            if (word.startsWith("--"))
+                QVERIFY2(known.contains(word), word.constData());
+        for (const char *flag : {"--db", "--kubeconfig", "--recorder-name"})
+            QVERIFY2(exec.contains(flag), flag);
+        // The configuration example sets exactly what the unit reads, and no password.
+        QFile example(QStringLiteral(FIELDSCOPE_SOURCE_DIR "/packaging/recorder.conf.example"));
+        QVERIFY(example.open(QIODevice::ReadOnly));
+        const QByteArray conf = example.readAll();
+        QVERIFY(conf.contains("\nFIELDSCOPE_DB=postgresql://"));
+        QVERIFY(conf.contains("\nFIELDSCOPE_RESOURCES="));
+        // A user, no password, in the URL (the password goes into INSTANCE.pgpass).
+        QVERIFY(QRegularExpression(QStringLiteral("\\nFIELDSCOPE_DB=postgresql://[a-z_]+@[a-z.]+/"))
+                    .match(QString::fromUtf8(conf))
+                    .hasMatch());
     }
 };
 
