@@ -64,6 +64,15 @@ void decodeBytea(std::string_view text, std::string &out)
     }
 }
 
+bool isStoreSchemaName(const std::string &name)
+{
+    constexpr std::string_view prefix = "fieldscope_c";
+    if (name.size() <= prefix.size() || name.size() > 30 || name.compare(0, prefix.size(), prefix) != 0)
+        return false;
+    return std::all_of(name.begin() + std::ptrdiff_t(prefix.size()), name.end(),
+                       [](char c) { return c >= '0' && c <= '9'; });
+}
+
 // `?N` and `?` (numbered in order) become `$N`, outside quoted text.
 std::string toDollarParameters(const std::string &sql, int &count)
 {
@@ -324,7 +333,9 @@ public:
         Query q(prepare("SELECT schema_name, cluster_identity, cluster_label FROM fieldscope.stores ORDER BY id"));
         int rc;
         while ((rc = q.step()) == kRow)
-            out.push_back({q.text(0), q.text(1), q.text(2)});
+            // Names Fieldscope made only: a name is quoted into LISTEN and GRANT statements.
+            if (isStoreSchemaName(q.text(0)))
+                out.push_back({q.text(0), q.text(1), q.text(2)});
         if (rc != kDone)
             return Error::make(ErrorCategory::Io, "history store: list stores: " + lastMessage());
         return out;

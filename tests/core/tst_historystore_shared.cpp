@@ -119,6 +119,14 @@ private Q_SLOTS:
         auto none = HistoryStore::open(url + "#sha256:ccc", HistoryStore::OpenMode::ReadOnly);
         QVERIFY(!none);
         QCOMPARE(none.error().category, ErrorCategory::NotFound);
+        // A row Fieldscope did not write (its schema name is quoted into statements) is not a store.
+        testpostgres::run("t_two_clusters", "INSERT INTO fieldscope.stores(id, schema_name, cluster_identity, "
+                                            "cluster_label) VALUES(99, 'x\"; DROP SCHEMA fieldscope_c1; --', "
+                                            "'sha256:evil', 'evil')");
+        auto evil = HistoryStore::open(url + "#sha256:evil", HistoryStore::OpenMode::ReadOnly);
+        QVERIFY(!evil);
+        QCOMPARE(evil.error().category, ErrorCategory::NotFound);
+        QCOMPARE(open(url + "#sha256:aaa", HistoryStore::OpenMode::ReadOnly)->allObjects().value().size(), std::size_t(1));
     }
 
     void aNewerSchemaIsRefusedNamingBothVersions()
