@@ -434,6 +434,19 @@ void ClusterController::setRecordSecretValues(bool on)
     }
 }
 
+void ClusterController::updateHistoryLocation()
+{
+    if (!m_connection || m_historyDatabase.isEmpty()
+        || historyLocationFor(m_contextName, m_clusterIdentity.toStdString()) == m_historyDatabase)
+        return;
+    m_auditLog.reset(); // it writes to the old store; startRecording() starts one for the new
+    startRecording();
+    if (m_discovery && m_discovery->hasSnapshot()) {
+        m_shownKind.clear(); // the watch starts again, so the new store begins with a list
+        showResource(m_wantedResource);
+    }
+}
+
 void ClusterController::showResource(const QString &resource)
 {
     m_wantedResource = resource;

@@ -86,6 +86,8 @@ public:
     // with hashed values and their editors keep no draft on disk. Changing it while connected
     // restarts recording (and the shown watch); the status bar says when it is on.
     void setRecordSecretValues(bool on);
+    // Settings -> History changed where histories are kept: record and read there from now on.
+    void updateHistoryLocation();
     bool recordsSecretValues() const { return m_recordSecretValues; }
     HistorySource *historySource() { return &m_historySource; }
     // File → New Object…: a window whose Create posts each object of its buffer (null before connected).

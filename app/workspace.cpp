@@ -270,6 +270,7 @@ void Workspace::applySettings()
         if (!c.controller->clusterIdentity().isEmpty())
             c.controller->setRecordSecretValues(
                 widgets::SettingsDialog::recordsSecretValues(c.controller->clusterIdentity()));
+        c.controller->updateHistoryLocation();
     }
 }
 

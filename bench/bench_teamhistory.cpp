@@ -74,7 +74,7 @@ std::unique_ptr<HistoryStore> openOrDie(const std::string &location, HistoryStor
 double versionsPerSecond(const std::vector<std::string> &locations, const Json &pod, int writers)
 {
     constexpr int kPodsPerWriter = 500, kRounds = 20;
-    std::vector<std::vector<std::vector<WatchEvent>>> batches(std::size_t(writers));
+    std::vector<std::vector<std::vector<WatchEvent>>> batches{std::size_t(writers)};
     for (int w = 0; w < writers; ++w)
         for (int r = 0; r < kRounds; ++r) {
             std::vector<WatchEvent> events;
@@ -199,8 +199,7 @@ int main(int argc, char **argv)
                 "(WAL, synchronous=NORMAL), one run on this machine\n\n");
 
     const Json pod = loadPod();
-    std::printf("%-44s %12s %12s %8s\n", "versions/s written (real Pods, 500/commit)", "SQLite", "PostgreSQL",
-                "ratio");
+    std::printf("%-44s %12s %12s %8s\n", "versions/s written (real Pods, 500/commit)", "SQLite", "PostgreSQL", "ratio");
     for (int writers : {1, 4}) {
         const char *db = writers == 1 ? "bench_one" : "bench_four";
         createDatabase(admin, db);

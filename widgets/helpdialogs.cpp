@@ -19,6 +19,8 @@
 #include <QTableWidget>
 #include <QVBoxLayout>
 
+#include <algorithm>
+
 namespace fieldscope::widgets {
 
 // Keys handled inside views rather than by the window's menu actions.
@@ -125,8 +127,14 @@ void SettingsDialog::setSharedHistoryUrl(const QString &url)
 
 void SettingsDialog::setSharedStoreTestResult(const QString &text)
 {
-    if (m_sharedStatus)
-        m_sharedStatus->setText(visibleText(text, true));
+    if (!m_sharedStatus)
+        return;
+    m_sharedStatus->setText(visibleText(text, true));
+    // A wrapped answer needs more lines than the empty label had: grow the dialog to show them.
+    if (isVisible()) {
+        layout()->activate();
+        resize(width(), std::max(height(), sizeHint().height()));
+    }
 }
 
 QWidget *SettingsDialog::makeHistoryBox()
@@ -224,7 +232,7 @@ SettingsDialog::SettingsDialog(QWidget *parent, const SettingsCluster &cluster) 
     m_manager = new QLineEdit(fieldManager(), this);
     m_manager->setObjectName(QStringLiteral("fieldManagerEdit"));
     m_manager->setToolTip(tr("The fieldManager name Fieldscope writes with; it appears in managedFields."));
-    form->addRow(tr("History recorded on disk:"), m_retention);
+    form->addRow(tr("History kept:"), m_retention);
     form->addRow(tr("Field manager name:"), m_manager);
     if (!cluster.identity.isEmpty()) {
         // Kubeconfig strings: '&' is no mnemonic, controls and bidi characters show as escapes.

@@ -126,7 +126,8 @@ private Q_SLOTS:
         auto evil = HistoryStore::open(url + "#sha256:evil", HistoryStore::OpenMode::ReadOnly);
         QVERIFY(!evil);
         QCOMPARE(evil.error().category, ErrorCategory::NotFound);
-        QCOMPARE(open(url + "#sha256:aaa", HistoryStore::OpenMode::ReadOnly)->allObjects().value().size(), std::size_t(1));
+        QCOMPARE(open(url + "#sha256:aaa", HistoryStore::OpenMode::ReadOnly)->allObjects().value().size(),
+                 std::size_t(1));
     }
 
     void aNewerSchemaIsRefusedNamingBothVersions()

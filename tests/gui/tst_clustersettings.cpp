@@ -16,6 +16,7 @@
 #include "core/base/json.h"
 #include "core/base/jsonread.h"
 #include "guitesting.h"
+#include "testpostgres.h"
 #include "widgets/clusterview.h"
 #include "widgets/helpdialogs.h"
 #include "widgets/mainwindow.h"
@@ -28,7 +29,9 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QPushButton>
+#include <QRadioButton>
 #include <QRegularExpression>
+#include <QScopeGuard>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QTemporaryDir>
@@ -212,6 +215,63 @@ private Q_SLOTS:
                                           QStringLiteral("configmaps"), QStringLiteral("--for"), QStringLiteral("1s")});
         QVERIFY2(record.code == 0, record.err.constData());
         QVERIFY2(record.err.contains("Secret values are recorded into"), record.err.constData());
+    }
+
+    // Settings -> History -> Shared: a URL with a password is refused where it is typed, Test
+    // connection says what the database is, and after OK the open tab records there and the
+    // command line's defaults (`record --store`, `history` without --db) use it too.
+    void aSharedStoreChosenInSettingsIsWhereTheWindowAndTheCommandLineKeepHistory()
+    {
+        const std::string url = testpostgres::freshDatabase(QStringLiteral("settings-shared"));
+        auto restore = qScopeGuard([] {
+            widgets::SettingsDialog::setSharedHistoryUrl({});
+            QSettings().sync();
+        });
+        {
+            Window w(testing::testKubeconfig());
+            QVERIFY(w.connected());
+            QVERIFY(!app::isSharedHistoryLocation(w.controller->historyDatabase()));
+            w.window.showSettings();
+            auto *d = w.window.findChild<widgets::SettingsDialog *>();
+            QVERIFY(d);
+            d->findChild<QRadioButton *>(QStringLiteral("historyShared"))->setChecked(true);
+            auto *edit = d->findChild<QLineEdit *>(QStringLiteral("sharedHistoryUrl"));
+            auto *test = d->findChild<QPushButton *>(QStringLiteral("testSharedHistory"));
+            auto *status = d->findChild<QLabel *>(QStringLiteral("sharedHistoryStatus"));
+            edit->setText(QStringLiteral("postgresql://team:horse-battery@db.example/fieldscope"));
+            QTest::mouseClick(test, Qt::LeftButton);
+            QVERIFY2(status->text().contains(QLatin1String("~/.pgpass")), qPrintable(status->text()));
+            QVERIFY(!status->text().contains(QLatin1String("horse-battery")));
+            edit->setText(QString::fromStdString(url));
+            QTest::mouseClick(test, Qt::LeftButton);
+            QTRY_VERIFY2_WITH_TIMEOUT(status->text().startsWith(QLatin1String("Connected: PostgreSQL")),
+                                      qPrintable(status->text()), 20000);
+            QVERIFY2(status->text().contains(QLatin1String("Nothing of this cluster is recorded there yet")),
+                     qPrintable(status->text()));
+            QVERIFY2(status->text().contains(QLatin1String("This role may record into it.")),
+                     qPrintable(status->text()));
+            QVERIFY(testing::saveShot(d, QStringLiteral("settings-shared-history.png")));
+            QTest::mouseClick(d->findChild<QDialogButtonBox *>()->button(QDialogButtonBox::Ok), Qt::LeftButton);
+            QCOMPARE(widgets::SettingsDialog::sharedHistoryUrl(), QString::fromStdString(url));
+            QCOMPARE(w.controller->historyDatabase(), QString::fromStdString(url + "#" + m_identity));
+        }
+        QSettings().sync();
+        kube::Connection c = testing::connectTo(testing::ctxToken());
+        kube::ApiClient client(c.transport);
+        (void)testing::call(client,
+                            testing::request("POST", std::string("/api/v1/namespaces/") + kNamespace + "/configmaps",
+                                             core::toJsonText({{"metadata", {{"name", "shared-store"}}},
+                                                               {"data", {{"a", "1"}}}})));
+        const Run record = runFieldscope({QStringLiteral("record"), QStringLiteral("--store"), QStringLiteral("--for"),
+                                          QStringLiteral("2s")});
+        QVERIFY2(record.code == 0, record.err.constData());
+        QVERIFY2(record.err.contains("into postgresql:///t_settings_shared"), record.err.constData());
+        const Run history = runFieldscope({QStringLiteral("history"), QStringLiteral("configmaps/shared-store"),
+                                           QStringLiteral("-n"), QString::fromLatin1(kNamespace), QStringLiteral("-o"),
+                                           QStringLiteral("json")});
+        QVERIFY2(history.code == 0, history.err.constData());
+        const auto versions = core::parseJson(history.out.toStdString());
+        QVERIFY2(versions && versions->is_array() && versions->size() == 1, history.out.constData());
     }
 
     // An opt-in an earlier version kept for the context name: `record --store` says so and records
