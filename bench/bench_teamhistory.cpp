@@ -189,6 +189,8 @@ int main(int argc, char **argv)
         if (std::strcmp(argv[i], "--versions") == 0)
             versions = std::atoll(argv[i + 1]);
     QTemporaryDir dir;
+    // Run as root, the script starts PostgreSQL as the postgres user, who must reach its folder.
+    QFile::setPermissions(dir.path(), QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner | QFile::ExeOther);
     const QString pgDir = dir.filePath(QStringLiteral("postgres"));
     QProcess start;
     start.start(QStringLiteral(FIELDSCOPE_PG_SCRIPT), {QStringLiteral("start"), pgDir});

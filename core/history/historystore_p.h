@@ -70,6 +70,8 @@ struct HistoryStore::Impl {
     // Called right after BEGIN IMMEDIATE (the write lock is ours): reloads what another writer
     // changed since our last transaction.
     Status syncWithOtherWriters();
+    Status forgetHeadsOthersChanged();
+    std::int64_t prunesSeen = -1; // meta('prunes') when last synced
 
     ~Impl();
     historydb::Query q(const char *sql) { return qDynamic(sql); }

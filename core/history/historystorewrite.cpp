@@ -40,13 +40,51 @@ Status HistoryStore::Impl::syncWithOtherWriters()
     if (!version)
         return version.error();
     const std::int64_t now = *version;
-    if (dataVersion != -1 && now != dataVersion) {
-        otherWriters = true;
-        dropHeads();
+    if (dataVersion == -1 || now != dataVersion) {
+        otherWriters = otherWriters || dataVersion != -1;
+        if (auto st = forgetHeadsOthersChanged(); !st)
+            return st;
         if (auto st = loadCounters(); !st)
             return st;
     }
     dataVersion = now;
+    return success();
+}
+
+// The heads of objects another writer stored versions of since our last transaction (their ords
+// are at or after our next one: writers take turns), or all of them when it pruned. Dropping only
+// those keeps four recorders of one store from reloading every head on every transaction.
+Status HistoryStore::Impl::forgetHeadsOthersChanged()
+{
+    Query p = q("SELECT COALESCE((SELECT value FROM meta WHERE key = 'prunes'), 0)");
+    if (p.step() != kRow)
+        return error("prunes");
+    const std::int64_t prunes = p.i64(0);
+    p.reset();
+    if (prunes != prunesSeen) {
+        prunesSeen = prunes;
+        dropHeads();
+        return success();
+    }
+    if (heads.empty())
+        return success();
+    Query c = q("SELECT DISTINCT object_id FROM versions WHERE id >= ?1");
+    c.bind(1, nextOrd);
+    std::set<std::int64_t> changed;
+    int rc;
+    while ((rc = c.step()) == kRow)
+        changed.insert(c.i64(0));
+    if (rc != kDone)
+        return error("changed objects");
+    for (auto it = heads.begin(); it != heads.end();) {
+        if (!changed.count(it->second.first.objectId)) {
+            ++it;
+            continue;
+        }
+        headBytes -= it->second.first.rawBytes;
+        lru.erase(it->second.second);
+        it = heads.erase(it);
+    }
     return success();
 }
 
@@ -767,6 +805,15 @@ Status HistoryStore::applyRetention(const RetentionPolicy &policy, std::int64_t 
         return fail(st.error());
     if (auto st = m_d->pruneAudit(cutoff); !st)
         return fail(st.error());
+    // Other writers' cached heads may name what was pruned: they drop them all on seeing this.
+    if (m_d->conn->totalChanges() != m_d->retentionChangesMark) {
+        Query n = m_d->q("INSERT INTO meta(key, value) VALUES('prunes', 1) "
+                         "ON CONFLICT(key) DO UPDATE SET value = meta.value + 1");
+        if (n.step() != kDone)
+            return fail(m_d->error("prunes"));
+        n.reset();
+        m_d->prunesSeen = -2; // ours: the next sync reads the new count and drops nothing else
+    }
     if (auto st = m_d->commitWrite(); !st)
         return fail(st.error());
     return success();
