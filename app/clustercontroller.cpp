@@ -299,6 +299,7 @@ void ClusterController::startRecording()
     ro.open.recordSecretValues = m_recordSecretValues;
     ro.open.folderIsPrivate = true;
     ro.open.recorderName = recorderNameFor("window");
+    ro.browseReadOnlyStore = true; // a teammate whose role may only read still browses
     if (!isSharedHistoryLocation(m_historyDatabase))
         ro.adoptFrom = legacyHistoryDatabasesFor(m_contextName);
     ro.retention.maxVersionsPerObject = m_historyVersionsPerObject;

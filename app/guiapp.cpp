@@ -36,7 +36,9 @@ namespace {
 QString openedTabName(const QString &openFile)
 {
     if (isSharedHistoryLocation(openFile))
-        return openFile.section(u'?', 0, 0).section(u'#', 0, 0);
+        return QString::fromStdString(core::displayHistoryLocation(openFile.toStdString()))
+            .section(u'?', 0, 0)
+            .section(u'#', 0, 0);
     return QFileInfo(openFile).fileName();
 }
 

@@ -133,7 +133,12 @@ HistoryFileController::~HistoryFileController()
 void HistoryFileController::open(const QString &file)
 {
     m_file = file;
-    m_view->setConnecting(tr("Reading %1…").arg(QFileInfo(file).fileName()));
+    // A shared store's URL is shown without its query and with any (refused) password hidden.
+    const bool shared = core::isSharedHistoryLocation(file.toStdString());
+    m_displayName = shared
+                      ? QString::fromStdString(core::displayHistoryLocation(file.toStdString())).section(u'?', 0, 0)
+                      : file;
+    m_view->setConnecting(tr("Reading %1…").arg(shared ? m_displayName : QFileInfo(file).fileName()));
     m_opening.setFuture(QtConcurrent::run([file, scratch = m_scratch.path()] {
         return openHistoryFile(file, scratch);
     }));
@@ -142,14 +147,16 @@ void HistoryFileController::open(const QString &file)
 void HistoryFileController::onOpened(OpenedHistory opened)
 {
     if (!opened.error.isEmpty()) {
-        const QString msg = tr("Cannot open %1: %2").arg(m_file, opened.error);
+        const QString msg = tr("Cannot open %1: %2").arg(m_displayName, opened.error);
         m_view->setConnectionError(msg);
         Q_EMIT failed(msg);
         return;
     }
     m_opened = std::move(opened);
     m_historySource.setDatabase(m_opened.databasePath);
-    m_view->setRecordedHistory(QFileInfo(m_file).fileName(), m_file);
+    m_view->setRecordedHistory(core::isSharedHistoryLocation(m_file.toStdString()) ? m_displayName
+                                                                                   : QFileInfo(m_file).fileName(),
+                               m_displayName);
     m_kinds.setKinds(m_opened.kinds);
     for (const auto &[name, objects] : m_opened.objects)
         m_kinds.setCount(name, qint64(objects.size()));
@@ -172,7 +179,7 @@ void HistoryFileController::showResource(const QString &resource)
         return; // not read yet; shown when it is
     const QString name = resolve(resource);
     if (name.isEmpty()) {
-        const QString msg = m_opened.kinds.empty() ? tr("%1 holds no recorded object").arg(m_file)
+        const QString msg = m_opened.kinds.empty() ? tr("%1 holds no recorded object").arg(m_displayName)
                                                    : tr("%1 holds no recorded %2").arg(m_file, resource);
         m_view->setWatchStatus(msg, false);
         Q_EMIT failed(msg);

@@ -64,6 +64,7 @@ private:
 
     QPointer<widgets::ClusterView> m_view;
     QString m_file;
+    QString m_displayName;   // m_file as shown to people (no password, no query)
     QTemporaryDir m_scratch; // the imported copy of an export lives as long as the window
     OpenedHistory m_opened;
     models::ResourceKindsModel m_kinds;

@@ -11,7 +11,7 @@
 #include <QtConcurrent/QtConcurrentRun>
 
 #include <algorithm>
-#include <atomic>
+#include <mutex>
 #include <thread>
 
 namespace fieldscope::app {
@@ -132,9 +132,16 @@ HistorySource::HistorySource(models::ObjectHistoryModel *model, QObject *parent)
     connect(&m_coalesce, &QTimer::timeout, this, &HistorySource::load);
 }
 
+// Shared with the listener thread, which outlives its source when a database is slow to answer:
+// it posts only while `stop` is false, under the mutex stopListening() takes to set it.
 struct HistorySource::Listener {
-    std::atomic<bool> stop{false};
-    std::thread thread;
+    std::mutex mutex;
+    bool stop = false;
+    bool stopped() // the thread's check between waits; unlocked reads would race with stop
+    {
+        std::lock_guard lock(mutex);
+        return stop;
+    }
 };
 
 HistorySource::~HistorySource()
@@ -144,13 +151,15 @@ HistorySource::~HistorySource()
     m_pool.waitForDone();
 }
 
+// Never waits for the thread (it may be inside a 10 s connect): after this returns it posts
+// nothing, and it ends at its next check.
 void HistorySource::stopListening()
 {
     if (!m_listener)
         return;
-    m_listener->stop = true;
-    m_listener->thread.join(); // it looks at the flag at least every 250 ms
-    m_listener.reset();
+    const std::shared_ptr<Listener> l = std::move(m_listener); // alive until unlocked below
+    std::lock_guard lock(l->mutex);
+    l->stop = true;
 }
 
 void HistorySource::setProblem(const QString &problem)
@@ -170,19 +179,23 @@ void HistorySource::startListening()
     stopListening();
     if (!isSharedHistoryLocation(m_path))
         return;
-    m_listener = std::make_unique<Listener>();
-    Listener *l = m_listener.get();
-    l->thread = std::thread([this, l, location = m_path.toStdString()] {
-        auto sleepFor = [l](int ms) {
-            for (int t = 0; t < ms && !l->stop; t += 100)
+    m_listener = std::make_shared<Listener>();
+    std::thread([this, l = m_listener, location = m_path.toStdString()] {
+        // Runs `post` on the GUI thread unless the source let go of this listener.
+        auto post = [this, &l](auto f) {
+            std::lock_guard lock(l->mutex);
+            if (!l->stop)
+                QMetaObject::invokeMethod(this, std::move(f), Qt::QueuedConnection);
+        };
+        auto sleepFor = [&l](int ms) {
+            for (int t = 0; t < ms && !l->stopped(); t += 100)
                 std::this_thread::sleep_for(std::chrono::milliseconds(100));
         };
-        auto problem = [this](const std::string &why) {
-            QMetaObject::invokeMethod(
-                this, [this, why = QString::fromStdString(why)] { setProblem(why); }, Qt::QueuedConnection);
+        auto problem = [&](const std::string &why) {
+            post([this, why = QString::fromStdString(why)] { setProblem(why); });
         };
         int backoffMs = 500;
-        while (!l->stop) {
+        while (!l->stopped()) {
             auto store = core::HistoryStore::open(location, core::HistoryStore::OpenMode::ReadOnly);
             if (!store) {
                 // No store of this cluster yet is no outage: the first recorder makes it.
@@ -191,19 +204,27 @@ void HistorySource::startListening()
                 backoffMs = std::min(backoffMs * 2, 30'000);
                 continue;
             }
+            // LISTEN before the reload that covers what was not announced to us.
+            auto listening = (*store)->waitForChange(0);
+            if (!listening) {
+                problem(listening.error().describe());
+                continue;
+            }
             backoffMs = 500;
             problem("");
-            while (!l->stop) {
+            if (!listening->empty())
+                post([this] { reload(); });
+            while (!l->stopped()) {
                 auto heard = (*store)->waitForChange(250);
                 if (!heard) {
                     problem(heard.error().describe());
                     break;
                 }
                 if (!heard->empty())
-                    QMetaObject::invokeMethod(this, &HistorySource::reload, Qt::QueuedConnection);
+                    post([this] { reload(); });
             }
         }
-    });
+    }).detach();
 }
 
 void HistorySource::show(const core::ObjectQuery &query, const QString &uid)

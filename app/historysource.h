@@ -54,7 +54,7 @@ private:
     void startListening();
     void stopListening();
     void setProblem(const QString &problem);
-    std::unique_ptr<Listener> m_listener;
+    std::shared_ptr<Listener> m_listener;
     QString m_problem;
 
     models::ObjectHistoryModel *m_model;

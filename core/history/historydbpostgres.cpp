@@ -27,6 +27,17 @@ std::string trimmed(std::string s)
     return s;
 }
 
+// The server's message, which its lc_messages may translate: a refused privilege (SQLSTATE
+// 42501) always also says "permission denied", which HistoryStore::open turns into Forbidden.
+std::string errorText(const PGresult *r)
+{
+    std::string text = trimmed(PQresultErrorMessage(r));
+    const char *state = PQresultErrorField(r, PG_DIAG_SQLSTATE);
+    if (state && std::string_view(state) == "42501" && text.find("permission denied") == std::string::npos)
+        text = "permission denied: " + text;
+    return text;
+}
+
 std::string quoteIdent(const std::string &name)
 {
     std::string out = "\"";
@@ -206,7 +217,7 @@ public:
         PGresult *r = PQprepare(m_pg, name.c_str(), pgSql.c_str(), 0, nullptr);
         const bool ok = PQresultStatus(r) == PGRES_COMMAND_OK;
         if (!ok)
-            m_message = trimmed(PQresultErrorMessage(r));
+            m_message = errorText(r);
         PQclear(r);
         if (!ok)
             return nullptr;
@@ -217,11 +228,16 @@ public:
     {
         PGresult *r = PQexec(m_pg, sql.c_str());
         const auto status = PQresultStatus(r);
-        const bool ok = status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK;
+        bool ok = status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK;
         if (!ok)
-            m_message = trimmed(PQresultErrorMessage(r));
+            m_message = errorText(r);
         else
             countChanges(r);
+        // COMMIT of a transaction a failed statement aborted "succeeds" as a ROLLBACK.
+        if (ok && sql == "COMMIT" && std::string_view(PQcmdStatus(r)) == "ROLLBACK") {
+            ok = false;
+            m_message = "the transaction was rolled back: an earlier statement in it failed";
+        }
         PQclear(r);
         if (!ok)
             return Error::make(ErrorCategory::Io, "history store: " + m_message, sql.substr(0, 40));
@@ -287,6 +303,8 @@ public:
         if (c.step() != kDone)
             return Error::make(ErrorCategory::Io, "history store: commit count: " + lastMessage());
         c.reset();
+        if (versions <= 0)
+            return success(); // retention, audit joins: nothing a window lists changed
         Query n(prepare("SELECT pg_notify(?1, ?2)"));
         n.bind(1, channelOf(m_schema)).bind(2, std::to_string(versions) + " " + m_recorder);
         if (n.step() != kRow)
@@ -399,10 +417,13 @@ public:
 
     PGconn *pg() const { return m_pg; }
     void setMessage(std::string m) { m_message = std::move(m); }
+    // Rows written: PQcmdTuples also counts the rows a SELECT returned.
     void countChanges(PGresult *r)
     {
+        const std::string_view tag = PQcmdStatus(r);
+        const bool write = tag.rfind("INSERT", 0) == 0 || tag.rfind("UPDATE", 0) == 0 || tag.rfind("DELETE", 0) == 0;
         const char *n = PQcmdTuples(r);
-        m_changes = n && *n ? std::strtoll(n, nullptr, 10) : 0;
+        m_changes = write && n && *n ? std::strtoll(n, nullptr, 10) : 0;
         m_totalChanges += m_changes;
     }
 
@@ -495,7 +516,7 @@ int PgStatement::step()
         m_executed = true;
         const auto status = PQresultStatus(m_res);
         if (status != PGRES_TUPLES_OK && status != PGRES_COMMAND_OK) {
-            m_c.setMessage(trimmed(PQresultErrorMessage(m_res)));
+            m_c.setMessage(errorText(m_res));
             return kError;
         }
         m_c.countChanges(m_res);
@@ -517,11 +538,16 @@ bool isPostgresLocation(std::string_view location)
 
 PostgresLocation parsePostgresLocation(std::string_view location)
 {
+    // The last '#' whose tail cannot be part of a URI's authority or path: an identity
+    // ("sha256:HEX") or a schema name. A '#' inside a (refused) password stays in the URI.
     PostgresLocation out;
-    const auto hash = location.find('#');
-    out.uri = std::string(location.substr(0, hash));
-    if (hash != std::string_view::npos)
+    const auto hash = location.rfind('#');
+    if (hash != std::string_view::npos && location.substr(hash + 1).find_first_of("@/?&=") == std::string_view::npos) {
+        out.uri = std::string(location.substr(0, hash));
         out.selector = std::string(location.substr(hash + 1));
+    } else {
+        out.uri = std::string(location);
+    }
     return out;
 }
 
@@ -533,8 +559,10 @@ std::pair<std::size_t, std::size_t> userInfo(std::string_view uri)
     const auto scheme = uri.find("://");
     if (scheme == std::string_view::npos)
         return {std::string_view::npos, 0};
+    // libpq takes everything up to the last '@' before the path as user and password, '?' and
+    // '#' included.
     const std::size_t start = scheme + 3;
-    const auto end = uri.find_first_of("/?#", start);
+    const auto end = uri.find('/', start);
     const auto at = uri.substr(0, end).rfind('@');
     if (at == std::string_view::npos || at < start)
         return {std::string_view::npos, 0};
@@ -543,7 +571,12 @@ std::pair<std::size_t, std::size_t> userInfo(std::string_view uri)
 
 } // namespace
 
-std::string redactPostgresUri(std::string_view uri)
+namespace {
+
+bool uriCarriesPassword(std::string_view uri);
+
+// The userinfo's password and any literal password= value; see redactPostgresUri.
+std::string redactKnownPasswords(std::string_view uri)
 {
     std::string out(uri);
     const auto [start, length] = userInfo(uri);
@@ -561,9 +594,45 @@ std::string redactPostgresUri(std::string_view uri)
     return out;
 }
 
+} // namespace
+
+std::string redactPostgresUri(std::string_view uri)
+{
+    std::string out = redactKnownPasswords(uri);
+    // libpq still finds one (a percent-encoded keyword): the whole query goes.
+    if (uriCarriesPassword(out))
+        if (const auto q = out.find('?'); q != std::string::npos)
+            out = out.substr(0, q) + "?***";
+    return out;
+}
+
+namespace {
+
+// What libpq itself would read as the password (the URI's userinfo, or a password= parameter
+// however it is spelled or percent-encoded).
+bool uriCarriesPassword(std::string_view uri)
+{
+    if (redactKnownPasswords(uri) != std::string(uri))
+        return true;
+    char *error = nullptr;
+    PQconninfoOption *options = PQconninfoParse(std::string(uri).c_str(), &error);
+    if (error)
+        PQfreemem(error);
+    if (!options)
+        return false; // libpq will refuse it as malformed, without connecting
+    bool found = false;
+    for (PQconninfoOption *o = options; o->keyword; ++o)
+        if (std::string_view(o->keyword) == "password" && o->val && *o->val)
+            found = true;
+    PQconninfoFree(options);
+    return found;
+}
+
+} // namespace
+
 Status checkNoPasswordInUri(std::string_view uri)
 {
-    if (redactPostgresUri(uri) == std::string(uri))
+    if (!uriCarriesPassword(uri))
         return success();
     return Error::make(ErrorCategory::Config,
                        "the database URL " + redactPostgresUri(uri)
@@ -596,7 +665,11 @@ Result<std::unique_ptr<PostgresConnection>> connectPostgres(const std::string &u
     PQsetNoticeProcessor(
         pg, [](void *, const char *) {}, nullptr);
     auto c = std::make_unique<PgConnection>(pg);
-    if (auto st = c->exec("SET client_min_messages TO warning"); !st)
+    // Hex bytea whatever the database's default (escape output would read as empty blobs); a lock
+    // held elsewhere (a DBA's open transaction) fails the batch after 30 s, to be retried, rather
+    // than hanging the writer.
+    if (auto st = c->exec("SET client_min_messages TO warning; SET bytea_output TO 'hex'; SET lock_timeout TO '30s'");
+        !st)
         return st.error();
     return std::unique_ptr<PostgresConnection>(std::move(c));
 }

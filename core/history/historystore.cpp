@@ -233,10 +233,15 @@ Status HistoryStore::Impl::openPostgres(const HistoryOpenOptions &options)
     if (!c)
         return c.error();
     (*c)->setRecorderName(options.recorderName);
-    Result<historydb::PostgresStoreInfo> store =
-        readOnly
-            ? chooseStore(**c, location.uri, location.selector.empty() ? options.clusterIdentity : location.selector)
-            : (*c)->storeFor(options.clusterIdentity, options.clusterLabel, true);
+    if (!options.clusterIdentity.empty() && !location.selector.empty() && location.selector != options.clusterIdentity)
+        return Error::make(ErrorCategory::Config, "the location " + path + " names another cluster than the one "
+                                                      + options.clusterLabel + " being recorded");
+    const std::string identity = options.clusterIdentity.empty() ? location.selector : options.clusterIdentity;
+    Result<historydb::PostgresStoreInfo> store = chooseStore(**c, location.uri, identity);
+    // A writer makes its cluster's store; one that names no cluster makes one only in a database
+    // holding none (never a second, unnamed store beside the team's).
+    if (!readOnly && !store && store.error().category == ErrorCategory::NotFound)
+        store = (*c)->storeFor(identity, options.clusterLabel, true);
     if (!store)
         return store.error();
     if (auto st = (*c)->use(*store); !st)
@@ -260,21 +265,26 @@ Status HistoryStore::Impl::createOrMigrate(const HistoryOpenOptions &options)
     auto current = conn->schemaVersion();
     if (!current)
         return fail(current.error());
-    if (auto st = exec(postgres ? kPostgresSchema : kSqliteSchema); !st)
-        return fail(st);
-    // Only on a new store: an ALTER TABLE takes the table's strongest lock, which a recorder
-    // writing at that moment would deadlock against.
+    // A store at this version needs no DDL: CREATE ... IF NOT EXISTS still locks (and needs to own)
+    // the tables, against the recorders writing them right now.
+    const bool upToDate = *current == kSchemaVersion;
+    if (!upToDate)
+        if (auto st = exec(postgres ? kPostgresSchema : kSqliteSchema); !st)
+            return fail(st);
+    // Only on a new store: an ALTER TABLE takes the table's strongest lock.
     if (postgres && *current == 0)
         if (auto st = exec("ALTER TABLE versions ALTER COLUMN data SET STORAGE EXTERNAL"); !st)
             return fail(st);
     // v2 -> v3: the recorder of each version, and the database itself refusing a version twice.
-    auto hasRecorder = conn->hasColumn("versions", "recorder");
+    auto hasRecorder = upToDate ? Result<bool>(true) : conn->hasColumn("versions", "recorder");
     if (!hasRecorder)
         return fail(hasRecorder.error());
     if (!*hasRecorder)
         if (auto st = exec("ALTER TABLE versions ADD COLUMN recorder INTEGER NOT NULL DEFAULT 0"); !st)
             return fail(st);
-    if (auto st = exec("CREATE UNIQUE INDEX IF NOT EXISTS versions_by_rv ON versions(object_id, rv)"); !st) {
+    if (auto st = upToDate ? success()
+                           : exec("CREATE UNIQUE INDEX IF NOT EXISTS versions_by_rv ON versions(object_id, rv)");
+        !st) {
         // A file from before two recorders were told apart may hold a version twice: it keeps a
         // plain index (the writer checks before storing) rather than refusing to open.
         if (postgres)
@@ -291,7 +301,7 @@ Status HistoryStore::Impl::createOrMigrate(const HistoryOpenOptions &options)
         return fail(st);
     if (auto st = registerRecorder(options.recorderName); !st)
         return fail(st);
-    if (postgres)
+    if (postgres && !upToDate)
         if (auto st = static_cast<historydb::PostgresConnection &>(*conn).grantReaders(); !st)
             return fail(st);
     return exec("COMMIT");
@@ -335,6 +345,9 @@ Result<std::unique_ptr<HistoryStore>> HistoryStore::open(const std::string &path
                            "history store " + impl->path + " was written by a newer Fieldscope (schema "
                                + std::to_string(*fileVersion) + "; this Fieldscope knows schemas up to "
                                + std::to_string(kSchemaVersion) + ")");
+    // A shared store whose first recorder stopped before making its tables: nothing recorded yet.
+    if (impl->readOnly && *fileVersion == 0 && historydb::isPostgresLocation(path))
+        return Error::make(ErrorCategory::NotFound, "nothing is recorded in " + impl->path + " yet");
     if (!impl->readOnly) {
         if (auto st = impl->createOrMigrate(options); !st) {
             // A role that may only read (the window browsing a team's store): the recorder

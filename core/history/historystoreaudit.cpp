@@ -99,6 +99,7 @@ Result<HistoryStore::AuditWriteReport> HistoryStore::writeAudit(const std::vecto
     AuditWriteReport report;
     auto fail = [&](const Error &e) -> Result<AuditWriteReport> {
         (void)m_d->exec("ROLLBACK");
+        m_d->dataVersion = -1;
         return e;
     };
     for (const auto &j : joins)

@@ -623,6 +623,7 @@ Result<CommitReport> HistoryStore::write(const std::vector<HistoryWriteItem> &it
         m_d->dropHeads();
         m_d->nextOrd = ordBefore;
         m_d->totalBytes = bytesBefore;
+        m_d->dataVersion = -1; // commitWrite may have taken our rolled-back commit as seen
         return e;
     };
     for (const auto &item : items) {
@@ -655,7 +656,7 @@ Result<CommitReport> HistoryStore::write(const std::vector<HistoryWriteItem> &it
             if (auto st = m_d->setScopeRv(scopeId, scopeRv); !st)
                 return fail(st.error());
     }
-    if (auto st = m_d->commitWrite(std::int64_t(report.versions.size())); !st)
+    if (auto st = m_d->commitWrite(std::int64_t(report.versions.size() + report.gaps.size())); !st)
         return fail(st.error());
     return report;
 }
@@ -794,6 +795,7 @@ Status HistoryStore::applyRetention(const RetentionPolicy &policy, std::int64_t 
         (void)m_d->exec("ROLLBACK");
         m_d->dropHeads();
         (void)m_d->loadCounters();
+        m_d->dataVersion = -1;
         return e;
     };
     m_d->retentionChangesMark = m_d->conn->totalChanges();

@@ -355,13 +355,11 @@ void HistoryRecorder::run()
                 bytes += std::int64_t(e.objectJson.size());
         }
         const std::int64_t now = QDateTime::currentMSecsSinceEpoch();
-        if (!store && !retained.items.empty() && now < retained.nextAttemptMs) {
+        // Waiting out the backoff (even when the bound emptied the queue): keep, do not connect.
+        if (!store && now < retained.nextAttemptMs) {
             keep(retained, std::move(items), bytes, std::int64_t(events), "waiting for the history store");
             if (lastSerial)
-                finishWork(lastSerial, bytes,
-                           Result<CommitReport>(openError
-                                                    ? *openError
-                                                    : Error::make(ErrorCategory::Io, "history store unavailable")));
+                finishPending(lastSerial, bytes, openError);
             continue;
         }
         // Opened on first work and again after a failure (a full disk may have room now, a
@@ -370,7 +368,8 @@ void HistoryRecorder::run()
             store = openStore(openError);
         // A shared store this role may only read: the window browses it and records nothing.
         readOnlyStore = readOnlyStore
-                     || (!store && openError && openError->category == ErrorCategory::Forbidden
+                     || (m_options.browseReadOnlyStore && !store && openError
+                         && openError->category == ErrorCategory::Forbidden
                          && historydb::isPostgresLocation(m_options.path));
         if (readOnlyStore) {
             if (lastSerial)
@@ -388,6 +387,13 @@ void HistoryRecorder::run()
             noteCommittedItems(retained.items);
             noteCommittedItems(items);
             retained = Retained{};
+            {
+                // What waited is written: the error flush() would report for it is no longer true.
+                std::lock_guard lock(m_mutex);
+                if (m_errorIsPending)
+                    m_error.reset();
+                m_errorIsPending = false;
+            }
             if (m_options.onCommitted)
                 m_options.onCommitted(*result);
             Q_EMIT committed(*result);
@@ -404,6 +410,9 @@ void HistoryRecorder::run()
             retained.backoffMs = std::min(retained.backoffMs ? retained.backoffMs * 2 : 500, 30'000);
             retained.nextAttemptMs = now + retained.backoffMs;
             keep(retained, std::move(items), bytes, std::int64_t(events), result.error().message);
+            if (lastSerial)
+                finishPending(lastSerial, bytes, openError);
+            lastSerial = 0;
         } else {
             {
                 std::lock_guard lock(m_mutex);
@@ -426,8 +435,28 @@ void HistoryRecorder::run()
     // Stopping with writes still failing: one last try to store what waits and mark what was lost.
     if (!store && !retained.items.empty())
         store = openStore(openError);
-    if (store && (!m_failedGaps.empty() || !retained.items.empty()))
-        (void)writeBatch(store.get(), openError, retained, {});
+    if (store && (!m_failedGaps.empty() || !retained.items.empty())) {
+        if (writeBatch(store.get(), openError, retained, {}))
+            return;
+    }
+    if (!retained.items.empty()) {
+        std::lock_guard lock(m_mutex);
+        m_counters.droppedEvents += retained.events;
+        m_errorIsPending = false; // lost now, and flush() says so
+    }
+}
+
+// Items kept for a shared store that is away are not failed yet: flush() reports it, until they
+// are written.
+void HistoryRecorder::finishPending(std::uint64_t lastSerial, std::int64_t bytes, const std::optional<Error> &why)
+{
+    {
+        std::lock_guard lock(m_mutex);
+        if (!m_error)
+            m_errorIsPending = true;
+    }
+    finishWork(lastSerial, bytes,
+               Result<CommitReport>(why ? *why : Error::make(ErrorCategory::Io, "history store unavailable")));
 }
 
 std::unique_ptr<HistoryStore> HistoryRecorder::openStore(std::optional<Error> &openError)
@@ -480,6 +509,8 @@ void HistoryRecorder::keep(Retained &retained, std::vector<HistoryWriteItem> ite
     noteFailedItems(retained.items, why);
     retained.items.clear();
     retained.bytes = retained.events = 0;
+    std::lock_guard lock(m_mutex);
+    m_errorIsPending = false; // these are lost: the error stands
 }
 
 } // namespace fieldscope::core

@@ -50,6 +50,9 @@ public:
         // to this many bytes and are written when it is back (reconnecting with backoff, 0.5 s
         // doubling to 30 s); past the bound they become a gap.
         std::int64_t maxRetainedBytes = 64ll << 20;
+        // The window: a shared store this database role may only read is browsed, and nothing is
+        // recorded (without complaint). Off (`fieldscope record`): refusals are errors.
+        bool browseReadOnlyStore = false;
         // Called on the writer thread right after each COMMIT returned (before `committed`).
         std::function<void(const CommitReport &)> onCommitted;
     };
@@ -115,6 +118,7 @@ private:
     std::unique_ptr<HistoryStore> openStore(std::optional<Error> &openError);
     Result<CommitReport> writeBatch(HistoryStore *store, const std::optional<Error> &openError,
                                     const Retained &retained, const std::vector<HistoryWriteItem> &items);
+    void finishPending(std::uint64_t lastSerial, std::int64_t bytes, const std::optional<Error> &why);
     void keep(Retained &retained, std::vector<HistoryWriteItem> items, std::int64_t bytes, std::int64_t events,
               const std::string &why);
     void finishWork(std::uint64_t lastSerial, std::int64_t bytes, const Result<CommitReport> &result);
@@ -132,6 +136,7 @@ private:
     std::int64_t m_queuedBytes = 0;
     std::map<std::string, std::string> m_lastQueuedRv; // scope id -> RV of the last accepted event
     std::optional<Error> m_error;
+    bool m_errorIsPending = false; // m_error stands for items still kept for a shared store
     bool m_stop = false;
     Counters m_counters;
     // Writer thread only: what a failed transaction lost, per scope, written as a gap at the head

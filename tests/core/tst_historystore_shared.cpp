@@ -116,6 +116,14 @@ private Q_SLOTS:
         // Opened for its cluster, a reader needs no selector.
         auto b = open(url, HistoryStore::OpenMode::ReadOnly, forCluster("sha256:bbb"));
         QCOMPARE(b->allObjects().value().at(0).ref.uid, std::string("uid-2"));
+        // A writer that names no cluster writes where the location points, never a third store.
+        {
+            auto w = open(url + "#sha256:aaa", HistoryStore::OpenMode::ReadWrite);
+            QCOMPARE(w->clusterIdentity(), std::string("sha256:aaa"));
+            auto unnamed = HistoryStore::open(url, HistoryStore::OpenMode::ReadWrite);
+            QVERIFY(!unnamed);
+            QVERIFY(unnamed.error().message.find("holds the history of 2 clusters") != std::string::npos);
+        }
         auto none = HistoryStore::open(url + "#sha256:ccc", HistoryStore::OpenMode::ReadOnly);
         QVERIFY(!none);
         QCOMPARE(none.error().category, ErrorCategory::NotFound);
@@ -180,6 +188,16 @@ private Q_SLOTS:
         QVERIFY(inUrl.error().message.find("~/.pgpass") != std::string::npos);
         QVERIFY2(inUrl.error().message.find("right-horse") == std::string::npos, inUrl.error().message.c_str());
         QVERIFY(inUrl.error().message.find("postgresql://carol:***@127.0.0.1/t_auth") != std::string::npos);
+        // However libpq would read it: '?' or '#' inside the userinfo, a percent-encoded keyword.
+        for (const std::string hidden :
+             {"postgresql://carol:ri?ght-horse@127.0.0.1/t_auth", "postgresql://carol:ri#ght-horse@127.0.0.1/t_auth",
+              "postgresql://carol@127.0.0.1/t_auth?pass%77ord=right-horse"}) {
+            auto refusedToo = HistoryStore::open(hidden, HistoryStore::OpenMode::ReadOnly);
+            QVERIFY2(!refusedToo, hidden.c_str());
+            QCOMPARE(refusedToo.error().category, ErrorCategory::Config);
+            QVERIFY2(refusedToo.error().message.find("ght-horse") == std::string::npos,
+                     refusedToo.error().message.c_str());
+        }
     }
 
     // The window browses with a role that may only read; it never needs more.
@@ -286,6 +304,8 @@ private Q_SLOTS:
         for (int n = 3; n <= 10; ++n)
             rec.record(kMaps, {versionEvent(1, n, 1)});
         QTRY_COMPARE_WITH_TIMEOUT(rec.counters().committedVersions, 10, 30000);
+        // Written in the end: flush() no longer reports the outage they waited through.
+        QVERIFY(rec.flush().ok());
         QVERIFY(!failed.isEmpty());
         QVERIFY2(failed.front().front().toString().startsWith(QLatin1String("history unavailable: ")),
                  qPrintable(failed.front().front().toString()));
