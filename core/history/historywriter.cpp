@@ -335,115 +335,135 @@ struct HistoryRecorder::Retained {
     std::int64_t nextAttemptMs = 0;
 };
 
-void HistoryRecorder::run()
-{
+// The writer thread's own state, from run() on.
+struct HistoryRecorder::Writer {
     std::unique_ptr<HistoryStore> store;
     std::optional<Error> openError;
     std::int64_t lastRetention = 0;
     Retained retained;
-    bool readOnlyStore = false;
+    bool readOnlyStore = false; // a shared store this role may only read (browseReadOnlyStore)
+};
+
+// One drained batch of the queue.
+struct HistoryRecorder::Work {
+    std::vector<HistoryWriteItem> items;
+    std::uint64_t lastSerial = 0; // 0: a retry of what waits, nothing new
+    std::int64_t bytes = 0;
+    std::int64_t events = 0;
+};
+
+void HistoryRecorder::run()
+{
+    Writer w;
     for (;;) {
-        std::vector<HistoryWriteItem> items;
-        std::uint64_t lastSerial = 0;
-        if (!takeWork(items, lastSerial, retained.items.empty() ? 0 : retained.backoffMs))
+        Work work;
+        if (!takeWork(work.items, work.lastSerial, w.retained.items.empty() ? 0 : w.retained.backoffMs))
             break;
-        std::int64_t bytes = 0;
-        std::size_t events = 0;
-        for (const auto &it : items) {
-            events += it.events.size();
+        for (const auto &it : work.items) {
+            work.events += std::int64_t(it.events.size());
             for (const auto &e : it.events)
-                bytes += std::int64_t(e.objectJson.size());
+                work.bytes += std::int64_t(e.objectJson.size());
         }
-        const std::int64_t now = QDateTime::currentMSecsSinceEpoch();
-        // Waiting out the backoff (even when the bound emptied the queue): keep, do not connect.
-        if (!store && now < retained.nextAttemptMs) {
-            keep(retained, std::move(items), bytes, std::int64_t(events), "waiting for the history store");
-            if (lastSerial)
-                finishPending(lastSerial, bytes, openError);
-            continue;
-        }
-        // Opened on first work and again after a failure (a full disk may have room now, a
-        // database may be back); a store of another cluster stays refused.
-        if (!store && !readOnlyStore)
-            store = openStore(openError);
-        // A shared store this role may only read: the window browses it and records nothing.
-        readOnlyStore = readOnlyStore
-                     || (m_options.browseReadOnlyStore && !store && openError
-                         && openError->category == ErrorCategory::Forbidden
-                         && historydb::isPostgresLocation(m_options.path));
-        if (readOnlyStore) {
-            if (lastSerial)
-                finishWork(lastSerial, bytes, CommitReport{});
-            continue;
-        }
-        const Result<CommitReport> result = writeBatch(store.get(), openError, retained, items);
-        if (result) {
-            {
-                std::lock_guard lock(m_mutex);
-                ++m_counters.transactions;
-                m_counters.committedVersions += std::int64_t(result->versions.size());
-            }
-            m_failedGaps.clear();
-            noteCommittedItems(retained.items);
-            noteCommittedItems(items);
-            retained = Retained{};
-            {
-                // What waited is written: the error flush() would report for it is no longer true.
-                std::lock_guard lock(m_mutex);
-                if (m_errorIsPending)
-                    m_error.reset();
-                m_errorIsPending = false;
-            }
-            if (m_options.onCommitted)
-                m_options.onCommitted(*result);
-            Q_EMIT committed(*result);
-        } else if (historydb::isPostgresLocation(m_options.path)) {
-            // The shared database went away (or refused this batch): reconnect with backoff and
-            // keep what was watched meanwhile, up to the bound.
-            if (store || retained.items.empty()) {
-                qCWarning(lcHistory) << "history store unavailable:" << result.error().describe().c_str();
-                Q_EMIT writeFailed(QString::fromStdString("history unavailable: " + result.error().describe()));
-            }
-            store.reset();
-            if (!openError)
-                openError = result.error();
-            retained.backoffMs = std::min(retained.backoffMs ? retained.backoffMs * 2 : 500, 30'000);
-            retained.nextAttemptMs = now + retained.backoffMs;
-            keep(retained, std::move(items), bytes, std::int64_t(events), result.error().message);
-            if (lastSerial)
-                finishPending(lastSerial, bytes, openError);
-            lastSerial = 0;
-        } else {
-            {
-                std::lock_guard lock(m_mutex);
-                m_counters.droppedEvents += std::int64_t(events);
-            }
-            noteFailedItems(items, result.error().message);
-            if (store) {
-                qCWarning(lcHistory) << "history transaction failed:" << result.error().describe().c_str();
-                Q_EMIT writeFailed(QString::fromStdString(result.error().describe()));
-            }
-        }
-        if (lastSerial)
-            finishWork(lastSerial, bytes, result);
-        if (store && now - lastRetention >= m_options.retentionIntervalMs) {
-            lastRetention = now;
-            if (auto st = store->applyRetention(m_options.retention, now); !st)
-                qCWarning(lcHistory) << "history retention failed:" << st.error().describe().c_str();
-        }
+        writeWork(w, std::move(work));
     }
     // Stopping with writes still failing: one last try to store what waits and mark what was lost.
-    if (!store && !retained.items.empty())
-        store = openStore(openError);
-    if (store && (!m_failedGaps.empty() || !retained.items.empty())) {
-        if (writeBatch(store.get(), openError, retained, {}))
+    if (!w.store && !w.retained.items.empty())
+        w.store = openStore(w.openError);
+    if (w.store && (!m_failedGaps.empty() || !w.retained.items.empty()))
+        if (writeBatch(w.store.get(), w.openError, w.retained, {}))
             return;
-    }
-    if (!retained.items.empty()) {
+    if (!w.retained.items.empty()) {
         std::lock_guard lock(m_mutex);
-        m_counters.droppedEvents += retained.events;
+        m_counters.droppedEvents += w.retained.events;
         m_errorIsPending = false; // lost now, and flush() says so
     }
+}
+
+void HistoryRecorder::writeWork(Writer &w, Work work)
+{
+    const std::int64_t now = QDateTime::currentMSecsSinceEpoch();
+    // Waiting out the backoff (even when the bound emptied the queue): keep, do not connect.
+    if (!w.store && now < w.retained.nextAttemptMs) {
+        keep(w.retained, std::move(work.items), work.bytes, work.events, "waiting for the history store");
+        if (work.lastSerial)
+            finishPending(work.lastSerial, work.bytes, w.openError);
+        return;
+    }
+    // Opened on first work and again after a failure (a full disk may have room now, a
+    // database may be back); a store of another cluster stays refused.
+    if (!w.store && !w.readOnlyStore)
+        w.store = openStore(w.openError);
+    w.readOnlyStore = w.readOnlyStore
+                   || (m_options.browseReadOnlyStore && !w.store && w.openError
+                       && w.openError->category == ErrorCategory::Forbidden
+                       && historydb::isPostgresLocation(m_options.path));
+    if (w.readOnlyStore) {
+        if (work.lastSerial)
+            finishWork(work.lastSerial, work.bytes, CommitReport{});
+        return;
+    }
+    const Result<CommitReport> result = writeBatch(w.store.get(), w.openError, w.retained, work.items);
+    if (result) {
+        noteCommitted(w, work.items, *result);
+    } else if (historydb::isPostgresLocation(m_options.path)) {
+        keepForSharedStore(w, work, result.error(), now);
+        work.lastSerial = 0; // finished as pending
+    } else {
+        {
+            std::lock_guard lock(m_mutex);
+            m_counters.droppedEvents += work.events;
+        }
+        noteFailedItems(work.items, result.error().message);
+        if (w.store) {
+            qCWarning(lcHistory) << "history transaction failed:" << result.error().describe().c_str();
+            Q_EMIT writeFailed(QString::fromStdString(result.error().describe()));
+        }
+    }
+    if (work.lastSerial)
+        finishWork(work.lastSerial, work.bytes, result);
+    if (w.store && now - w.lastRetention >= m_options.retentionIntervalMs) {
+        w.lastRetention = now;
+        if (auto st = w.store->applyRetention(m_options.retention, now); !st)
+            qCWarning(lcHistory) << "history retention failed:" << st.error().describe().c_str();
+    }
+}
+
+void HistoryRecorder::noteCommitted(Writer &w, const std::vector<HistoryWriteItem> &items, const CommitReport &report)
+{
+    {
+        std::lock_guard lock(m_mutex);
+        ++m_counters.transactions;
+        m_counters.committedVersions += std::int64_t(report.versions.size());
+        // What waited is written: the error flush() would report for it is no longer true.
+        if (m_errorIsPending)
+            m_error.reset();
+        m_errorIsPending = false;
+    }
+    m_failedGaps.clear();
+    noteCommittedItems(w.retained.items);
+    noteCommittedItems(items);
+    w.retained = Retained{};
+    if (m_options.onCommitted)
+        m_options.onCommitted(report);
+    Q_EMIT committed(report);
+}
+
+// The shared database went away (or refused this batch): reconnect with backoff and keep what was
+// watched meanwhile, up to the bound; the batch is finished as pending.
+void HistoryRecorder::keepForSharedStore(Writer &w, Work &work, const Error &why, std::int64_t now)
+{
+    if (w.store || w.retained.items.empty()) {
+        qCWarning(lcHistory) << "history store unavailable:" << why.describe().c_str();
+        Q_EMIT writeFailed(QString::fromStdString("history unavailable: " + why.describe()));
+    }
+    w.store.reset();
+    if (!w.openError)
+        w.openError = why;
+    w.retained.backoffMs = std::min(w.retained.backoffMs ? w.retained.backoffMs * 2 : 500, 30'000);
+    w.retained.nextAttemptMs = now + w.retained.backoffMs;
+    keep(w.retained, std::move(work.items), work.bytes, work.events, why.message);
+    if (work.lastSerial)
+        finishPending(work.lastSerial, work.bytes, w.openError);
 }
 
 // Items kept for a shared store that is away are not failed yet: flush() reports it, until they

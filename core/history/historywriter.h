@@ -113,6 +113,11 @@ private:
     void enqueue(HistoryWriteItem item, std::int64_t bytes);
     void run();
     struct Retained;
+    struct Writer;
+    struct Work;
+    void writeWork(Writer &w, Work work);
+    void noteCommitted(Writer &w, const std::vector<HistoryWriteItem> &items, const CommitReport &report);
+    void keepForSharedStore(Writer &w, Work &work, const Error &why, std::int64_t now);
     // retryAfterMs > 0: returns after that long even without work (items then empty).
     bool takeWork(std::vector<HistoryWriteItem> &items, std::uint64_t &lastSerial, int retryAfterMs);
     std::unique_ptr<HistoryStore> openStore(std::optional<Error> &openError);
