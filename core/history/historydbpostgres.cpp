@@ -49,32 +49,6 @@ std::string quoteIdent(const std::string &name)
     return out + '"';
 }
 
-int hexValue(char c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
-}
-
-// The text form of bytea (hex output, the default since PostgreSQL 9.0): "\x" and two digits per byte.
-void decodeBytea(std::string_view text, std::string &out)
-{
-    out.clear();
-    if (text.size() < 2 || text[0] != '\\' || text[1] != 'x')
-        return;
-    out.reserve((text.size() - 2) / 2);
-    for (std::size_t i = 2; i + 1 < text.size(); i += 2) {
-        const int hi = hexValue(text[i]), lo = hexValue(text[i + 1]);
-        if (hi < 0 || lo < 0)
-            return;
-        out += char(hi << 4 | lo);
-    }
-}
-
 bool isStoreSchemaName(const std::string &name)
 {
     constexpr std::string_view prefix = "fieldscope_c";
@@ -156,12 +130,16 @@ public:
         if (!m_res || PQgetisnull(m_res, m_row, col))
             return {};
         const std::string_view raw(PQgetvalue(m_res, m_row, col), std::size_t(PQgetlength(m_res, m_row, col)));
-        if (PQftype(m_res, col) != kByteaOid)
+        if (PQftype(m_res, col) != kByteaOid || std::size_t(col) >= m_decoded.size())
             return raw;
-        if (m_decoded.size() <= std::size_t(col))
-            m_decoded.resize(std::size_t(col) + 1);
-        decodeBytea(raw, m_decoded[std::size_t(col)]);
-        return m_decoded[std::size_t(col)];
+        // libpq's own decoder reads both output formats (hex, and escape if a database sets it).
+        std::size_t length = 0;
+        unsigned char *bytes = PQunescapeBytea(reinterpret_cast<const unsigned char *>(PQgetvalue(m_res, m_row, col)),
+                                               &length);
+        std::string &out = m_decoded[std::size_t(col)];
+        out.assign(bytes ? reinterpret_cast<const char *>(bytes) : "", bytes ? length : 0);
+        PQfreemem(bytes);
+        return out;
     }
 
 private:
@@ -521,6 +499,8 @@ int PgStatement::step()
         }
         m_c.countChanges(m_res);
         m_rows = PQntuples(m_res);
+        // One buffer per column, sized once: a view blob() returned stays valid for its row.
+        m_decoded.assign(std::size_t(PQnfields(m_res)), std::string());
         m_row = -1;
     }
     if (!m_res || PQresultStatus(m_res) == PGRES_FATAL_ERROR)

@@ -158,13 +158,8 @@ private Q_SLOTS:
         testpostgres::run("postgres", "DO $$ BEGIN IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'carol') "
                                       "THEN CREATE ROLE carol LOGIN; END IF; END $$");
         testpostgres::run("postgres", "ALTER ROLE carol PASSWORD 'right-horse'");
-        const QString pass = m_dir.filePath(QStringLiteral("pgpass"));
-        QFile f(pass);
-        QVERIFY(f.open(QIODevice::WriteOnly));
-        f.write("127.0.0.1:*:*:carol:wrong-battery\n");
-        f.close();
-        f.setPermissions(QFile::ReadOwner | QFile::WriteOwner);
-        qputenv("PGPASSFILE", pass.toUtf8());
+        QVERIFY(testpostgres::usePasswordFile(m_dir.filePath(QStringLiteral("pgpass")),
+                                              "127.0.0.1:*:*:carol:wrong-battery"));
         auto wrong = HistoryStore::open(testpostgres::tcpUrlOf("carol", "t_auth"), HistoryStore::OpenMode::ReadOnly);
         qunsetenv("PGPASSFILE");
         QVERIFY(!wrong);
@@ -216,13 +211,8 @@ private Q_SLOTS:
             auto w = open(url, HistoryStore::OpenMode::ReadWrite, forCluster("sha256:aaa", "the recorder"));
             QVERIFY(w->write({{kMaps, {versionEvent(1, 1, 1), versionEvent(1, 2, 1)}, {}, {}}}).ok());
         }
-        const QString pass = m_dir.filePath(QStringLiteral("pgpass-viewer"));
-        QFile f(pass);
-        QVERIFY(f.open(QIODevice::WriteOnly));
-        f.write("127.0.0.1:*:*:viewer:viewer-pw\n");
-        f.close();
-        f.setPermissions(QFile::ReadOwner | QFile::WriteOwner);
-        qputenv("PGPASSFILE", pass.toUtf8());
+        QVERIFY(testpostgres::usePasswordFile(m_dir.filePath(QStringLiteral("pgpass-viewer")),
+                                              "127.0.0.1:*:*:viewer:viewer-pw"));
         const std::string viewerUrl = testpostgres::tcpUrlOf("viewer", "t_readonly");
         auto reader = HistoryStore::open(viewerUrl, HistoryStore::OpenMode::ReadOnly);
         QVERIFY2(reader.ok(), reader.ok() ? "" : reader.error().describe().c_str());

@@ -34,6 +34,12 @@ inline std::string ctxToken()
 {
     return "fieldscope-test";
 }
+// What kubectl and fieldscope need to act as the cluster's admin (the token context).
+inline QStringList adminArgs()
+{
+    return {QStringLiteral("--kubeconfig"), testKubeconfig(), QStringLiteral("--context"),
+            QString::fromStdString(ctxToken())};
+}
 inline std::string ctxCert()
 {
     return "fieldscope-test-cert";

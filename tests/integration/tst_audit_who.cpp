@@ -23,12 +23,6 @@ using namespace fieldscope::testing;
 
 namespace {
 
-QStringList adminArgs()
-{
-    return {QStringLiteral("--kubeconfig"), testKubeconfig(), QStringLiteral("--context"),
-            QString::fromStdString(ctxToken())};
-}
-
 struct Kubectl {
     QString ns;
     QString server; // another API server of the same cluster (same etcd, PKI and tokens); "" = the context's

@@ -17,12 +17,6 @@ using namespace fieldscope::testing;
 
 namespace {
 
-QStringList adminArgs()
-{
-    return {QStringLiteral("--kubeconfig"), testKubeconfig(), QStringLiteral("--context"),
-            QString::fromStdString(ctxToken())};
-}
-
 ProcessResult kubectl(const QStringList &args)
 {
     QProcess p;

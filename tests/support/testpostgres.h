@@ -42,6 +42,19 @@ inline std::string tcpUrlOf(const std::string &role, const std::string &database
          + database;
 }
 
+// Points libpq at a password file holding `line` ("HOST:PORT:DB:ROLE:PASSWORD"), 0600 as libpq
+// requires; unset PGPASSFILE when done.
+inline bool usePasswordFile(const QString &path, const QByteArray &line)
+{
+    QFile f(path);
+    if (!f.open(QIODevice::WriteOnly) || f.write(line + '\n') != line.size() + 1)
+        return false;
+    f.close();
+    f.setPermissions(QFile::ReadOwner | QFile::WriteOwner);
+    qputenv("PGPASSFILE", path.toUtf8());
+    return true;
+}
+
 // Runs SQL as the superuser on `database`; throws with the server's message when it fails.
 inline void run(const std::string &database, const std::string &sql)
 {
