@@ -1,5 +1,6 @@
 #include "app/clisession.h"
 
+#include "app/discoverycachefile.h"
 #include "app/settingsconsentstore.h"
 
 #include <QEventLoop>
@@ -23,6 +24,10 @@ void addConnectionOptions(QCommandLineParser &parser)
         {QStringLiteral("allow-exec-plugins"),
          QStringLiteral("Run the kubeconfig's exec credential plugin for this run, even if it was denied before "
                         "(it is an arbitrary program; nothing is remembered).")});
+    parser.addOption(
+        {QStringLiteral("refresh-discovery"),
+         QStringLiteral("Ask the server which resource types it serves instead of using what the last "
+                        "run cached (the cache is kept six hours and refreshed when a name is unknown).")});
 }
 
 bool parseOrHelp(QCommandLineParser &p, const QStringList &args, int *rc)
@@ -117,38 +122,88 @@ std::unique_ptr<CliSession> CliSession::open(const QCommandLineParser &parser, c
     s->m_connection = std::move(*conn);
     s->m_client = std::make_unique<kube::ApiClient>(s->m_connection.transport);
     s->m_discovery = std::make_unique<kube::Discovery>(s->m_client.get());
-    QEventLoop loop;
-    QString failure;
-    QObject::connect(s->m_discovery.get(), &kube::Discovery::finished, &loop, &QEventLoop::quit);
-    QObject::connect(s->m_discovery.get(), &kube::Discovery::failed, &loop, [&](const QString &m) {
-        failure = m;
-        loop.quit();
-    });
+    const QStringList given = parser.optionNames();
+    s->m_discovery->setCache(discoveryCacheUseFor(s->m_connection.config, false,
+                                                  given.contains(QLatin1String("refresh-discovery"))));
+    QObject::connect(s->m_discovery.get(), &kube::Discovery::failed,
+                     [session = s.get()](const QString &m) { session->m_discoveryFailure = m; });
     s->m_discovery->refresh();
-    loop.exec();
-    if (!failure.isEmpty()) {
-        s_openFailureCode = reportError(failure);
+    // Only until the core group is known (the server is there and answers): a command waits for
+    // the rest only as far as the names it resolves need (resolve(), discovery()).
+    s->waitForDiscovery([&] { return s->m_discovery->coreKnown(); });
+    if (!s->m_discoveryFailure.isEmpty()) {
+        s_openFailureCode = reportError(s->m_discoveryFailure);
         return nullptr;
     }
     return s;
 }
 
+CliSession::~CliSession()
+{
+    // What an unfinished discovery learnt is kept: the next run asks only the groups still missing.
+    if (m_discovery && m_discovery->isRunning())
+        m_discovery->saveProgress();
+}
+
+void CliSession::waitForDiscovery(const std::function<bool()> &done) const
+{
+    while (!done() && m_discoveryFailure.isEmpty() && m_discovery->isRunning()) {
+        QEventLoop loop;
+        QObject::connect(m_discovery.get(), &kube::Discovery::progressed, &loop, &QEventLoop::quit);
+        QObject::connect(m_discovery.get(), &kube::Discovery::finished, &loop, &QEventLoop::quit);
+        QObject::connect(m_discovery.get(), &kube::Discovery::failed, &loop, &QEventLoop::quit);
+        loop.exec();
+    }
+}
+
+const kube::DiscoverySnapshot &CliSession::discovery() const
+{
+    waitForDiscovery([] { return false; });
+    return m_discovery->snapshot();
+}
+
 const kube::ResourceInfo *CliSession::resolve(const QString &word) const
 {
-    const auto *r = discovery().resolve(word.toStdString());
+    const std::string w = word.toStdString();
+    std::optional<const kube::ResourceInfo *> decided;
+    waitForDiscovery([&] { return (decided = m_discovery->decide(w)).has_value(); });
+    if (!decided)
+        decided = m_discovery->decide(w); // the run ended (or failed): decide on what is there
+    if (!*decided && m_discovery->fromCache()) {
+        // A type created since the cache was written (a new CRD): ask the server once, as kubectl does.
+        m_discovery->refreshFromServer();
+        waitForDiscovery([&] { return (decided = m_discovery->decide(w)).has_value(); });
+        decided = m_discovery->decide(w);
+    }
+    const kube::ResourceInfo *r = *decided ? &m_resolved.emplace_back(**decided) : nullptr;
+    if (!r && !m_discoveryFailure.isEmpty() && !m_discovery->hasSnapshot()) {
+        reportError(m_discoveryFailure);
+        return nullptr;
+    }
     if (!r) {
         // A group whose discovery document could not be read may be the one that has it: say so,
         // or a server's malformed answer reads as "no such type".
         QString why;
-        for (const auto &[gv, error] : discovery().failedGroups)
+        const kube::DiscoverySnapshot known = m_discovery->progress().assemble();
+        for (const auto &[gv, error] : known.failedGroups)
             why += QStringLiteral("\n  discovery of %1 failed: %2")
                        .arg(QString::fromStdString(gv), QString::fromStdString(error));
-        for (const auto &[entry, error] : discovery().failedResources)
+        for (const auto &[entry, error] : known.failedResources)
             why += QStringLiteral("\n  discovery skipped %1: %2")
                        .arg(QString::fromStdString(entry), QString::fromStdString(error));
         reportError(QStringLiteral("the server doesn't have a resource type \"%1\"%2").arg(word, why));
     }
     return r;
+}
+
+const kube::ResourceInfo *CliSession::findKind(const std::string &apiVersion, const std::string &kind) const
+{
+    const auto *r = discovery().findKind(apiVersion, kind);
+    if (!r && m_discovery->fromCache()) {
+        m_discovery->refreshFromServer();
+        r = discovery().findKind(apiVersion, kind);
+    }
+    return r ? &m_resolved.emplace_back(*r) : nullptr;
 }
 
 std::string CliSession::namespaceFor(const QCommandLineParser &parser, const kube::ResourceInfo &r) const

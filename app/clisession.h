@@ -8,6 +8,8 @@
 #include <QCommandLineParser>
 #include <QCoreApplication>
 
+#include <deque>
+#include <functional>
 #include <memory>
 #include <optional>
 
@@ -27,20 +29,37 @@ public:
 
     kube::ApiClient &client() { return *m_client; }
     const kube::Connection &connection() const { return m_connection; }
-    const kube::DiscoverySnapshot &discovery() const { return m_discovery->snapshot(); }
+    // Every resource type the server serves: waits for discovery to finish.
+    const kube::DiscoverySnapshot &discovery() const;
     // Resolves RESOURCE (plural, singular, short name, kind, NAME.GROUP); prints an error if unknown.
+    // Waits only until no group still to answer could change the answer (configmaps: the core
+    // group), so a command does not wait for thousands of groups. The pointer lives as long as
+    // the session.
     const kube::ResourceInfo *resolve(const QString &word) const;
+    // The resource a manifest's apiVersion and kind name (a cached snapshot without it is asked
+    // again); null if none. The pointer lives as long as the session.
+    const kube::ResourceInfo *findKind(const std::string &apiVersion, const std::string &kind) const;
     // -n NS, else -A (all), else the context's namespace.
     std::string namespaceFor(const QCommandLineParser &parser, const kube::ResourceInfo &r) const;
 
     // Runs one request to completion (command line only).
     core::Result<kube::HttpResponse> call(kube::HttpRequest request);
 
+    CliSession() = default;
+    ~CliSession();
+    CliSession(const CliSession &) = delete;
+    CliSession &operator=(const CliSession &) = delete;
+
 private:
+    // Runs the event loop until `done`, discovery ends or fails.
+    void waitForDiscovery(const std::function<bool()> &done) const;
+
     static inline int s_openFailureCode = 1;
     kube::Connection m_connection;
     std::unique_ptr<kube::ApiClient> m_client;
     std::unique_ptr<kube::Discovery> m_discovery;
+    QString m_discoveryFailure;
+    mutable std::deque<kube::ResourceInfo> m_resolved; // what resolve() handed out
 };
 
 // Parses `args` (the parser has its help option); false when the caller should return *rc: a usage

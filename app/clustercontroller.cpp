@@ -60,12 +60,6 @@ widgets::ExecConsentQuestion consentQuestion(const kube::ExecConsentRequest &req
     return q;
 }
 
-models::ResourceKind toKind(const kube::ResourceInfo &r)
-{
-    return {QString::fromStdString(r.group), QString::fromStdString(r.version), QString::fromStdString(r.resource),
-            QString::fromStdString(r.kind), r.namespaced};
-}
-
 } // namespace
 
 ClusterController::ClusterController(widgets::ClusterView *view, QObject *parent) : QObject(parent), m_view(view)
@@ -159,53 +153,8 @@ void ClusterController::onConnected(core::Result<kube::Connection> result)
     showWarnings();
     m_view->setConnection(m_contextName, QString::fromStdString(m_connection->config.server), tr("…"));
     m_client = std::make_unique<kube::ApiClient>(m_connection->transport);
-    m_discovery = std::make_unique<kube::Discovery>(m_client.get());
-    connect(m_discovery.get(), &kube::Discovery::finished, this, &ClusterController::onDiscovered);
-    connect(m_discovery.get(), &kube::Discovery::failed, this, [this](const QString &m) {
-        m_view->setConnectionError(m);
-        Q_EMIT failed(m);
-    });
-    m_view->setConnecting(tr("Discovering resource types…"));
-    m_discovery->refresh();
+    startDiscovery();
 }
-
-void ClusterController::onDiscovered()
-{
-    const auto &snap = m_discovery->snapshot();
-    m_view->setConnection(m_contextName, QString::fromStdString(m_connection->config.server),
-                          QString::fromStdString(snap.serverVersion));
-    std::vector<models::ResourceKind> kinds;
-    for (const auto &r : snap.resources)
-        if (r.preferred && r.supports("list") && r.supports("watch"))
-            kinds.push_back(toKind(r));
-    m_kinds.setKinds(std::move(kinds));
-    fetchCounts();
-    watchNamespaces();
-    showResource(m_wantedResource);
-}
-
-// One metadata-only LIST page per kind (Accept `as=PartialObjectMetadataList`): the count is the
-// page's items when the page is the whole list, or the page plus the server's remainingItemCount
-// when it sends one (1.20 does not for every storage). Larger kinds stay unknown until watched. The page is decoded
-// on a worker thread.
-namespace {
-qint64 countFromPage(const std::string &body)
-{
-    auto doc = core::parseJson(body);
-    if (!doc || !doc->is_object())
-        return -1;
-    const auto &items = (*doc)["items"];
-    const auto &meta = (*doc)["metadata"];
-    const qint64 n = items.is_array() ? qint64(items.size()) : 0;
-    if (!meta.is_object())
-        return n;
-    if (meta.contains("remainingItemCount") && meta["remainingItemCount"].is_number_integer())
-        return n + meta["remainingItemCount"].get<qint64>();
-    if (meta.contains("continue") && meta["continue"].is_string() && !meta["continue"].get<std::string>().empty())
-        return -1;
-    return n;
-}
-} // namespace
 
 bool ClusterController::isSettled() const
 {
@@ -213,35 +162,6 @@ bool ClusterController::isSettled() const
     const bool columnsSettled = !m_tableFetcher
                              || (m_tableFetcher->state() != S::Idle && m_tableFetcher->state() != S::Listing);
     return m_loaded && columnsSettled && m_countsPending == 0;
-}
-
-void ClusterController::fetchCounts()
-{
-    for (const auto &k : m_kinds.kinds()) {
-        const auto *info = m_discovery->snapshot().find(k.group.toStdString(), k.resource.toStdString());
-        if (!info)
-            continue;
-        kube::HttpRequest req;
-        req.path = info->collectionPath("") + "?limit=500";
-        req.accept = "application/json;as=PartialObjectMetadataList;v=v1;g=meta.k8s.io,application/json";
-        const QString q = k.qualifiedName();
-        ++m_countsPending;
-        m_client->send(std::move(req), this, [this, q](core::Result<kube::HttpResponse> r) {
-            if (!r) {
-                --m_countsPending;
-                return;
-            }
-            auto *w = new QFutureWatcher<qint64>(this);
-            connect(w, &QFutureWatcherBase::finished, this, [this, w, q] {
-                w->deleteLater();
-                --m_countsPending;
-                const qint64 n = core::takeResult(w->future(), "counting " + q.toStdString()).valueOr(-1);
-                if (n >= 0 && (q != m_shownKind || !m_loaded)) // the watched kind counts its own rows
-                    m_kinds.setCount(q, n);
-            });
-            w->setFuture(QtConcurrent::run([body = std::move(r->body)] { return countFromPage(body); }));
-        });
-    }
 }
 
 void ClusterController::watchNamespaces()
@@ -452,13 +372,25 @@ void ClusterController::showResource(const QString &resource)
 {
     m_wantedResource = resource;
     if (!m_discovery || !m_discovery->hasSnapshot())
-        return;
+        return; // onDiscoveryProgress() shows it as soon as discovery can tell what it is
     const auto *info = m_discovery->snapshot().resolve(resource.toStdString());
+    if (!info && m_discovery->isRunning()) {
+        // The snapshot came from the cache; the server, asked now, may know the type.
+        m_view->setWatchStatus(tr("Looking for resource type \"%1\"…").arg(resource), false);
+        return;
+    }
     if (!info) {
         m_view->setWatchStatus(tr("The server has no resource type \"%1\"").arg(resource), false);
         Q_EMIT failed(tr("The server has no resource type \"%1\"").arg(resource));
         return;
     }
+    showResolved(*info);
+}
+
+void ClusterController::showResolved(const kube::ResourceInfo &resolved)
+{
+    const kube::ResourceInfo copy = resolved; // `resolved` may live in the snapshot a refresh replaces
+    const kube::ResourceInfo *info = &copy;
     const QString qualified = QString::fromStdString(info->qualifiedName());
     if (qualified == m_shownKind && m_watcher)
         return;

@@ -115,8 +115,12 @@ Q_SIGNALS:
 
 private:
     void onConnected(core::Result<kube::Connection> result);
+    void startDiscovery();
+    void onDiscoveryProgress();
     void onDiscovered();
     void fetchCounts();
+    void fetchNextCounts();
+    void showResolved(const kube::ResourceInfo &info);
     void watchNamespaces();
     void onBatch(const core::WatchBatch &batch);
     void drainPrepared(int generation);
@@ -173,7 +177,11 @@ private:
     std::shared_ptr<core::DraftStore> m_drafts; // unsent editor text kept on disk (made on first use)
     QString m_shownKind;                        // qualified name of what m_watcher watches
     bool m_loaded = false;
-    int m_countsPending = 0; // kinds whose count request has not answered yet
+    int m_countsPending = 0;                       // kinds whose count request has not answered yet (queued included)
+    std::deque<models::ResourceKind> m_countQueue; // kinds whose count request is not sent yet
+    int m_countsInFlight = 0;
+    bool m_discovered = false;          // onDiscovered() ran once for this connection
+    bool m_discoveryFromServer = false; // ... with what the server said, not only the cache file
     // Batches are decoded in arrival order on one worker thread, applied in that order here.
     QThreadPool m_pool;
     std::deque<QFuture<models::PreparedBatch>> m_preparing;

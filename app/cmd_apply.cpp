@@ -176,7 +176,7 @@ private:
     const kube::ResourceInfo *resourceFor(const Json &object) const
     {
         const Json id = core::manifestIdentity(object);
-        return m_s.discovery().findKind(id["apiVersion"].get<std::string>(), id["kind"].get<std::string>());
+        return m_s.findKind(id["apiVersion"].get<std::string>(), id["kind"].get<std::string>());
     }
 
     kube::HttpRequest build(const kube::ResourceInfo &r, const std::string &ns, const Json &object,

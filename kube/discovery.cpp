@@ -2,15 +2,9 @@
 
 #include "core/base/json.h"
 #include "core/base/jsonread.h"
-#include "kube/apierror.h"
-
-#include <QLoggingCategory>
-#include <QPointer>
 
 #include <algorithm>
 #include <optional>
-
-Q_LOGGING_CATEGORY(lcDiscovery, "fieldscope.kube.discovery", QtInfoMsg)
 
 namespace fieldscope::kube {
 
@@ -282,273 +276,105 @@ const ResourceInfo *DiscoverySnapshot::find(const std::string &group, const std:
     return fallback;
 }
 
-const ResourceInfo *DiscoverySnapshot::resolve(const std::string &input) const
+ResourceQuery::ResourceQuery(const std::string &input)
 {
     const std::string word = lower(input);
     // Split NAME[.VERSION].GROUP; the core group has no dots.
-    std::string name = word, rest;
+    name = word;
     if (auto dot = word.find('.'); dot != std::string::npos) {
         name = word.substr(0, dot);
-        rest = word.substr(dot + 1);
+        qualifier = word.substr(dot + 1);
     }
-    auto matchesName = [&](const ResourceInfo &r) {
-        if (r.resource == name || r.singular == name || lower(r.kind) == name)
-            return true;
-        return std::any_of(r.shortNames.begin(), r.shortNames.end(), [&](const std::string &s) { return s == name; });
-    };
-    auto matchesQualifier = [&](const ResourceInfo &r) {
-        if (rest.empty())
-            return true;
-        if (r.group == rest)
-            return true;
-        return r.version + "." + r.group == rest;
-    };
+}
+
+bool ResourceQuery::matches(const ResourceInfo &r) const
+{
+    if (!admits(r.group, r.version))
+        return false;
+    if (r.resource == name || r.singular == name || lower(r.kind) == name)
+        return true;
+    return std::any_of(r.shortNames.begin(), r.shortNames.end(), [&](const std::string &s) { return s == name; });
+}
+
+bool ResourceQuery::admits(const std::string &group, const std::string &version) const
+{
+    return qualifier.empty() || group == qualifier || version + "." + group == qualifier;
+}
+
+const ResourceInfo *DiscoverySnapshot::resolve(const std::string &input) const
+{
+    const ResourceQuery query(input);
     const ResourceInfo *best = nullptr;
-    for (const auto &r : resources) {
-        if (!matchesName(r) || !matchesQualifier(r))
-            continue;
-        // Prefer the core group and preferred versions, like kubectl's priority for built-ins.
-        auto score = [](const ResourceInfo &x) { return (x.preferred ? 2 : 0) + (x.group.empty() ? 1 : 0); };
-        if (!best || score(r) > score(*best))
+    for (const auto &r : resources)
+        if (query.matches(r) && (!best || ResourceQuery::rank(r) > ResourceQuery::rank(*best)))
             best = &r;
-    }
     return best;
 }
 
-struct Discovery::Decoded {
-    std::string contentType;
-    std::string etag;
-    std::optional<Error> parseError;
-    DiscoverySnapshot part; // resources and failedResources of this document; serverVersion of /version
-    std::vector<std::pair<std::string, bool>> groupVersions; // legacy /apis
-};
-
-Discovery::Discovery(ApiClient *client, QObject *parent) : QObject(parent), m_client(client) {}
-
-void Discovery::refresh()
+bool DiscoveryProgress::complete() const
 {
-    ++m_generation;
-    m_building = {};
-    m_firstError.clear();
-    m_outstanding = 0;
-    m_queuedGroupVersions.clear();
-    m_groupRequests = 0;
-    m_peakGroupRequests = 0;
-    fetchVersion();
-    fetchAggregated(true);
+    return sourcesKnown && std::none_of(sources.begin(), sources.end(), [](const DiscoverySource &s) {
+               return s.state == DiscoverySource::State::Pending;
+           });
 }
 
-void Discovery::sendDecoded(HttpRequest req, Decoder decode, std::function<void(core::Result<Decoded>)> done)
+DiscoverySnapshot DiscoveryProgress::assemble() const
 {
-    auto inbox = m_client->inbox();
-    QPointer<Discovery> self(this);
-    const int gen = m_generation;
-    const std::string what = "discovery GET " + req.path;
-    m_client->transport().start(std::move(req), [inbox, self, gen, what, decode = std::move(decode),
-                                                 done = std::move(done)](core::Result<HttpResponse> r) mutable {
-        // Network thread: a document of up to the body limit is parsed here, never on the GUI
-        // thread. Last boundary of this job: whatever the parser throws becomes this answer's error.
-        core::Result<Decoded> out = Error::make(ErrorCategory::Parse, what + ": could not be decoded");
-        try {
-            if (!r.ok())
-                out = r.error();
-            else if (!isSuccess(r->status))
-                out = errorFromResponse(*r, what);
-            else
-                out = decode(*r);
-        } catch (const std::exception &e) {
-            out = Error::make(ErrorCategory::Parse, what + ": " + e.what());
-        }
-        inbox->post([self, gen, done = std::move(done), out = std::move(out)]() mutable {
-            if (self && gen == self->m_generation)
-                done(std::move(out));
-        });
-    });
+    DiscoverySnapshot out;
+    out.serverVersion = serverVersion;
+    out.aggregated = aggregated;
+    out.failedResources = failedResources;
+    for (const auto &src : sources) {
+        if (src.state == DiscoverySource::State::Failed)
+            out.failedGroups[src.groupVersion] = src.failure;
+        out.resources.insert(out.resources.end(), src.resources.begin(), src.resources.end());
+    }
+    return out;
 }
 
-void Discovery::fetchVersion()
+namespace {
+// The highest rank a source that has not answered could still give a match of `query`; -1 when
+// it cannot hold one.
+int rankBound(const ResourceQuery &query, const DiscoverySource &src)
 {
-    ++m_outstanding;
-    HttpRequest req;
-    req.path = "/version";
-    sendDecoded(
-        req,
-        [](const HttpResponse &r) {
-            Decoded d;
-            // Only shown to the user: a wrong type leaves the version empty.
-            if (auto doc = core::parseJson(r.body); doc.ok() && doc->is_object()) {
-                core::JsonReader read("GET /version");
-                d.part.serverVersion = read.string(*doc, "gitVersion", "");
+    if (src.anyGroup)
+        return 2; // any group's preferred version
+    const auto slash = src.groupVersion.find('/');
+    const std::string version = slash == std::string::npos ? src.groupVersion : src.groupVersion.substr(slash + 1);
+    if (!query.admits(src.group, version))
+        return -1;
+    return (src.preferred ? 2 : 0) + (src.group.empty() ? 1 : 0);
+}
+} // namespace
+
+std::optional<const ResourceInfo *> DiscoveryProgress::decide(const ResourceQuery &query, bool moreToCome) const
+{
+    const ResourceInfo *best = nullptr;
+    int bestRank = -1;
+    std::size_t bestSource = 0;
+    for (std::size_t i = 0; i < sources.size(); ++i)
+        for (const auto &r : sources[i].resources)
+            if (query.matches(r) && ResourceQuery::rank(r) > bestRank) {
+                best = &r;
+                bestRank = ResourceQuery::rank(r);
+                bestSource = i;
             }
-            return d;
-        },
-        [this](core::Result<Decoded> r) {
-            --m_outstanding;
-            if (r.ok())
-                m_building.serverVersion = r->part.serverVersion;
-            completeIfDone();
-        });
-}
-
-// Asks /api with the aggregated Accept header; the Content-Type of the answer says which
-// discovery format the server speaks (never infer it from the status).
-void Discovery::fetchAggregated(bool coreGroup)
-{
-    ++m_outstanding;
-    const std::string path = coreGroup ? "/api" : "/apis";
-    HttpRequest req;
-    req.path = path;
-    req.accept = kAcceptAggregated;
-    if (auto it = m_etags.find(path); it != m_etags.end())
-        req.headers.emplace_back("If-None-Match", it->second.etag);
-    sendDecoded(
-        req,
-        [coreGroup](const HttpResponse &r) {
-            Decoded d;
-            d.contentType = r.contentType;
-            d.etag = r.etag;
-            if (isAggregatedContentType(r.contentType))
-                if (auto st = parseAggregatedDiscovery(r.body, coreGroup, d.part); !st)
-                    d.parseError = st.error();
-            return d;
-        },
-        [this, coreGroup, path](core::Result<Decoded> r) { onAggregated(coreGroup, path, std::move(r)); });
-}
-
-void Discovery::onAggregated(bool coreGroup, const std::string &path, core::Result<Decoded> r)
-{
-    --m_outstanding;
-    const bool notModified = !r.ok() && r.error().httpStatus == 304;
-    if (!r.ok() && !notModified) {
-        if (m_firstError.empty())
-            m_firstError = r.error().describe();
-        completeIfDone();
-        return;
+    if (!moreToCome)
+        return best;
+    // Undecided while a source still to answer could beat the best match: a higher rank, or the
+    // same rank earlier in discovery order (a later one loses the tie).
+    for (std::size_t i = 0; i < sources.size(); ++i) {
+        if (sources[i].state != DiscoverySource::State::Pending)
+            continue;
+        const int bound = rankBound(query, sources[i]);
+        if (bound > bestRank || (bound == bestRank && best && i < bestSource))
+            return std::nullopt;
     }
-    std::shared_ptr<const DiscoverySnapshot> part;
-    bool aggregated = false;
-    if (r.ok()) {
-        aggregated = isAggregatedContentType(r->contentType);
-        if (aggregated && r->parseError && m_firstError.empty())
-            m_firstError = r->parseError->describe();
-        auto decoded = std::make_shared<const DiscoverySnapshot>(std::move(r->part));
-        if (aggregated && !r->etag.empty() && !r->parseError)
-            m_etags[path] = {r->etag, decoded};
-        part = decoded;
-    } else if (auto it = m_etags.find(path); it != m_etags.end()) {
-        aggregated = true; // 304 Not Modified: what our cached copy yielded is current
-        part = it->second.decoded;
-    }
-    if (aggregated) {
-        m_building.aggregated = true;
-        if (part) {
-            m_building.resources.insert(m_building.resources.end(), part->resources.begin(), part->resources.end());
-            for (const auto &[key, why] : part->failedResources) {
-                m_building.failedResources[key] = why;
-                qCWarning(lcDiscovery, "discovery skipped %s: %s", key.c_str(), why.c_str());
-            }
-        }
-        if (coreGroup)
-            fetchAggregated(false);
-    } else if (coreGroup) {
-        // Legacy server: /api answered APIVersions. Continue with per-GV requests.
-        fetchLegacy();
-    }
-    completeIfDone();
-}
-
-void Discovery::fetchLegacy()
-{
-    queueGroupVersion("v1", true);
-    ++m_outstanding;
-    HttpRequest req;
-    req.path = "/apis";
-    sendDecoded(
-        req,
-        [](const HttpResponse &r) {
-            Decoded d;
-            if (auto st = parseApiGroupList(r.body, d.groupVersions); !st)
-                d.parseError = st.error();
-            return d;
-        },
-        [this](core::Result<Decoded> r) {
-            --m_outstanding;
-            if (!r.ok()) {
-                if (m_firstError.empty())
-                    m_firstError = r.error().describe();
-            } else {
-                if (r->parseError && m_firstError.empty())
-                    m_firstError = r->parseError->describe();
-                for (const auto &[gv, preferred] : r->groupVersions)
-                    queueGroupVersion(gv, preferred);
-            }
-            completeIfDone();
-        });
-}
-
-void Discovery::queueGroupVersion(const std::string &gv, bool preferred)
-{
-    ++m_outstanding; // counted from the queue on, so the refresh cannot finish before it is asked
-    m_queuedGroupVersions.emplace_back(gv, preferred);
-    startQueuedGroupVersions();
-}
-
-// At most kMaxConcurrentDiscoveryRequests group versions in flight; each answer starts the next.
-void Discovery::startQueuedGroupVersions()
-{
-    while (m_groupRequests < kMaxConcurrentDiscoveryRequests && !m_queuedGroupVersions.empty()) {
-        const auto [gv, preferred] = m_queuedGroupVersions.front();
-        m_queuedGroupVersions.pop_front();
-        ++m_groupRequests;
-        m_peakGroupRequests = std::max(m_peakGroupRequests, m_groupRequests);
-        HttpRequest req;
-        req.path = gv.find('/') == std::string::npos ? "/api/" + gv : "/apis/" + gv;
-        sendDecoded(
-            req,
-            [gv = gv, preferred = preferred](const HttpResponse &r) {
-                Decoded d;
-                if (auto st = parseLegacyResourceList(r.body, gv, preferred, d.part); !st)
-                    d.parseError = st.error();
-                return d;
-            },
-            [this, gv = gv](core::Result<Decoded> r) {
-                --m_outstanding;
-                --m_groupRequests;
-                if (!r.ok()) {
-                    m_building.failedGroups[gv] = r.error().describe();
-                    qCInfo(lcDiscovery, "discovery of %s failed: %s", gv.c_str(), r.error().describe().c_str());
-                } else if (r->parseError) {
-                    m_building.failedGroups[gv] = r->parseError->describe();
-                    qCWarning(lcDiscovery, "discovery of %s failed: %s", gv.c_str(), r->parseError->describe().c_str());
-                } else {
-                    for (auto &info : r->part.resources)
-                        m_building.resources.push_back(std::move(info));
-                    for (auto &[key, why] : r->part.failedResources) {
-                        qCWarning(lcDiscovery, "discovery skipped %s: %s", key.c_str(), why.c_str());
-                        m_building.failedResources[key] = std::move(why);
-                    }
-                }
-                startQueuedGroupVersions();
-                completeIfDone();
-            });
-    }
-}
-
-void Discovery::completeIfDone()
-{
-    if (m_outstanding > 0)
-        return;
-    if (m_building.resources.empty()) {
-        std::string why = m_firstError;
-        if (why.empty() && !m_building.failedGroups.empty())
-            why = m_building.failedGroups.begin()->second; // e.g. the only group was malformed
-        Q_EMIT failed(QString::fromStdString(why.empty() ? std::string("discovery returned no resources") : why));
-        return;
-    }
-    m_snapshot = std::move(m_building);
-    m_building = {};
-    m_hasSnapshot = true;
-    Q_EMIT finished();
+    // Groups not listed yet come after every listed one: only a higher rank (a preferred
+    // version, 2) beats what is here.
+    if (!sourcesKnown && bestRank < 2)
+        return std::nullopt;
+    return best;
 }
 
 } // namespace fieldscope::kube

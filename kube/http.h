@@ -35,6 +35,7 @@ struct HttpRequest {
     std::vector<std::pair<std::string, std::string>> headers;
     bool streaming = false;    // watch: body delivered in chunks as it arrives
     bool isWatchStart = false; // counted against the watch-start rate bucket (dozens start at once)
+    bool isDiscovery = false;  // counted against the discovery bucket (thousands of group versions at once)
     int timeoutMs = 60'000;    // whole-request limit for non-streaming requests
     int stallSeconds = 45;     // streaming: abort when no byte arrived for this long
     // Non-streaming: a larger (decoded) body fails the request with a Parse error. Tests lower it.

@@ -206,7 +206,7 @@ struct Transport::Impl {
     std::map<CURL *, std::unique_ptr<Active>> active;
     std::deque<std::shared_ptr<Pending>> waiting;
     std::map<RequestId, std::shared_ptr<Pending>> awaitingCredential; // asked, not ready yet
-    TokenBucket bucket, watchBucket;
+    TokenBucket bucket, watchBucket, discoveryBucket;
     ServerUrl url;
 
     // The loop's steps, in the order run() calls them.
@@ -231,6 +231,7 @@ Transport::Transport(TransportConfig config) : m_config(std::move(config)), m_im
     curl_multi_setopt(m_impl->multi, CURLMOPT_MAX_HOST_CONNECTIONS, 6L);
     m_impl->bucket.configure(m_config.qps, m_config.burst);
     m_impl->watchBucket.configure(m_config.watchQps, m_config.watchBurst);
+    m_impl->discoveryBucket.configure(m_config.discoveryQps, m_config.discoveryBurst);
     m_impl->url = ServerUrl::parse(m_config.server);
     m_credentialInbox = std::make_shared<CredentialInbox>();
     m_credentialInbox->multi = m_impl->multi;
@@ -577,7 +578,7 @@ Clock::duration Transport::Impl::startDueRequests()
             ++it;
             continue;
         }
-        auto &limiter = p->request.isWatchStart ? watchBucket : bucket;
+        auto &limiter = p->request.isWatchStart ? watchBucket : p->request.isDiscovery ? discoveryBucket : bucket;
         const auto wait = limiter.take();
         if (wait.count() > 0) {
             if (wait > std::chrono::seconds(1))

@@ -52,6 +52,12 @@ struct TransportConfig {
     int burst = 100;
     double watchQps = 100; // separate bucket for watch starts
     int watchBurst = 300;
+    // Legacy discovery asks one document per group version: 3,000 of them would wait a minute in
+    // the general bucket. kubectl gives its discovery client a burst of 300 at 50/s
+    // (k8s.io/cli-runtime/pkg/genericclioptions/config_flags.go); the Discovery class also keeps
+    // at most 8 in flight, which is what bounds the server's work.
+    double discoveryQps = 200;
+    int discoveryBurst = 300;
     int connectTimeoutMs = 10'000;
     int maxRetries = 10; // 429 / 5xx with Retry-After
     // The sum of the bodies of all requests in flight (kube/http.h); a body that would pass it
