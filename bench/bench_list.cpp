@@ -2,7 +2,7 @@
 // one apiserver (see bench/README.md). Prints each figure and the ratios.
 //
 //   bench_list --kubeconfig FILE --context C [--count 100000] [--namespace bench-list]
-//              [--kubectl PATH] [--skip-populate]
+//              [--kubectl PATH] [--skip-populate] [--final-page-bytes N]
 #include "core/base/json.h"
 #include "kube/apiclient.h"
 #include "kube/connection.h"
@@ -53,8 +53,18 @@ double childCpuSeconds()
     return double(u.ru_utime.tv_sec + u.ru_stime.tv_sec) + double(u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e6;
 }
 
+bool g_pods = false; // --resource pods (a replay server's Pods, all namespaces)
+
 kube::ResourceInfo configMaps()
 {
+    if (g_pods) {
+        kube::ResourceInfo r;
+        r.version = "v1";
+        r.resource = "pods";
+        r.kind = "Pod";
+        r.namespaced = true;
+        return r;
+    }
     kube::ResourceInfo r;
     r.version = "v1";
     r.resource = "configmaps";
@@ -157,7 +167,10 @@ double rawPages(kube::ApiClient &client, const std::string &ns, std::size_t *byt
             more = false;
             if (r.ok()) {
                 *bytes += r->body.size();
-                pageSize = kube::nextPageSize(pages, pageSize, std::size_t(pageSize), r->body.size());
+                long long remaining = -1; // as the watcher reads it, from the page's metadata
+                if (const auto rc = r->body.find(R"("remainingItemCount":)"); rc != std::string::npos && rc < 400)
+                    remaining = std::atoll(r->body.c_str() + rc + 21);
+                pageSize = kube::nextPageSize(pages, pageSize, std::size_t(pageSize), r->body.size(), remaining);
                 // Only the continue token: the raw baseline does no other parsing.
                 const auto at = r->body.find(R"("continue":")");
                 if (at != std::string::npos && at < 400) {
@@ -174,22 +187,26 @@ double rawPages(kube::ApiClient &client, const std::string &ns, std::size_t *byt
 }
 
 struct PeerFigures {
-    double wall = -1, cpu = -1;
+    double wall = -1, cpu = -1, peakRssMb = -1;
 };
 
-PeerFigures runPeer(const QString &program, const QStringList &args, const QString &outFile)
+PeerFigures runPeer(const QString &program, const QStringList &args, const QString &outFile,
+                    const QProcessEnvironment &env = QProcessEnvironment::systemEnvironment())
 {
     const double cpu0 = childCpuSeconds();
     QElapsedTimer t;
     t.start();
     QProcess p;
+    p.setProcessEnvironment(env);
     p.setStandardOutputFile(outFile);
     p.start(program, args);
     if (!p.waitForFinished(600000) || p.exitCode() != 0) {
         std::fprintf(stderr, "%s failed: %s\n", qPrintable(program), p.readAllStandardError().constData());
         return {};
     }
-    return {t.elapsed() / 1000.0, childCpuSeconds() - cpu0};
+    rusage u{};
+    getrusage(RUSAGE_CHILDREN, &u); // the largest child so far: run the bigger peer last
+    return {t.elapsed() / 1000.0, childCpuSeconds() - cpu0, u.ru_maxrss / 1024.0};
 }
 
 // Watch decoding on one core: MODIFIED lines made of real objects from the list.
@@ -217,6 +234,9 @@ int main(int argc, char **argv)
     p.addOption({QStringLiteral("namespace"), QStringLiteral("namespace"), QStringLiteral("NS"),
                  QStringLiteral("bench-list")});
     p.addOption({QStringLiteral("kubectl"), QStringLiteral("kubectl binary"), QStringLiteral("PATH")});
+    p.addOption({QStringLiteral("fieldscope"),
+                 QStringLiteral("the fieldscope binary: times `fieldscope list -o count` too"),
+                 QStringLiteral("PATH")});
     p.addOption({QStringLiteral("skip-populate"), QStringLiteral("the ConfigMaps exist already")});
     p.addOption({QStringLiteral("page-size"), QStringLiteral("first LIST page size (client-go and kubectl use 500)"),
                  QStringLiteral("N"), QStringLiteral("500")});
@@ -224,6 +244,14 @@ int main(int argc, char **argv)
         {QStringLiteral("max-page-size"),
          QStringLiteral("largest later page (Fieldscope's default 10000; = --page-size for kubectl's fixed pages)"),
          QStringLiteral("N"), QStringLiteral("10000")});
+    p.addOption({QStringLiteral("resource"),
+                 QStringLiteral("configmaps (created in --namespace) or pods (listed in all namespaces, as served by "
+                                "bench/replay_server; implies --skip-populate)"),
+                 QStringLiteral("NAME"), QStringLiteral("configmaps")});
+    p.addOption(
+        {QStringLiteral("final-page-bytes"),
+         QStringLiteral("ask for all remaining objects at once when they fit (0 = never; Fieldscope's default 32 MiB)"),
+         QStringLiteral("BYTES"), QString::number(kube::WatcherOptions().finalPageBytes)});
     p.addHelpOption();
     p.process(app);
     kube::ConnectionOptions co;
@@ -236,15 +264,17 @@ int main(int argc, char **argv)
         return 1;
     }
     kube::ApiClient client(conn->transport);
-    const std::string ns = p.value(QStringLiteral("namespace")).toStdString();
+    g_pods = p.value(QStringLiteral("resource")) == QLatin1String("pods");
+    const std::string ns = g_pods ? std::string() : p.value(QStringLiteral("namespace")).toStdString();
     const int count = p.value(QStringLiteral("count")).toInt();
-    if (!p.isSet(QStringLiteral("skip-populate")))
+    if (!g_pods && !p.isSet(QStringLiteral("skip-populate")))
         populate(client, ns, count);
 
     QTemporaryDir tmp;
     kube::WatcherOptions pages;
     pages.pageSize = p.value(QStringLiteral("page-size")).toInt();
     pages.maxPageSize = p.value(QStringLiteral("max-page-size")).toInt();
+    pages.finalPageBytes = p.value(QStringLiteral("final-page-bytes")).toULongLong();
     std::size_t rawBytes = 0;
     rawPages(client, ns, &rawBytes, pages); // warm the apiserver's and etcd's caches for everyone
     // Best of 3 interleaved rounds: the server shares the machine, so single runs are noisy.
@@ -284,9 +314,37 @@ int main(int argc, char **argv)
         kubectl = runPeer(p.value(QStringLiteral("kubectl")),
                           {QStringLiteral("--kubeconfig"), p.value(QStringLiteral("kubeconfig")),
                            QStringLiteral("--context"), p.value(QStringLiteral("context")), QStringLiteral("get"),
-                           QStringLiteral("cm"), QStringLiteral("-n"), QString::fromStdString(ns), QStringLiteral("-o"),
-                           QStringLiteral("json")},
+                           QString::fromStdString(configMaps().resource),
+                           ns.empty() ? QStringLiteral("-A") : QStringLiteral("-n"),
+                           ns.empty() ? QStringLiteral("--request-timeout=0") : QString::fromStdString(ns),
+                           QStringLiteral("-o"), QStringLiteral("json")},
                           tmp.filePath(QStringLiteral("kubectl.json")));
+
+    // The command a user types: process start, kubeconfig, TLS, discovery (first without the
+    // discovery cache, then with it, best of 3), the list, the count.
+    PeerFigures cliCold, cliWarm;
+    if (p.isSet(QStringLiteral("fieldscope"))) {
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert(QStringLiteral("XDG_CACHE_HOME"), tmp.filePath(QStringLiteral("cli-cache")));
+        env.insert(QStringLiteral("XDG_CONFIG_HOME"), tmp.filePath(QStringLiteral("cli-config")));
+        const QStringList args{QStringLiteral("list"),
+                               QString::fromStdString(configMaps().resource),
+                               ns.empty() ? QStringLiteral("-A")
+                                          : QStringLiteral("--namespace=") + QString::fromStdString(ns),
+                               QStringLiteral("-o"),
+                               QStringLiteral("count"),
+                               QStringLiteral("--kubeconfig"),
+                               p.value(QStringLiteral("kubeconfig")),
+                               QStringLiteral("--context"),
+                               p.value(QStringLiteral("context"))};
+        const QString out = tmp.filePath(QStringLiteral("cli.txt"));
+        cliCold = runPeer(p.value(QStringLiteral("fieldscope")), args, out, env);
+        for (int round = 0; round < 3; ++round) {
+            const PeerFigures f = runPeer(p.value(QStringLiteral("fieldscope")), args, out, env);
+            if (cliWarm.wall < 0 || (f.wall >= 0 && f.wall < cliWarm.wall))
+                cliWarm = f;
+        }
+    }
 
     // Watch decoding: every listed object as a MODIFIED event line.
     std::vector<std::string> lines;
@@ -310,7 +368,12 @@ int main(int argc, char **argv)
     if (curl.wall >= 0)
         std::printf("curl, one GET of the list:      %.2f s wall, %.2f s CPU\n", curl.wall, curl.cpu);
     if (kubectl.wall >= 0)
-        std::printf("kubectl get cm -o json > file:  %.2f s wall, %.2f s CPU\n", kubectl.wall, kubectl.cpu);
+        std::printf("kubectl get %s -o json > file:  %.2f s wall, %.2f s CPU, %.0f MB peak RSS\n",
+                    configMaps().resource.c_str(), kubectl.wall, kubectl.cpu, kubectl.peakRssMb);
+    if (cliCold.wall >= 0)
+        std::printf(
+            "fieldscope list -o count:       %.2f s wall without the discovery cache, %.2f s with it (best of 3)\n",
+            cliCold.wall, cliWarm.wall);
     std::printf("store resident memory:          %.1f MB RSS growth for %.1f MB of JSON (%.2fx)\n", fs.rssDeltaKb / 1e3,
                 fs.jsonBytes / 1e6, fs.jsonBytes ? fs.rssDeltaKb * 1e3 / double(fs.jsonBytes) : 0.0);
     std::printf("watch decoding, one core:       %.0f events/s\n", rate);
@@ -320,6 +383,11 @@ int main(int argc, char **argv)
     std::printf("  fieldscope wall / raw paged fetch:     %.2fx  (<= 2x)\n", fs.wall / std::min(raw, raw2));
     if (curl.wall >= 0)
         std::printf("  fieldscope wall / curl single GET:     %.2fx\n", fs.wall / curl.wall);
+    if (cliWarm.wall >= 0 && curl.wall >= 0)
+        std::printf("  fieldscope list command / curl GET:    %.2fx  (<= 1.2x; %.2fx without the discovery cache)\n",
+                    cliWarm.wall / curl.wall, cliCold.wall / curl.wall);
+    if (cliWarm.wall >= 0 && kubectl.wall >= 0)
+        std::printf("  kubectl / fieldscope list command:     %.1fx  (>= 10x)\n", kubectl.wall / cliWarm.wall);
     std::printf("  store memory / JSON bytes:             %.2fx  (<= 1.5x)\n",
                 fs.jsonBytes ? fs.rssDeltaKb * 1e3 / double(fs.jsonBytes) : 0.0);
     std::printf("  watch decode events/s:                 %.0f  (>= 20000)\n", rate);

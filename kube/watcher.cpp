@@ -7,6 +7,7 @@
 #include <QPointer>
 
 #include <algorithm>
+#include <limits>
 #include <unordered_set>
 
 Q_LOGGING_CATEGORY(lcWatch, "fieldscope.kube.watch", QtInfoMsg)
@@ -154,11 +155,14 @@ std::string listQuery(const WatchScope &scope)
     return q;
 }
 
-int nextPageSize(const WatcherOptions &o, int current, std::size_t items, std::size_t bodyBytes)
+int nextPageSize(const WatcherOptions &o, int current, std::size_t items, std::size_t bodyBytes, std::int64_t remaining)
 {
     if (items == 0 || bodyBytes == 0 || o.maxPageSize <= o.pageSize)
         return std::max(current, o.pageSize);
     const std::size_t perItem = std::max<std::size_t>(1, bodyBytes / items);
+    if (remaining > 0 && remaining < std::numeric_limits<int>::max()
+        && std::size_t(remaining) <= o.finalPageBytes / perItem)
+        return std::max(int(remaining), o.pageSize);
     const std::size_t want = std::min<std::size_t>(o.targetPageBytes / perItem, std::size_t(current) * 4);
     return int(std::clamp<std::size_t>(want, std::size_t(o.pageSize), std::size_t(o.maxPageSize)));
 }
@@ -217,7 +221,7 @@ void Watcher::onPage(int gen, bool relist, core::Result<DecodedPage> page, std::
         return;
     m_request = 0;
     if (page.ok())
-        m_pageLimit = nextPageSize(m_opts, m_pageLimit, page->items.size(), bodyBytes);
+        m_pageLimit = nextPageSize(m_opts, m_pageLimit, page->items.size(), bodyBytes, page->remainingItemCount);
     if (!page.ok()) {
         const auto &e = page.error();
         if (e.httpStatus == 410) {

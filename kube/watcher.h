@@ -43,6 +43,12 @@ struct WatcherOptions {
     int pageSize = 500;
     int maxPageSize = 10'000;
     std::size_t targetPageBytes = 8u << 20;
+    // When the server says how many objects remain (metadata.remainingItemCount) and they fit in
+    // this many bytes, the next page asks for all of them instead of growing 4x a step: a round
+    // trip less on a remote cluster. Larger is not faster on loopback and holds the whole rest
+    // in memory at once (bench/README.md: 32 MiB took 3.3x the JSON's size in RSS at 20,000
+    // ConfigMaps, for the same time).
+    std::size_t finalPageBytes = 8u << 20;
     int flushIntervalMs = 100;
     bool tryWatchList = true; // sendInitialEvents; falls back to LIST on 422
     bool listOnly = false;    // stop after the first complete list (fieldscope list)
@@ -56,8 +62,10 @@ struct WatcherOptions {
     int backoffInitialMs = 800, backoffMaxMs = 30'000, backoffResetMs = 120'000;
 };
 
-// The limit of the next LIST page after one of `items` objects in `bodyBytes` (see WatcherOptions).
-int nextPageSize(const WatcherOptions &options, int current, std::size_t items, std::size_t bodyBytes);
+// The limit of the next LIST page after one of `items` objects in `bodyBytes`, with `remaining`
+// objects left as the server counted them (-1: it did not say). See WatcherOptions.
+int nextPageSize(const WatcherOptions &options, int current, std::size_t items, std::size_t bodyBytes,
+                 std::int64_t remaining = -1);
 
 class Watcher : public QObject
 {

@@ -105,6 +105,7 @@ private Q_SLOTS:
         QVERIFY(m_home.isValid());
         qputenv("XDG_DATA_HOME", m_home.filePath(QStringLiteral("data")).toUtf8());
         qputenv("XDG_CONFIG_HOME", m_home.filePath(QStringLiteral("config")).toUtf8());
+        qputenv("XDG_CACHE_HOME", m_home.filePath(QStringLiteral("cache")).toUtf8());
     }
 
     void discoveryWithStringNamespacedShowsTheErrorInTheTabAndTheAppGoesOn()

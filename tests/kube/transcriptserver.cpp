@@ -281,6 +281,13 @@ TranscriptServer::Rule &TranscriptServer::Rule::reply(TranscriptReply r)
     return *this;
 }
 
+TranscriptServer::Rule &TranscriptServer::Rule::replyWith(std::function<TranscriptReply(const RecordedRequest &)> make)
+{
+    std::lock_guard lock(*m_mutex);
+    m_make = std::make_shared<const std::function<TranscriptReply(const RecordedRequest &)>>(std::move(make));
+    return *this;
+}
+
 TranscriptServer::Rule &TranscriptServer::Rule::repeatLast()
 {
     std::lock_guard lock(*m_mutex);
@@ -290,7 +297,7 @@ TranscriptServer::Rule &TranscriptServer::Rule::repeatLast()
 
 bool TranscriptServer::Rule::matches(const RecordedRequest &r) const
 {
-    if (m_replies.empty() || !r.path.starts_with(m_prefix))
+    if ((m_replies.empty() && !m_make) || !r.path.starts_with(m_prefix))
         return false;
     return std::all_of(m_predicates.begin(), m_predicates.end(), [&](const auto &p) { return p(r); });
 }
@@ -433,7 +440,7 @@ bool TranscriptServer::sendAll(int fd, std::string_view bytes)
 
 TranscriptReply TranscriptServer::answer(RecordedRequest &request)
 {
-    std::lock_guard lock(m_mutex);
+    std::unique_lock lock(m_mutex);
     request.atMs = m_clock.elapsed();
     TranscriptReply reply;
     for (std::size_t i = 0; i < m_rules.size(); ++i) {
@@ -441,6 +448,12 @@ TranscriptReply TranscriptServer::answer(RecordedRequest &request)
         if (!rule.matches(request))
             continue;
         request.rule = int(i);
+        if (rule.m_make) {
+            m_requests.push_back(request);
+            const auto make = rule.m_make;
+            lock.unlock();
+            return (*make)(request);
+        }
         reply = rule.m_replies.front();
         if (rule.m_replies.size() > 1 || !rule.m_repeatLast)
             rule.m_replies.pop_front();
@@ -523,8 +536,10 @@ void TranscriptServer::serve(int fd)
             out += "Connection: close\r\n";
         out += "\r\n";
         if (!reply.chunked) {
-            out += reply.body;
-            if (!sendAll(fd, out) || reply.end == TranscriptReply::End::Close)
+            const bool large = reply.body.size() > (1u << 20); // a benchmark's list: not copied once more
+            if (!large)
+                out += reply.body;
+            if (!sendAll(fd, out) || (large && !sendAll(fd, reply.body)) || reply.end == TranscriptReply::End::Close)
                 return finish();
             continue;
         }

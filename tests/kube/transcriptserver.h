@@ -97,6 +97,9 @@ public:
         Rule &where(std::function<bool(const RecordedRequest &)> predicate);
         Rule &reply(TranscriptReply r);
         Rule &replyFile(const QString &relativePath) { return reply(TranscriptReply::fromFile(relativePath)); }
+        // Every matching request is answered by `make`, called on the connection's thread without
+        // the server's lock (benchmarks build list pages from the request's limit and continue).
+        Rule &replyWith(std::function<TranscriptReply(const RecordedRequest &)> make);
         Rule &repeatLast();
 
     private:
@@ -105,6 +108,7 @@ public:
         std::string m_prefix;
         std::vector<std::function<bool(const RecordedRequest &)>> m_predicates;
         std::deque<TranscriptReply> m_replies;
+        std::shared_ptr<const std::function<TranscriptReply(const RecordedRequest &)>> m_make;
         bool m_repeatLast = false;
         std::mutex *m_mutex = nullptr; // the server's
     };

@@ -319,6 +319,7 @@ private Q_SLOTS:
         auto o = fastOptions();
         o.pageSize = 2;
         o.maxPageSize = 1000;
+        o.finalPageBytes = 0; // growth alone (the page says one object remains)
         h.start(o);
         QTRY_COMPARE_WITH_TIMEOUT(h.watches().size(), std::size_t(1), 10'000);
         const auto reqs = h.server.requests();
@@ -327,26 +328,47 @@ private Q_SLOTS:
         QCOMPARE(h.completedInitialLists(), 1);
     }
 
+    void theLastPageAsksForWhatTheServerSaysRemains()
+    {
+        Harness h;
+        h.list().lacksQuery("continue").replyFile(QStringLiteral("watch/list-4711-page1.http"));
+        h.list().query("continue", kToken4711).replyFile(QStringLiteral("watch/list-4711-page2.http"));
+        h.watchFrom("4711").replyFile(QStringLiteral("watch/watch-hang.http"));
+        auto o = fastOptions();
+        o.pageSize = 1; // the first page still holds two objects and says one remains
+        o.maxPageSize = 1000;
+        h.start(o);
+        QTRY_COMPARE_WITH_TIMEOUT(h.watches().size(), std::size_t(1), 10'000);
+        const auto reqs = h.server.requests();
+        QCOMPARE(str(reqs[1].queryValue("limit")), QStringLiteral("1")); // not 4x: the one that remains
+        QCOMPARE(int(h.watcher->store().size()), 3);
+    }
+
     void pageSizeFollowsObjectSize_data()
     {
         QTest::addColumn<int>("current");
         QTest::addColumn<int>("items");
         QTest::addColumn<int>("bodyBytes");
+        QTest::addColumn<int>("remaining");
         QTest::addColumn<int>("expected");
-        QTest::newRow("1 KB objects grow 4x a step") << 500 << 500 << 600'000 << 2000;
-        QTest::newRow("1 KB objects stop at the byte target") << 2000 << 2000 << 2'400'000 << 6990;
-        QTest::newRow("tiny objects stop at maxPageSize") << 8000 << 8000 << 800'000 << 10'000;
-        QTest::newRow("40 KB objects shrink back, never below pageSize") << 2000 << 2000 << 80'000'000 << 500;
-        QTest::newRow("an empty page keeps the size") << 2000 << 0 << 20 << 2000;
+        QTest::newRow("1 KB objects grow 4x a step") << 500 << 500 << 600'000 << -1 << 2000;
+        QTest::newRow("1 KB objects stop at the byte target") << 2000 << 2000 << 2'400'000 << -1 << 6990;
+        QTest::newRow("tiny objects stop at maxPageSize") << 8000 << 8000 << 800'000 << -1 << 10'000;
+        QTest::newRow("40 KB objects shrink back, never below pageSize") << 2000 << 2000 << 80'000'000 << -1 << 500;
+        QTest::newRow("an empty page keeps the size") << 2000 << 0 << 20 << 2000 << 2000;
+        QTest::newRow("the rest in one page when it fits 8 MiB") << 500 << 500 << 600'000 << 6'500 << 6'500;
+        QTest::newRow("a rest of 24 MiB grows as usual") << 500 << 500 << 600'000 << 19'500 << 2000;
+        QTest::newRow("a small rest is never below pageSize") << 500 << 500 << 600'000 << 20 << 500;
     }
     void pageSizeFollowsObjectSize()
     {
         QFETCH(int, current);
         QFETCH(int, items);
         QFETCH(int, bodyBytes);
+        QFETCH(int, remaining);
         QFETCH(int, expected);
-        const kube::WatcherOptions o; // 500 first, 10,000 at most, 8 MiB target
-        QCOMPARE(kube::nextPageSize(o, current, std::size_t(items), std::size_t(bodyBytes)), expected);
+        const kube::WatcherOptions o; // 500 first, 10,000 at most, 8 MiB target and final page
+        QCOMPARE(kube::nextPageSize(o, current, std::size_t(items), std::size_t(bodyBytes), remaining), expected);
     }
 
     void expiredContinueTokenRestartsTheListAndDiffsWhatChanged()

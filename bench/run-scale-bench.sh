@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# The list at the scale of the biggest clusters: starts bench/replay_server with COUNT Pods (one Pod
+# recorded from a real apiserver, multiplied), then runs bench_list --resource pods against it:
+# Fieldscope's list-and-index against one curl GET of the whole list and kubectl get pods -A -o
+# json, with resident memory. Builds what it needs; nothing else needs to be running.
+#   bench/run-scale-bench.sh [COUNT]      (default 150000)
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+count="${1:-150000}"
+cd "$root"
+scripts/install-deps.sh >/dev/null
+bin="$(scripts/build-kube.sh | tail -1)"
+cmake --preset release -DFIELDSCOPE_BUILD_BENCH=ON >/dev/null
+cmake --build --preset release --target bench_list replay_server fieldscope
+dir="$(mktemp -d)"
+mkfifo "$dir/keep"
+build/release/bench/replay_server --pod tests/data/history/pod.json --pods "$count" <"$dir/keep" >"$dir/url" &
+server=$!
+exec 3>"$dir/keep" # the server runs until this descriptor closes
+trap 'exec 3>&-; wait "$server" 2>/dev/null; rm -rf "$dir"' EXIT
+until [ -s "$dir/url" ]; do sleep 0.2; kill -0 "$server"; done
+url="$(head -1 "$dir/url")"
+cat >"$dir/kubeconfig" <<KC
+apiVersion: v1
+kind: Config
+clusters:
+- name: replay
+  cluster:
+    server: $url
+users:
+- name: bench
+  user:
+    token: bench
+contexts:
+- name: replay
+  context:
+    cluster: replay
+    user: bench
+current-context: replay
+KC
+build/release/bench/bench_list --kubeconfig "$dir/kubeconfig" --context replay --resource pods --count "$count" \
+  --kubectl "$bin/kubectl" --fieldscope build/release/app/fieldscope
