@@ -2,6 +2,8 @@
 
 #include "app/discoverycachefile.h"
 #include "app/settingsconsentstore.h"
+#include "core/base/json.h"
+#include "core/base/jsonread.h"
 
 #include <QEventLoop>
 #include <QRegularExpression>
@@ -171,12 +173,13 @@ const kube::ResourceInfo *CliSession::resolve(const QString &word) const
         decided = m_discovery->decide(w); // the run ended (or failed): decide on what is there
     if (!*decided && m_discovery->fromCache()) {
         // A type created since the cache was written (a new CRD): ask the server once, as kubectl does.
+        m_discoveryFailure.clear();
         m_discovery->refreshFromServer();
         waitForDiscovery([&] { return (decided = m_discovery->decide(w)).has_value(); });
         decided = m_discovery->decide(w);
     }
     const kube::ResourceInfo *r = *decided ? &m_resolved.emplace_back(**decided) : nullptr;
-    if (!r && !m_discoveryFailure.isEmpty() && !m_discovery->hasSnapshot()) {
+    if (!r && !m_discoveryFailure.isEmpty()) { // the server could not be asked: say why, not "no such type"
         reportError(m_discoveryFailure);
         return nullptr;
     }
@@ -200,10 +203,29 @@ const kube::ResourceInfo *CliSession::findKind(const std::string &apiVersion, co
 {
     const auto *r = discovery().findKind(apiVersion, kind);
     if (!r && m_discovery->fromCache()) {
+        m_discoveryFailure.clear();
         m_discovery->refreshFromServer();
         r = discovery().findKind(apiVersion, kind);
     }
     return r ? &m_resolved.emplace_back(*r) : nullptr;
+}
+
+std::string CliSession::serverVersion()
+{
+    const auto &snap = discovery();
+    if (!m_discovery->fromCache())
+        return snap.serverVersion;
+    kube::HttpRequest req;
+    req.path = "/version";
+    auto r = call(std::move(req));
+    if (!r.ok())
+        return snap.serverVersion;
+    auto doc = core::parseJson(r->body);
+    if (!doc.ok() || !doc->is_object())
+        return snap.serverVersion;
+    core::JsonReader read("GET /version");
+    const std::string v = read.string(*doc, "gitVersion", "");
+    return v.empty() ? snap.serverVersion : v;
 }
 
 std::string CliSession::namespaceFor(const QCommandLineParser &parser, const kube::ResourceInfo &r) const

@@ -39,6 +39,9 @@ public:
     // The resource a manifest's apiVersion and kind name (a cached snapshot without it is asked
     // again); null if none. The pointer lives as long as the session.
     const kube::ResourceInfo *findKind(const std::string &apiVersion, const std::string &kind) const;
+    // The server's gitVersion, asked of the server when discovery came from the cache (a cluster
+    // may have been upgraded since).
+    std::string serverVersion();
     // -n NS, else -A (all), else the context's namespace.
     std::string namespaceFor(const QCommandLineParser &parser, const kube::ResourceInfo &r) const;
 
@@ -58,7 +61,7 @@ private:
     kube::Connection m_connection;
     std::unique_ptr<kube::ApiClient> m_client;
     std::unique_ptr<kube::Discovery> m_discovery;
-    QString m_discoveryFailure;
+    mutable QString m_discoveryFailure;                // the last discovery run's failure (set by its signal)
     mutable std::deque<kube::ResourceInfo> m_resolved; // what resolve() handed out
 };
 

@@ -349,10 +349,7 @@ void ClusterController::setRecordSecretValues(bool on)
     // A new recorder with the new choice; the shown watch starts again so its feed begins with a
     // list (batches already queued go to the old recorder, which drains and closes).
     startRecording();
-    if (m_discovery && m_discovery->hasSnapshot()) {
-        m_shownKind.clear();
-        showResource(m_wantedResource);
-    }
+    restartShownWatch();
 }
 
 void ClusterController::updateHistoryLocation()
@@ -362,10 +359,17 @@ void ClusterController::updateHistoryLocation()
         return;
     m_auditLog.reset(); // it writes to the old store; startRecording() starts one for the new
     startRecording();
-    if (m_discovery && m_discovery->hasSnapshot()) {
-        m_shownKind.clear(); // the watch starts again, so the new store begins with a list
-        showResource(m_wantedResource);
-    }
+    restartShownWatch(); // the new store begins with a list
+}
+
+// The shown watch starts again (its feed goes to the recorder just made). It may have started
+// before discovery finished (showResolved from a decided name), so restart what it shows.
+void ClusterController::restartShownWatch()
+{
+    if (!m_watcher || !m_shownInfo)
+        return;
+    m_shownKind.clear();
+    showResolved(kube::ResourceInfo(*m_shownInfo));
 }
 
 void ClusterController::showResource(const QString &resource)
@@ -391,6 +395,7 @@ void ClusterController::showResolved(const kube::ResourceInfo &resolved)
 {
     const kube::ResourceInfo copy = resolved; // `resolved` may live in the snapshot a refresh replaces
     const kube::ResourceInfo *info = &copy;
+    m_shownInfo = copy;
     const QString qualified = QString::fromStdString(info->qualifiedName());
     if (qualified == m_shownKind && m_watcher)
         return;

@@ -121,6 +121,7 @@ private:
     void fetchCounts();
     void fetchNextCounts();
     void showResolved(const kube::ResourceInfo &info);
+    void restartShownWatch();
     void watchNamespaces();
     void onBatch(const core::WatchBatch &batch);
     void drainPrepared(int generation);
@@ -174,8 +175,9 @@ private:
     QString m_currentUid;
     // Open editors by object uid; each owns its ObjectEditor, which uses m_client.
     QHash<QString, QPointer<widgets::EditorWindow>> m_editors;
-    std::shared_ptr<core::DraftStore> m_drafts; // unsent editor text kept on disk (made on first use)
-    QString m_shownKind;                        // qualified name of what m_watcher watches
+    std::shared_ptr<core::DraftStore> m_drafts;    // unsent editor text kept on disk (made on first use)
+    QString m_shownKind;                           // qualified name of what m_watcher watches
+    std::optional<kube::ResourceInfo> m_shownInfo; // and the resource itself
     bool m_loaded = false;
     int m_countsPending = 0;                       // kinds whose count request has not answered yet (queued included)
     std::deque<models::ResourceKind> m_countQueue; // kinds whose count request is not sent yet

@@ -93,7 +93,7 @@ void ClusterController::onDiscovered()
             kinds.push_back(toKind(r));
     const bool first = !m_discovered;
     m_discovered = true;
-    m_discoveryFromServer = m_discoveryFromServer || !m_discovery->fromCache();
+    m_discoveryFromServer = m_discoveryFromServer || !m_discovery->snapshotFromCache();
     // A refresh that found what the cache held changes nothing on screen (nor the counts).
     const bool same = !first && kinds.size() == m_kinds.kinds().size()
                    && std::equal(kinds.begin(), kinds.end(), m_kinds.kinds().begin(),
@@ -106,8 +106,14 @@ void ClusterController::onDiscovered()
             m_view->setCurrentKind(m_shownKind);
         fetchCounts();
     }
-    if (first)
+    if (first) {
         watchNamespaces();
+        if (!m_currentUid.isEmpty()) {
+            // The current object's events watch needs the events resource, known only now.
+            const QString uid = std::exchange(m_currentUid, QString());
+            onCurrentObject(uid);
+        }
+    }
     showResource(m_wantedResource);
 }
 

@@ -81,9 +81,12 @@ void ClusterController::createObjects(const QPointer<widgets::NewObjectWindow> &
         if (!info || id["name"].get<std::string>().empty()) {
             finishOne(i,
                       tr("%1: not sent: %2")
-                          .arg(what, info ? tr("it has no metadata.name")
-                                          : tr("the server has no %1 in %2")
-                                                .arg(QString::fromStdString(kind), QString::fromStdString(apiVersion))),
+                          .arg(what,
+                               info ? tr("it has no metadata.name")
+                               : !m_discovery->hasSnapshot()
+                                   ? tr("the server's resource types are still being discovered; try again in a moment")
+                                   : tr("the server has no %1 in %2")
+                                         .arg(QString::fromStdString(kind), QString::fromStdString(apiVersion))),
                       false);
             continue;
         }

@@ -323,7 +323,7 @@ int runConflicts(const QStringList &args)
         source.session = CliSession::open(p);
         if (!source.session)
             return CliSession::openFailureCode();
-        opts.ignoreStatus = serverIgnoresStatusInApply(source.session->discovery().serverVersion);
+        opts.ignoreStatus = serverIgnoresStatusInApply(source.session->serverVersion());
     }
 
     const bool single = manifest->single || named;

@@ -1,4 +1,5 @@
-// bench_table: the object table at 100,000 ConfigMaps. Plain executable printing
+// bench_table: the object table at 100,000 ConfigMaps (BENCH_TABLE_OBJECTS=150000 for the largest
+// clusters' Pod count). Plain executable printing
 // figures; run with QT_QPA_PLATFORM=offscreen (set here when unset) on an otherwise idle machine.
 //
 // Feeds synthetic core::WatchBatch objects shaped like real ConfigMaps (labels, managedFields,
@@ -33,7 +34,11 @@ using namespace fieldscope;
 
 namespace {
 
-constexpr int kObjects = 100'000;
+// The rows: BENCH_TABLE_OBJECTS, else 100,000.
+const int kObjects = [] {
+    const int n = qEnvironmentVariableIntValue("BENCH_TABLE_OBJECTS");
+    return n > 0 ? n : 100'000;
+}();
 constexpr int kPage = 500;
 
 std::string pad(int i, int width)
@@ -45,7 +50,7 @@ std::string pad(int i, int width)
 core::ObjectVersion configMap(int i, int rv, core::WatchEventType type = core::WatchEventType::Added)
 {
     static const char *tiers[] = {"web", "api", "db", "cache"};
-    const std::string name = "cm-" + pad(i * 7919 % kObjects, 6); // arrival order != name order
+    const std::string name = "cm-" + pad(int(std::int64_t(i) * 7919 % kObjects), 6); // arrival order != name order
     const std::string ns = "team-" + std::to_string(i % 40);
     const std::string tier = tiers[i % 4];
     core::ObjectVersion v;
@@ -193,7 +198,7 @@ void sortTimes(Setup &s)
                     qPrintable(s.table.headerData(col, Qt::Horizontal).toString()),
                     order == Qt::AscendingOrder ? "asc " : "desc", ms(t), model);
     }
-    std::printf("sort 100k rows, worst: %.1f ms\n", worst);
+    std::printf("sort %d rows, worst: %.1f ms\n", kObjects, worst);
 }
 
 // The watch stream of the load phases. It carries on from one phase to the next: restarted, a

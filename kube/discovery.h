@@ -130,8 +130,10 @@ public:
     const DiscoverySnapshot &snapshot() const { return m_snapshot; }
     bool hasSnapshot() const { return m_hasSnapshot; }
     bool isRunning() const { return m_running; }
-    // The snapshot or the progress came from the cache file, not from the server in this run.
+    // The progress being decided on came from the cache file, not from the server in this run.
     bool fromCache() const { return m_fromCache; }
+    // The published snapshot came from the cache file (the window's, until the refresh ends).
+    bool snapshotFromCache() const { return m_snapshotFromCache; }
     const DiscoveryProgress &progress() const { return m_progress; }
     // Whether the core group has answered (or the run ended): enough to know the server is there.
     bool coreKnown() const;
@@ -168,7 +170,7 @@ private:
     void startQueuedGroupVersions();
     void onGroupVersion(std::size_t index, core::Result<Decoded> r);
     void completeIfDone();
-    void publish();
+    void publish(const DiscoveryProgress &progress, bool fromCache);
     void saveCache(bool blocking);
 
     ApiClient *m_client;
@@ -181,6 +183,7 @@ private:
     bool m_hasSnapshot = false;
     bool m_running = false;
     bool m_fromCache = false;
+    bool m_snapshotFromCache = false;
     std::int64_t m_progressSavedAtMs = 0; // when what m_progress holds was asked of the server
     int m_generation = 0;
     int m_outstanding = 0;

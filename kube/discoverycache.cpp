@@ -5,7 +5,12 @@
 #include "core/base/privatefiles.h"
 #include "core/base/visibletext.h"
 
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <sstream>
@@ -119,6 +124,12 @@ bool decodeSource(core::JsonReader &read, const Json &j, const std::string &path
     const std::string state = read.string(j, "state", path);
     src.failure = read.string(j, "failure", path);
     src.etag = read.string(j, "etag", path);
+    // Sent back as an If-None-Match header: printable ASCII only (no CR/LF to add headers).
+    if (src.etag.size() > 512
+        || std::any_of(src.etag.begin(), src.etag.end(), [](unsigned char c) { return c < 0x20 || c > 0x7e; })) {
+        problem = core::jsonPath(path, "etag") + ": not an ETag (printable ASCII, at most 512 characters)";
+        return false;
+    }
     const Json *resources = read.array(j, "resources", path);
     for (std::size_t i = 0; resources && i < resources->size() && read.ok(); ++i) {
         ResourceInfo r;
@@ -208,6 +219,8 @@ core::Result<CachedDiscovery> decodeDiscoveryCache(std::string_view text)
     DiscoveryProgress &p = out.progress;
     out.server = read.string(*doc, "server", "");
     out.savedAtMs = read.integer(*doc, "savedAtMs", "");
+    if (out.savedAtMs < 0 || out.savedAtMs > (std::int64_t(1) << 50))
+        return Error::make(ErrorCategory::Parse, what + ": savedAtMs is not a time");
     p.serverVersion = read.string(*doc, "serverVersion", "");
     p.aggregated = read.boolean(*doc, "aggregated", "");
     p.sourcesKnown = read.boolean(*doc, "sourcesKnown", "");
@@ -256,7 +269,18 @@ core::Status saveDiscoveryCache(const std::string &path, const CachedDiscovery &
     if (slash != std::string::npos && slash > 0)
         if (auto st = core::makePrivateDirectory(path.substr(0, slash), true); !st)
             return st;
-    return core::writePrivateFileDurably(path, encodeDiscoveryCache(cache));
+    // Two windows on one cluster, or a window and a command, may save at once: each writes a file
+    // of its own and renames it over the cache, so a reader sees one whole file or the other.
+    static std::atomic<unsigned> counter{0};
+    const std::string own = path + "." + std::to_string(::getpid()) + "." + std::to_string(counter++);
+    if (auto st = core::writePrivateFileDurably(own, encodeDiscoveryCache(cache)); !st)
+        return st;
+    if (std::rename(own.c_str(), path.c_str()) != 0) {
+        const int err = errno;
+        std::remove(own.c_str());
+        return Error::make(ErrorCategory::Io, "cannot rename " + own + ": " + std::strerror(err));
+    }
+    return core::success();
 }
 
 } // namespace fieldscope::kube

@@ -21,7 +21,7 @@ struct CachedDiscovery {
 };
 
 // A cache file larger than this is not read (3,000 groups of ten resources take about 3 MiB).
-inline constexpr std::size_t kMaxDiscoveryCacheBytes = 64u << 20;
+inline constexpr std::size_t kMaxDiscoveryCacheBytes = 32u << 20;
 
 std::string encodeDiscoveryCache(const CachedDiscovery &cache);
 core::Result<CachedDiscovery> decodeDiscoveryCache(std::string_view text);

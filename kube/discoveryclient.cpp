@@ -51,8 +51,9 @@ Discovery::Discovery(ApiClient *client, QObject *parent) : QObject(parent), m_cl
 
 bool Discovery::coreKnown() const
 {
+    // A core group that failed is not "known": the run's end says why (its error, not "no such type").
     return !m_running
-        || (!m_progress.sources.empty() && m_progress.sources.front().state != DiscoverySource::State::Pending);
+        || (!m_progress.sources.empty() && m_progress.sources.front().state == DiscoverySource::State::Answered);
 }
 
 std::optional<const ResourceInfo *> Discovery::decide(const std::string &word) const
@@ -111,17 +112,17 @@ void Discovery::onCacheLoaded(core::Result<CachedDiscovery> cached)
     m_previous = std::make_shared<const DiscoveryProgress>(cached->progress);
     const std::int64_t age = nowMs() - cached->savedAtMs;
     const bool fresh = age > -60'000 && age < m_cache.maxAgeMs; // a clock set back a little is no reason to refetch
-    if (cached->progress.aggregated) {
-        if (fresh && m_cache.refreshAfterCache && cached->progress.complete()) {
-            m_progress = std::move(cached->progress);
-            m_fromCache = true;
-            publish();
-        }
+    if (m_cache.refreshAfterCache) {
+        // The window: a whole snapshot is shown at once while the server is asked anyway (the
+        // run is started first, so that a type the file lacks reads as "still looking"); a
+        // partial one is not shown, the server run decides the wanted resource as quickly.
         startServerRun();
+        if (fresh && cached->progress.complete())
+            publish(cached->progress, true);
         return;
     }
-    if (!fresh || !cached->progress.sourcesKnown) {
-        startServerRun();
+    if (cached->progress.aggregated || !fresh || !cached->progress.sourcesKnown) {
+        startServerRun(); // aggregated: revalidated by ETag, one or two 304s
         return;
     }
     m_progress = std::move(cached->progress);
@@ -129,9 +130,7 @@ void Discovery::onCacheLoaded(core::Result<CachedDiscovery> cached)
     m_fromCache = true;
     if (m_progress.complete()) {
         m_running = false;
-        publish();
-        if (m_cache.refreshAfterCache)
-            startServerRun();
+        publish(m_progress, true);
         return;
     }
     resumeCachedRun();
@@ -425,14 +424,15 @@ void Discovery::completeIfDone()
     }
     if (!m_cache.path.empty())
         saveCache(m_cache.blockingIo);
-    publish();
+    publish(m_progress, m_fromCache);
 }
 
-void Discovery::publish()
+void Discovery::publish(const DiscoveryProgress &progress, bool fromCache)
 {
-    m_snapshot = m_progress.assemble();
+    m_snapshot = progress.assemble();
     m_hasSnapshot = true;
-    m_previous = std::make_shared<const DiscoveryProgress>(m_progress);
+    m_snapshotFromCache = fromCache;
+    m_previous = std::make_shared<const DiscoveryProgress>(progress);
     Q_EMIT finished();
 }
 

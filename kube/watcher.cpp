@@ -162,7 +162,7 @@ int nextPageSize(const WatcherOptions &o, int current, std::size_t items, std::s
     const std::size_t perItem = std::max<std::size_t>(1, bodyBytes / items);
     if (remaining > 0 && remaining < std::numeric_limits<int>::max()
         && std::size_t(remaining) <= o.finalPageBytes / perItem)
-        return std::max(int(remaining), o.pageSize);
+        return std::clamp(int(remaining), o.pageSize, o.maxPageSize);
     const std::size_t want = std::min<std::size_t>(o.targetPageBytes / perItem, std::size_t(current) * 4);
     return int(std::clamp<std::size_t>(want, std::size_t(o.pageSize), std::size_t(o.maxPageSize)));
 }

@@ -6,10 +6,12 @@
 #include "app/clustercontroller.h"
 #include "widgets/clusterview.h"
 #include "widgets/mainwindow.h"
+#include "widgets/resourcekindsview.h"
 
 #include <QFile>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QTreeView>
 
 #include <algorithm>
 #include <memory>
@@ -167,6 +169,8 @@ private Q_SLOTS:
         QTRY_VERIFY_WITH_TIMEOUT(second.controller.isLoaded(), 20'000);
         QTRY_COMPARE_WITH_TIMEOUT(kindRows(second.controller.kindsModel()), 3 + kGroups, 20'000);
         QCOMPARE(second.controller.currentResource(), QStringLiteral("configmaps"));
+        // The kinds tree was rebuilt with the new type; its current row is still ConfigMap.
+        QCOMPARE(second.view->kindsView()->tree()->currentIndex().data().toString(), QStringLiteral("ConfigMap"));
         QCOMPARE(second.controller.model()->rowCount(), 1);
         QVERIFY(groupRequests(server) >= asked + kGroups); // it did refresh every group
         QVERIFY(second.view->connectionState().startsWith(QLatin1String("connected")));

@@ -2,6 +2,7 @@
 // was cut short, revalidated by ETag when aggregated, ignored when it is not ours or not sane),
 // and names decided as soon as no group still to answer could change them, against a real
 // socket (TranscriptServer) and the real Transport.
+#include "core/base/json.h"
 #include "kube/discovery.h"
 #include "kube/discoverycache.h"
 #include "transcriptserver.h"
@@ -141,6 +142,13 @@ void writeFile(const QString &path, const QByteArray &bytes)
     f.write(bytes);
 }
 
+// An ETag that, sent back as If-None-Match, would end the header line and add another.
+std::string headerInjection()
+{
+    return std::string(1, '"') + "x" + std::string(1, '"') + std::string(1, char(13)) + std::string(1, char(10))
+         + "Impersonate-User: admin";
+}
+
 // Cache files that must not be used (outside the test class: moc miscounts braces inside raw strings).
 std::vector<std::pair<const char *, QByteArray>> insaneCacheFiles()
 {
@@ -176,10 +184,20 @@ std::vector<std::pair<const char *, QByteArray>> insaneCacheFiles()
         QByteArray(R"({"fieldscopeDiscoveryCache":1,"server":"http://127.0.0.1:1","savedAtMs":NOW,)"
                    R"("sourcesKnown":true,"sources":[{"groupVersion":"v1","group":"","state":"answered",)"
                    R"("resources":[{"group":"","version":"v1","resource":"gadgets","verbs":["list"]}]}]})"));
-    out.emplace_back("nested beyond any cache", QByteArray(4000, '['));
-    out.emplace_back("larger than a cache can be", QByteArray(R"({"fieldscopeDiscoveryCache":1,"pad":")")
-                                                       + QByteArray(int(kube::kMaxDiscoveryCacheBytes), 'x')
-                                                       + QByteArray("\"}"));
+    // Sound files but for one thing each:
+    const QByteArray sound = R"({"fieldscopeDiscoveryCache":1,"server":"SERVER","savedAtMs":NOW,"sourcesKnown":true,)"
+                             R"("sources":[{"groupVersion":"v1","group":"","state":"answered",)"
+                             R"("resources":[{"group":"","version":"v1","resource":"gadgets","verbs":["list"]}]}])";
+    out.emplace_back("nested beyond any cache", sound + R"(,"x":)" + QByteArray(40, '[') + QByteArray(40, ']') + "}");
+    out.emplace_back("larger than a cache can be",
+                     sound + R"(,"pad":")" + QByteArray(int(kube::kMaxDiscoveryCacheBytes), 'x') + "\"}");
+    out.emplace_back(
+        "an ETag that would add a header",
+        QByteArray(R"({"fieldscopeDiscoveryCache":1,"server":"SERVER","savedAtMs":NOW,"sourcesKnown":true,)"
+                   R"("sources":[{"groupVersion":"v1","group":"","state":"answered","etag":)"
+                   + QByteArray::fromStdString(core::toJsonText(core::Json(headerInjection())))
+                   + R"(,"resources":[{"group":"","version":"v1","resource":"gadgets","verbs":["list"]}]}]})"));
+    out.emplace_back("a time before the epoch", QByteArray(sound).replace("NOW", "-9223372036854775807") + "}");
     return out;
 }
 
