@@ -362,6 +362,17 @@ void ClusterController::updateHistoryLocation()
     restartShownWatch(); // the new store begins with a list
 }
 
+// Loaded: the shown resource's first list is in the table and the server's resource types are
+// known. The rows may come first (the watch starts as soon as discovery can name the resource);
+// what follows `loaded` (the demo namespace, lessons, screenshots) resolves other types too.
+void ClusterController::noteLoaded()
+{
+    if (m_loaded || !m_listed || !m_discovery || !m_discovery->hasSnapshot())
+        return;
+    m_loaded = true;
+    Q_EMIT loaded();
+}
+
 // The shown watch starts again (its feed goes to the recorder just made). It may have started
 // before discovery finished (showResolved from a decided name), so restart what it shows.
 void ClusterController::restartShownWatch()
@@ -402,6 +413,7 @@ void ClusterController::showResolved(const kube::ResourceInfo &resolved)
     ++m_generation;
     m_preparing.clear();
     m_loaded = false;
+    m_listed = false;
     m_shownKind = qualified;
     m_watcher.reset();
     m_tableFetcher.reset();
@@ -484,11 +496,11 @@ void ClusterController::drainPrepared(int generation)
             m_tableFetcher->noteWatchListed();
     }
     refreshDetail(touched);
-    if (m_loaded || completed)
+    if (m_listed || completed)
         m_kinds.setCount(m_shownKind, m_model.rowCount());
-    if (completed && !m_loaded) {
-        m_loaded = true;
-        Q_EMIT loaded();
+    if (completed && !m_listed) {
+        m_listed = true;
+        noteLoaded();
     }
     updateStatus();
 }

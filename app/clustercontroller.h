@@ -58,6 +58,8 @@ public:
     void receiveAuditWebhook(const AuditWebhookOptions &options);
 
     bool isLoaded() const { return m_loaded; }
+    // The shown resource's first list is in the table (discovery may still be running).
+    bool isListed() const { return m_listed; }
     // The open connection (null until connected): lessons start their own clients from it.
     std::shared_ptr<kube::Connection> connection() const { return m_connection; }
     // Loaded, the server's Table columns listed (or known to be missing) and every kind's count
@@ -70,7 +72,11 @@ public:
     models::ObjectTableModel *model() { return &m_model; }
     models::ResourceKindsModel *kindsModel() { return &m_kinds; }
     kube::Watcher *watcher() const { return m_watcher.get(); }
-    const kube::DiscoverySnapshot *discovery() const { return m_discovery ? &m_discovery->snapshot() : nullptr; }
+    // The server's resource types; null until discovery has a snapshot.
+    const kube::DiscoverySnapshot *discovery() const
+    {
+        return m_discovery && m_discovery->hasSnapshot() ? &m_discovery->snapshot() : nullptr;
+    }
     QString currentResource() const { return m_wantedResource; }
     models::EventTableModel *eventsModel() { return &m_events; }
     models::ObjectHistoryModel *historyModel() { return &m_historyModel; }
@@ -108,7 +114,7 @@ public:
     widgets::EditorWindow *editor(const QString &uid) const { return m_editors.value(uid); }
 
 Q_SIGNALS:
-    void loaded(); // the shown resource's first list is in the table
+    void loaded(); // the shown resource's first list is in the table and resource types are known
     void failed(const QString &message);
     void deleteFinished(bool deleted, const QString &message);
     void setIfUnchangedFinished(bool written, const QString &message);
@@ -122,6 +128,7 @@ private:
     void fetchNextCounts();
     void showResolved(const kube::ResourceInfo &info);
     void restartShownWatch();
+    void noteLoaded();
     void watchNamespaces();
     void onBatch(const core::WatchBatch &batch);
     void drainPrepared(int generation);
@@ -178,7 +185,8 @@ private:
     std::shared_ptr<core::DraftStore> m_drafts;    // unsent editor text kept on disk (made on first use)
     QString m_shownKind;                           // qualified name of what m_watcher watches
     std::optional<kube::ResourceInfo> m_shownInfo; // and the resource itself
-    bool m_loaded = false;
+    bool m_loaded = false;                         // listed and discovered: see noteLoaded()
+    bool m_listed = false;                         // the shown resource's first list is in the table
     int m_countsPending = 0;                       // kinds whose count request has not answered yet (queued included)
     std::deque<models::ResourceKind> m_countQueue; // kinds whose count request is not sent yet
     int m_countsInFlight = 0;

@@ -115,6 +115,7 @@ void ClusterController::onDiscovered()
         }
     }
     showResource(m_wantedResource);
+    noteLoaded();
 }
 
 void ClusterController::fetchCounts()
@@ -154,7 +155,7 @@ void ClusterController::fetchNextCounts()
                 w->deleteLater();
                 --m_countsPending;
                 const qint64 n = core::takeResult(w->future(), "counting " + q.toStdString()).valueOr(-1);
-                if (n >= 0 && (q != m_shownKind || !m_loaded)) // the watched kind counts its own rows
+                if (n >= 0 && (q != m_shownKind || !m_listed)) // the watched kind counts its own rows
                     m_kinds.setCount(q, n);
             });
             w->setFuture(QtConcurrent::run([body = std::move(r->body)] { return countFromPage(body); }));
