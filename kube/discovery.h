@@ -165,6 +165,7 @@ private:
     void fetchAggregated(bool coreGroup);
     void onAggregated(bool coreGroup, core::Result<Decoded> r);
     void fetchLegacy();
+    void fetchGroupList();
     void addGroupVersion(const std::string &gv, bool preferred);
     void queueSource(std::size_t index);
     void startQueuedGroupVersions();

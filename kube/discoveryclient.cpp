@@ -121,7 +121,9 @@ void Discovery::onCacheLoaded(core::Result<CachedDiscovery> cached)
             publish(cached->progress, true);
         return;
     }
-    if (cached->progress.aggregated || !fresh || !cached->progress.sourcesKnown) {
+    const bool coreAnswered = !cached->progress.sources.empty()
+                           && cached->progress.sources.front().state == DiscoverySource::State::Answered;
+    if (cached->progress.aggregated || !fresh || !coreAnswered) {
         startServerRun(); // aggregated: revalidated by ETag, one or two 304s
         return;
     }
@@ -148,6 +150,8 @@ void Discovery::resumeCachedRun()
     for (std::size_t i = 0; i < m_progress.sources.size(); ++i)
         if (m_progress.sources[i].state == DiscoverySource::State::Pending)
             queueSource(i);
+    if (!m_progress.sourcesKnown)
+        fetchGroupList(); // the last run ended before /apis answered
     Q_EMIT progressed();
 }
 
@@ -312,6 +316,11 @@ void Discovery::onAggregated(bool coreGroup, core::Result<Decoded> r)
 void Discovery::fetchLegacy()
 {
     queueSource(0);
+    fetchGroupList();
+}
+
+void Discovery::fetchGroupList()
+{
     ++m_outstanding;
     HttpRequest req;
     req.path = "/apis";
@@ -438,7 +447,9 @@ void Discovery::publish(const DiscoveryProgress &progress, bool fromCache)
 
 void Discovery::saveProgress()
 {
-    if (!m_cache.path.empty() && m_progress.sourcesKnown && !m_progress.sources.empty())
+    // Worth keeping once the core group is in: the next run resumes the rest (the group list too).
+    if (!m_cache.path.empty() && !m_progress.aggregated && !m_progress.sources.empty()
+        && m_progress.sources.front().state == DiscoverySource::State::Answered)
         saveCache(true);
 }
 

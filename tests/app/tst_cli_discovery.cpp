@@ -141,9 +141,11 @@ private Q_SLOTS:
         const Run second = runFieldscope(args, home.path());
         QVERIFY2(second.code == 0, second.err.constData());
         QCOMPARE(int(server.requests("/api/v1/namespaces/x/configmaps").size()), 2);
-        QCOMPARE(countExact(server, "/api/v1"), coreAsked);     // from the cache
-        QCOMPARE(countExact(server, "/apis"), groupListsAsked); // from the cache
-        QCOMPARE(countExact(server, "/api"), 1);                // only the first run asked the format
+        QCOMPARE(countExact(server, "/api/v1"), coreAsked); // from the cache
+        // The group list again only if the first run ended before it answered (its progress is kept
+        // from the core group on, and the next run asks what is missing).
+        QVERIFY(countExact(server, "/apis") <= groupListsAsked + 1);
+        QCOMPARE(countExact(server, "/api"), 1); // only the first run asked the format
         // The groups the first run had not heard are asked (the cache is then whole sooner); each at
         // most twice in all (once more if the first run's request was cut off when it ended).
         for (const auto &r : server.requests("/apis/"))

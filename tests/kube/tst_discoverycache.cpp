@@ -341,6 +341,29 @@ private Q_SLOTS:
                  qPrintable(QString::number(groupRequests)));
     }
 
+    void aRunThatEndedBeforeTheGroupListAnsweredIsResumedFromTheCoreGroup()
+    {
+        TranscriptServer server;
+        server.on("/apis").exactPath().reply(slow(groupList(3), 2'000)); // the first run's, cut off
+        serveLegacy(server, 3, 0);
+        QTemporaryDir dir;
+        const QString file = dir.filePath(QStringLiteral("c.json"));
+        {
+            Client first(server, file);
+            first.discovery.refresh();
+            QVERIFY(first.decideWhenKnown("configmaps"));
+            QVERIFY(!first.discovery.progress().sourcesKnown);
+            first.discovery.saveProgress();
+        }
+        Client second(server, file);
+        second.discovery.refresh();
+        const auto cm = second.discovery.decide("cm"); // from the file, before any answer
+        QVERIFY(cm.has_value() && *cm);
+        QVERIFY(second.finish());
+        QCOMPARE(countExact(server, "/api/v1"), 1);
+        QCOMPARE(int(second.discovery.snapshot().resources.size()), 2 + 3);
+    }
+
     void aCacheOlderThanItsAgeIsAskedAgain()
     {
         TranscriptServer server;
