@@ -55,7 +55,8 @@ double childCpuSeconds()
 
 bool g_pods = false; // --resource pods (a replay server's Pods, all namespaces)
 
-kube::ResourceInfo configMaps()
+// What is listed: ConfigMaps, or with --resource pods the replay server's Pods.
+kube::ResourceInfo listedResource()
 {
     if (g_pods) {
         kube::ResourceInfo r;
@@ -99,15 +100,16 @@ void populate(kube::ApiClient &client, const std::string &ns, int count)
                              {"data", {{"payload", payload}, {"index", std::to_string(i)}}}};
             kube::WriteOptions o;
             o.fieldManager = "bench-populate";
-            client.send(kube::createRequest(configMaps(), ns, cm, o), nullptr, [&](core::Result<kube::HttpResponse> r) {
-                ++done;
-                if (!r.ok() && r.error().reason != "AlreadyExists")
-                    ++failed;
-                if (done == count)
-                    loop.quit();
-                else
-                    next();
-            });
+            client.send(kube::createRequest(listedResource(), ns, cm, o), nullptr,
+                        [&](core::Result<kube::HttpResponse> r) {
+                            ++done;
+                            if (!r.ok() && r.error().reason != "AlreadyExists")
+                                ++failed;
+                            if (done == count)
+                                loop.quit();
+                            else
+                                next();
+                        });
         }
     };
     next();
@@ -130,7 +132,7 @@ ListFigures fieldscopeList(kube::ApiClient &client, const std::string &ns, const
     kube::WatcherOptions o = pages;
     o.listOnly = true;
     o.tryWatchList = false;
-    kube::Watcher w(&client, {configMaps(), ns, {}, {}}, o);
+    kube::Watcher w(&client, {listedResource(), ns, {}, {}}, o);
     QEventLoop loop;
     QObject::connect(&w, &kube::Watcher::listCompleted, &loop, &QEventLoop::quit);
     QObject::connect(&w, &kube::Watcher::errorOccurred, &loop, [&](const QString &m) {
@@ -161,7 +163,7 @@ double rawPages(kube::ApiClient &client, const std::string &ns, std::size_t *byt
     bool more = true;
     while (more) {
         kube::HttpRequest req;
-        req.path = configMaps().collectionPath(ns) + "?limit=" + std::to_string(pageSize)
+        req.path = listedResource().collectionPath(ns) + "?limit=" + std::to_string(pageSize)
                  + (cont.empty() ? "" : "&continue=" + kube::urlEncode(cont));
         client.send(req, nullptr, [&](core::Result<kube::HttpResponse> r) {
             more = false;
@@ -299,7 +301,7 @@ int main(int argc, char **argv)
     ca.open(QIODevice::WriteOnly);
     ca.write(cfg.caPem);
     ca.close();
-    const QString url = QString::fromStdString(cfg.server + configMaps().collectionPath(ns));
+    const QString url = QString::fromStdString(cfg.server + listedResource().collectionPath(ns));
     QStringList curlArgs = {QStringLiteral("-sS"),
                             QStringLiteral("--fail"),
                             QStringLiteral("--compressed"),
@@ -314,7 +316,7 @@ int main(int argc, char **argv)
         kubectl = runPeer(p.value(QStringLiteral("kubectl")),
                           {QStringLiteral("--kubeconfig"), p.value(QStringLiteral("kubeconfig")),
                            QStringLiteral("--context"), p.value(QStringLiteral("context")), QStringLiteral("get"),
-                           QString::fromStdString(configMaps().resource),
+                           QString::fromStdString(listedResource().resource),
                            ns.empty() ? QStringLiteral("-A") : QStringLiteral("-n"),
                            ns.empty() ? QStringLiteral("--request-timeout=0") : QString::fromStdString(ns),
                            QStringLiteral("-o"), QStringLiteral("json")},
@@ -328,7 +330,7 @@ int main(int argc, char **argv)
         env.insert(QStringLiteral("XDG_CACHE_HOME"), tmp.filePath(QStringLiteral("cli-cache")));
         env.insert(QStringLiteral("XDG_CONFIG_HOME"), tmp.filePath(QStringLiteral("cli-config")));
         const QStringList args{QStringLiteral("list"),
-                               QString::fromStdString(configMaps().resource),
+                               QString::fromStdString(listedResource().resource),
                                ns.empty() ? QStringLiteral("-A")
                                           : QStringLiteral("--namespace=") + QString::fromStdString(ns),
                                QStringLiteral("-o"),
@@ -352,7 +354,7 @@ int main(int argc, char **argv)
         kube::WatcherOptions o;
         o.listOnly = true;
         o.tryWatchList = false;
-        kube::Watcher w(&client, {configMaps(), ns, {}, {}}, o);
+        kube::Watcher w(&client, {listedResource(), ns, {}, {}}, o);
         QEventLoop loop;
         QObject::connect(&w, &kube::Watcher::listCompleted, &loop, &QEventLoop::quit);
         w.start();
@@ -369,7 +371,7 @@ int main(int argc, char **argv)
         std::printf("curl, one GET of the list:      %.2f s wall, %.2f s CPU\n", curl.wall, curl.cpu);
     if (kubectl.wall >= 0)
         std::printf("kubectl get %s -o json > file:  %.2f s wall, %.2f s CPU, %.0f MB peak RSS\n",
-                    configMaps().resource.c_str(), kubectl.wall, kubectl.cpu, kubectl.peakRssMb);
+                    listedResource().resource.c_str(), kubectl.wall, kubectl.cpu, kubectl.peakRssMb);
     if (cliCold.wall >= 0)
         std::printf(
             "fieldscope list -o count:       %.2f s wall without the discovery cache, %.2f s with it (best of 3)\n",

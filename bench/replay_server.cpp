@@ -15,6 +15,7 @@
 #include <QFile>
 
 #include <cstdio>
+#include <cstdlib>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -48,11 +49,16 @@ std::vector<std::string> makePods(const core::Json &templ, int count, int namesp
 
 TranscriptReply page(const std::vector<std::string> &pods, const RecordedRequest &r)
 {
-    std::size_t from = 0, limit = pods.size();
-    if (auto c = r.queryValue("continue"); c && !c->empty())
-        from = std::min<std::size_t>(pods.size(), std::stoull(*c));
-    if (auto l = r.queryValue("limit"); l && !l->empty() && std::stoll(*l) > 0)
-        limit = std::size_t(std::stoll(*l));
+    // strtoull, not stoull: a malformed value must not throw on the connection's thread.
+    auto number = [&](const char *key, std::size_t fallback) {
+        const auto v = r.queryValue(key);
+        if (!v || v->empty())
+            return fallback;
+        const unsigned long long n = std::strtoull(v->c_str(), nullptr, 10);
+        return n > 0 ? std::size_t(n) : fallback;
+    };
+    const std::size_t from = std::min(pods.size(), number("continue", 0));
+    const std::size_t limit = number("limit", pods.size());
     const std::size_t to = std::min(pods.size(), from + limit);
     std::size_t bytes = 256;
     for (std::size_t i = from; i < to; ++i)
@@ -92,8 +98,8 @@ int main(int argc, char **argv)
         return 2;
     }
     auto templ = core::parseJson(f.readAll().toStdString());
-    if (!templ || !templ->is_object()) {
-        std::fprintf(stderr, "replay_server: --pod is not a JSON object\n");
+    if (!templ || !templ->is_object() || !templ->contains("metadata") || !(*templ)["metadata"].is_object()) {
+        std::fprintf(stderr, "replay_server: --pod is not a Pod (an object with metadata)\n");
         return 2;
     }
     const auto pods = std::make_shared<const std::vector<std::string>>(makePods(
