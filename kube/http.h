@@ -40,6 +40,9 @@ struct HttpRequest {
     int stallSeconds = 45;     // streaming: abort when no byte arrived for this long
     // Non-streaming: a larger (decoded) body fails the request with a Parse error. Tests lower it.
     std::size_t maxBodyBytes = kMaxResponseBodyBytes;
+    // Non-streaming: the body's likely size (a LIST page after the first). It is received into
+    // one buffer of that size (at most maxBodyBytes), handed on without the final join's copy.
+    std::size_t expectedBodyBytes = 0;
 };
 
 struct HttpResponse {

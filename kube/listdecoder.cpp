@@ -70,16 +70,11 @@ void summariseManagedFields(od::array &entries, core::ObjectVersion &out)
     }
 }
 
-simdjson::error_code readMetadata(std::string_view raw, std::size_t capacity, core::ObjectVersion &out, bool *hasKind,
-                                  std::string *bookmarkAnnotation = nullptr, std::string *where = nullptr)
+// Reads the identity and summary fields of one object whose iteration has not started.
+simdjson::error_code readObjectMetadata(od::object &obj, core::ObjectVersion &out, bool *hasKind,
+                                        std::string *bookmarkAnnotation, std::string *where)
 {
-    od::document doc;
-    auto err = itemParser().iterate(raw.data(), raw.size(), capacity).get(doc);
-    if (err)
-        return err;
-    od::object obj;
-    if ((err = doc.get_object().get(obj)))
-        return err;
+    simdjson::error_code err = simdjson::SUCCESS;
     *hasKind = false;
     for (auto field : obj) {
         std::string_view key;
@@ -128,6 +123,19 @@ simdjson::error_code readMetadata(std::string_view raw, std::size_t capacity, co
     return simdjson::SUCCESS;
 }
 
+simdjson::error_code readMetadata(std::string_view raw, std::size_t capacity, core::ObjectVersion &out, bool *hasKind,
+                                  std::string *bookmarkAnnotation = nullptr, std::string *where = nullptr)
+{
+    od::document doc;
+    auto err = itemParser().iterate(raw.data(), raw.size(), capacity).get(doc);
+    if (err)
+        return err;
+    od::object obj;
+    if ((err = doc.get_object().get(obj)))
+        return err;
+    return readObjectMetadata(obj, out, hasKind, bookmarkAnnotation, where);
+}
+
 QByteArray withKind(std::string_view raw, bool hasKind, const std::string &kind, const std::string &apiVersion)
 {
     if (hasKind || kind.empty() || raw.size() < 2)
@@ -160,7 +168,6 @@ core::Result<DecodedPage> decodeListPage(std::string &body, const std::string &i
     od::object root;
     if ((err = doc.get_object().get(root)))
         return parseError(err, "list response");
-    const char *end = body.data() + body.capacity();
     for (auto field : root) {
         std::string_view key;
         if ((err = field.unescaped_key().get(key)))
@@ -189,25 +196,150 @@ core::Result<DecodedPage> decodeListPage(std::string &body, const std::string &i
                 continue; // "items": null on an empty list
             std::size_t index = 0;
             for (auto item : items) {
-                const std::string path = "items[" + std::to_string(index++) + "]";
+                const auto path = [index] { return "items[" + std::to_string(index) + "]"; };
+                ++index;
+                // One pass over the page's structure: reading the item's fields walks to its end,
+                // which is where the document's iterator then stands (the next ',' or ']').
+                const char *start = nullptr, *stop = nullptr;
                 od::object obj;
-                if ((err = item.get_object().get(obj)))
-                    return parseError(err, "list response", path);
-                std::string_view raw;
-                if ((err = obj.raw_json().get(raw)))
-                    return parseError(err, "list response", path);
+                if ((err = item.current_location().get(start)) || (err = item.get_object().get(obj)))
+                    return parseError(err, "list response", path());
                 core::ObjectVersion v;
                 v.fromList = true;
                 bool hasKind = false;
                 std::string where;
-                if ((err = readMetadata(raw, std::size_t(end - raw.data()), v, &hasKind, nullptr, &where)))
-                    return parseError(err, "list response", where.empty() ? path : path + "." + where);
+                if ((err = readObjectMetadata(obj, v, &hasKind, nullptr, &where)))
+                    return parseError(err, "list response", where.empty() ? path() : path() + "." + where);
+                if ((err = doc.current_location().get(stop)))
+                    return parseError(err, "list response", path());
+                std::string_view raw(start, std::size_t(stop - start));
+                while (!raw.empty()
+                       && (raw.back() == ' ' || raw.back() == '\n' || raw.back() == '\r' || raw.back() == '\t'))
+                    raw.remove_suffix(1);
+                if (raw.size() < 2 || raw.front() != '{' || raw.back() != '}')
+                    return parseError(simdjson::TAPE_ERROR, "list response", path());
                 v.json = withKind(raw, hasKind, itemKind, apiVersion);
                 page.items.push_back(std::move(v));
             }
         }
     }
     return page;
+}
+
+namespace {
+
+constexpr std::size_t kNoEnd = std::string_view::npos;
+
+std::size_t skipSpace(std::string_view s, std::size_t i)
+{
+    while (i < s.size() && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r'))
+        ++i;
+    return i;
+}
+
+// s[i] is '"': the index after the closing quote.
+std::size_t skipString(std::string_view s, std::size_t i)
+{
+    for (++i; i < s.size(); ++i) {
+        if (s[i] == '\\')
+            ++i;
+        else if (s[i] == '"')
+            return i + 1;
+    }
+    return kNoEnd;
+}
+
+// The index after the JSON value that starts at s[i]. It only has to find the value's end: the
+// value itself is parsed properly (metadata) or by the full decode (everything else).
+std::size_t skipValue(std::string_view s, std::size_t i)
+{
+    int depth = 0;
+    while (i < s.size()) {
+        const char c = s[i];
+        if (c == '"') {
+            if ((i = skipString(s, i)) == kNoEnd || depth == 0)
+                return i;
+        } else if (c == '{' || c == '[') {
+            if (++depth > 64)
+                return kNoEnd;
+            ++i;
+        } else if (c == '}' || c == ']') {
+            if (depth == 0)
+                return i; // a scalar ended by its container
+            ++i;
+            if (--depth == 0)
+                return i;
+        } else if (depth == 0 && (c == ',' || c == ' ' || c == '\t' || c == '\n' || c == '\r')) {
+            return i;
+        } else {
+            ++i;
+        }
+    }
+    return kNoEnd;
+}
+
+std::optional<ListHead> readListHeadMetadata(std::string_view text)
+{
+    std::string buf(text);
+    buf.reserve(buf.size() + simdjson::SIMDJSON_PADDING);
+    od::parser parser;
+    od::document doc;
+    od::object md;
+    if (parser.iterate(buf.data(), buf.size(), buf.capacity()).get(doc) || doc.get_object().get(md))
+        return std::nullopt;
+    ListHead head;
+    for (auto m : md) {
+        std::string_view key;
+        if (m.unescaped_key().get(key))
+            return std::nullopt;
+        if (key == "resourceVersion" || key == "continue") {
+            if (readString(m.value(), key == "continue" ? head.continueToken : head.resourceVersion))
+                return std::nullopt;
+        } else if (key == "remainingItemCount") {
+            std::int64_t n = 0;
+            if (!m.value().get_int64().get(n))
+                head.remainingItemCount = n;
+        }
+    }
+    return head;
+}
+
+} // namespace
+
+std::optional<ListHead> peekListHead(std::string_view body)
+{
+    const std::string_view s = body.substr(0, std::size_t(1) << 20);
+    std::size_t i = skipSpace(s, 0);
+    if (i >= s.size() || s[i] != '{')
+        return std::nullopt;
+    std::optional<std::string_view> metadata;
+    for (i = skipSpace(s, i + 1); i < s.size() && s[i] == '"'; i = skipSpace(s, i)) {
+        const std::size_t keyEnd = skipString(s, i);
+        if (keyEnd == kNoEnd)
+            return std::nullopt;
+        const std::string_view key = s.substr(i + 1, keyEnd - i - 2);
+        if (key.find('\\') != std::string_view::npos)
+            return std::nullopt; // the full decode unescapes keys; the head does not try
+        i = skipSpace(s, keyEnd);
+        if (i >= s.size() || s[i] != ':')
+            return std::nullopt;
+        i = skipSpace(s, i + 1);
+        if (key == "items")
+            return metadata ? readListHeadMetadata(*metadata) : std::nullopt;
+        const std::size_t valueEnd = skipValue(s, i);
+        if (valueEnd == kNoEnd)
+            return std::nullopt;
+        if (key == "metadata") {
+            if (metadata)
+                return std::nullopt;
+            metadata = s.substr(i, valueEnd - i);
+        }
+        i = skipSpace(s, valueEnd);
+        if (i >= s.size() || s[i] != ',')
+            return std::nullopt;
+        i = skipSpace(s, i + 1);
+    }
+    return std::nullopt;
 }
 
 namespace {

@@ -5,6 +5,7 @@
 #include "core/base/result.h"
 #include "core/objects/watchtypes.h"
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -22,6 +23,17 @@ struct DecodedPage {
 // filled in from `itemKind`/`apiVersion` so every stored object is self-describing.
 // The string may be grown by a few bytes of padding (simdjson reads past the end).
 core::Result<DecodedPage> decodeListPage(std::string &body, const std::string &itemKind, const std::string &apiVersion);
+
+// What a LIST page's metadata says about the next request, read from the page's head without
+// decoding its items, so the next page can be asked for while this one decodes. The API server
+// writes metadata before items; a page that does not (or whose head is odd: escaped or repeated
+// keys, over 1 MiB before "items") gives nullopt, and its successor waits for the full decode.
+struct ListHead {
+    std::string resourceVersion;
+    std::string continueToken;
+    std::int64_t remainingItemCount = -1;
+};
+std::optional<ListHead> peekListHead(std::string_view body);
 
 enum class WatchLineType { Added, Modified, Deleted, Bookmark, Error };
 struct DecodedWatchLine {

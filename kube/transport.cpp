@@ -180,6 +180,11 @@ struct Active {
     {
         if (pieces.empty())
             return;
+        if (pieces.size() == 1 && pieces[0].capacity() >= bodySize + kResponseBodyPadding) {
+            response.body = std::move(pieces[0]); // room for the padding already: no copy
+            pieces.clear();
+            return;
+        }
         std::string body;
         body.reserve(bodySize + kResponseBodyPadding);
         for (auto &p : pieces) {
@@ -349,10 +354,15 @@ size_t onWriteImpl(char *data, size_t size, size_t n, void *userp)
         a->releaseBody();
         return 0;
     }
-    if (a->pieces.empty() || a->pieces.back().size() + bytes.size() > kBodyPieceBytes) {
+    // The first piece holds the expected body whole when the request said how large it would be.
+    const std::size_t expected = std::min(a->pending->request.expectedBodyBytes, a->pending->request.maxBodyBytes);
+    const std::size_t pieceBytes = a->pieces.size() == 1 ? std::max(kBodyPieceBytes, expected) : kBodyPieceBytes;
+    if (a->pieces.empty() || a->pieces.back().size() + bytes.size() > pieceBytes) {
         a->pieces.emplace_back();
         // Small answers stay small; a large one fills whole pieces.
-        a->pieces.back().reserve(a->pieces.size() == 1 ? std::max<std::size_t>(bytes.size(), 16384) : kBodyPieceBytes);
+        a->pieces.back().reserve(a->pieces.size() > 1 ? kBodyPieceBytes
+                                 : expected           ? expected + kResponseBodyPadding
+                                                      : std::max<std::size_t>(bytes.size(), 16384));
     }
     a->pieces.back().append(bytes);
     a->bodySize += bytes.size();

@@ -5,6 +5,7 @@
 #include <QDateTime>
 #include <QLoggingCategory>
 #include <QPointer>
+#include <QThreadPool>
 
 #include <algorithm>
 #include <limits>
@@ -114,6 +115,9 @@ void Watcher::stop()
         m_client->cancel(m_request);
     m_request = 0;
     m_stream.reset();
+    m_pagesWaiting.clear();
+    m_heldContinue.reset();
+    m_bytesAhead = 0;
     m_flushTimer.stop();
     m_retryTimer.stop();
     m_state = State::Idle;
@@ -167,17 +171,50 @@ int nextPageSize(const WatcherOptions &o, int current, std::size_t items, std::s
     return int(std::clamp<std::size_t>(want, std::size_t(o.pageSize), std::size_t(o.maxPageSize)));
 }
 
-void Watcher::list(bool relist, const std::string &continueToken)
+void Watcher::list(bool relist)
 {
-    const int gen = ++m_gen;
-    if (continueToken.empty()) {
-        m_relistItems.clear();
-        m_loaded = 0;
-        m_listEstimate = -1;
-        m_pageLimit = m_opts.pageSize;
-        m_progressive = !m_synced && m_store.size() == 0;
-        setState(relist ? State::Relisting : State::Listing);
+    ++m_gen;
+    if (m_request)
+        m_client->cancel(m_request);
+    m_request = 0;
+    m_relistItems.clear();
+    m_loaded = 0;
+    m_listEstimate = -1;
+    m_pageLimit = m_opts.pageSize;
+    m_expectedPageBytes = 0;
+    m_listRelist = relist;
+    m_pagesRequested = m_pagesApplied = 0;
+    m_pagesWaiting.clear();
+    m_heldContinue.reset();
+    m_bytesAhead = 0;
+    m_progressive = !m_synced && m_store.size() == 0;
+    setState(relist ? State::Relisting : State::Listing);
+    requestPage({});
+}
+
+namespace {
+
+// Network thread, then a worker: whatever a decoder or allocator throws on bytes the server
+// chose becomes this page's error, never std::terminate.
+core::Result<DecodedPage> decodePageGuarded(std::string &body, const std::string &kind, const std::string &apiVersion,
+                                            const std::string &what)
+{
+    core::Result<DecodedPage> page = core::Error::make(ErrorCategory::Parse, "list page could not be decoded");
+    try {
+        page = decodeListPage(body, kind, apiVersion);
+    } catch (const std::exception &e) {
+        page = core::Error::make(ErrorCategory::Parse, what + ": " + e.what());
     }
+    if (!page.ok() && page.error().category == ErrorCategory::Parse && page.error().message.rfind(what, 0) != 0)
+        page.error().message = what + ": " + page.error().message;
+    return page;
+}
+
+} // namespace
+
+void Watcher::requestPage(const std::string &continueToken)
+{
+    const int gen = m_gen, seq = m_pagesRequested++;
     HttpRequest req;
     // RV unset: a consistent, paginated read (RV=0 is served from the watch cache and ignores limit).
     req.path = m_scope.resource.collectionPath(m_scope.namespace_) + "?limit=" + std::to_string(m_pageLimit)
@@ -185,67 +222,105 @@ void Watcher::list(bool relist, const std::string &continueToken)
     if (!continueToken.empty())
         req.path += "&continue=" + urlEncode(continueToken);
     req.timeoutMs = 120'000;
+    req.maxBodyBytes = m_opts.maxListBodyBytes;
+    req.expectedBodyBytes = m_expectedPageBytes;
     auto inbox = m_client->inbox();
     QPointer<Watcher> self(this);
     const std::string kind = m_scope.resource.kind, apiVersion = m_scope.resource.apiVersion();
-    req.maxBodyBytes = m_opts.maxListBodyBytes;
     const std::string what = "GET " + req.path;
-    m_request = m_client->transport().start(req, [inbox, self, gen, relist, kind, apiVersion,
+    m_request = m_client->transport().start(req, [inbox, self, gen, seq, kind, apiVersion,
                                                   what](core::Result<HttpResponse> r) {
-        // Decode on the network thread; the owner only merges.
-        const std::size_t bytes = r.ok() ? r->body.size() : 0;
-        // Last boundary of this network-thread job: whatever a decoder or allocator throws on
-        // bytes the server chose becomes this page's error, never std::terminate.
-        core::Result<DecodedPage> page = core::Error::make(core::ErrorCategory::Parse,
-                                                           "list page could not be decoded");
-        try {
-            page = r.ok() ? (isSuccess(r->status) ? decodeListPage(r->body, kind, apiVersion)
-                                                  : core::Result<DecodedPage>(errorFromResponse(*r, what)))
-                          : core::Result<DecodedPage>(r.error());
-        } catch (const std::exception &e) {
-            page = core::Error::make(core::ErrorCategory::Parse, what + ": " + e.what());
+        // Network thread: only the page's head is read here, so the next page can be asked for
+        // at once; the items decode on a worker while the network thread fetches it.
+        auto post = [inbox, self, gen, seq](core::Result<DecodedPage> page, std::size_t bytes,
+                                            std::optional<std::string> headToken) {
+            inbox->post([self, gen, seq, bytes, page = std::move(page), headToken = std::move(headToken)]() mutable {
+                if (self)
+                    self->onPage(gen, seq, {std::move(page), bytes, std::move(headToken)});
+            });
+        };
+        if (!r.ok() || !isSuccess(r->status)) {
+            post(r.ok() ? core::Result<DecodedPage>(errorFromResponse(*r, what)) : core::Result<DecodedPage>(r.error()),
+                 0, std::nullopt);
+            return;
         }
-        if (!page.ok() && page.error().category == core::ErrorCategory::Parse
-            && page.error().message.rfind(what, 0) != 0)
-            page.error().message = what + ": " + page.error().message;
-        inbox->post([self, gen, relist, bytes, page = std::move(page)]() mutable {
-            if (self)
-                self->onPage(gen, relist, std::move(page), bytes);
+        const std::size_t bytes = r->body.size();
+        std::optional<std::string> headToken;
+        if (auto head = peekListHead(r->body); head && !head->continueToken.empty()) {
+            headToken = head->continueToken;
+            inbox->post([self, gen, seq, bytes, head = std::move(*head)] {
+                if (self)
+                    self->onPageHead(gen, seq, head, bytes);
+            });
+        }
+        QThreadPool::globalInstance()->start([post, body = std::move(r->body), bytes, kind, apiVersion, what,
+                                              headToken = std::move(headToken)]() mutable {
+            auto page = decodePageGuarded(body, kind, apiVersion, what);
+            std::string().swap(body); // the page's bytes go before its objects travel
+            post(std::move(page), bytes, std::move(headToken));
         });
     });
 }
 
-void Watcher::onPage(int gen, bool relist, core::Result<DecodedPage> page, std::size_t bodyBytes)
+// The page `seq`'s head arrived: ask for the next page while this one decodes.
+void Watcher::onPageHead(int gen, int seq, const ListHead &head, std::size_t bodyBytes)
+{
+    if (gen != m_gen || seq != m_pagesRequested - 1)
+        return;
+    m_request = 0;
+    // A full page holds `limit` objects (fewer with selectors, which only makes the next smaller).
+    const std::size_t perItem = bodyBytes / std::size_t(std::max(1, m_pageLimit));
+    m_pageLimit = nextPageSize(m_opts, m_pageLimit, std::size_t(m_pageLimit), bodyBytes, head.remainingItemCount);
+    // A quarter more than the same objects would take; never more than two usual pages.
+    m_expectedPageBytes = std::min(perItem * std::size_t(m_pageLimit) / 4 * 5, 2 * m_opts.targetPageBytes);
+    m_heldContinue = head.continueToken;
+    m_bytesAhead += bodyBytes;
+    requestHeldPage();
+}
+
+// Pages asked for but not yet applied are bodies and decoded objects in memory: a few usual
+// pages at most, and one page at a time when a server sends larger ones than we asked for.
+void Watcher::requestHeldPage()
+{
+    constexpr int kPagesAhead = 3;
+    if (!m_heldContinue || m_pagesRequested - m_pagesApplied >= kPagesAhead
+        || m_bytesAhead > 2 * m_opts.targetPageBytes)
+        return;
+    const std::string token = std::move(*m_heldContinue);
+    m_heldContinue.reset();
+    requestPage(token);
+}
+
+// Pages decode on workers and may finish out of order; they are applied in the order asked.
+void Watcher::onPage(int gen, int seq, FetchedPage page)
 {
     if (gen != m_gen)
         return;
-    m_request = 0;
-    if (page.ok())
-        m_pageLimit = nextPageSize(m_opts, m_pageLimit, page->items.size(), bodyBytes, page->remainingItemCount);
-    if (!page.ok()) {
-        const auto &e = page.error();
-        if (e.httpStatus == 410) {
-            // Expired continue token (etcd compacted past it): start the list again from the top.
-            m_relistItems.clear();
-            const bool again = relist || m_synced;
-            if (isRepeatedRelist()) { // a server that expires every token: do not spin
-                backoffThen(
-                    [this, again] {
-                        m_lastRelist.start();
-                        list(again);
-                    },
-                    QStringLiteral("continue token expired again"));
-                return;
-            }
-            qCInfo(lcWatch, "%s: continue token expired, listing again", m_batch.scope.c_str());
-            m_lastRelist.start();
-            list(again);
+    if (!page.headToken && seq == m_pagesRequested - 1)
+        m_request = 0;
+    m_pagesWaiting.emplace(seq, std::move(page));
+    for (auto it = m_pagesWaiting.find(m_pagesApplied); it != m_pagesWaiting.end();
+         it = m_pagesWaiting.find(m_pagesApplied)) {
+        FetchedPage next = std::move(it->second);
+        m_pagesWaiting.erase(it);
+        ++m_pagesApplied;
+        if (!applyPage(std::move(next)))
             return;
-        }
-        const QString why = QString::fromStdString(e.describe());
-        Q_EMIT errorOccurred(why);
-        backoffThen([this, relist] { list(relist); }, why);
-        return;
+    }
+    requestHeldPage();
+}
+
+bool Watcher::applyPage(FetchedPage fetched)
+{
+    auto &page = fetched.page;
+    if (fetched.headToken)
+        m_bytesAhead -= std::min(m_bytesAhead, fetched.bodyBytes);
+    if (page.ok() && fetched.headToken && page->continueToken != *fetched.headToken)
+        page = core::Error::make(ErrorCategory::Parse,
+                                 "list page names two continue tokens (its metadata repeats after the items)");
+    if (!page.ok()) {
+        onListFailed(page.error());
+        return false;
     }
     DecodedPage &p = *page;
     m_loaded += qint64(p.items.size());
@@ -261,17 +336,58 @@ void Watcher::onPage(int gen, bool relist, core::Result<DecodedPage> page, std::
             m_relistItems.push_back(std::move(item));
     }
     if (!p.continueToken.empty()) {
-        list(relist, p.continueToken);
-        return;
+        if (!fetched.headToken) { // its head could not be read: ask for the next page now
+            m_pageLimit = nextPageSize(m_opts, m_pageLimit, p.items.size(), fetched.bodyBytes, p.remainingItemCount);
+            m_expectedPageBytes = 0;
+            m_heldContinue = p.continueToken;
+        }
+        return true;
     }
+    const bool relist = m_listRelist;
     finishList(relist || m_synced, p.resourceVersion);
     if (m_opts.listOnly) {
+        ++m_gen;
         m_flushTimer.stop();
         setState(State::Idle);
         Q_EMIT listCompleted();
-        return;
+        return false;
     }
     watch(false);
+    return false;
+}
+
+// A page failed (its request, or its decode): the pages asked after it are dropped with it.
+void Watcher::onListFailed(const core::Error &e)
+{
+    ++m_gen;
+    if (m_request)
+        m_client->cancel(m_request);
+    m_request = 0;
+    m_pagesWaiting.clear();
+    m_heldContinue.reset();
+    m_bytesAhead = 0;
+    const bool relist = m_listRelist;
+    if (e.httpStatus == 410) {
+        // Expired continue token (etcd compacted past it): start the list again from the top.
+        m_relistItems.clear();
+        const bool again = relist || m_synced;
+        if (isRepeatedRelist()) { // a server that expires every token: do not spin
+            backoffThen(
+                [this, again] {
+                    m_lastRelist.start();
+                    list(again);
+                },
+                QStringLiteral("continue token expired again"));
+            return;
+        }
+        qCInfo(lcWatch, "%s: continue token expired, listing again", m_batch.scope.c_str());
+        m_lastRelist.start();
+        list(again);
+        return;
+    }
+    const QString why = QString::fromStdString(e.describe());
+    Q_EMIT errorOccurred(why);
+    backoffThen([this, relist] { list(relist); }, why);
 }
 
 // Ends a list (or a WatchList's initial events): diffs a buffered relist against the store so

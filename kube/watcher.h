@@ -1,7 +1,8 @@
 #pragma once
 // Watcher: LIST then WATCH one resource type in one scope, forever, without losing a version
 // (https://kubernetes.io/docs/reference/using-api/api-concepts/#efficient-detection-of-changes). Lives
-// on its ApiClient's thread; pages and events decode on the network thread; batches are timer-cut and emitted here.
+// on its ApiClient's thread; events decode on the network thread, LIST pages on workers
+// (the next page is asked for from a page's head, before its items decode); batches are timer-cut and emitted here.
 //
 // Contract (tested): per object, every version the server sends is delivered exactly once and
 // in order; no version is invented; after a relist the batch carries an ObservationGap naming
@@ -17,6 +18,7 @@
 #include <QObject>
 #include <QTimer>
 
+#include <map>
 #include <memory>
 #include <mutex>
 #include <random>
@@ -105,8 +107,20 @@ Q_SIGNALS:
 
 private:
     struct Stream; // shared with the network thread
-    void list(bool relist, const std::string &continueToken = {});
-    void onPage(int gen, bool relist, core::Result<DecodedPage> page, std::size_t bodyBytes);
+    // A LIST page as it reaches the owner: decoded (or failed), with the continue token its head
+    // gave when the next page was asked for before the decode.
+    struct FetchedPage {
+        core::Result<DecodedPage> page;
+        std::size_t bodyBytes = 0;
+        std::optional<std::string> headToken;
+    };
+    void list(bool relist);
+    void requestPage(const std::string &continueToken);
+    void onPageHead(int gen, int seq, const ListHead &head, std::size_t bodyBytes);
+    void requestHeldPage();
+    void onPage(int gen, int seq, FetchedPage page);
+    bool applyPage(FetchedPage page);
+    void onListFailed(const core::Error &e);
     void finishList(bool relist, const std::string &listRv);
     void watch(bool watchList);
     void onWatchEnded(int gen, core::Result<HttpResponse> r);
@@ -148,7 +162,13 @@ private:
     int m_relists = 0, m_resumes = 0;
     qint64 m_loaded = 0;
     qint64 m_listEstimate = -1;
-    int m_pageLimit = 0; // the limit of the list page in flight
+    int m_pageLimit = 0;                 // the limit of the next list page
+    std::size_t m_expectedPageBytes = 0; // and its likely size (0: unknown)
+    bool m_listRelist = false;
+    int m_pagesRequested = 0, m_pagesApplied = 0; // this list round's pages, in the order asked
+    std::map<int, FetchedPage> m_pagesWaiting;    // decoded before an earlier page
+    std::optional<std::string> m_heldContinue;    // the next page, not asked yet (too many ahead)
+    std::size_t m_bytesAhead = 0;                 // bodies of pages whose successor was asked early
     std::mt19937 m_rng{std::random_device{}()};
 };
 

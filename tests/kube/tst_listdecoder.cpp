@@ -14,6 +14,33 @@ const char *kPage =
     R"("managedFields":[{"manager":"kubectl-create","operation":"Update","apiVersion":"v1","time":"2026-11-21T10:00:00Z","fieldsType":"FieldsV1","fieldsV1":{"f:data":{".":{},"f:k":{}}}},)"
     R"({"manager":"kubectl","operation":"Apply","apiVersion":"v1","time":"2026-11-21T10:05:00Z","fieldsType":"FieldsV1","fieldsV1":{"f:data":{"f:k":{}}}}]},"data":{"k":"v"}},)"
     R"({"metadata":{"name":"b","namespace":"kube-system","uid":"u-b","resourceVersion":"101"}}]})";
+// Pretty-printed, with a CR item that names its kind after its metadata.
+const char *kPrettyCrPage = "{\n  \"metadata\": {\"resourceVersion\": \"7\"},\n  \"items\": [\n"
+                            "    {\"metadata\": {\"name\": \"w\", \"uid\": \"u-w\", \"resourceVersion\": \"5\"},"
+                            " \"kind\": \"Widget\", \"spec\": {\"size\": [1, {\"deep\": \"}\"}]}}\n  ]\n}";
+const char *kPrettyCrItemStart = "{\"metadata\": {\"name\": \"w\"";
+const char *kPrettyCrItemEnd = "{\"deep\": \"}\"}]}}";
+const char *kBadUidPage = R"({"metadata":{"resourceVersion":"7"},"items":[{"metadata":{"name":"a","uid":"u-a"}},)"
+                          R"({"metadata":{"name":"b","uid":42}}]})";
+const char *kLastPage = R"({"metadata":{"resourceVersion":"9","continue":""},"items":[]})";
+const char *kEmptyMetadataPage = R"({"apiVersion":"v1","metadata":{},"kind":"PodList","items":null})";
+// Braces, brackets and escaped quotes inside strings before metadata must not end it early.
+const char *kTrickyHead =
+    " {\"kind\" : \"A}\\\"]{\" , \"apiVersion\":\"v1\", \"extra\": [1, {\"a\": \"]\"}], \"n\": -1.5e3 ,"
+    "\"metadata\": {\"continue\": \"tok\\u0065n\", \"resourceVersion\": null}, \"items\": [}";
+// (Ordinary literals where braces do not pair up: moc does not read raw strings.)
+const std::pair<const char *, const char *> kUnreadableHeads[] = {
+    {"items before metadata", R"({"kind":"List","items":[],"metadata":{"continue":"x"}})"},
+    {"metadata twice", R"({"metadata":{"continue":"x"},"metadata":{"continue":"y"},"items":[]})"},
+    {"an escaped key", R"({"metad\u0061ta":{"continue":"x"},"items":[]})"},
+    {"a continue token of the wrong type", R"({"metadata":{"continue":7},"items":[]})"},
+    {"metadata that is no object", R"({"metadata":["continue","x"],"items":[]})"},
+    {"no items", R"({"metadata":{"continue":"x"}})"},
+    {"cut inside the head", "{\"metadata\":{\"continue\":\"x"},
+    {"not an object", R"(["metadata",{"continue":"x"}])"},
+    {"empty", ""},
+    {"a key without a value", R"({"kind" "metadata":{"continue":"x"},"items":[]})"},
+};
 } // namespace
 
 class TestListDecoder : public QObject
@@ -58,6 +85,78 @@ private Q_SLOTS:
         auto page = decodeListPage(body, "ConfigMap", "v1");
         QVERIFY(!page.ok());
         QCOMPARE(page.error().category, core::ErrorCategory::Parse);
+    }
+
+    void itemsWithKindAfterMetadataOrSpacedOutKeepTheirBytes()
+    {
+        // A CR list item names its kind itself, here after metadata; a pretty-printed page.
+        std::string body = kPrettyCrPage;
+        auto page = decodeListPage(body, "Widget", "example.com/v1");
+        QVERIFY2(page.ok(), page.ok() ? "" : page.error().describe().c_str());
+        QCOMPARE(int(page->items.size()), 1);
+        const auto &w = page->items[0];
+        QCOMPARE(QString::fromStdString(w.uid), QStringLiteral("u-w"));
+        // Not prefixed with a second kind; the object's own bytes, whole.
+        QVERIFY(w.json.startsWith(kPrettyCrItemStart));
+        QVERIFY(w.json.trimmed().endsWith(kPrettyCrItemEnd));
+    }
+
+    void aBadItemNamesItsIndexAndField()
+    {
+        std::string body = kBadUidPage;
+        auto page = decodeListPage(body, "ConfigMap", "v1");
+        QVERIFY(!page.ok());
+        QCOMPARE(QString::fromStdString(page.error().where), QStringLiteral("items[1].metadata.uid"));
+    }
+
+    // --- the page head: what the next request needs, before the items decode -----------------
+
+    void pageHeadIsReadWithoutTheItems()
+    {
+        const auto head = peekListHead(kPage);
+        QVERIFY(head);
+        QCOMPARE(QString::fromStdString(head->resourceVersion), QStringLiteral("4711"));
+        QCOMPARE(QString::fromStdString(head->continueToken), QStringLiteral("eyJ2Ijoi"));
+        QCOMPARE(head->remainingItemCount, 12);
+        // The head alone decides: the items after it may be cut off or broken.
+        const std::string cut = std::string(kPage).substr(0, std::string(kPage).find("\"items\"") + 12);
+        QVERIFY(peekListHead(cut));
+    }
+
+    void pageHeadThatCannotBeReadLeavesItToTheFullDecode_data()
+    {
+        QTest::addColumn<QString>("body");
+        for (const auto &[name, body] : kUnreadableHeads)
+            QTest::newRow(name) << QString::fromUtf8(body);
+    }
+    void pageHeadThatCannotBeReadLeavesItToTheFullDecode()
+    {
+        QFETCH(QString, body);
+        QVERIFY(!peekListHead(body.toStdString()));
+    }
+
+    void pageHeadSkipsWhatComesBeforeMetadataExactly()
+    {
+        // Braces, brackets and escaped quotes inside strings before metadata do not end it early.
+        const std::string body = kTrickyHead;
+        const auto head = peekListHead(body);
+        QVERIFY(head);
+        QCOMPARE(QString::fromStdString(head->continueToken), QStringLiteral("token")); // unescaped as the decoder does
+        QVERIFY(head->resourceVersion.empty());
+    }
+
+    void pageHeadAgreesWithTheFullDecode()
+    {
+        for (const std::string &original :
+             {std::string(kPage), std::string(kLastPage), std::string(kEmptyMetadataPage)}) {
+            std::string body = original;
+            const auto head = peekListHead(body);
+            auto page = decodeListPage(body, "ConfigMap", "v1");
+            QVERIFY(head && page.ok());
+            QCOMPARE(head->continueToken, page->continueToken);
+            QCOMPARE(head->resourceVersion, page->resourceVersion);
+            QCOMPARE(head->remainingItemCount, page->remainingItemCount);
+        }
     }
 
     void watchLinesDecodeEveryType_data()
