@@ -64,7 +64,8 @@ widgets::ExecConsentQuestion consentQuestion(const kube::ExecConsentRequest &req
 
 ClusterController::ClusterController(widgets::ClusterView *view, QObject *parent) : QObject(parent), m_view(view)
 {
-    m_pool.setMaxThreadCount(1); // keeps batches in order
+    m_pool.setMaxThreadCount(1);       // keeps batches in order
+    m_recordPool.setMaxThreadCount(1); // and their recording
     connect(&m_connecting, &QFutureWatcher<core::Result<kube::Connection>>::finished, this,
             [this] { onConnected(core::readResult(m_connecting.future(), "connecting")); });
     connect(view, &widgets::ClusterView::resourceKindChosen, this, &ClusterController::showResource);
@@ -98,6 +99,9 @@ ClusterController::~ClusterController()
     m_client.reset();
     m_connecting.waitForFinished();
     m_pool.waitForDone();
+    if (m_recorder)
+        m_recorder->stopWaitingForRoom();
+    m_recordPool.waitForDone();
 }
 
 void ClusterController::open(const QString &kubeconfigPath, const QString &context)
@@ -223,6 +227,9 @@ void ClusterController::startRecording()
     if (!isSharedHistoryLocation(m_historyDatabase))
         ro.adoptFrom = legacyHistoryDatabasesFor(m_contextName);
     ro.retention.maxVersionsPerObject = m_historyVersionsPerObject;
+    ro.maxWaitForRoomMs = kRecordWaitForRoomMs; // m_recordPool's thread waits out a list's burst
+    if (m_recorder)
+        m_recorder->stopWaitingForRoom();
     m_recorder = core::HistoryRecorder::makeShared(ro); // a replaced or closed one drains on its own thread
     connect(m_recorder.get(), &core::HistoryRecorder::committed, &m_historySource, &HistorySource::onCommitted,
             Qt::QueuedConnection);
@@ -438,12 +445,23 @@ void ClusterController::showResolved(const kube::ResourceInfo &resolved)
 void ClusterController::onBatch(const core::WatchBatch &batch)
 {
     const int gen = m_generation;
-    // Recording copies every object's bytes: done here, on the batch worker, in arrival order.
-    m_preparing.push_back(QtConcurrent::run(&m_pool, [batch, feed = m_feed, recorder = m_recorder] {
-        if (feed)
-            feed->feed(batch);
-        return models::ObjectTableModel::prepare(batch);
-    }));
+    // Recording copies every object's bytes, in arrival order, on a thread of its own: it may wait
+    // for the history writer (a large first list), and the table must not wait with it.
+    if (m_feed)
+        m_recordPool.start([batch, feed = m_feed, recorder = m_recorder, self = QPointer<ClusterController>(this)] {
+            if (const core::Status st = core::guarded("recording a batch", [&] { feed->feed(batch); }); !st)
+                QMetaObject::invokeMethod(
+                    qApp,
+                    [self, why = QString::fromStdString(st.error().message)] {
+                        if (!self)
+                            return;
+                        self->m_errors << tr("History recording is failing: %1").arg(why);
+                        self->m_errors.removeDuplicates();
+                        self->showWarnings();
+                    },
+                    Qt::QueuedConnection);
+        });
+    m_preparing.push_back(QtConcurrent::run(&m_pool, [batch] { return models::ObjectTableModel::prepare(batch); }));
     auto *w = new QFutureWatcher<models::PreparedBatch>(this);
     connect(w, &QFutureWatcherBase::finished, this, [this, w, gen] {
         w->deleteLater();

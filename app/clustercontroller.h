@@ -81,7 +81,9 @@ public:
     models::EventTableModel *eventsModel() { return &m_events; }
     models::ObjectHistoryModel *historyModel() { return &m_historyModel; }
     kube::Watcher *eventsWatcher() const { return m_eventsWatcher.get(); }
-    // The server Table of the shown resource (extra columns); null before a resource is shown.
+    // This cluster's recorder of history (null before connected, or with recording off): its
+    // counters say whether it keeps up (bench_window).
+    const core::HistoryRecorder *recorder() const { return m_recorder.get(); }
     // Versions kept per object in the history database (applies from the next connection).
     void setHistoryRetention(int versionsPerObject) { m_historyVersionsPerObject = versionsPerObject; }
     QString historyDatabase() const { return m_historyDatabase; }
@@ -194,6 +196,9 @@ private:
     bool m_discoveryFromServer = false; // ... with what the server said, not only the cache file
     // Batches are decoded in arrival order on one worker thread, applied in that order here.
     QThreadPool m_pool;
+    // ... and recorded in that order on another, which may wait for the history writer up to:
+    static constexpr int kRecordWaitForRoomMs = 30'000;
+    QThreadPool m_recordPool;
     std::deque<QFuture<models::PreparedBatch>> m_preparing;
     int m_generation = 0;
     QFutureWatcher<core::Result<kube::Connection>> m_connecting;

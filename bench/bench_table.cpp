@@ -14,6 +14,7 @@
 // and, for comparison, QSortFilterProxyModel sorting and filtering the same rows.
 #include "models/objecttablemodel.h"
 #include "models/objectviewmodel.h"
+#include "stallmeter.h"
 #include "widgets/objecttablepage.h"
 
 #include <QApplication>
@@ -27,10 +28,10 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <ctime>
 #include <random>
 
 using namespace fieldscope;
+using namespace fieldscope::bench;
 
 namespace {
 
@@ -83,20 +84,6 @@ core::WatchBatch page(int first, int count)
     }
     b.initialListComplete = first + count >= kObjects;
     return b;
-}
-
-double ms(const QElapsedTimer &t)
-{
-    return double(t.nsecsElapsed()) / 1e6;
-}
-
-// CPU time this thread has used, in ms: a stall with little of it was the machine running
-// something else (other processes on a shared box), not work of ours.
-double threadCpuMs()
-{
-    timespec ts{};
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-    return double(ts.tv_sec) * 1e3 + double(ts.tv_nsec) / 1e6;
 }
 
 // Applies any pending layout and paints the table now, as the next frame would.
@@ -212,39 +199,6 @@ struct Feed {
     {
         for (int i = 0; i < kObjects; ++i)
             live[std::size_t(i)] = i;
-    }
-};
-
-// Gaps between heartbeats of a 1 ms timer: the event loop's stalls, with the GUI thread's CPU
-// time in each.
-struct StallMeter {
-    QElapsedTimer beat;
-    double cpuAtBeat = 0, longest = 0, longestCpu = 0, mostCpu = 0, mostCpuWall = 0;
-    std::vector<double> gaps;
-    void start()
-    {
-        beat.start();
-        cpuAtBeat = threadCpuMs();
-    }
-    void heartbeat()
-    {
-        const double cpu = threadCpuMs() - cpuAtBeat;
-        gaps.push_back(ms(beat));
-        if (gaps.back() > longest) {
-            longest = gaps.back();
-            longestCpu = cpu;
-        }
-        if (cpu > mostCpu) {
-            mostCpu = cpu;
-            mostCpuWall = gaps.back();
-        }
-        cpuAtBeat += cpu;
-        beat.restart();
-    }
-    double p99()
-    {
-        std::sort(gaps.begin(), gaps.end());
-        return gaps.empty() ? 0 : gaps[gaps.size() * 99 / 100];
     }
 };
 

@@ -7,80 +7,19 @@
 // Plain HTTP on 127.0.0.1; prints its URL on stdout, serves until stdin closes.
 //
 //   replay_server --pod FILE --pods 150000 [--namespaces 100]
-#include "../tests/kube/transcriptserver.h"
-#include "core/base/json.h"
+#include "replaypods.h"
 
 #include <QCommandLineParser>
 #include <QCoreApplication>
 #include <QFile>
 
 #include <cstdio>
-#include <cstdlib>
 #include <iostream>
 #include <string>
 #include <vector>
 
 using namespace fieldscope;
 using namespace fieldscope::testing;
-
-namespace {
-
-std::vector<std::string> makePods(const core::Json &templ, int count, int namespaces)
-{
-    std::vector<std::string> out;
-    out.reserve(std::size_t(count));
-    core::Json pod = templ;
-    for (int i = 0; i < count; ++i) {
-        const std::string n = std::to_string(i);
-        auto &md = pod["metadata"];
-        md["name"] = "web-" + n;
-        md["namespace"] = "ns-" + std::to_string(i % namespaces);
-        md["uid"] = "00000000-0000-4000-8000-" + std::string(12 - std::min<std::size_t>(12, n.size()), '0') + n;
-        md["resourceVersion"] = std::to_string(1000 + i);
-        if (pod.contains("spec") && pod["spec"].is_object())
-            pod["spec"]["nodeName"] = "node-" + std::to_string(i % 500);
-        if (pod.contains("status") && pod["status"].is_object())
-            pod["status"]["podIP"] = "10." + std::to_string((i >> 16) & 255) + "." + std::to_string((i >> 8) & 255)
-                                   + "." + std::to_string(i & 255);
-        out.push_back(core::toJsonText(pod));
-    }
-    return out;
-}
-
-TranscriptReply page(const std::vector<std::string> &pods, const RecordedRequest &r)
-{
-    // strtoull, not stoull: a malformed value must not throw on the connection's thread.
-    auto number = [&](const char *key, std::size_t fallback) {
-        const auto v = r.queryValue(key);
-        if (!v || v->empty())
-            return fallback;
-        const unsigned long long n = std::strtoull(v->c_str(), nullptr, 10);
-        return n > 0 ? std::size_t(n) : fallback;
-    };
-    const std::size_t from = std::min(pods.size(), number("continue", 0));
-    const std::size_t limit = number("limit", pods.size());
-    const std::size_t to = std::min(pods.size(), from + limit);
-    std::size_t bytes = 256;
-    for (std::size_t i = from; i < to; ++i)
-        bytes += pods[i].size() + 1;
-    std::string body;
-    body.reserve(bytes);
-    body += R"({"kind":"PodList","apiVersion":"v1","metadata":{"resourceVersion":")"
-          + std::to_string(1000 + pods.size()) + "\"";
-    if (to < pods.size())
-        body += R"(,"continue":")" + std::to_string(to) + R"(","remainingItemCount":)"
-              + std::to_string(pods.size() - to);
-    body += R"(},"items":[)";
-    for (std::size_t i = from; i < to; ++i) {
-        if (i > from)
-            body += ',';
-        body += pods[i];
-    }
-    body += "]}";
-    return TranscriptReply::json(200, std::move(body));
-}
-
-} // namespace
 
 int main(int argc, char **argv)
 {
@@ -102,35 +41,16 @@ int main(int argc, char **argv)
         std::fprintf(stderr, "replay_server: --pod is not a Pod (an object with metadata)\n");
         return 2;
     }
-    const auto pods = std::make_shared<const std::vector<std::string>>(makePods(
+    const auto pods = std::make_shared<const std::vector<std::string>>(bench::makePods(
         *templ, p.value(QStringLiteral("pods")).toInt(), std::max(1, p.value(QStringLiteral("namespaces")).toInt())));
 
     TranscriptServer server;
-    server.on("/version")
-        .exactPath()
-        .reply(TranscriptReply::json(200, R"({"major":"1","minor":"30","gitVersion":"v1.30.0-replay"})"))
-        .repeatLast();
-    server.on("/api")
-        .exactPath()
-        .reply(TranscriptReply::json(200, R"({"kind":"APIVersions","versions":["v1"]})"))
-        .repeatLast();
-    server.on("/apis")
-        .exactPath()
-        .reply(TranscriptReply::json(200, R"({"kind":"APIGroupList","groups":[]})"))
-        .repeatLast();
-    server.on("/api/v1").exactPath().replyFile(QStringLiteral("discovery/legacy-api-v1.http")).repeatLast();
-    server.on("/api/v1/pods")
-        .hasQuery("sendInitialEvents")
-        .reply(TranscriptReply::json(
-            422,
-            R"({"kind":"Status","apiVersion":"v1","status":"Failure","reason":"Invalid","code":422,)"
-            R"("message":"sendInitialEvents is forbidden for watch unless the WatchList feature gate is enabled"})"))
-        .repeatLast();
+    bench::addPodDiscoveryRules(server);
     server.on("/api/v1/pods")
         .hasQuery("watch")
         .reply(TranscriptReply::stream({}, TranscriptReply::End::Hang))
         .repeatLast();
-    server.on("/api/v1/pods").exactPath().replyWith([pods](const RecordedRequest &r) { return page(*pods, r); });
+    bench::addPodListRule(server, pods);
     std::printf("%s\n", server.url().c_str());
     std::fflush(stdout);
     std::string line;

@@ -79,6 +79,15 @@ HistoryRecorder::HistoryRecorder(Options options, QObject *parent) : QObject(par
     });
 }
 
+void HistoryRecorder::stopWaitingForRoom()
+{
+    {
+        std::lock_guard lock(m_mutex);
+        m_noWaiting = true;
+    }
+    m_doneCv.notify_all();
+}
+
 HistoryRecorder::~HistoryRecorder()
 {
     {
@@ -148,7 +157,12 @@ void HistoryRecorder::record(const WatchScope &scope, std::vector<WatchEvent> ev
     const std::string scopeId = scope.id;
     std::int64_t overflowDropped = 0; // > 0: a new overflow gap was queued; say so outside the lock
     {
-        std::lock_guard lock(m_mutex);
+        std::unique_lock lock(m_mutex);
+        if (m_options.maxWaitForRoomMs > 0 && !events.empty())
+            m_doneCv.wait_for(lock, std::chrono::milliseconds(m_options.maxWaitForRoomMs), [&] {
+                return m_queuedBytes + bytes <= m_options.maxQueuedBytes || m_queuedBytes == 0 || m_writerGone
+                    || m_noWaiting;
+            });
         if (m_queuedBytes + bytes > m_options.maxQueuedBytes && !events.empty()) {
             // Drop, and say so: extend the overflow gap already queued for this scope if any.
             m_counters.droppedEvents += std::int64_t(events.size());

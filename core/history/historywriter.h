@@ -45,6 +45,12 @@ public:
         // Above this many queued bytes, new events are dropped and recorded as a gap: an
         // honest hole beats unbounded memory when the disk cannot keep up.
         std::int64_t maxQueuedBytes = 256ll << 20;
+        // How long record() may wait for the writer to make room before it drops (0: never
+        // waits). For callers on a thread of their own (the window's recording thread): the
+        // first list of a large cluster (150,000 Pods, 624 MB) arrives faster than any disk
+        // takes it, which is a burst to wait out, not a gap; a disk that stays slower still
+        // gets the honest gap after this long.
+        int maxWaitForRoomMs = 0;
         std::size_t maxEventsPerTransaction = 20'000;
         // A shared (PostgreSQL) store that went away: events watched meanwhile wait in memory up
         // to this many bytes and are written when it is back (reconnecting with backoff, 0.5 s
@@ -85,6 +91,9 @@ public:
     // A BOOKMARK moved the scope's resume point (a bookmark carries only a resourceVersion).
     void noteResourceVersion(const WatchScope &scope, std::string rv);
 
+    // Ends every wait for room (now and later): the owner is letting go of this recorder and
+    // must not wait for a record() call that waits for the writer.
+    void stopWaitingForRoom();
     // Blocks until everything enqueued before the call is committed (or failed). Returns the
     // first error since the last flush (open failure, disk full, ...).
     Status flush();
@@ -143,6 +152,7 @@ private:
     std::optional<Error> m_error;
     bool m_errorIsPending = false; // m_error stands for items still kept for a shared store
     bool m_stop = false;
+    bool m_noWaiting = false; // stopWaitingForRoom() was called
     Counters m_counters;
     // Writer thread only: what a failed transaction lost, per scope, written as a gap at the head
     // of the next transaction that can be written (merged while writes keep failing), and the

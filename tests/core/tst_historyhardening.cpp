@@ -155,6 +155,75 @@ private Q_SLOTS:
         *release = true;
         QVERIFY(recorder.flush().ok());
     }
+
+    // The window's recording thread: a burst waits for the writer instead of becoming a gap.
+    void recorderAllowedToWaitTakesABurstWithoutDroppingAnything()
+    {
+        QTemporaryDir dir;
+        HistoryRecorder::Options o{dir.filePath(QStringLiteral("burst.db")).toStdString()};
+        o.maxQueuedBytes = 1'000;
+        o.maxWaitForRoomMs = 20'000;
+        auto entered = std::make_shared<std::atomic<bool>>(false);
+        auto release = std::make_shared<std::atomic<bool>>(false);
+        o.onCommitted = [entered, release](const CommitReport &) {
+            *entered = true;
+            for (int i = 0; i < 500 && !*release; ++i)
+                std::this_thread::sleep_for(std::chrono::milliseconds(10));
+        };
+        HistoryRecorder recorder(o);
+        const qint64 now = QDateTime::currentMSecsSinceEpoch();
+        recorder.record(kConfigMaps, {{HistoryEventType::Added, configMap(1), now}});
+        QTRY_VERIFY_WITH_TIMEOUT(entered->load(), 5'000); // the writer is busy: the queue fills
+        std::atomic<bool> fed = false;
+        std::thread feeder([&] {
+            for (int rv = 2; rv < 40; ++rv)
+                recorder.record(kConfigMaps, {{HistoryEventType::Modified, configMap(rv), now}});
+            fed = true;
+        });
+        QTest::qWait(200);
+        QVERIFY(!fed); // waiting for room, not dropping
+        *release = true;
+        feeder.join();
+        QVERIFY(recorder.flush().ok());
+        QCOMPARE(recorder.counters().droppedEvents, 0);
+        QCOMPARE(recorder.counters().committedVersions, 39);
+    }
+
+    void stopWaitingForRoomEndsAWaitWithTheHonestGap()
+    {
+        QTemporaryDir dir;
+        HistoryRecorder::Options o{dir.filePath(QStringLiteral("stop.db")).toStdString()};
+        o.maxQueuedBytes = 1'000;
+        o.maxWaitForRoomMs = 60'000;
+        auto entered = std::make_shared<std::atomic<bool>>(false);
+        auto release = std::make_shared<std::atomic<bool>>(false);
+        o.onCommitted = [entered, release](const CommitReport &) {
+            *entered = true;
+            for (int i = 0; i < 1000 && !*release; ++i)
+                std::this_thread::sleep_for(std::chrono::milliseconds(10));
+        };
+        HistoryRecorder recorder(o);
+        const qint64 now = QDateTime::currentMSecsSinceEpoch();
+        recorder.record(kConfigMaps, {{HistoryEventType::Added, configMap(1), now}});
+        QTRY_VERIFY_WITH_TIMEOUT(entered->load(), 5'000);
+        std::atomic<bool> fed = false;
+        std::thread feeder([&] {
+            for (int rv = 2; rv < 40; ++rv)
+                recorder.record(kConfigMaps, {{HistoryEventType::Modified, configMap(rv), now}});
+            fed = true;
+        });
+        QTest::qWait(100);
+        QVERIFY(!fed);
+        QElapsedTimer t;
+        t.start();
+        recorder.stopWaitingForRoom(); // the owner lets go: the waiting caller must not hang
+        QTRY_VERIFY_WITH_TIMEOUT(fed.load(), 5'000);
+        QVERIFY(t.elapsed() < 5'000);
+        QVERIFY(recorder.counters().droppedEvents > 0);
+        *release = true;
+        feeder.join();
+        QVERIFY(recorder.flush().ok());
+    }
 };
 
 QTEST_GUILESS_MAIN(TestHistoryHardening)
