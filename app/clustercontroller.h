@@ -198,7 +198,9 @@ private:
     QThreadPool m_pool;
     // ... and recorded in that order on another, which may wait for the history writer up to:
     static constexpr int kRecordWaitForRoomMs = 30'000;
+    static constexpr std::size_t kApplySliceEvents = 250; // the most events one table update applies
     QThreadPool m_recordPool;
+    QTimer m_drainTimer;
     std::deque<QFuture<models::PreparedBatch>> m_preparing;
     int m_generation = 0;
     QFutureWatcher<core::Result<kube::Connection>> m_connecting;

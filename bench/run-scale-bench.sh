@@ -2,7 +2,8 @@
 # The list at the scale of the biggest clusters: starts bench/replay_server with COUNT Pods (one Pod
 # recorded from a real apiserver, multiplied), then runs bench_list --resource pods against it:
 # Fieldscope's list-and-index against one curl GET of the whole list and kubectl get pods -A -o
-# json, with resident memory. Builds what it needs; nothing else needs to be running.
+# json, with resident memory; then bench_window: the app's window listing the same Pods, with
+# watch events. Builds what it needs; nothing else needs to be running.
 #   bench/run-scale-bench.sh [COUNT]      (default 150000)
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -11,7 +12,7 @@ cd "$root"
 scripts/install-deps.sh >/dev/null
 bin="$(scripts/build-kube.sh | tail -1)"
 cmake --preset release -DFIELDSCOPE_BUILD_BENCH=ON >/dev/null
-cmake --build --preset release --target bench_list replay_server fieldscope
+cmake --build --preset release --target bench_list replay_server fieldscope bench_window
 dir="$(mktemp -d)"
 mkfifo "$dir/keep"
 build/release/bench/replay_server --pod tests/data/history/pod.json --pods "$count" <"$dir/keep" >"$dir/url" &
@@ -40,3 +41,6 @@ current-context: replay
 KC
 build/release/bench/bench_list --kubeconfig "$dir/kubeconfig" --context replay --resource pods --count "$count" \
   --kubectl "$bin/kubectl" --fieldscope build/release/app/fieldscope
+# The window at the same scale: its own replay server in the process (bench/replaypods.h).
+build/release/bench/bench_window --pods "$count" --pod tests/data/history/pod.json 2>&1 \
+  | grep -v -e '^QStandardPaths' -e 'propagateSizeHints' -e '^fieldscope\.'

@@ -38,12 +38,14 @@ inline long rssKb()
 // Gaps between heartbeats of a 1 ms timer: the event loop's stalls, with the GUI thread's CPU
 // time in each.
 struct StallMeter {
-    QElapsedTimer beat;
+    QElapsedTimer beat, since;
     double cpuAtBeat = 0, longest = 0, longestCpu = 0, mostCpu = 0, mostCpuWall = 0;
+    double mostCpuAtMs = 0; // when that gap ended, ms after start()
     std::vector<double> gaps;
     void start()
     {
         beat.start();
+        since.start();
         cpuAtBeat = threadCpuMs();
         gaps.clear();
         longest = longestCpu = mostCpu = mostCpuWall = 0;
@@ -59,6 +61,7 @@ struct StallMeter {
         if (cpu > mostCpu) {
             mostCpu = cpu;
             mostCpuWall = gaps.back();
+            mostCpuAtMs = ms(since);
         }
         cpuAtBeat += cpu;
         beat.restart();

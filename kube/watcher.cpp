@@ -115,9 +115,7 @@ void Watcher::stop()
         m_client->cancel(m_request);
     m_request = 0;
     m_stream.reset();
-    m_pagesWaiting.clear();
-    m_heldContinue.reset();
-    m_bytesAhead = 0;
+    resetPages();
     m_flushTimer.stop();
     m_retryTimer.stop();
     m_state = State::Idle;
@@ -184,9 +182,7 @@ void Watcher::list(bool relist)
     m_expectedPageBytes = 0;
     m_listRelist = relist;
     m_pagesRequested = m_pagesApplied = 0;
-    m_pagesWaiting.clear();
-    m_heldContinue.reset();
-    m_bytesAhead = 0;
+    resetPages();
     m_progressive = !m_synced && m_store.size() == 0;
     setState(relist ? State::Relisting : State::Listing);
     requestPage({});
@@ -299,18 +295,44 @@ void Watcher::onPage(int gen, int seq, FetchedPage page)
     if (!page.headToken && seq == m_pagesRequested - 1)
         m_request = 0;
     m_pagesWaiting.emplace(seq, std::move(page));
-    for (auto it = m_pagesWaiting.find(m_pagesApplied); it != m_pagesWaiting.end();
-         it = m_pagesWaiting.find(m_pagesApplied)) {
-        FetchedPage next = std::move(it->second);
-        m_pagesWaiting.erase(it);
+    applyWaitingPages();
+}
+
+// The first list delivers a page in slices (WatcherOptions::applySliceItems), one per event-loop
+// turn: the owner's thread (the window's GUI thread) never takes thousands of objects at once.
+void Watcher::applyWaitingPages()
+{
+    while (!m_applyQueued) {
+        if (!m_applying) {
+            auto it = m_pagesWaiting.find(m_pagesApplied);
+            if (it == m_pagesWaiting.end())
+                break;
+            m_applying = std::move(it->second);
+            m_pagesWaiting.erase(it);
+            m_applyingFrom = 0;
+            if (!beginPage(*m_applying))
+                return;
+        }
+        if (!deliverSlice()) {
+            m_applyQueued = true;
+            QTimer::singleShot(0, this, [this, gen = m_gen] {
+                if (gen != m_gen)
+                    return;
+                m_applyQueued = false;
+                applyWaitingPages();
+            });
+            return;
+        }
+        FetchedPage done = std::move(*m_applying);
+        m_applying.reset();
         ++m_pagesApplied;
-        if (!applyPage(std::move(next)))
+        if (!finishPage(std::move(done)))
             return;
     }
     requestHeldPage();
 }
 
-bool Watcher::applyPage(FetchedPage fetched)
+bool Watcher::beginPage(FetchedPage &fetched)
 {
     auto &page = fetched.page;
     if (fetched.headToken)
@@ -322,19 +344,35 @@ bool Watcher::applyPage(FetchedPage fetched)
         onListFailed(page.error());
         return false;
     }
-    DecodedPage &p = *page;
-    m_loaded += qint64(p.items.size());
-    m_listEstimate = p.remainingItemCount >= 0 ? m_loaded + p.remainingItemCount : -1;
-    Q_EMIT listProgress(m_loaded, p.remainingItemCount);
-    if (m_progressive) {
-        // First list: show rows progressively while the pages stream in.
-        for (auto &item : p.items)
-            deliver(std::move(item));
-        emitBatch();
-    } else {
-        for (auto &item : p.items)
+    m_loaded += qint64(page->items.size());
+    m_listEstimate = page->remainingItemCount >= 0 ? m_loaded + page->remainingItemCount : -1;
+    Q_EMIT listProgress(m_loaded, page->remainingItemCount);
+    return true;
+}
+
+// Delivers the next slice of the page being applied; true when the page is all delivered.
+bool Watcher::deliverSlice()
+{
+    auto &items = m_applying->page->items;
+    if (!m_progressive) {
+        for (auto &item : items)
             m_relistItems.push_back(std::move(item));
+        return true;
     }
+    // First list: show rows progressively while the pages stream in.
+    const std::size_t slice = m_opts.applySliceItems ? m_opts.applySliceItems : items.size();
+    const std::size_t end = std::min(items.size(), m_applyingFrom + slice);
+    for (std::size_t i = m_applyingFrom; i < end; ++i)
+        deliver(std::move(items[i]));
+    m_applyingFrom = end;
+    emitBatch();
+    return end == items.size();
+}
+
+// A page is all delivered: follow its continue token, or end the list. False when the list ended.
+bool Watcher::finishPage(FetchedPage fetched)
+{
+    DecodedPage &p = *fetched.page;
     if (!p.continueToken.empty()) {
         if (!fetched.headToken) { // its head could not be read: ask for the next page now
             m_pageLimit = nextPageSize(m_opts, m_pageLimit, p.items.size(), fetched.bodyBytes, p.remainingItemCount);
@@ -356,16 +394,26 @@ bool Watcher::applyPage(FetchedPage fetched)
     return false;
 }
 
+// Forgets this list round's pages: asked for, waiting, or being applied.
+void Watcher::resetPages()
+{
+    m_pagesWaiting.clear();
+    m_heldContinue.reset();
+    m_bytesAhead = 0;
+    m_applying.reset();
+    m_applyingFrom = 0;
+    m_applyQueued = false;
+}
+
 // A page failed (its request, or its decode): the pages asked after it are dropped with it.
-void Watcher::onListFailed(const core::Error &e)
+// `e` is a copy: resetPages() frees the page it came from.
+void Watcher::onListFailed(core::Error e)
 {
     ++m_gen;
     if (m_request)
         m_client->cancel(m_request);
     m_request = 0;
-    m_pagesWaiting.clear();
-    m_heldContinue.reset();
-    m_bytesAhead = 0;
+    resetPages();
     const bool relist = m_listRelist;
     if (e.httpStatus == 410) {
         // Expired continue token (etcd compacted past it): start the list again from the top.

@@ -303,13 +303,33 @@ private Q_SLOTS:
         }
     }
 
+    void aLargePageOfTheFirstListIsDeliveredInSlices()
+    {
+        Harness h;
+        h.list().replyWith([](const RecordedRequest &r) { return numberedPage(r, 4); }).repeatLast();
+        h.watchFrom("4711").replyFile(QStringLiteral("watch/watch-hang.http"));
+        auto o = fastOptions();
+        o.applySliceItems = 2;
+        h.start(o);
+        QTRY_COMPARE_WITH_TIMEOUT(h.watches().size(), std::size_t(1), 10'000);
+        // Four pages of three objects: each in a batch of two and a batch of one; the list is
+        // complete only after the last of them.
+        std::vector<std::string> sizes;
+        for (const auto &b : h.batches)
+            sizes.push_back(std::to_string(b.events.size()) + (b.initialListComplete ? "!" : ""));
+        QCOMPARE(join(sizes), QStringLiteral("2,1,2,1,2,1,2,1,0!"));
+        QCOMPARE(h.progress.size(), std::size_t(4)); // progress stays one report per page
+    }
+
     void manyPagesAreAppliedInTheOrderTheServerSentThem()
     {
         Harness h;
         constexpr int kPages = 40;
         h.list().replyWith([](const RecordedRequest &r) { return numberedPage(r, kPages); }).repeatLast();
         h.watchFrom("4711").replyFile(QStringLiteral("watch/watch-hang.http"));
-        h.start(fastOptions());
+        auto o = fastOptions();
+        o.applySliceItems = 2; // pages of 3 objects: a page is still being delivered when the next arrives
+        h.start(o);
         QTRY_COMPARE_WITH_TIMEOUT(h.watches().size(), std::size_t(1), 20'000);
         QVERIFY(h.errors.isEmpty());
         std::vector<std::string> names;
