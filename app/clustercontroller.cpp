@@ -104,9 +104,18 @@ ClusterController::~ClusterController()
     m_client.reset();
     m_connecting.waitForFinished();
     m_pool.waitForDone();
-    if (m_recorder)
-        m_recorder->stopWaitingForRoom();
+    letGoOfRecorder();
     m_recordPool.waitForDone();
+}
+
+// The recording thread must not wait for a recorder nobody holds any more: what it still has
+// for it is recorded without waiting, or becomes the overflow gap.
+void ClusterController::letGoOfRecorder()
+{
+    if (m_recordBacklog)
+        m_recordBacklog->closing = true;
+    if (m_recorder)
+        m_recorder->setWaitingForRoom(false);
 }
 
 void ClusterController::open(const QString &kubeconfigPath, const QString &context)
@@ -236,9 +245,9 @@ void ClusterController::startRecording()
     // table, so the queue of copies can stay small (bench_window: 150,000 Pods, RSS).
     ro.maxWaitForRoomMs = kRecordWaitForRoomMs;
     ro.maxQueuedBytes = 64ll << 20;
-    if (m_recorder)
-        m_recorder->stopWaitingForRoom();
+    letGoOfRecorder();
     m_recorder = core::HistoryRecorder::makeShared(ro); // a replaced or closed one drains on its own thread
+    m_recordBacklog = std::make_shared<RecordBacklog>();
     connect(m_recorder.get(), &core::HistoryRecorder::committed, &m_historySource, &HistorySource::onCommitted,
             Qt::QueuedConnection);
     connect(
@@ -477,9 +486,21 @@ void ClusterController::onBatch(const core::WatchBatch &batch)
     auto shared = std::make_shared<const core::WatchBatch>(batch);
     // Recording copies every object's bytes, in arrival order, on a thread of its own: it may wait
     // for the history writer (a large first list), and the table must not wait with it.
-    if (m_feed)
-        m_recordPool.start([shared, feed = m_feed, recorder = m_recorder, self = QPointer<ClusterController>(this)] {
-            if (const core::Status st = core::guarded("recording a batch", [&] { feed->feed(*shared); }); !st)
+    if (m_feed && m_recordBacklog) {
+        // The batches waiting here mostly share their bytes with the table, but a server that
+        // sends faster than the disk writes must not grow them without end: past the bound the
+        // recorder stops waiting (its overflow gap), and waits again once the backlog is halved.
+        std::int64_t bytes = 0;
+        for (const auto &e : shared->events)
+            bytes += e.json.size();
+        if ((m_recordBacklog->bytes += bytes) > kRecordBacklogBytes && m_recorder)
+            m_recorder->setWaitingForRoom(false);
+        m_recordPool.start([shared, bytes, feed = m_feed, recorder = m_recorder, backlog = m_recordBacklog,
+                            self = QPointer<ClusterController>(this)] {
+            const core::Status st = core::guarded("recording a batch", [&] { feed->feed(*shared); });
+            if (const auto left = backlog->bytes -= bytes; left < kRecordBacklogBytes / 2 && !backlog->closing)
+                recorder->setWaitingForRoom(true);
+            if (!st)
                 QMetaObject::invokeMethod(
                     qApp,
                     [self, why = QString::fromStdString(st.error().message)] {
@@ -491,6 +512,7 @@ void ClusterController::onBatch(const core::WatchBatch &batch)
                     },
                     Qt::QueuedConnection);
         });
+    }
     // A LIST page holds thousands of objects: it is prepared and applied in slices, so that one
     // event-loop turn applies no more than drainPrepared's budget (150,000 Pods: bench_window).
     for (std::size_t from = 0; from == 0 || from < shared->events.size(); from += kApplySliceEvents) {

@@ -32,6 +32,7 @@
 #include <QThreadPool>
 #include <QTimer>
 
+#include <atomic>
 #include <deque>
 #include <memory>
 #include <optional>
@@ -151,6 +152,7 @@ private:
 
     void showWarnings();
     void showHistory(const QString &uid, int row);
+    void letGoOfRecorder();
     void closeEditors();
     void openEditor(const QString &uid);
 
@@ -199,6 +201,13 @@ private:
     // ... and recorded in that order on another, which may wait for the history writer up to:
     static constexpr int kRecordWaitForRoomMs = 30'000;
     static constexpr std::size_t kApplySliceEvents = 250; // the most events one table update applies
+    // The recording thread's backlog (JSON bytes of batches not yet handed to the recorder).
+    static constexpr std::int64_t kRecordBacklogBytes = 1ll << 30;
+    struct RecordBacklog {
+        std::atomic<std::int64_t> bytes = 0;
+        std::atomic<bool> closing = false; // its recorder was let go of: never wait for it again
+    };
+    std::shared_ptr<RecordBacklog> m_recordBacklog; // one per recorder
     QThreadPool m_recordPool;
     QTimer m_drainTimer;
     std::deque<QFuture<models::PreparedBatch>> m_preparing;

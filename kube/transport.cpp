@@ -180,8 +180,12 @@ struct Active {
     {
         if (pieces.empty())
             return;
-        if (pieces.size() == 1 && pieces[0].capacity() >= bodySize + kResponseBodyPadding) {
-            response.body = std::move(pieces[0]); // room for the padding already: no copy
+        // One piece with room for the padding and little to spare (an expected size that held)
+        // is handed on as it is; a far smaller answer (an error instead of the page) is copied
+        // out, so the reserve does not travel with it.
+        if (pieces.size() == 1 && pieces[0].capacity() >= bodySize + kResponseBodyPadding
+            && pieces[0].capacity() - bodySize <= std::max(kBodyPieceBytes, bodySize / 4)) {
+            response.body = std::move(pieces[0]);
             pieces.clear();
             return;
         }

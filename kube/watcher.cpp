@@ -5,6 +5,7 @@
 #include <QDateTime>
 #include <QLoggingCategory>
 #include <QPointer>
+#include <QThread>
 #include <QThreadPool>
 
 #include <algorithm>
@@ -242,20 +243,40 @@ void Watcher::requestPage(const std::string &continueToken)
         }
         const std::size_t bytes = r->body.size();
         std::optional<std::string> headToken;
-        if (auto head = peekListHead(r->body); head && !head->continueToken.empty()) {
-            headToken = head->continueToken;
-            inbox->post([self, gen, seq, bytes, head = std::move(*head)] {
-                if (self)
-                    self->onPageHead(gen, seq, head, bytes);
+        // This callback's last boundary: a page that cannot be handed on still fails in its
+        // turn, or the watcher would wait for it forever.
+        try {
+            if (auto head = peekListHead(r->body); head && !head->continueToken.empty()) {
+                headToken = head->continueToken;
+                inbox->post([self, gen, seq, bytes, head = std::move(*head)] {
+                    if (self)
+                        self->onPageHead(gen, seq, head, bytes);
+                });
+            }
+            Watcher::decodePool()->start([post, body = std::move(r->body), bytes, kind, apiVersion, what,
+                                          headToken]() mutable {
+                auto page = decodePageGuarded(body, kind, apiVersion, what);
+                std::string().swap(body); // the page's bytes go before its objects travel
+                try {
+                    post(std::move(page), bytes, std::move(headToken));
+                } catch (...) { // out of memory posting it: the next page (or the stall check) follows
+                }
             });
+        } catch (const std::exception &e) {
+            post(core::Error::make(ErrorCategory::Parse, what + ": " + e.what()), bytes, headToken);
         }
-        QThreadPool::globalInstance()->start([post, body = std::move(r->body), bytes, kind, apiVersion, what,
-                                              headToken = std::move(headToken)]() mutable {
-            auto page = decodePageGuarded(body, kind, apiVersion, what);
-            std::string().swap(body); // the page's bytes go before its objects travel
-            post(std::move(page), bytes, std::move(headToken));
-        });
     });
+}
+
+QThreadPool *Watcher::decodePool()
+{
+    // Its own pool: the global one runs jobs that may block (exec plugins, history queries).
+    static QThreadPool *pool = [] {
+        auto *p = new QThreadPool; // never destroyed: a job may still finish while the process exits
+        p->setMaxThreadCount(std::max(2, QThread::idealThreadCount()));
+        return p;
+    }();
+    return pool;
 }
 
 // The page `seq`'s head arrived: ask for the next page while this one decodes.
@@ -264,7 +285,8 @@ void Watcher::onPageHead(int gen, int seq, const ListHead &head, std::size_t bod
     if (gen != m_gen || seq != m_pagesRequested - 1)
         return;
     m_request = 0;
-    // A full page holds `limit` objects (fewer with selectors, which only makes the next smaller).
+    // A full page holds `limit` objects. With selectors it may hold fewer: the bytes per object
+    // then look smaller and the next page larger, still within maxPageSize and the 4x step.
     const std::size_t perItem = bodyBytes / std::size_t(std::max(1, m_pageLimit));
     m_pageLimit = nextPageSize(m_opts, m_pageLimit, std::size_t(m_pageLimit), bodyBytes, head.remainingItemCount);
     // A quarter more than the same objects would take; never more than two usual pages.
@@ -302,6 +324,7 @@ void Watcher::onPage(int gen, int seq, FetchedPage page)
 // turn: the owner's thread (the window's GUI thread) never takes thousands of objects at once.
 void Watcher::applyWaitingPages()
 {
+    const int gen = m_gen; // a slot of a signal emitted here may stop or restart the watcher
     while (!m_applyQueued) {
         if (!m_applying) {
             auto it = m_pagesWaiting.find(m_pagesApplied);
@@ -310,10 +333,13 @@ void Watcher::applyWaitingPages()
             m_applying = std::move(it->second);
             m_pagesWaiting.erase(it);
             m_applyingFrom = 0;
-            if (!beginPage(*m_applying))
+            if (!beginPage(*m_applying) || gen != m_gen)
                 return;
         }
-        if (!deliverSlice()) {
+        const bool whole = deliverSlice();
+        if (gen != m_gen || !m_applying)
+            return;
+        if (!whole) {
             m_applyQueued = true;
             QTimer::singleShot(0, this, [this, gen = m_gen] {
                 if (gen != m_gen)
@@ -365,8 +391,9 @@ bool Watcher::deliverSlice()
     for (std::size_t i = m_applyingFrom; i < end; ++i)
         deliver(std::move(items[i]));
     m_applyingFrom = end;
-    emitBatch();
-    return end == items.size();
+    const bool whole = end == items.size();
+    emitBatch(); // last: its slots may reset the pages
+    return whole;
 }
 
 // A page is all delivered: follow its continue token, or end the list. False when the list ended.

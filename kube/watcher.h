@@ -16,6 +16,7 @@
 
 #include <QElapsedTimer>
 #include <QObject>
+#include <QThreadPool>
 #include <QTimer>
 
 #include <map>
@@ -99,6 +100,8 @@ public:
     // server may omit, e.g. with selectors); -1 when unknown.
     qint64 listTotalEstimate() const { return m_listEstimate; }
     int relistCount() const { return m_relists; }
+    // Where LIST pages decode (tests hold its threads to see what happens meanwhile).
+    static QThreadPool *decodePool();
     int resumeCount() const { return m_resumes; }
 
 Q_SIGNALS:

@@ -79,11 +79,11 @@ HistoryRecorder::HistoryRecorder(Options options, QObject *parent) : QObject(par
     });
 }
 
-void HistoryRecorder::stopWaitingForRoom()
+void HistoryRecorder::setWaitingForRoom(bool on)
 {
     {
         std::lock_guard lock(m_mutex);
-        m_noWaiting = true;
+        m_noWaiting = !on;
     }
     m_doneCv.notify_all();
 }
@@ -158,12 +158,14 @@ void HistoryRecorder::record(const WatchScope &scope, std::vector<WatchEvent> ev
     std::int64_t overflowDropped = 0; // > 0: a new overflow gap was queued; say so outside the lock
     {
         std::unique_lock lock(m_mutex);
-        if (m_options.maxWaitForRoomMs > 0 && !events.empty())
+        const bool waits = m_options.maxWaitForRoomMs > 0 && !m_noWaiting && !events.empty();
+        if (waits)
             m_doneCv.wait_for(lock, std::chrono::milliseconds(m_options.maxWaitForRoomMs), [&] {
                 return m_queuedBytes + bytes <= m_options.maxQueuedBytes || m_queuedBytes == 0 || m_writerGone
                     || m_noWaiting;
             });
-        if (m_queuedBytes + bytes > m_options.maxQueuedBytes && !events.empty()) {
+        const bool aloneIsFine = waits && !m_noWaiting && m_queuedBytes == 0;
+        if (m_queuedBytes + bytes > m_options.maxQueuedBytes && !events.empty() && !aloneIsFine) {
             // Drop, and say so: extend the overflow gap already queued for this scope if any.
             m_counters.droppedEvents += std::int64_t(events.size());
             const std::string lastDropped = quickResourceVersion(events.back().objectJson);

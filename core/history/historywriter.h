@@ -49,7 +49,8 @@ public:
         // waits). For callers on a thread of their own (the window's recording thread): the
         // first list of a large cluster (150,000 Pods, 624 MB) arrives faster than any disk
         // takes it, which is a burst to wait out, not a gap; a disk that stays slower still
-        // gets the honest gap after this long.
+        // gets the honest gap after this long. While waiting is on, a batch larger than the
+        // whole queue goes in alone (a relist's difference) instead of becoming a gap.
         int maxWaitForRoomMs = 0;
         std::size_t maxEventsPerTransaction = 20'000;
         // A shared (PostgreSQL) store that went away: events watched meanwhile wait in memory up
@@ -91,9 +92,9 @@ public:
     // A BOOKMARK moved the scope's resume point (a bookmark carries only a resourceVersion).
     void noteResourceVersion(const WatchScope &scope, std::string rv);
 
-    // Ends every wait for room (now and later): the owner is letting go of this recorder and
-    // must not wait for a record() call that waits for the writer.
-    void stopWaitingForRoom();
+    // Off: record() stops waiting for room, now and until it is on again (the owner is letting
+    // go of this recorder, or its own backlog grew too long to wait out). On by default.
+    void setWaitingForRoom(bool on);
     // Blocks until everything enqueued before the call is committed (or failed). Returns the
     // first error since the last flush (open failure, disk full, ...).
     Status flush();
@@ -152,7 +153,7 @@ private:
     std::optional<Error> m_error;
     bool m_errorIsPending = false; // m_error stands for items still kept for a shared store
     bool m_stop = false;
-    bool m_noWaiting = false; // stopWaitingForRoom() was called
+    bool m_noWaiting = false; // setWaitingForRoom(false)
     Counters m_counters;
     // Writer thread only: what a failed transaction lost, per scope, written as a gap at the head
     // of the next transaction that can be written (merged while writes keep failing), and the

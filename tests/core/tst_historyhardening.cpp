@@ -189,7 +189,24 @@ private Q_SLOTS:
         QCOMPARE(recorder.counters().committedVersions, 39);
     }
 
-    void stopWaitingForRoomEndsAWaitWithTheHonestGap()
+    void batchLargerThanTheQueueGoesInAloneWhenTheRecorderMayWait()
+    {
+        QTemporaryDir dir;
+        HistoryRecorder::Options o{dir.filePath(QStringLiteral("large.db")).toStdString()};
+        o.maxQueuedBytes = 1'000;
+        o.maxWaitForRoomMs = 20'000;
+        HistoryRecorder recorder(o);
+        const qint64 now = QDateTime::currentMSecsSinceEpoch();
+        std::vector<WatchEvent> relist; // a relist's difference: far more than the whole queue
+        for (int rv = 1; rv <= 40; ++rv)
+            relist.push_back({HistoryEventType::Modified, configMap(rv), now});
+        recorder.record(kConfigMaps, std::move(relist));
+        QVERIFY(recorder.flush().ok());
+        QCOMPARE(recorder.counters().droppedEvents, 0);
+        QCOMPARE(recorder.counters().committedVersions, 40);
+    }
+
+    void waitingForRoomTurnedOffEndsAWaitWithTheHonestGap()
     {
         QTemporaryDir dir;
         HistoryRecorder::Options o{dir.filePath(QStringLiteral("stop.db")).toStdString()};
@@ -216,7 +233,7 @@ private Q_SLOTS:
         QVERIFY(!fed);
         QElapsedTimer t;
         t.start();
-        recorder.stopWaitingForRoom(); // the owner lets go: the waiting caller must not hang
+        recorder.setWaitingForRoom(false); // the owner lets go: the waiting caller must not hang
         QTRY_VERIFY_WITH_TIMEOUT(fed.load(), 5'000);
         QVERIFY(t.elapsed() < 5'000);
         QVERIFY(recorder.counters().droppedEvents > 0);

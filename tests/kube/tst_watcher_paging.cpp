@@ -58,10 +58,10 @@ TranscriptReply numberedPage(const RecordedRequest &r, int pages)
 class DecodeHold
 {
 public:
-    DecodeHold() : m_threads(QThreadPool::globalInstance()->maxThreadCount())
+    DecodeHold() : m_threads(kube::Watcher::decodePool()->maxThreadCount())
     {
         for (int i = 0; i < m_threads; ++i)
-            QThreadPool::globalInstance()->start([this] {
+            kube::Watcher::decodePool()->start([this] {
                 m_started.release();
                 m_release.acquire();
             });
