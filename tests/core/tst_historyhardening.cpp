@@ -43,6 +43,32 @@ bool execAll(const std::string &path, const char *sql)
     return ok;
 }
 
+// Holds the recorder's writer inside its first commit (up to `maxMs`) until released: the
+// queue fills behind it.
+struct HeldWriter {
+    std::shared_ptr<std::atomic<bool>> entered = std::make_shared<std::atomic<bool>>(false);
+    std::shared_ptr<std::atomic<bool>> released = std::make_shared<std::atomic<bool>>(false);
+    void holdIn(HistoryRecorder::Options &o, int maxMs)
+    {
+        o.onCommitted = [entered = entered, released = released, maxMs](const CommitReport &) {
+            *entered = true;
+            for (int i = 0; i < maxMs / 10 && !*released; ++i)
+                std::this_thread::sleep_for(std::chrono::milliseconds(10));
+        };
+    }
+    void release() { *released = true; }
+};
+
+// Records versions 2..39 of the ConfigMap on a thread of its own; `fed` says when all returned.
+std::thread feedVersions(HistoryRecorder &recorder, std::atomic<bool> &fed, qint64 now)
+{
+    return std::thread([&recorder, &fed, now] {
+        for (int rv = 2; rv < 40; ++rv)
+            recorder.record(kConfigMaps, {{HistoryEventType::Modified, configMap(rv), now}});
+        fed = true;
+    });
+}
+
 } // namespace
 
 class TestHistoryHardening : public QObject
@@ -133,18 +159,13 @@ private Q_SLOTS:
         QTemporaryDir dir;
         HistoryRecorder::Options o{dir.filePath(QStringLiteral("overflow.db")).toStdString()};
         o.maxQueuedBytes = 1'000;
-        auto entered = std::make_shared<std::atomic<bool>>(false);
-        auto release = std::make_shared<std::atomic<bool>>(false);
-        o.onCommitted = [entered, release](const CommitReport &) {
-            *entered = true;
-            for (int i = 0; i < 500 && !*release; ++i)
-                std::this_thread::sleep_for(std::chrono::milliseconds(10));
-        };
+        HeldWriter writer;
+        writer.holdIn(o, 5'000);
         HistoryRecorder recorder(o);
         QSignalSpy failed(&recorder, &HistoryRecorder::writeFailed);
         const qint64 now = QDateTime::currentMSecsSinceEpoch();
         recorder.record(kConfigMaps, {{HistoryEventType::Added, configMap(1), now}});
-        QTRY_VERIFY_WITH_TIMEOUT(entered->load(), 5'000); // the writer is busy: the queue fills
+        QTRY_VERIFY_WITH_TIMEOUT(writer.entered->load(), 5'000); // the writer is busy: the queue fills
         for (int rv = 2; rv < 40; ++rv)
             recorder.record(kConfigMaps, {{HistoryEventType::Modified, configMap(rv), now}});
         QVERIFY(recorder.counters().droppedEvents > 0);
@@ -152,7 +173,7 @@ private Q_SLOTS:
         const QString message = failed.front().front().toString();
         QVERIFY2(message.contains(QStringLiteral("overflow")) && message.contains(QStringLiteral("dropped")),
                  qPrintable(message));
-        *release = true;
+        writer.release();
         QVERIFY(recorder.flush().ok());
     }
 
@@ -163,26 +184,17 @@ private Q_SLOTS:
         HistoryRecorder::Options o{dir.filePath(QStringLiteral("burst.db")).toStdString()};
         o.maxQueuedBytes = 1'000;
         o.maxWaitForRoomMs = 20'000;
-        auto entered = std::make_shared<std::atomic<bool>>(false);
-        auto release = std::make_shared<std::atomic<bool>>(false);
-        o.onCommitted = [entered, release](const CommitReport &) {
-            *entered = true;
-            for (int i = 0; i < 500 && !*release; ++i)
-                std::this_thread::sleep_for(std::chrono::milliseconds(10));
-        };
+        HeldWriter writer;
+        writer.holdIn(o, 5'000);
         HistoryRecorder recorder(o);
         const qint64 now = QDateTime::currentMSecsSinceEpoch();
         recorder.record(kConfigMaps, {{HistoryEventType::Added, configMap(1), now}});
-        QTRY_VERIFY_WITH_TIMEOUT(entered->load(), 5'000); // the writer is busy: the queue fills
+        QTRY_VERIFY_WITH_TIMEOUT(writer.entered->load(), 5'000); // the writer is busy: the queue fills
         std::atomic<bool> fed = false;
-        std::thread feeder([&] {
-            for (int rv = 2; rv < 40; ++rv)
-                recorder.record(kConfigMaps, {{HistoryEventType::Modified, configMap(rv), now}});
-            fed = true;
-        });
+        std::thread feeder = feedVersions(recorder, fed, now);
         QTest::qWait(200);
         QVERIFY(!fed); // waiting for room, not dropping
-        *release = true;
+        writer.release();
         feeder.join();
         QVERIFY(recorder.flush().ok());
         QCOMPARE(recorder.counters().droppedEvents, 0);
@@ -212,23 +224,14 @@ private Q_SLOTS:
         HistoryRecorder::Options o{dir.filePath(QStringLiteral("stop.db")).toStdString()};
         o.maxQueuedBytes = 1'000;
         o.maxWaitForRoomMs = 60'000;
-        auto entered = std::make_shared<std::atomic<bool>>(false);
-        auto release = std::make_shared<std::atomic<bool>>(false);
-        o.onCommitted = [entered, release](const CommitReport &) {
-            *entered = true;
-            for (int i = 0; i < 1000 && !*release; ++i)
-                std::this_thread::sleep_for(std::chrono::milliseconds(10));
-        };
+        HeldWriter writer;
+        writer.holdIn(o, 10'000);
         HistoryRecorder recorder(o);
         const qint64 now = QDateTime::currentMSecsSinceEpoch();
         recorder.record(kConfigMaps, {{HistoryEventType::Added, configMap(1), now}});
-        QTRY_VERIFY_WITH_TIMEOUT(entered->load(), 5'000);
+        QTRY_VERIFY_WITH_TIMEOUT(writer.entered->load(), 5'000);
         std::atomic<bool> fed = false;
-        std::thread feeder([&] {
-            for (int rv = 2; rv < 40; ++rv)
-                recorder.record(kConfigMaps, {{HistoryEventType::Modified, configMap(rv), now}});
-            fed = true;
-        });
+        std::thread feeder = feedVersions(recorder, fed, now);
         QTest::qWait(100);
         QVERIFY(!fed);
         QElapsedTimer t;
@@ -237,7 +240,7 @@ private Q_SLOTS:
         QTRY_VERIFY_WITH_TIMEOUT(fed.load(), 5'000);
         QVERIFY(t.elapsed() < 5'000);
         QVERIFY(recorder.counters().droppedEvents > 0);
-        *release = true;
+        writer.release();
         feeder.join();
         QVERIFY(recorder.flush().ok());
     }
