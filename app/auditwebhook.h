@@ -46,7 +46,7 @@ private:
 class AuditWebhookReceiver
 {
 public:
-    static core::Result<std::unique_ptr<AuditWebhookReceiver>> start(const AuditWebhookOptions &options);
+    static core::Result<std::unique_ptr<AuditWebhookReceiver>> start(const AuditWebhookOptions &given);
     int port() const { return m_server->port(); }
     AuditWebhookQueue &queue() { return *m_queue; }
     kube::WebhookServer &server() { return *m_server; }

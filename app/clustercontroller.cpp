@@ -425,7 +425,8 @@ void ClusterController::showResource(const QString &resource)
 
 void ClusterController::showResolved(const kube::ResourceInfo &resolved)
 {
-    const kube::ResourceInfo copy = resolved; // `resolved` may live in the snapshot a refresh replaces
+    // A copy on purpose: `resolved` may live in the discovery snapshot a refresh below replaces.
+    const kube::ResourceInfo copy = resolved; // NOLINT(performance-unnecessary-copy-initialization)
     const kube::ResourceInfo *info = &copy;
     m_shownInfo = copy;
     const QString qualified = QString::fromStdString(info->qualifiedName());

@@ -129,7 +129,7 @@ private:
     void onDiscovered();
     void fetchCounts();
     void fetchNextCounts();
-    void showResolved(const kube::ResourceInfo &info);
+    void showResolved(const kube::ResourceInfo &resolved);
     void restartShownWatch();
     void noteLoaded();
     void watchNamespaces();

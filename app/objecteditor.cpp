@@ -135,7 +135,7 @@ ObjectEditor::ObjectEditor(kube::ApiClient *client, kube::ResourceInfo resource,
     connect(window, &widgets::EditorWindow::rebaseRequested, this, &ObjectEditor::rebase);
     inBackground(
         this,
-        [objectJson, noStatus = m_session.withoutStatus()] {
+        [objectJson = std::move(objectJson), noStatus = m_session.withoutStatus()] {
             return core::EditSession::parseVersion(std::string_view(objectJson.constData(),
                                                                     std::size_t(objectJson.size())),
                                                    noStatus);
@@ -441,7 +441,7 @@ void ObjectEditor::showConflicts(const core::Error &error, const core::Json &sen
         const int gen = m_generation;
         inBackground(
             this, [error, sent, liveObject] { return core::EditSession::conflictRows(error, sent, liveObject); },
-            [this, message, gen](std::vector<core::ConflictEntry> entries) {
+            [this, message, gen](const std::vector<core::ConflictEntry> &entries) {
                 if (gen != m_generation || !m_window)
                     return;
                 QList<widgets::ConflictRow> rows;
@@ -453,7 +453,7 @@ void ObjectEditor::showConflicts(const core::Error &error, const core::Json &sen
     });
 }
 
-void ObjectEditor::takeVersion(const core::Json &live, std::function<void(core::EditVersion)> done)
+void ObjectEditor::takeVersion(const core::Json &live, const std::function<void(core::EditVersion)> &done)
 {
     const int gen = m_generation;
     inBackground(
@@ -467,7 +467,7 @@ void ObjectEditor::takeVersion(const core::Json &live, std::function<void(core::
 void ObjectEditor::showStale(const core::Error &error, const QString &written)
 {
     fetchCurrentAfter(error, [this, error, written](const core::Json &live) {
-        takeVersion(live, [this, error, written](core::EditVersion current) {
+        takeVersion(live, [this, error, written](const core::EditVersion &current) {
             m_window->showStale(q(error.message), m_window->openedYaml(), written, q(current.yaml),
                                 q(current.resourceVersion));
         });
@@ -656,7 +656,7 @@ void ObjectEditor::useMergeChoices(const QStringList &keepMine)
         [merge = m_session.merge(), keep = stdList(keepMine)] {
             return core::EditSession::resolvedMergeYaml(merge, keep);
         },
-        [this, gen](std::string yaml) {
+        [this, gen](const std::string &yaml) {
             if (gen == m_generation && m_window)
                 m_window->showMerged(q(yaml), m_session.merge().mineApplied, q(m_session.openedResourceVersion()));
         });

@@ -53,7 +53,7 @@ private:
                    core::Result<kube::HttpResponse> result);
     void onSuccess(bool dryRun, const std::string &manager, kube::HttpResponse response);
     // The editable form of `live` (read on a worker), then `done` here unless superseded.
-    void takeVersion(const core::Json &live, std::function<void(core::EditVersion)> done);
+    void takeVersion(const core::Json &live, const std::function<void(core::EditVersion)> &done);
     void showConflicts(const core::Error &error, const core::Json &sent);
     void showStale(const core::Error &error, const QString &written);
     void showFailedTests(const core::Error &error, const QString &written);

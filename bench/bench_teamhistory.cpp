@@ -58,8 +58,17 @@ std::string smallConfigMap(int object, long long rv)
          + std::to_string(rv) + R"("},"data":{"step":")" + std::to_string(rv) + R"("}})";
 }
 
-const WatchScope kPods = WatchScope::of({"", "v1", "pods"}, "bench");
-const WatchScope kMaps = WatchScope::of({"", "v1", "configmaps"}, "bench");
+const WatchScope &podsScope()
+{
+    static const WatchScope scope = WatchScope::of({"", "v1", "pods"}, "bench");
+    return scope;
+}
+
+const WatchScope &mapsScope()
+{
+    static const WatchScope scope = WatchScope::of({"", "v1", "configmaps"}, "bench");
+    return scope;
+}
 
 std::unique_ptr<HistoryStore> openOrDie(const std::string &location, HistoryStore::OpenMode mode,
                                         const HistoryOpenOptions &options = {})
@@ -78,6 +87,7 @@ double versionsPerSecond(const std::vector<std::string> &locations, const Json &
     for (int w = 0; w < writers; ++w)
         for (int r = 0; r < kRounds; ++r) {
             std::vector<WatchEvent> events;
+            events.reserve(kPodsPerWriter);
             for (int p = 0; p < kPodsPerWriter; ++p)
                 events.push_back({r == 0 ? HistoryEventType::Added : HistoryEventType::Modified,
                                   statusUpdate(pod, "w" + std::to_string(w) + "-" + std::to_string(p),
@@ -86,6 +96,7 @@ double versionsPerSecond(const std::vector<std::string> &locations, const Json &
             batches[std::size_t(w)].push_back(std::move(events));
         }
     std::vector<std::unique_ptr<HistoryStore>> stores;
+    stores.reserve(std::size_t(writers));
     HistoryOpenOptions options;
     options.clusterIdentity = "sha256:bench";
     for (int w = 0; w < writers; ++w)
@@ -93,10 +104,11 @@ double versionsPerSecond(const std::vector<std::string> &locations, const Json &
     QElapsedTimer t;
     t.start();
     std::vector<std::thread> threads;
+    threads.reserve(std::size_t(writers));
     for (int w = 0; w < writers; ++w)
         threads.emplace_back([&, w] {
             for (auto &events : batches[std::size_t(w)])
-                if (auto r = stores[std::size_t(w)]->write({{kPods, std::move(events), {}, {}}}); !r)
+                if (auto r = stores[std::size_t(w)]->write({{podsScope(), std::move(events), {}, {}}}); !r)
                     qFatal("%s", r.error().describe().c_str());
         });
     for (auto &th : threads)
@@ -119,7 +131,7 @@ void fill(const std::string &location, long long versions)
             for (int o = first; o < first + 2000; ++o)
                 events.push_back({n == 0 ? HistoryEventType::Added : HistoryEventType::Modified,
                                   smallConfigMap(o, ++rv), 1'784'000'000'000 + rv});
-            if (auto r = store->write({{kMaps, std::move(events), {}, {}}}); !r)
+            if (auto r = store->write({{mapsScope(), std::move(events), {}, {}}}); !r)
                 qFatal("%s", r.error().describe().c_str());
         }
 }

@@ -100,7 +100,7 @@ inline void addPodDiscoveryRules(TranscriptServer &server)
         .repeatLast();
 }
 
-inline void addPodListRule(TranscriptServer &server, std::shared_ptr<const std::vector<std::string>> pods)
+inline void addPodListRule(TranscriptServer &server, const std::shared_ptr<const std::vector<std::string>> &pods)
 {
     server.on("/api/v1/pods").exactPath().replyWith([pods](const RecordedRequest &r) { return podPage(*pods, r); });
 }

@@ -214,13 +214,13 @@ core::Status checkOneAuthMethod(const UserConfig &u)
 {
     std::vector<std::string> methods;
     if (hasToken(u))
-        methods.push_back("token");
+        methods.emplace_back("token");
     if (hasBasic(u))
-        methods.push_back("basicAuth");
+        methods.emplace_back("basicAuth");
     if (hasCert(u))
-        methods.push_back("clientCert");
+        methods.emplace_back("clientCert");
     if (u.exec)
-        methods.push_back("exec");
+        methods.emplace_back("exec");
     if (methods.size() > 1)
         return configError("more than one authentication method found for " + u.name + "; found ["
                                + joinNames(methods, " ") + "], only one is allowed",

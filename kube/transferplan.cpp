@@ -63,7 +63,7 @@ TransferPlan planTransfer(const ServerUrl &server, const TransportConfig &config
         h.push_back(k + ": " + v);
     for (const auto &[k, v] : request.headers)
         h.push_back(k + ": " + v);
-    h.push_back("Expect:"); // no 100-continue round trip before a body
+    h.emplace_back("Expect:"); // no 100-continue round trip before a body
     return plan;
 }
 

@@ -434,7 +434,7 @@ void Watcher::resetPages()
 
 // A page failed (its request, or its decode): the pages asked after it are dropped with it.
 // `e` is a copy: resetPages() frees the page it came from.
-void Watcher::onListFailed(core::Error e)
+void Watcher::onListFailed(core::Error e) // NOLINT(performance-unnecessary-value-param): see above
 {
     ++m_gen;
     if (m_request)

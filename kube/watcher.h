@@ -126,9 +126,9 @@ private:
     void requestHeldPage();
     void onPage(int gen, int seq, FetchedPage page);
     void applyWaitingPages();
-    bool beginPage(FetchedPage &page);
+    bool beginPage(FetchedPage &fetched);
     bool deliverSlice();
-    bool finishPage(FetchedPage page);
+    bool finishPage(FetchedPage fetched);
     void resetPages();
     void onListFailed(core::Error e);
     void finishList(bool relist, const std::string &listRv);

@@ -229,7 +229,7 @@ private:
     bool parseHeaders(qsizetype end);
     void answer(const WebhookAnswer &a, bool close, std::string_view why = {});
     void timedOut();
-    void refuse(int code, std::string message) { answer({code, message, 0}, true, message); }
+    void refuse(int code, const std::string &message) { answer({code, message, 0}, true, message); }
 
     QSslSocket *m_socket;
     WebhookWorker &m_worker;

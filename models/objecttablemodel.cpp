@@ -31,7 +31,7 @@ QString humanAge(qint64 s)
         const qint64 h = (s % 86400) / 3600;
         return h ? QStringLiteral("%1d%2h").arg(s / 86400).arg(h) : QStringLiteral("%1d").arg(s / 86400);
     }
-    if (s < 2 * 365 * kDay)
+    if (s < 2 * (365 * kDay))
         return QStringLiteral("%1d").arg(s / 86400);
     return QStringLiteral("%1y").arg(s / (365 * kDay));
 }

@@ -30,8 +30,9 @@ PKGS=(
   # the formatter (scripts/format.sh, the check_format test): its output differs between
   # versions, so exactly 14
   clang-format-14
-  # static analysis (scripts/lint.sh): clang-tidy and clazy for Qt; python3 drives them
-  clang-tidy-14 clazy python3
+  # static analysis (scripts/lint.sh): clang-tidy and clazy for Qt; python3 drives them; clang's
+  # headers build the plugin that runs both in one parse (scripts/lib/lintscope.cpp)
+  clang-tidy-14 clazy python3 libclang-14-dev
 )
 
 missing=()

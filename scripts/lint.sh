@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Static analysis: clang-tidy (checks in .clang-tidy) and clazy-standalone (Qt checks, level0 +
-# level1; the list is in scripts/lib/lint.py) on every product, test, bench and fuzz translation
-# unit of the `ci` build, two at a time. Generated files (moc_*, qrc_*, *_autogen) are skipped.
+# Static analysis: clang-tidy (checks in .clang-tidy) and clazy (Qt checks, level0 + level1; the
+# list is in scripts/lib/lint.py) on every product, test, bench and fuzz translation unit of the
+# `ci` build, two at a time, both in one clang-tidy process (scripts/lib/lintscope.cpp says how).
+# Generated files (moc_*, qrc_*, *_autogen) are skipped.
 # Prints every finding and exits non-zero if there is one. Results are cached per translation
 # unit under ~/.cache/fieldscope/lint (keyed by the preprocessed source, the configuration and the
 # tool versions), so a rerun only analyses what changed. Called by scripts/test.sh after the build.

@@ -250,69 +250,76 @@ SettingsDialog::SettingsDialog(QWidget *parent, const SettingsCluster &cluster) 
     }
     layout->addLayout(form);
     layout->addWidget(makeHistoryBox());
-    if (!context.isEmpty()) {
-        auto *bg = new QGroupBox(tr("Background recording"), this);
-        auto *bgLayout = new QFormLayout(bg);
-        m_backgroundResources = new QLineEdit(backgroundResources(), bg);
-        m_backgroundResources->setObjectName(QStringLiteral("backgroundResources"));
-        m_backgroundResources->setToolTip(
-            tr("Comma-separated resource types recorded in all namespaces while no window runs."));
-        bgLayout->addRow(tr("Resources:"), m_backgroundResources);
-        m_backgroundStatus = plainLabel(new QLabel(bg));
-        m_backgroundStatus->setObjectName(QStringLiteral("backgroundStatus"));
-        m_backgroundStatus->setWordWrap(true);
-        auto *buttons = new QHBoxLayout;
-        auto *start = new QPushButton(tr("Record \"%1\" in the background").arg(actionText(context)), bg);
-        start->setObjectName(QStringLiteral("startBackgroundRecording"));
-        start->setToolTip(
-            tr("Runs: systemctl --user enable --now fieldscope-record@CONTEXT (starts now and at every login)"));
-        auto *stop = new QPushButton(tr("Stop"), bg);
-        stop->setObjectName(QStringLiteral("stopBackgroundRecording"));
-        buttons->addWidget(start);
-        buttons->addWidget(stop);
-        buttons->addStretch();
-        bgLayout->addRow(m_backgroundStatus);
-        bgLayout->addRow(buttons);
-        connect(start, &QPushButton::clicked, this, [this] {
-            QSettings().setValue(QStringLiteral("background/resources"), m_backgroundResources->text().simplified());
-            Q_EMIT backgroundRecordingRequested(m_cluster.context, true);
-        });
-        connect(stop, &QPushButton::clicked, this,
-                [this] { Q_EMIT backgroundRecordingRequested(m_cluster.context, false); });
-        layout->addWidget(bg);
-    }
+    if (!context.isEmpty())
+        layout->addWidget(makeBackgroundBox(context));
     auto *consentBox = new QGroupBox(tr("Exec credential plugins you answered about"), this);
     auto *consentLayout = new QVBoxLayout(consentBox);
     m_consent = new ConsentDecisionsView(consentBox);
     consentLayout->addWidget(m_consent);
     layout->addWidget(consentBox);
     auto *buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, this);
-    connect(buttons, &QDialogButtonBox::accepted, this, [this] {
-        const QString url = m_sharedStore->isChecked() ? m_sharedUrl->text().trimmed() : QString();
-        if (m_sharedStore->isChecked()) {
-            const QString why = url.isEmpty() ? tr("Enter the shared database's URL, or keep history on this computer.")
-                              : m_sharedUrlCheck ? m_sharedUrlCheck(url)
-                                                 : QString();
-            if (!why.isEmpty()) {
-                setSharedStoreTestResult(why);
-                m_sharedUrl->setFocus();
-                return; // the dialog stays open with what the user typed
-            }
-        }
-        setSharedHistoryUrl(url);
-        QSettings s;
-        s.setValue(QStringLiteral("history/versionsPerObject"), m_retention->value());
-        const QString m = m_manager->text().trimmed();
-        s.setValue(QStringLiteral("writes/fieldManager"), m.isEmpty() ? QStringLiteral("fieldscope") : m);
-        if (m_secretValues)
-            setRecordsSecretValues(m_cluster.identity, m_secretValues->isChecked());
-        if (m_backgroundResources && !m_backgroundResources->text().trimmed().isEmpty())
-            s.setValue(QStringLiteral("background/resources"), m_backgroundResources->text().simplified());
-        accept();
-        Q_EMIT settingsChanged();
-    });
+    connect(buttons, &QDialogButtonBox::accepted, this, &SettingsDialog::saveAndAccept);
     connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
     layout->addWidget(buttons);
+}
+
+QWidget *SettingsDialog::makeBackgroundBox(const QString &context)
+{
+    auto *bg = new QGroupBox(tr("Background recording"), this);
+    auto *bgLayout = new QFormLayout(bg);
+    m_backgroundResources = new QLineEdit(backgroundResources(), bg);
+    m_backgroundResources->setObjectName(QStringLiteral("backgroundResources"));
+    m_backgroundResources->setToolTip(
+        tr("Comma-separated resource types recorded in all namespaces while no window runs."));
+    bgLayout->addRow(tr("Resources:"), m_backgroundResources);
+    m_backgroundStatus = plainLabel(new QLabel(bg));
+    m_backgroundStatus->setObjectName(QStringLiteral("backgroundStatus"));
+    m_backgroundStatus->setWordWrap(true);
+    auto *buttons = new QHBoxLayout;
+    auto *start = new QPushButton(tr("Record \"%1\" in the background").arg(actionText(context)), bg);
+    start->setObjectName(QStringLiteral("startBackgroundRecording"));
+    start->setToolTip(
+        tr("Runs: systemctl --user enable --now fieldscope-record@CONTEXT (starts now and at every login)"));
+    auto *stop = new QPushButton(tr("Stop"), bg);
+    stop->setObjectName(QStringLiteral("stopBackgroundRecording"));
+    buttons->addWidget(start);
+    buttons->addWidget(stop);
+    buttons->addStretch();
+    bgLayout->addRow(m_backgroundStatus);
+    bgLayout->addRow(buttons);
+    connect(start, &QPushButton::clicked, this, [this] {
+        QSettings().setValue(QStringLiteral("background/resources"), m_backgroundResources->text().simplified());
+        Q_EMIT backgroundRecordingRequested(m_cluster.context, true);
+    });
+    connect(stop, &QPushButton::clicked, this,
+            [this] { Q_EMIT backgroundRecordingRequested(m_cluster.context, false); });
+    return bg;
+}
+
+void SettingsDialog::saveAndAccept()
+{
+    const QString url = m_sharedStore->isChecked() ? m_sharedUrl->text().trimmed() : QString();
+    if (m_sharedStore->isChecked()) {
+        const QString why = url.isEmpty()    ? tr("Enter the shared database's URL, or keep history on this computer.")
+                          : m_sharedUrlCheck ? m_sharedUrlCheck(url)
+                                             : QString();
+        if (!why.isEmpty()) {
+            setSharedStoreTestResult(why);
+            m_sharedUrl->setFocus();
+            return; // the dialog stays open with what the user typed
+        }
+    }
+    setSharedHistoryUrl(url);
+    QSettings s;
+    s.setValue(QStringLiteral("history/versionsPerObject"), m_retention->value());
+    const QString m = m_manager->text().trimmed();
+    s.setValue(QStringLiteral("writes/fieldManager"), m.isEmpty() ? QStringLiteral("fieldscope") : m);
+    if (m_secretValues)
+        setRecordsSecretValues(m_cluster.identity, m_secretValues->isChecked());
+    if (m_backgroundResources && !m_backgroundResources->text().trimmed().isEmpty())
+        s.setValue(QStringLiteral("background/resources"), m_backgroundResources->text().simplified());
+    accept();
+    Q_EMIT settingsChanged();
 }
 
 } // namespace fieldscope::widgets

@@ -88,6 +88,9 @@ private:
     std::function<QString(const QString &)> m_sharedUrlCheck;
     SettingsCluster m_cluster;
     QWidget *makeHistoryBox();
+    QWidget *makeBackgroundBox(const QString &context);
+    // OK: checks the shared store's URL (the dialog stays open on a bad one), then saves.
+    void saveAndAccept();
 };
 
 } // namespace fieldscope::widgets

@@ -183,7 +183,7 @@ std::optional<std::int64_t> parseRfc3339Micros(std::string_view s)
         if (!digitsAt(s, i + 1, 2, &oh) || i + 3 >= s.size() || s[i + 3] != ':' || !digitsAt(s, i + 4, 2, &om)
             || oh > 23 || om > 59)
             return std::nullopt;
-        offsetSeconds = (s[i] == '+' ? 1 : -1) * (std::int64_t{oh} * 3600 + om * 60);
+        offsetSeconds = (s[i] == '+' ? 1 : -1) * (std::int64_t{oh} * 3600 + std::int64_t{om} * 60);
         i += 6;
     } else {
         return std::nullopt;

@@ -155,6 +155,7 @@ std::vector<std::filesystem::path> rotatedSiblings(const std::filesystem::path &
     }
     std::sort(found.begin(), found.end());
     std::vector<std::filesystem::path> out;
+    out.reserve(found.size());
     for (auto &f : found)
         out.push_back(std::move(f.second));
     return out;

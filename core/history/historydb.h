@@ -148,7 +148,7 @@ Result<std::unique_ptr<PostgresConnection>> connectPostgres(const std::string &u
 class PostgresConnection : public Connection
 {
 public:
-    virtual ~PostgresConnection() = default;
+    ~PostgresConnection() override = default;
     // The stores in this database (none when Fieldscope never wrote to it).
     virtual Result<std::vector<PostgresStoreInfo>> stores() = 0;
     // The store of this cluster identity: found, or (create) made with its schema, in one

@@ -129,7 +129,7 @@ std::string describeStores(const std::vector<historydb::PostgresStoreInfo> &stor
 // Which of the database's stores a reader means: the one named after '#' (a cluster identity or
 // a schema name), the cluster it is opened for, or the only one there is.
 Result<historydb::PostgresStoreInfo> chooseStore(historydb::PostgresConnection &c, const std::string &uri,
-                                                 std::string selector)
+                                                 const std::string &selector)
 {
     auto stores = c.stores();
     if (!stores)

@@ -201,14 +201,14 @@ void checkEvents(const LessonExpectation &x, const LessonStepReport &report, Mis
 
 } // namespace
 
-void checkExpectation(const LessonExpectation &x, LessonStepReport &report, bool withEvents)
+void checkExpectation(const LessonExpectation &expectation, LessonStepReport &report, bool withEvents)
 {
-    checkWrites(x, report, report.mismatches);
-    checkValues(x, report, report.mismatches);
-    checkOwners(x, report, report.mismatches);
-    checkConflicts(x, report, report.mismatches);
+    checkWrites(expectation, report, report.mismatches);
+    checkValues(expectation, report, report.mismatches);
+    checkOwners(expectation, report, report.mismatches);
+    checkConflicts(expectation, report, report.mismatches);
     if (withEvents)
-        checkEvents(x, report, report.mismatches);
+        checkEvents(expectation, report, report.mismatches);
 }
 
 } // namespace fieldscope::core

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <charconv>
 #include <deque>
-#include <ranges>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -419,7 +418,10 @@ std::optional<std::string> OwnershipTree::jsonPointer(NodeId id) const
         chain.push_back(n);
     }
     std::string ptr;
-    for (const NodeId c : std::views::reverse(chain)) {
+    // Root first. Not std::views::reverse: clang 14 (the linters' parser) cannot compile
+    // libstdc++ 12's <ranges>.
+    std::reverse(chain.begin(), chain.end());
+    for (const NodeId c : chain) {
         const OwnershipNode &n = node(c);
         ptr += '/';
         ptr += n.liveIndex >= 0 ? std::to_string(n.liveIndex) : jsonPointerEscape(n.element.field);

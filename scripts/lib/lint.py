@@ -1,6 +1,10 @@
 #!/usr/bin/env python3
-"""Runs clang-tidy (.clang-tidy) and clazy-standalone on every translation unit of a build's
+"""Runs clang-tidy (.clang-tidy) and clazy on every translation unit of a build's
 compile_commands.json; called by scripts/lint.sh, which documents the usage.
+
+Both run in one clang-tidy process per unit: clazy's plugin is loaded into clang-tidy by our own
+plugin (scripts/lib/lintscope.cpp, built here into the cache), which also keeps clang-tidy's
+checks out of system headers, where no finding is ever shown: ~7 s a unit instead of ~25 s.
 
 Each result is cached under ~/.cache/fieldscope/lint, keyed by a hash of the preprocessed source
 (`clang++ -E -C` with the unit's own flags: it covers every header the unit includes, and -C keeps
@@ -19,8 +23,10 @@ import sys
 import time
 
 CLANG_TIDY = "clang-tidy-14"
-CLAZY = "clazy-standalone"
 CLANGXX = "clang++-14"
+CLAZY_PLUGIN = "/usr/lib/x86_64-linux-gnu/ClazyPlugin.so"
+LLVM_INCLUDE = "/usr/lib/llvm-14/include"
+SCOPE_PLUGIN_SOURCE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "lintscope.cpp")
 
 # level0 + level1 of clazy (https://github.com/KDE/clazy#list-of-checks). In tests/ only,
 # no-non-pod-global-static: test files keep read-only fixtures (paths, scopes, expected tables) as
@@ -42,6 +48,18 @@ FINDING = re.compile(r"^(/[^:]+):(\d+):(\d+): (warning|error): ", re.MULTILINE)
 def tool_version(tool):
     out = subprocess.run([tool, "--version"], capture_output=True, text=True, check=True).stdout
     return tool + "\n" + out
+
+
+def build_scope_plugin(cache_dir, config_key):
+    """Compiles lintscope.cpp once per source and clang version; returns the .so's path."""
+    path = os.path.join(cache_dir, "plugin", hashlib.sha256(config_key).hexdigest()[:16] + ".so")
+    if not os.path.exists(path):
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        tmp = path + f".{os.getpid()}.tmp"
+        subprocess.run([CLANGXX, "-shared", "-fPIC", "-fno-rtti", "-std=c++17", "-O1", "-w",
+                        f"-I{LLVM_INCLUDE}", SCOPE_PLUGIN_SOURCE, "-o", tmp], check=True)
+        os.replace(tmp, path)
+    return path
 
 
 def units(root, build):
@@ -80,7 +98,7 @@ def preprocess_command(entry):
     return out + EXTRA_ARGS + ["-E", "-C", "-w", os.path.join(entry["directory"], entry["file"])]
 
 
-def check_unit(root, path, entry, build, config_key, cache_dir):
+def check_unit(root, path, entry, build, config_key, cache_dir, plugin):
     t0 = time.monotonic()
     pre = subprocess.run(preprocess_command(entry), cwd=entry["directory"], capture_output=True)
     h = hashlib.sha256()
@@ -94,25 +112,22 @@ def check_unit(root, path, entry, build, config_key, cache_dir):
         with open(cached, encoding="utf-8") as f:
             return path, f.read(), True, time.monotonic() - t0
     extra = [f"--extra-arg={a}" for a in EXTRA_ARGS]
-    tidy = subprocess.run([CLANG_TIDY, "-p", build, "--quiet", *extra, path],
-                          capture_output=True, text=True)
     in_tests = os.path.relpath(path, root).startswith("tests" + os.sep)
-    clazy = subprocess.run([CLAZY, "-p", build, f"--checks={CLAZY_CHECKS_TESTS if in_tests else CLAZY_CHECKS}", *extra,
-                            f"--header-filter={HEADER_FILTER}", "--ignore-dirs=.*/build/.*", path],
-                           capture_output=True, text=True)
-    report, crashed = "", False
-    for name, run in (("clang-tidy", tidy), ("clazy", clazy)):
-        text = run.stdout + run.stderr
-        # clang-tidy's "N warnings generated." / "Suppressed ..." chatter is not a finding.
-        lines = [l for l in text.splitlines()
-                 if not re.match(r"^\d+ (warning|error)s? generated\.$", l)
-                 and not l.startswith(("Suppressed ", "Use -header-filter", "Error while processing"))]
-        body = "\n".join(lines).strip()
-        if run.returncode != 0 and not FINDING.search(body):
-            crashed = True  # not cached: the next run tries again
-            body = (body + "\n" if body else "") + f"{path}:1:1: error: {name} exited {run.returncode}"
-        if body:
-            report += body + "\n"
+    env = dict(os.environ, CLAZY_CHECKS=CLAZY_CHECKS_TESTS if in_tests else CLAZY_CHECKS,
+               CLAZY_HEADER_FILTER=HEADER_FILTER, CLAZY_IGNORE_DIRS=".*/build/.*")
+    run = subprocess.run([CLANG_TIDY, "-p", build, "--quiet", f"--load={CLAZY_PLUGIN}",
+                          f"--load={plugin}", *extra, path], capture_output=True, text=True, env=env)
+    text = run.stdout + run.stderr
+    # clang-tidy's "N warnings generated." / "Suppressed ..." chatter is not a finding.
+    lines = [l for l in text.splitlines()
+             if not re.match(r"^\d+ (warning|error)s? generated\.$", l)
+             and not l.startswith(("Suppressed ", "Use -header-filter", "Error while processing"))]
+    report, crashed = "\n".join(lines).strip(), False
+    if run.returncode != 0 and not FINDING.search(report):
+        crashed = True  # not cached: the next run tries again
+        report = (report + "\n" if report else "") + f"{path}:1:1: error: clang-tidy exited {run.returncode}"
+    if report:
+        report += "\n"
     if pre.returncode == 0 and not crashed:
         os.makedirs(os.path.dirname(cached), exist_ok=True)
         tmp = cached + f".{os.getpid()}.tmp"
@@ -143,9 +158,13 @@ def main():
     cache_dir = os.path.join(os.environ.get("XDG_CACHE_HOME", os.path.expanduser("~/.cache")),
                              "fieldscope", "lint")
     key = hashlib.sha256()
-    for tool in (CLANG_TIDY, CLAZY, CLANGXX):
+    for tool in (CLANG_TIDY, CLANGXX):
         key.update(tool_version(tool).encode())
-    configs = [os.path.join(root, ".clang-tidy"), os.path.abspath(__file__)]
+    with open(CLAZY_PLUGIN, "rb") as f:
+        key.update(hashlib.sha256(f.read()).digest())
+    with open(SCOPE_PLUGIN_SOURCE, "rb") as f:
+        plugin_key = hashlib.sha256(key.digest() + f.read()).digest()
+    configs = [os.path.join(root, ".clang-tidy"), os.path.abspath(__file__), SCOPE_PLUGIN_SOURCE]
     configs += sorted(os.path.join(root, d, ".clang-tidy") for d in SOURCE_DIRS
                       if os.path.exists(os.path.join(root, d, ".clang-tidy")))
     for cfg in configs:
@@ -154,10 +173,11 @@ def main():
     config_key = key.digest()
 
     start = time.monotonic()
+    plugin = build_scope_plugin(cache_dir, plugin_key)
     todo = units(root, build)
     seen, ordered, cached = set(), [], 0
     with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
-        futures = [pool.submit(check_unit, root, p, e, build, config_key, cache_dir) for p, e in todo]
+        futures = [pool.submit(check_unit, root, p, e, build, config_key, cache_dir, plugin) for p, e in todo]
         for fut in concurrent.futures.as_completed(futures):
             path, report, hit, _ = fut.result()
             cached += hit

@@ -36,7 +36,7 @@ class TestAuditCli : public QObject
 
     QString recordedDb(const QString &name)
     {
-        const QString path = m_dir.filePath(name);
+        QString path = m_dir.filePath(name);
         auto store = fieldscope::core::HistoryStore::open(path.toStdString()).value();
         auditfixtures::recordSampleWatch(*store, "rr");
         return path;

@@ -62,7 +62,7 @@ private Q_SLOTS:
         QVERIFY(text.contains("\nEnvironment=PGPASSFILE=%d/pgpass\n"));
         QVERIFY(text.contains("\nDynamicUser=yes\n"));
         QVERIFY(text.contains("\nWantedBy=multi-user.target\n"));
-        const int start = text.indexOf("\nExecStart=/usr/bin/fieldscope record ");
+        const qsizetype start = text.indexOf("\nExecStart=/usr/bin/fieldscope record ");
         QVERIFY(start >= 0);
         const QByteArray exec = text.mid(start + 1, text.indexOf('\n', start + 1) - start - 1);
         QProcess help;
@@ -82,9 +82,8 @@ private Q_SLOTS:
         QVERIFY(conf.contains("\nFIELDSCOPE_DB=postgresql://"));
         QVERIFY(conf.contains("\nFIELDSCOPE_RESOURCES="));
         // A user, no password, in the URL (the password goes into INSTANCE.pgpass).
-        QVERIFY(QRegularExpression(QStringLiteral("\\nFIELDSCOPE_DB=postgresql://[a-z_]+@[a-z.]+/"))
-                    .match(QString::fromUtf8(conf))
-                    .hasMatch());
+        static const QRegularExpression userAtHost(QStringLiteral("\\nFIELDSCOPE_DB=postgresql://[a-z_]+@[a-z.]+/"));
+        QVERIFY(userAtHost.match(QString::fromUtf8(conf)).hasMatch());
     }
 };
 

@@ -90,7 +90,7 @@ void serve(TranscriptServer &server, int groups, bool coreOnce = false)
 
 QString writeKubeconfig(const TranscriptServer &server, const QString &home)
 {
-    const QString path = home + QStringLiteral("/kubeconfig");
+    QString path = home + QStringLiteral("/kubeconfig");
     QFile f(path);
     if (!f.open(QIODevice::WriteOnly))
         return {};

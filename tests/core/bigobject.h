@@ -27,8 +27,8 @@ inline core::Json bigConfigMapWithOwners(int keys, int valueBytes)
     obj["spec"] = {{"containers", list}};
     Json ownedList = Json::object();
     for (int i = 0; i < keys; i += 2)
-        ownedList["k:{\"name\":\"item-" + std::to_string(i) + "\"}"] = {{".", Json::object()},
-                                                                        {"f:value", Json::object()}};
+        ownedList[R"(k:{"name":"item-)" + std::to_string(i) + R"("})"] = {{".", Json::object()},
+                                                                          {"f:value", Json::object()}};
     obj["metadata"]["managedFields"] = Json::array({
         {{"manager", "a"}, {"operation", "Apply"}, {"apiVersion", "v1"}, {"fieldsV1", {{"f:data", owned}}}},
         {{"manager", "b"},

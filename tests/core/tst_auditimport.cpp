@@ -114,6 +114,7 @@ private Q_SLOTS:
         importFiles(*store, {auditDataPath("rr-audit.log")});
         const auto app = store->auditAttempts({"", "configmaps", "team", "app"}).value();
         std::vector<std::string> seen;
+        seen.reserve(app.size());
         for (const auto &a : app)
             seen.push_back(acting(a.who) + " " + a.who.verb + " " + std::to_string(a.code) + " " + a.reason);
         QCOMPARE(seen, (std::vector<std::string>{"bob create 409 AlreadyExists", "alice update 409 Conflict",

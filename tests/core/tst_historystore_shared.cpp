@@ -184,11 +184,11 @@ private Q_SLOTS:
         QVERIFY2(inUrl.error().message.find("right-horse") == std::string::npos, inUrl.error().message.c_str());
         QVERIFY(inUrl.error().message.find("postgresql://carol:***@127.0.0.1/t_auth") != std::string::npos);
         // However libpq would read it: '?' or '#' inside the userinfo, a percent-encoded keyword.
-        for (const std::string hidden :
+        for (const char *hidden :
              {"postgresql://carol:ri?ght-horse@127.0.0.1/t_auth", "postgresql://carol:ri#ght-horse@127.0.0.1/t_auth",
               "postgresql://carol@127.0.0.1/t_auth?pass%77ord=right-horse"}) {
             auto refusedToo = HistoryStore::open(hidden, HistoryStore::OpenMode::ReadOnly);
-            QVERIFY2(!refusedToo, hidden.c_str());
+            QVERIFY2(!refusedToo, hidden);
             QCOMPARE(refusedToo.error().category, ErrorCategory::Config);
             QVERIFY2(refusedToo.error().message.find("ght-horse") == std::string::npos,
                      refusedToo.error().message.c_str());

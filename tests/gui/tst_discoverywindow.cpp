@@ -94,7 +94,7 @@ void serve(TranscriptServer &server, int coreAnswers)
 
 QString writeKubeconfig(const QTemporaryDir &dir, const TranscriptServer &server)
 {
-    const QString path = dir.filePath(QStringLiteral("kubeconfig"));
+    QString path = dir.filePath(QStringLiteral("kubeconfig"));
     QFile f(path);
     if (!f.open(QIODevice::WriteOnly))
         return {};

@@ -23,7 +23,7 @@ struct WatchRecorder {
 
     void attach(kube::Watcher &w)
     {
-        QObject::connect(&w, &kube::Watcher::batchReady, [this](const core::WatchBatch &b) {
+        QObject::connect(&w, &kube::Watcher::batchReady, &w, [this](const core::WatchBatch &b) {
             ++batches;
             for (const auto &g : b.gaps)
                 gaps.push_back(g);

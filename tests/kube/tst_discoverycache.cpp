@@ -116,7 +116,7 @@ kube::DiscoveryProgress progressOf(std::vector<kube::DiscoverySource> sources, b
     return p;
 }
 kube::DiscoverySource source(const std::string &gv, bool preferred, kube::DiscoverySource::State state,
-                             std::vector<std::string> resources = {})
+                             const std::vector<std::string> &resources = {})
 {
     kube::DiscoverySource s;
     s.groupVersion = gv;

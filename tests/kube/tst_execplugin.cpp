@@ -39,7 +39,7 @@ private:
     // Writes an executable /bin/sh script that counts its runs in <dir>/runs-N and returns its path.
     QString script(const QByteArray &body, QString *runsFile = nullptr)
     {
-        const QString name = m_dir.filePath(QStringLiteral("plugin-%1.sh").arg(++m_script));
+        QString name = m_dir.filePath(QStringLiteral("plugin-%1.sh").arg(++m_script));
         const QString runs = m_dir.filePath(QStringLiteral("runs-%1").arg(m_script));
         QFile f(name);
         if (!f.open(QIODevice::WriteOnly))
@@ -577,7 +577,7 @@ private Q_SLOTS:
         QVERIFY(!delivered->ok());
         QCOMPARE(QString::fromStdString(delivered->error().reason), QStringLiteral("ConsentNotGiven"));
         QVERIFY(store->decisions().empty());
-        QVERIFY(!p.current([](core::Result<AuthCredential>) {}).has_value());
+        QVERIFY(!p.current([](const core::Result<AuthCredential> &) {}).has_value());
         QCOMPARE(asked, 2); // asked again
         QCOMPARE(runCount(runs), 0);
     }

@@ -84,16 +84,17 @@ struct Harness {
     {
         kube::WatchScope scope{configMaps(), "tbl", std::move(labelSelector), {}};
         fetcher = std::make_unique<kube::TableFetcher>(&client, scope, options);
-        QObject::connect(fetcher.get(), &kube::TableFetcher::columnsChanged,
+        QObject::connect(fetcher.get(), &kube::TableFetcher::columnsChanged, fetcher.get(),
                          [this](const auto &c) { columnSets.push_back(c); });
-        QObject::connect(fetcher.get(), &kube::TableFetcher::rowsReady,
+        QObject::connect(fetcher.get(), &kube::TableFetcher::rowsReady, fetcher.get(),
                          [this](const std::vector<kube::TableRow> &rows) {
                              for (const auto &r : rows)
                                  rowsByUid[r.uid].push_back(r);
                          });
-        QObject::connect(fetcher.get(), &kube::TableFetcher::unsupported,
+        QObject::connect(fetcher.get(), &kube::TableFetcher::unsupported, fetcher.get(),
                          [this](const QString &w) { unsupported << w; });
-        QObject::connect(fetcher.get(), &kube::TableFetcher::errorOccurred, [this](const QString &m) { errors << m; });
+        QObject::connect(fetcher.get(), &kube::TableFetcher::errorOccurred, fetcher.get(),
+                         [this](const QString &m) { errors << m; });
         fetcher->start();
     }
     bool live() const { return fetcher && fetcher->state() == kube::TableFetcher::State::Live; }

@@ -37,8 +37,8 @@ private Q_SLOTS:
         QTest::addColumn<std::string>("port");
         QTest::addColumn<std::string>("prefix");
         QTest::addColumn<std::string>("authority");
-        auto row = [](const char *name, std::string url, std::string scheme, std::string host, std::string port,
-                      std::string prefix, std::string authority) {
+        auto row = [](const char *name, const std::string &url, const std::string &scheme, const std::string &host,
+                      const std::string &port, const std::string &prefix, const std::string &authority) {
             QTest::newRow(name) << url << scheme << host << port << prefix << authority;
         };
         row("https with port", "https://10.0.0.1:6443", "https", "10.0.0.1", "6443", "", "10.0.0.1:6443");

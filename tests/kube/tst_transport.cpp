@@ -258,7 +258,7 @@ private Q_SLOTS:
             };
             kube::Transport t(config);
             t.start(getRequest("/api"),
-                    [](core::Result<kube::HttpResponse>) { QFAIL("no callback after the transport is gone"); });
+                    [](const core::Result<kube::HttpResponse> &) { QFAIL("no callback after the transport is gone"); });
             QTRY_VERIFY(keep != nullptr);
         }
         keep(kube::Credential{}); // e.g. a consent answered after the tab closed: no crash, no request

@@ -21,7 +21,7 @@ using namespace fieldscope::testing;
 namespace {
 
 // Replaces the value at a JSON pointer in a valid document; the row then names that path.
-std::string withValue(std::string doc, const std::string &pointer, const std::string &valueJson)
+std::string withValue(const std::string &doc, const std::string &pointer, const std::string &valueJson)
 {
     core::Json j = core::Json::parse(doc);
     j[core::Json::json_pointer(pointer)] = core::Json::parse(valueJson);

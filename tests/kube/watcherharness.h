@@ -97,14 +97,15 @@ struct Harness {
     void start(kube::WatcherOptions options)
     {
         watcher = std::make_unique<kube::Watcher>(&client, kube::WatchScope{configMaps(), "test", {}, {}}, options);
-        QObject::connect(watcher.get(), &kube::Watcher::batchReady, [this](const core::WatchBatch &b) {
+        QObject::connect(watcher.get(), &kube::Watcher::batchReady, watcher.get(), [this](const core::WatchBatch &b) {
             batches.push_back(b);
             for (const auto &e : b.events)
                 byUid[e.uid].push_back({e.type, e.resourceVersion, e.fromList, e.json});
         });
-        QObject::connect(watcher.get(), &kube::Watcher::listProgress,
+        QObject::connect(watcher.get(), &kube::Watcher::listProgress, watcher.get(),
                          [this](qint64 loaded, qint64 remaining) { progress.emplace_back(loaded, remaining); });
-        QObject::connect(watcher.get(), &kube::Watcher::errorOccurred, [this](const QString &m) { errors << m; });
+        QObject::connect(watcher.get(), &kube::Watcher::errorOccurred, watcher.get(),
+                         [this](const QString &m) { errors << m; });
         watcher->start();
     }
 

@@ -60,7 +60,7 @@ private Q_SLOTS:
         QCOMPARE(reasonAt(m, 0), QStringLiteral("r49999")); // newest first
         QCOMPARE(reasonAt(m, EventTableModel::kMaxEvents - 1), QStringLiteral("r45000"));
         for (int r = 1; r < m.rowCount(); ++r)
-            QCOMPARE(reasonAt(m, r).mid(1).toInt(), reasonAt(m, r - 1).mid(1).toInt() - 1);
+            QCOMPARE(QStringView(reasonAt(m, r)).mid(1).toInt(), QStringView(reasonAt(m, r - 1)).mid(1).toInt() - 1);
         QVERIFY(
             m.headerData(EventTableModel::MessageColumn, Qt::Horizontal).toString().contains(QStringLiteral("45000")));
         // An event older than every kept one is counted, not shown.

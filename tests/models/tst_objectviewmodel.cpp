@@ -61,6 +61,7 @@ int arrivalIndex(int k)
 core::WatchBatch manyObjects()
 {
     std::vector<core::ObjectVersion> objects;
+    objects.reserve(150);
     for (int k = 0; k < 150; ++k)
         objects.push_back(object("a", name(arrivalIndex(k)), std::to_string(arrivalIndex(k))));
     return batch(std::move(objects));
@@ -104,6 +105,7 @@ private Q_SLOTS:
         QCOMPARE(dump(f.view), QStringLiteral("a/a 4\na/c 2\na/m 1\na/x 3"));
         // 40 names landing in many places: the append + layout change path.
         std::vector<core::ObjectVersion> many;
+        many.reserve(40);
         for (int i = 0; i < 40; ++i)
             many.push_back(object("b", "n" + std::to_string(100 + (i * 37) % 40), std::to_string(10 + i)));
         f.table.applyBatch(batch(std::move(many)));
@@ -194,6 +196,7 @@ private Q_SLOTS:
         sel.setCurrentIndex(f.view.index(1, 0), QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
         QCOMPARE(sel.currentIndex().data(ObjectTableModel::UidRole).toString(), QStringLiteral("uid-a-m"));
         std::vector<core::ObjectVersion> before;
+        before.reserve(30 + 1);      // and the deletion after the loop
         for (int i = 0; i < 30; ++i) // lands in many places: the layout-change path
             before.push_back(object("a", "b" + std::to_string(i * 7 % 30), std::to_string(100 + i)));
         before.push_back(object("a", "k", "200", {}, core::WatchEventType::Deleted));
@@ -219,6 +222,7 @@ private Q_SLOTS:
         // model tester holds persistent indexes on the first 100 view rows only).
         const std::vector<int> gone = {101, 107, 120, 133, 149};
         std::vector<core::ObjectVersion> deletes;
+        deletes.reserve(gone.size());
         for (int i : gone)
             deletes.push_back(object("a", name(i), "900", {}, core::WatchEventType::Deleted));
         f.table.applyBatch(batch(std::move(deletes)));

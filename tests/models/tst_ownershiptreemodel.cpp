@@ -44,7 +44,8 @@ void dumpRows(const QAbstractItemModel &m, const QModelIndex &parent, int depth,
         QStringList cells;
         for (int c = 0; c < m.columnCount(parent); ++c)
             cells << m.index(r, c, parent).data().toString();
-        out += QString(depth * 2, QLatin1Char(' ')) + cells.join(QStringLiteral(" | ")) + QLatin1Char('\n');
+        out += QString(static_cast<qsizetype>(depth) * 2, QLatin1Char(' ')) + cells.join(QStringLiteral(" | "))
+             + QLatin1Char('\n');
         dumpRows(m, m.index(r, 0, parent), depth + 1, out);
     }
 }

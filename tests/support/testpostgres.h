@@ -80,7 +80,8 @@ inline void run(const std::string &database, const std::string &sql)
 inline std::string freshDatabase(const QString &name)
 {
     std::string db = "t_";
-    for (QChar ch : name.toLower())
+    const QString lower = name.toLower();
+    for (QChar ch : lower)
         db += ch.isLetterOrNumber() && ch.unicode() < 128 ? char(ch.unicode()) : '_';
     run("postgres", "DROP DATABASE IF EXISTS " + db + " WITH (FORCE)");
     run("postgres", "CREATE DATABASE " + db);
