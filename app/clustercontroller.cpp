@@ -68,6 +68,8 @@ ClusterController::ClusterController(widgets::ClusterView *view, QObject *parent
     m_drainTimer.setSingleShot(true);
     m_drainTimer.setInterval(0);
     connect(&m_drainTimer, &QTimer::timeout, this, [this] { drainPrepared(m_generation); });
+    m_memoryTimer.setInterval(1000);
+    connect(&m_memoryTimer, &QTimer::timeout, this, &ClusterController::returnMemoryIfSettled);
     connect(&m_connecting, &QFutureWatcher<core::Result<kube::Connection>>::finished, this,
             [this] { onConnected(core::readResult(m_connecting.future(), "connecting")); });
     connect(view, &widgets::ClusterView::resourceKindChosen, this, &ClusterController::showResource);

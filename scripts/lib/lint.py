@@ -101,16 +101,19 @@ def preprocess_command(entry):
 def check_unit(root, path, entry, build, config_key, cache_dir, plugin):
     t0 = time.monotonic()
     pre = subprocess.run(preprocess_command(entry), cwd=entry["directory"], capture_output=True)
+    # Keyed and stored relative to the clone, so another clone of the same sources (CI's, a
+    # second worktree) reuses the results.
+    here = root.encode()
     h = hashlib.sha256()
     h.update(config_key)
-    h.update(path.encode())
-    h.update(pre.stdout)
-    h.update(pre.stderr)
+    h.update(os.path.relpath(path, root).encode())
+    h.update(pre.stdout.replace(here, b"<root>"))
+    h.update(pre.stderr.replace(here, b"<root>"))
     key = h.hexdigest()
     cached = os.path.join(cache_dir, key[:2], key + ".txt")
     if pre.returncode == 0 and os.path.exists(cached):
         with open(cached, encoding="utf-8") as f:
-            return path, f.read(), True, time.monotonic() - t0
+            return path, f.read().replace("<root>", root), True, time.monotonic() - t0
     extra = [f"--extra-arg={a}" for a in EXTRA_ARGS]
     in_tests = os.path.relpath(path, root).startswith("tests" + os.sep)
     env = dict(os.environ, CLAZY_CHECKS=CLAZY_CHECKS_TESTS if in_tests else CLAZY_CHECKS,
@@ -132,7 +135,7 @@ def check_unit(root, path, entry, build, config_key, cache_dir, plugin):
         os.makedirs(os.path.dirname(cached), exist_ok=True)
         tmp = cached + f".{os.getpid()}.tmp"
         with open(tmp, "w", encoding="utf-8") as f:
-            f.write(report)
+            f.write(report.replace(root, "<root>"))
         os.replace(tmp, cached)
     return path, report, False, time.monotonic() - t0
 
