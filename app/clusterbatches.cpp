@@ -49,6 +49,8 @@ void ClusterController::onBatch(const core::WatchBatch &batch)
     for (const auto &e : shared->events)
         batchBytes += std::int64_t(e.json.size());
     noteBatchBytes(batchBytes);
+    if (m_watcher && m_watcher->listTotalEstimate() > 0)
+        m_model.expectRows(std::size_t(m_watcher->listTotalEstimate()));
     // Recording copies every object's bytes, in arrival order, on a thread of its own: it may wait
     // for the history writer (a large first list), and the table must not wait with it.
     if (m_feed && m_recordBacklog) {

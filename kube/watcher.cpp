@@ -372,6 +372,8 @@ bool Watcher::beginPage(FetchedPage &fetched)
     }
     m_loaded += qint64(page->items.size());
     m_listEstimate = page->remainingItemCount >= 0 ? m_loaded + page->remainingItemCount : -1;
+    if (m_progressive && m_listEstimate > 0)
+        m_store.reserve(std::size_t(m_listEstimate));
     Q_EMIT listProgress(m_loaded, page->remainingItemCount);
     return true;
 }

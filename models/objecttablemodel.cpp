@@ -282,6 +282,16 @@ ObjectRow ObjectTableModel::rowFrom(const core::ObjectVersion &v, Labels labels)
     return r;
 }
 
+void ObjectTableModel::expectRows(std::size_t rows)
+{
+    if (rows <= m_expectedRows)
+        return; // an estimate that shrank: the index keeps its buckets
+    m_expectedRows = rows;
+    m_index.reserve(rows);
+    m_order.reserve(rows);
+    m_slotRow.reserve(rows);
+}
+
 void ObjectTableModel::applyPrepared(PreparedBatch prepared)
 {
     const auto &events = prepared.batch.events;

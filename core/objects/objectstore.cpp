@@ -2,6 +2,12 @@
 
 namespace fieldscope::core {
 
+void ObjectStore::reserve(std::size_t objects)
+{
+    if (objects > m_objects.size() && double(objects) > double(m_objects.bucket_count()) * m_objects.max_load_factor())
+        m_objects.reserve(objects);
+}
+
 bool ObjectStore::apply(const ObjectVersion &v)
 {
     auto it = m_objects.find(v.uid);

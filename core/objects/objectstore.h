@@ -26,6 +26,9 @@ public:
     const StoredObject *find(const std::string &uid) const;
     std::size_t size() const { return m_objects.size(); }
     std::size_t jsonBytes() const { return m_bytes; }
+    // Room for `objects` (a list's announced size): the index then grows once, while small,
+    // instead of rehashing every node at each growth step in the middle of a large list.
+    void reserve(std::size_t objects);
     void clear();
     const std::unordered_map<std::string, StoredObject> &objects() const { return m_objects; }
 

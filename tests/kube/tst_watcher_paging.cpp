@@ -345,6 +345,37 @@ private Q_SLOTS:
         QCOMPARE(h.progress.back().first, qint64(kPages * 3));
         QCOMPARE(h.lists(), kPages);
     }
+
+    // The first page says how many objects follow: the store's index makes room for all of them
+    // before the first is delivered, so it never rehashes in the middle of a large list.
+    void storeMakesRoomForTheAnnouncedListBeforeItsFirstObject()
+    {
+        Harness h;
+        h.list().replyWith([](const RecordedRequest &r) {
+            const bool first = !r.queryValue("continue");
+            std::string items;
+            for (int i = 0; i < (first ? 200 : 100); ++i) {
+                const std::string name = "o" + std::to_string(first ? i : 200 + i);
+                items += (i ? "," : "") + item(name, "uid-" + name, std::to_string(1000 + i));
+            }
+            const std::string meta = first ? R"("metadata":{"resourceVersion":"4711","continue":"T",)"
+                                             R"("remainingItemCount":100})"
+                                           : R"("metadata":{"resourceVersion":"4711"})";
+            return TranscriptReply::json(200, "{" + meta + R"(,"items":[)" + items + "]}");
+        });
+        h.watchFrom("4711").replyFile(QStringLiteral("watch/watch-hang.http"));
+        auto o = fastOptions();
+        o.applySliceItems = 50;
+        h.start(o);                       // the list's request is answered once the event loop runs
+        std::vector<std::size_t> buckets; // the store's, at each batch
+        QObject::connect(h.watcher.get(), &kube::Watcher::batchReady, h.watcher.get(),
+                         [&h, &buckets] { buckets.push_back(h.watcher->store().objects().bucket_count()); });
+        QTRY_COMPARE_WITH_TIMEOUT(h.watches().size(), std::size_t(1), 10'000);
+        QCOMPARE(int(h.watcher->store().size()), 300);
+        QVERIFY(buckets.size() >= 6); // slices of 50
+        QVERIFY2(buckets.front() >= 300, qPrintable(QString::number(buckets.front())));
+        QCOMPARE(buckets.back(), buckets.front());
+    }
 };
 
 QTEST_GUILESS_MAIN(TestWatcherPaging)
