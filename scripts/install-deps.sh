@@ -31,8 +31,9 @@ PKGS=(
   # versions, so exactly 14
   clang-format-14
   # static analysis (scripts/lint.sh): clang-tidy and clazy for Qt; python3 drives them; clang's
-  # headers build the plugin that runs both in one parse (scripts/lib/lintscope.cpp)
-  clang-tidy-14 clazy python3 libclang-14-dev
+  # and LLVM's headers build the plugin that runs both in one parse (scripts/lib/lintscope.cpp;
+  # llvm-14-dev is only recommended by clang-14, and recommends are not installed here)
+  clang-tidy-14 clazy python3 libclang-14-dev llvm-14-dev
 )
 
 missing=()
