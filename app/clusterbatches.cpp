@@ -164,7 +164,11 @@ void ClusterController::returnMemoryIfSettled()
 {
     const bool recording = (m_recordBacklog && m_recordBacklog->bytes > 0)
                         || (m_recorder && m_recorder->counters().queuedBytes > 0);
-    if (!m_preparing.empty() || recording)
+    // Between two pages of a list nothing waits here, but more is on its way: not settled.
+    const bool listing = m_watcher
+                      && (m_watcher->state() == kube::Watcher::State::Listing
+                          || m_watcher->state() == kube::Watcher::State::Relisting);
+    if (!m_preparing.empty() || recording || listing)
         return;
     m_memoryTimer.stop();
     m_bytesSinceReturn = 0;

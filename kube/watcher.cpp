@@ -371,7 +371,10 @@ bool Watcher::beginPage(FetchedPage &fetched)
         return false;
     }
     m_loaded += qint64(page->items.size());
-    m_listEstimate = page->remainingItemCount >= 0 ? m_loaded + page->remainingItemCount : -1;
+    // remainingItemCount is the server's word: one near INT64_MAX must not overflow the sum.
+    const qint64 remaining = page->remainingItemCount;
+    m_listEstimate = remaining >= 0 && remaining <= std::numeric_limits<qint64>::max() - m_loaded ? m_loaded + remaining
+                                                                                                  : -1;
     if (m_progressive && m_listEstimate > 0)
         m_store.reserve(std::size_t(m_listEstimate));
     Q_EMIT listProgress(m_loaded, page->remainingItemCount);

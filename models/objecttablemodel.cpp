@@ -1,6 +1,7 @@
 #include "models/objecttablemodel.h"
 
 #include "core/base/visibletext.h"
+#include "core/objects/objectstore.h"
 #include "models/plaintooltip.h"
 
 #include <QFont>
@@ -284,6 +285,7 @@ ObjectRow ObjectTableModel::rowFrom(const core::ObjectVersion &v, Labels labels)
 
 void ObjectTableModel::expectRows(std::size_t rows)
 {
+    rows = std::min(rows, core::ObjectStore::kMaxReserve); // the server's word, bounded
     if (rows <= m_expectedRows)
         return; // an estimate that shrank: the index keeps its buckets
     m_expectedRows = rows;
@@ -434,6 +436,11 @@ void ObjectTableModel::clear()
         m_index.clear();
         endRemoveRows();
     }
+    // A reservation made for an announced list goes with it (the next list announces its own).
+    m_expectedRows = 0;
+    m_index = {};
+    std::vector<int>().swap(m_order);
+    std::vector<int>().swap(m_slotRow);
     m_pendingCells.clear();
     setServerColumns({});
 }

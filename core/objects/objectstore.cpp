@@ -1,9 +1,12 @@
 #include "core/objects/objectstore.h"
 
+#include <algorithm>
+
 namespace fieldscope::core {
 
 void ObjectStore::reserve(std::size_t objects)
 {
+    objects = std::min(objects, kMaxReserve);
     if (objects > m_objects.size() && double(objects) > double(m_objects.bucket_count()) * m_objects.max_load_factor())
         m_objects.reserve(objects);
 }

@@ -27,8 +27,11 @@ public:
     std::size_t size() const { return m_objects.size(); }
     std::size_t jsonBytes() const { return m_bytes; }
     // Room for `objects` (a list's announced size): the index then grows once, while small,
-    // instead of rehashing every node at each growth step in the middle of a large list.
+    // instead of rehashing every node at each growth step in the middle of a large list. The
+    // count is the server's word: at most kMaxReserve are reserved (a server announcing 10^12
+    // objects must not make the client allocate for them).
     void reserve(std::size_t objects);
+    static constexpr std::size_t kMaxReserve = 2'000'000; // 16 MB of buckets
     void clear();
     const std::unordered_map<std::string, StoredObject> &objects() const { return m_objects; }
 

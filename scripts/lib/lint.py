@@ -116,17 +116,31 @@ def check_unit(root, path, entry, build, config_key, cache_dir, plugin):
             return path, f.read().replace("<root>", root), True, time.monotonic() - t0
     extra = [f"--extra-arg={a}" for a in EXTRA_ARGS]
     in_tests = os.path.relpath(path, root).startswith("tests" + os.sep)
+    # Filters anchored at this clone: the cached result must not depend on where it lies (a clone
+    # under some ~/build/ would otherwise have every header ignored by an unanchored ".*/build/").
+    headers = "^" + re.escape(root) + "/(" + "|".join(SOURCE_DIRS) + r")/.*\.h$"
     env = dict(os.environ, CLAZY_CHECKS=CLAZY_CHECKS_TESTS if in_tests else CLAZY_CHECKS,
-               CLAZY_HEADER_FILTER=HEADER_FILTER, CLAZY_IGNORE_DIRS=".*/build/.*")
-    run = subprocess.run([CLANG_TIDY, "-p", build, "--quiet", f"--load={CLAZY_PLUGIN}",
-                          f"--load={plugin}", *extra, path], capture_output=True, text=True, env=env)
+               CLAZY_HEADER_FILTER=headers, CLAZY_IGNORE_DIRS="^" + re.escape(build) + "/")
+    for unkeyed in ("CLAZY_EXTRA_OPTIONS", "CLAZY_NO_WERROR", "CLAZY_EXPORT_FIXES"):
+        env.pop(unkeyed, None)
+    run = subprocess.run([CLANG_TIDY, "-p", build, "--quiet", f"--header-filter={headers}",
+                          f"--load={CLAZY_PLUGIN}", f"--load={plugin}", *extra, path],
+                         capture_output=True, text=True, env=env)
     text = run.stdout + run.stderr
     # clang-tidy's "N warnings generated." / "Suppressed ..." chatter is not a finding.
     lines = [l for l in text.splitlines()
              if not re.match(r"^\d+ (warning|error)s? generated\.$", l)
              and not l.startswith(("Suppressed ", "Use -header-filter", "Error while processing"))]
     report, crashed = "\n".join(lines).strip(), False
-    if run.returncode != 0 and not FINDING.search(report):
+    # A plugin that did not load makes clang-tidy say so and go on without it (exit 0): clazy or
+    # the scope would be silently missing. A signal is a crash even after some findings.
+    if "-load request ignored" in text or "Error opening" in text or "clazy plugin not registered" in text:
+        crashed = True
+        report += f"\n{path}:1:1: error: a lint plugin did not load"
+    if run.returncode < 0 or "Stack dump:" in text:
+        crashed = True
+        report += f"\n{path}:1:1: error: clang-tidy crashed ({run.returncode})"
+    elif run.returncode != 0 and not FINDING.search(report):
         crashed = True  # not cached: the next run tries again
         report = (report + "\n" if report else "") + f"{path}:1:1: error: clang-tidy exited {run.returncode}"
     if report:
@@ -178,6 +192,9 @@ def main():
     start = time.monotonic()
     plugin = build_scope_plugin(cache_dir, plugin_key)
     todo = units(root, build)
+    if not todo:
+        print(f"lint: no translation units of {root} in {build}/compile_commands.json")
+        return 1
     seen, ordered, cached = set(), [], 0
     with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
         futures = [pool.submit(check_unit, root, p, e, build, config_key, cache_dir, plugin) for p, e in todo]

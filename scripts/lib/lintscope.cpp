@@ -23,6 +23,7 @@
 #include <clang/AST/ASTContext.h>
 #include <clang/AST/Decl.h>
 #include <clang/Basic/Diagnostic.h>
+#include <clang/Basic/DiagnosticIDs.h>
 #include <clang/Basic/SourceManager.h>
 #include <clang/Frontend/CompilerInstance.h>
 #include <clang/Frontend/FrontendPluginRegistry.h>
@@ -81,8 +82,10 @@ public:
         llvm::SmallString<256> text;
         info.FormatDiagnostic(text);
         const bool note = level == clang::DiagnosticsEngine::Note;
+        // Custom diagnostic numbers on the compiler's engine come only from plugins (clang-tidy's
+        // checks report through an engine of their own); the tag covers the rest.
         if (!note)
-            m_inClazy = llvm::StringRef(text).contains("[-Wclazy-");
+            m_inClazy = info.getID() >= clang::diag::DIAG_UPPER_LIMIT || llvm::StringRef(text).contains("[-Wclazy-");
         if (!m_inClazy) {
             m_next->HandleDiagnostic(level, info);
             return;
@@ -125,21 +128,31 @@ protected:
     {
         std::vector<std::unique_ptr<clang::ASTConsumer>> consumers;
         std::unique_ptr<clang::PluginASTAction> clazy;
+        clang::DiagnosticsEngine &engine = compiler.getDiagnostics();
+        // Failing loudly: lint.py treats this text as a lint that did not run. (A null consumer
+        // would crash clang 14, which does not check what a plugin returns.)
+        auto fail = [&engine](const char *why) {
+            llvm::errs() << "error: " << why << '\n';
+            engine.Report(engine.getCustomDiagID(clang::DiagnosticsEngine::Error, "%0")) << why;
+            return std::make_unique<clang::ASTConsumer>();
+        };
         for (const auto &entry : clang::FrontendPluginRegistry::entries()) {
             if (entry.getName() != "clazy")
                 continue;
             clazy = entry.instantiate();
             if (!clazy->ParseArgs(compiler, {}))
-                return nullptr;
+                return fail("clazy plugin not registered: it refused its arguments");
             auto consumer = clazy->CreateASTConsumer(compiler, file);
             if (!consumer)
-                return nullptr;
+                return fail("clazy plugin not registered: it made no consumer");
             consumers.push_back(std::move(consumer));
             clang::DiagnosticsEngine &diagnostics = compiler.getDiagnostics();
             clang::DiagnosticConsumer *next = diagnostics.getClient();
             std::unique_ptr<clang::DiagnosticConsumer> owned = diagnostics.takeClient();
             diagnostics.setClient(new ClazyPrinter(next, std::move(owned)), /*ShouldOwnClient=*/true);
         }
+        if (!clazy)
+            return fail("clazy plugin not registered: load ClazyPlugin.so before this plugin");
         consumers.push_back(std::make_unique<UserScopeConsumer>());
         return std::make_unique<WithOwner>(std::move(consumers), std::move(clazy));
     }

@@ -53,6 +53,17 @@ TranscriptReply numberedPage(const RecordedRequest &r, int pages)
                                           + items + "]}");
 }
 
+// A list of two objects whose first page announces 10^12 more.
+TranscriptReply absurdCountPage(const RecordedRequest &r)
+{
+    if (!r.queryValue("continue"))
+        return TranscriptReply::json(200, R"({"metadata":{"resourceVersion":"4711","continue":"T",)"
+                                          R"("remainingItemCount":1000000000000},"items":[)"
+                                              + item("a", "uid-a", "100") + "]}");
+    return TranscriptReply::json(200, R"({"metadata":{"resourceVersion":"4711"},"items":[)" + item("b", "uid-b", "101")
+                                          + "]}");
+}
+
 // Occupies every thread of the pool LIST pages decode on, so a test can see what the watcher
 // does between a page's arrival and its decode.
 class DecodeHold
@@ -375,6 +386,21 @@ private Q_SLOTS:
         QVERIFY(buckets.size() >= 6); // slices of 50
         QVERIFY2(buckets.front() >= 300, qPrintable(QString::number(buckets.front())));
         QCOMPARE(buckets.back(), buckets.front());
+    }
+
+    // The announced count is the server's word: 10^12 remaining objects reserve a bounded index
+    // (no allocation for them, no exception on the GUI thread) and the real list still completes.
+    void anAbsurdAnnouncedCountReservesABoundedIndex()
+    {
+        Harness h;
+        h.list().replyWith(absurdCountPage);
+        h.watchFrom("4711").replyFile(QStringLiteral("watch/watch-hang.http"));
+        h.start(fastOptions());
+        QTRY_COMPARE_WITH_TIMEOUT(h.watches().size(), std::size_t(1), 10'000);
+        QCOMPARE(int(h.watcher->store().size()), 2);
+        QVERIFY(h.errors.isEmpty());
+        const std::size_t buckets = h.watcher->store().objects().bucket_count();
+        QVERIFY2(buckets <= 2 * core::ObjectStore::kMaxReserve, qPrintable(QString::number(buckets)));
     }
 };
 

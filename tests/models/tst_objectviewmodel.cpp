@@ -1,5 +1,6 @@
 // ObjectTableModel + ObjectViewModel + ResourceKindsModel fed with synthetic watch batches, each
 // checked by QAbstractItemModelTester and compared as a text dump.
+#include "core/objects/objectstore.h"
 #include "models/labelselector.h"
 #include "models/objecttablemodel.h"
 #include "models/objectviewmodel.h"
@@ -118,6 +119,17 @@ private Q_SLOTS:
         QCOMPARE(f.table.rowCount(), 150);
         QCOMPARE(f.view.index(0, ObjectTableModel::Name).data().toString(), QString::fromStdString(name(0)));
         QCOMPARE(f.view.index(149, ObjectTableModel::Name).data().toString(), QString::fromStdString(name(149)));
+    }
+
+    // The estimate comes from the server: an absurd one reserves a bounded index.
+    void anAbsurdRowEstimateReservesABoundedIndex()
+    {
+        Fixture f;
+        f.table.expectRows(std::size_t(1) << 40);
+        QVERIFY2(f.table.indexBuckets() <= 2 * core::ObjectStore::kMaxReserve,
+                 qPrintable(QString::number(f.table.indexBuckets())));
+        f.table.applyBatch(manyObjects());
+        QCOMPARE(f.table.rowCount(), 150);
     }
 
     void viewStaysSortedWhileBatchesArriveInFewAndManyPlaces()
