@@ -477,7 +477,7 @@ void ClusterController::onCurrentObject(const QString &uid)
         return;
     kube::WatchScope scope;
     scope.resource = *info;
-    scope.namespace_ = row < 0 ? std::string() : m_model.row(row).namespace_;
+    scope.namespace_ = row < 0 ? std::string() : std::string(m_model.row(row).namespace_());
     scope.fieldSelector = "involvedObject.uid=" + uid.toStdString();
     kube::WatcherOptions opts;
     opts.tryWatchList = false;
@@ -496,8 +496,8 @@ void ClusterController::showHistory(const QString &uid, int row)
     const kube::ResourceInfo &r = m_watcher->scope().resource;
     core::ObjectQuery q;
     q.resource = r.group.empty() ? r.resource : r.resource + '.' + r.group;
-    q.namespace_ = m_model.row(row).namespace_;
-    q.name = m_model.row(row).name;
+    q.namespace_ = m_model.row(row).namespace_();
+    q.name = m_model.row(row).name();
     m_historySource.show(q, uid);
 }
 
@@ -541,9 +541,9 @@ void ClusterController::openEditor(const QString &uid)
         return;
     const kube::ResourceInfo &info = m_watcher->scope().resource;
     const auto &object = m_model.row(row);
-    const QString where = object.namespace_.empty() ? QString() : QString::fromStdString(object.namespace_) + u'/';
+    const QString where = object.namespace_().empty() ? QString() : models::viewText(object.namespace_()) + u'/';
     auto *window = new widgets::EditorWindow(QString::fromStdString(info.kind) + u' ' + where
-                                                 + QString::fromStdString(object.name),
+                                                 + models::viewText(object.name()),
                                              m_view);
     window->setAttribute(Qt::WA_DeleteOnClose);
     if (!m_drafts)
@@ -560,7 +560,7 @@ void ClusterController::openEditor(const QString &uid)
                                     widgets::SettingsDialog::fieldManager(), drafts);
     editor->setConnectionConfig(m_connection->config);
     // The version the table has now; later ones arrive from drainPrepared().
-    window->noteServerVersion(QString::fromStdString(object.resourceVersion), false);
+    window->noteServerVersion(models::viewText(object.resourceVersion()), false);
     m_editors.insert(uid, window);
     window->show();
 }
@@ -616,7 +616,7 @@ void ClusterController::updateStatus()
         watches << healthOf(*m_namespaceWatcher, tr("namespaces"), tr("namespace selector"), m_namespaceNames.size());
     if (m_eventsWatcher) {
         const int row = m_model.rowOf(m_currentUid.toStdString());
-        const QString object = row < 0 ? m_currentUid : QString::fromStdString(m_model.row(row).name);
+        const QString object = row < 0 ? m_currentUid : models::viewText(m_model.row(row).name());
         watches << healthOf(*m_eventsWatcher, tr("events of %1").arg(object), tr("Events tab"), m_events.rowCount());
     }
     if (!watches.isEmpty())

@@ -155,8 +155,8 @@ void ClusterController::setIfUnchanged(const QString &uid, const QString &pointe
     kube::WriteOptions o;
     o.fieldManager = widgets::SettingsDialog::fieldManager().toStdString();
     const std::string p = pointer.toStdString();
-    m_client->send(kube::patchRequest(info, object.namespace_, object.name, kube::PatchType::Json,
-                                      kube::compareAndSwapPatch(p, expected, value), o),
+    m_client->send(kube::patchRequest(info, std::string(object.namespace_()), std::string(object.name()),
+                                      kube::PatchType::Json, kube::compareAndSwapPatch(p, expected, value), o),
                    this, [this, pointer, expected, value](core::Result<kube::HttpResponse> r) {
                        QString message;
                        if (r)
@@ -183,13 +183,14 @@ void ClusterController::deleteObject(const QString &uid, bool ask)
     const kube::ResourceInfo info = m_watcher->scope().resource;
     const auto object = m_model.row(row);
     const QString what = QString::fromStdString(info.kind) + u' '
-                       + (object.namespace_.empty() ? QString() : QString::fromStdString(object.namespace_) + u'/')
-                       + QString::fromStdString(object.name);
+                       + (object.namespace_().empty() ? QString() : models::viewText(object.namespace_()) + u'/')
+                       + models::viewText(object.name());
     auto send = [this, info, object, what] {
-        kube::DeletePreconditions pre{object.uid, object.resourceVersion};
+        kube::DeletePreconditions pre{std::string(object.uid()), std::string(object.resourceVersion())};
         m_client->send(
-            kube::deleteRequest(info, object.namespace_, object.name, pre, kube::PropagationPolicy::Background), this,
-            [this, what, rv = object.resourceVersion](core::Result<kube::HttpResponse> r) {
+            kube::deleteRequest(info, std::string(object.namespace_()), std::string(object.name()), pre,
+                                kube::PropagationPolicy::Background),
+            this, [this, what, rv = std::string(object.resourceVersion())](core::Result<kube::HttpResponse> r) {
                 if (!m_view)
                     return;
                 QString message;
@@ -214,7 +215,7 @@ void ClusterController::deleteObject(const QString &uid, bool ask)
         QMessageBox::Warning, widgets::windowTitleText(tr("Delete %1?").arg(what)),
         tr("Delete %1 at resourceVersion %2 on %3?\n\nOnly this object as you see it is deleted: if it changed "
            "or was re-created meanwhile, the server refuses.")
-            .arg(what, QString::fromStdString(object.resourceVersion), m_contextName),
+            .arg(what, models::viewText(object.resourceVersion()), m_contextName),
         QMessageBox::Cancel, m_view);
     box->setTextFormat(Qt::PlainText);
     box->addButton(tr("Delete"), QMessageBox::DestructiveRole);

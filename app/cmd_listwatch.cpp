@@ -130,13 +130,13 @@ int runList(const QStringList &args)
     std::vector<const core::StoredObject *> sorted;
     sorted.reserve(total);
     for (const auto &w : watchers)
-        for (const auto &[uid, o] : w->store().objects())
-            sorted.push_back(&o);
-    std::sort(sorted.begin(), sorted.end(),
-              [](auto *a, auto *b) { return std::tie(a->namespace_, a->name) < std::tie(b->namespace_, b->name); });
+        w->store().forEach([&sorted](const core::StoredObject &o) { sorted.push_back(&o); });
+    std::sort(sorted.begin(), sorted.end(), [](auto *a, auto *b) {
+        return std::pair(a->namespace_(), a->name()) < std::pair(b->namespace_(), b->name());
+    });
     if (format == QLatin1String("names")) {
         for (const auto *o : sorted)
-            std::printf("%s\n", identity(o->namespace_, o->name).c_str());
+            std::printf("%s\n", identity(std::string(o->namespace_()), std::string(o->name())).c_str());
         return 0;
     }
     // json: a v1 List, like kubectl get -o json; objects are written as the server sent them.
@@ -144,7 +144,7 @@ int runList(const QStringList &args)
     for (std::size_t i = 0; i < sorted.size(); ++i) {
         if (i)
             std::fputc(',', stdout);
-        std::fwrite(sorted[i]->json.constData(), 1, std::size_t(sorted[i]->json.size()), stdout);
+        std::fwrite(sorted[i]->json().constData(), 1, std::size_t(sorted[i]->json().size()), stdout);
     }
     std::fputs("]}\n", stdout);
     return 0;

@@ -235,8 +235,8 @@ void HistoryFileController::onCurrentObject(const QString &uid)
     }
     core::ObjectQuery q;
     q.resource = m_shown.toStdString();
-    q.namespace_ = m_model.row(row).namespace_;
-    q.name = m_model.row(row).name;
+    q.namespace_ = m_model.row(row).namespace_();
+    q.name = m_model.row(row).name();
     m_historySource.show(q, uid);
 }
 

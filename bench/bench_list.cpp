@@ -359,8 +359,9 @@ int main(int argc, char **argv)
         QObject::connect(&w, &kube::Watcher::listCompleted, &loop, &QEventLoop::quit);
         w.start();
         loop.exec();
-        for (const auto &[uid, obj] : w.store().objects())
-            lines.push_back(R"({"type":"MODIFIED","object":)" + obj.json.toStdString() + "}");
+        w.store().forEach([&lines](const core::StoredObject &obj) {
+            lines.push_back(R"({"type":"MODIFIED","object":)" + obj.json().toStdString() + "}");
+        });
     }
     const double rate = decodeRate(lines);
 

@@ -25,14 +25,20 @@ inline double threadCpuMs()
     return double(ts.tv_sec) * 1e3 + double(ts.tv_nsec) / 1e6;
 }
 
-inline long rssKb()
+// A field of /proc/self/status in kB ("VmRSS:", "RssFile:"), 0 when absent.
+inline long statusKb(const std::string &field)
 {
     std::ifstream f("/proc/self/status");
     std::string line;
     while (std::getline(f, line))
-        if (line.rfind("VmRSS:", 0) == 0)
-            return std::stol(line.substr(6));
+        if (line.rfind(field, 0) == 0)
+            return std::stol(line.substr(field.size()));
     return 0;
+}
+
+inline long rssKb()
+{
+    return statusKb("VmRSS:");
 }
 
 // Gaps between heartbeats of a 1 ms timer: the event loop's stalls, with the GUI thread's CPU

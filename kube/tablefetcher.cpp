@@ -1,6 +1,7 @@
 #include "kube/tablefetcher.h"
 
 #include "kube/apierror.h"
+#include "kube/parserlease.h"
 #include "kube/simdjsonread.h"
 
 #include <QLoggingCategory>
@@ -24,12 +25,6 @@ using detail::readString;
 // --- decoding (network thread) -------------------------------------------------------------------
 
 namespace {
-
-od::parser &tableParser()
-{
-    thread_local od::parser p;
-    return p;
-}
 
 Error tableParseError(simdjson::error_code code, std::string_view what)
 {
@@ -200,8 +195,9 @@ simdjson::error_code forEachElement(od::value v, Fn fn)
 core::Result<DecodedTable> decodeTable(std::string &body)
 {
     body.reserve(body.size() + simdjson::SIMDJSON_PADDING);
+    ParserLease lease;
     od::document doc;
-    if (auto err = tableParser().iterate(body.data(), body.size(), body.capacity()).get(doc))
+    if (auto err = lease.parser().iterate(body.data(), body.size(), body.capacity()).get(doc))
         return tableParseError(err, "response");
     od::object root;
     if (auto err = doc.get_object().get(root))

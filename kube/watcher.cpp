@@ -477,7 +477,11 @@ void Watcher::finishList(bool relist, const std::string &listRv)
     if (!m_progressive) {
         if (relist)
             m_batch.gaps.push_back({m_rv, listRv, "relist"});
-        std::unordered_set<std::string> seen;
+        struct UidHash {
+            using is_transparent = void; // looks up a stored uid (a view) without a copy
+            std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>()(s); }
+        };
+        std::unordered_set<std::string, UidHash, std::equal_to<>> seen;
         for (auto &item : m_relistItems) {
             seen.insert(item.uid);
             if (m_store.find(item.uid))
@@ -485,19 +489,19 @@ void Watcher::finishList(bool relist, const std::string &listRv)
             deliver(std::move(item));
         }
         std::vector<core::ObjectVersion> gone;
-        for (const auto &[uid, obj] : m_store.objects()) {
-            if (seen.count(uid))
-                continue;
+        m_store.forEach([&seen, &gone](const core::StoredObject &obj) {
+            if (seen.count(obj.uid()))
+                return;
             core::ObjectVersion d;
             d.type = core::WatchEventType::Deleted;
-            d.uid = uid;
-            d.namespace_ = obj.namespace_;
-            d.name = obj.name;
-            d.resourceVersion = obj.resourceVersion;
-            d.json = obj.json;
+            d.uid = obj.uid();
+            d.namespace_ = obj.namespace_();
+            d.name = obj.name();
+            d.resourceVersion = obj.resourceVersion();
+            d.json = obj.json();
             d.fromList = true;
             gone.push_back(std::move(d));
-        }
+        });
         for (auto &d : gone)
             deliver(std::move(d));
         m_relistItems.clear();

@@ -174,7 +174,7 @@ QuickFilter QuickFilter::parse(const QString &text)
 }
 
 namespace {
-bool containsIcase(const std::string &hay, const std::string &lowerNeedle)
+bool containsIcase(std::string_view hay, std::string_view lowerNeedle)
 {
     if (lowerNeedle.size() > hay.size())
         return false;
@@ -184,7 +184,7 @@ bool containsIcase(const std::string &hay, const std::string &lowerNeedle)
 }
 } // namespace
 
-bool QuickFilter::matchesName(const std::string &namespace_, const std::string &name) const
+bool QuickFilter::matchesName(std::string_view namespace_, std::string_view name) const
 {
     for (const auto &w : words) {
         if (containsIcase(name, w))

@@ -5,6 +5,7 @@
 #include <QString>
 
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -41,7 +42,7 @@ struct QuickFilter {
     QString error; // a selector term that did not parse; the filter then ignores it
     bool isEmpty() const { return words.empty() && selector.isEmpty(); }
     static QuickFilter parse(const QString &text);
-    bool matchesName(const std::string &namespace_, const std::string &name) const;
+    bool matchesName(std::string_view namespace_, std::string_view name) const;
 };
 
 } // namespace fieldscope::models

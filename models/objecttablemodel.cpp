@@ -107,22 +107,75 @@ Labels labelsOf(const QByteArray &json)
     return std::move(sax.labels);
 }
 
+const Labels &ObjectRow::labels() const
+{
+    static const Labels none;
+    return labelSet ? *labelSet : none;
+}
+
+const QVariantList &ObjectRow::cells() const
+{
+    static const QVariantList none;
+    return extras.get() ? extras.get()->cells : none;
+}
+
+std::string_view ObjectRow::cellsResourceVersion() const
+{
+    return extras.get() ? std::string_view(extras.get()->cellsResourceVersion) : std::string_view();
+}
+
+std::string_view ObjectRow::deletedAtResourceVersion() const
+{
+    return extras.get() ? std::string_view(extras.get()->deletedAtResourceVersion) : std::string_view();
+}
+
 ObjectTableModel::ObjectTableModel(QObject *parent) : QAbstractTableModel(parent) {}
+
+std::size_t ObjectTableModel::LabelsHash::operator()(const std::shared_ptr<const Labels> &l) const
+{
+    std::size_t h = l->size();
+    const std::hash<std::string> hs;
+    for (const auto &[k, v] : *l)
+        h = (h * 1000003u) ^ hs(k) ^ (hs(v) << 1);
+    return h;
+}
+
+void ObjectTableModel::intern(ObjectRow &r)
+{
+    // Sets and texts no row uses any more (Job Pods, a rollout's old pod-template-hash) go first;
+    // only when most are in use (every row different) does the sharing start over.
+    if (m_labelSets.size() >= kMaxInterned) {
+        std::erase_if(m_labelSets, [](const std::shared_ptr<const Labels> &l) { return l.use_count() == 1; });
+        if (m_labelSets.size() >= kMaxInterned / 2)
+            m_labelSets.clear();
+    }
+    if (m_managerTexts.size() >= qsizetype(kMaxInterned)) {
+        m_managerTexts.removeIf([](const QString &t) { return t.isDetached(); });
+        if (m_managerTexts.size() >= qsizetype(kMaxInterned) / 2)
+            m_managerTexts.clear();
+    }
+    if (r.labelSet && !r.labelSet->empty())
+        r.labelSet = *m_labelSets.insert(std::move(r.labelSet)).first;
+    else
+        r.labelSet.reset(); // no labels: labels() answers with a shared empty set
+    if (!r.lastManager.isEmpty())
+        r.lastManager = *m_managerTexts.insert(r.lastManager);
+}
 
 bool ObjectTableModel::cellsStale(const ObjectRow &r)
 {
     // Opaque resourceVersions: only equality means anything (see ObjectViewModel's cmpRv).
-    return !r.cells.isEmpty() && !r.cellsResourceVersion.empty() && r.cellsResourceVersion != r.resourceVersion;
+    return !r.cells().isEmpty() && !r.cellsResourceVersion().empty() && r.cellsResourceVersion() != r.resourceVersion();
 }
 
 void ObjectTableModel::markDeleted(const std::map<std::string, std::string> &deletedAt)
 {
     for (const auto &[uid, rv] : deletedAt) {
-        const auto it = m_index.find(uid);
-        if (it == m_index.end())
+        const int s = m_index.find(uid);
+        if (s < 0)
             continue;
-        m_slots[std::size_t(it->second)].deletedAtResourceVersion = rv;
-        const int r = m_slotRow[std::size_t(it->second)];
+        m_slots[std::size_t(s)].extras.edit().deletedAtResourceVersion = rv;
+        const int r = m_slotRow[std::size_t(s)];
         Q_EMIT dataChanged(index(r, 0), index(r, columnCount() - 1), {Qt::FontRole, Qt::ToolTipRole});
     }
 }
@@ -154,11 +207,11 @@ QVariant ObjectTableModel::data(const QModelIndex &index, int role) const
     const ObjectRow &r = row(index.row());
     const int col = index.column();
     switch (role) {
-    case UidRole: return QString::fromStdString(r.uid);
-    case ObjectJsonRole: return r.json;
+    case UidRole: return viewText(r.uid());
+    case ObjectJsonRole: return r.json();
     case LabelsRole: {
         QStringList parts;
-        for (const auto &[k, v] : r.labels)
+        for (const auto &[k, v] : r.labels())
             parts << QString::fromStdString(k) + u'=' + QString::fromStdString(v);
         return parts.join(QStringLiteral(", "));
     }
@@ -168,11 +221,11 @@ QVariant ObjectTableModel::data(const QModelIndex &index, int role) const
         if (col == Managers)
             return r.managerCount;
         if (col >= ColumnCount)
-            return r.cells.value(col - ColumnCount);
+            return r.cells().value(col - ColumnCount);
         return data(index, Qt::DisplayRole);
     case ServerCellsStaleRole: return cellsStale(r);
     case Qt::FontRole:
-        if (!r.deletedAtResourceVersion.empty()) {
+        if (!r.deletedAtResourceVersion().empty()) {
             QFont struck;
             struck.setStrikeOut(true);
             return struck;
@@ -185,26 +238,26 @@ QVariant ObjectTableModel::data(const QModelIndex &index, int role) const
         return {};
     case Qt::DisplayRole:
         switch (col) {
-        case Name: return QString::fromStdString(r.name);
-        case Namespace: return QString::fromStdString(r.namespace_);
+        case Name: return viewText(r.name());
+        case Namespace: return viewText(r.namespace_());
         case Age: return ageText(r.createdSecs);
-        case ResourceVersion: return QString::fromStdString(r.resourceVersion);
+        case ResourceVersion: return viewText(r.resourceVersion());
         case Managers: return r.managerCount;
         case LastChangedBy: return r.lastManager;
         default: {
-            const QVariant v = r.cells.value(col - ColumnCount);
+            const QVariant v = r.cells().value(col - ColumnCount);
             return v.typeId() == QMetaType::Bool ? QVariant(v.toBool() ? tr("true") : tr("false")) : v;
         }
         }
     case Qt::ToolTipRole:
-        if (!r.deletedAtResourceVersion.empty())
+        if (!r.deletedAtResourceVersion().empty())
             return tr("Deleted: the last recorded event is its deletion, at resourceVersion %1")
-                .arg(QString::fromStdString(r.deletedAtResourceVersion));
-        if (col == Name && !r.labels.empty())
+                .arg(viewText(r.deletedAtResourceVersion()));
+        if (col == Name && !r.labels().empty())
             return data(index, LabelsRole);
         if (col >= ColumnCount && cellsStale(r))
             return tr("Rendered by the server at resourceVersion %1; the object is now at %2. Refreshing…")
-                .arg(QString::fromStdString(r.cellsResourceVersion), QString::fromStdString(r.resourceVersion));
+                .arg(viewText(r.cellsResourceVersion()), viewText(r.resourceVersion()));
         return {};
     case Qt::TextAlignmentRole:
         if (col == Managers || col == ResourceVersion)
@@ -212,7 +265,7 @@ QVariant ObjectTableModel::data(const QModelIndex &index, int role) const
         if (col >= ColumnCount && col - ColumnCount < int(m_serverColumns.size())) {
             const QString &t = m_serverColumns[std::size_t(col - ColumnCount)].type;
             // 1.20 types ConfigMaps' Data as "string" yet renders numbers: the cell decides too.
-            const int cellType = r.cells.value(col - ColumnCount).typeId();
+            const int cellType = r.cells().value(col - ColumnCount).typeId();
             if (t == QLatin1String("integer") || t == QLatin1String("number") || cellType == QMetaType::LongLong
                 || cellType == QMetaType::Double)
                 return QVariant::fromValue(Qt::AlignRight | Qt::AlignVCenter);
@@ -267,12 +320,9 @@ PreparedBatch ObjectTableModel::prepare(core::WatchBatch batch)
 ObjectRow ObjectTableModel::rowFrom(const core::ObjectVersion &v, Labels labels)
 {
     ObjectRow r;
-    r.uid = v.uid;
-    r.namespace_ = v.namespace_;
-    r.name = v.name;
-    r.resourceVersion = v.resourceVersion;
-    r.json = v.json;
-    r.labels = std::move(labels);
+    r.object = core::ObjectBytes(v.json, v.uid, v.namespace_, v.name, v.resourceVersion);
+    if (!labels.empty())
+        r.labelSet = std::make_shared<const Labels>(std::move(labels));
     if (!v.creationTimestamp.empty())
         r.createdSecs =
             QDateTime::fromString(QString::fromStdString(v.creationTimestamp), Qt::ISODate).toSecsSinceEpoch();
@@ -313,24 +363,30 @@ void ObjectTableModel::applyPrepared(PreparedBatch prepared)
     for (const std::size_t first : order) {
         const std::size_t i = last[events[first].uid];
         const core::ObjectVersion &e = events[i];
-        auto it = m_index.find(e.uid);
+        const int at = m_index.find(e.uid);
         if (e.type == core::WatchEventType::Deleted) {
-            if (it != m_index.end())
-                removed.push_back(m_slotRow[std::size_t(it->second)]);
+            if (at >= 0)
+                removed.push_back(m_slotRow[std::size_t(at)]);
             m_pendingCells.erase(e.uid);
             continue;
         }
         ObjectRow r = std::move(prepared.rows[i]);
-        if (it != m_index.end()) {
-            ObjectRow &slot = m_slots[std::size_t(it->second)];
-            r.cells = std::move(slot.cells);
-            r.cellsResourceVersion = std::move(slot.cellsResourceVersion);
+        intern(r);
+        if (at >= 0) {
+            ObjectRow &slot = m_slots[std::size_t(at)];
+            if (const RowExtras *had = slot.extras.get(); had && !had->cells.isEmpty()) {
+                RowExtras &x = r.extras.edit();
+                x.cells = had->cells;
+                x.cellsResourceVersion = had->cellsResourceVersion;
+            }
             slot = std::move(r);
-            m_changed.push_back(m_slotRow[std::size_t(it->second)]);
+            m_changed.push_back(m_slotRow[std::size_t(at)]);
         } else {
-            if (auto p = m_pendingCells.find(r.uid); p != m_pendingCells.end()) {
-                r.cells = std::move(p->second.cells);
-                r.cellsResourceVersion = std::move(p->second.resourceVersion);
+            auto p = m_pendingCells.empty() ? m_pendingCells.end() : m_pendingCells.find(std::string(r.uid()));
+            if (p != m_pendingCells.end()) {
+                RowExtras &x = r.extras.edit();
+                x.cells = std::move(p->second.cells);
+                x.cellsResourceVersion = std::move(p->second.resourceVersion);
                 m_pendingCells.erase(p);
             }
             added.push_back(std::move(r));
@@ -357,7 +413,7 @@ void ObjectTableModel::applyPrepared(PreparedBatch prepared)
                 m_slots.push_back(std::move(r));
                 m_slotRow.push_back(-1);
             }
-            m_index[m_slots[std::size_t(slot)].uid] = slot;
+            m_index.insert(slot);
             m_slotRow[std::size_t(slot)] = int(m_order.size());
             m_order.push_back(slot);
         }
@@ -379,7 +435,7 @@ void ObjectTableModel::removeRowList(std::vector<int> rows)
     for (int r = lo; r <= hi; ++r) {
         const int slot = m_order[std::size_t(r)];
         ObjectRow &dead = m_slots[std::size_t(slot)];
-        m_index.erase(dead.uid);
+        m_index.erase(dead.uid());
         dead = ObjectRow{};
         m_slotRow[std::size_t(slot)] = -1;
         m_freeSlots.push_back(slot);
@@ -430,18 +486,22 @@ void ObjectTableModel::clear()
     if (!m_order.empty()) {
         beginRemoveRows({}, 0, int(m_order.size()) - 1);
         m_order.clear();
-        m_slots.clear();
         m_slotRow.clear();
-        m_freeSlots.clear();
         m_index.clear();
         endRemoveRows();
     }
+    // Free slots stay after their rows are deleted: they go with the rest (the next row would
+    // otherwise reuse a slot that m_slotRow no longer has).
+    m_slots.clear();
+    m_freeSlots.clear();
     // A reservation made for an announced list goes with it (the next list announces its own).
     m_expectedRows = 0;
-    m_index = {};
+    m_index.clear();
     std::vector<int>().swap(m_order);
     std::vector<int>().swap(m_slotRow);
     m_pendingCells.clear();
+    m_labelSets.clear();
+    m_managerTexts.clear();
     setServerColumns({});
 }
 
@@ -450,8 +510,12 @@ void ObjectTableModel::setServerColumns(const std::vector<ServerColumn> &columns
     if (!m_serverColumns.empty()) {
         beginRemoveColumns({}, ColumnCount, ColumnCount + int(m_serverColumns.size()) - 1);
         m_serverColumns.clear();
-        for (auto &s : m_slots)
-            s.cells.clear();
+        for (auto &s : m_slots) {
+            if (const RowExtras *x = s.extras.get(); x && x->deletedAtResourceVersion.empty())
+                s.extras.reset();
+            else if (x)
+                s.extras.edit().cells.clear();
+        }
         endRemoveColumns();
     }
     if (!columns.empty()) {
@@ -465,16 +529,17 @@ void ObjectTableModel::applyServerRows(std::vector<ServerRow> rows)
 {
     int lo = INT_MAX, hi = -1;
     for (auto &sr : rows) {
-        auto it = m_index.find(sr.uid);
-        if (it == m_index.end()) {
+        const int at = m_index.find(sr.uid);
+        if (at < 0) {
             std::string uid = sr.uid;
             m_pendingCells[std::move(uid)] = std::move(sr);
             continue;
         }
-        ObjectRow &slot = m_slots[std::size_t(it->second)];
-        slot.cells = std::move(sr.cells);
-        slot.cellsResourceVersion = std::move(sr.resourceVersion);
-        const int r = m_slotRow[std::size_t(it->second)];
+        ObjectRow &slot = m_slots[std::size_t(at)];
+        RowExtras &x = slot.extras.edit();
+        x.cells = std::move(sr.cells);
+        x.cellsResourceVersion = std::move(sr.resourceVersion);
+        const int r = m_slotRow[std::size_t(at)];
         m_changed.push_back(r);
         lo = std::min(lo, r);
         hi = std::max(hi, r);
@@ -486,13 +551,13 @@ void ObjectTableModel::applyServerRows(std::vector<ServerRow> rows)
 
 int ObjectTableModel::rowOf(const std::string &uid) const
 {
-    auto it = m_index.find(uid);
-    return it == m_index.end() ? -1 : m_slotRow[std::size_t(it->second)];
+    const int s = m_index.find(uid);
+    return s < 0 ? -1 : m_slotRow[std::size_t(s)];
 }
 
 QByteArray ObjectTableModel::objectJson(int r) const
 {
-    return r >= 0 && r < int(m_order.size()) ? row(r).json : QByteArray();
+    return r >= 0 && r < int(m_order.size()) ? row(r).json() : QByteArray();
 }
 
 } // namespace fieldscope::models

@@ -15,28 +15,31 @@
 //
 // Server-side columns (`as=Table`) are extra columns after the fixed ones, joined
 // to rows by uid; the watch stream stays the source of truth for which rows exist.
+#include "core/objects/objectbytes.h"
+#include "core/objects/slotindex.h"
 #include "core/objects/watchtypes.h"
 #include "models/labelselector.h"
 
 #include <QAbstractTableModel>
 #include <QDateTime>
+#include <QSet>
 #include <QVariantList>
 
 #include <deque>
 #include <map>
+#include <memory>
 #include <string>
+#include <string_view>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 namespace fieldscope::models {
 
-struct ObjectRow {
-    std::string uid, namespace_, name, resourceVersion;
-    QByteArray json;
-    qint64 createdSecs = 0; // since epoch; 0 = unknown
-    int managerCount = 0;
-    QString lastManager; // "kubectl (Update)"
-    Labels labels;
+// What few rows have: a server Table's cells (not every resource has a Table rendering) and the
+// offline deletion mark. Kept behind a pointer so a row without them does not carry 88 bytes of
+// empty containers (150,000 Pods: 13 MB).
+struct RowExtras {
     QVariantList cells; // server Table cells, one per server column (may be empty)
     // The version the cells were rendered from: when the watch has moved the row past it, the
     // cells are shown as stale (italic, with a tooltip) until the refresh lands.
@@ -44,6 +47,56 @@ struct ObjectRow {
     // Offline (a recorded history): the object's last recorded event was its deletion, at this
     // resourceVersion. Shown struck through: it is not there any more.
     std::string deletedAtResourceVersion;
+};
+
+// A RowExtras owned by one row; copying a row copies them.
+class RowExtrasBox
+{
+public:
+    RowExtrasBox() = default;
+    RowExtrasBox(const RowExtrasBox &o) : m_p(o.m_p ? std::make_unique<RowExtras>(*o.m_p) : nullptr) {}
+    RowExtrasBox &operator=(const RowExtrasBox &o)
+    {
+        if (this != &o)
+            m_p = o.m_p ? std::make_unique<RowExtras>(*o.m_p) : nullptr;
+        return *this;
+    }
+    RowExtrasBox(RowExtrasBox &&) noexcept = default;
+    RowExtrasBox &operator=(RowExtrasBox &&) noexcept = default;
+    ~RowExtrasBox() = default;
+    const RowExtras *get() const { return m_p.get(); }
+    RowExtras &edit()
+    {
+        if (!m_p)
+            m_p = std::make_unique<RowExtras>();
+        return *m_p;
+    }
+    void reset() { m_p.reset(); }
+
+private:
+    std::unique_ptr<RowExtras> m_p;
+};
+
+struct ObjectRow {
+    core::ObjectBytes object; // the JSON, with uid, namespace, name and resourceVersion in it
+    std::string_view uid() const { return object.uid(); }
+    std::string_view namespace_() const { return object.namespace_(); }
+    std::string_view name() const { return object.name(); }
+    std::string_view resourceVersion() const { return object.resourceVersion(); }
+    const QByteArray &json() const { return object.json(); }
+    qint64 createdSecs = 0; // since epoch; 0 = unknown
+    int managerCount = 0;
+    // "kubectl (Update)"; the model shares one copy per distinct text among its rows.
+    QString lastManager;
+    // Sorted by key. The model shares one set among rows with equal labels (the replicas of one
+    // workload: ~230 bytes a Pod otherwise).
+    std::shared_ptr<const Labels> labelSet;
+    RowExtrasBox extras;
+
+    const Labels &labels() const;
+    const QVariantList &cells() const;
+    std::string_view cellsResourceVersion() const;
+    std::string_view deletedAtResourceVersion() const;
 };
 
 // A column of the server's Table format (meta.k8s.io/v1 TableColumnDefinition).
@@ -122,7 +175,8 @@ public:
     // it now, while small, instead of rehashing every node mid-list at each of its growth steps
     // (42,043 and 85,229 buckets: 12 and 18 ms on the GUI thread while 150,000 Pods came in).
     void expectRows(std::size_t rows);
-    std::size_t indexBuckets() const { return m_index.bucket_count(); } // for tests
+    std::size_t indexBuckets() const { return m_index.buckets(); }     // for tests
+    std::size_t sharedLabelSets() const { return m_labelSets.size(); } // for tests
     int slotOfRow(int row) const { return m_order[std::size_t(row)]; }
     int rowOfSlot(int slot) const { return m_slotRow[std::size_t(slot)]; } // -1 when free
     const ObjectRow &slotRow(int slot) const { return m_slots[std::size_t(slot)]; }
@@ -141,16 +195,41 @@ private:
     // reallocation moved all 100k rows on the GUI thread: a ~15 ms stall at each doubling).
     std::deque<ObjectRow> m_slots;
     std::vector<int> m_freeSlots;
-    std::vector<int> m_order;                                  // row -> slot
-    std::vector<int> m_slotRow;                                // slot -> row (-1 when free)
-    std::unordered_map<std::string, int> m_index;              // uid -> slot
+    std::vector<int> m_order;   // row -> slot
+    std::vector<int> m_slotRow; // slot -> row (-1 when free)
+    struct SlotUid {
+        const std::deque<ObjectRow> *slots;
+        std::string_view operator()(int slot) const { return (*slots)[std::size_t(slot)].uid(); }
+    };
+    core::SlotIndex<SlotUid> m_index{SlotUid{&m_slots}};       // uid -> slot
     std::unordered_map<std::string, ServerRow> m_pendingCells; // uid -> cells not yet joined
     std::vector<ServerColumn> m_serverColumns;
     std::vector<int> m_changed;
     std::size_t m_expectedRows = 0;
     QDateTime m_now;
+    // Shared copies of the rows' repeated values (see ObjectRow); cleared when they grow past
+    // kMaxInterned distinct values (a server may make every row different), which only stops
+    // the sharing for the rows that come after.
+    void intern(ObjectRow &r);
+    struct LabelsHash {
+        std::size_t operator()(const std::shared_ptr<const Labels> &l) const;
+    };
+    struct LabelsEqual {
+        bool operator()(const std::shared_ptr<const Labels> &a, const std::shared_ptr<const Labels> &b) const
+        {
+            return *a == *b;
+        }
+    };
+    static constexpr std::size_t kMaxInterned = 65536;
+    std::unordered_set<std::shared_ptr<const Labels>, LabelsHash, LabelsEqual> m_labelSets;
+    QSet<QString> m_managerTexts;
 };
 
+// A row's identity string (UTF-8 from the JSON) as text for a view.
+inline QString viewText(std::string_view s)
+{
+    return QString::fromUtf8(s.data(), qsizetype(s.size()));
+}
 // "3d2h", "5m", "42s", like kubectl's age column.
 QString humanAge(qint64 seconds);
 // Labels of an object's JSON (metadata.labels), sorted by key; empty on any parse problem.

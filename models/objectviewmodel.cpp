@@ -14,14 +14,14 @@ namespace fieldscope::models {
 
 namespace {
 
-int cmp(const std::string &a, const std::string &b)
+int cmp(std::string_view a, std::string_view b)
 {
     return a.compare(b);
 }
 
 // resourceVersions are opaque (https://kubernetes.io/docs/reference/using-api/api-concepts/#resource-versions),
 // but etcd's are decimal: shorter sorts first.
-int cmpRv(const std::string &a, const std::string &b)
+int cmpRv(std::string_view a, std::string_view b)
 {
     if (a.size() != b.size())
         return a.size() < b.size() ? -1 : 1;
@@ -207,26 +207,26 @@ int ObjectViewModel::compareRows(const ObjectRow &a, const ObjectRow &b) const
 
 int ObjectViewModel::compareTies(const ObjectRow &a, const ObjectRow &b) const
 {
-    const int c = cmp(a.namespace_, b.namespace_);
-    return c == 0 && m_sortColumn != ObjectTableModel::Name ? cmp(a.name, b.name) : c;
+    const int c = cmp(a.namespace_(), b.namespace_());
+    return c == 0 && m_sortColumn != ObjectTableModel::Name ? cmp(a.name(), b.name()) : c;
 }
 
 int ObjectViewModel::comparePrimary(const ObjectRow &a, const ObjectRow &b) const
 {
     int c = 0;
     switch (m_sortColumn) {
-    case ObjectTableModel::Name: c = cmp(a.name, b.name); break;
-    case ObjectTableModel::Namespace: c = cmp(a.namespace_, b.namespace_); break;
+    case ObjectTableModel::Name: c = cmp(a.name(), b.name()); break;
+    case ObjectTableModel::Namespace: c = cmp(a.namespace_(), b.namespace_()); break;
     case ObjectTableModel::Age:
         c = a.createdSecs == b.createdSecs ? 0 : (a.createdSecs > b.createdSecs ? -1 : 1);
         break;
-    case ObjectTableModel::ResourceVersion: c = cmpRv(a.resourceVersion, b.resourceVersion); break;
+    case ObjectTableModel::ResourceVersion: c = cmpRv(a.resourceVersion(), b.resourceVersion()); break;
     case ObjectTableModel::Managers: c = a.managerCount - b.managerCount; break;
     case ObjectTableModel::LastChangedBy: c = a.lastManager.compare(b.lastManager); break;
     default:
         if (m_sortColumn >= ObjectTableModel::ColumnCount) {
             const int i = m_sortColumn - ObjectTableModel::ColumnCount;
-            c = cmpCell(a.cells.value(i), b.cells.value(i));
+            c = cmpCell(a.cells().value(i), b.cells().value(i));
         }
         break;
     }
@@ -264,7 +264,7 @@ std::vector<int> ObjectViewModel::primaryRanks(const std::vector<int> &slotList)
     QHash<QString, int> seen;
     for (const int s : slotList) {
         const ObjectRow &r = m_src->slotRow(s);
-        const QVariant v = byManager ? QVariant(r.lastManager) : r.cells.value(cell);
+        const QVariant v = byManager ? QVariant(r.lastManager) : r.cells().value(cell);
         const QString key = byManager ? r.lastManager : QString::number(v.typeId()) + u':' + v.toString();
         auto it = seen.find(key); // a non-const iterator, like insert()'s (clazy strict-iterators)
         if (it == seen.end()) {
@@ -321,9 +321,9 @@ void ObjectViewModel::sortSlots(std::vector<int> &slotList) const
 bool ObjectViewModel::accepts(int s) const
 {
     const ObjectRow &r = m_src->slotRow(s);
-    if (!m_namespaces.empty() && !m_namespaces.count(r.namespace_))
+    if (!m_namespaces.empty() && !m_namespaces.count(r.namespace_()))
         return false;
-    return m_filter.matchesName(r.namespace_, r.name) && m_filter.selector.matches(r.labels);
+    return m_filter.matchesName(r.namespace_(), r.name()) && m_filter.selector.matches(r.labels());
 }
 
 void ObjectViewModel::rebuildProxyOf()

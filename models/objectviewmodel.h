@@ -100,7 +100,11 @@ private:
     Qt::SortOrder m_order = Qt::AscendingOrder;
     QString m_filterText;
     QuickFilter m_filter;
-    std::unordered_set<std::string> m_namespaces;
+    struct NameHash {
+        using is_transparent = void; // finds a row's namespace (a view) without a copy
+        std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>()(s); }
+    };
+    std::unordered_set<std::string, NameHash, std::equal_to<>> m_namespaces;
     QModelIndexList m_layoutFrom;
     std::vector<int> m_layoutSource;
     QList<QMetaObject::Connection> m_connections;

@@ -167,11 +167,12 @@ CommandPalette *MainWindow::openCommandPalette()
     if (auto *objects = v->tablePage()->viewModel()->objectSource())
         for (int r = 0; r < objects->rowCount(); ++r) {
             const auto &row = objects->row(r);
-            entries.push_back({QString::fromStdString(row.namespace_.empty() ? row.name
-                                                                             : row.namespace_ + '/' + row.name),
+            entries.push_back({row.namespace_().empty()
+                                   ? models::viewText(row.name())
+                                   : models::viewText(row.namespace_()) + u'/' + models::viewText(row.name()),
                                {},
                                false,
-                               QString::fromStdString(row.uid)});
+                               models::viewText(row.uid())});
         }
     palette->setEntries(std::move(entries));
     connect(palette, &CommandPalette::kindChosen, v, &ClusterView::chooseKind);

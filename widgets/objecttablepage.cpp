@@ -194,10 +194,11 @@ bool ObjectTablePage::selectName(const QString &namespace_, const QString &name)
     auto *src = m_view->objectSource();
     if (!src)
         return false;
+    const std::string wantName = name.toStdString(), wantNamespace = namespace_.toStdString();
     for (int r = 0; r < src->rowCount(); ++r) {
         const auto &row = src->row(r);
-        if (row.name == name.toStdString() && (namespace_.isEmpty() || row.namespace_ == namespace_.toStdString()))
-            return selectUid(QString::fromStdString(row.uid));
+        if (row.name() == wantName && (wantNamespace.empty() || row.namespace_() == wantNamespace))
+            return selectUid(models::viewText(row.uid()));
     }
     return false;
 }

@@ -62,9 +62,11 @@ struct HistoryStore::Impl {
     std::list<std::string> lru;
     std::unordered_map<std::string, std::pair<historydb::Head, std::list<std::string>::iterator>> heads;
     std::int64_t headBytes = 0;
-    // Counts text + index (~3x the JSON text); the nlohmann DOM this replaced took more than that
-    // while only its text size was counted against 16 MiB.
-    static constexpr std::int64_t kHeadBudgetBytes = 48ll << 20;
+    // Counts text + index (~2.2x the JSON text once shrunk); the nlohmann DOM this replaced took
+    // more than that while only its text size was counted against 16 MiB. 48 MiB was ~6% of a
+    // window holding 150,000 Pods (bench_window) for ~3,900 heads; 16 MiB of shrunk heads keep
+    // ~1,700 Pods' or ~7,000 small ConfigMaps' heads, the objects that change again soon.
+    static constexpr std::int64_t kHeadBudgetBytes = 16ll << 20;
     static constexpr std::size_t kHeadMaxCount = 20000;
 
     // Called right after BEGIN IMMEDIATE (the write lock is ours): reloads what another writer

@@ -212,6 +212,7 @@ Result<Head *> HistoryStore::Impl::headFor(const std::string &uid)
     // The next delta applies to the decoded version, and parseJson(toJsonText(x)) == x.
     if (h.index.build(toJsonText(*obj)) != JsonIndex::Status::Ok)
         h.index = JsonIndex();
+    h.index.shrinkToFit();
     h.rawBytes = std::int64_t(h.index.memoryBytes());
     // Unknown after a restart; assume a large snapshot so the chain length alone bounds reads.
     h.snapshotBytes = INT64_MAX / 4;
@@ -477,6 +478,7 @@ Status HistoryStore::Impl::writeEvent(const WatchScope &scope, const WatchEvent 
     }
     report.versions.push_back({id.uid, id.rv, next.seq});
     next.index = std::move(body.index);
+    next.index.shrinkToFit();
     next.rawBytes = std::int64_t(next.index.memoryBytes());
     if (prev) {
         // headFor() moved it to the front of the LRU already: update in place.

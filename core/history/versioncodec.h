@@ -68,6 +68,13 @@ public:
     // The decoded string at `node`, or "" when it is not a string.
     std::string stringAt(std::int64_t node) const;
     std::size_t memoryBytes() const { return m_text.capacity() + m_nodes.capacity() * sizeof(Node); }
+    // Gives back the room build() reserved for nodes (a guess from the text's size, ~1.7x what a
+    // Pod needs): for an index kept after its event, as the history writer's heads are.
+    void shrinkToFit()
+    {
+        m_nodes.shrink_to_fit();
+        m_text.shrink_to_fit();
+    }
 
 private:
     friend struct JsonIndexer;

@@ -6,45 +6,58 @@ namespace fieldscope::core {
 
 void ObjectStore::reserve(std::size_t objects)
 {
-    objects = std::min(objects, kMaxReserve);
-    if (objects > m_objects.size() && double(objects) > double(m_objects.bucket_count()) * m_objects.max_load_factor())
-        m_objects.reserve(objects);
+    m_index.reserve(std::min(objects, kMaxReserve));
 }
 
 bool ObjectStore::apply(const ObjectVersion &v)
 {
-    auto it = m_objects.find(v.uid);
+    const int at = m_index.find(v.uid);
     if (v.type == WatchEventType::Deleted) {
-        if (it == m_objects.end())
+        if (at < 0)
             return false;
-        m_bytes -= std::size_t(it->second.json.size());
-        m_objects.erase(it);
+        StoredObject &gone = m_slots[std::size_t(at)];
+        m_bytes -= std::size_t(gone.json().size());
+        m_index.erase(v.uid);
+        gone = StoredObject();
+        m_free.push_back(at);
         return true;
     }
-    if (it != m_objects.end()) {
-        if (it->second.resourceVersion == v.resourceVersion)
+    // A JSON that is null would read as a free slot; a decoded object never has one.
+    QByteArray json = v.json.isNull() ? QByteArray("") : v.json;
+    if (at >= 0) {
+        StoredObject &o = m_slots[std::size_t(at)];
+        if (o.resourceVersion() == v.resourceVersion)
             return false;
-        m_bytes -= std::size_t(it->second.json.size());
-        it->second.resourceVersion = v.resourceVersion;
-        it->second.json = v.json;
-        it->second.name = v.name;
-        it->second.namespace_ = v.namespace_;
+        m_bytes -= std::size_t(o.json().size());
+        // The uid stays the same, so the slot's place in the index does too.
+        o = StoredObject(std::move(json), v.uid, v.namespace_, v.name, v.resourceVersion);
     } else {
-        m_objects.emplace(v.uid, StoredObject{v.namespace_, v.name, v.resourceVersion, v.json});
+        int slot;
+        if (!m_free.empty()) {
+            slot = m_free.back();
+            m_free.pop_back();
+            m_slots[std::size_t(slot)] = StoredObject(std::move(json), v.uid, v.namespace_, v.name, v.resourceVersion);
+        } else {
+            slot = int(m_slots.size());
+            m_slots.emplace_back(std::move(json), v.uid, v.namespace_, v.name, v.resourceVersion);
+        }
+        m_index.insert(slot);
     }
     m_bytes += std::size_t(v.json.size());
     return true;
 }
 
-const StoredObject *ObjectStore::find(const std::string &uid) const
+const StoredObject *ObjectStore::find(std::string_view uid) const
 {
-    auto it = m_objects.find(uid);
-    return it == m_objects.end() ? nullptr : &it->second;
+    const int at = m_index.find(uid);
+    return at < 0 ? nullptr : &m_slots[std::size_t(at)];
 }
 
 void ObjectStore::clear()
 {
-    m_objects.clear();
+    m_slots.clear();
+    std::vector<int>().swap(m_free);
+    m_index.clear();
     m_bytes = 0;
 }
 

@@ -11,6 +11,7 @@
 #include "app/clustercontroller.h"
 #include "core/base/json.h"
 #include "guitesting.h"
+#include "kube/parserpool.h"
 #include "kube/writes.h"
 #include "models/objecttablemodel.h"
 #include "models/objectviewmodel.h"
@@ -295,15 +296,22 @@ private Q_SLOTS:
         app::ClusterController controller(view);
         controller.setReturnMemoryAfterBytes(1 << 20); // the namespace's ConfigMaps are a few MB
         qint64 queuedWhenReturned = -1;
-        connect(&controller, &app::ClusterController::memoryReturned, &controller, [&controller, &queuedWhenReturned] {
-            queuedWhenReturned = controller.recorder() ? controller.recorder()->counters().queuedBytes : 0;
-        });
+        std::size_t parserBytesWhenReturned = SIZE_MAX;
+        connect(&controller, &app::ClusterController::memoryReturned, &controller,
+                [&controller, &queuedWhenReturned, &parserBytesWhenReturned] {
+                    queuedWhenReturned = controller.recorder() ? controller.recorder()->counters().queuedBytes : 0;
+                    parserBytesWhenReturned = kube::parserPoolStats().idleCapacity;
+                });
         controller.showResource(QStringLiteral("configmaps"));
         controller.open(m_clusterDir + QStringLiteral("/kubeconfig"), QStringLiteral("scale"));
         QCOMPARE(controller.memoryReturns(), 0);
         QTRY_VERIFY_WITH_TIMEOUT(controller.isLoaded(), 120'000);
         QTRY_COMPARE_WITH_TIMEOUT(controller.memoryReturns(), 1, 30'000);
         QCOMPARE(queuedWhenReturned, 0); // the recorder had written everything it was given
+        // The parsers sized to the list's pages (hundreds of KB) were freed; a watch event decoded
+        // since may have left one sized to its line.
+        QVERIFY2(parserBytesWhenReturned < std::size_t(64) * 1024,
+                 qPrintable(QString::number(parserBytesWhenReturned)));
         // Nothing new arrives: no second return (the check runs once a second).
         QTest::qWait(2500);
         QCOMPARE(controller.memoryReturns(), 1);

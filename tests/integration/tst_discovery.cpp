@@ -80,7 +80,7 @@ private Q_SLOTS:
         w.start();
         QVERIFY(done.wait(20000));
         QCOMPARE(int(w.store().size()), 1);
-        QVERIFY(w.store().objects().begin()->second.json.contains("\"kind\":\"Widget\""));
+        w.store().forEach([](const core::StoredObject &o) { QVERIFY(o.json().contains("\"kind\":\"Widget\"")); });
 
         QVERIFY(call(client, request("DELETE", crdPath + "/widgets.test.fieldscope.dev")).ok());
         QTRY_VERIFY_WITH_TIMEOUT(refresh(d) && d.snapshot().resolve("wdg") == nullptr, 30000);

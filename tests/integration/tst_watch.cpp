@@ -71,7 +71,8 @@ private Q_SLOTS:
         const auto server = ns.serverState();
         QTRY_COMPARE_WITH_TIMEOUT(watcher.store().size(), server.size(), 10000);
         for (const auto &[uid, rv] : server)
-            QCOMPARE(QString::fromStdString(watcher.store().find(uid)->resourceVersion), QString::fromStdString(rv));
+            QCOMPARE(QString::fromStdString(std::string(watcher.store().find(uid)->resourceVersion())),
+                     QString::fromStdString(rv));
     }
 
     void recoversFromCutsStallsAndTruncatedFramesWithoutLossOrDuplicates()
@@ -118,7 +119,8 @@ private Q_SLOTS:
         QVERIFY(rec.gaps.empty());
         QCOMPARE(watcher.relistCount(), 0); // resumed, never relisted
         for (const auto &[uid, rv] : server)
-            QCOMPARE(QString::fromStdString(watcher.store().find(uid)->resourceVersion), QString::fromStdString(rv));
+            QCOMPARE(QString::fromStdString(std::string(watcher.store().find(uid)->resourceVersion())),
+                     QString::fromStdString(rv));
         QVERIFY(proxy.connectionsAccepted() >= 3);
     }
 

@@ -87,7 +87,8 @@ private Q_SLOTS:
         const auto server = ns.serverState();
         QCOMPARE(watcher.store().size(), server.size());
         for (const auto &[uid, rv] : server)
-            QCOMPARE(QString::fromStdString(watcher.store().find(uid)->resourceVersion), QString::fromStdString(rv));
+            QCOMPARE(QString::fromStdString(std::string(watcher.store().find(uid)->resourceVersion())),
+                     QString::fromStdString(rv));
     }
 };
 

@@ -1,6 +1,7 @@
 // The hot-path decoder of LIST pages and WATCH lines (simdjson), on bytes shaped like the
 // real server's (recorded from kube-apiserver 1.20 and a 1.30 transcript for streaming lists).
 #include "kube/listdecoder.h"
+#include "kube/parserpool.h"
 
 #include <QTest>
 
@@ -41,6 +42,17 @@ const std::pair<const char *, const char *> kUnreadableHeads[] = {
     {"empty", ""},
     {"a key without a value", R"({"kind" "metadata":{"continue":"x"},"items":[]})"},
 };
+// A page of `items` ConfigMaps of ~300 bytes (kept out of the test class: moc does not read raw
+// strings whose braces do not pair up).
+std::string bigPage(int items)
+{
+    std::string page = R"({"metadata":{"resourceVersion":"1"},"items":[)";
+    for (int i = 0; i < items; ++i) {
+        page += (i ? "," : "") + std::string(R"({"metadata":{"name":"n)") + std::to_string(i) + R"(","uid":"u)"
+              + std::to_string(i) + R"(","resourceVersion":"1"},"data":{"k":")" + std::string(200, 'x') + "\"}}";
+    }
+    return page + "]}";
+}
 } // namespace
 
 class TestListDecoder : public QObject
@@ -207,6 +219,33 @@ private Q_SLOTS:
         QCOMPARE(int(d->type), int(WatchLineType::Error));
         QCOMPARE(d->error.httpStatus, 410);
         QCOMPARE(d->error.category, core::ErrorCategory::Gone);
+    }
+
+    // A parser keeps buffers for the largest page it read; the window frees them once a list is
+    // absorbed (app::ClusterController), so the decoders must not hold them in thread_locals.
+    void parsersSizedByABigPageAreGivenBackOnRelease()
+    {
+        releaseIdleParsers();
+        const int items = 4000;
+        std::string big = bigPage(items);
+        const std::size_t pageBytes = big.size();
+        auto page = decodeListPage(big, "ConfigMap", "v1");
+        QVERIFY(page.ok());
+        QCOMPARE(int(page->items.size()), items);
+        QVERIFY2(parserPoolStats().idleCapacity >= pageBytes,
+                 qPrintable(QStringLiteral("%1 idle capacity for a page of %2")
+                                .arg(parserPoolStats().idleCapacity)
+                                .arg(pageBytes)));
+        QVERIFY(releaseIdleParsers() >= pageBytes);
+        QCOMPARE(parserPoolStats().idle, std::size_t(0));
+        QCOMPARE(parserPoolStats().idleCapacity, std::size_t(0));
+        // The next page after a release gets a fresh parser and decodes the same.
+        std::string again = kPage;
+        auto next = decodeListPage(again, "ConfigMap", "v1");
+        QVERIFY(next.ok());
+        QCOMPARE(int(next->items.size()), 2);
+        QCOMPARE(QString::fromStdString(next->items[1].uid), QStringLiteral("u-b"));
+        QVERIFY(parserPoolStats().idleCapacity < pageBytes);
     }
 
     void splitLinesKeepsPartialFramesAcrossChunks()

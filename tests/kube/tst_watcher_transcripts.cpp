@@ -462,7 +462,8 @@ private Q_SLOTS:
         h.start(fastOptions());
         QTRY_VERIFY_WITH_TIMEOUT(h.delivered(kUidA, "4730"), 10'000);
         QCOMPARE(join(h.rvs(kUidA)), QStringLiteral("100,4720,4730"));
-        QCOMPARE(QString::fromStdString(h.watcher->store().find(kUidA)->resourceVersion), QStringLiteral("4730"));
+        QCOMPARE(QString::fromStdString(std::string(h.watcher->store().find(kUidA)->resourceVersion())),
+                 QStringLiteral("4730"));
     }
 
     // --- backoff (client-go's 0.8 s doubling to 30 s) ------------------------------------------
