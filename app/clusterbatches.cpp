@@ -173,22 +173,20 @@ void ClusterController::returnMemoryIfSettled()
         return;
     m_memoryTimer.stop();
     m_bytesSinceReturn = 0;
-    QPointer<ClusterController> self(this);
-    QThreadPool::globalInstance()->start([self] {
+    // A watcher owned by this controller, not qApp as the context: the work may still run while the
+    // application quits (SIGTERM), and the result is then simply not delivered.
+    auto *done = new QFutureWatcher<void>(this);
+    connect(done, &QFutureWatcher<void>::finished, this, [this, done] {
+        done->deleteLater();
+        ++m_memoryReturns;
+        Q_EMIT memoryReturned();
+    });
+    done->setFuture(QtConcurrent::run([] {
         kube::releaseIdleParsers(); // ~95 MB after 150,000 Pods: the parsers sized to list pages
 #if defined(__GLIBC__)
         malloc_trim(0);
 #endif
-        QMetaObject::invokeMethod(
-            qApp,
-            [self] {
-                if (!self)
-                    return;
-                ++self->m_memoryReturns;
-                Q_EMIT self->memoryReturned();
-            },
-            Qt::QueuedConnection);
-    });
+    }));
 }
 
 } // namespace fieldscope::app
