@@ -173,6 +173,7 @@ void ClusterController::returnMemoryIfSettled()
         return;
     m_memoryTimer.stop();
     m_bytesSinceReturn = 0;
+    Q_EMIT memoryReturnStarted();
     // A watcher owned by this controller, not qApp as the context: the work may still run while the
     // application quits (SIGTERM), and the result is then simply not delivered.
     auto *done = new QFutureWatcher<void>(this);

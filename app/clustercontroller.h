@@ -124,6 +124,9 @@ Q_SIGNALS:
     void failed(const QString &message);
     void deleteFinished(bool deleted, const QString &message);
     void setIfUnchangedFinished(bool written, const QString &message);
+    // The window decided that nothing waits to be applied or recorded and starts giving freed
+    // heap back (on a worker); memoryReturned() follows when it is done.
+    void memoryReturnStarted();
     // After a large amount of watch data went through (a first list, a relist, a burst) and the
     // table and the recorder have taken all of it: the heap the transient copies used has been
     // handed back to the system (memoryReturns() counts these).

@@ -297,11 +297,13 @@ private Q_SLOTS:
         controller.setReturnMemoryAfterBytes(1 << 20); // the namespace's ConfigMaps are a few MB
         qint64 queuedWhenReturned = -1;
         std::size_t parserBytesWhenReturned = SIZE_MAX;
-        connect(&controller, &app::ClusterController::memoryReturned, &controller,
-                [&controller, &queuedWhenReturned, &parserBytesWhenReturned] {
+        // Read when the return starts: by the time it is done, more of a burst may have arrived.
+        connect(&controller, &app::ClusterController::memoryReturnStarted, &controller,
+                [&controller, &queuedWhenReturned] {
                     queuedWhenReturned = controller.recorder() ? controller.recorder()->counters().queuedBytes : 0;
-                    parserBytesWhenReturned = kube::parserPoolStats().idleCapacity;
                 });
+        connect(&controller, &app::ClusterController::memoryReturned, &controller,
+                [&parserBytesWhenReturned] { parserBytesWhenReturned = kube::parserPoolStats().idleCapacity; });
         controller.showResource(QStringLiteral("configmaps"));
         controller.open(m_clusterDir + QStringLiteral("/kubeconfig"), QStringLiteral("scale"));
         QCOMPARE(controller.memoryReturns(), 0);
