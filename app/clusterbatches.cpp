@@ -2,8 +2,8 @@
 // table's rows in slices on the batch worker and applies finished ones within a frame's budget.
 // Members of ClusterController, kept apart from its connection and detail plumbing.
 #include "app/clustercontroller.h"
+#include "app/heaptuning.h"
 #include "core/base/boundary.h"
-#include "kube/parserpool.h"
 #include "widgets/editorwindow.h"
 
 #include <QApplication>
@@ -12,10 +12,6 @@
 #include <QPointer>
 #include <QThreadPool>
 #include <QtConcurrent/QtConcurrentRun>
-
-#if defined(__GLIBC__)
-#include <malloc.h>
-#endif
 
 namespace fieldscope::app {
 
@@ -157,10 +153,7 @@ void ClusterController::noteBatchBytes(std::int64_t bytes)
 }
 
 // Once a second after a large amount of data came in: when nothing waits to be applied or
-// recorded any more, the freed heap goes back to the system. glibc keeps freed memory in its
-// arenas (the decoded pages, the batch copies, the recorder's queue: 238 MB of 1,119 MB resident
-// after 150,000 Pods, bench_window); malloc_trim returns whole free pages, on a worker because
-// it walks every arena.
+// recorded any more, the freed heap goes back to the system (returnFreedHeap, on a worker).
 void ClusterController::returnMemoryIfSettled()
 {
     const bool recording = (m_recordBacklog && m_recordBacklog->bytes > 0)
@@ -182,12 +175,7 @@ void ClusterController::returnMemoryIfSettled()
         ++m_memoryReturns;
         Q_EMIT memoryReturned();
     });
-    done->setFuture(QtConcurrent::run([] {
-        kube::releaseIdleParsers(); // ~95 MB after 150,000 Pods: the parsers sized to list pages
-#if defined(__GLIBC__)
-        malloc_trim(0);
-#endif
-    }));
+    done->setFuture(QtConcurrent::run(returnFreedHeap));
 }
 
 } // namespace fieldscope::app

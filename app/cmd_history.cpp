@@ -3,6 +3,7 @@
 #include "app/backgroundrecording.h"
 #include "app/clisession.h"
 #include "app/commands.h"
+#include "app/heaptuning.h"
 #include "app/historysource.h"
 #include "app/recordaudit.h"
 #include "core/base/jsonread.h"
@@ -17,6 +18,7 @@
 #include <QCoreApplication>
 #include <QFileInfo>
 #include <QTemporaryDir>
+#include <QThreadPool>
 #include <QTimer>
 
 #include <cstdio>
@@ -198,21 +200,49 @@ std::optional<std::vector<std::unique_ptr<RecordedScope>>> recordedScopes(CliSes
 }
 
 // Starts every watcher; `versions` counts what the feeds stored.
-void startRecording(const std::vector<std::unique_ptr<RecordedScope>> &scopes, std::int64_t &versions)
+// What the watchers delivered since the heap was last given back.
+struct DeliveredBytes {
+    std::int64_t sinceReturn = 0;
+};
+
+void startRecording(const std::vector<std::unique_ptr<RecordedScope>> &scopes, std::int64_t &versions,
+                    DeliveredBytes &delivered)
 {
     for (auto &sp : scopes) {
         RecordedScope *s = sp.get();
-        QObject::connect(s->watcher.get(), &kube::Watcher::batchReady, [s, &versions](const core::WatchBatch &b) {
-            const bool first = !s->feed->initialListDone();
-            versions += std::int64_t(s->feed->feed(b));
-            if (first && b.initialListComplete)
-                std::fprintf(stderr, "fieldscope: recording %s from resourceVersion %s\n", b.scope.c_str(),
-                             b.resourceVersion.c_str());
-        });
+        QObject::connect(s->watcher.get(), &kube::Watcher::batchReady,
+                         [s, &versions, &delivered](const core::WatchBatch &b) {
+                             const bool first = !s->feed->initialListDone();
+                             for (const auto &e : b.events)
+                                 delivered.sinceReturn += std::int64_t(e.json.size());
+                             versions += std::int64_t(s->feed->feed(b));
+                             if (first && b.initialListComplete)
+                                 std::fprintf(stderr, "fieldscope: recording %s from resourceVersion %s\n",
+                                              b.scope.c_str(), b.resourceVersion.c_str());
+                         });
         QObject::connect(s->watcher.get(), &kube::Watcher::errorOccurred,
                          [](const QString &m) { std::fprintf(stderr, "fieldscope: %s\n", qUtf8Printable(m)); });
         s->watcher->start();
     }
+}
+
+// A recording runs for days: after 16 MB of watch data (a list, a burst), once no list is under
+// way and the recorder's queue is empty, the heap they left behind goes back to the system, as
+// the window does (ClusterController::returnMemoryIfSettled).
+void returnHeapWhenSettled(QTimer &timer, const std::vector<std::unique_ptr<RecordedScope>> &scopes,
+                           const core::HistoryRecorder &recorder, DeliveredBytes &delivered)
+{
+    QObject::connect(&timer, &QTimer::timeout, &timer, [&scopes, &recorder, &delivered] {
+        if (delivered.sinceReturn < (16ll << 20) || recorder.counters().queuedBytes > 0)
+            return;
+        for (const auto &s : scopes)
+            if (const auto state = s->watcher->state();
+                state == kube::Watcher::State::Listing || state == kube::Watcher::State::Relisting)
+                return;
+        delivered.sinceReturn = 0;
+        QThreadPool::globalInstance()->start(returnFreedHeap); // the application waits for it at exit
+    });
+    timer.start(1000);
 }
 
 // The marker the window reads ("background recording on since ..."), refreshed while we run.
@@ -303,6 +333,7 @@ QMetaObject::Connection startAuditOnFirstCommit(core::HistoryRecorder &recorder,
 
 int runRecord(const QStringList &args)
 {
+    keepHeapCompact(); // holds the watched objects for as long as it runs, as the window does
     QCommandLineParser p;
     addRecordOptions(p);
     if (!p.parse(args))
@@ -352,7 +383,10 @@ int runRecord(const QStringList &args)
     if (!auditLog.empty() || *webhook)
         firstCommit = startAuditOnFirstCommit(recorder, db, options.open, auditLog, webhook->get(), audit);
     std::int64_t versions = 0;
-    startRecording(scopes, versions);
+    DeliveredBytes delivered;
+    startRecording(scopes, versions, delivered);
+    QTimer heapReturn;
+    returnHeapWhenSettled(heapReturn, scopes, recorder, delivered);
     if (forMs >= 0)
         QTimer::singleShot(forMs, QCoreApplication::instance(), [] { QCoreApplication::exit(0); });
     const QString database = QString::fromStdString(db);
@@ -363,6 +397,7 @@ int runRecord(const QStringList &args)
     const int rc = QCoreApplication::exec();
     QObject::disconnect(firstCommit); // its lambda holds this function's locals
     heartbeat.stop();
+    heapReturn.stop();
     for (auto &s : scopes)
         s->watcher->stop();
     if (toStore)

@@ -3,6 +3,7 @@
 #include "app/clustercontroller.h"
 #include "app/commands.h"
 #include "app/demoseeder.h"
+#include "app/heaptuning.h"
 #include "app/historyfilecontroller.h"
 #include "app/historysource.h"
 #include "app/lessoncontroller.h"
@@ -361,6 +362,7 @@ QStringList guiOptionsWithValues()
 
 int runGui(int &argc, char **argv)
 {
+    keepHeapCompact();
     QApplication app(argc, argv);
     // Declared before the window and the workspace, so it runs after their destructors released
     // every history recorder: the last batches are committed before the process exits (SIGTERM too).

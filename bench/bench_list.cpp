@@ -283,12 +283,15 @@ int main(int argc, char **argv)
     double raw = 1e9, raw2 = 0;
     ListFigures fs;
     fs.wall = 1e9;
-    long firstRssKb = 0; // later rounds reuse memory the first one freed
+    long firstRssKb = 0;  // later rounds reuse memory the first one freed
+    double firstWall = 0; // the first round also makes that memory resident (page faults)
     for (int round = 0; round < 3; ++round) {
         raw = std::min(raw, rawPages(client, ns, &rawBytes, pages));
         ListFigures f = fieldscopeList(client, ns, pages);
-        if (round == 0)
+        if (round == 0) {
             firstRssKb = f.rssDeltaKb;
+            firstWall = f.wall;
+        }
         if (f.wall < fs.wall)
             fs = f;
     }
@@ -310,7 +313,11 @@ int main(int argc, char **argv)
                             QStringLiteral("-H"),
                             QStringLiteral("Authorization: Bearer ") + QString::fromStdString(cfg.auth.token),
                             url};
-    const PeerFigures curl = runPeer(QStringLiteral("curl"), curlArgs, tmp.filePath(QStringLiteral("curl.json")));
+    PeerFigures curl; // best of 3, as the command below
+    for (int round = 0; round < 3; ++round)
+        if (const PeerFigures f = runPeer(QStringLiteral("curl"), curlArgs, tmp.filePath(QStringLiteral("curl.json")));
+            f.wall >= 0 && (curl.wall < 0 || f.wall < curl.wall))
+            curl = f;
     PeerFigures kubectl;
     if (p.isSet(QStringLiteral("kubectl")))
         kubectl = runPeer(p.value(QStringLiteral("kubectl")),
@@ -366,10 +373,12 @@ int main(int argc, char **argv)
     const double rate = decodeRate(lines);
 
     std::printf("\nobjects listed:                 %zu (%.1f MB of JSON)\n", fs.objects, fs.jsonBytes / 1e6);
-    std::printf("fieldscope list+index:          %.2f s wall (best of 3), %.2f s CPU\n", fs.wall, fs.cpu);
+    std::printf("fieldscope list+index:          %.2f s wall (best of 3), %.2f s CPU; first round %.2f s (its "
+                "memory made resident)\n",
+                fs.wall, fs.cpu, firstWall);
     std::printf("raw paged fetch (same pages):   %.2f s wall (best of 3), %.1f MB after gunzip\n", raw, rawBytes / 1e6);
     if (curl.wall >= 0)
-        std::printf("curl, one GET of the list:      %.2f s wall, %.2f s CPU\n", curl.wall, curl.cpu);
+        std::printf("curl, one GET of the list:      %.2f s wall (best of 3), %.2f s CPU\n", curl.wall, curl.cpu);
     if (kubectl.wall >= 0)
         std::printf("kubectl get %s -o json > file:  %.2f s wall, %.2f s CPU, %.0f MB peak RSS\n",
                     listedResource().resource.c_str(), kubectl.wall, kubectl.cpu, kubectl.peakRssMb);
@@ -385,7 +394,8 @@ int main(int argc, char **argv)
         std::printf("  kubectl wall / fieldscope wall:        %.1fx  (>= 10x)\n", kubectl.wall / fs.wall);
     std::printf("  fieldscope wall / raw paged fetch:     %.2fx  (<= 2x)\n", fs.wall / std::min(raw, raw2));
     if (curl.wall >= 0)
-        std::printf("  fieldscope wall / curl single GET:     %.2fx\n", fs.wall / curl.wall);
+        std::printf("  fieldscope wall / curl single GET:     %.2fx  (first round %.2fx)\n", fs.wall / curl.wall,
+                    firstWall / curl.wall);
     if (cliWarm.wall >= 0 && curl.wall >= 0)
         std::printf("  fieldscope list command / curl GET:    %.2fx  (<= 1.2x; %.2fx without the discovery cache)\n",
                     cliWarm.wall / curl.wall, cliCold.wall / curl.wall);

@@ -11,8 +11,9 @@
 //     namespace deletion): stalls, the time until the burst is all in the table, and whether
 //     the recorder dropped anything (a gap).
 //
-//   bench_window [--pods 150000] [--pod FILE] [--list-only]
+//   bench_window [--pods 150000] [--pod FILE] [--list-only] [--memory-only]
 #include "app/clustercontroller.h"
+#include "app/heaptuning.h"
 #include "models/objecttablemodel.h"
 #include "models/objectviewmodel.h"
 #include "replaypods.h"
@@ -231,12 +232,14 @@ int main(int argc, char **argv)
     qputenv("XDG_CACHE_HOME", home.filePath(QStringLiteral("cache")).toUtf8());
     qputenv("XDG_CONFIG_HOME", home.filePath(QStringLiteral("config")).toUtf8());
     qputenv("XDG_DATA_HOME", home.filePath(QStringLiteral("data")).toUtf8());
+    app::keepHeapCompact(); // as the app's runGui does
     QApplication app(argc, argv);
     QCommandLineParser p;
     p.addOption({QStringLiteral("pods"), QStringLiteral("how many"), QStringLiteral("N"), QStringLiteral("150000")});
     p.addOption({QStringLiteral("pod"), QStringLiteral("a Pod as the apiserver returned it"), QStringLiteral("FILE"),
                  QStringLiteral(FIELDSCOPE_TEST_DATA "/history/pod.json")});
     p.addOption({QStringLiteral("list-only"), QStringLiteral("stop after the list (for profiling it)")});
+    p.addOption({QStringLiteral("memory-only"), QStringLiteral("stop after the list's memory is measured")});
     p.addHelpOption();
     p.process(app);
     constexpr int kNamespaces = 100, kBurst = 10'000;
@@ -277,6 +280,7 @@ int main(int argc, char **argv)
     const long rss0 = rssKb();
     const long rssFile0 = statusKb("RssFile:");
     const double heap0 = double(mallinfo2().uordblks);
+    const ResidentKinds kinds0 = residentKinds();
     {
         widgets::MainWindow window;
         widgets::ClusterView *view = window.addCluster(QStringLiteral("bench"));
@@ -332,10 +336,20 @@ int main(int argc, char **argv)
                     (rssShown - rss0) / 1e3);
         std::printf("  (of which the heap in use +%.0f MB, mapped code and data files +%.0f MB)\n",
                     (double(mallinfo2().uordblks) - heap0) / 1e6, double(statusKb("RssFile:") - rssFile0) / 1e3);
+        const ResidentKinds kinds = residentKinds();
+        std::printf("  (by mapping: main heap %+.0f MB, thread arenas %+.0f MB, thread stacks %+.0f MB, other "
+                    "anonymous %+.0f MB, files %+.0f MB)\n",
+                    (kinds.heap - kinds0.heap) / 1e3, (kinds.arenas - kinds0.arenas) / 1e3,
+                    (kinds.stacks - kinds0.stacks) / 1e3, (kinds.otherAnon - kinds0.otherAnon) / 1e3,
+                    (kinds.files - kinds0.files) / 1e3);
         const struct mallinfo2 heap = mallinfo2(); // the whole process: the replay server's data too
         std::printf("  (measured %s the window returned freed heap; malloc's free chunks: %.0f MB, their whole "
                     "pages returned)\n",
                     returned ? "after" : "without", double(heap.fordblks) / 1e6);
+        if (p.isSet(QStringLiteral("memory-only"))) {
+            gate.close();
+            return 0;
+        }
 
         std::printf("\nfilter keystrokes over %d rows:\n", count);
         const double filterWorst = timeFilter(view->tablePage());

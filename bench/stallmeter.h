@@ -4,6 +4,7 @@
 #include <QElapsedTimer>
 
 #include <algorithm>
+#include <cstdio>
 #include <ctime>
 #include <fstream>
 #include <string>
@@ -39,6 +40,45 @@ inline long statusKb(const std::string &field)
 inline long rssKb()
 {
     return statusKb("VmRSS:");
+}
+
+// Resident kB by kind of mapping, from /proc/self/smaps: malloc's main heap, its per-thread
+// arenas (read-write mappings that start at a 64 MiB boundary), thread stacks (8 MiB mappings), other
+// anonymous memory (large blocks malloc maps one by one, Qt's own), and mapped files.
+struct ResidentKinds {
+    long heap = 0, arenas = 0, stacks = 0, otherAnon = 0, files = 0;
+};
+
+inline ResidentKinds residentKinds()
+{
+    ResidentKinds r;
+    std::ifstream f("/proc/self/smaps");
+    std::string line;
+    long *kind = nullptr;
+    while (std::getline(f, line)) {
+        unsigned long lo = 0, hi = 0;
+        char perms[5] = {};
+        char path[512] = {};
+        if (std::sscanf(line.c_str(), "%lx-%lx %4s %*s %*s %*s %511s", &lo, &hi, perms, path) >= 3
+            && line.find('-') < line.find(' ')) {
+            const std::string p = path;
+            const unsigned long size = hi - lo;
+            if (p == "[heap]")
+                kind = &r.heap;
+            else if (!p.empty() && p[0] == '/')
+                kind = &r.files;
+            else if (lo % (64ul << 20) == 0) // (adjacent full arenas merge into one mapping)
+                kind = &r.arenas;
+            else if (size >= (8ul << 20) - 8192 && size <= (8ul << 20) + 8192)
+                kind = &r.stacks;
+            else
+                kind = &r.otherAnon;
+            continue;
+        }
+        if (kind && line.rfind("Rss:", 0) == 0)
+            *kind += std::stol(line.substr(4));
+    }
+    return r;
 }
 
 // Gaps between heartbeats of a 1 ms timer: the event loop's stalls, with the GUI thread's CPU
