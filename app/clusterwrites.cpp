@@ -151,7 +151,7 @@ void ClusterController::setIfUnchanged(const QString &uid, const QString &pointe
     if (row < 0)
         return;
     const kube::ResourceInfo info = m_watcher->scope().resource;
-    const auto object = m_model.row(row);
+    const auto &object = m_model.row(row);
     kube::WriteOptions o;
     o.fieldManager = widgets::SettingsDialog::fieldManager().toStdString();
     const std::string p = pointer.toStdString();
@@ -181,16 +181,16 @@ void ClusterController::deleteObject(const QString &uid, bool ask)
     if (row < 0)
         return;
     const kube::ResourceInfo info = m_watcher->scope().resource;
-    const auto object = m_model.row(row);
+    const auto &object = m_model.row(row);
     const QString what = QString::fromStdString(info.kind) + u' '
                        + (object.namespace_().empty() ? QString() : models::viewText(object.namespace_()) + u'/')
                        + models::viewText(object.name());
-    auto send = [this, info, object, what] {
-        kube::DeletePreconditions pre{std::string(object.uid()), std::string(object.resourceVersion())};
+    // The identity as seen now: the row may change or go while the question is open.
+    const kube::DeletePreconditions pre{std::string(object.uid()), std::string(object.resourceVersion())};
+    auto send = [this, info, pre, ns = std::string(object.namespace_()), name = std::string(object.name()), what] {
         m_client->send(
-            kube::deleteRequest(info, std::string(object.namespace_()), std::string(object.name()), pre,
-                                kube::PropagationPolicy::Background),
-            this, [this, what, rv = std::string(object.resourceVersion())](core::Result<kube::HttpResponse> r) {
+            kube::deleteRequest(info, ns, name, pre, kube::PropagationPolicy::Background), this,
+            [this, what, rv = pre.resourceVersion](core::Result<kube::HttpResponse> r) {
                 if (!m_view)
                     return;
                 QString message;

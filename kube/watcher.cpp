@@ -1,5 +1,6 @@
 #include "kube/watcher.h"
 
+#include "core/base/stringset.h"
 #include "kube/apierror.h"
 
 #include <QDateTime>
@@ -10,7 +11,6 @@
 
 #include <algorithm>
 #include <limits>
-#include <unordered_set>
 
 Q_LOGGING_CATEGORY(lcWatch, "fieldscope.kube.watch", QtInfoMsg)
 
@@ -477,11 +477,7 @@ void Watcher::finishList(bool relist, const std::string &listRv)
     if (!m_progressive) {
         if (relist)
             m_batch.gaps.push_back({m_rv, listRv, "relist"});
-        struct UidHash {
-            using is_transparent = void; // looks up a stored uid (a view) without a copy
-            std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>()(s); }
-        };
-        std::unordered_set<std::string, UidHash, std::equal_to<>> seen;
+        core::StringSet seen; // looks up a stored uid (a view) without a copy
         for (auto &item : m_relistItems) {
             seen.insert(item.uid);
             if (m_store.find(item.uid))

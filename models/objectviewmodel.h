@@ -18,12 +18,12 @@
 //   - the order is total (ties broken by arrival), so binary search finds any row's place.
 // Invariants: m_all holds the slot of every source row in order; m_rows is the accepted
 // subsequence; m_proxyOf[slot] is the slot's index in m_rows or -1.
+#include "core/base/stringset.h"
 #include "models/labelselector.h"
 
 #include <QAbstractProxyModel>
 
 #include <string>
-#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -100,11 +100,7 @@ private:
     Qt::SortOrder m_order = Qt::AscendingOrder;
     QString m_filterText;
     QuickFilter m_filter;
-    struct NameHash {
-        using is_transparent = void; // finds a row's namespace (a view) without a copy
-        std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>()(s); }
-    };
-    std::unordered_set<std::string, NameHash, std::equal_to<>> m_namespaces;
+    core::StringSet m_namespaces; // finds a row's namespace (a view) without a copy
     QModelIndexList m_layoutFrom;
     std::vector<int> m_layoutSource;
     QList<QMetaObject::Connection> m_connections;
