@@ -199,12 +199,12 @@ std::optional<std::vector<std::unique_ptr<RecordedScope>>> recordedScopes(CliSes
     return scopes;
 }
 
-// Starts every watcher; `versions` counts what the feeds stored.
 // What the watchers delivered since the heap was last given back.
 struct DeliveredBytes {
     std::int64_t sinceReturn = 0;
 };
 
+// Starts every watcher; `versions` counts what the feeds stored.
 void startRecording(const std::vector<std::unique_ptr<RecordedScope>> &scopes, std::int64_t &versions,
                     DeliveredBytes &delivered)
 {

@@ -3,6 +3,7 @@
 #include "kube/parserpool.h"
 
 #include <cstdlib> // defines __GLIBC__ on glibc
+#include <cstring>
 
 #if defined(__GLIBC__)
 #include <malloc.h>
@@ -13,17 +14,19 @@ namespace fieldscope::app {
 // glibc raises its mmap threshold to the size of each large block freed (up to 32 MiB), so after
 // the first list page (~8 MiB) every later page body is carved out of the same arenas as the
 // objects the window keeps. The kept objects then fill the holes the pages leave, between
-// short-lived blocks, and after the list ~40 MB of free fragments smaller than a page stay
+// short-lived blocks, and after the list ~50 MB of free fragments smaller than a page stay
 // resident, which no malloc_trim returns (bench_window, 150,000 Pods: +751-772 MB for 624 MB of
 // JSON, 1.20-1.24x). A fixed threshold keeps page bodies in their own mappings, given back when
-// freed: +700-702 MB (1.12x) over six runs at 256 KiB, 1 MiB and 4 MiB alike. The cost is the
-// kernel zeroing each page body's memory afresh (~0.2 s of a network thread's CPU per 600 MB),
-// which is why the one-shot `fieldscope list`, measured against one plain GET, keeps the default.
+// freed: +700-702 MB (1.12x) over six runs at 256 KiB, 1 MiB and 4 MiB alike. The cost is fresh
+// page faults for every page body (bench_list, 150,000 Pods in-process: 0.59-0.65 s -> 0.90-0.92
+// s), which is why the one-shot `fieldscope list`, measured against one plain GET, keeps the
+// default; a window or a recording lists once and then holds the objects for hours.
 void keepHeapCompact()
 {
 #if defined(__GLIBC__)
-    // A threshold the user chose (MALLOC_MMAP_THRESHOLD_, or any glibc tunable) is left alone.
-    if (std::getenv("MALLOC_MMAP_THRESHOLD_") || std::getenv("GLIBC_TUNABLES"))
+    // A threshold the user chose is left alone.
+    const char *tunables = std::getenv("GLIBC_TUNABLES");
+    if (std::getenv("MALLOC_MMAP_THRESHOLD_") || (tunables && std::strstr(tunables, "glibc.malloc.mmap_threshold")))
         return;
     mallopt(M_MMAP_THRESHOLD, 4 << 20);
 #endif

@@ -3,7 +3,7 @@
 namespace fieldscope::app {
 
 // Process-wide malloc settings for a process that holds a cluster's objects for hours (the
-// window). Call once, before the first cluster connects.
+// window, `fieldscope record`). Call once, before the first cluster connects.
 void keepHeapCompact();
 
 // Gives the heap a large list or burst left behind back to the system: the parsers sized to its

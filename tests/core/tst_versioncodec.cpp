@@ -1,6 +1,7 @@
 // The history delta codec: deltas computed on documents and on the server's texts (JsonIndex)
 // round-trip exactly, the index accepts exactly what parseJson accepts, and against hostile
-// depth a delta read from disk cannot build a document deeper than every walker accepts.
+// depth a delta read from disk cannot build a document deeper than every walker accepts, while
+// deltas of deep documents do not walk past the limit.
 #include "core/history/versioncodec.h"
 
 #include <QTest>

@@ -1,6 +1,6 @@
 #pragma once
-// What the kubeconfig tests (tst_kubeconfig, tst_kubeconfig_hostile) build their files and
-// environments with.
+// What the kubeconfig and credential tests (tst_kubeconfig, tst_kubeconfig_hostile,
+// tst_credentialfiles) build their files and environments with.
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
