@@ -7,6 +7,7 @@
 #include "kube/apiclient.h"
 #include "kube/connection.h"
 #include "kube/listdecoder.h"
+#include "kube/parserpool.h"
 #include "kube/watcher.h"
 #include "kube/writes.h"
 
@@ -20,6 +21,7 @@
 #include <QThread>
 #include <QTimer>
 
+#include <malloc.h>
 #include <sys/resource.h>
 
 #include <cstdio>
@@ -121,10 +123,16 @@ struct ListFigures {
     double wall = 0, cpu = 0;
     std::size_t objects = 0, jsonBytes = 0;
     long rssDeltaKb = 0;
+    long settledRssDeltaKb = 0; // after the idle parsers and free pages went back
 };
 
-ListFigures fieldscopeList(kube::ApiClient &client, const std::string &ns, const kube::WatcherOptions &pages)
+// settle: then give back what the window gives back once a list is absorbed (app::returnFreedHeap)
+// and measure again.
+ListFigures fieldscopeList(kube::ApiClient &client, const std::string &ns, const kube::WatcherOptions &pages,
+                           bool settle = false)
 {
+    if (settle)
+        malloc_trim(0); // a baseline without free memory the list could reuse (the warm-up's pages)
     const long rss0 = rssKb();
     const double cpu0 = cpuSeconds();
     QElapsedTimer t;
@@ -147,6 +155,11 @@ ListFigures fieldscopeList(kube::ApiClient &client, const std::string &ns, const
     f.objects = w.store().size();
     f.jsonBytes = w.store().jsonBytes();
     f.rssDeltaKb = rssKb() - rss0;
+    if (settle) {
+        kube::releaseIdleParsers();
+        malloc_trim(0);
+        f.settledRssDeltaKb = rssKb() - rss0;
+    }
     return f;
 }
 
@@ -283,19 +296,22 @@ int main(int argc, char **argv)
     double raw = 1e9, raw2 = 0;
     ListFigures fs;
     fs.wall = 1e9;
-    long firstRssKb = 0;  // later rounds reuse memory the first one freed
+    long firstRssKb = 0; // later rounds reuse memory the first one freed
+    long firstSettledKb = 0;
     double firstWall = 0; // the first round also makes that memory resident (page faults)
     for (int round = 0; round < 3; ++round) {
         raw = std::min(raw, rawPages(client, ns, &rawBytes, pages));
-        ListFigures f = fieldscopeList(client, ns, pages);
+        ListFigures f = fieldscopeList(client, ns, pages, round == 0);
         if (round == 0) {
             firstRssKb = f.rssDeltaKb;
+            firstSettledKb = f.settledRssDeltaKb;
             firstWall = f.wall;
         }
         if (f.wall < fs.wall)
             fs = f;
     }
     fs.rssDeltaKb = firstRssKb;
+    fs.settledRssDeltaKb = firstSettledKb;
     raw2 = raw;
 
     // Peers: curl (one GET of the whole list), kubectl get -o json.
@@ -395,8 +411,11 @@ int main(int argc, char **argv)
         std::printf(
             "fieldscope list -o count:       %.2f s wall without the discovery cache, %.2f s with it (best of 3)\n",
             cliCold.wall, cliWarm.wall);
-    std::printf("store resident memory:          %.1f MB RSS growth for %.1f MB of JSON (%.2fx)\n", fs.rssDeltaKb / 1e3,
-                fs.jsonBytes / 1e6, fs.jsonBytes ? fs.rssDeltaKb * 1e3 / double(fs.jsonBytes) : 0.0);
+    std::printf("store resident memory:          %.1f MB RSS growth for %.1f MB of JSON (%.2fx); %.1f MB (%.2fx) once "
+                "the idle parsers and free pages are given back (app::returnFreedHeap)\n",
+                fs.rssDeltaKb / 1e3, fs.jsonBytes / 1e6,
+                fs.jsonBytes ? fs.rssDeltaKb * 1e3 / double(fs.jsonBytes) : 0.0, fs.settledRssDeltaKb / 1e3,
+                fs.jsonBytes ? fs.settledRssDeltaKb * 1e3 / double(fs.jsonBytes) : 0.0);
     std::printf("watch decoding, one core:       %.0f events/s\n", rate);
     std::printf("\nratios (targets in parentheses)\n");
     if (kubectl.wall >= 0)
@@ -412,8 +431,9 @@ int main(int argc, char **argv)
             cliWarm.wall / curl.wall, cliCold.wall / curl.wall, cliWarm.wall / curlNull.wall);
     if (cliWarm.wall >= 0 && kubectl.wall >= 0)
         std::printf("  kubectl / fieldscope list command:     %.1fx  (>= 10x)\n", kubectl.wall / cliWarm.wall);
-    std::printf("  store memory / JSON bytes:             %.2fx  (<= 1.5x)\n",
-                fs.jsonBytes ? fs.rssDeltaKb * 1e3 / double(fs.jsonBytes) : 0.0);
+    std::printf("  store memory / JSON bytes:             %.2fx right after the list, %.2fx settled  (<= 1.5x)\n",
+                fs.jsonBytes ? fs.rssDeltaKb * 1e3 / double(fs.jsonBytes) : 0.0,
+                fs.jsonBytes ? fs.settledRssDeltaKb * 1e3 / double(fs.jsonBytes) : 0.0);
     std::printf("  watch decode events/s:                 %.0f  (>= 20000)\n", rate);
     return 0;
 }
