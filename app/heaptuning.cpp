@@ -15,9 +15,9 @@ namespace fieldscope::app {
 // the first list page (~8 MiB) every later page body is carved out of the same arenas as the
 // objects the window keeps. The kept objects then fill the holes the pages leave, between
 // short-lived blocks, and after the list ~50 MB of free fragments smaller than a page stay
-// resident, which no malloc_trim returns (bench_window, 150,000 Pods: +751-772 MB for 624 MB of
-// JSON, 1.20-1.24x). A fixed threshold keeps page bodies in their own mappings, given back when
-// freed: +700-702 MB (1.12x) over six runs at 256 KiB, 1 MiB and 4 MiB alike. The cost is fresh
+// resident, which no malloc_trim returns (bench_window, 150,000 Pods: +769-791 MB for 624 MB of
+// JSON, 1.23-1.27x). A fixed threshold keeps page bodies in their own mappings, given back when
+// freed: +717-719 MB (1.15x) over six runs at 256 KiB, 1 MiB and 4 MiB alike. The cost is fresh
 // page faults for every page body (bench_list, 150,000 Pods in-process: 0.59-0.65 s -> 0.90-0.92
 // s), which is why the one-shot `fieldscope list`, measured against one plain GET, keeps the
 // default; a window or a recording lists once and then holds the objects for hours.

@@ -41,6 +41,12 @@ long rssKb()
     return 0;
 }
 
+// /proc's and getrusage's "kB" are KiB: megabytes (10^6 bytes, as the JSON's size is printed).
+double kbToMb(long kb)
+{
+    return double(kb) * 1024.0 / 1e6;
+}
+
 double cpuSeconds()
 {
     rusage u{};
@@ -221,7 +227,7 @@ PeerFigures runPeer(const QString &program, const QStringList &args, const QStri
     }
     rusage u{};
     getrusage(RUSAGE_CHILDREN, &u); // the largest child so far: run the bigger peer last
-    return {t.elapsed() / 1000.0, childCpuSeconds() - cpu0, u.ru_maxrss / 1024.0};
+    return {t.elapsed() / 1000.0, childCpuSeconds() - cpu0, kbToMb(u.ru_maxrss)};
 }
 
 // Watch decoding on one core: MODIFIED lines made of real objects from the list.
@@ -413,9 +419,9 @@ int main(int argc, char **argv)
             cliCold.wall, cliWarm.wall);
     std::printf("store resident memory:          %.1f MB RSS growth for %.1f MB of JSON (%.2fx); %.1f MB (%.2fx) once "
                 "the idle parsers and free pages are given back (app::returnFreedHeap)\n",
-                fs.rssDeltaKb / 1e3, fs.jsonBytes / 1e6,
-                fs.jsonBytes ? fs.rssDeltaKb * 1e3 / double(fs.jsonBytes) : 0.0, fs.settledRssDeltaKb / 1e3,
-                fs.jsonBytes ? fs.settledRssDeltaKb * 1e3 / double(fs.jsonBytes) : 0.0);
+                kbToMb(fs.rssDeltaKb), fs.jsonBytes / 1e6,
+                fs.jsonBytes ? kbToMb(fs.rssDeltaKb) * 1e6 / double(fs.jsonBytes) : 0.0, kbToMb(fs.settledRssDeltaKb),
+                fs.jsonBytes ? kbToMb(fs.settledRssDeltaKb) * 1e6 / double(fs.jsonBytes) : 0.0);
     std::printf("watch decoding, one core:       %.0f events/s\n", rate);
     std::printf("\nratios (targets in parentheses)\n");
     if (kubectl.wall >= 0)
@@ -432,8 +438,8 @@ int main(int argc, char **argv)
     if (cliWarm.wall >= 0 && kubectl.wall >= 0)
         std::printf("  kubectl / fieldscope list command:     %.1fx  (>= 10x)\n", kubectl.wall / cliWarm.wall);
     std::printf("  store memory / JSON bytes:             %.2fx right after the list, %.2fx settled  (<= 1.5x)\n",
-                fs.jsonBytes ? fs.rssDeltaKb * 1e3 / double(fs.jsonBytes) : 0.0,
-                fs.jsonBytes ? fs.settledRssDeltaKb * 1e3 / double(fs.jsonBytes) : 0.0);
+                fs.jsonBytes ? kbToMb(fs.rssDeltaKb) * 1e6 / double(fs.jsonBytes) : 0.0,
+                fs.jsonBytes ? kbToMb(fs.settledRssDeltaKb) * 1e6 / double(fs.jsonBytes) : 0.0);
     std::printf("  watch decode events/s:                 %.0f  (>= 20000)\n", rate);
     return 0;
 }

@@ -329,19 +329,19 @@ int main(int argc, char **argv)
             std::printf("  history: %lld versions recorded %.2f s after the table had them all, %lld dropped (a gap)\n",
                         (long long)c.committedVersions, ms(recorded) / 1e3, (long long)c.droppedEvents);
         }
-        std::printf("  resident memory: +%.0f MB for %.0f MB of JSON (%.2fx)\n", (rssListed - rss0) / 1e3,
-                    double(jsonBytes) / 1e6, (rssListed - rss0) * 1e3 / double(jsonBytes));
+        std::printf("  resident memory: +%.0f MB for %.0f MB of JSON (%.2fx)\n", kbToMb(rssListed - rss0),
+                    double(jsonBytes) / 1e6, kbToMb(rssListed - rss0) * 1e6 / double(jsonBytes));
         std::printf("  from the window shown, before it connected: +%.0f MB (%.2fx); an empty window took %.0f MB\n",
-                    (rssListed - rssShown) / 1e3, (rssListed - rssShown) * 1e3 / double(jsonBytes),
-                    (rssShown - rss0) / 1e3);
+                    kbToMb(rssListed - rssShown), kbToMb(rssListed - rssShown) * 1e6 / double(jsonBytes),
+                    kbToMb(rssShown - rss0));
         std::printf("  (of which the heap in use +%.0f MB, mapped code and data files +%.0f MB)\n",
-                    (double(mallinfo2().uordblks) - heap0) / 1e6, double(statusKb("RssFile:") - rssFile0) / 1e3);
+                    (double(mallinfo2().uordblks) - heap0) / 1e6, kbToMb(statusKb("RssFile:") - rssFile0));
         const ResidentKinds kinds = residentKinds();
         std::printf("  (by mapping: main heap %+.0f MB, thread arenas %+.0f MB, thread stacks %+.0f MB, other "
                     "anonymous %+.0f MB, files %+.0f MB)\n",
-                    (kinds.heap - kinds0.heap) / 1e3, (kinds.arenas - kinds0.arenas) / 1e3,
-                    (kinds.stacks - kinds0.stacks) / 1e3, (kinds.otherAnon - kinds0.otherAnon) / 1e3,
-                    (kinds.files - kinds0.files) / 1e3);
+                    kbToMb(kinds.heap - kinds0.heap), kbToMb(kinds.arenas - kinds0.arenas),
+                    kbToMb(kinds.stacks - kinds0.stacks), kbToMb(kinds.otherAnon - kinds0.otherAnon),
+                    kbToMb(kinds.files - kinds0.files));
         const struct mallinfo2 heap = mallinfo2(); // the whole process: the replay server's data too
         std::printf("  (measured %s the window returned freed heap; malloc's free chunks: %.0f MB, their whole "
                     "pages returned)\n",
@@ -404,7 +404,7 @@ int main(int argc, char **argv)
                     "memory <= 1.2x the JSON (%.2fx), filter < 50 ms (%.1f ms), sort < 700 ms (%.0f ms), Ownership "
                     "and History < 100 ms (%.1f, %.1f ms), no stall > 16 ms at 1,000 events/s (%.1f ms CPU), burst "
                     "visible within 2 s (%.2f s)\n",
-                    firstRows / 1e3, listing.mostCpu, (rssListed - rss0) * 1e3 / double(jsonBytes), filterWorst,
+                    firstRows / 1e3, listing.mostCpu, kbToMb(rssListed - rss0) * 1e6 / double(jsonBytes), filterWorst,
                     sortWorst, ownership.first, history.second, steady.mostCpu, burstAll);
         gate.close();
     }

@@ -11,7 +11,7 @@ bin="$(scripts/build-kube.sh | tail -1)"
 cmake --preset release -DFIELDSCOPE_BUILD_BENCH=ON >/dev/null
 cmake --build --preset release --target bench_list fieldscope
 dir="$(mktemp -d)"
-trap 'scripts/fieldscope-cluster stop "$dir" --purge >/dev/null 2>&1; rm -rf "$dir"' EXIT
+trap 'scripts/fieldscope-cluster stop "$dir" --purge >/dev/null 2>&1 || true; rm -rf "$dir"' EXIT
 scripts/fieldscope-cluster start "$dir" --name bench --max-lifetime 3600 >/dev/null
 build/release/bench/bench_list --kubeconfig "$dir/kubeconfig" --context bench --count "$count" --kubectl "$bin/kubectl" \
   --fieldscope build/release/app/fieldscope

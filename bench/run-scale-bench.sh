@@ -18,7 +18,7 @@ mkfifo "$dir/keep"
 build/release/bench/replay_server --pod tests/data/history/pod.json --pods "$count" <"$dir/keep" >"$dir/url" &
 server=$!
 exec 3>"$dir/keep" # the server runs until this descriptor closes
-trap 'exec 3>&-; wait "$server" 2>/dev/null; rm -rf "$dir"' EXIT
+trap 'exec 3>&-; wait "$server" 2>/dev/null || true; rm -rf "$dir"' EXIT
 until [ -s "$dir/url" ]; do sleep 0.2; kill -0 "$server"; done
 url="$(head -1 "$dir/url")"
 cat >"$dir/kubeconfig" <<KC

@@ -42,6 +42,12 @@ inline long rssKb()
     return statusKb("VmRSS:");
 }
 
+// /proc's "kB" are KiB: megabytes (10^6 bytes, as the JSON's size is printed) of a kB figure.
+inline double kbToMb(long kb)
+{
+    return double(kb) * 1024.0 / 1e6;
+}
+
 // Resident kB by kind of mapping, from /proc/self/smaps: malloc's main heap, its per-thread
 // arenas (read-write mappings that start at a 64 MiB boundary), thread stacks (8 MiB mappings), other
 // anonymous memory (large blocks malloc maps one by one, Qt's own), and mapped files.
