@@ -88,7 +88,7 @@ long peakRssMb()
         return -1;
     for (const QByteArray &line : status.readAll().split('\n'))
         if (line.startsWith("VmHWM:"))
-            return line.mid(6).trimmed().split(' ').value(0).toLong() / 1024; // kB
+            return line.mid(6).trimmed().split(' ').value(0).toLong() * 1024 / 1000000; // KiB -> MB
     return -1;
 }
 

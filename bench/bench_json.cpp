@@ -190,7 +190,8 @@ void runHostile(const Hostile &h)
         };
         char line[512];
         std::snprintf(line, sizeof line, "%-52s %8.1f %8.1f %7.1f %7.1f  %s\n", h.name, cpu(after) - cpu(before), wall,
-                      double(before.ru_maxrss) / 1024, double(after.ru_maxrss) / 1024, outcome.substr(0, 70).c_str());
+                      double(before.ru_maxrss) * 1024 / 1e6, double(after.ru_maxrss) * 1024 / 1e6,
+                      outcome.substr(0, 70).c_str());
         (void)!write(fds[1], line, std::strlen(line));
         _exit(0);
     }
