@@ -5,6 +5,7 @@
 // tells its ClusterView what happens. Lives on the GUI thread.
 #include "app/auditwebhook.h"
 #include "app/backgroundrecording.h"
+#include "app/heaptuning.h"
 #include "app/historysource.h"
 #include "core/edit/drafts.h"
 #include "core/history/historyfeed.h"
@@ -224,9 +225,7 @@ private:
     void noteBatchBytes(std::int64_t bytes);
     void returnMemoryIfSettled();
     std::int64_t m_bytesSinceReturn = 0;
-    // 16 MB: at 64 MB a window listing 10,000 Pods (42 MB) kept 120 MB of garbage for good,
-    // 5x its JSON resident; one trim after a list of that size costs a few milliseconds on a worker.
-    std::int64_t m_returnMemoryAfterBytes = 16ll << 20;
+    std::int64_t m_returnMemoryAfterBytes = kReturnHeapAfterBytes;
     int m_memoryReturns = 0;
     QTimer m_memoryTimer;
     std::deque<QFuture<models::PreparedBatch>> m_preparing;

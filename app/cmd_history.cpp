@@ -226,14 +226,14 @@ void startRecording(const std::vector<std::unique_ptr<RecordedScope>> &scopes, s
     }
 }
 
-// A recording runs for days: after 16 MB of watch data (a list, a burst), once no list is under
-// way and the recorder's queue is empty, the heap they left behind goes back to the system, as
-// the window does (ClusterController::returnMemoryIfSettled).
+// A recording runs for days: after kReturnHeapAfterBytes of watch data (a list, a burst), once no
+// list is under way and the recorder's queue is empty, the heap they left behind goes back to the
+// system, as the window does (ClusterController::returnMemoryIfSettled).
 void returnHeapWhenSettled(QTimer &timer, const std::vector<std::unique_ptr<RecordedScope>> &scopes,
                            const core::HistoryRecorder &recorder, DeliveredBytes &delivered)
 {
     QObject::connect(&timer, &QTimer::timeout, &timer, [&scopes, &recorder, &delivered] {
-        if (delivered.sinceReturn < (16ll << 20) || recorder.counters().queuedBytes > 0)
+        if (delivered.sinceReturn < kReturnHeapAfterBytes || recorder.counters().queuedBytes > 0)
             return;
         for (const auto &s : scopes)
             if (const auto state = s->watcher->state();

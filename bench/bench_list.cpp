@@ -3,11 +3,11 @@
 //
 //   bench_list --kubeconfig FILE --context C [--count 100000] [--namespace bench-list]
 //              [--kubectl PATH] [--skip-populate] [--final-page-bytes N]
+#include "app/heaptuning.h"
 #include "core/base/json.h"
 #include "kube/apiclient.h"
 #include "kube/connection.h"
 #include "kube/listdecoder.h"
-#include "kube/parserpool.h"
 #include "kube/watcher.h"
 #include "kube/writes.h"
 
@@ -21,7 +21,6 @@
 #include <QThread>
 #include <QTimer>
 
-#include <malloc.h>
 #include <sys/resource.h>
 
 #include <cstdio>
@@ -138,7 +137,7 @@ ListFigures fieldscopeList(kube::ApiClient &client, const std::string &ns, const
                            bool settle = false)
 {
     if (settle)
-        malloc_trim(0); // a baseline without free memory the list could reuse (the warm-up's pages)
+        app::returnFreedHeap(); // a baseline without free memory the list could reuse (the warm-up's)
     const long rss0 = rssKb();
     const double cpu0 = cpuSeconds();
     QElapsedTimer t;
@@ -162,8 +161,7 @@ ListFigures fieldscopeList(kube::ApiClient &client, const std::string &ns, const
     f.jsonBytes = w.store().jsonBytes();
     f.rssDeltaKb = rssKb() - rss0;
     if (settle) {
-        kube::releaseIdleParsers();
-        malloc_trim(0);
+        app::returnFreedHeap();
         f.settledRssDeltaKb = rssKb() - rss0;
     }
     return f;

@@ -17,34 +17,12 @@ cd "$root"
 scripts/install-deps.sh >/dev/null
 cmake --preset release -DFIELDSCOPE_BUILD_BENCH=ON >/dev/null
 cmake --build --preset release --target replay_server fieldscope
-dir="$(mktemp -d)"
-mkfifo "$dir/keep"
-build/release/bench/replay_server --pod tests/data/history/pod.json --pods "$count" <"$dir/keep" >"$dir/url" &
-server=$!
-exec 3>"$dir/keep" # the server runs until this descriptor closes
 recorder=""
+# shellcheck source=bench/lib/replayserver.sh
+. bench/lib/replayserver.sh
 # (set -e holds inside the trap too: nothing in it may stop the clean-up)
-trap 'if [ -n "$recorder" ]; then kill "$recorder" 2>/dev/null || true; fi; exec 3>&-; wait "$server" 2>/dev/null || true; rm -rf "$dir"' EXIT
-until [ -s "$dir/url" ]; do sleep 0.2; kill -0 "$server"; done
-url="$(head -1 "$dir/url")"
-cat >"$dir/kubeconfig" <<KC
-apiVersion: v1
-kind: Config
-clusters:
-- name: replay
-  cluster:
-    server: $url
-users:
-- name: bench
-  user:
-    token: bench
-contexts:
-- name: replay
-  context:
-    cluster: replay
-    user: bench
-current-context: replay
-KC
+trap 'if [ -n "$recorder" ]; then kill "$recorder" 2>/dev/null || true; fi; replay_server_cleanup' EXIT
+start_replay_server "$count"
 json=$(curl -sS --fail -H "Authorization: Bearer bench" "$url/api/v1/pods" | wc -c)
 XDG_CACHE_HOME="$dir/cache" XDG_DATA_HOME="$dir/data" XDG_CONFIG_HOME="$dir/config" \
   build/release/app/fieldscope record pods -A --db "$dir/history.db" --for "${seconds}s" \

@@ -13,32 +13,10 @@ scripts/install-deps.sh >/dev/null
 bin="$(scripts/build-kube.sh | tail -1)"
 cmake --preset release -DFIELDSCOPE_BUILD_BENCH=ON >/dev/null
 cmake --build --preset release --target bench_list replay_server fieldscope bench_window
-dir="$(mktemp -d)"
-mkfifo "$dir/keep"
-build/release/bench/replay_server --pod tests/data/history/pod.json --pods "$count" <"$dir/keep" >"$dir/url" &
-server=$!
-exec 3>"$dir/keep" # the server runs until this descriptor closes
-trap 'exec 3>&-; wait "$server" 2>/dev/null || true; rm -rf "$dir"' EXIT
-until [ -s "$dir/url" ]; do sleep 0.2; kill -0 "$server"; done
-url="$(head -1 "$dir/url")"
-cat >"$dir/kubeconfig" <<KC
-apiVersion: v1
-kind: Config
-clusters:
-- name: replay
-  cluster:
-    server: $url
-users:
-- name: bench
-  user:
-    token: bench
-contexts:
-- name: replay
-  context:
-    cluster: replay
-    user: bench
-current-context: replay
-KC
+# shellcheck source=bench/lib/replayserver.sh
+. bench/lib/replayserver.sh
+trap replay_server_cleanup EXIT
+start_replay_server "$count"
 build/release/bench/bench_list --kubeconfig "$dir/kubeconfig" --context replay --resource pods --count "$count" \
   --kubectl "$bin/kubectl" --fieldscope build/release/app/fieldscope
 # The window at the same scale: its own replay server in the process (bench/replaypods.h).
