@@ -1,66 +1,89 @@
 #!/usr/bin/env bash
-# Builds kube-apiserver, kube-controller-manager and kubectl 1.20.2 from Debian 12's `kubernetes` source
-# package and caches them under ${FIELDSCOPE_CACHE:-~/.cache/fieldscope}/kube-1.20.2/bin.
-# Prints the bin directory on stdout as its last line. Idempotent: a cached build is reused.
+# Builds the control plane Fieldscope's tests, lessons, benchmarks and sandbox run on, from
+# published Go modules: kube-apiserver, kube-controller-manager and kubectl of the Kubernetes
+# release in scripts/kube-modules/kubernetes/go.mod, and the etcd of scripts/kube-modules/etcd.
+# Both wrapper modules have their go.sum committed: every build is verified against the same
+# checksums (go's default -mod=readonly refuses anything else). To move to another release:
+# scripts/kube-modules/gen-kubernetes-gomod.sh vX.Y.Z, then commit.
 #
-# Why from source: Debian ships no kube-apiserver binary, only the source (used for kubectl).
-# Known trap: the vendored github.com/modern-go/reflect2 v1.0.1 crashes under Go 1.19
-# ("fatal error: fault" in mapiternext); we swap in Debian's 1.0.2 sources before building.
+# Cached under ${FIELDSCOPE_CACHE:-~/.cache/fieldscope}/kube-<version>/bin; the cache is keyed by
+# the wrapper modules' contents, so a cached build costs nothing and a changed go.sum rebuilds.
+# Prints the bin directory on stdout as its last line; progress and timings go to stderr.
+#
+# Go: the machine's own Go, 1.26 or newer (the release's go.mod asks for go 1.26.0). GOTOOLCHAIN
+# stays `local`: nothing downloads another toolchain behind the user's back. Debian's golang-go
+# (1.19) is too old and is never used, even when it comes first on the PATH.
 set -euo pipefail
 
-CACHE="${FIELDSCOPE_CACHE:-$HOME/.cache/fieldscope}"
-OUT="$CACHE/kube-1.20.2"
-BIN="$OUT/bin"
-if [ -x "$BIN/kube-apiserver" ] && [ -x "$BIN/kube-controller-manager" ] && [ -x "$BIN/kubectl" ]; then
-  echo "$BIN"; exit 0
-fi
-
 here="$(cd "$(dirname "$0")" && pwd)"
-"$here/install-deps.sh" >&2
+mods="$here/kube-modules"
+CACHE="${FIELDSCOPE_CACHE:-$HOME/.cache/fieldscope}"
 
-SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
-. "$here/lib/apt-sources.sh"
-fieldscope_ensure_deb_src
+# The version a go.mod requires of a module, in a require block or on a require line of its own.
+required() { awk -v m="$2" '$1==m {print $2; exit} $1=="require" && $2==m {print $3; exit}' "$1"; }
+kube_version="$(required "$mods/kubernetes/go.mod" k8s.io/kubernetes)"
+etcd_version="$(required "$mods/etcd/go.mod" go.etcd.io/etcd/server/v3)"
+[[ "$kube_version" =~ ^v1\.([0-9]+)\.([0-9]+)$ ]] || { echo "build-kube: no k8s.io/kubernetes release in $mods/kubernetes/go.mod" >&2; exit 1; }
+minor="${BASH_REMATCH[1]}"
+[ -n "$etcd_version" ] || { echo "build-kube: no etcd version in $mods/etcd/go.mod" >&2; exit 1; }
 
-work="$OUT/src"
-mkdir -p "$work" "$BIN"
-cd "$work"
-if ! ls -d kubernetes-1.20.*/ >/dev/null 2>&1; then
-  echo "build-kube: fetching Debian's kubernetes source package" >&2
-  apt-get source --download-only kubernetes >&2 || { $SUDO apt-get update -qq; apt-get source --download-only kubernetes >&2; }
-  dpkg-source -x --no-check kubernetes_*.dsc >&2
-fi
-srcdir="$(ls -d "$work"/kubernetes-1.20.*/ | head -1)"
-srcdir="${srcdir%/}"
-
-# GOPATH layout, as debian/rules does for kubectl.
-gopath="$work/gopath"
-mkdir -p "$gopath/src/k8s.io"
-ln -sfn "$srcdir" "$gopath/src/k8s.io/kubernetes"
-
-reflect2="$srcdir/vendor/github.com/modern-go/reflect2"
-if [ ! -f "$reflect2/.fieldscope-1.0.2" ]; then
-  echo "build-kube: replacing vendored reflect2 1.0.1 with Debian's 1.0.2" >&2
-  rm -rf "$reflect2"; mkdir -p "$reflect2"
-  cp -r /usr/share/gocode/src/github.com/modern-go/reflect2/. "$reflect2/"
-  rm -rf "$reflect2"/*_test.go "$reflect2"/test* 2>/dev/null || true
-  touch "$reflect2/.fieldscope-1.0.2"
+OUT="$CACHE/kube-${kube_version#v}"
+BIN="$OUT/bin"
+# What the binaries are built from: both wrapper modules, the etcd entry point and this script.
+key="$(cat "$mods/kubernetes/go.mod" "$mods/kubernetes/go.sum" "$mods/etcd/go.mod" "$mods/etcd/go.sum" \
+          "$mods/etcd/main.go" "$0" | sha256sum | cut -c1-16)"
+if [ "$(cat "$BIN/.fieldscope-build" 2>/dev/null)" = "$key" ]; then
+  for b in etcd kube-apiserver kube-controller-manager kubectl; do [ -x "$BIN/$b" ] || key=stale; done
+  if [ "$key" != stale ]; then echo "build-kube: cached $kube_version, etcd $etcd_version in $BIN" >&2; echo "$BIN"; exit 0; fi
 fi
 
-cd "$gopath/src/k8s.io/kubernetes"
-export GOPATH="$gopath" GO111MODULE=off GOFLAGS=-mod=vendor GOCACHE="$CACHE/go-build" \
-       KUBE_GIT_VERSION=v1.20.2 KUBE_GIT_TREE_STATE=clean KUBE_GIT_COMMIT=debian
-unset GOFLAGS
-# kubectl: the peer the tests and benchmarks compare against (Debian's kubernetes-client package
-# clashes with other kubectl packages some images carry, and its version must match the server's).
-for what in cmd/kube-apiserver cmd/kube-controller-manager cmd/kubectl; do
-  name="$(basename "$what")"
-  [ -x "$BIN/$name" ] && continue
-  echo "build-kube: building $name (several minutes on 2 cores)" >&2
-  make WHAT="$what" KUBE_BUILD_PLATFORMS=linux/amd64 GOFLAGS="-mod=vendor" GOLDFLAGS="-s -w" >&2 \
-    || make WHAT="$what" GOLDFLAGS="-s -w" >&2
-  built="$(find _output -type f -name "$name" -perm -u+x | head -1)"
-  [ -n "$built" ] || { echo "build-kube: $name not produced" >&2; exit 1; }
-  cp "$built" "$BIN/$name.tmp" && mv "$BIN/$name.tmp" "$BIN/$name"
+# The first `go` that is 1.26 or newer: the PATH's, then Go's own install location.
+find_go() {
+  local g v
+  for g in "$(command -v go 2>/dev/null || true)" /usr/local/go/bin/go /usr/lib/go-1.26/bin/go; do
+    [ -n "$g" ] && [ -x "$g" ] || continue
+    v="$(GOTOOLCHAIN=local "$g" env GOVERSION 2>/dev/null || true)"
+    if [[ "$v" =~ ^go1\.([0-9]+) ]] && [ "${BASH_REMATCH[1]}" -ge 26 ]; then echo "$g"; return 0; fi
+  done
+  return 1
+}
+gobin="$(find_go)" || {
+  echo "build-kube: Kubernetes $kube_version needs Go 1.26 or newer; found: $(go version 2>/dev/null || echo 'no go')." >&2
+  echo "build-kube: install Go 1.26 (this project's machines have it in /usr/local/go) and run again." >&2
+  exit 1
+}
+export PATH="$(dirname "$gobin"):$PATH"
+export GOTOOLCHAIN=local GOFLAGS="-buildvcs=false -mod=readonly" CGO_ENABLED=0 GOCACHE="$CACHE/go-build"
+echo "build-kube: building Kubernetes $kube_version and etcd $etcd_version with $(go version) (cold: ~15-25 minutes on 2 cores)" >&2
+
+tmp="$OUT/bin.new"
+rm -rf "$tmp"; mkdir -p "$tmp"
+t0=$SECONDS
+(cd "$mods/kubernetes" && go mod download) >&2
+(cd "$mods/etcd" && go mod download) >&2
+echo "build-kube: modules downloaded and verified in $((SECONDS - t0)) s" >&2
+
+# The version stamp upstream's hack/lib/version.sh sets, so /version and `kubectl version` answer
+# the real release instead of v0.0.0-master.
+stamp=""
+for pkg in k8s.io/client-go/pkg/version k8s.io/component-base/version; do
+  stamp+=" -X $pkg.gitVersion=$kube_version -X $pkg.gitMajor=1 -X $pkg.gitMinor=$minor"
+  stamp+=" -X $pkg.gitTreeState=clean -X $pkg.gitCommit=fieldscope-modules-$key"
+  stamp+=" -X $pkg.buildDate=1970-01-01T00:00:00Z"
 done
+t1=$SECONDS
+(cd "$mods/kubernetes" && go build -trimpath -ldflags "-s -w$stamp" -o "$tmp/" \
+   k8s.io/kubernetes/cmd/kube-apiserver k8s.io/kubernetes/cmd/kube-controller-manager k8s.io/kubernetes/cmd/kubectl) >&2
+echo "build-kube: kube-apiserver, kube-controller-manager, kubectl built in $((SECONDS - t1)) s" >&2
+t2=$SECONDS
+(cd "$mods/etcd" && go build -trimpath \
+   -ldflags "-s -w -X go.etcd.io/etcd/api/v3/version.GitSHA=fieldscope-modules-$key" -o "$tmp/etcd" .) >&2
+echo "build-kube: etcd built in $((SECONDS - t2)) s" >&2
+
+"$tmp/kube-apiserver" --version >&2
+"$tmp/etcd" --version | head -1 >&2
+echo "$key" > "$tmp/.fieldscope-build"
+rm -rf "$BIN.old"; [ -d "$BIN" ] && mv "$BIN" "$BIN.old"
+mv "$tmp" "$BIN"; rm -rf "$BIN.old"
+echo "build-kube: done in $((SECONDS - t0)) s" >&2
 echo "$BIN"

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# Installs every Debian 12 package Fieldscope needs to build, test and run, including what the
-# local cluster (etcd + kube-apiserver built from Debian's kubernetes source) needs. Idempotent:
-# packages already present are skipped without touching the network.
+# Installs every Debian 12 package Fieldscope needs to build, test and run. Idempotent: packages
+# already present are skipped without touching the network. The local cluster (etcd,
+# kube-apiserver, kube-controller-manager, kubectl) is built from Go modules by
+# scripts/build-kube.sh with the machine's own Go 1.26; Debian's golang-go (1.19) is too old for
+# it and is not installed.
 set -euo pipefail
 
 SUDO=""
@@ -19,10 +21,8 @@ PKGS=(
   fonts-dejavu-core
   # the real PostgreSQL the team-history tests start (scripts/fieldscope-postgres)
   postgresql
-  # the real cluster for tests and the sandbox
-  etcd-server openssl curl
-  # building kube-apiserver / kube-controller-manager from Debian's kubernetes source
-  dpkg-dev golang-go rsync golang-github-modern-go-reflect2-dev
+  # the real cluster for tests and the sandbox: its certificates and readiness probes
+  openssl curl
   # the Debian packages' checks (scripts/package.sh)
   lintian desktop-file-utils appstream
   # the libFuzzer targets (scripts/fuzz.sh)
@@ -44,11 +44,6 @@ if [ "${#missing[@]}" -eq 0 ]; then
   echo "install-deps: all packages present"
   exit 0
 fi
-
-# deb-src entries derived from this machine's own sources, so `apt-get source kubernetes` works
-# (scripts/build-kube.sh) behind any mirror, proxy or snapshot.
-. "$(dirname "$0")/lib/apt-sources.sh"
-fieldscope_ensure_deb_src
 
 echo "install-deps: installing ${missing[*]}"
 export DEBIAN_FRONTEND=noninteractive

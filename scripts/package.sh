@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds the Debian packages and checks them:
 #   build/packages/fieldscope_VERSION_amd64.deb          the app (VERSION from git describe)
-#   build/packages/fieldscope-sandbox_VERSION_amd64.deb  kube-apiserver + kube-controller-manager
+#   build/packages/fieldscope-sandbox_VERSION_amd64.deb  etcd + kube-apiserver + kube-controller-manager
 # Checks: lintian (no errors or warnings), desktop-file-validate, appstreamcli validate.
 #   scripts/package.sh            build and check
 #   scripts/package.sh --install  also install both with apt-get (Depends resolve), run the
