@@ -102,6 +102,7 @@ Error errorFromResponse(const HttpResponse &response, std::string_view request)
     Error e;
     e.httpStatus = response.status;
     e.retryAfterSeconds = response.retryAfterSeconds;
+    e.warnings = response.warnings; // field validation warns and refuses in one answer
     bool fieldConflict = false;
     auto parsed = core::parseJson(response.body);
     const bool isStatus = parsed.ok() && parsed->is_object() && [&] {
@@ -131,6 +132,7 @@ Error errorFromResponse(const HttpResponse &response, std::string_view request)
             Error bad = read.error();
             bad.httpStatus = response.status;
             bad.retryAfterSeconds = response.retryAfterSeconds;
+            bad.warnings = response.warnings;
             return bad;
         }
     } else {

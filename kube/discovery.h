@@ -145,6 +145,11 @@ public:
     void saveProgress();
     // The most legacy group-version requests that were in flight at once during the last refresh.
     int peakConcurrentGroupRequests() const { return m_peakGroupRequests; }
+    // The last refresh's requests for discovery documents (not /version): aggregated discovery
+    // takes one or two, legacy one per group version; and how many of them the server answered
+    // 304 Not Modified to our ETag (the documents we held were current).
+    int documentRequests() const { return m_documentRequests; }
+    int notModifiedAnswers() const { return m_notModified; }
 
 Q_SIGNALS:
     void progressed();
@@ -192,6 +197,8 @@ private:
     std::deque<std::size_t> m_queuedSources; // legacy: sources not yet asked
     int m_groupRequests = 0;                 // legacy group-version requests in flight
     int m_peakGroupRequests = 0;
+    int m_documentRequests = 0;
+    int m_notModified = 0;
 };
 
 } // namespace fieldscope::kube

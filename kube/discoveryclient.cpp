@@ -147,6 +147,8 @@ void Discovery::resumeCachedRun()
     m_queuedSources.clear();
     m_groupRequests = 0;
     m_peakGroupRequests = 0;
+    m_documentRequests = 0;
+    m_notModified = 0;
     for (std::size_t i = 0; i < m_progress.sources.size(); ++i)
         if (m_progress.sources[i].state == DiscoverySource::State::Pending)
             queueSource(i);
@@ -168,6 +170,8 @@ void Discovery::startServerRun()
     m_queuedSources.clear();
     m_groupRequests = 0;
     m_peakGroupRequests = 0;
+    m_documentRequests = 0;
+    m_notModified = 0;
     fetchVersion();
     fetchAggregated(true);
 }
@@ -179,6 +183,8 @@ void Discovery::sendDecoded(HttpRequest req, Decoder decode, std::function<void(
     const int gen = m_generation;
     const std::string what = "discovery GET " + req.path;
     req.isDiscovery = true;
+    if (req.path != "/version")
+        ++m_documentRequests;
     m_client->transport().start(std::move(req), [inbox, self, gen, what, decode = std::move(decode),
                                                  done = std::move(done)](core::Result<HttpResponse> r) mutable {
         // Network thread: a document of up to the body limit is parsed here, never on the GUI
@@ -276,6 +282,7 @@ void Discovery::onAggregated(bool coreGroup, core::Result<Decoded> r)
         src.failure = r.error().describe();
         m_progress.sourcesKnown = true;
     } else if (notModified) {
+        ++m_notModified;
         aggregated = true; // what our copy yielded is current
         src.resources = prev->resources;
         src.etag = prev->etag;

@@ -1,6 +1,7 @@
 #include "kube/watcher.h"
 
 #include "core/base/stringset.h"
+#include "core/base/visibletext.h"
 #include "kube/apierror.h"
 
 #include <QDateTime>
@@ -10,6 +11,7 @@
 #include <QThreadPool>
 
 #include <algorithm>
+#include <atomic>
 #include <limits>
 
 Q_LOGGING_CATEGORY(lcWatch, "fieldscope.kube.watch", QtInfoMsg)
@@ -25,6 +27,7 @@ struct Watcher::Stream {
     std::string decodeError;
     std::string partial; // network thread only
     std::size_t maxFrameBytes = kMaxWatchFrameBytes;
+    std::atomic<bool> headSeen{false}; // network thread: the first chunk carried the head
     // Network thread: decodes the complete frames of `bytes` and queues them for the owner.
     // False drops the stream (a corrupt or oversized frame); the owner resumes from the last
     // RV applied.
@@ -236,6 +239,11 @@ void Watcher::requestPage(const std::string &continueToken)
                     self->onPage(gen, seq, {std::move(page), bytes, std::move(headToken)});
             });
         };
+        if (r.ok() && !r->warnings.empty())
+            inbox->post([self, warnings = r->warnings] {
+                if (self)
+                    self->noteWarnings(warnings);
+            });
         if (!r.ok() || !isSuccess(r->status)) {
             post(r.ok() ? core::Result<DecodedPage>(errorFromResponse(*r, what)) : core::Result<DecodedPage>(r.error()),
                  0, std::nullopt);
@@ -391,6 +399,7 @@ bool Watcher::deliverSlice()
         return true;
     }
     // First list: show rows progressively while the pages stream in.
+    m_shownListRv = m_applying->page->resourceVersion;
     const std::size_t slice = m_opts.applySliceItems ? m_opts.applySliceItems : items.size();
     const std::size_t end = std::min(items.size(), m_applyingFrom + slice);
     for (std::size_t i = m_applyingFrom; i < end; ++i)
@@ -414,6 +423,7 @@ bool Watcher::finishPage(FetchedPage fetched)
         return true;
     }
     const bool relist = m_listRelist;
+    m_lastListStreamed = false;
     finishList(relist || m_synced, p.resourceVersion);
     if (m_opts.listOnly) {
         ++m_gen;
@@ -449,7 +459,11 @@ void Watcher::onListFailed(core::Error e) // NOLINT(performance-unnecessary-valu
     const bool relist = m_listRelist;
     if (e.httpStatus == 410) {
         // Expired continue token (etcd compacted past it): start the list again from the top.
+        // Pages already shown stay shown; the new list is diffed against them, and what they
+        // showed is older than the new list by an interval nobody watched: a gap.
         m_relistItems.clear();
+        if (m_progressive && m_store.size() > 0 && m_abandonedListRv.empty())
+            m_abandonedListRv = m_shownListRv;
         const bool again = relist || m_synced;
         if (isRepeatedRelist()) { // a server that expires every token: do not spin
             backoffThen(
@@ -477,6 +491,9 @@ void Watcher::finishList(bool relist, const std::string &listRv)
     if (!m_progressive) {
         if (relist)
             m_batch.gaps.push_back({m_rv, listRv, "relist"});
+        else if (!m_abandonedListRv.empty())
+            m_batch.gaps.push_back({m_abandonedListRv, listRv, "continue token expired"});
+        m_abandonedListRv.clear();
         core::StringSet seen; // looks up a stored uid (a view) without a copy
         for (auto &item : m_relistItems) {
             seen.insert(item.uid);
@@ -550,7 +567,26 @@ void Watcher::watch(bool watchList)
                     self->onWatchEnded(gen, std::move(r));
             });
         },
-        [stream](const HttpResponse &, std::string_view bytes) { return stream->take(bytes); });
+        [stream, inbox, self](const HttpResponse &head, std::string_view bytes) {
+            // A watch's Warning headers come with its head, not at its end minutes later.
+            if (!head.warnings.empty() && !stream->headSeen.exchange(true))
+                inbox->post([self, warnings = head.warnings] {
+                    if (self)
+                        self->noteWarnings(warnings);
+                });
+            return stream->take(bytes);
+        });
+}
+
+void Watcher::noteWarnings(const std::vector<std::string> &warnings)
+{
+    for (const std::string &w : warnings) {
+        if (m_warnings.size() >= kMaxWarnings || std::find(m_warnings.begin(), m_warnings.end(), w) != m_warnings.end())
+            continue;
+        m_warnings.push_back(w);
+        qCInfo(lcWatch, "%s: the server warns: %s", m_batch.scope.c_str(), core::visibleEscapes(w).c_str());
+        Q_EMIT warned(QString::fromStdString(w));
+    }
 }
 
 void Watcher::flush()
@@ -572,6 +608,7 @@ void Watcher::flush()
         case WatchLineType::Bookmark:
             if (m_inWatchListInitial && l.initialEventsEnd) {
                 m_inWatchListInitial = false;
+                m_lastListStreamed = true;
                 finishList(m_synced, l.resourceVersion);
                 setState(State::Watching);
             }
@@ -699,7 +736,8 @@ void Watcher::onWatchEnded(int gen, core::Result<HttpResponse> r)
     }
     if (!r.ok() || !decodeError.empty()) {
         // Dropped connection, stall, corrupt frame: resume from the last RV, no relist.
-        const QString why = QString::fromStdString(r.ok() ? decodeError : r.error().describe());
+        // A frame we refused ends the transfer with curl's "failed writing received data": say why.
+        const QString why = QString::fromStdString(!decodeError.empty() ? decodeError : r.error().describe());
         ++m_resumes;
         backoffThen([this, wasWatchList] { watch(wasWatchList); }, why);
         return;

@@ -91,6 +91,13 @@ public:
     const WatchScope &scope() const { return m_scope; }
     const core::ObjectStore &store() const { return m_store; }
     std::string lastResourceVersion() const { return m_rv; }
+    // How the last complete list came: a streaming list (sendInitialEvents, one watch request)
+    // or LIST pages (the server refused streaming, or tryWatchList is off).
+    bool lastListStreamed() const { return m_lastListStreamed; }
+    // The distinct Warning texts the server sent with this watcher's lists and watches (a
+    // deprecated version, a policy's warn action), oldest first, at most kMaxWarnings.
+    static constexpr std::size_t kMaxWarnings = 8;
+    const std::vector<std::string> &serverWarnings() const { return m_warnings; }
     qint64 lastEventMsecsAgo() const { return m_lastEvent.isValid() ? m_lastEvent.elapsed() : -1; }
     // While backing off: time until the next attempt (-1 otherwise). Read after stateChanged has
     // returned: the retry timer starts after BackingOff is announced.
@@ -110,6 +117,7 @@ Q_SIGNALS:
     void listProgress(qint64 loaded, qint64 remainingEstimate);
     void listCompleted(); // listOnly: the store holds the complete list
     void errorOccurred(const QString &message);
+    void warned(const QString &text); // a Warning text serverWarnings() did not hold yet
 
 private:
     struct Stream; // shared with the network thread
@@ -159,6 +167,11 @@ private:
     bool m_inWatchListInitial = false;
     QString m_streamError;                          // an ERROR event (other than 410) ended the current stream
     bool m_progressive = false;                     // first sync into an empty store: deliver pages as they come
+    bool m_lastListStreamed = false;
+    std::vector<std::string> m_warnings;
+    void noteWarnings(const std::vector<std::string> &warnings);
+    std::string m_shownListRv;     // the RV of the progressive list's pages delivered so far
+    std::string m_abandonedListRv; // a progressive list cut by an expired token: what was shown, for the gap
     std::vector<core::ObjectVersion> m_relistItems; // relist/WatchList buffer, diffed at the end
     core::WatchBatch m_batch;
     QTimer m_flushTimer;

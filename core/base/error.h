@@ -49,6 +49,7 @@ struct Error {
     std::string message; // Status.message or our own words; never contains secrets
     std::vector<StatusCause> causes;
     std::vector<FieldConflict> conflicts; // only for SSA conflicts
+    std::vector<std::string> warnings;    // the answer's Warning headers: a refused write can carry them
     int retryAfterSeconds = -1;
     std::string where; // offending path/location for parse and config errors
 
