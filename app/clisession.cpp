@@ -4,12 +4,14 @@
 #include "app/settingsconsentstore.h"
 #include "core/base/json.h"
 #include "core/base/jsonread.h"
+#include "core/base/visibletext.h"
 
 #include <QEventLoop>
 #include <QRegularExpression>
 #include <QTextStream>
 #include <QTimer>
 
+#include <algorithm>
 #include <atomic>
 #include <csignal>
 #include <cstdio>
@@ -248,7 +250,19 @@ core::Result<kube::HttpResponse> CliSession::call(kube::HttpRequest request)
         loop.quit();
     });
     loop.exec();
+    reportWarnings(out->ok() ? (*out)->warnings : out->error().warnings);
     return std::move(*out);
+}
+
+void CliSession::reportWarnings(const std::vector<std::string> &warnings)
+{
+    for (const std::string &w : warnings) {
+        if (std::find(m_warned.begin(), m_warned.end(), w) != m_warned.end() || m_warned.size() >= 100)
+            continue;
+        m_warned.push_back(w);
+        // The server's words: control characters are shown escaped, never sent to the terminal.
+        std::fprintf(stderr, "Warning: %s\n", core::visibleEscapes(w).c_str());
+    }
 }
 
 } // namespace fieldscope::app

@@ -12,6 +12,8 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <string>
+#include <vector>
 
 namespace fieldscope::app {
 
@@ -45,8 +47,11 @@ public:
     // -n NS, else -A (all), else the context's namespace.
     std::string namespaceFor(const QCommandLineParser &parser, const kube::ResourceInfo &r) const;
 
-    // Runs one request to completion (command line only).
+    // Runs one request to completion (command line only). The answer's Warning headers (a
+    // deprecated API, a policy's warn action, a field the server dropped) go to stderr as
+    // "Warning: TEXT", each text once per run, as kubectl prints them.
     core::Result<kube::HttpResponse> call(kube::HttpRequest request);
+    void reportWarnings(const std::vector<std::string> &warnings);
 
     CliSession() = default;
     ~CliSession();
@@ -63,6 +68,7 @@ private:
     std::unique_ptr<kube::Discovery> m_discovery;
     mutable QString m_discoveryFailure;                // the last discovery run's failure (set by its signal)
     mutable std::deque<kube::ResourceInfo> m_resolved; // what resolve() handed out
+    std::vector<std::string> m_warned;                 // Warning texts already printed
 };
 
 // Parses `args` (the parser has its help option); false when the caller should return *rc: a usage

@@ -589,6 +589,8 @@ widgets::WatchHealth healthOf(const kube::Watcher &w, const QString &name, const
     h.expected = w.listTotalEstimate();
     h.resourceVersion = QString::fromStdString(w.lastResourceVersion());
     h.detail = w.stateDetail();
+    for (const std::string &warning : w.serverWarnings())
+        h.warnings << QString::fromStdString(warning);
     switch (w.state()) {
     case S::Idle: h.state = H::Idle; break;
     case S::Listing: h.state = H::Listing; break;
@@ -629,6 +631,7 @@ void ClusterController::followHealth(kube::Watcher *watcher, bool batches)
 {
     connect(watcher, &kube::Watcher::stateChanged, this, &ClusterController::updateStatus, Qt::QueuedConnection);
     connect(watcher, &kube::Watcher::listProgress, this, &ClusterController::updateStatus);
+    connect(watcher, &kube::Watcher::warned, this, &ClusterController::updateStatus);
     if (batches) // the last event time and the count move with each batch
         connect(watcher, &kube::Watcher::batchReady, this, &ClusterController::updateStatus);
 }

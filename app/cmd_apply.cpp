@@ -65,10 +65,21 @@ std::string resultOf(const core::Error &e, Mode mode)
     case core::ErrorCategory::Conflict: return e.isSsaConflict() ? "conflict" : "error";
     case core::ErrorCategory::StaleWrite: return "stale";
     case core::ErrorCategory::Invalid:
-        // A failed `test`: 422, generic message, no causes (k8s.io/apiserver/pkg/endpoints/handlers/patch.go).
-        return mode == Mode::JsonPatch && e.httpStatus == 422 && e.causes.empty() ? "stale" : "invalid";
+        // A failed `test` is a 422 with the generic message and no causes
+        // (k8s.io/apiserver/pkg/endpoints/handlers/patch.go, NewGenericServerResponse); a policy's
+        // denial is a 422 too, but with its own message and a cause.
+        return mode == Mode::JsonPatch && e.httpStatus == 422 && e.causes.empty()
+                    && e.message.rfind("the server rejected our request due to an error in our request", 0) == 0
+                 ? "stale"
+                 : "invalid";
     case core::ErrorCategory::Forbidden: return "forbidden";
-    default: return "error";
+    default:
+        // Server-side apply refuses a field the schema does not declare with a 500 ("failed to
+        // create typed patch object (...): .spec.foo: field not declared in schema", 1.37): the
+        // object is at fault, not the server, and retrying changes nothing.
+        if (e.httpStatus == 500 && e.message.find(": field not declared in schema") != std::string::npos)
+            return "invalid";
+        return "error";
     }
 }
 
@@ -90,6 +101,7 @@ public:
         m_options.fieldManager = m_manager;
         m_options.dryRun = p.isSet(QStringLiteral("dry-run"));
         m_options.force = p.isSet(QStringLiteral("force"));
+        m_options.fieldValidation = p.value(QStringLiteral("field-validation")).toStdString();
     }
 
     Outcome run(const Json &object)
@@ -252,6 +264,12 @@ private:
         out.json["result"] = result;
         out.json["message"] = e.message;
         out.exitCode = 1;
+        for (const std::string &w : e.warnings)
+            out.json["warnings"].push_back(w);
+        Json causes = Json::array();
+        for (const core::StatusCause &c : e.causes)
+            causes.push_back({{"field", c.field}, {"reason", c.reason}, {"message", c.message}});
+        out.json["causes"] = std::move(causes);
         if (result == "conflict") {
             std::vector<std::string> paths;
             for (const core::FieldConflict &c : e.conflicts)
@@ -302,6 +320,8 @@ private:
             for (const core::StatusCause &c : e.causes)
                 out.text += "  " + visible(c.field.empty() ? c.reason : c.field) + ": " + visible(c.message) + "\n";
         }
+        for (const std::string &w : e.warnings)
+            out.text += "  warning: " + visible(w) + "\n";
         return out;
     }
 
@@ -335,6 +355,11 @@ int runApply(const QStringList &args)
     p.addOption({QStringLiteral("mode"), QStringLiteral("apply (default), replace, jsonpatch or merge."),
                  QStringLiteral("MODE"), QStringLiteral("apply")});
     p.addOption({QStringLiteral("force"), QStringLiteral("apply: take fields other managers own (never implied).")});
+    p.addOption({QStringLiteral("field-validation"),
+                 QStringLiteral("Strict (default): the server refuses unknown and duplicate fields; Warn: it drops them and "
+                                "says so; Ignore: it drops them silently."),
+                 QStringLiteral("MODE"),
+                 QStringLiteral("Strict")});
     p.addOption({QStringLiteral("dry-run"),
                  QStringLiteral("Send with dryRun=All: validated and answered, nothing stored.")});
     p.addOption({{QStringLiteral("o"), QStringLiteral("output")},
@@ -353,6 +378,9 @@ int runApply(const QStringList &args)
                                    [&](const auto &m) { return modeName == QLatin1String(m.first); });
     if (mode == std::end(modes))
         return reportError(QStringLiteral("unknown mode \"%1\" (apply, replace, jsonpatch, merge)").arg(modeName)) + 1;
+    if (const QString v = p.value(QStringLiteral("field-validation"));
+        v != QLatin1String("Strict") && v != QLatin1String("Warn") && v != QLatin1String("Ignore"))
+        return reportError(QStringLiteral("unknown field validation \"%1\" (Strict, Warn, Ignore)").arg(v)) + 1;
     if (p.isSet(QStringLiteral("force")) && mode->second != Mode::Apply)
         return reportError(QStringLiteral("--force only means something with --mode apply")) + 1;
     if (!p.isSet(QStringLiteral("filename")) || !p.positionalArguments().isEmpty())

@@ -2,6 +2,7 @@
 
 #include "core/base/boundary.h"
 #include "core/base/jsonread.h"
+#include "core/edit/fieldnotes.h"
 #include "core/yaml/yaml.h"
 #include "kube/requestcommands.h"
 #include "kube/writes.h"
@@ -321,6 +322,9 @@ void ObjectEditor::onWritten(const widgets::WriteRequest &request, const core::J
         return;
     }
     const core::Error &e = result.error();
+    std::vector<std::string> named = e.warnings;
+    named.push_back(e.message); // a Strict refusal names the unknown field in its message
+    noteLines(named, e.causes);
     switch (core::EditSession::refusalOf(e, request.mode)) {
     case core::Refusal::FieldConflicts: return showConflicts(e, sent);
     case core::Refusal::StaleWrite: return showStale(e, request.text);
@@ -380,6 +384,7 @@ void ObjectEditor::onSuccess(bool dryRun, const std::string &manager, kube::Http
     QStringList warnings = m_yamlWarnings;
     for (const auto &w : response.warnings)
         warnings << q(w);
+    std::vector<std::string> serverWarnings = response.warnings;
     if (!m_session.notRemovable().empty())
         warnings << tr("You deleted fields your manager does not own; an apply cannot remove them, so they are still "
                        "there: %1. Use Merge patch or JSON Patch to delete them.")
@@ -401,7 +406,7 @@ void ObjectEditor::onSuccess(bool dryRun, const std::string &manager, kube::Http
             core::WriteSummary summary = core::EditSession::summarizeWrite(before, v->live, manager);
             return Answer{std::move(*v), std::move(summary)};
         },
-        [this, dryRun, warnings, gen](core::Result<Answer> answer) {
+        [this, dryRun, warnings, serverWarnings, gen](core::Result<Answer> answer) {
             if (gen != m_generation || !m_window)
                 return;
             if (!answer) { // written, but the answer is unreadable: say so rather than guess a version
@@ -417,6 +422,7 @@ void ObjectEditor::onSuccess(bool dryRun, const std::string &manager, kube::Http
             }
             m_window->showWritten(dryRun, rv, warnings, qList(answer->summary.ownership),
                                   qList(answer->summary.changes));
+            noteLines(serverWarnings); // a field the server dropped: on the line it was in, else its parent's
         });
 }
 
@@ -501,6 +507,19 @@ void ObjectEditor::showFailedTests(const core::Error &error, const QString &writ
                                                  q(current->resourceVersion));
             });
     });
+}
+
+void ObjectEditor::noteLines(const std::vector<std::string> &messages, const std::vector<core::StatusCause> &causes)
+{
+    if (!m_window)
+        return;
+    std::vector<std::pair<std::string, std::string>> fieldMessages;
+    for (const core::StatusCause &c : causes)
+        fieldMessages.emplace_back(c.field, c.field + ": " + c.message);
+    QList<QPair<int, QString>> rows;
+    for (const core::LineNote &n : core::lineNotes(m_window->bufferText().toStdString(), messages, fieldMessages))
+        rows.append({n.line, q(n.message)});
+    m_window->showLineNotes(rows);
 }
 
 void ObjectEditor::showInvalid(const core::Error &e)

@@ -58,6 +58,8 @@ private:
     void showStale(const core::Error &error, const QString &written);
     void showFailedTests(const core::Error &error, const QString &written);
     void showInvalid(const core::Error &error);
+    // Marks the buffer lines the server's words name (field validation, a 422's causes).
+    void noteLines(const std::vector<std::string> &messages, const std::vector<core::StatusCause> &causes = {});
     void giveUp(const QStringList &paths, const widgets::WriteRequest &request);
     void coOwn(const QStringList &paths, const widgets::WriteRequest &request);
     void resolveRows(const QStringList &giveUp, const QStringList &coOwn, const widgets::WriteRequest &request);

@@ -11,6 +11,7 @@
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLineEdit>
+#include <QMap>
 #include <QMenu>
 #include <QMessageBox>
 #include <QPushButton>
@@ -492,7 +493,32 @@ void EditorWindow::setResult(State state, const QString &text, int page)
 void EditorWindow::setSending(bool dryRun)
 {
     m_sendingText = bufferText();
+    m_buffer->clearAnnotations();
     setResult(State::Sending, dryRun ? tr("Dry run: sending…") : tr("Writing…"), NoPage);
+}
+
+void EditorWindow::showLineNotes(const QList<QPair<int, QString>> &notes)
+{
+    m_buffer->clearAnnotations();
+    if (notes.isEmpty())
+        return;
+    // Amber, like the Invalid result line: the server's words, not ours.
+    static const QsciStyle noteStyle(-1, QStringLiteral("server note"), QColor(0x5c, 0x3b, 0x00),
+                                     QColor(0xff, 0xf1, 0xcc), m_buffer->font());
+    m_buffer->setAnnotationDisplay(QsciScintilla::AnnotationBoxed);
+    QMap<int, QStringList> byLine;
+    for (const auto &[line, text] : notes)
+        if (line >= 1 && line <= m_buffer->lines())
+            byLine[line - 1] << visibleText(text, false);
+    for (auto it = byLine.cbegin(); it != byLine.cend(); ++it)
+        m_buffer->annotate(it.key(), it.value().join(u'\n'), noteStyle);
+    if (!byLine.isEmpty())
+        m_buffer->ensureLineVisible(byLine.firstKey());
+}
+
+QString EditorWindow::lineNote(int line) const
+{
+    return line >= 1 ? m_buffer->annotation(line - 1) : QString();
 }
 
 void EditorWindow::showParseError(const QString &where, const QString &message)

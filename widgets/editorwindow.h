@@ -89,6 +89,10 @@ public:
     void showStale(const QString &message, const QString &opened, const QString &written, const QString &current,
                    const QString &currentResourceVersion);
     void showInvalid(const QString &message, const QList<CauseRow> &causes);
+    // The server's words on the buffer lines they name (a field validation warning or refusal, a
+    // 422's causes): an annotation under each line, until the next write is sent. 1-based lines.
+    void showLineNotes(const QList<QPair<int, QString>> &notes);
+    QString lineNote(int line) const; // the annotation under 1-based LINE, "" for none
     void showFailure(const QString &message);
     void showRebased(); // after "Rebase onto current": based on the current version now
     // The request Write would send (method, path, content type, body), and notes about it.

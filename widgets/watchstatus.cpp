@@ -237,6 +237,8 @@ QString WatchStatusWidget::detailsHtml(const QList<WatchHealth> &watches, Clock:
                           .arg(richEscaped(w.name), richEscaped(w.purpose), facts.join(QStringLiteral(" · ")));
         if (!w.detail.isEmpty() && w.state != State::Live)
             row += QStringLiteral("<br/><small>%1</small>").arg(richEscaped(w.detail));
+        for (const QString &warning : w.warnings)
+            row += QStringLiteral("<br/><small>%1</small>").arg(richEscaped(tr("The server warns: %1").arg(warning)));
         html += row + QStringLiteral("</td></tr>");
     }
     return html + QStringLiteral("</table>");

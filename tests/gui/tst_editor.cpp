@@ -247,6 +247,29 @@ void TestEditor::invalidObjectShowsTheServersCausesAndKeepsTheBuffer()
              qPrintable(causes));
     QCOMPARE(resourceVersion("edit-invalid"), before);
     QCOMPARE(editor->bufferText(), broken);
+    // The cause names metadata.labels: its note stands under the line that writes the labels.
+    const int labels = int(broken.left(broken.indexOf(QLatin1String("  labels:"))).count(u'\n')) + 1;
+    QVERIFY2(editor->lineNote(labels).contains(QLatin1String("metadata.labels")), qPrintable(editor->lineNote(labels)));
+}
+
+void TestEditor::anUnknownFieldIsRefusedAndMarkedOnTheLineThatWritesIt()
+{
+    Session s;
+    EditorWindow *editor = openEditor(s, QStringLiteral("edit-unknown"));
+    QVERIFY(editor);
+    const std::string before = resourceVersion("edit-unknown");
+    // A field ConfigMaps do not have: the server's Strict validation (the editor's default)
+    // refuses the whole write instead of dropping the field and writing the rest.
+    const QString topLevel = editor->bufferText() + QStringLiteral("colour: green\n");
+    editor->buffer()->setText(topLevel);
+    write(editor, widgets::WriteMode::Replace);
+    QTRY_VERIFY_WITH_TIMEOUT(editor->state() == EditorWindow::State::Failed, 15000);
+    QVERIFY2(editor->resultText().contains(QLatin1String("unknown field")), qPrintable(editor->resultText()));
+    const int line = int(topLevel.count(u'\n')); // the last line
+    QVERIFY2(editor->lineNote(line).contains(QLatin1String("unknown field \"colour\"")),
+             qPrintable(editor->lineNote(line) + QStringLiteral(" / ") + editor->bufferText()));
+    QCOMPARE(resourceVersion("edit-unknown"), before);
+    QVERIFY(saveShot(editor, QStringLiteral("editor-unknown-field.png")));
 }
 
 void TestEditor::closingWithUnsentEditsAsksAndKeepEditingKeepsThem()

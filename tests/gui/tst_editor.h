@@ -195,7 +195,8 @@ private Q_SLOTS:
         for (const char *name :
              {"edit-ssa",   "edit-conflict", "edit-stale", "edit-bad",    "edit-cas",    "edit-merge", "edit-invalid",
               "edit-close", "edit-claim",    "edit-coown", "edit-giveup", "edit-live",   "edit-draft", "edit-copy",
-              "del-me",     "del-stale",     "made-new",   "edit-rows",   "edit-merge3", "edit-foo"})
+              "del-me",     "del-stale",     "made-new",   "edit-rows",   "edit-merge3", "edit-foo",
+             "edit-unknown"})
             (void)testing::call(*m_client, testing::request("DELETE", objectPath(name)));
         QVERIFY(applyAs("fieldscope", "edit-ssa", {{"color", "blue"}}));
         QVERIFY(applyAs("fieldscope", "edit-conflict", {{"color", "blue"}, {"size", "small"}}));
@@ -205,6 +206,7 @@ private Q_SLOTS:
         QVERIFY(applyAs("teacher", "edit-cas", {{"foo", "1"}, {"bar", "x"}}));
         QVERIFY(applyAs("fieldscope", "edit-merge", {{"color", "blue"}, {"size", "small"}}));
         QVERIFY(applyAs("fieldscope", "edit-invalid", {{"color", "blue"}}));
+        QVERIFY(applyAs("fieldscope", "edit-unknown", {{"color", "blue"}}));
         QVERIFY(applyAs("fieldscope", "edit-close", {{"color", "blue"}}));
         QVERIFY(applyAs("fieldscope", "edit-live", {{"color", "blue"}}));
         QVERIFY(applyAs("fieldscope", "edit-draft", {{"color", "blue"}, {"size", "small"}}));
@@ -276,6 +278,7 @@ private Q_SLOTS:
     void jsonPatchWritesOnlyWhileTheChangedFieldStillHasItsOpenedValue();
     void mergePatchDryRunStoresNothingAndTheWriteKeepsOthersChanges();
     void invalidObjectShowsTheServersCausesAndKeepsTheBuffer();
+    void anUnknownFieldIsRefusedAndMarkedOnTheLineThatWritesIt();
     void closingWithUnsentEditsAsksAndKeepEditingKeepsThem();
     void applyClaimsOnlyTheChangedFieldAndSaysWhatItCannotRemove();
     void coOwnTakesTheLiveValueAndSharesTheField();
