@@ -364,6 +364,37 @@ LessonRequest readRequest(const Json &r, const std::string &at, const LessonTarg
     return out;
 }
 
+// `owners` of one pointer: field manager names, or {manager, subresource} where the lesson is
+// about which subresource a manager wrote through ("scale", "status"; "" = the main resource).
+LessonOwnerExpectation readOwners(const std::string &pointer, const Json &list, const std::string &here)
+{
+    LessonOwnerExpectation o{pointer, {}, std::nullopt};
+    if (!list.is_array())
+        throw Mistake{here, "owners are a list of field manager names or {manager, subresource}"};
+    std::vector<std::string> subresources;
+    bool named = false;
+    for (std::size_t i = 0; i < list.size(); ++i) {
+        const Json &m = list[i];
+        const std::string at = here + "/" + std::to_string(i);
+        if (m.is_string()) {
+            o.managers.push_back(m.get<std::string>());
+            subresources.emplace_back();
+            continue;
+        }
+        if (!m.is_object())
+            throw Mistake{at, "an owner is a field manager name or {manager, subresource}"};
+        Reader::onlyKeys(m, at, {"manager", "subresource"});
+        o.managers.push_back(Reader::string(m, at, "manager"));
+        subresources.push_back(Reader::string(m, at, "subresource", std::string()));
+        if (!subresources.back().empty() && subresources.back() != "status" && subresources.back() != "scale")
+            throw Mistake{at + "/subresource", "\"subresource\" must be status or scale (or \"\" for the object itself)"};
+        named = true;
+    }
+    if (named)
+        o.subresources = std::move(subresources);
+    return o;
+}
+
 std::vector<std::string> readPointers(const Json &e, const std::string &at, const char *key)
 {
     std::vector<std::string> out;
@@ -426,13 +457,7 @@ LessonExpectation readExpectation(const Json &e, const std::string &at, int requ
         for (auto v = it->begin(); v != it->end(); ++v) {
             const std::string here = at + "/owners/" + jsonPointerEscape(v.key());
             checkPointer(v.key(), here);
-            LessonOwnerExpectation o{v.key(), {}};
-            if (!v.value().is_array()
-                || std::any_of(v.value().begin(), v.value().end(), [](const Json &m) { return !m.is_string(); }))
-                throw Mistake{here, "owners are a list of field manager names"};
-            for (const Json &m : v.value())
-                o.managers.push_back(m.get<std::string>());
-            out.owners.push_back(std::move(o));
+            out.owners.push_back(readOwners(v.key(), v.value(), here));
         }
     }
     if (auto it = e.find("conflicts"); it != e.end()) {

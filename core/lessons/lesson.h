@@ -65,6 +65,9 @@ struct LessonRequest {
 struct LessonOwnerExpectation {
     std::string pointer;               // "/metadata/labels/label1"
     std::vector<std::string> managers; // exactly these, in any order
+    // Given when the lesson named a subresource for any owner ({manager, subresource} entries):
+    // then every owner is compared with its subresource ("" = the main resource), one per manager.
+    std::optional<std::vector<std::string>> subresources;
 };
 
 struct LessonConflictExpectation {

@@ -150,12 +150,16 @@ void checkOwners(const LessonExpectation &x, const LessonStepReport &report, Mis
     for (const LessonOwnerExpectation &o : x.owners) {
         std::vector<std::string> want, got;
         std::string why;
-        for (const std::string &m : o.managers)
-            if (auto s = expandOutcome(m, report, &why))
-                want.push_back(*s);
+        // With subresources named, "scaler via /scale" and "scaler" are different owners.
+        auto withSubresource = [&o](std::string manager, const std::string &subresource) {
+            return o.subresources && !subresource.empty() ? manager + " via /" + subresource : manager;
+        };
+        for (std::size_t i = 0; i < o.managers.size(); ++i)
+            if (auto s = expandOutcome(o.managers[i], report, &why))
+                want.push_back(withSubresource(*s, o.subresources ? (*o.subresources)[i] : std::string()));
         if (auto found = report.owners.find(o.pointer); found != report.owners.end())
             for (const LessonOwner &owner : found->second)
-                got.push_back(owner.manager);
+                got.push_back(withSubresource(owner.manager, owner.subresource));
         std::sort(got.begin(), got.end());
         got.erase(std::unique(got.begin(), got.end()), got.end());
         if (!why.empty())
