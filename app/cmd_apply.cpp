@@ -355,11 +355,11 @@ int runApply(const QStringList &args)
     p.addOption({QStringLiteral("mode"), QStringLiteral("apply (default), replace, jsonpatch or merge."),
                  QStringLiteral("MODE"), QStringLiteral("apply")});
     p.addOption({QStringLiteral("force"), QStringLiteral("apply: take fields other managers own (never implied).")});
-    p.addOption({QStringLiteral("field-validation"),
-                 QStringLiteral("Strict (default): the server refuses unknown and duplicate fields; Warn: it drops them and "
-                                "says so; Ignore: it drops them silently."),
-                 QStringLiteral("MODE"),
-                 QStringLiteral("Strict")});
+    p.addOption(
+        {QStringLiteral("field-validation"),
+         QStringLiteral("Strict (default): the server refuses unknown and duplicate fields; Warn: it drops them and "
+                        "says so; Ignore: it drops them silently."),
+         QStringLiteral("MODE"), QStringLiteral("Strict")});
     p.addOption({QStringLiteral("dry-run"),
                  QStringLiteral("Send with dryRun=All: validated and answered, nothing stored.")});
     p.addOption({{QStringLiteral("o"), QStringLiteral("output")},

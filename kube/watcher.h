@@ -165,8 +165,8 @@ private:
     bool m_synced = false;
     bool m_watchListUnsupported = false;
     bool m_inWatchListInitial = false;
-    QString m_streamError;                          // an ERROR event (other than 410) ended the current stream
-    bool m_progressive = false;                     // first sync into an empty store: deliver pages as they come
+    QString m_streamError;      // an ERROR event (other than 410) ended the current stream
+    bool m_progressive = false; // first sync into an empty store: deliver pages as they come
     bool m_lastListStreamed = false;
     std::vector<std::string> m_warnings;
     void noteWarnings(const std::vector<std::string> &warnings);

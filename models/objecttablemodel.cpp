@@ -264,7 +264,7 @@ QVariant ObjectTableModel::data(const QModelIndex &index, int role) const
             return QVariant::fromValue(Qt::AlignRight | Qt::AlignVCenter);
         if (col >= ColumnCount && col - ColumnCount < int(m_serverColumns.size())) {
             const QString &t = m_serverColumns[std::size_t(col - ColumnCount)].type;
-            // 1.20 types ConfigMaps' Data as "string" yet renders numbers: the cell decides too.
+            // Servers (1.20 to 1.37) type ConfigMaps' Data as "string" yet render numbers: the cell decides too.
             const int cellType = r.cells().value(col - ColumnCount).typeId();
             if (t == QLatin1String("integer") || t == QLatin1String("number") || cellType == QMetaType::LongLong
                 || cellType == QMetaType::Double)

@@ -30,7 +30,7 @@ struct WatchHealth {
     qint64 objects = -1;  // -1 = unknown
     qint64 expected = -1; // while listing: the total the server estimates (-1 = unknown)
     QString resourceVersion;
-    QString detail;      // why it backs off or failed
+    QString detail;       // why it backs off or failed
     QStringList warnings; // what the server warned (Warning headers: a deprecated version, a policy)
     std::optional<Clock::time_point> lastEvent;
     std::optional<Clock::time_point> retryAt;

@@ -9,18 +9,18 @@
 using namespace fieldscope::core;
 
 namespace {
-const char *const kConfigMap = "apiVersion: v1\n"       // 1
-                               "kind: ConfigMap\n"      // 2
-                               "metadata:\n"            // 3
-                               "  name: a\n"            // 4
-                               "  labels:\n"            // 5
-                               "    app.k8s.io/x: y\n"  // 6
-                               "data:\n"                // 7
-                               "  a.b: one\n"           // 8
-                               "spec:\n"                // 9
-                               "  containers:\n"        // 10
-                               "  - name: c\n"          // 11
-                               "    image: nginx\n"     // 12
+const char *const kConfigMap = "apiVersion: v1\n"         // 1
+                               "kind: ConfigMap\n"        // 2
+                               "metadata:\n"              // 3
+                               "  name: a\n"              // 4
+                               "  labels:\n"              // 5
+                               "    app.k8s.io/x: y\n"    // 6
+                               "data:\n"                  // 7
+                               "  a.b: one\n"             // 8
+                               "spec:\n"                  // 9
+                               "  containers:\n"          // 10
+                               "  - name: c\n"            // 11
+                               "    image: nginx\n"       // 12
                                "    imagePulPolicy: x\n"; // 13
 } // namespace
 
@@ -57,13 +57,20 @@ private Q_SLOTS:
     {
         QTest::addColumn<QString>("path");
         QTest::addColumn<QString>("pointer");
-        QTest::newRow("dotted") << "spec.replicas" << "/spec/replicas";
-        QTest::newRow("index") << "spec.containers[0].image" << "/spec/containers/0/image";
-        QTest::newRow("key with dots") << "data[a.b]" << "/data/a.b";
-        QTest::newRow("key with slash") << "metadata.labels[app.k8s.io/x]" << "/metadata/labels/app.k8s.io~1x";
-        QTest::newRow("tilde") << "data[a~b]" << "/data/a~0b";
-        QTest::newRow("leading dot") << ".spec.foo" << "/spec/foo";
-        QTest::newRow("unclosed bracket") << "data[a" << "/data/a";
+        QTest::newRow("dotted") << "spec.replicas"
+                                << "/spec/replicas";
+        QTest::newRow("index") << "spec.containers[0].image"
+                               << "/spec/containers/0/image";
+        QTest::newRow("key with dots") << "data[a.b]"
+                                       << "/data/a.b";
+        QTest::newRow("key with slash") << "metadata.labels[app.k8s.io/x]"
+                                        << "/metadata/labels/app.k8s.io~1x";
+        QTest::newRow("tilde") << "data[a~b]"
+                               << "/data/a~0b";
+        QTest::newRow("leading dot") << ".spec.foo"
+                                     << "/spec/foo";
+        QTest::newRow("unclosed bracket") << "data[a"
+                                          << "/data/a";
     }
     void fieldPathsBecomeJsonPointers()
     {
@@ -97,8 +104,10 @@ private Q_SLOTS:
 
     void notesTieWarningsAndCausesToLinesInOrder()
     {
-        const auto notes = lineNotes(kConfigMap, {"unknown field \"spec.containers[0].imagePulPolicy\"", "no field here"},
-                                     {{"metadata.labels[app.k8s.io/x]", "name part must be ..."}, {"", "whole object"}});
+        const auto notes = lineNotes(kConfigMap,
+                                     {"unknown field \"spec.containers[0].imagePulPolicy\"", "no field here"},
+                                     {{"metadata.labels[app.k8s.io/x]", "name part must be ..."},
+                                      {"", "whole object"}});
         QCOMPARE(notes.size(), std::size_t(2));
         QCOMPARE(notes[0].line, 6);
         QCOMPARE(QString::fromStdString(notes[0].message), QStringLiteral("name part must be ..."));
