@@ -72,7 +72,7 @@ TranscriptReply delayed(std::string body, int ms)
 
 void serve(TranscriptServer &server, int groups, int groupDelayMs)
 {
-    server.on("/version").exactPath().replyFile(QStringLiteral("discovery/version-1.34.http")).repeatLast();
+    server.on("/version").exactPath().replyFile(QStringLiteral("discovery/version-1.37.http")).repeatLast();
     server.on("/api").exactPath().replyFile(QStringLiteral("discovery/legacy-api.http")).repeatLast();
     server.on("/api/v1").exactPath().replyFile(QStringLiteral("discovery/legacy-api-v1.http")).repeatLast();
     server.on("/apis/apps/v1").exactPath().replyFile(QStringLiteral("discovery/legacy-apps-v1.http")).repeatLast();

@@ -1,7 +1,7 @@
-// Discovery against replayed answers: aggregated apidiscovery.k8s.io/v2 from a
-// 1.34 server, chosen by the response Content-Type, with ETag revalidation; the legacy
-// per-group-version path when the server answers plain application/json, with a failing
-// aggregated APIService recorded while the rest is shown.
+// Discovery against replayed answers: aggregated apidiscovery.k8s.io/v2 from a 1.37 server
+// (recorded by tests/data/transcripts/record-modern.sh), chosen by the response Content-Type,
+// with ETag revalidation; the legacy per-group-version path when the server answers plain application/json, with a
+// failing aggregated APIService recorded while the rest is shown.
 #include "kube/discovery.h"
 #include "transcriptserver.h"
 
@@ -18,8 +18,10 @@ namespace {
 // Exactly what client-go sends (AcceptV2 + "," + AcceptV1 in k8s.io/client-go/discovery/discovery_client.go).
 const std::string kAggregatedAccept =
     "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json";
-const std::string kApiEtag = "\"0B1A3A8BE5DBF0A2A9A7B0E5E6A9B4C1D2E3F4A5B6C7D8E9F0A1B2C3D4E5F6A7\"";
-const std::string kApisEtag = "\"7F3C2D1E0A9B8C7D6E5F4A3B2C1D0E9F8A7B6C5D4E3F2A1B0C9D8E7F6A5B4C3D\"";
+const std::string kApiEtag =
+    "\"4D7E1BED90B364BC86049DD9E636494980AEF65B7F8CFAA267616FA062B514A8A3CC2C2851CC9337B8D28B4C80960E2353DE5E0B152E87CC223E02EA3C5C37AC\"";
+const std::string kApisEtag =
+    "\"C1F1010597FE58AB064229356A99E46C1A393186FA4A195FB7F52CC9716570130AA2FD3A1637DC37D5C215C4A3A6022B5C46487215FF916DE5BA1DD781D395AE\"";
 
 struct Fixture {
     TranscriptServer server;
@@ -28,7 +30,7 @@ struct Fixture {
 
     Fixture() : client(makeTransport(server)), discovery(&client)
     {
-        server.on("/version").exactPath().replyFile(QStringLiteral("discovery/version-1.34.http")).repeatLast();
+        server.on("/version").exactPath().replyFile(QStringLiteral("discovery/version-1.37.http")).repeatLast();
     }
     static std::shared_ptr<kube::Transport> makeTransport(const TranscriptServer &s)
     {
@@ -40,8 +42,13 @@ struct Fixture {
 
     void serveAggregated()
     {
-        server.on("/api").exactPath().replyFile(QStringLiteral("discovery/aggregated-1.34-api.http"));
-        server.on("/apis").exactPath().replyFile(QStringLiteral("discovery/aggregated-1.34-apis.http"));
+        server.on("/api").exactPath().replyFile(QStringLiteral("discovery/aggregated-1.37-api.http"));
+        server.on("/apis").exactPath().replyFile(QStringLiteral("discovery/aggregated-1.37-apis.http"));
+    }
+    void serveAggregatedWithStaleMetrics()
+    {
+        server.on("/api").exactPath().replyFile(QStringLiteral("discovery/aggregated-1.37-api.http"));
+        server.on("/apis").exactPath().replyFile(QStringLiteral("discovery/aggregated-stale-metrics-apis.http"));
     }
     void serveLegacy()
     {
@@ -121,7 +128,7 @@ private Q_SLOTS:
         f.serveAggregated();
         QVERIFY(f.refresh());
         QVERIFY(f.discovery.snapshot().aggregated);
-        QCOMPARE(QString::fromStdString(f.discovery.snapshot().serverVersion), QStringLiteral("v1.34.2"));
+        QCOMPARE(QString::fromStdString(f.discovery.snapshot().serverVersion), QStringLiteral("v1.37.2"));
         const auto api = f.server.requests("/api");
         QCOMPARE(int(api.size()), 2); // /api and /apis, nothing per group version
         for (const auto &r : api)
@@ -171,7 +178,10 @@ private Q_SLOTS:
         QCOMPARE(names(f.get("apps", "v1", "deployments")->subresources),
                  (QStringList{QStringLiteral("scale"), QStringLiteral("status")}));
         QCOMPARE(names(f.get("", "v1", "pods")->subresources),
-                 (QStringList{QStringLiteral("eviction"), QStringLiteral("log"), QStringLiteral("status")}));
+                 (QStringList{QStringLiteral("attach"), QStringLiteral("binding"),
+                              QStringLiteral("ephemeralcontainers"), QStringLiteral("eviction"), QStringLiteral("exec"),
+                              QStringLiteral("log"), QStringLiteral("portforward"), QStringLiteral("proxy"),
+                              QStringLiteral("resize"), QStringLiteral("status")}));
         for (const auto &r : f.discovery.snapshot().resources)
             QVERIFY2(r.resource.find('/') == std::string::npos, r.resource.c_str());
     }
@@ -179,7 +189,7 @@ private Q_SLOTS:
     void aggregatedStaleGroupVersionIsFlaggedAndNotFatal()
     {
         Fixture f;
-        f.serveAggregated();
+        f.serveAggregatedWithStaleMetrics();
         QVERIFY(f.refresh());
         const auto *podMetrics = f.get("metrics.k8s.io", "v1beta1", "pods");
         QVERIFY(podMetrics);
@@ -239,16 +249,16 @@ private Q_SLOTS:
     {
         Fixture f;
         auto noEtag = [](const RecordedRequest &r) { return !r.header("If-None-Match"); };
-        f.server.on("/api").exactPath().where(noEtag).replyFile(QStringLiteral("discovery/aggregated-1.34-api.http"));
-        f.server.on("/apis").exactPath().where(noEtag).replyFile(QStringLiteral("discovery/aggregated-1.34-apis.http"));
+        f.server.on("/api").exactPath().where(noEtag).replyFile(QStringLiteral("discovery/aggregated-1.37-api.http"));
+        f.server.on("/apis").exactPath().where(noEtag).replyFile(QStringLiteral("discovery/aggregated-1.37-apis.http"));
         f.server.on("/api")
             .exactPath()
             .where([](const RecordedRequest &r) { return r.header("If-None-Match") == kApiEtag; })
-            .replyFile(QStringLiteral("discovery/aggregated-1.34-api-304.http"));
+            .replyFile(QStringLiteral("discovery/aggregated-1.37-api-304.http"));
         f.server.on("/apis")
             .exactPath()
             .where([](const RecordedRequest &r) { return r.header("If-None-Match") == kApisEtag; })
-            .replyFile(QStringLiteral("discovery/aggregated-1.34-apis-304.http"));
+            .replyFile(QStringLiteral("discovery/aggregated-1.37-apis-304.http"));
         QVERIFY(f.refresh());
         const auto first = f.discovery.snapshot().resources.size();
         QVERIFY(first > 0);
@@ -257,7 +267,7 @@ private Q_SLOTS:
         const auto &snap = f.discovery.snapshot();
         QVERIFY(snap.aggregated);
         QCOMPARE(snap.resources.size(), first);
-        QVERIFY(f.get("metrics.k8s.io", "v1beta1", "pods")->stale);
+        QVERIFY(f.get("autoscaling", "v2", "horizontalpodautoscalers")->preferred);
         QCOMPARE(names(f.get("apps", "v1", "deployments")->subresources),
                  (QStringList{QStringLiteral("scale"), QStringLiteral("status")}));
         const auto requests = f.server.requests("/api");
@@ -331,12 +341,18 @@ private Q_SLOTS:
     void aggregatedEntryWithAWrongTypeFailsOnlyThatResource()
     {
         Fixture f;
-        auto api = TranscriptReply::fromFile(QStringLiteral("discovery/aggregated-1.34-api.http"));
-        const auto at = api.body.find(R"("scope":"Namespaced")");
-        QVERIFY(at != std::string::npos);
-        api.body.replace(at, std::string(R"("scope":"Namespaced")").size(), R"("scope":7)");
+        auto api = TranscriptReply::fromFile(QStringLiteral("discovery/aggregated-1.37-api.http"));
+        // The recorded answer is chunked (one piece per line) and pretty-printed: break the first scope.
+        const std::string scope = "\"scope\": \"Namespaced\"";
+        bool broken = false;
+        for (auto &piece : api.pieces)
+            if (const auto at = piece.bytes.find(scope); !broken && at != std::string::npos) {
+                piece.bytes.replace(at, scope.size(), "\"scope\": 7");
+                broken = true;
+            }
+        QVERIFY(broken);
         f.server.on("/api").exactPath().reply(api);
-        f.server.on("/apis").exactPath().replyFile(QStringLiteral("discovery/aggregated-1.34-apis.http"));
+        f.server.on("/apis").exactPath().replyFile(QStringLiteral("discovery/aggregated-1.37-apis.http"));
         QVERIFY(f.refresh());
         const auto &snap = f.discovery.snapshot();
         QCOMPARE(int(snap.failedResources.size()), 1);

@@ -390,12 +390,12 @@ private Q_SLOTS:
     void aggregatedCacheIsRevalidatedWithItsEtagByTheNextProcess()
     {
         TranscriptServer server;
-        server.on("/version").exactPath().replyFile(QStringLiteral("discovery/version-1.34.http")).repeatLast();
+        server.on("/version").exactPath().replyFile(QStringLiteral("discovery/version-1.37.http")).repeatLast();
         auto noEtag = [](const RecordedRequest &r) { return !r.header("If-None-Match"); };
-        server.on("/api").exactPath().where(noEtag).replyFile(QStringLiteral("discovery/aggregated-1.34-api.http"));
-        server.on("/apis").exactPath().where(noEtag).replyFile(QStringLiteral("discovery/aggregated-1.34-apis.http"));
-        server.on("/api").exactPath().replyFile(QStringLiteral("discovery/aggregated-1.34-api-304.http"));
-        server.on("/apis").exactPath().replyFile(QStringLiteral("discovery/aggregated-1.34-apis-304.http"));
+        server.on("/api").exactPath().where(noEtag).replyFile(QStringLiteral("discovery/aggregated-1.37-api.http"));
+        server.on("/apis").exactPath().where(noEtag).replyFile(QStringLiteral("discovery/aggregated-1.37-apis.http"));
+        server.on("/api").exactPath().replyFile(QStringLiteral("discovery/aggregated-1.37-api-304.http"));
+        server.on("/apis").exactPath().replyFile(QStringLiteral("discovery/aggregated-1.37-apis-304.http"));
         QTemporaryDir dir;
         const QString file = dir.filePath(QStringLiteral("c.json"));
         std::size_t first = 0;
@@ -414,6 +414,8 @@ private Q_SLOTS:
         QCOMPARE(int(asked.size()), 4);
         QVERIFY(asked[2].header("If-None-Match").has_value());
         QVERIFY(asked[3].header("If-None-Match").has_value());
+        QCOMPARE(c.discovery.documentRequests(), 2);
+        QCOMPARE(c.discovery.notModifiedAnswers(), 2); // both documents were current
         QVERIFY(server.unmatched().empty());
     }
 

@@ -220,6 +220,12 @@ private Q_SLOTS:
         QVERIFY(!h.watcher->store().find(kUidB));
         QCOMPARE(h.completedInitialLists(), 1);
         QCOMPARE(QString::fromStdString(h.watcher->lastResourceVersion()), QStringLiteral("4800"));
+        // Page 1 was shown at 4711, the restarted list is at 4800: nobody watched in between.
+        const auto gaps = h.gaps();
+        QCOMPARE(int(gaps.size()), 1);
+        QCOMPARE(QString::fromStdString(gaps[0].fromResourceVersion), QStringLiteral("4711"));
+        QCOMPARE(QString::fromStdString(gaps[0].toResourceVersion), QStringLiteral("4800"));
+        QCOMPARE(QString::fromStdString(gaps[0].reason), QStringLiteral("continue token expired"));
         QVERIFY(h.server.unmatched().empty());
     }
 

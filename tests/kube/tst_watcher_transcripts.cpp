@@ -1,8 +1,11 @@
-// The LIST+WATCH state machine against replayed answers of 1.33-1.34 servers: streaming lists
+// The LIST+WATCH state machine against replayed answers: a streaming list and the watch after
+// it recorded from a real 1.37 server (tests/data/transcripts/record-modern.sh), and scenarios
+// written after 1.33-1.34 servers' answers that no server produces on demand: streaming lists
 // (WatchList) and their 422 fallback (LIST pages: tst_watcher_paging), relists after
 // ERROR 410 / HTTP 410 / 504 ResourceVersionTooLarge, APF throttling, dropped, stalled and
 // corrupt streams, bookmarks, exactly-once delivery and backoff (k8s.io/client-go/tools/cache/reflector.go).
-// A 1.20 integration cluster cannot produce most of these; the transcripts can.
+// The integration cluster cannot be made to produce most of these; the transcripts can.
+#include "core/base/json.h"
 #include "watcherharness.h"
 
 #include <QLoggingCategory>
@@ -30,6 +33,54 @@ class TestWatcherTranscripts : public QObject
     Q_OBJECT
 private Q_SLOTS:
     // --- streaming lists (WatchList) -------------------------------------------------------------
+
+    void aRecordedStreamingListOfARealServerResumesFromItsBookmark()
+    {
+        // What the recording holds, read from it: every ADDED object, the bookmark that ends
+        // the initial state, and the change the watch after it saw.
+        std::map<std::string, std::string> added; // uid -> rv
+        std::string bookmark, changedUid, changedRv;
+        for (const auto &piece :
+             TranscriptReply::fromFile(QStringLiteral("watch/watchlist-1.37-initial.http")).pieces) {
+            core::Json e = core::parseJson(piece.bytes).value();
+            core::Json &meta = e["object"]["metadata"];
+            if (e["type"] == "ADDED")
+                added[meta["uid"].get<std::string>()] = meta["resourceVersion"].get<std::string>();
+            else if (e["type"] == "BOOKMARK"
+                     && meta.value("annotations", core::Json::object()).value("k8s.io/initial-events-end", "")
+                            == "true")
+                bookmark = meta["resourceVersion"].get<std::string>();
+        }
+        for (const auto &piece :
+             TranscriptReply::fromFile(QStringLiteral("watch/watch-1.37-from-bookmark.http")).pieces) {
+            const core::Json e = core::parseJson(piece.bytes).value();
+            if (e["type"] == "MODIFIED") {
+                changedUid = e["object"]["metadata"]["uid"].get<std::string>();
+                changedRv = e["object"]["metadata"]["resourceVersion"].get<std::string>();
+            }
+        }
+        QVERIFY(added.size() >= 3 && !bookmark.empty() && added.count(changedUid));
+
+        Harness h;
+        h.watchList().replyFile(QStringLiteral("watch/watchlist-1.37-initial.http"));
+        h.watchFrom(bookmark).replyFile(QStringLiteral("watch/watch-1.37-from-bookmark.http"));
+        h.watchFrom(changedRv).replyFile(QStringLiteral("watch/watch-hang.http"));
+        h.start(fastOptions(true));
+        QTRY_VERIFY_WITH_TIMEOUT(h.delivered(changedUid, changedRv), 10'000);
+        QTRY_COMPARE_WITH_TIMEOUT(int(h.watches().size()), 3, 10'000);
+        QCOMPARE(h.lists(), 0);
+        QCOMPARE(h.completedInitialLists(), 1);
+        for (const auto &[uid, rv] : added)
+            QVERIFY2(h.delivered(uid, rv), uid.c_str());
+        QCOMPARE(int(h.watcher->store().size()), int(added.size()));
+        QVERIFY(h.watcher->lastListStreamed());
+        // The server ended each stream at its timeout: the watcher resumed from the last RV it saw.
+        const auto watches = h.watches();
+        QCOMPARE(str(watches[1].queryValue("resourceVersion")), QString::fromStdString(bookmark));
+        QCOMPARE(str(watches[2].queryValue("resourceVersion")), QString::fromStdString(changedRv));
+        QVERIFY(h.gaps().empty());
+        QVERIFY(h.server.unmatched().empty());
+    }
 
     void streamingListBuildsStateUntilInitialEventsEndThenResumesFromTheBookmark()
     {
