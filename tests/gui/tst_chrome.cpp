@@ -229,7 +229,8 @@ private Q_SLOTS:
             QCOMPARE(window.contextSwitcher()->contextNames().size(), 6); // token, cert, exec, nobody, alice, bob
             QTRY_VERIFY_WITH_TIMEOUT(c->isLoaded(), 30000);
             QCOMPARE(window.contextSwitcher()->currentContext(), cert);
-            QVERIFY(window.contextSwitcher()->combo()->currentText().contains(QStringLiteral("connected · v1.20")));
+            QVERIFY(window.contextSwitcher()->combo()->currentText().contains(QStringLiteral("connected · ")
+                                                                              + testing::testKubeVersion()));
             QVERIFY(saveShot(&window, QStringLiteral("switcher-open-context.png")));
         }
         { // the contexts are read first, then a context that is not the kubeconfig's current opens

@@ -195,8 +195,7 @@ private Q_SLOTS:
         for (const char *name :
              {"edit-ssa",   "edit-conflict", "edit-stale", "edit-bad",    "edit-cas",    "edit-merge", "edit-invalid",
               "edit-close", "edit-claim",    "edit-coown", "edit-giveup", "edit-live",   "edit-draft", "edit-copy",
-              "del-me",     "del-stale",     "made-new",   "edit-rows",   "edit-merge3", "edit-foo",
-             "edit-unknown"})
+              "del-me",     "del-stale",     "made-new",   "edit-rows",   "edit-merge3", "edit-foo",   "edit-unknown"})
             (void)testing::call(*m_client, testing::request("DELETE", objectPath(name)));
         QVERIFY(applyAs("fieldscope", "edit-ssa", {{"color", "blue"}}));
         QVERIFY(applyAs("fieldscope", "edit-conflict", {{"color", "blue"}, {"size", "small"}}));

@@ -24,6 +24,11 @@ inline QString clusterScript()
 {
     return qEnvironmentVariable("FIELDSCOPE_CLUSTER_SCRIPT");
 }
+// The release the fixture runs ("v1.37.2"), from scripts/kube-modules (tests/cluster/CMakeLists.txt).
+inline QString testKubeVersion()
+{
+    return qEnvironmentVariable("FIELDSCOPE_TEST_KUBE_VERSION");
+}
 inline QString fieldscopeBinary()
 {
     return QStringLiteral(FIELDSCOPE_BUILD_DIR "/app/fieldscope");

@@ -107,11 +107,18 @@ private Q_SLOTS:
         QVERIFY2(h.exitCode == 0, h.err.constData());
         auto doc = core::parseJson(h.out.toStdString());
         QVERIFY2(doc.ok() && doc->is_array(), h.out.constData());
+        // kubectl 1.26+ follows a server-side apply of an object it applied client-side with three
+        // writes of its own (k8s.io/kubectl/pkg/cmd/apply, csaupgrade): the last-applied annotation
+        // as "kubectl-last-applied", then moving kubectl-client-side-apply's fields to "kubectl",
+        // then releasing the annotation from "kubectl" (managedFields only: no manager changed a value).
         const std::vector<std::pair<std::string, std::string>> expected = {
             {"ADDED", "kubectl-create"},
             {"MODIFIED", "kubectl-client-side-apply"},
             {"MODIFIED", "kubectl-client-side-apply"},
             {"MODIFIED", "kubectl"},
+            {"MODIFIED", "kubectl-last-applied"},
+            {"MODIFIED", "kubectl"},
+            {"MODIFIED", ""},
             {"MODIFIED", "team-b"},
             {"DELETED", ""},
         };

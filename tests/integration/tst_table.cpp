@@ -1,4 +1,4 @@
-// The server's Table rendering (`as=Table`) against the real apiserver: the columns a 1.20
+// The server's Table rendering (`as=Table`) against the real apiserver: the columns the
 // server defines for ConfigMaps and Deployments arrive, rows are joined to the watched objects by
 // uid, and a change the watch reports refreshes that row's cells.
 #include "kube/tablefetcher.h"
@@ -117,7 +117,7 @@ private Q_SLOTS:
 
         QVERIFY(s.column("Name") >= 0);
         QCOMPARE(s.columns[std::size_t(s.column("Name"))].format, std::string("name"));
-        QVERIFY2(s.column("Data") >= 0, "1.20 renders a Data column for ConfigMaps");
+        QVERIFY2(s.column("Data") >= 0, "the server renders a Data column for ConfigMaps");
         QVERIFY(s.column("Age") >= 0);
         const std::string uidOne = one["metadata"]["uid"].get<std::string>();
         const std::string uidTwo = two["metadata"]["uid"].get<std::string>();

@@ -2,10 +2,15 @@
 // Changes made while the watcher could not reach the server are older than the new server's
 // watch cache, so resuming gets a real 410: the watcher must relist, report the interval it did
 // not observe, and deliver what changed meanwhile (added, modified, deleted) without inventing
-// versions. Runs its own cluster so restarting it disturbs no other test.
+// versions. And a LIST whose continue token expires between pages (a modern server serves later
+// pages from its watch cache until the revision has left it and etcd compacted past it): the
+// list starts over, the pages already shown are diffed, and the interval is reported as a gap.
+// Runs its own cluster so restarting and compacting it disturbs no other test.
 #include "faultproxy.h"
 #include "watchrecorder.h"
 
+#include <QFile>
+#include <QProcess>
 #include <QTemporaryDir>
 #include <QUrl>
 
@@ -89,6 +94,96 @@ private Q_SLOTS:
         for (const auto &[uid, rv] : server)
             QCOMPARE(QString::fromStdString(std::string(watcher.store().find(uid)->resourceVersion())),
                      QString::fromStdString(rv));
+    }
+
+    void anExpiredContinueTokenRestartsTheListAndReportsTheGap()
+    {
+        kube::ConnectionOptions o;
+        o.kubeconfigPath = (m_clusterDir + QStringLiteral("/kubeconfig")).toStdString();
+        o.context = "restart";
+        auto direct = kube::connect(o);
+        QVERIFY(direct.ok());
+        kube::ApiClient writer(direct->transport);
+        ScratchNamespace ns(writer, "fs-expire");
+        for (int i = 0; i < 300; ++i)
+            ns.create("c" + std::to_string(i), "0");
+        FaultProxy proxy(std::uint16_t(QUrl(QString::fromStdString(direct->config.server)).port()));
+        auto viaProxy = direct->config;
+        viaProxy.server = "https://127.0.0.1:" + std::to_string(proxy.port());
+        auto proxied = kube::connectResolved(viaProxy, {});
+        kube::ApiClient client(proxied.transport);
+
+        kube::WatcherOptions wo;
+        wo.tryWatchList = false;          // pages, as on servers without streaming lists
+        wo.pageSize = wo.maxPageSize = 1; // 300 pages: the list is surely cut between two
+        wo.applySliceItems = 1;
+        kube::Watcher watcher(&client, {configMaps(), ns.name(), {}, {}}, wo);
+        WatchRecorder rec;
+        rec.attach(watcher);
+        bool stalledMidList = false;
+        // Stall the connection as soon as the first page is shown: the next page waits.
+        QObject::connect(&watcher, &kube::Watcher::batchReady, &watcher, [&](const core::WatchBatch &b) {
+            if (!stalledMidList && !b.events.empty() && !b.initialListComplete) {
+                proxy.setStalled(true);
+                stalledMidList = true;
+            }
+        });
+        watcher.start();
+        QTRY_VERIFY_WITH_TIMEOUT(stalledMidList, 30000);
+        QVERIFY2(watcher.state() == kube::Watcher::State::Listing, "the list ended before the stall");
+
+        // Meanwhile: more writes than the watch cache keeps, then etcd compacts past them all.
+        for (int i = 0; i < 400; ++i)
+            ns.update("c0", std::to_string(i + 1));
+        const QString etcd = QStringLiteral("http://127.0.0.1:")
+                           + readFile(m_clusterDir + QStringLiteral("/run/etcd.port"));
+        const core::Json range = curlJson(etcd + QStringLiteral("/v3/kv/range"), "{\"key\":\"AA==\"}");
+        const std::string revision = range["header"]["revision"].get<std::string>();
+        QVERIFY(!curlJson(etcd + QStringLiteral("/v3/kv/compaction"),
+                          QByteArray::fromStdString(core::toJsonText({{"physical", true}, {"revision", revision}})))
+                     .is_null());
+        proxy.setStalled(false);
+
+        QTRY_VERIFY_WITH_TIMEOUT(watcher.state() == kube::Watcher::State::Watching, 60000);
+        // The interval between the first page's list and the new list is reported, once.
+        const auto expired = std::count_if(rec.gaps.begin(), rec.gaps.end(), [](const core::ObservationGap &g) {
+            return g.reason == "continue token expired";
+        });
+        QCOMPARE(int(expired), 1);
+        // From the list the first pages came from to the new list, which is after the compaction
+        // (resourceVersions are etcd revisions on this, our own, cluster).
+        for (const auto &g : rec.gaps)
+            if (g.reason == "continue token expired") {
+                QVERIFY(!g.fromResourceVersion.empty());
+                QVERIFY(std::stoll(g.fromResourceVersion) < std::stoll(revision));
+                QVERIFY(std::stoll(g.toResourceVersion) >= std::stoll(revision));
+            }
+        // And what the watcher holds is what the server holds: c0 at its last version.
+        const auto server = ns.serverState();
+        QCOMPARE(watcher.store().size(), server.size());
+        for (const auto &[uid, rv] : server)
+            QCOMPARE(QString::fromStdString(std::string(watcher.store().find(uid)->resourceVersion())),
+                     QString::fromStdString(rv));
+        QVERIFY(rec.has(ns.uidOf["c0"], ns.written[ns.uidOf["c0"]].back()));
+    }
+
+private:
+    static QString readFile(const QString &path)
+    {
+        QFile f(path);
+        return f.open(QIODevice::ReadOnly) ? QString::fromUtf8(f.readAll()).trimmed() : QString();
+    }
+    // etcd's JSON gateway on loopback (a test's own cluster): POST BODY to URL.
+    static core::Json curlJson(const QString &url, const QByteArray &body)
+    {
+        QProcess curl;
+        curl.start(QStringLiteral("curl"), {QStringLiteral("-fsS"), QStringLiteral("-X"), QStringLiteral("POST"),
+                                            QStringLiteral("--data-binary"), QStringLiteral("@-"), url});
+        curl.write(body);
+        curl.closeWriteChannel();
+        if (!curl.waitForFinished(30000) || curl.exitCode() != 0)
+            return core::Json();
+        return core::parseJson(curl.readAllStandardOutput().toStdString()).valueOr(core::Json());
     }
 };
 

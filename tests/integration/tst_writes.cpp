@@ -173,11 +173,27 @@ private Q_SLOTS:
 
     void deprecatedApiWarningsAreSurfaced()
     {
-        // 1.20 serves extensions/v1beta1 Ingress with a deprecation Warning header (`299 - "text"`).
-        auto r = call(*m_client, request("GET", "/apis/extensions/v1beta1/namespaces/" + m_ns->name() + "/ingresses"));
+        // A CRD version marked deprecated: the server answers every request to it with its
+        // deprecationWarning in a `Warning: 299 - "text"` header (built-in deprecated APIs come and
+        // go with releases; this one is ours).
+        const std::string crd = R"({"apiVersion":"apiextensions.k8s.io/v1","kind":"CustomResourceDefinition",
+          "metadata":{"name":"relics.writes.fieldscope.dev"},
+          "spec":{"group":"writes.fieldscope.dev","scope":"Namespaced","names":{"plural":"relics","singular":"relic","kind":"Relic"},
+            "versions":[{"name":"v1","served":true,"storage":true,"deprecated":true,
+              "deprecationWarning":"writes.fieldscope.dev/v1 Relic is deprecated",
+              "schema":{"openAPIV3Schema":{"type":"object","x-kubernetes-preserve-unknown-fields":true}}}]}})";
+        auto created = call(*m_client, request("POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", crd));
+        QVERIFY(created.ok() || created.error().httpStatus == 409);
+        const std::string path = "/apis/writes.fieldscope.dev/v1/namespaces/" + m_ns->name() + "/relics";
+        QTRY_VERIFY_WITH_TIMEOUT(call(*m_client, request("GET", path)).ok(), 30000);
+        auto r = call(*m_client, request("GET", path));
         QVERIFY(r.ok());
-        QVERIFY(!r->warnings.empty());
-        QVERIFY2(QString::fromStdString(r->warnings[0]).contains(QLatin1String("deprecated")), r->warnings[0].c_str());
+        QCOMPARE(r->warnings.size(), std::size_t(1));
+        QCOMPARE(QString::fromStdString(r->warnings[0]),
+                 QStringLiteral("writes.fieldscope.dev/v1 Relic is deprecated"));
+        (void)call(*m_client,
+                   request("DELETE",
+                           "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/relics.writes.fieldscope.dev"));
     }
 };
 
