@@ -15,9 +15,12 @@ cd "$work"
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
 bin="$work/bin"; mkdir "$bin"
-for b in etcd kube-apiserver kube-controller-manager; do
+for b in kube-apiserver kube-controller-manager; do
   printf '#!/bin/sh\nexec sleep 60\n' > "$bin/$b"; chmod +x "$bin/$b"
 done
+# etcd says its version (the start checks what wrote the data it is given), then serves.
+printf '#!/bin/sh\ncase "$1" in --version) echo "etcd Version: 3.7.3";; *) exec sleep 60;; esac\n' > "$bin/etcd"
+chmod +x "$bin/etcd"
 # curl that answers "healthy" and records its arguments, and its stdin when told to read it.
 cat > "$bin/curl" <<'CURL'
 #!/bin/sh
@@ -66,4 +69,20 @@ flock 7
 exec 7>&-
 flock -n "$work/build.lock" true || fail "a server or the watchdog kept the caller's lock descriptor"
 "$script" stop "$lockdir" >/dev/null 2>&1 || true
+
+# 5. Data an older etcd wrote (no version stamp: the etcd 3.4 of older Fieldscopes) is moved
+#    aside, never deleted, and the stamp names the etcd that serves now; data stamped by the
+#    previous minor (3.6, which 3.7 upgrades in place) stays where it is.
+old="$work/old"; mkdir -p "$old/etcd/member"; echo keep > "$old/etcd/member/db"
+"$script" start "$old" --name o --max-lifetime 600 >/dev/null 2>"$work/start5.err" || { cat "$work/start5.err" >&2; fail "start over old data failed"; }
+"$script" stop "$old" >/dev/null 2>&1 || true
+aside="$(find "$old" -maxdepth 1 -name 'etcd-3.4-*' -print -quit)"
+[ -n "$aside" ] && [ "$(cat "$aside/member/db")" = keep ] || fail "etcd 3.4 data was not moved aside intact"
+[ ! -e "$old/etcd/member/db" ] || fail "etcd 3.4 data was left where etcd 3.7 would read it"
+[ "$(cat "$old/etcd.version")" = 3.7 ] || fail "the data stamp does not name etcd 3.7"
+grep -q "written by etcd 3.4" "$work/start5.err" || fail "moving the data aside was not said"
+near="$work/near"; mkdir -p "$near/etcd/member"; echo keep > "$near/etcd/member/db"; echo 3.6 > "$near/etcd.version"
+"$script" start "$near" --name n --max-lifetime 600 >/dev/null 2>"$work/start6.err" || { cat "$work/start6.err" >&2; fail "start over 3.6 data failed"; }
+"$script" stop "$near" >/dev/null 2>&1 || true
+[ "$(cat "$near/etcd/member/db")" = keep ] || fail "etcd 3.6 data, which 3.7 upgrades in place, was moved"
 echo "ok"
