@@ -21,8 +21,9 @@ PKGS=(
   fonts-dejavu-core
   # the real PostgreSQL the team-history tests start (scripts/fieldscope-postgres)
   postgresql
-  # the real cluster for tests and the sandbox: its certificates and readiness probes
-  openssl curl
+  # the real cluster for tests and the sandbox: its certificates and readiness probes; unzip
+  # unpacks Go's release where the machine has no Go 1.26 (scripts/build-kube.sh)
+  openssl curl unzip
   # the Debian packages' checks (scripts/package.sh)
   lintian desktop-file-utils appstream
   # the libFuzzer targets (scripts/fuzz.sh)

@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# The README's test command: installs what is missing (apt-get), builds kube-apiserver 1.20.2
-# once (cached), configures and builds with the `ci` preset (warnings are errors) and runs every
-# test: unit, integration against the real apiserver, GUI offscreen, the clang-format check; then
-# the Debian packages are
-# built and checked (scripts/package.sh), the core/kube unit tests run under ASan + UBSan, and
-# clang-tidy + clazy (scripts/lint.sh) must find nothing (about 10 minutes from a cold cache on
-# 2 cores, seconds for what did not change). Idempotent.
+# The README's test command: installs what is missing (apt-get), builds the Kubernetes control
+# plane (kube-apiserver, kube-controller-manager, kubectl and etcd from Go modules, see
+# scripts/build-kube.sh) once (cached), configures and builds with the `ci` preset (warnings are
+# errors) and runs every test: unit, integration against the real apiserver, GUI offscreen, the
+# clang-format check; then clang-tidy + clazy (scripts/lint.sh) must find nothing, the core/kube
+# unit tests run under ASan + UBSan and the Debian packages are built and checked
+# (scripts/package.sh). Where the time went is printed at the end. Idempotent.
 #   scripts/test.sh [extra ctest arguments, e.g. -L unit]
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -21,8 +21,9 @@ report_timings() {
 }
 trap report_timings EXIT
 scripts/install-deps.sh
+lap "install dependencies (apt)"
 scripts/build-kube.sh >/dev/null
-lap "install dependencies, kube build"
+lap "control plane (build-kube; 0 if cached)"
 preset="${FIELDSCOPE_PRESET:-ci}"
 cmake --preset "$preset" >/dev/null
 cmake --build --preset "$preset" -j"$(nproc)"
