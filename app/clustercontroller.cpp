@@ -445,7 +445,9 @@ void ClusterController::showResolved(const kube::ResourceInfo &resolved)
     m_model.clear();
     kube::WatchScope scope;
     scope.resource = *info;
-    m_watcher = std::make_unique<kube::Watcher>(m_client.get(), scope);
+    kube::WatcherOptions opts;
+    opts.estimateStreamingLists = true; // the status bar's progress has a total on modern servers too
+    m_watcher = std::make_unique<kube::Watcher>(m_client.get(), scope, opts);
     m_feed = m_recorder ? std::make_shared<core::HistoryFeed>(
                  *m_recorder, core::WatchScope::of({info->group, info->version, info->resource}, scope.namespace_))
                         : nullptr;

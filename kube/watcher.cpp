@@ -1,5 +1,6 @@
 #include "kube/watcher.h"
 
+#include "core/base/jsonread.h"
 #include "core/base/stringset.h"
 #include "core/base/visibletext.h"
 #include "kube/apierror.h"
@@ -457,13 +458,15 @@ void Watcher::onListFailed(core::Error e) // NOLINT(performance-unnecessary-valu
     m_request = 0;
     resetPages();
     const bool relist = m_listRelist;
+    // Pages already shown stay shown; the next list is diffed against them, and what they showed
+    // is older than that list by an interval nobody watched: a gap, whatever cut this one.
+    if (m_progressive && m_store.size() > 0 && m_abandonedListRv.empty()) {
+        m_abandonedListRv = m_shownListRv;
+        m_abandonedReason = e.httpStatus == 410 ? "continue token expired" : "list failed and started again";
+    }
     if (e.httpStatus == 410) {
         // Expired continue token (etcd compacted past it): start the list again from the top.
-        // Pages already shown stay shown; the new list is diffed against them, and what they
-        // showed is older than the new list by an interval nobody watched: a gap.
         m_relistItems.clear();
-        if (m_progressive && m_store.size() > 0 && m_abandonedListRv.empty())
-            m_abandonedListRv = m_shownListRv;
         const bool again = relist || m_synced;
         if (isRepeatedRelist()) { // a server that expires every token: do not spin
             backoffThen(
@@ -492,7 +495,7 @@ void Watcher::finishList(bool relist, const std::string &listRv)
         if (relist)
             m_batch.gaps.push_back({m_rv, listRv, "relist"});
         else if (!m_abandonedListRv.empty())
-            m_batch.gaps.push_back({m_abandonedListRv, listRv, "continue token expired"});
+            m_batch.gaps.push_back({m_abandonedListRv, listRv, m_abandonedReason});
         m_abandonedListRv.clear();
         core::StringSet seen; // looks up a stored uid (a view) without a copy
         for (auto &item : m_relistItems) {
@@ -550,6 +553,8 @@ void Watcher::watch(bool watchList)
         m_loaded = 0;
         m_listEstimate = -1;
         m_progressive = !m_synced && m_store.size() == 0;
+        if (m_opts.estimateStreamingLists)
+            requestStreamEstimate(gen);
     } else {
         req.path += "&resourceVersion=" + urlEncode(m_rv);
         setState(State::Watching);
@@ -576,6 +581,53 @@ void Watcher::watch(bool watchList)
                 });
             return stream->take(bytes);
         });
+}
+
+// One object's metadata and the server's count of the rest: the size of the streaming list that
+// WATCH started (gen), while its initial events arrive. A selector makes the server omit the count
+// (it cannot know it without reading everything): then no estimate, as for a failed read.
+void Watcher::requestStreamEstimate(int gen)
+{
+    HttpRequest req;
+    req.path = m_scope.resource.collectionPath(m_scope.namespace_) + "?limit=1" + listQuery(m_scope);
+    req.accept = "application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json";
+    req.timeoutMs = 30'000;
+    req.maxBodyBytes = 1u << 20;
+    auto inbox = m_client->inbox();
+    QPointer<Watcher> self(this);
+    m_client->transport().start(req, [inbox, self, gen](core::Result<HttpResponse> r) {
+        qint64 total = -1;
+        if (r.ok() && isSuccess(r->status))
+            if (auto list = core::parseJson(r->body); list && list->is_object()) {
+                // The server's document: every step checked, nothing assumed of its shape.
+                const auto items = list->find("items");
+                const qint64 listed = items != list->end() && items->is_array() ? qint64(items->size()) : 0;
+                const core::Json *remaining = nullptr;
+                if (const auto meta = list->find("metadata"); meta != list->end() && meta->is_object())
+                    if (const auto r = meta->find("remainingItemCount"); r != meta->end())
+                        remaining = &*r;
+                if (remaining && remaining->is_number_integer() && remaining->get<qint64>() >= 0
+                    && remaining->get<qint64>() < std::numeric_limits<qint64>::max() - listed)
+                    total = remaining->get<qint64>() + listed;
+                else if (core::stringAt(*list, "/metadata/continue").value_or("").empty())
+                    total = listed; // all there is
+            }
+        inbox->post([self, gen, total] {
+            if (self)
+                self->onStreamEstimate(gen, total);
+        });
+    });
+}
+
+void Watcher::onStreamEstimate(int gen, qint64 total)
+{
+    if (gen != m_gen || !m_inWatchListInitial || total <= 0 || m_listEstimate >= 0)
+        return;
+    // Objects created since the count was read come on top: never below what already arrived.
+    m_listEstimate = std::max(total, m_loaded);
+    if (m_progressive)
+        m_store.reserve(std::size_t(m_listEstimate));
+    Q_EMIT listProgress(m_loaded, m_listEstimate - m_loaded);
 }
 
 void Watcher::noteWarnings(const std::vector<std::string> &warnings)
@@ -643,7 +695,7 @@ void Watcher::flush()
         }
     }
     if (m_inWatchListInitial && m_loaded)
-        Q_EMIT listProgress(m_loaded, -1);
+        Q_EMIT listProgress(m_loaded, m_listEstimate > m_loaded ? m_listEstimate - m_loaded : -1);
     emitBatch();
 }
 

@@ -57,7 +57,10 @@ struct WatcherOptions {
     std::size_t applySliceItems = 250;
     int flushIntervalMs = 100;
     bool tryWatchList = true; // sendInitialEvents; falls back to LIST on 422
-    bool listOnly = false;    // stop after the first complete list (fieldscope list)
+    // A streaming list says nothing of its size: alongside it, one `limit=1` read of the objects'
+    // metadata gives the server's count (remainingItemCount), for a determinate progress bar.
+    bool estimateStreamingLists = false;
+    bool listOnly = false; // stop after the first complete list (fieldscope list)
     int minTimeoutSeconds = 300, maxTimeoutSeconds = 600;
     int stallSeconds = 45;
     // One watch event (line) longer than this drops the stream and resumes from the last RV;
@@ -170,8 +173,11 @@ private:
     bool m_lastListStreamed = false;
     std::vector<std::string> m_warnings;
     void noteWarnings(const std::vector<std::string> &warnings);
-    std::string m_shownListRv;     // the RV of the progressive list's pages delivered so far
-    std::string m_abandonedListRv; // a progressive list cut by an expired token: what was shown, for the gap
+    void requestStreamEstimate(int gen);
+    void onStreamEstimate(int gen, qint64 total);
+    std::string m_shownListRv;                      // the RV of the progressive list's pages delivered so far
+    std::string m_abandonedListRv;                  // a progressive list cut short: what was shown, for the gap
+    std::string m_abandonedReason;                  // why it was cut (an expired token, a failed page)
     std::vector<core::ObjectVersion> m_relistItems; // relist/WatchList buffer, diffed at the end
     core::WatchBatch m_batch;
     QTimer m_flushTimer;

@@ -229,6 +229,39 @@ private Q_SLOTS:
         QVERIFY(h.server.unmatched().empty());
     }
 
+    void aPageThatFailsAfterPagesWereShownRestartsTheListAndMarksTheGap()
+    {
+        Harness h;
+        h.list()
+            .lacksQuery("continue")
+            .replyFile(QStringLiteral("watch/list-4711-page1.http"))
+            .replyFile(QStringLiteral("watch/list-4800-page1.http"));
+        // Not an expired token: the server fails the second page (an apiserver restarting).
+        h.list()
+            .query("continue", kToken4711)
+            .reply(TranscriptReply::json(
+                500,
+                R"({"kind":"Status","apiVersion":"v1","status":"Failure","message":"etcdserver: leader changed","code":500})"));
+        h.list().query("continue", kToken4800).replyFile(QStringLiteral("watch/list-4800-page2.http"));
+        h.watchFrom("4800").replyFile(QStringLiteral("watch/watch-hang.http"));
+        auto o = fastOptions();
+        o.pageSize = 2;
+        h.start(o);
+        QTRY_COMPARE_WITH_TIMEOUT(h.watches().size(), std::size_t(1), 10'000);
+
+        QCOMPARE(h.lists(), 4);
+        QCOMPARE(join(h.rvs(kUidA)), QStringLiteral("100")); // shown once, not delivered twice
+        QVERIFY(!h.watcher->store().find(kUidB));            // gone in the new list
+        QCOMPARE(join(h.rvs(kUidD)), QStringLiteral("4799"));
+        // Page 1 was shown at 4711, the new list is at 4800: nobody watched in between.
+        const auto gaps = h.gaps();
+        QCOMPARE(int(gaps.size()), 1);
+        QCOMPARE(QString::fromStdString(gaps[0].fromResourceVersion), QStringLiteral("4711"));
+        QCOMPARE(QString::fromStdString(gaps[0].toResourceVersion), QStringLiteral("4800"));
+        QCOMPARE(QString::fromStdString(gaps[0].reason), QStringLiteral("list failed and started again"));
+        QVERIFY(h.server.unmatched().empty());
+    }
+
     // --- the page pipeline ---------------------------------------------------------------------
 
     void nextPageIsAskedBeforeThePageDecodesAndDroppedWhenThePageFails()

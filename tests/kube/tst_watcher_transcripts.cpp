@@ -28,6 +28,15 @@ std::string modifiedOfSize(const std::string &rv, std::size_t bytes)
     return head + std::string(bytes - head.size() - tail.size(), 'x') + tail;
 }
 
+// Answers to the streaming list's count (GET ?limit=1, metadata only).
+const char *const kCountOfTwo =
+    R"({"kind":"PartialObjectMetadataList","apiVersion":"meta.k8s.io/v1","metadata":{"resourceVersion":"10245","continue":"eyJ2IjoibWV0YS5rOHMuaW8vdjEifQ","remainingItemCount":1},"items":[{"metadata":{"name":"a"}}]})";
+const char *const kWholeList =
+    R"({"kind":"PartialObjectMetadataList","apiVersion":"meta.k8s.io/v1","metadata":{"resourceVersion":"10245"},"items":[{"metadata":{"name":"a"}},{"metadata":{"name":"b"}}]})";
+const char *const kNoCount =
+    R"({"kind":"PartialObjectMetadataList","apiVersion":"meta.k8s.io/v1","metadata":{"resourceVersion":"10245","continue":"eyJ2IjoibWV0YS5rOHMuaW8vdjEifQ"},"items":[{"metadata":{"name":"a"}}]})";
+const char *const kHostileCount = R"({"metadata":"lots","items":7})";
+
 class TestWatcherTranscripts : public QObject
 {
     Q_OBJECT
@@ -125,6 +134,51 @@ private Q_SLOTS:
         QCOMPARE(QString::fromStdString(h.watcher->lastResourceVersion()), QStringLiteral("10300"));
         QCOMPARE(h.watcher->state(), kube::Watcher::State::Watching);
         QVERIFY(h.server.unmatched().empty());
+    }
+
+    void aStreamingListIsGivenTheServersCountForItsProgress_data()
+    {
+        QTest::addColumn<QString>("countAnswer");
+        QTest::addColumn<qint64>("expected");
+        QTest::newRow("remainingItemCount") << QString::fromLatin1(kCountOfTwo) << qint64(2);
+        QTest::newRow("one page, no count") << QString::fromLatin1(kWholeList) << qint64(2);
+        QTest::newRow("a selector: no count") << QString::fromLatin1(kNoCount) << qint64(-1);
+        QTest::newRow("metadata not an object") << QString::fromLatin1(kHostileCount) << qint64(-1);
+        QTest::newRow("not JSON") << QStringLiteral("<html>") << qint64(-1);
+    }
+    void aStreamingListIsGivenTheServersCountForItsProgress()
+    {
+        QFETCH(QString, countAnswer);
+        QFETCH(qint64, expected);
+        Harness h;
+        // The initial events end only once the count has surely arrived.
+        auto initial = TranscriptReply::fromFile(QStringLiteral("watch/watchlist-1.34-initial.http"));
+        for (auto &piece : initial.pieces)
+            if (piece.bytes.find("initial-events-end") != std::string::npos)
+                piece.delayMs = 500;
+        h.watchList().reply(initial);
+        h.watchFrom("10245").replyFile(QStringLiteral("watch/watch-1.34-from-10245.http"));
+        h.list().query("limit", "1").reply(TranscriptReply::json(200, countAnswer.toStdString()));
+        auto o = fastOptions(true);
+        o.estimateStreamingLists = true;
+        h.start(o);
+        QTRY_VERIFY_WITH_TIMEOUT(h.delivered(kUidA, "10300"), 10'000);
+
+        // One metadata-only read of one object, beside the stream.
+        const auto counts = h.server.requests();
+        const auto count = std::find_if(counts.begin(), counts.end(), [](const RecordedRequest &r) {
+            return r.queryValue("limit") == std::optional<std::string>("1");
+        });
+        QVERIFY(count != counts.end());
+        QVERIFY(count->header("Accept").value_or("").find("as=PartialObjectMetadataList") != std::string::npos);
+        QCOMPARE(h.lists(), 1);
+        qint64 total = -1;
+        for (const auto &[loaded, remaining] : h.progress)
+            if (remaining >= 0)
+                total = std::max(total, loaded + remaining);
+        QCOMPARE(total, expected);
+        QCOMPARE(h.completedInitialLists(), 1);
+        QVERIFY(h.errors.isEmpty());
     }
 
     void streamingListDroppedBeforeItsEndRestartsItInsteadOfResumingFromASyntheticRv()
