@@ -357,8 +357,8 @@ int runApply(const QStringList &args)
     p.addOption({QStringLiteral("force"), QStringLiteral("apply: take fields other managers own (never implied).")});
     p.addOption(
         {QStringLiteral("field-validation"),
-         QStringLiteral("Strict (default): the server refuses unknown and duplicate fields; Warn: it drops them and "
-                        "says so; Ignore: it drops them silently."),
+         QStringLiteral("Strict (default): the server refuses unknown fields; Warn: it drops them and says so; "
+                        "Ignore: it drops them silently. A key written twice in FILE is refused before sending."),
          QStringLiteral("MODE"), QStringLiteral("Strict")});
     p.addOption({QStringLiteral("dry-run"),
                  QStringLiteral("Send with dryRun=All: validated and answered, nothing stored.")});

@@ -509,6 +509,9 @@ void ObjectEditor::showFailedTests(const core::Error &error, const QString &writ
     });
 }
 
+// The server's words on the lines they name. Reading the YAML for its line map is the buffer's
+// size in work (up to megabytes): done on the pool, from a copy of the buffer taken now. Should
+// the user have typed by the time it is done, the lines may have moved: read again.
 void ObjectEditor::noteLines(const std::vector<std::string> &messages, const std::vector<core::StatusCause> &causes)
 {
     if (!m_window)
@@ -516,10 +519,23 @@ void ObjectEditor::noteLines(const std::vector<std::string> &messages, const std
     std::vector<std::pair<std::string, std::string>> fieldMessages;
     for (const core::StatusCause &c : causes)
         fieldMessages.emplace_back(c.field, c.field + ": " + c.message);
-    QList<QPair<int, QString>> rows;
-    for (const core::LineNote &n : core::lineNotes(m_window->bufferText().toStdString(), messages, fieldMessages))
-        rows.append({n.line, q(n.message)});
-    m_window->showLineNotes(rows);
+    const int gen = m_generation;
+    const QString text = m_window->bufferText();
+    inBackground(
+        this,
+        [text, messages, fieldMessages] {
+            QList<QPair<int, QString>> rows;
+            for (const core::LineNote &n : core::lineNotes(text.toStdString(), messages, fieldMessages))
+                rows.append({n.line, q(n.message)});
+            return rows;
+        },
+        [this, gen, text, messages, causes](const QList<QPair<int, QString>> &rows) {
+            if (gen != m_generation || !m_window)
+                return; // another write started: its own answer will be noted
+            if (m_window->bufferText() != text)
+                return noteLines(messages, causes);
+            m_window->showLineNotes(rows);
+        });
 }
 
 void ObjectEditor::showInvalid(const core::Error &e)

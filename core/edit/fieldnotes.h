@@ -18,8 +18,11 @@ namespace fieldscope::core {
 std::vector<std::string> fieldPathsInMessage(std::string_view message);
 
 // "spec.containers[0].image" -> "/spec/containers/0/image"; "data[a.b]" -> "/data/a.b";
-// a leading '.' is ignored. Keys are escaped as JSON Pointer requires (~0, ~1).
-std::string pointerOfFieldPath(std::string_view fieldPath);
+// a leading '.' is ignored. Keys are escaped as JSON Pointer requires (~0, ~1). Server-side
+// apply names list items by their keys, `containers[name="web"]`, `ports[containerPort=80,
+// protocol="TCP"]`, `finalizers[="a"]`: with DOCUMENT, such an item becomes its index there;
+// without it, or when DOCUMENT has no such item, the pointer names no line from there on.
+std::string pointerOfFieldPath(std::string_view fieldPath, const Json *document = nullptr);
 
 struct FieldLine {
     int line = 0;       // 1-based line of the YAML text
@@ -27,7 +30,8 @@ struct FieldLine {
 };
 // The line that writes FIELDPATH in the YAML whose map is LINES, else the line of its nearest
 // parent that the text holds; nullopt when not even the first segment is there.
-std::optional<FieldLine> lineOfFieldPath(const YamlLineMap &lines, std::string_view fieldPath);
+std::optional<FieldLine> lineOfFieldPath(const YamlLineMap &lines, std::string_view fieldPath,
+                                         const Json *document = nullptr);
 
 // One server message tied to a line of the user's YAML.
 struct LineNote {

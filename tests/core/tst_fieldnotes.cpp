@@ -22,6 +22,35 @@ const char *const kConfigMap = "apiVersion: v1\n"         // 1
                                "  - name: c\n"            // 11
                                "    image: nginx\n"       // 12
                                "    imagePulPolicy: x\n"; // 13
+// Server-side apply names list items by their keys (structured-merge-diff paths).
+const char *const kPod = "apiVersion: v1\n"          // 1
+                         "kind: Pod\n"               // 2
+                         "metadata:\n"               // 3
+                         "  name: p\n"               // 4
+                         "  finalizers:\n"           // 5
+                         "  - a\n"                   // 6
+                         "  - b/c\n"                 // 7
+                         "spec:\n"                   // 8
+                         "  containers:\n"           // 9
+                         "  - name: sidecar\n"       // 10
+                         "    image: busybox\n"      // 11
+                         "  - name: web\n"           // 12
+                         "    image: nginx\n"        // 13
+                         "    imagePulPolcy: x\n"    // 14
+                         "    ports:\n"              // 15
+                         "    - containerPort: 80\n" // 16
+                         "      protocol: UDP\n"     // 17
+                         "    - containerPort: 80\n" // 18
+                         "      protocol: TCP\n"     // 19
+                         "      nam: http\n";        // 20
+const char *const kSsaContainer = ".spec.containers[name=\"web\"].imagePulPolcy: field not declared in schema";
+const char *const kSsaPort =
+    "failed to create typed patch object: .spec.containers[name=\"web\"].ports[containerPort=80,protocol=\"TCP\"].nam: "
+    "field not declared in schema";
+const char *const kContainerPath = "spec.containers[name=\"web\"].imagePulPolcy";
+const char *const kPortPath = "spec.containers[name=\"web\"].ports[containerPort=80,protocol=\"TCP\"].nam";
+const char *const kFinalizerPath = "metadata.finalizers[=\"b/c\"]";
+const char *const kGonePath = "spec.containers[name=\"gone\"].image";
 } // namespace
 
 class TestFieldNotes : public QObject
@@ -100,6 +129,50 @@ private Q_SLOTS:
         QCOMPARE(at->line, 11);
         QVERIFY(!at->exact);
         QVERIFY(!lineOfFieldPath(lines, "status.phase"));
+    }
+
+    void serverSideApplyPathsKeepTheirListItemKeys()
+    {
+        auto paths = fieldPathsInMessage(kSsaContainer);
+        QCOMPARE(paths.size(), std::size_t(1));
+        QCOMPARE(QString::fromStdString(paths[0]), QString::fromLatin1(kContainerPath));
+        paths = fieldPathsInMessage(kSsaPort);
+        QCOMPARE(paths.size(), std::size_t(1));
+        QCOMPARE(QString::fromStdString(paths[0]), QString::fromLatin1(kPortPath));
+    }
+
+    void listItemsNamedByTheirKeysAreFoundInTheDocument()
+    {
+        YamlLineMap lines;
+        auto parsed = yamlToJsonWithLines(kPod, lines);
+        QVERIFY(parsed);
+        const Json *doc = &parsed->value;
+        QCOMPARE(QString::fromStdString(pointerOfFieldPath(kContainerPath, doc)),
+                 QStringLiteral("/spec/containers/1/imagePulPolcy"));
+        auto at = lineOfFieldPath(lines, kContainerPath, doc);
+        QVERIFY(at && at->exact);
+        QCOMPARE(at->line, 14);
+        at = lineOfFieldPath(lines, kPortPath, doc); // two keys, the second port
+        QVERIFY(at && at->exact);
+        QCOMPARE(at->line, 20);
+        at = lineOfFieldPath(lines, kFinalizerPath, doc); // a set's value
+        QVERIFY(at && at->exact);
+        QCOMPARE(at->line, 7);
+        // An item the text does not have, or no document to look in: the list's own line.
+        at = lineOfFieldPath(lines, kGonePath, doc);
+        QVERIFY(at && !at->exact);
+        QCOMPARE(at->line, 9);
+        at = lineOfFieldPath(lines, kContainerPath);
+        QVERIFY(at && !at->exact);
+        QCOMPARE(at->line, 9);
+    }
+
+    void aServerSideApplyRefusalIsNotedOnTheLineOfTheItemsField()
+    {
+        const auto notes = lineNotes(kPod, {kSsaContainer, kSsaPort});
+        QCOMPARE(notes.size(), std::size_t(2));
+        QCOMPARE(notes[0].line, 14);
+        QCOMPARE(notes[1].line, 20);
     }
 
     void notesTieWarningsAndCausesToLinesInOrder()
