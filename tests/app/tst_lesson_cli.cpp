@@ -119,7 +119,7 @@ private Q_SLOTS:
         const Run r = runFieldscope({QStringLiteral("lesson"), QStringLiteral("list")}, m_home.path());
         QCOMPARE(r.code, 0);
         const QList<QByteArray> lines = r.out.trimmed().split('\n');
-        QCOMPARE(lines.size(), 9);
+        QCOMPARE(lines.size(), 10);
         const QList<QByteArray> names{"conflicting-creates",
                                       "last-write-wins",
                                       "optimistic-locking",
@@ -128,7 +128,8 @@ private Q_SLOTS:
                                       "conditional-update",
                                       "controllers-and-subresources",
                                       "watch-atomicity",
-                                      "who-did-it"};
+                                      "who-did-it",
+                                      "who-owns-status"};
         for (int i = 0; i < names.size(); ++i)
             QCOMPARE(lines[i].split(' ').constFirst(), names[i]);
     }

@@ -9,6 +9,8 @@
 #include <QFile>
 #include <QTest>
 
+#include <algorithm>
+
 using namespace fieldscope::core;
 
 namespace {
@@ -126,6 +128,52 @@ private Q_SLOTS:
             const Refusal m = refusal(edited("- title: Five creates at once", "- title: [a]"));
             QVERIFY2(m.contains("must be text, not an array"), m.s.c_str());
         }
+    }
+
+    void ownersMayNameTheSubresourceEachManagerWroteThrough()
+    {
+        auto r = parseLesson(edited("    values: {/metadata/labels/client: \"{winner}\"}\n",
+                                    "    values: {/metadata/labels/client: \"{winner}\"}\n"
+                                    "    owners:\n"
+                                    "      /metadata/labels/client: [{manager: scaler, subresource: scale}, kubectl]\n"
+                                    "      /metadata/name: [kubectl]\n"),
+                             "x.yaml");
+        QVERIFY2(r.ok(), r.ok() ? "" : r.error().message.c_str());
+        const auto &owners = r->steps[0].expect.owners;
+        QCOMPARE(owners.size(), std::size_t(2));
+        const auto byPointer = [&owners](const std::string &p) {
+            return *std::find_if(owners.begin(), owners.end(), [&p](const auto &o) { return o.pointer == p; });
+        };
+        const LessonOwnerExpectation client = byPointer("/metadata/labels/client");
+        QCOMPARE(client.managers, (std::vector<std::string>{"scaler", "kubectl"}));
+        QVERIFY(client.subresources.has_value()); // named for one: compared for every owner
+        QCOMPARE(*client.subresources, (std::vector<std::string>{"scale", ""}));
+        QVERIFY(!byPointer("/metadata/name").subresources.has_value()); // names alone: any subresource
+    }
+
+    void anOwnerWithAnUnknownSubresourceOrKeyIsRefusedOnItsLine_data()
+    {
+        QTest::addColumn<QString>("owner");
+        QTest::addColumn<QString>("message");
+        QTest::newRow("subresource") << "{manager: scaler, subresource: scales}"
+                                     << "mine.yaml:22: \"subresource\" must be status or scale";
+        QTest::newRow("misspelled key") << "{manager: scaler, subresorce: scale}"
+                                        << "mine.yaml:22: unknown key \"subresorce\"";
+        QTest::newRow("no manager") << "{subresource: scale}"
+                                    << "mine.yaml:22: \"manager\" is missing";
+        QTest::newRow("a number") << "7"
+                                  << "mine.yaml:22: an owner is a field manager name or {manager, subresource}";
+    }
+    void anOwnerWithAnUnknownSubresourceOrKeyIsRefusedOnItsLine()
+    {
+        QFETCH(QString, owner);
+        QFETCH(QString, message);
+        const Refusal m = refusal(edited("    values: {/metadata/labels/client: \"{winner}\"}\n",
+                                         "    values: {/metadata/labels/client: \"{winner}\"}\n"
+                                         "    owners:\n"
+                                         "      /metadata/labels/client: ["
+                                             + owner.toStdString() + "]\n"));
+        QVERIFY2(m.startsWith(message.toStdString().c_str()), m.s.c_str());
     }
 
     void anUnknownVerbOrViewIsRefused()

@@ -169,6 +169,32 @@ private Q_SLOTS:
         QVERIFY(mentions(r, "should be owned by client-1, kubectl, is owned by client-1"));
     }
 
+    void ownersNamedWithASubresourceMustHaveWrittenThroughIt()
+    {
+        Json object = withManagedLabel(configMap("5", "1"), "scaler");
+        object["metadata"]["managedFields"][0]["subresource"] = "scale";
+        auto tree = OwnershipTree::build(object);
+        QVERIFY(tree.ok());
+        LessonStepReport base;
+        base.winner = 1;
+        base.object = object;
+        base.owners["/metadata/labels/client"] = ownersAt(*tree, "/metadata/labels/client");
+        QCOMPARE(base.owners["/metadata/labels/client"].front().subresource, std::string("scale"));
+        const auto checked = [&base](std::optional<std::vector<std::string>> subresources) {
+            LessonExpectation x;
+            x.owners = {{"/metadata/labels/client", {"scaler"}, std::move(subresources)}};
+            LessonStepReport r = base;
+            checkExpectation(x, r, false);
+            return r;
+        };
+        QVERIFY(checked(std::vector<std::string>{"scale"}).passed());
+        QVERIFY(checked(std::nullopt).passed()); // names alone: whatever it wrote through
+        QVERIFY(mentions(checked(std::vector<std::string>{"status"}),
+                         "should be owned by scaler via /status, is owned by scaler via /scale"));
+        QVERIFY(mentions(checked(std::vector<std::string>{""}),
+                         "should be owned by scaler, is owned by scaler via /scale"));
+    }
+
     void anExpectedConflictMustBeNamedBySomeAnswer()
     {
         LessonExpectation x;
