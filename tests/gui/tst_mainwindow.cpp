@@ -379,9 +379,11 @@ void TestMainWindow::detailTabsShowTheSelectedObject()
     const int versionsBefore = history->model()->rowCount();
     const kube::Connection connection = testing::connectTo(testing::ctxToken());
     kube::ApiClient client(connection.transport);
+    // Through the /scale subresource, as kubectl scale and autoscalers write: since 1.22 the
+    // server records the subresource with the manager, and every view names it.
     QVERIFY(testing::call(client, testing::request("PATCH",
                                                    std::string("/apis/apps/v1/namespaces/") + kNamespace
-                                                       + "/deployments/web?fieldManager=gui-test-scaler",
+                                                       + "/deployments/web/scale?fieldManager=gui-test-scaler",
                                                    R"({"spec":{"replicas":3}})", "application/merge-patch+json")));
     auto writtenBy = [history](const QString &manager) {
         for (int r = 0; r < history->model()->rowCount(); ++r)
@@ -393,7 +395,7 @@ void TestMainWindow::detailTabsShowTheSelectedObject()
                 return true;
         return false;
     };
-    QTRY_VERIFY_WITH_TIMEOUT(writtenBy(QStringLiteral("gui-test-scaler(Update)")), 10000);
+    QTRY_VERIFY_WITH_TIMEOUT(writtenBy(QStringLiteral("gui-test-scaler(Update/scale)")), 10000);
     QVERIFY(history->model()->rowCount() > versionsBefore);
     // ... and the audit event of that PATCH names who sent it: the admin token's user, exactly.
     auto whoWrote = [history](const QString &manager) {
@@ -406,8 +408,8 @@ void TestMainWindow::detailTabsShowTheSelectedObject()
                 return history->model()->index(r, models::ObjectHistoryModel::WhoColumn).data().toString();
         return QString();
     };
-    QTRY_COMPARE_WITH_TIMEOUT(whoWrote(QStringLiteral("gui-test-scaler(Update)")), QStringLiteral("fieldscope-admin"),
-                              60000);
+    QTRY_COMPARE_WITH_TIMEOUT(whoWrote(QStringLiteral("gui-test-scaler(Update/scale)")),
+                              QStringLiteral("fieldscope-admin"), 60000);
     // The Ownership tab's legend names the same person as who last wrote as that manager.
     auto lastWriter = [legend](const QString &manager) {
         const QAbstractItemModel *m = legend->model();
@@ -438,9 +440,33 @@ void TestMainWindow::detailTabsShowTheSelectedObject()
         return false;
     };
     QTRY_VERIFY_WITH_TIMEOUT(timeline->isVisible() && timelineHas(QStringLiteral("2"), QStringLiteral("kubectl(Apply)"))
-                                 && timelineHas(QStringLiteral("3"), QStringLiteral("gui-test-scaler(Update)")),
+                                 && timelineHas(QStringLiteral("3"), QStringLiteral("gui-test-scaler(Update/scale)")),
                              10000);
     QVERIFY(saveShot(&s.window, QStringLiteral("detail-history.png")));
+    // The tree's replicas node and the YAML gutter name the scaler with its subresource.
+    auto replicasNode = [treeModel](int column) {
+        return treeModel
+            ->indexForPath(core::FieldPath({core::PathElement::makeField("spec"),
+                                            core::PathElement::makeField("replicas")}))
+            .siblingAtColumn(column)
+            .data()
+            .toString();
+    };
+    QTRY_COMPARE_WITH_TIMEOUT(replicasNode(models::OwnershipTreeModel::OwnersColumn), QStringLiteral("gui-test-scaler"),
+                              10000);
+    QCOMPARE(replicasNode(models::OwnershipTreeModel::OperationColumn), QStringLiteral("Update/scale"));
+    detail->setCurrentTab(widgets::DetailPane::YamlTab);
+    auto replicasOwner = [yaml, detail] {
+        const QString text = yaml->text();
+        const int at = text.indexOf(QLatin1String("replicas: 3")); // spec comes before status
+        if (at < 0)
+            return QString();
+        const int line = int(QStringView(text).left(at).count(u'\n'));
+        const auto owners = detail->detail().lineOwners.value(line);
+        return owners.size() == 1 ? detail->detail().managerLabels.value(owners.value(0)) : QString();
+    };
+    QTRY_COMPARE_WITH_TIMEOUT(replicasOwner(), QStringLiteral("gui-test-scaler(Update/scale)"), 10000);
+    QVERIFY(saveShot(&s.window, QStringLiteral("detail-yaml-scale-owner.png")));
 
     detail->setCurrentTab(widgets::DetailPane::EventsTab);
     QTRY_VERIFY_WITH_TIMEOUT(s.controller.eventsModel()->rowCount() >= 1, 20000);

@@ -1,6 +1,6 @@
 // Discovery against the real server: aggregated (apidiscovery.k8s.io/v2, every built-in group in
-// two documents; the legacy fallback is covered by transcripts recorded from a 1.20 server,
-// tests/kube/tst_discovery_transcripts.cpp), and a real CRD that appears once established and
+// two documents; the legacy fallback is covered by transcripts written after a 1.20 server's
+// answers, tests/kube/tst_discovery_transcripts.cpp), and a real CRD that appears once established and
 // vanishes when deleted.
 #include "watchrecorder.h"
 

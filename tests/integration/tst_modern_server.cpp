@@ -106,10 +106,7 @@ class TestModernServer : public QObject
         return path;
     }
 
-    ProcessResult fieldscope(const QStringList &args)
-    {
-        return runFieldscope(args + adminArgs());
-    }
+    ProcessResult fieldscope(const QStringList &args) { return runFieldscope(args + adminArgs()); }
 
     core::Json blame(const QString &object)
     {
@@ -128,10 +125,10 @@ class TestModernServer : public QObject
                                                std::string(kWidgetCrd)));
         QVERIFY2(created.ok() || created.error().httpStatus == 409,
                  created.ok() ? "" : created.error().describe().c_str());
-        QTRY_VERIFY_WITH_TIMEOUT(
-            call(*m_client, request("GET", "/apis/modern.fieldscope.dev/v1/namespaces/" + m_ns->name() + "/gadgets"))
-                .ok(),
-            30000);
+        QTRY_VERIFY_WITH_TIMEOUT(call(*m_client, request("GET", "/apis/modern.fieldscope.dev/v1/namespaces/"
+                                                                    + m_ns->name() + "/gadgets"))
+                                     .ok(),
+                                 30000);
     }
 
 private Q_SLOTS:
@@ -146,10 +143,12 @@ private Q_SLOTS:
     void cleanupTestCase()
     {
         (void)call(*m_client,
-                   request("DELETE", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/gadgets.modern.fieldscope.dev"));
+                   request("DELETE",
+                           "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/gadgets.modern.fieldscope.dev"));
         for (const char *what : {"validatingadmissionpolicybindings", "validatingadmissionpolicies"})
-            (void)call(*m_client, request("DELETE", std::string("/apis/admissionregistration.k8s.io/v1/") + what
-                                                        + "/fieldscope-modern-no-forbidden"));
+            for (const char *name : {"fieldscope-modern-no-forbidden", "fieldscope-modern-warn-note"})
+                (void)call(*m_client, request("DELETE", std::string("/apis/admissionregistration.k8s.io/v1/") + what
+                                                            + "/" + name));
         m_ns.reset();
     }
 
@@ -165,34 +164,42 @@ private Q_SLOTS:
 
     void aggregatedDiscoveryTakesTwoDocumentsAndRevalidatesWithItsEtag()
     {
-        QTemporaryDir cacheDir;
-        kube::DiscoveryCacheUse use;
-        use.path = cacheDir.filePath(QStringLiteral("discovery.json")).toStdString();
-        use.server = m_conn.config.server;
-        use.blockingIo = true;
-        {
-            kube::Discovery first(m_client.get());
-            first.setCache(use);
-            QSignalSpy done(&first, &kube::Discovery::finished);
-            first.refresh();
-            QVERIFY(done.wait(20000));
-            QVERIFY(first.snapshot().aggregated);
-            QCOMPARE(first.documentRequests(), 2); // /api and /apis, every group in them
-            QCOMPARE(first.notModifiedAnswers(), 0);
-            const auto *deploy = first.snapshot().resolve("deploy");
-            QVERIFY(deploy && deploy->hasSubresource("scale") && deploy->hasSubresource("status"));
+        // Other tests on this cluster add and remove CRDs at any moment (ctest -j2), and each
+        // changes /apis and its ETag: a 200 for /apis then is the server being right. /api (the
+        // core group) never changes; the pair is tried again until nothing moved in between.
+        int notModified = 0;
+        for (int attempt = 0; attempt < 5 && notModified != 2; ++attempt) {
+            QTemporaryDir cacheDir;
+            kube::DiscoveryCacheUse use;
+            use.path = cacheDir.filePath(QStringLiteral("discovery.json")).toStdString();
+            use.server = m_conn.config.server;
+            use.blockingIo = true;
+            {
+                kube::Discovery first(m_client.get());
+                first.setCache(use);
+                QSignalSpy done(&first, &kube::Discovery::finished);
+                first.refresh();
+                QVERIFY(done.wait(20000));
+                QVERIFY(first.snapshot().aggregated);
+                QCOMPARE(first.documentRequests(), 2); // /api and /apis, every group in them
+                QCOMPARE(first.notModifiedAnswers(), 0);
+                const auto *deploy = first.snapshot().resolve("deploy");
+                QVERIFY(deploy && deploy->hasSubresource("scale") && deploy->hasSubresource("status"));
+            }
+            QVERIFY(QFile::exists(QString::fromStdString(use.path)));
+            // The next process starts from the file and asks again with the ETags it kept.
+            kube::Discovery next(m_client.get());
+            next.setCache(use);
+            QSignalSpy done(&next, &kube::Discovery::finished);
+            next.refresh();
+            QTRY_VERIFY_WITH_TIMEOUT(!done.isEmpty() && !next.isRunning() && !next.snapshotFromCache(), 20000);
+            QCOMPARE(next.documentRequests(), 2);
+            QVERIFY(next.snapshot().aggregated);
+            QVERIFY(next.snapshot().resolve("deploy"));
+            notModified = next.notModifiedAnswers();
+            QVERIFY2(notModified >= 1, "the core group's unchanged document was sent again instead of a 304");
         }
-        QVERIFY(QFile::exists(QString::fromStdString(use.path)));
-        // The next process starts from the file and asks again with the ETags it kept: 304 twice.
-        kube::Discovery next(m_client.get());
-        next.setCache(use);
-        QSignalSpy done(&next, &kube::Discovery::finished);
-        next.refresh();
-        QTRY_VERIFY_WITH_TIMEOUT(!done.isEmpty() && !next.isRunning() && !next.snapshotFromCache(), 20000);
-        QCOMPARE(next.documentRequests(), 2);
-        QCOMPARE(next.notModifiedAnswers(), 2);
-        QVERIFY(next.snapshot().aggregated);
-        QVERIFY(next.snapshot().resolve("deploy"));
+        QCOMPARE(notModified, 2);
     }
 
     void streamingListListsTheSameVersionsAsPaging()
@@ -203,8 +210,8 @@ private Q_SLOTS:
             kube::WatcherOptions o;
             o.tryWatchList = stream;
             o.pageSize = o.maxPageSize = 3; // paging: three pages
-            auto w = std::make_unique<kube::Watcher>(m_client.get(), kube::WatchScope{configMaps(), m_ns->name(), {}, {}},
-                                                     o);
+            auto w = std::make_unique<kube::Watcher>(m_client.get(),
+                                                     kube::WatchScope{configMaps(), m_ns->name(), {}, {}}, o);
             WatchRecorder rec;
             rec.attach(*w);
             w->start();
@@ -241,9 +248,10 @@ private Q_SLOTS:
         events.kind = "Event";
         std::vector<std::unique_ptr<kube::Watcher>> watchers;
         QStringList errors;
-        for (const kube::WatchScope &scope : {kube::WatchScope{namespaces, "", {}, {}}, kube::WatchScope{configMaps(), "", {}, {}},
-                                              kube::WatchScope{events, "", {}, {}},
-                                              kube::WatchScope{configMaps(), m_ns->name(), {}, {}}}) {
+        const long connectionsBefore = m_conn.transport->connectionsOpened();
+        for (const kube::WatchScope &scope :
+             {kube::WatchScope{namespaces, "", {}, {}}, kube::WatchScope{configMaps(), "", {}, {}},
+              kube::WatchScope{events, "", {}, {}}, kube::WatchScope{configMaps(), m_ns->name(), {}, {}}}) {
             watchers.push_back(std::make_unique<kube::Watcher>(m_client.get(), scope, kube::WatcherOptions{}));
             QObject::connect(watchers.back().get(), &kube::Watcher::errorOccurred, watchers.back().get(),
                              [&errors](const QString &m) { errors << m; });
@@ -251,13 +259,19 @@ private Q_SLOTS:
         for (auto &w : watchers)
             w->start();
         QTRY_VERIFY_WITH_TIMEOUT(std::all_of(watchers.begin(), watchers.end(),
-                                             [](const auto &w) { return w->state() == kube::Watcher::State::Watching; }),
+                                             [](const auto &w) {
+                                                 return w->state() == kube::Watcher::State::Watching;
+                                             }),
                                  20000);
         for (auto &w : watchers) {
             QVERIFY(w->lastListStreamed());
             QCOMPARE(w->resumeCount(), 0); // no stream was dropped and resumed
         }
         QVERIFY2(errors.isEmpty(), qPrintable(errors.join(u'\n')));
+        // Four streams on the connection the fixture's earlier requests opened (one more at most,
+        // should that one have been closed idle in between).
+        const long opened = m_conn.transport->connectionsOpened() - connectionsBefore;
+        QVERIFY2(opened <= 1, qPrintable(QString::number(opened)));
     }
 
     void scaleAndStatusWritesAreOwnedThroughTheirSubresources()
@@ -283,15 +297,17 @@ private Q_SLOTS:
                     objects.push_back(*core::parseJson(e.json.toStdString()));
         });
         w.start();
+        // Listed first: the timeline starts at the version kubectl created.
+        QTRY_VERIFY_WITH_TIMEOUT(w.state() == kube::Watcher::State::Watching && !objects.empty(), 20000);
         QCOMPARE(runKubectl({QStringLiteral("-n"), ns, QStringLiteral("scale"), QStringLiteral("deployment/web"),
                              QStringLiteral("--replicas=4")})
                      .exitCode,
                  0);
         // The controller manager reports through /status.
         core::Json b;
-        QTRY_VERIFY_WITH_TIMEOUT(
-            (b = blame(QStringLiteral("deployment/web")), !blameOwners(b, ".status.observedGeneration").isEmpty()),
-            60000);
+        QTRY_VERIFY_WITH_TIMEOUT((b = blame(QStringLiteral("deployment/web")),
+                                  !blameOwners(b, ".status.observedGeneration").isEmpty()),
+                                 60000);
         QCOMPARE(blameOwners(b, ".spec.replicas"), QStringList{QStringLiteral("kubectl/Update/scale")});
         QCOMPARE(blameOwners(b, ".status.observedGeneration"),
                  QStringList{QStringLiteral("kube-controller-manager/Update/status")});
@@ -319,7 +335,9 @@ private Q_SLOTS:
             v.resourceVersion = core::stringAt(objects[i], "/metadata/resourceVersion").value_or("");
             versions.push_back(v);
         }
-        const auto timeline = core::fieldTimeline(versions, objects, core::FieldPath({core::PathElement::makeField("spec"), core::PathElement::makeField("replicas")}));
+        const auto timeline = core::fieldTimeline(versions, objects,
+                                                  core::FieldPath({core::PathElement::makeField("spec"),
+                                                                   core::PathElement::makeField("replicas")}));
         QVERIFY(!timeline.empty());
         QCOMPARE(timeline.front().owners.front().manager, std::string("kubectl-create"));
         QCOMPARE(timeline.back().value.get<int>(), 4);
@@ -330,14 +348,15 @@ private Q_SLOTS:
     void clientSideApplyMigratesToServerSideApply()
     {
         const QString ns = QString::fromStdString(m_ns->name());
-        const QByteArray manifest = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: migrating\ndata:\n  a: \"1\"\n";
+        const QByteArray manifest =
+            "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: migrating\ndata:\n  a: \"1\"\n";
         const QString path = file(QStringLiteral("migrating.yaml"), manifest);
         QCOMPARE(runKubectl({QStringLiteral("-n"), ns, QStringLiteral("apply"), QStringLiteral("-f"), path}).exitCode,
                  0);
         QCOMPARE(blameOwners(blame(QStringLiteral("configmap/migrating")), ".data.a"),
                  QStringList{QStringLiteral("kubectl-client-side-apply/Update/")});
-        const ProcessResult ssa = runKubectl(
-            {QStringLiteral("-n"), ns, QStringLiteral("apply"), QStringLiteral("--server-side"), QStringLiteral("-f"), path});
+        const ProcessResult ssa = runKubectl({QStringLiteral("-n"), ns, QStringLiteral("apply"),
+                                              QStringLiteral("--server-side"), QStringLiteral("-f"), path});
         QCOMPARE(ssa.exitCode, 0);
         // kubectl (1.26+) moved the client-side owner's fields to its server-side apply: one owner,
         // no conflict, and the client-side-apply entry no longer owns data.a.
@@ -351,36 +370,45 @@ private Q_SLOTS:
         const QString path = file(QStringLiteral("unknown.yaml"),
                                   "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: validated\n"
                                   "data:\n  a: \"1\"\nspec:\n  foo: 1\n");
-        // Strict (the default): refused, the field named, nothing written.
-        const ProcessResult strict = fieldscope({QStringLiteral("apply"), QStringLiteral("-f"), path, QStringLiteral("-n"),
-                                                 ns, QStringLiteral("--mode"), QStringLiteral("merge"),
-                                                 QStringLiteral("-o"), QStringLiteral("json")});
-        QCOMPARE(strict.exitCode, 1); // merge needs a live object: create it first
+        // A merge patch needs a live object: one without the field.
         QVERIFY(call(*m_client, kube::createRequest(configMaps(), m_ns->name(),
                                                     {{"apiVersion", "v1"},
                                                      {"kind", "ConfigMap"},
                                                      {"metadata", {{"name", "validated"}}},
                                                      {"data", {{"a", "0"}}}}))
                     .ok());
-        const ProcessResult refused = fieldscope({QStringLiteral("apply"), QStringLiteral("-f"), path, QStringLiteral("-n"),
-                                                  ns, QStringLiteral("--mode"), QStringLiteral("merge")});
+        auto live = [this] {
+            auto r = call(*m_client, request("GET", "/api/v1/namespaces/" + m_ns->name() + "/configmaps/validated"));
+            return r.ok() ? *core::parseJson(r->body) : core::Json();
+        };
+        const std::string before = live()["metadata"]["resourceVersion"].get<std::string>();
+        // Strict (the default): refused, the field named, nothing written.
+        const ProcessResult refused = fieldscope({QStringLiteral("apply"), QStringLiteral("-f"), path,
+                                                  QStringLiteral("-n"), ns, QStringLiteral("--mode"),
+                                                  QStringLiteral("merge")});
         QCOMPARE(refused.exitCode, 1);
         QVERIFY2(refused.out.contains("unknown field \\\"spec\\\"") || refused.out.contains("unknown field \"spec\""),
                  refused.out.constData());
+        QCOMPARE(live()["metadata"]["resourceVersion"].get<std::string>(), before);
+        QCOMPARE(live()["data"]["a"].get<std::string>(), std::string("0"));
         // Warn: written without the field, and the server's warning is shown, never dropped.
-        const ProcessResult warned = fieldscope({QStringLiteral("apply"), QStringLiteral("-f"), path, QStringLiteral("-n"),
-                                                 ns, QStringLiteral("--mode"), QStringLiteral("merge"),
-                                                 QStringLiteral("--field-validation"), QStringLiteral("Warn"),
-                                                 QStringLiteral("-o"), QStringLiteral("json")});
+        const ProcessResult warned = fieldscope({QStringLiteral("apply"), QStringLiteral("-f"), path,
+                                                 QStringLiteral("-n"), ns, QStringLiteral("--mode"),
+                                                 QStringLiteral("merge"), QStringLiteral("--field-validation"),
+                                                 QStringLiteral("Warn"), QStringLiteral("-o"), QStringLiteral("json")});
         QCOMPARE(warned.exitCode, 0);
         const core::Json w = parsed(warned.out);
         QCOMPARE(w["result"].get<std::string>(), std::string("applied"));
         QVERIFY2(core::toJsonText(w["warnings"]).find("unknown field \\\"spec\\\"") != std::string::npos,
                  core::toJsonText(w["warnings"]).c_str());
         QVERIFY2(warned.err.contains("Warning: unknown field \"spec\""), warned.err.constData());
+        const core::Json written = live();
+        QCOMPARE(written["data"]["a"].get<std::string>(), std::string("1"));
+        QVERIFY(!written.contains("spec")); // the server dropped what it does not know
         // A duplicate key is the user's mistake in the file: named with its line, nothing sent.
-        const QString dup = file(QStringLiteral("duplicate.yaml"),
-                                 "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: validated\ndata:\n  a: \"1\"\n  a: \"2\"\n");
+        const QString dup =
+            file(QStringLiteral("duplicate.yaml"),
+                 "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: validated\ndata:\n  a: \"1\"\n  a: \"2\"\n");
         const ProcessResult duplicate = fieldscope({QStringLiteral("apply"), QStringLiteral("-f"), dup,
                                                     QStringLiteral("-n"), ns});
         QCOMPARE(duplicate.exitCode, 2);
@@ -410,9 +438,8 @@ private Q_SLOTS:
              {"spec",
               {{"failurePolicy", "Fail"},
                {"matchConstraints", {{"resourceRules", Json::array({rule})}}},
-               {"validations",
-                Json::array({{{"expression", "!has(object.data) || !('forbidden' in object.data)"},
-                              {"message", "data.forbidden is not allowed here"}}})}}}});
+               {"validations", Json::array({{{"expression", "!has(object.data) || !('forbidden' in object.data)"},
+                                             {"message", "data.forbidden is not allowed here"}}})}}}});
         const std::string binding = core::toJsonText(
             {{"apiVersion", "admissionregistration.k8s.io/v1"},
              {"kind", "ValidatingAdmissionPolicyBinding"},
@@ -428,16 +455,19 @@ private Q_SLOTS:
                           request("POST", std::string("/apis/admissionregistration.k8s.io/v1/") + what, body));
             QVERIFY2(r.ok() || r.error().httpStatus == 409, r.ok() ? "" : r.error().describe().c_str());
         }
-        const QString forbidden = file(QStringLiteral("forbidden.yaml"),
-                                       "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: denied\ndata:\n  forbidden: \"1\"\n");
+        const QString forbidden =
+            file(QStringLiteral("forbidden.yaml"),
+                 "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: denied\ndata:\n  forbidden: \"1\"\n");
         // The policy takes a moment to be loaded: until then the create succeeds and is deleted.
         core::Json denied;
         QTRY_VERIFY_WITH_TIMEOUT(
             [&] {
                 const ProcessResult r = fieldscope({QStringLiteral("apply"), QStringLiteral("-f"), forbidden,
-                                                    QStringLiteral("-n"), ns, QStringLiteral("-o"), QStringLiteral("json")});
+                                                    QStringLiteral("-n"), ns, QStringLiteral("-o"),
+                                                    QStringLiteral("json")});
                 if (r.exitCode == 0)
-                    (void)call(*m_client, request("DELETE", "/api/v1/namespaces/" + m_ns->name() + "/configmaps/denied"));
+                    (void)call(*m_client,
+                               request("DELETE", "/api/v1/namespaces/" + m_ns->name() + "/configmaps/denied"));
                 denied = parsed(r.out);
                 return r.exitCode == 1;
             }(),
@@ -452,8 +482,8 @@ private Q_SLOTS:
         const QString gadget = file(QStringLiteral("gadget.yaml"),
                                     "apiVersion: modern.fieldscope.dev/v1\nkind: Gadget\nmetadata:\n  name: g\n"
                                     "spec:\n  replicas: 5\n  maxReplicas: 3\n");
-        const ProcessResult cel = fieldscope({QStringLiteral("apply"), QStringLiteral("-f"), gadget, QStringLiteral("-n"),
-                                              ns, QStringLiteral("-o"), QStringLiteral("json")});
+        const ProcessResult cel = fieldscope({QStringLiteral("apply"), QStringLiteral("-f"), gadget,
+                                              QStringLiteral("-n"), ns, QStringLiteral("-o"), QStringLiteral("json")});
         QCOMPARE(cel.exitCode, 1);
         const core::Json c = parsed(cel.out);
         QCOMPARE(c["result"].get<std::string>(), std::string("invalid"));
@@ -474,18 +504,80 @@ private Q_SLOTS:
         const QString old = file(QStringLiteral("old-gadget.yaml"),
                                  "apiVersion: modern.fieldscope.dev/v1beta1\nkind: Gadget\nmetadata:\n  name: old\n"
                                  "spec:\n  replicas: 1\n  maxReplicas: 3\n");
-        const ProcessResult r = fieldscope({QStringLiteral("apply"), QStringLiteral("-f"), old, QStringLiteral("-n"), ns,
-                                            QStringLiteral("-o"), QStringLiteral("json")});
+        const ProcessResult r = fieldscope({QStringLiteral("apply"), QStringLiteral("-f"), old, QStringLiteral("-n"),
+                                            ns, QStringLiteral("-o"), QStringLiteral("json")});
         QCOMPARE(r.exitCode, 0);
         QVERIFY2(r.err.contains("Warning: modern.fieldscope.dev/v1beta1 Gadget is deprecated"), r.err.constData());
         QVERIFY(core::toJsonText(parsed(r.out)["warnings"]).find("is deprecated") != std::string::npos);
         // Each text once per run, as kubectl prints them.
         QCOMPARE(r.err.count("Gadget is deprecated"), 1);
-        // A read through the client carries it too (the window shows it from there).
-        auto get = call(*m_client,
-                        request("GET", "/apis/modern.fieldscope.dev/v1beta1/namespaces/" + m_ns->name() + "/gadgets"));
-        QVERIFY(get.ok());
-        QVERIFY(!get->warnings.empty());
+        // A watch of the deprecated version hears it on its list: the window's watch status
+        // shows what the watcher keeps (app/clustercontroller.cpp), once per text.
+        kube::ResourceInfo gadgets;
+        gadgets.group = "modern.fieldscope.dev";
+        gadgets.version = "v1beta1";
+        gadgets.resource = "gadgets";
+        gadgets.kind = "Gadget";
+        gadgets.namespaced = true;
+        gadgets.verbs = {"list", "watch"};
+        kube::Watcher w(m_client.get(), {gadgets, m_ns->name(), {}, {}}, kube::WatcherOptions{});
+        QSignalSpy warned(&w, &kube::Watcher::warned);
+        w.start();
+        QTRY_VERIFY_WITH_TIMEOUT(w.state() == kube::Watcher::State::Watching, 20000);
+        QVERIFY(!warned.isEmpty());
+        QCOMPARE(w.serverWarnings().size(), std::size_t(1));
+        QVERIFY2(w.serverWarnings().front().find("v1beta1 Gadget is deprecated") != std::string::npos,
+                 w.serverWarnings().front().c_str());
+    }
+
+    void aPolicysWarnActionReachesStderrAndTheWriteGoesThrough()
+    {
+        const QString ns = QString::fromStdString(m_ns->name());
+        using core::Json;
+        const Json rule = {{"apiGroups", Json::array({""})},
+                           {"apiVersions", Json::array({"v1"})},
+                           {"operations", Json::array({"CREATE", "UPDATE"})},
+                           {"resources", Json::array({"configmaps"})}};
+        const std::string policy = core::toJsonText(
+            {{"apiVersion", "admissionregistration.k8s.io/v1"},
+             {"kind", "ValidatingAdmissionPolicy"},
+             {"metadata", {{"name", "fieldscope-modern-warn-note"}}},
+             {"spec",
+              {{"failurePolicy", "Fail"},
+               {"matchConstraints", {{"resourceRules", Json::array({rule})}}},
+               {"validations", Json::array({{{"expression", "!has(object.data) || !('note' in object.data)"},
+                                             {"message", "data.note is going away"}}})}}}});
+        const std::string binding = core::toJsonText(
+            {{"apiVersion", "admissionregistration.k8s.io/v1"},
+             {"kind", "ValidatingAdmissionPolicyBinding"},
+             {"metadata", {{"name", "fieldscope-modern-warn-note"}}},
+             {"spec",
+              {{"policyName", "fieldscope-modern-warn-note"},
+               {"validationActions", Json::array({"Warn"})},
+               {"matchResources",
+                {{"namespaceSelector", {{"matchLabels", {{"kubernetes.io/metadata.name", m_ns->name()}}}}}}}}}});
+        for (const auto &[what, body] : {std::pair{"validatingadmissionpolicies", policy},
+                                         std::pair{"validatingadmissionpolicybindings", binding}}) {
+            auto r = call(*m_client,
+                          request("POST", std::string("/apis/admissionregistration.k8s.io/v1/") + what, body));
+            QVERIFY2(r.ok() || r.error().httpStatus == 409, r.ok() ? "" : r.error().describe().c_str());
+        }
+        const QString noted = file(QStringLiteral("noted.yaml"),
+                                   "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: noted\ndata:\n  note: \"1\"\n");
+        // The policy takes a moment to be loaded: write again until its warning comes with the answer.
+        ProcessResult r;
+        QTRY_VERIFY_WITH_TIMEOUT((r = fieldscope({QStringLiteral("apply"), QStringLiteral("-f"), noted,
+                                                  QStringLiteral("-n"), ns, QStringLiteral("-o"),
+                                                  QStringLiteral("json")}),
+                                  r.err.contains("data.note is going away")),
+                                 30000);
+        QCOMPARE(r.exitCode, 0); // a warning, not a refusal: written
+        QVERIFY2(r.err.contains("Warning: Validation failed for ValidatingAdmissionPolicy"), r.err.constData());
+        const core::Json answer = parsed(r.out);
+        QVERIFY(core::toJsonText(answer["warnings"]).find("data.note is going away") != std::string::npos);
+        auto live = call(*m_client, request("GET", "/api/v1/namespaces/" + m_ns->name() + "/configmaps/noted"));
+        QVERIFY(live.ok());
+        QCOMPARE((*core::parseJson(live->body))["data"]["note"].get<std::string>(), std::string("1"));
     }
 
     void tokenRequestUsersAuditEventsJoinExactly()
@@ -512,15 +604,16 @@ private Q_SLOTS:
                                                         QStringLiteral("--raw"), QStringLiteral("--minify"),
                                                         QStringLiteral("-o"), QStringLiteral("json")})
                                                 .out);
-            core::Json cfg = {{"apiVersion", "v1"},
-                              {"kind", "Config"},
-                              {"clusters", admin["clusters"]},
-                              {"users", {{{"name", "robot"}, {"user", {{"token", token.out.trimmed().toStdString()}}}}}},
-                              {"contexts",
-                               {{{"name", "robot"},
-                                 {"context",
-                                  {{"cluster", admin["clusters"][0]["name"]}, {"user", "robot"}, {"namespace", m_ns->name()}}}}}},
-                              {"current-context", "robot"}};
+            core::Json cfg = {
+                {"apiVersion", "v1"},
+                {"kind", "Config"},
+                {"clusters", admin["clusters"]},
+                {"users", {{{"name", "robot"}, {"user", {{"token", token.out.trimmed().toStdString()}}}}}},
+                {"contexts",
+                 {{{"name", "robot"},
+                   {"context",
+                    {{"cluster", admin["clusters"][0]["name"]}, {"user", "robot"}, {"namespace", m_ns->name()}}}}}},
+                {"current-context", "robot"}};
             QFile f(kc);
             QVERIFY(f.open(QIODevice::WriteOnly));
             f.setPermissions(QFile::ReadOwner | QFile::WriteOwner);
@@ -530,16 +623,17 @@ private Q_SLOTS:
         const QString log = clusterDir() + QStringLiteral("/logs/audit.log");
         const QString db = m_dir.filePath(QStringLiteral("robot.db"));
         QProcess recorder;
-        recorder.start(fieldscopeBinary(), QStringList{QStringLiteral("record"), QStringLiteral("configmaps"),
-                                                       QStringLiteral("-n"), ns, QStringLiteral("--db"), db,
-                                                       QStringLiteral("--audit-log"), log}
-                                               + adminArgs());
+        recorder.start(fieldscopeBinary(),
+                       QStringList{QStringLiteral("record"), QStringLiteral("configmaps"), QStringLiteral("-n"), ns,
+                                   QStringLiteral("--db"), db, QStringLiteral("--audit-log"), log}
+                           + adminArgs());
         QByteArray err;
-        QVERIFY(QTest::qWaitFor([&] { return (err += recorder.readAllStandardError()).contains("recording configmaps"); },
-                                60000));
+        QVERIFY(QTest::qWaitFor(
+            [&] { return (err += recorder.readAllStandardError()).contains("recording configmaps"); }, 60000));
         QProcess create;
-        create.start(kubectl(), {QStringLiteral("--kubeconfig"), kc, QStringLiteral("create"), QStringLiteral("configmap"),
-                                 QStringLiteral("robot-made"), QStringLiteral("--from-literal=a=1")});
+        create.start(kubectl(),
+                     {QStringLiteral("--kubeconfig"), kc, QStringLiteral("create"), QStringLiteral("configmap"),
+                      QStringLiteral("robot-made"), QStringLiteral("--from-literal=a=1")});
         QVERIFY(create.waitForFinished(30000));
         QCOMPARE(create.exitCode(), 0);
         auto live = call(*m_client, kube::getRequest(configMaps(), m_ns->name(), "robot-made"));
@@ -562,13 +656,18 @@ private Q_SLOTS:
         const core::Json event = parsed(line);
         QCOMPARE(event["user"]["username"].get<std::string>(), "system:serviceaccount:" + m_ns->name() + ":robot");
         QVERIFY(event["user"].contains("extra"));
-        QTest::qWait(2000); // the recorder reads the event and stores the join
+        // The recorder reads the event and stores the join while it runs: asked until it is there.
+        const QStringList historyArgs{QStringLiteral("history"), QStringLiteral("configmaps/robot-made"),
+                                      QStringLiteral("-n"),      ns,
+                                      QStringLiteral("--db"),    db,
+                                      QStringLiteral("-o"),      QStringLiteral("json")};
+        ProcessResult h;
+        QTRY_VERIFY_WITH_TIMEOUT((h = runFieldscope(historyArgs), h.exitCode == 0 && h.out.contains("\"user\"")),
+                                 30000);
         recorder.terminate();
         QVERIFY(recorder.waitForFinished(60000));
         QCOMPARE(recorder.exitCode(), 0);
-        const ProcessResult h = runFieldscope({QStringLiteral("history"), QStringLiteral("configmaps/robot-made"),
-                                               QStringLiteral("-n"), ns, QStringLiteral("--db"), db,
-                                               QStringLiteral("-o"), QStringLiteral("json")});
+        h = runFieldscope(historyArgs); // and kept once it stopped
         QVERIFY2(h.exitCode == 0, h.err.constData());
         const core::Json versions = parsed(h.out);
         QVERIFY(!versions.empty());

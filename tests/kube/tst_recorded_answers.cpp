@@ -99,7 +99,7 @@ private Q_SLOTS:
         QCOMPARE(r->warnings[1], std::string("unknown field \"spec\""));
     }
 
-    void aDeprecatedVersionWarnsOnEveryRead()
+    void aDeprecatedVersionsAnswerCarriesItsWarningText()
     {
         const auto r = replay(QStringLiteral("transport/deprecated-warning-1.37.http"));
         QVERIFY(r);

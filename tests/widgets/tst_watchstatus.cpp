@@ -184,6 +184,20 @@ private Q_SLOTS:
         QVERIFY(WatchStatusWidget::detailsHtml({w}, now).contains(w.detail));
     }
 
+    void theServersWarningsAreShownInTheDetailsAsText()
+    {
+        WatchHealth w = watch(QStringLiteral("gadgets"), State::Live);
+        // Warning headers are the server's words: shown as written, never as markup.
+        w.warnings = {QStringLiteral("example.com/v1beta1 Gadget is deprecated"),
+                      QStringLiteral("<b>policy</b> says: data.note & co")};
+        const QString html = WatchStatusWidget::detailsHtml({w}, WatchHealth::Clock::now());
+        QVERIFY2(html.contains(QLatin1String("The server warns: example.com/v1beta1 Gadget is deprecated")),
+                 qPrintable(html));
+        QVERIFY2(html.contains(QLatin1String("The server warns: &lt;b&gt;policy&lt;/b&gt; says: data.note &amp; co")),
+                 qPrintable(html));
+        QVERIFY(!html.contains(QLatin1String("<b>policy")));
+    }
+
     void widgetShowsTheFirstWatchAndCountsTheOthersByWorstState()
     {
         WatchStatusWidget status;
