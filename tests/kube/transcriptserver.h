@@ -1,7 +1,8 @@
 #pragma once
-// TranscriptServer: a plain HTTP/1.1 server on 127.0.0.1 that replays scripted answers of newer
-// kube-apiservers (1.28-1.35) to the real kube::Transport, for unit tests of what a 1.20
-// integration cluster cannot show (WatchList, aggregated discovery, APF 429, ERROR events).
+// TranscriptServer: a plain HTTP/1.1 server on 127.0.0.1 that replays kube-apiservers' answers
+// (tests/data/transcripts: recorded from real servers, or written after them) to the real
+// kube::Transport, for unit tests of what the integration cluster cannot be made to show on
+// demand (a stream cut mid-line, APF 429, ERROR events, older servers' discovery).
 // It is a fake of the wire, not of the client: libcurl, chunked framing, keep-alive and socket
 // closes are all real.
 //
