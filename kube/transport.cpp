@@ -126,6 +126,7 @@ struct Transport::Pending {
     ChunkFn onChunk;
     int retries = 0;
     bool authRetried = false;
+    bool connectionRetried = false; // asked again after a connection closed under it (GOAWAY)
     Clock::time_point due = Clock::now();
 };
 
@@ -643,6 +644,10 @@ void Transport::Impl::startTransfer(const std::shared_ptr<Pending> &p, std::opti
     a->easy = e;
     const TransferPlan plan = planTransfer(url, t.m_config, p->request, *cred);
     setRequestOptions(e, *a, p->request, plan, t.m_config);
+    if (p->connectionRetried) { // a connection of its own, shared with nothing that may end it
+        curl_easy_setopt(e, CURLOPT_FRESH_CONNECT, 1L);
+        curl_easy_setopt(e, CURLOPT_FORBID_REUSE, 1L);
+    }
     setTlsOptions(e, t.m_config, *cred);
     setHeadersAndCallbacks(e, *a, plan, *cred);
     curl_multi_add_handle(multi, e);
@@ -697,6 +702,24 @@ void Transport::Impl::completeTransfer(CURL *e, CURLcode code)
     curl_slist_free_all(a->headers);
     curl_slist_free_all(a->connectTo);
     Pending &p = *a->pending;
+    // kube-apiserver ends an unauthenticated client's HTTP/2 connection right after answering
+    // (UnauthenticatedHTTP2DOSMitigation, on since 1.29), and libcurl 7.88 may then report a
+    // framing or receive error for the streams on it: for one whose answer it had read (a 401),
+    // and for one the server never took up (GOAWAY: not processed). The first is the server's
+    // answer; the second is asked again, once and on a connection of its own, if it is a read.
+    if (code == CURLE_HTTP2 || code == CURLE_HTTP2_STREAM || code == CURLE_RECV_ERROR || code == CURLE_SEND_ERROR) {
+        if (a->response.status >= 400 && !p.request.streaming && code != CURLE_RECV_ERROR) {
+            code = CURLE_OK;
+        } else if (a->response.status == 0 && !p.request.streaming && !p.connectionRetried
+                   && (p.request.method == "GET" || p.request.method == "HEAD")) {
+            p.connectionRetried = true;
+            qCInfo(lcTransport, "%s: the connection closed before an answer (%s): asking again", p.request.path.c_str(),
+                   detail.c_str());
+            p.due = Clock::now();
+            waiting.push_front(a->pending);
+            return;
+        }
+    }
     if (auto failure = failureOf(*a, code, detail)) {
         finish(p, std::move(*failure));
         return;

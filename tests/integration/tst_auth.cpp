@@ -5,6 +5,8 @@
 
 #include <QTemporaryDir>
 
+#include <mutex>
+
 using namespace fieldscope;
 using namespace fieldscope::testing;
 
@@ -66,6 +68,41 @@ private Q_SLOTS:
         QCOMPARE(r.error().category, core::ErrorCategory::Auth);
         QCOMPARE(r.error().httpStatus, 401);
         QVERIFY(r.error().describe().find(badToken) == std::string::npos);
+    }
+
+    void aBadTokenReadsUnauthorizedOnEveryRequestSharingTheConnection()
+    {
+        // The server ends an unauthenticated client's HTTP/2 connection right after answering it
+        // (kube-apiserver's UnauthenticatedHTTP2DOSMitigation, on since 1.29): requests in flight
+        // on that connection, as discovery sends them, must still read 401, not a network error.
+        QFile f(testKubeconfig());
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        auto kc = kube::Kubeconfig::fromYaml(f.readAll().toStdString(), testKubeconfig().toStdString());
+        QVERIFY(kc.ok());
+        auto resolved = kc->resolve(ctxToken());
+        QVERIFY(resolved.ok());
+        resolved->auth.token = "not-a-valid-token-for-http2";
+        for (int round = 0; round < 5; ++round) {
+            auto conn = kube::connectResolved(*resolved, {});
+            std::mutex mutex;
+            QStringList answers;
+            constexpr int kRequests = 12;
+            for (int i = 0; i < kRequests; ++i) {
+                kube::HttpRequest req;
+                req.path = i % 2 ? "/api" : "/apis";
+                conn.transport->start(req, [&mutex, &answers](core::Result<kube::HttpResponse> r) {
+                    const std::lock_guard lock(mutex);
+                    answers << (r.ok() ? QString::number(r->status) : QString::fromStdString(r.error().describe()));
+                });
+            }
+            const auto all = [&] {
+                const std::lock_guard lock(mutex);
+                return answers.size() == kRequests;
+            };
+            QTRY_VERIFY_WITH_TIMEOUT(all(), 20000);
+            const std::lock_guard lock(mutex);
+            QVERIFY2(answers.count(QStringLiteral("401")) == kRequests, qPrintable(answers.join(QStringLiteral("; "))));
+        }
     }
 
     void unauthorizedAndForbiddenReadDifferentlyOnTheCommandLine()
