@@ -21,9 +21,9 @@ report_timings() {
 }
 trap report_timings EXIT
 scripts/install-deps.sh
-lap "install dependencies (apt)"
+lap "dependencies (apt)"
 scripts/build-kube.sh >/dev/null
-lap "control plane (build-kube; 0 if cached)"
+lap "control plane (build-kube)"
 preset="${FIELDSCOPE_PRESET:-ci}"
 cmake --preset "$preset" >/dev/null
 cmake --build --preset "$preset" -j"$(nproc)"

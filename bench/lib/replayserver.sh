@@ -3,11 +3,11 @@
 # Pod recorded from a real apiserver, multiplied) in a new temporary folder and writes a
 # kubeconfig for it (context "replay"). Sets: dir, server (its pid), url. Set the EXIT trap to
 # replay_server_cleanup (or a command ending with it) before starting.
-#   start_replay_server COUNT
+#   start_replay_server COUNT      (the replay_server of build/$preset, release by default)
 start_replay_server() {
   dir="$(mktemp -d)"
   mkfifo "$dir/keep"
-  build/release/bench/replay_server --pod tests/data/history/pod.json --pods "$1" <"$dir/keep" >"$dir/url" &
+  build/"${preset:-release}"/bench/replay_server --pod tests/data/history/pod.json --pods "$1" <"$dir/keep" >"$dir/url" &
   server=$!
   exec 3>"$dir/keep" # the server runs until this descriptor closes
   until [ -s "$dir/url" ]; do
