@@ -332,11 +332,9 @@ private:
     kube::WriteOptions m_options;
 };
 
-} // namespace
-
-int runApply(const QStringList &args)
+// apply's options, its description and its help.
+void addApplyOptions(QCommandLineParser &p)
 {
-    QCommandLineParser p;
     p.setApplicationDescription(QStringLiteral(
         "fieldscope apply -f FILE: write objects with an explicit mode. apply: server-side apply as --manager (never forced unless "
         "--force); replace: PUT with the file's resourceVersion as precondition; jsonpatch: a JSON Patch from the live object to the "
@@ -366,6 +364,14 @@ int runApply(const QStringList &args)
                  QStringLiteral("text (default) or json."),
                  QStringLiteral("FORMAT"),
                  QStringLiteral("text")});
+}
+
+} // namespace
+
+int runApply(const QStringList &args)
+{
+    QCommandLineParser p;
+    addApplyOptions(p);
     addConnectionOptions(p);
     if (int rc = 0; !parseOrHelp(p, args, &rc))
         return rc;

@@ -517,6 +517,7 @@ void ObjectEditor::noteLines(const std::vector<std::string> &messages, const std
     if (!m_window)
         return;
     std::vector<std::pair<std::string, std::string>> fieldMessages;
+    fieldMessages.reserve(causes.size());
     for (const core::StatusCause &c : causes)
         fieldMessages.emplace_back(c.field, c.field + ": " + c.message);
     const int gen = m_generation;

@@ -388,7 +388,7 @@ LessonOwnerExpectation readOwners(const std::string &pointer, const Json &list, 
         subresources.push_back(Reader::string(m, at, "subresource", std::string()));
         if (!subresources.back().empty() && subresources.back() != "status" && subresources.back() != "scale")
             throw Mistake{at + "/subresource",
-                          "\"subresource\" must be status or scale (or \"\" for the object itself)"};
+                          R"("subresource" must be status or scale (or "" for the object itself))"};
         named = true;
     }
     if (named)

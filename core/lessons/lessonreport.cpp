@@ -151,7 +151,7 @@ void checkOwners(const LessonExpectation &x, const LessonStepReport &report, Mis
         std::vector<std::string> want, got;
         std::string why;
         // With subresources named, "scaler via /scale" and "scaler" are different owners.
-        auto withSubresource = [&o](std::string manager, const std::string &subresource) {
+        auto withSubresource = [&o](const std::string &manager, const std::string &subresource) {
             return o.subresources && !subresource.empty() ? manager + " via /" + subresource : manager;
         };
         for (std::size_t i = 0; i < o.managers.size(); ++i)

@@ -248,7 +248,7 @@ void TestEditor::invalidObjectShowsTheServersCausesAndKeepsTheBuffer()
     QCOMPARE(resourceVersion("edit-invalid"), before);
     QCOMPARE(editor->bufferText(), broken);
     // The cause names metadata.labels: its note stands under the line that writes the labels.
-    const int labels = int(broken.left(broken.indexOf(QLatin1String("  labels:"))).count(u'\n')) + 1;
+    const int labels = int(QStringView(broken).left(broken.indexOf(QLatin1String("  labels:"))).count(u'\n')) + 1;
     QTRY_VERIFY2_WITH_TIMEOUT(editor->lineNote(labels).contains(QLatin1String("metadata.labels")),
                               qPrintable(editor->lineNote(labels)), 5000);
 }

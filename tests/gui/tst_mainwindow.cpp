@@ -458,7 +458,7 @@ void TestMainWindow::detailTabsShowTheSelectedObject()
     detail->setCurrentTab(widgets::DetailPane::YamlTab);
     auto replicasOwner = [yaml, detail] {
         const QString text = yaml->text();
-        const int at = text.indexOf(QLatin1String("replicas: 3")); // spec comes before status
+        const qsizetype at = text.indexOf(QLatin1String("replicas: 3")); // spec comes before status
         if (at < 0)
             return QString();
         const int line = int(QStringView(text).left(at).count(u'\n'));

@@ -99,7 +99,7 @@ class TestModernServer : public QObject
 
     QString file(const QString &name, const QByteArray &text)
     {
-        const QString path = m_dir.filePath(name);
+        QString path = m_dir.filePath(name);
         QFile f(path);
         if (!f.open(QIODevice::WriteOnly) || f.write(text) != text.size())
             qFatal("cannot write %s", qPrintable(path));
