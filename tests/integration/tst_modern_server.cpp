@@ -97,6 +97,45 @@ class TestModernServer : public QObject
     std::unique_ptr<ScratchNamespace> m_ns;
     QTemporaryDir m_dir;
 
+    // A ValidatingAdmissionPolicy on this test's namespace's ConfigMaps and its binding with ACTION
+    // (Deny, Warn); an existing one (409: an earlier run) is kept. cleanupTestCase deletes both.
+    bool installConfigMapPolicy(const std::string &name, const std::string &expression, const std::string &message,
+                                const std::string &action)
+    {
+        using core::Json;
+        const Json rule = {{"apiGroups", Json::array({""})},
+                           {"apiVersions", Json::array({"v1"})},
+                           {"operations", Json::array({"CREATE", "UPDATE"})},
+                           {"resources", Json::array({"configmaps"})}};
+        const std::string policy =
+            core::toJsonText({{"apiVersion", "admissionregistration.k8s.io/v1"},
+                              {"kind", "ValidatingAdmissionPolicy"},
+                              {"metadata", {{"name", name}}},
+                              {"spec",
+                               {{"failurePolicy", "Fail"},
+                                {"matchConstraints", {{"resourceRules", Json::array({rule})}}},
+                                {"validations", Json::array({{{"expression", expression}, {"message", message}}})}}}});
+        const std::string binding = core::toJsonText(
+            {{"apiVersion", "admissionregistration.k8s.io/v1"},
+             {"kind", "ValidatingAdmissionPolicyBinding"},
+             {"metadata", {{"name", name}}},
+             {"spec",
+              {{"policyName", name},
+               {"validationActions", Json::array({action})},
+               {"matchResources",
+                {{"namespaceSelector", {{"matchLabels", {{"kubernetes.io/metadata.name", m_ns->name()}}}}}}}}}});
+        for (const auto &[what, body] : {std::pair{"validatingadmissionpolicies", policy},
+                                         std::pair{"validatingadmissionpolicybindings", binding}}) {
+            auto r = call(*m_client,
+                          request("POST", std::string("/apis/admissionregistration.k8s.io/v1/") + what, body));
+            if (!r.ok() && r.error().httpStatus != 409) {
+                qWarning("%s", r.error().describe().c_str());
+                return false;
+            }
+        }
+        return true;
+    }
+
     QString file(const QString &name, const QByteArray &text)
     {
         QString path = m_dir.filePath(name);
@@ -426,35 +465,9 @@ private Q_SLOTS:
     void policyDenialAndCelFailureAreReportedWithWhatTheyName()
     {
         const QString ns = QString::fromStdString(m_ns->name());
-        using core::Json;
-        const Json rule = {{"apiGroups", Json::array({""})},
-                           {"apiVersions", Json::array({"v1"})},
-                           {"operations", Json::array({"CREATE", "UPDATE"})},
-                           {"resources", Json::array({"configmaps"})}};
-        const std::string policy = core::toJsonText(
-            {{"apiVersion", "admissionregistration.k8s.io/v1"},
-             {"kind", "ValidatingAdmissionPolicy"},
-             {"metadata", {{"name", "fieldscope-modern-no-forbidden"}}},
-             {"spec",
-              {{"failurePolicy", "Fail"},
-               {"matchConstraints", {{"resourceRules", Json::array({rule})}}},
-               {"validations", Json::array({{{"expression", "!has(object.data) || !('forbidden' in object.data)"},
-                                             {"message", "data.forbidden is not allowed here"}}})}}}});
-        const std::string binding = core::toJsonText(
-            {{"apiVersion", "admissionregistration.k8s.io/v1"},
-             {"kind", "ValidatingAdmissionPolicyBinding"},
-             {"metadata", {{"name", "fieldscope-modern-no-forbidden"}}},
-             {"spec",
-              {{"policyName", "fieldscope-modern-no-forbidden"},
-               {"validationActions", Json::array({"Deny"})},
-               {"matchResources",
-                {{"namespaceSelector", {{"matchLabels", {{"kubernetes.io/metadata.name", m_ns->name()}}}}}}}}}});
-        for (const auto &[what, body] : {std::pair{"validatingadmissionpolicies", policy},
-                                         std::pair{"validatingadmissionpolicybindings", binding}}) {
-            auto r = call(*m_client,
-                          request("POST", std::string("/apis/admissionregistration.k8s.io/v1/") + what, body));
-            QVERIFY2(r.ok() || r.error().httpStatus == 409, r.ok() ? "" : r.error().describe().c_str());
-        }
+        QVERIFY(installConfigMapPolicy("fieldscope-modern-no-forbidden",
+                                       "!has(object.data) || !('forbidden' in object.data)",
+                                       "data.forbidden is not allowed here", "Deny"));
         const QString forbidden =
             file(QStringLiteral("forbidden.yaml"),
                  "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: denied\ndata:\n  forbidden: \"1\"\n");
@@ -533,35 +546,8 @@ private Q_SLOTS:
     void aPolicysWarnActionReachesStderrAndTheWriteGoesThrough()
     {
         const QString ns = QString::fromStdString(m_ns->name());
-        using core::Json;
-        const Json rule = {{"apiGroups", Json::array({""})},
-                           {"apiVersions", Json::array({"v1"})},
-                           {"operations", Json::array({"CREATE", "UPDATE"})},
-                           {"resources", Json::array({"configmaps"})}};
-        const std::string policy = core::toJsonText(
-            {{"apiVersion", "admissionregistration.k8s.io/v1"},
-             {"kind", "ValidatingAdmissionPolicy"},
-             {"metadata", {{"name", "fieldscope-modern-warn-note"}}},
-             {"spec",
-              {{"failurePolicy", "Fail"},
-               {"matchConstraints", {{"resourceRules", Json::array({rule})}}},
-               {"validations", Json::array({{{"expression", "!has(object.data) || !('note' in object.data)"},
-                                             {"message", "data.note is going away"}}})}}}});
-        const std::string binding = core::toJsonText(
-            {{"apiVersion", "admissionregistration.k8s.io/v1"},
-             {"kind", "ValidatingAdmissionPolicyBinding"},
-             {"metadata", {{"name", "fieldscope-modern-warn-note"}}},
-             {"spec",
-              {{"policyName", "fieldscope-modern-warn-note"},
-               {"validationActions", Json::array({"Warn"})},
-               {"matchResources",
-                {{"namespaceSelector", {{"matchLabels", {{"kubernetes.io/metadata.name", m_ns->name()}}}}}}}}}});
-        for (const auto &[what, body] : {std::pair{"validatingadmissionpolicies", policy},
-                                         std::pair{"validatingadmissionpolicybindings", binding}}) {
-            auto r = call(*m_client,
-                          request("POST", std::string("/apis/admissionregistration.k8s.io/v1/") + what, body));
-            QVERIFY2(r.ok() || r.error().httpStatus == 409, r.ok() ? "" : r.error().describe().c_str());
-        }
+        QVERIFY(installConfigMapPolicy("fieldscope-modern-warn-note", "!has(object.data) || !('note' in object.data)",
+                                       "data.note is going away", "Warn"));
         const QString noted = file(QStringLiteral("noted.yaml"),
                                    "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: noted\ndata:\n  note: \"1\"\n");
         // The policy takes a moment to be loaded: write again until its warning comes with the answer.
