@@ -1,10 +1,11 @@
 // fieldscope: the desktop app, or one of its subcommands. Where the command line goes is decided
 // before any Qt application object exists, so --help, --version and every subcommand run on a
 // machine without a display (ssh, CI, a container); only the window creates a QApplication.
-#include "app/cliroute.h"
-#include "app/commands.h"
-#include "app/guiapp.h"
-#include "app/versioninfo.h"
+#include "app/cli/cliroute.h"
+#include "app/cli/commands.h"
+#include "app/cli/windowhelp.h"
+#include "app/gui/guiapp.h"
+#include "app/services/versioninfo.h"
 
 #include <QCoreApplication>
 #include <QLoggingCategory>

@@ -6,8 +6,8 @@
 //  - the live join (core::AuditLiveJoin: read the versions, join, store the joins): events/s;
 //  - the ratio join/recorder (>= 1: who keeps up with what is recorded) and the peak RSS.
 // A plain executable: `bench_audit`; not a test.
-#include "app/auditwebhook.h"
-#include "core/history/auditimport.h"
+#include "app/services/auditwebhook.h"
+#include "core/audit/auditimport.h"
 #include "core/history/historywriter.h"
 
 #include <QCoreApplication>

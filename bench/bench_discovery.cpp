@@ -9,7 +9,7 @@
 //
 //   bench_discovery --fieldscope PATH [--kubectl PATH] [--groups 3000] [--group-delay-ms 0]
 #include "../tests/kube/transcriptserver.h"
-#include "app/clustercontroller.h"
+#include "app/gui/clustercontroller.h"
 #include "widgets/clusterview.h"
 #include "widgets/mainwindow.h"
 

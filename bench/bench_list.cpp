@@ -3,7 +3,7 @@
 //
 //   bench_list --kubeconfig FILE --context C [--count 100000] [--namespace bench-list]
 //              [--kubectl PATH] [--skip-populate] [--final-page-bytes N]
-#include "app/heaptuning.h"
+#include "app/services/heaptuning.h"
 #include "core/base/json.h"
 #include "kube/apiclient.h"
 #include "kube/connection.h"

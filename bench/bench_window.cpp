@@ -12,8 +12,8 @@
 //     the recorder dropped anything (a gap).
 //
 //   bench_window [--pods 150000] [--pod FILE] [--list-only] [--memory-only]
-#include "app/clustercontroller.h"
-#include "app/heaptuning.h"
+#include "app/gui/clustercontroller.h"
+#include "app/services/heaptuning.h"
 #include "models/objecttablemodel.h"
 #include "models/objectviewmodel.h"
 #include "replaypods.h"

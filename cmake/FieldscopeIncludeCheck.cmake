@@ -55,6 +55,15 @@ foreach(folder IN LISTS _folders)
   file(GLOB _files RELATIVE "${FIELDSCOPE_SOURCE_ROOT}" "${FIELDSCOPE_SOURCE_ROOT}/${folder}/*.h"
        "${FIELDSCOPE_SOURCE_ROOT}/${folder}/*.cpp")
   foreach(file IN LISTS _files)
+    if(folder IN_LIST FIELDSCOPE_NO_WIDGETS_LAYERS)
+      # Such a layer does not link Qt Widgets, so <QWidget> fails to compile there; a path through
+      # the Qt include root (<QtWidgets/QWidget>) or QScintilla's would not, so it is caught here.
+      file(STRINGS "${FIELDSCOPE_SOURCE_ROOT}/${file}" _gui REGEX "^[ \t]*#[ \t]*include[ \t]*<(QtWidgets|Qsci|QtPrintSupport)/")
+      foreach(line IN LISTS _gui)
+        string(REGEX REPLACE "^[ \t]*#[ \t]*include[ \t]*<([^>]+)>.*$" "\\1" _path "${line}")
+        string(APPEND _violations "\n  ${file} includes <${_path}>: ${folder}/ may not use Qt Widgets or QScintilla")
+      endforeach()
+    endif()
     file(STRINGS "${FIELDSCOPE_SOURCE_ROOT}/${file}" _includes REGEX "^[ \t]*#[ \t]*include[ \t]*\"[^\"]+\"")
     foreach(line IN LISTS _includes)
       string(REGEX REPLACE "^[ \t]*#[ \t]*include[ \t]*\"([^\"]+)\".*$" "\\1" _path "${line}")

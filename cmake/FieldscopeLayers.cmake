@@ -9,18 +9,39 @@ set(FIELDSCOPE_LAYERS
   "core/objects:core/base"                # object refs, field paths, list semantics, watch types
   "core/ownership:core/objects,core/yaml" # FieldsV1, managedFields, ownership tree/diff, conflicts, blame
   "core/diff:core/ownership"              # object and YAML diffs, three-way merge
-  "core/history:core/diff"                # history store, codec, writer, feed, query, export, audit join
+  "core/history:core/diff"                # history store, codec, writer, feed, query, export, who made it
+  "core/audit:core/history"               # audit events: decoding, the join to versions, log follower, import
   "core/edit:core/diff"                   # edit buffers, apply bodies, drafts, the editor's decisions
   "core/lessons:core/ownership"           # lesson format, requests, step reports and checks
-  "kube:core/ownership"                   # the Kubernetes API client
+  "kube:core/objects,core/yaml"           # the Kubernetes API client
   "lessons:kube,core/lessons"             # the lesson runner (talks to a server)
   "models:core/history"                   # Qt item models
   "widgets:models,core/lessons,core/edit" # windows, views, dialogs
-  "app:widgets,lessons,kube,core/edit"    # composition root and command line
+  "app/services:models,lessons,kube,core/audit" # headless services: settings, history source, audit, sandbox
+  "app/cli:app/services,core/edit"        # the subcommands and their parser
+  "app/gui:widgets,app/services"          # the window's composition: workspace, controllers, editors
+  "app:app/cli,app/gui"                   # main.cpp: routes to the command line or the window
 )
-# Only the layers below widgets/ may not see Qt Widgets or QScintilla.
-set(FIELDSCOPE_NO_WIDGETS_LAYERS core/base core/yaml core/objects core/ownership core/diff core/history core/edit
-  core/lessons kube lessons models)
+# The layers that may not see Qt Widgets or QScintilla: everything but widgets/, app/gui/ and
+# main.cpp. Checked on links (cmake/FieldscopeLayering.cmake) and includes, <QtWidgets/...> and
+# <Qsci/...> too (cmake/FieldscopeIncludeCheck.cmake).
+set(FIELDSCOPE_NO_WIDGETS_LAYERS core/base core/yaml core/objects core/ownership core/diff core/history core/audit
+  core/edit core/lessons kube lessons models app/services app/cli)
+# The tree's other code: not libraries of the table, but linted, formatted and checked for
+# citations like the product. With the table's top folders, this is the one list of where our
+# code lives (scripts/lib/lint.py and the top-level CMakeLists.txt read it from here).
+set(FIELDSCOPE_OTHER_CODE_FOLDERS bench fuzz tests packaging)
+
+# The top-level folders of the table (core, kube, lessons, models, widgets, app), in table order.
+function(fieldscope_product_folders out)
+  set(_tops "")
+  foreach(entry IN LISTS FIELDSCOPE_LAYERS)
+    string(REGEX REPLACE "[:/].*$" "" _top "${entry}")
+    list(APPEND _tops "${_top}")
+  endforeach()
+  list(REMOVE_DUPLICATES _tops)
+  set(${out} "${_tops}" PARENT_SCOPE)
+endfunction()
 
 function(fieldscope_layer_target folder out)
   string(REPLACE "/" "_" _name "${folder}")

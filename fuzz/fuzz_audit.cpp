@@ -1,8 +1,8 @@
 // Audit events as the webhook (an EventList body) and the log backend (JSON lines) deliver them,
-// then joined against a fixed set of versions of one object, with ageing: core/history/auditevent.h and
-// core/history/auditjoin.h on bytes we did not write.
-#include "core/history/auditevent.h"
-#include "core/history/auditjoin.h"
+// then joined against a fixed set of versions of one object, with ageing: core/audit/auditevent.h and
+// core/audit/auditjoin.h on bytes we did not write.
+#include "core/audit/auditevent.h"
+#include "core/audit/auditjoin.h"
 
 #include <cstdint>
 #include <string_view>

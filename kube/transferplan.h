@@ -3,7 +3,7 @@
 // override for tls-server-name, the proxy and the header lines. Pure functions (any thread);
 // kube/transport.cpp applies the plan to a libcurl handle on the network thread.
 #include "kube/http.h"
-#include "kube/transport.h"
+#include "kube/transportconfig.h"
 
 #include <string>
 #include <vector>

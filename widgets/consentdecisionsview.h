@@ -1,7 +1,7 @@
 #pragma once
 // The remembered exec-plugin decisions in Settings: a small table (decision, kubeconfig, context,
 // command, server, when) and a Forget button. It only shows rows and asks: the composition root
-// (app/workspace.cpp) reads and changes the store, the same one `fieldscope consent` uses.
+// (app/gui/workspace.cpp) reads and changes the store, the same one `fieldscope consent` uses.
 // Lives on the GUI thread; every cell is plain text.
 #include <QDateTime>
 #include <QList>

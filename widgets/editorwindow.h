@@ -6,10 +6,9 @@
 // malformed-YAML error, the SSA conflicts with Force / Give up / Co-own (ConflictPanel), the
 // three-way view of a stale replace or of a failed `test` (ThreeWayView), the 422 causes, or the
 // typed error. It never sends anything itself: it asks through signals and is told the outcome by
-// the composition root (app/ObjectEditor). The buffer is changed only by the user, by "Give the
-// fields up" / "Co-own", by a merge, and after a write (to what was stored). Closing with edits
-// that were not written asks first; when the connection goes away the window stays with its text
-// (detach()). Lives on the GUI thread.
+// the composition root (app::ObjectEditor, app/gui/objecteditor.h). The buffer is changed only by the user, by "Give
+// the fields up" / "Co-own", by a merge, and after a write (to what was stored). Closing with edits that were not
+// written asks first; when the connection goes away the window stays with its text (detach()). Lives on the GUI thread.
 #include "core/edit/editsession.h"
 #include "widgets/conflictpanel.h"
 

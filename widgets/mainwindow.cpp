@@ -13,6 +13,7 @@
 #include "widgets/objecttablepage.h"
 #include "widgets/plaintext.h"
 #include "widgets/resourcekindsview.h"
+#include "widgets/settingsdialog.h"
 #include "widgets/watchstatus.h"
 
 #include <QAbstractProxyModel>
@@ -201,7 +202,6 @@ void MainWindow::showSettings()
     auto *d = c ? new SettingsDialog(this, {c->contextName(), c->clusterIdentity(), c->serverUrl()})
                 : new SettingsDialog(this);
     d->setAttribute(Qt::WA_DeleteOnClose);
-    connect(d, &SettingsDialog::settingsChanged, this, &MainWindow::settingsChanged);
     Q_EMIT settingsOpened(d);
     d->open();
 }

@@ -44,10 +44,10 @@ public:
 
 Q_SIGNALS:
     void clusterCloseRequested(fieldscope::widgets::ClusterView *view);
-    void settingsChanged();
     // File → New Object… on the cluster of `view`.
     void newObjectRequested(fieldscope::widgets::ClusterView *view);
-    // The settings dialog was just created (before it shows): the app fills what it owns.
+    // The settings dialog was just created (before it shows): the app fills it with the settings
+    // and keeps what OK accepts (SettingsDialog::settingsAccepted).
     void settingsOpened(fieldscope::widgets::SettingsDialog *dialog);
 
 protected:

@@ -17,8 +17,8 @@
 // even then the file opens consistently. The kill -9 test is tests/core/tst_historycrash.cpp.
 #include "core/base/json.h"
 #include "core/base/result.h"
-#include "core/history/auditjoin.h"
 #include "core/history/historytypes.h"
+#include "core/history/historywho.h"
 
 #include <functional>
 #include <map>
@@ -71,9 +71,9 @@ struct HistoryStats {
 
 // How a writer opens a store (docs/architecture.md, "Secrets and files at rest").
 struct HistoryOpenOptions {
-    // Who the store belongs to: a stable identity of the cluster (app/clusteridentity.h). Empty:
-    // not checked. A store stamped with another identity is refused (ErrorCategory::Config): two
-    // clusters never share one history. An unstamped store is stamped on first open.
+    // Who the store belongs to: a stable identity of the cluster (clusterIdentityOf in app/services/historysource.h).
+    // Empty: not checked. A store stamped with another identity is refused (ErrorCategory::Config): two clusters never
+    // share one history. An unstamped store is stamped on first open.
     std::string clusterIdentity;
     std::string clusterLabel; // the server URL, for the refusal's message
     // The store's folder is the app's own: an existing one is restricted to 0700 as well (missing

@@ -34,9 +34,26 @@ SCOPE_PLUGIN_SOURCE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "
 CLAZY_CHECKS = "level0,level1"
 CLAZY_CHECKS_TESTS = CLAZY_CHECKS + ",no-non-pod-global-static"
 
+
+
+def code_folders(root):
+    """The folders our code lives in, from the one list of them (cmake/FieldscopeLayers.cmake):
+    the top folders of the layer table in its order (the product first), then the other code."""
+    with open(os.path.join(root, "cmake", "FieldscopeLayers.cmake"), encoding="utf-8") as f:
+        text = f.read()
+    table = re.search(r"set\(FIELDSCOPE_LAYERS\s(.*?)\n\)", text, re.S).group(1)
+    tops = []
+    for folder in re.findall(r'^\s*"([a-z/_]+):', table, re.M):
+        top = folder.split("/", 1)[0]
+        if top not in tops:
+            tops.append(top)
+    other = re.search(r"set\(FIELDSCOPE_OTHER_CODE_FOLDERS\s+([^)]*)\)", text).group(1).split()
+    return tuple(tops + [o for o in other if o not in tops])
+
+
 # Our sources are everything under these folders (checked in this order: the product first); headers elsewhere (Qt, system, the build tree's
 # moc/rcc output) never produce findings.
-SOURCE_DIRS = ("app", "core", "kube", "models", "widgets", "packaging", "bench", "fuzz", "tests")
+SOURCE_DIRS = code_folders(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 HEADER_FILTER = r".*/(" + "|".join(SOURCE_DIRS) + r")/.*\.h$"
 # Clang does not know a few GCC-only warning flags of the compile commands (-Wno-restrict), and
 # the build's -Werror would turn every clazy warning into an "error".

@@ -1,10 +1,10 @@
-// The audit webhook's receiving end (app/auditwebhook.h): real EventList bodies (the recorded
+// The audit webhook's receiving end (app/services/auditwebhook.h): real EventList bodies (the recorded
 // kube-apiserver 1.20.2 sample) queued for the join; hostile bodies (not JSON, not an EventList,
 // 1,000,000 items, deep nesting, wrong types) answered with why, never fatal; a full queue answered
 // 503 so the API server retries; and the kubeconfig it writes for kube-apiserver, used as the
 // API server would use it: its URL and CA reach the running receiver over TLS.
 #include "../kube/testpki.h"
-#include "app/auditwebhook.h"
+#include "app/services/auditwebhook.h"
 #include "core/yaml/yaml.h"
 
 #include <QFile>

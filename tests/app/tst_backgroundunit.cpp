@@ -1,5 +1,5 @@
 // The systemd user unit runs the documented command for the right, escaped instance.
-#include "app/backgroundrecording.h"
+#include "app/services/backgroundrecording.h"
 
 #include <QFile>
 #include <QProcess>

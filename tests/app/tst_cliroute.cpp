@@ -1,8 +1,8 @@
 // Where a command line goes: global options before or after the subcommand, help and
 // version decided before any Qt application exists, values of options never taken for a subcommand.
-#include "app/cliroute.h"
-#include "app/commands.h"
-#include "app/guiapp.h"
+#include "app/cli/cliroute.h"
+#include "app/cli/commands.h"
+#include "app/services/windowoptions.h"
 
 #include <QFile>
 #include <QTest>

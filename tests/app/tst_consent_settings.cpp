@@ -1,10 +1,10 @@
 // The window's Settings shows the exec-plugin decisions of the shared store (the one `fieldscope
 // consent` uses) and Forget removes the selected one from it. No cluster.
-#include "app/settingsconsentstore.h"
-#include "app/workspace.h"
+#include "app/gui/workspace.h"
+#include "app/services/settingsconsentstore.h"
 #include "widgets/consentdecisionsview.h"
-#include "widgets/helpdialogs.h"
 #include "widgets/mainwindow.h"
+#include "widgets/settingsdialog.h"
 
 #include <QApplication>
 #include <QPushButton>

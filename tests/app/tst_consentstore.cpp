@@ -1,6 +1,6 @@
 // Exec-plugin consent is remembered by fingerprint across instances (runs), lists what the user
 // decided about (never arguments or env values), and forgets one decision or all.
-#include "app/settingsconsentstore.h"
+#include "app/services/settingsconsentstore.h"
 
 #include <QCoreApplication>
 #include <QSettings>

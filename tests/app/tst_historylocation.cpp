@@ -2,7 +2,7 @@
 // with a context called `default` aimed at different clusters (another server, or the same URL
 // behind another CA) get different files; the same cluster gets the same one; the folder is
 // the documented ~/.local/share/fieldscope/history.
-#include "app/historysource.h"
+#include "app/services/historysource.h"
 
 #include <QStandardPaths>
 #include <QTest>

@@ -1,7 +1,7 @@
-// The History tab's loader (app/historysource.cpp) when its worker throws: a huge answer
+// The History tab's loader (app/services/historysource.cpp) when its worker throws: a huge answer
 // (std::bad_alloc) or a library's exception on a damaged file must show as the tab's message,
 // never reach the GUI thread as an exception, and leave the source ready for the next load.
-#include "app/historysource.h"
+#include "app/services/historysource.h"
 #include "core/base/json.h"
 #include "core/history/historystore.h"
 #include "models/objecthistorymodel.h"

@@ -3,8 +3,8 @@
 // README) as a history store holds them: the watch of ConfigMaps in `team` recorded into a store,
 // each version observed just after the newest managedFields time it carries (the raw watch has no
 // local times), the DELETED one 400 ms after the delete request ended.
+#include "core/audit/auditevent.h"
 #include "core/base/json.h"
-#include "core/history/auditevent.h"
 #include "core/history/historystore.h"
 
 #include <QFile>

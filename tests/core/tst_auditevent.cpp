@@ -1,7 +1,7 @@
-// Decoding audit.k8s.io/v1 events (core/history/auditevent.h) from lines recorded from a real
+// Decoding audit.k8s.io/v1 events (core/audit/auditevent.h) from lines recorded from a real
 // kube-apiserver 1.20.2 (tests/data/audit/README.md) and from hostile input: every member is
 // type-checked, bodies are never kept, and each bound is tested at and past its limit.
-#include "core/history/auditevent.h"
+#include "core/audit/auditevent.h"
 
 #include <QElapsedTimer>
 #include <QFile>

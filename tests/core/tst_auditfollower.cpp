@@ -1,9 +1,9 @@
-// Following an audit log as the API server writes it (core/history/auditfollower.h): appended
+// Following an audit log as the API server writes it (core/audit/auditfollower.h): appended
 // lines, a line written in two pieces, rotation by rename (kube-apiserver, logrotate), by
 // compression and by truncation, and a restart from a remembered position that neither repeats
 // nor skips an event. The lines are the real events of tests/data/audit/rr-audit.log.
 #include "auditfixtures.h"
-#include "core/history/auditfollower.h"
+#include "core/audit/auditfollower.h"
 
 #include <QDir>
 #include <QTemporaryDir>

@@ -1,8 +1,8 @@
-// Backfilling who made each recorded version from audit log files (core/history/auditimport.h)
+// Backfilling who made each recorded version from audit log files (core/audit/auditimport.h)
 // into the history store, and what `history` then says: the watch and the audit log of one
 // scripted sequence recorded from a real kube-apiserver 1.20.2 (tests/data/audit/README.md).
 #include "auditfixtures.h"
-#include "core/history/auditimport.h"
+#include "core/audit/auditimport.h"
 #include "core/history/historyquery.h"
 
 #include <QTemporaryDir>

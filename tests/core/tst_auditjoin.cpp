@@ -1,9 +1,9 @@
-// Joining audit events to recorded versions (core/history/auditjoin.h), on the events and the watch of
+// Joining audit events to recorded versions (core/audit/auditjoin.h), on the events and the watch of
 // one scripted sequence recorded from a real kube-apiserver 1.20.2 (tests/data/audit/README.md):
 // exact with the RequestResponse policy, probable with the Metadata-only one, refused writes as
 // attempts; events late, early, duplicated, reordered; bounds and ageing.
 #include "auditfixtures.h"
-#include "core/history/auditjoin.h"
+#include "core/audit/auditjoin.h"
 
 #include <QFile>
 #include <QTest>

@@ -2,9 +2,9 @@
 // while no window is open, into the store the window reads; a window opened later shows those
 // versions and says that background recording is on. Both write the same file safely.
 #include "../integration/clusterenv.h"
-#include "app/backgroundrecording.h"
-#include "app/clustercontroller.h"
-#include "app/historysource.h"
+#include "app/gui/clustercontroller.h"
+#include "app/services/backgroundrecording.h"
+#include "app/services/historysource.h"
 #include "guitesting.h"
 #include "models/objecthistorymodel.h"
 #include "widgets/clusterview.h"

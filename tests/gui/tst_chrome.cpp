@@ -4,9 +4,9 @@
 // failed, the context switcher showing the open context whichever of "contexts read" and
 // "context opened" comes first, and the whole window in a dark palette. Writes screenshots.
 #include "../integration/clusterenv.h"
-#include "app/clustercontroller.h"
-#include "app/settingsconsentstore.h"
-#include "app/workspace.h"
+#include "app/gui/clustercontroller.h"
+#include "app/gui/workspace.h"
+#include "app/services/settingsconsentstore.h"
 #include "core/base/json.h"
 #include "guitesting.h"
 #include "widgets/clusterview.h"

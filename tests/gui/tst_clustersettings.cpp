@@ -9,17 +9,18 @@
 // - An opt-in an earlier version kept per context name is asked about once, in the cluster's
 //   view, and never taken as consent by the command line.
 #include "../integration/clusterenv.h"
-#include "app/clustercontroller.h"
-#include "app/historysource.h"
-#include "app/versioninfo.h"
-#include "app/workspace.h"
+#include "app/gui/clustercontroller.h"
+#include "app/gui/workspace.h"
+#include "app/services/historysource.h"
+#include "app/services/settings.h"
+#include "app/services/versioninfo.h"
 #include "core/base/json.h"
 #include "core/base/jsonread.h"
 #include "guitesting.h"
 #include "testpostgres.h"
 #include "widgets/clusterview.h"
-#include "widgets/helpdialogs.h"
 #include "widgets/mainwindow.h"
+#include "widgets/settingsdialog.h"
 
 #include <QCheckBox>
 #include <QDialogButtonBox>
@@ -224,7 +225,7 @@ private Q_SLOTS:
     {
         const std::string url = testpostgres::freshDatabase(QStringLiteral("settings-shared"));
         auto restore = qScopeGuard([] {
-            widgets::SettingsDialog::setSharedHistoryUrl({});
+            app::Settings::setSharedHistoryUrl({});
             QSettings().sync();
         });
         {
@@ -252,7 +253,7 @@ private Q_SLOTS:
                      qPrintable(status->text()));
             QVERIFY(testing::saveShot(d, QStringLiteral("settings-shared-history.png")));
             QTest::mouseClick(d->findChild<QDialogButtonBox *>()->button(QDialogButtonBox::Ok), Qt::LeftButton);
-            QCOMPARE(widgets::SettingsDialog::sharedHistoryUrl(), QString::fromStdString(url));
+            QCOMPARE(app::Settings::sharedHistoryUrl(), QString::fromStdString(url));
             QCOMPARE(w.controller->historyDatabase(), QString::fromStdString(url + "#" + m_identity));
         }
         QSettings().sync();

@@ -3,7 +3,7 @@
 // it has, and the next window starts from the discovery cache, keeping the current kind when the
 // background refresh brings a new type. No cluster needed.
 #include "../kube/transcriptserver.h"
-#include "app/clustercontroller.h"
+#include "app/gui/clustercontroller.h"
 #include "widgets/clusterview.h"
 #include "widgets/mainwindow.h"
 #include "widgets/resourcekindsview.h"

@@ -531,7 +531,7 @@ void TestEditor::aSecretsUnsentEditsStayOffTheDiskUnlessOptedIn()
         return j && j->is_object() ? (*j)["metadata"]["uid"].get<std::string>() : std::string();
     };
     for (bool optIn : {false, true}) {
-        widgets::SettingsDialog::setRecordsSecretValues(QString::fromStdString(cluster()), optIn);
+        app::Settings::setRecordsSecretValues(QString::fromStdString(cluster()), optIn);
         core::DraftStore store(drafts.toStdString());
         const QString damaged = QString::fromStdString(store.pathFor(cluster(), secretUid()));
         if (optIn) {
@@ -575,7 +575,7 @@ void TestEditor::aSecretsUnsentEditsStayOffTheDiskUnlessOptedIn()
         }
         editor->dropDraft(); // the window goes with the controller (detached, then with `window`)
     }
-    widgets::SettingsDialog::setRecordsSecretValues(QString::fromStdString(cluster()), false);
+    app::Settings::setRecordsSecretValues(QString::fromStdString(cluster()), false);
 }
 
 // The rest of the tests are in tst_editor_actions.cpp.

@@ -2,7 +2,8 @@
 // The fixture of the object editor's GUI tests, one executable (tst_editor.cpp, then
 // tst_editor_actions.cpp): helpers, and the test class with its set-up against the test cluster.
 #include "../integration/clusterenv.h"
-#include "app/clustercontroller.h"
+#include "app/gui/clustercontroller.h"
+#include "app/services/settings.h"
 #include "core/base/json.h"
 #include "core/edit/drafts.h"
 #include "core/yaml/yaml.h"
@@ -10,11 +11,11 @@
 #include "widgets/clusterview.h"
 #include "widgets/detailpane.h"
 #include "widgets/editorwindow.h"
-#include "widgets/helpdialogs.h"
 #include "widgets/mainwindow.h"
 #include "widgets/newobjectwindow.h"
 #include "widgets/objecttablepage.h"
 #include "widgets/qsci.h"
+#include "widgets/settingsdialog.h"
 
 #include <QAction>
 #include <QApplication>

@@ -4,8 +4,8 @@
 // cluster (a uid is unique only within one); a draft an earlier version kept under the context
 // name moves to the cluster and is offered. Against the real test cluster, offscreen.
 #include "../integration/clusterenv.h"
-#include "app/clustercontroller.h"
-#include "app/historysource.h"
+#include "app/gui/clustercontroller.h"
+#include "app/services/historysource.h"
 #include "core/base/json.h"
 #include "core/base/jsonread.h"
 #include "core/edit/drafts.h"

@@ -3,8 +3,8 @@
 // lesson (destroying its LessonController) returns at once while the job is still blocked.
 // Against a local HTTP server, no cluster needed.
 #include "../kube/transcriptserver.h"
-#include "app/clustercontroller.h"
-#include "app/lessoncontroller.h"
+#include "app/gui/clustercontroller.h"
+#include "app/gui/lessoncontroller.h"
 #include "core/history/historywriter.h"
 #include "core/lessons/lesson.h"
 #include "lessons/lessonrunner.h"

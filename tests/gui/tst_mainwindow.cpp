@@ -3,8 +3,8 @@
 // selection and the quick filter, and keeps the selection through watch updates. Writes
 // screenshots under the build tree for a person to look at.
 #include "../integration/clusterenv.h"
-#include "app/clustercontroller.h"
-#include "app/workspace.h"
+#include "app/gui/clustercontroller.h"
+#include "app/gui/workspace.h"
 #include "core/base/json.h"
 #include "guitesting.h"
 #include "models/eventtablemodel.h"
@@ -23,6 +23,7 @@
 #include "widgets/namespaceselector.h"
 #include "widgets/objecttablepage.h"
 #include "widgets/resourcekindsview.h"
+#include "widgets/settingsdialog.h"
 #include "widgets/watchstatus.h"
 #include "widgets/yamlview.h"
 

@@ -1,7 +1,7 @@
 // `fieldscope --open FILE`: a recorded history (database or JSON Lines export) shown in the
 // window without a cluster. No server here: the file is written with the history store itself.
-#include "app/historyfilecontroller.h"
-#include "app/screenshot.h"
+#include "app/gui/historyfilecontroller.h"
+#include "app/gui/screenshot.h"
 #include "core/history/historyexport.h"
 #include "core/history/historystore.h"
 #include "guitesting.h"

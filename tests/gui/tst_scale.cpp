@@ -8,7 +8,7 @@
 // modifications is printed, not asserted (a busy CI machine is not a product defect).
 #include "../integration/clusterenv.h"
 #include "../integration/watchrecorder.h"
-#include "app/clustercontroller.h"
+#include "app/gui/clustercontroller.h"
 #include "core/base/json.h"
 #include "guitesting.h"
 #include "kube/parserpool.h"

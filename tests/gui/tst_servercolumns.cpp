@@ -3,7 +3,7 @@
 // without repeating Name or Age, sorts by number, follows a change; the wide columns of a
 // Deployment start hidden and the header's context menu shows them. Writes screenshots.
 #include "../integration/clusterenv.h"
-#include "app/clustercontroller.h"
+#include "app/gui/clustercontroller.h"
 #include "core/base/json.h"
 #include "guitesting.h"
 #include "models/objecttablemodel.h"

@@ -2,7 +2,7 @@
 // documents: the tab shows the parse error naming the field, and the app stays alive: a second
 // tab on a well-behaved server still loads (README.md, Security). No cluster needed.
 #include "../kube/transcriptserver.h"
-#include "app/clustercontroller.h"
+#include "app/gui/clustercontroller.h"
 #include "widgets/clusterview.h"
 #include "widgets/mainwindow.h"
 

@@ -8,8 +8,8 @@
 // value, a kubeconfig whose other context has a hostile, megabyte-long namespace (the context
 // switcher's tooltip), and the Settings dialog's per-cluster checkbox naming the context.
 #include "../integration/clusterenv.h"
-#include "app/clustercontroller.h"
-#include "app/workspace.h"
+#include "app/gui/clustercontroller.h"
+#include "app/gui/workspace.h"
 #include "core/base/json.h"
 #include "guitesting.h"
 #include "models/objecttablemodel.h"
@@ -18,10 +18,10 @@
 #include "widgets/contextswitcher.h"
 #include "widgets/detailpane.h"
 #include "widgets/editorwindow.h"
-#include "widgets/helpdialogs.h"
 #include "widgets/mainwindow.h"
 #include "widgets/objecttablepage.h"
 #include "widgets/plaintext.h"
+#include "widgets/settingsdialog.h"
 
 #include <QAbstractButton>
 #include <QAbstractItemView>

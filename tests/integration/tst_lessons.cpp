@@ -2,7 +2,7 @@
 // narrative claims is what the API server does. The runner checks each step's expectation; this
 // test also checks the central claims itself, from the raw answers and watch events, so that a
 // runner bug cannot make a lesson pass.
-#include "app/lessoncatalog.h"
+#include "app/services/lessoncatalog.h"
 #include "clusterenv.h"
 #include "core/base/json.h"
 #include "kube/discovery.h"

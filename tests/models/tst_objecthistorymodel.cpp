@@ -1,7 +1,7 @@
 // The History tab's models: rows built from a recorded history (with gaps and incarnations), the
 // list growing on top without a reset, and one field's timeline.
 #include "../core/auditfixtures.h"
-#include "core/history/auditimport.h"
+#include "core/audit/auditimport.h"
 #include "core/history/historyquery.h"
 #include "models/managerlegendmodel.h"
 #include "models/objecthistorymodel.h"

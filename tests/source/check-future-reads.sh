@@ -12,11 +12,15 @@ cd "$root"
 
 # file | receiver | declared type | why it is not a future
 allowed=(
-  "app/historysource.cpp|h|QCryptographicHash|cluster identity hash"
+  "app/services/historysource.cpp|h|QCryptographicHash|cluster identity hash"
   "kube/execplugin.cpp|h|QCryptographicHash|plugin identity hash"
   "core/history/secretredaction.cpp|mac|QMessageAuthenticationCode|Secret value HMAC"
 )
 
+# The product folders: the top folders of the layer table (cmake/FieldscopeLayers.cmake), the one
+# list of where the product's code lives.
+mapfile -t product < <(sed -n '/^set(FIELDSCOPE_LAYERS/,/^)/s/^[[:space:]]*"\([a-z_]*\)[:/].*/\1/p' cmake/FieldscopeLayers.cmake | awk '!seen[$0]++')
+[ "${#product[@]}" -gt 0 ] || { echo "no folders in cmake/FieldscopeLayers.cmake's table" >&2; exit 1; }
 failed=0
 while IFS= read -r hit; do
   file="${hit%%:*}"
@@ -40,7 +44,7 @@ while IFS= read -r hit; do
     failed=1
   fi
 done < <(grep -rnE '(\.|->)[[:space:]]*(result|takeResult|results|resultAt)[[:space:]]*\(' \
-           --include='*.cpp' --include='*.h' app widgets models core kube || true)
+           --include='*.cpp' --include='*.h' "${product[@]}" || true)
 
 if [ "$failed" = 0 ]; then
   echo "no future is read outside core/base/boundary.h"

@@ -8,10 +8,10 @@
 #include "widgets/clusterview.h"
 #include "widgets/contextswitcher.h"
 #include "widgets/editorwindow.h"
-#include "widgets/helpdialogs.h"
 #include "widgets/icons.h"
 #include "widgets/mainwindow.h"
 #include "widgets/resourcekindsview.h"
+#include "widgets/settingsdialog.h"
 #include "widgets/watchstatus.h"
 #include "widgets/yamlview.h"
 
@@ -28,6 +28,7 @@
 #include <QPalette>
 #include <QPushButton>
 #include <QSettings>
+#include <QSignalSpy>
 #include <QSpinBox>
 #include <QSplitter>
 #include <QStandardPaths>
@@ -376,19 +377,42 @@ private Q_SLOTS:
         QCOMPARE(view->findChild<QSplitter *>(QStringLiteral("clusterSplitter"))->sizes(), sizes);
     }
 
-    void settingsDialogKeepsRetentionAndManagerName()
+    void settingsDialogShowsItsValuesAndOffersWhatOkAccepted()
     {
-        {
-            widgets::SettingsDialog d;
-            d.findChild<QSpinBox *>(QStringLiteral("historyRetention"))->setValue(321);
-            auto *manager = d.findChild<QLineEdit *>(QStringLiteral("fieldManagerEdit"));
-            manager->setText(QStringLiteral("  team-console "));
-            d.findChild<QDialogButtonBox *>()->button(QDialogButtonBox::Ok)->click();
-        }
-        QCOMPARE(widgets::SettingsDialog::historyVersionsPerObject(), 321);
-        QCOMPARE(widgets::SettingsDialog::fieldManager(), QStringLiteral("team-console"));
-        widgets::SettingsDialog reopened;
-        QCOMPARE(reopened.findChild<QSpinBox *>(QStringLiteral("historyRetention"))->value(), 321);
+        widgets::SettingsDialog d(nullptr,
+                                  {QStringLiteral("one"), QStringLiteral("sha256:abc"), QStringLiteral("https://x")});
+        widgets::SettingsValues given;
+        given.versionsPerObject = 50;
+        given.fieldManager = QStringLiteral("ops");
+        given.backgroundResources = QStringLiteral("configmaps");
+        d.setValues(given);
+        QCOMPARE(d.findChild<QSpinBox *>(QStringLiteral("historyRetention"))->value(), 50);
+        QCOMPARE(d.findChild<QLineEdit *>(QStringLiteral("fieldManagerEdit"))->text(), QStringLiteral("ops"));
+        d.findChild<QSpinBox *>(QStringLiteral("historyRetention"))->setValue(321);
+        d.findChild<QLineEdit *>(QStringLiteral("fieldManagerEdit"))->setText(QStringLiteral("  team-console "));
+        QSignalSpy accepted(&d, &widgets::SettingsDialog::settingsAccepted);
+        d.findChild<QDialogButtonBox *>()->button(QDialogButtonBox::Ok)->click();
+        QCOMPARE(accepted.size(), 1);
+        const auto v = accepted.at(0).at(0).value<widgets::SettingsValues>();
+        QCOMPARE(v.versionsPerObject, 321);
+        QCOMPARE(v.fieldManager, QStringLiteral("team-console"));
+        QCOMPARE(v.backgroundResources, QStringLiteral("configmaps"));
+        QVERIFY(v.sharedHistoryUrl.isEmpty());
+    }
+
+    void settingsDialogStaysOpenWhileTheCheckRefuses()
+    {
+        widgets::SettingsDialog d;
+        d.setValuesCheck([](const widgets::SettingsValues &v) {
+            return v.fieldManager.contains(u'\t') ? QStringLiteral("no tabs") : QString();
+        });
+        d.findChild<QLineEdit *>(QStringLiteral("fieldManagerEdit"))->setText(QStringLiteral("a\tb"));
+        QSignalSpy accepted(&d, &widgets::SettingsDialog::settingsAccepted);
+        d.show();
+        d.findChild<QDialogButtonBox *>()->button(QDialogButtonBox::Ok)->click();
+        QCOMPARE(accepted.size(), 0);
+        QVERIFY(d.isVisible());
+        QCOMPARE(d.findChild<QLabel *>(QStringLiteral("settingsProblem"))->text(), QStringLiteral("no tabs"));
     }
 
     void yamlViewFollowsThePaletteToDarkAndBack()

@@ -1,0 +1,525 @@
+// fieldscope record / fieldscope history: headless recording of every version into the history
+// store, and printing an object's versions with who made each change.
+#include "app/cli/clisession.h"
+#include "app/cli/commands.h"
+#include "app/services/backgroundrecording.h"
+#include "app/services/heaptuning.h"
+#include "app/services/historysource.h"
+#include "app/services/recordaudit.h"
+#include "app/services/settings.h"
+#include "core/base/jsonread.h"
+#include "core/base/visibletext.h"
+#include "core/history/historyexport.h"
+#include "core/history/historyfeed.h"
+#include "core/history/historyquery.h"
+#include "core/history/historywriter.h"
+#include "kube/watcher.h"
+
+#include <QCoreApplication>
+#include <QFileInfo>
+#include <QTemporaryDir>
+#include <QThreadPool>
+#include <QTimer>
+
+#include <cstdio>
+#include <optional>
+
+namespace fieldscope::app {
+namespace {
+
+// One watched scope feeding the recorder.
+struct RecordedScope {
+    std::unique_ptr<kube::Watcher> watcher;
+    std::unique_ptr<core::HistoryFeed> feed;
+};
+
+// A history database, or a JSON Lines export (docs/history-format.md) read without a cluster:
+// the export is imported into a throw-away store so every query works the same way.
+core::Result<std::unique_ptr<core::HistoryStore>> openForReading(const QString &path)
+{
+    if (!path.endsWith(QLatin1String(".jsonl")))
+        return core::HistoryStore::open(path.toStdString(), core::HistoryStore::OpenMode::ReadOnly);
+    static QTemporaryDir scratch; // lives until the command ends
+    auto store = core::HistoryStore::open(scratch.filePath(QStringLiteral("import.db")).toStdString());
+    if (!store)
+        return store.error();
+    if (auto imported = core::importJsonLines(path.toStdString(), **store); !imported)
+        return imported.error();
+    return store;
+}
+
+// Without --db, `history` and `export` read the store the window and `record --store` write for
+// the cluster of --context (Settings may make it the team's PostgreSQL store).
+void addStoreChoiceOptions(QCommandLineParser &p)
+{
+    p.addOption({QStringLiteral("kubeconfig"), QStringLiteral("Without --db: the kubeconfig file."),
+                 QStringLiteral("FILE")});
+    p.addOption({QStringLiteral("context"),
+                 QStringLiteral("Without --db: the context whose cluster's store to read (default: the current one)."),
+                 QStringLiteral("NAME")});
+}
+
+core::Result<QString> chosenStore(const QCommandLineParser &p)
+{
+    if (p.isSet(QStringLiteral("db")))
+        return p.value(QStringLiteral("db"));
+    auto location = historyLocationForContext(p.value(QStringLiteral("kubeconfig")),
+                                              p.value(QStringLiteral("context")));
+    if (!location)
+        return location.error();
+    if (!isSharedHistoryLocation(*location) && !QFileInfo::exists(*location))
+        return core::Error::make(core::ErrorCategory::NotFound,
+                                 "nothing is recorded for this cluster on this computer yet (" + location->toStdString()
+                                     + " does not exist): open it in the window, run `fieldscope record ... --store`, "
+                                       "or name a database with --db");
+    return location;
+}
+
+void addRecordOptions(QCommandLineParser &p)
+{
+    p.setApplicationDescription(
+        QStringLiteral("fieldscope record RESOURCE[,RESOURCE...] --db FILE|URL: record every version seen, headless."));
+    p.addHelpOption();
+    p.addPositionalArgument(QStringLiteral("RESOURCES"), QStringLiteral("Comma-separated resource types."));
+    p.addOption({{QStringLiteral("n"), QStringLiteral("namespace")},
+                 QStringLiteral("Namespace to record."),
+                 QStringLiteral("NAMESPACE")});
+    p.addOption({{QStringLiteral("A"), QStringLiteral("all-namespaces")},
+                 QStringLiteral("Record across all namespaces.")});
+    p.addOption({{QStringLiteral("l"), QStringLiteral("selector")},
+                 QStringLiteral("Label selector."),
+                 QStringLiteral("SELECTOR")});
+    p.addOption({QStringLiteral("for"),
+                 QStringLiteral("Stop after this long (e.g. 30s, 5m); default: until interrupted."),
+                 QStringLiteral("DURATION")});
+    p.addOption({QStringLiteral("db"),
+                 QStringLiteral("The history database file (created when missing), or a team's PostgreSQL store: "
+                                "postgresql://HOST/DATABASE (docs/team-history.md)."),
+                 QStringLiteral("FILE|URL")});
+    p.addOption({QStringLiteral("recorder-name"),
+                 QStringLiteral("The name shown with each version this recorder stores (default record@HOST (USER))."),
+                 QStringLiteral("NAME")});
+    p.addOption(
+        {QStringLiteral("store"),
+         QStringLiteral(
+             "Record into the window's own store for this cluster, as fieldscope-record@.service does: RESOURCES "
+             "default to Settings' background list, all namespaces unless -n, Settings' retention applies, and "
+             "the window shows that background recording is on.")});
+    p.addOption(
+        {QStringLiteral("include-secret-values"),
+         QStringLiteral("Store Secret data/stringData values as sent. Default: each value is a keyed hash (which key "
+                        "changed stays visible, the value does not reach the disk).")});
+    p.addOption(
+        {QStringLiteral("audit-log"),
+         QStringLiteral(
+             "Follow the API server's audit log (--audit-log-path, JSON lines) across rotation and store who made "
+             "each version and the refused writes (docs/audit.md); a restart resumes where it stopped."),
+         QStringLiteral("FILE")});
+    p.addOption({QStringLiteral("audit-webhook"),
+                 QStringLiteral("Receive the API server's audit webhook batches (--audit-webhook-config-file) over "
+                                "HTTPS on HOST:PORT and store who made each version (needs --tls-cert and --tls-key)."),
+                 QStringLiteral("HOST:PORT")});
+    p.addOption({QStringLiteral("tls-cert"), QStringLiteral("The webhook's serving certificate (PEM, then its chain)."),
+                 QStringLiteral("FILE")});
+    p.addOption({QStringLiteral("tls-key"), QStringLiteral("The webhook's private key (PEM, RSA or EC)."),
+                 QStringLiteral("FILE")});
+    p.addOption({QStringLiteral("client-ca"),
+                 QStringLiteral("Accept only webhook clients whose certificate this CA signed (the API server's)."),
+                 QStringLiteral("FILE")});
+    p.addOption({QStringLiteral("write-webhook-kubeconfig"),
+                 QStringLiteral("Write the kubeconfig kube-apiserver needs to reach the webhook "
+                                "(--audit-webhook-config-file), then record."),
+                 QStringLiteral("FILE")});
+    p.addOption({QStringLiteral("webhook-client-cert"),
+                 QStringLiteral("The API server's client certificate, put into that kubeconfig (with --client-ca)."),
+                 QStringLiteral("FILE")});
+    p.addOption({QStringLiteral("webhook-client-key"), QStringLiteral("Its private key, put into that kubeconfig."),
+                 QStringLiteral("FILE")});
+    addConnectionOptions(p);
+}
+
+// The recorder's file and choices; says on stderr whether Secret values reach the disk.
+core::HistoryRecorder::Options recorderOptions(const QCommandLineParser &p, bool toStore,
+                                               const kube::ResolvedConfig &config, const std::string &db)
+{
+    const QString context = QString::fromStdString(config.contextName);
+    const std::string identity = clusterIdentityOf(config);
+    core::HistoryRecorder::Options ro;
+    ro.path = db;
+    // The file belongs to this cluster from now on: recording another one into it is refused.
+    ro.open.clusterIdentity = identity;
+    ro.open.clusterLabel = config.server;
+    ro.open.recordSecretValues = p.isSet(QStringLiteral("include-secret-values"));
+    ro.open.recorderName = p.isSet(QStringLiteral("recorder-name"))
+                             ? p.value(QStringLiteral("recorder-name")).toStdString()
+                             : recorderNameFor("record");
+    if (toStore) {
+        // The window writes the same file: the same choices, or one would hash what the other keeps.
+        ro.open.folderIsPrivate = true;
+        ro.open.recordSecretValues = ro.open.recordSecretValues
+                                  || Settings::recordsSecretValues(QString::fromStdString(identity));
+        ro.retention.maxVersionsPerObject = Settings::historyVersionsPerObject();
+    }
+    // An opt-in an earlier version kept per context name is no consent for this cluster: the
+    // window asks about it; here it is only mentioned.
+    if (!ro.open.recordSecretValues && Settings::hadLegacySecretValuesOptIn(context))
+        std::fprintf(
+            stderr,
+            "fieldscope: note: Secret values are recorded only as hashes: the opt-in for context \"%s\" predates "
+            "per-cluster choices; confirm it for this cluster in the window's Settings (or pass --include-secret-values)\n",
+            core::visibleEscapes(context.toStdString()).c_str());
+    if (ro.open.recordSecretValues)
+        std::fprintf(stderr, "fieldscope: Secret values are recorded into %s (--include-secret-values)\n", db.c_str());
+    return ro;
+}
+
+// A watcher and a feed per resource of RESOURCES; nullopt when one does not resolve (the session
+// said why).
+std::optional<std::vector<std::unique_ptr<RecordedScope>>> recordedScopes(CliSession &session,
+                                                                          const QCommandLineParser &p, bool toStore,
+                                                                          const QString &resources,
+                                                                          core::HistoryRecorder &recorder)
+{
+    std::vector<std::unique_ptr<RecordedScope>> scopes;
+    for (const QString &word : resources.split(QLatin1Char(','), Qt::SkipEmptyParts)) {
+        const auto *r = session.resolve(word.trimmed());
+        if (!r)
+            return std::nullopt;
+        auto s = std::make_unique<RecordedScope>();
+        const std::string ns = toStore && !p.isSet(QStringLiteral("namespace")) ? std::string()
+                                                                                : session.namespaceFor(p, *r);
+        kube::WatchScope ws{
+            *r, r->namespaced ? ns : std::string(), p.value(QStringLiteral("selector")).toStdString(), {}};
+        s->feed = std::make_unique<core::HistoryFeed>(recorder,
+                                                      core::WatchScope::of({r->group, r->version, r->resource},
+                                                                           ws.namespace_));
+        s->watcher = std::make_unique<kube::Watcher>(&session.client(), ws);
+        scopes.push_back(std::move(s));
+    }
+    return scopes;
+}
+
+// What the watchers delivered since the heap was last given back.
+struct DeliveredBytes {
+    std::int64_t sinceReturn = 0;
+};
+
+// Starts every watcher; `versions` counts what the feeds stored.
+void startRecording(const std::vector<std::unique_ptr<RecordedScope>> &scopes, std::int64_t &versions,
+                    DeliveredBytes &delivered)
+{
+    for (auto &sp : scopes) {
+        RecordedScope *s = sp.get();
+        QObject::connect(s->watcher.get(), &kube::Watcher::batchReady,
+                         [s, &versions, &delivered](const core::WatchBatch &b) {
+                             const bool first = !s->feed->initialListDone();
+                             for (const auto &e : b.events)
+                                 delivered.sinceReturn += std::int64_t(e.json.size());
+                             versions += std::int64_t(s->feed->feed(b));
+                             if (first && b.initialListComplete)
+                                 std::fprintf(stderr, "fieldscope: recording %s from resourceVersion %s\n",
+                                              b.scope.c_str(), b.resourceVersion.c_str());
+                         });
+        QObject::connect(s->watcher.get(), &kube::Watcher::errorOccurred,
+                         [](const QString &m) { std::fprintf(stderr, "fieldscope: %s\n", qUtf8Printable(m)); });
+        s->watcher->start();
+    }
+}
+
+// A recording runs for days: after kReturnHeapAfterBytes of watch data (a list, a burst), once no
+// list is under way and the recorder's queue is empty, the heap they left behind goes back to the
+// system, as the window does (ClusterController::returnMemoryIfSettled).
+void returnHeapWhenSettled(QTimer &timer, const std::vector<std::unique_ptr<RecordedScope>> &scopes,
+                           const core::HistoryRecorder &recorder, DeliveredBytes &delivered)
+{
+    QObject::connect(&timer, &QTimer::timeout, &timer, [&scopes, &recorder, &delivered] {
+        if (delivered.sinceReturn < kReturnHeapAfterBytes || recorder.counters().queuedBytes > 0)
+            return;
+        for (const auto &s : scopes)
+            if (const auto state = s->watcher->state();
+                state == kube::Watcher::State::Listing || state == kube::Watcher::State::Relisting)
+                return;
+        delivered.sinceReturn = 0;
+        QThreadPool::globalInstance()->start(returnFreedHeap); // the application waits for it at exit
+    });
+    timer.start(1000);
+}
+
+// The marker the window reads ("background recording on since ..."), refreshed while we run.
+void keepBackgroundMarker(QTimer &heartbeat, const QString &database, const QString &resources, const QString &context)
+{
+    const BackgroundRecorder me{
+        QCoreApplication::applicationPid(), QDateTime::currentDateTimeUtc(), {}, resources, context};
+    auto beat = [database, me] {
+        if (auto st = writeBackgroundMarker(database, me); !st)
+            std::fprintf(stderr, "fieldscope: %s\n", st.error().describe().c_str());
+    };
+    beat();
+    QObject::connect(&heartbeat, &QTimer::timeout, beat);
+    heartbeat.start(30'000);
+    std::fprintf(stderr, "fieldscope: recording %s of %s into %s\n", qUtf8Printable(resources), qUtf8Printable(context),
+                 qUtf8Printable(database));
+}
+
+// The webhook of --audit-webhook, listening (before the cluster is reached: the API server's
+// batches wait in its queue, and the kubeconfig exists early); nullptr without the option.
+core::Result<std::unique_ptr<AuditWebhookReceiver>> startWebhook(const QCommandLineParser &p)
+{
+    const auto value = [&p](const char *name) { return p.value(QString::fromLatin1(name)).toStdString(); };
+    if (!p.isSet(QStringLiteral("audit-webhook"))) {
+        for (const char *o : {"tls-cert", "tls-key", "client-ca", "write-webhook-kubeconfig", "webhook-client-cert",
+                              "webhook-client-key"})
+            if (p.isSet(QString::fromLatin1(o)))
+                return core::Error::make(core::ErrorCategory::Config,
+                                         "--" + std::string(o) + " goes with --audit-webhook HOST:PORT");
+        return std::unique_ptr<AuditWebhookReceiver>();
+    }
+    AuditWebhookOptions o;
+    if (auto st = parseWebhookAddress(value("audit-webhook"), o.server); !st)
+        return st.error();
+    o.server.certFile = value("tls-cert");
+    o.server.keyFile = value("tls-key");
+    if (o.server.certFile.empty() || o.server.keyFile.empty())
+        return core::Error::make(core::ErrorCategory::Config,
+                                 "--audit-webhook serves HTTPS only: give --tls-cert FILE and --tls-key FILE");
+    o.server.clientCaFile = value("client-ca");
+    o.kubeconfigPath = value("write-webhook-kubeconfig");
+    o.clientCertFile = value("webhook-client-cert");
+    o.clientKeyFile = value("webhook-client-key");
+    auto r = AuditWebhookReceiver::start(o);
+    if (!r)
+        return r.error();
+    std::fprintf(stderr, "fieldscope: audit webhook listening on https://%s:%d/audit%s\n",
+                 core::visibleEscapes(o.server.host).c_str(), (*r)->port(),
+                 o.server.clientCaFile.empty() ? "" : " (client certificates of --client-ca only)");
+    if (!o.kubeconfigPath.empty()) {
+        std::fprintf(stderr, "fieldscope: wrote %s: start kube-apiserver with --audit-webhook-config-file=%s\n",
+                     core::visibleEscapes(o.kubeconfigPath).c_str(), core::visibleEscapes(o.kubeconfigPath).c_str());
+        if (!o.server.clientCaFile.empty() && o.clientCertFile.empty())
+            std::fprintf(stderr,
+                         "fieldscope: note: that kubeconfig has no client certificate yet (--client-ca asks for "
+                         "one): add client-certificate and client-key, or pass --webhook-client-cert/-key\n");
+    }
+    return r;
+}
+
+// Audit events are joined from the recorder's first commit on: the store exists and is open then,
+// and a second connection creating the same database at that moment could fail the recorder's
+// own open. Webhook batches wait in the webhook's queue until then. `audit` receives the joiner;
+// the connection must be disconnected before `audit` and `webhook` go away.
+QMetaObject::Connection startAuditOnFirstCommit(core::HistoryRecorder &recorder, const std::string &db,
+                                                const core::HistoryOpenOptions &open, const std::string &auditLog,
+                                                AuditWebhookReceiver *webhook, std::unique_ptr<RecordAudit> &audit)
+{
+    auto connection = std::make_shared<QMetaObject::Connection>();
+    *connection = QObject::connect(
+        &recorder, &core::HistoryRecorder::committed, qApp,
+        [connection, db, open, auditLog, webhook, &audit] {
+            QObject::disconnect(*connection);
+            auto opened = RecordAudit::open(db, open, auditLog, webhook);
+            if (!opened) {
+                reportError(opened.error());
+                QCoreApplication::exit(1);
+                return;
+            }
+            audit = std::move(*opened);
+            audit->start();
+        },
+        Qt::QueuedConnection);
+    return *connection;
+}
+
+} // namespace
+
+int runRecord(const QStringList &args)
+{
+    keepHeapCompact(); // holds the watched objects for as long as it runs, as the window does
+    QCommandLineParser p;
+    addRecordOptions(p);
+    if (!p.parse(args))
+        return reportError(p.errorText()) + 1;
+    if (p.isSet(QStringLiteral("help"))) {
+        std::fputs(qUtf8Printable(p.helpText()), stdout);
+        return 0;
+    }
+    const bool toStore = p.isSet(QStringLiteral("store"));
+    if (p.positionalArguments().size() > 1 || (!toStore && p.positionalArguments().size() != 1)
+        || toStore == p.isSet(QStringLiteral("db")))
+        return reportError(QStringLiteral(
+                   "usage: fieldscope record RESOURCE[,RESOURCE...] --db FILE|URL | record [RESOURCE,...] --store"))
+             + 1;
+    qint64 forMs = -1;
+    if (p.isSet(QStringLiteral("for")) && (forMs = parseDuration(p.value(QStringLiteral("for")))) < 0)
+        return reportError(QStringLiteral("malformed duration \"%1\"").arg(p.value(QStringLiteral("for")))) + 1;
+
+    auto webhook = startWebhook(p);
+    if (!webhook)
+        return reportError(webhook.error()) + 1;
+    auto session = CliSession::open(p);
+    if (!session)
+        return CliSession::openFailureCode();
+    const kube::ResolvedConfig &config = session->connection().config;
+    const QString context = QString::fromStdString(config.contextName);
+    const std::string db = toStore ? historyLocationFor(context, clusterIdentityOf(config)).toStdString()
+                                   : p.value(QStringLiteral("db")).toStdString();
+    const QString resources = p.positionalArguments().isEmpty() ? backgroundResources()
+                                                                : p.positionalArguments().constFirst();
+    const core::HistoryRecorder::Options options = recorderOptions(p, toStore, config, db);
+    core::HistoryRecorder recorder(options);
+    // Opening (and the cluster check) happens on the writer thread: a refusal ends the run.
+    QObject::connect(
+        &recorder, &core::HistoryRecorder::writeFailed, qApp,
+        [](const QString &m) {
+            std::fprintf(stderr, "fieldscope: history recording is failing: %s\n", qUtf8Printable(m));
+        },
+        Qt::QueuedConnection);
+    auto watched = recordedScopes(*session, p, toStore, resources, recorder);
+    if (!watched)
+        return 1;
+    const auto &scopes = *watched;
+    std::unique_ptr<RecordAudit> audit;
+    const std::string auditLog = p.value(QStringLiteral("audit-log")).toStdString();
+    QMetaObject::Connection firstCommit;
+    if (!auditLog.empty() || *webhook)
+        firstCommit = startAuditOnFirstCommit(recorder, db, options.open, auditLog, webhook->get(), audit);
+    std::int64_t versions = 0;
+    DeliveredBytes delivered;
+    startRecording(scopes, versions, delivered);
+    QTimer heapReturn;
+    returnHeapWhenSettled(heapReturn, scopes, recorder, delivered);
+    if (forMs >= 0)
+        QTimer::singleShot(forMs, QCoreApplication::instance(), [] { QCoreApplication::exit(0); });
+    const QString database = QString::fromStdString(db);
+    QTimer heartbeat;
+    if (toStore)
+        keepBackgroundMarker(heartbeat, database, resources, context);
+    quitOnTerminationSignals();
+    const int rc = QCoreApplication::exec();
+    QObject::disconnect(firstCommit); // its lambda holds this function's locals
+    heartbeat.stop();
+    heapReturn.stop();
+    for (auto &s : scopes)
+        s->watcher->stop();
+    if (toStore)
+        removeBackgroundMarker(database);
+    if (auto st = recorder.flush(); !st)
+        return reportError(st.error());
+    if (audit)
+        audit->stop(); // after the last versions are stored, so the last events find them
+    std::fprintf(stderr, "fieldscope: recorded %lld versions into %s\n", static_cast<long long>(versions), db.c_str());
+    return rc;
+}
+
+int runHistory(const QStringList &args)
+{
+    QCommandLineParser p;
+    p.setApplicationDescription(QStringLiteral(
+        "fieldscope history RESOURCE/NAME [--db FILE|URL]: the versions of an object and who made each change."));
+    p.addHelpOption();
+    p.addPositionalArgument(QStringLiteral("RESOURCE/NAME"),
+                            QStringLiteral("e.g. configmaps/demo, deployments.apps/web"));
+    p.addOption({{QStringLiteral("n"), QStringLiteral("namespace")},
+                 QStringLiteral("Namespace (default: any)."),
+                 QStringLiteral("NAMESPACE")});
+    p.addOption({QStringLiteral("db"),
+                 QStringLiteral("The history database, a team's postgresql:// store, or a .jsonl export (no cluster "
+                                "needed). Default: the window's store for the cluster of --context."),
+                 QStringLiteral("FILE|URL")});
+    addStoreChoiceOptions(p);
+    p.addOption({{QStringLiteral("o"), QStringLiteral("output")},
+                 QStringLiteral("text (default) or json."),
+                 QStringLiteral("FORMAT"),
+                 QStringLiteral("text")});
+    p.addOption({QStringLiteral("attempts"),
+                 QStringLiteral("Also list the writes the server refused (409, 422, 403), from imported audit events "
+                                "(fieldscope audit import), in time order among the versions.")});
+    if (!p.parse(args))
+        return reportError(p.errorText()) + 1;
+    if (p.isSet(QStringLiteral("help"))) {
+        std::fputs(qUtf8Printable(p.helpText()), stdout);
+        return 0;
+    }
+    core::HistoryListingOptions listing;
+    listing.attempts = p.isSet(QStringLiteral("attempts"));
+    const QString target = p.positionalArguments().value(0);
+    if (p.positionalArguments().size() != 1 || !target.contains(QLatin1Char('/')))
+        return reportError(QStringLiteral("usage: fieldscope history RESOURCE/NAME [--db FILE|URL] [-n NAMESPACE] "
+                                          "[-o text|json] [--attempts]"))
+             + 1;
+    auto location = chosenStore(p);
+    if (!location)
+        return reportError(location.error());
+    auto store = openForReading(*location);
+    if (!store)
+        return reportError(store.error());
+    core::ObjectQuery q;
+    q.resource = target.section(QLatin1Char('/'), 0, 0).toStdString();
+    q.name = target.section(QLatin1Char('/'), 1).toStdString();
+    q.namespace_ = p.value(QStringLiteral("namespace")).toStdString();
+    q.allNamespaces = !p.isSet(QStringLiteral("namespace"));
+    if (p.value(QStringLiteral("output")) == QLatin1String("json")) {
+        auto j = core::historyJson(**store, q, listing);
+        if (!j)
+            return reportError(j.error());
+        std::printf("%s\n", core::safeDump(*j, 2).c_str());
+        return 0;
+    }
+    auto t = core::historyText(**store, q, listing);
+    if (!t)
+        return reportError(t.error());
+    std::fputs(t->c_str(), stdout);
+    return 0;
+}
+
+} // namespace fieldscope::app
+
+namespace fieldscope::app {
+
+int runExport(const QStringList &args)
+{
+    QCommandLineParser p;
+    p.setApplicationDescription(
+        QStringLiteral("fieldscope export [--db FILE|URL] --to OUT.jsonl [RESOURCE[/NAME]] [-n NS]: write recorded "
+                       "history as JSON Lines (docs/history-format.md); without RESOURCE, everything."));
+    p.addHelpOption();
+    p.addPositionalArgument(QStringLiteral("RESOURCE[/NAME]"), QStringLiteral("What to export (default: everything)."));
+    p.addOption({{QStringLiteral("n"), QStringLiteral("namespace")},
+                 QStringLiteral("Only this namespace."),
+                 QStringLiteral("NAMESPACE")});
+    p.addOption({QStringLiteral("db"),
+                 QStringLiteral("The history database file or postgresql:// store. Default: the window's store for "
+                                "the cluster of --context."),
+                 QStringLiteral("FILE|URL")});
+    addStoreChoiceOptions(p);
+    p.addOption({QStringLiteral("to"), QStringLiteral("The JSON Lines file to write."), QStringLiteral("OUT")});
+    if (!p.parse(args))
+        return reportError(p.errorText()) + 1;
+    if (p.isSet(QStringLiteral("help"))) {
+        std::fputs(qUtf8Printable(p.helpText()), stdout);
+        return 0;
+    }
+    if (!p.isSet(QStringLiteral("to")) || p.positionalArguments().size() > 1)
+        return reportError(QStringLiteral(
+                   "usage: fieldscope export [--db FILE|URL] --to OUT.jsonl [RESOURCE[/NAME]] [-n NAMESPACE]"))
+             + 1;
+    auto location = chosenStore(p);
+    if (!location)
+        return reportError(location.error());
+    auto store = core::HistoryStore::open(location->toStdString(), core::HistoryStore::OpenMode::ReadOnly);
+    if (!store)
+        return reportError(store.error());
+    core::ObjectQuery q;
+    const QString target = p.positionalArguments().value(0);
+    q.resource = target.section(QLatin1Char('/'), 0, 0).toStdString();
+    q.name = target.section(QLatin1Char('/'), 1).toStdString();
+    q.namespace_ = p.value(QStringLiteral("namespace")).toStdString();
+    q.allNamespaces = !p.isSet(QStringLiteral("namespace"));
+    auto n = core::exportJsonLines(**store, q, p.value(QStringLiteral("to")).toStdString());
+    if (!n)
+        return reportError(n.error());
+    std::fprintf(stderr, "fieldscope: wrote %lld versions to %s\n", static_cast<long long>(*n),
+                 qUtf8Printable(p.value(QStringLiteral("to"))));
+    return 0;
+}
+
+} // namespace fieldscope::app

@@ -1,0 +1,505 @@
+#include "core/audit/auditjoin.h"
+
+#include "core/base/jsonread.h"
+
+#include <algorithm>
+
+namespace fieldscope::core {
+
+AuditWho auditWhoOf(const AuditEvent &e)
+{
+    AuditWho w;
+    w.user = e.user;
+    w.hasImpersonatedUser = e.hasImpersonatedUser;
+    w.impersonatedUser = e.impersonatedUser;
+    w.userAgent = e.userAgent;
+    w.sourceIPs = e.sourceIPs;
+    w.verb = e.verb;
+    w.requestURI = e.requestURI;
+    w.fieldManager = e.fieldManager();
+    w.auditID = e.auditID;
+    w.requestReceivedTimestamp = e.requestReceivedTimestamp;
+    w.stageTimestamp = e.stageTimestamp;
+    w.responseCode = e.responseCode;
+    return w;
+}
+
+namespace {
+
+struct EntryId {
+    std::string manager, operation, subresource;
+    bool operator==(const EntryId &) const = default;
+};
+
+std::vector<AuditVersionManager> readManagers(JsonReader &r, const Json &object)
+{
+    std::vector<AuditVersionManager> out;
+    const Json *meta = r.object(object, "metadata", "");
+    const Json *entries = meta ? r.array(*meta, "managedFields", "metadata") : nullptr;
+    if (!entries)
+        return out;
+    for (std::size_t i = 0; i < entries->size(); ++i) {
+        const Json &entry = (*entries)[i];
+        const std::string at = jsonPath("metadata.managedFields", i);
+        if (!r.expectObject(entry, at))
+            break;
+        AuditVersionManager m;
+        m.manager = r.string(entry, "manager", at);
+        m.operation = r.string(entry, "operation", at);
+        m.subresource = r.string(entry, "subresource", at);
+        m.timeSeconds = parseRfc3339Micros(r.string(entry, "time", at)).value_or(0) / 1000000;
+        out.push_back(std::move(m));
+    }
+    return out;
+}
+
+} // namespace
+
+Result<AuditVersion> auditVersionOf(const Json &object, const Json *previous, HistoryEventType type,
+                                    const std::string &group, const std::string &resource, std::int64_t observedAtMs)
+{
+    JsonReader r("object for the audit join");
+    if (!r.expectObject(object, ""))
+        return r.error();
+    AuditVersion v;
+    v.object.group = group;
+    v.object.resource = resource;
+    v.eventType = type;
+    v.observedAtMs = observedAtMs;
+    if (const Json *meta = r.object(object, "metadata", "")) {
+        v.object.namespace_ = r.string(*meta, "namespace", "metadata");
+        v.object.name = r.string(*meta, "name", "metadata");
+        v.uid = r.string(*meta, "uid", "metadata");
+        v.resourceVersion = r.string(*meta, "resourceVersion", "metadata");
+    }
+    v.managers = readManagers(r, object);
+    std::vector<AuditVersionManager> before;
+    if (previous && previous->is_object())
+        before = readManagers(r, *previous);
+    if (!r.ok())
+        return r.error();
+    bool anyWriter = false;
+    for (auto &m : v.managers) {
+        const auto old = std::find_if(before.begin(), before.end(), [&](const AuditVersionManager &b) {
+            return EntryId{b.manager, b.operation, b.subresource} == EntryId{m.manager, m.operation, m.subresource};
+        });
+        m.writer = !previous || old == before.end() || old->timeSeconds != m.timeSeconds;
+        anyWriter = anyWriter || m.writer;
+    }
+    if (!anyWriter) {
+        std::int64_t newest = 0;
+        for (const auto &m : v.managers)
+            newest = std::max(newest, m.timeSeconds);
+        for (auto &m : v.managers)
+            m.writer = m.timeSeconds == newest && newest > 0;
+    }
+    return v;
+}
+
+// ---------------------------------------------------------------------------------------------
+
+namespace {
+
+struct HeldEvent {
+    AuditEvent event;
+    std::string objectKey;
+    std::int64_t arrivedMs = 0;
+    bool joined = false; // it became a candidate of some version
+    std::string manager; // event.fieldManager(), computed once
+};
+
+struct HeldVersion {
+    AuditVersion version;
+    std::string objectKey;
+    std::int64_t arrivedMs = 0;
+    std::vector<std::uint64_t> candidates; // held event ids, in arrival order, at most maxCandidates
+    bool moreCandidates = false;
+    bool emitted = false;
+    AuditJoin last;
+};
+
+std::string keyOf(const AuditObjectKey &k)
+{
+    std::string s;
+    for (const std::string *part : {&k.group, &k.resource, &k.namespace_, &k.name}) {
+        s += *part;
+        s += '\x1f';
+    }
+    return s;
+}
+
+std::string exactKey(const std::string &group, const std::string &resource, const std::string &rv)
+{
+    return group + '\x1f' + resource + '\x1f' + rv;
+}
+
+AuditObjectKey objectKeyOf(const AuditEvent &e)
+{
+    return {e.objectRef.apiGroup, e.objectRef.resource, e.objectRef.namespace_, e.objectRef.name};
+}
+
+bool isAttemptCode(int code)
+{
+    return code == 403 || code == 409 || code == 422;
+}
+
+bool operationFits(const std::string &operation, const std::string &verb)
+{
+    if (operation == "Apply")
+        return verb == "patch";
+    return verb == "create" || verb == "update" || verb == "patch";
+}
+
+bool verbFits(HistoryEventType type, const std::string &verb)
+{
+    switch (type) {
+    case HistoryEventType::Deleted: return verb == "delete";
+    case HistoryEventType::Modified: return verb == "update" || verb == "patch";
+    case HistoryEventType::Added:
+    case HistoryEventType::Listed: return verb == "create" || verb == "update" || verb == "patch";
+    }
+    return false;
+}
+
+std::int64_t floorSeconds(std::int64_t micros)
+{
+    return micros >= 0 ? micros / 1000000 : -((-micros + 999999) / 1000000);
+}
+
+} // namespace
+
+struct AuditJoiner::State {
+    std::map<std::uint64_t, HeldEvent> events; // id order is arrival order
+    std::map<std::uint64_t, HeldVersion> versions;
+    std::unordered_map<std::string, std::vector<std::uint64_t>> eventsByObject; // probable events
+    std::unordered_map<std::string, std::vector<std::uint64_t>> versionsByObject;
+    std::unordered_map<std::string, std::uint64_t> exactEvents;     // group/resource/rv
+    std::unordered_map<std::string, std::uint64_t> deleteEvents;    // deleted uid
+    std::unordered_map<std::string, std::uint64_t> exactVersions;   // group/resource/rv
+    std::unordered_map<std::string, std::uint64_t> deletedVersions; // uid
+    std::unordered_set<std::string> seen;
+    std::deque<std::string> seenOrder;
+    std::uint64_t nextId = 1;
+    std::int64_t toleranceSeconds = 0;
+    std::int64_t deleteWindowMs = 10000;
+
+    bool fits(const HeldEvent &held, const AuditVersion &v) const;
+    void dropEvent(std::uint64_t id);
+    void dropVersion(std::uint64_t id);
+};
+
+bool AuditJoiner::State::fits(const HeldEvent &held, const AuditVersion &v) const
+{
+    const AuditEvent &e = held.event;
+    if (!verbFits(v.eventType, e.verb))
+        return false;
+    if (!e.objectRef.uid.empty() && !v.uid.empty() && e.objectRef.uid != v.uid)
+        return false;
+    if (v.eventType == HistoryEventType::Deleted) {
+        const std::int64_t diff = e.stageMicros / 1000 - v.observedAtMs;
+        return e.stageMicros > 0 && diff <= deleteWindowMs && diff >= -deleteWindowMs;
+    }
+    const std::int64_t start = e.requestReceivedMicros > 0 ? e.requestReceivedMicros : e.stageMicros;
+    if (start <= 0 || e.stageMicros <= 0)
+        return false;
+    const std::int64_t lo = floorSeconds(start) - toleranceSeconds;
+    const std::int64_t hi = floorSeconds(e.stageMicros) + toleranceSeconds;
+    return std::any_of(v.managers.begin(), v.managers.end(), [&](const AuditVersionManager &m) {
+        return m.writer && m.manager == held.manager && m.subresource == e.objectRef.subresource
+            && operationFits(m.operation, e.verb) && m.timeSeconds >= lo && m.timeSeconds <= hi;
+    });
+}
+
+void AuditJoiner::State::dropEvent(std::uint64_t id)
+{
+    auto it = events.find(id);
+    if (it == events.end())
+        return;
+    const AuditEvent &e = it->second.event;
+    std::erase(eventsByObject[it->second.objectKey], id);
+    if (eventsByObject[it->second.objectKey].empty())
+        eventsByObject.erase(it->second.objectKey);
+    if (auto x = exactEvents.find(exactKey(e.objectRef.apiGroup, e.objectRef.resource, e.responseResourceVersion));
+        x != exactEvents.end() && x->second == id)
+        exactEvents.erase(x);
+    if (auto x = deleteEvents.find(e.responseUid); x != deleteEvents.end() && x->second == id)
+        deleteEvents.erase(x);
+    events.erase(it);
+}
+
+void AuditJoiner::State::dropVersion(std::uint64_t id)
+{
+    auto it = versions.find(id);
+    if (it == versions.end())
+        return;
+    const AuditVersion &v = it->second.version;
+    std::erase(versionsByObject[it->second.objectKey], id);
+    if (versionsByObject[it->second.objectKey].empty())
+        versionsByObject.erase(it->second.objectKey);
+    if (auto x = exactVersions.find(exactKey(v.object.group, v.object.resource, v.resourceVersion));
+        x != exactVersions.end() && x->second == id)
+        exactVersions.erase(x);
+    if (auto x = deletedVersions.find(v.uid); x != deletedVersions.end() && x->second == id)
+        deletedVersions.erase(x);
+    versions.erase(it);
+}
+
+AuditJoiner::AuditJoiner(AuditJoinLimits limits) : m_limits(limits), m_state(std::make_unique<State>())
+{
+    m_state->toleranceSeconds = limits.toleranceSeconds;
+    m_state->deleteWindowMs = limits.deleteWindowMs;
+}
+
+AuditJoiner::~AuditJoiner() = default;
+
+std::size_t AuditJoiner::heldEvents() const
+{
+    return m_state->events.size();
+}
+
+std::size_t AuditJoiner::heldVersions() const
+{
+    return m_state->versions.size();
+}
+
+void AuditJoiner::addUnmatched(const AuditEvent &event, AuditJoinOutput &out)
+{
+    ++m_stats.unmatched;
+    AuditUnmatched u{objectKeyOf(event), event.responseResourceVersion, auditWhoOf(event)};
+    out.unmatched.push_back(u);
+    m_unmatched.push_back(std::move(u));
+    while (m_unmatched.size() > m_limits.maxUnmatched)
+        m_unmatched.pop_front();
+}
+
+} // namespace fieldscope::core
+
+namespace fieldscope::core {
+
+void AuditJoiner::emitExact(const AuditEvent &event, const AuditVersion &version, AuditJoinOutput &out)
+{
+    AuditJoin join{version.object, version.uid, version.resourceVersion, AuditMatch::Exact, {auditWhoOf(event)}};
+    ++m_stats.exact;
+    out.joins.push_back(std::move(join));
+}
+
+void AuditJoiner::emitIfChanged(std::uint64_t versionId, AuditJoinOutput &out)
+{
+    HeldVersion &held = m_state->versions.at(versionId);
+    if (held.candidates.empty())
+        return; // never a guess
+    std::vector<const AuditEvent *> events;
+    for (std::uint64_t id : held.candidates)
+        events.push_back(&m_state->events.at(id).event);
+    std::stable_sort(events.begin(), events.end(),
+                     [](const AuditEvent *a, const AuditEvent *b) { return a->stageMicros < b->stageMicros; });
+    AuditJoin join{held.version.object,
+                   held.version.uid,
+                   held.version.resourceVersion,
+                   events.size() == 1 && !held.moreCandidates ? AuditMatch::Probable : AuditMatch::Ambiguous,
+                   {},
+                   held.moreCandidates};
+    for (const AuditEvent *e : events)
+        join.candidates.push_back(auditWhoOf(*e));
+    if (held.emitted && held.last == join)
+        return;
+    ++(join.match == AuditMatch::Probable ? m_stats.probable : m_stats.ambiguous);
+    held.emitted = true;
+    held.last = join;
+    out.joins.push_back(std::move(join));
+}
+
+// An event leaves the hold: unmatched when no version ever fitted it.
+void AuditJoiner::letGo(std::uint64_t eventId, AuditJoinOutput &out)
+{
+    auto it = m_state->events.find(eventId);
+    if (it == m_state->events.end())
+        return;
+    if (!it->second.joined)
+        addUnmatched(it->second.event, out);
+    // Versions keep their emitted join; the event stops being a future candidate.
+    if (auto found = m_state->versionsByObject.find(it->second.objectKey); found != m_state->versionsByObject.end())
+        for (std::uint64_t vid : found->second)
+            std::erase(m_state->versions.at(vid).candidates, eventId);
+    m_state->dropEvent(eventId);
+}
+
+void AuditJoiner::holdEvent(const AuditEvent &e, std::int64_t nowMs, AuditJoinOutput &out)
+{
+    State &s = *m_state;
+    const bool isDelete = e.verb == "delete";
+    // Exact first: the version may already be here.
+    if (!isDelete && !e.responseResourceVersion.empty()) {
+        const std::string key = exactKey(e.objectRef.apiGroup, e.objectRef.resource, e.responseResourceVersion);
+        if (auto v = s.exactVersions.find(key); v != s.exactVersions.end()) {
+            const AuditVersion &version = s.versions.at(v->second).version;
+            if (e.responseUid.empty() || version.uid.empty() || e.responseUid == version.uid) {
+                emitExact(e, version, out);
+                s.dropVersion(v->second);
+                return;
+            }
+        }
+    }
+    if (isDelete && !e.responseUid.empty()) {
+        if (auto v = s.deletedVersions.find(e.responseUid); v != s.deletedVersions.end()) {
+            emitExact(e, s.versions.at(v->second).version, out);
+            s.dropVersion(v->second);
+            return;
+        }
+    }
+    const std::uint64_t id = s.nextId++;
+    HeldEvent &held = s.events[id];
+    held.event = e;
+    held.objectKey = keyOf(objectKeyOf(e));
+    held.arrivedMs = nowMs;
+    held.manager = e.fieldManager();
+    if (!isDelete && !e.responseResourceVersion.empty()) {
+        // A no-op write answers with the unchanged object, so a later request can carry the same
+        // resourceVersion: the earliest request is the one that made the version.
+        auto [slot, inserted] = s.exactEvents.try_emplace(exactKey(e.objectRef.apiGroup, e.objectRef.resource,
+                                                                   e.responseResourceVersion),
+                                                          id);
+        if (!inserted && s.events.at(slot->second).event.stageMicros > e.stageMicros)
+            slot->second = id;
+        return; // an event that carries its version joins only exactly
+    }
+    if (isDelete && !e.responseUid.empty()) {
+        s.deleteEvents[e.responseUid] = id;
+        return;
+    }
+    s.eventsByObject[held.objectKey].push_back(id);
+    const auto found = s.versionsByObject.find(held.objectKey);
+    if (found == s.versionsByObject.end())
+        return;
+    for (std::uint64_t vid : found->second) {
+        HeldVersion &v = s.versions.at(vid);
+        if (!s.fits(held, v.version))
+            continue;
+        held.joined = true;
+        if (v.moreCandidates)
+            continue; // already listed as "more than maxCandidates": nothing changes
+        if (v.candidates.size() < m_limits.maxCandidates)
+            v.candidates.push_back(id);
+        else
+            v.moreCandidates = true;
+        emitIfChanged(vid, out);
+    }
+}
+
+void AuditJoiner::holdVersion(const AuditVersion &version, std::int64_t nowMs, AuditJoinOutput &out)
+{
+    State &s = *m_state;
+    const std::string xkey = exactKey(version.object.group, version.object.resource, version.resourceVersion);
+    if (auto e = s.exactEvents.find(xkey); e != s.exactEvents.end()) {
+        const AuditEvent &event = s.events.at(e->second).event;
+        if (event.responseUid.empty() || version.uid.empty() || event.responseUid == version.uid) {
+            emitExact(event, version, out);
+            s.dropEvent(e->second);
+            return;
+        }
+    }
+    if (version.eventType == HistoryEventType::Deleted && !version.uid.empty()) {
+        if (auto e = s.deleteEvents.find(version.uid); e != s.deleteEvents.end()) {
+            emitExact(s.events.at(e->second).event, version, out);
+            s.dropEvent(e->second);
+            return;
+        }
+    }
+    const std::uint64_t id = s.nextId++;
+    HeldVersion &held = s.versions[id];
+    held.version = version;
+    held.objectKey = keyOf(version.object);
+    held.arrivedMs = nowMs;
+    s.versionsByObject[held.objectKey].push_back(id);
+    if (!version.resourceVersion.empty())
+        s.exactVersions[xkey] = id;
+    if (version.eventType == HistoryEventType::Deleted && !version.uid.empty())
+        s.deletedVersions[version.uid] = id;
+    const auto found = s.eventsByObject.find(held.objectKey);
+    if (found == s.eventsByObject.end())
+        return;
+    for (std::uint64_t eid : found->second) {
+        HeldEvent &e = s.events.at(eid);
+        if (!s.fits(e, version))
+            continue;
+        e.joined = true;
+        if (held.candidates.size() < m_limits.maxCandidates)
+            held.candidates.push_back(eid);
+        else
+            held.moreCandidates = true;
+    }
+    emitIfChanged(id, out);
+}
+
+void AuditJoiner::enforceBounds(AuditJoinOutput &out)
+{
+    while (m_state->events.size() > m_limits.maxHeldEvents)
+        letGo(m_state->events.begin()->first, out);
+    while (m_state->versions.size() > m_limits.maxHeldVersions) {
+        ++m_stats.versionsDropped;
+        m_state->dropVersion(m_state->versions.begin()->first);
+    }
+}
+
+AuditJoinOutput AuditJoiner::addEvents(const std::vector<AuditEvent> &events, std::int64_t nowMs)
+{
+    AuditJoinOutput out;
+    State &s = *m_state;
+    for (const AuditEvent &e : events) {
+        std::string id = e.auditID + '\x1f' + e.stage;
+        if (!s.seen.insert(id).second) {
+            ++m_stats.duplicates;
+            continue;
+        }
+        s.seenOrder.push_back(std::move(id));
+        while (s.seenOrder.size() > m_limits.maxRememberedIds) {
+            s.seen.erase(s.seenOrder.front());
+            s.seenOrder.pop_front();
+        }
+        if (!e.isFinal()) {
+            ++m_stats.notFinal;
+            continue;
+        }
+        if (!e.isWrite() || !e.hasObjectRef || e.objectRef.resource.empty() || e.isDryRun()) {
+            ++m_stats.ignored;
+            continue;
+        }
+        if (isAttemptCode(e.responseCode)) {
+            ++m_stats.attempts;
+            out.attempts.push_back({objectKeyOf(e), e.objectRef.uid, auditWhoOf(e), e.responseCode, e.responseReason,
+                                    e.responseMessage});
+            continue;
+        }
+        // deletecollection names no object; other failures stored nothing.
+        if (!e.succeeded() || e.verb == "deletecollection" || e.objectRef.name.empty()) {
+            ++m_stats.ignored;
+            continue;
+        }
+        ++m_stats.events;
+        holdEvent(e, nowMs, out);
+    }
+    enforceBounds(out);
+    return out;
+}
+
+AuditJoinOutput AuditJoiner::addVersions(const std::vector<AuditVersion> &versions, std::int64_t nowMs)
+{
+    AuditJoinOutput out;
+    for (const AuditVersion &v : versions)
+        holdVersion(v, nowMs, out);
+    enforceBounds(out);
+    return out;
+}
+
+AuditJoinOutput AuditJoiner::expire(std::int64_t nowMs)
+{
+    AuditJoinOutput out;
+    State &s = *m_state;
+    while (!s.events.empty() && nowMs - s.events.begin()->second.arrivedMs > m_limits.holdMs)
+        letGo(s.events.begin()->first, out);
+    while (!s.versions.empty() && nowMs - s.versions.begin()->second.arrivedMs > m_limits.holdMs)
+        s.dropVersion(s.versions.begin()->first);
+    return out;
+}
+
+} // namespace fieldscope::core

@@ -1,0 +1,88 @@
+#pragma once
+// Who made a recorded version, and the writes the server refused: the values the history store
+// keeps (docs/audit.md). The audit-event decoding and the join that produce them live in
+// core/audit/; the store and its readers need only these types.
+#include "core/base/json.h"
+#include "core/base/result.h"
+#include "core/history/historytypes.h"
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace fieldscope::core {
+
+struct AuditUser {
+    std::string username;
+    std::string uid;
+    std::vector<std::string> groups;
+    bool operator==(const AuditUser &) const = default;
+};
+
+// The object a version or an event is about.
+struct AuditObjectKey {
+    std::string group; // "" for the core group
+    std::string resource;
+    std::string namespace_;
+    std::string name;
+    bool operator==(const AuditObjectKey &) const = default;
+    std::string toString() const; // "configmaps/team/app", "deployments.apps/prod/web"
+};
+
+// The key of a recorded incarnation (the group from its apiVersion).
+AuditObjectKey auditObjectKeyOf(const HistoryObject &object);
+
+enum class AuditMatch { Exact, Probable, Ambiguous };
+const char *auditMatchName(AuditMatch m); // "exact", "probable", "ambiguous"
+
+// What is kept of an event for a join or an attempt: no bodies.
+struct AuditWho {
+    AuditUser user;
+    bool hasImpersonatedUser = false;
+    AuditUser impersonatedUser;
+    std::string userAgent;
+    std::vector<std::string> sourceIPs;
+    std::string verb;
+    std::string requestURI;
+    std::string fieldManager;
+    std::string auditID;
+    std::string requestReceivedTimestamp;
+    std::string stageTimestamp;
+    int responseCode = 0;
+    bool operator==(const AuditWho &) const = default;
+};
+
+// The one shape of a who, for `history -o json` (docs/cli.md) and the store: user, groups,
+// impersonatedUser (null when none), impersonatedGroups, userAgent, sourceIPs, verb, requestURI,
+// auditID, fieldManager, requestReceivedTimestamp, stageTimestamp, responseCode.
+Json auditWhoJson(const AuditWho &who);
+// Back from that shape with type checks: a history file may have been written by anyone.
+Result<AuditWho> auditWhoFromJson(const Json &json, std::string_view where);
+// "alice", "alice as system:serviceaccount:team:deployer": who acted, for one line of text.
+std::string auditActingName(const AuditWho &who);
+
+// A version's join. Emitted again whenever it changes (a late event adds a candidate): the latest
+// emission for a uid + resourceVersion replaces earlier ones.
+struct AuditJoin {
+    AuditObjectKey object;
+    std::string uid;
+    std::string resourceVersion;
+    AuditMatch match = AuditMatch::Probable;
+    std::vector<AuditWho> candidates; // one for exact and probable, two or more for ambiguous
+    bool moreCandidates = false;      // more events fitted than AuditJoinLimits::maxCandidates
+    bool operator==(const AuditJoin &) const = default;
+};
+
+// A refused write (403, 409, 422 on an object): never seen by a watch.
+struct AuditAttempt {
+    AuditObjectKey object; // name is empty for a refused create the server did not read
+    std::string uid;       // objectRef.uid when the request named one
+    AuditWho who;
+    int code = 0;
+    std::string reason;  // AlreadyExists, Conflict, Invalid, Forbidden
+    std::string message; // the Status message when the event carries it (level RequestResponse)
+    bool operator==(const AuditAttempt &) const = default;
+};
+
+} // namespace fieldscope::core
