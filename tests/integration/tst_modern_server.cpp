@@ -525,7 +525,7 @@ private Q_SLOTS:
         // Each text once per run, as kubectl prints them.
         QCOMPARE(r.err.count("Gadget is deprecated"), 1);
         // A watch of the deprecated version hears it on its list: the window's watch status
-        // shows what the watcher keeps (app/gui/clustercontroller.cpp), once per text.
+        // shows what the watcher keeps (app/gui/tablefeed.cpp), once per text.
         kube::ResourceInfo gadgets;
         gadgets.group = "modern.fieldscope.dev";
         gadgets.version = "v1beta1";
