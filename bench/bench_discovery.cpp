@@ -8,8 +8,8 @@
 // Prints how many discovery requests each made. See bench/README.md.
 //
 //   bench_discovery --fieldscope PATH [--kubectl PATH] [--groups 3000] [--group-delay-ms 0]
-#include "../tests/kube/transcriptserver.h"
 #include "app/gui/clustercontroller.h"
+#include "transcriptserver.h"
 #include "widgets/clusterview.h"
 #include "widgets/mainwindow.h"
 

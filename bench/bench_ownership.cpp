@@ -3,10 +3,10 @@
 // fields. The peer in the same run is parsing the same object's JSON text (nlohmann), the least
 // any tool that reads the object does: the ratio says what the ownership join costs on top.
 // Plain executable printing figures; not part of ctest.
+#include "bigobject.h"
 #include "core/base/json.h"
 #include "core/ownership/ownershiptree.h"
 #include "core/yaml/yaml.h"
-#include "tests/core/bigobject.h"
 
 #include <QElapsedTimer>
 #include <QFile>

@@ -3,8 +3,8 @@
 // kube-apiserver returned it (tests/data/history/pod.json: managedFields of kubelet and
 // kube-controller-manager, status, ~4 KB) multiplied with new names, namespaces, uids and
 // resourceVersions, served in LIST pages that follow limit and continue as the apiserver does.
-#include "../tests/kube/transcriptserver.h"
 #include "core/base/json.h"
+#include "transcriptserver.h"
 
 #include <cstdlib>
 #include <memory>

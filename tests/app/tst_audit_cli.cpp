@@ -1,6 +1,6 @@
 // `fieldscope audit import` and `history --attempts` as scripts run them, on a history database
 // holding the recorded sample watch (tests/data/audit, a real kube-apiserver 1.20.2).
-#include "../core/auditfixtures.h"
+#include "auditfixtures.h"
 
 #include <QProcess>
 #include <QTemporaryDir>

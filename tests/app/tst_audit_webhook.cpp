@@ -3,9 +3,9 @@
 // 1,000,000 items, deep nesting, wrong types) answered with why, never fatal; a full queue answered
 // 503 so the API server retries; and the kubeconfig it writes for kube-apiserver, used as the
 // API server would use it: its URL and CA reach the running receiver over TLS.
-#include "../kube/testpki.h"
 #include "app/services/auditwebhook.h"
 #include "core/yaml/yaml.h"
+#include "testpki.h"
 
 #include <QFile>
 #include <QFileDevice>

@@ -2,35 +2,15 @@
 // libcurl and the whole CLI path): the core resource is listed without waiting for the groups,
 // the next run asks no discovery document the first one already had, a type the cache lacks is
 // asked of the server, and --refresh-discovery asks everything again.
-#include "../kube/transcriptserver.h"
+#include "fieldscoperun.h"
+#include "transcriptserver.h"
 
-#include <QFile>
-#include <QProcess>
 #include <QTemporaryDir>
 #include <QTest>
 
 using namespace fieldscope::testing;
 
 namespace {
-
-struct Run {
-    int code = -1;
-    QByteArray out, err;
-};
-
-Run runFieldscope(const QStringList &args, const QString &home)
-{
-    QProcess p;
-    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-    env.insert(QStringLiteral("HOME"), home);
-    env.insert(QStringLiteral("XDG_CONFIG_HOME"), home + QStringLiteral("/.config"));
-    env.insert(QStringLiteral("XDG_CACHE_HOME"), home + QStringLiteral("/.cache"));
-    env.remove(QStringLiteral("KUBECONFIG"));
-    p.setProcessEnvironment(env);
-    p.start(QStringLiteral(FIELDSCOPE_BUILD_DIR "/app/fieldscope"), args);
-    p.waitForFinished(120'000);
-    return {p.exitCode(), p.readAllStandardOutput(), p.readAllStandardError()};
-}
 
 std::string groupList(int groups)
 {
@@ -88,20 +68,6 @@ void serve(TranscriptServer &server, int groups, bool coreOnce = false)
     server.on("/apis").exactPath().reply(TranscriptReply::json(200, groupList(groups))).repeatLast();
 }
 
-QString writeKubeconfig(const TranscriptServer &server, const QString &home)
-{
-    QString path = home + QStringLiteral("/kubeconfig");
-    QFile f(path);
-    if (!f.open(QIODevice::WriteOnly))
-        return {};
-    f.write(QStringLiteral("apiVersion: v1\nkind: Config\nclusters:\n- name: c\n  cluster:\n    server: %1\n"
-                           "users:\n- name: u\n  user:\n    token: t\ncontexts:\n- name: x\n  context:\n"
-                           "    cluster: c\n    user: u\n    namespace: x\ncurrent-context: x\n")
-                .arg(QString::fromStdString(server.url()))
-                .toUtf8());
-    return path;
-}
-
 int countExact(const TranscriptServer &s, const std::string &path)
 {
     return s.count([&](const RecordedRequest &r) { return r.path == path; });
@@ -120,12 +86,13 @@ private Q_SLOTS:
         serve(server, kGroups);
         server.on("/apis/").reply(slow(resources("widgets", "Widget"), 200)).repeatLast();
         QTemporaryDir home;
-        const QString kubeconfig = writeKubeconfig(server, home.path());
+        const QString kubeconfig = writeTokenKubeconfig(home.path(), server.url(),
+                                                        {QStringLiteral("x"), QStringLiteral("x")});
         const QStringList args{QStringLiteral("list"),         QStringLiteral("configmaps"),
                                QStringLiteral("--kubeconfig"), kubeconfig,
                                QStringLiteral("-o"),           QStringLiteral("names")};
 
-        const Run first = runFieldscope(args, home.path());
+        const FieldscopeRun first = runFieldscope(args, home.path());
         QVERIFY2(first.code == 0, first.err.constData());
         QVERIFY2(first.out.contains("a"), first.out.constData());
         // 3,000 groups at 200 ms, 8 at a time, would take 75 s: the list went out after a handful.
@@ -138,7 +105,7 @@ private Q_SLOTS:
 
         const int coreAsked = countExact(server, "/api/v1");
         const int groupListsAsked = countExact(server, "/apis");
-        const Run second = runFieldscope(args, home.path());
+        const FieldscopeRun second = runFieldscope(args, home.path());
         QVERIFY2(second.code == 0, second.err.constData());
         QCOMPARE(int(server.requests("/api/v1/namespaces/x/configmaps").size()), 2);
         QCOMPARE(countExact(server, "/api/v1"), coreAsked); // from the cache
@@ -151,7 +118,8 @@ private Q_SLOTS:
         for (const auto &r : server.requests("/apis/"))
             QVERIFY2(countExact(server, r.path) <= 2, r.path.c_str());
 
-        const Run refreshed = runFieldscope(args + QStringList{QStringLiteral("--refresh-discovery")}, home.path());
+        const FieldscopeRun refreshed = runFieldscope(args + QStringList{QStringLiteral("--refresh-discovery")},
+                                                      home.path());
         QVERIFY2(refreshed.code == 0, refreshed.err.constData());
         QCOMPARE(countExact(server, "/api/v1"), coreAsked + 1);
     }
@@ -161,24 +129,25 @@ private Q_SLOTS:
         TranscriptServer server;
         serve(server, 0, true);
         QTemporaryDir home;
-        const QString kubeconfig = writeKubeconfig(server, home.path());
-        const Run first = runFieldscope({QStringLiteral("list"), QStringLiteral("configmaps"),
-                                         QStringLiteral("--kubeconfig"), kubeconfig},
-                                        home.path());
+        const QString kubeconfig = writeTokenKubeconfig(home.path(), server.url(),
+                                                        {QStringLiteral("x"), QStringLiteral("x")});
+        const FieldscopeRun first = runFieldscope({QStringLiteral("list"), QStringLiteral("configmaps"),
+                                                   QStringLiteral("--kubeconfig"), kubeconfig},
+                                                  home.path());
         QVERIFY2(first.code == 0, first.err.constData());
         QCOMPARE(countExact(server, "/api/v1"), 1);
         // A CRD-like type appears in the core answer from now on (the cache does not have it).
         server.on("/api/v1").exactPath().reply(TranscriptReply::json(200, coreWithGadgets())).repeatLast();
         server.on("/api/v1/namespaces/x/gadgets").reply(TranscriptReply::json(200, list("Gadget"))).repeatLast();
-        const Run second = runFieldscope({QStringLiteral("list"), QStringLiteral("gadgets"),
-                                          QStringLiteral("--kubeconfig"), kubeconfig},
-                                         home.path());
+        const FieldscopeRun second = runFieldscope({QStringLiteral("list"), QStringLiteral("gadgets"),
+                                                    QStringLiteral("--kubeconfig"), kubeconfig},
+                                                   home.path());
         QVERIFY2(second.code == 0, second.err.constData());
         QCOMPARE(countExact(server, "/api/v1"), 2);
         // Unknown everywhere: one refresh, then the usual message.
-        const Run third = runFieldscope({QStringLiteral("list"), QStringLiteral("sprockets"),
-                                         QStringLiteral("--kubeconfig"), kubeconfig},
-                                        home.path());
+        const FieldscopeRun third = runFieldscope({QStringLiteral("list"), QStringLiteral("sprockets"),
+                                                   QStringLiteral("--kubeconfig"), kubeconfig},
+                                                  home.path());
         QCOMPARE(third.code, 1);
         QVERIFY2(third.err.contains("doesn't have a resource type \"sprockets\""), third.err.constData());
         QCOMPARE(countExact(server, "/api/v1"), 3);

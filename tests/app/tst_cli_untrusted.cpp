@@ -1,10 +1,9 @@
 // The real `fieldscope list` binary against a local HTTP server (a real socket, libcurl and the
 // whole CLI path) that answers with wrongly typed documents: the command ends with a message
 // naming the field and exit 1, never std::terminate (exit 134) (README.md, Security).
-#include "../kube/transcriptserver.h"
+#include "fieldscoperun.h"
+#include "transcriptserver.h"
 
-#include <QFile>
-#include <QProcess>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -13,25 +12,6 @@
 using namespace fieldscope::testing;
 
 namespace {
-
-struct Run {
-    int code = -1;
-    bool crashed = false;
-    QByteArray out, err;
-};
-
-Run runFieldscope(const QStringList &args, const QString &home)
-{
-    QProcess p;
-    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-    env.insert(QStringLiteral("HOME"), home); // no settings or consent of the user's
-    env.insert(QStringLiteral("XDG_CONFIG_HOME"), home + QStringLiteral("/.config"));
-    env.remove(QStringLiteral("KUBECONFIG"));
-    p.setProcessEnvironment(env);
-    p.start(QStringLiteral(FIELDSCOPE_BUILD_DIR "/app/fieldscope"), args);
-    p.waitForFinished(30000);
-    return {p.exitCode(), p.exitStatus() != QProcess::NormalExit, p.readAllStandardOutput(), p.readAllStandardError()};
-}
 
 const char *kLegacyV1 = R"({"kind":"APIResourceList","groupVersion":"v1","resources":[
   {"name":"configmaps","singularName":"configmap","namespaced":true,"kind":"ConfigMap","verbs":["get","list","watch"],"shortNames":["cm"]}]})";
@@ -65,23 +45,12 @@ std::string with(const char *doc, const char *from, const char *to)
 }
 
 // `fieldscope list configmaps -n x` with a kubeconfig (token auth) pointing at `server`.
-Run listConfigMaps(const TranscriptServer &server, const QString &home)
+FieldscopeRun listConfigMaps(const TranscriptServer &server, const QString &home)
 {
-    const QString kubeconfig = home + QStringLiteral("/kubeconfig");
-    QFile f(kubeconfig);
-    if (!f.open(QIODevice::WriteOnly))
-        return {};
-    f.write(
-        QStringLiteral(
-            "apiVersion: v1\nkind: Config\nclusters:\n- name: c\n  cluster:\n    server: %1\n"
-            "users:\n- name: u\n  user:\n    token: t\ncontexts:\n- name: x\n  context:\n    cluster: c\n    user: u\n"
-            "current-context: x\n")
-            .arg(QString::fromStdString(server.url()))
-            .toUtf8());
-    f.close();
+    const QString kubeconfig = writeTokenKubeconfig(home, server.url());
     return runFieldscope({QStringLiteral("list"), QStringLiteral("configmaps"), QStringLiteral("-n"),
                           QStringLiteral("x"), QStringLiteral("--kubeconfig"), kubeconfig},
-                         home);
+                         home, {QString(), 30'000});
 }
 
 } // namespace
@@ -131,7 +100,7 @@ private Q_SLOTS:
         serve(server, v1, list, listStatus);
         QTemporaryDir home;
         QVERIFY(home.isValid());
-        const Run r = listConfigMaps(server, home.path());
+        const FieldscopeRun r = listConfigMaps(server, home.path());
         QVERIFY2(!r.crashed, r.err.constData());
         QCOMPARE(r.code, 1);
         QVERIFY2(r.err.contains(expected), r.err.constData());
@@ -143,7 +112,7 @@ private Q_SLOTS:
         TranscriptServer server;
         serve(server, kLegacyV1, kList, 200);
         QTemporaryDir home;
-        const Run r = listConfigMaps(server, home.path());
+        const FieldscopeRun r = listConfigMaps(server, home.path());
         QCOMPARE(r.code, 0);
         QCOMPARE(r.out, QByteArray("x/a\n"));
     }

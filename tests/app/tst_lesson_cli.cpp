@@ -1,29 +1,21 @@
 // `fieldscope lesson list|check|run` without a cluster: names first, the line of each
 // mistake, the user's folder replacing a shipped lesson, and clear refusals.
-#include "../kube/transcriptserver.h"
+#include "fieldscoperun.h"
+#include "transcriptserver.h"
 
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
-#include <QProcess>
 #include <QTemporaryDir>
 #include <QTest>
 
+using namespace fieldscope::testing;
+
 namespace {
-struct Run {
-    int code = -1;
-    QByteArray out, err;
-};
-Run runFieldscope(const QStringList &args, const QString &dataHome)
+// The lessons' data folder is also HOME: a user's lessons live in DATAHOME/fieldscope/lessons.
+FieldscopeRun runInDataHome(const QStringList &args, const QString &dataHome)
 {
-    QProcess p;
-    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-    env.insert(QStringLiteral("XDG_DATA_HOME"), dataHome);
-    p.setProcessEnvironment(env);
-    p.start(QStringLiteral(FIELDSCOPE_BUILD_DIR "/app/fieldscope"), args);
-    p.waitForFinished(30000);
-    return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1, p.readAllStandardOutput(),
-            p.readAllStandardError()};
+    return runFieldscope(args, dataHome, {dataHome, 30'000});
 }
 bool write(const QString &path, const QByteArray &text)
 {
@@ -52,7 +44,8 @@ steps:
 // An API server enough for `lesson run` to reach the request of that step: discovery with
 // ConfigMaps, the lesson namespace created, the object absent while the lesson resets and
 // present (resourceVersion 5) from then on.
-void serveLessonApi(fieldscope::testing::TranscriptServer &server)
+// `someoneElses`: the namespace exists already and was made by someone else (no lesson label).
+void serveLessonApi(fieldscope::testing::TranscriptServer &server, const std::string &someoneElses = {})
 {
     using fieldscope::testing::TranscriptReply;
     const std::string object = "/api/v1/namespaces/fs-lesson-unbuildable/configmaps/demo";
@@ -80,6 +73,20 @@ void serveLessonApi(fieldscope::testing::TranscriptServer &server)
       {"name":"configmaps","singularName":"configmap","namespaced":true,"kind":"ConfigMap",
        "verbs":["create","delete","get","list","patch","update","watch"]}]})"))
         .repeatLast();
+    if (!someoneElses.empty()) {
+        server.on("/api/v1/namespaces")
+            .exactPath()
+            .method("POST")
+            .reply(TranscriptReply::json(409,
+                                         R"({"kind":"Status","status":"Failure","reason":"AlreadyExists","code":409})"))
+            .repeatLast();
+        server.on("/api/v1/namespaces/" + someoneElses)
+            .exactPath()
+            .method("GET")
+            .reply(TranscriptReply::json(200, R"({"kind":"Namespace","metadata":{"name":")" + someoneElses
+                                                  + R"(","labels":{"team":"payments"}},"status":{"phase":"Active"}})"))
+            .repeatLast();
+    }
     server.on("/api/v1/namespaces")
         .exactPath()
         .method("POST")
@@ -116,7 +123,7 @@ class TestLessonCli : public QObject
 private Q_SLOTS:
     void listPrintsEveryShippedLessonNameFirstInOrder()
     {
-        const Run r = runFieldscope({QStringLiteral("lesson"), QStringLiteral("list")}, m_home.path());
+        const FieldscopeRun r = runInDataHome({QStringLiteral("lesson"), QStringLiteral("list")}, m_home.path());
         QCOMPARE(r.code, 0);
         const QList<QByteArray> lines = r.out.trimmed().split('\n');
         QCOMPARE(lines.size(), 10);
@@ -139,13 +146,13 @@ private Q_SLOTS:
         const QString file = m_home.filePath(QStringLiteral("bad.yaml"));
         QVERIFY(write(file, "title: T\nsummary: S\nobject: {apiVersion: v1, kind: ConfigMap, name: x}\nsteps:\n"
                             "- title: A\n  narrative: B\n  requests:\n  - verb: create\n    clients: lots\n"));
-        const Run r = runFieldscope({QStringLiteral("lesson"), QStringLiteral("check"), file}, m_home.path());
+        const FieldscopeRun r = runInDataHome({QStringLiteral("lesson"), QStringLiteral("check"), file}, m_home.path());
         QCOMPARE(r.code, 2);
         QVERIFY2(r.err.contains("bad.yaml:9: \"clients\" must be a whole number"), r.err.constData());
-        const Run ok = runFieldscope({QStringLiteral("lesson"), QStringLiteral("check"),
-                                      QStringLiteral(FIELDSCOPE_SOURCE_DIR
-                                                     "/resources/lessons/01-conflicting-creates.yaml")},
-                                     m_home.path());
+        const FieldscopeRun ok = runInDataHome({QStringLiteral("lesson"), QStringLiteral("check"),
+                                                QStringLiteral(FIELDSCOPE_SOURCE_DIR
+                                                               "/resources/lessons/01-conflicting-creates.yaml")},
+                                               m_home.path());
         QCOMPARE(ok.code, 0);
         QVERIFY(ok.out.contains("ok, lesson \"conflicting-creates\" with 2 steps"));
     }
@@ -154,7 +161,8 @@ private Q_SLOTS:
     {
         const QString file = m_home.filePath(QStringLiteral("unbuildable.yaml"));
         QVERIFY(write(file, kUnbuildable));
-        const Run check = runFieldscope({QStringLiteral("lesson"), QStringLiteral("check"), file}, m_home.path());
+        const FieldscopeRun check = runInDataHome({QStringLiteral("lesson"), QStringLiteral("check"), file},
+                                                  m_home.path());
         QCOMPARE(check.code, 2);
         QVERIFY2(check.err.contains("unbuildable.yaml:12: \"metadata\" must be a mapping, not a string"),
                  check.err.constData());
@@ -163,19 +171,48 @@ private Q_SLOTS:
         // 2, never an abort (a crash is code -1 here, SIGABRT's 134 in a shell).
         fieldscope::testing::TranscriptServer server;
         serveLessonApi(server);
-        const QString kubeconfig = m_home.filePath(QStringLiteral("kubeconfig"));
-        QVERIFY(write(kubeconfig,
-                      QStringLiteral("apiVersion: v1\nkind: Config\nclusters:\n- name: c\n  cluster:\n    server: %1\n"
-                                     "users:\n- name: u\n  user:\n    token: t\ncontexts:\n- name: x\n  context:\n"
-                                     "    cluster: c\n    user: u\ncurrent-context: x\n")
-                          .arg(QString::fromStdString(server.url()))
-                          .toUtf8()));
-        const Run run = runFieldscope({QStringLiteral("lesson"), QStringLiteral("run"), file,
-                                       QStringLiteral("--kubeconfig"), kubeconfig, QStringLiteral("--yes")},
-                                      m_home.path());
+        const QString kubeconfig = writeTokenKubeconfig(m_home.path(), server.url());
+        QVERIFY(!kubeconfig.isEmpty());
+        const FieldscopeRun run = runInDataHome({QStringLiteral("lesson"), QStringLiteral("run"), file,
+                                                 QStringLiteral("--kubeconfig"), kubeconfig, QStringLiteral("--yes")},
+                                                m_home.path());
         QVERIFY2(run.code == 1 || run.code == 2, (QByteArray::number(run.code) + " " + run.err).constData());
         QVERIFY2(run.err.contains("unbuildable.yaml:12:"), run.err.constData());
         QCOMPARE(server.count([](const fieldscope::testing::RecordedRequest &r) { return r.method == "PATCH"; }), 0);
+    }
+
+    // `lesson run --namespace X` on a namespace someone else made used to adopt it (409), delete
+    // the lesson's objects there and then the whole namespace at the end.
+    void aNamespaceSomeoneElseMadeIsNeitherAdoptedNorDeleted()
+    {
+        const QString file = m_home.filePath(QStringLiteral("narrative.yaml"));
+        QVERIFY(write(file,
+                      "name: narrative\ntitle: Only words\nsummary: S\n"
+                      "object: {apiVersion: v1, kind: ConfigMap, name: demo}\nsteps:\n- {title: A, narrative: B}\n"));
+        fieldscope::testing::TranscriptServer server;
+        serveLessonApi(server, "payments");
+        const QString kubeconfig = writeTokenKubeconfig(m_home.path(), server.url());
+        const FieldscopeRun run = runInDataHome({QStringLiteral("lesson"), QStringLiteral("run"), file,
+                                                 QStringLiteral("--namespace"), QStringLiteral("payments"),
+                                                 QStringLiteral("--kubeconfig"), kubeconfig, QStringLiteral("--yes")},
+                                                m_home.path());
+        QVERIFY2(run.code == 1 || run.code == 2, (QByteArray::number(run.code) + " " + run.err).constData());
+        QVERIFY2(run.err.contains("was not made by a lesson"), run.err.constData());
+        QCOMPARE(server.count([](const fieldscope::testing::RecordedRequest &r) { return r.method == "DELETE"; }), 0);
+    }
+
+    void aNamespaceMustBeADnsLabel()
+    {
+        for (const QString &bad :
+             {QStringLiteral("Payments"), QStringLiteral("a/b"), QStringLiteral("-x"), QString(64, u'a')}) {
+            const FieldscopeRun run = runInDataHome({QStringLiteral("lesson"), QStringLiteral("run"),
+                                                     QStringLiteral("conflicting-creates"),
+                                                     QStringLiteral("--namespace"), bad, QStringLiteral("--kubeconfig"),
+                                                     QStringLiteral("/nonexistent")},
+                                                    m_home.path());
+            QCOMPARE(run.code, 2);
+            QVERIFY2(run.err.contains("DNS label"), run.err.constData());
+        }
     }
 
     void aLessonInTheUserFolderReplacesTheShippedOneAndBrokenOnesAreNamed()
@@ -186,7 +223,7 @@ private Q_SLOTS:
                       "name: ssa-ownership\ntitle: My own SSA lesson\nsummary: S\n"
                       "object: {apiVersion: v1, kind: ConfigMap, name: x}\nsteps:\n- {title: A, narrative: B}\n"));
         QVERIFY(write(dir + QStringLiteral("/broken.yaml"), "title: [\n"));
-        const Run r = runFieldscope({QStringLiteral("lesson"), QStringLiteral("list")}, home.path());
+        const FieldscopeRun r = runInDataHome({QStringLiteral("lesson"), QStringLiteral("list")}, home.path());
         QCOMPARE(r.code, 0);
         QVERIFY(r.out.contains("ssa-ownership"));
         QVERIFY(r.out.contains("My own SSA lesson"));
@@ -196,18 +233,18 @@ private Q_SLOTS:
 
     void runRefusesAnUnknownLessonAndAnotherLessonsNamespace()
     {
-        const Run unknown = runFieldscope({QStringLiteral("lesson"), QStringLiteral("run"),
-                                           QStringLiteral("no-such-lesson")},
-                                          m_home.path());
+        const FieldscopeRun unknown = runInDataHome({QStringLiteral("lesson"), QStringLiteral("run"),
+                                                     QStringLiteral("no-such-lesson")},
+                                                    m_home.path());
         QCOMPARE(unknown.code, 2);
         QVERIFY(unknown.err.contains("no lesson named \"no-such-lesson\""));
-        const Run system = runFieldscope({QStringLiteral("lesson"), QStringLiteral("run"),
-                                          QStringLiteral("ssa-ownership"), QStringLiteral("--namespace"),
-                                          QStringLiteral("kube-system")},
-                                         m_home.path());
+        const FieldscopeRun system = runInDataHome({QStringLiteral("lesson"), QStringLiteral("run"),
+                                                    QStringLiteral("ssa-ownership"), QStringLiteral("--namespace"),
+                                                    QStringLiteral("kube-system")},
+                                                   m_home.path());
         QCOMPARE(system.code, 2);
         QVERIFY(system.err.contains("not kube-system"));
-        const Run bare = runFieldscope({QStringLiteral("lesson")}, m_home.path());
+        const FieldscopeRun bare = runInDataHome({QStringLiteral("lesson")}, m_home.path());
         QCOMPARE(bare.code, 2);
         QVERIFY(bare.err.contains("fieldscope lesson run NAME"));
     }

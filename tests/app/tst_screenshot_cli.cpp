@@ -2,60 +2,19 @@
 // HTTP server. A script always gets a picture, and the exit code says whether it shows the view
 // it asked for: 1 when the server never answered within --screenshot-timeout, 1 when the window
 // shows an error banner.
-#include "../kube/transcriptserver.h"
+#include "fieldscoperun.h"
+#include "transcriptserver.h"
 
 #include <QDir>
-#include <QElapsedTimer>
 #include <QFile>
 #include <QFileInfo>
 #include <QImage>
-#include <QProcess>
 #include <QTemporaryDir>
 #include <QTest>
 
 using namespace fieldscope::testing;
 
 namespace {
-
-struct Run {
-    int code = -1;
-    bool crashed = false;
-    QByteArray err;
-    qint64 elapsedMs = 0;
-};
-
-// HOME and the XDG folders inside `home`; `dataHome` overrides XDG_DATA_HOME.
-Run runFieldscope(const QStringList &args, const QString &home, const QString &dataHome = {})
-{
-    QProcess p;
-    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-    env.insert(QStringLiteral("HOME"), home);
-    env.insert(QStringLiteral("XDG_CONFIG_HOME"), home + QStringLiteral("/.config"));
-    env.insert(QStringLiteral("XDG_DATA_HOME"), dataHome.isEmpty() ? home + QStringLiteral("/.local/share") : dataHome);
-    env.insert(QStringLiteral("QT_QPA_PLATFORM"), QStringLiteral("offscreen"));
-    env.remove(QStringLiteral("KUBECONFIG"));
-    p.setProcessEnvironment(env);
-    QElapsedTimer t;
-    t.start();
-    p.start(QStringLiteral(FIELDSCOPE_BUILD_DIR "/app/fieldscope"), args);
-    p.waitForFinished(90000);
-    return {p.exitCode(), p.exitStatus() != QProcess::NormalExit, p.readAllStandardError(), t.elapsed()};
-}
-
-QString writeKubeconfig(const QString &dir, const std::string &server)
-{
-    QString path = dir + QStringLiteral("/kubeconfig");
-    QFile f(path);
-    if (!f.open(QIODevice::WriteOnly))
-        qFatal("cannot write %s", qPrintable(path));
-    f.write(QByteArray::fromStdString("apiVersion: v1\nkind: Config\ncurrent-context: local\n"
-                                      "clusters:\n- name: local\n  cluster:\n    server: "
-                                      + server
-                                      + "\n"
-                                        "users:\n- name: someone\n  user:\n    token: not-a-secret\n"
-                                        "contexts:\n- name: local\n  context: {cluster: local, user: someone}\n"));
-    return path;
-}
 
 bool isPicture(const QString &file)
 {
@@ -82,12 +41,12 @@ private Q_SLOTS:
         server.on("/").reply(TranscriptReply::stream({}, TranscriptReply::End::Hang)).repeatLast();
         const QString home = m_dir.filePath(QStringLiteral("silent"));
         const QString shot = home + QStringLiteral("/shot.png");
-        const Run r = runFieldscope({QStringLiteral("--kubeconfig"), writeKubeconfig(m_dir.path(), server.url()),
-                                     QStringLiteral("--context"), QStringLiteral("local"),
-                                     QStringLiteral("--screenshot"), shot, QStringLiteral("--size"),
-                                     QStringLiteral("800x600"), QStringLiteral("--screenshot-timeout"),
-                                     QStringLiteral("3")},
-                                    home);
+        const FieldscopeRun r = runFieldscope(
+            {QStringLiteral("--kubeconfig"),
+             writeTokenKubeconfig(m_dir.path(), server.url(), {QStringLiteral("local")}), QStringLiteral("--context"),
+             QStringLiteral("local"), QStringLiteral("--screenshot"), shot, QStringLiteral("--size"),
+             QStringLiteral("800x600"), QStringLiteral("--screenshot-timeout"), QStringLiteral("3")},
+            home);
         QVERIFY2(!r.crashed, r.err.constData());
         QCOMPARE(r.code, 1);
         QVERIFY2(r.err.contains("--screenshot-timeout"), r.err.constData());
@@ -106,10 +65,11 @@ private Q_SLOTS:
     void screenshotTimeoutMustBeAPositiveNumberOfSeconds()
     {
         QFETCH(QString, value);
-        const Run r = runFieldscope({QStringLiteral("--open"), m_dir.filePath(QStringLiteral("none.jsonl")),
-                                     QStringLiteral("--screenshot"), m_dir.filePath(QStringLiteral("never.png")),
-                                     QStringLiteral("--screenshot-timeout"), value},
-                                    m_dir.filePath(QStringLiteral("usage")));
+        const FieldscopeRun r = runFieldscope({QStringLiteral("--open"), m_dir.filePath(QStringLiteral("none.jsonl")),
+                                               QStringLiteral("--screenshot"),
+                                               m_dir.filePath(QStringLiteral("never.png")),
+                                               QStringLiteral("--screenshot-timeout"), value},
+                                              m_dir.filePath(QStringLiteral("usage")));
         QCOMPARE(r.code, 2);
         QVERIFY2(r.err.contains("--screenshot-timeout"), r.err.constData());
         QVERIFY(!QFileInfo::exists(m_dir.filePath(QStringLiteral("never.png"))));
@@ -148,12 +108,13 @@ private Q_SLOTS:
         QVERIFY(f.open(QIODevice::WriteOnly));
         f.close();
         const QString shot = home + QStringLiteral("/shot.png");
-        const Run r = runFieldscope({QStringLiteral("--kubeconfig"), writeKubeconfig(home, server.url()),
-                                     QStringLiteral("--context"), QStringLiteral("local"),
-                                     QStringLiteral("--screenshot"), shot, QStringLiteral("--size"),
-                                     QStringLiteral("800x600"), QStringLiteral("--screenshot-timeout"),
-                                     QStringLiteral("40")},
-                                    home, notAFolder);
+        const FieldscopeRun r = runFieldscope({QStringLiteral("--kubeconfig"),
+                                               writeTokenKubeconfig(home, server.url(), {QStringLiteral("local")}),
+                                               QStringLiteral("--context"), QStringLiteral("local"),
+                                               QStringLiteral("--screenshot"), shot, QStringLiteral("--size"),
+                                               QStringLiteral("800x600"), QStringLiteral("--screenshot-timeout"),
+                                               QStringLiteral("40")},
+                                              home, {notAFolder});
         QVERIFY2(!r.crashed, r.err.constData());
         QCOMPARE(r.code, 1);
         // The end of stderr: what the window said last (QTest cuts long messages).

@@ -27,7 +27,8 @@ private Q_SLOTS:
     {
         QCOMPARE(Settings::historyVersionsPerObject(), 1000);
         QCOMPARE(Settings::fieldManager(), QStringLiteral("fieldscope"));
-        QCOMPARE(Settings::backgroundResources(), QStringLiteral("deployments,statefulsets,daemonsets,configmaps,services"));
+        QCOMPARE(Settings::backgroundResources(),
+                 QStringLiteral("deployments,statefulsets,daemonsets,configmaps,services"));
         QVERIFY(Settings::sharedHistoryUrl().isEmpty());
         QVERIFY(!Settings::recordsSecretValues(QStringLiteral("sha256:abc")));
     }
@@ -118,11 +119,13 @@ private Q_SLOTS:
         for (const auto &k : Settings::keys()) {
             const QString row = QStringLiteral("| `%1` | %2 |")
                                     .arg(QString::fromLatin1(k.key),
-                                         *k.defaultValue ? QStringLiteral("`%1`").arg(QString::fromLatin1(k.defaultValue))
-                                                         : QStringLiteral("(none)"));
+                                         *k.defaultValue
+                                             ? QStringLiteral("`%1`").arg(QString::fromLatin1(k.defaultValue))
+                                             : QStringLiteral("(none)"));
             QVERIFY2(doc.contains(row), qPrintable(row));
         }
-        QCOMPARE(QString::number(Settings::kDefaultVersionsPerObject), QString::fromLatin1(Settings::keys().front().defaultValue));
+        QCOMPARE(QString::number(Settings::kDefaultVersionsPerObject),
+                 QString::fromLatin1(Settings::keys().front().defaultValue));
     }
 };
 

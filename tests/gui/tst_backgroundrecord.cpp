@@ -1,10 +1,10 @@
 // `fieldscope record --store` (what fieldscope-record@.service runs) records a cluster
 // while no window is open, into the store the window reads; a window opened later shows those
 // versions and says that background recording is on. Both write the same file safely.
-#include "../integration/clusterenv.h"
 #include "app/gui/clustercontroller.h"
 #include "app/services/backgroundrecording.h"
 #include "app/services/historysource.h"
+#include "clusterenv.h"
 #include "guitesting.h"
 #include "models/objecthistorymodel.h"
 #include "widgets/clusterview.h"

@@ -3,10 +3,10 @@
 // last event time, the busy indicator while connecting, watches the server forbids shown as
 // failed, the context switcher showing the open context whichever of "contexts read" and
 // "context opened" comes first, and the whole window in a dark palette. Writes screenshots.
-#include "../integration/clusterenv.h"
 #include "app/gui/clustercontroller.h"
 #include "app/gui/workspace.h"
 #include "app/services/settingsconsentstore.h"
+#include "clusterenv.h"
 #include "core/base/json.h"
 #include "guitesting.h"
 #include "widgets/clusterview.h"

@@ -8,12 +8,12 @@
 //   on the other.
 // - An opt-in an earlier version kept per context name is asked about once, in the cluster's
 //   view, and never taken as consent by the command line.
-#include "../integration/clusterenv.h"
 #include "app/gui/clustercontroller.h"
 #include "app/gui/workspace.h"
 #include "app/services/historysource.h"
 #include "app/services/settings.h"
 #include "app/services/versioninfo.h"
+#include "clusterenv.h"
 #include "core/base/json.h"
 #include "core/base/jsonread.h"
 #include "guitesting.h"

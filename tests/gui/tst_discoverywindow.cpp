@@ -2,8 +2,8 @@
 // wanted resource is watched before discovery has heard every group, the kinds list follows when
 // it has, and the next window starts from the discovery cache, keeping the current kind when the
 // background refresh brings a new type. No cluster needed.
-#include "../kube/transcriptserver.h"
 #include "app/gui/clustercontroller.h"
+#include "transcriptserver.h"
 #include "widgets/clusterview.h"
 #include "widgets/mainwindow.h"
 #include "widgets/resourcekindsview.h"

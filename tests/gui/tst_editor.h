@@ -1,9 +1,9 @@
 #pragma once
 // The fixture of the object editor's GUI tests, one executable (tst_editor.cpp, then
 // tst_editor_actions.cpp): helpers, and the test class with its set-up against the test cluster.
-#include "../integration/clusterenv.h"
 #include "app/gui/clustercontroller.h"
 #include "app/services/settings.h"
+#include "clusterenv.h"
 #include "core/base/json.h"
 #include "core/edit/drafts.h"
 #include "core/yaml/yaml.h"

@@ -3,9 +3,9 @@
 // the kept draft, and what the user types meanwhile is kept like any edit. Drafts are kept per
 // cluster (a uid is unique only within one); a draft an earlier version kept under the context
 // name moves to the cluster and is offered. Against the real test cluster, offscreen.
-#include "../integration/clusterenv.h"
 #include "app/gui/clustercontroller.h"
 #include "app/services/historysource.h"
+#include "clusterenv.h"
 #include "core/base/json.h"
 #include "core/base/jsonread.h"
 #include "core/edit/drafts.h"

@@ -2,12 +2,12 @@
 // hold the window: LessonRunner::stop() ends a blocked reset within a poll, and closing the
 // lesson (destroying its LessonController) returns at once while the job is still blocked.
 // Against a local HTTP server, no cluster needed.
-#include "../kube/transcriptserver.h"
 #include "app/gui/clustercontroller.h"
 #include "app/gui/lessoncontroller.h"
 #include "core/history/historywriter.h"
 #include "core/lessons/lesson.h"
 #include "lessons/lessonrunner.h"
+#include "transcriptserver.h"
 #include "widgets/clusterview.h"
 #include "widgets/mainwindow.h"
 

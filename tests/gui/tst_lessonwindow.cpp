@@ -1,12 +1,12 @@
 // A lesson beside the live views on the offscreen platform, against the
 // real test cluster. Lesson 5 mid-way in presenter mode, and lesson 2's History tab showing every
 // overwrite. Writes screenshots under build/<preset>/screenshots/ for a person to look at.
-#include "../integration/clusterenv.h"
 #include "app/gui/clustercontroller.h"
 #include "app/gui/demoseeder.h"
 #include "app/gui/lessoncontroller.h"
 #include "app/services/historysource.h"
 #include "app/services/lessoncatalog.h"
+#include "clusterenv.h"
 #include "core/base/jsonread.h"
 #include "core/history/historystore.h"
 #include "core/ownership/ownershiptree.h"

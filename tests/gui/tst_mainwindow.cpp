@@ -2,9 +2,9 @@
 // the server version, resource kinds grouped by API group, the objects of a kind with namespace
 // selection and the quick filter, and keeps the selection through watch updates. Writes
 // screenshots under the build tree for a person to look at.
-#include "../integration/clusterenv.h"
 #include "app/gui/clustercontroller.h"
 #include "app/gui/workspace.h"
+#include "clusterenv.h"
 #include "core/base/json.h"
 #include "guitesting.h"
 #include "models/eventtablemodel.h"

@@ -6,15 +6,15 @@
 // every row; the selection survives 1,000 modifications that reorder the rows (sorted by
 // resourceVersion) and 2,500 deletions in one request. The longest event-loop stall during the
 // modifications is printed, not asserted (a busy CI machine is not a product defect).
-#include "../integration/clusterenv.h"
-#include "../integration/watchrecorder.h"
 #include "app/gui/clustercontroller.h"
+#include "clusterenv.h"
 #include "core/base/json.h"
 #include "guitesting.h"
 #include "kube/parserpool.h"
 #include "kube/writes.h"
 #include "models/objecttablemodel.h"
 #include "models/objectviewmodel.h"
+#include "watchrecorder.h"
 #include "widgets/clusterview.h"
 #include "widgets/mainwindow.h"
 #include "widgets/namespaceselector.h"

@@ -2,8 +2,8 @@
 // on the offscreen platform against the real test cluster: the Data column of ConfigMaps appears
 // without repeating Name or Age, sorts by number, follows a change; the wide columns of a
 // Deployment start hidden and the header's context menu shows them. Writes screenshots.
-#include "../integration/clusterenv.h"
 #include "app/gui/clustercontroller.h"
+#include "clusterenv.h"
 #include "core/base/json.h"
 #include "guitesting.h"
 #include "models/objecttablemodel.h"

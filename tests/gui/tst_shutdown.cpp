@@ -2,7 +2,7 @@
 // history committed and readable, the sandbox stopped unless --keep-sandbox. The real binary runs
 // against the real test cluster; a stand-in for scripts/fieldscope-cluster hands it the test
 // cluster as "the sandbox" and logs the start and stop it is asked for.
-#include "../integration/clusterenv.h"
+#include "clusterenv.h"
 #include "core/history/historystore.h"
 
 #include <QDir>

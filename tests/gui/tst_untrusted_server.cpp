@@ -1,8 +1,8 @@
 // The window against a local HTTP server (real socket, real transport) that answers wrongly typed
 // documents: the tab shows the parse error naming the field, and the app stays alive: a second
 // tab on a well-behaved server still loads (README.md, Security). No cluster needed.
-#include "../kube/transcriptserver.h"
 #include "app/gui/clustercontroller.h"
+#include "transcriptserver.h"
 #include "widgets/clusterview.h"
 #include "widgets/mainwindow.h"
 

@@ -7,9 +7,9 @@
 // its description a megabyte long), the "Set only if unchanged" dialog holding the server's
 // value, a kubeconfig whose other context has a hostile, megabyte-long namespace (the context
 // switcher's tooltip), and the Settings dialog's per-cluster checkbox naming the context.
-#include "../integration/clusterenv.h"
 #include "app/gui/clustercontroller.h"
 #include "app/gui/workspace.h"
+#include "clusterenv.h"
 #include "core/base/json.h"
 #include "guitesting.h"
 #include "models/objecttablemodel.h"

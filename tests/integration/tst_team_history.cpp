@@ -4,6 +4,7 @@
 // `store copy` brings the team's history into a laptop's file and back out unchanged.
 #include "clusterenv.h"
 #include "core/base/json.h"
+#include "core/history/historystore.h"
 #include "testpostgres.h"
 
 #include <QProcess>

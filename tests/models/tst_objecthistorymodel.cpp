@@ -1,6 +1,6 @@
 // The History tab's models: rows built from a recorded history (with gaps and incarnations), the
 // list growing on top without a reset, and one field's timeline.
-#include "../core/auditfixtures.h"
+#include "auditfixtures.h"
 #include "core/audit/auditimport.h"
 #include "core/history/historyquery.h"
 #include "models/managerlegendmodel.h"
@@ -10,6 +10,7 @@
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QTextDocument>
 
 using namespace fieldscope;
 using core::Json;

@@ -63,6 +63,16 @@ inline void recordSampleWatch(HistoryStore &store, const std::string &policy)
 }
 
 // Who acted: the impersonated identity after the authenticated one.
+// The sample's main object: configmaps team/app.
+inline ObjectQuery appQuery()
+{
+    ObjectQuery q;
+    q.resource = "configmaps";
+    q.namespace_ = "team";
+    q.name = "app";
+    return q;
+}
+
 inline std::string acting(const AuditWho &w)
 {
     return w.hasImpersonatedUser ? w.user.username + " as " + w.impersonatedUser.username : w.user.username;
