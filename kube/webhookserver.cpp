@@ -12,6 +12,7 @@
 #include <QThread>
 #include <QTimer>
 
+#include <algorithm>
 #include <deque>
 
 namespace fieldscope::kube {
@@ -200,6 +201,10 @@ public:
         connect(socket, &QSslSocket::readyRead, this, [this] { readSome(); });
         connect(socket, &QSslSocket::disconnected, socket, &QObject::deleteLater);
         connect(socket, &QSslSocket::encrypted, this, [this] {
+            if (const QString why = unnamedPeer(); !why.isEmpty()) {
+                handshakeFailed(why);
+                return;
+            }
             m_encrypted = true;
             m_timer.start(m_worker.options().idleTimeoutMs);
         });
@@ -225,6 +230,24 @@ private:
         m_worker.shared().noteRefusal("TLS handshake with " + m_peer + " failed: " + why.toStdString());
         m_socket->abort();
         m_socket->deleteLater();
+    }
+    // Why the client certificate does not name one of the options' clientNames ("" when it does,
+    // or when no name is asked for).
+    QString unnamedPeer() const
+    {
+        const auto &wanted = m_worker.options().clientNames;
+        if (wanted.empty())
+            return {};
+        const QSslCertificate cert = m_socket->peerCertificate();
+        QStringList names = cert.subjectInfo(QSslCertificate::CommonName);
+        names += cert.subjectAlternativeNames().values(QSsl::DnsEntry);
+        for (const QString &n : names)
+            if (std::find(wanted.begin(), wanted.end(), n.toStdString()) != wanted.end())
+                return {};
+        // Names chosen by whoever holds the certificate: escaped when the refusal is shown.
+        return QStringLiteral("the client certificate names %1, not %2")
+            .arg(names.isEmpty() ? QStringLiteral("nobody") : names.join(QStringLiteral(", ")).left(256),
+                 QString::fromStdString(wanted.front()));
     }
     bool parseHeaders(qsizetype end);
     void answer(const WebhookAnswer &a, bool close, std::string_view why = {});

@@ -4,8 +4,8 @@
 // each POST with what a handler says, fast, and is built for a peer that may be careless or
 // hostile: bodies above a limit are refused from their Content-Length before they are read, a
 // request must arrive whole within a deadline, the bytes held for bodies of all connections
-// together are bounded, and with a client CA only a peer whose certificate that CA signed gets a
-// TLS session at all.
+// together are bounded, and with a client CA only a peer whose certificate that CA signed (and,
+// with clientNames, that names the API server) gets a TLS session at all.
 // Thread: the server lives on a thread of its own (its event loop, its sockets, the handler
 // calls); the object's own functions are safe from any thread.
 #include "core/base/result.h"
@@ -35,6 +35,11 @@ struct WebhookServerOptions {
     std::string certFile;           // PEM: the serving certificate, then its chain
     std::string keyFile;            // PEM: its private key (RSA or EC)
     std::string clientCaFile;       // PEM; empty: no client certificate asked for
+    // With a client CA: the names a client certificate may carry (its subject CN or a DNS
+    // subjectAltName must be one of them). A CA signs more than the API server's certificate (a
+    // sandbox's signs every student's and every node's), so the name is what says it is the API
+    // server. Empty: any certificate the CA signed.
+    std::vector<std::string> clientNames;
     std::size_t maxBodyBytes = 16u << 20;
     std::size_t maxHeaderBytes = 16u << 10;
     std::size_t maxBufferedBytes = 64u << 20; // bodies held for all connections together

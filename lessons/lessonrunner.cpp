@@ -2,8 +2,10 @@
 
 #include "core/base/boundary.h"
 #include "core/base/jsonread.h"
+#include "core/base/visibletext.h"
 #include "core/lessons/lessonreport.h"
 #include "core/lessons/lessonrequests.h"
+#include "core/objects/names.h"
 #include "core/ownership/ownershiptree.h"
 #include "kube/apierror.h"
 #include "kube/writes.h"
@@ -153,10 +155,20 @@ private:
     Transport::RequestId m_id = 0;
 };
 
+// The label every namespace a lesson creates carries: what a runner may adopt and delete.
+constexpr const char *kManagedByLabel = "app.kubernetes.io/managed-by";
+constexpr const char *kManagedByValue = "fieldscope-lesson";
+
+bool carriesLessonLabel(const Json &ns)
+{
+    return core::stringAt(ns, std::string("/metadata/labels/") + "app.kubernetes.io~1managed-by") == kManagedByValue;
+}
+
 } // namespace
 
 struct LessonRunner::Impl {
     std::atomic<bool> stop{false}; // set by LessonRunner::stop() from any thread
+    bool madeNamespace = false;    // reset() created the namespace (201), so removeNamespace() may delete it
     TransportConfig config;
     ResolveKind resolve;
     ResolvePerson people;
@@ -380,14 +392,17 @@ core::Status LessonRunner::reset()
     m_impl->versionsAfterStep.clear();
     m_impl->winner.reset();
     m_impl->last.reset();
+    // The namespace goes into request paths; a lesson file or a window may name anything.
+    if (!core::isDnsLabel(m_ns))
+        return Error::make(ErrorCategory::Config, "a lesson's namespace must be a DNS label (a-z, 0-9 and '-'), not \""
+                                                      + core::visibleEscapes(m_ns) + "\"");
     try {
         // A namespace being deleted (by an earlier removeNamespace) refuses new objects: wait.
         const auto deadline = Clock::now() + std::chrono::seconds(120);
         for (;;) {
-            Json ns{
-                {"apiVersion", "v1"},
-                {"kind", "Namespace"},
-                {"metadata", {{"name", m_ns}, {"labels", {{"app.kubernetes.io/managed-by", "fieldscope-lesson"}}}}}};
+            Json ns{{"apiVersion", "v1"},
+                    {"kind", "Namespace"},
+                    {"metadata", {{"name", m_ns}, {"labels", {{kManagedByLabel, kManagedByValue}}}}}};
             HttpRequest create;
             create.method = "POST";
             create.path = "/api/v1/namespaces?fieldManager=fieldscope-lesson";
@@ -396,8 +411,10 @@ core::Status LessonRunner::reset()
             auto r = sendAndWait(t, create, &stop);
             if (!r)
                 return r.error();
-            if (isSuccess(r->status))
+            if (isSuccess(r->status)) {
+                m_impl->madeNamespace = true;
                 break;
+            }
             if (r->status != 409)
                 return errorFromResponse(*r, "create namespace " + m_ns);
             HttpRequest get;
@@ -407,8 +424,18 @@ core::Status LessonRunner::reset()
                 return existing.error();
             if (existing && isSuccess(existing->status)) {
                 const Json body = parsedBody(*existing);
-                if (core::stringAt(body, "/status/phase") != "Terminating")
+                // One being deleted is waited for (then the lesson makes its own). One someone
+                // else made is never adopted: the lesson would delete the objects it names there,
+                // and the whole namespace at the end.
+                if (core::stringAt(body, "/status/phase") != "Terminating") {
+                    if (!carriesLessonLabel(body))
+                        return Error::make(ErrorCategory::Config,
+                                           "namespace " + m_ns
+                                               + " exists and was not made by a lesson (it has no label "
+                                               + kManagedByLabel + "=" + kManagedByValue
+                                               + "); run the lesson in a namespace of its own (--namespace)");
                     break;
+                }
             }
             if (Clock::now() > deadline)
                 return Error::make(ErrorCategory::Server, "namespace " + m_ns + " is still being deleted after 120 s");
@@ -446,6 +473,21 @@ core::Status LessonRunner::reset()
 
 core::Status LessonRunner::removeNamespace()
 {
+    // Only a namespace this runner made, or one a lesson made (its label): never one a lesson
+    // was merely pointed at.
+    if (!m_impl->madeNamespace) {
+        HttpRequest get;
+        get.path = "/api/v1/namespaces/" + m_ns;
+        auto existing = sendAndWait(*m_impl->transport, get);
+        if (!existing)
+            return existing.error();
+        if (existing->status == 404)
+            return core::success();
+        if (!isSuccess(existing->status))
+            return errorFromResponse(*existing, "read namespace " + m_ns);
+        if (!carriesLessonLabel(parsedBody(*existing)))
+            return Error::make(ErrorCategory::Config, "namespace " + m_ns + " was not made by a lesson: not deleted");
+    }
     HttpRequest del;
     del.method = "DELETE";
     del.path = "/api/v1/namespaces/" + m_ns;

@@ -107,7 +107,9 @@ void addWho(HistoryRow &r, const core::AuditJoin &j)
         names << QCoreApplication::translate("ObjectHistoryModel", "more");
     r.who = names.join(QCoreApplication::translate("ObjectHistoryModel", " or "));
     r.whoExact = j.match == core::AuditMatch::Exact;
-    r.whoAmbiguous = j.match == core::AuditMatch::Ambiguous;
+    r.whoAmbiguous = j.match == core::AuditMatch::Ambiguous || j.match == core::AuditMatch::Contested;
+    if (j.match == core::AuditMatch::Contested)
+        r.who = QCoreApplication::translate("ObjectHistoryModel", "contested: %1").arg(r.who);
     const QString how =
         j.match == core::AuditMatch::Exact
             ? QCoreApplication::translate("ObjectHistoryModel", "Exact: the audit event names this resourceVersion.")
@@ -115,6 +117,12 @@ void addWho(HistoryRow &r, const core::AuditJoin &j)
             ? QCoreApplication::translate("ObjectHistoryModel",
                                           "Probable: same object, field manager and second; the audit log "
                                           "keeps no resourceVersion at this level.")
+        : j.match == core::AuditMatch::Contested
+            ? QCoreApplication::translate(
+                "ObjectHistoryModel",
+                "Contested: audit events from different people each name this exact resourceVersion. Whoever "
+                "sends audit events chooses what they say (and their times), so none is picked; every claim is "
+                "listed.")
             : QCoreApplication::translate("ObjectHistoryModel", "Several requests fit this version; none is picked.");
     r.whoDetail = how + QStringLiteral("\n\n") + details.join(QStringLiteral("\n\n"));
 }
@@ -349,9 +357,10 @@ QVariant ObjectHistoryModel::data(const QModelIndex &index, int role) const
         // The name comes from the database (anyone who may write it): shown as plain text.
         if (index.column() == ObservedColumn && !r->recorder.isEmpty())
             return plainToolTip(tip + tr("\nrecorded by %1").arg(r->recorder));
+        // Paths name the object's keys, the note names managers: whoever wrote the object chose them.
         if (!r->changedPaths.isEmpty())
             tip += (tip.isEmpty() ? QString() : QStringLiteral("\n")) + r->changedPaths.join(QLatin1Char('\n'));
-        return tip.isEmpty() ? QVariant() : tip;
+        return tip.isEmpty() ? QVariant() : QVariant(plainToolTip(tip));
     }
     case Qt::ForegroundRole:
         // A refused write reads as a warning, not as one more version.
@@ -477,13 +486,16 @@ QVariant FieldTimelineModel::data(const QModelIndex &index, int role) const
     }
     if (role != Qt::DisplayRole && role != Qt::ToolTipRole)
         return {};
+    QString text;
     switch (index.column()) {
-    case ResourceVersionColumn: return qs(r.resourceVersion);
-    case ObservedColumn: return timeOf(r.observedAtMs);
-    case ValueColumn: return r.present ? r.value : tr("(absent)");
-    case OwnersColumn: return r.owners;
+    case ResourceVersionColumn: text = qs(r.resourceVersion); break;
+    case ObservedColumn: text = timeOf(r.observedAtMs); break;
+    case ValueColumn: text = r.present ? r.value : tr("(absent)"); break;
+    case OwnersColumn: text = r.owners; break;
     default: return {};
     }
+    // Values and manager names are the object's: a tooltip shows them as plain text.
+    return role == Qt::ToolTipRole ? plainToolTip(text) : text;
 }
 
 QVariant FieldTimelineModel::headerData(int section, Qt::Orientation orientation, int role) const

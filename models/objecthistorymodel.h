@@ -43,7 +43,7 @@ struct HistoryRow {
     QString who;
     QString whoDetail;
     bool whoExact = false;
-    bool whoAmbiguous = false; // several requests fit: `who` lists them
+    bool whoAmbiguous = false; // several requests fit, or several people claim it (contested): `who` lists them
     // A write the server refused (409, 422, 403), between the versions by time: never a version.
     bool refused = false;
     int refusedCode = 0;

@@ -160,8 +160,9 @@ QWidget *SettingsDialog::makeBackgroundBox(const QString &context)
     connect(start, &QPushButton::clicked, this, [this] {
         Q_EMIT backgroundRecordingRequested(m_cluster.context, true, m_backgroundResources->text().simplified());
     });
-    connect(stop, &QPushButton::clicked, this,
-            [this] { Q_EMIT backgroundRecordingRequested(m_cluster.context, false, m_backgroundResources->text().simplified()); });
+    connect(stop, &QPushButton::clicked, this, [this] {
+        Q_EMIT backgroundRecordingRequested(m_cluster.context, false, m_backgroundResources->text().simplified());
+    });
     return bg;
 }
 

@@ -124,8 +124,16 @@ void addRecordOptions(QCommandLineParser &p)
     p.addOption({QStringLiteral("tls-key"), QStringLiteral("The webhook's private key (PEM, RSA or EC)."),
                  QStringLiteral("FILE")});
     p.addOption({QStringLiteral("client-ca"),
-                 QStringLiteral("Accept only webhook clients whose certificate this CA signed (the API server's)."),
+                 QStringLiteral("Accept only webhook clients whose certificate this CA signed (the API server's); "
+                                "required with --audit-webhook."),
                  QStringLiteral("FILE")});
+    p.addOption({QStringLiteral("client-name"),
+                 QStringLiteral("With --client-ca: the name (CN or DNS subjectAltName) the API server's client "
+                                "certificate carries (repeatable; default kube-apiserver-audit, the sandbox's)."),
+                 QStringLiteral("NAME")});
+    p.addOption({QStringLiteral("insecure-accept-any-webhook-client"),
+                 QStringLiteral("Without --client-ca: let anyone who reaches the webhook post audit events, so anyone "
+                                "can name who made a change. Loopback addresses only; for tests.")});
     p.addOption({QStringLiteral("write-webhook-kubeconfig"),
                  QStringLiteral("Write the kubeconfig kube-apiserver needs to reach the webhook "
                                 "(--audit-webhook-config-file), then record."),
@@ -169,7 +177,8 @@ core::HistoryRecorder::Options recorderOptions(const QCommandLineParser &p, bool
             "per-cluster choices; confirm it for this cluster in the window's Settings (or pass --include-secret-values)\n",
             core::visibleEscapes(context.toStdString()).c_str());
     if (ro.open.recordSecretValues)
-        std::fprintf(stderr, "fieldscope: Secret values are recorded into %s (--include-secret-values)\n", db.c_str());
+        std::fprintf(stderr, "fieldscope: Secret values are recorded into %s (--include-secret-values)\n",
+                     core::visibleEscapes(core::displayHistoryLocation(db)).c_str());
     return ro;
 }
 
@@ -228,7 +237,7 @@ void startRecording(const std::vector<std::unique_ptr<RecordedScope>> &scopes, s
 
 // A recording runs for days: after kReturnHeapAfterBytes of watch data (a list, a burst), once no
 // list is under way and the recorder's queue is empty, the heap they left behind goes back to the
-// system, as the window does (ClusterController::returnMemoryIfSettled).
+// system, as the window does (ClusterRecording::returnMemoryIfSettled, app/gui/clusterrecording.cpp).
 void returnHeapWhenSettled(QTimer &timer, const std::vector<std::unique_ptr<RecordedScope>> &scopes,
                            const core::HistoryRecorder &recorder, DeliveredBytes &delivered)
 {
@@ -261,14 +270,44 @@ void keepBackgroundMarker(QTimer &heartbeat, const QString &database, const QStr
                  qUtf8Printable(database));
 }
 
+// Who may post audit events. Whoever can post them can name anyone as the author of any change,
+// so a client certificate is required (signed by --client-ca and naming --client-name), unless
+// the loudly named flag says otherwise on a loopback address.
+core::Status checkWebhookClients(const QCommandLineParser &p, kube::WebhookServerOptions &server)
+{
+    const bool anyone = p.isSet(QStringLiteral("insecure-accept-any-webhook-client"));
+    if (anyone) {
+        if (!server.clientCaFile.empty() || p.isSet(QStringLiteral("client-name")))
+            return core::Error::make(
+                core::ErrorCategory::Config,
+                "--insecure-accept-any-webhook-client drops --client-ca and --client-name: give one or the other");
+        const std::string &h = server.host; // an IP address or "localhost" (parseWebhookAddress)
+        if (h != "localhost" && h != "::1" && h.rfind("127.", 0) != 0)
+            return core::Error::make(
+                core::ErrorCategory::Config,
+                "--insecure-accept-any-webhook-client listens on a loopback address only (127.0.0.1:PORT)");
+        return core::success();
+    }
+    if (server.clientCaFile.empty())
+        return core::Error::make(core::ErrorCategory::Config,
+                                 "--audit-webhook needs --client-ca FILE, the CA that signed the API server's client "
+                                 "certificate (anyone else could post events naming anyone)");
+    for (const QString &n : p.values(QStringLiteral("client-name")))
+        if (!n.trimmed().isEmpty())
+            server.clientNames.push_back(n.trimmed().toStdString());
+    if (server.clientNames.empty())
+        server.clientNames.push_back(kSandboxAuditClientName);
+    return core::success();
+}
+
 // The webhook of --audit-webhook, listening (before the cluster is reached: the API server's
 // batches wait in its queue, and the kubeconfig exists early); nullptr without the option.
 core::Result<std::unique_ptr<AuditWebhookReceiver>> startWebhook(const QCommandLineParser &p)
 {
     const auto value = [&p](const char *name) { return p.value(QString::fromLatin1(name)).toStdString(); };
     if (!p.isSet(QStringLiteral("audit-webhook"))) {
-        for (const char *o : {"tls-cert", "tls-key", "client-ca", "write-webhook-kubeconfig", "webhook-client-cert",
-                              "webhook-client-key"})
+        for (const char *o : {"tls-cert", "tls-key", "client-ca", "client-name", "insecure-accept-any-webhook-client",
+                              "write-webhook-kubeconfig", "webhook-client-cert", "webhook-client-key"})
             if (p.isSet(QString::fromLatin1(o)))
                 return core::Error::make(core::ErrorCategory::Config,
                                          "--" + std::string(o) + " goes with --audit-webhook HOST:PORT");
@@ -283,6 +322,8 @@ core::Result<std::unique_ptr<AuditWebhookReceiver>> startWebhook(const QCommandL
         return core::Error::make(core::ErrorCategory::Config,
                                  "--audit-webhook serves HTTPS only: give --tls-cert FILE and --tls-key FILE");
     o.server.clientCaFile = value("client-ca");
+    if (auto st = checkWebhookClients(p, o.server); !st)
+        return st.error();
     o.kubeconfigPath = value("write-webhook-kubeconfig");
     o.clientCertFile = value("webhook-client-cert");
     o.clientKeyFile = value("webhook-client-key");
@@ -291,7 +332,10 @@ core::Result<std::unique_ptr<AuditWebhookReceiver>> startWebhook(const QCommandL
         return r.error();
     std::fprintf(stderr, "fieldscope: audit webhook listening on https://%s:%d/audit%s\n",
                  core::visibleEscapes(o.server.host).c_str(), (*r)->port(),
-                 o.server.clientCaFile.empty() ? "" : " (client certificates of --client-ca only)");
+                 o.server.clientCaFile.empty() ? " for ANY client (--insecure-accept-any-webhook-client)"
+                                               : (" (client certificates of --client-ca naming "
+                                                  + core::visibleEscapes(o.server.clientNames.front()) + " only)")
+                                                     .c_str());
     if (!o.kubeconfigPath.empty()) {
         std::fprintf(stderr, "fieldscope: wrote %s: start kube-apiserver with --audit-webhook-config-file=%s\n",
                      core::visibleEscapes(o.kubeconfigPath).c_str(), core::visibleEscapes(o.kubeconfigPath).c_str());
@@ -329,6 +373,41 @@ QMetaObject::Connection startAuditOnFirstCommit(core::HistoryRecorder &recorder,
     return *connection;
 }
 
+// 0, or the exit code of a command line `record` cannot run (and why, on stderr).
+int checkRecordUsage(const QCommandLineParser &p, bool toStore, qint64 &forMs)
+{
+    if (p.positionalArguments().size() > 1 || (!toStore && p.positionalArguments().size() != 1)
+        || toStore == p.isSet(QStringLiteral("db")))
+        return reportError(QStringLiteral(
+                   "usage: fieldscope record RESOURCE[,RESOURCE...] --db FILE|URL | record [RESOURCE,...] --store"))
+             + 1;
+    if (p.isSet(QStringLiteral("for")) && (forMs = parseDuration(p.value(QStringLiteral("for")))) < 0)
+        return reportError(QStringLiteral("malformed duration \"%1\"").arg(p.value(QStringLiteral("for")))) + 1;
+    return 0;
+}
+
+// What the writer says reaches stderr (opening, and the cluster check, happen on its thread). A
+// store that refuses for a reason only the user can change ends the run with 2, so a service
+// (RestartPreventExitStatus=2) stops instead of retrying forever; transient failures keep the run
+// going (the writer retries with backoff and marks a gap). Returns the refusal's connection.
+QMetaObject::Connection reportRecorder(core::HistoryRecorder &recorder, bool &refused)
+{
+    QObject::connect(
+        &recorder, &core::HistoryRecorder::writeFailed, qApp,
+        [](const QString &m) {
+            std::fprintf(stderr, "fieldscope: history recording is failing: %s\n", qUtf8Printable(m));
+        },
+        Qt::QueuedConnection);
+    return QObject::connect(
+        &recorder, &core::HistoryRecorder::storeRefused, qApp,
+        [&refused](const QString &m) {
+            std::fprintf(stderr, "fieldscope: not recording: %s\n", qUtf8Printable(m));
+            refused = true;
+            QCoreApplication::exit(2);
+        },
+        Qt::QueuedConnection);
+}
+
 } // namespace
 
 int runRecord(const QStringList &args)
@@ -343,18 +422,13 @@ int runRecord(const QStringList &args)
         return 0;
     }
     const bool toStore = p.isSet(QStringLiteral("store"));
-    if (p.positionalArguments().size() > 1 || (!toStore && p.positionalArguments().size() != 1)
-        || toStore == p.isSet(QStringLiteral("db")))
-        return reportError(QStringLiteral(
-                   "usage: fieldscope record RESOURCE[,RESOURCE...] --db FILE|URL | record [RESOURCE,...] --store"))
-             + 1;
     qint64 forMs = -1;
-    if (p.isSet(QStringLiteral("for")) && (forMs = parseDuration(p.value(QStringLiteral("for")))) < 0)
-        return reportError(QStringLiteral("malformed duration \"%1\"").arg(p.value(QStringLiteral("for")))) + 1;
+    if (const int usage = checkRecordUsage(p, toStore, forMs); usage != 0)
+        return usage;
 
     auto webhook = startWebhook(p);
     if (!webhook)
-        return reportError(webhook.error()) + 1;
+        return reportError(webhook.error()); // 2: a configuration the user must change
     auto session = CliSession::open(p);
     if (!session)
         return CliSession::openFailureCode();
@@ -366,13 +440,8 @@ int runRecord(const QStringList &args)
                                                                 : p.positionalArguments().constFirst();
     const core::HistoryRecorder::Options options = recorderOptions(p, toStore, config, db);
     core::HistoryRecorder recorder(options);
-    // Opening (and the cluster check) happens on the writer thread: a refusal ends the run.
-    QObject::connect(
-        &recorder, &core::HistoryRecorder::writeFailed, qApp,
-        [](const QString &m) {
-            std::fprintf(stderr, "fieldscope: history recording is failing: %s\n", qUtf8Printable(m));
-        },
-        Qt::QueuedConnection);
+    bool refused = false;
+    const QMetaObject::Connection refusal = reportRecorder(recorder, refused);
     auto watched = recordedScopes(*session, p, toStore, resources, recorder);
     if (!watched)
         return 1;
@@ -396,17 +465,22 @@ int runRecord(const QStringList &args)
     quitOnTerminationSignals();
     const int rc = QCoreApplication::exec();
     QObject::disconnect(firstCommit); // its lambda holds this function's locals
+    QObject::disconnect(refusal);
     heartbeat.stop();
     heapReturn.stop();
     for (auto &s : scopes)
         s->watcher->stop();
     if (toStore)
         removeBackgroundMarker(database);
+    if (refused)
+        return 2;
     if (auto st = recorder.flush(); !st)
         return reportError(st.error());
     if (audit)
         audit->stop(); // after the last versions are stored, so the last events find them
-    std::fprintf(stderr, "fieldscope: recorded %lld versions into %s\n", static_cast<long long>(versions), db.c_str());
+    // A --db URL may carry a password (refused when opened, but the line names where it went).
+    std::fprintf(stderr, "fieldscope: recorded %lld versions into %s\n", static_cast<long long>(versions),
+                 core::visibleEscapes(core::displayHistoryLocation(db)).c_str());
     return rc;
 }
 

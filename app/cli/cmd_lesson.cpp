@@ -5,6 +5,7 @@
 #include "app/services/lessoncatalog.h"
 #include "app/services/sandbox.h"
 #include "core/base/visibletext.h"
+#include "core/objects/names.h"
 #include "lessons/lessonrunner.h"
 
 #include <QCommandLineParser>
@@ -258,6 +259,13 @@ std::optional<core::Lesson> lessonToRun(const QCommandLineParser &p, const QStri
     }
     if (p.isSet(QStringLiteral("namespace"))) {
         lesson->ns = p.value(QStringLiteral("namespace")).toStdString();
+        if (!core::isDnsLabel(lesson->ns)) {
+            *rc =
+                reportError(QStringLiteral("--namespace must be a DNS label (a-z, 0-9 and '-', at most 63), not \"%1\"")
+                                .arg(QString::fromStdString(core::visibleEscapes(lesson->ns)).left(80)))
+                + 1;
+            return std::nullopt;
+        }
         if (lesson->ns == "default" || lesson->ns.rfind("kube-", 0) == 0) {
             *rc =
                 reportError(QStringLiteral("a lesson deletes what it creates; run it in a namespace of its own, not %1")

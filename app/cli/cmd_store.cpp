@@ -31,6 +31,36 @@ core::Json copyJson(const core::CopyReport &r)
                       {"adoptedRedactionKey", r.adoptedRedactionKey}};
 }
 
+// The identity TO must carry: FROM's, or the one the user named (--cluster-identity, or TO's
+// #IDENTITY) when FROM is unstamped. Never none.
+core::Result<std::string> copyTargetIdentity(const std::string &fromIdentity, const std::string &named,
+                                             const std::string &to)
+{
+    const auto hash = to.find('#');
+    const std::string fragment = core::isSharedHistoryLocation(to) && hash != std::string::npos ? to.substr(hash + 1)
+                                                                                                : "";
+    if (!named.empty() && !fragment.empty() && named != fragment)
+        return core::Error::make(core::ErrorCategory::Config,
+                                 "--cluster-identity and TO's #IDENTITY name two clusters");
+    const std::string chosen = named.empty() ? fragment : named;
+    if (!fromIdentity.empty()) {
+        if (!chosen.empty() && chosen != fromIdentity)
+            return core::Error::make(core::ErrorCategory::Config, "FROM is the history of cluster " + fromIdentity
+                                                                      + ", not of " + core::visibleEscapes(chosen));
+        return fromIdentity;
+    }
+    if (chosen.empty())
+        return core::Error::make(
+            core::ErrorCategory::Config,
+            "FROM names no cluster (written before stores were stamped): say which cluster it "
+            "is with --cluster-identity IDENTITY, so it is never merged into another cluster's store");
+    if (chosen.rfind("sha256:", 0) != 0 || chosen.size() > 200)
+        return core::Error::make(
+            core::ErrorCategory::Config,
+            "--cluster-identity is sha256:HEX, as the window's Settings and `history --db` show it");
+    return chosen;
+}
+
 int runStoreCopy(const QStringList &args)
 {
     QCommandLineParser p;
@@ -46,6 +76,11 @@ int runStoreCopy(const QStringList &args)
                  QStringLiteral("text (default, on stderr) or json (on stdout)."),
                  QStringLiteral("FORMAT"),
                  QStringLiteral("text")});
+    p.addOption({QStringLiteral("cluster-identity"),
+                 QStringLiteral("The cluster TO belongs to (sha256:…, as `fieldscope history --db` and the window's "
+                                "Settings show it), required when FROM names none (a file written before stores "
+                                "were stamped): TO is then refused unless it is that cluster's."),
+                 QStringLiteral("IDENTITY")});
     if (!p.parse(args)) {
         std::fprintf(stderr, "fieldscope: %s\n", qUtf8Printable(p.errorText()));
         return 2;
@@ -56,7 +91,7 @@ int runStoreCopy(const QStringList &args)
     }
     const QString output = p.value(QStringLiteral("output"));
     if (p.positionalArguments().size() != 2 || (output != QLatin1String("text") && output != QLatin1String("json"))) {
-        std::fputs("usage: fieldscope store copy FROM TO [-o text|json]\n", stderr);
+        std::fputs("usage: fieldscope store copy FROM TO [--cluster-identity IDENTITY] [-o text|json]\n", stderr);
         return 2;
     }
     const std::string from = p.positionalArguments().at(0).toStdString();
@@ -66,9 +101,15 @@ int runStoreCopy(const QStringList &args)
     auto source = core::HistoryStore::open(from, core::HistoryStore::OpenMode::ReadOnly);
     if (!source)
         return reportStoreError(source.error());
-    // The destination belongs to the source's cluster (a store of another cluster refuses it).
+    // The destination belongs to the source's cluster (a store of another cluster refuses it). A
+    // source that names no cluster would be merged into whatever store TO is, possibly another
+    // cluster's: the user names the cluster, and TO must be it.
+    auto identity = copyTargetIdentity((*source)->clusterIdentity(),
+                                       p.value(QStringLiteral("cluster-identity")).toStdString(), to);
+    if (!identity)
+        return reportStoreError(identity.error()) + 1; // 2: the command must name the cluster
     core::HistoryOpenOptions options;
-    options.clusterIdentity = (*source)->clusterIdentity();
+    options.clusterIdentity = *identity;
     options.clusterLabel = (*source)->clusterLabel();
     options.recordSecretValues = (*source)->recordsSecretValues();
     options.recorderName = recorderNameFor("store copy");

@@ -1,6 +1,7 @@
 // The window's --help: its options and the subcommands, printed without a display.
-#include "app/cli/commands.h"
 #include "app/cli/windowhelp.h"
+
+#include "app/cli/commands.h"
 #include "app/services/windowoptions.h"
 
 #include <QCommandLineParser>

@@ -35,10 +35,17 @@ kube::WebhookAnswer AuditWebhookQueue::receive(std::string_view body)
     auto decoded = core::decodeAuditEventList(body);
     if (!decoded)
         return {400, decoded.error().describe(), 0};
+    std::size_t bytes = 0;
+    for (const auto &e : decoded->events)
+        bytes += core::auditEventBytes(e);
     std::lock_guard lock(m_mutex);
-    if (m_pending.events.size() + decoded->events.size() > kMaxQueuedEvents)
-        return {503, "the recorder is behind (" + std::to_string(m_pending.events.size()) + " events wait): retry", 1};
+    if (m_pending.events.size() + decoded->events.size() > kMaxQueuedEvents || m_pendingBytes + bytes > m_maxBytes)
+        return {503,
+                "the recorder is behind (" + std::to_string(m_pending.events.size()) + " events, "
+                    + std::to_string(m_pendingBytes >> 20) + " MiB wait): retry",
+                1};
     m_pending.append(std::move(*decoded), "webhook: ");
+    m_pendingBytes += bytes;
     return {200, {}, 0};
 }
 
@@ -47,6 +54,7 @@ core::AuditDecodeResult AuditWebhookQueue::take()
     std::lock_guard lock(m_mutex);
     core::AuditDecodeResult out;
     std::swap(out, m_pending);
+    m_pendingBytes = 0;
     return out;
 }
 

@@ -14,6 +14,10 @@
 
 namespace fieldscope::app {
 
+// The name the sandbox's API server's client certificate for the audit webhook carries (its CN;
+// scripts/fieldscope-cluster makes it): what the webhook checks by default.
+inline constexpr const char *kSandboxAuditClientName = "kube-apiserver-audit";
+
 struct AuditWebhookOptions {
     kube::WebhookServerOptions server;
     std::string kubeconfigPath; // --write-webhook-kubeconfig; empty: none
@@ -31,8 +35,12 @@ core::Status parseWebhookAddress(const std::string &text, kube::WebhookServerOpt
 class AuditWebhookQueue
 {
 public:
-    // While this many events wait, a POST is answered 503 (the API server's batch backend retries).
+    // While this many events, or this much of their memory (core::auditEventBytes), wait, a POST
+    // is answered 503 (the API server's batch backend retries). An event may hold a megabyte of
+    // user agent, URI and groups, so a count alone bounds nothing.
     static constexpr std::size_t kMaxQueuedEvents = 100'000;
+    static constexpr std::size_t kMaxQueuedBytes = 256u << 20;
+    explicit AuditWebhookQueue(std::size_t maxBytes = kMaxQueuedBytes) : m_maxBytes(maxBytes) {}
     // The handler the server calls for each POST body.
     kube::WebhookAnswer receive(std::string_view body);
     // Everything queued since the last call.
@@ -41,6 +49,8 @@ public:
 private:
     std::mutex m_mutex;
     core::AuditDecodeResult m_pending;
+    std::size_t m_pendingBytes = 0;
+    std::size_t m_maxBytes;
 };
 
 class AuditWebhookReceiver

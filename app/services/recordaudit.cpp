@@ -24,7 +24,12 @@ core::Result<std::unique_ptr<RecordAudit>> RecordAudit::open(const std::string &
     if (!logPath.empty()) {
         std::error_code ec;
         const std::string absolute = std::filesystem::absolute(logPath, ec).lexically_normal().string();
-        r->m_stateKey = "log:" + (ec ? logPath : absolute);
+        // One position per follower: two recorders (on two nodes, or the window and `record`)
+        // following the same path read different files or at different paces, and one's
+        // position would make the other skip events (rotated files included). Earlier versions
+        // kept "log:PATH" for everyone; starting afresh re-reads, which stores nothing twice.
+        r->m_stateKey = "log:" + (options.recorderName.empty() ? std::string() : options.recorderName + "|")
+                      + (ec ? logPath : absolute);
         auto saved = (*store)->auditState(r->m_stateKey);
         if (!saved)
             return saved.error();

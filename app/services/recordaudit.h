@@ -2,8 +2,9 @@
 // `fieldscope record --audit-log FILE` and `--audit-webhook HOST:PORT`: joins the API server's
 // audit events to the versions the watches record, and stores who made each version and the
 // refused writes in the same database (core/audit/auditimport.h). The events come from a
-// followed log (core/audit/auditfollower.h; where it stopped is kept in the database, so a
-// restart neither repeats nor skips an event of the log or of its rotated files), from the
+// followed log (core/audit/auditfollower.h; where it stopped is kept in the database per
+// recorder name and path, and moves only with the joins it led to, so a restart neither repeats
+// nor skips an event of the log or of its rotated files), from the
 // webhook's queue (app/services/auditwebhook.h; the API server pushes, there is nothing to resume), or both
 // (the join drops an event seen twice by its auditID and stage).
 // Thread: the CLI's main thread (blocking file and database work; there is no window to keep

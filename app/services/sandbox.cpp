@@ -50,6 +50,9 @@ AuditWebhookOptions SandboxController::auditWebhookOptions()
     o.server.certFile = dir + "/pki/audit-webhook.crt";
     o.server.keyFile = dir + "/pki/audit-webhook.key";
     o.server.clientCaFile = dir + "/pki/ca.crt";
+    // The sandbox's CA signs more than the API server's certificate (the admin's, the nodes'):
+    // only the API server's may post audit events.
+    o.server.clientNames = {kSandboxAuditClientName};
     o.portFile = dir + "/run/audit-webhook.port";
     return o;
 }

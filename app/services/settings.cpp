@@ -32,7 +32,8 @@ QString legacySecretValuesKey(const QString &context)
 // its group when it has one (DNS-1123 labels, lower case).
 bool isResourceName(const QString &name)
 {
-    static const QRegularExpression re(QStringLiteral("^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?)*$"));
+    static const QRegularExpression re(
+        QStringLiteral("^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?)*$"));
     return name.size() <= 253 && re.match(name).hasMatch();
 }
 
@@ -41,7 +42,8 @@ bool isResourceName(const QString &name)
 const std::vector<SettingKey> &Settings::keys()
 {
     static const std::vector<SettingKey> all{
-        {"history/versionsPerObject", "1000", "versions kept per object in a history file on this computer (2 to 100000)"},
+        {"history/versionsPerObject", "1000",
+         "versions kept per object in a history file on this computer (2 to 100000)"},
         {"history/sharedUrl", "", "the team's PostgreSQL URL; empty: histories on this computer"},
         {"writes/fieldManager", kDefaultFieldManager, "the fieldManager name the window and `apply` write with"},
         {"background/resources", kDefaultBackgroundResources, "what the background recorder records"},
@@ -63,7 +65,9 @@ int Settings::historyVersionsPerObject()
 QString Settings::setHistoryVersionsPerObject(int versions)
 {
     if (versions < kMinVersionsPerObject || versions > kMaxVersionsPerObject)
-        return QStringLiteral("Keep %1 to %2 versions per object.").arg(kMinVersionsPerObject).arg(kMaxVersionsPerObject);
+        return QStringLiteral("Keep %1 to %2 versions per object.")
+            .arg(kMinVersionsPerObject)
+            .arg(kMaxVersionsPerObject);
     QSettings().setValue(kVersionsKey, versions);
     return {};
 }
@@ -82,7 +86,8 @@ QString Settings::checkFieldManager(const QString &name)
 
 QString Settings::fieldManager()
 {
-    const QString stored = QSettings().value(kFieldManagerKey, QString::fromLatin1(kDefaultFieldManager)).toString().trimmed();
+    const QString stored =
+        QSettings().value(kFieldManagerKey, QString::fromLatin1(kDefaultFieldManager)).toString().trimmed();
     return checkFieldManager(stored).isEmpty() ? stored : QString::fromLatin1(kDefaultFieldManager);
 }
 

@@ -49,7 +49,8 @@ public:
     static QString setFieldManager(const QString &name); // trimmed; "" or why not
 
     // What the background recorder records: resource names, comma-separated.
-    static constexpr const char *kDefaultBackgroundResources = "deployments,statefulsets,daemonsets,configmaps,services";
+    static constexpr const char *kDefaultBackgroundResources =
+        "deployments,statefulsets,daemonsets,configmaps,services";
     static QString backgroundResources();
     static QString checkBackgroundResources(const QString &resources); // "" or why not
     static QString setBackgroundResources(const QString &resources);   // "" or why not

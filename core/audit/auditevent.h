@@ -108,10 +108,6 @@ std::optional<std::string> auditQueryParameter(std::string_view requestURI, std:
 // staging/src/k8s.io/apiserver/pkg/endpoints/handlers/rest.go, prefixFromUserAgent).
 std::string auditFieldManagerFromUserAgent(std::string_view userAgent);
 
-// Microseconds since the Unix epoch of an RFC 3339 time ("2026-11-25T13:54:07.175327Z", offsets
-// allowed, fraction optional); nullopt when it is not one.
-std::optional<std::int64_t> parseRfc3339Micros(std::string_view s);
-
 // One event from its parsed JSON; `where` names it in errors ("line 3", "items[7]"). `inList`: an
 // item of an EventList, which the API server writes without kind and apiVersion (they are the
 // list's); any kind or apiVersion it does carry must still be the Event's.
@@ -121,6 +117,10 @@ Result<AuditEvent> decodeAuditEventText(std::string_view text, std::string_view 
 
 // What a decode call produced: the events, and the skipped entries counted and (the first
 // kMaxAuditProblems) described.
+// About what an event holds in memory (its strings and lists): what the webhook's queue and the
+// joiner's hold are bounded by, since an event's user agent, URI and groups may each be large.
+std::size_t auditEventBytes(const AuditEvent &e);
+
 struct AuditDecodeResult {
     std::vector<AuditEvent> events;
     std::int64_t skipped = 0;  // junk: not JSON, not an Event, wrong types, too large or too deep

@@ -54,10 +54,8 @@ bool RecordedScopes::covers(const AuditObjectKey &object) const
 
 void AuditImporter::collect(AuditJoinOutput out)
 {
-    for (auto &j : out.joins) {
-        auto key = std::make_pair(j.uid, j.resourceVersion);
-        m_joins[key] = std::move(j);
-    }
+    for (auto &j : out.joins)
+        keepJoinEmission(m_joins, std::move(j));
     for (auto &a : out.attempts)
         if (m_scopes && m_scopes->covers(a.object))
             m_attempts.push_back(std::move(a));
@@ -148,6 +146,7 @@ Result<AuditImportReport> AuditImporter::finish()
         case AuditMatch::Exact: ++m_report.exact; break;
         case AuditMatch::Probable: ++m_report.probable; break;
         case AuditMatch::Ambiguous: ++m_report.ambiguous; break;
+        case AuditMatch::Contested: ++m_report.exact; break; // the joiner emits none: the store contests
         }
         joins.push_back(std::move(j));
     }

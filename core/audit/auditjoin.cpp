@@ -102,6 +102,7 @@ namespace {
 
 struct HeldEvent {
     AuditEvent event;
+    std::size_t bytes = 0; // auditEventBytes(event), counted in State::heldEventBytes
     std::string objectKey;
     std::int64_t arrivedMs = 0;
     bool joined = false; // it became a candidate of some version
@@ -166,6 +167,21 @@ std::int64_t floorSeconds(std::int64_t micros)
     return micros >= 0 ? micros / 1000000 : -((-micros + 999999) / 1000000);
 }
 
+// An exact join names the version by group, resource and resourceVersion; the event must also be
+// about the same object: its namespace, its name (or, where the event names none, its uid), and
+// its uid where the answer carried one. A resourceVersion alone is no proof: one event could
+// otherwise claim another object's version.
+bool agreesOnObject(const AuditEvent &e, const AuditVersion &v)
+{
+    if (e.objectRef.namespace_ != v.object.namespace_)
+        return false;
+    if (!e.responseUid.empty() && !v.uid.empty() && e.responseUid != v.uid)
+        return false;
+    if (e.objectRef.name.empty())
+        return !e.responseUid.empty() && e.responseUid == v.uid;
+    return e.objectRef.name == v.object.name;
+}
+
 } // namespace
 
 struct AuditJoiner::State {
@@ -173,17 +189,25 @@ struct AuditJoiner::State {
     std::map<std::uint64_t, HeldVersion> versions;
     std::unordered_map<std::string, std::vector<std::uint64_t>> eventsByObject; // probable events
     std::unordered_map<std::string, std::vector<std::uint64_t>> versionsByObject;
-    std::unordered_map<std::string, std::uint64_t> exactEvents;     // group/resource/rv
+    // group/resource/rv -> every held event claiming it, in arrival order: none wins by its time
+    std::unordered_map<std::string, std::vector<std::uint64_t>> exactEvents;
     std::unordered_map<std::string, std::uint64_t> deleteEvents;    // deleted uid
     std::unordered_map<std::string, std::uint64_t> exactVersions;   // group/resource/rv
     std::unordered_map<std::string, std::uint64_t> deletedVersions; // uid
+    // Versions an exact claim joined (group/resource/rv), so a later claim for the same version is
+    // reported too (the store makes it contested when it names someone else). Oldest let go first.
+    std::unordered_map<std::string, AuditVersion> joinedExact;
+    std::deque<std::string> joinedExactOrder;
+    std::size_t maxJoinedExact = 100000;
     std::unordered_set<std::string> seen;
     std::deque<std::string> seenOrder;
     std::uint64_t nextId = 1;
+    std::size_t heldEventBytes = 0;
     std::int64_t toleranceSeconds = 0;
     std::int64_t deleteWindowMs = 10000;
 
     bool fits(const HeldEvent &held, const AuditVersion &v) const;
+    void rememberJoined(const std::string &key, const AuditVersion &v);
     void dropEvent(std::uint64_t id);
     void dropVersion(std::uint64_t id);
 };
@@ -220,11 +244,26 @@ void AuditJoiner::State::dropEvent(std::uint64_t id)
     if (eventsByObject[it->second.objectKey].empty())
         eventsByObject.erase(it->second.objectKey);
     if (auto x = exactEvents.find(exactKey(e.objectRef.apiGroup, e.objectRef.resource, e.responseResourceVersion));
-        x != exactEvents.end() && x->second == id)
-        exactEvents.erase(x);
+        x != exactEvents.end()) {
+        std::erase(x->second, id);
+        if (x->second.empty())
+            exactEvents.erase(x);
+    }
     if (auto x = deleteEvents.find(e.responseUid); x != deleteEvents.end() && x->second == id)
         deleteEvents.erase(x);
+    heldEventBytes -= std::min(heldEventBytes, it->second.bytes);
     events.erase(it);
+}
+
+void AuditJoiner::State::rememberJoined(const std::string &key, const AuditVersion &v)
+{
+    AuditVersion kept{v.object, v.uid, v.resourceVersion, v.eventType, v.observedAtMs, {}};
+    if (joinedExact.insert_or_assign(key, std::move(kept)).second)
+        joinedExactOrder.push_back(key);
+    while (joinedExactOrder.size() > maxJoinedExact) {
+        joinedExact.erase(joinedExactOrder.front());
+        joinedExactOrder.pop_front();
+    }
 }
 
 void AuditJoiner::State::dropVersion(std::uint64_t id)
@@ -248,6 +287,7 @@ AuditJoiner::AuditJoiner(AuditJoinLimits limits) : m_limits(limits), m_state(std
 {
     m_state->toleranceSeconds = limits.toleranceSeconds;
     m_state->deleteWindowMs = limits.deleteWindowMs;
+    m_state->maxJoinedExact = limits.maxHeldVersions;
 }
 
 AuditJoiner::~AuditJoiner() = default;
@@ -262,14 +302,52 @@ std::size_t AuditJoiner::heldVersions() const
     return m_state->versions.size();
 }
 
+void keepJoinEmission(std::map<std::pair<std::string, std::string>, AuditJoin> &kept, AuditJoin join)
+{
+    auto key = std::make_pair(join.uid, join.resourceVersion);
+    auto it = kept.find(key);
+    if (it == kept.end()) {
+        kept.emplace(std::move(key), std::move(join));
+        return;
+    }
+    AuditJoin &held = it->second;
+    if (join.match != AuditMatch::Exact) {
+        if (held.match != AuditMatch::Exact)
+            held = std::move(join);
+        return;
+    }
+    if (held.match != AuditMatch::Exact) {
+        held = std::move(join);
+        return;
+    }
+    for (auto &claim : join.candidates)
+        if (std::none_of(held.candidates.begin(), held.candidates.end(), [&claim](const AuditWho &w) {
+                return w.auditID == claim.auditID && w.stageTimestamp == claim.stageTimestamp;
+            }))
+            held.candidates.push_back(std::move(claim));
+}
+
 void AuditJoiner::addUnmatched(const AuditEvent &event, AuditJoinOutput &out)
 {
     ++m_stats.unmatched;
     AuditUnmatched u{objectKeyOf(event), event.responseResourceVersion, auditWhoOf(event)};
     out.unmatched.push_back(u);
+    std::size_t bytes = sizeof(AuditUnmatched) + u.who.userAgent.size() + u.who.requestURI.size()
+                      + u.who.user.username.size() + u.who.impersonatedUser.username.size();
+    for (const auto *groups : {&u.who.user.groups, &u.who.impersonatedUser.groups})
+        for (const auto &g : *groups)
+            bytes += sizeof(std::string) + g.size();
+    for (const auto &ip : u.who.sourceIPs)
+        bytes += sizeof(std::string) + ip.size();
     m_unmatched.push_back(std::move(u));
-    while (m_unmatched.size() > m_limits.maxUnmatched)
+    m_unmatchedSizes.push_back(bytes);
+    m_unmatchedBytes += bytes;
+    while (!m_unmatched.empty()
+           && (m_unmatched.size() > m_limits.maxUnmatched || m_unmatchedBytes > m_limits.maxUnmatchedBytes)) {
+        m_unmatchedBytes -= m_unmatchedSizes.front();
         m_unmatched.pop_front();
+        m_unmatchedSizes.pop_front();
+    }
 }
 
 } // namespace fieldscope::core
@@ -328,16 +406,20 @@ void AuditJoiner::holdEvent(const AuditEvent &e, std::int64_t nowMs, AuditJoinOu
 {
     State &s = *m_state;
     const bool isDelete = e.verb == "delete";
-    // Exact first: the version may already be here.
+    // Exact first: the version may already be here, or an earlier claim joined it.
     if (!isDelete && !e.responseResourceVersion.empty()) {
         const std::string key = exactKey(e.objectRef.apiGroup, e.objectRef.resource, e.responseResourceVersion);
         if (auto v = s.exactVersions.find(key); v != s.exactVersions.end()) {
             const AuditVersion &version = s.versions.at(v->second).version;
-            if (e.responseUid.empty() || version.uid.empty() || e.responseUid == version.uid) {
+            if (agreesOnObject(e, version)) {
                 emitExact(e, version, out);
+                s.rememberJoined(key, version);
                 s.dropVersion(v->second);
                 return;
             }
+        } else if (auto j = s.joinedExact.find(key); j != s.joinedExact.end() && agreesOnObject(e, j->second)) {
+            emitExact(e, j->second, out); // a second claim: the store keeps both
+            return;
         }
     }
     if (isDelete && !e.responseUid.empty()) {
@@ -350,17 +432,16 @@ void AuditJoiner::holdEvent(const AuditEvent &e, std::int64_t nowMs, AuditJoinOu
     const std::uint64_t id = s.nextId++;
     HeldEvent &held = s.events[id];
     held.event = e;
+    held.bytes = auditEventBytes(e);
+    s.heldEventBytes += held.bytes;
     held.objectKey = keyOf(objectKeyOf(e));
     held.arrivedMs = nowMs;
     held.manager = e.fieldManager();
     if (!isDelete && !e.responseResourceVersion.empty()) {
         // A no-op write answers with the unchanged object, so a later request can carry the same
-        // resourceVersion: the earliest request is the one that made the version.
-        auto [slot, inserted] = s.exactEvents.try_emplace(exactKey(e.objectRef.apiGroup, e.objectRef.resource,
-                                                                   e.responseResourceVersion),
-                                                          id);
-        if (!inserted && s.events.at(slot->second).event.stageMicros > e.stageMicros)
-            slot->second = id;
+        // resourceVersion; so can a forged event. Every claim is held and reported; the store
+        // tells the same person's no-op from someone else's claim (never by the events' times).
+        s.exactEvents[exactKey(e.objectRef.apiGroup, e.objectRef.resource, e.responseResourceVersion)].push_back(id);
         return; // an event that carries its version joins only exactly
     }
     if (isDelete && !e.responseUid.empty()) {
@@ -391,10 +472,17 @@ void AuditJoiner::holdVersion(const AuditVersion &version, std::int64_t nowMs, A
     State &s = *m_state;
     const std::string xkey = exactKey(version.object.group, version.object.resource, version.resourceVersion);
     if (auto e = s.exactEvents.find(xkey); e != s.exactEvents.end()) {
-        const AuditEvent &event = s.events.at(e->second).event;
-        if (event.responseUid.empty() || version.uid.empty() || event.responseUid == version.uid) {
+        bool joined = false;
+        for (const std::uint64_t id : std::vector<std::uint64_t>(e->second)) {
+            const AuditEvent &event = s.events.at(id).event;
+            if (!agreesOnObject(event, version))
+                continue;
             emitExact(event, version, out);
-            s.dropEvent(e->second);
+            s.dropEvent(id);
+            joined = true;
+        }
+        if (joined) {
+            s.rememberJoined(xkey, version);
             return;
         }
     }
@@ -433,7 +521,8 @@ void AuditJoiner::holdVersion(const AuditVersion &version, std::int64_t nowMs, A
 
 void AuditJoiner::enforceBounds(AuditJoinOutput &out)
 {
-    while (m_state->events.size() > m_limits.maxHeldEvents)
+    while (!m_state->events.empty()
+           && (m_state->events.size() > m_limits.maxHeldEvents || m_state->heldEventBytes > m_limits.maxHeldEventBytes))
         letGo(m_state->events.begin()->first, out);
     while (m_state->versions.size() > m_limits.maxHeldVersions) {
         ++m_stats.versionsDropped;

@@ -1,8 +1,10 @@
 #pragma once
 // Joins audit events (core/audit/auditevent.h) to recorded versions of objects: who made each version,
 // and which writes were refused. Rules (docs/audit.md):
-//  - exact: the event's responseObject resourceVersion is the version's (and the uid agrees), or a
-//    delete whose answer names the uid of a DELETED version;
+//  - exact: the event's responseObject resourceVersion is the version's and the event is about the
+//    same object (namespace and name, and the uid where the answer has one), or a delete whose
+//    answer names the uid of a DELETED version. Every such claim is reported, none wins by its
+//    time: another person's claim of the same version makes it contested in the store;
 //  - probable: no resourceVersion in the event (level Metadata/Request): same object, verb fits
 //    the watch event type, the event's field manager (fieldManager= or the User-Agent prefix)
 //    wrote the version's managedFields entry whose time (whole seconds) lies within the request's
@@ -69,14 +71,16 @@ struct AuditUnmatched {
 };
 
 struct AuditJoinLimits {
-    std::size_t maxHeldEvents = 100000;    // oldest become unmatched past this
-    std::size_t maxHeldVersions = 100000;  // oldest are let go past this
-    std::int64_t holdMs = 600'000;         // ten minutes: how long either side waits for its partner
-    std::size_t maxUnmatched = 10000;      // unmatched events kept for queries (oldest dropped)
-    std::int64_t toleranceSeconds = 0;     // around the request's time span (see AuditJoiner)
-    std::int64_t deleteWindowMs = 10000;   // DELETED observed vs. stageTimestamp (Metadata level)
-    std::size_t maxCandidates = 8;         // listed per ambiguous join (the first to arrive)
-    std::size_t maxRememberedIds = 200000; // auditID+stage kept for deduplication
+    std::size_t maxHeldEvents = 100000;         // oldest become unmatched past this
+    std::size_t maxHeldEventBytes = 256u << 20; // ... or past this much memory (auditEventBytes)
+    std::size_t maxHeldVersions = 100000;       // oldest are let go past this
+    std::int64_t holdMs = 600'000;              // ten minutes: how long either side waits for its partner
+    std::size_t maxUnmatched = 10000;           // unmatched events kept for queries (oldest dropped)
+    std::size_t maxUnmatchedBytes = 64u << 20;  // ... and at most this much of their who
+    std::int64_t toleranceSeconds = 0;          // around the request's time span (see AuditJoiner)
+    std::int64_t deleteWindowMs = 10000;        // DELETED observed vs. stageTimestamp (Metadata level)
+    std::size_t maxCandidates = 8;              // listed per ambiguous join (the first to arrive)
+    std::size_t maxRememberedIds = 200000;      // auditID+stage kept for deduplication
 };
 
 struct AuditJoinStats {
@@ -97,6 +101,12 @@ struct AuditJoinOutput {
     std::vector<AuditAttempt> attempts;
     std::vector<AuditUnmatched> unmatched; // events that left the hold without a join, this call
 };
+
+// Keeps a joiner's emissions for one uid + resourceVersion until they are stored: a later
+// probable or ambiguous emission replaces an earlier one, never an exact one; every exact claim
+// of another event is kept beside the first (as candidates of one exact join; the store decides
+// whether they contest the version, historystoreaudit.cpp).
+void keepJoinEmission(std::map<std::pair<std::string, std::string>, AuditJoin> &kept, AuditJoin join);
 
 class AuditJoiner
 {
@@ -130,6 +140,8 @@ private:
     AuditJoinLimits m_limits;
     std::unique_ptr<State> m_state;
     std::deque<AuditUnmatched> m_unmatched;
+    std::deque<std::size_t> m_unmatchedSizes; // bytes of each, same order
+    std::size_t m_unmatchedBytes = 0;
     AuditJoinStats m_stats;
 };
 

@@ -12,10 +12,8 @@ AuditLiveJoin::AuditLiveJoin(HistoryStore &store, AuditJoinLimits limits)
 
 void AuditLiveJoin::collect(AuditJoinOutput out)
 {
-    for (auto &j : out.joins) {
-        auto key = std::make_pair(j.uid, j.resourceVersion);
-        m_joins[key] = std::move(j);
-    }
+    for (auto &j : out.joins)
+        keepJoinEmission(m_joins, std::move(j));
     for (auto &a : out.attempts)
         m_attempts.push_back(std::move(a));
 }
@@ -27,6 +25,10 @@ Status AuditLiveJoin::addEvents(const AuditDecodeResult &decoded, std::int64_t n
     for (const auto &p : decoded.problems)
         if (m_report.problems.size() < kMaxAuditProblems)
             m_report.problems.push_back(p);
+    // A store that cannot be read now (a dropped connection, a lock) must not lose the events: the
+    // log follower has moved past them and the webhook's queue is empty. They are held all the
+    // same; the versions are offered again by the next flush (recently named objects are re-read).
+    Status unread = success();
     for (const auto &e : decoded.events) {
         const auto key = auditJoinableObject(e);
         if (!key)
@@ -42,13 +44,14 @@ Status AuditLiveJoin::addEvents(const AuditDecodeResult &decoded, std::int64_t n
                 m_tracked.erase(oldest);
             }
             it = m_tracked.emplace(id, Tracked{*key, nowMs, {}}).first;
-            if (auto st = offerNewVersions(it->second, nowMs); !st)
-                return st;
+            if (unread)
+                if (auto st = offerNewVersions(it->second, nowMs); !st)
+                    unread = st;
         }
         it->second.lastEventMs = nowMs;
     }
     collect(m_joiner.addEvents(decoded.events, nowMs));
-    return success();
+    return unread;
 }
 
 // Offers the versions of one object stored since the last offer. An incarnation seen for the

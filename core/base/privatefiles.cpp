@@ -91,10 +91,14 @@ Result<int> openPrivateFileForWriting(const std::string &path)
 
 Status writePrivateFileDurably(const std::string &path, std::string_view bytes)
 {
-    const std::string tmp = path + ".tmp";
-    auto fd = openPrivateFileForWriting(tmp);
-    if (!fd)
-        return fd.error();
+    // A fresh name made with O_CREAT | O_EXCL (mkostemp): in a folder others can write (a shared
+    // drafts or kubeconfig folder), a FILE.tmp someone left there as a symlink or a file of
+    // theirs is never opened, so the write cannot be redirected or read by them. 0600 from birth.
+    std::string tmp = path + ".tmp.XXXXXX";
+    const int raw = ::mkostemp(tmp.data(), O_CLOEXEC);
+    if (raw < 0)
+        return ioError("cannot write", path + ".tmp", errno);
+    const Result<int> fd = raw;
     std::size_t done = 0;
     while (done < bytes.size()) {
         const ssize_t n = ::write(*fd, bytes.data() + done, bytes.size() - done);

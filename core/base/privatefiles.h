@@ -20,7 +20,8 @@ Status makePrivateDirectory(const std::string &dir, bool tightenExisting);
 // mode (SQLite copies the database file's permissions to them).
 Status ensurePrivateFile(const std::string &path);
 
-// Writes `bytes` to `path` atomically and durably: a 0600 temporary in the same folder, written,
+// Writes `bytes` to `path` atomically and durably: a new 0600 temporary in the same folder
+// (never an existing file or symlink of that name), written,
 // fsync'ed, renamed over `path`, then the folder fsync'ed. Only after that has the file been
 // saved: a crash at any moment leaves the old content or the new, never half.
 Status writePrivateFileDurably(const std::string &path, std::string_view bytes);

@@ -158,6 +158,8 @@ public:
     virtual Status use(const PostgresStoreInfo &store) = 0;
     // Lets the role fieldscope_read (when the database has it) read the store in use.
     virtual Status grantReaders() = 0;
+    // Readers (fieldscope_read) see every store_info row but the Secret redaction key.
+    virtual Status protectRedactionKey() = 0;
     virtual std::string serverVersion() const = 0;
     virtual std::string userName() const = 0;
     // The LISTEN channel a store's commits are announced on.

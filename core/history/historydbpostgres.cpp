@@ -459,6 +459,34 @@ public:
         return success();
     }
 
+    // The Secret redaction key is in store_info with the store's other facts. A reader who could
+    // read it could test guesses of Secret values offline against the stored hashes, so readers
+    // see every row but that one: a restrictive row policy for fieldscope_read (and a permissive
+    // one for everyone, so enabling row security hides nothing from anyone else). Run at every
+    // writable open by the owner, so stores made before get it too; a recorder that does not own
+    // the store may not change policies, and the owner's stand.
+    Status protectRedactionKey() override
+    {
+        if (m_schema.empty())
+            return success();
+        const std::string table = quoteIdent(m_schema) + ".store_info";
+        (void)exec("DO $$ BEGIN IF EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'fieldscope_read') THEN "
+                   "IF NOT EXISTS (SELECT 1 FROM pg_policies WHERE schemaname = '"
+                   + m_schema
+                   + "' AND tablename = 'store_info' AND policyname = 'fieldscope_readers_no_key') THEN "
+                     "EXECUTE 'CREATE POLICY fieldscope_all_rows ON "
+                   + table
+                   + " USING (true) WITH CHECK (true)'; "
+                     "EXECUTE 'CREATE POLICY fieldscope_readers_no_key ON "
+                   + table
+                   + " AS RESTRICTIVE FOR SELECT TO fieldscope_read USING (key <> ''redaction_key'')'; "
+                     "EXECUTE 'ALTER TABLE "
+                   + table
+                   + " ENABLE ROW LEVEL SECURITY'; "
+                     "END IF; END IF; EXCEPTION WHEN insufficient_privilege THEN NULL; END $$");
+        return success();
+    }
+
     // Readers are whoever holds the role fieldscope_read (docs/team-history.md): they may read
     // every store, and nothing else. A database without that role has no separate readers; a
     // recorder that does not own the store may not grant, and the owner's grant stands.

@@ -282,7 +282,7 @@ Result<Json> historyJson(HistoryStore &store, const ObjectQuery &query, const Hi
                    {"managers", r.attribution.managerNames()},
                    {"changedPaths", std::move(paths)},
                    {"who", historyWhoJson(join)}};
-        if (join && join->match == AuditMatch::Ambiguous) {
+        if (join && (join->match == AuditMatch::Ambiguous || join->match == AuditMatch::Contested)) {
             Json candidates = Json::array();
             for (const auto &c : join->candidates)
                 candidates.push_back(auditWhoJson(c));
@@ -308,7 +308,8 @@ Result<std::map<std::string, std::string>> managerWriters(HistoryStore &store, c
             || r.entry.version.eventType == HistoryEventType::Deleted)
             continue;
         const AuditJoin *join = list->joinOf(r);
-        if (!join || join->match == AuditMatch::Ambiguous || join->candidates.empty())
+        if (!join || join->match == AuditMatch::Ambiguous || join->match == AuditMatch::Contested
+            || join->candidates.empty())
             continue;
         std::string name = auditActingName(join->candidates.front());
         if (join->match == AuditMatch::Probable)

@@ -131,6 +131,14 @@ struct HistoryStore::Impl {
     // historystoreaudit.cpp
     Result<bool> hasAuditTables();
     Status writeAuditJoin(const AuditJoin &j, std::int64_t &changed);
+    struct StoredJoin {
+        AuditMatch match = AuditMatch::Probable;
+        bool more = false;
+        std::vector<AuditWho> candidates;
+    };
+    Result<std::optional<StoredJoin>> storedJoin(const std::string &uid, const std::string &rv);
+    Status upsertJoin(const AuditJoin &j, AuditMatch match, const std::vector<AuditWho> &candidates, bool more,
+                      std::int64_t &changed);
     Status writeAuditAttempt(const AuditAttempt &a, std::int64_t &changed);
 };
 

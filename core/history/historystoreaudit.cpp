@@ -4,6 +4,9 @@
 #include "core/history/historystore.h"
 #include "core/history/historystore_p.h"
 
+#include <algorithm>
+#include <optional>
+
 namespace fieldscope::core {
 
 using namespace historydb;
@@ -16,6 +19,8 @@ AuditMatch matchFromName(const std::string &name)
         return AuditMatch::Exact;
     if (name == "ambiguous")
         return AuditMatch::Ambiguous;
+    if (name == "contested")
+        return AuditMatch::Contested;
     return AuditMatch::Probable;
 }
 
@@ -30,26 +35,93 @@ Result<bool> HistoryStore::Impl::hasAuditTables()
     return conn->hasTable("audit_attempts");
 }
 
-Status HistoryStore::Impl::writeAuditJoin(const AuditJoin &j, std::int64_t &changed)
+namespace {
+
+constexpr std::size_t kMaxContestedClaims = 8;
+
+Json candidatesJson(const std::vector<AuditWho> &whos)
 {
     Json candidates = Json::array();
-    for (const auto &w : j.candidates)
+    for (const auto &w : whos)
         candidates.push_back(auditWhoJson(w));
-    // An exact join is final: a later probable or ambiguous one (another log of the same request
-    // at a lower level) never replaces it.
+    return candidates;
+}
+
+} // namespace
+
+// The claims an exact or contested row holds; candidates a teammate's build could not read are
+// dropped (they claim nothing we can show).
+Result<std::optional<HistoryStore::Impl::StoredJoin>> HistoryStore::Impl::storedJoin(const std::string &uid,
+                                                                                     const std::string &rv)
+{
+    Query r = q("SELECT match_kind, more, candidates FROM audit_joins WHERE uid = ?1 AND rv = ?2");
+    r.bind(1, uid).bind(2, rv);
+    const int rc = r.step();
+    if (rc == kDone)
+        return std::optional<StoredJoin>();
+    if (rc != kRow)
+        return error("audit join");
+    StoredJoin out{matchFromName(r.text(0)), r.i64(1) != 0, {}};
+    auto parsed = parseJson(r.text(2));
+    if (parsed && parsed->is_array())
+        for (const auto &c : *parsed)
+            if (auto who = auditWhoFromJson(c, "candidate"))
+                out.candidates.push_back(std::move(*who));
+    return std::optional<StoredJoin>(std::move(out));
+}
+
+Status HistoryStore::Impl::upsertJoin(const AuditJoin &j, AuditMatch match, const std::vector<AuditWho> &candidates,
+                                      bool more, std::int64_t &changed)
+{
     Query u = q("INSERT INTO audit_joins(uid, rv, match_kind, more, candidates) VALUES(?1, ?2, ?3, ?4, ?5) "
                 "ON CONFLICT(uid, rv) DO UPDATE SET match_kind = ?3, more = ?4, candidates = ?5 "
-                "WHERE (audit_joins.match_kind != 'exact' OR ?3 = 'exact') "
-                "AND (audit_joins.match_kind != ?3 OR audit_joins.more != ?4 OR audit_joins.candidates != ?5)");
-    u.bind(1, j.uid)
-        .bind(2, j.resourceVersion)
-        .bind(3, auditMatchName(j.match))
-        .bind(4, std::int64_t(j.moreCandidates));
-    u.bind(5, safeDump(candidates));
+                "WHERE audit_joins.match_kind != ?3 OR audit_joins.more != ?4 OR audit_joins.candidates != ?5");
+    u.bind(1, j.uid).bind(2, j.resourceVersion).bind(3, auditMatchName(match)).bind(4, std::int64_t(more));
+    u.bind(5, safeDump(candidatesJson(candidates)));
     if (u.step() != kDone)
         return error("audit join");
     changed += conn->changes();
     return success();
+}
+
+// Exact beats probable and ambiguous (another log of the same request at a lower level never
+// replaces it). An exact claim by someone other than the claims already stored makes the version
+// contested: every claim is kept (at most kMaxContestedClaims, then "more"), none replaces another,
+// whatever times the events carry (their sender chose them). The same person again (a no-op
+// re-apply answers with the same version) and the same event again change nothing.
+Status HistoryStore::Impl::writeAuditJoin(const AuditJoin &j, std::int64_t &changed)
+{
+    auto stored = storedJoin(j.uid, j.resourceVersion);
+    if (!stored)
+        return stored.error();
+    const bool final = *stored && ((*stored)->match == AuditMatch::Exact || (*stored)->match == AuditMatch::Contested);
+    if (j.match != AuditMatch::Exact && j.match != AuditMatch::Contested)
+        return final ? success() : upsertJoin(j, j.match, j.candidates, j.moreCandidates, changed);
+    // Each claim in turn, the stored ones first (an exact join from a joiner may carry several).
+    StoredJoin merged = final ? std::move(**stored) : StoredJoin{AuditMatch::Exact, false, {}};
+    bool contested = merged.match == AuditMatch::Contested || j.match == AuditMatch::Contested;
+    const std::size_t before = merged.candidates.size();
+    for (const AuditWho &claim : j.candidates) {
+        const auto same = [&claim](const AuditWho &w) {
+            return w.auditID == claim.auditID && w.stageTimestamp == claim.stageTimestamp;
+        };
+        if (std::any_of(merged.candidates.begin(), merged.candidates.end(), same))
+            continue;
+        const auto sameActor = [&claim](const AuditWho &w) { return auditActingName(w) == auditActingName(claim); };
+        if (!merged.candidates.empty() && !contested
+            && std::all_of(merged.candidates.begin(), merged.candidates.end(), sameActor))
+            continue; // the same person's request again (a no-op re-apply): the version is still theirs
+        contested = contested || !merged.candidates.empty();
+        if (merged.candidates.size() < kMaxContestedClaims)
+            merged.candidates.push_back(claim);
+        else
+            merged.more = true;
+    }
+    if (final && merged.candidates.size() == before
+        && merged.match == (contested ? AuditMatch::Contested : AuditMatch::Exact))
+        return success();
+    return upsertJoin(j, contested ? AuditMatch::Contested : AuditMatch::Exact, merged.candidates,
+                      merged.more || j.moreCandidates, changed);
 }
 
 Status HistoryStore::Impl::writeAuditAttempt(const AuditAttempt &a, std::int64_t &changed)

@@ -249,6 +249,9 @@ Status HistoryStore::Impl::createOrMigrate(const HistoryOpenOptions &options)
     if (postgres && !upToDate)
         if (auto st = static_cast<historydb::PostgresConnection &>(*conn).grantReaders(); !st)
             return fail(st);
+    if (postgres)
+        if (auto st = static_cast<historydb::PostgresConnection &>(*conn).protectRedactionKey(); !st)
+            return fail(st);
     return exec("COMMIT");
 }
 

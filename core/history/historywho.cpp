@@ -20,6 +20,7 @@ const char *auditMatchName(AuditMatch m)
     case AuditMatch::Exact: return "exact";
     case AuditMatch::Probable: return "probable";
     case AuditMatch::Ambiguous: return "ambiguous";
+    case AuditMatch::Contested: return "contested";
     }
     return "?";
 }
@@ -83,6 +84,81 @@ std::string auditActingName(const AuditWho &who)
     if (who.hasImpersonatedUser)
         return who.user.username + " as " + who.impersonatedUser.username;
     return who.user.username;
+}
+
+namespace {
+
+// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's days_from_civil).
+std::int64_t daysFromCivil(std::int64_t y, unsigned m, unsigned d)
+{
+    y -= m <= 2;
+    const std::int64_t era = (y >= 0 ? y : y - 399) / 400;
+    const auto yoe = static_cast<unsigned>(y - era * 400);
+    const unsigned doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+    const unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    return era * 146097 + static_cast<std::int64_t>(doe) - 719468;
+}
+
+bool digitsAt(std::string_view s, std::size_t at, std::size_t count, int *out)
+{
+    if (at + count > s.size())
+        return false;
+    int v = 0;
+    for (std::size_t i = at; i < at + count; ++i) {
+        if (s[i] < '0' || s[i] > '9')
+            return false;
+        v = v * 10 + (s[i] - '0');
+    }
+    *out = v;
+    return true;
+}
+
+} // namespace
+
+std::optional<std::int64_t> parseRfc3339Micros(std::string_view s)
+{
+    int year = 0, month = 0, day = 0, hour = 0, minute = 0, second = 0;
+    if (!digitsAt(s, 0, 4, &year) || s.size() < 20 || s[4] != '-' || !digitsAt(s, 5, 2, &month) || s[7] != '-'
+        || !digitsAt(s, 8, 2, &day) || (s[10] != 'T' && s[10] != 't') || !digitsAt(s, 11, 2, &hour) || s[13] != ':'
+        || !digitsAt(s, 14, 2, &minute) || s[16] != ':' || !digitsAt(s, 17, 2, &second))
+        return std::nullopt;
+    if (month < 1 || month > 12 || day < 1 || day > 31 || hour > 23 || minute > 59 || second > 60)
+        return std::nullopt;
+    std::size_t i = 19;
+    std::int64_t micros = 0;
+    if (i < s.size() && s[i] == '.') {
+        ++i;
+        int digits = 0;
+        while (i < s.size() && s[i] >= '0' && s[i] <= '9') {
+            if (digits < 6)
+                micros = micros * 10 + (s[i] - '0');
+            ++digits;
+            ++i;
+        }
+        if (digits == 0)
+            return std::nullopt;
+        for (int k = digits; k < 6; ++k)
+            micros *= 10;
+    }
+    std::int64_t offsetSeconds = 0;
+    if (i < s.size() && (s[i] == 'Z' || s[i] == 'z')) {
+        ++i;
+    } else if (i < s.size() && (s[i] == '+' || s[i] == '-')) {
+        int oh = 0, om = 0;
+        if (!digitsAt(s, i + 1, 2, &oh) || i + 3 >= s.size() || s[i + 3] != ':' || !digitsAt(s, i + 4, 2, &om)
+            || oh > 23 || om > 59)
+            return std::nullopt;
+        offsetSeconds = (s[i] == '+' ? 1 : -1) * (std::int64_t{oh} * 3600 + std::int64_t{om} * 60);
+        i += 6;
+    } else {
+        return std::nullopt;
+    }
+    if (i != s.size())
+        return std::nullopt;
+    const std::int64_t days = daysFromCivil(year, unsigned(month), unsigned(day));
+    const std::int64_t seconds = days * 86400 + std::int64_t{hour} * 3600 + std::int64_t{minute} * 60 + second
+                               - offsetSeconds;
+    return seconds * 1000000 + micros;
 }
 
 } // namespace fieldscope::core

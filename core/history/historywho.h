@@ -7,11 +7,16 @@
 #include "core/history/historytypes.h"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 namespace fieldscope::core {
+
+// Microseconds since the Unix epoch of an RFC 3339 time ("2026-11-25T13:54:07.175327Z", offsets
+// allowed, fraction optional); nullopt when it is not one.
+std::optional<std::int64_t> parseRfc3339Micros(std::string_view s);
 
 struct AuditUser {
     std::string username;
@@ -33,8 +38,11 @@ struct AuditObjectKey {
 // The key of a recorded incarnation (the group from its apiVersion).
 AuditObjectKey auditObjectKeyOf(const HistoryObject &object);
 
-enum class AuditMatch { Exact, Probable, Ambiguous };
-const char *auditMatchName(AuditMatch m); // "exact", "probable", "ambiguous"
+// Contested: two or more audit events from different people each name this exact
+// resourceVersion. Whoever can post events (a webhook client, a log writer) chooses their
+// contents and their times, so no claim wins: every claim is kept and none is picked.
+enum class AuditMatch { Exact, Probable, Ambiguous, Contested };
+const char *auditMatchName(AuditMatch m); // "exact", "probable", "ambiguous", "contested"
 
 // What is kept of an event for a join or an attempt: no bodies.
 struct AuditWho {
@@ -63,13 +71,15 @@ Result<AuditWho> auditWhoFromJson(const Json &json, std::string_view where);
 std::string auditActingName(const AuditWho &who);
 
 // A version's join. Emitted again whenever it changes (a late event adds a candidate): the latest
-// emission for a uid + resourceVersion replaces earlier ones.
+// probable or ambiguous emission for a uid + resourceVersion replaces earlier ones; an exact one
+// is final, and a second exact one from someone else makes the version contested (the store
+// keeps both claims, historystoreaudit.cpp).
 struct AuditJoin {
     AuditObjectKey object;
     std::string uid;
     std::string resourceVersion;
     AuditMatch match = AuditMatch::Probable;
-    std::vector<AuditWho> candidates; // one for exact and probable, two or more for ambiguous
+    std::vector<AuditWho> candidates; // one for exact and probable, two or more for ambiguous and contested
     bool moreCandidates = false;      // more events fitted than AuditJoinLimits::maxCandidates
     bool operator==(const AuditJoin &) const = default;
 };

@@ -495,6 +495,23 @@ void HistoryRecorder::finishPending(std::uint64_t lastSerial, std::int64_t bytes
                Result<CommitReport>(why ? *why : Error::make(ErrorCategory::Io, "history store unavailable")));
 }
 
+namespace {
+
+// What retrying cannot mend: the configuration (Config: another cluster's store, a newer schema,
+// a password in the URL), the credentials (Auth), or what the database says the role may not do
+// or does not have.
+bool isRefusal(const Error &e)
+{
+    if (e.category == ErrorCategory::Config || e.category == ErrorCategory::Auth)
+        return true;
+    for (const char *what : {"permission denied", "must be owner", "does not exist"})
+        if (e.message.find(what) != std::string::npos)
+            return true;
+    return false;
+}
+
+} // namespace
+
 std::unique_ptr<HistoryStore> HistoryRecorder::openStore(std::optional<Error> &openError)
 {
     adoptLegacyStore(m_options.path, m_options.adoptFrom);
@@ -507,6 +524,8 @@ std::unique_ptr<HistoryStore> HistoryRecorder::openStore(std::optional<Error> &o
         openError = opened.error();
         qCWarning(lcHistory) << "cannot open history store:" << openError->describe().c_str();
         Q_EMIT writeFailed(QString::fromStdString(openError->describe()));
+        if (isRefusal(*openError))
+            Q_EMIT storeRefused(QString::fromStdString(openError->describe()));
     }
     return nullptr;
 }

@@ -113,6 +113,10 @@ Q_SIGNALS:
     // failed: ...") stored as soon as a write succeeds again. Also emitted, from the thread that
     // called record(), when the queue overflowed and events were dropped (once per overflow gap).
     void writeFailed(const QString &message);
+    // Opening the store was refused for a reason only the user can change (another cluster's
+    // store, a newer schema, a wrong password, a permission the role lacks, no such database):
+    // retrying cannot help. Emitted once per reason, after writeFailed.
+    void storeRefused(const QString &message);
 
 private:
     struct Pending {

@@ -165,6 +165,23 @@ private Q_SLOTS:
         QCOMPARE(receive(q, body).code, 200); // taken: room again
     }
 
+    // An event may carry most of a megabyte of user agent: 100,000 of them were 90 GB of queue.
+    // The queue is bounded by what its events hold too.
+    void aQueueOfLargeEventsIsBoundedByMemory()
+    {
+        const QByteArray line = sampleLines().split('\n').first();
+        const QByteArray big = QByteArray(line).replace("\"userAgent\":\"",
+                                                        "\"userAgent\":\"" + QByteArray(900 << 10, 'x'));
+        QVERIFY(big.size() > line.size());
+        app::AuditWebhookQueue q(4u << 20);
+        QCOMPARE(receive(q, eventList(big + "," + big + "," + big)).code, 200);
+        const kube::WebhookAnswer full = receive(q, eventList(big + "," + big));
+        QCOMPARE(full.code, 503);
+        QVERIFY2(full.message.find("MiB wait") != std::string::npos, full.message.c_str());
+        QCOMPARE(q.take().events.size(), std::size_t(3));
+        QCOMPARE(receive(q, eventList(big + "," + big)).code, 200); // taken: room again
+    }
+
     void addressesParseAsHostAndPort()
     {
         kube::WebhookServerOptions o;

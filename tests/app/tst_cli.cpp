@@ -295,6 +295,39 @@ private Q_SLOTS:
         QVERIFY2(r.err.contains("/nonexistent/kubeconfig"), r.err.constData());
     }
 
+    // Whoever can post audit events can name anyone as the author of any change: the webhook
+    // does not start without a client CA (it used to serve any client), and the flag that
+    // allows that says so and stays on loopback. Refused before any cluster is reached.
+    void recordsAuditWebhookRefusesToStartWithoutClientAuthentication_data()
+    {
+        QTest::addColumn<QStringList>("extra");
+        QTest::addColumn<QByteArray>("why");
+        QTest::newRow("no client CA") << QStringList{QStringLiteral("127.0.0.1:0")}
+                                      << QByteArray("needs --client-ca FILE");
+        QTest::newRow("anyone on every address")
+            << QStringList{QStringLiteral("0.0.0.0:0"), QStringLiteral("--insecure-accept-any-webhook-client")}
+            << QByteArray("loopback address only");
+        QTest::newRow("anyone and a CA") << QStringList{QStringLiteral("127.0.0.1:0"),
+                                                        QStringLiteral("--insecure-accept-any-webhook-client"),
+                                                        QStringLiteral("--client-ca"), QStringLiteral("/etc/hostname")}
+                                         << QByteArray("give one or the other");
+    }
+    void recordsAuditWebhookRefusesToStartWithoutClientAuthentication()
+    {
+        QFETCH(QStringList, extra);
+        QFETCH(QByteArray, why);
+        const Run r = fieldscope(QStringList{QStringLiteral("record"), QStringLiteral("configmaps"),
+                                             QStringLiteral("--db"), QStringLiteral("/nonexistent/h.db"),
+                                             QStringLiteral("--tls-cert"), QStringLiteral("/nonexistent/c"),
+                                             QStringLiteral("--tls-key"), QStringLiteral("/nonexistent/k"),
+                                             QStringLiteral("--kubeconfig"), QStringLiteral("/nonexistent/kubeconfig"),
+                                             QStringLiteral("--audit-webhook")}
+                                 + extra);
+        QCOMPARE(r.code, 2);
+        QVERIFY2(r.err.contains(why), r.err.constData());
+        QVERIFY2(!r.err.contains("listening"), r.err.constData());
+    }
+
     void unknownSubcommandAndFormatAreUsageErrors()
     {
         QCOMPARE(fieldscope({QStringLiteral("frobnicate")}).code, 2);

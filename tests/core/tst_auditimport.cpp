@@ -44,15 +44,6 @@ AuditImportReport importFiles(HistoryStore &store, const std::vector<std::string
     return importer.finish().value();
 }
 
-ObjectQuery appQuery()
-{
-    ObjectQuery q;
-    q.resource = "configmaps";
-    q.namespace_ = "team";
-    q.name = "app";
-    return q;
-}
-
 void writeGzip(const std::string &path, const std::string &text, std::size_t keepBytes)
 {
     gzFile out = gzopen(path.c_str(), "wb");
@@ -153,6 +144,54 @@ private Q_SLOTS:
         const AuditJoin kept = store->auditJoins(uid).value().at("227");
         QCOMPARE(kept.match, AuditMatch::Exact);
         QCOMPARE(kept.candidates.front().user.username, std::string("alice"));
+    }
+
+    // A later exact claim used to overwrite the stored one: whoever could post one event named the
+    // author of any version. Someone else's claim now makes the version contested, both kept,
+    // whatever times they carry; the same event again, or the same person's no-op, changes nothing.
+    void aSecondExactClaimBySomeoneElseMakesTheVersionContested()
+    {
+        auto store = recordedStore("rr", "contested.db");
+        importFiles(*store, {auditDataPath("rr-audit.log")});
+        const std::string uid = store->findObjects(appQuery()).value().front().ref.uid;
+        const AuditJoin alices = store->auditJoins(uid).value().at("227");
+        QCOMPARE(store->writeAudit({alices}, {}).value().joins, std::int64_t(0)); // the same claim again
+        AuditJoin again = alices; // alice's own no-op write, answered with the same version
+        again.candidates.front().auditID = "alice-no-op";
+        QCOMPARE(store->writeAudit({again}, {}).value().joins, std::int64_t(0));
+        QCOMPARE(store->auditJoins(uid).value().at("227").match, AuditMatch::Exact);
+
+        AuditJoin forged = alices;
+        forged.candidates.front().auditID = "forged";
+        forged.candidates.front().user.username = "mallory";
+        forged.candidates.front().stageTimestamp = "2000-01-01T00:00:00.000000Z"; // "first"
+        QCOMPARE(store->writeAudit({forged}, {}).value().joins, std::int64_t(1));
+        const AuditJoin contested = store->auditJoins(uid).value().at("227");
+        QCOMPARE(contested.match, AuditMatch::Contested);
+        QCOMPARE(contested.candidates.size(), std::size_t(2));
+        QCOMPARE(contested.candidates[0].user.username, std::string("alice"));
+        QCOMPARE(contested.candidates[1].user.username, std::string("mallory"));
+        // Once contested, no claim and no probable join settles it.
+        QCOMPARE(store->writeAudit({alices}, {}).value().joins, std::int64_t(0));
+        AuditJoin probable = alices;
+        probable.match = AuditMatch::Probable;
+        QCOMPARE(store->writeAudit({probable}, {}).value().joins, std::int64_t(0));
+        QCOMPARE(store->auditJoins(uid).value().at("227").match, AuditMatch::Contested);
+
+        const Json j = historyJson(*store, appQuery()).value();
+        const Json *v227 = nullptr;
+        for (const auto &e : j)
+            if (e["resourceVersion"] == "227")
+                v227 = &e;
+        QVERIFY(v227);
+        QCOMPARE((*v227)["who"]["match"].get<std::string>(), std::string("contested"));
+        QCOMPARE((*v227)["whoCandidates"].size(), std::size_t(2));
+        const std::string text = historyText(*store, appQuery()).value();
+        QVERIFY2(text.find("by alice or mallory (contested)") != std::string::npos, text.c_str());
+        // Nobody is named as the last writer of a contested version's fields.
+        const auto writers = managerWriters(*store, appQuery(), uid).value();
+        for (const auto &[entry, name] : writers)
+            QVERIFY2(name.find("mallory") == std::string::npos, name.c_str());
     }
 
     void retentionTakesWhoWithTheVersionsAndRefusalsWithTheAgeLimit()

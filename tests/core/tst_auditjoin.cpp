@@ -282,21 +282,78 @@ private Q_SLOTS:
         QCOMPARE(joiner.addVersions({v}, 0).joins.size(), std::size_t(0));
     }
 
-    void theEarliestRequestWinsAResourceVersionANoOpWriteRepeats()
+    // Two events claim one version: a later no-op by someone else, or a forged event whose sender
+    // chose an earlier time. The earliest stageTimestamp used to win, so a forger picked the
+    // author of any version; now every claim is reported, in arrival order, and the store makes
+    // the version contested (tst_auditimport).
+    void everyClaimOfAResourceVersionIsReportedNoneWinsByItsTime()
     {
         const auto ev = events("rr");
         const AuditEvent create = *std::find_if(ev.begin(), ev.end(),
                                                 [](const AuditEvent &e) { return e.responseResourceVersion == "227"; });
-        AuditEvent noOp = create; // a later request answered with the unchanged object
-        noOp.auditID = "no-op";
-        noOp.user.username = "bob";
-        noOp.verb = "update";
-        noOp.stageMicros += 5000000;
+        AuditEvent forged = create;
+        forged.auditID = "forged";
+        forged.user.username = "mallory";
+        forged.stageMicros -= 60'000'000; // "earlier" than the real request
         AuditJoiner joiner;
-        joiner.addEvents({create, noOp}, 0); // a replayed batch can hold both
+        joiner.addEvents({create, forged}, 0); // a replayed batch can hold both
         const auto out = joiner.addVersions({versions("rr")[1]}, 0);
-        QCOMPARE(out.joins.size(), std::size_t(1));
+        QCOMPARE(out.joins.size(), std::size_t(2));
         QCOMPARE(out.joins[0].candidates[0].user.username, std::string("alice"));
+        QCOMPARE(out.joins[1].candidates[0].user.username, std::string("mallory"));
+        QCOMPARE(out.joins[1].match, AuditMatch::Exact);
+        // A claim arriving after the version joined is reported too, not left to age out.
+        AuditEvent late = create;
+        late.auditID = "late";
+        late.user.username = "eve";
+        const auto again = joiner.addEvents({late}, 1);
+        QCOMPARE(again.joins.size(), std::size_t(1));
+        QCOMPARE(again.joins[0].resourceVersion, std::string("227"));
+        QCOMPARE(again.joins[0].candidates[0].user.username, std::string("eve"));
+        // Kept for storing: one exact join holding every claim.
+        std::map<std::pair<std::string, std::string>, AuditJoin> kept;
+        for (const auto &j : out.joins)
+            keepJoinEmission(kept, j);
+        for (const auto &j : again.joins)
+            keepJoinEmission(kept, j);
+        QCOMPARE(kept.size(), std::size_t(1));
+        QCOMPARE(kept.begin()->second.candidates.size(), std::size_t(3));
+    }
+
+    // An exact join used to match on group, resource and resourceVersion only: an event about
+    // another object (another namespace or name) carrying that number claimed the version.
+    void anExactClaimMustBeAboutTheSameObject_data()
+    {
+        QTest::addColumn<QString>("what");
+        QTest::newRow("another namespace") << QStringLiteral("namespace");
+        QTest::newRow("another name") << QStringLiteral("name");
+        QTest::newRow("no name, no uid") << QStringLiteral("anonymous");
+    }
+    void anExactClaimMustBeAboutTheSameObject()
+    {
+        QFETCH(QString, what);
+        const auto ev = events("rr");
+        AuditEvent claim = *std::find_if(ev.begin(), ev.end(),
+                                         [](const AuditEvent &e) { return e.responseResourceVersion == "227"; });
+        claim.auditID = "elsewhere";
+        if (what == QLatin1String("namespace"))
+            claim.objectRef.namespace_ = "other";
+        else if (what == QLatin1String("name"))
+            claim.objectRef.name = "not-app";
+        else {
+            claim.objectRef.name.clear();
+            claim.responseUid.clear();
+        }
+        for (const bool eventFirst : {true, false}) {
+            AuditJoiner joiner;
+            Collected c;
+            if (eventFirst)
+                c.add(joiner.addEvents({claim}, 0));
+            c.add(joiner.addVersions({versions("rr")[1]}, 0));
+            if (!eventFirst)
+                c.add(joiner.addEvents({claim}, 0));
+            QVERIFY2(!c.joins.count("227") || c.joins.at("227").match != AuditMatch::Exact, qPrintable(what));
+        }
     }
 
     void exactNeedsTheUidToAgree()
@@ -332,6 +389,28 @@ private Q_SLOTS:
         const auto out = joiner.addEvents({create}, 0);
         QCOMPARE(out.joins.size(), std::size_t(1));
         QCOMPARE(out.joins[0].match, AuditMatch::Exact);
+    }
+
+    // Held events and the unmatched ones kept for queries were bounded by count only; an event may
+    // hold most of a megabyte of user agent, URI and groups.
+    void heldAndUnmatchedEventsAreBoundedByMemoryToo()
+    {
+        AuditJoinLimits limits;
+        limits.maxHeldEventBytes = 4u << 20;
+        limits.maxUnmatchedBytes = 2u << 20;
+        AuditJoiner joiner(limits);
+        const auto ev = events("md");
+        std::vector<AuditEvent> big;
+        for (int i = 0; i < 20; ++i) {
+            AuditEvent e = *std::find_if(ev.begin(), ev.end(), [](const AuditEvent &x) { return x.verb == "patch"; });
+            e.auditID = "big-" + std::to_string(i);
+            e.userAgent = std::string(900u << 10, 'x');
+            big.push_back(std::move(e));
+        }
+        joiner.addEvents(big, 0);
+        QVERIFY2(joiner.heldEvents() <= 4, std::to_string(joiner.heldEvents()).c_str());
+        QVERIFY(joiner.stats().unmatched >= 16);
+        QVERIFY2(joiner.unmatched().size() <= 2, std::to_string(joiner.unmatched().size()).c_str());
     }
 
     void eventsWithoutTheirVersionAgeIntoUnmatched()

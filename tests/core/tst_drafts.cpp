@@ -6,9 +6,11 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <csignal>
 #include <filesystem>
 #include <fstream>
 
@@ -162,9 +164,16 @@ private Q_SLOTS:
         const std::string drafts = root.path().toStdString() + "/drafts";
         DraftStore store(drafts);
         QVERIFY(store.save({"ctx", "u", "t", "", "1", "a", 1}).ok());
-        // The temporary cannot be created (a folder in its place: fails for root too).
-        std::filesystem::create_directory(store.pathFor("ctx", "u") + ".tmp");
+        // The new text cannot be written: a file size limit stops the write (for root too; a
+        // planted FILE.tmp no longer does, the temporary's name is a fresh one).
+        std::signal(SIGXFSZ, SIG_IGN);
+        rlimit before{};
+        QCOMPARE(::getrlimit(RLIMIT_FSIZE, &before), 0);
+        rlimit tiny = before;
+        tiny.rlim_cur = 4;
+        QCOMPARE(::setrlimit(RLIMIT_FSIZE, &tiny), 0);
         auto st = store.save({"ctx", "u", "t", "", "1", "b", 2});
+        QCOMPARE(::setrlimit(RLIMIT_FSIZE, &before), 0);
         QVERIFY(!st.ok());
         QCOMPARE(st.error().category, ErrorCategory::Io);
         QCOMPARE((*store.load("ctx", "u"))->text, std::string("a")); // the previous draft is intact

@@ -227,6 +227,25 @@ private Q_SLOTS:
         QCOMPARE(backend.user, std::string("viewer"));
         QCOMPARE(backend.schemaVersion, 3);
         QVERIFY(!backend.mayWrite);
+        // Everything but the Secret redaction key: with it a reader could test guesses of Secret
+        // values offline against the stored hashes (it used to be readable).
+        PGconn *viewer = PQconnectdb(viewerUrl.c_str());
+        QCOMPARE(PQstatus(viewer), CONNECTION_OK);
+        const auto rows = [viewer](const char *sql) {
+            PGresult *r = PQexec(viewer, sql);
+            const int n = PQresultStatus(r) == PGRES_TUPLES_OK ? PQntuples(r) : -1;
+            PQclear(r);
+            return n;
+        };
+        const std::string schema = "fieldscope_c1";
+        QCOMPARE(rows(("SELECT value FROM " + schema + ".store_info WHERE key = 'redaction_key'").c_str()), 0);
+        QVERIFY(rows(("SELECT key FROM " + schema + ".store_info").c_str()) > 0); // the rest stays readable
+        PQfinish(viewer);
+        {
+            // The owner still reads it (it hashes with it).
+            auto owner = open(url, HistoryStore::OpenMode::ReadWrite, forCluster("sha256:aaa", "the recorder"));
+            QVERIFY(owner->write({{kMaps, {versionEvent(1, 3, 1)}, {}, {}}}).ok());
+        }
         auto writer = HistoryStore::open(viewerUrl, HistoryStore::OpenMode::ReadWrite, forCluster("sha256:aaa"));
         qunsetenv("PGPASSFILE");
         QVERIFY(!writer);

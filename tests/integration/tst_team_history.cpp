@@ -114,6 +114,50 @@ private Q_SLOTS:
         QCOMPARE(versionsOf(ns, again), team);
         kubectl({QStringLiteral("delete"), QStringLiteral("namespace"), ns, QStringLiteral("--wait=false")});
     }
+
+    // A store only the user can mend (here another cluster's) used to leave `record` retrying
+    // forever, and the service restarting it; now it ends with 2 (RestartPreventExitStatus=2).
+    void recordEndsWithTwoOnAStoreItMayNeverWrite()
+    {
+        QTemporaryDir dir;
+        const QString file = dir.filePath(QStringLiteral("another-cluster.db"));
+        {
+            core::HistoryOpenOptions o;
+            o.clusterIdentity = "sha256:" + std::string(64, 'e');
+            o.clusterLabel = "https://elsewhere:6443";
+            QVERIFY(core::HistoryStore::open(file.toStdString(), core::HistoryStore::OpenMode::ReadWrite, o));
+        }
+        QProcess p;
+        p.start(fieldscopeBinary(), QStringList{QStringLiteral("record"), QStringLiteral("configmaps"),
+                                                QStringLiteral("-n"), QStringLiteral("default"), QStringLiteral("--db"),
+                                                file, QStringLiteral("--for"), QStringLiteral("50s")}
+                                        + adminArgs());
+        QVERIFY(p.waitForFinished(40000)); // well before --for ends it
+        const QByteArray err = p.readAllStandardError();
+        QCOMPARE(p.exitCode(), 2);
+        QVERIFY2(err.contains("another cluster"), err.constData());
+    }
+
+    // A --db URL with a password is refused (passwords live in ~/.pgpass, PGPASSWORD or a
+    // service file), and the lines that name the store never print the password: `record` used
+    // to print the raw URL.
+    void aPasswordInADbUrlIsNeverPrinted()
+    {
+        const std::string plain = testpostgres::tcpUrlOf("fieldscope", "nowhere");
+        const QString url = QString::fromStdString(plain).replace(QStringLiteral("fieldscope@"),
+                                                                  QStringLiteral("fieldscope:hunter2@"));
+        QProcess p;
+        p.start(fieldscopeBinary(),
+                QStringList{QStringLiteral("record"), QStringLiteral("configmaps"), QStringLiteral("-n"),
+                            QStringLiteral("default"), QStringLiteral("--db"), url,
+                            QStringLiteral("--include-secret-values"), QStringLiteral("--for"), QStringLiteral("5s")}
+                    + adminArgs());
+        QVERIFY(p.waitForFinished(60000));
+        const QByteArray err = p.readAllStandardError() + p.readAllStandardOutput();
+        QVERIFY2(p.exitCode() != 0, err.constData());
+        QVERIFY2(!err.contains("hunter2"), err.constData());
+        QVERIFY2(err.contains("password"), err.constData());
+    }
 };
 
 QTEST_GUILESS_MAIN(TestTeamHistory)

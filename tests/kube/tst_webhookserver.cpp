@@ -154,6 +154,11 @@ private Q_SLOTS:
         QVERIFY2(m_pki.makeCa(QStringLiteral("ca")), qPrintable(m_pki.lastError()));
         QVERIFY2(m_pki.makeServer(QStringLiteral("server"), QStringLiteral("ca")), qPrintable(m_pki.lastError()));
         QVERIFY2(m_pki.makeClient(QStringLiteral("apiserver"), QStringLiteral("ca")), qPrintable(m_pki.lastError()));
+        // Signed by the same CA, for another name (a sandbox's CA signs students' and nodes' too).
+        QVERIFY2(m_pki.makeClient(QStringLiteral("mallory"), QStringLiteral("ca")), qPrintable(m_pki.lastError()));
+        QVERIFY2(m_pki.makeSigned(QStringLiteral("apiserver-by-san"), QStringLiteral("ca"),
+                                  "subjectAltName=DNS:apiserver\nextendedKeyUsage=clientAuth"),
+                 qPrintable(m_pki.lastError()));
         QVERIFY2(m_pki.makeCa(QStringLiteral("stranger-ca")), qPrintable(m_pki.lastError()));
         QVERIFY2(m_pki.makeClient(QStringLiteral("stranger"), QStringLiteral("stranger-ca")),
                  qPrintable(m_pki.lastError()));
@@ -300,6 +305,34 @@ private Q_SLOTS:
         apiserver.post("{}");
         QCOMPARE(apiserver.read().code, 200);
         QCOMPARE(m_seen.count(), 1);
+    }
+
+    // A CA signs more than the API server's certificate: with clientNames, a certificate that CA
+    // signed for another name gets no session (it used to be served: anyone with a student's or
+    // a node's certificate could post events naming anyone).
+    void withClientNamesOnlyTheNamedCertificateIsServed()
+    {
+        kube::WebhookServerOptions o = options(true);
+        o.clientNames = {"apiserver"};
+        auto server = start(o);
+        QVERIFY(server);
+        Client mallory;
+        mallory.connect(server->port(), m_pki, QStringLiteral("mallory"));
+        if (mallory.socket().state() == QAbstractSocket::ConnectedState)
+            mallory.post("{}");
+        QCOMPARE(mallory.read(5000).code, 0);
+        QVERIFY(QTest::qWaitFor([&] { return server->counters().tlsRefused == 1; }, 5000));
+        QCOMPARE(m_seen.count(), 0);
+        const std::vector<std::string> why = server->takeRefusals();
+        QVERIFY(!why.empty());
+        QVERIFY2(why.back().find("names mallory, not apiserver") != std::string::npos, why.back().c_str());
+        for (const QString &who : {QStringLiteral("apiserver"), QStringLiteral("apiserver-by-san")}) {
+            Client apiserver;
+            QVERIFY(apiserver.connect(server->port(), m_pki, who));
+            apiserver.post("{}");
+            QCOMPARE(apiserver.read().code, 200);
+        }
+        QCOMPARE(m_seen.count(), 2);
     }
 
     void plainHttpOnTheTlsPortIsDroppedAndTheServerGoesOn()

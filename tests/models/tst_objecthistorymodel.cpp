@@ -285,6 +285,45 @@ private Q_SLOTS:
         QCOMPARE(m.index(0, models::FieldTimelineModel::ValueColumn).data().toString(),
                  QStringLiteral("\"green\"")); // newest first
     }
+
+    // Manager names, keys and field values come from whoever may write to the cluster or the
+    // store: every tooltip of the History and of the field timeline shows them as plain text (a
+    // tooltip that looks rich is rendered as HTML by Qt; the changed paths and the timeline's
+    // values and owners were returned as they came).
+    void tooltipsShowRichLookingManagerNamesAndValuesAsPlainText()
+    {
+        const Json before = configMap("u1", "10", "<i>green</i>",
+                                      Json::array({entry("kubectl-create", "2026-07-20T09:00:00Z")}));
+        Json after = configMap("u1", "30", "<i>green</i>", Json::array({entry("<b>boss</b>", "2026-07-20T09:05:00Z")}));
+        after["data"]["<b>boss</b>"] = "1"; // a new key: its path is the Changed by tooltip
+        std::vector<core::AttributedEntry> entries{versionEntry("u1", 1, "10"), versionEntry("u1", 2, "30")};
+        entries[0].attribution = core::attributeTransition(nullptr, before);
+        entries[1].attribution = core::attributeTransition(&before, after);
+        models::ObjectHistoryModel m;
+        m.setRows(QStringLiteral("app"), models::historyRows(entries));
+        // Qt renders a tooltip as HTML when it looks rich: then it must be escaped.
+        const auto shownAsTyped = [](const QString &tip) {
+            return !Qt::mightBeRichText(tip)
+                || (!tip.contains(QStringLiteral("<b>")) && !tip.contains(QStringLiteral("<i>")));
+        };
+        QString tips;
+        for (int c = 0; c < m.columnCount(); ++c) {
+            const QString tip = m.index(0, c).data(Qt::ToolTipRole).toString();
+            tips += tip + u'|';
+            QVERIFY2(shownAsTyped(tip), qPrintable(tip));
+        }
+        QVERIFY2(tips.contains(QStringLiteral("boss")), qPrintable(tips));
+        const core::FieldPath mode({core::PathElement::makeField("data"), core::PathElement::makeField("mode")});
+        std::map<std::pair<std::int64_t, std::int64_t>, Json> objects{{{1, 1}, before}, {{1, 2}, after}};
+        models::HistoryVersions versions(models::memoryVersionReader(objects), 8);
+        models::FieldTimelineModel t;
+        t.setTimeline(QStringLiteral(".data.mode"),
+                      models::fieldTimelineRows(versions, models::historyRows(entries), "u1", mode).value());
+        for (int c = 0; c < t.columnCount(); ++c) {
+            const QString tip = t.index(0, c).data(Qt::ToolTipRole).toString();
+            QVERIFY2(shownAsTyped(tip), qPrintable(tip));
+        }
+    }
 };
 
 QTEST_GUILESS_MAIN(TestObjectHistoryModel)
