@@ -240,7 +240,7 @@ double stallUnderLoad(Setup &s, Feed &feed, int seconds, const char *label)
         }
         inflight.push_back(QtConcurrent::run([b = std::move(b)] { return models::ObjectTableModel::prepare(b); }));
     });
-    // What ClusterController::drainPrepared does when a decode finishes: apply finished batches
+    // What TableFeed::drainPrepared does when a decode finishes: apply finished batches
     // within an 8 ms budget per event-loop turn; then the frame that shows them (forced here, so
     // the paint lands in the same gap: the worst case).
     QTimer applier;

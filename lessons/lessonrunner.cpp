@@ -169,6 +169,7 @@ bool carriesLessonLabel(const Json &ns)
 struct LessonRunner::Impl {
     std::atomic<bool> stop{false}; // set by LessonRunner::stop() from any thread
     bool madeNamespace = false;    // reset() created the namespace (201), so removeNamespace() may delete it
+    core::Status ensureNamespace(const std::string &ns);
     TransportConfig config;
     ResolveKind resolve;
     ResolvePerson people;
@@ -385,6 +386,58 @@ bool LessonRunner::isStopped() const
     return m_impl->stop.load();
 }
 
+// Creates the lesson's namespace, or adopts one a lesson made (its label); waits for one being
+// deleted (by an earlier removeNamespace: it refuses new objects).
+core::Status LessonRunner::Impl::ensureNamespace(const std::string &ns)
+{
+    Transport &t = *transport;
+    // A namespace being deleted (by an earlier removeNamespace) refuses new objects: wait.
+    const auto deadline = Clock::now() + std::chrono::seconds(120);
+    for (;;) {
+        const Json wanted{{"apiVersion", "v1"},
+                          {"kind", "Namespace"},
+                          {"metadata", {{"name", ns}, {"labels", {{kManagedByLabel, kManagedByValue}}}}}};
+        HttpRequest create;
+        create.method = "POST";
+        create.path = "/api/v1/namespaces?fieldManager=fieldscope-lesson";
+        create.contentType = "application/json";
+        create.body = core::toJsonText(wanted);
+        auto r = sendAndWait(t, create, &stop);
+        if (!r)
+            return r.error();
+        if (isSuccess(r->status)) {
+            madeNamespace = true;
+            break;
+        }
+        if (r->status != 409)
+            return errorFromResponse(*r, "create namespace " + ns);
+        HttpRequest get;
+        get.path = "/api/v1/namespaces/" + ns;
+        auto existing = sendAndWait(t, get, &stop);
+        if (!existing && existing.error().category == ErrorCategory::Cancelled)
+            return existing.error();
+        if (existing && isSuccess(existing->status)) {
+            const Json body = parsedBody(*existing);
+            // One being deleted is waited for (then the lesson makes its own). One someone
+            // else made is never adopted: the lesson would delete the objects it names there,
+            // and the whole namespace at the end.
+            if (core::stringAt(body, "/status/phase") != "Terminating") {
+                if (!carriesLessonLabel(body))
+                    return Error::make(ErrorCategory::Config,
+                                       "namespace " + ns + " exists and was not made by a lesson (it has no label "
+                                           + kManagedByLabel + "=" + kManagedByValue
+                                           + "); run the lesson in a namespace of its own (--namespace)");
+                break;
+            }
+        }
+        if (Clock::now() > deadline)
+            return Error::make(ErrorCategory::Server, "namespace " + ns + " is still being deleted after 120 s");
+        if (!pauseUnlessStopped(stop, std::chrono::milliseconds(500)))
+            return cancelledError();
+    }
+    return core::success();
+}
+
 core::Status LessonRunner::reset()
 {
     Transport &t = *m_impl->transport;
@@ -392,56 +445,14 @@ core::Status LessonRunner::reset()
     m_impl->versionsAfterStep.clear();
     m_impl->winner.reset();
     m_impl->last.reset();
+    m_impl->madeNamespace = false; // this reset's answer decides
     // The namespace goes into request paths; a lesson file or a window may name anything.
     if (!core::isDnsLabel(m_ns))
         return Error::make(ErrorCategory::Config, "a lesson's namespace must be a DNS label (a-z, 0-9 and '-'), not \""
                                                       + core::visibleEscapes(m_ns) + "\"");
     try {
-        // A namespace being deleted (by an earlier removeNamespace) refuses new objects: wait.
-        const auto deadline = Clock::now() + std::chrono::seconds(120);
-        for (;;) {
-            Json ns{{"apiVersion", "v1"},
-                    {"kind", "Namespace"},
-                    {"metadata", {{"name", m_ns}, {"labels", {{kManagedByLabel, kManagedByValue}}}}}};
-            HttpRequest create;
-            create.method = "POST";
-            create.path = "/api/v1/namespaces?fieldManager=fieldscope-lesson";
-            create.contentType = "application/json";
-            create.body = core::toJsonText(ns);
-            auto r = sendAndWait(t, create, &stop);
-            if (!r)
-                return r.error();
-            if (isSuccess(r->status)) {
-                m_impl->madeNamespace = true;
-                break;
-            }
-            if (r->status != 409)
-                return errorFromResponse(*r, "create namespace " + m_ns);
-            HttpRequest get;
-            get.path = "/api/v1/namespaces/" + m_ns;
-            auto existing = sendAndWait(t, get, &stop);
-            if (!existing && existing.error().category == ErrorCategory::Cancelled)
-                return existing.error();
-            if (existing && isSuccess(existing->status)) {
-                const Json body = parsedBody(*existing);
-                // One being deleted is waited for (then the lesson makes its own). One someone
-                // else made is never adopted: the lesson would delete the objects it names there,
-                // and the whole namespace at the end.
-                if (core::stringAt(body, "/status/phase") != "Terminating") {
-                    if (!carriesLessonLabel(body))
-                        return Error::make(ErrorCategory::Config,
-                                           "namespace " + m_ns
-                                               + " exists and was not made by a lesson (it has no label "
-                                               + kManagedByLabel + "=" + kManagedByValue
-                                               + "); run the lesson in a namespace of its own (--namespace)");
-                    break;
-                }
-            }
-            if (Clock::now() > deadline)
-                return Error::make(ErrorCategory::Server, "namespace " + m_ns + " is still being deleted after 120 s");
-            if (!pauseUnlessStopped(stop, std::chrono::milliseconds(500)))
-                return cancelledError();
-        }
+        if (auto st = m_impl->ensureNamespace(m_ns); !st)
+            return st;
         for (const core::LessonTarget &object : m_lesson.objects()) {
             const ResourceInfo &r = m_impl->resource(object);
             auto d = sendAndWait(t, deleteRequest(r, m_ns, object.name, {}, PropagationPolicy::Background), &stop);

@@ -108,7 +108,8 @@ void addWho(HistoryRow &r, const core::AuditJoin &j)
     r.who = names.join(QCoreApplication::translate("ObjectHistoryModel", " or "));
     r.whoExact = j.match == core::AuditMatch::Exact;
     r.whoAmbiguous = j.match == core::AuditMatch::Ambiguous || j.match == core::AuditMatch::Contested;
-    if (j.match == core::AuditMatch::Contested)
+    r.whoContested = j.match == core::AuditMatch::Contested;
+    if (r.whoContested)
         r.who = QCoreApplication::translate("ObjectHistoryModel", "contested: %1").arg(r.who);
     const QString how =
         j.match == core::AuditMatch::Exact
@@ -297,7 +298,7 @@ QVariant ObjectHistoryModel::display(const HistoryRow &r, int column) const
     switch (column) {
     case ResourceVersionColumn: return qs(r.resourceVersion);
     case WhoColumn:
-        if (r.who.isEmpty() || r.refused || r.whoExact)
+        if (r.who.isEmpty() || r.refused || r.whoExact || r.whoContested)
             return r.who;
         return tr("%1 (probable)").arg(r.who);
     case EventColumn:

@@ -44,6 +44,7 @@ struct HistoryRow {
     QString whoDetail;
     bool whoExact = false;
     bool whoAmbiguous = false; // several requests fit, or several people claim it (contested): `who` lists them
+    bool whoContested = false; // audit events from different people each name this exact version
     // A write the server refused (409, 422, 403), between the versions by time: never a version.
     bool refused = false;
     int refusedCode = 0;

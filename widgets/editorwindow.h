@@ -34,7 +34,7 @@ namespace fieldscope::widgets {
 
 class ThreeWayView;
 
-using WriteMode = core::WriteMode; // which request a write sends: core/editsession.h
+using WriteMode = core::WriteMode; // which request a write sends: core/edit/editsession.h
 
 struct WriteRequest {
     WriteMode mode = WriteMode::Apply;

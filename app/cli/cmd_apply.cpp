@@ -397,6 +397,9 @@ int runApply(const QStringList &args)
                                                              : Settings::fieldManager().toStdString();
     if (manager.empty() || manager.size() > 128)
         return reportError(QStringLiteral("--manager must be 1 to 128 characters")) + 1;
+    // The settings' rule, which is the API server's: a name it would refuse fails every write.
+    if (const QString why = Settings::checkFieldManager(QString::fromStdString(manager)); !why.isEmpty())
+        return reportError(QStringLiteral("--manager: %1").arg(why)) + 1;
     auto manifest = readManifest(p.value(QStringLiteral("filename")));
     if (!manifest)
         return reportError(manifest.error());

@@ -212,6 +212,7 @@ void ClusterRecording::startAuditLog()
     options.clusterLabel = m_session.connection()->config.server;
     options.recordSecretValues = m_recordSecretValues;
     options.folderIsPrivate = true;
+    options.recorderName = recorderNameFor("window"); // its own position in the followed log
     // The follower opens the database only once the recorder has committed (it exists and is open
     // then): two connections creating the same database at once can fail the recorder's open.
     std::weak_ptr<core::HistoryRecorder> recorder = m_recorder;

@@ -1,5 +1,6 @@
 #include "app/services/recordaudit.h"
 
+#include "app/services/historysource.h"
 #include "core/base/boundary.h"
 #include "core/base/visibletext.h"
 
@@ -28,8 +29,8 @@ core::Result<std::unique_ptr<RecordAudit>> RecordAudit::open(const std::string &
         // following the same path read different files or at different paces, and one's
         // position would make the other skip events (rotated files included). Earlier versions
         // kept "log:PATH" for everyone; starting afresh re-reads, which stores nothing twice.
-        r->m_stateKey = "log:" + (options.recorderName.empty() ? std::string() : options.recorderName + "|")
-                      + (ec ? logPath : absolute);
+        const std::string name = options.recorderName.empty() ? recorderNameFor("audit") : options.recorderName;
+        r->m_stateKey = "log:" + name + "|" + (ec ? logPath : absolute);
         auto saved = (*store)->auditState(r->m_stateKey);
         if (!saved)
             return saved.error();

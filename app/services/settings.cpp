@@ -28,12 +28,11 @@ QString legacySecretValuesKey(const QString &context)
     return QStringLiteral("secrets/recordValues/") + QString::fromLatin1(context.toUtf8().toPercentEncoding());
 }
 
-// "deployments", "deployments.apps", "crontabs.stable.example.com": a plural resource name, with
-// its group when it has one (DNS-1123 labels, lower case).
+// A resource as `fieldscope record` and kubectl take it: "deployments", "deployments.apps",
+// "cm", "ConfigMap" (discovery resolves it); never spaces, quotes or shell syntax.
 bool isResourceName(const QString &name)
 {
-    static const QRegularExpression re(
-        QStringLiteral("^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?)*$"));
+    static const QRegularExpression re(QStringLiteral("^[A-Za-z0-9]([-A-Za-z0-9.]*[A-Za-z0-9])?$"));
     return name.size() <= 253 && re.match(name).hasMatch();
 }
 
@@ -49,6 +48,7 @@ const std::vector<SettingKey> &Settings::keys()
         {"background/resources", kDefaultBackgroundResources, "what the background recorder records"},
         {"favourites", "", "the resource kinds starred in the kinds list"},
         {"secrets/recordValuesForCluster/IDENTITY", "false", "record Secret values for one cluster"},
+        {"secrets/recordValues/CONTEXT", "false", "an earlier version's opt-in per context name"},
     };
     return all;
 }
@@ -74,13 +74,16 @@ QString Settings::setHistoryVersionsPerObject(int versions)
 
 QString Settings::checkFieldManager(const QString &name)
 {
-    // The API server's own rule (apimachinery ValidateFieldManager): at most 128 characters, all
-    // printable.
-    if (name.isEmpty() || name.size() > 128)
+    // The API server's own rule (apimachinery ValidateFieldManager): at most 128 bytes of UTF-8,
+    // every rune printable as Go's unicode.IsPrint says (no controls, format characters or spaces
+    // but the ASCII one).
+    if (name.isEmpty() || name.toUtf8().size() > 128)
         return QStringLiteral("A field manager name is 1 to 128 characters.");
-    for (const QChar c : name)
-        if (!c.isPrint())
+    for (const char32_t c : name.toUcs4()) {
+        const bool space = QChar::isSpace(c) && c != U' ';
+        if (!QChar::isPrint(c) || space)
             return QStringLiteral("A field manager name has no control or invisible characters.");
+    }
     return {};
 }
 
@@ -107,7 +110,7 @@ QString Settings::checkBackgroundResources(const QString &resources)
         return QStringLiteral("Name at least one resource (comma-separated: deployments,configmaps).");
     for (const QString &n : names)
         if (!isResourceName(n.trimmed()))
-            return QStringLiteral("\"%1\" is not a resource name (lower case, as `kubectl api-resources` lists them).")
+            return QStringLiteral("\"%1\" is not a resource name (as `kubectl api-resources` lists them).")
                 .arg(n.trimmed().left(64));
     return {};
 }

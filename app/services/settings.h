@@ -28,7 +28,8 @@ struct SettingKey {
 class Settings
 {
 public:
-    // Every key this class reads or writes, in the order docs/settings.md lists them.
+    // Every key this class reads or writes, in the order docs/settings.md lists them (the exec
+    // plugin decisions are SettingsConsentStore's, the views' layout the widgets').
     static const std::vector<SettingKey> &keys();
 
     // History: versions kept per object in a history file on this computer (a shared store's

@@ -115,12 +115,12 @@ Result<AuditEvent> decodeAuditEvent(const Json &event, std::string_view where, b
 // The same from its text, refused above kMaxAuditEventBytes or kMaxAuditEventDepth.
 Result<AuditEvent> decodeAuditEventText(std::string_view text, std::string_view where, bool inList = false);
 
-// What a decode call produced: the events, and the skipped entries counted and (the first
-// kMaxAuditProblems) described.
 // About what an event holds in memory (its strings and lists): what the webhook's queue and the
 // joiner's hold are bounded by, since an event's user agent, URI and groups may each be large.
 std::size_t auditEventBytes(const AuditEvent &e);
 
+// What a decode call produced: the events, and the skipped entries counted and (the first
+// kMaxAuditProblems) described.
 struct AuditDecodeResult {
     std::vector<AuditEvent> events;
     std::int64_t skipped = 0;  // junk: not JSON, not an Event, wrong types, too large or too deep

@@ -71,7 +71,7 @@ private:
     AuditJoiner m_joiner;
     AuditImportReport m_report;
     std::set<std::string> m_loaded; // AuditObjectKey::toString() of objects already offered
-    std::map<std::pair<std::string, std::string>, AuditJoin> m_joins; // uid + RV: the latest emission
+    std::map<std::pair<std::string, std::string>, AuditJoin> m_joins; // uid + RV, kept by keepJoinEmission
     std::vector<AuditAttempt> m_attempts;
     std::optional<RecordedScopes> m_scopes;
 };
@@ -110,6 +110,7 @@ private:
         AuditObjectKey key;
         std::int64_t lastEventMs = 0;
         std::map<std::string, Incarnation> byUid;
+        bool offered = false; // an offer of its versions succeeded once: until then every flush tries
     };
     Status offerNewVersions(Tracked &t, std::int64_t nowMs);
     void collect(AuditJoinOutput out);

@@ -322,7 +322,8 @@ void keepJoinEmission(std::map<std::pair<std::string, std::string>, AuditJoin> &
     }
     for (auto &claim : join.candidates)
         if (std::none_of(held.candidates.begin(), held.candidates.end(), [&claim](const AuditWho &w) {
-                return w.auditID == claim.auditID && w.stageTimestamp == claim.stageTimestamp;
+                return w.auditID == claim.auditID && w.stageTimestamp == claim.stageTimestamp
+                    && auditActingName(w) == auditActingName(claim);
             }))
             held.candidates.push_back(std::move(claim));
 }
@@ -535,7 +536,9 @@ AuditJoinOutput AuditJoiner::addEvents(const std::vector<AuditEvent> &events, st
     AuditJoinOutput out;
     State &s = *m_state;
     for (const AuditEvent &e : events) {
-        std::string id = e.auditID + '\x1f' + e.stage;
+        // The same event seen twice (a log and the webhook) has the same ID, stage and user; an
+        // event that reuses a real one's ID for another user is not it, and is not dropped.
+        std::string id = e.auditID + '\x1f' + e.stage + '\x1f' + e.user.username + '\x1f' + e.impersonatedUser.username;
         if (!s.seen.insert(id).second) {
             ++m_stats.duplicates;
             continue;

@@ -44,10 +44,10 @@ Status AuditLiveJoin::addEvents(const AuditDecodeResult &decoded, std::int64_t n
                 m_tracked.erase(oldest);
             }
             it = m_tracked.emplace(id, Tracked{*key, nowMs, {}}).first;
-            if (unread)
-                if (auto st = offerNewVersions(it->second, nowMs); !st)
-                    unread = st;
         }
+        if (!it->second.offered && unread)
+            if (auto st = offerNewVersions(it->second, nowMs); !st)
+                unread = st;
         it->second.lastEventMs = nowMs;
     }
     collect(m_joiner.addEvents(decoded.events, nowMs));
@@ -74,19 +74,23 @@ Status AuditLiveJoin::offerNewVersions(Tracked &t, std::int64_t nowMs)
         if (!infos)
             return infos.error();
         const bool fresh = t.byUid.find(o.ref.uid) == t.byUid.end();
-        Incarnation &inc = t.byUid[o.ref.uid];
         std::size_t start = 0;
         if (fresh) {
+            // Made only once its predecessor is read: a failed read leaves the incarnation fresh
+            // (a retry starts within the hold again, never at the object's first version).
+            Incarnation first;
             while (start < infos->size() && (*infos)[start].observedAtMs < nowMs - m_limits.holdMs)
                 ++start;
             if (start > 0) {
                 auto before = m_store.loadVersion(o.id, (*infos)[start - 1].seq);
                 if (!before)
                     return before.error();
-                inc.previous = std::move(*before);
-                inc.lastSeq = (*infos)[start - 1].seq;
+                first.previous = std::move(*before);
+                first.lastSeq = (*infos)[start - 1].seq;
             }
+            t.byUid.emplace(o.ref.uid, std::move(first));
         }
+        Incarnation &inc = t.byUid[o.ref.uid];
         for (std::size_t i = start; i < infos->size(); ++i) {
             const VersionInfo &info = (*infos)[i];
             if (info.seq <= inc.lastSeq)
@@ -105,6 +109,7 @@ Status AuditLiveJoin::offerNewVersions(Tracked &t, std::int64_t nowMs)
         }
     }
     collect(m_joiner.addVersions(batch, nowMs));
+    t.offered = true;
     return success();
 }
 
@@ -120,7 +125,9 @@ Result<AuditImportReport> AuditLiveJoin::flush(std::int64_t nowMs, const std::ma
             it = m_tracked.erase(it);
             continue;
         }
-        if (it->second.lastEventMs >= nowMs - kReofferMs)
+        // Recently named objects (their next versions may be arriving) and any whose first offer
+        // failed (the store could not be read then, however long ago).
+        if (!it->second.offered || it->second.lastEventMs >= nowMs - kReofferMs)
             if (auto st = offerNewVersions(it->second, nowMs); !st)
                 return st.error();
         ++it;

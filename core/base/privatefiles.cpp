@@ -76,19 +76,6 @@ Status ensurePrivateFile(const std::string &path)
     return success();
 }
 
-Result<int> openPrivateFileForWriting(const std::string &path)
-{
-    const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-    if (fd < 0)
-        return ioError("cannot write", path, errno);
-    if (::fchmod(fd, 0600) != 0) {
-        const int err = errno;
-        ::close(fd);
-        return ioError("cannot restrict", path, err);
-    }
-    return fd;
-}
-
 Status writePrivateFileDurably(const std::string &path, std::string_view bytes)
 {
     // A fresh name made with O_CREAT | O_EXCL (mkostemp): in a folder others can write (a shared

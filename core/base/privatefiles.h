@@ -26,8 +26,4 @@ Status ensurePrivateFile(const std::string &path);
 // saved: a crash at any moment leaves the old content or the new, never half.
 Status writePrivateFileDurably(const std::string &path, std::string_view bytes);
 
-// Opens `path` for writing (created 0600 or truncated and chmod'ed 0600); -1 and an error on
-// failure. The caller owns the descriptor.
-Result<int> openPrivateFileForWriting(const std::string &path);
-
 } // namespace fieldscope::core

@@ -356,6 +356,9 @@ public:
 
     Status use(const PostgresStoreInfo &store) override
     {
+        // Quoted into LISTEN, GRANT and policy statements: only a name Fieldscope makes.
+        if (!isStoreSchemaName(store.schema))
+            return Error::make(ErrorCategory::Parse, "history store: \"" + store.schema + "\" is not a store's schema");
         m_schema = store.schema;
         return exec("SET search_path TO " + quoteIdent(store.schema));
     }
@@ -467,24 +470,28 @@ public:
     // the store may not change policies, and the owner's stand.
     Status protectRedactionKey() override
     {
-        if (m_schema.empty())
+        if (m_schema.empty() || !isStoreSchemaName(m_schema))
             return success();
-        const std::string table = quoteIdent(m_schema) + ".store_info";
-        (void)exec("DO $$ BEGIN IF EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'fieldscope_read') THEN "
-                   "IF NOT EXISTS (SELECT 1 FROM pg_policies WHERE schemaname = '"
-                   + m_schema
-                   + "' AND tablename = 'store_info' AND policyname = 'fieldscope_readers_no_key') THEN "
-                     "EXECUTE 'CREATE POLICY fieldscope_all_rows ON "
-                   + table
-                   + " USING (true) WITH CHECK (true)'; "
-                     "EXECUTE 'CREATE POLICY fieldscope_readers_no_key ON "
-                   + table
-                   + " AS RESTRICTIVE FOR SELECT TO fieldscope_read USING (key <> ''redaction_key'')'; "
-                     "EXECUTE 'ALTER TABLE "
-                   + table
-                   + " ENABLE ROW LEVEL SECURITY'; "
-                     "END IF; END IF; EXCEPTION WHEN insufficient_privilege THEN NULL; END $$");
-        return success();
+        // Each policy is made when missing (a store may have one from an interrupted open);
+        // the schema is a name Fieldscope made (fieldscope_cN), passed through format('%I').
+        const std::string sql =
+            "DO $$ DECLARE s text := '" + m_schema
+            + "'; BEGIN "
+              "IF EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'fieldscope_read') THEN "
+              "IF NOT EXISTS (SELECT 1 FROM pg_policies WHERE schemaname = s AND tablename = 'store_info' "
+              "AND policyname = 'fieldscope_all_rows') THEN "
+              "EXECUTE format('CREATE POLICY fieldscope_all_rows ON %I.store_info USING (true) WITH CHECK (true)', s); "
+              "END IF; "
+              "IF NOT EXISTS (SELECT 1 FROM pg_policies WHERE schemaname = s AND tablename = 'store_info' "
+              "AND policyname = 'fieldscope_readers_no_key') THEN "
+              "EXECUTE format('CREATE POLICY fieldscope_readers_no_key ON %I.store_info AS RESTRICTIVE FOR SELECT "
+              "TO fieldscope_read USING (key <> %L)', s, 'redaction_key'); "
+              "END IF; "
+              "EXECUTE format('ALTER TABLE %I.store_info ENABLE ROW LEVEL SECURITY', s); "
+              "END IF; EXCEPTION WHEN insufficient_privilege THEN NULL; END $$";
+        // A recorder that does not own the store may not change policies (insufficient_privilege,
+        // caught: the owner's stand); anything else fails the open with its reason.
+        return exec(sql);
     }
 
     // Readers are whoever holds the role fieldscope_read (docs/team-history.md): they may read

@@ -153,6 +153,10 @@ Json historyWhoJson(const AuditJoin *join)
 {
     if (!join || join->candidates.empty() || join->match == AuditMatch::Ambiguous)
         return nullptr;
+    // Several people claim the version: nobody is named (a script reading who.user gets null);
+    // the claims are in whoCandidates.
+    if (join->match == AuditMatch::Contested)
+        return Json{{"match", auditMatchName(join->match)}};
     Json who = auditWhoJson(join->candidates.front());
     who["match"] = auditMatchName(join->match);
     return who;

@@ -40,9 +40,9 @@ struct HistoryListingOptions {
 // out), each with exactly: resourceVersion, eventType, observedAt (RFC 3339 UTC with ms),
 // managers (manager names of the writers), changedPaths (server syntax, noise-filtered), who
 // (the person from the audit join, auditWhoJson plus match "exact", "probable" or "contested";
-// null when no audit event joined or several fit), and whoCandidates only when several requests fit
-// or several people claim the version (contested: who is the first claim, never an answer; each
-// an auditWhoJson, with whoMore when more fitted than are listed). With options.attempts, refused writes are
+// null when no audit event joined or several fit; {match: "contested"} alone when several people
+// claim the version), and whoCandidates only when several requests fit or claim it (each an
+// auditWhoJson, with whoMore when more fitted than are listed). With options.attempts, refused writes are
 // entries with eventType "REFUSED", time, code, reason, message and who, placed by the time of
 // the request among the versions' observedAt. An unknown object is a NotFound error.
 Result<Json> historyJson(HistoryStore &store, const ObjectQuery &query, const HistoryListingOptions &options = {});

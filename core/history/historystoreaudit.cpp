@@ -103,7 +103,9 @@ Status HistoryStore::Impl::writeAuditJoin(const AuditJoin &j, std::int64_t &chan
     const std::size_t before = merged.candidates.size();
     for (const AuditWho &claim : j.candidates) {
         const auto same = [&claim](const AuditWho &w) {
-            return w.auditID == claim.auditID && w.stageTimestamp == claim.stageTimestamp;
+            // Its ID and time are the sender's to choose: the same event names the same person too.
+            return w.auditID == claim.auditID && w.stageTimestamp == claim.stageTimestamp
+                && auditActingName(w) == auditActingName(claim);
         };
         if (std::any_of(merged.candidates.begin(), merged.candidates.end(), same))
             continue;

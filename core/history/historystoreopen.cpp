@@ -12,6 +12,9 @@ using namespace historydb;
 
 namespace {
 
+// Schema v4: a version's who may be "contested" (audit events from different people claim it).
+// Nothing changes in the tables; the number does, so a v3 Fieldscope, whose writes replace any
+// join but an exact one, refuses the store instead of overwriting a contested version's claims.
 // Schema v3 (v2 + recorders: which recorder stored each version, and one version per uid and RV
 // enforced by the database). v2 added store_info: the Secret redaction key and the cluster
 // identity (a v1 Fieldscope must not write Secret values into a store that promises none). The
@@ -19,7 +22,7 @@ namespace {
 // them when a writer opens it, and a reader treats their absence as "nothing joined yet".
 // versions.id is the global recording order ("ord") shared with gaps.id, so a history listing
 // interleaves versions and gaps without comparing RVs (opaque strings, compared for equality only).
-constexpr int kSchemaVersion = 3;
+constexpr int kSchemaVersion = 4;
 constexpr const char *kSqliteSchema = R"sql(
 CREATE TABLE IF NOT EXISTS objects(
   id INTEGER PRIMARY KEY, uid TEXT NOT NULL UNIQUE,

@@ -2,6 +2,7 @@
 
 #include "core/base/jsonread.h"
 #include "core/lessons/lessonrequests.h"
+#include "core/objects/names.h"
 #include "core/yaml/yaml.h"
 
 #include <algorithm>
@@ -196,14 +197,6 @@ private:
     const YamlLineMap &m_lines;
     std::string m_file;
 };
-
-bool isDnsLabel(const std::string &s)
-{
-    if (s.empty() || s.size() > 63 || s.front() == '-' || s.back() == '-')
-        return false;
-    return std::all_of(s.begin(), s.end(),
-                       [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-'; });
-}
 
 void checkPointer(const std::string &pointer, const std::string &at)
 {

@@ -87,7 +87,8 @@ private Q_SLOTS:
             now = std::max(now, e.stageMicros / 1000 + 1000);
         QVERIFY(!live.addEvents(decoded, now));
         QVERIFY(execSql(db, "ALTER TABLE versions_away RENAME TO versions"));
-        auto report = live.flush(now + 1000, {}, true);
+        // A minute later: longer than the join re-reads recently named objects for (30 s).
+        auto report = live.flush(now + 60'000, {}, true);
         QVERIFY2(report, report ? "" : report.error().describe().c_str());
         QVERIFY(report->storedJoins > 0);
         const std::string uid = store->findObjects(appQuery()).value().front().ref.uid;

@@ -74,6 +74,12 @@ private Q_SLOTS:
         QVERIFY(!Settings::setFieldManager(QStringLiteral("a\tb")).isEmpty());
         QVERIFY(!Settings::setFieldManager(QString(129, u'x')).isEmpty());
         QVERIFY(!Settings::setFieldManager(QStringLiteral("   ")).isEmpty());
+        // The API server counts bytes of UTF-8 and refuses spaces other than ASCII's.
+        QVERIFY(!Settings::setFieldManager(QString(65, QChar(0x00e9))).isEmpty()); // 130 bytes
+        QVERIFY(Settings::setFieldManager(QString(64, QChar(0x00e9))).isEmpty());  // 128 bytes
+        QVERIFY(!Settings::setFieldManager(QStringLiteral("a") + QChar(0x00a0) + QStringLiteral("b")).isEmpty());
+        QVERIFY(!Settings::setFieldManager(QStringLiteral("a") + QChar(0x202e) + QStringLiteral("b")).isEmpty());
+        QVERIFY(Settings::setFieldManager(QStringLiteral(" ops ")).isEmpty());
         QCOMPARE(Settings::fieldManager(), QStringLiteral("ops"));
     }
 
@@ -85,6 +91,7 @@ private Q_SLOTS:
         QVERIFY(!Settings::setBackgroundResources(QStringLiteral(",")).isEmpty());
         QCOMPARE(Settings::backgroundResources(), QStringLiteral("configmaps,deployments.apps"));
         // Written by hand: the recorder records the defaults, never a word it cannot ask for.
+        QVERIFY(Settings::setBackgroundResources(QStringLiteral("cm,ConfigMap")).isEmpty()); // as record takes them
         QSettings().setValue(QStringLiteral("background/resources"), QStringLiteral("Config Maps"));
         QCOMPARE(Settings::backgroundResources(), QString::fromLatin1(Settings::kDefaultBackgroundResources));
     }

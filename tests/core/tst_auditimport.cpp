@@ -161,10 +161,10 @@ private Q_SLOTS:
         QCOMPARE(store->writeAudit({again}, {}).value().joins, std::int64_t(0));
         QCOMPARE(store->auditJoins(uid).value().at("227").match, AuditMatch::Exact);
 
+        // The forger copies the real event's ID and times (the sender chooses them): only the
+        // user differs. It is a claim of its own, not the same event again.
         AuditJoin forged = alices;
-        forged.candidates.front().auditID = "forged";
         forged.candidates.front().user.username = "mallory";
-        forged.candidates.front().stageTimestamp = "2000-01-01T00:00:00.000000Z"; // "first"
         QCOMPARE(store->writeAudit({forged}, {}).value().joins, std::int64_t(1));
         const AuditJoin contested = store->auditJoins(uid).value().at("227");
         QCOMPARE(contested.match, AuditMatch::Contested);
@@ -188,6 +188,7 @@ private Q_SLOTS:
         QCOMPARE((*v227)["whoCandidates"].size(), std::size_t(2));
         const std::string text = historyText(*store, appQuery()).value();
         QVERIFY2(text.find("by alice or mallory (contested)") != std::string::npos, text.c_str());
+        QVERIFY((*v227)["who"].value("user", Json()).is_null()); // nobody is named
         // Nobody is named as the last writer of a contested version's fields.
         const auto writers = managerWriters(*store, appQuery(), uid).value();
         for (const auto &[entry, name] : writers)

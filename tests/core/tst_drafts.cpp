@@ -166,7 +166,7 @@ private Q_SLOTS:
         QVERIFY(store.save({"ctx", "u", "t", "", "1", "a", 1}).ok());
         // The new text cannot be written: a file size limit stops the write (for root too; a
         // planted FILE.tmp no longer does, the temporary's name is a fresh one).
-        std::signal(SIGXFSZ, SIG_IGN);
+        const auto previousHandler = std::signal(SIGXFSZ, SIG_IGN);
         rlimit before{};
         QCOMPARE(::getrlimit(RLIMIT_FSIZE, &before), 0);
         rlimit tiny = before;
@@ -174,6 +174,7 @@ private Q_SLOTS:
         QCOMPARE(::setrlimit(RLIMIT_FSIZE, &tiny), 0);
         auto st = store.save({"ctx", "u", "t", "", "1", "b", 2});
         QCOMPARE(::setrlimit(RLIMIT_FSIZE, &before), 0);
+        std::signal(SIGXFSZ, previousHandler);
         QVERIFY(!st.ok());
         QCOMPARE(st.error().category, ErrorCategory::Io);
         QCOMPARE((*store.load("ctx", "u"))->text, std::string("a")); // the previous draft is intact

@@ -1,4 +1,4 @@
-// The object editor's decisions (core/editsession.h) without a window or a cluster: the body each
+// The object editor's decisions (core/edit/editsession.h) without a window or a cluster: the body each
 // write mode sends, what a refusal leads to, the SSA conflict rows (from a recorded 409), the
 // failed tests of a JSON Patch, the per-field resolutions and the buffer they lead to, the merge
 // of a stale edit onto the current object, rebase, and what a write changed.

@@ -146,7 +146,7 @@ private Q_SLOTS:
         for (auto mode : {HistoryStore::OpenMode::ReadOnly, HistoryStore::OpenMode::ReadWrite}) {
             auto s = HistoryStore::open(url, mode, forCluster("sha256:aaa"));
             QVERIFY(!s);
-            QVERIFY2(s.error().message.find("newer Fieldscope (schema 7; this Fieldscope knows schemas up to 3)")
+            QVERIFY2(s.error().message.find("newer Fieldscope (schema 7; this Fieldscope knows schemas up to 4)")
                          != std::string::npos,
                      s.error().message.c_str());
         }
@@ -225,7 +225,7 @@ private Q_SLOTS:
         const auto backend = (*reader)->backend().value();
         QCOMPARE(backend.kind, std::string("PostgreSQL"));
         QCOMPARE(backend.user, std::string("viewer"));
-        QCOMPARE(backend.schemaVersion, 3);
+        QCOMPARE(backend.schemaVersion, 4);
         QVERIFY(!backend.mayWrite);
         // Everything but the Secret redaction key: with it a reader could test guesses of Secret
         // values offline against the stored hashes (it used to be readable).

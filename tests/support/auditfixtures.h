@@ -62,7 +62,6 @@ inline void recordSampleWatch(HistoryStore &store, const std::string &policy)
         qFatal("cannot record the sample watch");
 }
 
-// Who acted: the impersonated identity after the authenticated one.
 // The sample's main object: configmaps team/app.
 inline ObjectQuery appQuery()
 {
@@ -73,6 +72,7 @@ inline ObjectQuery appQuery()
     return q;
 }
 
+// Who acted: the impersonated identity after the authenticated one.
 inline std::string acting(const AuditWho &w)
 {
     return w.hasImpersonatedUser ? w.user.username + " as " + w.impersonatedUser.username : w.user.username;
