@@ -127,9 +127,11 @@ Result<AuditImportReport> AuditLiveJoin::flush(std::int64_t nowMs, const std::ma
         }
         // Recently named objects (their next versions may be arriving) and any whose first offer
         // failed (the store could not be read then, however long ago).
+        // One object whose versions cannot be read (a stored version that does not decode) must
+        // not keep every other object's joins from being stored: it is named and tried again.
         if (!it->second.offered || it->second.lastEventMs >= nowMs - kReofferMs)
-            if (auto st = offerNewVersions(it->second, nowMs); !st)
-                return st.error();
+            if (auto st = offerNewVersions(it->second, nowMs); !st && m_report.problems.size() < kMaxAuditProblems)
+                m_report.problems.push_back(it->second.key.toString() + ": " + st.error().describe());
         ++it;
     }
     const AuditJoinStats before = m_joiner.stats();

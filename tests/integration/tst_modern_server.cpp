@@ -648,8 +648,10 @@ private Q_SLOTS:
                                       QStringLiteral("--db"),    db,
                                       QStringLiteral("-o"),      QStringLiteral("json")};
         ProcessResult h;
+        // The recorder catches up on the whole log first (every earlier test's events, in a loaded
+        // run): up to 90 s.
         QTRY_VERIFY_WITH_TIMEOUT((h = runFieldscope(historyArgs), h.exitCode == 0 && h.out.contains("\"user\"")),
-                                 30000);
+                                 90000);
         recorder.terminate();
         QVERIFY(recorder.waitForFinished(60000));
         QCOMPARE(recorder.exitCode(), 0);
