@@ -302,6 +302,7 @@ struct LessonRunner::Impl {
         std::vector<std::vector<LessonCall>> perClient(std::size_t(q.clients));
         std::latch start(q.clients + 1);
         std::vector<std::thread> threads;
+        threads.reserve(std::size_t(q.clients));
         for (int i = 0; i < q.clients; ++i) {
             threads.emplace_back([&, i] {
                 start.arrive_and_wait();

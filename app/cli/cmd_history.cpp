@@ -296,7 +296,7 @@ core::Status checkWebhookClients(const QCommandLineParser &p, kube::WebhookServe
         if (!n.trimmed().isEmpty())
             server.clientNames.push_back(n.trimmed().toStdString());
     if (server.clientNames.empty())
-        server.clientNames.push_back(kSandboxAuditClientName);
+        server.clientNames.emplace_back(kSandboxAuditClientName);
     return core::success();
 }
 

@@ -8,11 +8,11 @@
 namespace fieldscope::app {
 namespace {
 
-const QString kVersionsKey = QStringLiteral("history/versionsPerObject");
-const QString kFieldManagerKey = QStringLiteral("writes/fieldManager");
-const QString kBackgroundKey = QStringLiteral("background/resources");
-const QString kSharedUrlKey = QStringLiteral("history/sharedUrl");
-const QString kFavouritesKey = QStringLiteral("favourites");
+constexpr QLatin1String kVersionsKey("history/versionsPerObject");
+constexpr QLatin1String kFieldManagerKey("writes/fieldManager");
+constexpr QLatin1String kBackgroundKey("background/resources");
+constexpr QLatin1String kSharedUrlKey("history/sharedUrl");
+constexpr QLatin1String kFavouritesKey("favourites");
 constexpr int kMaxFavourites = 1000; // a hand-edited file cannot make the kinds list slow
 
 // Identities are "sha256:HEX"; percent-encoded all the same so nothing makes a settings group.

@@ -45,7 +45,7 @@ class TestRecordAudit : public QObject
 
     std::string recordedDb(const char *name)
     {
-        const std::string path = m_dir.filePath(QString::fromLatin1(name)).toStdString();
+        std::string path = m_dir.filePath(QString::fromLatin1(name)).toStdString();
         auto store = HistoryStore::open(path).value();
         recordSampleWatch(*store, "rr");
         return path;
