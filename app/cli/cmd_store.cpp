@@ -5,6 +5,7 @@
 #include "core/base/jsonread.h"
 #include "core/base/visibletext.h"
 #include "core/history/historycopy.h"
+#include "core/history/historydb.h"
 
 #include <QCommandLineParser>
 #include <QFileInfo>
@@ -36,9 +37,12 @@ core::Json copyJson(const core::CopyReport &r)
 core::Result<std::string> copyTargetIdentity(const std::string &fromIdentity, const std::string &named,
                                              const std::string &to)
 {
-    const auto hash = to.find('#');
-    const std::string fragment = core::isSharedHistoryLocation(to) && hash != std::string::npos ? to.substr(hash + 1)
-                                                                                                : "";
+    // The store's own reading of TO's '#' (the last one, never one inside a password); a
+    // selector that is a schema name names no cluster.
+    std::string fragment = core::isSharedHistoryLocation(to) ? core::historydb::parsePostgresLocation(to).selector
+                                                             : std::string();
+    if (fragment.rfind("sha256:", 0) != 0)
+        fragment.clear();
     if (!named.empty() && !fragment.empty() && named != fragment)
         return core::Error::make(core::ErrorCategory::Config,
                                  "--cluster-identity and TO's #IDENTITY name two clusters");

@@ -41,12 +41,11 @@ bool isResourceName(const QString &name)
 const std::vector<SettingKey> &Settings::keys()
 {
     static const std::vector<SettingKey> all{
-        {"history/versionsPerObject", "1000",
-         "versions kept per object in a history file on this computer (2 to 100000)"},
-        {"history/sharedUrl", "", "the team's PostgreSQL URL; empty: histories on this computer"},
-        {"writes/fieldManager", kDefaultFieldManager, "the fieldManager name the window and `apply` write with"},
-        {"background/resources", kDefaultBackgroundResources, "what the background recorder records"},
-        {"favourites", "", "the resource kinds starred in the kinds list"},
+        {kVersionsKey.data(), "1000", "versions kept per object in a history file on this computer (2 to 100000)"},
+        {kSharedUrlKey.data(), "", "the team's PostgreSQL URL; empty: histories on this computer"},
+        {kFieldManagerKey.data(), kDefaultFieldManager, "the fieldManager name the window and `apply` write with"},
+        {kBackgroundKey.data(), kDefaultBackgroundResources, "what the background recorder records"},
+        {kFavouritesKey.data(), "", "the resource kinds starred in the kinds list"},
         {"secrets/recordValuesForCluster/IDENTITY", "false", "record Secret values for one cluster"},
         {"secrets/recordValues/CONTEXT", "false", "an earlier version's opt-in per context name"},
     };
