@@ -236,12 +236,15 @@ void ObjectWrites::askSetIfUnchanged(const QString &uid, const QString &pointer,
     dialog->open();
 }
 
+int ObjectWrites::writableRow(const QString &uid) const
+{
+    return uid.isEmpty() || !m_table.watcher() || !m_session.client() ? -1 : m_table.rows().rowOf(uid.toStdString());
+}
+
 void ObjectWrites::setIfUnchanged(const QString &uid, const QString &pointer, const core::Json &expected,
                                   const core::Json &value)
 {
-    const int row = uid.isEmpty() || !m_table.watcher() || !m_session.client()
-                      ? -1
-                      : m_table.rows().rowOf(uid.toStdString());
+    const int row = writableRow(uid);
     if (row < 0)
         return;
     const kube::ResourceInfo info = m_table.watcher()->scope().resource;
@@ -273,9 +276,7 @@ void ObjectWrites::setIfUnchanged(const QString &uid, const QString &pointer, co
 // of the same name) and resourceVersion (never a version the user has not seen).
 void ObjectWrites::deleteObject(const QString &uid, bool ask)
 {
-    const int row = uid.isEmpty() || !m_table.watcher() || !m_session.client()
-                      ? -1
-                      : m_table.rows().rowOf(uid.toStdString());
+    const int row = writableRow(uid);
     if (row < 0)
         return;
     const kube::ResourceInfo info = m_table.watcher()->scope().resource;

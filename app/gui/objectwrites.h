@@ -64,6 +64,8 @@ Q_SIGNALS:
     void setIfUnchangedFinished(bool written, const QString &message);
 
 private:
+    // The table's row of `uid` when a write to it can be sent now (connected, watching); -1 else.
+    int writableRow(const QString &uid) const;
     void parseNewObjects(const QPointer<widgets::NewObjectWindow> &window, const QString &yaml, bool dryRun);
     void createObjects(const QPointer<widgets::NewObjectWindow> &window,
                        const core::Result<core::ManifestObjects> &parsed, bool dryRun);
