@@ -5,6 +5,7 @@
 #include "core/base/visibletext.h"
 
 #include <QDateTime>
+#include <QLoggingCategory>
 
 #include <cstdio>
 #include <filesystem>
@@ -12,6 +13,9 @@
 #include <map>
 
 namespace fieldscope::app {
+
+// The window's follower is quiet (its failures reach the banner); the log says why as well.
+Q_LOGGING_CATEGORY(lcRecordAudit, "fieldscope.app.audit", QtInfoMsg)
 
 core::Result<std::unique_ptr<RecordAudit>> RecordAudit::open(const std::string &db,
                                                              const core::HistoryOpenOptions &options,
@@ -92,6 +96,8 @@ void RecordAudit::fail(const std::string &message)
     if (!m_failing) {
         if (!m_quiet)
             std::fprintf(stderr, "fieldscope: audit: %s\n", message.c_str());
+        else
+            qCWarning(lcRecordAudit, "%s", core::visibleEscapes(message).c_str());
         Q_EMIT failing(QString::fromStdString(message));
     }
     m_failing = true;
@@ -139,8 +145,12 @@ void RecordAudit::step(bool final)
     if (report->storedJoins > 0 || report->storedAttempts > 0)
         Q_EMIT stored();
     for (const auto &p : report->problems)
-        if (!m_quiet && m_problemsShown++ < 20)
-            std::fprintf(stderr, "fieldscope: audit: skipped %s\n", core::visibleEscapes(p).c_str());
+        if (m_problemsShown++ < 20) {
+            if (m_quiet)
+                qCInfo(lcRecordAudit, "skipped %s", core::visibleEscapes(p).c_str());
+            else
+                std::fprintf(stderr, "fieldscope: audit: skipped %s\n", core::visibleEscapes(p).c_str());
+        }
     m_total.events += report->events;
     m_total.skipped += report->skipped;
     m_total.exact += report->exact;
