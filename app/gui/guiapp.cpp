@@ -11,6 +11,7 @@
 #include "app/services/historysource.h"
 #include "app/services/sandbox.h"
 #include "app/services/terminationsignals.h"
+#include "app/services/threadreaper.h"
 #include "app/services/versioninfo.h"
 #include "app/services/windowoptions.h"
 #include "core/base/privatefiles.h"
@@ -275,6 +276,11 @@ int runGui(int &argc, char **argv)
     struct FinishRecorders {
         ~FinishRecorders() { core::HistoryRecorder::waitForReleased(); }
     } finishRecorders;
+    // Work a closed tab left running (a history load, an audit step inside the database) gets a few
+    // seconds more after the windows are gone; the process then ends without it.
+    struct FinishOrphans {
+        ~FinishOrphans() { finishOrphans(QDeadlineTimer(3000)); }
+    } orphansGiven;
     setApplicationIdentity();
     securePrivateLocations();
 

@@ -24,12 +24,17 @@ struct KindObjects {
 };
 
 // The last recorded state of every object, grouped by resource kind.
-core::Status collectObjects(core::HistoryStore &store, std::map<QString, KindObjects> &byKind)
+core::Status collectObjects(core::HistoryStore &store, std::map<QString, KindObjects> &byKind,
+                            const std::atomic<bool> *abandoned)
 {
     auto objects = store.allObjects();
     if (!objects)
         return objects.error();
     for (const auto &o : *objects) {
+        // Queries per object: a tab closed meanwhile must not keep a pool thread (and, at exit,
+        // the process) on a large store.
+        if (abandoned && *abandoned)
+            return core::Error::make(core::ErrorCategory::Io, "the history file was closed while it was read");
         auto versions = store.versions(o.id);
         if (!versions)
             return versions.error();
@@ -62,7 +67,7 @@ core::Status collectObjects(core::HistoryStore &store, std::map<QString, KindObj
 
 } // namespace
 
-OpenedHistory openHistoryFile(const QString &file, const QString &scratchDir)
+OpenedHistory openHistoryFile(const QString &file, const QString &scratchDir, const std::atomic<bool> *abandoned)
 {
     OpenedHistory out;
     const bool isExport = file.endsWith(QLatin1String(".jsonl"));
@@ -80,7 +85,7 @@ OpenedHistory openHistoryFile(const QString &file, const QString &scratchDir)
             return out;
         }
     std::map<QString, KindObjects> byKind;
-    if (auto st = collectObjects(**store, byKind); !st) {
+    if (auto st = collectObjects(**store, byKind, abandoned); !st) {
         out.error = QString::fromStdString(st.error().describe());
         return out;
     }
@@ -125,9 +130,9 @@ HistoryFileController::~HistoryFileController()
         m_view->detailPane()->setHistoryModel(nullptr);
         m_view->setObjectModel(nullptr, {}, false, {});
     }
-    // takeResult() leaves the future invalid, and waiting on that never returns.
-    if (m_opening.isRunning())
-        m_opening.waitForFinished();
+    // Never waits for the read: it owns the scratch folder and its flag, and its result goes
+    // with m_opening.
+    *m_abandoned = true;
 }
 
 void HistoryFileController::open(const QString &file)
@@ -139,8 +144,10 @@ void HistoryFileController::open(const QString &file)
                       ? QString::fromStdString(core::displayHistoryLocation(file.toStdString())).section(u'?', 0, 0)
                       : file;
     m_view->setConnecting(tr("Reading %1…").arg(shared ? m_displayName : QFileInfo(file).fileName()));
-    m_opening.setFuture(QtConcurrent::run([file, scratch = m_scratch.path()] {
-        return openHistoryFile(file, scratch);
+    m_opening.setFuture(QtConcurrent::run([file, scratch = m_scratch, abandoned = m_abandoned, probe = m_openProbe] {
+        if (probe)
+            probe();
+        return openHistoryFile(file, scratch->path(), abandoned.get());
     }));
 }
 

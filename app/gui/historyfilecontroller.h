@@ -3,7 +3,8 @@
 // or a JSON Lines export: docs/history-format.md) without a cluster: the recorded resource kinds,
 // a table of the recorded objects (their last recorded state; deleted ones struck through), and the detail pane with
 // Summary, YAML, Ownership and History working as they do live. The file is read (and an export imported into a scratch
-// database) on a worker thread. Lives on the GUI thread.
+// database) on a worker thread, which owns what it uses: closing the tab while it reads returns at
+// once, and the read gives up at its next object. Lives on the GUI thread.
 #include "app/services/historysource.h"
 #include "models/objecthistorymodel.h"
 #include "models/objecttablemodel.h"
@@ -14,6 +15,8 @@
 #include <QPointer>
 #include <QTemporaryDir>
 
+#include <atomic>
+#include <functional>
 #include <map>
 #include <memory>
 
@@ -33,7 +36,9 @@ struct OpenedHistory {
 };
 
 // Reads FILE (a .jsonl export is imported into scratchDir/import.db). Blocking: worker thread.
-OpenedHistory openHistoryFile(const QString &file, const QString &scratchDir);
+// Gives up (with an error) between two objects once `abandoned` is set.
+OpenedHistory openHistoryFile(const QString &file, const QString &scratchDir,
+                              const std::atomic<bool> *abandoned = nullptr);
 
 class HistoryFileController : public QObject
 {
@@ -52,6 +57,8 @@ public:
     models::ObjectHistoryModel *historyModel() { return &m_historyModel; }
     HistorySource *historySource() { return &m_historySource; }
     QString currentResource() const { return m_shown; }
+    // Tests: runs on the worker thread before the file is read.
+    void setOpenProbe(std::function<void()> probe) { m_openProbe = std::move(probe); }
 
 Q_SIGNALS:
     void loaded(); // the file is read and the chosen resource's objects are in the table
@@ -64,8 +71,11 @@ private:
 
     QPointer<widgets::ClusterView> m_view;
     QString m_file;
-    QString m_displayName;   // m_file as shown to people (no password, no query)
-    QTemporaryDir m_scratch; // the imported copy of an export lives as long as the window
+    QString m_displayName; // m_file as shown to people (no password, no query)
+    // The imported copy of an export lives as long as the window, or the read still filling it.
+    std::shared_ptr<QTemporaryDir> m_scratch = std::make_shared<QTemporaryDir>();
+    std::shared_ptr<std::atomic<bool>> m_abandoned = std::make_shared<std::atomic<bool>>(false);
+    std::function<void()> m_openProbe;
     OpenedHistory m_opened;
     models::ResourceKindsModel m_kinds;
     models::ObjectTableModel m_model;

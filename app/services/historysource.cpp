@@ -1,6 +1,7 @@
 #include "app/services/historysource.h"
 
 #include "app/services/settings.h"
+#include "app/services/threadreaper.h"
 #include "core/base/boundary.h"
 
 #include <QCryptographicHash>
@@ -124,9 +125,10 @@ std::vector<std::string> legacyHistoryDatabasesFor(const QString &contextName)
                 .toStdString()};
 }
 
-HistorySource::HistorySource(models::ObjectHistoryModel *model, QObject *parent) : QObject(parent), m_model(model)
+HistorySource::HistorySource(models::ObjectHistoryModel *model, QObject *parent)
+    : QObject(parent), m_model(model), m_pool(new QThreadPool)
 {
-    m_pool.setMaxThreadCount(1);
+    m_pool->setMaxThreadCount(1);
     m_coalesce.setSingleShot(true);
     m_coalesce.setInterval(250); // a burst of commits becomes one reload
     connect(&m_coalesce, &QTimer::timeout, this, &HistorySource::load);
@@ -135,20 +137,89 @@ HistorySource::HistorySource(models::ObjectHistoryModel *model, QObject *parent)
 // Shared with the listener thread, which outlives its source when a database is slow to answer:
 // it posts only while `stop` is false, under the mutex stopListening() takes to set it.
 struct HistorySource::Listener {
+    HistorySource *source;
     std::mutex mutex;
     bool stop = false;
+
     bool stopped() // the thread's check between waits; unlocked reads would race with stop
     {
         std::lock_guard lock(mutex);
         return stop;
     }
+    // Runs `f` on the GUI thread unless the source let go of this listener.
+    template<class F>
+    void post(F f)
+    {
+        std::lock_guard lock(mutex);
+        if (!stop)
+            QMetaObject::invokeMethod(source, std::move(f), Qt::QueuedConnection);
+    }
+    // setProblem() says each distinct problem once, however often an attempt repeats it.
+    void problem(const std::string &why)
+    {
+        post([s = source, why = QString::fromStdString(why)] { s->setProblem(why); });
+    }
+    void sleepFor(int ms)
+    {
+        for (int t = 0; t < ms && !stopped(); t += 100)
+            std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    void run(const std::string &location, const std::function<core::Status()> &probe);
+    std::int64_t follow(core::HistoryStore &store, const std::function<core::Status()> &probe);
 };
+
+// The listener thread: one connection after another, each attempt after the backoff's wait.
+void HistorySource::Listener::run(const std::string &location, const std::function<core::Status()> &probe)
+{
+    ReconnectBackoff backoff;
+    while (!stopped()) {
+        auto store = core::HistoryStore::open(location, core::HistoryStore::OpenMode::ReadOnly);
+        if (!store) // no store of this cluster yet is no outage: the first recorder makes it
+            problem(store.error().category == core::ErrorCategory::NotFound ? "" : store.error().describe());
+        else
+            backoff.listenedFor(follow(**store, probe));
+        if (!stopped())
+            sleepFor(backoff.failed());
+    }
+}
+
+// Follows one open store's commits until its connection breaks or the source lets go; returns
+// how long it listened (0: the LISTEN itself failed).
+std::int64_t HistorySource::Listener::follow(core::HistoryStore &store, const std::function<core::Status()> &probe)
+{
+    // LISTEN before the reload that covers what was not announced to us. A server that refuses it
+    // (a hot standby: "cannot execute LISTEN during recovery") refuses it again at once: the
+    // caller waits as for a server that is away, never reconnecting in a loop.
+    core::Result<std::string> listening = std::string();
+    if (const core::Status refused = probe ? probe() : core::success(); !refused)
+        listening = refused.error();
+    else
+        listening = store.waitForChange(0);
+    if (!listening) {
+        problem("cannot follow the team's commits: " + listening.error().describe());
+        return 0;
+    }
+    problem("");
+    if (!listening->empty())
+        post([s = source] { s->reload(); });
+    const auto since = std::chrono::steady_clock::now();
+    while (!stopped()) {
+        auto heard = store.waitForChange(250);
+        if (!heard) {
+            problem(heard.error().describe());
+            break;
+        }
+        if (!heard->empty())
+            post([s = source] { s->reload(); });
+    }
+    return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - since).count();
+}
 
 HistorySource::~HistorySource()
 {
     ++m_generation;
     stopListening();
-    m_pool.waitForDone();
+    reapWhenDone(std::exchange(m_pool, nullptr));
 }
 
 // Never waits for the thread (it may be inside a 10 s connect): after this returns it posts
@@ -180,51 +251,23 @@ void HistorySource::startListening()
     if (!isSharedHistoryLocation(m_path))
         return;
     m_listener = std::make_shared<Listener>();
-    std::thread([this, l = m_listener, location = m_path.toStdString()] {
-        // Runs `post` on the GUI thread unless the source let go of this listener.
-        auto post = [this, &l](auto f) {
-            std::lock_guard lock(l->mutex);
-            if (!l->stop)
-                QMetaObject::invokeMethod(this, std::move(f), Qt::QueuedConnection);
-        };
-        auto sleepFor = [&l](int ms) {
-            for (int t = 0; t < ms && !l->stopped(); t += 100)
-                std::this_thread::sleep_for(std::chrono::milliseconds(100));
-        };
-        auto problem = [&](const std::string &why) {
-            post([this, why = QString::fromStdString(why)] { setProblem(why); });
-        };
-        int backoffMs = 500;
-        while (!l->stopped()) {
-            auto store = core::HistoryStore::open(location, core::HistoryStore::OpenMode::ReadOnly);
-            if (!store) {
-                // No store of this cluster yet is no outage: the first recorder makes it.
-                problem(store.error().category == core::ErrorCategory::NotFound ? "" : store.error().describe());
-                sleepFor(backoffMs);
-                backoffMs = std::min(backoffMs * 2, 30'000);
-                continue;
-            }
-            // LISTEN before the reload that covers what was not announced to us.
-            auto listening = (*store)->waitForChange(0);
-            if (!listening) {
-                problem(listening.error().describe());
-                continue;
-            }
-            backoffMs = 500;
-            problem("");
-            if (!listening->empty())
-                post([this] { reload(); });
-            while (!l->stopped()) {
-                auto heard = (*store)->waitForChange(250);
-                if (!heard) {
-                    problem(heard.error().describe());
-                    break;
-                }
-                if (!heard->empty())
-                    post([this] { reload(); });
-            }
-        }
+    m_listener->source = this;
+    std::thread([l = m_listener, location = m_path.toStdString(), probe = m_listenProbe] {
+        l->run(location, probe);
     }).detach();
+}
+
+int ReconnectBackoff::failed()
+{
+    const int wait = m_nextMs;
+    m_nextMs = std::min(m_nextMs * 2, kMaxMs);
+    return wait;
+}
+
+void ReconnectBackoff::listenedFor(std::int64_t ms)
+{
+    if (ms >= kHealthyMs)
+        m_nextMs = kInitialMs;
 }
 
 void HistorySource::show(const core::ObjectQuery &query, const QString &uid)
@@ -317,7 +360,7 @@ void HistorySource::load()
         if (std::exchange(m_again, false))
             load();
     });
-    w->setFuture(QtConcurrent::run(&m_pool, [path = m_path.toStdString(), q = m_query, probe = m_loadProbe] {
+    w->setFuture(QtConcurrent::run(m_pool, [path = m_path.toStdString(), q = m_query, probe = m_loadProbe] {
         if (probe)
             probe();
         return loadRows(path, q);

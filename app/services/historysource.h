@@ -4,7 +4,8 @@
 // all incarnations of the object there streaming through their versions (two decoded at a time),
 // and hands the finished rows (no objects: models/historyversions.h reads those) to the model; a load a
 // newer request superseded is dropped. Commits that touch the shown object reload it, coalesced,
-// one load at a time. Lives on the GUI thread.
+// one load at a time. Lives on the GUI thread; its destructor never waits for the database: a
+// load in flight owns what it reads and ends on its own (app/services/threadreaper.h).
 #include "core/history/historystore.h"
 #include "kube/kubeconfig.h"
 #include "models/objecthistorymodel.h"
@@ -39,6 +40,9 @@ public:
     // Tests: runs on the worker thread before each load, where a huge answer or a damaged file
     // would throw (tests/app/tst_historysource.cpp).
     void setLoadProbe(std::function<void()> probe) { m_loadProbe = std::move(probe); }
+    // Tests: runs on the listener thread instead of its LISTEN once the store is open (set before
+    // setDatabase()); an error stands for a LISTEN the server refused.
+    void setListenProbe(std::function<core::Status()> probe) { m_listenProbe = std::move(probe); }
 
 Q_SIGNALS:
     void loaded(); // the model shows the requested object's recorded history
@@ -49,7 +53,8 @@ Q_SIGNALS:
 private:
     void load();
     // A shared (PostgreSQL) store announces every recorder's commits: a listener thread hears
-    // them (LISTEN/NOTIFY, no polling) and reloads what is shown; it reconnects with backoff.
+    // them (LISTEN/NOTIFY, no polling) and reloads what is shown; it reconnects with backoff
+    // (ReconnectBackoff), whether the connection, the store or the LISTEN failed.
     struct Listener;
     void startListening();
     void stopListening();
@@ -63,12 +68,30 @@ private:
     core::ObjectQuery m_query;
     QString m_key;
     std::set<std::string> m_uids; // incarnations the model shows (and the selected one)
-    QThreadPool m_pool;
+    QThreadPool *m_pool;          // one load at a time; handed to the reaper when this is destroyed
     QTimer m_coalesce;
     int m_generation = 0;
     bool m_loading = false;
     bool m_again = false;
     std::function<void()> m_loadProbe;
+    std::function<core::Status()> m_listenProbe;
+};
+
+// How long the shared store's listener waits before its next attempt: doubling from 0.5 s to 30 s
+// whatever failed (no server, no store, a LISTEN refused: a hot standby refuses it for as long as it
+// is one), back to 0.5 s only after a LISTEN held for 2 minutes, so a connection that breaks right
+// after its LISTEN backs off like one that never listens (client-go's reflector does the same).
+class ReconnectBackoff
+{
+public:
+    static constexpr int kInitialMs = 500, kMaxMs = 30'000, kHealthyMs = 120'000;
+    // An attempt failed: how long to wait before the next one.
+    int failed();
+    // The last connection listened this long before it broke.
+    void listenedFor(std::int64_t ms);
+
+private:
+    int m_nextMs = kInitialMs;
 };
 
 // Who a history store belongs to: a cluster, not a context name. "sha256:" and the

@@ -239,9 +239,11 @@ public:
         return exec("LOCK TABLE meta IN EXCLUSIVE MODE");
     }
 
+    // A new index on a large store's versions may take minutes: the one statement that may run
+    // past statement_timeout, once per store and version; waiting for locks stays bounded.
     Status beginSchemaChange() override
     {
-        if (auto st = exec("BEGIN"); !st)
+        if (auto st = exec("BEGIN; SET LOCAL statement_timeout TO 0"); !st)
             return st;
         return exec(kSetupLock);
     }
@@ -682,8 +684,14 @@ Result<std::unique_ptr<PostgresConnection>> connectPostgres(const std::string &u
     auto c = std::make_unique<PgConnection>(pg);
     // Hex bytea whatever the database's default (escape output would read as empty blobs); a lock
     // held elsewhere (a DBA's open transaction) fails the batch after 30 s, to be retried, rather
-    // than hanging the writer.
-    if (auto st = c->exec("SET client_min_messages TO warning; SET bytea_output TO 'hex'; SET lock_timeout TO '30s'");
+    // than hanging the writer. No statement of ours runs long (reads are per object or paged,
+    // writes per batch), so one past 60 s is a server in trouble: it fails, and the thread that
+    // waited (a load, an audit step, the last work of a closed tab) ends instead of holding on.
+    // A transaction left idle 60 s (a client stopped in a debugger, its network gone without a
+    // reset) is ended by the server, with the meta lock that would stop every other recorder.
+    // The keepalives above find a dead connection in about a minute.
+    if (auto st = c->exec("SET client_min_messages TO warning; SET bytea_output TO 'hex'; SET lock_timeout TO '30s';"
+                          " SET statement_timeout TO '60s'; SET idle_in_transaction_session_timeout TO '60s'");
         !st)
         return st.error();
     return std::unique_ptr<PostgresConnection>(std::move(c));

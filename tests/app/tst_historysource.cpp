@@ -1,7 +1,11 @@
 // The History tab's loader (app/services/historysource.cpp) when its worker throws: a huge answer
 // (std::bad_alloc) or a library's exception on a damaged file must show as the tab's message,
 // never reach the GUI thread as an exception, and leave the source ready for the next load.
+// Closing its tab never waits for the database, and a shared store that refuses LISTEN is
+// retried with backoff.
 #include "app/services/historysource.h"
+#include "app/services/threadreaper.h"
+#include "blockedwork.h"
 #include "core/base/json.h"
 #include "core/history/historystore.h"
 #include "models/objecthistorymodel.h"
@@ -13,6 +17,8 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <atomic>
+#include <memory>
 #include <new>
 #include <stdexcept>
 
@@ -148,6 +154,71 @@ private Q_SLOTS:
                     ->write({{scope, {{core::HistoryEventType::Modified, version(14), 1'784'000'000'014}}, {}, {}, {}}})
                     .ok());
         QTRY_COMPARE_WITH_TIMEOUT(model.rowCount(), 5, 10000);
+    }
+
+    // Closing a cluster's tab destroys its source: that returns while the load is still inside
+    // the database (here: blocked in the probe until after the destructor), and the load's
+    // thread is deleted once the load has ended.
+    void closingATabWhileItsHistoryLoadIsBlockedReturnsAtOnce()
+    {
+        models::ObjectHistoryModel model;
+        testsupport::BlockedWork work;
+        auto source = std::make_unique<app::HistorySource>(&model);
+        source->setDatabase(m_db);
+        source->setLoadProbe(work.probe());
+        source->show(m_query, QStringLiteral("u1"));
+        QVERIFY(work.waitUntilEntered());
+        source.reset();
+        QVERIFY2(!work.releasedByWatchdog(), "the destructor waited for the blocked load");
+        QCOMPARE(app::orphanCount(), 1);
+        work.release();
+        QTRY_COMPARE_WITH_TIMEOUT(app::orphanCount(), 0, 10000);
+    }
+
+    void reconnectWaitsDoubleToThirtySecondsAndStartOverOnlyAfterALongListen()
+    {
+        app::ReconnectBackoff b;
+        for (int expected : {500, 1000, 2000, 4000, 8000, 16000, 30000, 30000})
+            QCOMPARE(b.failed(), expected);
+        b.listenedFor(5000); // a LISTEN that broke after 5 s: the server is still in trouble
+        QCOMPARE(b.failed(), 30000);
+        b.listenedFor(app::ReconnectBackoff::kHealthyMs);
+        QCOMPARE(b.failed(), 500);
+        QCOMPARE(b.failed(), 1000);
+    }
+
+    // A hot standby refuses LISTEN ("cannot execute LISTEN during recovery") every time, although
+    // the store opens. The fixture's server is no standby and no role or setting makes a primary
+    // refuse LISTEN (default_transaction_read_only allows it), so the refusal comes from the
+    // listener's probe; the connection before it is real. What this checks: the attempts back
+    // off (0.5 s, 1 s, 2 s, ...) instead of reconnecting in a loop, and the window is told once.
+    void aListenTheServerRefusesBacksOffAndIsSaidOnce()
+    {
+        if (testpostgres::folder().isEmpty())
+            QSKIP("needs the postgres fixture (ctest starts it)");
+        const std::string url = testpostgres::freshDatabase(QStringLiteral("listen-refused"));
+        core::HistoryOpenOptions options;
+        options.clusterIdentity = "sha256:standby";
+        options.recorderName = "night-shift";
+        QVERIFY(core::HistoryStore::open(url, core::HistoryStore::OpenMode::ReadWrite, options).ok());
+        models::ObjectHistoryModel model;
+        app::HistorySource source(&model);
+        QSignalSpy availability(&source, &app::HistorySource::availabilityChanged);
+        auto attempts = std::make_shared<std::atomic<int>>(0); // the listener thread may outlive this test
+        source.setListenProbe([attempts] {
+            ++*attempts;
+            return core::Status(core::Error::make(core::ErrorCategory::Server,
+                                                  "ERROR:  cannot execute LISTEN during recovery"));
+        });
+        source.setDatabase(QString::fromStdString(url + "#sha256:standby"));
+        QTRY_COMPARE_WITH_TIMEOUT(availability.size(), 1, 10000);
+        QVERIFY2(availability.front().front().toString().contains(QLatin1String("cannot execute LISTEN")),
+                 qPrintable(availability.front().front().toString()));
+        // Attempts start 0.5 s, then 1 s, then 2 s apart: at most 3 in the first 2.5 s, however
+        // fast the machine (a loop makes one per connection: dozens).
+        QTest::qWait(2500);
+        QVERIFY2(*attempts <= 3, qPrintable(QString::number(*attempts)));
+        QCOMPARE(availability.size(), 1);
     }
 };
 

@@ -1,6 +1,7 @@
 // A team's history on a real PostgreSQL (the `postgres` ctest fixture): what only a shared store
 // has. The behaviour both stores share runs against both in tst_historystore(_postgres).
 #include "core/history/historycopy.h"
+#include "core/history/historydb.h"
 #include "core/history/historyexport.h"
 #include "core/history/historywriter.h"
 #include "testpostgres.h"
@@ -150,6 +151,27 @@ private Q_SLOTS:
                          != std::string::npos,
                      s.error().message.c_str());
         }
+    }
+
+    // Every connection to a shared store (connectPostgres() makes them all: stores, probes,
+    // listeners) bounds what it may wait for, so that no thread (a closed tab's last load, an
+    // audit step) waits on the database without end; only a schema change may run long.
+    void everyConnectionBoundsItsStatementsLocksAndIdleTransactions()
+    {
+        const std::string url = testpostgres::freshDatabase(QStringLiteral("timeouts"));
+        auto c = historydb::connectPostgres(url);
+        QVERIFY2(c.ok(), c ? "" : c.error().message.c_str());
+        auto show = [&](const char *setting) {
+            historydb::Query q((*c)->prepare(std::string("SELECT current_setting('") + setting + "')"));
+            return q.step() == historydb::kRow ? q.text(0) : "error: " + (*c)->lastMessage();
+        };
+        QCOMPARE(show("statement_timeout"), std::string("1min"));
+        QCOMPARE(show("idle_in_transaction_session_timeout"), std::string("1min"));
+        QCOMPARE(show("lock_timeout"), std::string("30s"));
+        QVERIFY((*c)->beginSchemaChange().ok());
+        QCOMPARE(show("statement_timeout"), std::string("0"));
+        QVERIFY((*c)->exec("ROLLBACK").ok());
+        QCOMPARE(show("statement_timeout"), std::string("1min"));
     }
 
     void aWrongPasswordAnUnreachableServerAndAPasswordInTheUrlEachSayWhatIsWrong()

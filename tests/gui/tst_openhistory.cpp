@@ -2,6 +2,7 @@
 // window without a cluster. No server here: the file is written with the history store itself.
 #include "app/gui/historyfilecontroller.h"
 #include "app/gui/screenshot.h"
+#include "blockedwork.h"
 #include "core/history/historyexport.h"
 #include "core/history/historystore.h"
 #include "guitesting.h"
@@ -24,6 +25,9 @@
 #include <QTemporaryDir>
 #include <QTest>
 #include <QTextBrowser>
+#include <QThreadPool>
+
+#include <memory>
 
 using namespace fieldscope;
 using core::Json;
@@ -211,6 +215,23 @@ private Q_SLOTS:
         QTRY_COMPARE_WITH_TIMEOUT(failed.size(), 1, 10000);
         QVERIFY(failed.first().first().toString().contains(QLatin1String("bad.jsonl")));
         QCOMPARE(c.model()->rowCount(), 0);
+    }
+
+    // Closing the tab while the file is still being read (a shared store makes queries per
+    // object) returns at once: the read, blocked here until after the destructor, owns its
+    // scratch folder and gives up at its next object.
+    void closingTheTabWhileTheFileIsStillReadReturnsAtOnce()
+    {
+        testsupport::BlockedWork work;
+        widgets::ClusterView view;
+        auto c = std::make_unique<app::HistoryFileController>(&view);
+        c->setOpenProbe(work.probe());
+        c->open(m_export);
+        QVERIFY(work.waitUntilEntered());
+        c.reset();
+        QVERIFY2(!work.releasedByWatchdog(), "the destructor waited for the blocked read");
+        work.release();
+        QVERIFY(QThreadPool::globalInstance()->waitForDone(20000));
     }
 };
 
