@@ -103,7 +103,8 @@ void addRecordOptions(QCommandLineParser &p)
         {QStringLiteral("store"),
          QStringLiteral(
              "Record into the window's own store for this cluster, as fieldscope-record@.service does: RESOURCES "
-             "default to Settings' background list, all namespaces unless -n, Settings' retention applies, and "
+             "default to Settings' background list, all namespaces unless -n, Settings' retention applies (to a "
+             "file: a team store keeps its own, `store retention`), and "
              "the window shows that background recording is on.")});
     p.addOption(
         {QStringLiteral("include-secret-values"),

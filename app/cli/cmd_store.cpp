@@ -1,5 +1,5 @@
 // fieldscope store copy FROM TO: history moved between stores (a laptop's SQLite file into the
-// team's PostgreSQL store and back), docs/team-history.md.
+// team's PostgreSQL store and back), docs/team-history.md. `store retention` is cmd_storeretention.cpp.
 #include "app/cli/commands.h"
 #include "app/services/historysource.h"
 #include "core/base/jsonread.h"
@@ -148,14 +148,24 @@ int runStore(const QStringList &args)
     const QString verb = args.value(1);
     if (verb == QLatin1String("copy"))
         return runStoreCopy(QStringList{args.value(0) + QStringLiteral(" copy")} + args.mid(2));
+    if (verb == QLatin1String("retention"))
+        return runStoreRetention(QStringList{args.value(0) + QStringLiteral(" retention")} + args.mid(2));
+    // The option lines are what `fieldscope completion` offers after `store`.
     if (verb == QLatin1String("-h") || verb == QLatin1String("--help") || verb.isEmpty()) {
-        std::fputs("usage: fieldscope store copy FROM TO [-o text|json]\n"
-                   "  Copies a history between stores: history files and postgresql:// team stores "
-                   "(docs/team-history.md).\n",
+        std::fputs("usage: fieldscope store copy FROM TO [--cluster-identity IDENTITY] [-o text|json]\n"
+                   "       fieldscope store retention URL [--versions N] [--days D] [--bytes B] [-o text|json]\n"
+                   "  copy: copies a history between stores: history files and postgresql:// team stores.\n"
+                   "  retention: prints a team store's retention and its last prunings; with options, its owner\n"
+                   "  sets it (every recorder of the store applies it; docs/team-history.md).\n"
+                   "  --cluster-identity IDENTITY   copy: the cluster TO belongs to\n"
+                   "  --versions N                  retention: versions kept per object (0: no limit)\n"
+                   "  --days D                      retention: days a version is kept (0: no limit)\n"
+                   "  --bytes B                     retention: stored bytes the store keeps (0: no limit)\n"
+                   "  -o, --output FORMAT           text or json\n",
                    verb.isEmpty() ? stderr : stdout);
         return verb.isEmpty() ? 2 : 0;
     }
-    std::fprintf(stderr, "fieldscope: unknown store command \"%s\": try fieldscope store copy\n",
+    std::fprintf(stderr, "fieldscope: unknown store command \"%s\": try fieldscope store copy or store retention\n",
                  core::visibleEscapes(verb.toStdString()).c_str());
     return 2;
 }

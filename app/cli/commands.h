@@ -12,6 +12,7 @@ int runHistory(const QStringList &args);
 int runExport(const QStringList &args);
 int runAudit(const QStringList &args);
 int runStore(const QStringList &args);
+int runStoreRetention(const QStringList &args); // `store retention`, dispatched by runStore
 int runBlame(const QStringList &args);
 int runConflicts(const QStringList &args);
 int runConsent(const QStringList &args);

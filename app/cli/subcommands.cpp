@@ -18,7 +18,7 @@ const SubcommandInfo *subcommands()
         {"history", "the versions of an object and who made each change", &runHistory, false},
         {"export", "write recorded history as JSON Lines, to read without a cluster", &runExport, false},
         {"audit", "who made each recorded version: import the API server's audit log", &runAudit, false},
-        {"store", "copy history between stores (a file, a team's PostgreSQL)", &runStore, false},
+        {"store", "copy history between stores; a team store's retention and prunings", &runStore, false},
         {"lesson", "teaching lessons: list them, check a lesson file, run one headless", &runLesson, true},
         {"consent", "list or forget the remembered answers about exec credential plugins", &runConsent, false},
         {"completion", "print a bash or zsh completion script", &runCompletion, false},

@@ -5,6 +5,7 @@
 #include "app/gui/tablefeed.h"
 #include "app/services/auditlogthread.h"
 #include "app/services/settings.h"
+#include "app/services/windowrecorder.h"
 #include "core/base/boundary.h"
 #include "widgets/clusterview.h"
 #include "widgets/consentdialog.h"
@@ -90,17 +91,10 @@ bool ClusterRecording::updateHistoryLocation()
 // stamped with the cluster's identity; the recorder opens it on its own writer thread.
 core::HistoryRecorder::Options ClusterRecording::recorderOptions(const std::string &identity) const
 {
-    core::HistoryRecorder::Options ro;
-    ro.path = m_historyDatabase.toStdString();
-    ro.open.clusterIdentity = identity;
-    ro.open.clusterLabel = m_session.connection()->config.server;
-    ro.open.recordSecretValues = m_recordSecretValues;
-    ro.open.folderIsPrivate = true;
-    ro.open.recorderName = recorderNameFor("window");
-    ro.browseReadOnlyStore = true; // a teammate whose role may only read still browses
-    if (!isSharedHistoryLocation(m_historyDatabase))
-        ro.adoptFrom = legacyHistoryDatabasesFor(m_session.contextName());
-    ro.retention.maxVersionsPerObject = m_historyVersionsPerObject;
+    core::HistoryRecorder::Options ro = windowRecorderOptions({m_historyDatabase.toStdString(), identity,
+                                                               m_session.connection()->config.server,
+                                                               m_session.contextName(), m_recordSecretValues,
+                                                               m_historyVersionsPerObject});
     // m_recordPool's thread waits out a list's burst; what waits there shares its bytes with the
     // table, so the queue of copies can stay small (bench_window: 150,000 Pods, RSS).
     ro.maxWaitForRoomMs = kRecordWaitForRoomMs;

@@ -93,6 +93,9 @@ bool isSharedHistoryLocation(std::string_view location);
 Status checkSharedHistoryLocation(std::string_view location);
 // The location with any password replaced by "***", for messages.
 std::string displayHistoryLocation(std::string_view location);
+// "" when a store's policy may take these limits, else why not: versions per object 0 (no limit) or
+// 2 and more, days 0 or 1 to 36500, bytes 0 or 1 MiB and more.
+std::string checkRetentionChange(const RetentionChange &change);
 
 class HistoryStore
 {
@@ -129,6 +132,31 @@ public:
     // Prunes to the policy (own transaction). Always keeps the latest version of a live object;
     // the first kept version of an object is rewritten as a snapshot so it stays decodable.
     Status applyRetention(const RetentionPolicy &policy, std::int64_t nowMs);
+
+    // --- a shared store's own retention (docs/team-history.md) ---------------------------------
+    // A file's retention is the user's (Settings); these answer ErrorCategory::Config for a file.
+    // The policy the store's owner set (the defaults while none is set, and in a store older than
+    // the policy).
+    Result<StoreRetention> storeRetention();
+    // Prunes to the store's policy, read inside the pruning's transaction, so a change by the owner
+    // applies from the next round on. Skipped while another recorder prunes this store or pruned
+    // it less than minIntervalMs ago (recorders of one store take turns instead of each pruning).
+    // Every pruning that removed versions is recorded (prunings()).
+    Status applyStoreRetention(std::int64_t nowMs, std::int64_t minIntervalMs);
+    // Who owns the store (the role owning its tables) and whether this connection's role does.
+    struct Ownership {
+        std::string owner;
+        std::string user;
+        bool isOwner = false;
+    };
+    Result<Ownership> ownership();
+    // Sets the policy's given limits (ReadWrite). Only the owner role may (ErrorCategory::Forbidden
+    // naming it; the database's row policy refuses anyone else as well); invalid limits are
+    // ErrorCategory::Invalid (checkRetentionChange).
+    Status setStoreRetention(const RetentionChange &change, std::int64_t nowMs);
+    // The last prunings, newest first (the store keeps kKeptPrunings).
+    static constexpr int kKeptPrunings = 100;
+    Result<std::vector<PruningRecord>> prunings(int limit);
 
     // --- reading --------------------------------------------------------------------------------
     Result<std::vector<HistoryObject>> findObjects(const ObjectQuery &query);

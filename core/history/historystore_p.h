@@ -127,6 +127,16 @@ struct HistoryStore::Impl {
 
     Status pruneAudit(std::int64_t cutoffMs);
     std::int64_t retentionChangesMark = 0; // conn->totalChanges() when retention began
+    std::int64_t prunedVersions = 0;       // removed by the retention pass under way
+    // One retention pass inside the caller's write transaction; rollBackRetention on failure.
+    Status pruneInTransaction(const RetentionPolicy &policy, std::int64_t nowMs);
+    Error rollBackRetention(const Error &e);
+
+    // historystorepolicy.cpp: a shared store's own retention and its record of prunings.
+    std::string recorderName; // as registered ("" = unnamed)
+    Status createStorePolicyTables();
+    Result<StoreRetention> readStoreRetention();
+    Status recordPruning(std::int64_t versions, std::int64_t bytes, std::int64_t nowMs);
 
     // historystoreaudit.cpp
     Result<bool> hasAuditTables();

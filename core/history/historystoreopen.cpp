@@ -12,6 +12,10 @@ using namespace historydb;
 
 namespace {
 
+// Schema v5: a shared store keeps its own retention policy (set by its owner) and a record of
+// prunings (historystorepolicy.cpp). The number changes so that a v4 Fieldscope, which prunes a
+// shared store with its user's Settings, refuses it instead of shrinking the team's history; a
+// file gains no table (its retention stays the user's).
 // Schema v4: a version's who may be "contested" (audit events from different people claim it).
 // Nothing changes in the tables; the number does, so a v3 Fieldscope, whose writes replace any
 // join but an exact one, refuses the store instead of overwriting a contested version's claims.
@@ -22,7 +26,7 @@ namespace {
 // them when a writer opens it, and a reader treats their absence as "nothing joined yet".
 // versions.id is the global recording order ("ord") shared with gaps.id, so a history listing
 // interleaves versions and gaps without comparing RVs (opaque strings, compared for equality only).
-constexpr int kSchemaVersion = 4;
+constexpr int kSchemaVersion = 5;
 constexpr const char *kSqliteSchema = R"sql(
 CREATE TABLE IF NOT EXISTS objects(
   id INTEGER PRIMARY KEY, uid TEXT NOT NULL UNIQUE,
@@ -219,6 +223,9 @@ Status HistoryStore::Impl::createOrMigrate(const HistoryOpenOptions &options)
     if (!upToDate)
         if (auto st = exec(postgres ? kPostgresSchema : kSqliteSchema); !st)
             return fail(st);
+    if (postgres && !upToDate)
+        if (auto st = createStorePolicyTables(); !st)
+            return fail(st);
     // Only on a new store: an ALTER TABLE takes the table's strongest lock.
     if (postgres && *current == 0)
         if (auto st = exec("ALTER TABLE versions ALTER COLUMN data SET STORAGE EXTERNAL"); !st)
@@ -260,6 +267,7 @@ Status HistoryStore::Impl::createOrMigrate(const HistoryOpenOptions &options)
 
 Status HistoryStore::Impl::registerRecorder(const std::string &name)
 {
+    recorderName = name;
     if (name.empty())
         return success();
     Query add = q("INSERT INTO recorders(name) VALUES(?1) ON CONFLICT(name) DO NOTHING");

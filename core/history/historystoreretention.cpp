@@ -57,6 +57,7 @@ Status HistoryStore::Impl::pruneBefore(std::int64_t objectId, std::int64_t first
     cnt.step();
     const std::int64_t n = cnt.i64(0);
     totalBytes -= cnt.i64(1);
+    prunedVersions += n;
     cnt.reset();
     Query del = q("DELETE FROM versions WHERE object_id = ? AND seq < ?");
     del.bind(1, objectId).bind(2, firstKeptSeq);
@@ -134,37 +135,51 @@ Status HistoryStore::Impl::pruneOldest(std::int64_t cutoffMs, std::int64_t maxTo
     }
 }
 
+Error HistoryStore::Impl::rollBackRetention(const Error &e)
+{
+    (void)exec("ROLLBACK");
+    dropHeads();
+    (void)loadCounters();
+    dataVersion = -1;
+    return e;
+}
+
+Status HistoryStore::Impl::pruneInTransaction(const RetentionPolicy &policy, std::int64_t nowMs)
+{
+    retentionChangesMark = conn->totalChanges();
+    prunedVersions = 0;
+    const std::int64_t bytesBefore = totalBytes;
+    if (policy.maxVersionsPerObject > 0)
+        if (auto st = pruneByCount(policy.maxVersionsPerObject); !st)
+            return st;
+    const std::int64_t cutoff = policy.maxAgeMs > 0 ? nowMs - policy.maxAgeMs : INT64_MIN;
+    if (auto st = pruneOldest(cutoff, policy.maxTotalBytes); !st)
+        return st;
+    if (auto st = pruneAudit(cutoff); !st)
+        return st;
+    // Other writers' cached heads may name what was pruned: they drop them all on seeing this.
+    if (conn->totalChanges() != retentionChangesMark) {
+        Query n = q("INSERT INTO meta(key, value) VALUES('prunes', 1) "
+                    "ON CONFLICT(key) DO UPDATE SET value = meta.value + 1");
+        if (n.step() != kDone)
+            return error("prunes");
+        n.reset();
+        prunesSeen = -2; // ours: the next sync reads the new count and drops nothing else
+    }
+    // A team's store says who shrank it, whoever's policy it was.
+    if (prunedVersions > 0 && conn->dialect() == Dialect::Postgres)
+        return recordPruning(prunedVersions, bytesBefore - totalBytes, nowMs);
+    return success();
+}
+
 Status HistoryStore::applyRetention(const RetentionPolicy &policy, std::int64_t nowMs)
 {
     if (auto st = m_d->beginWrite(); !st)
         return st;
-    auto fail = [&](const Error &e) -> Status {
-        (void)m_d->exec("ROLLBACK");
-        m_d->dropHeads();
-        (void)m_d->loadCounters();
-        m_d->dataVersion = -1;
-        return e;
-    };
-    m_d->retentionChangesMark = m_d->conn->totalChanges();
-    if (policy.maxVersionsPerObject > 0)
-        if (auto st = m_d->pruneByCount(policy.maxVersionsPerObject); !st)
-            return fail(st.error());
-    const std::int64_t cutoff = policy.maxAgeMs > 0 ? nowMs - policy.maxAgeMs : INT64_MIN;
-    if (auto st = m_d->pruneOldest(cutoff, policy.maxTotalBytes); !st)
-        return fail(st.error());
-    if (auto st = m_d->pruneAudit(cutoff); !st)
-        return fail(st.error());
-    // Other writers' cached heads may name what was pruned: they drop them all on seeing this.
-    if (m_d->conn->totalChanges() != m_d->retentionChangesMark) {
-        Query n = m_d->q("INSERT INTO meta(key, value) VALUES('prunes', 1) "
-                         "ON CONFLICT(key) DO UPDATE SET value = meta.value + 1");
-        if (n.step() != kDone)
-            return fail(m_d->error("prunes"));
-        n.reset();
-        m_d->prunesSeen = -2; // ours: the next sync reads the new count and drops nothing else
-    }
+    if (auto st = m_d->pruneInTransaction(policy, nowMs); !st)
+        return m_d->rollBackRetention(st.error());
     if (auto st = m_d->commitWrite(); !st)
-        return fail(st.error());
+        return m_d->rollBackRetention(st.error());
     return success();
 }
 

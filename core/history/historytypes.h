@@ -6,6 +6,7 @@
 #include <QMetaType>
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -97,6 +98,30 @@ struct RetentionPolicy {
     std::int64_t maxVersionsPerObject = 1000;
     std::int64_t maxTotalBytes = 512ll << 20; // stored (compressed) payload bytes
     std::int64_t maxAgeMs = 30ll * 24 * 3600 * 1000;
+};
+
+// A shared store's own retention: set by its owner (`fieldscope store retention`), read by every
+// recorder, so no teammate's Settings decide what the team's history keeps.
+struct StoreRetention {
+    RetentionPolicy policy; // the defaults above until the owner sets one
+    bool set = false;
+    std::string setBy; // the database role that set it
+    std::int64_t setAtMs = 0;
+};
+
+// What `store retention --versions/--days/--bytes` changes; the others stay as they are.
+struct RetentionChange {
+    std::optional<std::int64_t> maxVersionsPerObject;
+    std::optional<std::int64_t> maxAgeMs;
+    std::optional<std::int64_t> maxTotalBytes;
+};
+
+// One pruning of a shared store, kept in the store (the last ones only).
+struct PruningRecord {
+    std::string recorder; // the recorder's name (its database role when it has none)
+    std::int64_t atMs = 0;
+    std::int64_t versions = 0; // versions removed
+    std::int64_t bytes = 0;    // stored bytes freed (net of the snapshots rewritten)
 };
 
 // What one committed transaction contained; reported after COMMIT returned (crash test relies on it).

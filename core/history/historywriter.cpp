@@ -439,7 +439,11 @@ void HistoryRecorder::writeWork(Writer &w, Work work)
         finishWork(work.lastSerial, work.bytes, result);
     if (w.store && now - w.lastRetention >= m_options.retentionIntervalMs) {
         w.lastRetention = now;
-        if (auto st = w.store->applyRetention(m_options.retention, now); !st)
+        const bool shared = w.store->isShared();
+        const Status st = !shared                    ? w.store->applyRetention(m_options.retention, now)
+                        : m_options.pruneSharedStore ? w.store->applyStoreRetention(now, m_options.retentionIntervalMs)
+                                                     : success();
+        if (!st)
             qCWarning(lcHistory) << "history retention failed:" << st.error().describe().c_str();
     }
 }

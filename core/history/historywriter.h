@@ -40,7 +40,13 @@ public:
         // exist yet, the first of these that exists and belongs to no other cluster is renamed to
         // `path` (with its -wal/-shm) on the writer thread, then stamped with the identity.
         std::vector<std::string> adoptFrom;
+        // A file's retention (its user's Settings). A shared store keeps what its owner set
+        // (`fieldscope store retention`): the recorder prunes it to that policy, read again every
+        // round, and never to this one.
         RetentionPolicy retention;
+        // Off: this recorder never prunes a shared store (the window: a teammate's open window
+        // must not shrink the team's history; the store's recorders keep it to its policy).
+        bool pruneSharedStore = true;
         std::int64_t retentionIntervalMs = 10'000;
         // Above this many queued bytes, new events are dropped and recorded as a gap: an
         // honest hole beats unbounded memory when the disk cannot keep up.

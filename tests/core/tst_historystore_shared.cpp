@@ -147,7 +147,7 @@ private Q_SLOTS:
         for (auto mode : {HistoryStore::OpenMode::ReadOnly, HistoryStore::OpenMode::ReadWrite}) {
             auto s = HistoryStore::open(url, mode, forCluster("sha256:aaa"));
             QVERIFY(!s);
-            QVERIFY2(s.error().message.find("newer Fieldscope (schema 7; this Fieldscope knows schemas up to 4)")
+            QVERIFY2(s.error().message.find("newer Fieldscope (schema 7; this Fieldscope knows schemas up to 5)")
                          != std::string::npos,
                      s.error().message.c_str());
         }
@@ -247,7 +247,7 @@ private Q_SLOTS:
         const auto backend = (*reader)->backend().value();
         QCOMPARE(backend.kind, std::string("PostgreSQL"));
         QCOMPARE(backend.user, std::string("viewer"));
-        QCOMPARE(backend.schemaVersion, 4);
+        QCOMPARE(backend.schemaVersion, 5);
         QVERIFY(!backend.mayWrite);
         // Everything but the Secret redaction key: with it a reader could test guesses of Secret
         // values offline against the stored hashes (it used to be readable).
