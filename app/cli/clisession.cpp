@@ -60,6 +60,19 @@ int reportError(const QString &message)
     return 1;
 }
 
+void printUnreadable(const core::UnreadableVersions &skipped, const char *verb)
+{
+    if (skipped.count == 0)
+        return;
+    std::fprintf(stderr, "fieldscope: %lld versions not %s: their stored rows cannot be read\n",
+                 static_cast<long long>(skipped.count), verb);
+    for (const auto &n : skipped.named)
+        std::fprintf(stderr, "fieldscope:   %s\n", core::visibleEscapes(n.substr(0, 400)).c_str());
+    if (skipped.count > std::int64_t(skipped.named.size()))
+        std::fprintf(stderr, "fieldscope:   ... and %lld more\n",
+                     static_cast<long long>(skipped.count - std::int64_t(skipped.named.size())));
+}
+
 namespace {
 std::atomic<bool> g_terminate{false};
 extern "C" void onTerminationSignal(int)

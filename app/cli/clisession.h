@@ -1,6 +1,7 @@
 #pragma once
 // What every cluster-facing subcommand shares: --context/--kubeconfig, connecting, discovery and
 // resolving a user-typed resource name. Command-line only (runs its own event loop).
+#include "core/history/historyexport.h"
 #include "kube/apiclient.h"
 #include "kube/connection.h"
 #include "kube/discovery.h"
@@ -77,6 +78,8 @@ bool parseOrHelp(QCommandLineParser &parser, const QStringList &args, int *rc);
 // Prints "fieldscope: <category> (HTTP n Reason): message" to stderr; returns the exit code.
 int reportError(const core::Error &e);
 int reportError(const QString &message);
+// "fieldscope: N versions not <verb>: their stored rows cannot be read" and the first few, escaped.
+void printUnreadable(const core::UnreadableVersions &skipped, const char *verb);
 // Makes SIGINT/SIGTERM end the event loop normally (exit code 0), so commands flush what they
 // hold instead of dying mid-write. Call after the QCoreApplication exists.
 void quitOnTerminationSignals();

@@ -589,11 +589,13 @@ int runExport(const QStringList &args)
     q.name = target.section(QLatin1Char('/'), 1).toStdString();
     q.namespace_ = p.value(QStringLiteral("namespace")).toStdString();
     q.allNamespaces = !p.isSet(QStringLiteral("namespace"));
-    auto n = core::exportJsonLines(**store, q, p.value(QStringLiteral("to")).toStdString());
+    core::UnreadableVersions skipped;
+    auto n = core::exportJsonLines(**store, q, p.value(QStringLiteral("to")).toStdString(), &skipped);
     if (!n)
         return reportError(n.error());
     std::fprintf(stderr, "fieldscope: wrote %lld versions to %s\n", static_cast<long long>(*n),
                  qUtf8Printable(p.value(QStringLiteral("to"))));
+    printUnreadable(skipped, "exported");
     return 0;
 }
 

@@ -1,5 +1,6 @@
 // fieldscope store copy FROM TO: history moved between stores (a laptop's SQLite file into the
 // team's PostgreSQL store and back), docs/team-history.md. `store retention` is cmd_storeretention.cpp.
+#include "app/cli/clisession.h"
 #include "app/cli/commands.h"
 #include "app/services/historysource.h"
 #include "core/base/jsonread.h"
@@ -29,7 +30,9 @@ core::Json copyJson(const core::CopyReport &r)
                       {"gaps", r.gaps},
                       {"joins", r.joins},
                       {"attempts", r.attempts},
-                      {"adoptedRedactionKey", r.adoptedRedactionKey}};
+                      {"adoptedRedactionKey", r.adoptedRedactionKey},
+                      {"unreadable", r.unreadable.count},
+                      {"unreadableVersions", r.unreadable.named}};
 }
 
 // The identity TO must carry: FROM's, or the one the user named (--cluster-identity, or TO's
@@ -138,6 +141,7 @@ int runStoreCopy(const QStringList &args)
     if (report->adoptedRedactionKey)
         std::fputs("fieldscope: the new store took the source's Secret hash key: hashed values stay comparable\n",
                    stderr);
+    printUnreadable(report->unreadable, "copied");
     return 0;
 }
 

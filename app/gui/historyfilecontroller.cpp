@@ -2,6 +2,7 @@
 
 #include "core/base/boundary.h"
 #include "core/base/jsonread.h"
+#include "core/base/visibletext.h"
 #include "core/history/historyexport.h"
 #include "core/history/historystore.h"
 #include "kube/listdecoder.h"
@@ -23,8 +24,9 @@ struct KindObjects {
     std::map<std::string, std::string> deletedAt; // uid -> resourceVersion of its deletion
 };
 
-// The last recorded state of every object, grouped by resource kind.
-core::Status collectObjects(core::HistoryStore &store, std::map<QString, KindObjects> &byKind,
+// The last recorded state of every object, grouped by resource kind. An object whose last stored
+// row cannot be read (someone else wrote it) is left out and named in `unreadable`: the others open.
+core::Status collectObjects(core::HistoryStore &store, std::map<QString, KindObjects> &byKind, QStringList &unreadable,
                             const std::atomic<bool> *abandoned)
 {
     auto objects = store.allObjects();
@@ -35,14 +37,20 @@ core::Status collectObjects(core::HistoryStore &store, std::map<QString, KindObj
         // the process) on a large store.
         if (abandoned && *abandoned)
             return core::Error::make(core::ErrorCategory::Io, "the history file was closed while it was read");
-        auto versions = store.versions(o.id);
-        if (!versions)
-            return versions.error();
-        if (versions->empty())
+        auto newest = store.lastVersion(o.id);
+        if (!newest)
+            return newest.error();
+        if (!*newest)
             continue;
-        auto last = store.loadVersion(o.id, versions->back().seq);
-        if (!last)
-            return last.error();
+        const core::VersionInfo &lastInfo = **newest;
+        auto last = store.loadVersion(o.id, lastInfo.seq);
+        if (!last) {
+            if (last.error().category != core::ErrorCategory::Parse)
+                return last.error();
+            unreadable << QString::fromStdString(core::visibleEscapes(o.ref.displayName().substr(0, 253)) + ": "
+                                                 + last.error().message);
+            continue;
+        }
         const std::string &av = o.ref.apiVersion;
         const auto slash = av.find('/');
         models::ResourceKind k{slash == std::string::npos ? QString() : QString::fromStdString(av.substr(0, slash)),
@@ -59,8 +67,8 @@ core::Status collectObjects(core::HistoryStore &store, std::map<QString, KindObj
             ko.kind.namespaced = ko.kind.namespaced || k.namespaced;
         }
         ko.body += core::safeDump(*last);
-        if (versions->back().eventType == core::HistoryEventType::Deleted)
-            ko.deletedAt[versions->back().uid] = versions->back().resourceVersion;
+        if (lastInfo.eventType == core::HistoryEventType::Deleted)
+            ko.deletedAt[lastInfo.uid] = lastInfo.resourceVersion;
     }
     return core::success();
 }
@@ -85,16 +93,18 @@ OpenedHistory openHistoryFile(const QString &file, const QString &scratchDir, co
             return out;
         }
     std::map<QString, KindObjects> byKind;
-    if (auto st = collectObjects(**store, byKind, abandoned); !st) {
+    if (auto st = collectObjects(**store, byKind, out.unreadable, abandoned); !st) {
         out.error = QString::fromStdString(st.error().describe());
         return out;
     }
     for (auto &[name, ko] : byKind) {
         ko.body += "]}";
         auto page = kube::decodeListPage(ko.body, ko.kind.kind.toStdString(), ko.apiVersion);
-        if (!page) {
-            out.error = QString::fromStdString(page.error().describe());
-            return out;
+        if (!page) { // one kind's objects, not the whole store
+            out.unreadable << QStringLiteral("%1: %2").arg(
+                QString::fromStdString(core::visibleEscapes(name.toStdString().substr(0, 253))),
+                QString::fromStdString(page.error().describe()));
+            continue;
         }
         out.kinds.push_back(ko.kind);
         out.objects[name] = std::move(page->items);
@@ -167,6 +177,10 @@ void HistoryFileController::onOpened(OpenedHistory opened)
     m_kinds.setKinds(m_opened.kinds);
     for (const auto &[name, objects] : m_opened.objects)
         m_kinds.setCount(name, qint64(objects.size()));
+    if (!m_opened.unreadable.isEmpty())
+        m_view->setConnectionWarning(tr("%n recorded object(s) cannot be read and are left out (first: %1)", nullptr,
+                                        int(m_opened.unreadable.size()))
+                                         .arg(m_opened.unreadable.first().left(300)));
     showResource(m_wanted);
 }
 

@@ -33,6 +33,8 @@ struct OpenedHistory {
     std::map<QString, std::vector<core::ObjectVersion>> objects; // by qualified resource name
     // Objects whose last recorded event is their deletion: uid -> its resourceVersion, by kind.
     std::map<QString, std::map<std::string, std::string>> deletedAt;
+    // Objects (or kinds) left out because their stored rows cannot be read: "name: reason".
+    QStringList unreadable;
 };
 
 // Reads FILE (a .jsonl export is imported into scratchDir/import.db). Blocking: worker thread.

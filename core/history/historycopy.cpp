@@ -125,6 +125,9 @@ Result<CopyReport> copyHistory(HistoryStore &from, HistoryStore &to)
                 return true;
             item.scope = WatchScope::fromId(r.gap.scope);
             item.gap = r.gap;
+        } else if (!r.unreadable.empty()) {
+            report.unreadable.add(r.version, r.unreadable); // the rest of the store is still copied
+            return true;
         } else {
             item.scope = WatchScope{r.version.scope, r.resource};
             item.events.push_back({r.version.eventType, toJsonText(*r.object), r.version.observedAtMs});

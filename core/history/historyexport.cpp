@@ -236,7 +236,15 @@ bool parseTimestampMs(std::string_view text, std::int64_t *ms)
     return true;
 }
 
-Result<std::int64_t> exportJsonLines(HistoryStore &store, const ObjectQuery &query, const std::string &filePath)
+void UnreadableVersions::add(const VersionInfo &v, const std::string &reason)
+{
+    ++count;
+    if (named.size() < kMaxNamed)
+        named.push_back((v.uid + " " + v.resourceVersion + ": " + reason).substr(0, 400)); // rows can be hostile
+}
+
+Result<std::int64_t> exportJsonLines(HistoryStore &store, const ObjectQuery &query, const std::string &filePath,
+                                     UnreadableVersions *skipped)
 {
     std::vector<std::int64_t> ids;
     const bool everything = query.allNamespaces && query.name.empty() && query.uid.empty() && query.resource.empty();
@@ -259,6 +267,11 @@ Result<std::int64_t> exportJsonLines(HistoryStore &store, const ObjectQuery &que
     std::int64_t written = 0;
     auto st = store.scan(
         [&](const HistoryStore::ScanRecord &r) {
+            if (!r.isGap && !r.unreadable.empty()) {
+                if (skipped)
+                    skipped->add(r.version, r.unreadable);
+                return true;
+            }
             out << toJsonText(r.isGap ? gapLine(r.gap) : versionLine(r)) << '\n';
             written += r.isGap ? 0 : 1;
             return bool(out);

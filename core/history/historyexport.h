@@ -16,9 +16,19 @@ constexpr int kHistoryFormatVersion = 1;
 std::string formatTimestampMs(std::int64_t ms);
 bool parseTimestampMs(std::string_view text, std::int64_t *ms);
 
+// Versions left out because their stored rows cannot be read (HistoryStore::ScanRecord::unreadable).
+struct UnreadableVersions {
+    static constexpr std::size_t kMaxNamed = 20;
+    std::int64_t count = 0;
+    std::vector<std::string> named; // "uid resourceVersion: reason", the first kMaxNamed
+    void add(const VersionInfo &v, const std::string &reason);
+};
+
 // Writes the objects matching `query` (one uid, a namespace, or everything with allNamespaces)
-// with the gaps of their scopes. Returns the number of version lines written.
-Result<std::int64_t> exportJsonLines(HistoryStore &store, const ObjectQuery &query, const std::string &filePath);
+// with the gaps of their scopes. Returns the number of version lines written. A version whose
+// row cannot be read is left out and counted in `skipped` (when given): the rest is exported.
+Result<std::int64_t> exportJsonLines(HistoryStore &store, const ObjectQuery &query, const std::string &filePath,
+                                     UnreadableVersions *skipped = nullptr);
 
 // One version line read back.
 struct ExportedVersion {

@@ -88,19 +88,19 @@ Status appendIncarnation(HistoryStore &store, const HistoryObject &object, std::
     }
     std::size_t vi = 0;
     Json previous;
+    bool havePrevious = false; // the version before was read (an unreadable one breaks the chain)
     // Each version's managedFields are decoded once: as "current", then kept as "previous".
     ManagedFieldsResult previousEntries = std::vector<ManagedFieldsEntry>();
-    auto st = store.forEachVersion(object.id, [&](std::int64_t, const Json &current) {
+    auto visit = [&](std::int64_t, const Json &current) {
         if (vi >= versionAt.size())
             return false;
         AttributedEntry &a = out[versionAt[vi]];
         AttributionContext ctx;
         ctx.eventType = a.entry.version.eventType;
-        ctx.versionsMissing = missingBefore[vi] && vi > 0;
-        ManagedFieldsResult currentEntries = parseManagedFieldsReusing(current, vi > 0 ? &previous : nullptr,
-                                                                       previousEntries);
-        a.attribution = attributeTransition(vi > 0 ? &previous : nullptr, previousEntries, current, currentEntries,
-                                            ctx);
+        ctx.versionsMissing = (missingBefore[vi] || !havePrevious) && vi > 0;
+        const Json *before = havePrevious ? &previous : nullptr;
+        ManagedFieldsResult currentEntries = parseManagedFieldsReusing(current, before, previousEntries);
+        a.attribution = attributeTransition(before, previousEntries, current, currentEntries, ctx);
         previousEntries = std::move(currentEntries);
         if (vi == 0 && missingBefore[vi] && a.attribution.reason.find("first observed") == std::string::npos)
             a.attribution.reason += a.attribution.reason.empty() ? "earlier versions were pruned"
@@ -108,9 +108,23 @@ Status appendIncarnation(HistoryStore &store, const HistoryObject &object, std::
         if (onObject)
             onObject(versionAt[vi], current);
         previous = current;
+        havePrevious = true;
         ++vi;
         return true;
-    });
+    };
+    // A row someone else wrote that does not decode is that version's problem only: it is listed
+    // with its reason, and the next readable version is attributed as after a gap.
+    auto unreadable = [&](std::int64_t, const std::string &why) {
+        if (vi >= versionAt.size())
+            return false;
+        out[versionAt[vi]].unreadable = why;
+        previous = Json();
+        previousEntries = std::vector<ManagedFieldsEntry>();
+        havePrevious = false;
+        ++vi;
+        return true;
+    };
+    auto st = store.forEachVersion(object.id, visit, unreadable);
     if (!st)
         return st;
     if (vi != versionAt.size())
@@ -248,6 +262,16 @@ std::string attemptText(const AuditAttempt &a)
     return line + "\n";
 }
 
+// Text from a store row someone else may have written (a kind, a name, a gap's reason): no control
+// bytes reach a terminal, and a megabyte-long name is cut to what a line can show.
+std::string shownStored(std::string_view s)
+{
+    constexpr std::size_t kMaxShown = 253; // a DNS subdomain, the longest name the API server takes
+    if (s.size() <= kMaxShown)
+        return visibleEscapes(s);
+    return visibleEscapes(s.substr(0, kMaxShown)) + "... (" + std::to_string(s.size()) + " bytes)";
+}
+
 std::string whoText(const AuditJoin *join)
 {
     if (!join || join->candidates.empty())
@@ -286,6 +310,8 @@ Result<Json> historyJson(HistoryStore &store, const ObjectQuery &query, const Hi
                    {"managers", r.attribution.managerNames()},
                    {"changedPaths", std::move(paths)},
                    {"who", historyWhoJson(join)}};
+        if (!r.unreadable.empty())
+            entry["unreadable"] = r.unreadable;
         if (join && (join->match == AuditMatch::Ambiguous || join->match == AuditMatch::Contested)) {
             Json candidates = Json::array();
             for (const auto &c : join->candidates)
@@ -335,7 +361,8 @@ Result<std::string> historyText(HistoryStore &store, const ObjectQuery &query, c
     for (const auto &r : list->rows) {
         if (r.object.ref.uid != uid) {
             uid = r.object.ref.uid;
-            text += r.object.ref.kind + " " + r.object.ref.displayName() + " (uid " + uid + ")\n";
+            text += shownStored(r.object.ref.kind) + " " + shownStored(r.object.ref.displayName()) + " (uid "
+                  + shownStored(uid) + ")\n";
         }
         if (r.entry.kind == HistoryEntry::Kind::Pruned) {
             text += "  ... " + std::to_string(r.entry.prunedCount) + " older versions removed by retention\n";
@@ -343,8 +370,9 @@ Result<std::string> historyText(HistoryStore &store, const ObjectQuery &query, c
         }
         if (r.entry.kind == HistoryEntry::Kind::Gap) {
             const auto &g = r.entry.gap;
-            text += "  ~~ not observed: versions after " + (g.fromRv.empty() ? std::string("?") : g.fromRv) + " up to "
-                  + (g.toRv.empty() ? std::string("?") : g.toRv) + " (" + g.reason + ")\n";
+            text += "  ~~ not observed: versions after " + (g.fromRv.empty() ? std::string("?") : shownStored(g.fromRv))
+                  + " up to " + (g.toRv.empty() ? std::string("?") : shownStored(g.toRv)) + " (" + shownStored(g.reason)
+                  + ")\n";
             continue;
         }
         const auto &v = r.entry.version;
@@ -353,15 +381,19 @@ Result<std::string> historyText(HistoryStore &store, const ObjectQuery &query, c
             text += attemptText(list->attempts[nextAttempt]);
         std::string managers;
         for (const auto &m : r.attribution.managerNames())
-            managers += (managers.empty() ? "" : ",") + m;
-        text += "  " + v.resourceVersion + "  " + historyEventTypeName(v.eventType) + "  "
+            managers += (managers.empty() ? "" : ",") + shownStored(m);
+        if (!r.unreadable.empty()) {
+            text += "  " + shownStored(v.resourceVersion) + "  unreadable: " + shownStored(r.unreadable) + "\n";
+            continue;
+        }
+        text += "  " + shownStored(v.resourceVersion) + "  " + historyEventTypeName(v.eventType) + "  "
               + formatTimestampMs(v.observedAtMs) + "  " + (managers.empty() ? std::string("-") : managers) + "  "
               + std::to_string(r.attribution.changes.size()) + " field(s) changed" + whoText(list->joinOf(r));
         if (r.attribution.ambiguous)
-            text += "  (ambiguous: " + r.attribution.reason + ")";
+            text += "  (ambiguous: " + shownStored(r.attribution.reason) + ")";
         text += "\n";
         for (const auto &c : r.attribution.changes)
-            text += std::string("      ") + fieldChangeKindName(c.kind) + " " + c.path.toString() + "\n";
+            text += std::string("      ") + fieldChangeKindName(c.kind) + " " + shownStored(c.path.toString()) + "\n";
     }
     for (; nextAttempt < list->attempts.size(); ++nextAttempt)
         text += attemptText(list->attempts[nextAttempt]);

@@ -15,6 +15,7 @@ struct AttributedEntry {
     HistoryEntry entry;                // version, gap or pruned row
     HistoryObject object;              // the incarnation it belongs to
     TransitionAttribution attribution; // versions only
+    std::string unreadable;            // versions only: why its stored row cannot be read ("" = read)
 };
 
 // Every matching incarnation, incarnations in the order they were first recorded. Streams through

@@ -108,31 +108,56 @@ Result<std::vector<HistoryObject>> HistoryStore::allObjects()
     return findObjects(all);
 }
 
+namespace {
+
+std::string versionRowsQuery(bool hasRecorderColumn, const char *orderAndLimit)
+{
+    return std::string("SELECT v.id, v.seq, v.rv, v.event, v.observed_ms, v.scope, v.snapshot, length(v.data),"
+                       " v.raw_size, o.uid, ")
+         + (hasRecorderColumn ? "COALESCE((SELECT name FROM recorders WHERE id = v.recorder), '')" : "''")
+         + " FROM versions v JOIN objects o ON o.id = v.object_id WHERE v.object_id = ? " + orderAndLimit;
+}
+
+VersionInfo versionRow(Query &q, std::int64_t objectId)
+{
+    VersionInfo v;
+    v.objectId = objectId;
+    v.ord = q.i64(0);
+    v.seq = q.i64(1);
+    v.resourceVersion = q.text(2);
+    v.eventType = HistoryEventType(q.i64(3));
+    v.observedAtMs = q.i64(4);
+    v.scope = q.text(5);
+    v.snapshot = q.i64(6) != 0;
+    v.storedBytes = q.i64(7);
+    v.rawBytes = q.i64(8);
+    v.uid = q.text(9);
+    v.recorder = q.text(10);
+    return v;
+}
+
+} // namespace
+
+Result<std::optional<VersionInfo>> HistoryStore::lastVersion(std::int64_t objectId)
+{
+    Query q = m_d->qDynamic(versionRowsQuery(m_d->hasRecorderColumn, "ORDER BY v.seq DESC LIMIT 1"));
+    q.bind(1, objectId);
+    const int rc = q.step();
+    if (rc == kDone)
+        return std::optional<VersionInfo>();
+    if (rc != kRow)
+        return m_d->error("lastVersion");
+    return std::optional<VersionInfo>(versionRow(q, objectId));
+}
+
 Result<std::vector<VersionInfo>> HistoryStore::versions(std::int64_t objectId)
 {
-    Query q = m_d->qDynamic(
-        std::string("SELECT v.id, v.seq, v.rv, v.event, v.observed_ms, v.scope, v.snapshot, length(v.data), v.raw_size,"
-                    " o.uid, ")
-        + (m_d->hasRecorderColumn ? "COALESCE((SELECT name FROM recorders WHERE id = v.recorder), '')" : "''")
-        + " FROM versions v JOIN objects o ON o.id = v.object_id WHERE v.object_id = ? ORDER BY v.seq");
+    Query q = m_d->qDynamic(versionRowsQuery(m_d->hasRecorderColumn, "ORDER BY v.seq"));
     q.bind(1, objectId);
     std::vector<VersionInfo> out;
     int rc;
     while ((rc = q.step()) == kRow) {
-        VersionInfo v;
-        v.objectId = objectId;
-        v.ord = q.i64(0);
-        v.seq = q.i64(1);
-        v.resourceVersion = q.text(2);
-        v.eventType = HistoryEventType(q.i64(3));
-        v.observedAtMs = q.i64(4);
-        v.scope = q.text(5);
-        v.snapshot = q.i64(6) != 0;
-        v.storedBytes = q.i64(7);
-        v.rawBytes = q.i64(8);
-        v.uid = q.text(9);
-        v.recorder = q.text(10);
-        out.push_back(std::move(v));
+        out.push_back(versionRow(q, objectId));
     }
     if (rc != kDone)
         return m_d->error("versions");
@@ -243,25 +268,73 @@ Result<std::vector<Json>> HistoryStore::loadAllVersions(std::int64_t objectId)
 Status HistoryStore::forEachVersion(std::int64_t objectId,
                                     const std::function<bool(std::int64_t, const Json &)> &callback)
 {
-    Query q = m_d->q("SELECT seq, snapshot, data FROM versions WHERE object_id = ? ORDER BY seq");
-    q.bind(1, objectId);
+    Status failed = success();
+    auto st = forEachVersion(objectId, callback, [&](std::int64_t seq, const std::string &why) {
+        failed = Error::make(ErrorCategory::Parse, "version " + std::to_string(seq) + " of object "
+                                                       + std::to_string(objectId) + " cannot be read: " + why);
+        return false;
+    });
+    return st ? failed : st;
+}
+
+namespace {
+
+// One object's chain while it is walked: the decoded current version, or why it cannot be.
+struct ChainState {
     Json current;
-    bool first = true;
+    std::size_t chainBytes = 0;
+    bool started = false; // a version was read (a delta needs one before it)
+    std::string broken;   // non-empty: the chain cannot be read until the next snapshot
+};
+
+// Decodes one row onto `chain`; an empty result means it is readable (chain.current holds it).
+std::string decodeRow(VersionCodec &codec, ChainState &chain, bool snapshot, std::string_view blob)
+{
+    if (snapshot) {
+        chain.broken.clear();
+        auto snap = codec.decodeSnapshot(blob, &chain.chainBytes);
+        if (!snap)
+            chain.broken = snap.error().message;
+        else
+            chain.current = std::move(*snap);
+    } else if (!chain.broken.empty()) {
+        chain.broken = "a delta on an earlier version that cannot be read";
+    } else if (!chain.started) {
+        chain.broken = "a delta with no snapshot before it";
+    } else if (auto st = codec.applyDeltaBlob(chain.current, blob, &chain.chainBytes); !st) {
+        chain.broken = st.error().message;
+    }
+    chain.started = true;
+    if (!chain.broken.empty())
+        chain.current = Json();
+    return chain.broken;
+}
+
+} // namespace
+
+Status HistoryStore::forEachVersion(std::int64_t objectId,
+                                    const std::function<bool(std::int64_t, const Json &)> &callback,
+                                    const UnreadableVisit &onUnreadable)
+{
+    // In pages: a PostgreSQL result is held whole by the client, and an object may have a
+    // million rows someone else wrote.
+    constexpr std::int64_t kPage = 256;
+    Query q = m_d->q("SELECT seq, snapshot, data FROM versions WHERE object_id = ? AND seq > ? ORDER BY seq LIMIT ?");
+    ChainState chain;
+    std::int64_t after = INT64_MIN, inPage = 0;
+    q.bind(1, objectId).bind(2, after).bind(3, kPage);
     int rc;
-    while ((rc = q.step()) == kRow) {
-        if (q.i64(1) != 0) {
-            auto snap = m_d->codec.decodeSnapshot(q.blob(2));
-            if (!snap)
-                return snap.error();
-            current = std::move(*snap);
-        } else if (first) {
-            return Error::make(ErrorCategory::Parse,
-                               "history of object " + std::to_string(objectId) + " starts with a delta");
-        } else if (auto st = m_d->codec.applyDeltaBlob(current, q.blob(2)); !st) {
-            return st.error();
+    while ((rc = q.step()) == kRow || (rc == kDone && inPage == kPage)) {
+        if (rc == kDone) {
+            q.reset();
+            q.bind(1, objectId).bind(2, after).bind(3, kPage);
+            inPage = 0;
+            continue;
         }
-        first = false;
-        if (!callback(q.i64(0), current))
+        ++inPage;
+        after = q.i64(0);
+        const std::string why = decodeRow(m_d->codec, chain, q.i64(1) != 0, q.blob(2));
+        if (!(why.empty() ? callback(after, chain.current) : onUnreadable(after, why)))
             return success();
     }
     if (rc != kDone)
@@ -331,7 +404,7 @@ Status HistoryStore::scan(const std::function<bool(const ScanRecord &)> &callbac
                      " WHERE v.id > ?1"
                      " UNION ALL SELECT id, 1, 0, 0, from_rv, 0, observed_ms, scope, 0, NULL, '', '', to_rv, reason, 0"
                      " FROM gaps WHERE id > ?1 ORDER BY 1 LIMIT ?2");
-    std::map<std::int64_t, Json> current;
+    std::map<std::int64_t, ChainState> current;
     std::int64_t after = 0, inPage = 0;
     q.bind(1, after).bind(2, kPage);
     int rc;
@@ -361,16 +434,9 @@ Status HistoryStore::scan(const std::function<bool(const ScanRecord &)> &callbac
                          q.i64(8) != 0, std::int64_t(q.blob(9).size()),
                          q.i64(14)};
             r.resource = q.text(11);
-            Json &doc = current[objectId];
-            if (r.version.snapshot) {
-                auto snap = m_d->codec.decodeSnapshot(q.blob(9));
-                if (!snap)
-                    return snap.error();
-                doc = std::move(*snap);
-            } else if (auto st = m_d->codec.applyDeltaBlob(doc, q.blob(9)); !st) {
-                return st;
-            }
-            r.object = &doc;
+            ChainState &chain = current[objectId];
+            r.unreadable = decodeRow(m_d->codec, chain, r.version.snapshot, q.blob(9));
+            r.object = r.unreadable.empty() ? &chain.current : nullptr;
         }
         if (!callback(r))
             return success();

@@ -162,6 +162,8 @@ public:
     Result<std::vector<HistoryObject>> findObjects(const ObjectQuery &query);
     Result<std::vector<HistoryObject>> allObjects();
     Result<std::vector<VersionInfo>> versions(std::int64_t objectId);
+    // The newest stored version's row (nullopt when none is kept): one row, however many exist.
+    Result<std::optional<VersionInfo>> lastVersion(std::int64_t objectId);
     // Versions in order with the gaps of the object's scopes and a leading Pruned row if
     // retention removed older versions. Bodies are not decoded.
     Result<std::vector<HistoryEntry>> history(std::int64_t objectId);
@@ -174,6 +176,14 @@ public:
     // long history of a large object is walked without holding it (the History tab's attribution).
     Status forEachVersion(std::int64_t objectId,
                           const std::function<bool(std::int64_t seq, const Json &object)> &callback);
+    // The same, for rows someone else may have written: a version that does not decode or breaks
+    // a bound (VersionCodec's cap), and the deltas that build on it up to the next snapshot, go to
+    // `onUnreadable(seq, reason)` instead of ending the walk (the two-argument form ends it with
+    // the error). Either callback returns false to stop. Rows are read in pages.
+    using UnreadableVisit = std::function<bool(std::int64_t seq, const std::string &reason)>;
+    Status forEachVersion(std::int64_t objectId,
+                          const std::function<bool(std::int64_t seq, const Json &object)> &callback,
+                          const UnreadableVisit &onUnreadable);
     Result<std::vector<HistoryGap>> gaps(const std::string &scopeId);
     Result<std::vector<HistoryGap>> allGaps();
     // The last RV the store saw for a scope (list RV, bookmark, or the last event); "" if none.
@@ -185,12 +195,15 @@ public:
 
     // Streams every stored version (decoded) and gap in recording order. `objects` restricts the
     // versions (and the gaps to those objects' scopes); null = everything. Memory: one decoded
-    // object per object id seen. The callback returns false to stop early.
+    // object per object id seen. The callback returns false to stop early. A version that cannot
+    // be read comes with `unreadable` set (and so do the deltas built on it): it affects only its
+    // own object, and the caller decides (export and copy skip and report it).
     struct ScanRecord {
         bool isGap = false;
         VersionInfo version;          // !isGap
         std::string resource;         // !isGap: the object's resource (plural)
-        const Json *object = nullptr; // !isGap: valid during the callback only
+        const Json *object = nullptr; // !isGap: valid during the callback only; null when unreadable
+        std::string unreadable;       // !isGap: why this version cannot be read (its object is null)
         HistoryGap gap;               // isGap
     };
     Status scan(const std::function<bool(const ScanRecord &)> &callback,

@@ -94,6 +94,12 @@ struct HistoryStore::Impl {
     Status setInfo(const char *key, std::string_view value);
     Status prepareIdentity(const HistoryOpenOptions &options);
     Result<std::vector<HistoryGap>> readGaps(historydb::Query &q);
+    // A stored row that does not decode, named by its version (the reason stays a Parse error).
+    static Error unreadableVersion(std::int64_t seq, const Error &why)
+    {
+        return Error::make(ErrorCategory::Parse,
+                           "stored version " + std::to_string(seq) + " cannot be read: " + why.message);
+    }
     Result<Json> loadVersion(std::int64_t objectId, std::int64_t seq);
 
     // historystorewrite.cpp

@@ -157,26 +157,35 @@ Result<std::vector<HistoryGap>> HistoryStore::Impl::readGaps(Query &q)
 
 Result<Json> HistoryStore::Impl::loadVersion(std::int64_t objectId, std::int64_t seq)
 {
+    // A recorder writes a snapshot at least every kMaxChain versions; a store someone else wrote
+    // may not, so the chain read is bounded (twice that, for rows a copy or an older writer left).
+    constexpr std::int64_t kMaxRowsRead = 2 * VersionCodec::kMaxChain;
     Query q =
         this->q("SELECT seq, snapshot, data FROM versions WHERE object_id = ?1 AND seq <= ?2 AND seq >="
-                " (SELECT MAX(seq) FROM versions WHERE object_id = ?1 AND seq <= ?2 AND snapshot = 1) ORDER BY seq");
-    q.bind(1, objectId).bind(2, seq);
+                " (SELECT MAX(seq) FROM versions WHERE object_id = ?1 AND seq <= ?2 AND snapshot = 1) ORDER BY seq"
+                " LIMIT ?3");
+    q.bind(1, objectId).bind(2, seq).bind(3, kMaxRowsRead);
     Json doc;
-    std::int64_t got = -1;
+    std::int64_t got = -1, rows = 0;
+    std::size_t chainBytes = 0;
     int rc;
     while ((rc = q.step()) == kRow) {
+        ++rows;
         if (got < 0) {
-            auto snap = codec.decodeSnapshot(q.blob(2));
+            auto snap = codec.decodeSnapshot(q.blob(2), &chainBytes);
             if (!snap)
-                return snap.error();
+                return unreadableVersion(q.i64(0), snap.error());
             doc = std::move(*snap);
-        } else if (auto st = codec.applyDeltaBlob(doc, q.blob(2)); !st) {
-            return st.error();
+        } else if (auto st = codec.applyDeltaBlob(doc, q.blob(2), &chainBytes); !st) {
+            return unreadableVersion(q.i64(0), st.error());
         }
         got = q.i64(0);
     }
     if (rc != kDone)
         return error("loadVersion");
+    if (got != seq && rows == kMaxRowsRead)
+        return Error::make(ErrorCategory::Parse, "version " + std::to_string(seq) + " is more than "
+                                                     + std::to_string(kMaxRowsRead) + " deltas after its snapshot");
     if (got != seq)
         return Error::make(ErrorCategory::NotFound, "version " + std::to_string(seq) + " is not stored");
     return doc;

@@ -6,6 +6,9 @@
 #include <zstd.h>
 
 #include <algorithm>
+#include <charconv>
+#include <cstdlib>
+#include <cstring>
 
 namespace fieldscope::core {
 namespace {
@@ -14,8 +17,6 @@ constexpr char kTagZstd = 'Z';
 constexpr char kTagRaw = 'R';
 // Below this size zstd's frame header costs more than it saves on JSON text.
 constexpr std::size_t kMinCompress = 48;
-// Small payloads decompress into a bounded buffer: a corrupt header must not allocate gigabytes.
-constexpr unsigned long long kMaxObjectBytes = 256ull << 20;
 
 // True when `to`'s keys are `from`'s surviving keys in the same order followed by the new keys:
 // exactly the order that erase-then-append reproduces.
@@ -197,17 +198,50 @@ std::string VersionCodec::compress(std::string_view text)
     return out;
 }
 
+std::size_t VersionCodec::maxVersionBytesFromEnvironment()
+{
+    static const std::size_t bytes = [] {
+        const char *v = std::getenv("FIELDSCOPE_MAX_VERSION_MIB");
+        unsigned mib = 0;
+        if (v && *v) {
+            const auto [end, ec] = std::from_chars(v, v + std::strlen(v), mib);
+            if (ec == std::errc() && *end == '\0' && mib >= 1 && mib <= 1024)
+                return std::size_t(mib) << 20;
+        }
+        return kDefaultMaxVersionBytes;
+    }();
+    return bytes;
+}
+
+namespace {
+
+Error tooLarge(unsigned long long bytes, std::size_t cap)
+{
+    return Error::make(ErrorCategory::Parse, "the stored version decodes to " + std::to_string(bytes)
+                                                 + " bytes, more than the limit of " + std::to_string(cap)
+                                                 + " (FIELDSCOPE_MAX_VERSION_MIB raises it)");
+}
+
+} // namespace
+
 Result<std::string> VersionCodec::decompress(std::string_view blob)
 {
     if (blob.empty())
         return Error::make(ErrorCategory::Parse, "empty history blob");
-    if (blob[0] == kTagRaw)
+    if (blob[0] == kTagRaw) {
+        if (blob.size() - 1 > m_maxVersionBytes)
+            return tooLarge(blob.size() - 1, m_maxVersionBytes);
         return std::string(blob.substr(1));
+    }
     if (blob[0] != kTagZstd)
         return Error::make(ErrorCategory::Parse, "unknown history blob tag");
+    // The size the frame's header declares is checked before anything is allocated; a frame that
+    // declares none (streamed) is refused, so a small row can never expand without a bound.
     const auto size = ZSTD_getFrameContentSize(blob.data() + 1, blob.size() - 1);
-    if (size == ZSTD_CONTENTSIZE_ERROR || size == ZSTD_CONTENTSIZE_UNKNOWN || size > kMaxObjectBytes)
+    if (size == ZSTD_CONTENTSIZE_ERROR || size == ZSTD_CONTENTSIZE_UNKNOWN)
         return Error::make(ErrorCategory::Parse, "corrupt zstd frame in history blob");
+    if (size > m_maxVersionBytes)
+        return tooLarge(size, m_maxVersionBytes);
     std::string out(size, '\0');
     const std::size_t n = ZSTD_decompressDCtx(m_ctx->d, out.data(), out.size(), blob.data() + 1, blob.size() - 1);
     if (ZSTD_isError(n) || n != size)
@@ -216,17 +250,29 @@ Result<std::string> VersionCodec::decompress(std::string_view blob)
     return out;
 }
 
-Result<Json> VersionCodec::decodeSnapshot(std::string_view blob)
+Result<Json> VersionCodec::decodeSnapshot(std::string_view blob, std::size_t *chainBytes)
 {
     auto text = decompress(blob);
     if (!text)
         return text.error();
+    if (chainBytes)
+        *chainBytes = text->size();
     return parseJson(*text);
 }
 
-Status VersionCodec::applyDeltaBlob(Json &doc, std::string_view blob)
+Status VersionCodec::applyDeltaBlob(Json &doc, std::string_view blob, std::size_t *chainBytes)
 {
-    auto delta = decodeSnapshot(blob);
+    auto text = decompress(blob);
+    if (!text)
+        return text.error();
+    if (chainBytes) {
+        *chainBytes += text->size();
+        if (*chainBytes > kChainBudgetFactor * m_maxVersionBytes)
+            return Error::make(ErrorCategory::Parse, "the stored deltas since the last snapshot decode to more than "
+                                                         + std::to_string(kChainBudgetFactor * m_maxVersionBytes)
+                                                         + " bytes");
+    }
+    auto delta = parseJson(*text);
     if (!delta)
         return delta.error();
     return applyDelta(doc, *delta);

@@ -100,17 +100,34 @@ public:
     VersionCodec(const VersionCodec &) = delete;
     VersionCodec &operator=(const VersionCodec &) = delete;
 
+    // The most text one stored version (a snapshot or a delta) may decode to. Rows come from
+    // whoever can write the store (a teammate's recorder, a careless script): the cap is checked
+    // on the frame's header and the raw length before anything is allocated. The API server keeps
+    // objects under etcd's request limit (1.5 MiB by default); 8 MiB of JSON leaves room for
+    // binaryData's base64 and a raised limit. FIELDSCOPE_MAX_VERSION_MIB (1-1024) changes it.
+    static constexpr std::size_t kDefaultMaxVersionBytes = std::size_t(8) << 20;
+    static std::size_t maxVersionBytesFromEnvironment();
+    // What one version's chain (its snapshot and the deltas after it) may decode to in all: a
+    // chain of large deltas would otherwise grow one object past the per-row cap.
+    static constexpr std::size_t kChainBudgetFactor = 4;
+
     // Blob layout: one tag byte ('Z' zstd frame follows, 'R' raw bytes follow) + payload.
     std::string compress(std::string_view text);
     Result<std::string> decompress(std::string_view blob);
 
     std::string encodeSnapshot(const Json &object) { return compress(toJsonText(object)); }
-    Result<Json> decodeSnapshot(std::string_view blob);
-    Status applyDeltaBlob(Json &doc, std::string_view blob);
+    // `chainBytes`, when given, counts the text decoded for one object's chain: a snapshot starts
+    // it, each delta adds to it, and a chain past kChainBudgetFactor times the cap is refused.
+    Result<Json> decodeSnapshot(std::string_view blob, std::size_t *chainBytes = nullptr);
+    Status applyDeltaBlob(Json &doc, std::string_view blob, std::size_t *chainBytes = nullptr);
+
+    std::size_t maxVersionBytes() const { return m_maxVersionBytes; }
+    void setMaxVersionBytes(std::size_t bytes) { m_maxVersionBytes = bytes; }
 
 private:
     struct Contexts;
     std::unique_ptr<Contexts> m_ctx;
+    std::size_t m_maxVersionBytes = maxVersionBytesFromEnvironment();
 };
 
 } // namespace fieldscope::core

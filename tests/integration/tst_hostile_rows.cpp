@@ -1,0 +1,227 @@
+// Rows someone else wrote into a team's store, written straight into a real PostgreSQL as a
+// careless script or a hostile teammate would: a small zstd frame of 250 MiB of valid JSON, a
+// raw size of 10^15, random bytes, a megabyte-long kind, a long escape-laden name, a gap whose versions are not
+// numbers. `history`, `export`, `store copy` and the window (`--open URL`) each end with a clear
+// message, read every sound object, and stay under 600 MB (the largest child's peak RSS).
+#include "clusterenv.h"
+#include "core/base/json.h"
+#include "core/history/historystore.h"
+#include "testpostgres.h"
+
+#include <QProcess>
+#include <QTemporaryDir>
+
+#include <sys/resource.h>
+#include <zstd.h>
+
+#include <random>
+
+using namespace fieldscope;
+using namespace fieldscope::testing;
+
+namespace {
+
+constexpr long kMaxChildRssKiB = 600L * 1024;
+
+// The peak resident size of the largest child this test has waited for, in KiB.
+long largestChildRssKiB()
+{
+    rusage u{};
+    getrusage(RUSAGE_CHILDREN, &u);
+    return u.ru_maxrss;
+}
+
+// A zstd frame (the store's 'Z' tag first) of `bytes` of valid JSON: {"a":"xxxx..."}. Streamed with
+// the size pledged, as a compressor writes it: the frame's header declares the size, the frame is
+// a few KiB.
+std::string bombFrame(std::size_t bytes)
+{
+    ZSTD_CCtx *c = ZSTD_createCCtx();
+    ZSTD_CCtx_setParameter(c, ZSTD_c_compressionLevel, 1);
+    ZSTD_CCtx_setPledgedSrcSize(c, bytes);
+    std::string out(1, 'Z');
+    std::string chunk(1 << 20, 'x');
+    std::string buffer(ZSTD_CStreamOutSize(), '\0');
+    std::size_t fed = 0;
+    auto feed = [&](std::string_view in, ZSTD_EndDirective mode) {
+        ZSTD_inBuffer ib{in.data(), in.size(), 0};
+        for (;;) {
+            ZSTD_outBuffer ob{buffer.data(), buffer.size(), 0};
+            const std::size_t left = ZSTD_compressStream2(c, &ob, &ib, mode);
+            out.append(buffer.data(), ob.pos);
+            if (mode == ZSTD_e_end ? left == 0 : ib.pos == ib.size)
+                break;
+        }
+        fed += in.size();
+    };
+    feed("{\"a\":\"", ZSTD_e_continue);
+    while (fed + chunk.size() + 2 < bytes)
+        feed(chunk, ZSTD_e_continue);
+    feed(std::string(bytes - fed - 2, 'x'), ZSTD_e_continue);
+    feed("\"}", ZSTD_e_end);
+    ZSTD_freeCCtx(c);
+    return out;
+}
+
+std::string hex(std::string_view bytes)
+{
+    static const char *digits = "0123456789abcdef";
+    std::string out = "\\x";
+    for (unsigned char b : bytes) {
+        out += digits[b >> 4];
+        out += digits[b & 15];
+    }
+    return out;
+}
+
+std::string configMap(const std::string &name, const std::string &rv, const std::string &value)
+{
+    return core::toJsonText(core::Json{
+        {"apiVersion", "v1"},
+        {"kind", "ConfigMap"},
+        {"metadata", {{"name", name}, {"namespace", "team"}, {"uid", "uid-" + name}, {"resourceVersion", rv}}},
+        {"data", {{"v", value}}}});
+}
+
+} // namespace
+
+class TestHostileRows : public QObject
+{
+    Q_OBJECT
+    std::string m_db;
+    QString m_url;
+    QTemporaryDir m_dir;
+
+    // Three versions of each object, written by the store's own writer; then rows are replaced.
+    void recordSoundObjects()
+    {
+        auto store = core::HistoryStore::open(m_url.toStdString(), core::HistoryStore::OpenMode::ReadWrite);
+        QVERIFY2(store, store ? "" : store.error().describe().c_str());
+        const auto scope = core::WatchScope::of({"", "v1", "configmaps"}, "team");
+        int rv = 100;
+        for (const char *name : {"sound", "bomb", "huge-raw", "noise", "long-name"}) {
+            core::HistoryWriteItem item;
+            item.scope = scope;
+            for (int i = 0; i < 3; ++i)
+                item.events.push_back({i == 0 ? core::HistoryEventType::Added : core::HistoryEventType::Modified,
+                                       configMap(name, std::to_string(++rv), std::to_string(i)), 1000 + rv});
+            QVERIFY((*store)->write({item}));
+        }
+    }
+
+    // The first store of a database lives in the schema fieldscope_c1 (docs/team-history.md).
+    void sql(const std::string &statement)
+    {
+        testpostgres::run(m_db, "SET search_path TO fieldscope_c1; " + statement);
+    }
+
+    std::string objectId(const char *name)
+    {
+        return "(SELECT id FROM objects WHERE uid = 'uid-" + std::string(name) + "')";
+    }
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        QVERIFY(m_dir.isValid());
+        m_url = QString::fromStdString(testpostgres::freshDatabase(QStringLiteral("hostile-rows")));
+        m_db = "t_hostile_rows";
+        recordSoundObjects();
+        // The first row of "bomb": 250 MiB of JSON in a few KiB.
+        sql("UPDATE versions SET data = '" + hex(bombFrame(std::size_t(250) << 20))
+            + "'::bytea WHERE object_id = " + objectId("bomb") + " AND seq = 1");
+        sql("UPDATE versions SET raw_size = 1000000000000000 WHERE object_id = " + objectId("huge-raw"));
+        std::mt19937 random(7);
+        std::string noise(4096, '\0');
+        for (auto &c : noise)
+            c = char(random());
+        noise[0] = 'Z';
+        sql("UPDATE versions SET data = '" + hex(noise) + "'::bytea WHERE object_id = " + objectId("noise")
+            + " AND seq = 2");
+        // A megabyte-long rich-text kind. The name is indexed, and PostgreSQL refuses an index row
+        // over about 2.7 KB (after compression), so the longest name a writer can store is that.
+        sql("UPDATE objects SET kind = repeat('<b>K</b>', 131072), name = repeat(E'\\033[31m<b>n</b>', 150) WHERE uid"
+            " = 'uid-long-name'");
+        sql("INSERT INTO gaps(id, scope, from_rv, to_rv, observed_ms, reason) SELECT 1000000, scope, 'not-a-number',"
+            " '-', 5, 'a script' FROM versions LIMIT 1");
+    }
+
+    void historyOfAnObjectWithA250MiBFrameNamesItsUnreadableVersionAndReadsTheRest()
+    {
+        const auto h = runFieldscope({QStringLiteral("history"), QStringLiteral("configmaps/bomb"),
+                                      QStringLiteral("-n"), QStringLiteral("team"), QStringLiteral("--db"), m_url,
+                                      QStringLiteral("-o"), QStringLiteral("json")});
+        QVERIFY2(h.exitCode == 0, h.err.constData());
+        const core::Json versions = core::parseJson(h.out.toStdString()).value();
+        QCOMPARE(versions.size(), std::size_t(3));
+        QVERIFY2(versions[0].value("unreadable", std::string()).find("more than the limit") != std::string::npos,
+                 h.out.constData());
+        // The deltas after it build on it: unreadable too, each saying so.
+        QVERIFY(versions[1].contains("unreadable"));
+        QVERIFY(versions[2].contains("unreadable"));
+        QVERIFY2(largestChildRssKiB() < kMaxChildRssKiB, QByteArray::number(qlonglong(largestChildRssKiB())));
+    }
+
+    void randomBytesInOneVersionLeaveTheVersionsBeforeItReadable()
+    {
+        const auto h = runFieldscope({QStringLiteral("history"), QStringLiteral("configmaps/noise"),
+                                      QStringLiteral("-n"), QStringLiteral("team"), QStringLiteral("--db"), m_url});
+        QVERIFY2(h.exitCode == 0, h.err.constData());
+        QVERIFY2(h.out.contains("unreadable: "), h.out.constData());
+        QVERIFY2(h.out.contains("  110  ADDED"), h.out.constData());
+    }
+
+    void aMegabyteLongRichTextKindIsEscapedAndCutInTheText()
+    {
+        const QString name = QStringLiteral("\x1b[31m<b>n</b>").repeated(150);
+        const auto h = runFieldscope({QStringLiteral("history"), QStringLiteral("configmaps/") + name,
+                                      QStringLiteral("-n"), QStringLiteral("team"), QStringLiteral("--db"), m_url});
+        QVERIFY2(h.exitCode == 0, h.err.constData());
+        QVERIFY(!h.out.contains('\033')); // no terminal escape reaches the screen
+        QVERIFY2(h.out.contains("bytes)"), h.out.left(2000).constData());
+        QVERIFY(h.out.size() < 200000); // every name cut, not a megabyte per line
+        QVERIFY(h.out.contains("not-a-number"));
+        QVERIFY2(largestChildRssKiB() < kMaxChildRssKiB, QByteArray::number(qlonglong(largestChildRssKiB())));
+    }
+
+    void exportSkipsAndReportsUnreadableVersionsAndWritesEveryOtherOne()
+    {
+        const QString out = m_dir.filePath(QStringLiteral("team.jsonl"));
+        const auto e = runFieldscope({QStringLiteral("export"), QStringLiteral("--db"), m_url, QStringLiteral("--to"),
+                                      out});
+        QVERIFY2(e.exitCode == 0, e.err.constData());
+        // bomb's three (its snapshot and the two deltas on it) and noise's last two.
+        QVERIFY2(e.err.contains("5 versions not exported: their stored rows cannot be read"), e.err.constData());
+        QVERIFY2(e.err.contains("wrote 10 versions"), e.err.constData());
+        QVERIFY2(largestChildRssKiB() < kMaxChildRssKiB, QByteArray::number(qlonglong(largestChildRssKiB())));
+    }
+
+    void storeCopySkipsAndReportsUnreadableVersions()
+    {
+        const QString file = m_dir.filePath(QStringLiteral("laptop.db"));
+        const auto c = runFieldscope({QStringLiteral("store"), QStringLiteral("copy"), m_url, file,
+                                      QStringLiteral("--cluster-identity"),
+                                      QStringLiteral("sha256:") + QString(64, QLatin1Char('a')), QStringLiteral("-o"),
+                                      QStringLiteral("json")});
+        QVERIFY2(c.exitCode == 0, c.err.constData());
+        const core::Json report = core::parseJson(c.out.toStdString()).value();
+        QCOMPARE(report.value("unreadable", 0), 5);
+        QCOMPARE(report.value("versions", 0), 10);
+        QVERIFY2(largestChildRssKiB() < kMaxChildRssKiB, QByteArray::number(qlonglong(largestChildRssKiB())));
+    }
+
+    void theWindowOpensTheStoreAndSaysWhatItLeftOut()
+    {
+        const QString shot = m_dir.filePath(QStringLiteral("hostile-open.png"));
+        const auto w = runFieldscope({QStringLiteral("--open"), m_url, QStringLiteral("--screenshot"), shot,
+                                      QStringLiteral("--size"), QStringLiteral("1000x700"),
+                                      QStringLiteral("--screenshot-timeout"), QStringLiteral("60")},
+                                     120000);
+        QVERIFY2(w.exitCode == 0, w.err.constData());
+        QVERIFY(QFile::exists(shot));
+        QVERIFY2(largestChildRssKiB() < kMaxChildRssKiB, QByteArray::number(qlonglong(largestChildRssKiB())));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestHostileRows)
+#include "tst_hostile_rows.moc"
