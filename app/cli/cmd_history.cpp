@@ -508,6 +508,11 @@ int runHistory(const QStringList &args)
     p.addOption({QStringLiteral("attempts"),
                  QStringLiteral("Also list the writes the server refused (409, 422, 403), from imported audit events "
                                 "(fieldscope audit import), in time order among the versions.")});
+    p.addOption({QStringLiteral("max-versions"),
+                 QStringLiteral("List the newest N versions of each object (default %1; 0 lists all, however many "
+                                "the store holds).")
+                     .arg(core::kDefaultMaxListedVersions),
+                 QStringLiteral("N")});
     if (!p.parse(args))
         return reportError(p.errorText()) + 1;
     if (p.isSet(QStringLiteral("help"))) {
@@ -516,6 +521,14 @@ int runHistory(const QStringList &args)
     }
     core::HistoryListingOptions listing;
     listing.attempts = p.isSet(QStringLiteral("attempts"));
+    std::int64_t omitted = 0;
+    listing.omittedVersions = &omitted;
+    if (p.isSet(QStringLiteral("max-versions"))) {
+        bool ok = false;
+        listing.maxVersions = p.value(QStringLiteral("max-versions")).toLongLong(&ok);
+        if (!ok || listing.maxVersions < 0)
+            return reportError(QStringLiteral("--max-versions takes a number, 0 or more")) + 1;
+    }
     const QString target = p.positionalArguments().value(0);
     if (p.positionalArguments().size() != 1 || !target.contains(QLatin1Char('/')))
         return reportError(QStringLiteral("usage: fieldscope history RESOURCE/NAME [--db FILE|URL] [-n NAMESPACE] "
@@ -537,6 +550,9 @@ int runHistory(const QStringList &args)
         if (!j)
             return reportError(j.error());
         std::printf("%s\n", core::safeDump(*j, 2).c_str());
+        if (omitted > 0)
+            std::fprintf(stderr, "fieldscope: %lld older versions not listed (--max-versions 0 lists all)\n",
+                         static_cast<long long>(omitted));
         return 0;
     }
     auto t = core::historyText(**store, q, listing);

@@ -67,17 +67,25 @@ ManagedFieldsResult parseManagedFieldsReusing(const Json &current, const Json *p
 // transition into it may cover unseen writes. Streams through the versions holding two decoded
 // objects (the previous and the current), so memory does not grow with the number of versions.
 // `onObject`, when set, is given each entry's index in `out` with its decoded object.
+// With maxVersions > 0 only the newest are attributed; `omitted` counts the older ones left out.
 Status appendIncarnation(HistoryStore &store, const HistoryObject &object, std::vector<AttributedEntry> &out,
-                         const std::function<void(std::size_t, const Json &)> &onObject = {})
+                         const std::function<void(std::size_t, const Json &)> &onObject = {},
+                         std::int64_t maxVersions = 0, std::int64_t *omitted = nullptr)
 {
-    auto entries = store.history(object.id);
+    std::int64_t left = 0;
+    auto entries = store.history(object.id, maxVersions, &left);
     if (!entries)
         return entries.error();
+    if (omitted)
+        *omitted += left;
     std::vector<std::size_t> versionAt; // index in `out` of each version, in seq order
     std::vector<bool> missingBefore;    // a gap or pruned row precedes that version
-    bool missing = false;
+    bool missing = left > 0;
+    std::int64_t firstSeq = 0;
     for (auto &e : *entries) {
         if (e.kind == HistoryEntry::Kind::Version) {
+            if (versionAt.empty())
+                firstSeq = e.version.seq;
             versionAt.push_back(out.size());
             missingBefore.push_back(missing);
             missing = false;
@@ -124,7 +132,7 @@ Status appendIncarnation(HistoryStore &store, const HistoryObject &object, std::
         ++vi;
         return true;
     };
-    auto st = store.forEachVersion(object.id, visit, unreadable);
+    auto st = store.forEachVersion(object.id, visit, unreadable, left > 0 ? firstSeq : 0);
     if (!st)
         return st;
     if (vi != versionAt.size())
@@ -134,14 +142,15 @@ Status appendIncarnation(HistoryStore &store, const HistoryObject &object, std::
 
 } // namespace
 
-Result<std::vector<AttributedEntry>> attributedHistory(HistoryStore &store, const ObjectQuery &query)
+Result<std::vector<AttributedEntry>> attributedHistory(HistoryStore &store, const ObjectQuery &query,
+                                                       std::int64_t maxVersions)
 {
     auto objects = store.findObjects(query);
     if (!objects)
         return objects.error();
     std::vector<AttributedEntry> out;
     for (const auto &o : *objects)
-        if (auto st = appendIncarnation(store, o, out); !st)
+        if (auto st = appendIncarnation(store, o, out, {}, maxVersions); !st)
             return st.error();
     return out;
 }
@@ -203,6 +212,7 @@ struct Listing {
     std::vector<AttributedEntry> rows;
     std::map<std::string, std::map<std::string, AuditJoin>> joins; // uid -> RV -> join
     std::vector<AuditAttempt> attempts;
+    std::map<std::string, std::int64_t> omitted; // uid -> older versions left out (maxVersions)
 
     const AuditJoin *joinOf(const AttributedEntry &r) const
     {
@@ -223,8 +233,13 @@ Result<Listing> listing(HistoryStore &store, const ObjectQuery &query, const His
         return Error::make(ErrorCategory::NotFound, "no recorded history for " + query.resource + "/" + query.name);
     Listing out;
     for (const auto &o : *objects) {
-        if (auto st = appendIncarnation(store, o, out.rows); !st)
+        std::int64_t omitted = 0;
+        if (auto st = appendIncarnation(store, o, out.rows, {}, options.maxVersions, &omitted); !st)
             return st.error();
+        if (omitted > 0)
+            out.omitted[o.ref.uid] = omitted;
+        if (options.omittedVersions)
+            *options.omittedVersions += omitted;
         auto joins = store.auditJoins(o.ref.uid);
         if (!joins)
             return joins.error();
@@ -363,6 +378,8 @@ Result<std::string> historyText(HistoryStore &store, const ObjectQuery &query, c
             uid = r.object.ref.uid;
             text += shownStored(r.object.ref.kind) + " " + shownStored(r.object.ref.displayName()) + " (uid "
                   + shownStored(uid) + ")\n";
+            if (const auto o = list->omitted.find(uid); o != list->omitted.end())
+                text += "  ... " + std::to_string(o->second) + " older versions not listed (--max-versions)\n";
         }
         if (r.entry.kind == HistoryEntry::Kind::Pruned) {
             text += "  ... " + std::to_string(r.entry.prunedCount) + " older versions removed by retention\n";

@@ -11,6 +11,10 @@
 
 namespace fieldscope::core {
 
+// How many versions of one object a listing holds at most by default: the newest ones. Retention
+// keeps 1000 by default; a store someone else wrote may hold a million of one object.
+constexpr std::int64_t kDefaultMaxListedVersions = 10000;
+
 struct AttributedEntry {
     HistoryEntry entry;                // version, gap or pruned row
     HistoryObject object;              // the incarnation it belongs to
@@ -21,7 +25,10 @@ struct AttributedEntry {
 // Every matching incarnation, incarnations in the order they were first recorded. Streams through
 // each incarnation's versions holding two decoded objects at a time: memory grows with the number
 // of versions only by their rows (versions, attribution), never by their objects.
-Result<std::vector<AttributedEntry>> attributedHistory(HistoryStore &store, const ObjectQuery &query);
+// The newest maxVersions versions of each incarnation (0 = all); the first listed is attributed as
+// after a gap when older ones were left out.
+Result<std::vector<AttributedEntry>> attributedHistory(HistoryStore &store, const ObjectQuery &query,
+                                                       std::int64_t maxVersions = kDefaultMaxListedVersions);
 
 // attributedHistory plus each version's decoded object: objects[i] belongs to entries[i] (null for
 // gap and pruned rows). Holds every version: for tests and small histories; the History tab uses
@@ -35,6 +42,10 @@ Result<LoadedHistory> loadHistory(HistoryStore &store, const ObjectQuery &query)
 struct HistoryListingOptions {
     // Also list the writes the server refused (from audit events), in time order among the versions.
     bool attempts = false;
+    // The newest maxVersions of each object (0 = all); `omittedVersions`, when set, receives how
+    // many older ones were left out in all.
+    std::int64_t maxVersions = kDefaultMaxListedVersions;
+    std::int64_t *omittedVersions = nullptr;
 };
 
 // The CLI's `-o json`: an array with one entry per version (gaps are not versions and are left

@@ -165,8 +165,11 @@ public:
     // The newest stored version's row (nullopt when none is kept): one row, however many exist.
     Result<std::optional<VersionInfo>> lastVersion(std::int64_t objectId);
     // Versions in order with the gaps of the object's scopes and a leading Pruned row if
-    // retention removed older versions. Bodies are not decoded.
+    // retention removed older versions. Bodies are not decoded. With maxVersions > 0 only the
+    // newest maxVersions are listed (an object may have a million rows someone else wrote);
+    // `omitted` then says how many older ones were left out.
     Result<std::vector<HistoryEntry>> history(std::int64_t objectId);
+    Result<std::vector<HistoryEntry>> history(std::int64_t objectId, std::int64_t maxVersions, std::int64_t *omitted);
     // Decodes one version: the nearest snapshot plus at most VersionCodec::kMaxChain deltas.
     Result<Json> loadVersion(std::int64_t objectId, std::int64_t seq);
     // Decodes every stored version in seq order, each from its predecessor (one pass).
@@ -179,11 +182,12 @@ public:
     // The same, for rows someone else may have written: a version that does not decode or breaks
     // a bound (VersionCodec's cap), and the deltas that build on it up to the next snapshot, go to
     // `onUnreadable(seq, reason)` instead of ending the walk (the two-argument form ends it with
-    // the error). Either callback returns false to stop. Rows are read in pages.
+    // the error). Either callback returns false to stop. Rows are read in pages. With fromSeq the
+    // walk starts at the snapshot that version builds on and calls back from fromSeq on.
     using UnreadableVisit = std::function<bool(std::int64_t seq, const std::string &reason)>;
     Status forEachVersion(std::int64_t objectId,
                           const std::function<bool(std::int64_t seq, const Json &object)> &callback,
-                          const UnreadableVisit &onUnreadable);
+                          const UnreadableVisit &onUnreadable, std::int64_t fromSeq = 0);
     Result<std::vector<HistoryGap>> gaps(const std::string &scopeId);
     Result<std::vector<HistoryGap>> allGaps();
     // The last RV the store saw for a scope (list RV, bookmark, or the last event); "" if none.
