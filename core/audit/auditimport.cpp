@@ -82,24 +82,34 @@ Status AuditImporter::loadObject(const AuditObjectKey &key)
             return infos.error();
         std::vector<AuditVersion> batch;
         Json previous;
+        bool havePrevious = false;
         std::size_t at = 0;
         Status failed = success();
-        auto st = m_store.forEachVersion(o.id, [&](std::int64_t seq, const Json &object) {
+        auto visit = [&](std::int64_t seq, const Json &object) {
             while (at < infos->size() && (*infos)[at].seq != seq)
                 ++at;
             if (at == infos->size())
                 return false;
             const VersionInfo &info = (*infos)[at];
-            auto v = auditVersionOf(object, batch.empty() ? nullptr : &previous, info.eventType, key.group,
-                                    key.resource, info.observedAtMs);
+            auto v = auditVersionOf(object, havePrevious ? &previous : nullptr, info.eventType, key.group, key.resource,
+                                    info.observedAtMs);
             if (!v) {
                 failed = v.error();
                 return false;
             }
             batch.push_back(std::move(*v));
             previous = object;
+            havePrevious = true;
             return true;
-        });
+        };
+        // A version whose stored row cannot be read joins nothing; the others of the object do.
+        auto unreadable = [&](std::int64_t seq, const std::string &why) {
+            if (m_report.problems.size() < kMaxAuditProblems)
+                m_report.problems.push_back(key.toString() + " version " + std::to_string(seq) + ": " + why);
+            havePrevious = false;
+            return true;
+        };
+        auto st = m_store.forEachVersion(o.id, visit, unreadable);
         if (!st)
             return st;
         if (!failed)

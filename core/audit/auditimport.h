@@ -104,7 +104,8 @@ public:
 private:
     struct Incarnation {
         std::int64_t lastSeq = 0;
-        Json previous; // the last offered version, so the next one's writers are known
+        Json previous;       // the last offered version, so the next one's writers are known
+        bool broken = false; // the last version could not be read: the next has no predecessor
     };
     struct Tracked {
         AuditObjectKey key;

@@ -83,10 +83,11 @@ Status AuditLiveJoin::offerNewVersions(Tracked &t, std::int64_t nowMs)
                 ++start;
             if (start > 0) {
                 auto before = m_store.loadVersion(o.id, (*infos)[start - 1].seq);
-                if (!before)
+                if (!before && before.error().category != ErrorCategory::Parse)
                     return before.error();
-                first.previous = std::move(*before);
-                first.lastSeq = (*infos)[start - 1].seq;
+                if (before) // an unreadable one (a row someone else wrote): the next is offered alone
+                    first.previous = std::move(*before);
+                first.lastSeq = before ? (*infos)[start - 1].seq : 0;
             }
             t.byUid.emplace(o.ref.uid, std::move(first));
         }
@@ -96,10 +97,21 @@ Status AuditLiveJoin::offerNewVersions(Tracked &t, std::int64_t nowMs)
             if (info.seq <= inc.lastSeq)
                 continue;
             auto object = m_store.loadVersion(o.id, info.seq);
+            if (!object && object.error().category == ErrorCategory::Parse) {
+                // Unreadable: it joins nothing, and the version after it is offered without a
+                // predecessor rather than stopping every join of this object.
+                if (m_report.problems.size() < kMaxAuditProblems)
+                    m_report.problems.push_back(t.key.toString() + ": " + object.error().message);
+                inc.lastSeq = info.seq;
+                inc.previous = Json();
+                inc.broken = true;
+                continue;
+            }
             if (!object)
                 return object.error();
-            auto v = auditVersionOf(*object, inc.lastSeq > 0 ? &inc.previous : nullptr, info.eventType, t.key.group,
-                                    t.key.resource, info.observedAtMs);
+            auto v = auditVersionOf(*object, inc.lastSeq > 0 && !inc.broken ? &inc.previous : nullptr, info.eventType,
+                                    t.key.group, t.key.resource, info.observedAtMs);
+            inc.broken = false;
             if (!v)
                 return v.error();
             batch.push_back(std::move(*v));

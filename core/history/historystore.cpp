@@ -320,6 +320,15 @@ struct ChainState {
     std::string broken;   // non-empty: the chain cannot be read until the next snapshot
 };
 
+// A row that cannot even be fetched (larger than any readable version): the chain is broken here.
+std::string breakChain(ChainState &chain, const std::string &why)
+{
+    chain.broken = why;
+    chain.started = true;
+    chain.current = Json();
+    return why;
+}
+
 // Decodes one row onto `chain`; an empty result means it is readable (chain.current holds it).
 std::string decodeRow(VersionCodec &codec, ChainState &chain, bool snapshot, std::string_view blob)
 {
@@ -352,7 +361,9 @@ Status HistoryStore::forEachVersion(std::int64_t objectId,
     // In pages: a PostgreSQL result is held whole by the client, and an object may have a
     // million rows someone else wrote.
     constexpr std::int64_t kPage = 256;
-    Query q = m_d->q("SELECT seq, snapshot, data FROM versions WHERE object_id = ? AND seq > ? ORDER BY seq LIMIT ?");
+    Query q = m_d->q("SELECT seq, snapshot, CASE WHEN length(data) <= ? THEN data END, length(data), id FROM versions"
+                     " WHERE object_id = ? AND seq > ? ORDER BY seq LIMIT ?");
+    std::string holder;
     ChainState chain;
     std::int64_t after = INT64_MIN, inPage = 0;
     if (fromSeq > 0) { // from the snapshot fromSeq builds on
@@ -364,18 +375,20 @@ Status HistoryStore::forEachVersion(std::int64_t objectId,
         if (s.i64(0) > 0)
             after = s.i64(0) - 1;
     }
-    q.bind(1, objectId).bind(2, after).bind(3, kPage);
+    q.bind(1, Impl::kInlineRowBytes).bind(2, objectId).bind(3, after).bind(4, kPage);
     int rc;
     while ((rc = q.step()) == kRow || (rc == kDone && inPage == kPage)) {
         if (rc == kDone) {
             q.reset();
-            q.bind(1, objectId).bind(2, after).bind(3, kPage);
+            q.bind(1, Impl::kInlineRowBytes).bind(2, objectId).bind(3, after).bind(4, kPage);
             inPage = 0;
             continue;
         }
         ++inPage;
         after = q.i64(0);
-        const std::string why = decodeRow(m_d->codec, chain, q.i64(1) != 0, q.blob(2));
+        auto blob = m_d->rowBlob(q.blob(2), q.i64(3), q.i64(4), holder);
+        const std::string why = blob ? decodeRow(m_d->codec, chain, q.i64(1) != 0, *blob)
+                                     : breakChain(chain, blob.error().message);
         if (after < fromSeq)
             continue;
         if (!(why.empty() ? callback(after, chain.current) : onUnreadable(after, why)))
@@ -445,20 +458,26 @@ Status HistoryStore::scan(const std::function<bool(const ScanRecord &)> &callbac
     constexpr std::int64_t kPage = 512;
     // The versions' page is taken before the join: a LIMIT only on the union let PostgreSQL join
     // and sort every remaining version for each page (a million versions exported in 14 minutes).
-    Query q = m_d->q("SELECT v.id, 0, v.object_id, v.seq, v.rv, v.event, v.observed_ms, v.scope, v.snapshot, v.data,"
-                     " o.uid, o.resource, '', '', v.raw_size"
+    // Rows over kInlineRowBytes are not carried in the page (HistoryStore::Impl::rowBlob). The gaps
+    // are paged on their side too (a store may hold a million); their empty `data` is typed as the
+    // versions' (a bare NULL in a subquery would be text to PostgreSQL, and not match bytea).
+    Query q = m_d->q("SELECT v.id, 0, v.object_id, v.seq, v.rv, v.event, v.observed_ms, v.scope, v.snapshot,"
+                     " CASE WHEN length(v.data) <= ?3 THEN v.data END, o.uid, o.resource, '', '', v.raw_size,"
+                     " length(v.data)"
                      " FROM (SELECT * FROM versions WHERE id > ?1 ORDER BY id LIMIT ?2) AS v"
                      " JOIN objects o ON o.id = v.object_id"
-                     " UNION ALL SELECT id, 1, 0, 0, from_rv, 0, observed_ms, scope, 0, NULL, '', '', to_rv, reason, 0"
-                     " FROM gaps WHERE id > ?1 ORDER BY 1 LIMIT ?2");
+                     " UNION ALL SELECT * FROM (SELECT id, 1, 0, 0, from_rv, 0, observed_ms, scope, 0,"
+                     " (SELECT data FROM versions WHERE 1 = 0), '', '', to_rv, reason, 0, 0 FROM gaps WHERE id > ?1"
+                     " ORDER BY id LIMIT ?2) AS g ORDER BY 1 LIMIT ?2");
+    std::string holder;
     std::map<std::int64_t, ChainState> current;
     std::int64_t after = 0, inPage = 0;
-    q.bind(1, after).bind(2, kPage);
+    q.bind(1, after).bind(2, kPage).bind(3, Impl::kInlineRowBytes);
     int rc;
     while ((rc = q.step()) == kRow || (rc == kDone && inPage == kPage)) {
         if (rc == kDone) { // the next page
             q.reset();
-            q.bind(1, after).bind(2, kPage);
+            q.bind(1, after).bind(2, kPage).bind(3, Impl::kInlineRowBytes);
             inPage = 0;
             continue;
         }
@@ -474,15 +493,13 @@ Status HistoryStore::scan(const std::function<bool(const ScanRecord &)> &callbac
             const std::int64_t objectId = q.i64(2);
             if (objects && !wanted.count(objectId))
                 continue;
-            r.version = {objectId,      q.text(10),
-                         q.i64(3),      q.i64(0),
-                         q.text(4),     HistoryEventType(q.i64(5)),
-                         q.i64(6),      q.text(7),
-                         q.i64(8) != 0, std::int64_t(q.blob(9).size()),
-                         q.i64(14)};
+            r.version = {objectId, q.text(10), q.i64(3),      q.i64(0),  q.text(4), HistoryEventType(q.i64(5)),
+                         q.i64(6), q.text(7),  q.i64(8) != 0, q.i64(15), q.i64(14)};
             r.resource = q.text(11);
             ChainState &chain = current[objectId];
-            r.unreadable = decodeRow(m_d->codec, chain, r.version.snapshot, q.blob(9));
+            auto blob = m_d->rowBlob(q.blob(9), q.i64(15), q.i64(0), holder);
+            r.unreadable = blob ? decodeRow(m_d->codec, chain, r.version.snapshot, *blob)
+                                : breakChain(chain, blob.error().message);
             r.object = r.unreadable.empty() ? &chain.current : nullptr;
         }
         if (!callback(r))

@@ -22,10 +22,11 @@ struct Head {
     // indexed; the next version is then stored as a snapshot.
     JsonIndex index;
     bool deleted = false;
-    int chain = 0;                  // deltas since the last snapshot
-    std::int64_t deltaBytes = 0;    // their stored size
-    std::int64_t snapshotBytes = 0; // the last snapshot's stored size
-    std::int64_t rawBytes = 0;      // memory held (text + index), for the cache budget
+    int chain = 0;                   // deltas since the last snapshot
+    std::int64_t deltaBytes = 0;     // their stored size
+    std::int64_t snapshotBytes = 0;  // the last snapshot's stored size
+    std::int64_t chainTextBytes = 0; // text the chain decodes to (the snapshot's and the deltas')
+    std::int64_t rawBytes = 0;       // memory held (text + index), for the cache budget
 };
 
 struct EventIdentity; // historystorewrite.cpp
@@ -101,6 +102,12 @@ struct HistoryStore::Impl {
                            "stored version " + std::to_string(seq) + " cannot be read: " + why.message);
     }
     Result<Json> loadVersion(std::int64_t objectId, std::int64_t seq);
+    // One row's blob, within bounds: a page carries rows up to kInlineRowBytes (`inPage` is what it
+    // carried, `length` the row's stored size); a larger one is read alone, and one larger than
+    // any version the codec would decode is never read (a Parse error, the version unreadable).
+    static constexpr std::int64_t kInlineRowBytes = 256 << 10;
+    Result<std::string_view> rowBlob(std::string_view inPage, std::int64_t length, std::int64_t versionId,
+                                     std::string &holder);
 
     // historystorewrite.cpp
     Result<historydb::Head *> headFor(const std::string &uid);

@@ -36,10 +36,12 @@ Status HistoryStore::Impl::pruneBefore(std::int64_t objectId, std::int64_t first
         sel.step();
         firstKeptSeq = sel.i64(0);
         sel.reset();
-        if (!isSnapshot) {
-            auto doc = loadVersion(objectId, firstKeptSeq);
-            if (!doc)
-                return doc.error();
+        // A first kept version that cannot be read (a row someone else wrote) stays a delta, which
+        // readers list as unreadable: pruning goes on for every other object.
+        auto doc = isSnapshot ? Result<Json>(Json()) : loadVersion(objectId, firstKeptSeq);
+        if (!doc && doc.error().category != ErrorCategory::Parse)
+            return doc.error();
+        if (!isSnapshot && doc) {
             const std::string blob = codec.encodeSnapshot(*doc);
             Query old = q("SELECT length(data) FROM versions WHERE object_id = ? AND seq = ?");
             old.bind(1, objectId).bind(2, firstKeptSeq);

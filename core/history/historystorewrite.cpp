@@ -160,23 +160,26 @@ Result<Json> HistoryStore::Impl::loadVersion(std::int64_t objectId, std::int64_t
     // A recorder writes a snapshot at least every kMaxChain versions; a store someone else wrote
     // may not, so the chain read is bounded (twice that, for rows a copy or an older writer left).
     constexpr std::int64_t kMaxRowsRead = 2 * VersionCodec::kMaxChain;
-    Query q =
-        this->q("SELECT seq, snapshot, data FROM versions WHERE object_id = ?1 AND seq <= ?2 AND seq >="
-                " (SELECT MAX(seq) FROM versions WHERE object_id = ?1 AND seq <= ?2 AND snapshot = 1) ORDER BY seq"
-                " LIMIT ?3");
-    q.bind(1, objectId).bind(2, seq).bind(3, kMaxRowsRead);
+    Query q = this->q("SELECT seq, snapshot, CASE WHEN length(data) <= ?4 THEN data END, length(data), id FROM versions"
+                      " WHERE object_id = ?1 AND seq <= ?2 AND seq >= (SELECT MAX(seq) FROM versions WHERE"
+                      " object_id = ?1 AND seq <= ?2 AND snapshot = 1) ORDER BY seq LIMIT ?3");
+    q.bind(1, objectId).bind(2, seq).bind(3, kMaxRowsRead).bind(4, kInlineRowBytes);
+    std::string holder;
     Json doc;
     std::int64_t got = -1, rows = 0;
     std::size_t chainBytes = 0;
     int rc;
     while ((rc = q.step()) == kRow) {
         ++rows;
+        auto blob = rowBlob(q.blob(2), q.i64(3), q.i64(4), holder);
+        if (!blob)
+            return unreadableVersion(q.i64(0), blob.error());
         if (got < 0) {
-            auto snap = codec.decodeSnapshot(q.blob(2), &chainBytes);
+            auto snap = codec.decodeSnapshot(*blob, &chainBytes);
             if (!snap)
                 return unreadableVersion(q.i64(0), snap.error());
             doc = std::move(*snap);
-        } else if (auto st = codec.applyDeltaBlob(doc, q.blob(2), &chainBytes); !st) {
+        } else if (auto st = codec.applyDeltaBlob(doc, *blob, &chainBytes); !st) {
             return unreadableVersion(q.i64(0), st.error());
         }
         got = q.i64(0);
@@ -186,9 +189,34 @@ Result<Json> HistoryStore::Impl::loadVersion(std::int64_t objectId, std::int64_t
     if (got != seq && rows == kMaxRowsRead)
         return Error::make(ErrorCategory::Parse, "version " + std::to_string(seq) + " is more than "
                                                      + std::to_string(kMaxRowsRead) + " deltas after its snapshot");
-    if (got != seq)
+    if (got != seq) {
+        // Stored, but with no snapshot before it (rows someone else wrote): unreadable, not absent.
+        Query e = this->q("SELECT 1 FROM versions WHERE object_id = ? AND seq = ?");
+        e.bind(1, objectId).bind(2, seq);
+        if (e.step() == kRow)
+            return Error::make(ErrorCategory::Parse,
+                               "stored version " + std::to_string(seq) + " has no snapshot before it");
         return Error::make(ErrorCategory::NotFound, "version " + std::to_string(seq) + " is not stored");
+    }
     return doc;
+}
+
+Result<std::string_view> HistoryStore::Impl::rowBlob(std::string_view inPage, std::int64_t length,
+                                                     std::int64_t versionId, std::string &holder)
+{
+    if (length <= kInlineRowBytes)
+        return inPage;
+    // A zstd frame of the largest version the codec decodes, and its tag byte.
+    const std::int64_t largest = std::int64_t(codec.maxVersionBytes() + codec.maxVersionBytes() / 128 + 1024);
+    if (length > largest)
+        return Error::make(ErrorCategory::Parse, "the stored row is " + std::to_string(length)
+                                                     + " bytes, more than any version within the limit");
+    Query one = q("SELECT data FROM versions WHERE id = ?");
+    one.bind(1, versionId);
+    if (one.step() != kRow)
+        return error("version row");
+    holder.assign(one.blob(0));
+    return std::string_view(holder);
 }
 
 // ---- head cache -----------------------------------------------------------------------------
@@ -216,11 +244,16 @@ Result<Head *> HistoryStore::Impl::headFor(const std::string &uid)
     h.chain = int(h.seq - q.i64(4));
     q.reset();
     auto obj = loadVersion(h.objectId, h.seq);
-    if (!obj)
+    if (!obj && obj.error().category != ErrorCategory::Parse && obj.error().category != ErrorCategory::NotFound)
         return obj.error();
-    // The next delta applies to the decoded version, and parseJson(toJsonText(x)) == x.
-    if (h.index.build(toJsonText(*obj)) != JsonIndex::Status::Ok)
+    // The next delta applies to the decoded version, and parseJson(toJsonText(x)) == x. A head
+    // that cannot be read (a row someone else wrote) leaves the index empty: the next version is
+    // a snapshot, and recording goes on.
+    const std::string headText = obj ? toJsonText(*obj) : std::string();
+    if (!obj || h.index.build(headText) != JsonIndex::Status::Ok)
         h.index = JsonIndex();
+    // The chain's text is unknown too: at most the snapshot's and half of it per delta.
+    h.chainTextBytes = std::int64_t(headText.size()) * (2 + h.chain) / 2;
     h.index.shrinkToFit();
     h.rawBytes = std::int64_t(h.index.memoryBytes());
     // Unknown after a restart; assume a large snapshot so the chain length alone bounds reads.
@@ -400,7 +433,10 @@ std::string HistoryStore::Impl::encodeVersion(const Head *prev, const JsonIndex 
 {
     snapshot = !prev || prev->chain + 1 >= VersionCodec::kMaxChain || prev->deltaBytes > prev->snapshotBytes;
     if (!snapshot) {
-        if (makeDeltaText(prev->index, index, text.size() / 2, deltaBuffer))
+        // Never a chain its readers would refuse (VersionCodec's budget for a chain's text).
+        const std::int64_t budget = std::int64_t(VersionCodec::kChainBudgetFactor * codec.maxVersionBytes());
+        if (makeDeltaText(prev->index, index, text.size() / 2, deltaBuffer)
+            && prev->chainTextBytes + std::int64_t(deltaBuffer.size()) <= budget)
             return codec.compress(deltaBuffer);
         snapshot = true;
     }
@@ -453,6 +489,9 @@ Result<bool> HistoryStore::Impl::insertVersion(const WatchScope &scope, const Wa
 Status HistoryStore::Impl::writeEvent(const WatchScope &scope, const WatchEvent &ev, CommitReport &report,
                                       std::set<std::string> *replayed)
 {
+    // What readers would refuse is not stored: a marked gap instead (FIELDSCOPE_MAX_VERSION_MIB).
+    if (ev.objectJson.size() > codec.maxVersionBytes())
+        return writeRejectedGap(scope, ev, "an object larger than the per-version limit", report);
     EventBody body;
     if (const char *why = readEventBody(ev, body))
         return writeRejectedGap(scope, ev, why, report);
@@ -476,6 +515,8 @@ Status HistoryStore::Impl::writeEvent(const WatchScope &scope, const WatchEvent 
     next.rv = id.rv;
     next.deleted = ev.type == HistoryEventType::Deleted;
     next.chain = snapshot ? 0 : prev->chain + 1;
+    next.chainTextBytes = snapshot ? std::int64_t(text.size())
+                                   : prev->chainTextBytes + std::int64_t(deltaBuffer.size());
     next.deltaBytes = snapshot ? 0 : prev->deltaBytes + std::int64_t(blob.size());
     next.snapshotBytes = snapshot ? std::int64_t(blob.size()) : prev->snapshotBytes;
     auto inserted = insertVersion(scope, ev, id, !prev, next, snapshot, blob, text.size());
