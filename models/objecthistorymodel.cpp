@@ -246,6 +246,14 @@ void ObjectHistoryModel::setRows(const QString &key, std::vector<HistoryRow> row
     endResetModel();
 }
 
+void ObjectHistoryModel::setOlderNotShown(qint64 count)
+{
+    if (count == m_olderNotShown)
+        return;
+    m_olderNotShown = count;
+    Q_EMIT olderNotShownChanged(count);
+}
+
 void ObjectHistoryModel::clear(const QString &message)
 {
     beginResetModel();
@@ -253,6 +261,7 @@ void ObjectHistoryModel::clear(const QString &message)
     m_rows.clear();
     m_versions.reset();
     endResetModel();
+    setOlderNotShown(0);
     if (message != m_message) {
         m_message = message;
         Q_EMIT messageChanged(m_message);

@@ -101,6 +101,11 @@ public:
     // Who last wrote as each managedFields entry of incarnation `uid` (entry label -> person, with
     // " (probable)"): each version one person joined names its writers; the newest wins.
     std::map<std::string, std::string> lastWriters(const QString &uid) const;
+    // Older versions the store holds that the rows leave out (a listing holds the newest only),
+    // and the view's ask for more of them (whoever fills the model answers with more rows).
+    qint64 olderNotShown() const { return m_olderNotShown; }
+    void setOlderNotShown(qint64 count);
+    void requestOlder() { Q_EMIT olderRequested(); }
 
     int rowCount(const QModelIndex &parent = {}) const override;
     int columnCount(const QModelIndex &parent = {}) const override;
@@ -109,6 +114,8 @@ public:
 
 Q_SIGNALS:
     void messageChanged(const QString &message);
+    void olderNotShownChanged(qint64 count);
+    void olderRequested();
 
 private:
     QVariant display(const HistoryRow &r, int column) const;
@@ -116,6 +123,7 @@ private:
     QString m_key;
     QString m_message;
     std::vector<HistoryRow> m_rows; // oldest first; view row r shows m_rows[n-1-r]
+    qint64 m_olderNotShown = 0;
     std::shared_ptr<HistoryVersions> m_versions;
 };
 

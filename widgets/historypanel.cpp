@@ -21,6 +21,8 @@
 #include <QItemSelectionModel>
 #include <QLabel>
 #include <QLineEdit>
+#include <QLocale>
+#include <QPushButton>
 #include <QSettings>
 #include <QSplitter>
 #include <QTableView>
@@ -293,7 +295,23 @@ QWidget *HistoryPanel::buildWhoFilter()
                                "(from the API server's audit events)."));
     connect(m_whoFilter, &QLineEdit::textChanged, this, &HistoryPanel::applyWhoFilter);
     row->addWidget(m_whoFilter);
+    // A store can hold far more versions of one object than a list can show at once: the newest
+    // are listed, the older ones come on request.
+    m_showOlder = new QPushButton(bar);
+    m_showOlder->setObjectName(QStringLiteral("showOlderVersions"));
+    m_showOlder->setVisible(false);
+    connect(m_showOlder, &QPushButton::clicked, this, [this] {
+        if (m_model)
+            m_model->requestOlder();
+    });
+    row->addWidget(m_showOlder);
     return bar;
+}
+
+void HistoryPanel::showOlderCount(qint64 count)
+{
+    m_showOlder->setVisible(count > 0);
+    m_showOlder->setText(tr("Show older versions (%1 not listed)").arg(QLocale().toString(count)));
 }
 
 void HistoryPanel::setModel(models::ObjectHistoryModel *model)
@@ -302,8 +320,10 @@ void HistoryPanel::setModel(models::ObjectHistoryModel *model)
         disconnect(m_model, nullptr, this, nullptr);
     m_model = model;
     m_versions->setModel(model);
+    showOlderCount(model ? model->olderNotShown() : 0);
     if (!model)
         return;
+    connect(model, &models::ObjectHistoryModel::olderNotShownChanged, this, &HistoryPanel::showOlderCount);
     m_versions->horizontalHeader()->resizeSection(models::ObjectHistoryModel::ResourceVersionColumn, 80);
     m_versions->horizontalHeader()->resizeSection(models::ObjectHistoryModel::EventColumn, 95);
     m_versions->horizontalHeader()->resizeSection(models::ObjectHistoryModel::ChangedByColumn, 210);

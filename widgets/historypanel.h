@@ -12,6 +12,7 @@
 class QCheckBox;
 class QLabel;
 class QLineEdit;
+class QPushButton;
 class QTableView;
 class QTextBrowser;
 
@@ -64,6 +65,8 @@ private:
     QCheckBox *m_hideGeneration;
     QCheckBox *m_hideStatus;
     QLineEdit *m_whoFilter;
+    QPushButton *m_showOlder; // shown while the model leaves older versions out
+    void showOlderCount(qint64 count);
     bool m_whoFiltered = false; // rows may be hidden by the Who filter
     QString m_fieldUid;
     core::FieldPath m_field;

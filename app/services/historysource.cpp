@@ -24,10 +24,11 @@ Q_LOGGING_CATEGORY(lcHistorySource, "fieldscope.app.history")
 struct LoadResult {
     std::vector<models::HistoryRow> rows;
     QString error;
-    bool missing = false; // nothing recorded yet (no database, or no version of the object)
+    bool missing = false;     // nothing recorded yet (no database, or no version of the object)
+    std::int64_t omitted = 0; // older versions left out (maxVersions)
 };
 
-LoadResult loadRows(const std::string &path, const core::ObjectQuery &query)
+LoadResult loadRows(const std::string &path, const core::ObjectQuery &query, std::int64_t maxVersions)
 {
     auto store = core::HistoryStore::open(path, core::HistoryStore::OpenMode::ReadOnly);
     if (!store && core::isSharedHistoryLocation(path) && store.error().category != core::ErrorCategory::NotFound)
@@ -35,7 +36,8 @@ LoadResult loadRows(const std::string &path, const core::ObjectQuery &query)
     if (!store)
         return {{}, {}, true}; // the recorder has not created the file (or the shared store) yet
     // The rows only: the versions' objects are read one at a time when shown (HistoryVersions).
-    auto loaded = core::attributedHistory(**store, query);
+    std::int64_t omitted = 0;
+    auto loaded = core::attributedHistory(**store, query, maxVersions, &omitted);
     if (!loaded)
         return {{}, QString::fromStdString(loaded.error().describe()), false};
     if (loaded->empty())
@@ -44,7 +46,7 @@ LoadResult loadRows(const std::string &path, const core::ObjectQuery &query)
     auto audit = models::historyAudit(**store, *loaded);
     if (!audit)
         qCWarning(lcHistorySource, "%s", audit.error().describe().c_str());
-    return {models::historyRows(*loaded, audit ? &*audit : nullptr), {}, false};
+    return {models::historyRows(*loaded, audit ? &*audit : nullptr), {}, false, omitted};
 }
 
 } // namespace
@@ -126,9 +128,10 @@ std::vector<std::string> legacyHistoryDatabasesFor(const QString &contextName)
 }
 
 HistorySource::HistorySource(models::ObjectHistoryModel *model, QObject *parent)
-    : QObject(parent), m_model(model), m_pool(new QThreadPool)
+    : QObject(parent), m_model(model), m_pool(new QThreadPool), m_maxVersions(core::kDefaultMaxListedVersions)
 {
     m_pool->setMaxThreadCount(1);
+    connect(model, &models::ObjectHistoryModel::olderRequested, this, &HistorySource::showOlder);
     m_coalesce.setSingleShot(true);
     m_coalesce.setInterval(250); // a burst of commits becomes one reload
     connect(&m_coalesce, &QTimer::timeout, this, &HistorySource::load);
@@ -273,7 +276,10 @@ void ReconnectBackoff::listenedFor(std::int64_t ms)
 void HistorySource::show(const core::ObjectQuery &query, const QString &uid)
 {
     m_query = query;
-    m_key = QString::fromStdString(query.resource + '/' + query.namespace_ + '/' + query.name);
+    const QString key = QString::fromStdString(query.resource + '/' + query.namespace_ + '/' + query.name);
+    if (key != m_key)
+        m_maxVersions = core::kDefaultMaxListedVersions;
+    m_key = key;
     m_uids = {uid.toStdString()};
     if (m_model->key() != m_key)
         m_model->clear(tr("Loading the recorded history…"));
@@ -317,6 +323,14 @@ void HistorySource::onCommitted(const core::CommitReport &report)
         m_coalesce.start();
 }
 
+void HistorySource::showOlder()
+{
+    if (m_key.isEmpty())
+        return;
+    m_maxVersions += core::kDefaultMaxListedVersions;
+    load();
+}
+
 void HistorySource::reload()
 {
     if (!m_key.isEmpty() && !m_coalesce.isActive())
@@ -355,15 +369,17 @@ void HistorySource::load()
             for (const auto &row : r.rows)
                 m_uids.insert(row.uid);
             m_model->setRows(key, std::move(r.rows), m_versions);
+            m_model->setOlderNotShown(r.omitted);
         }
         Q_EMIT loaded();
         if (std::exchange(m_again, false))
             load();
     });
-    w->setFuture(QtConcurrent::run(m_pool, [path = m_path.toStdString(), q = m_query, probe = m_loadProbe] {
+    w->setFuture(QtConcurrent::run(m_pool, [path = m_path.toStdString(), q = m_query, probe = m_loadProbe,
+                                            max = m_maxVersions] {
         if (probe)
             probe();
-        return loadRows(path, q);
+        return loadRows(path, q, max);
     }));
 }
 

@@ -35,6 +35,10 @@ public:
     void onCommitted(const core::CommitReport &report);
     // Something else wrote the database (who made the versions): reload what is shown, coalesced.
     void reload();
+    // The newest kDefaultMaxListedVersions of an object are listed; each call lists that many more
+    // of the older ones (the History tab's "Show older versions", ObjectHistoryModel::requestOlder).
+    void showOlder();
+    qint64 maxVersions() const { return m_maxVersions; }
 
     bool isLoading() const { return m_loading; }
     // Tests: runs on the worker thread before each load, where a huge answer or a damaged file
@@ -73,6 +77,7 @@ private:
     int m_generation = 0;
     bool m_loading = false;
     bool m_again = false;
+    qint64 m_maxVersions; // of each incarnation, newest first (a store may hold a million of one)
     std::function<void()> m_loadProbe;
     std::function<core::Status()> m_listenProbe;
 };

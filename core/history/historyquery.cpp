@@ -80,7 +80,7 @@ Status appendIncarnation(HistoryStore &store, const HistoryObject &object, std::
         *omitted += left;
     std::vector<std::size_t> versionAt; // index in `out` of each version, in seq order
     std::vector<bool> missingBefore;    // a gap or pruned row precedes that version
-    bool missing = left > 0;
+    bool missing = false; // versions left out by maxVersions are not missing: the walk reads the one before
     std::int64_t firstSeq = 0;
     for (auto &e : *entries) {
         if (e.kind == HistoryEntry::Kind::Version) {
@@ -99,7 +99,13 @@ Status appendIncarnation(HistoryStore &store, const HistoryObject &object, std::
     bool havePrevious = false; // the version before was read (an unreadable one breaks the chain)
     // Each version's managedFields are decoded once: as "current", then kept as "previous".
     ManagedFieldsResult previousEntries = std::vector<ManagedFieldsEntry>();
-    auto visit = [&](std::int64_t, const Json &current) {
+    auto visit = [&](std::int64_t seq, const Json &current) {
+        if (seq < firstSeq) { // the version before the first listed one: its predecessor, not shown
+            previous = current;
+            previousEntries = parseManagedFields(current);
+            havePrevious = true;
+            return true;
+        }
         if (vi >= versionAt.size())
             return false;
         AttributedEntry &a = out[versionAt[vi]];
@@ -122,7 +128,11 @@ Status appendIncarnation(HistoryStore &store, const HistoryObject &object, std::
     };
     // A row someone else wrote that does not decode is that version's problem only: it is listed
     // with its reason, and the next readable version is attributed as after a gap.
-    auto unreadable = [&](std::int64_t, const std::string &why) {
+    auto unreadable = [&](std::int64_t seq, const std::string &why) {
+        if (seq < firstSeq) {
+            havePrevious = false;
+            return true;
+        }
         if (vi >= versionAt.size())
             return false;
         out[versionAt[vi]].unreadable = why;
@@ -132,7 +142,8 @@ Status appendIncarnation(HistoryStore &store, const HistoryObject &object, std::
         ++vi;
         return true;
     };
-    auto st = store.forEachVersion(object.id, visit, unreadable, left > 0 ? firstSeq : 0);
+    // With older versions left out, the walk starts one before the first listed (its predecessor).
+    auto st = store.forEachVersion(object.id, visit, unreadable, left > 0 ? firstSeq - 1 : 0);
     if (!st)
         return st;
     if (vi != versionAt.size())
@@ -143,14 +154,17 @@ Status appendIncarnation(HistoryStore &store, const HistoryObject &object, std::
 } // namespace
 
 Result<std::vector<AttributedEntry>> attributedHistory(HistoryStore &store, const ObjectQuery &query,
-                                                       std::int64_t maxVersions)
+                                                       std::int64_t maxVersions, std::int64_t *omitted)
 {
     auto objects = store.findObjects(query);
     if (!objects)
         return objects.error();
     std::vector<AttributedEntry> out;
+    std::int64_t left = 0;
+    if (omitted)
+        *omitted = 0;
     for (const auto &o : *objects)
-        if (auto st = appendIncarnation(store, o, out, {}, maxVersions); !st)
+        if (auto st = appendIncarnation(store, o, out, {}, maxVersions, omitted ? omitted : &left); !st)
             return st.error();
     return out;
 }

@@ -26,9 +26,10 @@ struct AttributedEntry {
 // each incarnation's versions holding two decoded objects at a time: memory grows with the number
 // of versions only by their rows (versions, attribution), never by their objects.
 // The newest maxVersions versions of each incarnation (0 = all); the first listed is attributed as
-// after a gap when older ones were left out.
+// after a gap when older ones were left out, and `omitted` (when given) counts them.
 Result<std::vector<AttributedEntry>> attributedHistory(HistoryStore &store, const ObjectQuery &query,
-                                                       std::int64_t maxVersions = kDefaultMaxListedVersions);
+                                                       std::int64_t maxVersions = kDefaultMaxListedVersions,
+                                                       std::int64_t *omitted = nullptr);
 
 // attributedHistory plus each version's decoded object: objects[i] belongs to entries[i] (null for
 // gap and pruned rows). Holds every version: for tests and small histories; the History tab uses

@@ -7,6 +7,7 @@
 #include "app/services/threadreaper.h"
 #include "blockedwork.h"
 #include "core/base/json.h"
+#include "core/history/historyquery.h"
 #include "core/history/historystore.h"
 #include "models/objecthistorymodel.h"
 #include "testpostgres.h"
@@ -154,6 +155,47 @@ private Q_SLOTS:
                     ->write({{scope, {{core::HistoryEventType::Modified, version(14), 1'784'000'000'014}}, {}, {}, {}}})
                     .ok());
         QTRY_COMPARE_WITH_TIMEOUT(model.rowCount(), 5, 10000);
+    }
+
+    // A store may hold far more versions of one object than a list shows: the newest are listed,
+    // the model says how many older ones are not, and asking for older ones lists them too.
+    void theNewestVersionsAreListedAndOlderOnesComeOnRequest()
+    {
+        const QString db = m_dir.filePath(QStringLiteral("many.db"));
+        {
+            auto store = core::HistoryStore::open(db.toStdString()).value();
+            const core::WatchScope scope = core::WatchScope::of({"", "v1", "configmaps"}, "lessons");
+            core::HistoryWriteItem item{scope, {}, {}, {}, {}};
+            for (int i = 0; i <= int(core::kDefaultMaxListedVersions); ++i) {
+                const Json cm{{"apiVersion", "v1"},
+                              {"kind", "ConfigMap"},
+                              {"metadata",
+                               {{"name", "busy"},
+                                {"namespace", "lessons"},
+                                {"uid", "u-busy"},
+                                {"resourceVersion", std::to_string(100 + i)}}},
+                              {"data", {{"n", std::to_string(i)}}}};
+                item.events.push_back({i == 0 ? core::HistoryEventType::Added : core::HistoryEventType::Modified,
+                                       cm.dump(), 1'784'000'000'000 + i});
+            }
+            QVERIFY(store->write({item}).ok());
+        }
+        models::ObjectHistoryModel model;
+        app::HistorySource source(&model);
+        source.setDatabase(db);
+        core::ObjectQuery busy = m_query;
+        busy.name = "busy";
+        QSignalSpy loaded(&source, &app::HistorySource::loaded);
+        source.show(busy, QStringLiteral("u-busy"));
+        QTRY_COMPARE_WITH_TIMEOUT(loaded.size(), 1, 30000);
+        QCOMPARE(model.olderNotShown(), qint64(1));
+        QCOMPARE(qint64(model.rows().size()), core::kDefaultMaxListedVersions);
+        QCOMPARE(model.rows().front().resourceVersion, std::string("101")); // the oldest is 100
+        model.requestOlder();                                               // the History tab's "Show older versions"
+        QTRY_COMPARE_WITH_TIMEOUT(loaded.size(), 2, 30000);
+        QCOMPARE(model.olderNotShown(), qint64(0));
+        QCOMPARE(qint64(model.rows().size()), core::kDefaultMaxListedVersions + 1);
+        QCOMPARE(model.rows().front().resourceVersion, std::string("100"));
     }
 
     // Closing a cluster's tab destroys its source: that returns while the load is still inside
