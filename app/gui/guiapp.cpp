@@ -28,6 +28,7 @@
 #include <QStandardPaths>
 
 #include <cstdio>
+#include <cstdlib>
 #include <memory>
 #include <optional>
 
@@ -267,20 +268,11 @@ private:
 
 } // namespace
 
-int runGui(int &argc, char **argv)
+namespace {
+
+// The window's whole life: it and everything it owns are destroyed when this returns.
+int runSession(QApplication &app)
 {
-    keepHeapCompact();
-    QApplication app(argc, argv);
-    // Declared before the window and the workspace, so it runs after their destructors released
-    // every history recorder: the last batches are committed before the process exits (SIGTERM too).
-    struct FinishRecorders {
-        ~FinishRecorders() { core::HistoryRecorder::waitForReleased(); }
-    } finishRecorders;
-    // Work a closed tab left running (a history load, an audit step inside the database) gets a few
-    // seconds more after the windows are gone; the process then ends without it.
-    struct FinishOrphans {
-        ~FinishOrphans() { finishOrphans(QDeadlineTimer(3000)); }
-    } orphansGiven;
     setApplicationIdentity();
     securePrivateLocations();
 
@@ -306,6 +298,37 @@ int runGui(int &argc, char **argv)
     session.quitOn(termination);
     session.show();
     return QApplication::exec();
+}
+
+// How long work a closed tab left running (a history load, an audit step inside the database) may
+// take once the windows are gone. Past it the database is not answering; the statement timeout
+// would end the wait within a minute, but the user asked to quit.
+constexpr int kExitGraceMs = 15000;
+
+} // namespace
+
+int runGui(int &argc, char **argv)
+{
+    keepHeapCompact();
+    QApplication app(argc, argv);
+    int rc = 0;
+    {
+        // Destroyed after the window and the workspace released every history recorder: the last
+        // batches are committed before the process exits (SIGTERM too).
+        struct FinishRecorders {
+            ~FinishRecorders() { core::HistoryRecorder::waitForReleased(); }
+        } finishRecorders;
+        rc = runSession(app);
+    }
+    if (!finishOrphans(QDeadlineTimer(kExitGraceMs))) {
+        // Ending now is safe for what is left (a database transaction is rolled back; a log
+        // position moves only with what was stored); tearing the libraries down under a thread
+        // still inside them is not: it crashed the quit under load.
+        std::fputs("fieldscope: quitting while a database read is still unanswered\n", stderr);
+        std::fflush(nullptr);
+        std::_Exit(rc);
+    }
+    return rc;
 }
 
 } // namespace fieldscope::app
