@@ -155,7 +155,7 @@ Status HistoryStore::applyStoreRetention(std::int64_t nowMs, std::int64_t minInt
             return m_d->rollBackRetention(st.error());
         return success();
     };
-    const Status st = prune();
+    Status st = prune();
     Query unlock = m_d->q(kPruneUnlock);
     (void)unlock.step(); // a connection that broke has lost the lock with it
     return st;

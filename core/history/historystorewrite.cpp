@@ -159,7 +159,7 @@ Result<Json> HistoryStore::Impl::loadVersion(std::int64_t objectId, std::int64_t
 {
     // A recorder writes a snapshot at least every kMaxChain versions; a store someone else wrote
     // may not, so the chain read is bounded (twice that, for rows a copy or an older writer left).
-    constexpr std::int64_t kMaxRowsRead = 2 * VersionCodec::kMaxChain;
+    constexpr std::int64_t kMaxRowsRead = std::int64_t(2) * VersionCodec::kMaxChain;
     Query q = this->q("SELECT seq, snapshot, CASE WHEN length(data) <= ?4 THEN data END, length(data), id FROM versions"
                       " WHERE object_id = ?1 AND seq <= ?2 AND seq >= (SELECT MAX(seq) FROM versions WHERE"
                       " object_id = ?1 AND seq <= ?2 AND snapshot = 1) ORDER BY seq LIMIT ?3");
@@ -207,7 +207,7 @@ Result<std::string_view> HistoryStore::Impl::rowBlob(std::string_view inPage, st
     if (length <= kInlineRowBytes)
         return inPage;
     // A zstd frame of the largest version the codec decodes, and its tag byte.
-    const std::int64_t largest = std::int64_t(codec.maxVersionBytes() + codec.maxVersionBytes() / 128 + 1024);
+    const auto largest = std::int64_t(codec.maxVersionBytes() + codec.maxVersionBytes() / 128 + 1024);
     if (length > largest)
         return Error::make(ErrorCategory::Parse, "the stored row is " + std::to_string(length)
                                                      + " bytes, more than any version within the limit");
@@ -434,7 +434,7 @@ std::string HistoryStore::Impl::encodeVersion(const Head *prev, const JsonIndex 
     snapshot = !prev || prev->chain + 1 >= VersionCodec::kMaxChain || prev->deltaBytes > prev->snapshotBytes;
     if (!snapshot) {
         // Never a chain its readers would refuse (VersionCodec's budget for a chain's text).
-        const std::int64_t budget = std::int64_t(VersionCodec::kChainBudgetFactor * codec.maxVersionBytes());
+        const auto budget = std::int64_t(VersionCodec::kChainBudgetFactor * codec.maxVersionBytes());
         if (makeDeltaText(prev->index, index, text.size() / 2, deltaBuffer)
             && prev->chainTextBytes + std::int64_t(deltaBuffer.size()) <= budget)
             return codec.compress(deltaBuffer);
