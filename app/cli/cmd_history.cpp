@@ -416,12 +416,8 @@ int runRecord(const QStringList &args)
     keepHeapCompact(); // holds the watched objects for as long as it runs, as the window does
     QCommandLineParser p;
     addRecordOptions(p);
-    if (!p.parse(args))
-        return reportError(p.errorText()) + 1;
-    if (p.isSet(QStringLiteral("help"))) {
-        std::fputs(qUtf8Printable(p.helpText()), stdout);
-        return 0;
-    }
+    if (int rc = 0; !parseOrHelp(p, args, &rc))
+        return rc;
     const bool toStore = p.isSet(QStringLiteral("store"));
     qint64 forMs = -1;
     if (const int usage = checkRecordUsage(p, toStore, forMs); usage != 0)
@@ -513,12 +509,8 @@ int runHistory(const QStringList &args)
                                 "the store holds).")
                      .arg(core::kDefaultMaxListedVersions),
                  QStringLiteral("N")});
-    if (!p.parse(args))
-        return reportError(p.errorText()) + 1;
-    if (p.isSet(QStringLiteral("help"))) {
-        std::fputs(qUtf8Printable(p.helpText()), stdout);
-        return 0;
-    }
+    if (int rc = 0; !parseOrHelp(p, args, &rc))
+        return rc;
     core::HistoryListingOptions listing;
     listing.attempts = p.isSet(QStringLiteral("attempts"));
     std::int64_t omitted = 0;
@@ -583,12 +575,8 @@ int runExport(const QStringList &args)
                  QStringLiteral("FILE|URL")});
     addStoreChoiceOptions(p);
     p.addOption({QStringLiteral("to"), QStringLiteral("The JSON Lines file to write."), QStringLiteral("OUT")});
-    if (!p.parse(args))
-        return reportError(p.errorText()) + 1;
-    if (p.isSet(QStringLiteral("help"))) {
-        std::fputs(qUtf8Printable(p.helpText()), stdout);
-        return 0;
-    }
+    if (int rc = 0; !parseOrHelp(p, args, &rc))
+        return rc;
     if (!p.isSet(QStringLiteral("to")) || p.positionalArguments().size() > 1)
         return reportError(QStringLiteral(
                    "usage: fieldscope export [--db FILE|URL] --to OUT.jsonl [RESOURCE[/NAME]] [-n NAMESPACE]"))

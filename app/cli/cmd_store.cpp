@@ -88,14 +88,8 @@ int runStoreCopy(const QStringList &args)
                                 "Settings show it), required when FROM names none (a file written before stores "
                                 "were stamped): TO is then refused unless it is that cluster's."),
                  QStringLiteral("IDENTITY")});
-    if (!p.parse(args)) {
-        std::fprintf(stderr, "fieldscope: %s\n", qUtf8Printable(p.errorText()));
-        return 2;
-    }
-    if (p.isSet(QStringLiteral("help"))) {
-        std::fputs(qUtf8Printable(p.helpText()), stdout);
-        return 0;
-    }
+    if (int rc = 0; !parseOrHelp(p, args, &rc))
+        return rc;
     const QString output = p.value(QStringLiteral("output"));
     if (p.positionalArguments().size() != 2 || (output != QLatin1String("text") && output != QLatin1String("json"))) {
         std::fputs("usage: fieldscope store copy FROM TO [--cluster-identity IDENTITY] [-o text|json]\n", stderr);

@@ -1,6 +1,7 @@
 // fieldscope store retention URL [--versions N] [--days D] [--bytes B]: a team store's own
 // retention, which every recorder of the store applies and only the store's owner sets, and the
 // last prunings recorders made (docs/team-history.md).
+#include "app/cli/clisession.h"
 #include "app/cli/commands.h"
 #include "core/base/json.h"
 #include "core/base/jsonread.h"
@@ -208,14 +209,8 @@ int runStoreRetention(const QStringList &args)
                  QStringLiteral("text (default) or json, on stdout."),
                  QStringLiteral("FORMAT"),
                  QStringLiteral("text")});
-    if (!p.parse(args)) {
-        std::fprintf(stderr, "fieldscope: %s\n", qUtf8Printable(p.errorText()));
-        return 2;
-    }
-    if (p.isSet(QStringLiteral("help"))) {
-        std::fputs(qUtf8Printable(p.helpText()), stdout);
-        return 0;
-    }
+    if (int rc = 0; !parseOrHelp(p, args, &rc))
+        return rc;
     const QString output = p.value(QStringLiteral("output"));
     if (p.positionalArguments().size() != 1 || (output != QLatin1String("text") && output != QLatin1String("json"))) {
         std::fputs("usage: fieldscope store retention URL [--versions N] [--days D] [--bytes B] [-o text|json]\n",
