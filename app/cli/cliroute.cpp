@@ -32,6 +32,7 @@ bool takesValue(const QString &arg)
                                          QStringLiteral("--db"),
                                          QStringLiteral("--for"),
                                          QStringLiteral("--to"),
+                                         QStringLiteral("--expect"),
                                          QStringLiteral("--manager"),
                                          QStringLiteral("--live-file"),
                                          QStringLiteral("-platform"),
