@@ -126,7 +126,7 @@ private Q_SLOTS:
         const FieldscopeRun r = runInDataHome({QStringLiteral("lesson"), QStringLiteral("list")}, m_home.path());
         QCOMPARE(r.code, 0);
         const QList<QByteArray> lines = r.out.trimmed().split('\n');
-        QCOMPARE(lines.size(), 10);
+        QCOMPARE(lines.size(), 11);
         const QList<QByteArray> names{"conflicting-creates",
                                       "last-write-wins",
                                       "optimistic-locking",
@@ -136,7 +136,8 @@ private Q_SLOTS:
                                       "controllers-and-subresources",
                                       "watch-atomicity",
                                       "who-did-it",
-                                      "who-owns-status"};
+                                      "who-owns-status",
+                                      "undo-safely"};
         for (int i = 0; i < names.size(); ++i)
             QCOMPARE(lines[i].split(' ').constFirst(), names[i]);
     }
