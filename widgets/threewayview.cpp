@@ -140,7 +140,7 @@ QWidget *ThreeWayView::buildMergeChoices()
         for (int row = 0; row < m_mergeTable->rowCount(); ++row)
             if (auto *c = qobject_cast<QComboBox *>(m_mergeTable->cellWidget(row, 4));
                 c && c->currentData().toInt() == 1)
-                mine << m_mergeTable->item(row, 0)->text();
+                mine << m_mergeTable->item(row, 0)->data(Qt::UserRole).toString();
         Q_EMIT mergeChoicesMade(mine);
     });
     return m_mergeTable;
@@ -152,6 +152,8 @@ void ThreeWayView::showMergeConflicts(const QList<QStringList> &rows)
     for (int i = 0; i < int(rows.size()); ++i) {
         for (int col = 0; col < 4; ++col)
             m_mergeTable->setItem(i, col, new QTableWidgetItem(rows[i].value(col)));
+        // The field is shown in the server's path syntax; the choice names it by JSON Pointer.
+        m_mergeTable->item(i, 0)->setData(Qt::UserRole, rows[i].value(4, rows[i].value(0)));
         auto *choice = new QComboBox(m_mergeTable);
         choice->setObjectName(QStringLiteral("mergeChoice%1").arg(i));
         choice->addItem(tr("— choose —"), 0);

@@ -43,7 +43,8 @@ public:
     // The three texts; the changed lines are marked when the worker's diff arrives (marked()).
     void setVersions(const QString &opened, const QString &written, const QString &current,
                      const QString &currentResourceVersion);
-    // Rows of (pointer, opened, written, now) to choose mine or theirs for.
+    // Rows of (field, opened, written, now, pointer) to choose mine or theirs for: the field as
+    // shown (.spec.containers[name="app"].image), the JSON Pointer that mergeChoicesMade names.
     void showMergeConflicts(const QList<QStringList> &rows);
     void hideMergeConflicts();
     // `palette`: the window's (its children may not have theirs yet on a palette change).

@@ -679,7 +679,8 @@ void ObjectEditor::mergeOntoCurrent()
             }
             QList<QStringList> rows;
             for (const core::MergeConflict &c : merge.conflicts)
-                rows << QStringList{q(c.pointer), exactText(c.base), exactText(c.mine), exactText(c.theirs)};
+                rows << QStringList{q(c.path.empty() ? c.pointer : c.path), exactText(c.base), exactText(c.mine),
+                                    exactText(c.theirs), q(c.pointer)};
             m_window->showMergeConflicts(rows);
         });
 }

@@ -4,6 +4,7 @@
 #include "core/diff/objectdiff.h"
 #include "core/edit/applybody.h"
 #include "core/edit/editbuffer.h"
+#include "core/ownership/managedfields.h"
 #include "core/ownership/ownershipdiff.h"
 #include "core/yaml/yaml.h"
 
@@ -163,7 +164,14 @@ Result<MergeOnto> EditSession::mergeOntoCurrent(const Json &opened, std::string_
     auto now = readVersion(currentLive, withoutStatus);
     if (!now)
         return now.error();
-    auto merged = threeWayMerge(opened, mine->value, now->editable);
+    // Lists merge item by item as the server merges them: the built-in table, and what the
+    // current object's managedFields show of its lists (k:/v: entries; all a custom resource has).
+    ListSemanticsResolver semantics;
+    if (auto entries = parseManagedFields(currentLive))
+        addListSemanticsHints(*entries, &semantics);
+    MergeOptions options;
+    options.semantics = &semantics;
+    auto merged = threeWayMerge(opened, mine->value, now->editable, options);
     if (!merged)
         return merged.error();
     std::string yaml = merged->conflicts.empty() ? jsonToYaml(merged->merged) : std::string();

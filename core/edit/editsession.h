@@ -131,6 +131,7 @@ public:
     // conflict). A path the buffer or the live object lacks is an Invalid error.
     static Result<std::string> resolvedBuffer(std::string_view bufferYaml, const Json &live,
                                               const ResolutionPlan &plan);
+    // Keyed lists merge item by item (the built-in table, hints from currentLive's managedFields).
     static Result<MergeOnto> mergeOntoCurrent(const Json &opened, std::string_view bufferYaml, const Json &currentLive,
                                               bool withoutStatus);
     // The merge with the fields at `keepMine` (JSON Pointers) taken from the buffer, the other

@@ -20,33 +20,30 @@ ListSemantics mapOn(std::vector<std::string> keys, std::map<std::string, Json> d
 }
 
 // Built-in list markers from k8s.io/api (patchMergeKey / listType), the ones objects commonly
-// carry. Matched on the last segments of the schema path.
+// carry, as the 1.37 server's OpenAPI schema declares them (tests/core/tst_openapilists.cpp holds
+// the table to a recorded Deployment schema). Matched on the last segments of the schema path.
 ListSemantics builtin(const std::string &sp, const std::string &kind)
 {
     using T = ListSemantics::Type;
-    struct Row {
-        std::string_view suffix;
-        ListSemantics sem;
-    };
-    static const std::array<std::string_view, 8> containerLists = {
-        "containers",       "initContainers", "ephemeralContainers", "volumes",
-        "imagePullSecrets", "readinessGates", "hostAliases",         "resourceClaims"};
-    if (sp == "metadata.finalizers")
+    static const std::array<std::string_view, 9> containerLists = {
+        "containers",  "initContainers", "ephemeralContainers", "volumes",           "imagePullSecrets",
+        "hostAliases", "resourceClaims", "schedulingGates",     "evictionResponders"};
+    // Any object's metadata, and the metadata of the templates inside it.
+    if (endsWith(sp, "metadata.finalizers"))
         return {T::Set, {}, {}};
-    if (sp == "metadata.ownerReferences")
+    if (endsWith(sp, "metadata.ownerReferences"))
         return mapOn({"uid"});
     if (endsWith(sp, "status.conditions"))
         return mapOn({"type"});
     for (auto name : containerLists) {
         if (endsWith(sp, std::string("spec.") + std::string(name))
-            || endsWith(sp, std::string("template.spec.") + std::string(name))) {
-            if (name == "readinessGates")
-                return mapOn({"conditionType"});
-            if (name == "hostAliases")
-                return mapOn({"ip"});
-            return mapOn({"name"});
-        }
+            || endsWith(sp, std::string("template.spec.") + std::string(name)))
+            return name == "hostAliases" ? mapOn({"ip"}) : mapOn({"name"});
     }
+    if (endsWith(sp, "resources.claims")) // a container's or the pod's claims by name
+        return mapOn({"name"});
+    if (endsWith(sp, "restartPolicyRules.exitCodes.values") || endsWith(sp, "volumeMounts.bindMountOptions"))
+        return {T::Set, {}, {}};
     if (endsWith(sp, "containers.ports") || endsWith(sp, "initContainers.ports")
         || endsWith(sp, "ephemeralContainers.ports"))
         return mapOn({"containerPort", "protocol"}, {{"protocol", "TCP"}});
@@ -92,9 +89,11 @@ ListSemantics ListSemanticsResolver::forList(const FieldPath &listPath, const st
     const std::string sp = schemaPathOf(listPath);
     if (auto it = m_hints.find(sp); it != m_hints.end()) {
         ListSemantics s = it->second;
-        // Hints know the key names but not schema defaults; borrow those from the table.
+        // Hints from managedFields know the key names but not schema defaults; borrow those
+        // from the table. A schema's hint brings its own.
         const ListSemantics b = builtin(sp, kind);
-        if (s.type == ListSemantics::Type::Map && b.type == ListSemantics::Type::Map && s.keys == b.keys)
+        if (s.type == ListSemantics::Type::Map && b.type == ListSemantics::Type::Map && s.keys == b.keys
+            && s.keyDefaults.empty())
             s.keyDefaults = b.keyDefaults;
         return s;
     }

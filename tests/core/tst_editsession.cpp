@@ -177,6 +177,7 @@ private Q_SLOTS:
     void resolvedBufferRefusesAPathThatIsNotThere();
     void nonOverlappingChangesMergeOntoTheCurrentVersionByThemselves();
     void aFieldBothSidesChangedWaitsForTheUsersChoice();
+    void aStaleEditMergesACustomListItemByItemAsItsManagedFieldsKeyIt();
     void writeSummarySaysWhoseFieldTheWriteTakesAndWhatChanged();
     void aWrittenVersionBecomesTheBaseAndResolutionsStartOver();
     void rebaseMovesThePreconditionToTheCurrentVersion();
@@ -530,6 +531,48 @@ void TestEditSession::aFieldBothSidesChangedWaitsForTheUsersChoice()
     QCOMPARE(data(EditSession::resolvedMergeYaml(merged->merge, {"/data/c"})),
              std::string(R"j({"a":"2","b":"9","c":"5"})j"));
     QCOMPARE(data(EditSession::resolvedMergeYaml(merged->merge, {})), std::string(R"j({"a":"2","b":"9","c":"7"})j"));
+}
+
+// A custom resource's list is keyed only as far as the current object's managedFields show it
+// (k:{"host":...} entries): the edit and the other writer changed different routes, so nothing
+// conflicts; without the hints the list would be one value, both changed: one conflict. Then a
+// field both changed in one route is one conflict there, named in the server's syntax.
+void TestEditSession::aStaleEditMergesACustomListItemByItemAsItsManagedFieldsKeyIt()
+{
+    const char *opened = "apiVersion: x.dev/v1\nkind: Router\nmetadata:\n  name: r\n  resourceVersion: \"7\"\n"
+                         "spec:\n  routes:\n  - {host: a, weight: 1}\n  - {host: b, weight: 1}\n";
+    auto base = EditSession::readVersion(yaml(opened), false);
+    QVERIFY(base);
+    Json now = yaml(opened);
+    now["metadata"]["resourceVersion"] = "8";
+    now["spec"]["routes"][1]["weight"] = 3;
+    now["metadata"]["managedFields"] = yaml(R"y(
+- manager: other
+  operation: Apply
+  apiVersion: x.dev/v1
+  fieldsType: FieldsV1
+  fieldsV1:
+    f:spec:
+      f:routes:
+        'k:{"host":"a"}': {'.': {}, 'f:host': {}, 'f:weight': {}}
+        'k:{"host":"b"}': {'.': {}, 'f:host': {}, 'f:weight': {}}
+)y");
+    const std::string mine = "apiVersion: x.dev/v1\nkind: Router\nmetadata:\n  name: r\n"
+                             "spec:\n  routes:\n  - {host: a, weight: 2}\n  - {host: b, weight: 1}\n";
+    auto merged = EditSession::mergeOntoCurrent(base->editable, mine, now, false);
+    QVERIFY(merged);
+    QVERIFY(merged->merge.conflicts.empty());
+    auto result = yamlToJson(merged->mergedYaml);
+    QVERIFY(result);
+    QCOMPARE(toJsonText(result->value["spec"]["routes"]),
+             std::string(R"j([{"host":"a","weight":2},{"host":"b","weight":3}])j"));
+
+    now["spec"]["routes"][0]["weight"] = 5;
+    merged = EditSession::mergeOntoCurrent(base->editable, mine, now, false);
+    QVERIFY(merged);
+    QCOMPARE(merged->merge.conflicts.size(), std::size_t(1));
+    QCOMPARE(merged->merge.conflicts[0].path, std::string(R"j(.spec.routes[host="a"].weight)j"));
+    QCOMPARE(merged->merge.conflicts[0].pointer, std::string("/spec/routes/0/weight"));
 }
 
 void TestEditSession::writeSummarySaysWhoseFieldTheWriteTakesAndWhatChanged()

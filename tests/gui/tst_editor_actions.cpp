@@ -250,7 +250,7 @@ void TestEditor::aStaleWriteMergesOntoCurrentAndOverlapsAreChosenOneByOne()
     QTest::mouseClick(editor->findChild<QPushButton *>(QStringLiteral("mergeButton")), Qt::LeftButton);
     auto *table = editor->findChild<QTableWidget *>(QStringLiteral("mergeTable"));
     QTRY_COMPARE_WITH_TIMEOUT(table->rowCount(), 1, 10000);
-    QCOMPARE(table->item(0, 0)->text(), QStringLiteral("/data/c"));
+    QCOMPARE(table->item(0, 0)->text(), QStringLiteral(".data.c")); // the field as the server names it
     QCOMPARE(table->item(0, 2)->text(), QStringLiteral("\"5\""));
     QCOMPARE(table->item(0, 3)->text(), QStringLiteral("\"7\""));
     auto *use = editor->findChild<QPushButton *>(QStringLiteral("useMergeButton"));
