@@ -65,6 +65,7 @@ DetailPane::DetailPane(QWidget *parent) : QWidget(parent)
     m_tabs->addTab(buildYamlTab(), tr("YAML"));
     m_tabs->addTab(buildOwnershipTab(), tr("Ownership"));
     m_historyPanel = new HistoryPanel(m_tabs);
+    connect(m_historyPanel, &HistoryPanel::revertRequested, this, &DetailPane::revertRequested);
     m_tabs->addTab(m_historyPanel, tr("History"));
     m_events = plainTable(m_tabs, "eventsTable");
     m_tabs->addTab(m_events, tr("Events"));

@@ -5,6 +5,7 @@
 // (QtConcurrent); results come back by value and are dropped when a newer request superseded
 // them. Lives on the GUI thread.
 #include "models/objectdetail.h"
+#include "widgets/historypanel.h"
 
 #include <QWidget>
 
@@ -76,6 +77,8 @@ Q_SIGNALS:
 protected:
     void changeEvent(QEvent *event) override;
 
+    // The History tab's Revert to this version / Undo this change (widgets/historypanel.h).
+    void revertRequested(const fieldscope::widgets::RevertRequest &request);
 private:
     QWidget *buildOwnershipTab();
     QWidget *buildYamlTab();

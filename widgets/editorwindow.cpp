@@ -265,6 +265,16 @@ void EditorWindow::load(const QString &yaml, const QString &resourceVersion, con
               tr("Edit the YAML, then Dry run or Write. Server-managed metadata and the "
                  "status are left out: writes to the object do not change them."),
               NoPage);
+    Q_EMIT loaded();
+}
+
+void EditorWindow::proposeEdit(const QString &yaml, WriteMode mode, const QString &note)
+{
+    if (!yaml.isNull())
+        setBufferText(yaml);
+    if (const int i = m_mode->findData(int(mode)); i >= 0)
+        m_mode->setCurrentIndex(i);
+    setResult(State::Editing, note, NoPage);
 }
 
 void EditorWindow::setOpened(const QString &yaml, const QString &resourceVersion)

@@ -68,6 +68,9 @@ public:
 
     QString bufferText() const;
     void setBufferText(const QString &yaml); // "Give the fields up" only
+    // A write prepared for the user to review (a revert from the History tab): the buffer gets
+    // `yaml` (a null string keeps the buffer), `mode` is chosen, `note` says what it does. Sends nothing.
+    void proposeEdit(const QString &yaml, WriteMode mode, const QString &note);
     QsciScintilla *buffer() const { return m_buffer; }
 
     void setSending(bool dryRun);
@@ -137,6 +140,7 @@ public:
     WriteRequest currentRequest(bool dryRun) const;
 
 Q_SIGNALS:
+    void loaded(); // load() put the object in the buffer: edits may be proposed now
     void writeRequested(const fieldscope::widgets::WriteRequest &request);
     // Remove `paths` from the buffer, then send `request` again (without force).
     void giveUpRequested(const QStringList &paths, const fieldscope::widgets::WriteRequest &request);

@@ -278,6 +278,22 @@ QWidget *HistoryPanel::buildFilters()
     m_hideGeneration = box(QStringLiteral("generation"), "Generation", defaults.hideGeneration);
     m_hideStatus = box(QStringLiteral("status"), "Status", defaults.hideStatus);
     row->addStretch(1);
+    // History into action: the editor opens with the write that puts the fields back, tested
+    // against the live values (docs/editing.md, "Reverting"); nothing is sent from here.
+    m_revert = new QPushButton(tr("Revert to this version…"), bar);
+    m_revert->setObjectName(QStringLiteral("revertToVersion"));
+    m_revert->setToolTip(tr("Open the editor with the fields of the selected version put back, as a write "
+                            "you review and send (JSON Patch testing every value it replaces)."));
+    m_undo = new QPushButton(tr("Undo this change…"), bar);
+    m_undo->setObjectName(QStringLiteral("undoChange"));
+    m_undo->setToolTip(tr("Open the editor with only the change the selected version made undone; fields "
+                          "changed since keep their values."));
+    m_revert->setEnabled(false);
+    m_undo->setEnabled(false);
+    connect(m_revert, &QPushButton::clicked, this, [this] { requestRevert(false); });
+    connect(m_undo, &QPushButton::clicked, this, [this] { requestRevert(true); });
+    row->addWidget(m_revert);
+    row->addWidget(m_undo);
     return bar;
 }
 
@@ -321,6 +337,7 @@ void HistoryPanel::setModel(models::ObjectHistoryModel *model)
     m_model = model;
     m_versions->setModel(model);
     showOlderCount(model ? model->olderNotShown() : 0);
+    updateRevertButtons();
     if (!model)
         return;
     connect(model, &models::ObjectHistoryModel::olderNotShownChanged, this, &HistoryPanel::showOlderCount);
@@ -423,10 +440,64 @@ void HistoryPanel::showDiff()
         const models::HistoryRow *r = after.isValid() ? m_model->rowAt(after.row()) : nullptr;
         m_diff->setHtml(r ? QStringLiteral("<p><i>%1</i></p>").arg(richEscaped(r->note)) : QString());
         return;
+void HistoryPanel::updateRevertButtons()
+{
+    const QModelIndex current = m_versions->currentIndex();
+    const models::HistoryRow *r = m_model && current.isValid() ? m_model->rowAt(current.row()) : nullptr;
+    const bool version = r && r->kind == core::HistoryEntry::Kind::Version && m_model->versions();
+    m_revert->setEnabled(version);
+    m_undo->setEnabled(version && r->previousVersion >= 0);
+}
+
+// Reads the version (and its predecessor) on a worker; the signal carries them to whoever edits.
+void HistoryPanel::requestRevert(bool changeOnly)
+{
+    const QModelIndex current = m_versions->currentIndex();
+    const models::HistoryRow *r = m_model && current.isValid() ? m_model->rowAt(current.row()) : nullptr;
+    if (!r || r->kind != core::HistoryEntry::Kind::Version || !m_model->versions())
+        return;
+    const VersionKey target{r->objectId, r->seq, true};
+    VersionKey before;
+    if (changeOnly && r->previousVersion >= 0) {
+        const models::HistoryRow &p = m_model->rows()[std::size_t(r->previousVersion)];
+        before = {p.objectId, p.seq, true};
+    }
+    if (changeOnly && !before.valid)
+        return;
+    RevertRequest request{
+        QString::fromStdString(r->uid), QString::fromStdString(r->resourceVersion), {}, {}, changeOnly};
+    using Loaded = core::Result<RevertRequest>;
+    auto *w = new QFutureWatcher<Loaded>(this);
+    connect(w, &QFutureWatcherBase::finished, this, [this, w] {
+        w->deleteLater();
+        auto loaded = core::takeResult(w->future(), "the recorded version");
+        if (!loaded) {
+            m_diff->setPlainText(
+                tr("Cannot read the recorded version: %1").arg(QString::fromStdString(loaded.error().describe())));
+            return;
+        }
+        Q_EMIT revertRequested(*loaded);
+    });
+    w->setFuture(QtConcurrent::run([versions = m_model->versions(), target, before, request]() mutable -> Loaded {
+        auto t = versions->json(target.objectId, target.seq);
+        if (!t)
+            return t.error();
+        request.target = std::move(*t);
+        if (before.valid) {
+            auto p = versions->json(before.objectId, before.seq);
+            if (!p)
+                return p.error();
+            request.predecessor = std::move(*p);
+        }
+        return request;
+    }));
+}
+
     }
     req.after = keyOf(m_model->rowAt(after.row()));
     req.afterRv = after.data(models::ObjectHistoryModel::ResourceVersionRole).toString();
     req.filters.hideManagedFields = m_hideManagedFields->isChecked();
+    updateRevertButtons();
     req.filters.hideResourceVersion = m_hideResourceVersion->isChecked();
     req.filters.hideGeneration = m_hideGeneration->isChecked();
     req.filters.hideStatus = m_hideStatus->isChecked();

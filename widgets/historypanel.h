@@ -7,6 +7,7 @@
 // a result that a newer request superseded is dropped. Lives on the GUI thread.
 #include "core/objects/fieldpath.h"
 
+#include <QByteArray>
 #include <QWidget>
 
 class QCheckBox;
@@ -22,6 +23,17 @@ class ObjectHistoryModel;
 } // namespace fieldscope::models
 
 namespace fieldscope::widgets {
+
+// "Revert to this version" or "Undo this change", asked for on a version row: the recorded
+// version (and, to undo its change, the version before it) as the store holds them, read on a
+// worker. Whoever edits the object plans the write (core/edit/revertplan.h).
+struct RevertRequest {
+    QString uid;             // the incarnation the version belongs to
+    QString resourceVersion; // of the version asked for
+    QByteArray target;       // that version, JSON
+    QByteArray predecessor;  // the version before it, JSON; empty unless changeOnly
+    bool changeOnly = false;
+};
 
 class HistoryPanel : public QWidget
 {
@@ -44,6 +56,7 @@ Q_SIGNALS:
 protected:
     void changeEvent(QEvent *event) override;
 
+    void revertRequested(const fieldscope::widgets::RevertRequest &request);
 private:
     QWidget *buildFilters();
     QWidget *buildWhoFilter();
@@ -70,6 +83,10 @@ private:
     bool m_whoFiltered = false; // rows may be hidden by the Who filter
     QString m_fieldUid;
     core::FieldPath m_field;
+    QPushButton *m_revert;    // Revert to this version…
+    QPushButton *m_undo;      // Undo this change…
+    void updateRevertButtons();
+    void requestRevert(bool changeOnly);
     bool m_followNewest = false;
     int m_diffGeneration = 0;
     int m_timelineGeneration = 0;

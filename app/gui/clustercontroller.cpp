@@ -52,6 +52,7 @@ void ClusterController::wireView(widgets::ClusterView *view)
     view->detailPane()->setEditable(true);
     connect(view->detailPane(), &widgets::DetailPane::editRequested, &m_writes, &ObjectWrites::openEditor);
     connect(view->detailPane(), &widgets::DetailPane::deleteRequested, &m_writes,
+    connect(view->detailPane(), &widgets::DetailPane::revertRequested, &m_writes, &ObjectWrites::openRevert);
             [this](const QString &uid) { m_writes.deleteObject(uid, true); });
     connect(view->detailPane(), &widgets::DetailPane::setIfUnchangedRequested, &m_writes,
             &ObjectWrites::askSetIfUnchanged);

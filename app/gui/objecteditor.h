@@ -15,11 +15,13 @@
 #include "kube/kubeconfig.h"
 #include "kube/resource.h"
 #include "widgets/editorwindow.h"
+#include "widgets/historypanel.h"
 
 #include <QObject>
 #include <QPointer>
 
 #include <functional>
+#include <optional>
 
 namespace fieldscope::app {
 
@@ -37,6 +39,10 @@ public:
     void showBackgroundFailure(const QString &why);
     // The connection's server, CA and auth kind, for "Copy as curl / kubectl".
     void setConnectionConfig(const kube::ResolvedConfig &config) { m_config = config; }
+    // The History tab's Revert to this version / Undo this change: the buffer gets the live
+    // object with the recorded fields put back and JSON Patch is chosen (app/gui/objecteditorrevert.cpp).
+    // Nothing is sent until the user writes. Asked before the object is read, it waits for it.
+    void proposeRevert(const widgets::RevertRequest &request);
 
 private:
     void write(const widgets::WriteRequest &request);
@@ -85,6 +91,8 @@ private:
     int m_generation = 0;       // a newer request supersedes the answers to older ones
     QStringList m_yamlWarnings; // YAML 1.1 readings of the last parsed buffer, shown with the result
     kube::ResolvedConfig m_config;
+    std::optional<widgets::RevertRequest> m_pendingRevert;             // asked for while the object was being read
+    int m_revertGeneration = 0;                                        // a newer revert supersedes an older one's plan
     enum class CopyAs { None, Curl, Kubectl } m_copyAs = CopyAs::None; // what the next prepare() is for
 };
 

@@ -67,6 +67,24 @@ void ObjectWrites::openEditor(const QString &uid)
     window->show();
 }
 
+void ObjectWrites::openRevert(const widgets::RevertRequest &request)
+{
+    // The revert is planned against the live object, so it needs the object the table shows now.
+    if (writableRow(request.uid) < 0) {
+        QMessageBox::information(m_view, tr("Revert"),
+                                 tr("The object of this version is not in the table now (deleted, or another "
+                                    "kind or namespace is shown): there is no live object to put the fields "
+                                    "back on."));
+        return;
+    }
+    if (widgets::EditorWindow *open = m_editors.value(request.uid); open && !open->confirmDiscard())
+        return;
+    openEditor(request.uid);
+    widgets::EditorWindow *window = m_editors.value(request.uid);
+    if (auto *editor = window ? window->findChild<ObjectEditor *>(QString(), Qt::FindDirectChildrenOnly) : nullptr)
+        editor->proposeRevert(request);
+}
+
 void ObjectWrites::noteServerVersions(const core::WatchBatch &batch)
 {
     if (m_editors.isEmpty())

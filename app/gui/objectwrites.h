@@ -13,6 +13,7 @@
 #include "kube/apiclient.h"
 #include "kube/resource.h"
 #include "widgets/editorwindow.h"
+#include "widgets/historypanel.h"
 #include "widgets/newobjectwindow.h"
 
 #include <QHash>
@@ -42,6 +43,10 @@ public:
 
     // The editor window for the object `uid` as the table has it: the open one raised, or a new one.
     void openEditor(const QString &uid);
+    // The History tab's Revert to this version / Undo this change: the object's editor (opened if
+    // needed) proposes the write that puts the recorded fields back (ObjectEditor::proposeRevert).
+    // Unsent edits in an open editor are only replaced when the user says so.
+    void openRevert(const widgets::RevertRequest &request);
     // The editor window open for the object `uid`, if any (one per object).
     widgets::EditorWindow *editor(const QString &uid) const { return m_editors.value(uid); }
     // Open editors learn of the versions the table is about to show (a prepared batch).
