@@ -12,13 +12,14 @@ set(FIELDSCOPE_LAYERS
   "core/history:core/diff"                # history store, codec, writer, feed, query, export, who made it
   "core/audit:core/history"               # audit events: decoding, the join to versions, log follower, import
   "core/edit:core/diff"                   # edit buffers, apply bodies, drafts, the editor's decisions
+  "core/drift:core/history"               # drift: applied fields another manager changed or took since
   "core/lessons:core/ownership"           # lesson format, requests, step reports and checks
   "kube:core/objects,core/yaml"           # the Kubernetes API client
   "lessons:kube,core/lessons"             # the lesson runner (talks to a server)
-  "models:core/history"                   # Qt item models
+  "models:core/history,core/drift"        # Qt item models
   "widgets:models,core/lessons,core/edit" # windows, views, dialogs
   "app/services:models,lessons,kube,core/audit" # headless services: settings, history source, audit, sandbox
-  "app/cli:app/services,core/edit"        # the subcommands and their parser
+  "app/cli:app/services,core/edit,core/drift" # the subcommands and their parser
   "app/gui:widgets,app/services"          # the window's composition: workspace, controllers, editors
   "app:app/cli,app/gui"                   # main.cpp: routes to the command line or the window
 )
@@ -26,7 +27,7 @@ set(FIELDSCOPE_LAYERS
 # main.cpp. Checked on links (cmake/FieldscopeLayering.cmake) and includes, <QtWidgets/...> and
 # <Qsci/...> too (cmake/FieldscopeIncludeCheck.cmake).
 set(FIELDSCOPE_NO_WIDGETS_LAYERS core/base core/yaml core/objects core/ownership core/diff core/history core/audit
-  core/edit core/lessons kube lessons models app/services app/cli)
+  core/edit core/drift core/lessons kube lessons models app/services app/cli)
 # The tree's other code: not libraries of the table, but linted, formatted and checked for
 # citations like the product. With the table's top folders, this is the one list of where our
 # code lives (scripts/lib/lint.py and the top-level CMakeLists.txt read it from here).

@@ -78,7 +78,7 @@ public:
     // Your credentials may not write this object: a banner says why, Dry run and Write are off
     // (Preview and Copy as stay). "" lifts it.
     void setReadOnly(const QString &why);
-    // Stale-write merge: rows of (pointer, opened, written, now) to choose; then the result.
+    // Stale-write merge: rows of (field, opened, written, now, pointer) to choose; then the result.
     void showMergeConflicts(const QList<QStringList> &rows);
     void showMerged(const QString &yaml, int yourChanges, const QString &resourceVersion);
     bool isReadOnly() const { return m_readOnly; }

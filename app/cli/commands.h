@@ -19,6 +19,9 @@ int runConsent(const QStringList &args);
 int runCompletion(const QStringList &args);
 int runLesson(const QStringList &args);
 int runApply(const QStringList &args);
+int runDrift(const QStringList &args);
+int runRevert(const QStringList &args);
+int runMerge(const QStringList &args);
 
 // Subcommands this build knows, for --help.
 struct SubcommandInfo {
