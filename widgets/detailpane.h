@@ -70,6 +70,8 @@ public:
 Q_SIGNALS:
     void ready(); // a requested object's detail is shown
     void editRequested(const QString &uid);
+    // The History tab's Revert to this version / Undo this change (widgets/historypanel.h).
+    void revertRequested(const fieldscope::widgets::RevertRequest &request);
     void deleteRequested(const QString &uid);
     // `currentJson`: the value the user sees, as JSON text (the patch tests exactly it).
     void setIfUnchangedRequested(const QString &uid, const QString &pointer, const QString &currentJson);
@@ -77,8 +79,6 @@ Q_SIGNALS:
 protected:
     void changeEvent(QEvent *event) override;
 
-    // The History tab's Revert to this version / Undo this change (widgets/historypanel.h).
-    void revertRequested(const fieldscope::widgets::RevertRequest &request);
 private:
     QWidget *buildOwnershipTab();
     QWidget *buildYamlTab();

@@ -411,35 +411,6 @@ void HistoryPanel::onMessage(const QString &message)
                                                  : message);
 }
 
-void HistoryPanel::showDiff()
-{
-    if (!m_model)
-        return;
-    // Two selected versions: the older against the newer. Otherwise the current row against the
-    // version before it.
-    QModelIndexList rows = m_versions->selectionModel()->selectedRows();
-    std::sort(rows.begin(), rows.end(), [](const QModelIndex &a, const QModelIndex &b) { return a.row() > b.row(); });
-    auto keyOf = [](const models::HistoryRow *r) { return r ? VersionKey{r->objectId, r->seq, true} : VersionKey{}; };
-    DiffRequest req;
-    req.versions = m_model->versions();
-    QModelIndex after = m_versions->currentIndex();
-    if (rows.size() == 2 && rows[0].data(models::ObjectHistoryModel::IsVersionRole).toBool()
-        && rows[1].data(models::ObjectHistoryModel::IsVersionRole).toBool()) {
-        after = rows[1];
-        req.before = keyOf(m_model->rowAt(rows[0].row()));
-        req.beforeRv = rows[0].data(models::ObjectHistoryModel::ResourceVersionRole).toString();
-    } else if (after.isValid()) {
-        if (const models::HistoryRow *r = m_model->rowAt(after.row()); r && r->previousVersion >= 0) {
-            const models::HistoryRow &previous = m_model->rows()[std::size_t(r->previousVersion)];
-            req.before = keyOf(&previous);
-            req.beforeRv = QString::fromStdString(previous.resourceVersion);
-        }
-    }
-    if (!after.isValid() || !after.data(models::ObjectHistoryModel::IsVersionRole).toBool()) {
-        ++m_diffGeneration;
-        const models::HistoryRow *r = after.isValid() ? m_model->rowAt(after.row()) : nullptr;
-        m_diff->setHtml(r ? QStringLiteral("<p><i>%1</i></p>").arg(richEscaped(r->note)) : QString());
-        return;
 void HistoryPanel::updateRevertButtons()
 {
     const QModelIndex current = m_versions->currentIndex();
@@ -493,11 +464,40 @@ void HistoryPanel::requestRevert(bool changeOnly)
     }));
 }
 
+void HistoryPanel::showDiff()
+{
+    if (!m_model)
+        return;
+    updateRevertButtons();
+    // Two selected versions: the older against the newer. Otherwise the current row against the
+    // version before it.
+    QModelIndexList rows = m_versions->selectionModel()->selectedRows();
+    std::sort(rows.begin(), rows.end(), [](const QModelIndex &a, const QModelIndex &b) { return a.row() > b.row(); });
+    auto keyOf = [](const models::HistoryRow *r) { return r ? VersionKey{r->objectId, r->seq, true} : VersionKey{}; };
+    DiffRequest req;
+    req.versions = m_model->versions();
+    QModelIndex after = m_versions->currentIndex();
+    if (rows.size() == 2 && rows[0].data(models::ObjectHistoryModel::IsVersionRole).toBool()
+        && rows[1].data(models::ObjectHistoryModel::IsVersionRole).toBool()) {
+        after = rows[1];
+        req.before = keyOf(m_model->rowAt(rows[0].row()));
+        req.beforeRv = rows[0].data(models::ObjectHistoryModel::ResourceVersionRole).toString();
+    } else if (after.isValid()) {
+        if (const models::HistoryRow *r = m_model->rowAt(after.row()); r && r->previousVersion >= 0) {
+            const models::HistoryRow &previous = m_model->rows()[std::size_t(r->previousVersion)];
+            req.before = keyOf(&previous);
+            req.beforeRv = QString::fromStdString(previous.resourceVersion);
+        }
+    }
+    if (!after.isValid() || !after.data(models::ObjectHistoryModel::IsVersionRole).toBool()) {
+        ++m_diffGeneration;
+        const models::HistoryRow *r = after.isValid() ? m_model->rowAt(after.row()) : nullptr;
+        m_diff->setHtml(r ? QStringLiteral("<p><i>%1</i></p>").arg(richEscaped(r->note)) : QString());
+        return;
     }
     req.after = keyOf(m_model->rowAt(after.row()));
     req.afterRv = after.data(models::ObjectHistoryModel::ResourceVersionRole).toString();
     req.filters.hideManagedFields = m_hideManagedFields->isChecked();
-    updateRevertButtons();
     req.filters.hideResourceVersion = m_hideResourceVersion->isChecked();
     req.filters.hideGeneration = m_hideGeneration->isChecked();
     req.filters.hideStatus = m_hideStatus->isChecked();

@@ -52,11 +52,11 @@ public:
 
 Q_SIGNALS:
     void timelineShown(); // a requested field timeline is on screen
+    void revertRequested(const fieldscope::widgets::RevertRequest &request);
 
 protected:
     void changeEvent(QEvent *event) override;
 
-    void revertRequested(const fieldscope::widgets::RevertRequest &request);
 private:
     QWidget *buildFilters();
     QWidget *buildWhoFilter();
@@ -79,14 +79,14 @@ private:
     QCheckBox *m_hideStatus;
     QLineEdit *m_whoFilter;
     QPushButton *m_showOlder; // shown while the model leaves older versions out
-    void showOlderCount(qint64 count);
-    bool m_whoFiltered = false; // rows may be hidden by the Who filter
-    QString m_fieldUid;
-    core::FieldPath m_field;
     QPushButton *m_revert;    // Revert to this version…
     QPushButton *m_undo;      // Undo this change…
     void updateRevertButtons();
     void requestRevert(bool changeOnly);
+    void showOlderCount(qint64 count);
+    bool m_whoFiltered = false; // rows may be hidden by the Who filter
+    QString m_fieldUid;
+    core::FieldPath m_field;
     bool m_followNewest = false;
     int m_diffGeneration = 0;
     int m_timelineGeneration = 0;

@@ -51,8 +51,8 @@ void ClusterController::wireView(widgets::ClusterView *view)
     connect(view->tablePage(), &widgets::ObjectTablePage::currentObjectChanged, &m_table, &TableFeed::onCurrentObject);
     view->detailPane()->setEditable(true);
     connect(view->detailPane(), &widgets::DetailPane::editRequested, &m_writes, &ObjectWrites::openEditor);
-    connect(view->detailPane(), &widgets::DetailPane::deleteRequested, &m_writes,
     connect(view->detailPane(), &widgets::DetailPane::revertRequested, &m_writes, &ObjectWrites::openRevert);
+    connect(view->detailPane(), &widgets::DetailPane::deleteRequested, &m_writes,
             [this](const QString &uid) { m_writes.deleteObject(uid, true); });
     connect(view->detailPane(), &widgets::DetailPane::setIfUnchangedRequested, &m_writes,
             &ObjectWrites::askSetIfUnchanged);
