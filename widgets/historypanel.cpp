@@ -286,8 +286,6 @@ QWidget *HistoryPanel::buildFilters()
                             "you review and send (JSON Patch testing every value it replaces)."));
     m_undo = new QPushButton(tr("Undo this change…"), bar);
     m_undo->setObjectName(QStringLiteral("undoChange"));
-    m_undo->setToolTip(tr("Open the editor with only the change the selected version made undone; fields "
-                          "changed since keep their values."));
     m_revert->setEnabled(false);
     m_undo->setEnabled(false);
     connect(m_revert, &QPushButton::clicked, this, [this] { requestRevert(false); });
@@ -411,13 +409,36 @@ void HistoryPanel::onMessage(const QString &message)
                                                  : message);
 }
 
+namespace {
+
+// The version recorded just before `row` (rows oldest first), or null when there is none or the
+// recording has a gap or a pruning in between: then the change that version made is not known.
+const models::HistoryRow *contiguousPredecessor(const std::vector<models::HistoryRow> &rows,
+                                                const models::HistoryRow *row)
+{
+    if (!row || row->previousVersion < 0 || rows.empty())
+        return nullptr;
+    const auto at = std::size_t(row - rows.data());
+    for (std::size_t i = std::size_t(row->previousVersion) + 1; i < at && i < rows.size(); ++i)
+        if (rows[i].kind != core::HistoryEntry::Kind::Version)
+            return nullptr;
+    return &rows[std::size_t(row->previousVersion)];
+}
+
+} // namespace
+
 void HistoryPanel::updateRevertButtons()
 {
     const QModelIndex current = m_versions->currentIndex();
     const models::HistoryRow *r = m_model && current.isValid() ? m_model->rowAt(current.row()) : nullptr;
     const bool version = r && r->kind == core::HistoryEntry::Kind::Version && m_model->versions();
     m_revert->setEnabled(version);
-    m_undo->setEnabled(version && r->previousVersion >= 0);
+    const bool known = version && contiguousPredecessor(m_model->rows(), r);
+    m_undo->setEnabled(known);
+    m_undo->setToolTip(version && !known && r->previousVersion >= 0
+                           ? tr("The recording has a gap before this version: the change it made is not known.")
+                           : tr("Open the editor with only the change the selected version made undone. Refused "
+                                "when someone changed one of those fields since."));
 }
 
 // Reads the version (and its predecessor) on a worker; the signal carries them to whoever edits.
@@ -429,10 +450,9 @@ void HistoryPanel::requestRevert(bool changeOnly)
         return;
     const VersionKey target{r->objectId, r->seq, true};
     VersionKey before;
-    if (changeOnly && r->previousVersion >= 0) {
-        const models::HistoryRow &p = m_model->rows()[std::size_t(r->previousVersion)];
-        before = {p.objectId, p.seq, true};
-    }
+    if (changeOnly)
+        if (const models::HistoryRow *p = contiguousPredecessor(m_model->rows(), r))
+            before = {p->objectId, p->seq, true};
     if (changeOnly && !before.valid)
         return;
     RevertRequest request{

@@ -192,6 +192,11 @@ int runDrift(const QStringList &args)
     const QString target = p.positionalArguments().value(0);
     const QStringList resources = target.isEmpty() ? backgroundResources().split(QLatin1Char(','), Qt::SkipEmptyParts)
                                                    : QStringList{target.section(QLatin1Char('/'), 0, 0)};
+    if (resources.isEmpty()) { // nothing named, and Settings records nothing: no analysis to report
+        std::fprintf(stderr, "fieldscope: drift needs a RESOURCE (no resources are recorded in the background to "
+                             "default to)\n");
+        return 2;
+    }
     DriftRun run;
     for (const QString &word : resources) {
         const kube::ResourceInfo *r = session->resolve(word.trimmed());

@@ -531,16 +531,26 @@ int runRevert(const QStringList &args)
     if (!location)
         return reportError(location.error());
     auto store = openHistoryForRevert(*location);
-    if (!store)
-        return reportError(store.error());
+    if (!store) { // a store that cannot be read is no usage error: nothing was written
+        reportError(store.error());
+        return 1;
+    }
     core::ObjectQuery q;
     q.resource = r->qualifiedName();
     q.name = target.section(QLatin1Char('/'), 1).toStdString();
     q.namespace_ = p.value(QStringLiteral("namespace")).toStdString();
     q.allNamespaces = !p.isSet(QStringLiteral("namespace"));
     auto versions = findRevertVersions(**store, q, a.to, a.change, a.expect);
-    if (!versions) // the arguments name no recorded version: a usage error
-        return reportError(versions.error()) + (versions.error().category == core::ErrorCategory::NotFound ? 1 : 0);
+    if (!versions) {
+        // The arguments name no recorded version (or no version before a gap): a usage error. A
+        // stored row that cannot be read, or a store that fails, is the store's: exit 1.
+        reportError(versions.error());
+        const auto c = versions.error().category;
+        return c == core::ErrorCategory::NotFound || c == core::ErrorCategory::Invalid
+                    || c == core::ErrorCategory::Config
+                 ? 2
+                 : 1;
+    }
     // Written as recorded: the version's own apiVersion, when the server still serves it.
     const std::string apiVersion = core::stringAt(versions->target.object, "/apiVersion").value_or(std::string());
     const std::string kind = core::stringAt(versions->target.object, "/kind").value_or(std::string());

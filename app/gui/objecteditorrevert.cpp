@@ -31,6 +31,9 @@ bool hiddenValue(std::string_view s)
 struct Proposal {
     core::RevertPlan plan;
     QString yaml;
+    // Undo only: the fields that change touched which someone changed again since. Undoing it
+    // would throw their change away, so nothing is proposed.
+    core::StaleCheck changedSince;
 };
 
 core::Result<Proposal> planFor(const widgets::RevertRequest &r, const core::Json &live, bool withoutStatus)
@@ -52,6 +55,8 @@ core::Result<Proposal> planFor(const widgets::RevertRequest &r, const core::Json
     if (!plan)
         return plan.error();
     Proposal out;
+    if (r.changeOnly)
+        out.changedSince = core::staleSince(*plan, *target, live, options);
     out.yaml = q(core::jsonToYaml(plan->restored));
     out.plan = std::move(*plan);
     return out;
@@ -73,7 +78,8 @@ QString proposalNote(const widgets::RevertRequest &r, const core::RevertPlan &pl
             return v ? core::visibleText(QString::fromStdString(core::safeDump(*v)), false).left(60)
                      : ObjectEditor::tr("(absent)");
         };
-        changes << q(c.path) + QStringLiteral(": ") + shown(c.live) + QStringLiteral(" → ") + shown(c.restored);
+        changes << core::visibleText(q(c.path)) + QStringLiteral(": ") + shown(c.live) + QStringLiteral(" → ")
+                       + shown(c.restored);
     }
     if (plan.changes.size() > 6)
         changes << ObjectEditor::tr("and %n more", nullptr, int(plan.changes.size() - 6));
@@ -88,10 +94,31 @@ QString proposalNote(const widgets::RevertRequest &r, const core::RevertPlan &pl
     if (!plan.skipped.empty()) {
         QStringList paths;
         for (const auto &s : plan.skipped)
-            paths << q(s.path) + QStringLiteral(" (") + q(s.reason) + u')';
+            paths << core::visibleText(q(s.path)) + QStringLiteral(" (") + q(s.reason) + u')';
         note += u' ' + ObjectEditor::tr("Left alone: %1.").arg(paths.join(QStringLiteral(", ")));
     }
     return note;
+}
+
+// Why an undo is refused: each field changed again since, its value now and who owns it now.
+QString changedSinceText(const widgets::RevertRequest &r, const core::StaleCheck &check)
+{
+    QStringList fields;
+    for (const auto &f : check.stale) {
+        QStringList owners;
+        for (const auto &o : f.owners)
+            owners << core::visibleText(q(o.manager));
+        fields << core::visibleText(q(f.path)) + QStringLiteral(" (")
+                      + (f.now ? core::visibleText(q(core::safeDump(*f.now))).left(60) : ObjectEditor::tr("absent"))
+                      + (owners.isEmpty() ? QString() : QStringLiteral(", ") + owners.join(QStringLiteral(", ")))
+                      + u')';
+    }
+    for (const auto &h : check.hiddenValues)
+        fields << core::visibleText(q(h)) + QStringLiteral(" (hidden)");
+    return ObjectEditor::tr("cannot undo the change of resourceVersion %1: someone changed what it changed "
+                            "since, and undoing it would throw that away: %2. Revert to a version instead, "
+                            "or edit the fields yourself.")
+        .arg(r.resourceVersion, fields.join(QStringLiteral("; ")));
 }
 
 } // namespace
@@ -128,6 +155,10 @@ void ObjectEditor::proposeRevert(const widgets::RevertRequest &request)
             m_window->showFailure(tr("the recorded version keeps this Secret's values only as hashes (%1): they "
                                      "cannot be written back.")
                                       .arg(q(proposal->plan.hiddenValues.front())));
+            return;
+        }
+        if (proposal->changedSince.refuses()) {
+            m_window->showFailure(changedSinceText(request, proposal->changedSince));
             return;
         }
         if (proposal->plan.nothingToDo()) {

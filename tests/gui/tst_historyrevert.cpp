@@ -144,7 +144,7 @@ private Q_SLOTS:
         m_client = std::make_unique<kube::ApiClient>(m_connection->transport);
         (void)testing::call(*m_client, testing::request("POST", "/api/v1/namespaces",
                                                         core::toJsonText({{"metadata", {{"name", kNamespace}}}})));
-        for (const char *name : {"revert-me", "revert-stale", "undo-me"})
+        for (const char *name : {"revert-me", "revert-stale", "undo-me", "undo-again"})
             (void)testing::call(*m_client, testing::request("DELETE", objectPath(name)));
     }
 
@@ -205,6 +205,31 @@ private Q_SLOTS:
         QVERIFY2(editor->bufferText().contains(QLatin1String("color: blue")), qPrintable(editor->bufferText()));
         QVERIFY(editor->bufferText().contains(QLatin1String("size: large"))); // a later change stays
         QCOMPARE(modeOf(editor), widgets::WriteMode::JsonPatch);
+    }
+
+    void undoingAChangeWhoseFieldChangedAgainIsRefusedNamingTheField()
+    {
+        Session s;
+        QVERIFY(QTest::qWaitFor([&] { return s.controller.isLoaded(); }, 30000));
+        QVERIFY(!write("POST", "undo-again", "gitops", {{"color", "blue"}}).empty());
+        const std::string red = write("PATCH", "undo-again", "kubectl-edit", {{"color", "red"}});
+        QVERIFY(!red.empty());
+        QVERIFY(!write("PATCH", "undo-again", "dave", {{"color", "green"}}).empty()); // dave's change since
+        QVERIFY(selectVersion(s, QStringLiteral("undo-again"), QString::fromStdString(red)));
+        auto *undo = s.view->detailPane()->findChild<QPushButton *>(QStringLiteral("undoChange"));
+        QVERIFY(QTest::qWaitFor([&] { return undo->isEnabled(); }, 5000));
+        QTest::mouseClick(undo, Qt::LeftButton);
+        EditorWindow *editor = nullptr;
+        QVERIFY(QTest::qWaitFor(
+            [&] {
+                editor = s.controller.editor(s.view->detailPane()->uid());
+                return editor && editor->state() == EditorWindow::State::Failed;
+            },
+            15000));
+        QVERIFY2(editor->resultText().contains(QLatin1String(".data.color")), qPrintable(editor->resultText()));
+        QVERIFY2(editor->resultText().contains(QLatin1String("dave")), qPrintable(editor->resultText()));
+        QVERIFY(!editor->hasUnsentEdits()); // nothing proposed: dave's green is not thrown away
+        QCOMPARE(get("undo-again")["data"]["color"].get<std::string>(), std::string("green"));
     }
 };
 
