@@ -1,8 +1,10 @@
 #include "models/ownershiptreemodel.h"
 
+#include "core/base/visibletext.h"
 #include "core/ownership/fieldsv1.h"
 #include "models/roles.h"
 
+#include <QColor>
 #include <QDateTime>
 #include <QFont>
 
@@ -42,6 +44,44 @@ std::optional<core::NodeId> fieldChild(const core::OwnershipTree &tree, core::No
             && tree.node(n.firstChild + r).element.field == name)
             return n.firstChild + r;
     return std::nullopt;
+}
+
+std::string treeUid(const core::OwnershipTree &tree)
+{
+    const auto meta = fieldChild(tree, core::OwnershipTree::root(), "metadata");
+    return meta ? scalarChild(tree, *meta, "uid") : std::string();
+}
+
+QString preview(const core::Json &v)
+{
+    return core::visibleText(qs(core::jsonPreview(v)));
+}
+
+// One finding as the badge's tooltip says it; `at` names the field when the mark is on an ancestor.
+QString driftLine(const core::DriftFinding &f, bool onTheField)
+{
+    const QString applied = !f.appliedKnown  ? OwnershipTreeModel::tr("value not recorded")
+                          : f.appliedPresent ? preview(f.appliedValue)
+                                             : OwnershipTreeModel::tr("not set");
+    const QString now = f.now.present ? preview(f.now.value) : OwnershipTreeModel::tr("absent");
+    QString by = f.now.manager.empty() ? OwnershipTreeModel::tr("an unknown writer")
+                                       : core::visibleText(qs(f.now.manager));
+    if (f.now.operation)
+        by += QStringLiteral(" (%1%2)").arg(QString::fromLatin1(core::operationName(*f.now.operation)),
+                                            f.now.subresource.empty()
+                                                ? QString()
+                                                : u'/' + core::visibleText(qs(f.now.subresource)));
+    if (!f.now.user.empty())
+        by += OwnershipTreeModel::tr(", person %1").arg(core::visibleText(qs(f.now.user)));
+    const QString line = OwnershipTreeModel::tr("Drift: applied by %1: %2; now %3 by %4")
+                             .arg(core::visibleText(qs(f.appliedBy)), applied, now, by);
+    return onTheField ? line : OwnershipTreeModel::tr("%1 (at %2)").arg(line, core::visibleText(qs(f.path.toString())));
+}
+
+// The mark's colour: amber, readable on the palette's base.
+QColor driftColor(PaletteTone tone)
+{
+    return tone == PaletteTone::Dark ? QColor(0xff, 0xb7, 0x4d) : QColor(0xe6, 0x51, 0x00);
 }
 
 } // namespace
@@ -166,11 +206,57 @@ void OwnershipTreeModel::setTree(core::OwnershipTree tree)
         for (std::size_t id = 1; id < m_items.size(); ++id)
             m_itemOf[m_items[id].node] = id;
         endResetModel();
+        applyDrift();
         return;
     }
     m_previous = std::move(m_tree);
     m_tree = std::move(tree);
     resync();
+    applyDrift();
+}
+
+void OwnershipTreeModel::setDrift(const core::DriftReport &report)
+{
+    m_drift = report;
+    applyDrift();
+}
+
+void OwnershipTreeModel::applyDrift()
+{
+    std::unordered_map<core::NodeId, QString> marks;
+    const std::string uid = treeUid(m_tree);
+    if (!uid.empty() && uid == m_drift.object.uid)
+        for (const auto &f : m_drift.findings) {
+            core::FieldPath at = f.path;
+            std::optional<core::NodeId> node = m_tree.find(at);
+            while (!node && at.size() > 1) { // a field gone from the object: its nearest ancestor
+                at = at.parent();
+                node = m_tree.find(at);
+            }
+            if (!node || *node == core::OwnershipTree::root())
+                continue;
+            QString &text = marks[*node];
+            text += (text.isEmpty() ? QString() : QStringLiteral("\n")) + driftLine(f, at == f.path);
+        }
+    std::vector<core::FieldPath> changed = std::move(m_driftPaths);
+    m_driftPaths.clear();
+    for (const auto &entry : marks)
+        m_driftPaths.push_back(m_tree.path(entry.first));
+    changed.insert(changed.end(), m_driftPaths.begin(), m_driftPaths.end());
+    m_driftOf = std::move(marks);
+    for (const auto &path : changed) {
+        const QModelIndex first = indexForPath(path, FieldColumn);
+        if (first.isValid())
+            Q_EMIT dataChanged(first, first.siblingAtColumn(ValueColumn));
+    }
+}
+
+QString OwnershipTreeModel::driftOf(const Item &item) const
+{
+    if (item.generation != m_generation || m_driftOf.empty())
+        return {};
+    const auto it = m_driftOf.find(item.node);
+    return it == m_driftOf.end() ? QString() : it->second;
 }
 
 void OwnershipTreeModel::setManagerFilter(const QString &manager)
@@ -411,6 +497,17 @@ QVariant OwnershipTreeModel::data(const QModelIndex &index, int role) const
         return {};
     const Item &item = m_items[std::size_t(index.internalId())];
     const core::OwnershipTree &tree = treeOf(item);
+    const QString drift = driftOf(item);
+    if (role == DriftRole)
+        return drift;
+    if (!drift.isEmpty() && index.column() == ValueColumn) { // the badge: a tag, a colour
+        if (role == Qt::DisplayRole)
+            return tr("%1  [drift]").arg(displayData(tree, item.node, ValueColumn).toString());
+        if (role == Qt::DecorationRole)
+            return driftColor(m_tone);
+    }
+    if (!drift.isEmpty() && role == Qt::ToolTipRole && (index.column() == FieldColumn || index.column() == ValueColumn))
+        return drift + u'\n' + roleData(tree, item.node, FieldPathRole).toString();
     if (role == Qt::DisplayRole)
         return displayData(tree, item.node, index.column());
     if (role == Qt::DecorationRole)

@@ -4,12 +4,14 @@
 // handed over by value. A new tree of the same object updates rows in place (inserts, removes and
 // dataChanged matched by path), so selection and expansion survive watch updates; a tree of
 // another object resets the model. The manager filter works the same way, without resets.
+#include "core/drift/driftreport.h"
 #include "core/ownership/ownershiptree.h"
 #include "models/managercolors.h"
 
 #include <QAbstractItemModel>
 
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace fieldscope::models {
@@ -32,6 +34,14 @@ public:
     void setEntryFilter(int entryIndex);
     QString managerFilter() const { return m_filterManager; }
     int entryFilter() const { return m_filterEntry; }
+
+    // The drift of the shown object (docs/history.md, "Drift"): each drifted field gets a
+    // "[drift]" tag and a colour in the Value column and a tooltip (DriftRole) naming the applier,
+    // what it applied and who changed it since; a field no longer in the object marks its nearest
+    // ancestor shown. A report about another object than the tree's marks nothing until that
+    // object's tree comes; an empty report clears the marks.
+    void setDrift(const core::DriftReport &report);
+    const core::DriftReport &drift() const { return m_drift; }
 
     // Colours returned by ManagerColorRole / OwnerColorsRole; widgets follow the palette.
     void setPaletteTone(PaletteTone tone);
@@ -79,6 +89,8 @@ private:
     static std::string objectIdentity(const core::OwnershipTree &tree);
     QVariant displayData(const core::OwnershipTree &tree, core::NodeId node, int column) const;
     QVariant roleData(const core::OwnershipTree &tree, core::NodeId node, int role) const;
+    void applyDrift(); // m_driftOf for m_tree, and the rows whose mark changed told
+    QString driftOf(const Item &item) const;
 
     core::OwnershipTree m_tree;
     core::OwnershipTree m_previous; // the tree unsynced items still point into, during setTree()
@@ -90,6 +102,9 @@ private:
     QString m_filterManager;
     int m_filterEntry = -1;
     PaletteTone m_tone = PaletteTone::Light;
+    core::DriftReport m_drift;
+    std::unordered_map<core::NodeId, QString> m_driftOf; // node of m_tree -> its drift text
+    std::vector<core::FieldPath> m_driftPaths;           // the marked nodes, to unmark after a change
 };
 
 } // namespace fieldscope::models

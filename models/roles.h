@@ -19,6 +19,7 @@ enum Role {
     EntryIndexRole,                   // int: index into metadata.managedFields (legend rows)
     FieldCountRole,                   // int: member paths of the entry (legend rows)
     SortRole,                         // a value that sorts naturally (times as epoch seconds)
+    DriftRole,                        // QString: the field's drift ("applied by X: V; now Y by Z"); empty when none
 };
 
 } // namespace fieldscope::models

@@ -1,6 +1,7 @@
 #include "widgets/clusterview.h"
 
 #include "widgets/detailpane.h"
+#include "widgets/driftview.h"
 #include "widgets/icons.h"
 #include "widgets/objecttablepage.h"
 #include "widgets/plaintext.h"
@@ -11,6 +12,7 @@
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QSplitter>
+#include <QTabBar>
 #include <QTabWidget>
 #include <QTableView>
 #include <QVBoxLayout>
@@ -63,7 +65,7 @@ ClusterView::ClusterView(QWidget *parent) : QWidget(parent)
     m_kinds->setMinimumWidth(220);
     m_rightSplit = new QSplitter(Qt::Vertical, m_split);
     m_rightSplit->setObjectName(QStringLiteral("tableDetailSplitter"));
-    m_table = new ObjectTablePage(m_rightSplit);
+    buildTableTabs();
     m_detail = new DetailPane(m_rightSplit);
     m_rightSplit->setStretchFactor(0, 1);
     m_rightSplit->setStretchFactor(1, 1);
@@ -76,17 +78,54 @@ ClusterView::ClusterView(QWidget *parent) : QWidget(parent)
     outer->addWidget(m_split, 1);
 
     connect(m_kinds, &ResourceKindsView::kindChosen, this, &ClusterView::resourceKindChosen);
-    // Enter (or a double click) on an object goes into its detail; Escape there comes back.
+    // Enter (or a double click) on an object goes into its detail; Escape there comes back (to the
+    // Drift view when that is the tab shown).
     connect(m_table, &ObjectTablePage::objectActivated, m_detail, &DetailPane::focusCurrentTab);
     auto *back = new QAction(tr("Back to the objects"), m_detail);
     back->setShortcut(QKeySequence(Qt::Key_Escape));
     back->setShortcutContext(Qt::WidgetWithChildrenShortcut);
-    connect(back, &QAction::triggered, this, [this] { m_table->table()->setFocus(Qt::OtherFocusReason); });
+    connect(back, &QAction::triggered, this, [this] {
+        (m_tableTabs->currentWidget() == m_drift ? m_drift->table() : m_table->table())->setFocus(Qt::OtherFocusReason);
+    });
     m_detail->addAction(back);
     const Icon tabIcons[] = {Icon::Summary, Icon::Yaml, Icon::Ownership, Icon::History,
                              Icon::Events}; // DetailPane::Tab order
     for (int i = 0; i < int(std::size(tabIcons)) && i < m_detail->tabs()->count(); ++i)
         m_detail->tabs()->setTabIcon(i, icon(tabIcons[i]));
+}
+
+// The table alone until the Drift view is asked for; then a tab bar to switch between them.
+void ClusterView::buildTableTabs()
+{
+    m_tableTabs = new QTabWidget(m_rightSplit);
+    m_tableTabs->setObjectName(QStringLiteral("tableTabs"));
+    m_tableTabs->setDocumentMode(true);
+    m_tableTabs->setTabsClosable(true);
+    m_table = new ObjectTablePage(m_tableTabs);
+    m_tableTabs->addTab(m_table, icon(Icon::Kind), tr("Objects"));
+    m_tableTabs->tabBar()->setTabButton(0, QTabBar::RightSide, nullptr); // the objects always stay
+    m_tableTabs->tabBar()->setTabButton(0, QTabBar::LeftSide, nullptr);
+    m_tableTabs->setTabBarAutoHide(true); // and then it takes no room in the layout either
+    m_drift = new DriftView(m_tableTabs);
+    m_drift->setVisible(false);
+    connect(m_tableTabs, &QTabWidget::tabCloseRequested, this, [this](int i) {
+        if (m_tableTabs->widget(i) != m_drift)
+            return;
+        m_tableTabs->removeTab(i);
+    });
+}
+
+void ClusterView::showDriftView()
+{
+    if (m_tableTabs->indexOf(m_drift) < 0)
+        m_tableTabs->addTab(m_drift, icon(Icon::History), tr("Drift"));
+    m_tableTabs->setCurrentWidget(m_drift);
+    Q_EMIT driftViewOpened();
+}
+
+bool ClusterView::isDriftViewShown() const
+{
+    return m_tableTabs->indexOf(m_drift) >= 0;
 }
 
 void ClusterView::setConnection(const QString &context, const QString &server, const QString &version)

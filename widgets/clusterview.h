@@ -1,13 +1,15 @@
 #pragma once
 // ClusterView: everything shown for one open cluster: the connection banner, the resource kinds,
-// the object table and the detail pane. One tab of the MainWindow. It knows models and views
-// only; the composition root (app/ClusterController) feeds it. Lives on the GUI thread.
+// the object table (and beside it, in a tab once asked for, the Drift view) and the detail pane.
+// One tab of the MainWindow. It knows models and views only; the composition root
+// (app/ClusterController) feeds it. Lives on the GUI thread.
 #include "widgets/watchstatus.h"
 
 #include <QWidget>
 
 class QLabel;
 class QSplitter;
+class QTabWidget;
 
 namespace fieldscope::models {
 class ObjectTableModel;
@@ -19,6 +21,7 @@ namespace fieldscope::widgets {
 class ObjectTablePage;
 class ResourceKindsView;
 class DetailPane;
+class DriftView;
 
 class ClusterView : public QWidget
 {
@@ -76,13 +79,22 @@ public:
     ObjectTablePage *tablePage() const { return m_table; }
     ResourceKindsView *kindsView() const { return m_kinds; }
     DetailPane *detailPane() const { return m_detail; }
+    // The Drift view of the shown kind in the table's namespaces: a tab beside the objects from
+    // the first showDriftView() (Go → Drift) until its tab is closed.
+    DriftView *driftView() const { return m_drift; }
+    void showDriftView();
+    bool isDriftViewShown() const;
 
 Q_SIGNALS:
     void resourceKindChosen(const QString &qualifiedName);
+    // The Drift view was opened (or brought forward): its rows are computed again.
+    void driftViewOpened();
     void statusChanged();
     void connectionChanged();
 
 private:
+    void buildTableTabs();
+
     QString m_context;
     QString m_identity, m_server;
     QString m_requested;
@@ -95,7 +107,9 @@ private:
     QLabel *m_sandboxLabel;
     QLabel *m_recordingLabel;
     ResourceKindsView *m_kinds;
+    QTabWidget *m_tableTabs; // the objects, and the Drift view once opened
     ObjectTablePage *m_table;
+    DriftView *m_drift;
     DetailPane *m_detail;
     QSplitter *m_split;
     QSplitter *m_rightSplit;

@@ -170,6 +170,11 @@ void DetailPane::requestSetIfUnchanged(const QString &pointer)
         Q_EMIT setIfUnchangedRequested(m_uid, pointer, QString::fromStdString(*value));
 }
 
+void DetailPane::setDrift(const core::DriftReport &report)
+{
+    m_treeModel->setDrift(report);
+}
+
 void DetailPane::requestDelete()
 {
     if (m_editable && !m_uid.isEmpty() && m_ready)

@@ -20,6 +20,10 @@ class QTableView;
 class QTextBrowser;
 class QTreeView;
 
+namespace fieldscope::core {
+struct DriftReport;
+}
+
 namespace fieldscope::models {
 class ManagerLegendModel;
 class ObjectHistoryModel;
@@ -60,6 +64,9 @@ public:
     void requestDelete();
     // Ownership tab, "Set only if unchanged…" on a scalar field (JSON Pointer).
     void requestSetIfUnchanged(const QString &pointer);
+    // The shown object's drift, computed off the GUI thread (app/gui/clusterdrift.h): the
+    // Ownership tab marks each drifted field; a report about another object marks nothing.
+    void setDrift(const core::DriftReport &report);
     // Whether objects here can be edited (a live cluster: yes; a recorded history: no).
     void setEditable(bool editable);
     static bool tabFromName(const QString &name, Tab *tab); // summary|yaml|ownership|history|events

@@ -372,6 +372,35 @@ void HistoryPanel::setModel(models::ObjectHistoryModel *model)
     connect(model, &QAbstractItemModel::rowsInserted, this, &HistoryPanel::applyWhoFilter);
     connect(model, &QAbstractItemModel::dataChanged, this, &HistoryPanel::applyWhoFilter);
     applyWhoFilter();
+    // After the newest version was selected above: a version asked for wins.
+    connect(model, &QAbstractItemModel::modelReset, this, &HistoryPanel::selectWantedVersion);
+    connect(model, &QAbstractItemModel::rowsInserted, this, &HistoryPanel::selectWantedVersion);
+}
+
+void HistoryPanel::selectVersion(const QString &uid, const QString &resourceVersion)
+{
+    m_wantedUid = uid;
+    m_wantedVersion = resourceVersion;
+    selectWantedVersion();
+}
+
+// The list of the object asked about is either shown or still loading (empty): loads of other
+// objects were dropped when it was asked for. So the first list with rows decides.
+void HistoryPanel::selectWantedVersion()
+{
+    if (m_wantedVersion.isEmpty() || !m_model || m_model->rowCount() == 0)
+        return;
+    const std::string uid = m_wantedUid.toStdString(), rv = m_wantedVersion.toStdString();
+    m_wantedVersion.clear();
+    for (int r = 0; r < m_model->rowCount(); ++r) {
+        const models::HistoryRow *row = m_model->rowAt(r);
+        if (row && row->kind == core::HistoryEntry::Kind::Version && row->uid == uid && row->resourceVersion == rv) {
+            m_versions->setRowHidden(r, false); // the Who filter may hide it
+            m_versions->selectRow(r);
+            m_versions->scrollTo(m_model->index(r, 0));
+            return;
+        }
+    }
 }
 
 void HistoryPanel::applyWhoFilter()

@@ -47,6 +47,10 @@ public:
     // field); an empty path hides the timeline.
     void setField(const QString &uid, const core::FieldPath &path);
 
+    // Selects the version `resourceVersion` of incarnation `uid` (the Drift view's "show the
+    // change"): at once when the list has it, else when the list that is loading arrives; a list
+    // without it leaves the newest selected.
+    void selectVersion(const QString &uid, const QString &resourceVersion);
     QTableView *versionsView() const { return m_versions; }
     QTextBrowser *diffView() const { return m_diff; }
 
@@ -84,6 +88,9 @@ private:
     void updateRevertButtons();
     void requestRevert(bool changeOnly);
     void showOlderCount(qint64 count);
+    void selectWantedVersion();
+    // selectVersion()'s, until a list of versions comes.
+    QString m_wantedUid, m_wantedVersion;
     bool m_whoFiltered = false; // rows may be hidden by the Who filter
     QString m_fieldUid;
     core::FieldPath m_field;

@@ -125,6 +125,11 @@ void MainWindow::createActions()
         if (auto *v = currentCluster())
             v->tablePage()->focusFilter();
     });
+    // The fields appliers set that someone else changed since, for the shown kind and namespaces.
+    add(go, tr("Drift view"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_D), [this] {
+        if (auto *v = currentCluster())
+            v->showDriftView();
+    });
     add(go, tr("Next cluster tab"), QKeySequence(Qt::CTRL | Qt::Key_Tab), [this] {
         if (m_tabs->count() > 1)
             m_tabs->setCurrentIndex((m_tabs->currentIndex() + 1) % m_tabs->count());

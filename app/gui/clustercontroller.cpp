@@ -14,6 +14,7 @@ ClusterController::ClusterController(widgets::ClusterView *view, QObject *parent
     , m_table(view, m_session, m_notices)
     , m_recording(view, m_session, m_table, m_notices)
     , m_writes(view, m_session, m_table, m_recording, m_table.batchWorker())
+    , m_drift(view, m_table, m_recording, m_writes)
 {
     wireParts();
     wireView(view);
@@ -69,7 +70,8 @@ void ClusterController::wireView(widgets::ClusterView *view)
 //  4. The batch worker (TableFeed's pool: row slices, manifests) is waited for.
 //  5. The recorder is let go of, so the recording thread no longer waits for room in it; then that
 //     thread is waited for (what it holds is recorded without waiting, or becomes the overflow gap).
-//  6. The parts go in reverse order of declaration: ObjectWrites; ClusterRecording (its audit log
+//  6. The parts go in reverse order of declaration: ClusterDrift (its runs end on their own
+//     workers, never waited for); ObjectWrites; ClusterRecording (its audit log
 //     thread first, stopped before the recorder whose database it writes into is released; then the
 //     recorder, which drains and closes on its own writer thread; then the History tab's source and
 //     model); TableFeed (its models and idle pool); ClusterSession (the kinds model, the

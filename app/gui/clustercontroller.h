@@ -9,8 +9,10 @@
 //   ClusterRecording the history: recorder feed and backlog, audit log, background recorder,
 //                    History tab, giving freed heap back;
 //   ObjectWrites     editor windows, delete, set-if-unchanged, new objects.
+//   ClusterDrift     the Drift view's rows and the Ownership tab's drift badge, Give back.
 // Lives on the GUI thread; which work runs on which worker is said in each part's header.
 // Owned by the Workspace (one per tab), or by a test.
+#include "app/gui/clusterdrift.h"
 #include "app/gui/clusternotices.h"
 #include "app/gui/clusterrecording.h"
 #include "app/gui/clustersession.h"
@@ -125,6 +127,8 @@ public:
     void setReturnMemoryAfterBytes(std::int64_t bytes) { m_recording.setReturnMemoryAfterBytes(bytes); }
     // The editor window open for the object `uid`, if any (one per object).
     widgets::EditorWindow *editor(const QString &uid) const { return m_writes.editor(uid); }
+    // Drift: the Drift view's rows (computed when it opens and on Refresh) and the badge's runs.
+    ClusterDrift *drift() { return &m_drift; }
 
 Q_SIGNALS:
     void loaded(); // the shown resource's first list is in the table and resource types are known
@@ -151,6 +155,7 @@ private:
     TableFeed m_table;
     ClusterRecording m_recording;
     ObjectWrites m_writes;
+    ClusterDrift m_drift;
 };
 
 } // namespace fieldscope::app
