@@ -22,11 +22,13 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QLocale>
+#include <QMenu>
 #include <QPushButton>
 #include <QSettings>
 #include <QSplitter>
 #include <QTableView>
 #include <QTextBrowser>
+#include <QToolButton>
 #include <QVBoxLayout>
 #include <QtConcurrent/QtConcurrentRun>
 
@@ -278,21 +280,35 @@ QWidget *HistoryPanel::buildFilters()
     m_hideGeneration = box(QStringLiteral("generation"), "Generation", defaults.hideGeneration);
     m_hideStatus = box(QStringLiteral("status"), "Status", defaults.hideStatus);
     row->addStretch(1);
-    // History into action: the editor opens with the write that puts the fields back, tested
-    // against the live values (docs/editing.md, "Reverting"); nothing is sent from here.
-    m_revert = new QPushButton(tr("Revert to this version…"), bar);
+    return bar;
+}
+
+// History into action: the editor opens with the write that puts the fields back, tested against
+// the live values (docs/editing.md, "Reverting"); nothing is sent from here. One small button with
+// a menu, beside the Who filter: the tab must still fit beside the table in a 1000-pixel window.
+QToolButton *HistoryPanel::buildRevertButton(QWidget *bar)
+{
+    auto *button = new QToolButton(bar);
+    button->setObjectName(QStringLiteral("revertMenuButton"));
+    button->setText(tr("Revert"));
+    button->setPopupMode(QToolButton::InstantPopup);
+    button->setToolTip(tr("Put the selected version's fields back, or undo the change it made: the editor opens "
+                          "with the write for you to review and send."));
+    auto *menu = new QMenu(button);
+    m_revert = menu->addAction(tr("Revert to this version…"));
     m_revert->setObjectName(QStringLiteral("revertToVersion"));
     m_revert->setToolTip(tr("Open the editor with the fields of the selected version put back, as a write "
                             "you review and send (JSON Patch testing every value it replaces)."));
-    m_undo = new QPushButton(tr("Undo this change…"), bar);
+    m_undo = menu->addAction(tr("Undo this change…"));
     m_undo->setObjectName(QStringLiteral("undoChange"));
+    menu->setToolTipsVisible(true);
+    button->setMenu(menu);
     m_revert->setEnabled(false);
     m_undo->setEnabled(false);
-    connect(m_revert, &QPushButton::clicked, this, [this] { requestRevert(false); });
-    connect(m_undo, &QPushButton::clicked, this, [this] { requestRevert(true); });
-    row->addWidget(m_revert);
-    row->addWidget(m_undo);
-    return bar;
+    button->setEnabled(false);
+    connect(m_revert, &QAction::triggered, this, [this] { requestRevert(false); });
+    connect(m_undo, &QAction::triggered, this, [this] { requestRevert(true); });
+    return button;
 }
 
 QWidget *HistoryPanel::buildWhoFilter()
@@ -309,6 +325,8 @@ QWidget *HistoryPanel::buildWhoFilter()
                                "(from the API server's audit events)."));
     connect(m_whoFilter, &QLineEdit::textChanged, this, &HistoryPanel::applyWhoFilter);
     row->addWidget(m_whoFilter);
+    m_revertButton = buildRevertButton(bar);
+    row->addWidget(m_revertButton);
     // A store can hold far more versions of one object than a list can show at once: the newest
     // are listed, the older ones come on request.
     m_showOlder = new QPushButton(bar);
@@ -464,6 +482,7 @@ void HistoryPanel::updateRevertButtons()
     m_revert->setEnabled(version);
     const bool known = version && contiguousPredecessor(m_model->rows(), r);
     m_undo->setEnabled(known);
+    m_revertButton->setEnabled(version);
     m_undo->setToolTip(version && !known && r->previousVersion >= 0
                            ? tr("The recording has a gap before this version: the change it made is not known.")
                            : tr("Open the editor with only the change the selected version made undone. Refused "

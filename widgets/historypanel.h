@@ -10,12 +10,14 @@
 #include <QByteArray>
 #include <QWidget>
 
+class QAction;
 class QCheckBox;
 class QLabel;
 class QLineEdit;
 class QPushButton;
 class QTableView;
 class QTextBrowser;
+class QToolButton;
 
 namespace fieldscope::models {
 class FieldTimelineModel;
@@ -82,9 +84,11 @@ private:
     QCheckBox *m_hideGeneration;
     QCheckBox *m_hideStatus;
     QLineEdit *m_whoFilter;
-    QPushButton *m_showOlder; // shown while the model leaves older versions out
-    QPushButton *m_revert;    // Revert to this version…
-    QPushButton *m_undo;      // Undo this change…
+    QPushButton *m_showOlder;    // shown while the model leaves older versions out
+    QToolButton *m_revertButton; // its menu: Revert to this version…, Undo this change…
+    QAction *m_revert;
+    QAction *m_undo;
+    QToolButton *buildRevertButton(QWidget *bar);
     void updateRevertButtons();
     void requestRevert(bool changeOnly);
     void showOlderCount(qint64 count);

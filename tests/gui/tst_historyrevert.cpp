@@ -15,6 +15,7 @@
 #include "widgets/mainwindow.h"
 #include "widgets/objecttablepage.h"
 
+#include <QAction>
 #include <QComboBox>
 #include <QPushButton>
 #include <QSettings>
@@ -114,10 +115,10 @@ class TestHistoryRevert : public QObject
 
     static EditorWindow *clickAndWaitForProposal(Session &s, const char *button, const char *note)
     {
-        auto *b = s.view->detailPane()->findChild<QPushButton *>(QLatin1String(button));
-        if (!b || !QTest::qWaitFor([&] { return b->isEnabled(); }, 5000))
+        auto *a = s.view->detailPane()->findChild<QAction *>(QLatin1String(button));
+        if (!a || !QTest::qWaitFor([&] { return a->isEnabled(); }, 5000))
             return nullptr;
-        QTest::mouseClick(b, Qt::LeftButton);
+        a->trigger(); // the History tab's Revert menu
         EditorWindow *editor = nullptr;
         if (!QTest::qWaitFor(
                 [&] {
@@ -216,9 +217,10 @@ private Q_SLOTS:
         QVERIFY(!red.empty());
         QVERIFY(!write("PATCH", "undo-again", "dave", {{"color", "green"}}).empty()); // dave's change since
         QVERIFY(selectVersion(s, QStringLiteral("undo-again"), QString::fromStdString(red)));
-        auto *undo = s.view->detailPane()->findChild<QPushButton *>(QStringLiteral("undoChange"));
+        auto *undo = s.view->detailPane()->findChild<QAction *>(QStringLiteral("undoChange"));
+        QVERIFY(undo);
         QVERIFY(QTest::qWaitFor([&] { return undo->isEnabled(); }, 5000));
-        QTest::mouseClick(undo, Qt::LeftButton);
+        undo->trigger();
         EditorWindow *editor = nullptr;
         QVERIFY(QTest::qWaitFor(
             [&] {
