@@ -221,6 +221,14 @@ HistoryPanel::HistoryPanel(QWidget *parent) : QWidget(parent), m_timelineModel(n
     leftLayout->addWidget(buildWhoFilter());
     m_versions = plainTable(left, "historyTable");
     leftLayout->addWidget(m_versions, 1);
+    // Under the versions, on a row of its own: beside the Who filter it made the tab (and the
+    // window) wider than an 800-pixel screenshot.
+    auto *actions = new QHBoxLayout;
+    actions->setContentsMargins(4, 0, 4, 0);
+    m_revertButton = buildRevertButton(left);
+    actions->addWidget(m_revertButton);
+    actions->addStretch(1);
+    leftLayout->addLayout(actions);
     setFocusProxy(m_versions); // Enter on an object in the table lands in its list of versions
     m_versions->setSelectionMode(QAbstractItemView::ExtendedSelection);
     m_versions->setToolTip(tr("↑/↓ step through versions; Ctrl+click a second version to compare any two."));
@@ -285,7 +293,7 @@ QWidget *HistoryPanel::buildFilters()
 
 // History into action: the editor opens with the write that puts the fields back, tested against
 // the live values (docs/editing.md, "Reverting"); nothing is sent from here. One small button with
-// a menu, beside the Who filter: the tab must still fit beside the table in a 1000-pixel window.
+// a menu: the tab must still fit beside the table in a 1000-pixel window.
 QToolButton *HistoryPanel::buildRevertButton(QWidget *bar)
 {
     auto *button = new QToolButton(bar);
@@ -325,8 +333,6 @@ QWidget *HistoryPanel::buildWhoFilter()
                                "(from the API server's audit events)."));
     connect(m_whoFilter, &QLineEdit::textChanged, this, &HistoryPanel::applyWhoFilter);
     row->addWidget(m_whoFilter);
-    m_revertButton = buildRevertButton(bar);
-    row->addWidget(m_revertButton);
     // A store can hold far more versions of one object than a list can show at once: the newest
     // are listed, the older ones come on request.
     m_showOlder = new QPushButton(bar);

@@ -84,8 +84,9 @@ class TestHistoryRevert : public QObject
         return r ? core::parseJson(r->body).valueOr(core::Json()) : core::Json();
     }
 
-    // Selects `name` in the table, shows its History tab and selects the version `rv` there.
-    static bool selectVersion(Session &s, const QString &name, const QString &rv)
+    // Selects `name` in the table once the table has its version `latest` (the editor plans
+    // against the object as the table has it), shows its History tab and selects the version `rv`.
+    static bool selectVersion(Session &s, const QString &name, const QString &rv, const std::string &latest)
     {
         if (!QTest::qWaitFor(
                 [&] {
@@ -95,7 +96,13 @@ class TestHistoryRevert : public QObject
                 30000))
             return false;
         widgets::DetailPane *detail = s.view->detailPane();
-        if (!QTest::qWaitFor([&] { return detail->isReady() && detail->detail().name == name; }, 10000))
+        if (!QTest::qWaitFor(
+                [&] {
+                    s.view->tablePage()->selectName(QString::fromLatin1(kNamespace), name);
+                    return detail->isReady() && detail->detail().name == name
+                        && detail->detail().resourceVersion == QString::fromStdString(latest);
+                },
+                15000))
             return false;
         detail->setCurrentTab(widgets::DetailPane::HistoryTab);
         auto *table = detail->findChild<QTableView *>(QStringLiteral("historyTable"));
@@ -156,8 +163,9 @@ private Q_SLOTS:
         // Created and changed while the window records, so both versions are in its history.
         const std::string blue = write("POST", "revert-me", "gitops", {{"color", "blue"}, {"size", "small"}});
         QVERIFY(!blue.empty());
-        QVERIFY(!write("PATCH", "revert-me", "kubectl-edit", {{"color", "red"}, {"extra", "1"}}).empty());
-        QVERIFY(selectVersion(s, QStringLiteral("revert-me"), QString::fromStdString(blue)));
+        const std::string red = write("PATCH", "revert-me", "kubectl-edit", {{"color", "red"}, {"extra", "1"}});
+        QVERIFY(!red.empty());
+        QVERIFY(selectVersion(s, QStringLiteral("revert-me"), QString::fromStdString(blue), red));
         EditorWindow *editor = clickAndWaitForProposal(s, "revertToVersion", "Reverting to resourceVersion");
         QVERIFY(editor);
         QVERIFY2(editor->bufferText().contains(QLatin1String("color: blue")), qPrintable(editor->bufferText()));
@@ -180,8 +188,9 @@ private Q_SLOTS:
         QVERIFY(QTest::qWaitFor([&] { return s.controller.isLoaded(); }, 30000));
         const std::string blue = write("POST", "revert-stale", "gitops", {{"color", "blue"}});
         QVERIFY(!blue.empty());
-        QVERIFY(!write("PATCH", "revert-stale", "kubectl-edit", {{"color", "red"}}).empty());
-        QVERIFY(selectVersion(s, QStringLiteral("revert-stale"), QString::fromStdString(blue)));
+        const std::string red = write("PATCH", "revert-stale", "kubectl-edit", {{"color", "red"}});
+        QVERIFY(!red.empty());
+        QVERIFY(selectVersion(s, QStringLiteral("revert-stale"), QString::fromStdString(blue), red));
         EditorWindow *editor = clickAndWaitForProposal(s, "revertToVersion", "Reverting to resourceVersion");
         QVERIFY(editor);
         // Someone sets the field again after the revert was prepared against "red".
@@ -199,8 +208,9 @@ private Q_SLOTS:
         QVERIFY(!write("POST", "undo-me", "gitops", {{"color", "blue"}, {"size", "small"}}).empty());
         const std::string red = write("PATCH", "undo-me", "kubectl-edit", {{"color", "red"}});
         QVERIFY(!red.empty());
-        QVERIFY(!write("PATCH", "undo-me", "resizer", {{"size", "large"}}).empty());
-        QVERIFY(selectVersion(s, QStringLiteral("undo-me"), QString::fromStdString(red)));
+        const std::string large = write("PATCH", "undo-me", "resizer", {{"size", "large"}});
+        QVERIFY(!large.empty());
+        QVERIFY(selectVersion(s, QStringLiteral("undo-me"), QString::fromStdString(red), large));
         EditorWindow *editor = clickAndWaitForProposal(s, "undoChange", "Undoing the change of resourceVersion");
         QVERIFY(editor);
         QVERIFY2(editor->bufferText().contains(QLatin1String("color: blue")), qPrintable(editor->bufferText()));
@@ -215,8 +225,9 @@ private Q_SLOTS:
         QVERIFY(!write("POST", "undo-again", "gitops", {{"color", "blue"}}).empty());
         const std::string red = write("PATCH", "undo-again", "kubectl-edit", {{"color", "red"}});
         QVERIFY(!red.empty());
-        QVERIFY(!write("PATCH", "undo-again", "dave", {{"color", "green"}}).empty()); // dave's change since
-        QVERIFY(selectVersion(s, QStringLiteral("undo-again"), QString::fromStdString(red)));
+        const std::string green = write("PATCH", "undo-again", "dave", {{"color", "green"}}); // dave's, since
+        QVERIFY(!green.empty());
+        QVERIFY(selectVersion(s, QStringLiteral("undo-again"), QString::fromStdString(red), green));
         auto *undo = s.view->detailPane()->findChild<QAction *>(QStringLiteral("undoChange"));
         QVERIFY(undo);
         QVERIFY(QTest::qWaitFor([&] { return undo->isEnabled(); }, 5000));
