@@ -4,6 +4,7 @@
 // the diff before committing it).
 #include "core/objects/openapilists.h"
 #include "core/yaml/yaml.h"
+#include "goldenfile.h"
 
 #include <QFile>
 #include <QString>
@@ -49,29 +50,7 @@ inline std::vector<core::ListSemanticsHint> recordedHints(const QString &file, c
 
 inline bool matchesGoldenFile(const QString &name, const QString &actual, QString *message)
 {
-    QFile f(testDataPath(name));
-    if (qEnvironmentVariableIsSet("FIELDSCOPE_UPDATE_GOLDEN")) {
-        if (!f.open(QIODevice::WriteOnly | QIODevice::Truncate))
-            return false;
-        f.write(actual.toUtf8());
-        return true;
-    }
-    if (!f.open(QIODevice::ReadOnly)) {
-        *message = QStringLiteral("missing golden file ") + f.fileName();
-        return false;
-    }
-    const QStringList e = QString::fromUtf8(f.readAll()).split(QLatin1Char('\n'));
-    const QStringList a = actual.split(QLatin1Char('\n'));
-    for (qsizetype i = 0; i < std::max(e.size(), a.size()); ++i) {
-        if (e.value(i) != a.value(i)) {
-            *message = QStringLiteral("%1 line %2:\n expected: %3\n actual:   %4")
-                           .arg(name)
-                           .arg(i + 1)
-                           .arg(e.value(i), a.value(i));
-            return false;
-        }
-    }
-    return true;
+    return matchesGoldenFile(testDataPath(name), name, actual, message);
 }
 
 } // namespace fieldscope::testing

@@ -2,6 +2,7 @@
 // Helpers shared by the ownership tests: fixture loading, golden files and a text dump of a tree.
 #include "core/ownership/ownershiptree.h"
 #include "core/yaml/yaml.h"
+#include "goldenfile.h"
 
 #include <QFile>
 #include <QString>
@@ -30,32 +31,7 @@ inline core::Json loadFixture(const QString &name)
 // (review the diff before committing it).
 inline bool matchesGolden(const QString &name, const QString &actual, QString *message)
 {
-    QFile f(ownershipDataPath(name));
-    if (qEnvironmentVariableIsSet("FIELDSCOPE_UPDATE_GOLDEN")) {
-        if (!f.open(QIODevice::WriteOnly | QIODevice::Truncate))
-            return false;
-        f.write(actual.toUtf8());
-        return true;
-    }
-    if (!f.open(QIODevice::ReadOnly)) {
-        *message = QStringLiteral("missing golden file ") + f.fileName();
-        return false;
-    }
-    const QString expected = QString::fromUtf8(f.readAll());
-    if (expected == actual)
-        return true;
-    const QStringList e = expected.split(QLatin1Char('\n'));
-    const QStringList a = actual.split(QLatin1Char('\n'));
-    for (qsizetype i = 0; i < std::max(e.size(), a.size()); ++i) {
-        if (e.value(i) != a.value(i)) {
-            *message = QStringLiteral("%1 line %2:\n expected: %3\n actual:   %4")
-                           .arg(name)
-                           .arg(i + 1)
-                           .arg(e.value(i), a.value(i));
-            break;
-        }
-    }
-    return false;
+    return matchesGoldenFile(ownershipDataPath(name), name, actual, message);
 }
 
 inline QString elementText(const core::PathElement &e)
