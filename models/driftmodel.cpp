@@ -308,24 +308,27 @@ QVariant DriftModel::display(const core::DriftFinding &f, int column) const
 
 QVariant DriftModel::toolTip(const core::DriftFinding &f, int column) const
 {
+    // Every tooltip carries cluster text (managers, users, values): Qt would render one that looks
+    // like HTML as HTML, so each goes through plainToolTip once (fullValue already did).
     switch (column) {
     case ObjectColumn:
         return plainToolTip(qs(f.object.resource + ' ' + f.object.namespace_ + '/' + f.object.name + "\nuid "
                                + f.object.uid));
     case AppliedValueColumn:
         if (!f.appliedKnown)
-            return tr("%1 manages this field, but its apply was not recorded: the value it set is not known.")
-                .arg(shown(f.appliedBy));
+            return plainToolTip(
+                tr("%1 manages this field, but its apply was not recorded: the value it set is not known.")
+                    .arg(qs(f.appliedBy)));
         return f.appliedPresent ? fullValue(f.appliedValue)
-                                : tr("%1's apply did not set this field.").arg(shown(f.appliedBy));
+                                : plainToolTip(tr("%1's apply did not set this field.").arg(qs(f.appliedBy)));
     case NowColumn: return f.now.present ? fullValue(f.now.value) : tr("The field is not in the object now.");
     case ChangedByColumn:
     case WhoColumn:
         return f.now.resourceVersion.empty()
                  ? tr("The write that made the field what it is was not recorded.")
-                 : tr("The write that made resourceVersion %1").arg(shown(f.now.resourceVersion));
-    case WhenColumn: return shown(f.now.time);
-    default: return display(f, column);
+                 : plainToolTip(tr("The write that made resourceVersion %1").arg(qs(f.now.resourceVersion)));
+    case WhenColumn: return plainToolTip(qs(f.now.time));
+    default: return plainToolTip(display(f, column).toString());
     }
 }
 

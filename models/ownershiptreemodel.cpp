@@ -2,6 +2,7 @@
 
 #include "core/base/visibletext.h"
 #include "core/ownership/fieldsv1.h"
+#include "models/plaintooltip.h"
 #include "models/roles.h"
 
 #include <QColor>
@@ -507,7 +508,7 @@ QVariant OwnershipTreeModel::data(const QModelIndex &index, int role) const
             return driftColor(m_tone);
     }
     if (!drift.isEmpty() && role == Qt::ToolTipRole && (index.column() == FieldColumn || index.column() == ValueColumn))
-        return drift + u'\n' + roleData(tree, item.node, FieldPathRole).toString();
+        return plainToolTip(drift + u'\n' + roleData(tree, item.node, FieldPathRole).toString());
     if (role == Qt::DisplayRole)
         return displayData(tree, item.node, index.column());
     if (role == Qt::DecorationRole)

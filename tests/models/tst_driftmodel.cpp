@@ -12,6 +12,7 @@
 #include <QFile>
 #include <QSignalSpy>
 #include <QTest>
+#include <QTextDocument>
 
 using namespace fieldscope;
 using models::DriftModel;
@@ -123,6 +124,7 @@ private Q_SLOTS:
     void aRefreshReplacesRowsInPlaceAndDropsObjectsNoLongerReported();
     void valuesArePreviewedShortWithTheWholeValueInTheTooltip();
     void clusterTextIsShownWithVisibleEscapes();
+    void toolTipsShowHtmlLookingClusterTextAsTyped();
     void unknownAppliedValuesAndNotesAreSaid();
     void ownershipTreeMarksDriftedFieldsOfItsObjectOnly();
 };
@@ -231,6 +233,51 @@ void TestDriftModel::clusterTextIsShownWithVisibleEscapes()
     QCOMPARE(m.index(0, DriftModel::AppliedByColumn).data().toString(), QStringLiteral("gitops\\u202e<b>x</b>"));
     QCOMPARE(m.index(0, DriftModel::ChangedByColumn).data().toString(), QStringLiteral("bad\\u000amanager (Update)"));
     QCOMPARE(m.index(0, DriftModel::NowColumn).data().toString(), QStringLiteral("line\\u2028break"));
+}
+
+// Qt renders a tooltip that looks like HTML as HTML: a manager named "<b>boss</b>" must read as
+// typed, in the Drift view and on the Ownership tab's badge alike.
+namespace {
+bool shownAsTyped(const QString &tip)
+{
+    return !Qt::mightBeRichText(tip) || (!tip.contains(QLatin1String("<b>")) && !tip.contains(QLatin1String("<i>")));
+}
+} // namespace
+
+void TestDriftModel::toolTipsShowHtmlLookingClusterTextAsTyped()
+{
+    DriftModel m;
+    core::DriftReport r = settingsReport();
+    for (auto &f : r.findings) {
+        f.appliedBy = "<b>gitops</b>";
+        f.now.manager = "<i>boss</i>";
+        f.now.user = "<b>mallory</b>";
+        f.now.time = "<b>noon</b>";
+    }
+    r.findings[1].appliedKnown = false;
+    m.addReports({r});
+    QString tips;
+    for (int row = 0; row < m.rowCount(); ++row)
+        for (int c = 0; c < m.columnCount(); ++c) {
+            const QString tip = m.index(row, c).data(Qt::ToolTipRole).toString();
+            tips += tip + u'|';
+            QVERIFY2(shownAsTyped(tip), qPrintable(tip));
+        }
+    QVERIFY2(tips.contains(QLatin1String("gitops")) && tips.contains(QLatin1String("noon")), qPrintable(tips));
+
+    models::OwnershipTreeModel tree;
+    auto built = core::OwnershipTree::build(recordedLiveConfigMap());
+    QVERIFY2(built, built ? "" : built.error().describe().c_str());
+    tree.setTree(*built);
+    core::DriftReport onTree = settingsReport();
+    onTree.findings[1].appliedBy = "<b>gitops</b>";
+    onTree.findings[1].now.manager = "<i>boss</i>";
+    tree.setDrift(onTree);
+    const QModelIndex c = findPath(tree, QStringLiteral(".data.c"));
+    QVERIFY(c.isValid());
+    const QString tip = c.data(Qt::ToolTipRole).toString();
+    QVERIFY2(tip.contains(QLatin1String("boss")), qPrintable(tip));
+    QVERIFY2(shownAsTyped(tip), qPrintable(tip));
 }
 
 void TestDriftModel::unknownAppliedValuesAndNotesAreSaid()
