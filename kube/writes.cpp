@@ -120,6 +120,17 @@ core::Json compareAndSwapPatch(const std::string &pointer, const core::Json &exp
                               {{"op", "replace"}, {"path", pointer}, {"value", newValue}}});
 }
 
+core::Json compareAndSwapPatch(const std::string &pointer, const core::Json &expected, const core::Json &newValue,
+                               const std::vector<core::PointerPin> &pins)
+{
+    core::Json patch = core::Json::array();
+    for (const core::PointerPin &pin : pins)
+        patch.push_back({{"op", "test"}, {"path", pin.pointer}, {"value", pin.value}});
+    for (core::Json &op : compareAndSwapPatch(pointer, expected, newValue))
+        patch.push_back(std::move(op));
+    return patch;
+}
+
 core::Json withResourceVersionPrecondition(core::Json jsonPatch, const std::string &resourceVersion)
 {
     // `replace` rather than `test`, so etcd answers 409 instead of a generic 422 (client-go csaupgrade).

@@ -4,6 +4,7 @@
 // conflicts with their fields, stale writes, 422 causes). Response Warning headers arrive in
 // HttpResponse::warnings.
 #include "core/base/json.h"
+#include "core/objects/fieldpath.h"
 #include "kube/http.h"
 #include "kube/resource.h"
 
@@ -47,6 +48,11 @@ HttpRequest deleteRequest(const ResourceInfo &r, const std::string &ns, const st
 // "Set the value at `pointer` to `newValue` only if it is `expected`" (field-level compare-and-swap):
 // [{"op":"test",...},{"op":"replace",...}]. A failed test is a 422 and nothing is written.
 core::Json compareAndSwapPatch(const std::string &pointer, const core::Json &expected, const core::Json &newValue);
+// The same, first testing that each list item on the way is still the item the pointer was
+// resolved to (core::FieldPath::resolve's pins): a reordered list is a 422, not a write to a
+// neighbour that happens to hold the same value.
+core::Json compareAndSwapPatch(const std::string &pointer, const core::Json &expected, const core::Json &newValue,
+                               const std::vector<core::PointerPin> &pins);
 // Adds a whole-object precondition to a JSON Patch: 409 when the object changed since `resourceVersion`.
 core::Json withResourceVersionPrecondition(core::Json jsonPatch, const std::string &resourceVersion);
 

@@ -26,8 +26,9 @@ namespace {
 // it still holds the value the Drift view showed (else the row is out of date: nothing is sent).
 struct GiveBackTarget {
     std::string pointer;
-    bool missing = false; // the field is not in the object any more
-    bool changed = false; // it has another value than the one shown
+    std::vector<core::PointerPin> pins; // the list items on the way are still the ones the path names
+    bool missing = false;               // the field is not in the object any more
+    bool changed = false;               // it has another value than the one shown
 };
 
 GiveBackTarget findTarget(const QByteArray &json, const core::FieldPath &path, const core::Json &shown)
@@ -35,7 +36,7 @@ GiveBackTarget findTarget(const QByteArray &json, const core::FieldPath &path, c
     GiveBackTarget t;
     auto live = core::parseJson(std::string_view(json.constData(), std::size_t(json.size())));
     const core::Json *node = nullptr;
-    if (!live || !path.resolve(*live, &t.pointer, &node) || !node) {
+    if (!live || !path.resolve(*live, &t.pointer, &node, &t.pins) || !node) {
         t.missing = true;
         return t;
     }
@@ -251,7 +252,8 @@ void ClusterDrift::giveBack(const core::DriftFinding &finding)
             return;
         }
         m_givingBack = uid;
-        m_writes.setIfUnchanged(uid, QString::fromStdString(target->pointer), finding.now.value, finding.appliedValue);
+        m_writes.setIfUnchanged(uid, QString::fromStdString(target->pointer), finding.now.value, finding.appliedValue,
+                                target->pins);
     });
     w->setFuture(QtConcurrent::run([json = m_table.rows().row(row).json(), path = finding.path,
                                     shown = finding.now.value] { return findTarget(json, path, shown); }));

@@ -260,7 +260,7 @@ int ObjectWrites::writableRow(const QString &uid) const
 }
 
 void ObjectWrites::setIfUnchanged(const QString &uid, const QString &pointer, const core::Json &expected,
-                                  const core::Json &value)
+                                  const core::Json &value, const std::vector<core::PointerPin> &pins)
 {
     const int row = writableRow(uid);
     if (row < 0)
@@ -272,7 +272,7 @@ void ObjectWrites::setIfUnchanged(const QString &uid, const QString &pointer, co
     const std::string p = pointer.toStdString();
     m_session.client()->send(
         kube::patchRequest(info, std::string(object.namespace_()), std::string(object.name()), kube::PatchType::Json,
-                           kube::compareAndSwapPatch(p, expected, value), o),
+                           kube::compareAndSwapPatch(p, expected, value, pins), o),
         this, [this, pointer, expected, value](core::Result<kube::HttpResponse> r) {
             QString message;
             if (r)

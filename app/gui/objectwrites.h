@@ -8,6 +8,7 @@
 // ClusterSession, TableFeed and ClusterRecording it reads outlive it.
 #include "core/base/json.h"
 #include "core/edit/drafts.h"
+#include "core/objects/fieldpath.h"
 #include "core/objects/watchtypes.h"
 #include "core/yaml/manifest.h"
 #include "kube/apiclient.h"
@@ -56,10 +57,11 @@ public:
 
     // File → New Object…: a window whose Create posts each object of its buffer (null before connected).
     widgets::NewObjectWindow *openNewObject();
-    // A JSON Patch test(expected) + replace(value) at `pointer` of `uid`; askSetIfUnchanged() asks
-    // for the value first.
-    void setIfUnchanged(const QString &uid, const QString &pointer, const core::Json &expected,
-                        const core::Json &value);
+    // A JSON Patch test(expected) + replace(value) at `pointer` of `uid`, after the tests `pins`
+    // that the list items on the way are still the ones meant; askSetIfUnchanged() asks for the
+    // value first.
+    void setIfUnchanged(const QString &uid, const QString &pointer, const core::Json &expected, const core::Json &value,
+                        const std::vector<core::PointerPin> &pins = {});
     void askSetIfUnchanged(const QString &uid, const QString &pointer, const QString &currentJson);
     // Deletes the object `uid` as the table shows it; `ask`: confirm first, naming the object.
     void deleteObject(const QString &uid, bool ask);

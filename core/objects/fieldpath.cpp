@@ -127,6 +127,15 @@ std::string FieldPath::toString() const
 
 bool FieldPath::resolve(const Json &object, std::string *jsonPointer, const Json **node) const
 {
+    return resolve(object, jsonPointer, node, nullptr);
+}
+
+bool FieldPath::resolve(const Json &object, std::string *jsonPointer, const Json **node,
+                        std::vector<PointerPin> *pins) const
+{
+    if (pins)
+        pins->clear();
+    std::vector<PointerPin> found;
     const Json *cur = &object;
     std::string ptr;
     for (const auto &e : m_elements) {
@@ -158,9 +167,16 @@ bool FieldPath::resolve(const Json &object, std::string *jsonPointer, const Json
             return false;
         cur = next;
         ptr += "/" + std::to_string(n);
+        if (e.kind == PathElement::Kind::Key && e.key.is_object())
+            for (const auto &[field, value] : e.key.items())
+                found.push_back({ptr + "/" + jsonPointerEscape(field), value});
+        else if (e.kind == PathElement::Kind::Value)
+            found.push_back({ptr, e.value});
     }
     if (jsonPointer)
         *jsonPointer = ptr;
+    if (pins)
+        *pins = std::move(found);
     if (node)
         *node = cur;
     return true;

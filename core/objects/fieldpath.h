@@ -28,6 +28,12 @@ struct PathElement {
     bool operator==(const PathElement &o) const;
 };
 
+// A JSON Patch `test` that pins one list item a path passes through to the item it named.
+struct PointerPin {
+    std::string pointer; // "/spec/containers/0/name"
+    Json value;          // "app"
+};
+
 class FieldPath
 {
 public:
@@ -51,6 +57,10 @@ public:
     // Resolves the path against a live object: a JSON Pointer ("/spec/containers/0/image") when
     // every element can be found, else an empty optional-like result (returns false).
     bool resolve(const Json &object, std::string *jsonPointer, const Json **node = nullptr) const;
+    // The same, with the pins a JSON Patch at that pointer needs: a pointer names list items by
+    // index, so after someone reorders the list the same index is another item. For each keyed
+    // item the path passes through, its key fields at that index; for each set member, the member.
+    bool resolve(const Json &object, std::string *jsonPointer, const Json **node, std::vector<PointerPin> *pins) const;
 
 private:
     std::vector<PathElement> m_elements;

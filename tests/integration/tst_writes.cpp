@@ -59,6 +59,85 @@ private Q_SLOTS:
                  QStringLiteral("2"));
     }
 
+    // The Drift view's Give back writes at a pointer resolved from the table's copy of the object.
+    // Someone reorders the containers in between: index 0 is now another container with the same
+    // image. Without pins that write lands on the neighbour; with them it is refused.
+    void compareAndSwapThroughAReorderedListIsRefusedNotMisplaced()
+    {
+        kube::ResourceInfo deployments;
+        deployments.group = "apps";
+        deployments.version = "v1";
+        deployments.resource = "deployments";
+        deployments.kind = "Deployment";
+        deployments.namespaced = true;
+        const auto container = [](const char *name) {
+            return core::Json{{"name", name}, {"image", "registry.invalid/same:1"}};
+        };
+        const auto deployment = [&](const char *name, core::Json containers) {
+            return core::Json{
+                {"apiVersion", "apps/v1"},
+                {"kind", "Deployment"},
+                {"metadata", {{"name", name}}},
+                {"spec",
+                 {{"replicas", 0},
+                  {"selector", {{"matchLabels", {{"app", name}}}}},
+                  {"template",
+                   {{"metadata", {{"labels", {{"app", name}}}}}, {"spec", {{"containers", std::move(containers)}}}}}}}};
+        };
+        const core::FieldPath appImage({core::PathElement::makeField("spec"), core::PathElement::makeField("template"),
+                                        core::PathElement::makeField("spec"),
+                                        core::PathElement::makeField("containers"),
+                                        core::PathElement::makeKey(core::Json{{"name", "app"}}),
+                                        core::PathElement::makeField("image")});
+        const core::Json reordered = core::Json::array({container("side"), container("app")});
+        const auto imageOf = [&](const char *name, const char *which) {
+            auto got = call(*m_client, kube::getRequest(deployments, m_ns->name(), name));
+            if (!got)
+                return std::string("(unreadable)");
+            auto object = core::parseJson(got->body);
+            if (!object)
+                return std::string("(unreadable)");
+            const core::Json containers = (*object)["spec"]["template"]["spec"]["containers"];
+            for (const auto &c : containers)
+                if (c["name"] == which)
+                    return c["image"].get<std::string>();
+            return std::string("(missing)");
+        };
+        for (const bool pinned : {false, true}) {
+            const char *name = pinned ? "pinned" : "unpinned";
+            auto created =
+                call(*m_client,
+                     kube::createRequest(deployments, m_ns->name(),
+                                         deployment(name, core::Json::array({container("app"), container("side")}))));
+            QVERIFY2(created.ok(), created.ok() ? "" : created.error().describe().c_str());
+            std::string pointer;
+            std::vector<core::PointerPin> pins;
+            QVERIFY(appImage.resolve(*core::parseJson(created->body), &pointer, nullptr, &pins));
+            QCOMPARE(QString::fromStdString(pointer), QStringLiteral("/spec/template/spec/containers/0/image"));
+            auto moved = call(*m_client,
+                              kube::patchRequest(deployments, m_ns->name(), name, kube::PatchType::Json,
+                                                 core::Json::array({{{"op", "replace"},
+                                                                     {"path", "/spec/template/spec/containers"},
+                                                                     {"value", reordered}}})));
+            QVERIFY2(moved.ok(), moved.ok() ? "" : moved.error().describe().c_str());
+            auto write = call(*m_client,
+                              kube::patchRequest(deployments, m_ns->name(), name, kube::PatchType::Json,
+                                                 pinned ? kube::compareAndSwapPatch(pointer, "registry.invalid/same:1",
+                                                                                    "registry.invalid/new:2", pins)
+                                                        : kube::compareAndSwapPatch(pointer, "registry.invalid/same:1",
+                                                                                    "registry.invalid/new:2")));
+            if (!pinned) { // the hazard the pins exist for: the neighbour was written
+                QVERIFY(write.ok());
+                QCOMPARE(QString::fromStdString(imageOf(name, "side")), QStringLiteral("registry.invalid/new:2"));
+                continue;
+            }
+            QVERIFY(!write.ok());
+            QCOMPARE(write.error().httpStatus, 422);
+            QCOMPARE(QString::fromStdString(imageOf(name, "side")), QStringLiteral("registry.invalid/same:1"));
+            QCOMPARE(QString::fromStdString(imageOf(name, "app")), QStringLiteral("registry.invalid/same:1"));
+        }
+    }
+
     void resourceVersionPreconditionInAPatchIsAStaleWrite()
     {
         core::Json opened = createCm("rvpatch", "1");

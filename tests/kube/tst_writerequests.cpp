@@ -101,6 +101,40 @@ private Q_SLOTS:
         QVERIFY(bodyOf(req) == patch);
     }
 
+    // A path through a keyed list and a set resolves to index pointers; the patch first tests that
+    // each item at those indexes is still the one named (key fields, set member), then the value.
+    void compareAndSwapPinsEveryListItemOnThePath()
+    {
+        const Json object = Json::parse(R"({"spec":{"containers":[
+            {"name":"side","image":"x","args":["a"]},
+            {"name":"app","image":"x","args":["--v","--q"]}]}})");
+        using core::PathElement;
+        const core::FieldPath image({PathElement::makeField("spec"), PathElement::makeField("containers"),
+                                     PathElement::makeKey(Json{{"name", "app"}}), PathElement::makeField("image")});
+        std::string pointer;
+        std::vector<core::PointerPin> pins;
+        QVERIFY(image.resolve(object, &pointer, nullptr, &pins));
+        QCOMPARE(q(pointer), QStringLiteral("/spec/containers/1/image"));
+        QVERIFY(compareAndSwapPatch(pointer, "x", "y", pins) == Json::parse(R"([
+            {"op":"test","path":"/spec/containers/1/name","value":"app"},
+            {"op":"test","path":"/spec/containers/1/image","value":"x"},
+            {"op":"replace","path":"/spec/containers/1/image","value":"y"}])"));
+
+        const core::FieldPath arg({PathElement::makeField("spec"), PathElement::makeField("containers"),
+                                   PathElement::makeKey(Json{{"name", "app"}}), PathElement::makeField("args"),
+                                   PathElement::makeValue("--q")});
+        QVERIFY(arg.resolve(object, &pointer, nullptr, &pins));
+        QCOMPARE(q(pointer), QStringLiteral("/spec/containers/1/args/1"));
+        QCOMPARE(pins.size(), std::size_t(2));
+        QCOMPARE(q(pins[1].pointer), QStringLiteral("/spec/containers/1/args/1"));
+        QVERIFY(pins[1].value == "--q");
+        // A path that does not resolve leaves no pins behind.
+        const core::FieldPath gone({PathElement::makeField("spec"), PathElement::makeField("containers"),
+                                    PathElement::makeKey(Json{{"name", "gone"}})});
+        QVERIFY(!gone.resolve(object, &pointer, nullptr, &pins));
+        QVERIFY(pins.empty());
+    }
+
     void applySendsForceAndNoManagedFields()
     {
         WriteOptions o;
