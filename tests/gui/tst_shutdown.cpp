@@ -7,6 +7,7 @@
 
 #include <QDir>
 #include <QFile>
+#include <QFileInfo>
 #include <QScopeGuard>
 #include <QTemporaryDir>
 #include <QTest>
@@ -131,9 +132,11 @@ private Q_SLOTS:
 
         ::kill(pid_t(app.processId()), signal);
         QVERIFY(app.waitForFinished(30000));
-        QCOMPARE(app.exitStatus(), QProcess::NormalExit); // handled, not killed by the signal
-        QCOMPARE(app.exitCode(), 0);
-        QVERIFY2(app.readAllStandardError().contains("keeping drafts"), "the quit says what it does");
+        // On a crash the window prints its stack (app/main.cpp): the failure shows it.
+        const QByteArray err = app.readAllStandardError();
+        QVERIFY2(app.exitStatus() == QProcess::NormalExit, err.right(8000).constData()); // handled, not killed
+        QVERIFY2(app.exitCode() == 0, err.right(8000).constData());
+        QVERIFY2(err.contains("keeping drafts"), "the quit says what it does");
         // The database is whole and readable after the quit (last batch committed, -wal folded).
         QVERIFY(historyHasConfigMap(data, QStringLiteral("before-quit")));
         if (keepSandbox) {
@@ -142,6 +145,36 @@ private Q_SLOTS:
         } else {
             QTRY_COMPARE_WITH_TIMEOUT(readAll(log), QStringLiteral("start\nstop\n"), 10000); // stopped detached
         }
+    }
+
+    // A crash says where: the stack on stderr, and still the crash (exit status, core dump) it was.
+    void aFatalSignalPrintsTheStackAndStillCrashes()
+    {
+        QTemporaryDir home;
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert(QStringLiteral("QT_QPA_PLATFORM"), QStringLiteral("offscreen"));
+        env.insert(QStringLiteral("XDG_DATA_HOME"), home.filePath(QStringLiteral("data")));
+        env.insert(QStringLiteral("XDG_CONFIG_HOME"), home.filePath(QStringLiteral("config")));
+        QProcess app;
+        app.setProcessEnvironment(env);
+        app.start(testing::fieldscopeBinary(),
+                  {QStringLiteral("--kubeconfig"), testing::testKubeconfig(), QStringLiteral("--context"),
+                   QString::fromStdString(testing::ctxToken())});
+        QVERIFY(app.waitForStarted());
+        const auto stopApp = qScopeGuard([&app] {
+            if (app.state() != QProcess::NotRunning) {
+                app.kill();
+                app.waitForFinished(5000);
+            }
+        });
+        // The window made its private folders: main() installed the handler before that.
+        QTRY_VERIFY_WITH_TIMEOUT(QFileInfo::exists(home.filePath(QStringLiteral("data/fieldscope"))), 30000);
+        ::kill(pid_t(app.processId()), SIGSEGV);
+        QVERIFY(app.waitForFinished(30000));
+        QCOMPARE(app.exitStatus(), QProcess::CrashExit);
+        const QByteArray err = app.readAllStandardError();
+        QVERIFY2(err.contains("fieldscope: crashed; the stack:"), err.right(4000).constData());
+        QVERIFY2(err.contains("fieldscope("), err.right(4000).constData()); // frames name the binary
     }
 
 private:
