@@ -43,7 +43,8 @@ QString helpOf(const QString &subcommand)
 }
 
 // Options whose value is a file, a fixed word list, or anything else.
-const char *const kFileOptions = "--kubeconfig|-f|--filename|--db|--to|--live-file|--open|--screenshot";
+const char *const kFileOptions =
+    "--kubeconfig|-f|--filename|--db|--to|--live-file|--open|--screenshot|--roster|--out|--cluster-dir";
 
 QString bashScript()
 {

@@ -22,6 +22,7 @@ int runApply(const QStringList &args);
 int runDrift(const QStringList &args);
 int runRevert(const QStringList &args);
 int runMerge(const QStringList &args);
+int runClass(const QStringList &args);
 
 // Subcommands this build knows, for --help.
 struct SubcommandInfo {

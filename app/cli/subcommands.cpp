@@ -22,6 +22,8 @@ const SubcommandInfo *subcommands()
         {"export", "write recorded history as JSON Lines, to read without a cluster", &runExport, false},
         {"audit", "who made each recorded version: import the API server's audit log", &runAudit, false},
         {"store", "copy history between stores; a team store's retention and prunings", &runStore, false},
+        {"class", "a class on the sandbox: a kubeconfig per student, every write named (start, status, stop, report)",
+         &runClass, false},
         {"lesson", "teaching lessons: list them, check a lesson file, run one headless", &runLesson, true},
         {"consent", "list or forget the remembered answers about exec credential plugins", &runConsent, false},
         {"completion", "print a bash or zsh completion script", &runCompletion, false},

@@ -1,6 +1,9 @@
 // Names, rosters and the class's state file (see classroom.h).
 #include "app/services/classroom.h"
 
+#include "app/services/classroom_p.h"
+#include "core/base/privatefiles.h"
+
 #include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -9,12 +12,10 @@
 
 namespace fieldscope::app {
 
-namespace {
+using classroom_detail::classError;
+using classroom_detail::classStatePath;
 
-core::Error classError(core::ErrorCategory category, const QString &message)
-{
-    return core::Error::make(category, message.toStdString());
-}
+namespace {
 
 // Names that would read as someone else in the audit log or the History's Who column.
 bool isReservedName(const QString &name)
@@ -87,11 +88,6 @@ core::Result<QStringList> parseRoster(const QByteArray &text)
     return names;
 }
 
-QString classStatePath(const QString &clusterDir)
-{
-    return clusterDir + QStringLiteral("/class/state.json");
-}
-
 core::Result<ClassState> readClassState(const QString &clusterDir)
 {
     const QString path = classStatePath(clusterDir);
@@ -140,6 +136,27 @@ core::Result<ClassState> readClassState(const QString &clusterDir)
     return state;
 }
 
+core::Status classroom_detail::writeClassState(const ClassState &state)
+{
+    QJsonArray students;
+    for (const ClassStudent &s : state.students)
+        students.append(QJsonObject{{QStringLiteral("name"), s.name},
+                                    {QStringLiteral("namespace"), s.ownNamespace},
+                                    {QStringLiteral("kubeconfig"), s.kubeconfigPath}});
+    const QJsonObject root{{QStringLiteral("version"), 1},
+                           {QStringLiteral("running"), state.running},
+                           {QStringLiteral("namespace"), state.classNamespace},
+                           {QStringLiteral("listen"), state.listen},
+                           {QStringLiteral("started"), state.started.toUTC().toString(Qt::ISODateWithMs)},
+                           {QStringLiteral("expires"), state.expires.toUTC().toString(Qt::ISODateWithMs)},
+                           {QStringLiteral("outDir"), state.outDir},
+                           {QStringLiteral("students"), students}};
+    if (auto made = core::makePrivateDirectory(classroom_detail::classDir(state.clusterDir).toStdString(), true); !made)
+        return made.error();
+    return core::writePrivateFileDurably(classStatePath(state.clusterDir).toStdString(),
+                                         QJsonDocument(root).toJson(QJsonDocument::Indented).toStdString());
+}
+
 bool ClassRequest::isWrite() const
 {
     return verb == QLatin1String("create") || verb == QLatin1String("update") || verb == QLatin1String("patch")
@@ -149,30 +166,6 @@ bool ClassRequest::isWrite() const
 bool ClassRequest::refused() const
 {
     return isWrite() && code >= 400;
-}
-
-// Being implemented (issue 37): these answer an error until then, so callers link.
-core::Result<ClassState> startClass(const ClassStartOptions &)
-{
-    return classError(core::ErrorCategory::Config, QStringLiteral("class start is not implemented yet"));
-}
-
-core::Status stopClass(const QString &, bool)
-{
-    return classError(core::ErrorCategory::Config, QStringLiteral("class stop is not implemented yet"));
-}
-
-core::Result<QList<ClassRequest>> readClassRequests(const ClassState &, qint64)
-{
-    return QList<ClassRequest>{};
-}
-
-QList<StudentActivity> summarizeClass(const ClassState &state, const QList<ClassRequest> &)
-{
-    QList<StudentActivity> out;
-    for (const ClassStudent &s : state.students)
-        out.append(StudentActivity{s.name});
-    return out;
 }
 
 } // namespace fieldscope::app

@@ -67,7 +67,8 @@ core::Result<ClassState> startClass(const ClassStartOptions &options);
 core::Status stopClass(const QString &clusterDir, bool purge);
 
 // One request a student sent, from the audit log (DIR/logs/audit.log and its rotations), since the
-// class started.
+// class started. Requests the API server refused to authenticate (a revoked or expired
+// certificate) are not the student's: the server does not know who sent them.
 struct ClassRequest {
     QDateTime time;
     QString student;
@@ -82,13 +83,14 @@ struct ClassRequest {
 };
 // The most bytes of one refusal's message kept in ClassRequest::reason.
 inline constexpr int kMaxClassReasonChars = 1024;
+// In time order. At most `maxEvents` (the newest); lines above core::kMaxAuditEventBytes are skipped.
 core::Result<QList<ClassRequest>> readClassRequests(const ClassState &state, qint64 maxEvents = 1000000);
 
 struct StudentActivity {
     QString name;
     qint64 requests = 0, writes = 0, refused = 0;
-    QString lastObject; // "configmaps/class/demo" of the last write
-    QDateTime lastWrite;
+    QString lastObject;  // "configmaps/class/demo": the object of the student's last write, accepted or refused
+    QDateTime lastWrite; // when the student sent it (UTC); invalid before the first write
 };
 // Every student of the roster, in roster order (requests of names not on it are ignored).
 QList<StudentActivity> summarizeClass(const ClassState &state, const QList<ClassRequest> &requests);

@@ -1,0 +1,201 @@
+// What the students did, from the API server's audit log (see classroom.h). The log is input a
+// student shapes (object names, messages, bodies): lines are read with a bound, decoded by
+// core/audit's bounded decoder, and only events of the class's group are kept.
+#include "app/services/classroom.h"
+#include "app/services/classroom_p.h"
+#include "core/audit/auditevent.h"
+
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
+
+#include <algorithm>
+#include <deque>
+#include <string_view>
+
+namespace fieldscope::app {
+
+namespace {
+
+constexpr std::string_view kClassGroup = "fieldscope:class";
+constexpr qint64 kReadChunk = 1 << 20;
+
+// DIR/logs/audit.log's rotations (audit-TIMESTAMP.log, oldest first by name), then the log itself;
+// files last written before the class started are skipped.
+QStringList auditFiles(const ClassState &state)
+{
+    const QDir logs(state.clusterDir + QStringLiteral("/logs"));
+    QStringList out;
+    const QStringList rotated = logs.entryList({QStringLiteral("audit-*.log")}, QDir::Files | QDir::NoSymLinks,
+                                               QDir::Name);
+    for (const QString &name : rotated) {
+        const QFileInfo info(logs.filePath(name));
+        if (info.lastModified() >= state.started.addSecs(-60))
+            out.append(info.filePath());
+    }
+    if (QFileInfo::exists(logs.filePath(QStringLiteral("audit.log"))))
+        out.append(logs.filePath(QStringLiteral("audit.log")));
+    return out;
+}
+
+QString boundedText(const std::string &s, int maxChars)
+{
+    QString text = QString::fromUtf8(s.data(), qsizetype(std::min<std::size_t>(s.size(), std::size_t(maxChars) * 4)));
+    if (text.size() > maxChars)
+        text = text.left(maxChars - 1) + QChar(0x2026);
+    return text;
+}
+
+bool inClassGroup(const core::AuditEvent &event)
+{
+    return std::find(event.user.groups.begin(), event.user.groups.end(), kClassGroup) != event.user.groups.end();
+}
+
+ClassRequest toRequest(const core::AuditEvent &event)
+{
+    ClassRequest r;
+    r.time = QDateTime::fromMSecsSinceEpoch(event.requestReceivedMicros / 1000, Qt::UTC);
+    r.student = boundedText(event.user.username, 128);
+    r.verb = boundedText(event.verb, 32);
+    if (event.hasObjectRef) {
+        r.resource = boundedText(event.objectRef.resource, 253);
+        r.namespaceName = boundedText(event.objectRef.namespace_, 253);
+        r.name = boundedText(event.objectRef.name, 253);
+        r.subresource = boundedText(event.objectRef.subresource, 253);
+    }
+    r.code = event.responseCode;
+    if (r.isWrite() && event.succeeded())
+        r.resourceVersion = boundedText(event.responseResourceVersion, 64);
+    if (const auto manager = core::auditQueryParameter(event.requestURI, "fieldManager"); manager)
+        r.fieldManager = boundedText(*manager, 128);
+    if (r.code >= 400)
+        r.reason = boundedText(event.responseMessage, kMaxClassReasonChars);
+    return r;
+}
+
+// Reads one file line by line; a line above the event limit is skipped as it streams past, and
+// only lines naming the class's group are decoded at all (most of a shared log is not the class's).
+class ClassLogReader
+{
+public:
+    ClassLogReader(const ClassState &state, qint64 maxEvents, std::deque<ClassRequest> &out)
+        : m_sinceMicros(state.started.toMSecsSinceEpoch() * 1000), m_maxEvents(maxEvents), m_out(out)
+    {
+    }
+
+    core::Status read(const QString &path)
+    {
+        QFile file(path);
+        if (!file.open(QIODevice::ReadOnly))
+            return classroom_detail::classError(core::ErrorCategory::Io,
+                                                QStringLiteral("cannot read %1: %2").arg(path, file.errorString()));
+        m_partial.clear();
+        m_overlong = false;
+        QByteArray chunk;
+        while (!(chunk = file.read(kReadChunk)).isEmpty())
+            feed(std::string_view(chunk.constData(), std::size_t(chunk.size())));
+        if (!m_overlong && !m_partial.empty())
+            takeLine(m_partial);
+        return core::success();
+    }
+
+private:
+    void feed(std::string_view bytes)
+    {
+        while (!bytes.empty()) {
+            const std::size_t nl = bytes.find('\n');
+            const std::string_view piece = bytes.substr(0, nl);
+            if (!m_overlong) {
+                if (m_partial.size() + piece.size() > core::kMaxAuditEventBytes) {
+                    m_overlong = true;
+                    m_partial.clear();
+                } else {
+                    m_partial.append(piece);
+                }
+            }
+            if (nl == std::string_view::npos)
+                return;
+            if (!m_overlong)
+                takeLine(m_partial);
+            m_partial.clear();
+            m_overlong = false;
+            bytes.remove_prefix(nl + 1);
+        }
+    }
+
+    void takeLine(std::string_view line)
+    {
+        if (line.find(kClassGroup) == std::string_view::npos)
+            return;
+        auto event = core::decodeAuditEventText(line, "audit log line");
+        if (!event || !event->isFinal() || !inClassGroup(*event) || event->requestReceivedMicros < m_sinceMicros)
+            return;
+        m_out.push_back(toRequest(*event));
+        if (qint64(m_out.size()) > m_maxEvents)
+            m_out.pop_front(); // the newest are kept
+    }
+
+    qint64 m_sinceMicros;
+    qint64 m_maxEvents;
+    std::deque<ClassRequest> &m_out;
+    std::string m_partial;
+    bool m_overlong = false;
+};
+
+QString objectText(const ClassRequest &r)
+{
+    QString resource = r.resource;
+    if (!r.subresource.isEmpty())
+        resource += QLatin1Char('/') + r.subresource;
+    QStringList parts{resource};
+    if (!r.namespaceName.isEmpty())
+        parts.append(r.namespaceName);
+    if (!r.name.isEmpty())
+        parts.append(r.name);
+    return parts.join(QLatin1Char('/'));
+}
+
+} // namespace
+
+core::Result<QList<ClassRequest>> readClassRequests(const ClassState &state, qint64 maxEvents)
+{
+    std::deque<ClassRequest> requests;
+    ClassLogReader reader(state, std::max<qint64>(maxEvents, 1), requests);
+    for (const QString &path : auditFiles(state))
+        if (auto read = reader.read(path); !read)
+            return read.error();
+    QList<ClassRequest> out(requests.begin(), requests.end());
+    // Rotations and the live log overlap by at most a moment; order by time (stable: file order).
+    std::stable_sort(out.begin(), out.end(),
+                     [](const ClassRequest &a, const ClassRequest &b) { return a.time < b.time; });
+    return out;
+}
+
+QList<StudentActivity> summarizeClass(const ClassState &state, const QList<ClassRequest> &requests)
+{
+    QList<StudentActivity> out;
+    QHash<QString, qsizetype> index;
+    for (const ClassStudent &student : state.students) {
+        index.insert(student.name, out.size());
+        out.append(StudentActivity{student.name});
+    }
+    for (const ClassRequest &r : requests) {
+        const auto it = index.constFind(r.student);
+        if (it == index.constEnd())
+            continue;
+        StudentActivity &a = out[*it];
+        ++a.requests;
+        if (!r.isWrite())
+            continue;
+        ++a.writes;
+        if (r.refused())
+            ++a.refused;
+        if (!a.lastWrite.isValid() || r.time >= a.lastWrite) {
+            a.lastWrite = r.time;
+            a.lastObject = objectText(r);
+        }
+    }
+    return out;
+}
+
+} // namespace fieldscope::app

@@ -1,0 +1,35 @@
+#pragma once
+// The class's API calls (see classroom.h): blocking, from the calling thread, through the kube
+// client's transport (its own network thread). Not part of the contract.
+#include "app/services/classroom.h"
+#include "kube/connection.h"
+#include "kube/http.h"
+
+namespace fieldscope::app::classroom_detail {
+
+// Runs one request to its end; a non-2xx answer is a typed error (kube/apierror.h).
+core::Result<kube::HttpResponse> blockingCall(kube::Transport &transport, kube::HttpRequest request);
+
+// The sandbox admin (DIR/kubeconfig, its current context): the teacher's credential, used on
+// this machine only.
+class AdminClient
+{
+public:
+    static core::Result<AdminClient> open(const QString &clusterDir);
+    // The class namespace (students write there, Secrets excepted) and one namespace per student
+    // (full edit rights there). Existing ones are kept and their RBAC brought up to date.
+    core::Status makeClassNamespaces(const ClassState &state);
+    // Deletes the class namespace and every student's (missing ones are fine).
+    core::Status deleteClassNamespaces(const ClassState &state);
+
+private:
+    core::Status ensureNamespace(const QString &name);
+    core::Status createOrReplace(const QString &collectionPath, const QString &name, const QByteArray &body);
+    kube::Connection m_connection;
+};
+
+// The HTTP status a student's kubeconfig gets for listing ConfigMaps of `ns`; 0 when the server
+// could not be reached. 401: the API server does not (or no longer) trust the student.
+int studentProbe(const QString &kubeconfigPath, const QString &ns);
+
+} // namespace fieldscope::app::classroom_detail
