@@ -8,6 +8,7 @@
 
 #include <QEventLoop>
 #include <QRegularExpression>
+#include <QTemporaryDir>
 #include <QTextStream>
 #include <QTimer>
 
@@ -58,6 +59,21 @@ int reportError(const QString &message)
 {
     std::fprintf(stderr, "fieldscope: %s\n", qUtf8Printable(message));
     return 1;
+}
+
+core::Result<std::unique_ptr<core::HistoryStore>> openHistoryForReading(const std::string &location)
+{
+    if (location.size() < 6 || location.compare(location.size() - 6, 6, ".jsonl") != 0)
+        return core::HistoryStore::open(location, core::HistoryStore::OpenMode::ReadOnly);
+    static QTemporaryDir scratch; // lives until the command ends
+    if (!scratch.isValid())
+        return core::Error::make(core::ErrorCategory::Io, "cannot make a temporary folder to read the export in");
+    auto store = core::HistoryStore::open(scratch.filePath(QStringLiteral("import.db")).toStdString());
+    if (!store)
+        return store.error();
+    if (auto imported = core::importJsonLines(location, **store); !imported)
+        return imported.error();
+    return store;
 }
 
 void printUnreadable(const core::UnreadableVersions &skipped, const char *verb)

@@ -80,6 +80,9 @@ int reportError(const core::Error &e);
 int reportError(const QString &message);
 // "fieldscope: N versions not <verb>: their stored rows cannot be read" and the first few, escaped.
 void printUnreadable(const core::UnreadableVersions &skipped, const char *verb);
+// A store to read: a history database, a team's postgresql:// store, or a JSON Lines export
+// (docs/history-format.md) imported into a throw-away store, so every query works the same way.
+core::Result<std::unique_ptr<core::HistoryStore>> openHistoryForReading(const std::string &location);
 // Makes SIGINT/SIGTERM end the event loop normally (exit code 0), so commands flush what they
 // hold instead of dying mid-write. Call after the QCoreApplication exists.
 void quitOnTerminationSignals();

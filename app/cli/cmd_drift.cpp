@@ -36,8 +36,8 @@ void addDriftOptions(QCommandLineParser &p)
     p.addOption({QStringLiteral("manager"), QStringLiteral("Only the fields this Apply manager set."),
                  QStringLiteral("NAME")});
     p.addOption({QStringLiteral("db"),
-                 QStringLiteral("The history database or a team's postgresql:// store (default: the window's store "
-                                "for this cluster; without one, managedFields alone)."),
+                 QStringLiteral("The history database, a team's postgresql:// store or a .jsonl export (default: the "
+                                "window's store for this cluster; without one, managedFields alone)."),
                  QStringLiteral("FILE|URL")});
     p.addOption({{QStringLiteral("o"), QStringLiteral("output")},
                  QStringLiteral("text (default) or json."),
@@ -87,7 +87,7 @@ core::Result<std::unique_ptr<core::HistoryStore>> openStore(const QCommandLinePa
                      core::visibleEscapes(location.toStdString()).c_str());
         return std::unique_ptr<core::HistoryStore>();
     }
-    return core::HistoryStore::open(location.toStdString(), core::HistoryStore::OpenMode::ReadOnly);
+    return openHistoryForReading(location.toStdString());
 }
 
 // Every object of `r` in `ns` ("" = all), listed through the app's own paginated list.

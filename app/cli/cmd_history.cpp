@@ -33,21 +33,6 @@ struct RecordedScope {
     std::unique_ptr<core::HistoryFeed> feed;
 };
 
-// A history database, or a JSON Lines export (docs/history-format.md) read without a cluster:
-// the export is imported into a throw-away store so every query works the same way.
-core::Result<std::unique_ptr<core::HistoryStore>> openForReading(const QString &path)
-{
-    if (!path.endsWith(QLatin1String(".jsonl")))
-        return core::HistoryStore::open(path.toStdString(), core::HistoryStore::OpenMode::ReadOnly);
-    static QTemporaryDir scratch; // lives until the command ends
-    auto store = core::HistoryStore::open(scratch.filePath(QStringLiteral("import.db")).toStdString());
-    if (!store)
-        return store.error();
-    if (auto imported = core::importJsonLines(path.toStdString(), **store); !imported)
-        return imported.error();
-    return store;
-}
-
 // Without --db, `history` and `export` read the store the window and `record --store` write for
 // the cluster of --context (Settings may make it the team's PostgreSQL store).
 void addStoreChoiceOptions(QCommandLineParser &p)
@@ -529,7 +514,7 @@ int runHistory(const QStringList &args)
     auto location = chosenStore(p);
     if (!location)
         return reportError(location.error());
-    auto store = openForReading(*location);
+    auto store = openHistoryForReading(location->toStdString());
     if (!store)
         return reportError(store.error());
     core::ObjectQuery q;

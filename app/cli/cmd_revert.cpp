@@ -530,7 +530,7 @@ int runRevert(const QStringList &args)
     auto location = revertStore(p, *session);
     if (!location)
         return reportError(location.error());
-    auto store = openHistoryForRevert(*location);
+    auto store = openHistoryForReading(*location);
     if (!store) { // a store that cannot be read is no usage error: nothing was written
         reportError(store.error());
         return 1;

@@ -173,17 +173,4 @@ std::vector<RevertWriter> writersSince(const RevertVersions &versions, const std
     return out;
 }
 
-core::Result<std::unique_ptr<core::HistoryStore>> openHistoryForRevert(const std::string &location)
-{
-    if (location.size() < 6 || location.compare(location.size() - 6, 6, ".jsonl") != 0)
-        return core::HistoryStore::open(location, core::HistoryStore::OpenMode::ReadOnly);
-    static QTemporaryDir scratch; // lives until the command ends
-    auto store = core::HistoryStore::open(scratch.filePath(QStringLiteral("import.db")).toStdString());
-    if (!store)
-        return store.error();
-    if (auto imported = core::importJsonLines(location, **store); !imported)
-        return imported.error();
-    return store;
-}
-
 } // namespace fieldscope::app

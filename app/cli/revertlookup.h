@@ -52,8 +52,4 @@ struct RevertWriter {
 // owns it now).
 std::vector<RevertWriter> writersSince(const RevertVersions &versions, const std::string &path);
 
-// A history database, a postgresql:// store or a .jsonl export (imported into a scratch store that
-// lives until the process ends), opened for reading.
-core::Result<std::unique_ptr<core::HistoryStore>> openHistoryForRevert(const std::string &location);
-
 } // namespace fieldscope::app
