@@ -9,6 +9,7 @@
 #include "core/ownership/ownershiptree.h"
 #include "kube/apierror.h"
 #include "kube/writes.h"
+#include "lessons/eventcollector.h"
 
 #include <algorithm>
 #include <atomic>
@@ -81,80 +82,6 @@ std::string resourceVersionOf(const Json &object)
     return core::stringAt(object, "/metadata/resourceVersion").value_or(std::string());
 }
 
-// A watch on one object's events, collected while a step runs.
-class EventCollector
-{
-public:
-    EventCollector(Transport &transport, const ResourceInfo &r, const std::string &ns, const std::string &name,
-                   const std::string &fromResourceVersion)
-        : m_transport(transport)
-    {
-        HttpRequest req;
-        req.path = r.collectionPath(ns) + "?watch=1&allowWatchBookmarks=false&timeoutSeconds=600&fieldSelector="
-                 + urlEncode("metadata.name=" + name)
-                 + (fromResourceVersion.empty() ? "" : "&resourceVersion=" + fromResourceVersion);
-        req.streaming = true;
-        req.isWatchStart = true;
-        auto state = m_state;
-        m_id = transport.start(
-            std::move(req),
-            [state](Result<HttpResponse> r) {
-                std::lock_guard lock(state->mutex);
-                state->ended = true;
-                if (r.ok() && !isSuccess(r->status))
-                    state->error = errorFromResponse(*r, "watch").describe();
-            },
-            [state](const HttpResponse &, std::string_view bytes) {
-                std::lock_guard lock(state->mutex);
-                state->buffer.append(bytes);
-                for (std::size_t nl; (nl = state->buffer.find('\n')) != std::string::npos;) {
-                    auto event = core::parseJson(std::string_view(state->buffer).substr(0, nl));
-                    state->buffer.erase(0, nl + 1);
-                    const auto type = event ? core::stringAt(*event, "/type") : std::nullopt;
-                    if (!type)
-                        continue;
-                    const auto object = event->find("object"); // an object: stringAt found its "type"
-                    LessonEvent e{*type, {}, object != event->end() ? *object : Json()};
-                    e.resourceVersion = resourceVersionOf(e.object);
-                    state->events.push_back(std::move(e));
-                }
-                return true;
-            });
-    }
-    ~EventCollector() { m_transport.cancel(m_id); }
-
-    // Waits until the event for `resourceVersion` arrived (the watch caught up), at most `limit`.
-    std::vector<LessonEvent> until(const std::string &resourceVersion, std::chrono::milliseconds limit,
-                                   const std::atomic<bool> &stop)
-    {
-        const auto deadline = Clock::now() + limit;
-        for (;;) {
-            {
-                std::lock_guard lock(m_state->mutex);
-                const bool caughtUp = std::any_of(m_state->events.begin(), m_state->events.end(),
-                                                  [&](const LessonEvent &e) {
-                                                      return e.resourceVersion == resourceVersion;
-                                                  });
-                if (caughtUp || m_state->ended || Clock::now() > deadline || stop.load())
-                    return m_state->events;
-            }
-            std::this_thread::sleep_for(std::chrono::milliseconds(20));
-        }
-    }
-
-private:
-    struct State {
-        std::mutex mutex;
-        std::string buffer;
-        std::vector<LessonEvent> events;
-        bool ended = false;
-        std::string error;
-    };
-    Transport &m_transport;
-    std::shared_ptr<State> m_state = std::make_shared<State>();
-    Transport::RequestId m_id = 0;
-};
-
 // The label every namespace a lesson creates carries: what a runner may adopt and delete.
 constexpr const char *kManagedByLabel = "app.kubernetes.io/managed-by";
 constexpr const char *kManagedByValue = "fieldscope-lesson";
@@ -170,6 +97,8 @@ struct LessonRunner::Impl {
     std::atomic<bool> stop{false}; // set by LessonRunner::stop() from any thread
     bool madeNamespace = false;    // reset() created the namespace (201), so removeNamespace() may delete it
     core::Status ensureNamespace(const std::string &ns);
+    core::Status classNamespaceExists(const std::string &ns);
+    core::Status deleteObjects(const core::Lesson &lesson, const std::string &ns);
     TransportConfig config;
     ResolveKind resolve;
     ResolvePerson people;
@@ -287,42 +216,60 @@ struct LessonRunner::Impl {
         return calls;
     }
 
-    // The concurrent part: one Transport (thread and connection) per client, all released at once.
+    // One concurrent client: its connection and what it sends (a student's own request).
+    struct ClientPlan {
+        const TransportConfig *config;
+        core::LessonRequest request;
+        std::string student; // a class step's simulated student
+    };
+
+    // The concurrent part of a request: all its clients on the lesson's (or a person's) connection.
     std::vector<LessonCall> runRequest(const core::LessonRequest &q, const Json &sharedRead,
                                        const std::string &sharedRv, const std::string &ns)
     {
-        std::vector<std::unique_ptr<Transport>> clients;
         const TransportConfig &as = q.as.empty() ? config : personConfig(q.as);
-        for (int i = 0; i < q.clients; ++i) {
-            clients.push_back(std::make_unique<Transport>(as));
+        return runClients(std::vector<ClientPlan>(std::size_t(q.clients), ClientPlan{&as, q, {}}), sharedRead, sharedRv,
+                          ns);
+    }
+
+    // One Transport (thread and connection) per client, all released at once.
+    std::vector<LessonCall> runClients(const std::vector<ClientPlan> &plans, const Json &sharedRead,
+                                       const std::string &sharedRv, const std::string &ns)
+    {
+        const int n = int(plans.size());
+        std::vector<std::unique_ptr<Transport>> clients;
+        for (const ClientPlan &plan : plans) {
+            clients.push_back(std::make_unique<Transport>(*plan.config));
             HttpRequest warm; // opens the connection (TCP, TLS, auth) before the race starts
             warm.path = "/version";
             (void)sendAndWait(*clients.back(), warm, &stop);
         }
-        std::vector<std::vector<LessonCall>> perClient(std::size_t(q.clients));
-        std::latch start(q.clients + 1);
+        std::vector<std::vector<LessonCall>> perClient(static_cast<std::size_t>(n));
+        std::latch start(n + 1);
         std::vector<std::thread> threads;
-        threads.reserve(std::size_t(q.clients));
-        for (int i = 0; i < q.clients; ++i) {
+        threads.reserve(std::size_t(n));
+        for (int i = 0; i < n; ++i) {
             threads.emplace_back([&, i] {
                 start.arrive_and_wait();
+                const auto at = std::size_t(i);
                 // The client thread's last boundary: a typed Error (no resource for the kind) and
                 // any other exception (core/base/boundary.h) end this client's writes, not the process.
                 const core::Status st = core::guarded("lesson client " + std::to_string(i + 1), [&] {
                     try {
-                        perClient[std::size_t(i)] = runClient(*clients[std::size_t(i)], q, i + 1, sharedRead, sharedRv,
-                                                              ns);
+                        perClient[at] = runClient(*clients[at], plans[at].request, i + 1, sharedRead, sharedRv, ns);
                     } catch (const Error &e) {
                         LessonCall failed{i + 1, 1, 1, true};
                         failed.message = e.describe();
-                        perClient[std::size_t(i)].push_back(failed);
+                        perClient[at].push_back(failed);
                     }
                 });
                 if (!st) {
                     LessonCall failed{i + 1, 1, 1, true};
                     failed.message = st.error().describe();
-                    perClient[std::size_t(i)].push_back(failed);
+                    perClient[at].push_back(failed);
                 }
+                for (LessonCall &c : perClient[at])
+                    c.student = plans[at].student;
             });
         }
         start.arrive_and_wait();
@@ -348,6 +295,17 @@ struct LessonRunner::Impl {
         return personConfigs.emplace(person, std::move(*resolved)).first->second;
     }
 
+    // Class steps (lessons/studentwrites.h).
+    bool classNamespace = false;
+    std::vector<SimulatedStudent> simulated;
+    std::shared_ptr<StudentWriteSource> source;
+    std::function<void(const StudentPrompt &)> prompt;
+    std::string studentShortfall; // why the step's wait for students ended early ("" when it did not)
+    std::vector<LessonCall> askStudents(const core::LessonStep &step, std::size_t index, LessonStepReport &report,
+                                        const std::string &ns);
+    std::vector<LessonCall> observeStudents(const core::LessonStudentTask &task, const LessonStepReport &report,
+                                            const std::string &ns);
+
     std::string versionToWatchFrom(const ResourceInfo &focus, const Json &before, const std::string &ns);
     std::vector<LessonCall> sendRequests(const core::LessonStep &step, const std::string &ns);
     void awaitOutcome(const core::LessonStep &step, bool wrote, LessonStepReport &report, const std::string &ns);
@@ -359,6 +317,27 @@ struct LessonRunner::Impl {
 void LessonRunner::setPeople(ResolvePerson people)
 {
     m_impl->people = std::move(people);
+}
+
+void LessonRunner::setClassNamespace(std::string ns)
+{
+    m_ns = std::move(ns);
+    m_impl->classNamespace = true;
+}
+
+void LessonRunner::setSimulatedStudents(std::vector<SimulatedStudent> students)
+{
+    m_impl->simulated = std::move(students);
+}
+
+void LessonRunner::setStudentWrites(std::shared_ptr<StudentWriteSource> source)
+{
+    m_impl->source = std::move(source);
+}
+
+void LessonRunner::setStudentPrompt(std::function<void(const StudentPrompt &)> prompt)
+{
+    m_impl->prompt = std::move(prompt);
 }
 
 LessonRunner::LessonRunner(TransportConfig config, ResolveKind resolve, core::Lesson lesson, std::string ns)
@@ -439,10 +418,53 @@ core::Status LessonRunner::Impl::ensureNamespace(const std::string &ns)
     return core::success();
 }
 
+// A class's namespace is the class's: a lesson uses it as it is.
+core::Status LessonRunner::Impl::classNamespaceExists(const std::string &ns)
+{
+    HttpRequest get;
+    get.path = "/api/v1/namespaces/" + ns;
+    auto existing = sendAndWait(*transport, get, &stop);
+    if (!existing)
+        return existing.error();
+    if (existing->status == 404)
+        return Error::make(ErrorCategory::Config,
+                           "the class namespace " + ns
+                               + " does not exist: start the class first (fieldscope class start)");
+    if (!isSuccess(existing->status))
+        return errorFromResponse(*existing, "read namespace " + ns);
+    return core::success();
+}
+
+// Deletes every object the lesson writes and waits until each is gone.
+core::Status LessonRunner::Impl::deleteObjects(const core::Lesson &lesson, const std::string &ns)
+{
+    Transport &t = *transport;
+    for (const core::LessonTarget &object : lesson.objects()) {
+        const ResourceInfo &r = resource(object);
+        auto d = sendAndWait(t, deleteRequest(r, ns, object.name, {}, PropagationPolicy::Background), &stop);
+        if (!d)
+            return d.error();
+        if (!isSuccess(d->status) && d->status != 404)
+            return errorFromResponse(*d, "delete " + object.describe());
+        const auto deadline = Clock::now() + std::chrono::seconds(60);
+        for (;;) {
+            auto now = read(t, object, ns);
+            if (!now)
+                return now.error();
+            if (now->is_null())
+                break;
+            if (Clock::now() > deadline)
+                return Error::make(ErrorCategory::Server,
+                                   object.describe() + " is still there 60 s after it was deleted");
+            if (!pauseUnlessStopped(stop, std::chrono::milliseconds(200)))
+                return cancelledError();
+        }
+    }
+    return core::success();
+}
+
 core::Status LessonRunner::reset()
 {
-    Transport &t = *m_impl->transport;
-    const std::atomic<bool> &stop = m_impl->stop;
     m_impl->versionsAfterStep.clear();
     m_impl->winner.reset();
     m_impl->last.reset();
@@ -452,39 +474,27 @@ core::Status LessonRunner::reset()
         return Error::make(ErrorCategory::Config, "a lesson's namespace must be a DNS label (a-z, 0-9 and '-'), not \""
                                                       + core::visibleEscapes(m_ns) + "\"");
     try {
-        if (auto st = m_impl->ensureNamespace(m_ns); !st)
+        if (auto st = m_impl->classNamespace ? m_impl->classNamespaceExists(m_ns) : m_impl->ensureNamespace(m_ns); !st)
             return st;
-        for (const core::LessonTarget &object : m_lesson.objects()) {
-            const ResourceInfo &r = m_impl->resource(object);
-            auto d = sendAndWait(t, deleteRequest(r, m_ns, object.name, {}, PropagationPolicy::Background), &stop);
-            if (!d)
-                return d.error();
-            if (!isSuccess(d->status) && d->status != 404)
-                return errorFromResponse(*d, "delete " + object.describe());
-            const auto deadline2 = Clock::now() + std::chrono::seconds(60);
-            for (;;) {
-                auto now = m_impl->read(t, object, m_ns);
-                if (!now)
-                    return now.error();
-                if (now->is_null())
-                    break;
-                if (Clock::now() > deadline2)
-                    return Error::make(ErrorCategory::Server,
-                                       object.describe() + " is still there 60 s after it was deleted");
-                if (!pauseUnlessStopped(stop, std::chrono::milliseconds(200)))
-                    return cancelledError();
-            }
-        }
+        return m_impl->deleteObjects(m_lesson, m_ns);
     } catch (const Error &e) {
         return e;
     } catch (...) {
         return core::currentExceptionError("resetting the lesson");
     }
-    return core::success();
 }
 
 core::Status LessonRunner::removeNamespace()
 {
+    if (m_impl->classNamespace) { // the class's namespace stays; the lesson's objects go
+        try {
+            return m_impl->deleteObjects(m_lesson, m_ns);
+        } catch (const Error &e) {
+            return e;
+        } catch (...) {
+            return core::currentExceptionError("removing the lesson's objects");
+        }
+    }
     // Only a namespace this runner made, or one a lesson made (its label): never one a lesson
     // was merely pointed at.
     if (!m_impl->madeNamespace) {
@@ -554,6 +564,89 @@ std::vector<LessonCall> LessonRunner::Impl::sendRequests(const core::LessonStep 
     return out;
 }
 
+// A class step: tells the students (through the caller's prompt) and gets their writes, from
+// the simulated students it drives itself or from what the source observed of real ones.
+std::vector<LessonCall> LessonRunner::Impl::askStudents(const core::LessonStep &step, std::size_t index,
+                                                        LessonStepReport &report, const std::string &ns)
+{
+    const core::LessonStudentTask &task = *step.students;
+    std::vector<std::string> roster;
+    for (const SimulatedStudent &s : simulated)
+        roster.push_back(s.name);
+    if (roster.empty() && source)
+        roster = source->students();
+    else if (roster.empty())
+        throw Error::make(ErrorCategory::Config,
+                          "this step waits for students' writes and there is no class: start one (fieldscope class "
+                          "start --students NAME,...) and run the lesson with it, or rehearse it with simulated "
+                          "students (fieldscope lesson run NAME --simulate-students N)");
+    if (roster.empty())
+        throw Error::make(ErrorCategory::Config, "this step waits for students' writes and the class has no students");
+    report.students = roster;
+    report.awaited = task.writes == 0 ? int(roster.size()) : std::min(task.writes, int(roster.size()));
+    report.instruction = task.instruction;
+    const core::LessonRequest &q = task.request;
+    auto shown = read(*transport, q.target, ns);
+    if (!shown)
+        throw shown.error();
+    report.shownResourceVersion = resourceVersionOf(*shown);
+    if (prompt)
+        prompt(StudentPrompt{index, task.instruction, q.target.describe(), ns, report.shownResourceVersion,
+                             report.awaited, task.timeoutSeconds});
+    std::vector<LessonCall> calls;
+    if (simulated.empty()) {
+        calls = observeStudents(task, report, ns);
+    } else { // every simulated student does what the screen says, all at once
+        const bool onScreen = q.precondition == core::LessonPrecondition::Read && !q.retry;
+        const Json sharedRead = onScreen && q.verb == core::LessonVerb::Update ? *shown : Json();
+        std::vector<ClientPlan> plans;
+        for (const SimulatedStudent &s : simulated)
+            plans.push_back({&s.config, core::studentRequest(task, s.name), s.name});
+        calls = runClients(plans, sharedRead, onScreen ? report.shownResourceVersion : std::string(), ns);
+        std::stable_sort(calls.begin(), calls.end(),
+                         [](const LessonCall &a, const LessonCall &b) { return a.answeredMs < b.answeredMs; });
+    }
+    if (const int done = studentsDone(calls, task.until); done < report.awaited && studentShortfall.empty())
+        studentShortfall = "waited for " + std::to_string(report.awaited) + " students to "
+                         + (task.until == core::LessonStudentsUntil::Wrote ? "write to " : "succeed in writing ")
+                         + q.target.describe() + "; " + std::to_string(done) + " did";
+    return calls;
+}
+
+// Real students: their writes to the step's object from the source, until enough arrived or the
+// step's time is up.
+std::vector<LessonCall> LessonRunner::Impl::observeStudents(const core::LessonStudentTask &task,
+                                                            const LessonStepReport &report, const std::string &ns)
+{
+    const auto since = std::chrono::system_clock::now();
+    const auto deadline = Clock::now() + std::chrono::seconds(task.timeoutSeconds);
+    const StudentObject object{resource(task.request.target).resource, ns, task.request.target.name};
+    const bool everyWrite = task.request.retry || task.until == core::LessonStudentsUntil::Succeeded;
+    std::vector<LessonCall> calls;
+    std::string unread;
+    for (;;) {
+        if (auto writes = source->writesSince(since)) {
+            calls = studentCalls(*writes, report.students, object, everyWrite, since);
+            unread.clear();
+        } else {
+            unread = writes.error().describe();
+        }
+        const int done = studentsDone(calls, task.until);
+        if (done >= report.awaited)
+            return calls;
+        if (Clock::now() >= deadline) {
+            studentShortfall = "waited " + std::to_string(task.timeoutSeconds) + " s for "
+                             + std::to_string(report.awaited) + " students' writes to " + task.request.target.describe()
+                             + "; " + std::to_string(done) + " arrived"
+                             + (unread.empty() ? std::string()
+                                               : " (the class's writes could not be read: " + unread + ")");
+            return calls;
+        }
+        if (!pauseUnlessStopped(stop, std::chrono::seconds(1)))
+            throw cancelledError();
+    }
+}
+
 // Controllers write on their own time: reads the object until the claim holds or the step's wait
 // is over, filling the object, its last writer and the owners the step looks at.
 void LessonRunner::Impl::awaitOutcome(const core::LessonStep &step, bool wrote, LessonStepReport &report,
@@ -608,7 +701,8 @@ void LessonRunner::Impl::runStep(const core::Lesson &lesson, std::size_t index, 
         throw before.error();
     EventCollector watch(*transport, focus, ns, step.focus.name, versionToWatchFrom(focus, *before, ns));
 
-    report.calls = sendRequests(step, ns);
+    studentShortfall.clear();
+    report.calls = step.students ? askStudents(step, index, report, ns) : sendRequests(step, ns);
     const bool wrote = core::tallyWrites(report, winner);
     awaitOutcome(step, wrote, report, ns);
 
@@ -619,6 +713,8 @@ void LessonRunner::Impl::runStep(const core::Lesson &lesson, std::size_t index, 
                                 changed ? std::chrono::seconds(10) : std::chrono::milliseconds(300), stop);
     report.mismatches.clear();
     core::checkExpectation(step.expect, report, true);
+    if (!studentShortfall.empty())
+        report.mismatches.push_back(studentShortfall);
     // Whatever the lesson expects, a request it could not send is not the step it describes.
     if (auto c = std::find_if(report.calls.begin(), report.calls.end(), [](const LessonCall &c) { return c.unbuilt; });
         c != report.calls.end())

@@ -16,6 +16,7 @@
 #include "kube/discovery.h"
 #include "kube/resource.h"
 #include "kube/transport.h"
+#include "lessons/studentwrites.h"
 
 #include <cstdint>
 #include <functional>
@@ -55,6 +56,18 @@ public:
 
     // Without it, a request with `as` fails its step with a message.
     void setPeople(ResolvePerson people);
+
+    // A class lesson (core::Lesson::isClass) runs in the class's namespace `ns`, which the class
+    // made: reset() neither creates nor labels it (it must exist) and removeNamespace() deletes
+    // only the lesson's objects in it.
+    void setClassNamespace(std::string ns);
+    // The students of its class steps: simulated ones (the runner sends each one's writes on its
+    // own connection, all at once), or real ones whose writes `source` observes. Without either,
+    // a class step fails with what it needs.
+    void setSimulatedStudents(std::vector<SimulatedStudent> students);
+    void setStudentWrites(std::shared_ptr<StudentWriteSource> source);
+    // Called on the runner's thread when a class step asks the students, before it waits.
+    void setStudentPrompt(std::function<void(const StudentPrompt &)> prompt);
 
     const core::Lesson &lesson() const { return m_lesson; }
     const std::string &ns() const { return m_ns; }

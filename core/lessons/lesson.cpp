@@ -56,8 +56,50 @@ std::vector<LessonTarget> Lesson::objects() const
         add(s.focus);
         for (const LessonRequest &r : s.requests)
             add(r.target);
+        if (s.students)
+            add(s.students->request.target);
     }
     return out;
+}
+
+std::string expandStudent(const std::string &text, const std::string &student)
+{
+    static const std::string token = "{student}";
+    std::string out;
+    std::size_t from = 0;
+    for (std::size_t at; (at = text.find(token, from)) != std::string::npos; from = at + token.size())
+        out.append(text, from, at - from).append(student);
+    return out.append(text, from);
+}
+
+Json expandStudent(const Json &value, const std::string &student)
+{
+    if (value.is_string())
+        return expandStudent(value.get<std::string>(), student);
+    if (value.is_array()) {
+        Json out = Json::array();
+        for (const Json &v : value)
+            out.push_back(expandStudent(v, student));
+        return out;
+    }
+    if (value.is_object()) {
+        Json out = Json::object();
+        for (auto it = value.begin(); it != value.end(); ++it)
+            out[expandStudent(it.key(), student)] = expandStudent(it.value(), student);
+        return out;
+    }
+    return value;
+}
+
+LessonRequest studentRequest(const LessonStudentTask &task, const std::string &student)
+{
+    LessonRequest q = task.request;
+    q.manager = expandStudent(q.manager, student);
+    if (!q.object.is_null())
+        q.object = expandStudent(q.object, student);
+    if (!q.patch.is_null())
+        q.patch = expandStudent(q.patch, student);
+    return q;
 }
 
 std::string expandClient(const std::string &text, int client, int write)
@@ -407,7 +449,39 @@ std::vector<std::string> readPointers(const Json &e, const std::string &at, cons
     return out;
 }
 
-LessonExpectation readExpectation(const Json &e, const std::string &at, int requestCount)
+// A count of a class step's expectation: a number, `all` (every student the step waits for) or,
+// for a refusal, `rest` (every write the other counts leave).
+int classCount(const Json &parent, const std::string &at, const std::string &key, bool restAllowed)
+{
+    const Json &v = parent.at(key);
+    if (v.is_string() && v.get<std::string>() == "all")
+        return kLessonCountAll;
+    if (v.is_string() && v.get<std::string>() == "rest" && restAllowed)
+        return kLessonCountRest;
+    if (v.is_number_integer() && v.get<std::int64_t>() >= 0 && v.get<std::int64_t>() <= 100000)
+        return int(v.get<std::int64_t>());
+    throw Mistake{at + "/" + jsonPointerEscape(key), "\"" + key + "\" must be a whole number, all"
+                                                         + std::string(restAllowed ? " or rest" : "")
+                                                         + " (the students' writes are counted when they arrive)"};
+}
+
+void readClassCounts(const Json &e, const std::string &at, LessonExpectation &out)
+{
+    if (e.contains("succeeded"))
+        out.succeeded = classCount(e, at, "succeeded", false);
+    if (auto it = e.find("errors"); it != e.end()) {
+        if (!it->is_object())
+            throw Mistake{at + "/errors", "\"errors\" maps a Status reason (Conflict, AlreadyExists) to a count"};
+        for (auto r = it->begin(); r != it->end(); ++r)
+            out.errors[r.key()] = classCount(*it, at + "/errors", r.key(), true);
+    }
+    const auto rests = std::count_if(out.errors.begin(), out.errors.end(),
+                                     [](const auto &r) { return r.second == kLessonCountRest; });
+    if (rests > 1)
+        throw Mistake{at + "/errors", "only one refusal can count the rest of the writes"};
+}
+
+LessonExpectation readExpectation(const Json &e, const std::string &at, int requestCount, bool classStep)
 {
     if (!e.is_object())
         throw Mistake{at, "\"expect\" must be a mapping"};
@@ -415,19 +489,21 @@ LessonExpectation readExpectation(const Json &e, const std::string &at, int requ
                      {"succeeded", "errors", "values", "absent", "owners", "conflicts", "events", "consistent",
                       "waitSeconds"});
     LessonExpectation out;
-    if (e.contains("succeeded"))
+    if (classStep)
+        readClassCounts(e, at, out);
+    else if (e.contains("succeeded"))
         out.succeeded = Reader::integer(e, at, "succeeded", 0, 0, requestCount);
     if (e.contains("events"))
         out.events = Reader::integer(e, at, "events", 0, 0, 100000);
     out.waitSeconds = Reader::integer(e, at, "waitSeconds", 0, 0, 300);
-    if (auto it = e.find("errors"); it != e.end()) {
+    if (auto it = e.find("errors"); it != e.end() && !classStep) {
         if (!it->is_object())
             throw Mistake{at + "/errors",
                           "\"errors\" maps a Status reason (AlreadyExists, Conflict, Invalid) to a count"};
         for (auto r = it->begin(); r != it->end(); ++r)
             out.errors[r.key()] = Reader::integer(*it, at + "/errors", r.key().c_str(), 0, 1, requestCount);
     }
-    if (out.succeeded) {
+    if (out.succeeded && !classStep) {
         int total = *out.succeeded;
         for (const auto &[reason, n] : out.errors)
             total += n;
@@ -462,10 +538,61 @@ LessonExpectation readExpectation(const Json &e, const std::string &at, int requ
             const Json &c = (*it)[i];
             if (!c.is_object())
                 throw Mistake{here, "a conflict is a mapping {field, manager}"};
-            Reader::onlyKeys(c, here, {"field", "manager"});
-            out.conflicts.push_back({Reader::string(c, here, "field"), Reader::string(c, here, "manager")});
+            Reader::onlyKeys(c, here, {"field", "manager", "every"});
+            out.conflicts.push_back({Reader::string(c, here, "field"), Reader::string(c, here, "manager"),
+                                     Reader::boolean(c, here, "every")});
         }
     }
+    return out;
+}
+
+LessonStudentsUntil readUntil(const Json &t, const std::string &at)
+{
+    const std::string until = Reader::string(t, at, "until", std::string("wrote"));
+    if (until == "wrote")
+        return LessonStudentsUntil::Wrote;
+    if (until == "succeeded")
+        return LessonStudentsUntil::Succeeded;
+    throw Mistake{at + "/until", "\"until\" must be wrote (each student sent a write) or succeeded (each student's "
+                                 "write went through, for a retry loop), not \""
+                                     + until + "\""};
+}
+
+// `students:` of a class step: what everyone is asked to send, and how long to wait for whom.
+LessonStudentTask readStudents(const Json &t, const std::string &at, const LessonTarget &focus, int stepNumber)
+{
+    if (!t.is_object())
+        throw Mistake{at, "\"students\" must be a mapping: instruction, verb, object or patch, writes, timeoutSeconds"};
+    Reader::onlyKeys(t, at,
+                     {"instruction", "verb", "object", "patch", "target", "manager", "force", "precondition", "retry",
+                      "writes", "until", "timeoutSeconds"});
+    LessonStudentTask out;
+    out.instruction = Reader::string(t, at, "instruction");
+    if (out.instruction.find_first_not_of(" \t\n") == std::string::npos)
+        throw Mistake{at + "/instruction",
+                      "\"instruction\" is what the students read on the screen: it cannot be empty"};
+    if (auto p = t.find("precondition"); p != t.end() && !p->is_string())
+        throw Mistake{at + "/precondition", "students write with the resourceVersion on the screen (resourceVersion) "
+                                            "or none; they cannot see an earlier step's"};
+    if (auto w = t.find("writes"); w != t.end()) {
+        if (w->is_string() && w->get<std::string>() == "all")
+            out.writes = 0;
+        else if (w->is_number_integer() && w->get<std::int64_t>() >= 1 && w->get<std::int64_t>() <= kMaxLessonStudents)
+            out.writes = int(w->get<std::int64_t>());
+        else
+            throw Mistake{at + "/writes", "\"writes\" is all (every student) or how many students to wait for, 1 to "
+                                              + std::to_string(kMaxLessonStudents)};
+    }
+    out.until = readUntil(t, at);
+    out.timeoutSeconds = Reader::integer(t, at, "timeoutSeconds", 120, 1, kMaxStudentWaitSeconds);
+    // The rest is a request as every other step sends it, without its clients and people.
+    Json request = t;
+    for (const char *key : {"instruction", "writes", "until", "timeoutSeconds"})
+        request.erase(key);
+    if (!request.contains("manager"))
+        request["manager"] = "{student}";
+    out.request = readRequest(request, at, focus, stepNumber);
+    out.request.maxAttempts = 1000; // a retrying student stops when it succeeds or the step's time is up
     return out;
 }
 
@@ -483,7 +610,7 @@ LessonStep readStep(const Json &s, const std::string &at, const LessonTarget &le
 {
     if (!s.is_object())
         throw Mistake{at, "a step must be a mapping"};
-    Reader::onlyKeys(s, at, {"title", "narrative", "view", "focus", "highlight", "requests", "expect"});
+    Reader::onlyKeys(s, at, {"title", "narrative", "view", "focus", "highlight", "requests", "students", "expect"});
     LessonStep out;
     out.title = Reader::string(s, at, "title");
     out.narrative = Reader::string(s, at, "narrative");
@@ -501,8 +628,14 @@ LessonStep readStep(const Json &s, const std::string &at, const LessonTarget &le
             requestCount += r.clients * r.repeat;
         }
     }
+    if (auto it = s.find("students"); it != s.end()) {
+        if (!out.requests.empty())
+            throw Mistake{at + "/students", "a step either sends its own requests or waits for the students' writes, "
+                                            "not both: make two steps"};
+        out.students = readStudents(*it, at + "/students", out.focus, stepNumber);
+    }
     if (auto it = s.find("expect"); it != s.end())
-        out.expect = readExpectation(*it, at + "/expect", requestCount);
+        out.expect = readExpectation(*it, at + "/expect", requestCount, out.students.has_value());
     return out;
 }
 
@@ -516,11 +649,26 @@ std::string baseName(const std::string &file)
     return name;
 }
 
+// `class: true` and steps with `students` go together: a lesson list shows which lessons need a
+// class, and a class lesson's steps are all it waits for.
+void checkClass(const Json &doc, Lesson &out)
+{
+    out.isClass = Reader::boolean(doc, "", "class");
+    const auto studentStep = std::find_if(out.steps.begin(), out.steps.end(),
+                                          [](const LessonStep &s) { return s.students.has_value(); });
+    if (out.isClass && studentStep == out.steps.end())
+        throw Mistake{"/class",
+                      "a class lesson has at least one step with \"students\" (what everyone is asked to do)"};
+    if (!out.isClass && studentStep != out.steps.end())
+        throw Mistake{"/steps/" + std::to_string(studentStep - out.steps.begin()) + "/students",
+                      "a step that waits for students is in a class lesson: add \"class: true\" at the top"};
+}
+
 Lesson readLesson(const Json &doc, const std::string &fileName)
 {
     if (!doc.is_object())
         throw Mistake{"", "a lesson file is a mapping with title, summary, namespace, object and steps"};
-    Reader::onlyKeys(doc, "", {"name", "order", "title", "summary", "namespace", "object", "steps"});
+    Reader::onlyKeys(doc, "", {"name", "order", "title", "summary", "namespace", "object", "class", "steps"});
     Lesson out;
     out.source = fileName;
     out.name = Reader::string(doc, "", "name", baseName(fileName));
@@ -545,6 +693,7 @@ Lesson readLesson(const Json &doc, const std::string &fileName)
         throw Mistake{"/steps", "\"steps\" must be a list with at least one step"};
     for (std::size_t i = 0; i < steps.size(); ++i)
         out.steps.push_back(readStep(steps[i], "/steps/" + std::to_string(i), out.focus, int(i) + 1));
+    checkClass(doc, out);
     return out;
 }
 

@@ -73,13 +73,20 @@ struct LessonOwnerExpectation {
 struct LessonConflictExpectation {
     std::string field;   // server syntax, ".metadata.labels.label1"
     std::string manager; // the current owner the conflict names
+    bool every = false;  // every write refused with 409 names it (not only some answer)
 };
 
+// Counts a class step cannot know before the class meets (core::LessonStudentTask): `all` is every
+// student the step waits for, `rest` every write the step's other counts leave.
+inline constexpr int kLessonCountAll = -1;
+inline constexpr int kLessonCountRest = -2;
+
 // What the step's narrative claims. Values may say "{winner}" (the number of the only client
-// that succeeded) or "{last}" (the client whose write the object shows now).
+// that succeeded) or "{last}" (the client whose write the object shows now); in a class step
+// both are the student's name, and a pointer with "{student}" is checked for every student.
 struct LessonExpectation {
-    std::optional<int> succeeded;                     // requests answered 2xx
-    std::map<std::string, int> errors;                // Status reason -> how many requests got it
+    std::optional<int> succeeded;                     // requests answered 2xx (class steps: or kLessonCountAll)
+    std::map<std::string, int> errors;                // Status reason -> how many (class steps: or all/rest)
     std::vector<std::pair<std::string, Json>> values; // pointer -> value after the step
     std::vector<std::string> absent;                  // pointers the object no longer has
     std::vector<LessonOwnerExpectation> owners;
@@ -90,6 +97,30 @@ struct LessonExpectation {
     bool empty() const;
 };
 
+// A class step (docs/lessons.md "Class lessons"): instead of simulated clients, the step asks the
+// students of a class to write, waits for their writes and checks the lesson's claim on them. With
+// simulated students each one sends `request` once (retrying when it says so), on its own
+// connection and identity; real students are shown `instruction`.
+enum class LessonStudentsUntil {
+    Wrote,     // a student counts once they sent a write to the object
+    Succeeded, // ... once one of their writes succeeded (a retry loop)
+};
+struct LessonStudentTask {
+    std::string instruction; // what the teacher's screen asks everyone to do
+    // What each student sends: verb, object or patch ("{student}" becomes the student's name),
+    // manager (default "{student}"), precondition (none, or the resourceVersion on the screen:
+    // read when the step starts), retry, force. `clients` and `repeat` are unused.
+    LessonRequest request;
+    int writes = 0; // students to wait for: 0 = every student of the class
+    LessonStudentsUntil until = LessonStudentsUntil::Wrote;
+    int timeoutSeconds = 120;
+    int line = 0;
+};
+
+// The longest a class step may wait for its students, and the largest count it may name.
+inline constexpr int kMaxStudentWaitSeconds = 3600;
+inline constexpr int kMaxLessonStudents = 500;
+
 struct LessonStep {
     std::string title;
     std::string narrative;
@@ -97,6 +128,7 @@ struct LessonStep {
     LessonTarget focus;    // the object the views select (defaults to the lesson's)
     std::string highlight; // JSON Pointer the views highlight, "" for none
     std::vector<LessonRequest> requests;
+    std::optional<LessonStudentTask> students; // a class step: waits for the students' writes
     LessonExpectation expect;
     int line = 0;
 };
@@ -110,6 +142,9 @@ struct Lesson {
     LessonTarget focus;
     std::vector<LessonStep> steps;
     std::string source; // file it was read from, for messages
+    // `class: true`: some steps wait for students' writes, so the lesson runs in a class's
+    // namespace with its students (or simulated ones), never alone.
+    bool isClass = false;
 
     // Every object the lesson writes (what a reset deletes), the focus first.
     std::vector<LessonTarget> objects() const;
@@ -126,5 +161,11 @@ Result<Lesson> parseLesson(std::string_view text, const std::string &fileName);
 // string of `value` (keys included).
 Json expandClient(const Json &value, int client, int write = 1);
 std::string expandClient(const std::string &text, int client, int write = 1);
+
+// "{student}" -> the student's name, in every string of `value` (keys included); and what one
+// student of a class step sends (object, patch and manager expanded).
+Json expandStudent(const Json &value, const std::string &student);
+std::string expandStudent(const std::string &text, const std::string &student);
+LessonRequest studentRequest(const LessonStudentTask &task, const std::string &student);
 
 } // namespace fieldscope::core

@@ -19,7 +19,7 @@ class OwnershipTree;
 
 // One request of a step and the server's answer.
 struct LessonCall {
-    int client = 0;       // 1-based
+    int client = 0;       // 1-based (a class step: the student's place in the roster)
     int write = 1;        // the client's write number (1..repeat)
     int attempt = 1;      // retry loops: the attempt number
     bool isWrite = true;  // false for the reads a read-modify-write client does
@@ -32,6 +32,7 @@ struct LessonCall {
     std::string resourceVersion; // of the object in a 2xx answer
     std::vector<FieldConflict> conflicts;
     std::int64_t sentMs = 0, answeredMs = 0; // since the step started
+    std::string student;                     // a class step: the student who sent it
     bool ok() const { return status >= 200 && status < 300; }
 };
 
@@ -59,7 +60,15 @@ struct LessonStepReport {
     std::map<std::string, std::vector<LessonOwner>> owners; // expected and highlighted pointers
     std::vector<LessonEvent> events;                        // watch events for the step's object during the step
     std::vector<std::string> mismatches;                    // where the outcome differs from the lesson's claim
+    // A class step: the students by client number (client i is students[i-1]; {winner} and
+    // {last} are names), how many the step waited for (`all` in its counts) and what they were told.
+    std::vector<std::string> students;
+    int awaited = 0;
+    std::string instruction;
+    std::string shownResourceVersion; // the resourceVersion on the screen when the step asked
     bool passed() const { return mismatches.empty(); }
+    // "client 3", or the student's name in a class step.
+    std::string clientName(int client) const;
 };
 
 // Counts the step's writes into `succeeded` and `errors` (by Status reason, "NoAnswer" without
