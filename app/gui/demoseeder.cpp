@@ -18,6 +18,8 @@
 namespace fieldscope::app {
 
 namespace {
+constexpr unsigned long kStepPauseMs = 400;
+
 core::HistoryEventType historyTypeOf(const std::string &watchType)
 {
     if (watchType == "ADDED")
@@ -76,6 +78,9 @@ void DemoSeeder::seed()
     auto runner = std::make_shared<lessons::LessonRunner>(m_cluster->connection()->transport->config(),
                                                           lessons::LessonRunner::resolverFor(*m_cluster->discovery()),
                                                           *lesson);
+    // alice and bob write with their own tokens (the sandbox's NAME-alice and NAME-bob contexts),
+    // so the History tab's Who column names people, not the admin on every row.
+    runner->setPeople(lessonPeople(m_cluster->connection()->config));
     auto resolve = lessons::LessonRunner::resolverFor(*m_cluster->discovery());
     // Shown: let the table's watch start first, so the versions also arrive live.
     const int delayMs = m_show ? 1500 : 0;
@@ -87,6 +92,10 @@ void DemoSeeder::seed()
             return out;
         }
         for (std::size_t i = 0; i < runner->lesson().steps.size(); ++i) {
+            // A moment between steps: the History tab places a refused write among the versions
+            // by time, and a version's time is when a watch delivered it (up to a batch later).
+            if (i > 0)
+                QThread::msleep(kStepPauseMs);
             const core::LessonStepReport r = runner->runStep(i);
             appendObserved(r, resolve, out.versions);
             if (!r.passed()) {

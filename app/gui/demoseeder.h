@@ -1,6 +1,7 @@
 #pragma once
 // DemoSeeder: fills the sandbox's `demo` namespace (resources/demo/demo.yaml, in the lesson
-// format) so a new user's first minute shows co-owned fields and a recorded history. Runs the
+// format) so a new user's first minute shows co-owned fields and a recorded history, written by
+// the sandbox's alice and bob (their contexts NAME-alice, NAME-bob) with a refused write. Runs the
 // writes with lessons::LessonRunner on a worker thread. The runner's own watch sees every version
 // the demo makes; those versions are replayed into the cluster's history (recordReplay), so the
 // History tab has them whatever kind the table showed meanwhile. Lives on the GUI thread.

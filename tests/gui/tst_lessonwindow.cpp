@@ -214,13 +214,15 @@ private Q_SLOTS:
     }
 
     // A new sandbox's first minute: the demo namespace with a co-owned Deployment and a ConfigMap
-    // whose History tab lists three versions by three managers.
+    // whose History tab lists three versions by three managers, and names the people who wrote
+    // them (alice, bob, the admin) and bob's refused edit, from the real API server's audit log.
     void demoNamespaceShowsCoOwnersAndAHistory()
     {
         widgets::MainWindow window;
         widgets::ClusterView *view = window.addCluster(QStringLiteral("test"));
         app::ClusterController controller{view};
         window.resize(1600, 900);
+        controller.followAuditLog(testing::clusterDir() + QStringLiteral("/logs/audit.log"));
         controller.open(testing::testKubeconfig(), QStringLiteral("fieldscope-test"));
         window.show();
         app::DemoSeeder demo(&controller, true);
@@ -236,11 +238,42 @@ private Q_SLOTS:
         const QString all = changedBy.join(QLatin1Char(' '));
         for (const char *manager : {"kubectl-create", "kubectl-edit", "config-operator"})
             QVERIFY2(all.contains(QLatin1String(manager)), qPrintable(all));
+        // Who: only the audit events fill it (the versions came from a watch, which names no one).
+        // Earlier runs' incarnations come first in the rows (oldest first): this run's start at
+        // the first row of the ConfigMap's uid now.
+        kube::ApiClient admin(controller.connection()->transport);
+        auto settings = testing::call(admin, testing::request("GET", "/api/v1/namespaces/demo/configmaps/settings"));
+        QVERIFY(settings.ok());
+        const std::string uid = core::stringAt(*core::parseJson(settings->body), "/metadata/uid").value_or("");
+        const auto thisRun = [&] {
+            const std::vector<models::HistoryRow> &rows = controller.historyModel()->rows();
+            auto first = std::find_if(rows.begin(), rows.end(), [&](const auto &r) { return r.uid == uid; });
+            return std::vector<models::HistoryRow>(first, rows.end());
+        };
+        const auto whoOf = [&](const char *manager) {
+            for (const models::HistoryRow &r : thisRun())
+                if (!r.refused && r.changedBy.contains(QLatin1String(manager)))
+                    return r.who;
+            return QString();
+        };
+        const auto refusedBy = [&] {
+            QStringList out;
+            for (const models::HistoryRow &r : thisRun())
+                if (r.refused)
+                    out << QStringLiteral("%1 %2").arg(r.refusedCode).arg(r.who);
+            return out;
+        };
+        QTRY_COMPARE_WITH_TIMEOUT(whoOf("kubectl-create"), QStringLiteral("alice"), 30000);
+        QTRY_COMPARE_WITH_TIMEOUT(whoOf("kubectl-edit"), QStringLiteral("bob"), 30000);
+        QTRY_COMPARE_WITH_TIMEOUT(refusedBy(), QStringList{QStringLiteral("409 bob")}, 30000);
+        QVERIFY2(thisRun().back().refused, "bob's stale edit came last, after the operator's apply");
+        QVERIFY2(!whoOf("config-operator").isEmpty() && whoOf("config-operator") != QLatin1String("alice")
+                     && whoOf("config-operator") != QLatin1String("bob"),
+                 qPrintable(whoOf("config-operator")));
         QTest::qWait(300);
         QVERIFY(testing::saveShot(&window, QStringLiteral("sandbox-demo-history.png")));
         // The Deployment: an applier and a scaler (and, soon, the controller manager's status).
-        kube::ApiClient client(controller.connection()->transport);
-        auto web = testing::call(client, testing::request("GET", "/apis/apps/v1/namespaces/demo/deployments/web"));
+        auto web = testing::call(admin, testing::request("GET", "/apis/apps/v1/namespaces/demo/deployments/web"));
         QVERIFY(web.ok());
         auto tree = core::OwnershipTree::build(*core::parseJson(web->body));
         QVERIFY(tree.ok());
