@@ -22,6 +22,10 @@ namespace fieldscope::app {
 
 namespace {
 
+// A recorder commits about every 250 ms while an object changes: at most one badge analysis per
+// pause, however many reloads arrive.
+constexpr int kReloadPauseMs = 400;
+
 // Where a Give back writes: the field's JSON Pointer in the object as the table has it now, when
 // it still holds the value the Drift view showed (else the row is out of date: nothing is sent).
 struct GiveBackTarget {
@@ -100,9 +104,16 @@ void ClusterDrift::wireParts(ClusterRecording &recording, ObjectWrites &writes)
     // a new version, an audit join naming who made it).
     connect(&m_table, &TableFeed::currentObjectChanged, this, [this](const QString &uid) {
         m_currentUid = uid;
+        m_reloadPause.stop(); // a new selection is analysed now
         analyseCurrent();
     });
-    connect(recording.historySource(), &HistorySource::loaded, this, &ClusterDrift::analyseCurrent);
+    m_reloadPause.setSingleShot(true);
+    m_reloadPause.setInterval(kReloadPauseMs);
+    connect(&m_reloadPause, &QTimer::timeout, this, &ClusterDrift::analyseCurrent);
+    connect(recording.historySource(), &HistorySource::loaded, this, [this] {
+        if (!m_reloadPause.isActive()) // started by the first reload, not pushed back by the next
+            m_reloadPause.start();
+    });
     connect(&m_objectSource, &DriftSource::reportsReady, this,
             [this](int, const std::vector<core::DriftReport> &reports) {
                 if (!m_view || reports.empty() || QString::fromStdString(reports.front().object.uid) != m_currentUid)

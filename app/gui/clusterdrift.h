@@ -14,6 +14,7 @@
 
 #include <QObject>
 #include <QPointer>
+#include <QTimer>
 
 namespace fieldscope::widgets {
 class ClusterView;
@@ -62,6 +63,9 @@ private:
     DriftSource m_viewSource;   // the Drift view's runs
     DriftSource m_objectSource; // the selected object's, for the badge
     QString m_currentUid;
+    // History reloads of the selected object (each commit, each audit join) coalesced: the
+    // badge's analysis re-reads the object's recorded versions.
+    QTimer m_reloadPause;
     QString m_scopeKey;            // the kind and namespaces the rows are about
     bool m_pendingRefresh = false; // asked for while the table was not listed yet
     QString m_givingBack;          // the object a Give back write was sent for

@@ -5,6 +5,7 @@
 #include "core/drift/driftquery.h"
 
 #include <QElapsedTimer>
+#include <QFileInfo>
 #include <QThreadPool>
 
 #include <atomic>
@@ -38,6 +39,15 @@ struct DriftSource::Run {
     }
 };
 
+// One read-only connection for every run: opened on the worker by the first run that needs it,
+// reopened when the location changes, closed on the worker too (a PostgreSQL connection's close
+// is a network round trip the GUI thread must not wait for).
+struct DriftSource::Connection {
+    std::string location;
+    std::unique_ptr<core::HistoryStore> store;
+    std::atomic<int> opens = 0;
+};
+
 namespace {
 
 void addProblem(QStringList &problems, const QString &problem)
@@ -69,18 +79,27 @@ core::DriftReport analyseOne(core::HistoryStore *store, const DriftInput &in, QS
 } // namespace
 
 // The worker's whole run. A store that cannot be opened leaves managedFields to say what they can.
-void DriftSource::work(const std::shared_ptr<Run> &run, const std::string &location,
+void DriftSource::work(const std::shared_ptr<Run> &run, Connection &connection, const std::string &location,
                        const std::vector<DriftInput> &objects, int batchSize, const std::function<void()> &probe)
 {
     QStringList problems;
-    std::unique_ptr<core::HistoryStore> store;
-    if (!location.empty()) {
-        auto opened = core::HistoryStore::open(location, core::HistoryStore::OpenMode::ReadOnly);
-        if (opened)
-            store = std::move(*opened);
-        else if (opened.error().category != core::ErrorCategory::NotFound) // nothing recorded yet is no problem
-            addProblem(problems, QString::fromStdString("history unavailable: " + opened.error().describe()));
+    if (connection.location != location || (!connection.store && !location.empty())) {
+        connection.store.reset();
+        connection.location = location;
+        // A file not written yet (nothing recorded for this cluster so far) is no problem: the
+        // next run looks again.
+        const bool notRecordedYet = !location.empty() && !core::isSharedHistoryLocation(location)
+                                 && !QFileInfo::exists(QString::fromStdString(location));
+        if (!location.empty() && !notRecordedYet) {
+            ++connection.opens;
+            auto opened = core::HistoryStore::open(location, core::HistoryStore::OpenMode::ReadOnly);
+            if (opened)
+                connection.store = std::move(*opened);
+            else
+                addProblem(problems, QString::fromStdString("history unavailable: " + opened.error().describe()));
+        }
     }
+    core::HistoryStore *store = connection.store.get();
     std::vector<core::DriftReport> batch;
     QElapsedTimer sinceBatch;
     sinceBatch.start();
@@ -89,19 +108,22 @@ void DriftSource::work(const std::shared_ptr<Run> &run, const std::string &locat
             return;
         if (probe)
             probe();
-        batch.push_back(analyseOne(store.get(), in, problems));
+        batch.push_back(analyseOne(store, in, problems));
         if (int(batch.size()) >= batchSize || sinceBatch.elapsed() >= 100) {
             run->post([n = run->number, b = std::move(batch)](DriftSource *s) { s->deliver(n, b); });
             batch = {};
             sinceBatch.restart();
         }
     }
+    if (!problems.isEmpty())
+        connection.store.reset(); // a broken connection (a restarted server) is opened again next run
     if (!batch.empty())
         run->post([n = run->number, b = std::move(batch)](DriftSource *s) { s->deliver(n, b); });
     run->post([n = run->number, problems](DriftSource *s) { s->finish(n, problems); });
 }
 
-DriftSource::DriftSource(QObject *parent) : QObject(parent), m_pool(new QThreadPool)
+DriftSource::DriftSource(QObject *parent)
+    : QObject(parent), m_pool(new QThreadPool), m_connection(std::make_shared<Connection>())
 {
     m_pool->setMaxThreadCount(1);
 }
@@ -109,7 +131,14 @@ DriftSource::DriftSource(QObject *parent) : QObject(parent), m_pool(new QThreadP
 DriftSource::~DriftSource()
 {
     cancel();
+    // The last task closes the connection on the worker, after any run still queued.
+    m_pool->start([connection = std::exchange(m_connection, nullptr)] { connection->store.reset(); });
     reapWhenDone(std::exchange(m_pool, nullptr));
+}
+
+int DriftSource::storeOpens() const
+{
+    return m_connection->opens;
 }
 
 void DriftSource::setDatabase(const QString &location)
@@ -124,10 +153,11 @@ int DriftSource::analyse(std::vector<DriftInput> objects)
     m_current->number = ++m_run;
     m_current->source = this;
     m_running = true;
-    m_pool->start([run = m_current, location = m_location.toStdString(), objects = std::move(objects),
-                   batch = m_batchSize, probe = m_probe] {
+    m_pool->start([run = m_current, connection = m_connection, location = m_location.toStdString(),
+                   objects = std::move(objects), batch = m_batchSize, probe = m_probe] {
         // The last line of defence of this thread: what work() did not catch ends the run.
-        const core::Status done = core::guarded("drift run", [&] { work(run, location, objects, batch, probe); });
+        const core::Status done = core::guarded("drift run",
+                                                [&] { work(run, *connection, location, objects, batch, probe); });
         if (!done)
             run->post([n = run->number, why = QString::fromStdString(done.error().describe())](DriftSource *s) {
                 s->finish(n, {why});

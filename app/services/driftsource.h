@@ -1,12 +1,13 @@
 #pragma once
 // DriftSource: the drift of live objects (core/drift/driftquery.h), computed off the GUI thread
-// for the window's Drift view and the Ownership tab's drift badge. Each run opens its own
-// read-only connection to the cluster's history store on a one-thread pool (a HistoryStore is one
-// connection used by one thread at a time; WAL lets it read while the recorder commits), analyses
-// the objects one at a time and posts their reports back in batches. A newer run supersedes the
-// one in progress: that one stops before its next object and whatever it posted is dropped.
-// Lives on the GUI thread; its destructor never waits (app/services/threadreaper.h): a run in
-// flight owns what it reads and ends on its own.
+// for the window's Drift view and the Ownership tab's drift badge. Runs read the cluster's history
+// store through one read-only connection on a one-thread pool (a HistoryStore is one connection
+// used by one thread at a time; WAL lets it read while the recorder commits), opened by the first
+// run and kept while the location stays the same (the badge runs at every reload of the selected
+// object's history), analyse the objects one at a time and post their reports back in batches. A newer run supersedes
+// the one in progress: that one stops before its next object and whatever it posted is dropped. Lives on the GUI
+// thread; its destructor never waits (app/services/threadreaper.h): a run in flight owns what it reads and ends on its
+// own.
 #include "core/drift/driftreport.h"
 
 #include <QByteArray>
@@ -48,6 +49,8 @@ public:
     void setBatchSize(int objects) { m_batchSize = objects > 0 ? objects : 1; }
     // Tests: runs on the worker before each object, where a damaged store would throw.
     void setProbe(std::function<void()> probe) { m_probe = std::move(probe); }
+    // How many times a run opened the store (a changed location or a failed open opens again).
+    int storeOpens() const;
 
 Q_SIGNALS:
     // Reports of run `run`, in the order its objects were given.
@@ -61,7 +64,8 @@ public:
 
 private:
     struct Run;
-    static void work(const std::shared_ptr<Run> &run, const std::string &location,
+    struct Connection; // the open store, touched only on the pool's thread
+    static void work(const std::shared_ptr<Run> &run, Connection &connection, const std::string &location,
                      const std::vector<DriftInput> &objects, int batchSize, const std::function<void()> &probe);
     void deliver(int run, const std::vector<core::DriftReport> &reports);
     void finish(int run, const QStringList &problems);
@@ -69,6 +73,7 @@ private:
     QString m_location;
     QThreadPool *m_pool; // one run at a time; handed to the reaper when this is destroyed
     std::shared_ptr<Run> m_current;
+    std::shared_ptr<Connection> m_connection;
     int m_run = 0;
     bool m_running = false;
     int m_batchSize = 64;
