@@ -191,13 +191,16 @@ core::Status AdminClient::deleteClassNamespaces(const ClassState &state)
     return core::success();
 }
 
-int studentProbe(const QString &kubeconfigPath, const QString &ns)
+int studentProbe(const QString &kubeconfigPath, const QString &loopbackServer, const QString &ns)
 {
     kube::ConnectionOptions options;
     options.kubeconfigPath = kubeconfigPath.toStdString();
-    auto connection = kube::connect(options);
-    if (!connection)
+    auto loaded = kube::connect(options);
+    if (!loaded)
         return 0;
+    kube::ResolvedConfig config = loaded->config;
+    config.server = loopbackServer.toStdString();
+    auto connection = std::make_optional(kube::connectResolved(std::move(config), options));
     auto answer = blockingCall(*connection->transport,
                                jsonRequest("GET", QStringLiteral("/api/v1/namespaces/%1/configmaps?limit=1").arg(ns)));
     if (answer)

@@ -28,8 +28,10 @@ private:
     kube::Connection m_connection;
 };
 
-// The HTTP status a student's kubeconfig gets for listing ConfigMaps of `ns`; 0 when the server
-// could not be reached. 401: the API server does not (or no longer) trust the student.
-int studentProbe(const QString &kubeconfigPath, const QString &ns);
+// The HTTP status a student's credential gets for listing ConfigMaps of `ns`, sent to the API
+// server on loopback (`loopbackServer`) whatever address the kubeconfig names: what is probed is
+// the server's trust, not the network. 0 when the server could not be reached; 401: the API
+// server does not (or no longer) trust the student.
+int studentProbe(const QString &kubeconfigPath, const QString &loopbackServer, const QString &ns);
 
 } // namespace fieldscope::app::classroom_detail

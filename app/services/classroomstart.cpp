@@ -247,7 +247,11 @@ bool waitForStudentAnswer(const ClassState &state, bool wantAccepted, std::chron
         return true;
     const auto deadline = std::chrono::steady_clock::now() + limit;
     while (true) {
-        const int code = classroom_detail::studentProbe(state.students.front().kubeconfigPath, state.classNamespace);
+        auto port = apiServerPort(state.clusterDir);
+        const int code = port ? classroom_detail::studentProbe(state.students.front().kubeconfigPath,
+                                                               QStringLiteral("https://127.0.0.1:%1").arg(*port),
+                                                               state.classNamespace)
+                              : 0;
         if (wantAccepted ? (code > 0 && code != 401) : code == 401)
             return true;
         if (std::chrono::steady_clock::now() >= deadline)
@@ -287,7 +291,8 @@ core::Result<ClassState> startClass(const ClassStartOptions &options)
     state.listen = listen->host.isEmpty() ? QString()
                                           : urlHost(listen->host) + QLatin1Char(':') + QString::number(*port);
     state.started = QDateTime::currentDateTimeUtc();
-    state.expires = state.started.addSecs(options.expires.count());
+    // Whole seconds, as the certificates' NotAfter (openssl ca -enddate) holds it.
+    state.expires = QDateTime::fromSecsSinceEpoch(state.started.toSecsSinceEpoch() + options.expires.count(), Qt::UTC);
     state.outDir = options.outDir;
     for (const QString &name : options.students)
         state.students.append(ClassStudent{name, QStringLiteral("student-") + name, QString()});
