@@ -151,6 +151,7 @@ private:
     Outcome refuse(const std::string &result, const std::string &message);
     bool readLive(std::string *why);
     bool plan(std::string *why);
+    std::optional<Json> liveAsRecorded() const;
     void describePlan();
     std::optional<Outcome> checkExpected();
     std::optional<kube::HttpRequest> buildRequest(std::string *why);
@@ -200,11 +201,27 @@ bool Reverter::readLive(std::string *why)
     return true;
 }
 
+// The live object as the store recorded it (same uid and resourceVersion), when it did: a
+// Secret's hidden values there are the live values' hashes.
+std::optional<Json> Reverter::liveAsRecorded() const
+{
+    const auto rv = m_live.value("/metadata/resourceVersion"_json_pointer, Json());
+    const auto uid = m_live.value("/metadata/uid"_json_pointer, Json());
+    if (!m_v.store || !rv.is_string() || !uid.is_string())
+        return std::nullopt;
+    auto found = findRevertVersions(*m_v.store, m_v.query, rv.get<std::string>(), false, "");
+    if (!found || found->target.incarnation.ref.uid != uid.get<std::string>())
+        return std::nullopt;
+    return std::move(found->target.object);
+}
+
 bool Reverter::plan(std::string *why)
 {
     core::RevertOptions options;
     options.withoutStatus = m_r.hasSubresource("status");
     options.isHiddenValue = core::isRedactedValue;
+    const std::optional<Json> liveRecorded = liveAsRecorded();
+    options.liveAsRecorded = liveRecorded ? &*liveRecorded : nullptr;
     auto planned = core::planRevert(m_v.target.object, m_a.change ? &m_v.predecessor->object : nullptr, m_live,
                                     options);
     if (!planned) {

@@ -322,8 +322,12 @@ Result<RevertPlan> planRevert(const Json &target, const Json *predecessor, const
             c.live = *now;
         if (const Json *value = valueAt(restored, keys))
             c.restored = *value;
-        if (c.restored && holdsHidden(*c.restored, options.isHiddenValue))
+        if (c.restored && holdsHidden(*c.restored, options.isHiddenValue)) {
+            const Json *recorded = options.liveAsRecorded ? valueAt(*options.liveAsRecorded, keys) : nullptr;
+            if (recorded && jsonEqual(*recorded, *c.restored))
+                continue; // the live value is the one hidden: nothing to put back
             plan.hiddenValues.push_back(c.pointer);
+        }
         if (c.live)
             plan.jsonPatch.push_back({{"op", "test"}, {"path", c.pointer}, {"value", *c.live}});
         if (c.restored)

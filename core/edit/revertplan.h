@@ -61,6 +61,11 @@ struct RevertOptions {
     // core/history/secretredaction.h, isRedactedValue). A hidden value cannot be written back, and
     // a live value cannot be compared with it. Unset: nothing is hidden.
     std::function<bool(std::string_view)> isHiddenValue;
+    // The live object as the history keeps it: the recorded version with the live object's uid
+    // and resourceVersion, when there is one (null: none). A hidden value the revert would put back
+    // that this version holds too is the live value already (same key, same hash): the field is
+    // left alone instead of refusing the whole revert (a Secret whose label went back).
+    const Json *liveAsRecorded = nullptr;
 };
 
 struct RevertPlan {

@@ -344,6 +344,33 @@ private Q_SLOTS:
         QVERIFY(plan(golden(QStringLiteral("secret-v1")), nullptr, live).hiddenValues.empty());
     }
 
+    // A hidden value the live object's own recorded version holds too is the live value: left
+    // alone. Only a value that differs from it (or no recorded live version) still refuses.
+    void aHiddenValueTheLiveVersionAlsoHoldsIsLeftAlone()
+    {
+        const std::string key = newRedactionKey();
+        Json v1 = golden(QStringLiteral("secret-v1"));
+        Json live = v1;
+        live["metadata"]["labels"] = {{"tier", "changed"}};
+        live["metadata"]["resourceVersion"] = "999";
+        Json liveRecorded = live;
+        QVERIFY(redactSecret(v1, key) > 0 && redactSecret(liveRecorded, key) > 0);
+        RevertOptions options;
+        options.isHiddenValue = isRedactedValue;
+        QCOMPARE(plan(v1, nullptr, live, options).hiddenValues, std::vector<std::string>{"/data/password"});
+        options.liveAsRecorded = &liveRecorded;
+        const RevertPlan back = plan(v1, nullptr, live, options);
+        QVERIFY(back.hiddenValues.empty());
+        for (const RevertChange &c : back.changes)
+            QVERIFY2(c.pointer.rfind("/data", 0) != 0, c.pointer.c_str()); // no value is written
+        QVERIFY(!back.changes.empty());
+        // The live password changed after its recorded version: its hash differs, still refused.
+        Json v2 = golden(QStringLiteral("secret-v2"));
+        QVERIFY(redactSecret(v2, key) > 0);
+        liveRecorded["data"]["password"] = v2["data"]["password"];
+        QCOMPARE(plan(v1, nullptr, live, options).hiddenValues, std::vector<std::string>{"/data/password"});
+    }
+
     void inputsThatAreNotObjectsAreRefused()
     {
         const Json object = golden(QStringLiteral("configmap-v1"));

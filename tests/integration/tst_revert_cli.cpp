@@ -124,8 +124,10 @@ private Q_SLOTS:
             auto gone = call(*m_client, request("DELETE", objectPath("configmaps", name)));
             QVERIFY(gone.ok() || gone.error().httpStatus == 404);
         }
-        auto gone = call(*m_client, request("DELETE", objectPath("secrets", "pw")));
-        QVERIFY(gone.ok() || gone.error().httpStatus == 404);
+        for (const char *name : {"pw", "tagged"}) {
+            auto gone = call(*m_client, request("DELETE", objectPath("secrets", name)));
+            QVERIFY(gone.ok() || gone.error().httpStatus == 404);
+        }
         // One recorder for the whole test, as the window records while it is open.
         m_recorder.start(fieldscopeBinary(),
                          QStringList{s("record"), s("configmaps,secrets"), s("-n"), s(kNs), s("--db"), m_db}
@@ -311,6 +313,28 @@ private Q_SLOTS:
                 QVERIFY2(!r.out.contains(value) && !r.err.contains(value), value);
         }
         QCOMPARE(rvOf(get("pw", "secrets")), rv2);
+    }
+
+    // A revert of a Secret that needs none of its values (a label went back) goes through: the
+    // hashes are never written, the values stay as they are, and none is printed.
+    void aSecretRevertThatLeavesItsValuesAloneProceedsWithoutPrintingThem()
+    {
+        auto created = call(*m_client, request("POST", std::string("/api/v1/namespaces/") + kNs + "/secrets",
+                                               std::string(R"({"apiVersion":"v1","kind":"Secret",
+                                                   "metadata":{"name":"tagged","labels":{"tier":"gold"}},
+                                                   "stringData":{"password":"hunter2"}})")));
+        QVERIFY(created.ok());
+        const std::string rv1 = rvOf(*core::parseJson(created->body));
+        const std::string rv2 = patchAs("bob", "tagged", {{"metadata", {{"labels", {{"tier", "lead"}}}}}}, "secrets");
+        QVERIFY(recorded(s("secrets/tagged"), rv2));
+        const ProcessResult r = revert(s("secrets/tagged"),
+                                       {s("--to"), QString::fromStdString(rv1), s("-o"), s("json")});
+        QVERIFY2(r.exitCode == 0, (r.out + r.err).constData());
+        for (const char *value : {"hunter2", "aHVudGVyMg"})
+            QVERIFY2(!r.out.contains(value) && !r.err.contains(value), value);
+        const core::Json live = get("tagged", "secrets");
+        QCOMPARE(QString::fromStdString(live["metadata"]["labels"]["tier"].get<std::string>()), s("gold"));
+        QCOMPARE(QString::fromStdString(live["data"]["password"].get<std::string>()), s("aHVudGVyMg=="));
     }
 
     void usageErrorsExitTwoAndNameTheProblem()
