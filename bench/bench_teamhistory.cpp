@@ -1,6 +1,14 @@
-// The team's history store on PostgreSQL against the SQLite file, in one run on one machine:
+// The team's history store on PostgreSQL against the SQLite file, in one run on one machine, each
+// goal printed against its baseline with PASS or MISS (bench/README.md):
 //  - versions/s written (kubelet-style status updates of real Pods, 500 per transaction as the
-//    recorder commits them), with one recorder and with four recording at once;
+//    recorder commits them), one recorder against the SQLite file (goal >= 1.0x) and four
+//    recorders at once against one (goal >= 2x); durable commits on PostgreSQL (fsync and
+//    synchronous_commit on: this bench starts its server with FIELDSCOPE_PG_DURABLE=1, the tests'
+//    server runs with them off);
+//  - the physical baseline: the same version rows loaded by COPY over libpq, 500 per committed
+//    transaction (goal: the recorder within 2x of it);
+//  - a burst of 10,000 Pod status updates seen by two recorders of one cluster (HistoryRecorder,
+//    as `fieldscope record` runs): from the last event handed over to both committed (< 1 s);
 //  - the time to open one object's history (open + find + listing + decoding every version) when
 //    the store holds 1,000,000 versions of 10,000 objects (goal: under 50 ms);
 //  - bytes per stored version: the payload, and what the database holds on disk (tables and
@@ -8,7 +16,9 @@
 // It starts its own PostgreSQL (scripts/fieldscope-postgres, a temporary folder) and stops it.
 // `bench_teamhistory [--versions N]` (default 1,000,000); a plain executable, not a test.
 #include "core/history/historystore.h"
+#include "core/history/historywriter.h"
 
+#include <QCoreApplication>
 #include <QDateTime>
 #include <QDir>
 #include <QElapsedTimer>
@@ -161,27 +171,47 @@ double openHistoryMs(const std::string &location)
     return times[times.size() / 2];
 }
 
+std::string pgValue(PGconn *c, const char *sql)
+{
+    PGresult *r = PQexec(c, sql);
+    if (PQresultStatus(r) != PGRES_TUPLES_OK && PQresultStatus(r) != PGRES_COMMAND_OK)
+        qFatal("%s: %s", sql, PQresultErrorMessage(r));
+    std::string v = PQresultStatus(r) == PGRES_TUPLES_OK && PQntuples(r) > 0 ? PQgetvalue(r, 0, 0) : "";
+    PQclear(r);
+    return v;
+}
+
 long long pgBytesOnDisk(const std::string &url)
 {
     PGconn *c = PQconnectdb(url.c_str());
-    PGresult *r = PQexec(c, "SELECT sum(pg_total_relation_size(c.oid)) FROM pg_class c JOIN pg_namespace n ON "
-                            "n.oid = c.relnamespace WHERE n.nspname LIKE 'fieldscope_c%' AND c.relkind = 'r'");
-    const long long bytes = PQntuples(r) == 1 ? std::atoll(PQgetvalue(r, 0, 0)) : -1;
-    PQclear(r);
+    const std::string v = pgValue(c, "SELECT sum(pg_total_relation_size(c.oid)) FROM pg_class c JOIN pg_namespace n"
+                                     " ON n.oid = c.relnamespace WHERE n.nspname LIKE 'fieldscope_c%' AND"
+                                     " c.relkind = 'r' AND c.relname <> 'copy_baseline'");
     PQfinish(c);
-    return bytes;
+    return v.empty() ? -1 : std::atoll(v.c_str());
 }
 
 void createDatabase(const std::string &adminUrl, const char *name)
 {
     PGconn *c = PQconnectdb(adminUrl.c_str());
-    PGresult *r = PQexec(c, (std::string("DROP DATABASE IF EXISTS ") + name).c_str());
-    PQclear(r);
-    r = PQexec(c, (std::string("CREATE DATABASE ") + name).c_str());
-    if (PQresultStatus(r) != PGRES_COMMAND_OK)
-        qFatal("%s", PQresultErrorMessage(r));
-    PQclear(r);
+    PQsetNoticeProcessor(
+        c, [](void *, const char *) {}, nullptr);
+    pgValue(c, (std::string("DROP DATABASE IF EXISTS ") + name).c_str());
+    pgValue(c, (std::string("CREATE DATABASE ") + name).c_str());
     PQfinish(c);
+}
+
+// The test server runs without fsync (scripts/fieldscope-postgres); this bench starts it with
+// FIELDSCOPE_PG_DURABLE=1 and prints what the server says it runs with.
+std::string durability(const std::string &adminUrl)
+{
+    PGconn *c = PQconnectdb(adminUrl.c_str());
+    const std::string settings = "fsync=" + pgValue(c, "SHOW fsync") + ", synchronous_commit="
+                               + pgValue(c, "SHOW synchronous_commit") + ", full_page_writes="
+                               + pgValue(c, "SHOW full_page_writes") + ", wal_sync_method="
+                               + pgValue(c, "SHOW wal_sync_method");
+    PQfinish(c);
+    return settings;
 }
 
 std::string urlOf(const QString &pgDir, const char *database)
@@ -192,10 +222,115 @@ std::string urlOf(const QString &pgDir, const char *database)
     return QString::fromUtf8(p.readAllStandardOutput()).trimmed().toStdString();
 }
 
+// The physical baseline: the rows the recorder stored into `db`, read back, then loaded by COPY
+// over libpq into a table like versions (same columns and indexes), 500 rows per committed
+// transaction as the recorder commits them. Versions/s.
+double copyBaseline(const std::string &url)
+{
+    PGconn *c = PQconnectdb(url.c_str());
+    const std::string schema = pgValue(c, "SELECT schema_name FROM fieldscope.stores ORDER BY id LIMIT 1");
+    pgValue(c, ("SET search_path TO " + schema).c_str());
+    pgValue(c, "CREATE TABLE copy_baseline (LIKE versions INCLUDING ALL)");
+    std::vector<std::string> rows;
+    PGresult *r = PQexec(c, "COPY (SELECT * FROM versions ORDER BY id) TO STDOUT");
+    if (PQresultStatus(r) != PGRES_COPY_OUT)
+        qFatal("COPY TO: %s", PQerrorMessage(c));
+    PQclear(r);
+    char *line = nullptr;
+    int n;
+    while ((n = PQgetCopyData(c, &line, 0)) > 0) {
+        rows.emplace_back(line, std::size_t(n));
+        PQfreemem(line);
+    }
+    while ((r = PQgetResult(c)))
+        PQclear(r);
+    QElapsedTimer t;
+    t.start();
+    for (std::size_t first = 0; first < rows.size(); first += 500) {
+        pgValue(c, "BEGIN");
+        r = PQexec(c, "COPY copy_baseline FROM STDIN");
+        if (PQresultStatus(r) != PGRES_COPY_IN)
+            qFatal("COPY FROM: %s", PQerrorMessage(c));
+        PQclear(r);
+        std::string chunk;
+        for (std::size_t i = first; i < std::min(rows.size(), first + 500); ++i)
+            chunk += rows[i];
+        if (PQputCopyData(c, chunk.data(), int(chunk.size())) != 1 || PQputCopyEnd(c, nullptr) != 1)
+            qFatal("COPY: %s", PQerrorMessage(c));
+        while ((r = PQgetResult(c))) {
+            if (PQresultStatus(r) != PGRES_COMMAND_OK)
+                qFatal("COPY: %s", PQresultErrorMessage(r));
+            PQclear(r);
+        }
+        pgValue(c, "COMMIT");
+    }
+    const double rate = double(rows.size()) / (double(t.nsecsElapsed()) / 1e9);
+    PQfinish(c);
+    return rate;
+}
+
+// Two recorders of one cluster (HistoryRecorder, as `fieldscope record` runs) both watch 10,000
+// Pods. After their first list, each is handed the same burst of 10,000 status updates in watch
+// batches of 500; returns the seconds from the last batch handed over until both committed.
+double burstSeconds(const std::string &url, const Json &pod)
+{
+    constexpr int kPods = 10'000, kWatchBatch = 500;
+    auto eventsOf = [&](int round) {
+        std::vector<std::vector<WatchEvent>> batches;
+        for (int first = 0; first < kPods; first += kWatchBatch) {
+            std::vector<WatchEvent> events;
+            for (int p = first; p < first + kWatchBatch; ++p)
+                events.push_back({round == 0 ? HistoryEventType::Added : HistoryEventType::Modified,
+                                  statusUpdate(pod, "burst-" + std::to_string(p), 5'000'000 + round * kPods + p),
+                                  QDateTime::currentMSecsSinceEpoch()});
+            batches.push_back(std::move(events));
+        }
+        return batches;
+    };
+    std::vector<std::unique_ptr<HistoryRecorder>> recorders;
+    for (const char *name : {"burst-a", "burst-b"}) {
+        HistoryRecorder::Options options;
+        options.path = url;
+        options.open.clusterIdentity = "sha256:bench-burst";
+        options.open.recorderName = name;
+        recorders.push_back(std::make_unique<HistoryRecorder>(options));
+    }
+    auto feed = [&](std::vector<std::vector<WatchEvent>> batches) {
+        for (auto &events : batches)
+            for (auto &rec : recorders)
+                rec->record(podsScope(), events);
+    };
+    auto flushAll = [&] {
+        for (auto &rec : recorders)
+            if (auto st = rec->flush(); !st)
+                qFatal("%s", st.error().describe().c_str());
+    };
+    feed(eventsOf(0));
+    flushAll();
+    auto burst = eventsOf(1);
+    QElapsedTimer t;
+    feed(std::move(burst));
+    t.start(); // the last event was handed over
+    flushAll();
+    const double seconds = double(t.nsecsElapsed()) / 1e9;
+    std::int64_t committed = 0;
+    for (auto &rec : recorders)
+        committed += rec->counters().committedVersions;
+    if (committed != 2 * kPods)
+        qFatal("the burst stored %lld versions, not %d", (long long)committed, 2 * kPods);
+    return seconds;
+}
+
+const char *verdict(bool pass)
+{
+    return pass ? "PASS" : "MISS";
+}
+
 } // namespace
 
 int main(int argc, char **argv)
 {
+    QCoreApplication app(argc, argv);
     long long versions = 1'000'000;
     for (int i = 1; i + 1 < argc; ++i)
         if (std::strcmp(argv[i], "--versions") == 0)
@@ -205,15 +340,22 @@ int main(int argc, char **argv)
     QFile::setPermissions(dir.path(), QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner | QFile::ExeOther);
     const QString pgDir = dir.filePath(QStringLiteral("postgres"));
     QProcess start;
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.insert(QStringLiteral("FIELDSCOPE_PG_DURABLE"), QStringLiteral("1"));
+    start.setProcessEnvironment(env);
     start.start(QStringLiteral(FIELDSCOPE_PG_SCRIPT), {QStringLiteral("start"), pgDir});
     if (!start.waitForFinished(120000) || start.exitCode() != 0)
         qFatal("cannot start PostgreSQL: %s", start.readAllStandardError().constData());
     const std::string admin = urlOf(pgDir, "postgres");
-    std::printf("PostgreSQL (scripts/fieldscope-postgres: local socket, fsync off as in the tests) against SQLite "
-                "(WAL, synchronous=NORMAL), one run on this machine\n\n");
+    const std::string durable = durability(admin);
+    std::printf("PostgreSQL over its local socket: %s\n"
+                "SQLite file: WAL, synchronous=NORMAL (the file store's setting: a commit survives a crash of the "
+                "app, and is flushed at checkpoints)\n\n",
+                durable.c_str());
 
     const Json pod = loadPod();
     std::printf("%-44s %12s %12s %8s\n", "versions/s written (real Pods, 500/commit)", "SQLite", "PostgreSQL", "ratio");
+    double rate[2][2] = {}; // [sqlite, pg][1, 4 writers]
     for (int writers : {1, 4}) {
         const char *db = writers == 1 ? "bench_one" : "bench_four";
         createDatabase(admin, db);
@@ -221,9 +363,17 @@ int main(int argc, char **argv)
         const double sqlite = versionsPerSecond(std::vector<std::string>(std::size_t(writers), file), pod, writers);
         const double pg = versionsPerSecond(std::vector<std::string>(std::size_t(writers), urlOf(pgDir, db)), pod,
                                             writers);
+        rate[0][writers == 4] = sqlite;
+        rate[1][writers == 4] = pg;
         std::printf("  %d recorder%-32s %12.0f %12.0f %7.2fx\n", writers, writers == 1 ? "" : "s at once", sqlite, pg,
                     pg / sqlite);
     }
+    const double copyRate = copyBaseline(urlOf(pgDir, "bench_one"));
+    std::printf("  the same rows by COPY over libpq (500/commit)  %25.0f\n", copyRate);
+
+    createDatabase(admin, "bench_burst");
+    const double burst = burstSeconds(urlOf(pgDir, "bench_burst"), pod);
+    std::printf("\nburst: 10,000 Pod updates to two recorders, committed %.2f s after the last event\n", burst);
 
     createDatabase(admin, "bench_big");
     const std::string bigFile = dir.filePath(QStringLiteral("big.db")).toStdString();
@@ -250,6 +400,26 @@ int main(int argc, char **argv)
     std::printf("%-44s %10.1f B  %10.1f B\n", "on disk per version (tables + indexes)",
                 double(fileBytes) / double(sqliteStats.versions),
                 double(pgBytesOnDisk(bigUrl)) / double(pgStats.versions));
+
+    std::printf("\n%-46s %-22s %-22s %-10s %s\n", "goal", "baseline", "measured", "target", "");
+    std::printf("%-46s %-22s %-22s %-10s %5.2fx %s\n", "1 recorder into PostgreSQL vs the SQLite file",
+                (std::to_string(long(rate[0][0])) + " versions/s").c_str(),
+                (std::to_string(long(rate[1][0])) + " versions/s").c_str(), ">= 1.0x", rate[1][0] / rate[0][0],
+                verdict(rate[1][0] >= rate[0][0]));
+    std::printf("%-46s %-22s %-22s %-10s %5.2fx %s\n", "4 recorders vs 1 (PostgreSQL)",
+                (std::to_string(long(rate[1][0])) + " versions/s").c_str(),
+                (std::to_string(long(rate[1][1])) + " versions/s").c_str(), ">= 2x", rate[1][1] / rate[1][0],
+                verdict(rate[1][1] >= 2 * rate[1][0]));
+    std::printf("%-46s %-22s %-22s %-10s %5.2fx %s\n", "COPY of the same rows vs the recorder",
+                (std::to_string(long(copyRate)) + " versions/s").c_str(),
+                (std::to_string(long(rate[1][0])) + " versions/s").c_str(), "<= 2x", copyRate / rate[1][0],
+                verdict(copyRate <= 2 * rate[1][0]));
+    std::printf("%-46s %-22s %-22s %-10s %5s  %s\n", "burst of 10,000 versions, two recorders", "last event",
+                (std::to_string(int(burst * 1000)) + " ms to committed").c_str(), "< 1 s", "", verdict(burst < 1.0));
+    std::printf("%-46s %-22s %-22s %-10s %5s  %s\n",
+                ("open one history among " + std::to_string(versions) + " versions").c_str(),
+                (std::to_string(openSqlite).substr(0, 4) + " ms (SQLite)").c_str(),
+                (std::to_string(openPg).substr(0, 4) + " ms").c_str(), "< 50 ms", "", verdict(openPg < 50));
 
     QProcess stop;
     stop.start(QStringLiteral(FIELDSCOPE_PG_SCRIPT), {QStringLiteral("stop"), pgDir, QStringLiteral("--purge")});

@@ -12,6 +12,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace fieldscope::core::historydb {
@@ -36,6 +37,32 @@ public:
 };
 
 enum class Dialect { Sqlite, Postgres };
+
+// The rows of one write transaction, sent in a few statements instead of one per version by a
+// database that supports it (Connection::writesInBulk; historystorebulk.cpp).
+struct NewObjectRow {
+    std::string uid, group, apiVersion, kind, resource, namespace_, name;
+};
+struct VersionRow {
+    std::int64_t id = 0, objectId = 0, seq = 0;
+    std::string rv;
+    std::int64_t event = 0, observedMs = 0;
+    std::string scope;
+    std::int64_t snapshot = 0, rawSize = 0;
+    std::string data;
+    std::int64_t recorder = 0;
+};
+// What the versions of one object in the transaction change on its objects row.
+struct ObjectUpdateRow {
+    std::int64_t id = 0, added = 0, lastSeq = 0, deleted = 0;
+    std::string apiVersion, kind;
+};
+// An object's newest stored version, as the writer needs it to go on from there.
+struct HeadRow {
+    std::string uid;
+    std::int64_t objectId = 0, lastSeq = 0, deleted = 0, lastSnapshotSeq = 0;
+    std::string rv;
+};
 
 class Connection
 {
@@ -69,6 +96,28 @@ public:
     virtual Result<bool> hasColumn(const std::string &table, const std::string &column) = 0;
     // The database's own consistency check ("ok" or what is wrong).
     virtual Result<std::string> integrityCheck() = 0;
+
+    // Bulk writing (PostgreSQL: a round trip per statement, so a transaction's rows go in a few
+    // statements). A database without it answers false and the writer goes row by row.
+    virtual bool writesInBulk() const { return false; }
+    // The heads of those uids the store holds (one query).
+    virtual Result<std::vector<HeadRow>> headRows(const std::vector<std::string> &uids);
+    // The stored blobs of these (object id, seq) rows up to maxBytes each (one query): object
+    // id and blob, for the rows found.
+    virtual Result<std::vector<std::pair<std::int64_t, std::string>>>
+    versionBlobs(const std::vector<std::pair<std::int64_t, std::int64_t>> &rows, std::int64_t maxBytes);
+    // Which of these (uid, resourceVersion) pairs are stored (one query).
+    virtual Result<std::vector<std::pair<std::string, std::string>>>
+    storedVersions(const std::vector<std::pair<std::string, std::string>> &pairs);
+    // Inserts the objects; their ids, in order.
+    virtual Result<std::vector<std::int64_t>> insertObjects(const std::vector<NewObjectRow> &rows);
+    // Sends the versions (PostgreSQL: COPY) and returns without waiting for the server, which
+    // stores them while the writer encodes the next ones; awaitVersions() waits and says how it
+    // went. A version stored already fails with ErrorCategory::Conflict (the unique keys), and the
+    // transaction is to be rolled back. Any other statement waits for the versions first.
+    virtual Status sendVersions(const std::vector<VersionRow> &rows);
+    virtual Status awaitVersions();
+    virtual Status updateObjects(const std::vector<ObjectUpdateRow> &rows);
 };
 
 // A cached prepared statement in use; resets it on scope exit so the cache can hand it out again.

@@ -2,6 +2,7 @@
 // cluster, each in its own schema (fieldscope_c1, fieldscope_c2, ...) listed in fieldscope.stores,
 // so the store's SQL is the SQLite store's, unqualified, with search_path set to the schema.
 #include "core/history/historydb.h"
+#include "core/history/historydbpostgres_p.h"
 
 #include <libpq-fe.h>
 #include <poll.h>
@@ -189,6 +190,8 @@ public:
         auto it = m_stmts.find(sql);
         if (it != m_stmts.end())
             return it->second.get();
+        if (!settled())
+            return nullptr;
         int params = 0;
         const std::string pgSql = toDollarParameters(sql, params);
         const std::string name = "fs" + std::to_string(++m_statementCount);
@@ -204,6 +207,8 @@ public:
 
     Status exec(const std::string &sql) override
     {
+        if (!settled() && sql != "ROLLBACK")
+            return Error::make(ErrorCategory::Io, "history store: " + m_message);
         PGresult *r = PQexec(m_pg, sql.c_str());
         const auto status = PQresultStatus(r);
         bool ok = status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK;
@@ -310,6 +315,59 @@ public:
             return Error::make(ErrorCategory::Io, "history store: columns: " + lastMessage());
         return q.i64(0) == 1;
     }
+    bool writesInBulk() const override { return true; }
+    Result<std::vector<HeadRow>> headRows(const std::vector<std::string> &uids) override
+    {
+        return pgbulk::headRows(*this, uids);
+    }
+    Result<std::vector<std::pair<std::string, std::string>>>
+    storedVersions(const std::vector<std::pair<std::string, std::string>> &pairs) override
+    {
+        return pgbulk::storedVersions(*this, pairs);
+    }
+    Result<std::vector<std::pair<std::int64_t, std::string>>>
+    versionBlobs(const std::vector<std::pair<std::int64_t, std::int64_t>> &rows, std::int64_t maxBytes) override
+    {
+        return pgbulk::versionBlobs(*this, rows, maxBytes);
+    }
+    Result<std::vector<std::int64_t>> insertObjects(const std::vector<NewObjectRow> &rows) override
+    {
+        return pgbulk::insertObjects(*this, rows);
+    }
+    Status sendVersions(const std::vector<VersionRow> &rows) override
+    {
+        if (auto st = awaitVersions(); !st)
+            return st;
+        if (rows.empty())
+            return success();
+        auto st = pgbulk::sendCopy(m_pg, rows);
+        if (!st) {
+            m_message = st.error().message;
+            (void)pgbulk::awaitCopy(m_pg, 0, m_changes); // the connection is free again
+            return st;
+        }
+        m_copyInFlight = std::int64_t(rows.size());
+        return success();
+    }
+    Status awaitVersions() override
+    {
+        if (m_copyInFlight < 0)
+            return success();
+        const std::int64_t expected = m_copyInFlight;
+        m_copyInFlight = -1;
+        auto st = pgbulk::awaitCopy(m_pg, expected, m_changes);
+        m_totalChanges += m_changes;
+        if (!st)
+            m_message = st.error().message;
+        return st;
+    }
+    // Every other statement waits for the versions in flight; when they failed, so does it.
+    bool settled() { return m_copyInFlight < 0 || bool(awaitVersions()); }
+    Status updateObjects(const std::vector<ObjectUpdateRow> &rows) override
+    {
+        return pgbulk::updateObjects(*this, rows);
+    }
+
     // PostgreSQL checks its pages itself; what is left to check is that the store is reachable.
     Result<std::string> integrityCheck() override
     {
@@ -515,11 +573,14 @@ private:
     int m_statementCount = 0;
     std::int64_t m_changes = 0, m_totalChanges = 0;
     bool m_listening = false;
+    std::int64_t m_copyInFlight = -1; // rows of a COPY sent and not yet answered
 };
 
 int PgStatement::step()
 {
     if (!m_executed) {
+        if (!m_c.settled())
+            return kError;
         std::vector<const char *> values(m_values.size());
         std::vector<int> lengths(m_values.size());
         for (std::size_t i = 0; i < m_values.size(); ++i) {

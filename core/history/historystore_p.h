@@ -6,9 +6,11 @@
 #include "core/history/versioncodec.h"
 
 #include <list>
+#include <optional>
 #include <set>
 #include <string_view>
 #include <unordered_map>
+#include <unordered_set>
 
 namespace fieldscope::core::historydb {
 
@@ -27,10 +29,42 @@ struct Head {
     std::int64_t snapshotBytes = 0;  // the last snapshot's stored size
     std::int64_t chainTextBytes = 0; // text the chain decodes to (the snapshot's and the deltas')
     std::int64_t rawBytes = 0;       // memory held (text + index), for the cache budget
+    // Read by the bulk writer's one query per batch (HeadRow) without its body: the body is read
+    // only when a delta is to be made against it (a duplicate needs none).
+    bool bodyPending = false;
 };
 
-struct EventIdentity; // historystorewrite.cpp
-struct EventBody;
+// What the store records about an object besides its body.
+struct EventIdentity {
+    std::string uid, rv, name, namespace_, apiVersion, kind;
+};
+
+// The object of one event, read once: who it is, its index for delta encoding, and the text to
+// store (the server's bytes, or a redacted copy for a Secret).
+struct EventBody {
+    JsonIndex index;
+    EventIdentity id;
+    std::optional<std::string> redacted;
+    const std::string &text(const WatchEvent &ev) const { return redacted ? *redacted : ev.objectJson; }
+};
+
+// The rows of one write transaction on a database that writes in bulk (historystorebulk.cpp),
+// sent by flushPending() before anything reads them back and before COMMIT.
+struct PendingWrites {
+    std::vector<NewObjectRow> objects; // a new object's id until then: -(its index + 1)
+    std::vector<VersionRow> versions;
+    std::vector<ObjectUpdateRow> updates;                   // one per object, in first-write order
+    std::unordered_map<std::int64_t, std::size_t> updateOf; // object id (or placeholder) -> updates index
+    // uids written in this transaction: their looked-up heads are stale.
+    std::unordered_set<std::string> touched;
+    // The current batch's head lookups (nullopt: not in the store) and, when other writers may
+    // have stored some of its versions, which (uid, rv) the store holds.
+    std::unordered_map<std::string, std::optional<HeadRow>> looked;
+    // The text of looked-up heads that are snapshots (read with the lookup: no chain to apply).
+    std::unordered_map<std::string, std::string> lookedText;
+    std::set<std::pair<std::string, std::string>> stored;
+    bool empty() const { return objects.empty() && versions.empty() && updates.empty(); }
+};
 
 } // namespace fieldscope::core::historydb
 
@@ -126,6 +160,29 @@ struct HistoryStore::Impl {
     Result<bool> insertVersion(const WatchScope &scope, const WatchEvent &ev, const historydb::EventIdentity &id,
                                bool isNew, historydb::Head &next, bool snapshot, const std::string &blob,
                                std::size_t textBytes);
+    // The event after readEventBody (writeEvent's remaining steps).
+    Status writeParsedEvent(const WatchScope &scope, const WatchEvent &ev, historydb::EventBody &body,
+                            CommitReport &report, std::set<std::string> *replayed);
+
+    // historystorebulk.cpp: a transaction's rows held and sent in a few statements.
+    bool bulk = false;               // this write() holds its rows in `pending`
+    bool bulkDuplicateCheck = false; // a bulk write met a stored version: look versions up first
+    historydb::PendingWrites pending;
+    Status writeEventsInBulk(const HistoryWriteItem &item, CommitReport &report, std::set<std::string> *replayed);
+    Status lookUpBatch(const std::vector<historydb::EventBody> &bodies, const std::vector<const char *> &rejected);
+    // A head from the batch's lookup (`answered`), or nothing: the caller asks the database.
+    Status readSnapshotHeads(const std::vector<historydb::EventBody> &bodies,
+                             const std::vector<const char *> &rejected);
+    Result<historydb::Head *> lookedUpHead(const std::string &uid, bool &answered);
+    Status loadHeadBody(historydb::Head &head);
+    Status holdVersion(const WatchScope &scope, const WatchEvent &ev, const historydb::EventIdentity &id, bool isNew,
+                       historydb::Head &next, bool snapshot, const std::string &blob, std::size_t textBytes);
+    Status sendHeld();
+    // Everything held is stored when it returns (bulk writes only; a no-op otherwise).
+    Status flushPending();
+    void clearPending();
+    // HistoryStore::write's transaction, row by row or in bulk (`bulk`).
+    Result<CommitReport> writeItems(const std::vector<HistoryWriteItem> &items);
     // A write transaction: BEGIN IMMEDIATE and catching up with other writers; then the stored
     // byte total and COMMIT. The caller rolls back when either fails.
     Status beginWrite();

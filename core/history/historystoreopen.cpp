@@ -66,7 +66,7 @@ CREATE TABLE IF NOT EXISTS objects(
   api_group TEXT NOT NULL, api_version TEXT NOT NULL, kind TEXT NOT NULL, resource TEXT NOT NULL,
   namespace TEXT NOT NULL, name TEXT NOT NULL,
   version_count BIGINT NOT NULL DEFAULT 0, pruned_count BIGINT NOT NULL DEFAULT 0,
-  deleted BIGINT NOT NULL DEFAULT 0, last_seq BIGINT NOT NULL DEFAULT 0);
+  deleted BIGINT NOT NULL DEFAULT 0, last_seq BIGINT NOT NULL DEFAULT 0) WITH (fillfactor = 50);
 CREATE INDEX IF NOT EXISTS objects_by_name ON objects(name, namespace);
 CREATE TABLE IF NOT EXISTS versions(
   id BIGINT PRIMARY KEY, object_id BIGINT NOT NULL, seq BIGINT NOT NULL, rv TEXT NOT NULL,

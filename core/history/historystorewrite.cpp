@@ -227,6 +227,12 @@ Result<Head *> HistoryStore::Impl::headFor(const std::string &uid)
         lru.splice(lru.begin(), lru, it->second.second);
         return &it->second.first;
     }
+    if (bulk) {
+        bool answered = false;
+        auto looked = lookedUpHead(uid, answered);
+        if (!looked || answered)
+            return looked;
+    }
     Query q = this->q("SELECT o.id, o.last_seq, o.deleted, v.rv,"
                       " (SELECT MAX(seq) FROM versions WHERE object_id = o.id AND snapshot = 1)"
                       " FROM objects o JOIN versions v ON v.object_id = o.id AND v.seq = o.last_seq WHERE o.uid = ?");
@@ -296,11 +302,6 @@ void HistoryStore::Impl::dropHeads()
 
 namespace historydb {
 
-// What the store records about an object besides its body.
-struct EventIdentity {
-    std::string uid, rv, name, namespace_, apiVersion, kind;
-};
-
 namespace {
 
 EventIdentity identityOf(const JsonIndex &ix)
@@ -344,15 +345,6 @@ EventIdentity identityOf(const Json &obj)
 }
 
 } // namespace
-
-// The object of one event, read once: who it is, its index for delta encoding, and the text to
-// store (the server's bytes, or a redacted copy for a Secret).
-struct EventBody {
-    JsonIndex index;
-    EventIdentity id;
-    std::optional<std::string> redacted;
-    const std::string &text(const WatchEvent &ev) const { return redacted ? *redacted : ev.objectJson; }
-};
 
 } // namespace historydb
 
@@ -402,6 +394,8 @@ Result<bool> HistoryStore::Impl::alreadyStored(Head *prev, const EventIdentity &
         // A relist found the object gone: the deletion's RV is unknown, so no version is invented;
         // the object is only marked deleted (the relist's gap covers the missing tombstone).
         if (type == HistoryEventType::Deleted && !prev->deleted) {
+            if (auto st = flushPending(); !st) // its objects row may be held, or updated after this
+                return st.error();
             Query del = q("UPDATE objects SET deleted = 1 WHERE id = ?");
             del.bind(1, prev->objectId);
             if (del.step() != kDone)
@@ -412,6 +406,12 @@ Result<bool> HistoryStore::Impl::alreadyStored(Head *prev, const EventIdentity &
     }
     // A second recorder of the same cluster may have stored this version already, before others
     // (its events arrive on its own watch, at its own pace): never store it twice.
+    if (prev && bulk && (otherWriters || bulkDuplicateCheck)) {
+        if (!pending.stored.count({id.uid, id.rv}))
+            return false;
+        ++report.skippedDuplicates;
+        return true;
+    }
     if (prev && otherWriters) {
         Query seen = q("SELECT 1 FROM versions WHERE object_id = ? AND rv = ? LIMIT 1");
         seen.bind(1, prev->objectId).bind(2, id.rv);
@@ -451,6 +451,11 @@ Result<bool> HistoryStore::Impl::insertVersion(const WatchScope &scope, const Wa
                                                bool isNew, Head &next, bool snapshot, const std::string &blob,
                                                std::size_t textBytes)
 {
+    if (bulk) {
+        if (auto st = holdVersion(scope, ev, id, isNew, next, snapshot, blob, textBytes); !st)
+            return st.error();
+        return true;
+    }
     const std::string group = GroupVersion::parse(id.apiVersion).group;
     if (isNew) {
         Query ins = q("INSERT INTO objects(uid, api_group, api_version, kind, resource, namespace, name)"
@@ -495,6 +500,12 @@ Status HistoryStore::Impl::writeEvent(const WatchScope &scope, const WatchEvent 
     EventBody body;
     if (const char *why = readEventBody(ev, body))
         return writeRejectedGap(scope, ev, why, report);
+    return writeParsedEvent(scope, ev, body, report, replayed);
+}
+
+Status HistoryStore::Impl::writeParsedEvent(const WatchScope &scope, const WatchEvent &ev, EventBody &body,
+                                            CommitReport &report, std::set<std::string> *replayed)
+{
     const EventIdentity &id = body.id;
     auto head = headFor(id.uid);
     if (!head)
@@ -506,6 +517,9 @@ Status HistoryStore::Impl::writeEvent(const WatchScope &scope, const WatchEvent 
     if (*stored)
         return success();
 
+    if (prev && prev->bodyPending)
+        if (auto st = loadHeadBody(*prev); !st)
+            return st;
     const std::string &text = body.text(ev);
     bool snapshot = false;
     const std::string blob = encodeVersion(prev, body.index, text, snapshot);
@@ -543,6 +557,8 @@ Status HistoryStore::Impl::writeEvent(const WatchScope &scope, const WatchEvent 
 
 Status HistoryStore::Impl::writeGap(HistoryGap gap, CommitReport &report)
 {
+    if (auto st = flushPending(); !st) // the statements below wait for the held rows
+        return st;
     Query g = q("INSERT INTO gaps(id, scope, from_rv, to_rv, observed_ms, reason) VALUES(?,?,?,?,?,?)");
     g.bind(1, nextOrd)
         .bind(2, gap.scope)
@@ -562,6 +578,8 @@ Status HistoryStore::Impl::writeGap(HistoryGap gap, CommitReport &report)
 Status HistoryStore::Impl::writeRejectedGap(const WatchScope &scope, const WatchEvent &ev, const char *why,
                                             CommitReport &report)
 {
+    if (auto st = flushPending(); !st) // the statements below wait for the held rows
+        return st;
     ++report.rejected;
     Query last = q("SELECT last_rv FROM scopes WHERE scope = ?");
     last.bind(1, scope.id);
@@ -581,6 +599,8 @@ Status HistoryStore::Impl::writeRejectedGap(const WatchScope &scope, const Watch
 // (or dropped, when nothing was missed) when the list's resourceVersion is known.
 Status HistoryStore::Impl::writeResumeGap(const HistoryWriteItem &item, CommitReport &report)
 {
+    if (auto st = flushPending(); !st) // the statements below wait for the held rows
+        return st;
     const std::string &scope = item.scope.id;
     Query last = q("SELECT last_rv FROM scopes WHERE scope = ?");
     last.bind(1, scope);
@@ -625,6 +645,8 @@ Status HistoryStore::Impl::writeResumeGap(const HistoryWriteItem &item, CommitRe
 
 Status HistoryStore::Impl::setScopeRv(const std::string &scope, const std::string &rv)
 {
+    if (auto st = flushPending(); !st) // the statements below wait for the held rows
+        return st;
     Query s = q("INSERT INTO scopes(scope, last_rv) VALUES(?1, ?2) ON CONFLICT(scope) DO UPDATE SET last_rv = ?2");
     s.bind(1, scope).bind(2, rv);
     return s.step() == kDone ? success() : Status(error("scope rv"));
@@ -664,18 +686,35 @@ Status HistoryStore::Impl::commitWrite(std::int64_t versions)
 
 Result<CommitReport> HistoryStore::write(const std::vector<HistoryWriteItem> &items)
 {
-    if (auto st = m_d->beginWrite(); !st)
+    // A database that writes in bulk sends the versions after deciding them all; one of them
+    // stored already (out of the duplicate checks' sight: another scope's copy of an older
+    // version) fails that bulk write whole, which is then done again row by row, as before.
+    m_d->bulk = m_d->conn->writesInBulk();
+    auto r = m_d->writeItems(items);
+    if (!r && m_d->bulk && r.error().category == ErrorCategory::Conflict) {
+        m_d->bulkDuplicateCheck = true;
+        m_d->bulk = false;
+        r = m_d->writeItems(items);
+    }
+    m_d->bulk = false;
+    return r;
+}
+
+Result<CommitReport> HistoryStore::Impl::writeItems(const std::vector<HistoryWriteItem> &items)
+{
+    if (auto st = beginWrite(); !st)
         return st.error();
     CommitReport report;
-    const std::int64_t ordBefore = m_d->nextOrd;
-    const std::int64_t bytesBefore = m_d->totalBytes;
+    const std::int64_t ordBefore = nextOrd;
+    const std::int64_t bytesBefore = totalBytes;
     auto fail = [&](const Error &e) -> Result<CommitReport> {
-        (void)m_d->exec("ROLLBACK");
+        (void)exec("ROLLBACK");
         // The cache may hold heads of rolled-back versions; the database is the truth.
-        m_d->dropHeads();
-        m_d->nextOrd = ordBefore;
-        m_d->totalBytes = bytesBefore;
-        m_d->dataVersion = -1; // commitWrite may have taken our rolled-back commit as seen
+        dropHeads();
+        clearPending();
+        nextOrd = ordBefore;
+        totalBytes = bytesBefore;
+        dataVersion = -1; // commitWrite may have taken our rolled-back commit as seen
         return e;
     };
     for (const auto &item : items) {
@@ -683,18 +722,24 @@ Result<CommitReport> HistoryStore::write(const std::vector<HistoryWriteItem> &it
         if (item.gap) {
             HistoryGap gap = *item.gap;
             gap.scope = scopeId;
-            if (auto st = m_d->writeGap(std::move(gap), report); !st)
+            if (auto st = writeGap(std::move(gap), report); !st)
                 return fail(st.error());
         }
         if (!item.gap && !item.resumeGapReason.empty())
-            if (auto st = m_d->writeResumeGap(item, report); !st)
+            if (auto st = writeResumeGap(item, report); !st)
                 return fail(st.error());
         const std::size_t storedBefore = report.versions.size();
         if (!item.gap) {
             std::set<std::string> replayed;
-            for (const auto &ev : item.events)
-                if (auto st = m_d->writeEvent(item.scope, ev, report, item.onlyNewObjects ? &replayed : nullptr); !st)
+            std::set<std::string> *only = item.onlyNewObjects ? &replayed : nullptr;
+            if (bulk) {
+                if (auto st = writeEventsInBulk(item, report, only); !st)
                     return fail(st.error());
+            } else {
+                for (const auto &ev : item.events)
+                    if (auto st = writeEvent(item.scope, ev, report, only); !st)
+                        return fail(st.error());
+            }
         }
         // The resume point: an explicit list/bookmark RV, else the last watch event's RV
         // (synthetic ADDED/LISTED events are not delivered in RV order, so they do not count; client-go's
@@ -705,10 +750,13 @@ Result<CommitReport> HistoryStore::write(const std::vector<HistoryWriteItem> &it
             && report.versions.size() > storedBefore)
             scopeRv = report.versions.back().resourceVersion;
         if (!scopeRv.empty())
-            if (auto st = m_d->setScopeRv(scopeId, scopeRv); !st)
+            if (auto st = setScopeRv(scopeId, scopeRv); !st)
                 return fail(st.error());
     }
-    if (auto st = m_d->commitWrite(std::int64_t(report.versions.size() + report.gaps.size())); !st)
+    if (auto st = flushPending(); !st)
+        return fail(st.error());
+    clearPending();
+    if (auto st = commitWrite(std::int64_t(report.versions.size() + report.gaps.size())); !st)
         return fail(st.error());
     return report;
 }

@@ -1,0 +1,242 @@
+// The team store's bulk writer (core/history/historystorebulk.cpp) on a real PostgreSQL (the
+// `postgres` ctest fixture): batches larger than what it sends at once, heads read back after a
+// restart, versions another scope or another recorder stored already, and a store made before
+// the objects table left room for its updates.
+#include "core/history/historystore.h"
+#include "testpostgres.h"
+
+#include <QDateTime>
+#include <QTest>
+
+#include <algorithm>
+#include <map>
+
+using namespace fieldscope::core;
+
+namespace {
+
+const WatchScope kMaps = WatchScope::of({"", "v1", "configmaps"}, "bulk");
+const WatchScope kAllMaps = WatchScope::of({"", "v1", "configmaps"}, "");
+
+// Version `n` of ConfigMap `i` with resourceVersion `rv`; `pad` makes some versions large enough
+// that a delta is made against them, others small.
+std::string configMap(int i, int n, long long rv)
+{
+    return R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"cm-)" + std::to_string(i)
+         + R"(","namespace":"bulk","uid":"uid-)" + std::to_string(i) + R"(","resourceVersion":")" + std::to_string(rv)
+         + R"("},"data":{"n":")" + std::to_string(n) + R"(","pad":")" + std::string(std::size_t(100 + i % 7 * 50), 'x')
+         + R"("}})";
+}
+
+HistoryOpenOptions forCluster(const std::string &recorder)
+{
+    HistoryOpenOptions o;
+    o.clusterIdentity = "sha256:bulk";
+    o.clusterLabel = "https://bulk.example:6443";
+    o.recorderName = recorder;
+    return o;
+}
+
+std::unique_ptr<HistoryStore> openStore(const std::string &url, const std::string &recorder = "bulk-test")
+{
+    auto s = HistoryStore::open(url, HistoryStore::OpenMode::ReadWrite, forCluster(recorder));
+    if (!s)
+        qFatal("%s", s.error().describe().c_str());
+    return std::move(*s);
+}
+
+// Every version of every object, as stored: uid -> (rv -> text).
+std::map<std::string, std::map<std::string, std::string>> everything(HistoryStore &store)
+{
+    std::map<std::string, std::map<std::string, std::string>> out;
+    const auto objects = store.allObjects().value();
+    for (const auto &o : objects) {
+        const auto versions = store.versions(o.id).value();
+        for (const auto &v : versions)
+            out[o.ref.uid][v.resourceVersion] = toJsonText(store.loadVersion(o.id, v.seq).value());
+    }
+    return out;
+}
+
+} // namespace
+
+class TestHistoryStoreBulk : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void aLargeBatchOfNewAndChangingObjectsReadsBackExactlyInEventOrder()
+    {
+        auto store = openStore(testpostgres::freshDatabase(QStringLiteral("bulk-large")));
+        // 2,600 events over 300 objects: more than one lookup batch and many sends, each object
+        // new in the middle of the batch and changed again after its first version was sent.
+        std::vector<WatchEvent> events;
+        std::map<std::string, std::map<std::string, std::string>> expected;
+        long long rv = 1000;
+        for (int n = 1; n <= 9; ++n)
+            for (int i = 0; i < 300 && events.size() < 2600; ++i) {
+                const std::string text = configMap(i, n, ++rv);
+                events.push_back({n == 1 ? HistoryEventType::Added : HistoryEventType::Modified, text, 1});
+                expected["uid-" + std::to_string(i)][std::to_string(rv)] = toJsonText(parseJson(text).value());
+            }
+        events.push_back({HistoryEventType::Deleted, configMap(5, 10, ++rv), 2});
+        expected["uid-5"][std::to_string(rv)] = toJsonText(parseJson(events.back().objectJson).value());
+        auto report = store->write({{kMaps, events, {}, {}}});
+        QVERIFY2(report.ok(), report ? "" : report.error().describe().c_str());
+        QCOMPARE(report->versions.size(), events.size());
+        QCOMPARE(report->skippedDuplicates, 0);
+        QVERIFY(everything(*store) == expected);
+
+        std::int64_t lastOrd = 0;
+        std::vector<VersionInfo> all;
+        const auto objects = store->allObjects().value();
+        for (const auto &o : objects) {
+            const auto versions = store->versions(o.id).value();
+            QCOMPARE(o.versionCount, std::int64_t(versions.size()));
+            QCOMPARE(o.deleted, o.ref.uid == "uid-5");
+            for (std::size_t k = 0; k < versions.size(); ++k)
+                QCOMPARE(versions[k].seq, std::int64_t(k + 1));
+            all.insert(all.end(), versions.begin(), versions.end());
+        }
+        // The global order is the events' order: ords follow resourceVersions here.
+        std::sort(all.begin(), all.end(), [](const auto &a, const auto &b) { return a.ord < b.ord; });
+        for (const auto &v : all) {
+            QVERIFY(v.ord > lastOrd);
+            lastOrd = v.ord;
+        }
+        for (std::size_t k = 1; k < all.size(); ++k)
+            QVERIFY(std::stoll(all[k].resourceVersion) > std::stoll(all[k - 1].resourceVersion));
+    }
+
+    void headsReadBackAfterARestartMakeDeltasThatDecode()
+    {
+        const std::string url = testpostgres::freshDatabase(QStringLiteral("bulk-restart"));
+        std::map<std::string, std::map<std::string, std::string>> expected;
+        long long rv = 1000;
+        auto round = [&](HistoryStore &store, int n, int objects) {
+            std::vector<WatchEvent> events;
+            for (int i = 0; i < objects; ++i) {
+                const std::string text = configMap(i, n, ++rv);
+                events.push_back({n == 1 ? HistoryEventType::Added : HistoryEventType::Modified, text, 1});
+                expected["uid-" + std::to_string(i)][std::to_string(rv)] = toJsonText(parseJson(text).value());
+            }
+            return store.write({{kMaps, events, {}, {}}}).ok();
+        };
+        {
+            auto store = openStore(url);
+            QVERIFY(round(*store, 1, 40)); // snapshots
+            QVERIFY(round(*store, 2, 20)); // the first 20 end in a delta, the others in a snapshot
+        }
+        // A new connection holds no heads: each is read back (a snapshot with the batch's lookup,
+        // a chain one by one) before the next delta is made against it.
+        auto store = openStore(url);
+        QVERIFY(round(*store, 3, 40));
+        QVERIFY(round(*store, 4, 40));
+        QVERIFY(everything(*store) == expected);
+        int deltas = 0;
+        const auto objects = store->allObjects().value();
+        for (const auto &o : objects) {
+            const auto versions = store->versions(o.id).value();
+            for (const auto &v : versions)
+                deltas += v.snapshot ? 0 : 1;
+        }
+        QVERIFY2(deltas >= 100, std::to_string(deltas).c_str());
+    }
+
+    void aVersionAnotherScopeStoredAlreadyIsCountedAsADuplicateNotStoredTwice()
+    {
+        auto store = openStore(testpostgres::freshDatabase(QStringLiteral("bulk-scopes")));
+        QVERIFY(store
+                    ->write({{kMaps,
+                              {{HistoryEventType::Added, configMap(1, 1, 2001), 1},
+                               {HistoryEventType::Modified, configMap(1, 2, 2002), 1}},
+                              {},
+                              {}}})
+                    .ok());
+        // The cluster-wide watch delivers the older version after the newer one was stored, in a
+        // batch with versions nobody stored yet: the bulk write meets the unique key and the
+        // transaction is done again row by row.
+        auto report = store->write({{kAllMaps,
+                                     {{HistoryEventType::Added, configMap(2, 1, 2003), 1},
+                                      {HistoryEventType::Modified, configMap(1, 1, 2001), 1},
+                                      {HistoryEventType::Added, configMap(3, 1, 2004), 1}},
+                                     {},
+                                     {}}});
+        QVERIFY2(report.ok(), report ? "" : report.error().describe().c_str());
+        QCOMPARE(report->skippedDuplicates, 1);
+        QCOMPARE(report->versions.size(), std::size_t(2));
+        const auto all = everything(*store);
+        QCOMPARE(all.at("uid-1").size(), std::size_t(2));
+        QCOMPARE(all.at("uid-2").size(), std::size_t(1));
+        QCOMPARE(all.at("uid-3").size(), std::size_t(1));
+        // Later batches look versions up first, and go on in bulk.
+        auto again = store->write({{kAllMaps,
+                                    {{HistoryEventType::Modified, configMap(1, 1, 2001), 1},
+                                     {HistoryEventType::Modified, configMap(2, 2, 2005), 1}},
+                                    {},
+                                    {}}});
+        QVERIFY(again.ok());
+        QCOMPARE(again->skippedDuplicates, 1);
+        QCOMPARE(again->versions.size(), std::size_t(1));
+    }
+
+    void twoRecordersOfOneClusterStoreEachVersionOnceWhoeverIsAhead()
+    {
+        const std::string url = testpostgres::freshDatabase(QStringLiteral("bulk-two"));
+        auto a = openStore(url, "recorder-a");
+        auto b = openStore(url, "recorder-b");
+        auto batch = [](int n, long long firstRv) {
+            std::vector<WatchEvent> events;
+            for (int i = 0; i < 150; ++i)
+                events.push_back({n == 1 ? HistoryEventType::Added : HistoryEventType::Modified,
+                                  configMap(i, n, firstRv + i), 1});
+            return HistoryWriteItem{kMaps, events, {}, {}};
+        };
+        QCOMPARE(a->write({batch(1, 10000)})->versions.size(), std::size_t(150));
+        QCOMPARE(b->write({batch(1, 10000)})->skippedDuplicates, 150);
+        // b is ahead by two versions; a then sees both, the first older than what b stored last.
+        QCOMPARE(b->write({batch(2, 20000)})->versions.size(), std::size_t(150));
+        QCOMPARE(b->write({batch(3, 30000)})->versions.size(), std::size_t(150));
+        auto late = a->write({batch(2, 20000), batch(3, 30000), batch(4, 40000)});
+        QVERIFY2(late.ok(), late ? "" : late.error().describe().c_str());
+        QCOMPARE(late->skippedDuplicates, 300);
+        QCOMPARE(late->versions.size(), std::size_t(150));
+        const auto all = everything(*a);
+        for (const auto &[uid, versions] : all)
+            QCOMPARE(versions.size(), std::size_t(4));
+    }
+
+    void aStoreWhoseObjectsTableWasMadeBeforeRecordsOnAndANewOneLeavesRoomForUpdates()
+    {
+        const std::string db = "t_bulk_old_layout";
+        const std::string url = testpostgres::freshDatabase(QStringLiteral("bulk-old-layout"));
+        auto rows = [&](const std::string &sql) {
+            PGconn *c = PQconnectdb(testpostgres::urlOf(db).c_str());
+            PGresult *r = PQexec(c, sql.c_str());
+            std::string v = PQresultStatus(r) == PGRES_TUPLES_OK && PQntuples(r) ? PQgetvalue(r, 0, 0) : "";
+            PQclear(r);
+            PQfinish(c);
+            return v;
+        };
+        {
+            auto store = openStore(url);
+            QVERIFY(store->write({{kMaps, {{HistoryEventType::Added, configMap(1, 1, 3001), 1}}, {}, {}}}).ok());
+        }
+        QCOMPARE(rows("SELECT array_to_string(reloptions, ',') FROM pg_class WHERE relname = 'objects'"),
+                 std::string("fillfactor=50"));
+        // The layout before this writer: the table's default fill.
+        testpostgres::run(db, "ALTER TABLE fieldscope_c1.objects RESET (fillfactor)");
+        auto store = openStore(url);
+        auto report = store->write({{kMaps,
+                                     {{HistoryEventType::Modified, configMap(1, 2, 3002), 1},
+                                      {HistoryEventType::Added, configMap(2, 1, 3003), 1}},
+                                     {},
+                                     {}}});
+        QVERIFY(report.ok());
+        QCOMPARE(report->versions.size(), std::size_t(2));
+        QCOMPARE(everything(*store).at("uid-1").size(), std::size_t(2));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestHistoryStoreBulk)
+#include "tst_historystore_bulk.moc"
