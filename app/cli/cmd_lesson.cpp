@@ -2,6 +2,7 @@
 // rehearsal before a class and for tests. Names, flags and JSON fields are interfaces.
 #include "app/cli/clisession.h"
 #include "app/cli/commands.h"
+#include "app/cli/lessonclass.h"
 #include "app/services/lessoncatalog.h"
 #include "app/services/sandbox.h"
 #include "core/base/visibletext.h"
@@ -73,6 +74,7 @@ int runLessonList(const QStringList &args)
                            {"summary", l.summary},
                            {"namespace", l.ns},
                            {"steps", l.steps.size()},
+                           {"class", l.isClass},
                            {"source", l.source}});
         print(core::toJsonText(all, 2) + "\n");
         return 0;
@@ -82,7 +84,7 @@ int runLessonList(const QStringList &args)
         width = std::max(width, l.name.size());
     for (const core::Lesson &l : catalog.lessons)
         print(l.name + std::string(width - l.name.size() + 2, ' ') + visible(l.title) + "  ("
-              + std::to_string(l.steps.size()) + " steps)\n");
+              + std::to_string(l.steps.size()) + " steps" + (l.isClass ? ", class: needs students" : "") + ")\n");
     return 0;
 }
 
@@ -106,8 +108,9 @@ int runLessonCheck(const QStringList &args)
             worst = 2;
             continue;
         }
-        print(visible(file.toStdString()) + ": ok, lesson \"" + lesson->name + "\" with "
-              + std::to_string(lesson->steps.size()) + " steps in namespace " + lesson->ns + "\n");
+        print(visible(file.toStdString()) + ": ok, " + (lesson->isClass ? "class lesson" : "lesson") + " \""
+              + lesson->name + "\" with " + std::to_string(lesson->steps.size()) + " steps in namespace "
+              + (lesson->isClass ? std::string("of the class") : lesson->ns) + "\n");
     }
     return worst;
 }
@@ -127,8 +130,10 @@ void printStepText(const core::Lesson &lesson, const core::LessonStepReport &r)
           + "\n");
     for (const core::LessonCall &c : r.calls) {
         char head[64];
-        std::snprintf(head, sizeof head, "  %6lldms  client %-2d ", static_cast<long long>(c.answeredMs), c.client);
-        std::string line = head + c.method + " " + visible(c.path) + "  ";
+        std::snprintf(head, sizeof head, "  %6lldms  ", static_cast<long long>(c.answeredMs));
+        std::string who = r.students.empty() ? "client " + std::to_string(c.client) : visible(c.student);
+        who.resize(std::max<std::size_t>(who.size(), 9), ' ');
+        std::string line = head + who + " " + c.method + " " + visible(c.path) + "  ";
         line += c.status ? std::to_string(c.status) : std::string("no answer");
         if (!c.reason.empty())
             line += " " + visible(c.reason);
@@ -141,9 +146,9 @@ void printStepText(const core::Lesson &lesson, const core::LessonStepReport &r)
         summary += ", " + visible(reason) + " x" + std::to_string(n);
     const bool wrote = std::any_of(r.calls.begin(), r.calls.end(), [](const core::LessonCall &c) { return c.isWrite; });
     if (r.winner && wrote)
-        summary += "; winner: client " + std::to_string(*r.winner);
+        summary += "; winner: " + visible(r.clientName(*r.winner));
     if (r.last && !r.winner && wrote)
-        summary += "; the object shows client " + std::to_string(*r.last) + "'s write";
+        summary += "; the object shows " + visible(r.clientName(*r.last)) + "'s write";
     print(summary + "\n");
     for (const auto &[pointer, owners] : r.owners)
         print("  owners of " + visible(pointer) + ": " + ownerText(owners) + "\n");
@@ -174,6 +179,8 @@ Json stepJson(const core::LessonStepReport &r)
                          {"sentMs", c.sentMs},
                          {"answeredMs", c.answeredMs},
                          {"conflicts", conflicts}});
+        if (!r.students.empty())
+            calls.back()["student"] = c.student;
     }
     Json owners = Json::object();
     for (const auto &[pointer, list] : r.owners) {
@@ -185,34 +192,53 @@ Json stepJson(const core::LessonStepReport &r)
     Json errors = Json::object();
     for (const auto &[reason, n] : r.errors)
         errors[reason] = n;
-    return {{"step", r.index + 1},
-            {"title", r.title},
-            {"passed", r.passed()},
-            {"succeeded", r.succeeded},
-            {"errors", errors},
-            {"winner", r.winner ? Json(*r.winner) : Json()},
-            {"last", r.last ? Json(*r.last) : Json()},
-            {"requests", calls},
-            {"owners", owners},
-            {"events", r.events.size()},
-            {"mismatches", r.mismatches}};
+    Json step{{"step", r.index + 1},
+              {"title", r.title},
+              {"passed", r.passed()},
+              {"succeeded", r.succeeded},
+              {"errors", errors},
+              {"winner", r.winner ? Json(*r.winner) : Json()},
+              {"last", r.last ? Json(*r.last) : Json()},
+              {"requests", calls},
+              {"owners", owners},
+              {"events", r.events.size()},
+              {"mismatches", r.mismatches}};
+    if (!r.students.empty()) { // a class step: who the numbers are, and what they were asked
+        step["students"] = r.students;
+        step["awaited"] = r.awaited;
+        step["instruction"] = r.instruction;
+        step["resourceVersionShown"] = r.shownResourceVersion;
+        step["winnerStudent"] = r.winner ? Json(r.clientName(*r.winner)) : Json();
+        step["lastStudent"] = r.last ? Json(r.clientName(*r.last)) : Json();
+    }
+    return step;
 }
 
 // The sandbox's kubeconfig when the user named no cluster: lessons are for the sandbox first.
+// The cluster directory a class lesson's class is on (--cluster-dir, default the sandbox's).
+QString clusterDir(const QCommandLineParser &p)
+{
+    return p.isSet(QStringLiteral("cluster-dir")) ? p.value(QStringLiteral("cluster-dir"))
+                                                  : SandboxController::dataDir();
+}
+
 QString sandboxKubeconfig(const QCommandLineParser &p)
 {
     if (p.isSet(QStringLiteral("kubeconfig")) || p.isSet(QStringLiteral("context")))
         return {};
-    const QString path = SandboxController::dataDir() + QStringLiteral("/kubeconfig");
+    const QString path = clusterDir(p) + QStringLiteral("/kubeconfig");
     return QFileInfo::exists(path) ? path : QString();
 }
 
-bool isSandbox(const kube::ResolvedConfig &c)
+// The sandbox, or the cluster directory named with --cluster-dir (a class's, as the class
+// commands take it): a lesson may write there without --yes.
+bool isSandbox(const kube::ResolvedConfig &c, const QCommandLineParser &p)
 {
-    const QString dir = QDir(SandboxController::dataDir()).canonicalPath();
+    const QString dir = QDir(clusterDir(p)).canonicalPath();
     const QString file = QFileInfo(QString::fromStdString(c.sourceFile)).canonicalFilePath();
-    return !dir.isEmpty() && file.startsWith(dir + QLatin1Char('/'))
-        && c.contextName == SandboxController::contextName().toStdString();
+    if (dir.isEmpty() || !file.startsWith(dir + QLatin1Char('/')))
+        return false;
+    return p.isSet(QStringLiteral("cluster-dir")) || c.contextName == SandboxController::contextName().toStdString();
 }
 
 void addLessonRunOptions(QCommandLineParser &p)
@@ -234,6 +260,61 @@ void addLessonRunOptions(QCommandLineParser &p)
                  QStringLiteral("Run on a cluster that is not the sandbox (the lesson creates and deletes objects).")});
     p.addOption({QStringLiteral("keep"),
                  QStringLiteral("Leave the lesson's namespace and objects for a look afterwards.")});
+    p.addOption({QStringLiteral("simulate-students"),
+                 QStringLiteral("A class lesson without a class: start a class of N simulated students on the cluster "
+                                "directory, each writing on its own connection, and stop it (purged) at the end."),
+                 QStringLiteral("N")});
+    p.addOption({QStringLiteral("cluster-dir"),
+                 QStringLiteral("The cluster directory of the class (default: the sandbox's)."),
+                 QStringLiteral("DIR")});
+}
+
+// What a class step asks everyone, printed before the run waits for it (on stderr with -o json).
+void printPrompt(const lessons::StudentPrompt &a, std::size_t steps, bool simulated, bool json)
+{
+    std::string instruction; // line by line, each escaped: the lesson file's text, shown as written
+    for (std::size_t from = 0; from < a.instruction.size();) {
+        const std::size_t nl = std::min(a.instruction.find('\n', from), a.instruction.size());
+        instruction += "  " + visible(a.instruction.substr(from, nl - from)) + "\n";
+        from = nl + 1;
+    }
+    std::string text = "\nStep " + std::to_string(a.step + 1) + "/" + std::to_string(steps) + " asks the class ("
+                     + (simulated ? "simulated: " : "waiting up to " + std::to_string(a.timeoutSeconds) + " s for ")
+                     + std::to_string(a.awaited) + " students):\n" + instruction + "  " + a.object + " in namespace "
+                     + a.ns
+                     + (a.resourceVersion.empty() ? std::string(", not there yet")
+                                                  : ", resourceVersion on the screen: " + a.resourceVersion)
+                     + "\n";
+    std::fputs(text.c_str(), json ? stderr : stdout);
+    std::fflush(json ? stderr : stdout);
+}
+
+// The class a class lesson runs with; nullptr after reporting why (exit code in *rc). Any other
+// lesson refuses --simulate-students.
+std::unique_ptr<LessonClass> lessonClass(const QCommandLineParser &p, const core::Lesson &lesson, int *rc)
+{
+    const bool simulate = p.isSet(QStringLiteral("simulate-students"));
+    if (!lesson.isClass) {
+        if (simulate)
+            *rc = reportError(QStringLiteral("lesson %1 is not a class lesson: it has no students to simulate")
+                                  .arg(QString::fromStdString(lesson.name)))
+                + 1;
+        return nullptr;
+    }
+    bool ok = !simulate;
+    const int n = simulate ? p.value(QStringLiteral("simulate-students")).toInt(&ok) : 0;
+    if (!ok || n < 0 || n > kMaxSimulatedStudents || (simulate && n == 0)) {
+        *rc = reportError(QStringLiteral("--simulate-students takes a number of students from 1 to %1")
+                              .arg(kMaxSimulatedStudents))
+            + 1;
+        return nullptr;
+    }
+    auto opened = LessonClass::open(clusterDir(p), n);
+    if (!opened) {
+        *rc = reportError(opened.error());
+        return nullptr;
+    }
+    return std::move(*opened);
 }
 
 // NAME as a lesson file or a catalog name, in the namespace --namespace asks for; nullopt after
@@ -280,7 +361,7 @@ std::optional<core::Lesson> lessonToRun(const QCommandLineParser &p, const QStri
 // A lesson creates, rewrites and deletes objects: on anything but the sandbox only with --yes.
 bool mayRunOn(const kube::ResolvedConfig &config, const core::Lesson &lesson, const QCommandLineParser &p)
 {
-    if (isSandbox(config) || p.isSet(QStringLiteral("yes")))
+    if (isSandbox(config, p) || p.isSet(QStringLiteral("yes")))
         return true;
     std::string objects;
     for (const core::LessonTarget &t : lesson.objects())
@@ -327,6 +408,11 @@ int runLessonRun(const QStringList &args)
     const std::optional<core::Lesson> lesson = lessonToRun(p, p.positionalArguments().constFirst(), &rc);
     if (!lesson)
         return rc;
+    // A class lesson's class first: starting one may restart the API server the session talks to.
+    rc = 0;
+    std::unique_ptr<LessonClass> theClass = lessonClass(p, *lesson, &rc);
+    if (rc != 0)
+        return rc;
 
     auto session = CliSession::open(p, sandboxKubeconfig(p));
     if (!session)
@@ -338,6 +424,12 @@ int runLessonRun(const QStringList &args)
                                  lessons::LessonRunner::resolverFor(session->discovery()), *lesson);
     runner.setPeople(lessonPeople(config));
     const bool json = format == QLatin1String("json");
+    if (theClass) {
+        theClass->attach(runner);
+        runner.setStudentPrompt([&, simulated = theClass->simulated()](const lessons::StudentPrompt &a) {
+            printPrompt(a, lesson->steps.size(), simulated, json);
+        });
+    }
     if (!json)
         print("Lesson " + lesson->name + ": " + visible(lesson->title) + "\nNamespace " + runner.ns() + " on "
               + visible(config.contextName.empty() ? config.server : config.contextName) + "\n");
@@ -349,11 +441,19 @@ int runLessonRun(const QStringList &args)
         if (auto removed = runner.removeNamespace(); !removed)
             std::fprintf(stderr, "fieldscope: could not remove namespace %s: %s\n", runner.ns().c_str(),
                          removed.error().describe().c_str());
+    const bool simulated = theClass && theClass->simulated();
+    if (theClass)
+        if (auto stopped = theClass->close(); !stopped)
+            std::fprintf(stderr, "fieldscope: could not stop the simulated class: %s\n",
+                         stopped.error().describe().c_str());
     if (json)
         print(core::toJsonText(Json{{"lesson", lesson->name},
                                     {"title", lesson->title},
                                     {"namespace", runner.ns()},
                                     {"context", config.contextName},
+                                    {"class", lesson->isClass},
+                                    {"students", theClass ? Json(theClass->state().students.size()) : Json()},
+                                    {"simulated", simulated},
                                     {"passed", passed},
                                     {"steps", steps}},
                                2)
@@ -381,6 +481,7 @@ int runLesson(const QStringList &args)
         std::fputs("Usage: fieldscope lesson list [--lessons DIR] [-o text|json]\n"
                    "       fieldscope lesson check FILE...\n"
                    "       fieldscope lesson run NAME [--context C] [--namespace NS] [-o text|json] [--yes] [--keep]\n"
+                   "                             [--simulate-students N] [--cluster-dir DIR]\n"
                    "Teaching lessons that replay Kubernetes' concurrency experiments (docs/lessons.md).\n",
                    sub.isEmpty() ? stderr : stdout);
         return sub.isEmpty() ? 2 : 0;

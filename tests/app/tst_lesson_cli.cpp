@@ -126,7 +126,7 @@ private Q_SLOTS:
         const FieldscopeRun r = runInDataHome({QStringLiteral("lesson"), QStringLiteral("list")}, m_home.path());
         QCOMPARE(r.code, 0);
         const QList<QByteArray> lines = r.out.trimmed().split('\n');
-        QCOMPARE(lines.size(), 11);
+        QCOMPARE(lines.size(), 13);
         const QList<QByteArray> names{"conflicting-creates",
                                       "last-write-wins",
                                       "optimistic-locking",
@@ -137,9 +137,45 @@ private Q_SLOTS:
                                       "watch-atomicity",
                                       "who-did-it",
                                       "who-owns-status",
-                                      "undo-safely"};
+                                      "undo-safely",
+                                      "class-resourceversion-race",
+                                      "class-ssa-field-fight"};
         for (int i = 0; i < names.size(); ++i)
             QCOMPARE(lines[i].split(' ').constFirst(), names[i]);
+        // The class lessons say they need students; the others do not.
+        QVERIFY(lines[11].endsWith("(3 steps, class: needs students)"));
+        QVERIFY(!lines[10].contains("class"));
+    }
+
+    void aClassLessonRefusesToRunWithoutAClassAndSaysWhatItNeeds()
+    {
+        QTemporaryDir noClass; // a cluster directory where no class runs
+        const FieldscopeRun r = runInDataHome({QStringLiteral("lesson"), QStringLiteral("run"),
+                                               QStringLiteral("class-ssa-field-fight"), QStringLiteral("--cluster-dir"),
+                                               noClass.path()},
+                                              m_home.path());
+        QCOMPARE(r.code, 2);
+        QVERIFY2(r.err.contains("this is a class lesson: its steps wait for students' writes, and no class is running"),
+                 r.err.constData());
+        QVERIFY2(r.err.contains("fieldscope class start") && r.err.contains("--simulate-students N"),
+                 r.err.constData());
+    }
+
+    void simulatedStudentsAreOnlyForClassLessonsAndNeedACount()
+    {
+        const FieldscopeRun other = runInDataHome({QStringLiteral("lesson"), QStringLiteral("run"),
+                                                   QStringLiteral("undo-safely"), QStringLiteral("--simulate-students"),
+                                                   QStringLiteral("3")},
+                                                  m_home.path());
+        QCOMPARE(other.code, 2);
+        QVERIFY2(other.err.contains("undo-safely is not a class lesson"), other.err.constData());
+        const FieldscopeRun zero = runInDataHome({QStringLiteral("lesson"), QStringLiteral("run"),
+                                                  QStringLiteral("class-resourceversion-race"),
+                                                  QStringLiteral("--simulate-students"), QStringLiteral("0")},
+                                                 m_home.path());
+        QCOMPARE(zero.code, 2);
+        QVERIFY2(zero.err.contains("--simulate-students takes a number of students from 1 to 200"),
+                 zero.err.constData());
     }
 
     void checkNamesTheLineOfAMistakeAndExitsTwo()
