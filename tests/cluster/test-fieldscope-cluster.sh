@@ -85,4 +85,24 @@ near="$work/near"; mkdir -p "$near/etcd/member"; echo keep > "$near/etcd/member/
 "$script" start "$near" --name n --max-lifetime 600 >/dev/null 2>"$work/start6.err" || { cat "$work/start6.err" >&2; fail "start over 3.6 data failed"; }
 "$script" stop "$near" >/dev/null 2>&1 || true
 [ "$(cat "$near/etcd/member/db")" = keep ] || fail "etcd 3.6 data, which 3.7 upgrades in place, was moved"
+# 6. A class: options that would be code are refused; every certificate ends at --not-after; keys
+#    are 0600 in a 0700 folder; the client CA bundle gains the class CA and loses it again.
+cls="$work/class"
+"$script" start "$cls" --name c --max-lifetime 600 >/dev/null 2>"$work/start7.err" || { cat "$work/start7.err" >&2; fail "start for a class failed"; }
+if "$script" class-certs "$cls" --students 'a,b;touch PWNED4' --not-after 20300101000000Z 2>"$work/err7"; then fail "a --students with code was accepted"; fi
+grep -q -- '--students must be DNS labels' "$work/err7" || fail "no clear message for --students"
+if "$script" class-certs "$cls" --students a --not-after '$(touch PWNED5)' 2>/dev/null; then fail "a --not-after with code was accepted"; fi
+if "$script" class-trust "$cls" --listen 'a b' 2>/dev/null; then fail "a --listen with a space was accepted"; fi
+[ -z "$(find "$work" -name 'PWNED*' -print -quit)" ] || fail "a class option ran code"
+"$script" class-certs "$cls" --students ann,bo --not-after 20300101000000Z 2>"$work/err8" || { cat "$work/err8" >&2; fail "class-certs failed"; }
+[ "$(openssl x509 -in "$cls/class/pki/bo.crt" -noout -enddate)" = "notAfter=Jan  1 00:00:00 2030 GMT" ] || fail "a student certificate does not end at --not-after"
+[ "$(openssl x509 -in "$cls/class/pki/ca.crt" -noout -enddate)" = "notAfter=Jan  1 00:00:00 2030 GMT" ] || fail "the class CA does not end at --not-after"
+openssl x509 -in "$cls/class/pki/ann.crt" -noout -subject | grep -qF "O = fieldscope:class, CN = ann" || fail "wrong student subject"
+[ "$(stat -c %a "$cls/class/pki/ann.key")" = 600 ] && [ "$(stat -c %a "$cls/class/pki/ca.key")" = 600 ] \
+  && [ "$(stat -c %a "$cls/class/pki")" = 700 ] || fail "class keys or their folder are not private"
+"$script" class-trust "$cls" >/dev/null 2>&1 || fail "class-trust failed"
+[ "$(grep -c BEGIN "$cls/pki/client-ca.crt")" = 2 ] || fail "the bundle does not hold the class CA"
+"$script" class-revoke "$cls" >/dev/null 2>&1 || fail "class-revoke failed"
+[ "$(grep -c BEGIN "$cls/pki/client-ca.crt")" = 1 ] || fail "the bundle still holds the class CA"
+"$script" stop "$cls" >/dev/null 2>&1 || true
 echo "ok"
