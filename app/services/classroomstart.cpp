@@ -260,6 +260,29 @@ bool waitForStudentAnswer(const ClassState &state, bool wantAccepted, std::chron
     }
 }
 
+// Records the class, then has the API server trust it (listening on `listenHost` too, when
+// given) and waits until it accepts a student. Recorded first, so `class stop` can always undo a
+// start that failed half-way; a failure here undoes it at once.
+core::Status trustClass(ClassState &state, const QString &listenHost)
+{
+    state.running = true;
+    if (auto saved = writeClassState(state); !saved)
+        return saved;
+    QStringList trustArgs;
+    if (!listenHost.isEmpty())
+        trustArgs << QStringLiteral("--listen") << listenHost;
+    if (auto trusted = runClusterScript(QStringLiteral("class-trust"), state.clusterDir, trustArgs); !trusted) {
+        (void)stopClass(state.clusterDir, false);
+        return trusted;
+    }
+    if (!waitForStudentAnswer(state, true, std::chrono::seconds(60))) {
+        (void)stopClass(state.clusterDir, false);
+        return classError(core::ErrorCategory::Auth,
+                          QStringLiteral("the API server does not accept the students' certificates"));
+    }
+    return core::success();
+}
+
 } // namespace
 
 core::Result<ClassState> startClass(const ClassStartOptions &options)
@@ -310,24 +333,8 @@ core::Result<ClassState> startClass(const ClassStartOptions &options)
                                .arg(*port);
     if (auto written = writeKubeconfigs(state, server); !written)
         return written.error();
-    // Recorded before the API server trusts anyone, so `class stop` can always undo a start that
-    // failed half-way.
-    state.running = true;
-    if (auto saved = writeClassState(state); !saved)
-        return saved.error();
-    QStringList trustArgs;
-    if (!listen->host.isEmpty())
-        trustArgs << QStringLiteral("--listen") << listen->host;
-    if (auto trusted = runClusterScript(QStringLiteral("class-trust"), state.clusterDir, trustArgs); !trusted) {
-        (void)stopClass(state.clusterDir, false);
+    if (auto trusted = trustClass(state, listen->host); !trusted)
         return trusted.error();
-    }
-    if (!waitForStudentAnswer(state, true, std::chrono::seconds(60))) {
-        (void)stopClass(state.clusterDir, false);
-        return classError(
-            core::ErrorCategory::Auth,
-            QStringLiteral("the API server does not accept the students' certificates (at %1)").arg(server));
-    }
     return state;
 }
 
