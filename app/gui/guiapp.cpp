@@ -1,6 +1,7 @@
 #include "app/gui/guiapp.h"
 
 #include "app/gui/clustercontroller.h"
+#include "app/gui/classlauncher.h"
 #include "app/gui/demoseeder.h"
 #include "app/gui/historyfilecontroller.h"
 #include "app/gui/lessoncontroller.h"
@@ -21,6 +22,7 @@
 #include "widgets/mainwindow.h"
 #include "widgets/objecttablepage.h"
 
+#include <QAction>
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QFileInfo>
@@ -147,8 +149,9 @@ class GuiSession
 {
 public:
     explicit GuiSession(const GuiOptions &options)
-        : o(options), workspace(&window), lessons(&window, &workspace, o.lessonDirs)
+        : o(options), workspace(&window), lessons(&window, &workspace, o.lessonDirs), classes(&window, &workspace)
     {
+        QObject::connect(lessons.presenterAction(), &QAction::toggled, &classes, &ClassLauncher::setPresenter);
     }
 
     bool knowsLesson() const { return o.lessonName.isEmpty() || lessons.catalog().find(o.lessonName.toStdString()); }
@@ -208,6 +211,7 @@ private:
         workspace.setKubeconfig(kubeconfig);
         workspace.loadContexts();
         first = workspace.open(context);
+        classes.setClusterDir(ClassLauncher::clusterDirOf(kubeconfig)); // the sandbox's, or a cluster directory
         if (!o.auditLog.isEmpty())
             first->followAuditLog(o.auditLog);
         if (!o.resource.isEmpty())
@@ -258,6 +262,7 @@ private:
     widgets::MainWindow window;
     Workspace workspace;
     LessonLauncher lessons;
+    ClassLauncher classes;
     SandboxController sandbox;
     std::unique_ptr<HistoryFileController> offline;
     ClusterController *first = nullptr;

@@ -40,6 +40,8 @@ public:
     // Starts the lesson on `cluster` once it is connected; false when there is no such lesson.
     bool start(ClusterController *cluster, const LessonStart &how);
     LessonController *current() const { return m_lesson.get(); }
+    // Lessons → Presenter Mode (F5), checkable: the Class view follows it too.
+    QAction *presenterAction() const { return m_presenter; }
 
 Q_SIGNALS:
     void started(fieldscope::app::LessonController *lesson);
