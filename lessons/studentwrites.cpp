@@ -30,7 +30,7 @@ std::string methodOf(const std::string &verb)
     return "?";
 }
 
-std::string trimmed(std::string s)
+std::string trimmed(const std::string &s)
 {
     const auto first = s.find_first_not_of(" \t\r");
     const auto last = s.find_last_not_of(" \t\r");
