@@ -1,6 +1,6 @@
 #pragma once
-// ClassLauncher: the window's Class menu and Class view (docs/lessons.md, "Running a class"; issue
-// 37). The menu starts a class from a roster file, opens the folder of the students' kubeconfigs,
+// ClassLauncher: the window's Class menu and Class view (docs/lessons.md, "Running a class").
+// The menu starts a class from a roster file, opens the folder of the students' kubeconfigs,
 // copies the path of one student's kubeconfig (the teacher's explicit act: the file holds the
 // student's key, which is never logged), and stops the class. It works on the sandbox or a cluster
 // directory that `scripts/fieldscope-cluster start DIR` made (the kubeconfig's folder, with logs/

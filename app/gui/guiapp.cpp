@@ -1,7 +1,7 @@
 #include "app/gui/guiapp.h"
 
-#include "app/gui/clustercontroller.h"
 #include "app/gui/classlauncher.h"
+#include "app/gui/clustercontroller.h"
 #include "app/gui/demoseeder.h"
 #include "app/gui/historyfilecontroller.h"
 #include "app/gui/lessoncontroller.h"

@@ -196,7 +196,8 @@ ClassFeed::Tick ClassFeed::work(const std::shared_ptr<Tail> &tail, const QString
     }
     const QString logPath = dir + QStringLiteral("/logs/audit.log");
     if (!tail->follower || tail->following != state->started) {
-        tail->follower = std::make_unique<core::AuditLogFollower>(logPath.toStdString(), startOf(logPath, state->started));
+        tail->follower = std::make_unique<core::AuditLogFollower>(logPath.toStdString(),
+                                                                  startOf(logPath, state->started));
         tail->following = state->started;
     }
     core::AuditDecodeResult decoded;
