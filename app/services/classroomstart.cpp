@@ -296,6 +296,11 @@ core::Result<ClassState> startClass(const ClassStartOptions &options)
         return classError(
             core::ErrorCategory::Conflict,
             QStringLiteral("a class is already running in %1 (fieldscope class stop first)").arg(options.clusterDir));
+    if (!runClusterScript(QStringLiteral("status"), options.clusterDir, {}))
+        return classError(core::ErrorCategory::Config,
+                          QStringLiteral("the sandbox in %1 is not running (start the window's sandbox, or "
+                                         "scripts/fieldscope-cluster start DIR)")
+                              .arg(options.clusterDir));
     auto port = apiServerPort(options.clusterDir);
     if (!port)
         return port.error();
