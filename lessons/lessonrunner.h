@@ -8,6 +8,10 @@
 // together by a latch. A watch on the step's object records every event the server sends while
 // the step runs, so the report can show that each write arrived whole.
 //
+// A class step (core::LessonStudentTask) waits for students instead: simulated ones, whose writes
+// the runner sends itself on each student's own connection, or real ones whose writes a
+// StudentWriteSource observes (lessons/studentwrites.h; the class's audit log, given by the caller).
+//
 // Threading: the calls block until the server has answered (seconds, for a step). The command
 // line calls them directly; the window calls them on a worker thread and shows the reports.
 #include "core/base/result.h"
