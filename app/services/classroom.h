@@ -1,5 +1,5 @@
 #pragma once
-// A class on one sandbox (issue 37): every student gets a client certificate of their own (CN = the
+// A class on one sandbox: every student gets a client certificate of their own (CN = the
 // student's name, O = fieldscope:class) signed by a per-class CA that the sandbox's API server trusts
 // while the class runs, a namespace of their own, and write access to the shared class namespace.
 // The state lives in DIR/class/state.json (0600) and DIR/class/pki/ (0700) of the sandbox directory

@@ -1,4 +1,4 @@
-// `fieldscope class start|status|stop|report` against a real kube-apiserver (issue 37): a class of
+// `fieldscope class start|status|stop|report` against a real kube-apiserver: a class of
 // 30 students, each with the kubeconfig `class start` wrote, racing on one ConfigMap; every write
 // and every refused write named by student from the audit log; isolation; revocation; expiry;
 // --listen. Runs its own cluster (scripts/fieldscope-cluster): a class changes the API server's
