@@ -688,11 +688,14 @@ Result<CommitReport> HistoryStore::write(const std::vector<HistoryWriteItem> &it
 {
     // A database that writes in bulk sends the versions after deciding them all; one of them
     // stored already (out of the duplicate checks' sight: another scope's copy of an older
-    // version) fails that bulk write whole, which is then done again row by row, as before.
+    // version) fails that bulk write whole, which is then done again row by row, as before. So
+    // does any other failure of a bulk write (a value the bulk statements read otherwise than a
+    // bound parameter, say): the row writer's outcome, error or not, is the one reported.
     m_d->bulk = m_d->conn->writesInBulk();
     auto r = m_d->writeItems(items);
-    if (!r && m_d->bulk && r.error().category == ErrorCategory::Conflict) {
-        m_d->bulkDuplicateCheck = true;
+    if (!r && m_d->bulk && r.error().category != ErrorCategory::Network) {
+        if (r.error().category == ErrorCategory::Conflict)
+            m_d->bulkDuplicateCheck = true;
         m_d->bulk = false;
         r = m_d->writeItems(items);
     }

@@ -205,6 +205,24 @@ private Q_SLOTS:
         QCOMPARE(again->versions.size(), std::size_t(1));
     }
 
+    void aUidWithANulWritesAsTheRowWriterDoes()
+    {
+        // PostgreSQL's text ends a bound value at a NUL: the row writer finds "uid-7" for it. The
+        // bulk write takes it for a new object, meets the unique uid, and the row writer decides.
+        auto store = openStore(testpostgres::freshDatabase(QStringLiteral("bulk-nul")));
+        QVERIFY(store->write({{kMaps, {{HistoryEventType::Added, configMap(7, 1, 4001), 1}}, {}, {}}}).ok());
+        std::string hostile = configMap(7, 2, 4002);
+        hostile.replace(hostile.find("\"uid-7\""), 7, "\"uid-7\\u0000x\"");
+        auto report = store->write({{kMaps,
+                                     {{HistoryEventType::Modified, hostile, 1},
+                                      {HistoryEventType::Added, configMap(8, 1, 4003), 1}},
+                                     {},
+                                     {}}});
+        QVERIFY2(report.ok(), report ? "" : report.error().describe().c_str());
+        QCOMPARE(report->versions.size(), std::size_t(2));
+        QCOMPARE(store->allObjects().value().size(), std::size_t(2));
+    }
+
     void twoRecordersOfOneClusterStoreEachVersionOnceWhoeverIsAhead()
     {
         const std::string url = testpostgres::freshDatabase(QStringLiteral("bulk-two"));
