@@ -243,6 +243,92 @@ private Q_SLOTS:
         QCOMPARE(report["storedAttempts"].get<int>(), 0);
     }
 
+    // A class's student is a client-certificate user (CN = the name, O = fieldscope:class, as
+    // `fieldscope class start` issues them): the History names the certificate's CN for the version
+    // the student made and for the student's refused write, with the class group.
+    void aClientCertificateStudentIsNamedWithTheClassGroup()
+    {
+        Kubectl k;
+        QVERIFY(k.makeNamespace(QStringLiteral("fs-who-x509-")));
+        QTemporaryDir dir;
+        const QString pki = clusterDir() + QStringLiteral("/pki/");
+        auto openssl = [](const QStringList &args) {
+            QProcess p;
+            p.start(QStringLiteral("openssl"), args);
+            return p.waitForFinished(60000) && p.exitCode() == 0;
+        };
+        QFile ext(dir.filePath(QStringLiteral("client.ext")));
+        QVERIFY(ext.open(QIODevice::WriteOnly) && ext.write("extendedKeyUsage=clientAuth\n") > 0);
+        ext.close();
+        QVERIFY(openssl({QStringLiteral("req"), QStringLiteral("-newkey"), QStringLiteral("rsa:2048"),
+                         QStringLiteral("-nodes"), QStringLiteral("-keyout"), dir.filePath(QStringLiteral("s.key")),
+                         QStringLiteral("-out"), dir.filePath(QStringLiteral("s.csr")), QStringLiteral("-subj"),
+                         QStringLiteral("/O=fieldscope:class/CN=amara")}));
+        QVERIFY(openssl({QStringLiteral("x509"), QStringLiteral("-req"), QStringLiteral("-in"),
+                         dir.filePath(QStringLiteral("s.csr")), QStringLiteral("-CA"), pki + QStringLiteral("ca.crt"),
+                         QStringLiteral("-CAkey"), pki + QStringLiteral("ca.key"), QStringLiteral("-CAcreateserial"),
+                         QStringLiteral("-CAserial"), dir.filePath(QStringLiteral("ca.srl")), QStringLiteral("-days"),
+                         QStringLiteral("1"), QStringLiteral("-extfile"), ext.fileName(), QStringLiteral("-out"),
+                         dir.filePath(QStringLiteral("s.crt"))}));
+        QCOMPARE(failed(k.run(ctxToken(),
+                              {QStringLiteral("create"), QStringLiteral("rolebinding"), QStringLiteral("amara-edit"),
+                               QStringLiteral("--clusterrole=edit"), QStringLiteral("--user=amara")})),
+                 QByteArray());
+        const auto server = k.run(ctxToken(),
+                                  {QStringLiteral("config"), QStringLiteral("view"), QStringLiteral("--minify"),
+                                   QStringLiteral("-o"), QStringLiteral("jsonpath={.clusters[0].cluster.server}")});
+        QCOMPARE(server.exitCode, 0);
+        // The student's own connection: no kubeconfig of the teacher's, the certificate alone.
+        QFile none(dir.filePath(QStringLiteral("none")));
+        QVERIFY(none.open(QIODevice::WriteOnly) && none.write("apiVersion: v1\nkind: Config\n") > 0);
+        none.close();
+        auto student = [&](const QStringList &args, const QByteArray &stdinYaml = {}) {
+            QProcess p;
+            p.start(qEnvironmentVariable("FIELDSCOPE_KUBECTL"),
+                    QStringList{QStringLiteral("--kubeconfig"), dir.filePath(QStringLiteral("none")),
+                                QStringLiteral("--server"), QString::fromUtf8(server.out),
+                                QStringLiteral("--certificate-authority"), pki + QStringLiteral("ca.crt"),
+                                QStringLiteral("--client-certificate"), dir.filePath(QStringLiteral("s.crt")),
+                                QStringLiteral("--client-key"), dir.filePath(QStringLiteral("s.key")),
+                                QStringLiteral("-n"), k.ns}
+                        + args);
+            if (!stdinYaml.isEmpty()) {
+                p.write(stdinYaml);
+                p.closeWriteChannel();
+            }
+            p.waitForFinished(60000);
+            return ProcessResult{p.exitCode(), p.readAllStandardOutput(), p.readAllStandardError()};
+        };
+        const QString db = dir.filePath(QStringLiteral("who.db"));
+        Recorder recorder;
+        QVERIFY2(recorder.start(k.ns, db), recorder.err.constData());
+        QCOMPARE(failed(student(QStringList{QStringLiteral("create")} + kFromStdin, configMap("app", "  a: \"1\"\n"))),
+                 QByteArray());
+        const auto opened = student({QStringLiteral("get"), QStringLiteral("configmap"), QStringLiteral("app"),
+                                     QStringLiteral("-o"), QStringLiteral("jsonpath={.metadata.resourceVersion}")});
+        QCOMPARE(opened.exitCode, 0);
+        QCOMPARE(failed(k.run(kBob, {QStringLiteral("label"), QStringLiteral("configmap"), QStringLiteral("app"),
+                                     QStringLiteral("tier=web")})),
+                 QByteArray());
+        const auto stale = student(QStringList{QStringLiteral("replace")} + kFromStdin,
+                                   configMap("app", "  a: \"2\"\n", opened.out));
+        QVERIFY2(stale.exitCode != 0 && stale.err.contains("modified"), stale.err.constData());
+        QVERIFY2(recorder.stop(), recorder.err.constData());
+        const QStringList expected = {QStringLiteral("ADDED amara exact"), QStringLiteral("MODIFIED bob exact"),
+                                      QStringLiteral("REFUSED 409 Conflict amara")};
+        core::Json h;
+        for (int attempt = 0; attempt < 20 && whoLines(h) != expected; ++attempt) {
+            if (attempt > 0)
+                QTest::qWait(500);
+            const auto imported = runFieldscope(QStringList{QStringLiteral("audit"), QStringLiteral("import")}
+                                                + auditLogs() + QStringList{QStringLiteral("--db"), db});
+            QVERIFY2(imported.exitCode == 0, imported.err.constData());
+            h = history(k.ns, db);
+        }
+        QCOMPARE(whoLines(h), expected);
+        QCOMPARE(h[0]["who"]["groups"].front().get<std::string>(), std::string("fieldscope:class"));
+    }
+
     void aRecorderFollowingTheLogJoinsLiveAndResumesWithoutRereading()
     {
         Kubectl k;
