@@ -4,9 +4,11 @@
 #include "kube/apierror.h"
 #include "kube/transport.h"
 
+#include <QDeadlineTimer>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QThread>
 
 #include <future>
 
@@ -75,6 +77,8 @@ QByteArray roleBinding(const QString &name, const QString &ns, const QString &ro
     return QJsonDocument(binding).toJson(QJsonDocument::Compact);
 }
 
+constexpr int kTerminatingWaitMs = 60'000;
+
 kube::HttpRequest jsonRequest(const char *method, const QString &path, const QByteArray &body = {})
 {
     kube::HttpRequest request;
@@ -115,16 +119,37 @@ core::Result<AdminClient> AdminClient::open(const QString &clusterDir)
     return client;
 }
 
+// A namespace `class stop --purge` (or a teacher) deleted a moment ago is still Terminating while
+// the namespace controller empties it: nothing can be created in it until it is gone. A class
+// started right after a purge waits for that (a minute at most) and makes it anew.
 core::Status AdminClient::ensureNamespace(const QString &name)
 {
     const QJsonObject ns{{QStringLiteral("apiVersion"), QStringLiteral("v1")},
                          {QStringLiteral("kind"), QStringLiteral("Namespace")},
                          {QStringLiteral("metadata"), metadata(name)}};
-    auto made = blockingCall(*m_connection.transport,
-                             jsonRequest("POST", QStringLiteral("/api/v1/namespaces"), QJsonDocument(ns).toJson()));
-    if (!made && made.error().httpStatus != 409)
-        return made.error();
-    return core::success();
+    const QDeadlineTimer deadline(kTerminatingWaitMs);
+    for (;;) {
+        auto made = blockingCall(*m_connection.transport,
+                                 jsonRequest("POST", QStringLiteral("/api/v1/namespaces"), QJsonDocument(ns).toJson()));
+        if (made)
+            return core::success();
+        if (made.error().httpStatus != 409)
+            return made.error();
+        auto there = blockingCall(*m_connection.transport,
+                                  jsonRequest("GET", QStringLiteral("/api/v1/namespaces/") + name));
+        if (!there && there.error().httpStatus == 404)
+            continue; // gone between the two requests
+        if (!there)
+            return there.error();
+        const QJsonObject existing = QJsonDocument::fromJson(QByteArray::fromStdString(there->body)).object();
+        if (!existing.value(QStringLiteral("metadata")).toObject().contains(QStringLiteral("deletionTimestamp")))
+            return core::success(); // there and in use: the class keeps it
+        if (deadline.hasExpired())
+            return core::Error::make(core::ErrorCategory::Conflict,
+                                     "namespace " + name.toStdString()
+                                         + " is still being deleted after a minute; try again when it is gone");
+        QThread::msleep(250);
+    }
 }
 
 core::Status AdminClient::createOrReplace(const QString &collectionPath, const QString &name, const QByteArray &body)

@@ -432,6 +432,23 @@ private Q_SLOTS:
         QTRY_COMPARE_WITH_TIMEOUT(send(*m_admin, "GET", "/api/v1/namespaces/class").status, 404, 60000);
         QCOMPARE(klass({QStringLiteral("status")}).exitCode, 1);
     }
+
+    // The next class right after a purge: its namespaces are still Terminating for a few seconds
+    // (the namespace controller empties them); start waits for them to go and makes them anew.
+    void aClassStartedRightAfterAPurgeWaitsForTheOldNamespaces()
+    {
+        const QStringList start{QStringLiteral("start"), QStringLiteral("--students"), QStringLiteral("again"),
+                                QStringLiteral("--out"), m_tmp.filePath(QStringLiteral("again"))};
+        const ProcessResult first = klass(start);
+        QVERIFY2(first.exitCode == 0, first.err.constData());
+        QCOMPARE(klass({QStringLiteral("stop"), QStringLiteral("--purge")}).exitCode, 0);
+        const ProcessResult second = klass(start);
+        QVERIFY2(second.exitCode == 0, second.err.constData());
+        const Answer ns = send(*m_admin, "GET", "/api/v1/namespaces/class");
+        QCOMPARE(ns.status, 200);
+        QVERIFY2(!ns.body.contains("deletionTimestamp"), ns.body.constData());
+        QCOMPARE(klass({QStringLiteral("stop"), QStringLiteral("--purge")}).exitCode, 0);
+    }
 };
 
 QTEST_GUILESS_MAIN(TestClassCli)
