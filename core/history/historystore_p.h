@@ -168,7 +168,20 @@ struct HistoryStore::Impl {
     bool bulk = false;               // this write() holds its rows in `pending`
     bool bulkDuplicateCheck = false; // a bulk write met a stored version: look versions up first
     historydb::PendingWrites pending;
-    Status writeEventsInBulk(const HistoryWriteItem &item, CommitReport &report, std::set<std::string> *replayed);
+    // The events of a write read before its transaction (readEventBody needs no database), so
+    // recorders taking turns on the store's lock do not read JSON while holding it. Per item:
+    // each event's body, or why it is rejected. Empty when the write is larger than
+    // kReadAheadBytes (its events are then read in batches inside the transaction).
+    struct ReadItem {
+        std::vector<historydb::EventBody> bodies;
+        std::vector<const char *> rejected;
+    };
+    std::vector<ReadItem> readAhead;
+    static constexpr std::size_t kReadAheadBytes = 32u << 20;
+    void readEventsAhead(const std::vector<HistoryWriteItem> &items);
+    const char *rejectionOf(const WatchEvent &ev, historydb::EventBody &body) const;
+    Status writeEventsInBulk(const HistoryWriteItem &item, ReadItem *read, CommitReport &report,
+                             std::set<std::string> *replayed);
     Status lookUpBatch(const std::vector<historydb::EventBody> &bodies, const std::vector<const char *> &rejected);
     // A head from the batch's lookup (`answered`), or nothing: the caller asks the database.
     Status readSnapshotHeads(const std::vector<historydb::EventBody> &bodies,

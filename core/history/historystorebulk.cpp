@@ -25,18 +25,54 @@ constexpr std::size_t kSendRows = 100;
 
 } // namespace
 
-Status HistoryStore::Impl::writeEventsInBulk(const HistoryWriteItem &item, CommitReport &report,
+const char *HistoryStore::Impl::rejectionOf(const WatchEvent &ev, EventBody &body) const
+{
+    // What readers would refuse is not stored: a marked gap instead (as writeEvent).
+    return ev.objectJson.size() > codec.maxVersionBytes() ? "an object larger than the per-version limit"
+                                                          : readEventBody(ev, body);
+}
+
+void HistoryStore::Impl::readEventsAhead(const std::vector<HistoryWriteItem> &items)
+{
+    readAhead.clear();
+    std::size_t bytes = 0;
+    for (const auto &item : items)
+        for (const auto &ev : item.events)
+            bytes += ev.objectJson.size();
+    if (bytes > kReadAheadBytes)
+        return;
+    readAhead.resize(items.size());
+    for (std::size_t i = 0; i < items.size(); ++i) {
+        if (items[i].gap)
+            continue;
+        ReadItem &read = readAhead[i];
+        read.bodies.resize(items[i].events.size());
+        read.rejected.resize(items[i].events.size());
+        for (std::size_t k = 0; k < items[i].events.size(); ++k)
+            read.rejected[k] = rejectionOf(items[i].events[k], read.bodies[k]);
+    }
+}
+
+Status HistoryStore::Impl::writeEventsInBulk(const HistoryWriteItem &item, ReadItem *read, CommitReport &report,
                                              std::set<std::string> *replayed)
 {
+    if (read && read->bodies.size() != item.events.size())
+        read = nullptr;
     for (std::size_t start = 0; start < item.events.size(); start += kBulkBatch) {
         const std::size_t n = std::min(kBulkBatch, item.events.size() - start);
-        std::vector<EventBody> bodies(n);
-        std::vector<const char *> rejected(n, nullptr);
-        for (std::size_t k = 0; k < n; ++k) {
-            const WatchEvent &ev = item.events[start + k];
-            // What readers would refuse is not stored: a marked gap instead (as writeEvent).
-            rejected[k] = ev.objectJson.size() > codec.maxVersionBytes() ? "an object larger than the per-version limit"
-                                                                         : readEventBody(ev, bodies[k]);
+        std::vector<EventBody> bodies(read ? 0 : n);
+        std::vector<const char *> rejected;
+        if (read) {
+            // Moved out batch by batch: a body's index becomes its object's cached head.
+            bodies.reserve(n);
+            for (std::size_t k = start; k < start + n; ++k)
+                bodies.push_back(std::move(read->bodies[k]));
+            rejected.assign(read->rejected.begin() + std::ptrdiff_t(start),
+                            read->rejected.begin() + std::ptrdiff_t(start + n));
+        } else {
+            rejected.resize(n);
+            for (std::size_t k = 0; k < n; ++k)
+                rejected[k] = rejectionOf(item.events[start + k], bodies[k]);
         }
         if (auto st = lookUpBatch(bodies, rejected); !st)
             return st;
@@ -183,8 +219,9 @@ Status HistoryStore::Impl::loadHeadBody(Head &head)
     return success();
 }
 
-Status HistoryStore::Impl::holdVersion(const WatchScope &scope, const WatchEvent &ev, const EventIdentity &id, bool isNew,
-                                     Head &next, bool snapshot, const std::string &blob, std::size_t textBytes)
+Status HistoryStore::Impl::holdVersion(const WatchScope &scope, const WatchEvent &ev, const EventIdentity &id,
+                                       bool isNew, Head &next, bool snapshot, const std::string &blob,
+                                       std::size_t textBytes)
 {
     if (isNew) {
         pending.objects.push_back({id.uid, GroupVersion::parse(id.apiVersion).group, id.apiVersion, id.kind,

@@ -692,7 +692,10 @@ Result<CommitReport> HistoryStore::write(const std::vector<HistoryWriteItem> &it
     // does any other failure of a bulk write (a value the bulk statements read otherwise than a
     // bound parameter, say): the row writer's outcome, error or not, is the one reported.
     m_d->bulk = m_d->conn->writesInBulk();
+    if (m_d->bulk)
+        m_d->readEventsAhead(items);
     auto r = m_d->writeItems(items);
+    m_d->readAhead.clear();
     if (!r && m_d->bulk && r.error().category != ErrorCategory::Network) {
         if (r.error().category == ErrorCategory::Conflict)
             m_d->bulkDuplicateCheck = true;
@@ -720,7 +723,8 @@ Result<CommitReport> HistoryStore::Impl::writeItems(const std::vector<HistoryWri
         dataVersion = -1; // commitWrite may have taken our rolled-back commit as seen
         return e;
     };
-    for (const auto &item : items) {
+    for (std::size_t itemIndex = 0; itemIndex < items.size(); ++itemIndex) {
+        const HistoryWriteItem &item = items[itemIndex];
         const std::string scopeId = item.scope.id;
         if (item.gap) {
             HistoryGap gap = *item.gap;
@@ -736,7 +740,8 @@ Result<CommitReport> HistoryStore::Impl::writeItems(const std::vector<HistoryWri
             std::set<std::string> replayed;
             std::set<std::string> *only = item.onlyNewObjects ? &replayed : nullptr;
             if (bulk) {
-                if (auto st = writeEventsInBulk(item, report, only); !st)
+                ReadItem *read = itemIndex < readAhead.size() ? &readAhead[itemIndex] : nullptr;
+                if (auto st = writeEventsInBulk(item, read, report, only); !st)
                     return fail(st.error());
             } else {
                 for (const auto &ev : item.events)
