@@ -151,6 +151,9 @@ void ClassView::setRaceObjects(const QStringList &objects)
         m_raceObject->addItem(shown, o);
         m_raceObject->setItemData(m_raceObject->count() - 1, plainToolTip(o), Qt::ToolTipRole);
     }
+    // The first entry names the object it follows, so the room can read which one it is.
+    m_raceObject->setItemText(0, objects.isEmpty() ? tr("(the object written last)")
+                                                   : tr("%1 (written last)").arg(m_raceObject->itemText(1)));
     const int keep = current.isEmpty() ? -1 : m_raceObject->findData(current);
     m_raceObject->setCurrentIndex(keep > 0 ? keep : 0);
     m_raceObject->blockSignals(false);

@@ -24,6 +24,7 @@
 #include <QMessageBox>
 #include <QPushButton>
 #include <QThreadPool>
+#include <QTimer>
 #include <QUrl>
 #include <QtConcurrent>
 
@@ -267,6 +268,10 @@ void ClassLauncher::openFolder()
 void ClassLauncher::setPresenter(bool on)
 {
     m_view->setPresenter(on);
+    if (on && m_dock->isVisible() && !m_dock->isFloating()) // the room reads the race: give it the window
+        QTimer::singleShot(0, m_dock, [this] {              // once the dock is laid out
+            m_window->resizeDocks({m_dock}, {m_window->height() * 2 / 3}, Qt::Vertical);
+        });
 }
 
 void ClassLauncher::onState()
@@ -278,7 +283,10 @@ void ClassLauncher::onState()
             names << s.name;
         m_students.setRoster(names);
         m_view->showRunning(int(names.size()), state->expires, state->listen);
+        const bool shown = m_dock->isVisible();
         m_dock->show();
+        if (!shown && m_view->isPresenter())
+            setPresenter(true);
     } else {
         m_view->showStopped(state ? tr("The class has stopped: the API server refuses its students.") : QString());
     }

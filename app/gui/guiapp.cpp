@@ -152,6 +152,7 @@ public:
         : o(options), workspace(&window), lessons(&window, &workspace, o.lessonDirs), classes(&window, &workspace)
     {
         QObject::connect(lessons.presenterAction(), &QAction::toggled, &classes, &ClassLauncher::setPresenter);
+        classes.setPresenter(o.presenter); // --presenter: the Class view too
     }
 
     bool knowsLesson() const { return o.lessonName.isEmpty() || lessons.catalog().find(o.lessonName.toStdString()); }
