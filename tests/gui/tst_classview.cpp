@@ -270,6 +270,23 @@ private Q_SLOTS:
         QVERIFY(w.launcher.dock()->features() & QDockWidget::DockWidgetClosable);
     }
 
+    // A window opened mid-class counts what students sent since the class started, and nothing
+    // from before it (a write of a name on the roster an hour earlier is no part of the class).
+    void aWindowOpenedMidClassCountsTheClassSoFar()
+    {
+        ClassDir c;
+        const QDateTime started = QDateTime::currentDateTimeUtc().addSecs(-600);
+        Write before{QStringLiteral("amara")};
+        before.at = started.addSecs(-3000);
+        c.append(auditLine(before, c.events++));
+        c.writeState(kRoster, {}, started);
+        c.append(raceRounds(c, 2));
+        Window w(c.path());
+        QTRY_COMPARE_WITH_TIMEOUT(w.launcher.students()->totalRequests(), 2 * 12 + 12, 10000);
+        QCOMPARE(w.cell(QStringLiteral("amara"), ClassStudentsModel::WritesColumn), 3);
+        QCOMPARE(w.launcher.students()->totalRefused(), 2 * 11);
+    }
+
     // What students send is theirs: a long name, a look-alike of a student's name (a user of the
     // class group who is not on the roster: counted for no one, but shown in the race as the
     // characters it is), HTML in a refusal's message; every view draws them as plain text.
