@@ -45,6 +45,15 @@ void quietLogsUnless(bool verbose)
         QLoggingCategory::setFilterRules(QStringLiteral("fieldscope.*.debug=false\nfieldscope.*.info=false"));
 }
 
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define FIELDSCOPE_SANITIZED 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+#define FIELDSCOPE_SANITIZED 1
+#endif
+#endif
+
+#ifndef FIELDSCOPE_SANITIZED
 // A crash (a fault or an abort in any thread) prints the stack to stderr before the default action
 // (a core dump where enabled) runs: a crash at quit seen once in a CI log is otherwise a bare
 // "crashed" with nothing to go on. Addresses are offsets in the binary (addr2line -e fieldscope).
@@ -57,18 +66,30 @@ void onFatalSignal(int sig)
     std::signal(sig, SIG_DFL); // SA_RESETHAND did already; kept for a nested fault
     ::raise(sig);
 }
+#endif
 
 void reportCrashes()
 {
+#ifdef FIELDSCOPE_SANITIZED
+    return; // the sanitizer's own report says more, and it installs its handlers first
+#else
     // backtrace() loads libgcc on its first call, which allocates: done here, never in the handler.
     void *warm[1];
     (void)::backtrace(warm, 1);
+    // A stack overflow leaves no stack to run the handler on: it gets one of its own (the main
+    // thread's; other threads overflowing still die silently).
+    static char altStack[64 * 1024];
+    stack_t ss = {};
+    ss.ss_sp = altStack;
+    ss.ss_size = sizeof altStack;
+    ::sigaltstack(&ss, nullptr);
     struct sigaction sa = {};
     sa.sa_handler = onFatalSignal;
-    sa.sa_flags = SA_RESETHAND;
+    sa.sa_flags = SA_RESETHAND | SA_ONSTACK;
     sigemptyset(&sa.sa_mask);
     for (int sig : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT})
         ::sigaction(sig, &sa, nullptr);
+#endif
 }
 
 } // namespace

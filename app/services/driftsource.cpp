@@ -57,8 +57,9 @@ void addProblem(QStringList &problems, const QString &problem)
 }
 
 // One object: its JSON read, its recorded versions walked. A failure is its report's note, so
-// one object that cannot be analysed costs that object only.
-core::DriftReport analyseOne(core::HistoryStore *store, const DriftInput &in, QStringList &problems)
+// one object that cannot be analysed costs that object only. `storeFailed`: set when the store
+// itself failed (disk, network), not the object.
+core::DriftReport analyseOne(core::HistoryStore *store, const DriftInput &in, QStringList &problems, bool &storeFailed)
 {
     auto report = core::guarded("drift analysis", [&]() -> core::Result<core::DriftReport> {
         auto live = core::parseJson(std::string_view(in.json.constData(), std::size_t(in.json.size())));
@@ -69,6 +70,8 @@ core::DriftReport analyseOne(core::HistoryStore *store, const DriftInput &in, QS
     if (report)
         return std::move(*report);
     const std::string why = report.error().describe();
+    const core::ErrorCategory category = report.error().category;
+    storeFailed = storeFailed || category == core::ErrorCategory::Io || category == core::ErrorCategory::Network;
     addProblem(problems, QString::fromStdString(in.object.namespace_ + '/' + in.object.name + ": " + why));
     core::DriftReport failed;
     failed.object = in.object;
@@ -100,6 +103,7 @@ void DriftSource::work(const std::shared_ptr<Run> &run, Connection &connection, 
         }
     }
     core::HistoryStore *store = connection.store.get();
+    bool storeFailed = false;
     std::vector<core::DriftReport> batch;
     QElapsedTimer sinceBatch;
     sinceBatch.start();
@@ -108,14 +112,14 @@ void DriftSource::work(const std::shared_ptr<Run> &run, Connection &connection, 
             return;
         if (probe)
             probe();
-        batch.push_back(analyseOne(store, in, problems));
+        batch.push_back(analyseOne(store, in, problems, storeFailed));
         if (int(batch.size()) >= batchSize || sinceBatch.elapsed() >= 100) {
             run->post([n = run->number, b = std::move(batch)](DriftSource *s) { s->deliver(n, b); });
             batch = {};
             sinceBatch.restart();
         }
     }
-    if (!problems.isEmpty())
+    if (storeFailed)
         connection.store.reset(); // a broken connection (a restarted server) is opened again next run
     if (!batch.empty())
         run->post([n = run->number, b = std::move(batch)](DriftSource *s) { s->deliver(n, b); });

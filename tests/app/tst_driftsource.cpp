@@ -71,6 +71,24 @@ private Q_SLOTS:
         QCOMPARE(source.storeOpens(), 1);
     }
 
+    // One object that cannot be analysed (its JSON is damaged) is that object's problem, not the
+    // store's: the connection stays.
+    void anObjectThatFailsKeepsTheConnection()
+    {
+        const QString db = m_dir.filePath(QStringLiteral("kept.db"));
+        QVERIFY(record(db));
+        app::DriftSource source;
+        source.setDatabase(db);
+        QSignalSpy finished(&source, &app::DriftSource::finished);
+        app::DriftInput broken = input();
+        broken.json = QByteArrayLiteral("{not json");
+        source.analyse({broken});
+        QVERIFY(finished.wait(30000));
+        QCOMPARE(finished.last().at(1).toStringList().size(), 1);
+        QVERIFY(runOnce(source));
+        QCOMPARE(source.storeOpens(), 1);
+    }
+
     void anotherLocationIsOpenedAnew()
     {
         const QString first = m_dir.filePath(QStringLiteral("first.db"));
