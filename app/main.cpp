@@ -11,10 +11,12 @@
 #include <QLoggingCategory>
 
 #include <execinfo.h>
+#include <sys/prctl.h>
 #include <unistd.h>
 
 #include <csignal>
 #include <cstdio>
+#include <cstring>
 #include <vector>
 
 using namespace fieldscope::app;
@@ -59,8 +61,13 @@ void quietLogsUnless(bool verbose)
 // "crashed" with nothing to go on. Addresses are offsets in the binary (addr2line -e fieldscope).
 void onFatalSignal(int sig)
 {
-    static const char head[] = "fieldscope: crashed; the stack:\n";
+    static const char head[] = "fieldscope: crashed in thread \"";
     (void)!::write(STDERR_FILENO, head, sizeof head - 1);
+    char name[17] = {}; // prctl is a plain system call: safe here
+    ::prctl(PR_GET_NAME, name);
+    (void)!::write(STDERR_FILENO, name, ::strnlen(name, sizeof name - 1));
+    static const char tail[] = "\"; the stack:\n";
+    (void)!::write(STDERR_FILENO, tail, sizeof tail - 1);
     void *frames[64];
     ::backtrace_symbols_fd(frames, ::backtrace(frames, 64), STDERR_FILENO);
     std::signal(sig, SIG_DFL); // SA_RESETHAND did already; kept for a nested fault

@@ -13,6 +13,7 @@
 #include <QTest>
 
 #include <csignal>
+#include <cstdio>
 
 using namespace fieldscope;
 
@@ -134,6 +135,8 @@ private Q_SLOTS:
         QVERIFY(app.waitForFinished(30000));
         // On a crash the window prints its stack (app/main.cpp): the failure shows it.
         const QByteArray err = app.readAllStandardError();
+        if (app.exitStatus() != QProcess::NormalExit) // the whole stack: a test message is cut short
+            std::fprintf(stderr, "the window's stderr:\n%s\n", err.constData());
         QVERIFY2(app.exitStatus() == QProcess::NormalExit, err.right(8000).constData()); // handled, not killed
         QVERIFY2(app.exitCode() == 0, err.right(8000).constData());
         QVERIFY2(err.contains("keeping drafts"), "the quit says what it does");
@@ -173,7 +176,8 @@ private Q_SLOTS:
         QVERIFY(app.waitForFinished(30000));
         QCOMPARE(app.exitStatus(), QProcess::CrashExit);
         const QByteArray err = app.readAllStandardError();
-        QVERIFY2(err.contains("fieldscope: crashed; the stack:"), err.right(4000).constData());
+        QVERIFY2(err.contains("fieldscope: crashed in thread \"") && err.contains("\"; the stack:"),
+                 err.right(4000).constData());
         QVERIFY2(err.contains("fieldscope("), err.right(4000).constData()); // frames name the binary
     }
 
