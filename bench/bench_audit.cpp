@@ -191,7 +191,7 @@ int main(int argc, char **argv)
     std::printf("peak RSS: %ld MB with the inputs built, %ld MB after decoding, %ld MB after the join (+%ld MB for "
                 "decode and join)\n",
                 rssBefore, rssDecoded, rssJoined, rssJoined - rssBefore);
-    // The goals of issue 38 (bench/README.md), each against its baseline in this run.
+    // The team store's goals (bench/README.md), each against its baseline in this run.
     std::printf("\n%-44s %-24s %-22s %-12s %s\n", "goal", "baseline", "measured", "target", "");
     std::printf("%-44s %-24s %-22s %-12s %s\n", "live join, events/s",
                 (std::to_string(long(recordRate)) + " versions/s recorded").c_str(),
