@@ -304,7 +304,7 @@ struct LessonRunner::Impl {
     std::vector<LessonCall> askStudents(const core::LessonStep &step, std::size_t index, LessonStepReport &report,
                                         const std::string &ns);
     std::vector<LessonCall> observeStudents(const core::LessonStudentTask &task, const LessonStepReport &report,
-                                            const std::string &ns);
+                                            const std::string &ns, std::chrono::system_clock::time_point since);
 
     std::string versionToWatchFrom(const ResourceInfo &focus, const Json &before, const std::string &ns);
     std::vector<LessonCall> sendRequests(const core::LessonStep &step, const std::string &ns);
@@ -590,12 +590,15 @@ std::vector<LessonCall> LessonRunner::Impl::askStudents(const core::LessonStep &
     if (!shown)
         throw shown.error();
     report.shownResourceVersion = resourceVersionOf(*shown);
+    // The step's writes count from before the prompt: a student may write while it is still on
+    // its way (a slow terminal, the window's dialog), and that write is theirs.
+    const auto since = std::chrono::system_clock::now();
     if (prompt)
         prompt(StudentPrompt{index, task.instruction, q.target.describe(), ns, report.shownResourceVersion,
                              report.awaited, task.timeoutSeconds});
     std::vector<LessonCall> calls;
     if (simulated.empty()) {
-        calls = observeStudents(task, report, ns);
+        calls = observeStudents(task, report, ns, since);
     } else { // every simulated student does what the screen says, all at once
         const bool onScreen = q.precondition == core::LessonPrecondition::Read && !q.retry;
         const Json sharedRead = onScreen && q.verb == core::LessonVerb::Update ? *shown : Json();
@@ -616,9 +619,9 @@ std::vector<LessonCall> LessonRunner::Impl::askStudents(const core::LessonStep &
 // Real students: their writes to the step's object from the source, until enough arrived or the
 // step's time is up.
 std::vector<LessonCall> LessonRunner::Impl::observeStudents(const core::LessonStudentTask &task,
-                                                            const LessonStepReport &report, const std::string &ns)
+                                                            const LessonStepReport &report, const std::string &ns,
+                                                            std::chrono::system_clock::time_point since)
 {
-    const auto since = std::chrono::system_clock::now();
     const auto deadline = Clock::now() + std::chrono::seconds(task.timeoutSeconds);
     const StudentObject object{resource(task.request.target).resource, ns, task.request.target.name};
     const bool everyWrite = task.request.retry || task.until == core::LessonStudentsUntil::Succeeded;

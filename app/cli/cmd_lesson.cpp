@@ -214,7 +214,6 @@ Json stepJson(const core::LessonStepReport &r)
     return step;
 }
 
-// The sandbox's kubeconfig when the user named no cluster: lessons are for the sandbox first.
 // The cluster directory a class lesson's class is on (--cluster-dir, default the sandbox's).
 QString clusterDir(const QCommandLineParser &p)
 {
@@ -222,6 +221,7 @@ QString clusterDir(const QCommandLineParser &p)
                                                   : SandboxController::dataDir();
 }
 
+// The sandbox's kubeconfig when the user named no cluster: lessons are for the sandbox first.
 QString sandboxKubeconfig(const QCommandLineParser &p)
 {
     if (p.isSet(QStringLiteral("kubeconfig")) || p.isSet(QStringLiteral("context")))
@@ -230,15 +230,20 @@ QString sandboxKubeconfig(const QCommandLineParser &p)
     return QFileInfo::exists(path) ? path : QString();
 }
 
-// The sandbox, or the cluster directory named with --cluster-dir (a class's, as the class
-// commands take it): a lesson may write there without --yes.
+// A lesson may write without --yes only to the sandbox, or to the cluster directory named with
+// --cluster-dir (a class's, as the class commands take it), through that directory's own
+// kubeconfig: DIR/kubeconfig exactly, not any file under DIR (--cluster-dir ~ would otherwise
+// admit ~/.kube/config and every context in it).
 bool isSandbox(const kube::ResolvedConfig &c, const QCommandLineParser &p)
 {
-    const QString dir = QDir(clusterDir(p)).canonicalPath();
     const QString file = QFileInfo(QString::fromStdString(c.sourceFile)).canonicalFilePath();
-    if (dir.isEmpty() || !file.startsWith(dir + QLatin1Char('/')))
+    if (file.isEmpty())
         return false;
-    return p.isSet(QStringLiteral("cluster-dir")) || c.contextName == SandboxController::contextName().toStdString();
+    if (p.isSet(QStringLiteral("cluster-dir")))
+        return file == QFileInfo(clusterDir(p) + QStringLiteral("/kubeconfig")).canonicalFilePath();
+    const QString dir = QDir(clusterDir(p)).canonicalPath();
+    return !dir.isEmpty() && file.startsWith(dir + QLatin1Char('/'))
+        && c.contextName == SandboxController::contextName().toStdString();
 }
 
 void addLessonRunOptions(QCommandLineParser &p)
@@ -299,6 +304,12 @@ std::unique_ptr<LessonClass> lessonClass(const QCommandLineParser &p, const core
             *rc = reportError(QStringLiteral("lesson %1 is not a class lesson: it has no students to simulate")
                                   .arg(QString::fromStdString(lesson.name)))
                 + 1;
+        return nullptr;
+    }
+    if (simulate && p.isSet(QStringLiteral("keep"))) {
+        *rc = reportError(QStringLiteral("--keep cannot be used with --simulate-students: the simulated class and "
+                                         "its namespace are purged when the lesson ends, so nothing would be kept"))
+            + 1;
         return nullptr;
     }
     bool ok = !simulate;

@@ -1,7 +1,8 @@
 #include "app/cli/lessonclass.h"
 
+#include <QFileInfo>
+
 #include <chrono>
-#include <thread>
 
 namespace fieldscope::app {
 
@@ -37,6 +38,15 @@ core::Result<std::unique_ptr<LessonClass>> LessonClass::open(const QString &clus
                                     "with it (without --simulate-students)")
                          .arg(running->students.size())
                          .arg(clusterDir));
+    // A stopped class keeps its namespace and its report (class stop without --purge) in the same
+    // files a rehearsal's class would write (DIR/class/state.json, app/services/classroom.h): never
+    // overwrite or purge them.
+    const QString kept = clusterDir + QStringLiteral("/class/state.json");
+    if (QFileInfo::exists(kept))
+        return needs(QStringLiteral("a class that ran on %1 kept its namespace and report (%2); --simulate-students "
+                                    "would overwrite and purge them. Remove them first (fieldscope class stop "
+                                    "--cluster-dir %1 --purge) or rehearse on another --cluster-dir")
+                         .arg(clusterDir, kept));
     // The simulated students' kubeconfigs hold their keys: a private folder (0700), gone afterwards.
     out->m_kubeconfigs = std::make_unique<QTemporaryDir>();
     if (!out->m_kubeconfigs->isValid())
@@ -47,20 +57,12 @@ core::Result<std::unique_ptr<LessonClass>> LessonClass::open(const QString &clus
     options.students = simulatedStudentNames(simulate);
     options.expires = std::chrono::hours(1);
     options.outDir = out->m_kubeconfigs->path();
-    // A class purged just before (the previous run's) leaves its namespaces terminating for a few
-    // seconds, and startClass refuses to write into them: wait for them to go.
+    // startClass waits for namespaces an earlier purge is still deleting (a previous rehearsal's).
     auto started = startClass(options);
-    for (int wait = 0; !started && started.error().message.find("being terminated") != std::string::npos && wait < 120;
-         ++wait) {
-        std::this_thread::sleep_for(std::chrono::milliseconds(500));
-        started = startClass(options);
-    }
     if (!started)
         return started.error();
     out->m_started = true;
     out->m_state = std::move(*started);
-    if (out->m_state.clusterDir.isEmpty())
-        out->m_state.clusterDir = clusterDir;
     auto connected = connectStudents(out->m_state);
     if (!connected)
         return connected.error(); // the destructor stops the class

@@ -18,7 +18,9 @@ class LessonClass
 {
 public:
     // Starts a class of `simulate` students (1..kMaxSimulatedStudents), or with 0 reads the class
-    // running on `clusterDir`. Errors say what the lesson needs (Config: exit 2).
+    // running on `clusterDir`. Errors say what the lesson needs (Config: exit 2). Simulated
+    // students are refused where any class (running, or stopped with its namespace and report
+    // kept) has its state: their class would overwrite and purge it.
     static core::Result<std::unique_ptr<LessonClass>> open(const QString &clusterDir, int simulate);
     ~LessonClass(); // stops and purges a class it started
     LessonClass(const LessonClass &) = delete;

@@ -1,10 +1,9 @@
 #include "app/services/classfeed.h"
 
+#include "app/services/classrequestdecode.h"
 #include "app/services/threadreaper.h"
-#include "core/audit/auditfollower.h"
 #include "core/base/boundary.h"
 
-#include <QFile>
 #include <QPointer>
 #include <QThreadPool>
 
@@ -15,65 +14,9 @@ namespace fieldscope::app {
 
 namespace {
 
-const std::string kClassGroup = "fieldscope:class";
-
 QString qs(const std::string &s)
 {
     return QString::fromStdString(s);
-}
-
-// The time a log line's request was received; nullopt when the line has none.
-std::optional<qint64> receivedMsOf(const QByteArray &line)
-{
-    static const QByteArray key = QByteArrayLiteral("\"requestReceivedTimestamp\":\"");
-    const qsizetype at = line.indexOf(key);
-    if (at < 0)
-        return std::nullopt;
-    const qsizetype end = line.indexOf('"', at + key.size());
-    if (end < 0)
-        return std::nullopt;
-    const QDateTime t = QDateTime::fromString(QString::fromLatin1(line.mid(at + key.size(), end - at - key.size())),
-                                              Qt::ISODateWithMs);
-    return t.isValid() ? std::optional<qint64>(t.toMSecsSinceEpoch()) : std::nullopt;
-}
-
-// Where the follower starts: in the current log, at a line received a minute before the class
-// started (the API server writes events in about the order it received the requests; a minute
-// covers the difference), found by bisection, so a class on a sandbox with a 100 MB log reads
-// only its own part. The first line identifies the file (core::AuditLogFollower).
-core::AuditLogPosition startOf(const QString &logPath, const QDateTime &started)
-{
-    QFile log(logPath);
-    if (!log.open(QIODevice::ReadOnly))
-        return {};
-    const qint64 maxLine = qint64(core::kMaxAuditEventBytes) + 2;
-    const QByteArray first = log.readLine(maxLine);
-    if (!first.endsWith('\n'))
-        return {};
-    const qint64 since = started.isValid() ? started.toMSecsSinceEpoch() - 60 * 1000 : 0;
-    // The line starting at or after `offset`, and where it starts.
-    auto lineAfter = [&](qint64 offset, qint64 *lineStart) -> QByteArray {
-        if (!log.seek(offset))
-            return {};
-        if (offset > 0)
-            log.readLine(maxLine); // the rest of the line `offset` is inside
-        *lineStart = log.pos();
-        return log.readLine(maxLine);
-    };
-    qint64 lo = 0, hi = log.size(); // the wanted line starts in (lo, hi]
-    for (int probes = 0; probes < 64 && hi - lo > maxLine; ++probes) {
-        const qint64 mid = lo + (hi - lo) / 2;
-        qint64 start = 0;
-        const auto t = receivedMsOf(lineAfter(mid, &start));
-        if (t && *t < since)
-            lo = mid;
-        else
-            hi = mid;
-    }
-    qint64 start = 0;
-    lineAfter(lo, &start);
-    return {core::auditFirstLineHash(std::string_view(first.constData(), std::size_t(first.size() - 1))),
-            lo == 0 ? 0 : start};
 }
 
 bool sameClass(const ClassState &a, const ClassState &b)
@@ -89,34 +32,10 @@ bool sameClass(const ClassState &a, const ClassState &b)
 
 } // namespace
 
-std::optional<ClassRequest> classRequestFromAudit(const core::AuditEvent &e, const QDateTime &since)
-{
-    if (!e.isFinal() || std::find(e.user.groups.begin(), e.user.groups.end(), kClassGroup) == e.user.groups.end())
-        return std::nullopt;
-    if (since.isValid() && e.requestReceivedMicros / 1000 < since.toMSecsSinceEpoch())
-        return std::nullopt;
-    ClassRequest r;
-    r.time = QDateTime::fromMSecsSinceEpoch(e.requestReceivedMicros / 1000, Qt::UTC);
-    r.student = qs(e.user.username);
-    r.verb = qs(e.verb);
-    if (e.hasObjectRef) {
-        r.resource = qs(e.objectRef.resource);
-        r.namespaceName = qs(e.objectRef.namespace_);
-        r.name = qs(e.objectRef.name);
-        r.subresource = qs(e.objectRef.subresource);
-    }
-    r.code = e.responseCode;
-    r.resourceVersion = qs(e.responseResourceVersion);
-    r.fieldManager = qs(e.fieldManager());
-    if (e.responseCode >= 400)
-        r.reason = qs(e.responseMessage).left(kMaxClassReasonChars);
-    return r;
-}
-
 // The follower of one directory's audit log; one tick at a time uses it (the pool has one thread).
 struct ClassFeed::Tail {
     std::mutex mutex;
-    std::unique_ptr<core::AuditLogFollower> follower;
+    std::unique_ptr<ClassAuditTail> follower;
     QDateTime following; // the start time of the class being followed
 };
 
@@ -194,18 +113,12 @@ ClassFeed::Tick ClassFeed::work(const std::shared_ptr<Tail> &tail, const QString
         tail->follower.reset();
         return out;
     }
-    const QString logPath = dir + QStringLiteral("/logs/audit.log");
     if (!tail->follower || tail->following != state->started) {
-        tail->follower = std::make_unique<core::AuditLogFollower>(logPath.toStdString(),
-                                                                  startOf(logPath, state->started));
+        tail->follower = std::make_unique<ClassAuditTail>(dir, state->started);
         tail->following = state->started;
     }
-    core::AuditDecodeResult decoded;
-    if (auto polled = tail->follower->poll(decoded, kMaxBytesPerTick); !polled)
+    if (auto polled = tail->follower->poll(out.requests, state->started, kMaxBytesPerTick); !polled)
         out.problem = qs(polled.error().describe());
-    for (const core::AuditEvent &e : decoded.events)
-        if (auto r = classRequestFromAudit(e, state->started))
-            out.requests.append(std::move(*r));
     return out;
 }
 

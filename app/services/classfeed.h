@@ -4,8 +4,9 @@
 //
 // Every tick (default 1 s) a task on a one-thread pool reads DIR/class/state.json (the class may
 // be started or stopped from the command line too) and, while a class runs, what the audit log
-// gained since the last tick (core::AuditLogFollower: it keeps its file offset across ticks and
-// rotation, and reads at most kMaxBytesPerTick a tick, so a flood is taken in steps). The requests
+// gained since the last tick (ClassAuditTail of app/services/classrequestdecode.h: it keeps its
+// file offset across ticks and rotation, and reads at most kMaxBytesPerTick a tick, so a flood is
+// taken in steps). The requests
 // of students (group fieldscope:class) received since the class started go out as one batch a
 // tick; a tick is never started while the previous one runs. When a class is first seen, the
 // current log is read from about a minute before the class started (found by bisection), so a
@@ -13,6 +14,7 @@
 //
 // Lives on the GUI thread and waits for nothing; its destructor hands the pool to the reaper
 // (app/services/threadreaper.h): a tick in flight owns what it reads.
+#include "app/services/classrequestdecode.h"
 #include "app/services/classroom.h"
 
 #include <QList>
@@ -24,15 +26,7 @@
 
 class QThreadPool;
 
-namespace fieldscope::core {
-struct AuditEvent;
-}
-
 namespace fieldscope::app {
-
-// The student request an audit event is, or nothing: not a final stage, not from the class group,
-// or received before `since`. Bounded: the reason is cut to kMaxClassReasonChars.
-std::optional<ClassRequest> classRequestFromAudit(const core::AuditEvent &event, const QDateTime &since);
 
 class ClassFeed : public QObject
 {

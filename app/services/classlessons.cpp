@@ -15,6 +15,8 @@ std::string bounded(const QString &s, int max)
 
 ClassWriteSource::ClassWriteSource(ClassState state) : m_state(std::move(state)) {}
 
+ClassWriteSource::~ClassWriteSource() = default;
+
 std::vector<std::string> ClassWriteSource::students() const
 {
     std::vector<std::string> out;
@@ -43,19 +45,27 @@ lessons::StudentWrite studentWrite(const ClassRequest &r)
 core::Result<std::vector<lessons::StudentWrite>>
 ClassWriteSource::writesSince(std::chrono::system_clock::time_point since)
 {
-    auto requests = readClassRequests(m_state);
-    if (!requests)
-        return requests.error();
     // The audit log's times are in milliseconds here: a write in the step's first millisecond counts.
     const auto from = std::chrono::floor<std::chrono::milliseconds>(since);
-    std::vector<lessons::StudentWrite> out;
-    for (const ClassRequest &r : *requests) {
+    if (!m_tail)
+        m_tail = std::make_unique<ClassAuditTail>(m_state.clusterDir,
+                                                  QDateTime::fromMSecsSinceEpoch(from.time_since_epoch().count(),
+                                                                                 Qt::UTC));
+    QList<ClassRequest> requests;
+    const core::Status polled = m_tail->poll(requests, m_state.started, kMaxBytesPerCall);
+    for (const ClassRequest &r : requests) {
         if (!r.isWrite() || !r.time.isValid())
             continue;
-        lessons::StudentWrite w = studentWrite(r);
-        if (w.time >= from)
-            out.push_back(std::move(w));
+        m_writes.push_back(studentWrite(r));
+        if (m_writes.size() > kMaxKeptWrites)
+            m_writes.pop_front(); // the newest are kept
     }
+    if (!polled)
+        return polled.error();
+    // Writes before this step's start are no step's any more (`since` does not go back).
+    std::erase_if(m_writes, [&](const lessons::StudentWrite &w) { return w.time < from; });
+    std::vector<lessons::StudentWrite> out(m_writes.begin(), m_writes.end());
+    // Rotated files and the live log may overlap by a moment: order by time (stable: log order).
     std::stable_sort(out.begin(), out.end(),
                      [](const lessons::StudentWrite &a, const lessons::StudentWrite &b) { return a.time < b.time; });
     return out;

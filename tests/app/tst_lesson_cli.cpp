@@ -220,6 +220,63 @@ private Q_SLOTS:
 
     // `lesson run --namespace X` on a namespace someone else made used to adopt it (409), delete
     // the lesson's objects there and then the whole namespace at the end.
+    void aClusterDirAdmitsOnlyItsOwnKubeconfigWithoutYes()
+    {
+        // --cluster-dir HOME with HOME/.kube/config and context prod: not the cluster directory's
+        // kubeconfig, so the lesson is refused without --yes and nothing is written.
+        const QString file = m_home.filePath(QStringLiteral("narrative.yaml"));
+        QVERIFY(write(file,
+                      "name: narrative\ntitle: Only words\nsummary: S\n"
+                      "object: {apiVersion: v1, kind: ConfigMap, name: demo}\nsteps:\n- {title: A, narrative: B}\n"));
+        QTemporaryDir home;
+        QVERIFY(QDir().mkpath(home.filePath(QStringLiteral(".kube"))));
+        fieldscope::testing::TranscriptServer server;
+        serveLessonApi(server);
+        TokenKubeconfig prod;
+        prod.context = QStringLiteral("prod");
+        const QString kubeconfig = writeTokenKubeconfig(home.filePath(QStringLiteral(".kube")), server.url(), prod);
+        QVERIFY(!kubeconfig.isEmpty());
+        const FieldscopeRun run = runInDataHome({QStringLiteral("lesson"), QStringLiteral("run"), file,
+                                                 QStringLiteral("--cluster-dir"), home.path(),
+                                                 QStringLiteral("--kubeconfig"), kubeconfig,
+                                                 QStringLiteral("--context"), QStringLiteral("prod")},
+                                                m_home.path());
+        QCOMPARE(run.code, 2);
+        QVERIFY2(run.err.contains("context prod is not the sandbox") && run.err.contains("Re-run with --yes"),
+                 run.err.constData());
+        QCOMPARE(server.count([](const fieldscope::testing::RecordedRequest &r) { return r.method != "GET"; }), 0);
+    }
+
+    void simulatedStudentsRefuseAClusterDirWhereAStoppedClassKeptItsReport()
+    {
+        QTemporaryDir dir; // a class ran here and was stopped without --purge
+        QVERIFY(write(dir.filePath(QStringLiteral("class/state.json")), R"({"running":false})"));
+        const FieldscopeRun r = runInDataHome({QStringLiteral("lesson"), QStringLiteral("run"),
+                                               QStringLiteral("class-ssa-field-fight"),
+                                               QStringLiteral("--simulate-students"), QStringLiteral("2"),
+                                               QStringLiteral("--cluster-dir"), dir.path()},
+                                              m_home.path());
+        QCOMPARE(r.code, 2);
+        QVERIFY2(r.err.contains("kept its namespace and report") && r.err.contains("class stop")
+                     && r.err.contains("--purge") && r.err.contains("another --cluster-dir"),
+                 r.err.constData());
+        QFile state(dir.filePath(QStringLiteral("class/state.json")));
+        QVERIFY(state.open(QIODevice::ReadOnly));
+        QCOMPARE(state.readAll(), QByteArray(R"({"running":false})"));
+    }
+
+    void keepWithSimulatedStudentsIsRefusedSinceTheClassIsPurged()
+    {
+        QTemporaryDir dir;
+        const FieldscopeRun r = runInDataHome({QStringLiteral("lesson"), QStringLiteral("run"),
+                                               QStringLiteral("class-ssa-field-fight"),
+                                               QStringLiteral("--simulate-students"), QStringLiteral("2"),
+                                               QStringLiteral("--keep"), QStringLiteral("--cluster-dir"), dir.path()},
+                                              m_home.path());
+        QCOMPARE(r.code, 2);
+        QVERIFY2(r.err.contains("--keep cannot be used with --simulate-students"), r.err.constData());
+    }
+
     void aNamespaceSomeoneElseMadeIsNeitherAdoptedNorDeleted()
     {
         const QString file = m_home.filePath(QStringLiteral("narrative.yaml"));

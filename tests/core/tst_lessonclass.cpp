@@ -5,9 +5,13 @@
 #include "core/lessons/lesson.h"
 #include "core/lessons/lessonreport.h"
 #include "core/lessons/lessonrequests.h"
+#include "lessons/lessonrunner.h"
 #include "lessons/studentwrites.h"
+#include "transcriptserver.h"
 
 #include <QTest>
+
+#include <optional>
 
 using namespace fieldscope::core;
 using fieldscope::lessons::StudentWrite;
@@ -85,6 +89,45 @@ StudentWrite write(const std::string &student, int code, std::chrono::system_clo
         w.message = "Operation cannot be fulfilled on configmaps \"race\": the object has been modified";
     return w;
 }
+
+// A class whose one student writes while the step's prompt is still showing.
+struct PromptClass : fieldscope::lessons::StudentWriteSource {
+    std::vector<StudentWrite> writes;
+    std::optional<std::chrono::system_clock::time_point> firstSince;
+    std::vector<std::string> students() const override { return {"ann"}; }
+    Result<std::vector<StudentWrite>> writesSince(std::chrono::system_clock::time_point since) override
+    {
+        if (!firstSince)
+            firstSince = since;
+        std::vector<StudentWrite> out;
+        for (const StudentWrite &w : writes)
+            if (w.time >= since)
+                out.push_back(w);
+        return out;
+    }
+};
+
+const char *kPromptLesson = R"(title: Prompt
+summary: A write while the prompt shows.
+class: true
+object: {apiVersion: v1, kind: ConfigMap, name: race}
+steps:
+- title: Everyone writes
+  narrative: One write.
+  students:
+    instruction: Replace it now.
+    verb: update
+    precondition: resourceVersion
+    object:
+      apiVersion: v1
+      kind: ConfigMap
+      metadata: {name: race}
+      data: {writer: "{student}"}
+    writes: all
+    timeoutSeconds: 5
+  expect:
+    succeeded: 1
+)";
 
 } // namespace
 
@@ -360,6 +403,49 @@ private Q_SLOTS:
                                                        w.time - std::chrono::seconds(1));
         QCOMPARE(calls.size(), std::size_t(1));
         QVERIFY(calls[0].message.size() < 1100);
+    }
+    void aWriteSentWhileThePromptShowsCountsForTheStep()
+    {
+        using fieldscope::testing::TranscriptReply;
+        fieldscope::testing::TranscriptServer server;
+        const std::string object = "/api/v1/namespaces/class/configmaps/race";
+        server.on(object)
+            .exactPath()
+            .method("GET")
+            .reply(TranscriptReply::json(
+                200,
+                R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"race","namespace":"class","resourceVersion":"5"}})"))
+            .repeatLast();
+        server.on("/api/v1/namespaces/class/configmaps")
+            .exactPath()
+            .reply(TranscriptReply::stream({}, TranscriptReply::End::Finish))
+            .repeatLast();
+        fieldscope::kube::TransportConfig config;
+        config.server = server.url();
+        config.qps = 0;
+        fieldscope::kube::ResourceInfo configMaps;
+        configMaps.version = "v1";
+        configMaps.resource = "configmaps";
+        configMaps.kind = "ConfigMap";
+        configMaps.namespaced = true;
+        auto lesson = parseLesson(kPromptLesson, "prompt.yaml");
+        QVERIFY2(lesson, lesson ? "" : lesson.error().message.c_str());
+        fieldscope::lessons::LessonRunner runner(
+            config, [&](const std::string &, const std::string &) { return &configMaps; }, *lesson);
+        runner.setClassNamespace("class");
+        auto source = std::make_shared<PromptClass>();
+        runner.setStudentWrites(source);
+        std::chrono::system_clock::time_point prompted;
+        runner.setStudentPrompt([&](const fieldscope::lessons::StudentPrompt &) {
+            prompted = std::chrono::system_clock::now();
+            source->writes.push_back(write("ann", 200, prompted)); // ann is quick
+        });
+        const LessonStepReport r = runner.runStep(0);
+        QVERIFY(source->firstSince);
+        QVERIFY(*source->firstSince <= prompted);
+        QCOMPARE(r.calls.size(), std::size_t(1));
+        QCOMPARE(r.calls[0].student, std::string("ann"));
+        QCOMPARE(r.succeeded, 1);
     }
 };
 

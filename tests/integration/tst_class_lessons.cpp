@@ -188,17 +188,12 @@ private Q_SLOTS:
         const QString kubectl = qEnvironmentVariable("FIELDSCOPE_KUBECTL");
         QVERIFY(QFileInfo::exists(kubectl));
         QTemporaryDir out;
-        // The simulated classes before were purged: their namespaces may still be terminating, and
-        // `class start` refuses to write into one that is (it does not wait).
-        FieldscopeRun started;
-        for (int attempt = 0; attempt < 60; ++attempt) {
-            started = fieldscope({QStringLiteral("class"), QStringLiteral("start"), QStringLiteral("--cluster-dir"),
-                                  m_cluster.path(), QStringLiteral("--students"), QStringLiteral("ann,bo,cy"),
-                                  QStringLiteral("--out"), out.path()});
-            if (started.code == 0 || !started.err.contains("being terminated"))
-                break;
-            QTest::qWait(1000);
-        }
+        // The simulated classes before were purged; `class start` waits for namespaces a purge is
+        // still deleting.
+        const FieldscopeRun started =
+            fieldscope({QStringLiteral("class"), QStringLiteral("start"), QStringLiteral("--cluster-dir"),
+                        m_cluster.path(), QStringLiteral("--students"), QStringLiteral("ann,bo,cy"),
+                        QStringLiteral("--out"), out.path()});
         QVERIFY2(started.code == 0, started.err.constData());
         auto stopClass = qScopeGuard([&] {
             fieldscope({QStringLiteral("class"), QStringLiteral("stop"), QStringLiteral("--cluster-dir"),
