@@ -5,6 +5,7 @@
 #include "app/cli/commands.h"
 #include "app/services/classroom.h"
 #include "app/services/sandbox.h"
+#include "core/audit/auditevent.h"
 #include "core/base/json.h"
 #include "core/base/visibletext.h"
 
@@ -31,7 +32,8 @@ int usageError(const QString &message)
 int failure(const core::Error &e)
 {
     std::fprintf(stderr, "fieldscope: %s\n", core::visibleEscapes(e.message).c_str());
-    return e.category == core::ErrorCategory::Invalid ? 2 : 1;
+    // Invalid from our own checks is a wrong command line; a server's 400/413/422 is not.
+    return e.category == core::ErrorCategory::Invalid && e.httpStatus == 0 ? 2 : 1;
 }
 
 void addClusterDirOption(QCommandLineParser &p)
@@ -75,7 +77,9 @@ void addStartOptions(QCommandLineParser &p)
     p.addOption({QStringLiteral("expires"),
                  QStringLiteral("How long the students' certificates are valid (e.g. 8h, 90m, 30s; default 8h)."),
                  QStringLiteral("DURATION"), QStringLiteral("8h")});
-    p.addOption({QStringLiteral("out"), QStringLiteral("Where to write the students' kubeconfigs (made 0700)."),
+    p.addOption({QStringLiteral("out"),
+                 QStringLiteral("Where to write the students' kubeconfigs, each 0600 (a new folder is made 0700; an "
+                                "existing one is left as it is)."),
                  QStringLiteral("DIR")});
 }
 
@@ -194,15 +198,46 @@ void printStatusText(const ClassState &state, const QList<StudentActivity> &acti
     }
 }
 
-core::Result<std::pair<ClassState, QList<ClassRequest>>> classAndRequests(const QCommandLineParser &p)
+struct ClassRead {
+    ClassState state;
+    QList<ClassRequest> requests;
+    ClassLogCoverage coverage;
+};
+
+core::Result<ClassRead> classAndRequests(const QCommandLineParser &p)
 {
     auto state = readClassState(clusterDir(p));
     if (!state)
         return state.error();
-    auto requests = readClassRequests(*state);
+    ClassLogCoverage coverage;
+    auto requests = readClassRequests(*state, 1000000, &coverage);
     if (!requests)
         return requests.error();
-    return std::pair(std::move(state).value(), std::move(requests).value());
+    return ClassRead{std::move(state).value(), std::move(requests).value(), coverage};
+}
+
+// What the log could not show, one sentence each ("" when nothing is missing).
+QStringList coverageWarnings(const ClassState &state, const ClassLogCoverage &coverage)
+{
+    QStringList out;
+    if (coverage.overlongClassLines > 0)
+        out << QStringLiteral("%1 audit event(s) of the class were larger than %2 bytes and are not counted "
+                              "(a request with a huge body)")
+                   .arg(coverage.overlongClassLines)
+                   .arg(qint64(core::kMaxAuditEventBytes));
+    if (coverage.startRotatedAway(state))
+        out << QStringLiteral("the audit log begins at %1, after the class started: its first requests were "
+                              "rotated away and are not counted")
+                   .arg(rfc3339(coverage.oldestEvent));
+    return out;
+}
+
+void addCoverageJson(Json &out, const ClassState &state, const ClassLogCoverage &coverage)
+{
+    out["overlongClassEvents"] = coverage.overlongClassLines;
+    out["oldestAuditEvent"] = coverage.oldestEvent.isValid() ? Json(rfc3339(coverage.oldestEvent).toStdString())
+                                                             : Json(nullptr);
+    out["startRotatedAway"] = coverage.startRotatedAway(state);
 }
 
 int runClassStatus(const QStringList &args)
@@ -224,13 +259,16 @@ int runClassStatus(const QStringList &args)
     auto read = classAndRequests(p);
     if (!read)
         return failure(read.error());
-    const auto &[state, requests] = *read;
+    const auto &[state, requests, coverage] = *read;
     const QList<StudentActivity> activity = summarizeClass(state, requests);
     if (format == QLatin1String("text")) {
         printStatusText(state, activity);
+        for (const QString &warning : coverageWarnings(state, coverage))
+            std::printf("warning: %s\n", qUtf8Printable(warning));
         return 0;
     }
     Json out = classHeaderJson(state);
+    addCoverageJson(out, state, coverage);
     Json students = Json::array();
     for (qsizetype i = 0; i < state.students.size(); ++i)
         students.push_back(studentJson(state.students[i], activity.value(i)));
@@ -307,7 +345,7 @@ QString html(const QString &s)
     return core::visibleText(s).toHtmlEscaped();
 }
 
-QString reportHtml(const ClassState &state, const QList<ClassRequest> &requests)
+QString reportHtml(const ClassState &state, const QList<ClassRequest> &requests, const QStringList &warnings)
 {
     QString out = QStringLiteral(
         "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
@@ -319,6 +357,8 @@ QString reportHtml(const ClassState &state, const QList<ClassRequest> &requests)
                           "certificates valid until %4; %5.</p>\n")
                .arg(html(state.clusterDir), html(state.classNamespace), html(rfc3339(state.started)),
                     html(rfc3339(state.expires)), html(stateWord(state)));
+    for (const QString &warning : warnings)
+        out += QStringLiteral("<p><strong>Warning:</strong> %1.</p>\n").arg(html(warning));
     const QList<StudentActivity> activity = summarizeClass(state, requests);
     for (qsizetype i = 0; i < state.students.size(); ++i) {
         const ClassStudent &s = state.students[i];
@@ -367,11 +407,14 @@ int runClassReport(const QStringList &args)
     auto read = classAndRequests(p);
     if (!read)
         return failure(read.error());
-    const auto &[state, requests] = *read;
-    if (format == QLatin1String("json"))
-        std::printf("%s\n", core::toJsonText(reportJson(state, requests), 2).c_str());
-    else
-        std::fputs(reportHtml(state, requests).toUtf8().constData(), stdout);
+    const auto &[state, requests, coverage] = *read;
+    if (format == QLatin1String("json")) {
+        Json out = reportJson(state, requests);
+        addCoverageJson(out["class"], state, coverage);
+        std::printf("%s\n", core::toJsonText(out, 2).c_str());
+    } else {
+        std::fputs(reportHtml(state, requests, coverageWarnings(state, coverage)).toUtf8().constData(), stdout);
+    }
     return 0;
 }
 

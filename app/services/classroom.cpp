@@ -20,12 +20,16 @@ namespace {
 // Names that would read as someone else in the audit log or the History's Who column.
 bool isReservedName(const QString &name)
 {
-    static const QStringList reserved{QStringLiteral("admin"),     QStringLiteral("fieldscope-admin"),
-                                      QStringLiteral("teacher"),   QStringLiteral("kubernetes-admin"),
-                                      QStringLiteral("root"),      QStringLiteral("system"),
-                                      QStringLiteral("anonymous"), QStringLiteral("default")};
-    return reserved.contains(name) || name.startsWith(QLatin1String("system-"))
-        || name.startsWith(QLatin1String("kube-"));
+    static const QStringList reserved{QStringLiteral("admin"), QStringLiteral("fieldscope-admin"),
+                                      QStringLiteral("teacher"), QStringLiteral("kubernetes-admin"),
+                                      QStringLiteral("root"), QStringLiteral("system"), QStringLiteral("anonymous"),
+                                      QStringLiteral("default"),
+                                      // The sandbox's own token users (scripts/fieldscope-cluster).
+                                      QStringLiteral("alice"), QStringLiteral("bob")};
+    // fieldscope-* covers the sandbox's other users (fieldscope-exec, fieldscope-nobody,
+    // fieldscope-cert-admin, ...) and any it adds later.
+    return reserved.contains(name) || name.startsWith(QLatin1String("system"))
+        || name.startsWith(QLatin1String("kube-")) || name.startsWith(QLatin1String("fieldscope-"));
 }
 
 // state.json is ours, but a student could not have written it; still read it with a bound.

@@ -83,8 +83,21 @@ struct ClassRequest {
 };
 // The most bytes of one refusal's message kept in ClassRequest::reason.
 inline constexpr int kMaxClassReasonChars = 1024;
-// In time order. At most `maxEvents` (the newest); lines above core::kMaxAuditEventBytes are skipped.
-core::Result<QList<ClassRequest>> readClassRequests(const ClassState &state, qint64 maxEvents = 1000000);
+// What the audit log could not tell: a student can hide a write in an event too large to read
+// (a huge body), and a busy log rotates the class's first events away.
+struct ClassLogCoverage {
+    qint64 overlongClassLines = 0; // lines over core::kMaxAuditEventBytes naming fieldscope:class: skipped
+    QDateTime oldestEvent;         // the oldest event the log files still hold (UTC); invalid when none
+    // The log begins after the class started: its first requests were rotated away.
+    bool startRotatedAway(const ClassState &state) const
+    {
+        return oldestEvent.isValid() && oldestEvent > state.started;
+    }
+};
+// In time order. At most `maxEvents` (the newest); lines above core::kMaxAuditEventBytes are
+// skipped and, when they name the class's group, counted in `coverage`.
+core::Result<QList<ClassRequest>> readClassRequests(const ClassState &state, qint64 maxEvents = 1000000,
+                                                    ClassLogCoverage *coverage = nullptr);
 
 struct StudentActivity {
     QString name;

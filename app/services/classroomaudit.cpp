@@ -78,8 +78,11 @@ ClassRequest toRequest(const core::AuditEvent &event)
 class ClassLogReader
 {
 public:
-    ClassLogReader(const ClassState &state, qint64 maxEvents, std::deque<ClassRequest> &out)
-        : m_sinceMicros(state.started.toMSecsSinceEpoch() * 1000), m_maxEvents(maxEvents), m_out(out)
+    ClassLogReader(const ClassState &state, qint64 maxEvents, std::deque<ClassRequest> &out, ClassLogCoverage &coverage)
+        : m_sinceMicros(state.started.toMSecsSinceEpoch() * 1000)
+        , m_maxEvents(maxEvents)
+        , m_out(out)
+        , m_coverage(coverage)
     {
     }
 
@@ -96,6 +99,7 @@ public:
             feed(std::string_view(chunk.constData(), std::size_t(chunk.size())));
         if (!m_overlong && !m_partial.empty())
             takeLine(m_partial);
+        endOverlong();
         return core::success();
     }
 
@@ -108,23 +112,57 @@ private:
             if (!m_overlong) {
                 if (m_partial.size() + piece.size() > core::kMaxAuditEventBytes) {
                     m_overlong = true;
+                    m_overlongNamesClass = false;
+                    scanOverlong(m_partial);
                     m_partial.clear();
                 } else {
                     m_partial.append(piece);
                 }
             }
+            if (m_overlong)
+                scanOverlong(piece);
             if (nl == std::string_view::npos)
                 return;
             if (!m_overlong)
                 takeLine(m_partial);
+            endOverlong();
             m_partial.clear();
-            m_overlong = false;
             bytes.remove_prefix(nl + 1);
         }
     }
 
+    // Looks for the class's group in a line too long to keep, as it streams past: the pieces'
+    // seams are covered by the tail kept from the previous piece.
+    void scanOverlong(std::string_view piece)
+    {
+        if (m_overlongNamesClass || piece.empty())
+            return;
+        std::string seam = m_tail;
+        seam.append(piece.substr(0, std::min(piece.size(), kClassGroup.size())));
+        if (seam.find(kClassGroup) != std::string::npos || piece.find(kClassGroup) != std::string_view::npos)
+            m_overlongNamesClass = true;
+        m_tail.append(piece.substr(piece.size() - std::min(piece.size(), kClassGroup.size())));
+        if (m_tail.size() >= kClassGroup.size())
+            m_tail.erase(0, m_tail.size() - (kClassGroup.size() - 1));
+    }
+
+    void endOverlong()
+    {
+        if (m_overlong && m_overlongNamesClass)
+            ++m_coverage.overlongClassLines;
+        m_overlong = false;
+        m_overlongNamesClass = false;
+        m_tail.clear();
+    }
+
     void takeLine(std::string_view line)
     {
+        if (!m_sawFirst && !line.empty()) {
+            // The oldest event the files still hold: whoever sent it.
+            m_sawFirst = true;
+            if (auto first = core::decodeAuditEventText(line, "audit log line"); first)
+                m_coverage.oldestEvent = QDateTime::fromMSecsSinceEpoch(first->requestReceivedMicros / 1000, Qt::UTC);
+        }
         if (line.find(kClassGroup) == std::string_view::npos)
             return;
         auto event = core::decodeAuditEventText(line, "audit log line");
@@ -138,8 +176,12 @@ private:
     qint64 m_sinceMicros;
     qint64 m_maxEvents;
     std::deque<ClassRequest> &m_out;
+    ClassLogCoverage &m_coverage;
     std::string m_partial;
+    std::string m_tail;
     bool m_overlong = false;
+    bool m_overlongNamesClass = false;
+    bool m_sawFirst = false;
 };
 
 QString objectText(const ClassRequest &r)
@@ -157,13 +199,17 @@ QString objectText(const ClassRequest &r)
 
 } // namespace
 
-core::Result<QList<ClassRequest>> readClassRequests(const ClassState &state, qint64 maxEvents)
+core::Result<QList<ClassRequest>> readClassRequests(const ClassState &state, qint64 maxEvents,
+                                                    ClassLogCoverage *coverage)
 {
     std::deque<ClassRequest> requests;
-    ClassLogReader reader(state, std::max<qint64>(maxEvents, 1), requests);
+    ClassLogCoverage seen;
+    ClassLogReader reader(state, std::max<qint64>(maxEvents, 1), requests, seen);
     for (const QString &path : auditFiles(state))
         if (auto read = reader.read(path); !read)
             return read.error();
+    if (coverage)
+        *coverage = seen;
     QList<ClassRequest> out(requests.begin(), requests.end());
     // Rotations and the live log overlap by at most a moment; order by time (stable: file order).
     std::stable_sort(out.begin(), out.end(),

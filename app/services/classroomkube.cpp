@@ -5,6 +5,7 @@
 #include "kube/transport.h"
 
 #include <QDeadlineTimer>
+#include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -75,6 +76,39 @@ QByteArray roleBinding(const QString &name, const QString &ns, const QString &ro
                                 {QStringLiteral("kind"), subjectKind},
                                 {QStringLiteral("name"), subject}}}}};
     return QJsonDocument(binding).toJson(QJsonDocument::Compact);
+}
+
+// Object counts a namespace may hold (ResourceQuota "fieldscope-class"): enough for any lesson,
+// few enough that a student's Deployment with replicas: 100000 (the ReplicaSet controller makes
+// its Pods, admitted or not) cannot fill etcd, the audit log and the teacher's window. The
+// class namespace is shared by everyone, so it gets more. Objects, not CPU or memory: the
+// sandbox runs no Pods.
+struct QuotaCounts {
+    int pods, configmaps, secrets, deployments, replicasets, services, jobs;
+};
+constexpr QuotaCounts kClassQuota{200, 1000, 20, 100, 300, 100, 100};
+constexpr QuotaCounts kStudentQuota{20, 100, 20, 10, 30, 10, 10};
+constexpr auto kQuotaName = "fieldscope-class";
+// The resourcequota controller fills a new quota's status within a second; until then the API
+// server refuses every create it counts ("status unknown for quota"). Right after an API server
+// restart (a class stop) the controller manager's watches reconnect with a backoff first, and on
+// a loaded machine that took over a minute in tst_class_cli.
+constexpr int kQuotaSyncWaitMs = 180'000;
+
+QByteArray resourceQuota(const QString &ns, const QuotaCounts &q)
+{
+    const QJsonObject hard{{QStringLiteral("count/pods"), QString::number(q.pods)},
+                           {QStringLiteral("count/configmaps"), QString::number(q.configmaps)},
+                           {QStringLiteral("count/secrets"), QString::number(q.secrets)},
+                           {QStringLiteral("count/deployments.apps"), QString::number(q.deployments)},
+                           {QStringLiteral("count/replicasets.apps"), QString::number(q.replicasets)},
+                           {QStringLiteral("count/services"), QString::number(q.services)},
+                           {QStringLiteral("count/jobs.batch"), QString::number(q.jobs)}};
+    const QJsonObject quota{{QStringLiteral("apiVersion"), QStringLiteral("v1")},
+                            {QStringLiteral("kind"), QStringLiteral("ResourceQuota")},
+                            {QStringLiteral("metadata"), metadata(QString::fromLatin1(kQuotaName), ns)},
+                            {QStringLiteral("spec"), QJsonObject{{QStringLiteral("hard"), hard}}}};
+    return QJsonDocument(quota).toJson(QJsonDocument::Compact);
 }
 
 constexpr int kTerminatingWaitMs = 60'000;
@@ -188,8 +222,12 @@ core::Status AdminClient::makeClassNamespaces(const ClassState &state)
                                                 QStringLiteral("Group"), QStringLiteral("fieldscope:class")));
         !made)
         return made;
+    if (auto made = makeQuota(state.classNamespace, true); !made)
+        return made;
     for (const ClassStudent &student : state.students) {
         if (auto made = ensureNamespace(student.ownNamespace); !made)
+            return made;
+        if (auto made = makeQuota(student.ownNamespace, false); !made)
             return made;
         if (auto made = createOrReplace(rbac.arg(student.ownNamespace) + QStringLiteral("rolebindings"),
                                         QStringLiteral("fieldscope-class-student"),
@@ -198,6 +236,53 @@ core::Status AdminClient::makeClassNamespaces(const ClassState &state)
                                                     QStringLiteral("User"), student.name));
             !made)
             return made;
+    }
+    QStringList names{state.classNamespace};
+    for (const ClassStudent &student : state.students)
+        names.append(student.ownNamespace);
+    return waitForQuotas(names);
+}
+
+core::Status AdminClient::makeQuota(const QString &ns, bool shared)
+{
+    const QString collection = QStringLiteral("/api/v1/namespaces/%1/resourcequotas").arg(ns);
+    const QString name = QString::fromLatin1(kQuotaName);
+    const QByteArray body = resourceQuota(ns, shared ? kClassQuota : kStudentQuota);
+    auto made = blockingCall(*m_connection.transport, jsonRequest("POST", collection, body));
+    if (made)
+        return core::success();
+    if (made.error().httpStatus != 409)
+        return made.error();
+    // There from an earlier class: a merge patch brings its limits up to date.
+    kube::HttpRequest patch = jsonRequest("PATCH", collection + QLatin1Char('/') + name, body);
+    patch.contentType = "application/merge-patch+json";
+    auto patched = blockingCall(*m_connection.transport, std::move(patch));
+    if (!patched)
+        return patched.error();
+    return core::success();
+}
+
+core::Status AdminClient::waitForQuotas(const QStringList &namespaces)
+{
+    const QDeadlineTimer deadline(kQuotaSyncWaitMs);
+    for (const QString &ns : namespaces) {
+        for (;;) {
+            auto got = blockingCall(*m_connection.transport,
+                                    jsonRequest("GET", QStringLiteral("/api/v1/namespaces/%1/resourcequotas/%2")
+                                                           .arg(ns, QString::fromLatin1(kQuotaName))));
+            if (!got)
+                return got.error();
+            const QJsonObject status =
+                QJsonDocument::fromJson(QByteArray::fromStdString(got->body)).object().value(u"status").toObject();
+            if (status.value(u"hard").toObject().size() > 0 && status.value(u"used").toObject().size() > 0)
+                break;
+            if (deadline.hasExpired())
+                return core::Error::make(
+                    core::ErrorCategory::Server,
+                    "the ResourceQuota of namespace " + ns.toStdString()
+                        + " has no status after three minutes (is kube-controller-manager running?)");
+            QThread::msleep(100);
+        }
     }
     return core::success();
 }
@@ -208,6 +293,22 @@ core::Status AdminClient::deleteClassNamespaces(const ClassState &state)
     for (const ClassStudent &student : state.students)
         names.append(student.ownNamespace);
     for (const QString &name : names) {
+        // Only what a class made: a namespace of that name the teacher had before (which the
+        // class then used as it was) carries no class label and is kept.
+        auto there = blockingCall(*m_connection.transport,
+                                  jsonRequest("GET", QStringLiteral("/api/v1/namespaces/") + name));
+        if (!there && there.error().httpStatus == 404)
+            continue;
+        if (!there)
+            return there.error();
+        const QJsonObject labels = QJsonDocument::fromJson(QByteArray::fromStdString(there->body))
+                                       .object()
+                                       .value(QStringLiteral("metadata"))
+                                       .toObject()
+                                       .value(QStringLiteral("labels"))
+                                       .toObject();
+        if (labels.value(kClassLabels.constBegin().key()) != kClassLabels.constBegin().value())
+            continue;
         auto deleted = blockingCall(*m_connection.transport,
                                     jsonRequest("DELETE", QStringLiteral("/api/v1/namespaces/") + name));
         if (!deleted && deleted.error().httpStatus != 404)
@@ -216,17 +317,26 @@ core::Status AdminClient::deleteClassNamespaces(const ClassState &state)
     return core::success();
 }
 
-int studentProbe(const QString &kubeconfigPath, const QString &loopbackServer, const QString &ns)
+int studentProbe(const QString &clusterDir, const QString &name, const QString &loopbackServer, const QString &ns)
 {
-    kube::ConnectionOptions options;
-    options.kubeconfigPath = kubeconfigPath.toStdString();
-    auto loaded = kube::connect(options);
-    if (!loaded)
-        return 0;
-    kube::ResolvedConfig config = loaded->config;
+    // The class's own copy of the credential (DIR/class/pki), not the kubeconfig handed out: the
+    // teacher may have deleted or edited the --out folder since.
+    const auto read = [](const QString &path) {
+        QFile f(path);
+        return f.open(QIODevice::ReadOnly) ? f.read(64 * 1024) : QByteArray();
+    };
+    kube::ResolvedConfig config;
     config.server = loopbackServer.toStdString();
-    auto connection = std::make_optional(kube::connectResolved(std::move(config), options));
-    auto answer = blockingCall(*connection->transport,
+    config.caPem = read(clusterDir + QStringLiteral("/pki/ca.crt"));
+    config.auth.method = kube::AuthMethod::ClientCertificate;
+    config.auth.userName = name.toStdString();
+    config.auth.clientCertificatePem = read(classDir(clusterDir) + QStringLiteral("/pki/") + name
+                                            + QStringLiteral(".crt"));
+    config.auth.clientKeyPem = read(classDir(clusterDir) + QStringLiteral("/pki/") + name + QStringLiteral(".key"));
+    if (config.caPem.isEmpty() || config.auth.clientCertificatePem.isEmpty() || config.auth.clientKeyPem.isEmpty())
+        return 0;
+    kube::Connection connection = kube::connectResolved(std::move(config), kube::ConnectionOptions{});
+    auto answer = blockingCall(*connection.transport,
                                jsonRequest("GET", QStringLiteral("/api/v1/namespaces/%1/configmaps?limit=1").arg(ns)));
     if (answer)
         return answer->status;

@@ -15,6 +15,9 @@
 
 #include <arpa/inet.h>
 
+#include <algorithm>
+#include <csignal>
+
 namespace fieldscope::app {
 
 using classroom_detail::classDir;
@@ -65,18 +68,22 @@ struct ListenAddress {
 };
 
 // The address in the textual form both the certificate's SAN and the URL use; "" when `host` is
-// not an IP address.
-QString ipAddress(const QString &host, bool *loopback, bool *v6)
+// not an IP address. `unusable`: the unspecified address (0.0.0.0, ::) or a multicast one, which
+// no student can connect to and no serving certificate can name.
+QString ipAddress(const QString &host, bool *loopback, bool *v6, bool *unusable)
 {
     const QByteArray latin = host.toLatin1();
-    unsigned char buf[16];
+    unsigned char buf[16] = {};
     if (inet_pton(AF_INET, latin.constData(), buf) == 1) {
         *loopback = buf[0] == 127;
         *v6 = false;
+        *unusable = std::all_of(buf, buf + 4, [](unsigned char b) { return b == 0; })
+                 || (buf[0] >= 224 && buf[0] <= 239);
     } else if (inet_pton(AF_INET6, latin.constData(), buf) == 1) {
         static const unsigned char one[16] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1};
         *loopback = std::equal(buf, buf + 16, one);
         *v6 = true;
+        *unusable = std::all_of(buf, buf + 16, [](unsigned char b) { return b == 0; }) || buf[0] == 0xff;
     } else {
         return {};
     }
@@ -92,7 +99,7 @@ core::Result<ListenAddress> parseListen(const QString &text)
         return out;
     QString host = text;
     QString port;
-    bool loopback = false, v6 = false;
+    bool loopback = false, v6 = false, unusable = false;
     static const QRegularExpression bracketed(QStringLiteral("^\\[([0-9A-Fa-f:.]+)\\](?::([0-9]+))?$"));
     static const QRegularExpression hostPort(QStringLiteral("^([^:]+)(?::([0-9]+))?$"));
     if (const auto m = bracketed.match(text); m.hasMatch()) {
@@ -102,7 +109,12 @@ core::Result<ListenAddress> parseListen(const QString &text)
         host = h.captured(1);
         port = h.captured(2);
     } // else: an unbracketed IPv6 address, or junk
-    const QString ip = ipAddress(host, &loopback, &v6);
+    const QString ip = ipAddress(host, &loopback, &v6, &unusable);
+    if (!ip.isEmpty() && unusable)
+        return classError(core::ErrorCategory::Invalid,
+                          QStringLiteral("--listen %1: name the address students connect to, not an unspecified or "
+                                         "multicast address (the API server then listens on every address anyway)")
+                              .arg(ip));
     static const QRegularExpression hostname(QStringLiteral("^[A-Za-z0-9]([A-Za-z0-9.-]{0,251}[A-Za-z0-9])?$"));
     if (ip.isEmpty() && !hostname.match(host).hasMatch())
         return classError(
@@ -239,20 +251,55 @@ core::Status writeKubeconfigs(ClassState &state, const QString &server)
     return core::success();
 }
 
+// Whether DIR/run/apiserver.pid names a live process: a stopped sandbox has nothing to revoke in
+// memory (it reads the bundle when it starts).
+bool apiServerAlive(const QString &clusterDir)
+{
+    auto pid = readSmallFile(clusterDir + QStringLiteral("/run/apiserver.pid"));
+    bool ok = false;
+    const long value = pid ? pid->trimmed().toLong(&ok) : 0;
+    return ok && value > 1 && ::kill(pid_t(value), 0) == 0;
+}
+
+// The first student's credential against the API server on loopback: its HTTP status, 0 when
+// unreachable (see studentProbe).
+int probeFirstStudent(const ClassState &state)
+{
+    if (state.students.isEmpty())
+        return 0;
+    auto port = apiServerPort(state.clusterDir);
+    return port
+             ? classroom_detail::studentProbe(state.clusterDir, state.students.front().name,
+                                              QStringLiteral("https://127.0.0.1:%1").arg(*port), state.classNamespace)
+             : 0;
+}
+
 // The API server answers a student only once it has re-read the client CA bundle (a fraction of a
-// second on 1.37). `wantAccepted`: wait until it accepts the first student, else until it refuses.
-bool waitForStudentAnswer(const ClassState &state, bool wantAccepted, std::chrono::seconds limit)
+// second on 1.37). Waits until it accepts the first student.
+bool waitForStudentAccepted(const ClassState &state, std::chrono::seconds limit)
 {
     if (state.students.isEmpty())
         return true;
     const auto deadline = std::chrono::steady_clock::now() + limit;
     while (true) {
-        auto port = apiServerPort(state.clusterDir);
-        const int code = port ? classroom_detail::studentProbe(state.students.front().kubeconfigPath,
-                                                               QStringLiteral("https://127.0.0.1:%1").arg(*port),
-                                                               state.classNamespace)
-                              : 0;
-        if (wantAccepted ? (code > 0 && code != 401) : code == 401)
+        const int code = probeFirstStudent(state);
+        if (code > 0 && code != 401)
+            return true;
+        if (std::chrono::steady_clock::now() >= deadline)
+            return false;
+        QThread::msleep(100);
+    }
+}
+
+// After class-revoke (which restarted a running API server with the new bundle): false only
+// while the server still accepts the first student. Unreachable counts as refused: any API
+// server that starts later reads the bundle class-revoke wrote.
+bool waitForStudentRefused(const ClassState &state, std::chrono::seconds limit)
+{
+    const auto deadline = std::chrono::steady_clock::now() + limit;
+    while (true) {
+        const int code = probeFirstStudent(state);
+        if (code == 401 || code == 0)
             return true;
         if (std::chrono::steady_clock::now() >= deadline)
             return false;
@@ -275,7 +322,7 @@ core::Status trustClass(ClassState &state, const QString &listenHost)
         (void)stopClass(state.clusterDir, false);
         return trusted;
     }
-    if (!waitForStudentAnswer(state, true, std::chrono::seconds(60))) {
+    if (!waitForStudentAccepted(state, std::chrono::seconds(60))) {
         (void)stopClass(state.clusterDir, false);
         return classError(core::ErrorCategory::Auth,
                           QStringLiteral("the API server does not accept the students' certificates"));
@@ -325,6 +372,10 @@ core::Result<ClassState> startClass(const ClassStartOptions &options)
     for (const QString &name : options.students)
         state.students.append(ClassStudent{name, QStringLiteral("student-") + name, QString()});
 
+    // Recorded (not running) before anything is made, so `class stop --purge` finds what a start
+    // that fails half-way leaves behind.
+    if (auto saved = writeClassState(state); !saved)
+        return saved.error();
     const QString notAfter = state.expires.toUTC().toString(QStringLiteral("yyyyMMddHHmmss")) + QLatin1Char('Z');
     if (auto certs = runClusterScript(QStringLiteral("class-certs"), state.clusterDir,
                                       {QStringLiteral("--students"), options.students.join(QLatin1Char(',')),
@@ -350,17 +401,13 @@ core::Status stopClass(const QString &clusterDir, bool purge)
         return read.error();
     ClassState state = std::move(read).value();
     if (state.running) {
+        // class-revoke rewrites the bundle and restarts a running API server (every student's
+        // open stream ends); a stopped sandbox only gets the bundle, which it reads when it starts.
         if (auto revoked = runClusterScript(QStringLiteral("class-revoke"), clusterDir, {}); !revoked)
             return revoked;
-        // The bundle's change is picked up in well under a second (1.37); should a server not
-        // re-read it, a restart makes the revocation certain.
-        if (!waitForStudentAnswer(state, false, std::chrono::seconds(10))) {
-            if (auto restarted = runClusterScript(QStringLiteral("restart-apiserver"), clusterDir, {}); !restarted)
-                return restarted;
-            if (!waitForStudentAnswer(state, false, std::chrono::seconds(30)))
-                return classError(core::ErrorCategory::Server,
-                                  QStringLiteral("the API server still accepts the students' certificates"));
-        }
+        if (apiServerAlive(clusterDir) && !waitForStudentRefused(state, std::chrono::seconds(30)))
+            return classError(core::ErrorCategory::Server,
+                              QStringLiteral("the API server still accepts the students' certificates"));
         state.running = false;
         if (auto saved = writeClassState(state); !saved)
             return saved;

@@ -68,6 +68,16 @@ private Q_SLOTS:
         QTest::newRow("reserved admin") << QStringLiteral("admin") << false;
         QTest::newRow("reserved system-") << QStringLiteral("system-x") << false;
         QTest::newRow("reserved kube-") << QStringLiteral("kube-x") << false;
+        // The sandbox's own users would read as a student in the audit log, and the reverse.
+        QTest::newRow("reserved alice") << QStringLiteral("alice") << false;
+        QTest::newRow("reserved bob") << QStringLiteral("bob") << false;
+        QTest::newRow("reserved fieldscope-exec") << QStringLiteral("fieldscope-exec") << false;
+        QTest::newRow("reserved fieldscope-nobody") << QStringLiteral("fieldscope-nobody") << false;
+        QTest::newRow("reserved fieldscope-cert-admin") << QStringLiteral("fieldscope-cert-admin") << false;
+        QTest::newRow("reserved fieldscope-anything") << QStringLiteral("fieldscope-x") << false;
+        QTest::newRow("reserved systemd") << QStringLiteral("systemd") << false;
+        QTest::newRow("allowed alicia") << QStringLiteral("alicia") << true;
+        QTest::newRow("allowed fieldscopefan") << QStringLiteral("fieldscopefan") << true;
     }
 
     void studentNamesAreDnsLabelsThatFitTheirNamespace()
@@ -190,12 +200,58 @@ private Q_SLOTS:
         QCOMPARE(activity[1].refused, 1);
         QCOMPARE(activity[1].lastWrite, lost.time);
 
+        // The line past the limit named the class: counted, not silently lost. The oldest event
+        // is the rotated file's first.
+        ClassLogCoverage coverage;
+        QVERIFY(readClassRequests(state, 1000000, &coverage).ok());
+        QCOMPARE(coverage.overlongClassLines, 1);
+        QCOMPARE(coverage.oldestEvent, t);
+
         // The bound keeps the newest.
         auto newest = readClassRequests(state, 2);
         QVERIFY(newest.ok());
         QCOMPARE(newest->size(), 2);
         QCOMPARE(newest->at(0).student, QStringLiteral("bo"));
         QCOMPARE(newest->at(1).student, QStringLiteral("zed"));
+    }
+
+    // A student hiding a write in an event too large to read is counted (the group's name found
+    // even across the reader's chunks), others' huge lines are not; a log whose first event is
+    // after the class started says its beginning was rotated away.
+    void overlongClassEventsAndARotatedAwayStartAreReported()
+    {
+        QTemporaryDir dir;
+        QVERIFY(QDir(dir.path()).mkpath(QStringLiteral("logs")));
+        ClassState state;
+        state.clusterDir = dir.path();
+        state.started = QDateTime::currentDateTimeUtc().addSecs(-600);
+        state.expires = state.started.addSecs(3600);
+        state.students = {{QStringLiteral("ann"), QStringLiteral("student-ann"), {}}};
+        const QDateTime first = state.started.addSecs(300);
+        QByteArray log = eventLine(QStringLiteral("alice"), QStringLiteral("update"), QStringLiteral("x"), 200, first,
+                                   QStringLiteral("dev"));
+        // "fieldscope:class" straddles the 1 MiB boundary at which the reader takes the file.
+        const qsizetype boundary = qsizetype(1) << 20;
+        log += QByteArray(boundary - log.size() - 5, 'x') + "fieldscope:class" + QByteArray(4000, 'y') + '\n';
+        log += QByteArray(core::kMaxAuditEventBytes + 10, 'z') + '\n'; // someone else's
+        log += eventLine(QStringLiteral("ann"), QStringLiteral("update"), QStringLiteral("race"), 200,
+                         first.addSecs(1));
+        QFile l(dir.filePath(QStringLiteral("logs/audit.log")));
+        QVERIFY(l.open(QIODevice::WriteOnly));
+        l.write(log);
+        l.close();
+
+        ClassLogCoverage coverage;
+        auto requests = readClassRequests(state, 1000000, &coverage);
+        QVERIFY(requests.ok());
+        QCOMPARE(requests->size(), 1);
+        QCOMPARE(coverage.overlongClassLines, 1);
+        QCOMPARE(coverage.oldestEvent, first);
+        QVERIFY(coverage.startRotatedAway(state));
+        // The same log read for a class that started after its first event: nothing is missing.
+        state.started = first.addSecs(1);
+        QVERIFY(readClassRequests(state, 1000000, &coverage).ok());
+        QVERIFY(!coverage.startRotatedAway(state));
     }
 };
 

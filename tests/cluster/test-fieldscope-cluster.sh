@@ -102,7 +102,20 @@ openssl x509 -in "$cls/class/pki/ann.crt" -noout -subject | grep -qF "O = fields
   && [ "$(stat -c %a "$cls/class/pki")" = 700 ] || fail "class keys or their folder are not private"
 "$script" class-trust "$cls" >/dev/null 2>&1 || fail "class-trust failed"
 [ "$(grep -c BEGIN "$cls/pki/client-ca.crt")" = 2 ] || fail "the bundle does not hold the class CA"
+before="$(cat "$cls/run/apiserver.pid")"
 "$script" class-revoke "$cls" >/dev/null 2>&1 || fail "class-revoke failed"
 [ "$(grep -c BEGIN "$cls/pki/client-ca.crt")" = 1 ] || fail "the bundle still holds the class CA"
+# A restart, so every student's open stream ends with the revocation.
+[ "$(cat "$cls/run/apiserver.pid")" != "$before" ] || fail "class-revoke did not restart the API server"
+# 7. Without etcd, restart-apiserver and start-apiserver refuse instead of starting an API server
+#    against nothing; class-revoke on a stopped cluster only rewrites the bundle.
+"$script" kill-apiserver "$cls" >/dev/null 2>&1
+kill "$(cat "$cls/run/etcd.pid")"; for _ in $(seq 1 50); do kill -0 "$(cat "$cls/run/etcd.pid")" 2>/dev/null || break; sleep 0.1; done
+if "$script" restart-apiserver "$cls" 2>"$work/err9"; then fail "restart-apiserver started without etcd"; fi
+grep -q 'etcd .* is not running' "$work/err9" || fail "no clear message for restart-apiserver without etcd"
+if "$script" start-apiserver "$cls" 2>/dev/null; then fail "start-apiserver started without etcd"; fi
+[ ! -f "$cls/run/apiserver.pid" ] || fail "an API server was started without etcd"
+"$script" class-revoke "$cls" >/dev/null 2>&1 || fail "class-revoke on a stopped cluster failed"
+[ ! -f "$cls/run/apiserver.pid" ] || fail "class-revoke started an API server on a stopped cluster"
 "$script" stop "$cls" >/dev/null 2>&1 || true
 echo "ok"

@@ -8,6 +8,7 @@
 #include "kube/transport.h"
 #include "tests/support/clusterenv.h"
 
+#include <QDir>
 #include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -180,10 +181,25 @@ private Q_SLOTS:
                                      << QStringList{QStringLiteral("--students"), QStringLiteral("ann"), out, m_out,
                                                     QStringLiteral("--expires"),  QStringLiteral("soon")}
                                      << QStringLiteral("--expires");
-        QTest::newRow("roster bad line") << QStringLiteral("# class 3b\nann\n\nbob # back row\n<script>\n")
+        QTest::newRow("roster bad line") << QStringLiteral("# class 3b\nann\n\nbo # back row\n<script>\n")
                                          << QStringList{out, m_out} << QStringLiteral("roster line 5");
         QTest::newRow("roster duplicate")
             << QStringLiteral("ann\nann\n") << QStringList{out, m_out} << QStringLiteral("roster line 2");
+        QTest::newRow("reserved sandbox user")
+            << QString() << QStringList{QStringLiteral("--students"), QStringLiteral("ann,alice"), out, m_out}
+            << QStringLiteral("reserved");
+        QTest::newRow("listen unspecified v4")
+            << QString() << QStringList{QStringLiteral("--students"), QStringLiteral("ann"),    out, m_out,
+                                        QStringLiteral("--listen"),   QStringLiteral("0.0.0.0")}
+            << QStringLiteral("not an unspecified or multicast address");
+        QTest::newRow("listen unspecified v6")
+            << QString() << QStringList{QStringLiteral("--students"), QStringLiteral("ann"),      out, m_out,
+                                        QStringLiteral("--listen"),   QStringLiteral("[::]:6443")}
+            << QStringLiteral("not an unspecified or multicast address");
+        QTest::newRow("listen multicast")
+            << QString() << QStringList{QStringLiteral("--students"), QStringLiteral("ann"),      out, m_out,
+                                        QStringLiteral("--listen"),   QStringLiteral("239.1.2.3")}
+            << QStringLiteral("not an unspecified or multicast address");
         QTest::newRow("roster empty") << QStringLiteral("# nobody\n") << QStringList{out, m_out}
                                       << QStringLiteral("no student");
     }
@@ -315,9 +331,18 @@ private Q_SLOTS:
         for (const QByteArray &line : tokens.readAll().split('\n'))
             if (!line.isEmpty())
                 secrets << line.split(',').value(0);
-        QFile adminKey(m_cluster + QStringLiteral("/pki/admin.key"));
-        QVERIFY(adminKey.open(QIODevice::ReadOnly));
-        secrets << adminKey.readAll().toBase64();
+        // The teacher's key and both CA keys, whole and as the base64 a kubeconfig would hold.
+        for (const QString &key :
+             {QStringLiteral("/pki/admin.key"), QStringLiteral("/pki/ca.key"), QStringLiteral("/class/pki/ca.key")}) {
+            QFile f(m_cluster + key);
+            QVERIFY2(f.open(QIODevice::ReadOnly), qPrintable(key));
+            const QByteArray bytes = f.readAll();
+            QVERIFY(!bytes.isEmpty());
+            secrets << bytes << bytes.toBase64();
+            for (const QByteArray &line : bytes.split('\n'))
+                if (line.size() > 40 && !line.startsWith("-----"))
+                    secrets << line; // the key's own base64 body
+        }
         for (const QString &name : m_names) {
             QFile f(kubeconfigOf(name));
             QCOMPARE(f.permissions(), QFile::ReadOwner | QFile::WriteOwner | QFile::ReadUser | QFile::WriteUser);
@@ -329,6 +354,11 @@ private Q_SLOTS:
             QVERIFY(text.contains("namespace: class"));
             QVERIFY(text.contains("server: 'https://127.0.0.1:"));
         }
+        // class start made --out: 0700, as its help says.
+        QCOMPARE(QFile(m_out).permissions()
+                     & (QFile::ReadGroup | QFile::WriteGroup | QFile::ExeGroup | QFile::ReadOther | QFile::WriteOther
+                        | QFile::ExeOther),
+                 QFile::Permissions());
         QCOMPARE(QFile(m_cluster + QStringLiteral("/class/state.json")).permissions(),
                  QFile::ReadOwner | QFile::WriteOwner | QFile::ReadUser | QFile::WriteUser);
     }
@@ -349,6 +379,33 @@ private Q_SLOTS:
         QCOMPARE(studentStatus(s0, "POST", "/api/v1/namespaces/class/configmaps",
                                R"j({"metadata":{"name":"by-s00"}})j"),
                  201);
+    }
+
+    // A student's Deployment with replicas: 100000 gets the quota's Pods and no more: the
+    // ReplicaSet controller is refused past it, and so is the student's own next Pod.
+    void aStudentsHugeDeploymentStopsAtTheNamespaceQuota()
+    {
+        const QString name = m_names[3];
+        const std::string ns = "student-" + name.toStdString();
+        QCOMPARE(studentStatus(name, "POST", "/apis/apps/v1/namespaces/" + ns + "/deployments",
+                               R"j({"metadata":{"name":"flood"},"spec":{"replicas":100000,
+                                   "selector":{"matchLabels":{"app":"flood"}},
+                                   "template":{"metadata":{"labels":{"app":"flood"}},
+                                   "spec":{"containers":[{"name":"c","image":"busybox"}]}}}})j"),
+                 201);
+        const auto pods = [&] {
+            const Answer a = send(*m_admin, "GET", "/api/v1/namespaces/" + ns + "/pods");
+            return jsonOf(a.body).value(u"items").toArray().size();
+        };
+        QTRY_COMPARE_WITH_TIMEOUT(pods(), 20, 60000);
+        const QByteArray pod = R"j({"metadata":{"name":"one-more"},"spec":{"containers":[{"name":"c","image":"x"}]}})j";
+        auto c = connectKubeconfig(kubeconfigOf(name));
+        QVERIFY(c);
+        const Answer refused = send(*c, "POST", "/api/v1/namespaces/" + ns + "/pods", pod);
+        QCOMPARE(refused.status, 403);
+        QVERIFY2(refused.body.contains("exceeded quota: fieldscope-class"), refused.body.constData());
+        QCOMPARE(pods(), 20);
+        QCOMPARE(studentStatus(name, "DELETE", "/apis/apps/v1/namespaces/" + ns + "/deployments/flood"), 200);
     }
 
     void aHostileRefusalIsEscapedInTheHtmlReport()
@@ -423,12 +480,91 @@ private Q_SLOTS:
         QCOMPARE(send(*m_admin, "GET", "/api/v1/namespaces/class").status, 200);
     }
 
+    // A watch a student opened before the stop does not outlive it: class-revoke restarts the API
+    // server, so the stream ends (not at its timeout), and the next request is refused.
+    void aStudentsOpenWatchEndsWhenTheClassStops()
+    {
+        const QString out = m_tmp.filePath(QStringLiteral("watching"));
+        const ProcessResult started = klass({QStringLiteral("start"), QStringLiteral("--students"),
+                                             QStringLiteral("watcher"), QStringLiteral("--out"), out});
+        QVERIFY2(started.exitCode == 0, started.err.constData());
+        QFile port(m_cluster + QStringLiteral("/run/apiserver.port"));
+        QVERIFY(port.open(QIODevice::ReadOnly));
+        const QString url = QStringLiteral("https://127.0.0.1:%1/api/v1/namespaces/class/configmaps?watch=1&"
+                                           "timeoutSeconds=600")
+                                .arg(QString::fromLatin1(port.readAll().trimmed()));
+        // curl with the student's certificate and key files (paths only on its command line).
+        const QString pki = m_cluster + QStringLiteral("/class/pki/watcher");
+        QProcess watch;
+        watch.start(QStringLiteral("curl"),
+                    {QStringLiteral("-sSN"), QStringLiteral("--cacert"), m_cluster + QStringLiteral("/pki/ca.crt"),
+                     QStringLiteral("--cert"), pki + QStringLiteral(".crt"), QStringLiteral("--key"),
+                     pki + QStringLiteral(".key"), QStringLiteral("-w"), QStringLiteral("\nHTTP %{http_code}\n"), url});
+        QVERIFY(watch.waitForStarted());
+        // The stream is open once the server sent the (ADDED) events of what is there.
+        QByteArray streamed;
+        QTRY_VERIFY2_WITH_TIMEOUT((streamed += watch.readAllStandardOutput()).contains("\"type\":\"ADDED\""),
+                                  (streamed + watch.readAllStandardError()).constData(), 20000);
+        QCOMPARE(watch.state(), QProcess::Running);
+        const ProcessResult stopped = klass({QStringLiteral("stop")});
+        QVERIFY2(stopped.exitCode == 0, stopped.err.constData());
+        QTRY_COMPARE_WITH_TIMEOUT(watch.state(), QProcess::NotRunning, 20000); // not at its 600 s timeout
+        auto c = connectKubeconfig(out + QStringLiteral("/watcher.kubeconfig"));
+        QVERIFY(c);
+        QCOMPARE(send(*c, "GET", "/api/v1/namespaces/class/configmaps").status, 401);
+        // The teacher's own client reconnects.
+        QTRY_COMPARE_WITH_TIMEOUT(send(*m_admin, "GET", "/api/v1/namespaces/class").status, 200, 30000);
+    }
+
+    // The kubeconfigs handed out are the students' now: the teacher may delete them. Stop probes
+    // with the class's own copy of the credential and still ends the class.
+    void stopEndsAClassWhoseKubeconfigFolderWasDeleted()
+    {
+        const QString out = m_tmp.filePath(QStringLiteral("deleted"));
+        const ProcessResult started = klass({QStringLiteral("start"), QStringLiteral("--students"),
+                                             QStringLiteral("gone"), QStringLiteral("--out"), out});
+        QVERIFY2(started.exitCode == 0, started.err.constData());
+        QVERIFY(QDir(out).removeRecursively());
+        const ProcessResult stopped = klass({QStringLiteral("stop")});
+        QVERIFY2(stopped.exitCode == 0, stopped.err.constData());
+        const QJsonObject status = statusJson();
+        QVERIFY(!status.value(u"running").toBool());
+        QVERIFY(status.value(u"stopped").toBool());
+        QVERIFY2(klass({QStringLiteral("start"), QStringLiteral("--students"), QStringLiteral("gone"),
+                        QStringLiteral("--out"), out})
+                         .exitCode
+                     == 0,
+                 "a new class could not start after the stop");
+        QCOMPARE(klass({QStringLiteral("stop")}).exitCode, 0);
+    }
+
+    // A sandbox whose API server is down: nothing to revoke in memory (the bundle on disk is what
+    // the next start reads), so stop marks the class stopped and starts nothing against etcd.
+    void stopEndsAClassWhileTheApiServerIsDown()
+    {
+        const QString out = m_tmp.filePath(QStringLiteral("down"));
+        const ProcessResult started = klass({QStringLiteral("start"), QStringLiteral("--students"),
+                                             QStringLiteral("down"), QStringLiteral("--out"), out});
+        QVERIFY2(started.exitCode == 0, started.err.constData());
+        QVERIFY(runClusterScript({QStringLiteral("kill-apiserver"), m_cluster}));
+        const ProcessResult stopped = klass({QStringLiteral("stop")});
+        QVERIFY2(stopped.exitCode == 0, stopped.err.constData());
+        QVERIFY(!statusJson().value(u"running").toBool());
+        QVERIFY(!QFile::exists(m_cluster + QStringLiteral("/run/apiserver.pid"))); // stop started none
+        QVERIFY(runClusterScript({QStringLiteral("start-apiserver"), m_cluster}));
+        auto c = connectKubeconfig(out + QStringLiteral("/down.kubeconfig"));
+        QVERIFY(c);
+        QCOMPARE(send(*c, "GET", "/api/v1/namespaces/class/configmaps").status, 401);
+        QCOMPARE(send(*m_admin, "GET", "/api/v1/namespaces/class").status, 200);
+    }
+
     void purgeDeletesTheNamespacesAndTheState()
     {
         const ProcessResult purged = klass({QStringLiteral("stop"), QStringLiteral("--purge")});
         QVERIFY2(purged.exitCode == 0, purged.err.constData());
         QVERIFY(!QFile::exists(m_cluster + QStringLiteral("/class")));
-        QTRY_COMPARE_WITH_TIMEOUT(send(*m_admin, "GET", "/api/v1/namespaces/student-far").status, 404, 60000);
+        // The last class's student (stopEndsAClassWhileTheApiServerIsDown).
+        QTRY_COMPARE_WITH_TIMEOUT(send(*m_admin, "GET", "/api/v1/namespaces/student-down").status, 404, 60000);
         QTRY_COMPARE_WITH_TIMEOUT(send(*m_admin, "GET", "/api/v1/namespaces/class").status, 404, 60000);
         QCOMPARE(klass({QStringLiteral("status")}).exitCode, 1);
     }
@@ -448,6 +584,26 @@ private Q_SLOTS:
         QCOMPARE(ns.status, 200);
         QVERIFY2(!ns.body.contains("deletionTimestamp"), ns.body.constData());
         QCOMPARE(klass({QStringLiteral("stop"), QStringLiteral("--purge")}).exitCode, 0);
+    }
+
+    // A namespace named `class` the teacher had before the class is used as it is, and a purge
+    // keeps it: only namespaces carrying the class's label are deleted.
+    void purgeKeepsANamespaceTheClassDidNotMake()
+    {
+        // The namespace controller empties the last purge's namespace first (a minute or more).
+        QTRY_COMPARE_WITH_TIMEOUT(send(*m_admin, "GET", "/api/v1/namespaces/class").status, 404, 180000);
+        QCOMPARE(send(*m_admin, "POST", "/api/v1/namespaces", R"j({"metadata":{"name":"class"}})j").status, 201);
+        const QStringList start{QStringLiteral("start"), QStringLiteral("--students"), QStringLiteral("keeper"),
+                                QStringLiteral("--out"), m_tmp.filePath(QStringLiteral("keeper"))};
+        const ProcessResult started = klass(start);
+        QVERIFY2(started.exitCode == 0, started.err.constData());
+        QCOMPARE(klass({QStringLiteral("stop"), QStringLiteral("--purge")}).exitCode, 0);
+        const Answer ns = send(*m_admin, "GET", "/api/v1/namespaces/class");
+        QCOMPARE(ns.status, 200);
+        QVERIFY2(!ns.body.contains("deletionTimestamp"), ns.body.constData());
+        const Answer own = send(*m_admin, "GET", "/api/v1/namespaces/student-keeper");
+        QVERIFY(own.status == 404 || own.body.contains("deletionTimestamp"));
+        QCOMPARE(send(*m_admin, "DELETE", "/api/v1/namespaces/class").status, 200);
     }
 };
 
