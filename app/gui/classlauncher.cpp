@@ -23,6 +23,7 @@
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QPushButton>
+#include <QSet>
 #include <QThreadPool>
 #include <QTimer>
 #include <QUrl>
@@ -152,8 +153,10 @@ void ClassLauncher::buildMenu()
     m_stop = m_menu->addAction(tr("S&top Class…"), this, &ClassLauncher::askToStop);
     connect(m_menu, &QMenu::aboutToShow, this, [this] {
         // The current cluster decides: its kubeconfig's folder is a cluster directory or not.
+        // A running class keeps the feed (and its banner, with a listen address the dock that
+        // cannot close) whichever tab is current: it ends with Stop Class, not with a tab switch.
         ClusterController *c = m_workspace ? m_workspace->current() : nullptr;
-        if (c && c->connection())
+        if (c && c->connection() && !m_feed.isRunning())
             setClusterDir(clusterDirOf(QString::fromStdString(c->connection()->config.sourceFile)));
         updateActions();
     });
@@ -277,6 +280,15 @@ void ClassLauncher::setPresenter(bool on)
 void ClassLauncher::onState()
 {
     const auto &state = m_feed.state();
+    // Another class (or none): its counts, race and objects start from nothing.
+    const QDateTime started = state ? state->started : QDateTime();
+    if (started != m_shownClassStarted) {
+        m_shownClassStarted = started;
+        m_students.clear();
+        m_race.clear();
+        m_objects.clear();
+        m_view->setRaceObjects(m_objects);
+    }
     if (state && state->running) {
         QStringList names;
         for (const ClassStudent &s : state->students)
@@ -311,12 +323,21 @@ void ClassLauncher::onRequests(const QList<ClassRequest> &batch)
             written.append(activity.back().object);
     }
     if (!written.isEmpty()) {
-        for (const QString &o : written) {
-            m_objects.removeOne(o);
-            m_objects.prepend(o);
-        }
-        if (m_objects.size() > kMaxObjects)
-            m_objects.resize(kMaxObjects);
+        // Newest first, each once, at most kMaxObjects: linear in the batch (a student writing
+        // thousands of objects a tick must not cost the window a quadratic pass).
+        QStringList objects;
+        QSet<QString> seen;
+        for (auto it = written.crbegin(); it != written.crend() && objects.size() < kMaxObjects; ++it)
+            if (!seen.contains(*it)) {
+                seen.insert(*it);
+                objects.append(*it);
+            }
+        for (const QString &o : std::as_const(m_objects))
+            if (objects.size() < kMaxObjects && !seen.contains(o)) {
+                seen.insert(o);
+                objects.append(o);
+            }
+        m_objects = std::move(objects);
         m_view->setRaceObjects(m_objects); // first: the race may follow the newest object
     }
     m_students.addRequests(activity);

@@ -14,6 +14,7 @@
 #include "app/services/classfeed.h"
 #include "models/classmodel.h"
 
+#include <QDateTime>
 #include <QFutureWatcher>
 #include <QObject>
 #include <QPointer>
@@ -84,7 +85,8 @@ private:
     ClassFeed m_feed;
     models::ClassStudentsModel m_students;
     models::ClassRaceModel m_race;
-    QStringList m_objects; // written by students, newest first, at most kMaxObjects
+    QStringList m_objects;         // written by students, newest first, at most kMaxObjects
+    QDateTime m_shownClassStarted; // the class the models count (its start), invalid: none
     widgets::ClassView *m_view = nullptr;
     QDockWidget *m_dock = nullptr;
     QMenu *m_menu = nullptr;

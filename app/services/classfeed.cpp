@@ -4,6 +4,7 @@
 #include "app/services/threadreaper.h"
 #include "core/base/boundary.h"
 
+#include <QCoreApplication>
 #include <QPointer>
 #include <QThreadPool>
 
@@ -87,8 +88,10 @@ void ClassFeed::tick()
         const core::Status done = core::guarded("class feed", [&] { result = work(tail, dir); });
         if (!done)
             result.problem = qs(done.error().describe());
+        // Posted to the application, not to `self`: the feed may be destroyed on the GUI thread
+        // while this runs, and reading the guarded pointer here would race with that.
         QMetaObject::invokeMethod(
-            self.get(),
+            qApp,
             [self, generation, r = std::move(result)]() mutable {
                 if (self)
                     self->onTick(generation, std::move(r));
