@@ -238,6 +238,11 @@ void LessonPanel::setBusy(const QString &what)
     updateButtons();
 }
 
+QString LessonPanel::statusText() const
+{
+    return m_status->text();
+}
+
 void LessonPanel::setError(const QString &error)
 {
     m_busy = false;

@@ -35,6 +35,7 @@ public:
     // For tests and the screenshot: the request table and the outcome text.
     QTableWidget *requestTable() const { return m_requests; }
     QString outcomeText() const;
+    QString statusText() const; // the busy or error line
 
 Q_SIGNALS:
     void nextRequested();

@@ -112,6 +112,14 @@ bool LessonController::isSandbox() const
 
 void LessonController::start(bool confirmed)
 {
+    if (m_lesson.isClass) { // its steps wait for real students' writes, which the window does not collect yet
+        m_panel->setError(tr("\"%1\" is a class lesson: its steps wait for the students' writes. Start the class "
+                             "from the Class menu, then run the lesson in a terminal: fieldscope lesson run %2 "
+                             "(or rehearse it with --simulate-students N). The Class view shows the race as the "
+                             "students write.")
+                              .arg(QString::fromStdString(m_lesson.title), QString::fromStdString(m_lesson.name)));
+        return;
+    }
     if (!m_cluster || !m_cluster->connection()) {
         m_panel->setError(tr("Not connected yet: the lesson starts once the cluster is."));
         return;

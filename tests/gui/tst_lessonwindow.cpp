@@ -137,6 +137,21 @@ private Q_SLOTS:
         QVERIFY(s.lesson->report(2)->passed());
     }
 
+    // A class lesson waits for students' writes, which the window does not collect: it says how
+    // to run it instead of failing at its first step, and sends nothing.
+    void aClassLessonSaysItRunsFromTheCommandLine()
+    {
+        Session s("class-resourceversion-race");
+        QSignalSpy shown(s.lesson.get(), &app::LessonController::stepShown);
+        s.lesson->start(true);
+        const QString status = s.lesson->panel()->statusText();
+        QVERIFY2(status.contains(QLatin1String("fieldscope lesson run class-resourceversion-race")),
+                 qPrintable(status));
+        QVERIFY2(status.contains(QLatin1String("Class menu")), qPrintable(status));
+        QCOMPARE(shown.count(), 0);
+        QCOMPARE(s.lesson->currentStep(), -1); // nothing ran
+    }
+
     void lastWriteWinsHistoryShowsEveryOverwrite()
     {
         Session s("last-write-wins");
