@@ -11,6 +11,7 @@
 #include <QJsonObject>
 #include <QThread>
 
+#include <cstdio>
 #include <future>
 
 namespace fieldscope::app::classroom_detail {
@@ -111,7 +112,7 @@ QByteArray resourceQuota(const QString &ns, const QuotaCounts &q)
     return QJsonDocument(quota).toJson(QJsonDocument::Compact);
 }
 
-constexpr int kTerminatingWaitMs = 60'000;
+constexpr int kTerminatingWaitMs = 180'000;
 
 kube::HttpRequest jsonRequest(const char *method, const QString &path, const QByteArray &body = {})
 {
@@ -155,13 +156,15 @@ core::Result<AdminClient> AdminClient::open(const QString &clusterDir)
 
 // A namespace `class stop --purge` (or a teacher) deleted a moment ago is still Terminating while
 // the namespace controller empties it: nothing can be created in it until it is gone. A class
-// started right after a purge waits for that (a minute at most) and makes it anew.
+// started right after a purge waits for that (three minutes at most: on a busy two-core machine
+// the controller took over a minute for a class of thirty) and makes it anew, saying so.
 core::Status AdminClient::ensureNamespace(const QString &name)
 {
     const QJsonObject ns{{QStringLiteral("apiVersion"), QStringLiteral("v1")},
                          {QStringLiteral("kind"), QStringLiteral("Namespace")},
                          {QStringLiteral("metadata"), metadata(name)}};
     const QDeadlineTimer deadline(kTerminatingWaitMs);
+    bool waitSaid = false;
     for (;;) {
         auto made = blockingCall(*m_connection.transport,
                                  jsonRequest("POST", QStringLiteral("/api/v1/namespaces"), QJsonDocument(ns).toJson()));
@@ -181,7 +184,12 @@ core::Status AdminClient::ensureNamespace(const QString &name)
         if (deadline.hasExpired())
             return core::Error::make(core::ErrorCategory::Conflict,
                                      "namespace " + name.toStdString()
-                                         + " is still being deleted after a minute; try again when it is gone");
+                                         + " is still being deleted after three minutes; try again when it is gone");
+        if (!waitSaid) {
+            waitSaid = true;
+            std::fprintf(stderr, "fieldscope: waiting for the namespace %s of the last class to finish deleting\n",
+                         qUtf8Printable(name));
+        }
         QThread::msleep(250);
     }
 }
