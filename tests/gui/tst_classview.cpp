@@ -20,6 +20,7 @@
 #include <QFile>
 #include <QLabel>
 #include <QMenu>
+#include <QSet>
 #include <QTableView>
 #include <QTemporaryDir>
 #include <QTest>
@@ -285,6 +286,56 @@ private Q_SLOTS:
         QTRY_COMPARE_WITH_TIMEOUT(w.launcher.students()->totalRequests(), 2 * 12 + 12, 10000);
         QCOMPARE(w.cell(QStringLiteral("amara"), ClassStudentsModel::WritesColumn), 3);
         QCOMPARE(w.launcher.students()->totalRefused(), 2 * 11);
+    }
+
+    // A class stopped and the next one started: its counts, race and written objects start from
+    // zero, not from the last class's.
+    void theNextClassStartsFromZero()
+    {
+        ClassDir c;
+        const QDateTime first = QDateTime::currentDateTimeUtc().addSecs(-600);
+        c.writeState(kRoster, {}, first);
+        c.append(raceRounds(c, 2));
+        Window w(c.path());
+        QTRY_COMPARE_WITH_TIMEOUT(w.launcher.students()->totalRequests(), 2 * 12 + 12, 10000);
+        c.writeState(kRoster, {}, first, false);
+        QTRY_VERIFY_WITH_TIMEOUT(!w.launcher.feed()->isRunning(), 10000);
+        // After every write of the first class (raceRounds stamps them up to 15 s ahead).
+        const QDateTime second = QDateTime::currentDateTimeUtc().addSecs(20);
+        c.writeState(kRoster, {}, second);
+        QTRY_VERIFY_WITH_TIMEOUT(w.launcher.feed()->isRunning(), 10000);
+        QTRY_COMPARE_WITH_TIMEOUT(w.launcher.students()->totalRequests(), 0, 10000);
+        QCOMPARE(w.launcher.students()->totalRefused(), 0);
+        QCOMPARE(w.launcher.race()->rowCount(), 0);
+        QVERIFY(w.launcher.writtenObjects().isEmpty());
+        Write next{QStringLiteral("amara"), QStringLiteral("class"), QStringLiteral("fresh")};
+        next.resourceVersion = 7;
+        next.at = second.addSecs(1);
+        c.append(auditLine(next, c.events++));
+        QTRY_COMPARE_WITH_TIMEOUT(w.launcher.students()->totalRequests(), 1, 10000);
+        QCOMPARE(w.launcher.writtenObjects(), QStringList{QStringLiteral("configmaps/class/fresh")});
+    }
+
+    // A student writing many objects at once: the race's object list keeps the newest, each once,
+    // at most its bound, whatever the batch holds.
+    void manyDistinctObjectsInOneBatchKeepTheNewestOnce()
+    {
+        ClassDir c;
+        c.writeState(kRoster, {}, QDateTime::currentDateTimeUtc().addSecs(-60));
+        Window w(c.path());
+        QTRY_VERIFY_WITH_TIMEOUT(w.launcher.feed()->isRunning(), 10000);
+        QByteArray lines;
+        for (int i = 0; i < 3000; ++i) {
+            Write wr{kRoster.at(i % kRoster.size()), QStringLiteral("class"), QStringLiteral("cm%1").arg(i % 1500)};
+            wr.resourceVersion = i + 1;
+            lines += auditLine(wr, c.events++);
+        }
+        c.append(lines);
+        QTRY_COMPARE_WITH_TIMEOUT(w.launcher.students()->totalRequests(), 3000, 20000);
+        const QStringList objects = w.launcher.writtenObjects();
+        QCOMPARE(objects.size(), 200); // the launcher's bound on the race's object list
+        QCOMPARE(objects.first(), QStringLiteral("configmaps/class/cm1499"));
+        QCOMPARE(QSet<QString>(objects.begin(), objects.end()).size(), objects.size());
     }
 
     // What students send is theirs: a long name, a look-alike of a student's name (a user of the

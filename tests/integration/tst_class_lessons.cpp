@@ -190,10 +190,10 @@ private Q_SLOTS:
         QTemporaryDir out;
         // The simulated classes before were purged; `class start` waits for namespaces a purge is
         // still deleting.
-        const FieldscopeRun started =
-            fieldscope({QStringLiteral("class"), QStringLiteral("start"), QStringLiteral("--cluster-dir"),
-                        m_cluster.path(), QStringLiteral("--students"), QStringLiteral("ann,bo,cy"),
-                        QStringLiteral("--out"), out.path()});
+        const FieldscopeRun started = fieldscope({QStringLiteral("class"), QStringLiteral("start"),
+                                                  QStringLiteral("--cluster-dir"), m_cluster.path(),
+                                                  QStringLiteral("--students"), QStringLiteral("ann,bo,cy"),
+                                                  QStringLiteral("--out"), out.path()});
         QVERIFY2(started.code == 0, started.err.constData());
         auto stopClass = qScopeGuard([&] {
             fieldscope({QStringLiteral("class"), QStringLiteral("stop"), QStringLiteral("--cluster-dir"),
