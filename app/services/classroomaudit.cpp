@@ -1,6 +1,7 @@
 // What the students did, from the API server's audit log (see classroom.h). The log is input a
 // student shapes (object names, messages, bodies): lines are read with a bound, decoded by
 // core/audit's bounded decoder, and only events of the class's group are kept.
+#include "app/services/classrequestdecode.h"
 #include "app/services/classroom.h"
 #include "app/services/classroom_p.h"
 #include "core/audit/auditevent.h"
@@ -38,39 +39,9 @@ QStringList auditFiles(const ClassState &state)
     return out;
 }
 
-QString boundedText(const std::string &s, int maxChars)
-{
-    QString text = QString::fromUtf8(s.data(), qsizetype(std::min<std::size_t>(s.size(), std::size_t(maxChars) * 4)));
-    if (text.size() > maxChars)
-        text = text.left(maxChars - 1) + QChar(0x2026);
-    return text;
-}
-
 bool inClassGroup(const core::AuditEvent &event)
 {
     return std::find(event.user.groups.begin(), event.user.groups.end(), kClassGroup) != event.user.groups.end();
-}
-
-ClassRequest toRequest(const core::AuditEvent &event)
-{
-    ClassRequest r;
-    r.time = QDateTime::fromMSecsSinceEpoch(event.requestReceivedMicros / 1000, Qt::UTC);
-    r.student = boundedText(event.user.username, 128);
-    r.verb = boundedText(event.verb, 32);
-    if (event.hasObjectRef) {
-        r.resource = boundedText(event.objectRef.resource, 253);
-        r.namespaceName = boundedText(event.objectRef.namespace_, 253);
-        r.name = boundedText(event.objectRef.name, 253);
-        r.subresource = boundedText(event.objectRef.subresource, 253);
-    }
-    r.code = event.responseCode;
-    if (r.isWrite() && event.succeeded())
-        r.resourceVersion = boundedText(event.responseResourceVersion, 64);
-    if (const auto manager = core::auditQueryParameter(event.requestURI, "fieldManager"); manager)
-        r.fieldManager = boundedText(*manager, 128);
-    if (r.code >= 400)
-        r.reason = boundedText(event.responseMessage, kMaxClassReasonChars);
-    return r;
 }
 
 // Reads one file line by line; a line above the event limit is skipped as it streams past, and
@@ -168,7 +139,7 @@ private:
         auto event = core::decodeAuditEventText(line, "audit log line");
         if (!event || !event->isFinal() || !inClassGroup(*event) || event->requestReceivedMicros < m_sinceMicros)
             return;
-        m_out.push_back(toRequest(*event));
+        m_out.push_back(classRequestFromAudit(*event));
         if (qint64(m_out.size()) > m_maxEvents)
             m_out.pop_front(); // the newest are kept
     }
