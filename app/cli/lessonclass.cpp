@@ -1,6 +1,7 @@
 #include "app/cli/lessonclass.h"
 
 #include <QFileInfo>
+#include <QRandomGenerator>
 
 #include <chrono>
 
@@ -57,7 +58,10 @@ core::Result<std::unique_ptr<LessonClass>> LessonClass::open(const QString &clus
     options.students = simulatedStudentNames(simulate);
     options.expires = std::chrono::hours(1);
     options.outDir = out->m_kubeconfigs->path();
-    // startClass waits for namespaces an earlier purge is still deleting (a previous rehearsal's).
+    // Namespaces of this rehearsal's own: the last rehearsal's purge may still be deleting its
+    // namespaces, and startClass would wait for them (a minute or more on a busy machine).
+    options.namespacePrefix =
+        QStringLiteral("rehearsal-%1").arg(QRandomGenerator::global()->generate() & 0xffffff, 6, 16, QLatin1Char('0'));
     auto started = startClass(options);
     if (!started)
         return started.error();

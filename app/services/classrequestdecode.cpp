@@ -77,7 +77,7 @@ core::AuditLogPosition classLogStart(const QString &logPath, const QDateTime &fr
     const QByteArray first = log.readLine(maxLine);
     if (!first.endsWith('\n'))
         return {};
-    const qint64 since = from.isValid() ? from.toMSecsSinceEpoch() - 60 * 1000 : 0;
+    const qint64 since = from.isValid() ? from.toMSecsSinceEpoch() - qint64(60) * 1000 : 0;
     // The line starting at or after `offset`, and where it starts.
     auto lineAfter = [&](qint64 offset, qint64 *lineStart) -> QByteArray {
         if (!log.seek(offset))
@@ -115,7 +115,7 @@ ClassAuditTail::~ClassAuditTail() = default;
 core::Status ClassAuditTail::poll(QList<ClassRequest> &out, const QDateTime &since, qint64 maxBytes)
 {
     core::AuditDecodeResult decoded;
-    const core::Status polled = m_follower->poll(decoded, maxBytes);
+    core::Status polled = m_follower->poll(decoded, maxBytes);
     for (const core::AuditEvent &e : decoded.events)
         if (auto r = classRequestFromAudit(e, since))
             out.append(std::move(*r));

@@ -33,7 +33,14 @@ bool isReservedName(const QString &name)
 }
 
 // state.json is ours, but a student could not have written it; still read it with a bound.
-constexpr qint64 kMaxStateBytes = 4 * 1024 * 1024;
+constexpr qint64 kMaxStateBytes = qint64(4) * 1024 * 1024;
+
+// What `stop --purge` may be asked to delete: an RFC 1123 label, as the API server requires.
+bool isNamespaceName(const QString &name)
+{
+    static const QRegularExpression label(QStringLiteral("^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$"));
+    return label.match(name).hasMatch();
+}
 
 } // namespace
 
@@ -41,7 +48,8 @@ core::Status validateStudentName(const QString &name)
 {
     // Shown in messages: a hostile name is cut and its control characters dropped.
     QString shown = name.left(80);
-    shown.replace(QRegularExpression(QStringLiteral("[\\x00-\\x1f\\x7f]")), QStringLiteral("?"));
+    static const QRegularExpression controls(QStringLiteral("[\\x00-\\x1f\\x7f]"));
+    shown.replace(controls, QStringLiteral("?"));
     if (name.isEmpty())
         return classError(core::ErrorCategory::Invalid, QStringLiteral("a student name is empty"));
     if (name.size() > kMaxStudentNameLength)
@@ -125,16 +133,21 @@ core::Result<ClassState> readClassState(const QString &clusterDir)
     state.started = QDateTime::fromString(root.value(QLatin1String("started")).toString(), Qt::ISODateWithMs);
     state.expires = QDateTime::fromString(root.value(QLatin1String("expires")).toString(), Qt::ISODateWithMs);
     state.outDir = root.value(QLatin1String("outDir")).toString();
+    if (!isNamespaceName(state.classNamespace))
+        return corrupt(QStringLiteral("the class namespace is not a DNS label"));
     if (!state.started.isValid() || !state.expires.isValid())
         return corrupt(QStringLiteral("started or expires is not an RFC 3339 time"));
     if (!root.value(QLatin1String("students")).isArray())
         return corrupt(QStringLiteral("students is not an array"));
-    for (const QJsonValue &value : root.value(QLatin1String("students")).toArray()) {
+    const QJsonArray students = root.value(QLatin1String("students")).toArray();
+    for (const auto &value : students) {
         const QJsonObject o = value.toObject();
         ClassStudent student{o.value(QLatin1String("name")).toString(), o.value(QLatin1String("namespace")).toString(),
                              o.value(QLatin1String("kubeconfig")).toString()};
         if (!validateStudentName(student.name))
             return corrupt(QStringLiteral("a student name is not valid"));
+        if (!isNamespaceName(student.ownNamespace))
+            return corrupt(QStringLiteral("a student's namespace is not a DNS label"));
         state.students.append(student);
     }
     return state;

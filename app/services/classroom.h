@@ -41,6 +41,11 @@ struct ClassStartOptions {
     QString listen; // "", ADDR or ADDR:PORT (the port defaults to the sandbox API server's)
     std::chrono::seconds expires{std::chrono::hours(8)};
     QString outDir;
+    // "" (a teacher's class): the namespaces `class` and `student-NAME`. Otherwise the class
+    // namespace is PREFIX and each student's PREFIX-NAME: a rehearsal (lesson run
+    // --simulate-students) gets names of its own, so it never waits for the namespaces an earlier
+    // rehearsal's purge is still deleting (a minute or more on a busy machine).
+    QString namespacePrefix;
 };
 
 // The longest student name: the namespace student-NAME must stay a DNS label (63 characters).
@@ -48,7 +53,7 @@ inline constexpr int kMaxStudentNameLength = 63 - 8;
 // The most students a class may have (a roster longer than that is refused).
 inline constexpr int kMaxStudents = 500;
 // The largest roster file read.
-inline constexpr qint64 kMaxRosterBytes = 256 * 1024;
+inline constexpr qint64 kMaxRosterBytes = qint64(256) * 1024;
 
 // A DNS label (RFC 1123: lower-case letters, digits, '-', starting and ending alphanumeric) short
 // enough for student-NAME, and not a reserved name (system:*, admin, fieldscope-admin, ...).

@@ -20,7 +20,12 @@ namespace {
 
 constexpr auto kRbacGroup = "rbac.authorization.k8s.io";
 // Labels every object a class makes, so a teacher (and --purge) can tell them apart.
-const QJsonObject kClassLabels{{QStringLiteral("app.kubernetes.io/managed-by"), QStringLiteral("fieldscope-class")}};
+constexpr auto kClassLabelKey = u"app.kubernetes.io/managed-by";
+constexpr auto kClassLabelValue = u"fieldscope-class";
+QJsonObject classLabels()
+{
+    return QJsonObject{{QString::fromUtf16(kClassLabelKey), QString::fromUtf16(kClassLabelValue)}};
+}
 
 // What a student may do in the class namespace: the built-in `edit` ClusterRole's namespaced
 // workload resources, without Secrets (RBAC only adds, so `edit` minus Secrets is a list).
@@ -56,7 +61,7 @@ QJsonArray classNamespaceRules()
 
 QJsonObject metadata(const QString &name, const QString &ns = {})
 {
-    QJsonObject m{{QStringLiteral("name"), name}, {QStringLiteral("labels"), kClassLabels}};
+    QJsonObject m{{QStringLiteral("name"), name}, {QStringLiteral("labels"), classLabels()}};
     if (!ns.isEmpty())
         m.insert(QStringLiteral("namespace"), ns);
     return m;
@@ -282,7 +287,7 @@ core::Status AdminClient::waitForQuotas(const QStringList &namespaces)
                 return got.error();
             const QJsonObject status =
                 QJsonDocument::fromJson(QByteArray::fromStdString(got->body)).object().value(u"status").toObject();
-            if (status.value(u"hard").toObject().size() > 0 && status.value(u"used").toObject().size() > 0)
+            if (!status.value(u"hard").toObject().isEmpty() && !status.value(u"used").toObject().isEmpty())
                 break;
             if (deadline.hasExpired())
                 return core::Error::make(
@@ -315,7 +320,7 @@ core::Status AdminClient::deleteClassNamespaces(const ClassState &state)
                                        .toObject()
                                        .value(QStringLiteral("labels"))
                                        .toObject();
-        if (labels.value(kClassLabels.constBegin().key()) != kClassLabels.constBegin().value())
+        if (labels.value(QStringView(kClassLabelKey)).toString() != QStringView(kClassLabelValue))
             continue;
         auto deleted = blockingCall(*m_connection.transport,
                                     jsonRequest("DELETE", QStringLiteral("/api/v1/namespaces/") + name));
@@ -331,7 +336,7 @@ int studentProbe(const QString &clusterDir, const QString &name, const QString &
     // teacher may have deleted or edited the --out folder since.
     const auto read = [](const QString &path) {
         QFile f(path);
-        return f.open(QIODevice::ReadOnly) ? f.read(64 * 1024) : QByteArray();
+        return f.open(QIODevice::ReadOnly) ? f.read(qint64(64) * 1024) : QByteArray();
     };
     kube::ResolvedConfig config;
     config.server = loopbackServer.toStdString();

@@ -143,7 +143,7 @@ core::Result<QByteArray> readSmallFile(const QString &path)
     QFile file(path);
     if (!file.open(QIODevice::ReadOnly))
         return classError(core::ErrorCategory::Io, QStringLiteral("cannot read %1: %2").arg(path, file.errorString()));
-    return file.read(64 * 1024);
+    return file.read(qint64(64) * 1024);
 }
 
 QString yamlQuoted(const QString &s)
@@ -204,7 +204,13 @@ core::Status validateOptions(const ClassStartOptions &options)
         if (seen.contains(name))
             return classError(core::ErrorCategory::Invalid, QStringLiteral("\"%1\" is named twice").arg(name));
         seen.append(name);
+        if (!options.namespacePrefix.isEmpty() && options.namespacePrefix.size() + 1 + name.size() > 63)
+            return classError(core::ErrorCategory::Invalid,
+                              QStringLiteral("the namespace %1-%2 is longer than 63 characters")
+                                  .arg(options.namespacePrefix, name));
     }
+    if (!options.namespacePrefix.isEmpty() && !validateStudentName(options.namespacePrefix))
+        return classError(core::ErrorCategory::Invalid, QStringLiteral("the namespace prefix is not a DNS label"));
     if (options.expires.count() <= 0 || options.expires > kMaxExpires)
         return classError(core::ErrorCategory::Invalid,
                           QStringLiteral("--expires must be between 1 second and 31 days"));
@@ -369,8 +375,14 @@ core::Result<ClassState> startClass(const ClassStartOptions &options)
     // Whole seconds, as the certificates' NotAfter (openssl ca -enddate) holds it.
     state.expires = QDateTime::fromSecsSinceEpoch(state.started.toSecsSinceEpoch() + options.expires.count(), Qt::UTC);
     state.outDir = options.outDir;
+    if (!options.namespacePrefix.isEmpty())
+        state.classNamespace = options.namespacePrefix;
     for (const QString &name : options.students)
-        state.students.append(ClassStudent{name, QStringLiteral("student-") + name, QString()});
+        state.students.append(ClassStudent{name,
+                                           options.namespacePrefix.isEmpty()
+                                               ? QStringLiteral("student-") + name
+                                               : options.namespacePrefix + QLatin1Char('-') + name,
+                                           QString()});
 
     // Recorded (not running) before anything is made, so `class stop --purge` finds what a start
     // that fails half-way leaves behind.

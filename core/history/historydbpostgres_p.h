@@ -3,7 +3,7 @@
 // (historydbpostgresbulk.cpp).
 #include "core/history/historydb.h"
 
-typedef struct pg_conn PGconn;
+using PGconn = struct pg_conn;
 
 namespace fieldscope::core::historydb::pgbulk {
 

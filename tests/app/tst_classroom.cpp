@@ -126,7 +126,12 @@ private Q_SLOTS:
              {QByteArray("{"), QByteArray("[]"), QByteArray(R"j({"version":2})j"),
               QByteArray(R"j({"version":1,"started":"x","expires":"y","students":[]})j"),
               QByteArray(R"j({"version":1,"started":"2026-01-01T00:00:00Z",)j"
-                         R"j("expires":"2026-01-01T08:00:00Z","students":[{"name":"../x"}]})j")}) {
+                         R"j("expires":"2026-01-01T08:00:00Z","students":[{"name":"../x"}]})j"),
+              // What `stop --purge` deletes must be a namespace name, not a path or a selector.
+              QByteArray(R"j({"version":1,"namespace":"../kube-system","started":"2026-01-01T00:00:00Z",)j"
+                         R"j("expires":"2026-01-01T08:00:00Z","students":[]})j"),
+              QByteArray(R"j({"version":1,"started":"2026-01-01T00:00:00Z","expires":"2026-01-01T08:00:00Z",)j"
+                         R"j("students":[{"name":"ann","namespace":"student-ann?x=1"}]})j")}) {
             QFile f(dir.filePath(QStringLiteral("class/state.json")));
             QVERIFY(f.open(QIODevice::WriteOnly | QIODevice::Truncate));
             f.write(junk);
@@ -135,6 +140,16 @@ private Q_SLOTS:
             QVERIFY2(!state.ok(), junk.constData());
             QCOMPARE(state.error().category, core::ErrorCategory::Parse);
         }
+        // A rehearsal's namespaces (ClassStartOptions::namespacePrefix) read back as written.
+        QFile f(dir.filePath(QStringLiteral("class/state.json")));
+        QVERIFY(f.open(QIODevice::WriteOnly | QIODevice::Truncate));
+        f.write(R"j({"version":1,"namespace":"rehearsal-0a1b2c","started":"2026-01-01T00:00:00Z",)j"
+                R"j("expires":"2026-01-01T08:00:00Z","students":[{"name":"s01","namespace":"rehearsal-0a1b2c-s01"}]})j");
+        f.close();
+        auto state = readClassState(dir.path());
+        QVERIFY2(state.ok(), state.ok() ? "" : state.error().describe().c_str());
+        QCOMPARE(state->classNamespace, QStringLiteral("rehearsal-0a1b2c"));
+        QCOMPARE(state->students.at(0).ownNamespace, QStringLiteral("rehearsal-0a1b2c-s01"));
     }
 
     // Only the class's final events since it started, each named; junk, other people, a line past

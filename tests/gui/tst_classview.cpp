@@ -125,7 +125,7 @@ struct ClassDir {
         QVERIFY(f.open(QIODevice::WriteOnly));
         f.write("{\"version\":1,\"running\":" + QByteArray(running ? "true" : "false")
                 + ",\"namespace\":\"class\",\"listen\":" + jsonString(listen) + ",\"started\":\""
-                + rfc3339(started).toLatin1() + "\",\"expires\":\"" + rfc3339(started.addSecs(8 * 3600)).toLatin1()
+                + rfc3339(started).toLatin1() + "\",\"expires\":\"" + rfc3339(started.addSecs(qint64(8) * 3600)).toLatin1()
                 + "\",\"outDir\":" + jsonString(path() + QStringLiteral("/out")) + ",\"students\":[" + list + "]}");
     }
     void append(const QByteArray &lines)
@@ -154,7 +154,7 @@ QByteArray raceRounds(ClassDir &c, int rounds)
     const QDateTime t0 = QDateTime::currentDateTimeUtc();
     for (int round = 0; round < rounds; ++round)
         for (int i = 0; i < kRoster.size(); ++i) {
-            const int who = (i + round * 5) % kRoster.size();
+            const auto who = (i + round * 5) % kRoster.size();
             Write w{kRoster[who]};
             w.at = t0.addMSecs(round * 4000 + i * 37);
             if (i == 0)

@@ -110,7 +110,8 @@ class TestClassCli : public QObject
     {
         status = statusJson();
         qint64 writes = 0, refused = 0;
-        for (const QJsonValue &s : status.value(u"students").toArray()) {
+        const QJsonArray students = status.value(u"students").toArray();
+        for (const auto &s : students) {
             writes += s.toObject().value(u"writes").toInteger();
             refused += s.toObject().value(u"refused").toInteger();
         }
@@ -300,7 +301,7 @@ private Q_SLOTS:
         QCOMPARE(report.exitCode, 0);
         const QJsonArray reported = jsonOf(report.out).value(u"students").toArray();
         QCOMPARE(reported.size(), kStudents);
-        for (const QJsonValue &v : reported) {
+        for (const auto &v : reported) {
             const QJsonObject s = v.toObject();
             const QString name = s.value(u"name").toString();
             const QJsonArray writes = s.value(u"writes").toArray();
