@@ -74,6 +74,9 @@ public:
     // One or more statements without parameters or results.
     virtual Status exec(const std::string &sql) = 0;
     virtual std::string lastMessage() const = 0;
+    // The connection itself is gone (a server restart, a dropped socket): every statement on it
+    // fails until it is opened again.
+    virtual bool connectionLost() const { return false; }
     // Rows changed by the last statement, and by every statement since the connection opened.
     virtual std::int64_t changes() const = 0;
     virtual std::int64_t totalChanges() const = 0;

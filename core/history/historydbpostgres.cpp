@@ -227,6 +227,8 @@ public:
         return success();
     }
 
+    bool connectionLost() const override { return PQstatus(m_pg) == CONNECTION_BAD; }
+
     std::string lastMessage() const override
     {
         if (PQstatus(m_pg) == CONNECTION_BAD)

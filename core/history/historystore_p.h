@@ -167,6 +167,7 @@ struct HistoryStore::Impl {
     // historystorebulk.cpp: a transaction's rows held and sent in a few statements.
     bool bulk = false;               // this write() holds its rows in `pending`
     bool bulkDuplicateCheck = false; // a bulk write met a stored version: look versions up first
+    bool writeBegan = false;         // the last writeItems got its transaction (beginWrite succeeded)
     historydb::PendingWrites pending;
     // The events of a write read before its transaction (readEventBody needs no database), so
     // recorders taking turns on the store's lock do not read JSON while holding it. Per item:

@@ -20,7 +20,8 @@ std::string HistoryStore::Impl::lastMessage() const
 
 Error HistoryStore::Impl::error(const std::string &what) const
 {
-    return Error::make(ErrorCategory::Io, "history store: " + what + ": " + lastMessage(), path);
+    return Error::make(conn && conn->connectionLost() ? ErrorCategory::Network : ErrorCategory::Io,
+                       "history store: " + what + ": " + lastMessage(), path);
 }
 
 Status HistoryStore::Impl::loadCounters()
@@ -691,16 +692,26 @@ Result<CommitReport> HistoryStore::write(const std::vector<HistoryWriteItem> &it
     // version) fails that bulk write whole, which is then done again row by row, as before. So
     // does any other failure of a bulk write (a value the bulk statements read otherwise than a
     // bound parameter, say): the row writer's outcome, error or not, is the one reported.
+    // Not retried: a transaction that never began (the lock, a read-only store) or a connection
+    // that is gone; the row writer would fail the same way.
     m_d->bulk = m_d->conn->writesInBulk();
     if (m_d->bulk)
         m_d->readEventsAhead(items);
+    m_d->writeBegan = false;
     auto r = m_d->writeItems(items);
     m_d->readAhead.clear();
-    if (!r && m_d->bulk && r.error().category != ErrorCategory::Network) {
+    const bool retry = !r && m_d->bulk && m_d->writeBegan && r.error().category != ErrorCategory::Network
+                    && !m_d->conn->connectionLost();
+    if (r)
+        r->inBulk = m_d->bulk;
+    if (retry) {
         if (r.error().category == ErrorCategory::Conflict)
             m_d->bulkDuplicateCheck = true;
         m_d->bulk = false;
+        const std::string why = r.error().describe();
         r = m_d->writeItems(items);
+        if (r)
+            r->bulkFallback = why.empty() ? std::string("the bulk write failed") : why;
     }
     m_d->bulk = false;
     return r;
@@ -710,6 +721,7 @@ Result<CommitReport> HistoryStore::Impl::writeItems(const std::vector<HistoryWri
 {
     if (auto st = beginWrite(); !st)
         return st.error();
+    writeBegan = true;
     CommitReport report;
     const std::int64_t ordBefore = nextOrd;
     const std::int64_t bytesBefore = totalBytes;

@@ -135,6 +135,11 @@ struct CommitReport {
     std::vector<HistoryGap> gaps;       // gaps stored by this transaction
     std::int64_t skippedDuplicates = 0; // same uid+RV as the last stored version (e.g. a relist)
     std::int64_t rejected = 0;          // unparsable or uid-less objects (logged, never stored)
+    bool inBulk = false;                // written by the bulk statements (Connection::writesInBulk)
+    // Why a bulk write failed and this transaction was written again row by row ("" when it was
+    // not): a stored copy out of the duplicate checks' sight is expected once; anything else is a
+    // bug of the bulk path that would otherwise only show as a slower store.
+    std::string bulkFallback;
 };
 
 } // namespace fieldscope::core

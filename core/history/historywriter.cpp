@@ -454,11 +454,17 @@ void HistoryRecorder::noteCommitted(Writer &w, const std::vector<HistoryWriteIte
         std::lock_guard lock(m_mutex);
         ++m_counters.transactions;
         m_counters.committedVersions += std::int64_t(report.versions.size());
+        if (!report.bulkFallback.empty())
+            ++m_counters.bulkFallbacks;
         // What waited is written: the error flush() would report for it is no longer true.
         if (m_errorIsPending)
             m_error.reset();
         m_errorIsPending = false;
     }
+    // Nothing is lost (the rows were written one by one), but a store that keeps falling back is
+    // slow for a reason someone should see: another recorder's copies are expected now and then.
+    if (!report.bulkFallback.empty())
+        qCWarning(lcHistory) << "history: a bulk write was done again row by row:" << report.bulkFallback.c_str();
     m_failedGaps.clear();
     noteCommittedItems(w.retained.items);
     noteCommittedItems(items);

@@ -110,6 +110,9 @@ public:
         std::int64_t committedVersions = 0;
         std::int64_t droppedEvents = 0; // queue overflow or failed transactions
         std::int64_t transactions = 0;
+        // Transactions whose bulk write failed and were written again row by row (CommitReport::
+        // bulkFallback); each is logged with its reason.
+        std::int64_t bulkFallbacks = 0;
     };
     Counters counters() const;
 
