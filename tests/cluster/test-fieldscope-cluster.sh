@@ -103,6 +103,17 @@ openssl x509 -in "$cls/class/pki/ann.crt" -noout -subject | grep -qF "O = fields
 "$script" class-trust "$cls" >/dev/null 2>&1 || fail "class-trust failed"
 [ "$(grep -c BEGIN "$cls/pki/client-ca.crt")" = 2 ] || fail "the bundle does not hold the class CA"
 before="$(cat "$cls/run/apiserver.pid")"
+# A revoke that could not start the API server again (its binary gone: a HOME or PATH that is not
+# the teacher's) fails before stopping it; the bundle is rewritten already, so new requests of
+# students are refused all the same.
+if FIELDSCOPE_KUBE_APISERVER=/nonexistent "$script" class-revoke "$cls" 2>"$work/err8b"; then
+  fail "class-revoke without a kube-apiserver binary succeeded"
+fi
+grep -q 'FIELDSCOPE_KUBE_APISERVER=/nonexistent is not executable' "$work/err8b" || fail "no clear message for a missing kube-apiserver"
+kill -0 "$before" 2>/dev/null || fail "class-revoke stopped the API server it could not start again"
+[ "$(grep -c BEGIN "$cls/pki/client-ca.crt")" = 1 ] || fail "a failed class-revoke kept the class CA in the bundle"
+"$script" class-trust "$cls" >/dev/null 2>&1 || fail "class-trust after a failed revoke failed"
+before="$(cat "$cls/run/apiserver.pid")"
 "$script" class-revoke "$cls" >/dev/null 2>&1 || fail "class-revoke failed"
 [ "$(grep -c BEGIN "$cls/pki/client-ca.crt")" = 1 ] || fail "the bundle still holds the class CA"
 # A restart, so every student's open stream ends with the revocation.
