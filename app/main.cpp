@@ -66,7 +66,13 @@ void onFatalSignal(int sig)
     char name[17] = {}; // prctl is a plain system call: safe here
     ::prctl(PR_GET_NAME, name);
     (void)!::write(STDERR_FILENO, name, ::strnlen(name, sizeof name - 1));
-    static const char tail[] = "\"; the stack:\n";
+    // The signal by name (SIGBUS is a mapped file cut short, SIGSEGV a bad pointer): sigabbrev_np
+    // returns a constant string, nothing is allocated.
+    static const char signal[] = "\" by SIG";
+    (void)!::write(STDERR_FILENO, signal, sizeof signal - 1);
+    const char *abbrev = ::sigabbrev_np(sig);
+    (void)!::write(STDERR_FILENO, abbrev ? abbrev : "?", abbrev ? ::strlen(abbrev) : 1);
+    static const char tail[] = "; the stack:\n";
     (void)!::write(STDERR_FILENO, tail, sizeof tail - 1);
     void *frames[64];
     ::backtrace_symbols_fd(frames, ::backtrace(frames, 64), STDERR_FILENO);

@@ -57,18 +57,43 @@ Status makePrivateDirectory(const std::string &dir, bool tightenExisting)
     return success();
 }
 
+namespace {
+
+// `path` exists (stat succeeded): a regular file, 0600.
+Status restrictExisting(const std::string &path, const struct stat &st)
+{
+    if (!S_ISREG(st.st_mode))
+        return Error::make(ErrorCategory::Io, path + " is not a regular file");
+    if ((st.st_mode & 0777) != 0600 && ::chmod(path.c_str(), 0600) != 0)
+        return ioError("cannot restrict", path, errno);
+    return success();
+}
+
+} // namespace
+
 Status ensurePrivateFile(const std::string &path)
 {
-    const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+    // An existing file is never opened: closing a descriptor drops every POSIX lock this process
+    // holds on the file (fcntl(2)), and SQLite's locks on a history file and its -shm are such
+    // locks. Another process would then take the WAL index for unused and rebuild it under our
+    // readers (SQLite's "How To Corrupt An SQLite Database File", section 2.2).
+    struct stat st {};
+    if (::stat(path.c_str(), &st) == 0)
+        return restrictExisting(path, st);
+    if (errno != ENOENT)
+        return ioError("cannot read", path, errno);
+    const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    if (fd < 0 && errno == EEXIST) {
+        // Made meanwhile (another recorder), or a link to nothing (O_EXCL does not follow it).
+        if (::stat(path.c_str(), &st) == 0)
+            return restrictExisting(path, st);
+        return Error::make(ErrorCategory::Io, path + " is a link to a file that does not exist");
+    }
     if (fd < 0)
         return ioError("cannot create", path, errno);
-    struct stat st {};
-    int rc = ::fstat(fd, &st);
-    if (rc == 0 && !S_ISREG(st.st_mode)) {
-        ::close(fd);
-        return Error::make(ErrorCategory::Io, path + " is not a regular file");
-    }
-    rc = rc == 0 && (st.st_mode & 0777) != 0600 ? ::fchmod(fd, 0600) : rc;
+    // open's mode is masked by the umask; this one is not. Nobody else holds a lock on a file
+    // this call has just made, so closing it loses none.
+    const int rc = ::fchmod(fd, 0600);
     const int err = errno;
     ::close(fd);
     if (rc != 0)

@@ -8,7 +8,10 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 using namespace fieldscope;
 
@@ -17,6 +20,25 @@ QByteArray contentOf(const QString &path)
 {
     QFile f(path);
     return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray("<unreadable>");
+}
+
+// Whether another process sees a lock on `path` (F_GETLK answers for locks other processes hold,
+// so the question is asked from a child).
+bool lockedForOthers(const QString &path)
+{
+    const QByteArray name = QFile::encodeName(path);
+    const pid_t child = ::fork();
+    if (child == 0) {
+        const int fd = ::open(name.constData(), O_RDWR);
+        struct flock probe {};
+        probe.l_type = F_WRLCK;
+        probe.l_whence = SEEK_SET;
+        const bool locked = fd >= 0 && ::fcntl(fd, F_GETLK, &probe) == 0 && probe.l_type != F_UNLCK;
+        ::_exit(locked ? 1 : 0);
+    }
+    int status = 0;
+    ::waitpid(child, &status, 0);
+    return WIFEXITED(status) && WEXITSTATUS(status) == 1;
 }
 } // namespace
 
@@ -53,6 +75,45 @@ private Q_SLOTS:
         QCOMPARE(contentOf(victim), QByteArray("keep me"));
         QCOMPARE(contentOf(path), QByteArray("token: secret"));
         QVERIFY(QFileInfo(path).isFile() && !QFileInfo(path).isSymLink());
+    }
+
+    // POSIX drops every lock a process holds on a file when it closes any descriptor of it.
+    // SQLite's locks on a history file (and its -shm) belong to the process, so opening the store a
+    // second time used to let another process take the file for unused and rebuild the -shm under
+    // a reader that had it mapped (a crash in sqlite3WalFindFrame).
+    void restrictingAnExistingFileKeepsTheLocksThisProcessHolds()
+    {
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("history.db-shm"));
+        QFile f(path);
+        QVERIFY(f.open(QIODevice::ReadWrite));
+        f.write(QByteArray(4096, '\0'));
+        f.flush();
+        QVERIFY(f.setPermissions(QFileDevice::ReadOwner | QFileDevice::WriteOwner | QFileDevice::ReadGroup));
+        struct flock shared {};
+        shared.l_type = F_RDLCK;
+        shared.l_whence = SEEK_SET;
+        shared.l_start = 128;
+        shared.l_len = 1;
+        QCOMPARE(::fcntl(f.handle(), F_SETLK, &shared), 0);
+        QVERIFY(lockedForOthers(path));
+        QVERIFY(core::ensurePrivateFile(path.toStdString()));
+        QVERIFY2(lockedForOthers(path), "ensurePrivateFile dropped this process's lock");
+        struct stat st {};
+        QCOMPARE(::stat(QFile::encodeName(path).constData(), &st), 0);
+        QCOMPARE(int(st.st_mode & 0777), 0600);
+    }
+
+    void aMissingFileIsCreated0600AndAFolderIsRefused()
+    {
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("new.db"));
+        QVERIFY(core::ensurePrivateFile(path.toStdString()));
+        struct stat st {};
+        QCOMPARE(::stat(QFile::encodeName(path).constData(), &st), 0);
+        QVERIFY(S_ISREG(st.st_mode));
+        QCOMPARE(int(st.st_mode & 0777), 0600);
+        QVERIFY(!core::ensurePrivateFile(dir.path().toStdString()));
     }
 
     void durableWriteIntoAMissingFolderFailsAndLeavesNothing()

@@ -176,7 +176,7 @@ private Q_SLOTS:
         QVERIFY(app.waitForFinished(30000));
         QCOMPARE(app.exitStatus(), QProcess::CrashExit);
         const QByteArray err = app.readAllStandardError();
-        QVERIFY2(err.contains("fieldscope: crashed in thread \"") && err.contains("\"; the stack:"),
+        QVERIFY2(err.contains("fieldscope: crashed in thread \"") && err.contains("\" by SIGSEGV; the stack:"),
                  err.right(4000).constData());
         QVERIFY2(err.contains("fieldscope("), err.right(4000).constData()); // frames name the binary
     }
