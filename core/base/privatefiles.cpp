@@ -59,13 +59,32 @@ Status makePrivateDirectory(const std::string &dir, bool tightenExisting)
 
 namespace {
 
-// `path` exists (stat succeeded): a regular file, 0600.
-Status restrictExisting(const std::string &path, const struct stat &st)
+// `path` exists: a regular file, and nobody but its owner may read or write it. Bits are only
+// taken away: a file its owner made read-only stays so (writing to it then fails, as it should).
+// The file is held by an O_PATH descriptor, so the check and the chmod are of the same file; closing
+// an O_PATH descriptor releases no lock (only descriptors opened for I/O do).
+Status restrictExisting(const std::string &path)
 {
-    if (!S_ISREG(st.st_mode))
+    const int fd = ::open(path.c_str(), O_PATH | O_CLOEXEC);
+    if (fd < 0)
+        return ioError("cannot open", path, errno);
+    struct stat st {};
+    if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        ::close(fd);
         return Error::make(ErrorCategory::Io, path + " is not a regular file");
-    if ((st.st_mode & 0777) != 0600 && ::chmod(path.c_str(), 0600) != 0)
-        return ioError("cannot restrict", path, errno);
+    }
+    int rc = 0;
+    if ((st.st_mode & 0777) != (st.st_mode & 0600)) {
+        // fchmod refuses O_PATH descriptors; the descriptor's /proc name reaches the same inode.
+        const std::string self = "/proc/self/fd/" + std::to_string(fd);
+        rc = ::chmod(self.c_str(), st.st_mode & 0600);
+        if (rc != 0 && errno == ENOENT) // no /proc (a minimal container): the name, as before
+            rc = ::chmod(path.c_str(), st.st_mode & 0600);
+    }
+    const int err = errno;
+    ::close(fd);
+    if (rc != 0)
+        return ioError("cannot restrict", path, err);
     return success();
 }
 
@@ -79,14 +98,16 @@ Status ensurePrivateFile(const std::string &path)
     // readers (SQLite's "How To Corrupt An SQLite Database File", section 2.2).
     struct stat st {};
     if (::stat(path.c_str(), &st) == 0)
-        return restrictExisting(path, st);
+        return restrictExisting(path);
     if (errno != ENOENT)
         return ioError("cannot read", path, errno);
     const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
     if (fd < 0 && errno == EEXIST) {
         // Made meanwhile (another recorder), or a link to nothing (O_EXCL does not follow it).
         if (::stat(path.c_str(), &st) == 0)
-            return restrictExisting(path, st);
+            return restrictExisting(path);
+        if (errno != ENOENT)
+            return ioError("cannot read", path, errno);
         return Error::make(ErrorCategory::Io, path + " is a link to a file that does not exist");
     }
     if (fd < 0)

@@ -15,9 +15,11 @@ namespace fieldscope::core {
 // history and drafts folders), never for a folder a user named.
 Status makePrivateDirectory(const std::string &dir, bool tightenExisting);
 
-// Makes sure `path` exists as a regular file with mode 0600 (created empty when missing, chmod'ed
-// when present). For SQLite: a database created this way gives its -wal/-shm/-journal the same
-// mode (SQLite copies the database file's permissions to them).
+// Makes sure `path` exists as a regular file only its owner can read or write (created empty and
+// 0600 when missing; group and other bits taken away when present, nothing added). An existing
+// file is never opened for I/O, so the locks this process holds on it (SQLite's) survive. A link to
+// nothing is refused, not created through. For SQLite: a database created this way gives its
+// -wal/-shm/-journal the same mode (SQLite copies the database file's permissions to them).
 Status ensurePrivateFile(const std::string &path);
 
 // Writes `bytes` to `path` atomically and durably: a new 0600 temporary in the same folder

@@ -116,6 +116,31 @@ private Q_SLOTS:
         QVERIFY(!core::ensurePrivateFile(dir.path().toStdString()));
     }
 
+    // Group and other bits go; an owner's read-only file stays read-only; a link to nothing is
+    // refused, with the reason, and nothing is created at its target.
+    void anExistingFileLosesOnlyGroupAndOtherBitsAndALinkToNothingIsRefused()
+    {
+        QTemporaryDir dir;
+        const QString readOnly = dir.filePath(QStringLiteral("archived.db"));
+        QFile f(readOnly);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.close();
+        QCOMPARE(::chmod(QFile::encodeName(readOnly).constData(), 0444), 0);
+        QVERIFY(core::ensurePrivateFile(readOnly.toStdString()));
+        struct stat st {};
+        QCOMPARE(::stat(QFile::encodeName(readOnly).constData(), &st), 0);
+        QCOMPARE(int(st.st_mode & 0777), 0400);
+
+        const QString target = dir.filePath(QStringLiteral("nowhere/history.db"));
+        const QString link = dir.filePath(QStringLiteral("history.db"));
+        QVERIFY(QFile::link(target, link));
+        const auto refused = core::ensurePrivateFile(link.toStdString());
+        QVERIFY(!refused);
+        QVERIFY2(refused.error().describe().find("does not exist") != std::string::npos,
+                 refused.error().describe().c_str());
+        QVERIFY(!QFileInfo::exists(target));
+    }
+
     void durableWriteIntoAMissingFolderFailsAndLeavesNothing()
     {
         QTemporaryDir dir;
