@@ -222,6 +222,8 @@ public:
             m_message = "the transaction was rolled back: an earlier statement in it failed";
         }
         PQclear(r);
+        if (!ok && connectionLost())
+            return Error::make(ErrorCategory::Network, "history store: " + lastMessage(), sql.substr(0, 40));
         if (!ok)
             return Error::make(ErrorCategory::Io, "history store: " + m_message, sql.substr(0, 40));
         return success();

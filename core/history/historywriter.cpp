@@ -2,6 +2,7 @@
 
 #include "core/base/boundary.h"
 #include "core/base/privatefiles.h"
+#include "core/base/visibletext.h"
 #include "core/history/historydb.h"
 
 #include <QDateTime>
@@ -464,7 +465,8 @@ void HistoryRecorder::noteCommitted(Writer &w, const std::vector<HistoryWriteIte
     // Nothing is lost (the rows were written one by one), but a store that keeps falling back is
     // slow for a reason someone should see: another recorder's copies are expected now and then.
     if (!report.bulkFallback.empty())
-        qCWarning(lcHistory) << "history: a bulk write was done again row by row:" << report.bulkFallback.c_str();
+        qCWarning(lcHistory) << "history: a bulk write was done again row by row:"
+                             << visibleEscapes(report.bulkFallback).c_str();
     m_failedGaps.clear();
     noteCommittedItems(w.retained.items);
     noteCommittedItems(items);

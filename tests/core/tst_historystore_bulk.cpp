@@ -58,13 +58,16 @@ std::map<std::string, std::map<std::string, std::string>> everything(HistoryStor
     return out;
 }
 
-// The transaction went through the bulk statements and was not written again row by row: without
-// this, every test here would pass on the row writer alone.
-void writtenInBulk(const CommitReport &report)
+// Why the transaction did not go through the bulk statements alone ("" when it did): without this
+// check every test here would pass on the row writer.
+std::string notInBulk(const CommitReport &report)
 {
-    QVERIFY(report.inBulk);
-    QVERIFY2(report.bulkFallback.empty(), report.bulkFallback.c_str());
+    if (!report.inBulk)
+        return "written row by row";
+    return report.bulkFallback.empty() ? std::string() : "done again row by row: " + report.bulkFallback;
 }
+
+#define QVERIFY_IN_BULK(report) QVERIFY2(notInBulk(report).empty(), notInBulk(report).c_str())
 
 } // namespace
 
@@ -93,7 +96,7 @@ private Q_SLOTS:
         QVERIFY2(report.ok(), report ? "" : report.error().describe().c_str());
         QCOMPARE(report->versions.size(), events.size());
         QCOMPARE(report->skippedDuplicates, 0);
-        writtenInBulk(*report);
+        QVERIFY_IN_BULK(*report);
         QVERIFY(everything(*store) == expected);
 
         std::int64_t lastOrd = 0;
@@ -130,7 +133,7 @@ private Q_SLOTS:
                 expected["uid-" + std::to_string(i)][std::to_string(rv)] = toJsonText(parseJson(text).value());
             }
             auto report = store.write({{kMaps, events, {}, {}}});
-            return report.ok() && report->inBulk && report->bulkFallback.empty();
+            return report.ok() && notInBulk(*report).empty();
         };
         {
             auto store = openStore(url);
@@ -175,7 +178,7 @@ private Q_SLOTS:
         auto report = store->write({{kMaps, events, {}, {}}});
         QVERIFY2(report.ok(), report ? "" : report.error().describe().c_str());
         QCOMPARE(report->versions.size(), events.size());
-        writtenInBulk(*report);
+        QVERIFY_IN_BULK(*report);
         QVERIFY(everything(*store) == expected);
     }
 
@@ -216,7 +219,7 @@ private Q_SLOTS:
         QVERIFY(again.ok());
         QCOMPARE(again->skippedDuplicates, 1);
         QCOMPARE(again->versions.size(), std::size_t(1));
-        writtenInBulk(*again);
+        QVERIFY_IN_BULK(*again);
     }
 
     void aUidWithANulWritesAsTheRowWriterDoes()
@@ -254,7 +257,7 @@ private Q_SLOTS:
         auto behind = b->write({batch(1, 10000)});
         QVERIFY(behind.ok());
         QCOMPARE(behind->skippedDuplicates, 150);
-        writtenInBulk(*behind); // b knows another recorder writes: it looks versions up first
+        QVERIFY_IN_BULK(*behind); // b knows another recorder writes: it looks versions up first
         // b is ahead by two versions; a then sees both, the first older than what b stored last.
         QCOMPARE(b->write({batch(2, 20000)})->versions.size(), std::size_t(150));
         QCOMPARE(b->write({batch(3, 30000)})->versions.size(), std::size_t(150));
@@ -262,7 +265,7 @@ private Q_SLOTS:
         QVERIFY2(late.ok(), late ? "" : late.error().describe().c_str());
         QCOMPARE(late->skippedDuplicates, 300);
         QCOMPARE(late->versions.size(), std::size_t(150));
-        writtenInBulk(*late);
+        QVERIFY_IN_BULK(*late);
         const auto all = everything(*a);
         for (const auto &[uid, versions] : all)
             QCOMPARE(versions.size(), std::size_t(4));
@@ -296,8 +299,23 @@ private Q_SLOTS:
                                      {}}});
         QVERIFY(report.ok());
         QCOMPARE(report->versions.size(), std::size_t(2));
-        writtenInBulk(*report);
+        QVERIFY_IN_BULK(*report);
         QCOMPARE(everything(*store).at("uid-1").size(), std::size_t(2));
+    }
+
+    // A connection the server ended (a restart, pg_terminate_backend) is a network failure, not
+    // an I/O one, and the transaction is not written again row by row on the dead connection.
+    void aLostConnectionIsANetworkErrorAndNotRetriedRowByRow()
+    {
+        const std::string url = testpostgres::freshDatabase(QStringLiteral("bulk-lost"));
+        auto store = openStore(url);
+        QVERIFY(store->write({{kMaps, {{HistoryEventType::Added, configMap(1, 1, 6001), 1}}, {}, {}}}).ok());
+        testpostgres::run("postgres", "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = "
+                                      "'t_bulk_lost' AND pid <> pg_backend_pid()");
+        auto lost = store->write({{kMaps, {{HistoryEventType::Modified, configMap(1, 2, 6002), 1}}, {}, {}}});
+        QVERIFY(!lost.ok());
+        QCOMPARE(lost.error().category, ErrorCategory::Network);
+        QVERIFY2(lost.error().describe().find("lost") != std::string::npos, lost.error().describe().c_str());
     }
 
     // COPY's text format gives tab, newline, carriage return and backslash a meaning (and `\N` is
@@ -314,7 +332,7 @@ private Q_SLOTS:
         auto report = store->write({{odd, {{HistoryEventType::Added, text, 1}}, {}, {}}});
         QVERIFY2(report.ok(), report ? "" : report.error().describe().c_str());
         QCOMPARE(report->versions.size(), std::size_t(1));
-        writtenInBulk(*report);
+        QVERIFY_IN_BULK(*report);
         const auto objects = store->allObjects().value();
         QCOMPARE(objects.size(), std::size_t(1));
         const auto versions = store->versions(objects[0].id).value();
