@@ -415,14 +415,23 @@ core::Status stopClass(const QString &clusterDir, bool purge)
     if (state.running) {
         // class-revoke rewrites the bundle and restarts a running API server (every student's
         // open stream ends); a stopped sandbox only gets the bundle, which it reads when it starts.
-        if (auto revoked = runClusterScript(QStringLiteral("class-revoke"), clusterDir, {}); !revoked)
+        const core::Status revoked = runClusterScript(QStringLiteral("class-revoke"), clusterDir, {});
+        if (!revoked && !apiServerAlive(clusterDir))
             return revoked;
         if (apiServerAlive(clusterDir) && !waitForStudentRefused(state, std::chrono::seconds(30)))
             return classError(core::ErrorCategory::Server,
                               QStringLiteral("the API server still accepts the students' certificates"));
+        // A revoke that could not restart the server (its binary not found) still rewrote the
+        // bundle, and the server refuses the students now: the class is over, though a watch a
+        // student opened before may run on until its timeout. Recorded, then said.
         state.running = false;
         if (auto saved = writeClassState(state); !saved)
             return saved;
+        if (!revoked)
+            return classError(core::ErrorCategory::Server,
+                              QStringLiteral("the students' certificates are refused from now on, but the API server "
+                                             "could not be restarted to end the streams they opened before (%1)")
+                                  .arg(QString::fromStdString(revoked.error().message)));
     }
     if (!purge)
         return core::success();

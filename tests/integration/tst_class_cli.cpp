@@ -559,13 +559,37 @@ private Q_SLOTS:
         QCOMPARE(send(*m_admin, "GET", "/api/v1/namespaces/class").status, 200);
     }
 
+    // A stop whose API server cannot be restarted (its binary not where the script looks: a HOME
+    // or PATH that is not the teacher's) used to stop the server and leave the sandbox without
+    // one. Now the server keeps serving, the students are refused all the same (the bundle no
+    // longer holds the class CA) and the class is over; the exit code and message say that the
+    // streams they opened before were not ended.
+    void aStopThatCannotRestartTheApiServerStillEndsTheClass()
+    {
+        const QString out = m_tmp.filePath(QStringLiteral("norestart"));
+        const ProcessResult started = klass({QStringLiteral("start"), QStringLiteral("--students"),
+                                             QStringLiteral("stuck"), QStringLiteral("--out"), out});
+        QVERIFY2(started.exitCode == 0, started.err.constData());
+        const QByteArray apiserver = qgetenv("FIELDSCOPE_KUBE_APISERVER");
+        qputenv("FIELDSCOPE_KUBE_APISERVER", "/nonexistent/kube-apiserver");
+        const ProcessResult stopped = klass({QStringLiteral("stop")});
+        qputenv("FIELDSCOPE_KUBE_APISERVER", apiserver);
+        QVERIFY2(stopped.exitCode != 0, stopped.out.constData());
+        QVERIFY2(stopped.err.contains("could not be restarted"), stopped.err.constData());
+        QVERIFY(!statusJson().value(u"running").toBool());
+        auto c = connectKubeconfig(out + QStringLiteral("/stuck.kubeconfig"));
+        QVERIFY(c);
+        QCOMPARE(send(*c, "GET", "/api/v1/namespaces/class/configmaps").status, 401);
+        QCOMPARE(send(*m_admin, "GET", "/api/v1/namespaces/class").status, 200);
+    }
+
     void purgeDeletesTheNamespacesAndTheState()
     {
         const ProcessResult purged = klass({QStringLiteral("stop"), QStringLiteral("--purge")});
         QVERIFY2(purged.exitCode == 0, purged.err.constData());
         QVERIFY(!QFile::exists(m_cluster + QStringLiteral("/class")));
-        // The last class's student (stopEndsAClassWhileTheApiServerIsDown).
-        QTRY_COMPARE_WITH_TIMEOUT(send(*m_admin, "GET", "/api/v1/namespaces/student-down").status, 404, 60000);
+        // The last class's student (aStopThatCannotRestartTheApiServerStillEndsTheClass).
+        QTRY_COMPARE_WITH_TIMEOUT(send(*m_admin, "GET", "/api/v1/namespaces/student-stuck").status, 404, 60000);
         QTRY_COMPARE_WITH_TIMEOUT(send(*m_admin, "GET", "/api/v1/namespaces/class").status, 404, 60000);
         QCOMPARE(klass({QStringLiteral("status")}).exitCode, 1);
     }

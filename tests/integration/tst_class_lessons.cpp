@@ -99,6 +99,9 @@ class TestClassLessons : public QObject
         QCOMPARE(report.value("passed", false), true);
         QCOMPARE(report.value("students", 0), n);
         QCOMPARE(report.value("simulated", false), true);
+        // A rehearsal's own namespace: it never waits for the last rehearsal's purge.
+        const std::string ns = report.value("namespace", std::string());
+        QVERIFY2(ns.rfind("rehearsal-", 0) == 0 && ns.size() == 16, ns.c_str());
         const core::Json &race = report.at("steps").at(1);
         QCOMPARE(int(race.at("requests").size()), n); // each student's one write
         QCOMPARE(countStatus(race, 200), 1);
@@ -252,6 +255,7 @@ private Q_SLOTS:
         auto report = core::parseJson(json.toStdString());
         QVERIFY(report.ok());
         QCOMPARE(report->value("simulated", true), false);
+        QCOMPARE(report->value("namespace", std::string()), std::string("class"));
         const core::Json &fight = report->at("steps").at(1);
         QCOMPARE(countStatus(fight, 200), 1);
         QCOMPARE(countStatus(fight, 409), 2);
