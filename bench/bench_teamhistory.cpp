@@ -214,9 +214,9 @@ std::string durability(const std::string &adminUrl)
 {
     PGconn *c = PQconnectdb(adminUrl.c_str());
     std::string settings = "fsync=" + pgValue(c, "SHOW fsync")
-                               + ", synchronous_commit=" + pgValue(c, "SHOW synchronous_commit")
-                               + ", full_page_writes=" + pgValue(c, "SHOW full_page_writes")
-                               + ", wal_sync_method=" + pgValue(c, "SHOW wal_sync_method");
+                         + ", synchronous_commit=" + pgValue(c, "SHOW synchronous_commit")
+                         + ", full_page_writes=" + pgValue(c, "SHOW full_page_writes")
+                         + ", wal_sync_method=" + pgValue(c, "SHOW wal_sync_method");
     PQfinish(c);
     return settings;
 }

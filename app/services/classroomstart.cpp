@@ -205,9 +205,9 @@ core::Status validateOptions(const ClassStartOptions &options)
             return classError(core::ErrorCategory::Invalid, QStringLiteral("\"%1\" is named twice").arg(name));
         seen.append(name);
         if (!options.namespacePrefix.isEmpty() && options.namespacePrefix.size() + 1 + name.size() > 63)
-            return classError(core::ErrorCategory::Invalid,
-                              QStringLiteral("the namespace %1-%2 is longer than 63 characters")
-                                  .arg(options.namespacePrefix, name));
+            return classError(
+                core::ErrorCategory::Invalid,
+                QStringLiteral("the namespace %1-%2 is longer than 63 characters").arg(options.namespacePrefix, name));
     }
     if (!options.namespacePrefix.isEmpty() && !validateStudentName(options.namespacePrefix))
         return classError(core::ErrorCategory::Invalid, QStringLiteral("the namespace prefix is not a DNS label"));

@@ -143,8 +143,9 @@ private Q_SLOTS:
         // A rehearsal's namespaces (ClassStartOptions::namespacePrefix) read back as written.
         QFile f(dir.filePath(QStringLiteral("class/state.json")));
         QVERIFY(f.open(QIODevice::WriteOnly | QIODevice::Truncate));
-        f.write(R"j({"version":1,"namespace":"rehearsal-0a1b2c","started":"2026-01-01T00:00:00Z",)j"
-                R"j("expires":"2026-01-01T08:00:00Z","students":[{"name":"s01","namespace":"rehearsal-0a1b2c-s01"}]})j");
+        f.write(
+            R"j({"version":1,"namespace":"rehearsal-0a1b2c","started":"2026-01-01T00:00:00Z",)j"
+            R"j("expires":"2026-01-01T08:00:00Z","students":[{"name":"s01","namespace":"rehearsal-0a1b2c-s01"}]})j");
         f.close();
         auto state = readClassState(dir.path());
         QVERIFY2(state.ok(), state.ok() ? "" : state.error().describe().c_str());

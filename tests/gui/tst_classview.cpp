@@ -125,7 +125,8 @@ struct ClassDir {
         QVERIFY(f.open(QIODevice::WriteOnly));
         f.write("{\"version\":1,\"running\":" + QByteArray(running ? "true" : "false")
                 + ",\"namespace\":\"class\",\"listen\":" + jsonString(listen) + ",\"started\":\""
-                + rfc3339(started).toLatin1() + "\",\"expires\":\"" + rfc3339(started.addSecs(qint64(8) * 3600)).toLatin1()
+                + rfc3339(started).toLatin1() + "\",\"expires\":\""
+                + rfc3339(started.addSecs(qint64(8) * 3600)).toLatin1()
                 + "\",\"outDir\":" + jsonString(path() + QStringLiteral("/out")) + ",\"students\":[" + list + "]}");
     }
     void append(const QByteArray &lines)
