@@ -415,7 +415,7 @@ core::Status stopClass(const QString &clusterDir, bool purge)
     if (state.running) {
         // class-revoke rewrites the bundle and restarts a running API server (every student's
         // open stream ends); a stopped sandbox only gets the bundle, which it reads when it starts.
-        const core::Status revoked = runClusterScript(QStringLiteral("class-revoke"), clusterDir, {});
+        core::Status revoked = runClusterScript(QStringLiteral("class-revoke"), clusterDir, {});
         if (!revoked && !apiServerAlive(clusterDir))
             return revoked;
         if (apiServerAlive(clusterDir) && !waitForStudentRefused(state, std::chrono::seconds(30)))
