@@ -708,10 +708,10 @@ Result<CommitReport> HistoryStore::write(const std::vector<HistoryWriteItem> &it
         if (r.error().category == ErrorCategory::Conflict)
             m_d->bulkDuplicateCheck = true;
         m_d->bulk = false;
-        const std::string why = r.error().describe();
+        std::string why = r.error().describe();
         r = m_d->writeItems(items);
         if (r)
-            r->bulkFallback = why.empty() ? std::string("the bulk write failed") : why;
+            r->bulkFallback = std::move(why);
     }
     m_d->bulk = false;
     return r;

@@ -42,6 +42,19 @@ QByteArray eventLine(const QString &user, const QString &verb, const QString &na
          + '\n';
 }
 
+// A running class in `clusterDir` that started `secondsAgo` and lasts an hour.
+ClassState classIn(const QString &clusterDir, int secondsAgo, const QStringList &students)
+{
+    ClassState state;
+    state.clusterDir = clusterDir;
+    state.started = QDateTime::currentDateTimeUtc().addSecs(-secondsAgo);
+    state.expires = state.started.addSecs(3600);
+    state.running = true;
+    for (const QString &name : students)
+        state.students.append({name, QStringLiteral("student-") + name, {}});
+    return state;
+}
+
 } // namespace
 
 class TestClassroom : public QObject
@@ -159,13 +172,7 @@ private Q_SLOTS:
     {
         QTemporaryDir dir;
         QVERIFY(QDir(dir.path()).mkpath(QStringLiteral("logs")));
-        ClassState state;
-        state.clusterDir = dir.path();
-        state.started = QDateTime::currentDateTimeUtc().addSecs(-60);
-        state.expires = state.started.addSecs(3600);
-        state.running = true;
-        state.students = {{QStringLiteral("ann"), QStringLiteral("student-ann"), {}},
-                          {QStringLiteral("bo"), QStringLiteral("student-bo"), {}}};
+        const ClassState state = classIn(dir.path(), 60, {QStringLiteral("ann"), QStringLiteral("bo")});
         const QDateTime t = state.started.addSecs(10);
         QByteArray rotated = eventLine(QStringLiteral("ann"), QStringLiteral("get"), QStringLiteral("race"), 200, t);
         rotated += eventLine(QStringLiteral("ann"), QStringLiteral("update"), QStringLiteral("race"), 200,
@@ -238,11 +245,7 @@ private Q_SLOTS:
     {
         QTemporaryDir dir;
         QVERIFY(QDir(dir.path()).mkpath(QStringLiteral("logs")));
-        ClassState state;
-        state.clusterDir = dir.path();
-        state.started = QDateTime::currentDateTimeUtc().addSecs(-600);
-        state.expires = state.started.addSecs(3600);
-        state.students = {{QStringLiteral("ann"), QStringLiteral("student-ann"), {}}};
+        ClassState state = classIn(dir.path(), 600, {QStringLiteral("ann")});
         const QDateTime first = state.started.addSecs(300);
         QByteArray log = eventLine(QStringLiteral("alice"), QStringLiteral("update"), QStringLiteral("x"), 200, first,
                                    QStringLiteral("dev"));
