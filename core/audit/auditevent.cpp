@@ -1,5 +1,6 @@
 #include "core/audit/auditevent.h"
 
+#include "core/audit/auditevent_p.h"
 #include "core/base/jsonread.h"
 
 namespace fieldscope::core {
@@ -36,8 +37,9 @@ std::string queryUnescape(std::string_view s)
     return out;
 }
 
-// Cuts at most `limit` bytes without splitting a UTF-8 sequence.
-std::string cutUtf8(std::string s, std::size_t limit)
+} // namespace
+
+std::string cutAuditUtf8(std::string s, std::size_t limit)
 {
     if (s.size() <= limit)
         return s;
@@ -47,8 +49,6 @@ std::string cutUtf8(std::string s, std::size_t limit)
     s.resize(end);
     return s;
 }
-
-} // namespace
 
 bool AuditEvent::isWrite() const
 {
@@ -181,7 +181,7 @@ void readResponseObject(JsonReader &r, const Json &object, AuditEvent &e)
         return;
     // A Status answer: a refused write's message, or a delete's details.uid.
     if (e.responseMessage.empty())
-        e.responseMessage = cutUtf8(r.string(object, "message", path), kMaxAuditMessageBytes);
+        e.responseMessage = cutAuditUtf8(r.string(object, "message", path), kMaxAuditMessageBytes);
     if (const Json *details = r.object(object, "details", path); details && e.responseUid.empty())
         e.responseUid = r.string(*details, "uid", "responseObject.details");
 }
@@ -200,7 +200,7 @@ Result<AuditEvent> decodeAuditEvent(const Json &event, std::string_view where, b
     if (r.ok() && !typedByList && (kind != "Event" || apiVersion != "audit.k8s.io/v1"))
         return Error::make(ErrorCategory::Parse,
                            "audit event " + std::string(where) + ": not an audit.k8s.io/v1 Event (kind \""
-                               + cutUtf8(kind, 64) + "\", apiVersion \"" + cutUtf8(apiVersion, 64) + "\")",
+                               + cutAuditUtf8(kind, 64) + "\", apiVersion \"" + cutAuditUtf8(apiVersion, 64) + "\")",
                            std::string(where));
     AuditEvent e;
     e.auditID = r.string(event, "auditID", "");
@@ -222,7 +222,7 @@ Result<AuditEvent> decodeAuditEvent(const Json &event, std::string_view where, b
         const std::int64_t code = r.integer(*status, "code", "responseStatus");
         e.responseCode = code >= 0 && code < 1000 ? int(code) : 0;
         e.responseReason = r.string(*status, "reason", "responseStatus");
-        e.responseMessage = cutUtf8(r.string(*status, "message", "responseStatus"), kMaxAuditMessageBytes);
+        e.responseMessage = cutAuditUtf8(r.string(*status, "message", "responseStatus"), kMaxAuditMessageBytes);
     }
     e.requestReceivedTimestamp = r.string(event, "requestReceivedTimestamp", "");
     e.stageTimestamp = r.string(event, "stageTimestamp", "");
@@ -238,13 +238,38 @@ Result<AuditEvent> decodeAuditEvent(const Json &event, std::string_view where, b
     return e;
 }
 
-Result<AuditEvent> decodeAuditEventText(std::string_view text, std::string_view where, bool inList)
+namespace {
+
+Error tooLargeEvent(std::size_t size, std::string_view where)
+{
+    return Error::make(ErrorCategory::Parse,
+                       "audit event " + std::string(where) + " is " + std::to_string(size)
+                           + " bytes, more than the limit of " + std::to_string(kMaxAuditEventBytes),
+                       std::string(where));
+}
+
+} // namespace
+
+Result<AuditEvent> decodeAuditEventText(std::string_view text, std::string_view where, bool inList, JsonIndex &scratch)
 {
     if (text.size() > kMaxAuditEventBytes)
-        return Error::make(ErrorCategory::Parse,
-                           "audit event " + std::string(where) + " is " + std::to_string(text.size())
-                               + " bytes, more than the limit of " + std::to_string(kMaxAuditEventBytes),
-                           std::string(where));
+        return tooLargeEvent(text.size(), where);
+    if (scratch.build(std::string(text)) == JsonIndex::Status::Ok)
+        if (auto event = decodeIndexedAuditEvent(scratch, inList))
+            return std::move(*event);
+    return decodeAuditEventTextDom(text, where, inList);
+}
+
+Result<AuditEvent> decodeAuditEventText(std::string_view text, std::string_view where, bool inList)
+{
+    JsonIndex index;
+    return decodeAuditEventText(text, where, inList, index);
+}
+
+Result<AuditEvent> decodeAuditEventTextDom(std::string_view text, std::string_view where, bool inList)
+{
+    if (text.size() > kMaxAuditEventBytes)
+        return tooLargeEvent(text.size(), where);
     auto json = parseJson(text, kMaxAuditEventDepth);
     if (!json.ok()) {
         Error error = json.error();

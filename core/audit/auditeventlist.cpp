@@ -1,5 +1,9 @@
 // EventList bodies and JSON lines of audit events (core/audit/auditevent.h).
 #include "core/audit/auditevent.h"
+#include "core/audit/auditevent_p.h"
+
+#include <algorithm>
+#include <optional>
 
 namespace fieldscope::core {
 
@@ -105,14 +109,171 @@ void scanList(std::string_view s, ListScan &scan)
     }
 }
 
+Error tooLargeList(std::size_t size)
+{
+    return Error::make(ErrorCategory::Parse, "audit EventList body is " + std::to_string(size)
+                                                 + " bytes, more than the limit of "
+                                                 + std::to_string(kMaxAuditListBytes));
+}
+
+// The indexed path checks a body piece by piece (each member's key and value, each item) instead
+// of validating it whole first: a body whose pieces are each valid JSON and whose punctuation
+// between them is valid is valid as a whole, and each item's check is the index it is read from.
+enum class Piece {
+    Indexed, // valid, and `index` holds it
+    Valid,   // valid, but not something JsonIndex models (a repeated key, deep nesting): the DOM reads it
+    Unsure,  // invalid, or not known to be valid: the whole body goes to the DOM path
+};
+
+Piece checkPiece(std::string_view piece, JsonIndex &index)
+{
+    // A piece above the event limit is only validated (an item that large is skipped unread), so
+    // the index's memory follows the limit, not the body.
+    if (piece.size() <= kMaxAuditEventBytes) {
+        const JsonIndex::Status status = index.build(std::string(piece));
+        if (status == JsonIndex::Status::Ok)
+            return Piece::Indexed;
+        if (status == JsonIndex::Status::Invalid)
+            return Piece::Unsure;
+    }
+    // A container's end is fixed by its brackets; a scalar could start with a byte order mark,
+    // which nlohmann skips at the start of a text but not inside a body.
+    if (piece.empty() || (piece[0] != '{' && piece[0] != '['))
+        return Piece::Unsure;
+    bool valid = false;
+    try {
+        valid = Json::accept(piece.begin(), piece.end());
+    } catch (const std::exception &) {
+        valid = false;
+    }
+    return valid ? Piece::Valid : Piece::Unsure;
+}
+
+void decodeItem(std::string_view item, std::size_t k, const JsonIndex *indexed, AuditDecodeResult &out)
+{
+    if (indexed && item.size() <= kMaxAuditEventBytes)
+        if (auto event = decodeIndexedAuditEvent(*indexed, true)) {
+            out.events.push_back(std::move(*event));
+            return;
+        }
+    // Not a well-formed event: the DOM decoder skips it with the problem it always named.
+    if (item.size() > kMaxAuditEventBytes)
+        ++out.tooLarge;
+    auto event = decodeAuditEventTextDom(item, "items[" + std::to_string(k) + "]", true);
+    if (event.ok())
+        out.events.push_back(std::move(*event));
+    else
+        out.skip(event.error().message);
+}
+
+// items[] from s[i] (its '['), each item checked and decoded as it passes; the end of the array,
+// or nullopt when the body is not certainly valid or holds more than kMaxAuditListItems items.
+std::optional<std::size_t> decodeItems(std::string_view s, std::size_t i, JsonIndex &index, AuditDecodeResult &out)
+{
+    std::size_t j = skipSpace(s, i + 1);
+    if (j < s.size() && s[j] == ']')
+        return j + 1;
+    for (std::size_t k = 0;; ++k) {
+        if (k == kMaxAuditListItems)
+            return std::nullopt; // the DOM path refuses the body, naming the limit
+        const std::size_t itemEnd = valueEnd(s, j);
+        const std::string_view item = s.substr(j, itemEnd - j);
+        const Piece piece = checkPiece(item, index);
+        if (piece == Piece::Unsure)
+            return std::nullopt;
+        decodeItem(item, k, piece == Piece::Indexed ? &index : nullptr, out);
+        j = skipSpace(s, itemEnd);
+        if (j < s.size() && s[j] == ',') {
+            j = skipSpace(s, j + 1);
+            continue;
+        }
+        if (j < s.size() && s[j] == ']')
+            return j + 1;
+        return std::nullopt;
+    }
+}
+
+// One top-level member's value from s[i]: items decoded, kind and apiVersion read, any other
+// member only checked. The end of the value, or nullopt when the body is not certainly valid.
+std::optional<std::size_t> memberValue(std::string_view s, std::size_t i, const std::string &key, JsonIndex &index,
+                                       std::string &kind, std::string &apiVersion, AuditDecodeResult &out)
+{
+    if (key == "items" && i < s.size() && s[i] == '[')
+        return decodeItems(s, i, index, out);
+    const std::size_t end = valueEnd(s, i);
+    const std::string_view value = s.substr(i, end - i);
+    if (key == "items")
+        return value == "null" ? std::optional<std::size_t>(end) : std::nullopt; // else the DOM path refuses it
+    const Piece piece = checkPiece(value, index);
+    if (piece == Piece::Unsure)
+        return std::nullopt;
+    if (key != "kind" && key != "apiVersion")
+        return end;
+    if (piece != Piece::Indexed || index.nodes().front().type != JsonIndex::Type::String)
+        return std::nullopt;
+    (key == "kind" ? kind : apiVersion) = index.stringAt(0);
+    return end;
+}
+
+// The webhook's hot path: an EventList in the shape the API server writes (an object of distinct
+// keys), each piece checked by the index it is read from, so the body is lexed once and no DOM
+// is built. nullopt when the body is not certainly a valid EventList within the bounds: the DOM
+// path then decides, with the errors it always gave.
+std::optional<AuditDecodeResult> decodeIndexedEventList(std::string_view s)
+{
+    JsonIndex index;
+    std::vector<std::string> keys;
+    std::string kind, apiVersion;
+    AuditDecodeResult out;
+    std::size_t i = skipSpace(s, 0);
+    if (i >= s.size() || s[i] != '{')
+        return std::nullopt;
+    i = skipSpace(s, i + 1);
+    for (;;) {
+        if (i >= s.size() || s[i] != '"')
+            return std::nullopt;
+        const std::size_t keyEnd = valueEnd(s, i);
+        if (checkPiece(s.substr(i, keyEnd - i), index) != Piece::Indexed)
+            return std::nullopt;
+        std::string key = index.stringAt(0);
+        if (std::find(keys.begin(), keys.end(), key) != keys.end())
+            return std::nullopt; // a repeated key: the last one counts, as the DOM path reads it
+        i = skipSpace(s, keyEnd);
+        if (i >= s.size() || s[i] != ':')
+            return std::nullopt;
+        const auto end = memberValue(s, skipSpace(s, i + 1), key, index, kind, apiVersion, out);
+        if (!end)
+            return std::nullopt;
+        keys.push_back(std::move(key));
+        i = skipSpace(s, *end);
+        if (i < s.size() && s[i] == ',') {
+            i = skipSpace(s, i + 1);
+            continue;
+        }
+        if (i >= s.size() || s[i] != '}' || skipSpace(s, i + 1) != s.size())
+            return std::nullopt;
+        break;
+    }
+    if (kind != "EventList" || apiVersion != "audit.k8s.io/v1")
+        return std::nullopt;
+    return out;
+}
+
 } // namespace
 
 Result<AuditDecodeResult> decodeAuditEventList(std::string_view body)
 {
     if (body.size() > kMaxAuditListBytes)
-        return Error::make(ErrorCategory::Parse, "audit EventList body is " + std::to_string(body.size())
-                                                     + " bytes, more than the limit of "
-                                                     + std::to_string(kMaxAuditListBytes));
+        return tooLargeList(body.size());
+    if (auto indexed = decodeIndexedEventList(body))
+        return std::move(*indexed);
+    return decodeAuditEventListDom(body);
+}
+
+Result<AuditDecodeResult> decodeAuditEventListDom(std::string_view body)
+{
+    if (body.size() > kMaxAuditListBytes)
+        return tooLargeList(body.size());
     // Validation without a DOM (nlohmann's SAX parser keeps an explicit stack: no recursion), so a
     // body of many small items costs no memory beyond the item being decoded.
     bool valid = false;
@@ -150,6 +311,7 @@ Result<AuditDecodeResult> decodeAuditEventList(std::string_view body)
 AuditDecodeResult decodeAuditLines(std::string_view text, std::int64_t firstLine)
 {
     AuditDecodeResult out;
+    JsonIndex scratch;
     std::int64_t line = firstLine;
     while (!text.empty()) {
         const std::size_t nl = text.find('\n');
@@ -162,7 +324,7 @@ AuditDecodeResult decodeAuditLines(std::string_view text, std::int64_t firstLine
             const std::string where = "line " + std::to_string(line);
             if (l.size() > kMaxAuditEventBytes)
                 ++out.tooLarge;
-            auto event = decodeAuditEventText(l, where);
+            auto event = decodeAuditEventText(l, where, false, scratch);
             if (event.ok())
                 out.events.push_back(std::move(*event));
             else
