@@ -80,8 +80,10 @@ private:
 // meanwhile, and keeps the result in the store: `fieldscope record --audit-log`. The watch may
 // deliver a version after the log has its event, or before: events wait in the joiner (ten
 // minutes, bounded) and each flush offers the versions stored since the last one, for the objects
-// events named recently. Memory: the joiner's bounds plus one decoded version per object named in
-// the last ten minutes (at most kMaxTrackedObjects).
+// events named recently: the versions held events claim exactly join without their bodies being
+// read, the others are read in one walk of their chain. Memory: the
+// joiner's bounds plus the managedFields entries of one version per object named in the last ten
+// minutes (at most kMaxTrackedObjects).
 class AuditLiveJoin
 {
 public:
@@ -103,9 +105,12 @@ public:
 
 private:
     struct Incarnation {
-        std::int64_t lastSeq = 0;
-        Json previous;       // the last offered version, so the next one's writers are known
-        bool broken = false; // the last version could not be read: the next has no predecessor
+        std::int64_t lastSeq = 0; // the last version offered
+        // Its entries, so the next version's writers are known: none before the first version
+        // and after one that could not be read. Not read (previousRead false) when an exact claim
+        // took it without its body, or it is the version before the hold: read when needed.
+        std::optional<AuditPredecessor> previous;
+        bool previousRead = true;
     };
     struct Tracked {
         AuditObjectKey key;
@@ -114,6 +119,11 @@ private:
         bool offered = false; // an offer of its versions succeeded once: until then every flush tries
     };
     Status offerNewVersions(Tracked &t, std::int64_t nowMs);
+    Status offerIncarnation(Tracked &t, const HistoryObject &object, std::int64_t nowMs,
+                            std::vector<AuditVersion> &batch);
+    Status readUnclaimed(Tracked &t, const HistoryObject &object, const std::vector<VersionInfo> &infos,
+                         std::size_t start, const std::vector<std::size_t> &unclaimed,
+                         std::vector<AuditVersion> &batch);
     void collect(AuditJoinOutput out);
 
     HistoryStore &m_store;

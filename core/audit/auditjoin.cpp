@@ -26,11 +26,6 @@ AuditWho auditWhoOf(const AuditEvent &e)
 
 namespace {
 
-struct EntryId {
-    std::string manager, operation, subresource;
-    bool operator==(const EntryId &) const = default;
-};
-
 std::vector<AuditVersionManager> readManagers(JsonReader &r, const Json &object)
 {
     std::vector<AuditVersionManager> out;
@@ -53,9 +48,59 @@ std::vector<AuditVersionManager> readManagers(JsonReader &r, const Json &object)
     return out;
 }
 
+// `writer`: the entries that may have made this version (see auditVersionOf in auditjoin.h).
+void markWriters(std::vector<AuditVersionManager> &managers, const std::vector<AuditVersionManager> *before)
+{
+    bool anyWriter = false;
+    for (auto &m : managers) {
+        m.writer = true;
+        if (before) {
+            const auto old = std::find_if(before->begin(), before->end(), [&](const AuditVersionManager &b) {
+                return b.manager == m.manager && b.operation == m.operation && b.subresource == m.subresource;
+            });
+            m.writer = old == before->end() || old->timeSeconds != m.timeSeconds;
+        }
+        anyWriter = anyWriter || m.writer;
+    }
+    if (anyWriter)
+        return;
+    std::int64_t newest = 0;
+    for (const auto &m : managers)
+        newest = std::max(newest, m.timeSeconds);
+    for (auto &m : managers)
+        m.writer = m.timeSeconds == newest && newest > 0;
+}
+
 } // namespace
 
+AuditPredecessor auditPredecessorOf(const Json &previous)
+{
+    AuditPredecessor p;
+    if (!previous.is_object())
+        return p; // no entries to compare with: every entry of the next version is new
+    JsonReader r("object for the audit join");
+    p.managers = readManagers(r, previous);
+    if (!r.ok())
+        p.error = r.error();
+    return p;
+}
+
+AuditPredecessor auditPredecessorOf(const AuditVersion &previous)
+{
+    return {previous.managers, std::nullopt};
+}
+
 Result<AuditVersion> auditVersionOf(const Json &object, const Json *previous, HistoryEventType type,
+                                    const std::string &group, const std::string &resource, std::int64_t observedAtMs)
+{
+    if (!previous)
+        return auditVersionOf(object, static_cast<const AuditPredecessor *>(nullptr), type, group, resource,
+                              observedAtMs);
+    const AuditPredecessor before = auditPredecessorOf(*previous);
+    return auditVersionOf(object, &before, type, group, resource, observedAtMs);
+}
+
+Result<AuditVersion> auditVersionOf(const Json &object, const AuditPredecessor *previous, HistoryEventType type,
                                     const std::string &group, const std::string &resource, std::int64_t observedAtMs)
 {
     JsonReader r("object for the audit join");
@@ -73,26 +118,11 @@ Result<AuditVersion> auditVersionOf(const Json &object, const Json *previous, Hi
         v.resourceVersion = r.string(*meta, "resourceVersion", "metadata");
     }
     v.managers = readManagers(r, object);
-    std::vector<AuditVersionManager> before;
-    if (previous && previous->is_object())
-        before = readManagers(r, *previous);
     if (!r.ok())
         return r.error();
-    bool anyWriter = false;
-    for (auto &m : v.managers) {
-        const auto old = std::find_if(before.begin(), before.end(), [&](const AuditVersionManager &b) {
-            return EntryId{b.manager, b.operation, b.subresource} == EntryId{m.manager, m.operation, m.subresource};
-        });
-        m.writer = !previous || old == before.end() || old->timeSeconds != m.timeSeconds;
-        anyWriter = anyWriter || m.writer;
-    }
-    if (!anyWriter) {
-        std::int64_t newest = 0;
-        for (const auto &m : v.managers)
-            newest = std::max(newest, m.timeSeconds);
-        for (auto &m : v.managers)
-            m.writer = m.timeSeconds == newest && newest > 0;
-    }
+    if (previous && previous->error)
+        return *previous->error; // the first wrong type, as one reader of both found it
+    markWriters(v.managers, previous ? &previous->managers : nullptr);
     return v;
 }
 
@@ -468,7 +498,7 @@ void AuditJoiner::holdEvent(const AuditEvent &e, std::int64_t nowMs, AuditJoinOu
     }
 }
 
-void AuditJoiner::holdVersion(const AuditVersion &version, std::int64_t nowMs, AuditJoinOutput &out)
+bool AuditJoiner::joinHeldClaims(const AuditVersion &version, AuditJoinOutput &out)
 {
     State &s = *m_state;
     const std::string xkey = exactKey(version.object.group, version.object.resource, version.resourceVersion);
@@ -484,16 +514,25 @@ void AuditJoiner::holdVersion(const AuditVersion &version, std::int64_t nowMs, A
         }
         if (joined) {
             s.rememberJoined(xkey, version);
-            return;
+            return true;
         }
     }
     if (version.eventType == HistoryEventType::Deleted && !version.uid.empty()) {
         if (auto e = s.deleteEvents.find(version.uid); e != s.deleteEvents.end()) {
             emitExact(s.events.at(e->second).event, version, out);
             s.dropEvent(e->second);
-            return;
+            return true;
         }
     }
+    return false;
+}
+
+void AuditJoiner::holdVersion(const AuditVersion &version, std::int64_t nowMs, AuditJoinOutput &out)
+{
+    if (joinHeldClaims(version, out))
+        return;
+    State &s = *m_state;
+    const std::string xkey = exactKey(version.object.group, version.object.resource, version.resourceVersion);
     const std::uint64_t id = s.nextId++;
     HeldVersion &held = s.versions[id];
     held.version = version;
@@ -580,6 +619,16 @@ AuditJoinOutput AuditJoiner::addVersions(const std::vector<AuditVersion> &versio
     for (const AuditVersion &v : versions)
         holdVersion(v, nowMs, out);
     enforceBounds(out);
+    return out;
+}
+
+AuditJoinOutput AuditJoiner::addClaimedVersions(const std::vector<AuditVersion> &versions,
+                                                std::vector<std::size_t> &unclaimed)
+{
+    AuditJoinOutput out;
+    for (std::size_t i = 0; i < versions.size(); ++i)
+        if (!joinHeldClaims(versions[i], out))
+            unclaimed.push_back(i);
     return out;
 }
 

@@ -22,6 +22,7 @@
 #include <deque>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
@@ -59,6 +60,20 @@ struct AuditVersion {
 // one second), the entries with the newest time, since a write's time is at least every earlier
 // entry's; all entries when there is no previous version.
 Result<AuditVersion> auditVersionOf(const Json &object, const Json *previous, HistoryEventType type,
+                                    const std::string &group, const std::string &resource, std::int64_t observedAtMs);
+
+// What auditVersionOf reads of the previous version: its managedFields entries, or the error
+// reading them gave (auditVersionOf of the next version then fails with it). Kept instead of the
+// version itself by a join that walks an object's versions in order.
+struct AuditPredecessor {
+    std::vector<AuditVersionManager> managers;
+    std::optional<Error> error;
+};
+AuditPredecessor auditPredecessorOf(const Json &previous);
+// The predecessor a successfully built version is to the next one.
+AuditPredecessor auditPredecessorOf(const AuditVersion &previous);
+// auditVersionOf with the previous version already read: the same result.
+Result<AuditVersion> auditVersionOf(const Json &object, const AuditPredecessor *previous, HistoryEventType type,
                                     const std::string &group, const std::string &resource, std::int64_t observedAtMs);
 
 // An event that left the hold without any version fitting it (its object was not recorded, the
@@ -119,6 +134,12 @@ public:
     // nowMs drives holding and ageing (pass the wall clock; tests pass their own).
     AuditJoinOutput addEvents(const std::vector<AuditEvent> &events, std::int64_t nowMs);
     AuditJoinOutput addVersions(const std::vector<AuditVersion> &versions, std::int64_t nowMs);
+    // Versions that held events claim exactly (by resourceVersion, or a delete by the uid of a
+    // DELETED version) join them, as addVersions would join them; the indexes of the others go to
+    // `unclaimed`, and they are not held. An exact join never looks at a version's managedFields,
+    // so a caller can offer versions without reading their bodies, and read only the unclaimed
+    // ones (which a probable join compares by their writers) for addVersions.
+    AuditJoinOutput addClaimedVersions(const std::vector<AuditVersion> &versions, std::vector<std::size_t> &unclaimed);
     // Lets go of what waited longer than holdMs; their events become unmatched.
     AuditJoinOutput expire(std::int64_t nowMs);
 
@@ -132,6 +153,7 @@ private:
     struct State;
     void holdEvent(const AuditEvent &event, std::int64_t nowMs, AuditJoinOutput &out);
     void holdVersion(const AuditVersion &version, std::int64_t nowMs, AuditJoinOutput &out);
+    bool joinHeldClaims(const AuditVersion &version, AuditJoinOutput &out);
     void emitIfChanged(std::uint64_t versionId, AuditJoinOutput &out);
     void emitExact(const AuditEvent &event, const AuditVersion &version, AuditJoinOutput &out);
     void letGo(std::uint64_t eventId, AuditJoinOutput &out);

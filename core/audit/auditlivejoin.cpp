@@ -28,6 +28,9 @@ Status AuditLiveJoin::addEvents(const AuditDecodeResult &decoded, std::int64_t n
     // A store that cannot be read now (a dropped connection, a lock) must not lose the events: the
     // log follower has moved past them and the webhook's queue is empty. They are held all the
     // same; the versions are offered again by the next flush (recently named objects are re-read).
+    // The events are held first, so the versions offered next can be taken by their exact claims
+    // without their bodies being read (AuditJoiner::addClaimedVersions).
+    collect(m_joiner.addEvents(decoded.events, nowMs));
     Status unread = success();
     for (const auto &e : decoded.events) {
         const auto key = auditJoinableObject(e);
@@ -50,13 +53,10 @@ Status AuditLiveJoin::addEvents(const AuditDecodeResult &decoded, std::int64_t n
                 unread = st;
         it->second.lastEventMs = nowMs;
     }
-    collect(m_joiner.addEvents(decoded.events, nowMs));
     return unread;
 }
 
-// Offers the versions of one object stored since the last offer. An incarnation seen for the
-// first time starts at the versions observed within the hold (older ones cannot meet an event
-// that is still held), with the version before them as their predecessor.
+// Offers the versions of one object stored since the last offer, every incarnation's.
 Status AuditLiveJoin::offerNewVersions(Tracked &t, std::int64_t nowMs)
 {
     ObjectQuery q;
@@ -67,61 +67,148 @@ Status AuditLiveJoin::offerNewVersions(Tracked &t, std::int64_t nowMs)
     if (!objects)
         return objects.error();
     std::vector<AuditVersion> batch;
+    Status read = success();
     for (const auto &o : *objects) {
         if (!(auditObjectKeyOf(o) == t.key))
             continue;
-        auto infos = m_store.versions(o.id);
-        if (!infos)
-            return infos.error();
-        const bool fresh = t.byUid.find(o.ref.uid) == t.byUid.end();
-        std::size_t start = 0;
-        if (fresh) {
-            // Made only once its predecessor is read: a failed read leaves the incarnation fresh
-            // (a retry starts within the hold again, never at the object's first version).
-            Incarnation first;
-            while (start < infos->size() && (*infos)[start].observedAtMs < nowMs - m_limits.holdMs)
-                ++start;
-            if (start > 0) {
-                auto before = m_store.loadVersion(o.id, (*infos)[start - 1].seq);
-                if (!before && before.error().category != ErrorCategory::Parse)
-                    return before.error();
-                if (before) // an unreadable one (a row someone else wrote): the next is offered alone
-                    first.previous = std::move(*before);
-                first.lastSeq = before ? (*infos)[start - 1].seq : 0;
+        read = offerIncarnation(t, o, nowMs, batch);
+        if (!read)
+            break;
+    }
+    // What was read is offered even when a later read failed: it is past lastSeq, never read again.
+    collect(m_joiner.addVersions(batch, nowMs));
+    if (!read)
+        return read;
+    t.offered = true;
+    return success();
+}
+
+namespace {
+
+// A recorded version as an exact join needs it, from its row alone: the recorder stores the
+// body's uid and resourceVersion with each row, and the object is the one the events named.
+AuditVersion versionOfRow(const AuditObjectKey &key, const HistoryObject &object, const VersionInfo &info)
+{
+    AuditVersion v;
+    v.object = key;
+    v.uid = object.ref.uid;
+    v.resourceVersion = info.resourceVersion;
+    v.eventType = info.eventType;
+    v.observedAtMs = info.observedAtMs;
+    return v;
+}
+
+// The row's index in infos (ordered by seq); infos.size() for one stored after the list was read
+// (the next flush's) or one it does not hold.
+std::size_t rowIndex(const std::vector<VersionInfo> &infos, std::int64_t seq)
+{
+    const auto it = std::lower_bound(infos.begin(), infos.end(), seq,
+                                     [](const VersionInfo &v, std::int64_t s) { return v.seq < s; });
+    return it != infos.end() && it->seq == seq ? std::size_t(it - infos.begin()) : infos.size();
+}
+
+} // namespace
+
+// One incarnation's versions after the last offered one. Those that held events claim exactly
+// join from their rows; only the others (a probable join compares their writers) are read. An
+// incarnation seen for the first time starts at the versions observed within the hold (older
+// ones cannot meet an event that is still held), the version before them its predecessor.
+Status AuditLiveJoin::offerIncarnation(Tracked &t, const HistoryObject &o, std::int64_t nowMs,
+                                       std::vector<AuditVersion> &batch)
+{
+    auto infos = m_store.versions(o.id);
+    if (!infos)
+        return infos.error();
+    const auto [known, fresh] = t.byUid.try_emplace(o.ref.uid);
+    Incarnation &inc = known->second;
+    std::size_t start = 0;
+    while (start < infos->size()
+           && (fresh ? (*infos)[start].observedAtMs < nowMs - m_limits.holdMs : (*infos)[start].seq <= inc.lastSeq))
+        ++start;
+    if (fresh && start > 0) { // known from now on: a retry starts within the hold again
+        inc.lastSeq = (*infos)[start - 1].seq;
+        inc.previousRead = false;
+    }
+    if (start == infos->size())
+        return success();
+    std::vector<AuditVersion> rows;
+    for (std::size_t i = start; i < infos->size(); ++i)
+        rows.push_back(versionOfRow(t.key, o, (*infos)[i]));
+    std::vector<std::size_t> unclaimed;
+    collect(m_joiner.addClaimedVersions(rows, unclaimed));
+    m_report.versions += std::int64_t(rows.size() - unclaimed.size());
+    if (unclaimed.empty()) {
+        inc.lastSeq = infos->back().seq;
+        inc.previous.reset();
+        inc.previousRead = false;
+        return success();
+    }
+    return readUnclaimed(t, o, *infos, start, unclaimed, batch);
+}
+
+// The unclaimed versions (indexes from `start` into infos) read in one walk of the chain, each
+// decoded from the one before it (reading each on its own decoded its chain from the snapshot
+// again), from the version before the first of them when its writers are not known yet.
+Status AuditLiveJoin::readUnclaimed(Tracked &t, const HistoryObject &o, const std::vector<VersionInfo> &infos,
+                                    std::size_t start, const std::vector<std::size_t> &unclaimed,
+                                    std::vector<AuditVersion> &batch)
+{
+    Incarnation &inc = t.byUid[o.ref.uid];
+    const std::size_t first = start + unclaimed.front(), last = start + unclaimed.back();
+    std::vector<bool> wanted(infos.size(), false);
+    for (const std::size_t i : unclaimed)
+        wanted[start + i] = true;
+    const bool readPredecessor = first > start || !inc.previousRead;
+    const std::int64_t fromSeq = first > start   ? infos[first - 1].seq
+                               : readPredecessor ? inc.lastSeq
+                                                 : infos[first].seq;
+    if (readPredecessor)
+        inc.previous.reset(); // none unless the walk reads it (retention may have taken it)
+    Status failed = success();
+    const auto visit = [&](std::int64_t seq, const Json &object) {
+        if (seq > infos[last].seq)
+            return false;
+        const std::size_t i = rowIndex(infos, seq);
+        if (i == infos.size() || !wanted[i]) {
+            inc.previous = auditPredecessorOf(object); // the predecessor, or a version a claim took
+        } else {
+            auto v = auditVersionOf(object, inc.previous ? &*inc.previous : nullptr, infos[i].eventType, t.key.group,
+                                    t.key.resource, infos[i].observedAtMs);
+            if (!v) {
+                failed = v.error();
+                return false;
             }
-            t.byUid.emplace(o.ref.uid, std::move(first));
-        }
-        Incarnation &inc = t.byUid[o.ref.uid];
-        for (std::size_t i = start; i < infos->size(); ++i) {
-            const VersionInfo &info = (*infos)[i];
-            if (info.seq <= inc.lastSeq)
-                continue;
-            auto object = m_store.loadVersion(o.id, info.seq);
-            if (!object && object.error().category == ErrorCategory::Parse) {
-                // Unreadable: it joins nothing, and the version after it is offered without a
-                // predecessor rather than stopping every join of this object.
-                if (m_report.problems.size() < kMaxAuditProblems)
-                    m_report.problems.push_back(t.key.toString() + ": " + object.error().message);
-                inc.lastSeq = info.seq;
-                inc.previous = Json();
-                inc.broken = true;
-                continue;
-            }
-            if (!object)
-                return object.error();
-            auto v = auditVersionOf(*object, inc.lastSeq > 0 && !inc.broken ? &inc.previous : nullptr, info.eventType,
-                                    t.key.group, t.key.resource, info.observedAtMs);
-            inc.broken = false;
-            if (!v)
-                return v.error();
+            inc.previous = auditPredecessorOf(*v);
             batch.push_back(std::move(*v));
-            inc.previous = std::move(*object);
-            inc.lastSeq = info.seq;
             ++m_report.versions;
         }
+        inc.lastSeq = std::max(inc.lastSeq, seq);
+        inc.previousRead = true;
+        return i != last;
+    };
+    // Unreadable (a row someone else wrote): it joins nothing, and the version after it is offered
+    // without a predecessor rather than stopping every join of this object.
+    const auto unreadable = [&](std::int64_t seq, const std::string &why) {
+        if (seq > infos[last].seq)
+            return false;
+        const std::size_t i = rowIndex(infos, seq);
+        if (i < infos.size() && wanted[i] && m_report.problems.size() < kMaxAuditProblems)
+            m_report.problems.push_back(t.key.toString() + ": stored version " + std::to_string(seq)
+                                        + " cannot be read: " + why);
+        inc.previous.reset();
+        inc.lastSeq = std::max(inc.lastSeq, seq);
+        inc.previousRead = true;
+        return i != last;
+    };
+    if (auto st = m_store.forEachVersion(o.id, visit, unreadable, fromSeq); !st)
+        return st;
+    if (!failed)
+        return failed;
+    if (last + 1 < infos.size()) { // claimed versions after the last unclaimed one: not read
+        inc.lastSeq = infos.back().seq;
+        inc.previous.reset();
+        inc.previousRead = false;
     }
-    collect(m_joiner.addVersions(batch, nowMs));
-    t.offered = true;
     return success();
 }
 
