@@ -340,7 +340,7 @@ private Q_SLOTS:
         const std::string item = "{\"auditID\":\"a\",\"stage\":\"ResponseComplete\"}";
         std::vector<std::string> items(kMaxAuditListItems, item);
         listSameAsDom(eventList(items));
-        items.push_back("{}");
+        items.emplace_back("{}");
         listSameAsDom(eventList(items));
     }
 };
