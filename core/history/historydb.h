@@ -58,6 +58,14 @@ struct ObjectUpdateRow {
     std::string apiVersion, kind;
 };
 // An object's newest stored version, as the writer needs it to go on from there.
+struct VersionRun {
+    std::int64_t objectId = 0, firstSeq = 0, lastSeq = 0;
+};
+struct RunRow {
+    std::int64_t objectId = 0, seq = 0, snapshot = 0;
+    std::string data;
+};
+
 struct HeadRow {
     std::string uid;
     std::int64_t objectId = 0, lastSeq = 0, deleted = 0, lastSnapshotSeq = 0;
@@ -93,22 +101,24 @@ public:
     virtual Result<std::int64_t> dataVersion() = 0;
     // Called just before COMMIT of a write transaction: the PostgreSQL store counts its commits
     // (its dataVersion) and tells listening windows. `versions`: how many this commit stored.
-    virtual Status beforeCommit(std::int64_t versions) = 0;
+    // Returns the dataVersion this commit leaves, or -1 when dataVersion() is to be asked.
+    virtual Result<std::int64_t> beforeCommit(std::int64_t versions) = 0;
     // Whether the store has this table (a file older than the table reads as "nothing yet").
     virtual Result<bool> hasTable(const std::string &table) = 0;
     virtual Result<bool> hasColumn(const std::string &table, const std::string &column) = 0;
     // The database's own consistency check ("ok" or what is wrong).
     virtual Result<std::string> integrityCheck() = 0;
+    // How a commit is made durable (HistoryStore::durability).
+    virtual Result<std::string> durability() = 0;
 
     // Bulk writing (PostgreSQL: a round trip per statement, so a transaction's rows go in a few
     // statements). A database without it answers false and the writer goes row by row.
     virtual bool writesInBulk() const { return false; }
     // The heads of those uids the store holds (one query).
     virtual Result<std::vector<HeadRow>> headRows(const std::vector<std::string> &uids);
-    // The stored blobs of these (object id, seq) rows up to maxBytes each (one query): object
-    // id and blob, for the rows found.
-    virtual Result<std::vector<std::pair<std::int64_t, std::string>>>
-    versionBlobs(const std::vector<std::pair<std::int64_t, std::int64_t>> &rows, std::int64_t maxBytes);
+    // The stored rows of these runs (object id, first seq, last seq) whose blobs are up to
+    // maxBytes each (one query), ordered by object and seq: what a head's body decodes from.
+    virtual Result<std::vector<RunRow>> versionRuns(const std::vector<VersionRun> &runs, std::int64_t maxBytes);
     // Which of these (uid, resourceVersion) pairs are stored (one query).
     virtual Result<std::vector<std::pair<std::string, std::string>>>
     storedVersions(const std::vector<std::pair<std::string, std::string>> &pairs);

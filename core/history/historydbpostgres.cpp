@@ -243,9 +243,7 @@ public:
     // EXCLUSIVE lets readers (ACCESS SHARE) on while the other writers wait for this commit.
     Status beginWrite() override
     {
-        if (auto st = exec("BEGIN"); !st)
-            return st;
-        return exec("LOCK TABLE meta IN EXCLUSIVE MODE");
+        return exec("BEGIN; LOCK TABLE meta IN EXCLUSIVE MODE"); // one round trip
     }
 
     // A new index on a large store's versions may take minutes: the one statement that may run
@@ -285,20 +283,31 @@ public:
     }
 
     // The notification is delivered when the transaction commits, and not at all if it rolls back.
-    Status beforeCommit(std::int64_t versions) override
+    // One round trip: the count, the notification and the count read back (our own dataVersion).
+    Result<std::int64_t> beforeCommit(std::int64_t versions) override
     {
-        Query c(prepare("INSERT INTO meta(key, value) VALUES('commits', 1) "
-                        "ON CONFLICT(key) DO UPDATE SET value = meta.value + 1"));
-        if (c.step() != kDone)
+        static constexpr const char *kCount = "INSERT INTO meta(key, value) VALUES('commits', 1) "
+                                              "ON CONFLICT(key) DO UPDATE SET value = meta.value + 1 RETURNING value";
+        // Retention and audit joins change nothing a window lists: counted, not announced.
+        Query c(prepare(versions > 0 ? std::string("WITH c AS (") + kCount + ") SELECT value, pg_notify(?1, ?2) FROM c"
+                                     : std::string(kCount)));
+        if (versions > 0)
+            c.bind(1, channelOf(m_schema)).bind(2, std::to_string(versions) + " " + m_recorder);
+        if (c.step() != kRow)
             return Error::make(ErrorCategory::Io, "history store: commit count: " + lastMessage());
-        c.reset();
-        if (versions <= 0)
-            return success(); // retention, audit joins: nothing a window lists changed
-        Query n(prepare("SELECT pg_notify(?1, ?2)"));
-        n.bind(1, channelOf(m_schema)).bind(2, std::to_string(versions) + " " + m_recorder);
-        if (n.step() != kRow)
-            return Error::make(ErrorCategory::Io, "history store: notify: " + lastMessage());
-        return success();
+        return c.i64(0);
+    }
+
+    Result<std::string> durability() override
+    {
+        std::string out;
+        for (const char *setting : {"fsync", "synchronous_commit"}) {
+            Query v(prepare(std::string("SELECT current_setting('") + setting + "')"));
+            if (v.step() != kRow)
+                return Error::make(ErrorCategory::Io, "history store: " + std::string(setting) + ": " + lastMessage());
+            out += (out.empty() ? "" : ", ") + std::string(setting) + "=" + v.text(0);
+        }
+        return out;
     }
 
     Result<bool> hasTable(const std::string &table) override
@@ -329,28 +338,35 @@ public:
     {
         return pgbulk::storedVersions(*this, pairs);
     }
-    Result<std::vector<std::pair<std::int64_t, std::string>>>
-    versionBlobs(const std::vector<std::pair<std::int64_t, std::int64_t>> &rows, std::int64_t maxBytes) override
+    Result<std::vector<RunRow>> versionRuns(const std::vector<VersionRun> &runs, std::int64_t maxBytes) override
     {
-        return pgbulk::versionBlobs(*this, rows, maxBytes);
+        return pgbulk::versionRuns(*this, runs, maxBytes);
     }
     Result<std::vector<std::int64_t>> insertObjects(const std::vector<NewObjectRow> &rows) override
     {
         return pgbulk::insertObjects(*this, rows);
     }
+    // Rows join the COPY already open (one per run of versions, not per call): the server stores
+    // them as they come while the writer encodes the next. Any other statement ends it first.
     Status sendVersions(const std::vector<VersionRow> &rows) override
     {
-        if (auto st = awaitVersions(); !st)
-            return st;
         if (rows.empty())
             return success();
-        auto st = pgbulk::sendCopy(m_pg, rows);
-        if (!st) {
+        if (m_copyInFlight < 0) {
+            if (auto st = pgbulk::startCopy(m_pg); !st) {
+                m_message = st.error().message;
+                return st;
+            }
+            m_copyInFlight = 0;
+        }
+        m_copyInFlight += std::int64_t(rows.size());
+        if (auto st = pgbulk::putCopyRows(m_pg, rows); !st) {
             m_message = st.error().message;
-            (void)pgbulk::awaitCopy(m_pg, 0, m_changes); // the connection is free again
+            const std::int64_t expected = m_copyInFlight;
+            m_copyInFlight = -1;
+            (void)pgbulk::awaitCopy(m_pg, expected, m_changes, "the client could not send a row"); // free again
             return st;
         }
-        m_copyInFlight = std::int64_t(rows.size());
         return success();
     }
     Status awaitVersions() override
@@ -577,7 +593,7 @@ private:
     int m_statementCount = 0;
     std::int64_t m_changes = 0, m_totalChanges = 0;
     bool m_listening = false;
-    std::int64_t m_copyInFlight = -1; // rows of a COPY sent and not yet answered
+    std::int64_t m_copyInFlight = -1; // rows sent into the open COPY; -1: none open
 };
 
 int PgStatement::step()

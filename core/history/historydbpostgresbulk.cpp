@@ -5,6 +5,8 @@
 
 #include <libpq-fe.h>
 
+#include <charconv>
+
 namespace fieldscope::core::historydb {
 
 namespace {
@@ -24,9 +26,12 @@ std::string_view upToNul(std::string_view v)
 void appendHex(std::string &out, std::string_view bytes)
 {
     static constexpr char kHex[] = "0123456789abcdef";
+    const std::size_t at = out.size();
+    out.resize(at + 2 * bytes.size());
+    char *p = out.data() + at;
     for (unsigned char c : bytes) {
-        out += kHex[c >> 4];
-        out += kHex[c & 15];
+        *p++ = kHex[c >> 4];
+        *p++ = kHex[c & 15];
     }
 }
 
@@ -44,28 +49,32 @@ void appendCopyText(std::string &out, std::string_view v)
     }
 }
 
+void appendInt(std::string &out, std::int64_t v, char after)
+{
+    char digits[24];
+    const auto end = std::to_chars(digits, digits + sizeof digits, v).ptr;
+    out.append(digits, end);
+    out += after;
+}
+
 void appendCopyRow(std::string &out, const VersionRow &r)
 {
-    for (std::int64_t v : {r.id, r.objectId, r.seq}) {
-        out += std::to_string(v);
-        out += '\t';
-    }
+    out.reserve(out.size() + 96 + r.rv.size() + r.scope.size() + 2 * r.data.size());
+    appendInt(out, r.id, '\t');
+    appendInt(out, r.objectId, '\t');
+    appendInt(out, r.seq, '\t');
     appendCopyText(out, r.rv);
     out += '\t';
-    out += std::to_string(r.event);
-    out += '\t';
-    out += std::to_string(r.observedMs);
-    out += '\t';
+    appendInt(out, r.event, '\t');
+    appendInt(out, r.observedMs, '\t');
     appendCopyText(out, r.scope);
-    for (std::int64_t v : {r.snapshot, r.rawSize}) {
-        out += '\t';
-        out += std::to_string(v);
-    }
-    out += "\t\\\\x"; // bytea's hex input, its backslash escaped for COPY
+    out += '\t';
+    appendInt(out, r.snapshot, '\t');
+    appendInt(out, r.rawSize, '\t');
+    out += "\\\\x"; // bytea's hex input, its backslash escaped for COPY
     appendHex(out, r.data);
     out += '\t';
-    out += std::to_string(r.recorder);
-    out += '\n';
+    appendInt(out, r.recorder, '\n');
 }
 
 Error conflictOr(const std::string &state, const std::string &message)
@@ -86,8 +95,7 @@ Connection::storedVersions(const std::vector<std::pair<std::string, std::string>
 {
     return unsupported();
 }
-Result<std::vector<std::pair<std::int64_t, std::string>>>
-Connection::versionBlobs(const std::vector<std::pair<std::int64_t, std::int64_t>> &, std::int64_t)
+Result<std::vector<RunRow>> Connection::versionRuns(const std::vector<VersionRun> &, std::int64_t)
 {
     return unsupported();
 }
@@ -179,23 +187,24 @@ storedVersions(Connection &c, const std::vector<std::pair<std::string, std::stri
     return out;
 }
 
-Result<std::vector<std::pair<std::int64_t, std::string>>>
-versionBlobs(Connection &c, const std::vector<std::pair<std::int64_t, std::int64_t>> &rows, std::int64_t maxBytes)
+Result<std::vector<RunRow>> versionRuns(Connection &c, const std::vector<VersionRun> &runs, std::int64_t maxBytes)
 {
-    std::vector<std::pair<std::int64_t, std::string>> out;
-    if (rows.empty())
+    std::vector<RunRow> out;
+    if (runs.empty())
         return out;
-    std::vector<std::int64_t> ids, seqs;
-    for (const auto &[id, seq] : rows) {
-        ids.push_back(id);
-        seqs.push_back(seq);
+    std::vector<std::int64_t> ids, first, last;
+    for (const auto &r : runs) {
+        ids.push_back(r.objectId);
+        first.push_back(r.firstSeq);
+        last.push_back(r.lastSeq);
     }
-    Query q(c.prepare("SELECT v.object_id, v.data FROM unnest(?1::bigint[], ?2::bigint[]) AS h(id, seq)"
-                      " JOIN versions v ON v.object_id = h.id AND v.seq = h.seq WHERE length(v.data) <= ?3"));
-    q.bind(1, intArray(ids)).bind(2, intArray(seqs)).bind(3, maxBytes);
+    Query q(c.prepare("SELECT v.object_id, v.seq, v.snapshot, v.data FROM unnest(?1::bigint[], ?2::bigint[],"
+                      " ?3::bigint[]) AS h(id, lo, hi) JOIN versions v ON v.object_id = h.id AND v.seq >= h.lo"
+                      " AND v.seq <= h.hi WHERE length(v.data) <= ?4 ORDER BY v.object_id, v.seq"));
+    q.bind(1, intArray(ids)).bind(2, intArray(first)).bind(3, intArray(last)).bind(4, maxBytes);
     int rc;
     while ((rc = q.step()) == kRow)
-        out.emplace_back(q.i64(0), std::string(q.blob(1)));
+        out.push_back({q.i64(0), q.i64(1), q.i64(2), std::string(q.blob(3))});
     if (rc != kDone)
         return Error::make(ErrorCategory::Io, "history store: head versions: " + c.lastMessage());
     return out;
@@ -255,7 +264,7 @@ Status updateObjects(Connection &c, const std::vector<ObjectUpdateRow> &rows)
     return success();
 }
 
-Status sendCopy(PGconn *pg, const std::vector<VersionRow> &rows)
+Status startCopy(PGconn *pg)
 {
     PGresult *r = PQexec(pg, "COPY versions(id, object_id, seq, rv, event, observed_ms, scope, snapshot, raw_size,"
                              " data, recorder) FROM STDIN");
@@ -264,25 +273,32 @@ Status sendCopy(PGconn *pg, const std::vector<VersionRow> &rows)
     PQclear(r);
     if (!started)
         return Error::make(ErrorCategory::Io, "history store: bulk write: " + message);
-    // Sent in pieces of about 1 MiB (a large Pod's rows do not wait for the rest).
-    std::string buffer;
-    bool sent = true;
-    for (std::size_t i = 0; i < rows.size() && sent; ++i) {
-        appendCopyRow(buffer, rows[i]);
-        if (buffer.size() >= (1u << 20) || i + 1 == rows.size()) {
-            sent = PQputCopyData(pg, buffer.data(), int(buffer.size())) == 1;
-            buffer.clear();
-        }
-    }
-    if (PQputCopyEnd(pg, sent ? nullptr : "the client could not send a row") != 1)
-        return Error::make(ErrorCategory::Io, std::string("history store: bulk write: ") + PQerrorMessage(pg));
     return success();
 }
 
-Status awaitCopy(PGconn *pg, std::int64_t expected, std::int64_t &changes)
+Status putCopyRows(PGconn *pg, const std::vector<VersionRow> &rows)
+{
+    // Handed to libpq in pieces of about 64 KiB (it sends what it holds past 8 KiB): the server
+    // reads rows as they come, and a large Pod's rows do not wait for the rest.
+    thread_local std::string buffer;
+    buffer.clear();
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+        appendCopyRow(buffer, rows[i]);
+        if (buffer.size() >= (64u << 10) || i + 1 == rows.size()) {
+            if (PQputCopyData(pg, buffer.data(), int(buffer.size())) != 1)
+                return Error::make(ErrorCategory::Io, std::string("history store: bulk write: ") + PQerrorMessage(pg));
+            buffer.clear();
+        }
+    }
+    return success();
+}
+
+Status awaitCopy(PGconn *pg, std::int64_t expected, std::int64_t &changes, const char *failure)
 {
     changes = 0;
     Status out = success();
+    if (PQputCopyEnd(pg, failure) != 1)
+        out = Error::make(ErrorCategory::Io, std::string("history store: bulk write: ") + PQerrorMessage(pg));
     while (PGresult *res = PQgetResult(pg)) {
         if (PQresultStatus(res) == PGRES_COMMAND_OK) {
             const char *n = PQcmdTuples(res);

@@ -108,7 +108,16 @@ public:
             return Error::make(ErrorCategory::Io, "history store: data version: " + lastMessage());
         return v.i64(0);
     }
-    Status beforeCommit(std::int64_t) override { return success(); }
+    Result<std::int64_t> beforeCommit(std::int64_t) override { return std::int64_t(-1); }
+    Result<std::string> durability() override
+    {
+        Query v(prepare("PRAGMA synchronous"));
+        if (v.step() != kRow)
+            return Error::make(ErrorCategory::Io, "history store: synchronous: " + lastMessage());
+        static constexpr const char *kLevels[] = {"OFF", "NORMAL", "FULL", "EXTRA"};
+        const std::int64_t level = v.i64(0);
+        return std::string("synchronous=") + (level >= 0 && level <= 3 ? kLevels[level] : "?");
+    }
 
     Result<bool> hasTable(const std::string &table) override
     {

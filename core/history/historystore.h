@@ -84,6 +84,11 @@ struct HistoryOpenOptions {
     bool recordSecretValues = false;
     // Who records (shown with each version it stored, e.g. "record@build-host"); "" = unnamed.
     std::string recorderName;
+    // The SQLite file: each commit reaches the disk before write() returns (synchronous=FULL), so
+    // it survives a power loss too; off, a commit survives the app's crash and is flushed at
+    // checkpoints (synchronous=NORMAL in WAL mode). A PostgreSQL store's durability is its
+    // server's (fsync, synchronous_commit).
+    bool durableCommits = false;
 };
 
 // Whether a location names a team's PostgreSQL store ("postgresql://..." or "postgres://...").
@@ -115,6 +120,9 @@ public:
     bool recordsSecretValues() const;
     // A team's PostgreSQL store (the location was a postgresql:// URL), not a file of this computer.
     bool isShared() const;
+    // How a commit is made durable, as the database says: "synchronous=FULL" or "synchronous=NORMAL"
+    // (a file; HistoryOpenOptions::durableCommits), "fsync=on, synchronous_commit=on" (a server).
+    Result<std::string> durability() const;
     // Moves everything in the -wal into the database file and empties the -wal (before the file
     // is renamed or copied on its own).
     Status checkpoint();

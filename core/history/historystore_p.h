@@ -60,8 +60,8 @@ struct PendingWrites {
     // The current batch's head lookups (nullopt: not in the store) and, when other writers may
     // have stored some of its versions, which (uid, rv) the store holds.
     std::unordered_map<std::string, std::optional<HeadRow>> looked;
-    // The text of looked-up heads that are snapshots (read with the lookup: no chain to apply).
-    std::unordered_map<std::string, std::string> lookedText;
+    // The text of looked-up heads read with the lookup, and the text its chain decodes (its budget).
+    std::unordered_map<std::string, std::pair<std::string, std::int64_t>> lookedText;
     std::set<std::pair<std::string, std::string>> stored;
     bool empty() const { return objects.empty() && versions.empty() && updates.empty(); }
 };
@@ -147,6 +147,12 @@ struct HistoryStore::Impl {
     Result<historydb::Head *> headFor(const std::string &uid);
     void putHead(const std::string &uid, historydb::Head head);
     void evictHeads();
+    // While the bulk writer decides a batch, the heads it looked up or found cached stay: one
+    // evicted mid-batch would be read back alone, a query per event. The cache may then grow to
+    // kHeadHoldBytes (a batch of 2,000 Pods' heads) before it evicts as usual.
+    bool holdBatchHeads = false;
+    static constexpr std::int64_t kHeadHoldBytes = 3 * kHeadBudgetBytes;
+    std::int64_t headsReadAlone = 0; // this write's (CommitReport::headsReadAlone)
     void dropHeads();
     // `replayed`: for an onlyNewObjects item, the uids it created so far (nullptr otherwise).
     Status writeEvent(const WatchScope &scope, const WatchEvent &ev, CommitReport &report,
@@ -181,12 +187,16 @@ struct HistoryStore::Impl {
     static constexpr std::size_t kReadAheadBytes = 32u << 20;
     void readEventsAhead(const std::vector<HistoryWriteItem> &items);
     const char *rejectionOf(const WatchEvent &ev, historydb::EventBody &body) const;
+    Status writeEventsOneByOne(const HistoryWriteItem &item, std::size_t itemIndex, CommitReport &report,
+                               std::set<std::string> *replayed);
     Status writeEventsInBulk(const HistoryWriteItem &item, ReadItem *read, CommitReport &report,
                              std::set<std::string> *replayed);
     Status lookUpBatch(const std::vector<historydb::EventBody> &bodies, const std::vector<const char *> &rejected);
     // A head from the batch's lookup (`answered`), or nothing: the caller asks the database.
-    Status readSnapshotHeads(const std::vector<historydb::EventBody> &bodies,
-                             const std::vector<const char *> &rejected);
+    std::optional<std::string> decodeRun(const historydb::RunRow *rows, std::size_t n, const historydb::VersionRun &run,
+                                         std::size_t &chainBytes);
+    void setHeadBody(historydb::Head &head, std::string text, std::int64_t chainTextBytes);
+    Status readHeadBodies(const std::vector<historydb::EventBody> &bodies, const std::vector<const char *> &rejected);
     Result<historydb::Head *> lookedUpHead(const std::string &uid, bool &answered);
     Status loadHeadBody(historydb::Head &head);
     Status holdVersion(const WatchScope &scope, const WatchEvent &ev, const historydb::EventIdentity &id, bool isNew,

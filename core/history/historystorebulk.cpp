@@ -11,6 +11,9 @@
 #include "core/history/historystore_p.h"
 
 #include <algorithm>
+#include <functional>
+#include <system_error>
+#include <thread>
 
 namespace fieldscope::core {
 
@@ -22,6 +25,30 @@ namespace {
 constexpr std::size_t kBulkBatch = 2000;
 // Versions sent at once: the server stores them while the writer encodes the next ones.
 constexpr std::size_t kSendRows = 100;
+// A read at least this large is shared by two threads (readInTwo).
+constexpr std::size_t kSharedReadEvents = 64, kSharedReadBytes = 256u << 10;
+
+// Reading (indexing each object's text) is most of a version's cost and needs nothing of the
+// store: a large read is shared with a second thread, split by bytes, while the core the
+// database would use is idle. `range(from, to)` writes only its own events' results.
+void readInTwo(std::size_t n, std::size_t bytes, const std::function<std::size_t(std::size_t)> &sizeOf,
+               const std::function<void(std::size_t, std::size_t)> &range)
+{
+    std::size_t half = 0;
+    if (n >= kSharedReadEvents && bytes >= kSharedReadBytes) {
+        for (std::size_t sum = 0; half < n && sum < bytes / 2; ++half)
+            sum += sizeOf(half);
+    }
+    if (half == 0 || half == n)
+        return range(0, n);
+    try {
+        std::thread second(range, half, n);
+        range(0, half);
+        second.join();
+    } catch (const std::system_error &) { // no thread to be had: this one reads the rest
+        range(half, n);
+    }
+}
 
 } // namespace
 
@@ -42,15 +69,24 @@ void HistoryStore::Impl::readEventsAhead(const std::vector<HistoryWriteItem> &it
     if (bytes > kReadAheadBytes)
         return;
     readAhead.resize(items.size());
+    std::vector<std::pair<std::size_t, std::size_t>> work; // (item, event), in order
     for (std::size_t i = 0; i < items.size(); ++i) {
         if (items[i].gap)
             continue;
-        ReadItem &read = readAhead[i];
-        read.bodies.resize(items[i].events.size());
-        read.rejected.resize(items[i].events.size());
+        readAhead[i].bodies.resize(items[i].events.size());
+        readAhead[i].rejected.resize(items[i].events.size());
         for (std::size_t k = 0; k < items[i].events.size(); ++k)
-            read.rejected[k] = rejectionOf(items[i].events[k], read.bodies[k]);
+            work.emplace_back(i, k);
     }
+    const auto readRange = [&](std::size_t from, std::size_t to) {
+        for (std::size_t w = from; w < to; ++w) {
+            const auto [i, k] = work[w];
+            readAhead[i].rejected[k] = rejectionOf(items[i].events[k], readAhead[i].bodies[k]);
+        }
+    };
+    readInTwo(
+        work.size(), bytes,
+        [&](std::size_t w) { return items[work[w].first].events[work[w].second].objectJson.size(); }, readRange);
 }
 
 Status HistoryStore::Impl::writeEventsInBulk(const HistoryWriteItem &item, ReadItem *read, CommitReport &report,
@@ -58,6 +94,14 @@ Status HistoryStore::Impl::writeEventsInBulk(const HistoryWriteItem &item, ReadI
 {
     if (read && read->bodies.size() != item.events.size())
         read = nullptr;
+    struct Release { // the batch's heads, on every way out
+        Impl &d;
+        ~Release()
+        {
+            d.holdBatchHeads = false;
+            d.evictHeads();
+        }
+    } release{*this};
     for (std::size_t start = 0; start < item.events.size(); start += kBulkBatch) {
         const std::size_t n = std::min(kBulkBatch, item.events.size() - start);
         std::vector<EventBody> bodies(read ? 0 : n);
@@ -71,11 +115,21 @@ Status HistoryStore::Impl::writeEventsInBulk(const HistoryWriteItem &item, ReadI
                             read->rejected.begin() + std::ptrdiff_t(start + n));
         } else {
             rejected.resize(n);
+            std::size_t bytes = 0;
             for (std::size_t k = 0; k < n; ++k)
-                rejected[k] = rejectionOf(item.events[start + k], bodies[k]);
+                bytes += item.events[start + k].objectJson.size();
+            readInTwo(
+                n, bytes, [&](std::size_t k) { return item.events[start + k].objectJson.size(); },
+                [&](std::size_t from, std::size_t to) {
+                    for (std::size_t k = from; k < to; ++k)
+                        rejected[k] = rejectionOf(item.events[start + k], bodies[k]);
+                });
         }
+        holdBatchHeads = false;
+        evictHeads();
         if (auto st = lookUpBatch(bodies, rejected); !st)
             return st;
+        holdBatchHeads = true;
         for (std::size_t k = 0; k < n; ++k) {
             const WatchEvent &ev = item.events[start + k];
             Status st = rejected[k] ? writeRejectedGap(item.scope, ev, rejected[k], report)
@@ -119,9 +173,9 @@ Status HistoryStore::Impl::lookUpBatch(const std::vector<EventBody> &bodies, con
             return rows.error();
         for (auto &row : *rows)
             pending.looked[row.uid] = std::move(row);
-        if (auto st = readSnapshotHeads(bodies, rejected); !st)
-            return st;
     }
+    if (auto st = readHeadBodies(bodies, rejected); !st)
+        return st;
     if (!pairs.empty()) {
         auto stored = conn->storedVersions({pairs.begin(), pairs.end()});
         if (!stored)
@@ -131,32 +185,95 @@ Status HistoryStore::Impl::lookUpBatch(const std::vector<EventBody> &bodies, con
     return success();
 }
 
-// The looked-up heads a delta will be made against (the event's RV is not the head's) whose
-// newest version is a snapshot: their text in one query, as a cached head would hold it (the
-// snapshot is the stored text itself). Other heads' bodies are read one by one when needed.
-Status HistoryStore::Impl::readSnapshotHeads(const std::vector<EventBody> &bodies,
-                                             const std::vector<const char *> &rejected)
+// The bodies of the heads this batch will make deltas against (the event's RV is not the
+// head's): looked-up heads, and cached ones whose body was never read (a head that only met
+// duplicates), in one query for the batch: each head's rows from its last snapshot on, decoded
+// here as loadVersion would. A run that does not decode is left to loadHeadBody (one query, and
+// its own error).
+Status HistoryStore::Impl::readHeadBodies(const std::vector<EventBody> &bodies,
+                                          const std::vector<const char *> &rejected)
 {
-    std::vector<std::pair<std::int64_t, std::int64_t>> rows;
-    std::unordered_map<std::int64_t, std::string> uidOf;
+    std::vector<VersionRun> runs;
+    std::unordered_map<std::int64_t, std::pair<std::string, VersionRun>> wanted; // by object id
+    const auto want = [&](const std::string &uid, VersionRun run) {
+        if (run.objectId > 0 && run.firstSeq >= 1
+            && run.lastSeq - run.firstSeq < std::int64_t(VersionCodec::kMaxChain) * 2
+            && wanted.emplace(run.objectId, std::make_pair(uid, run)).second)
+            runs.push_back(run);
+    };
     for (std::size_t k = 0; k < bodies.size(); ++k) {
         if (rejected[k])
             continue;
-        const auto it = pending.looked.find(bodies[k].id.uid);
-        if (it == pending.looked.end() || !it->second)
-            continue;
-        const HeadRow &row = *it->second;
-        if (row.lastSnapshotSeq == row.lastSeq && row.rv != bodies[k].id.rv
-            && uidOf.emplace(row.objectId, row.uid).second)
-            rows.emplace_back(row.objectId, row.lastSeq);
+        const EventIdentity &id = bodies[k].id;
+        if (const auto it = pending.looked.find(id.uid); it != pending.looked.end()) {
+            if (it->second && it->second->rv != id.rv)
+                want(id.uid, {it->second->objectId, it->second->lastSnapshotSeq, it->second->lastSeq});
+        } else if (const auto h = heads.find(id.uid); h != heads.end()) {
+            const Head &head = h->second.first;
+            if (head.bodyPending && head.rv != id.rv)
+                want(id.uid, {head.objectId, head.seq - head.chain, head.seq});
+        }
     }
-    auto blobs = conn->versionBlobs(rows, kInlineRowBytes);
-    if (!blobs)
-        return blobs.error();
-    for (const auto &[objectId, blob] : *blobs)
-        if (auto text = codec.decompress(blob)) // one that does not decode is read by loadVersion
-            pending.lookedText[uidOf[objectId]] = std::move(*text);
+    if (runs.empty())
+        return success();
+    auto rows = conn->versionRuns(runs, kInlineRowBytes);
+    if (!rows)
+        return rows.error();
+    for (std::size_t b = 0, e = 0; b < rows->size(); b = e) {
+        for (e = b + 1; e < rows->size() && (*rows)[e].objectId == (*rows)[b].objectId;)
+            ++e;
+        const auto it = wanted.find((*rows)[b].objectId);
+        if (it == wanted.end())
+            continue;
+        std::size_t chainBytes = 0;
+        auto text = decodeRun(&(*rows)[b], e - b, it->second.second, chainBytes);
+        if (!text)
+            continue;
+        const std::string &uid = it->second.first;
+        if (pending.looked.count(uid)) {
+            pending.lookedText[uid] = {std::move(*text), std::int64_t(chainBytes)};
+        } else if (const auto h = heads.find(uid); h != heads.end() && h->second.first.bodyPending) {
+            setHeadBody(h->second.first, std::move(*text), std::int64_t(chainBytes));
+        }
+    }
     return success();
+}
+
+// A run of rows (one object's, by seq) as the text of its last version: a lone snapshot is the
+// stored text itself; a chain is decoded as loadVersion does. Nothing when the run is not the
+// one asked for (a row missing or too large to be read inline) or does not decode.
+std::optional<std::string> HistoryStore::Impl::decodeRun(const historydb::RunRow *rows, std::size_t n,
+                                                         const historydb::VersionRun &run, std::size_t &chainBytes)
+{
+    if (rows[0].seq != run.firstSeq || !rows[0].snapshot || rows[n - 1].seq != run.lastSeq
+        || std::int64_t(n) != run.lastSeq - run.firstSeq + 1)
+        return std::nullopt;
+    if (n == 1) {
+        auto text = codec.decompress(rows[0].data);
+        if (!text)
+            return std::nullopt;
+        chainBytes = text->size();
+        return std::move(*text);
+    }
+    auto doc = codec.decodeSnapshot(rows[0].data, &chainBytes);
+    if (!doc)
+        return std::nullopt;
+    for (std::size_t i = 1; i < n; ++i)
+        if (!codec.applyDeltaBlob(*doc, rows[i].data, &chainBytes))
+            return std::nullopt;
+    return toJsonText(*doc);
+}
+
+void HistoryStore::Impl::setHeadBody(Head &head, std::string text, std::int64_t chainTextBytes)
+{
+    if (head.index.build(std::move(text)) != JsonIndex::Status::Ok)
+        head.index = JsonIndex(); // the next version is then a snapshot
+    head.chainTextBytes = chainTextBytes;
+    head.index.shrinkToFit();
+    const auto bytes = std::int64_t(head.index.memoryBytes());
+    headBytes += bytes - head.rawBytes;
+    head.rawBytes = bytes;
+    head.bodyPending = false;
 }
 
 Result<Head *> HistoryStore::Impl::lookedUpHead(const std::string &uid, bool &answered)
@@ -177,8 +294,8 @@ Result<Head *> HistoryStore::Impl::lookedUpHead(const std::string &uid, bool &an
             h.chain = int(h.seq - row.lastSnapshotSeq);
             h.bodyPending = true;
             if (auto text = pending.lookedText.find(uid); text != pending.lookedText.end()) {
-                if (h.index.build(std::move(text->second)) == JsonIndex::Status::Ok) {
-                    h.chainTextBytes = std::int64_t(h.index.text().size());
+                if (h.index.build(std::move(text->second.first)) == JsonIndex::Status::Ok) {
+                    h.chainTextBytes = text->second.second;
                     h.index.shrinkToFit();
                     h.rawBytes = std::int64_t(h.index.memoryBytes());
                     h.bodyPending = false;
@@ -202,6 +319,7 @@ Result<Head *> HistoryStore::Impl::lookedUpHead(const std::string &uid, bool &an
 // pending was looked up after the last flush and not written since.
 Status HistoryStore::Impl::loadHeadBody(Head &head)
 {
+    ++headsReadAlone;
     if (auto st = conn->awaitVersions(); !st)
         return st;
     auto obj = loadVersion(head.objectId, head.seq);

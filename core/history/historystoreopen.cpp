@@ -169,6 +169,8 @@ Status HistoryStore::Impl::openSqlite(const HistoryOpenOptions &options)
     if (!c)
         return c.error();
     conn = std::move(*c);
+    if (options.durableCommits && !readOnly) // this connection's setting only: other writers keep theirs
+        return conn->exec("PRAGMA synchronous=FULL");
     return success();
 }
 
@@ -361,6 +363,11 @@ Status HistoryStore::checkpoint()
 bool HistoryStore::isShared() const
 {
     return m_d->conn->dialect() == historydb::Dialect::Postgres;
+}
+
+Result<std::string> HistoryStore::durability() const
+{
+    return m_d->conn->durability();
 }
 
 Result<std::string> HistoryStore::waitForChange(int timeoutMs)

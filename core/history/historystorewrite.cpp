@@ -250,6 +250,7 @@ Result<Head *> HistoryStore::Impl::headFor(const std::string &uid)
     h.rv = q.text(3);
     h.chain = int(h.seq - q.i64(4));
     q.reset();
+    ++headsReadAlone;
     auto obj = loadVersion(h.objectId, h.seq);
     if (!obj && obj.error().category != ErrorCategory::Parse && obj.error().category != ErrorCategory::NotFound)
         return obj.error();
@@ -284,6 +285,8 @@ void HistoryStore::Impl::putHead(const std::string &uid, Head head)
 
 void HistoryStore::Impl::evictHeads()
 {
+    if (holdBatchHeads && headBytes <= kHeadHoldBytes) // the bulk writer's batch (historystorebulk.cpp)
+        return;
     while (lru.size() > 1 && (headBytes > kHeadBudgetBytes || lru.size() > kHeadMaxCount)) {
         auto victim = heads.find(lru.back());
         headBytes -= victim->second.first.rawBytes;
@@ -504,6 +507,24 @@ Status HistoryStore::Impl::writeEvent(const WatchScope &scope, const WatchEvent 
     return writeParsedEvent(scope, ev, body, report, replayed);
 }
 
+// The row writer: each event's statements in turn, with its body read ahead when it was.
+Status HistoryStore::Impl::writeEventsOneByOne(const HistoryWriteItem &item, std::size_t itemIndex,
+                                               CommitReport &report, std::set<std::string> *replayed)
+{
+    ReadItem *read = itemIndex < readAhead.size() ? &readAhead[itemIndex] : nullptr;
+    if (read && read->bodies.size() != item.events.size())
+        read = nullptr;
+    for (std::size_t k = 0; k < item.events.size(); ++k) {
+        const WatchEvent &ev = item.events[k];
+        Status st = !read             ? writeEvent(item.scope, ev, report, replayed)
+                  : read->rejected[k] ? writeRejectedGap(item.scope, ev, read->rejected[k], report)
+                                      : writeParsedEvent(item.scope, ev, read->bodies[k], report, replayed);
+        if (!st)
+            return st;
+    }
+    return success();
+}
+
 Status HistoryStore::Impl::writeParsedEvent(const WatchScope &scope, const WatchEvent &ev, EventBody &body,
                                             CommitReport &report, std::set<std::string> *replayed)
 {
@@ -675,12 +696,12 @@ Status HistoryStore::Impl::commitWrite(std::int64_t versions)
     if (tb.step() != kDone)
         return error("total bytes");
     tb.reset();
-    if (auto st = conn->beforeCommit(versions); !st)
-        return st;
-    // Our own commit is not another writer's: what the next transaction compares against.
-    auto version = conn->dataVersion();
+    auto version = conn->beforeCommit(versions);
+    if (version && *version < 0)
+        version = conn->dataVersion();
     if (!version)
         return version.error();
+    // Our own commit is not another writer's: what the next transaction compares against.
     dataVersion = *version;
     return exec("COMMIT");
 }
@@ -695,8 +716,7 @@ Result<CommitReport> HistoryStore::write(const std::vector<HistoryWriteItem> &it
     // Not retried: a transaction that never began (the lock, a read-only store) or a connection
     // that is gone; the row writer would fail the same way.
     m_d->bulk = m_d->conn->writesInBulk();
-    if (m_d->bulk)
-        m_d->readEventsAhead(items);
+    m_d->readEventsAhead(items); // before the transaction: writers take turns on its lock
     m_d->writeBegan = false;
     auto r = m_d->writeItems(items);
     m_d->readAhead.clear();
@@ -722,6 +742,7 @@ Result<CommitReport> HistoryStore::Impl::writeItems(const std::vector<HistoryWri
     if (auto st = beginWrite(); !st)
         return st.error();
     writeBegan = true;
+    headsReadAlone = 0;
     CommitReport report;
     const std::int64_t ordBefore = nextOrd;
     const std::int64_t bytesBefore = totalBytes;
@@ -755,10 +776,8 @@ Result<CommitReport> HistoryStore::Impl::writeItems(const std::vector<HistoryWri
                 ReadItem *read = itemIndex < readAhead.size() ? &readAhead[itemIndex] : nullptr;
                 if (auto st = writeEventsInBulk(item, read, report, only); !st)
                     return fail(st.error());
-            } else {
-                for (const auto &ev : item.events)
-                    if (auto st = writeEvent(item.scope, ev, report, only); !st)
-                        return fail(st.error());
+            } else if (auto st = writeEventsOneByOne(item, itemIndex, report, only); !st) {
+                return fail(st.error());
             }
         }
         // The resume point: an explicit list/bookmark RV, else the last watch event's RV
@@ -778,6 +797,7 @@ Result<CommitReport> HistoryStore::Impl::writeItems(const std::vector<HistoryWri
     clearPending();
     if (auto st = commitWrite(std::int64_t(report.versions.size() + report.gaps.size())); !st)
         return fail(st.error());
+    report.headsReadAlone = headsReadAlone;
     return report;
 }
 

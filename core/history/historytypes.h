@@ -140,6 +140,9 @@ struct CommitReport {
     // not): a stored copy out of the duplicate checks' sight is expected once; anything else is a
     // bug of the bulk path that would otherwise only show as a slower store.
     std::string bulkFallback;
+    // Heads read back with a query of their own before a delta was made against them (the bulk
+    // writer reads a batch's heads in one; a head it could not decode, or a row writer's, is alone).
+    std::int64_t headsReadAlone = 0;
 };
 
 } // namespace fieldscope::core

@@ -426,6 +426,56 @@ private Q_SLOTS:
         QVERIFY(store->checkIntegrity().ok());
     }
 
+    // A write this large is read on two threads before its transaction: the versions, and the
+    // gaps marking the objects it cannot keep, still come in event order.
+    void aLargeWriteReadOnTwoThreadsKeepsEventOrderAndMarksItsRejects()
+    {
+        auto store = openStore(db("shared-read.db"));
+        std::vector<WatchEvent> events;
+        for (int i = 0; i < 200; ++i) {
+            std::string text = "{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"metadata\":{\"name\":\"cm-"
+                             + std::to_string(i) + "\",\"namespace\":\"n\",\"uid\":\"u-" + std::to_string(i)
+                             + "\",\"resourceVersion\":\"" + std::to_string(100 + i) + "\"},\"data\":{\"pad\":\""
+                             + std::string(2000, char('a' + i % 26)) + "\"}}";
+            if (i == 50 || i == 150)
+                text = "{\"not json\": "; // rejected: a gap in its place
+            events.push_back({HistoryEventType::Modified, text, 1'700'000'000'000 + i});
+        }
+        auto report = store->write({{kPods, events, {}, {}}});
+        QVERIFY2(report.ok(), report ? "" : report.error().describe().c_str());
+        QCOMPARE(report->rejected, 2);
+        QCOMPARE(report->versions.size(), std::size_t(198));
+        QCOMPARE(report->gaps.size(), std::size_t(2));
+        for (std::size_t k = 1; k < report->versions.size(); ++k) // in event order
+            QVERIFY(std::stoll(report->versions[k].resourceVersion)
+                    > std::stoll(report->versions[k - 1].resourceVersion));
+        // Each gap sits between the versions of the events around it.
+        std::map<std::string, std::int64_t> ordOf;
+        const auto objects = store->allObjects().value();
+        for (const auto &o : objects)
+            ordOf[o.ref.uid] = store->versions(o.id).value().front().ord;
+        QVERIFY(ordOf["u-49"] < report->gaps[0].ord && report->gaps[0].ord < ordOf["u-51"]);
+        QVERIFY(ordOf["u-149"] < report->gaps[1].ord && report->gaps[1].ord < ordOf["u-151"]);
+    }
+
+    void durabilityIsWhatTheDatabaseSays()
+    {
+#ifdef FIELDSCOPE_TEST_POSTGRES
+        const std::string said = openStore(db("durability.db"))->durability().value();
+        QVERIFY2(said.find("fsync=") != std::string::npos && said.find("synchronous_commit=") != std::string::npos,
+                 said.c_str());
+#else
+        QCOMPARE(openStore(db("durability.db"))->durability().value(), std::string("synchronous=NORMAL"));
+        HistoryOpenOptions durable;
+        durable.durableCommits = true;
+        auto s = HistoryStore::open(db("durability.db").toStdString(), HistoryStore::OpenMode::ReadWrite, durable);
+        QVERIFY(s.ok());
+        QCOMPARE((*s)->durability().value(), std::string("synchronous=FULL"));
+        // The setting is the connection's: another writer of the same file keeps its own.
+        QCOMPARE(openStore(db("durability.db"))->durability().value(), std::string("synchronous=NORMAL"));
+#endif
+    }
+
     void queueOverflowDropsEventsAndRecordsAGap()
     {
         const Json pod = loadPod();

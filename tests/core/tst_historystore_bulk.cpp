@@ -133,15 +133,16 @@ private Q_SLOTS:
                 expected["uid-" + std::to_string(i)][std::to_string(rv)] = toJsonText(parseJson(text).value());
             }
             auto report = store.write({{kMaps, events, {}, {}}});
-            return report.ok() && notInBulk(*report).empty();
+            return report.ok() && notInBulk(*report).empty() && report->headsReadAlone == 0;
         };
         {
             auto store = openStore(url);
             QVERIFY(round(*store, 1, 40)); // snapshots
             QVERIFY(round(*store, 2, 20)); // the first 20 end in a delta, the others in a snapshot
         }
-        // A new connection holds no heads: each is read back (a snapshot with the batch's lookup,
-        // a chain one by one) before the next delta is made against it.
+        // A new connection holds no heads: each is read back with the batch's lookup, in one
+        // query for all (a snapshot is its stored text, a chain is decoded from its rows), before
+        // the next delta is made against it; none by a query of its own.
         auto store = openStore(url);
         QVERIFY(round(*store, 3, 40));
         QVERIFY(round(*store, 4, 40));
@@ -159,9 +160,9 @@ private Q_SLOTS:
     void aHeadEvictedInTheMiddleOfABatchIsReadBackWithTheRowsHeldBeforeIt()
     {
         auto store = openStore(testpostgres::freshDatabase(QStringLiteral("bulk-evicted")));
-        // 60 objects of ~400 KB pass the writer's 16 MiB of cached heads: by the time each comes
-        // back in the same batch its head was evicted, and what the batch held must reach the
-        // database before the head is read from it.
+        // 150 objects of ~400 KB pass what the writer keeps of a batch's heads (3 x 16 MiB): by
+        // the time each comes back in the same batch its head was evicted, and what the batch
+        // held must reach the database before the head is read from it.
         auto big = [](int i, int n, long long rv) {
             const std::string text = configMap(i, n, rv);
             return text.substr(0, text.size() - 2) + ",\"big\":\"" + std::string(400000, char('a' + n)) + "\"}}";
@@ -170,7 +171,7 @@ private Q_SLOTS:
         std::map<std::string, std::map<std::string, std::string>> expected;
         long long rv = 5000;
         for (int n = 1; n <= 2; ++n)
-            for (int i = 0; i < 60; ++i) {
+            for (int i = 0; i < 150; ++i) {
                 events.push_back({n == 1 ? HistoryEventType::Added : HistoryEventType::Modified, big(i, n, ++rv), 1});
                 expected["uid-" + std::to_string(i)][std::to_string(rv)] =
                     toJsonText(parseJson(events.back().objectJson).value());
@@ -179,7 +180,66 @@ private Q_SLOTS:
         QVERIFY2(report.ok(), report ? "" : report.error().describe().c_str());
         QCOMPARE(report->versions.size(), events.size());
         QVERIFY_IN_BULK(*report);
+        QVERIFY(report->headsReadAlone > 0); // the evicted heads: the case this test is about
         QVERIFY(everything(*store) == expected);
+    }
+
+    // A batch's heads stay cached while it is decided (up to 3 x the budget): 2,000 Pod-sized
+    // heads would not fit the 16 MiB, and one evicted before its event came would be read back
+    // by a query of its own.
+    void aBatchLargerThanTheHeadBudgetKeepsItsHeadsUntilItIsDone()
+    {
+        auto store = openStore(testpostgres::freshDatabase(QStringLiteral("bulk-hold")));
+        auto sized = [](int i, int n, long long rv) {
+            const std::string text = configMap(i, n, rv);
+            return text.substr(0, text.size() - 2) + ",\"big\":\"" + std::string(12000, char('a' + n)) + "\"}}";
+        };
+        std::vector<WatchEvent> first, second;
+        long long rv = 9000;
+        for (int i = 0; i < 1500; ++i)
+            first.push_back({HistoryEventType::Added, sized(i, 1, ++rv), 1});
+        for (int i = 0; i < 1500; ++i)
+            second.push_back({HistoryEventType::Modified, sized(i, 2, ++rv), 1});
+        QVERIFY(store->write({{kMaps, first, {}, {}}}).ok());
+        // The cache kept the last ~1,300 heads of the first write; the second's lookup finds those
+        // cached and reads the others, and each new head then pushes an older one out.
+        auto report = store->write({{kMaps, second, {}, {}}});
+        QVERIFY2(report.ok(), report ? "" : report.error().describe().c_str());
+        QVERIFY_IN_BULK(*report);
+        QCOMPARE(report->versions.size(), std::size_t(1500));
+        QCOMPARE(report->headsReadAlone, 0);
+    }
+
+    // A recorder that met versions as duplicates of what another recorder stored holds their
+    // heads without a body; when it then stores the next versions, those bodies are read with the
+    // batch's lookup, not one query per object (the burst of bench_teamhistory).
+    void headsCachedWithoutTheirBodyAreReadWithTheBatchNotOneByOne()
+    {
+        const std::string url = testpostgres::freshDatabase(QStringLiteral("bulk-pending"));
+        auto a = openStore(url, "recorder-a");
+        auto b = openStore(url, "recorder-b");
+        std::map<std::string, std::map<std::string, std::string>> expected;
+        auto events = [&](int n, long long rv) {
+            std::vector<WatchEvent> out;
+            for (int i = 0; i < 50; ++i) {
+                out.push_back({n == 1 ? HistoryEventType::Added : HistoryEventType::Modified, configMap(i, n, rv + i),
+                               1});
+                expected["uid-" + std::to_string(i)][std::to_string(rv + i)] =
+                    toJsonText(parseJson(out.back().objectJson).value());
+            }
+            return out;
+        };
+        const auto firstRound = events(1, 7000);
+        QVERIFY(b->write({{kMaps, firstRound, {}, {}}}).ok());
+        auto dup = a->write({{kMaps, firstRound, {}, {}}});
+        QVERIFY(dup.ok());
+        QCOMPARE(dup->skippedDuplicates, 50);
+        auto report = a->write({{kMaps, events(2, 8000), {}, {}}});
+        QVERIFY2(report.ok(), report ? "" : report.error().describe().c_str());
+        QVERIFY_IN_BULK(*report);
+        QCOMPARE(report->versions.size(), std::size_t(50));
+        QCOMPARE(report->headsReadAlone, 0);
+        QVERIFY(everything(*a) == expected);
     }
 
     void aVersionAnotherScopeStoredAlreadyIsCountedAsADuplicateNotStoredTwice()
