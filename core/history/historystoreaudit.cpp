@@ -39,14 +39,6 @@ namespace {
 
 constexpr std::size_t kMaxContestedClaims = 8;
 
-Json candidatesJson(const std::vector<AuditWho> &whos)
-{
-    Json candidates = Json::array();
-    for (const auto &w : whos)
-        candidates.push_back(auditWhoJson(w));
-    return candidates;
-}
-
 } // namespace
 
 // The claims an exact or contested row holds; candidates a teammate's build could not read are
@@ -77,7 +69,7 @@ Status HistoryStore::Impl::upsertJoin(const AuditJoin &j, AuditMatch match, cons
                 "ON CONFLICT(uid, rv) DO UPDATE SET match_kind = ?3, more = ?4, candidates = ?5 "
                 "WHERE audit_joins.match_kind != ?3 OR audit_joins.more != ?4 OR audit_joins.candidates != ?5");
     u.bind(1, j.uid).bind(2, j.resourceVersion).bind(3, auditMatchName(match)).bind(4, std::int64_t(more));
-    u.bind(5, safeDump(candidatesJson(candidates)));
+    u.bind(5, auditWhosJsonText(candidates));
     if (u.step() != kDone)
         return error("audit join");
     changed += conn->changes();
@@ -97,6 +89,9 @@ Status HistoryStore::Impl::writeAuditJoin(const AuditJoin &j, std::int64_t &chan
     const bool final = *stored && ((*stored)->match == AuditMatch::Exact || (*stored)->match == AuditMatch::Contested);
     if (j.match != AuditMatch::Exact && j.match != AuditMatch::Contested)
         return final ? success() : upsertJoin(j, j.match, j.candidates, j.moreCandidates, changed);
+    // One claim and nothing stored (a live join's usual case): the merge below would copy it alone.
+    if (!*stored && j.candidates.size() == 1)
+        return upsertJoin(j, j.match, j.candidates, j.moreCandidates, changed);
     // Each claim in turn, the stored ones first (an exact join from a joiner may carry several).
     StoredJoin merged = final ? std::move(**stored) : StoredJoin{AuditMatch::Exact, false, {}};
     bool contested = merged.match == AuditMatch::Contested || j.match == AuditMatch::Contested;
@@ -139,7 +134,9 @@ Status HistoryStore::Impl::writeAuditAttempt(const AuditAttempt &a, std::int64_t
     u.bind(6, a.uid)
         .bind(7, parseRfc3339Micros(a.who.requestReceivedTimestamp).value_or(0))
         .bind(8, std::int64_t(a.code));
-    u.bind(9, a.reason).bind(10, a.message).bind(11, safeDump(auditWhoJson(a.who)));
+    std::string who;
+    appendAuditWhoJsonText(who, a.who);
+    u.bind(9, a.reason).bind(10, a.message).bind(11, who);
     if (u.step() != kDone)
         return error("audit attempt");
     changed += conn->changes();

@@ -4,6 +4,9 @@
 
 #include "core/base/jsonread.h"
 
+#include <algorithm>
+#include <charconv>
+
 namespace fieldscope::core {
 
 std::string AuditObjectKey::toString() const
@@ -43,6 +46,119 @@ Json auditWhoJson(const AuditWho &who)
     j["stageTimestamp"] = who.stageTimestamp;
     j["responseCode"] = who.responseCode;
     return j;
+}
+
+namespace {
+
+// A string as nlohmann's dump writes it with ensure_ascii off: quote and backslash escaped, control
+// characters as \b \t \n \f \r or \u00xx (lower-case hex), DEL and the rest as they are. A string
+// with a byte past ASCII goes through the dump itself: only it knows which bytes its error handler
+// replaces with U+FFFD. Who fields are ASCII in practice, so the detour is rare.
+void appendJsonString(std::string &out, const std::string &s)
+{
+    if (std::any_of(s.begin(), s.end(), [](char c) { return static_cast<unsigned char>(c) >= 0x80; })) {
+        out += safeDump(Json(s));
+        return;
+    }
+    static constexpr char kHex[] = "0123456789abcdef";
+    out += '"';
+    for (const char c : s) {
+        switch (c) {
+        case '"': out += "\\\""; break;
+        case '\\': out += "\\\\"; break;
+        case '\b': out += "\\b"; break;
+        case '\t': out += "\\t"; break;
+        case '\n': out += "\\n"; break;
+        case '\f': out += "\\f"; break;
+        case '\r': out += "\\r"; break;
+        default:
+            if (static_cast<unsigned char>(c) < 0x20) {
+                out += "\\u00";
+                out += kHex[(c >> 4) & 0xf];
+                out += kHex[c & 0xf];
+            } else {
+                out += c;
+            }
+        }
+    }
+    out += '"';
+}
+
+void appendJsonStrings(std::string &out, const std::vector<std::string> &strings)
+{
+    out += '[';
+    for (std::size_t i = 0; i < strings.size(); ++i) {
+        if (i > 0)
+            out += ',';
+        appendJsonString(out, strings[i]);
+    }
+    out += ']';
+}
+
+void appendKey(std::string &out, const char *key)
+{
+    out += '"';
+    out += key;
+    out += "\":";
+}
+
+} // namespace
+
+// Keys in auditWhoJson's order (the object keeps insertion order), no spaces, as dump(-1) writes.
+void appendAuditWhoJsonText(std::string &out, const AuditWho &who)
+{
+    out += '{';
+    appendKey(out, "user");
+    appendJsonString(out, who.user.username);
+    out += ',';
+    appendKey(out, "groups");
+    appendJsonStrings(out, who.user.groups);
+    out += ',';
+    appendKey(out, "impersonatedUser");
+    if (who.hasImpersonatedUser) {
+        appendJsonString(out, who.impersonatedUser.username);
+        out += ',';
+        appendKey(out, "impersonatedGroups");
+        appendJsonStrings(out, who.impersonatedUser.groups);
+    } else {
+        out += "null";
+    }
+    out += ',';
+    appendKey(out, "userAgent");
+    appendJsonString(out, who.userAgent);
+    out += ',';
+    appendKey(out, "sourceIPs");
+    appendJsonStrings(out, who.sourceIPs);
+    const std::pair<const char *, const std::string *> strings[] = {
+        {"verb", &who.verb},
+        {"requestURI", &who.requestURI},
+        {"auditID", &who.auditID},
+        {"fieldManager", &who.fieldManager},
+        {"requestReceivedTimestamp", &who.requestReceivedTimestamp},
+        {"stageTimestamp", &who.stageTimestamp}};
+    for (const auto &[key, value] : strings) {
+        out += ',';
+        appendKey(out, key);
+        appendJsonString(out, *value);
+    }
+    out += ',';
+    appendKey(out, "responseCode");
+    char number[16];
+    const auto end = std::to_chars(number, number + sizeof number, who.responseCode).ptr;
+    out.append(number, end);
+    out += '}';
+}
+
+std::string auditWhosJsonText(const std::vector<AuditWho> &whos)
+{
+    std::string out = "[";
+    for (std::size_t i = 0; i < whos.size(); ++i) {
+        if (i > 0)
+            out += ',';
+        appendAuditWhoJsonText(out, whos[i]);
+    }
+    out += ']';
+    return out;
 }
 
 Result<AuditWho> auditWhoFromJson(const Json &json, std::string_view where)

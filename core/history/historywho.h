@@ -65,6 +65,11 @@ struct AuditWho {
 // impersonatedUser (null when none), impersonatedGroups, userAgent, sourceIPs, verb, requestURI,
 // auditID, fieldManager, requestReceivedTimestamp, stageTimestamp, responseCode.
 Json auditWhoJson(const AuditWho &who);
+// safeDump(auditWhoJson(who)), byte for byte, appended to `out` without building the DOM (the store
+// writes one per join candidate and per refused write; the DOM and its dump were most of that).
+void appendAuditWhoJsonText(std::string &out, const AuditWho &who);
+// safeDump of a JSON array of auditWhoJson of each, the same way.
+std::string auditWhosJsonText(const std::vector<AuditWho> &whos);
 // Back from that shape with type checks: a history file may have been written by anyone.
 Result<AuditWho> auditWhoFromJson(const Json &json, std::string_view where);
 // "alice", "alice as system:serviceaccount:team:deployer": who acted, for one line of text.
