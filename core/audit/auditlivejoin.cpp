@@ -235,19 +235,23 @@ Result<AuditImportReport> AuditLiveJoin::flush(std::int64_t nowMs, const std::ma
     }
     const AuditJoinStats before = m_joiner.stats();
     collect(m_joiner.expire(final ? nowMs + m_limits.holdMs + 1 : nowMs));
-    // Copies: when the store refuses the transaction, the joins stay for the next flush.
+    // Moved out (copying every candidate cost as much as storing it); when the store refuses the
+    // transaction they go back, to be stored by the next flush.
     std::vector<AuditJoin> joins;
     joins.reserve(m_joins.size());
-    for (const auto &[key, j] : m_joins)
-        joins.push_back(j);
+    for (auto &[key, j] : m_joins)
+        joins.push_back(std::move(j));
+    m_joins.clear();
     std::vector<AuditAttempt> attempts;
     for (const auto &a : m_attempts)
         if (m_scopes.covers(a.object))
             attempts.push_back(a);
     auto stored = m_store.writeAudit(joins, attempts, info);
-    if (!stored)
+    if (!stored) {
+        for (auto &j : joins)
+            keepJoinEmission(m_joins, std::move(j));
         return stored.error();
-    m_joins.clear();
+    }
     m_attempts.clear();
     for (const auto &j : joins)
         ++(j.match == AuditMatch::Exact      ? m_report.exact

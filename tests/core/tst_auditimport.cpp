@@ -458,6 +458,31 @@ private Q_SLOTS:
         QVERIFY2(report->problems.empty(), report->problems.empty() ? "" : report->problems.front().c_str());
         QCOMPARE(storedJoins(*store), kExactRr);
     }
+
+    // A flush whose transaction the store refuses keeps its joins: the events that made them have
+    // left the joiner, so the next flush stores them or nobody does.
+    void joinsTheStoreRefusedAreStoredByTheNextFlush()
+    {
+        const std::string path = m_dir.filePath(QStringLiteral("refused-flush.db")).toStdString();
+        recordSampleWatch(*HistoryStore::open(path).value(), "rr");
+        auto store = HistoryStore::open(path).value();
+        const auto decoded = decodeAuditLines(readAuditData("rr-audit.log"));
+        const std::int64_t now = afterSample(decoded.events);
+        AuditLiveJoin join(*store);
+        QVERIFY(join.addEvents(decoded, now));
+        sqlite3 *c = nullptr;
+        QCOMPARE(sqlite3_open(path.c_str(), &c), SQLITE_OK);
+        QCOMPARE(sqlite3_exec(c, "ALTER TABLE audit_joins RENAME TO audit_joins_away", nullptr, nullptr, nullptr),
+                 SQLITE_OK);
+        QVERIFY(!join.flush(now));
+        QCOMPARE(sqlite3_exec(c, "ALTER TABLE audit_joins_away RENAME TO audit_joins", nullptr, nullptr, nullptr),
+                 SQLITE_OK);
+        sqlite3_close(c);
+        auto report = join.flush(now, {}, true);
+        QVERIFY2(report, report ? "" : report.error().describe().c_str());
+        QCOMPARE(report->storedJoins, std::int64_t(9));
+        QCOMPARE(storedJoins(*store), kExactRr);
+    }
 };
 
 QTEST_GUILESS_MAIN(TestAuditImport)
