@@ -57,7 +57,8 @@ struct ObjectUpdateRow {
     std::int64_t id = 0, added = 0, lastSeq = 0, deleted = 0;
     std::string apiVersion, kind;
 };
-// An object's newest stored version, as the writer needs it to go on from there.
+// An object's rows from its last snapshot to its newest version: what its head's body decodes
+// from (Connection::versionRuns), and one such row.
 struct VersionRun {
     std::int64_t objectId = 0, firstSeq = 0, lastSeq = 0;
 };
@@ -66,6 +67,7 @@ struct RunRow {
     std::string data;
 };
 
+// An object's newest stored version, as the writer needs it to go on from there.
 struct HeadRow {
     std::string uid;
     std::int64_t objectId = 0, lastSeq = 0, deleted = 0, lastSnapshotSeq = 0;

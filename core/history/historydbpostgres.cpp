@@ -207,6 +207,10 @@ public:
 
     Status exec(const std::string &sql) override
     {
+        if (sql == "ROLLBACK" && m_copyInFlight >= 0) { // the rows in flight are not to be stored first
+            m_copyInFlight = -1;
+            (void)pgbulk::awaitCopy(m_pg, 0, m_changes, "the transaction is rolled back");
+        }
         if (!settled() && sql != "ROLLBACK")
             return Error::make(ErrorCategory::Io, "history store: " + m_message);
         PGresult *r = PQexec(m_pg, sql.c_str());

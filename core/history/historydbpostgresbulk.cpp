@@ -280,8 +280,7 @@ Status putCopyRows(PGconn *pg, const std::vector<VersionRow> &rows)
 {
     // Handed to libpq in pieces of about 64 KiB (it sends what it holds past 8 KiB): the server
     // reads rows as they come, and a large Pod's rows do not wait for the rest.
-    thread_local std::string buffer;
-    buffer.clear();
+    std::string buffer;
     for (std::size_t i = 0; i < rows.size(); ++i) {
         appendCopyRow(buffer, rows[i]);
         if (buffer.size() >= (64u << 10) || i + 1 == rows.size()) {
@@ -300,7 +299,16 @@ Status awaitCopy(PGconn *pg, std::int64_t expected, std::int64_t &changes, const
     if (PQputCopyEnd(pg, failure) != 1)
         out = Error::make(ErrorCategory::Io, std::string("history store: bulk write: ") + PQerrorMessage(pg));
     while (PGresult *res = PQgetResult(pg)) {
-        if (PQresultStatus(res) == PGRES_COMMAND_OK) {
+        const auto status = PQresultStatus(res);
+        if (status == PGRES_COPY_IN || status == PGRES_COPY_BOTH) {
+            // The end could not be sent and the connection still waits for data: no further
+            // answer comes; the connection is given up rather than waited on forever.
+            PQclear(res);
+            if (out)
+                out = Error::make(ErrorCategory::Network, "history store: bulk write: the COPY could not be ended");
+            break;
+        }
+        if (status == PGRES_COMMAND_OK) {
             const char *n = PQcmdTuples(res);
             changes = n && *n ? std::strtoll(n, nullptr, 10) : 0;
         } else if (out) {

@@ -1,6 +1,7 @@
 #pragma once
 // Private to HistoryStore (historystore.cpp reads, historystorewrite.cpp writes and prunes).
-// Thread: whatever thread owns the HistoryStore; nothing here is locked.
+// Thread: whatever thread owns the HistoryStore; nothing here is locked. A large write's events are
+// read by a second thread as well (readInTwo), which reads only what open() set.
 #include "core/history/historydb.h"
 #include "core/history/historystore.h"
 #include "core/history/versioncodec.h"
@@ -177,8 +178,9 @@ struct HistoryStore::Impl {
     historydb::PendingWrites pending;
     // The events of a write read before its transaction (readEventBody needs no database), so
     // recorders taking turns on the store's lock do not read JSON while holding it. Per item:
-    // each event's body, or why it is rejected. Empty when the write is larger than
-    // kReadAheadBytes (its events are then read in batches inside the transaction).
+    // each event's body, or why it is rejected, for its first `bodies.size()` events: a write
+    // larger than kReadAheadBytes has its first kReadAheadBytes read ahead, the rest in batches
+    // inside the transaction.
     struct ReadItem {
         std::vector<historydb::EventBody> bodies;
         std::vector<const char *> rejected;
@@ -186,17 +188,23 @@ struct HistoryStore::Impl {
     std::vector<ReadItem> readAhead;
     static constexpr std::size_t kReadAheadBytes = 32u << 20;
     void readEventsAhead(const std::vector<HistoryWriteItem> &items);
+    // Runs on a second thread too (readInTwo): reads only what open() set (codec limits, the
+    // redaction key) and writes only `body`.
     const char *rejectionOf(const WatchEvent &ev, historydb::EventBody &body) const;
     Status writeEventsOneByOne(const HistoryWriteItem &item, std::size_t itemIndex, CommitReport &report,
                                std::set<std::string> *replayed);
     Status writeEventsInBulk(const HistoryWriteItem &item, ReadItem *read, CommitReport &report,
                              std::set<std::string> *replayed);
     Status lookUpBatch(const std::vector<historydb::EventBody> &bodies, const std::vector<const char *> &rejected);
-    // A head from the batch's lookup (`answered`), or nothing: the caller asks the database.
+    // The bodies of a batch's heads in a query per kRunsPerQuery (historystorebulk.cpp).
+    Status readHeadBodies(const std::vector<historydb::EventBody> &bodies, const std::vector<const char *> &rejected);
+    Status readRuns(const std::vector<historydb::VersionRun> &runs,
+                    const std::unordered_map<std::int64_t, std::pair<std::string, historydb::VersionRun>> &wanted,
+                    std::int64_t &decoded);
     std::optional<std::string> decodeRun(const historydb::RunRow *rows, std::size_t n, const historydb::VersionRun &run,
                                          std::size_t &chainBytes);
     void setHeadBody(historydb::Head &head, std::string text, std::int64_t chainTextBytes);
-    Status readHeadBodies(const std::vector<historydb::EventBody> &bodies, const std::vector<const char *> &rejected);
+    // A head from the batch's lookup (`answered`), or nothing: the caller asks the database.
     Result<historydb::Head *> lookedUpHead(const std::string &uid, bool &answered);
     Status loadHeadBody(historydb::Head &head);
     Status holdVersion(const WatchScope &scope, const WatchEvent &ev, const historydb::EventIdentity &id, bool isNew,

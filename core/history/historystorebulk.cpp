@@ -62,21 +62,21 @@ const char *HistoryStore::Impl::rejectionOf(const WatchEvent &ev, EventBody &bod
 void HistoryStore::Impl::readEventsAhead(const std::vector<HistoryWriteItem> &items)
 {
     readAhead.clear();
-    std::size_t bytes = 0;
-    for (const auto &item : items)
-        for (const auto &ev : item.events)
-            bytes += ev.objectJson.size();
-    if (bytes > kReadAheadBytes)
-        return;
     readAhead.resize(items.size());
-    std::vector<std::pair<std::size_t, std::size_t>> work; // (item, event), in order
-    for (std::size_t i = 0; i < items.size(); ++i) {
+    std::size_t bytes = 0;
+    std::vector<std::pair<std::size_t, std::size_t>> work; // (item, event), in order, up to the bound
+    for (std::size_t i = 0; i < items.size() && bytes <= kReadAheadBytes; ++i) {
         if (items[i].gap)
             continue;
-        readAhead[i].bodies.resize(items[i].events.size());
-        readAhead[i].rejected.resize(items[i].events.size());
-        for (std::size_t k = 0; k < items[i].events.size(); ++k)
+        std::size_t k = 0;
+        for (; k < items[i].events.size() && bytes + items[i].events[k].objectJson.size() <= kReadAheadBytes; ++k) {
+            bytes += items[i].events[k].objectJson.size();
             work.emplace_back(i, k);
+        }
+        readAhead[i].bodies.resize(k);
+        readAhead[i].rejected.resize(k);
+        if (k < items[i].events.size())
+            break; // the rest is read inside the transaction
     }
     const auto readRange = [&](std::size_t from, std::size_t to) {
         for (std::size_t w = from; w < to; ++w) {
@@ -92,8 +92,7 @@ void HistoryStore::Impl::readEventsAhead(const std::vector<HistoryWriteItem> &it
 Status HistoryStore::Impl::writeEventsInBulk(const HistoryWriteItem &item, ReadItem *read, CommitReport &report,
                                              std::set<std::string> *replayed)
 {
-    if (read && read->bodies.size() != item.events.size())
-        read = nullptr;
+    const std::size_t readCount = read ? std::min(read->bodies.size(), item.events.size()) : 0;
     struct Release { // the batch's heads, on every way out
         Impl &d;
         ~Release()
@@ -104,24 +103,22 @@ Status HistoryStore::Impl::writeEventsInBulk(const HistoryWriteItem &item, ReadI
     } release{*this};
     for (std::size_t start = 0; start < item.events.size(); start += kBulkBatch) {
         const std::size_t n = std::min(kBulkBatch, item.events.size() - start);
-        std::vector<EventBody> bodies(read ? 0 : n);
-        std::vector<const char *> rejected;
-        if (read) {
-            // Moved out batch by batch: a body's index becomes its object's cached head.
-            bodies.reserve(n);
-            for (std::size_t k = start; k < start + n; ++k)
-                bodies.push_back(std::move(read->bodies[k]));
-            rejected.assign(read->rejected.begin() + std::ptrdiff_t(start),
-                            read->rejected.begin() + std::ptrdiff_t(start + n));
-        } else {
-            rejected.resize(n);
+        std::vector<EventBody> bodies(n);
+        std::vector<const char *> rejected(n);
+        // Read ahead: moved out batch by batch (a body's index becomes its object's cached head).
+        const std::size_t ready = readCount > start ? std::min(n, readCount - start) : 0;
+        for (std::size_t k = 0; k < ready; ++k) {
+            bodies[k] = std::move(read->bodies[start + k]);
+            rejected[k] = read->rejected[start + k];
+        }
+        if (ready < n) {
             std::size_t bytes = 0;
-            for (std::size_t k = 0; k < n; ++k)
+            for (std::size_t k = ready; k < n; ++k)
                 bytes += item.events[start + k].objectJson.size();
             readInTwo(
-                n, bytes, [&](std::size_t k) { return item.events[start + k].objectJson.size(); },
+                n - ready, bytes, [&](std::size_t k) { return item.events[start + ready + k].objectJson.size(); },
                 [&](std::size_t from, std::size_t to) {
-                    for (std::size_t k = from; k < to; ++k)
+                    for (std::size_t k = ready + from; k < ready + to; ++k)
                         rejected[k] = rejectionOf(item.events[start + k], bodies[k]);
                 });
         }

@@ -285,9 +285,10 @@ void HistoryStore::Impl::putHead(const std::string &uid, Head head)
 
 void HistoryStore::Impl::evictHeads()
 {
-    if (holdBatchHeads && headBytes <= kHeadHoldBytes) // the bulk writer's batch (historystorebulk.cpp)
-        return;
-    while (lru.size() > 1 && (headBytes > kHeadBudgetBytes || lru.size() > kHeadMaxCount)) {
+    // The bulk writer's batch keeps its heads up to kHeadHoldBytes (historystorebulk.cpp), and
+    // past it evicts only down to that: the batch's heads go one by one, not all at once.
+    const std::int64_t budget = holdBatchHeads ? kHeadHoldBytes : kHeadBudgetBytes;
+    while (lru.size() > 1 && (headBytes > budget || lru.size() > kHeadMaxCount)) {
         auto victim = heads.find(lru.back());
         headBytes -= victim->second.first.rawBytes;
         heads.erase(victim);
@@ -512,11 +513,10 @@ Status HistoryStore::Impl::writeEventsOneByOne(const HistoryWriteItem &item, std
                                                CommitReport &report, std::set<std::string> *replayed)
 {
     ReadItem *read = itemIndex < readAhead.size() ? &readAhead[itemIndex] : nullptr;
-    if (read && read->bodies.size() != item.events.size())
-        read = nullptr;
+    const std::size_t readCount = read ? std::min(read->bodies.size(), item.events.size()) : 0;
     for (std::size_t k = 0; k < item.events.size(); ++k) {
         const WatchEvent &ev = item.events[k];
-        Status st = !read             ? writeEvent(item.scope, ev, report, replayed)
+        Status st = k >= readCount    ? writeEvent(item.scope, ev, report, replayed)
                   : read->rejected[k] ? writeRejectedGap(item.scope, ev, read->rejected[k], report)
                                       : writeParsedEvent(item.scope, ev, read->bodies[k], report, replayed);
         if (!st)

@@ -458,6 +458,41 @@ private Q_SLOTS:
         QVERIFY(ordOf["u-149"] < report->gaps[1].ord && report->gaps[1].ord < ordOf["u-151"]);
     }
 
+    // A write larger than the read-ahead bound (32 MiB) is read partly before its transaction,
+    // the rest inside it: every event keeps its own body, and the rejects their place, on both
+    // sides of the boundary.
+    void aWriteLargerThanTheReadAheadKeepsEachEventsOwnBody()
+    {
+        auto store = openStore(db("past-read-ahead.db"));
+        std::vector<WatchEvent> events;
+        for (int i = 0; i < 40; ++i) {
+            std::string text = "{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"metadata\":{\"name\":\"big-"
+                             + std::to_string(i) + "\",\"namespace\":\"n\",\"uid\":\"b-" + std::to_string(i)
+                             + "\",\"resourceVersion\":\"" + std::to_string(500 + i) + "\"},\"data\":{\"pad\":\""
+                             + std::string(1'000'000, char('a' + i % 26)) + "\"}}";
+            if (i == 5 || i == 36)
+                text = "[not json"; // one before the boundary (~32 events in), one after
+            events.push_back({HistoryEventType::Added, text, 1'700'000'000'000 + i});
+        }
+        auto report = store->write({{kPods, events, {}, {}}});
+        QVERIFY2(report.ok(), report ? "" : report.error().describe().c_str());
+        QCOMPARE(report->rejected, 2);
+        QCOMPARE(report->gaps.size(), std::size_t(2));
+        const auto objects = store->allObjects().value();
+        QCOMPARE(objects.size(), std::size_t(38));
+        std::map<std::string, std::int64_t> ordOf;
+        for (const auto &o : objects) {
+            const auto v = store->versions(o.id).value().front();
+            ordOf[o.ref.uid] = v.ord;
+            const int i = std::stoi(o.ref.uid.substr(2));
+            QCOMPARE(v.resourceVersion, std::to_string(500 + i));
+            const Json stored = store->loadVersion(o.id, v.seq).value();
+            QCOMPARE(stored["data"]["pad"].get<std::string>().front(), char('a' + i % 26));
+        }
+        QVERIFY(ordOf["b-4"] < report->gaps[0].ord && report->gaps[0].ord < ordOf["b-6"]);
+        QVERIFY(ordOf["b-35"] < report->gaps[1].ord && report->gaps[1].ord < ordOf["b-37"]);
+    }
+
     void durabilityIsWhatTheDatabaseSays()
     {
 #ifdef FIELDSCOPE_TEST_POSTGRES
