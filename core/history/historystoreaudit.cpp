@@ -83,15 +83,28 @@ Status HistoryStore::Impl::upsertJoin(const AuditJoin &j, AuditMatch match, cons
 // re-apply answers with the same version) and the same event again change nothing.
 Status HistoryStore::Impl::writeAuditJoin(const AuditJoin &j, std::int64_t &changed)
 {
+    const bool exact = j.match == AuditMatch::Exact || j.match == AuditMatch::Contested;
+    if (exact && j.candidates.size() == 1) {
+        // A live join's usual case: one claim of a version nothing joined yet, stored as it came
+        // (what the merge below makes of it) without reading the row first. A row that is there
+        // stays, and the claim is merged with it below.
+        Query ins = q("INSERT INTO audit_joins(uid, rv, match_kind, more, candidates) VALUES(?1, ?2, ?3, ?4, ?5) "
+                      "ON CONFLICT(uid, rv) DO NOTHING");
+        ins.bind(1, j.uid).bind(2, j.resourceVersion).bind(3, auditMatchName(j.match));
+        ins.bind(4, std::int64_t(j.moreCandidates)).bind(5, auditWhosJsonText(j.candidates));
+        if (ins.step() != kDone)
+            return error("audit join");
+        if (const std::int64_t n = conn->changes(); n > 0) {
+            changed += n;
+            return success();
+        }
+    }
     auto stored = storedJoin(j.uid, j.resourceVersion);
     if (!stored)
         return stored.error();
     const bool final = *stored && ((*stored)->match == AuditMatch::Exact || (*stored)->match == AuditMatch::Contested);
-    if (j.match != AuditMatch::Exact && j.match != AuditMatch::Contested)
+    if (!exact)
         return final ? success() : upsertJoin(j, j.match, j.candidates, j.moreCandidates, changed);
-    // One claim and nothing stored (a live join's usual case): the merge below would copy it alone.
-    if (!*stored && j.candidates.size() == 1)
-        return upsertJoin(j, j.match, j.candidates, j.moreCandidates, changed);
     // Each claim in turn, the stored ones first (an exact join from a joiner may carry several).
     StoredJoin merged = final ? std::move(**stored) : StoredJoin{AuditMatch::Exact, false, {}};
     bool contested = merged.match == AuditMatch::Contested || j.match == AuditMatch::Contested;

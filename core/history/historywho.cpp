@@ -4,7 +4,6 @@
 
 #include "core/base/jsonread.h"
 
-#include <algorithm>
 #include <charconv>
 
 namespace fieldscope::core {
@@ -56,13 +55,21 @@ namespace {
 // replaces with U+FFFD. Who fields are ASCII in practice, so the detour is rare.
 void appendJsonString(std::string &out, const std::string &s)
 {
-    if (std::any_of(s.begin(), s.end(), [](char c) { return static_cast<unsigned char>(c) >= 0x80; })) {
-        out += safeDump(Json(s));
-        return;
-    }
     static constexpr char kHex[] = "0123456789abcdef";
+    const std::size_t mark = out.size();
     out += '"';
-    for (const char c : s) {
+    std::size_t plainFrom = 0; // runs of bytes written as they are go in one append
+    for (std::size_t i = 0; i < s.size(); ++i) {
+        const auto c = static_cast<unsigned char>(s[i]);
+        if (c >= 0x20 && c != '"' && c != '\\' && c < 0x80)
+            continue;
+        if (c >= 0x80) {
+            out.resize(mark);
+            out += safeDump(Json(s));
+            return;
+        }
+        out.append(s, plainFrom, i - plainFrom);
+        plainFrom = i + 1;
         switch (c) {
         case '"': out += "\\\""; break;
         case '\\': out += "\\\\"; break;
@@ -72,15 +79,12 @@ void appendJsonString(std::string &out, const std::string &s)
         case '\f': out += "\\f"; break;
         case '\r': out += "\\r"; break;
         default:
-            if (static_cast<unsigned char>(c) < 0x20) {
-                out += "\\u00";
-                out += kHex[(c >> 4) & 0xf];
-                out += kHex[c & 0xf];
-            } else {
-                out += c;
-            }
+            out += "\\u00";
+            out += kHex[c >> 4];
+            out += kHex[c & 0xf];
         }
     }
+    out.append(s, plainFrom, s.size() - plainFrom);
     out += '"';
 }
 
@@ -151,7 +155,9 @@ void appendAuditWhoJsonText(std::string &out, const AuditWho &who)
 
 std::string auditWhosJsonText(const std::vector<AuditWho> &whos)
 {
-    std::string out = "[";
+    std::string out;
+    out.reserve(whos.size() * 512); // a typical who is 300-500 bytes
+    out += '[';
     for (std::size_t i = 0; i < whos.size(); ++i) {
         if (i > 0)
             out += ',';

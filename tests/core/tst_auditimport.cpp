@@ -171,6 +171,29 @@ private Q_SLOTS:
         QCOMPARE(kept.candidates.front().user.username, std::string("alice"));
     }
 
+    // An exact claim is stored without reading the row first when there is none; a probable row
+    // that is there is still replaced by it, and the count says so.
+    void anExactClaimReplacesAStoredProbableJoin()
+    {
+        auto store = recordedStore("rr", "probable-then-exact.db");
+        importFiles(*store, {auditDataPath("rr-audit.log")});
+        const std::string uid = store->findObjects(appQuery()).value().front().ref.uid;
+        const AuditJoin alices = store->auditJoins(uid).value().at("227");
+        AuditJoin bobs = alices;
+        bobs.resourceVersion = "9999"; // a version nothing joined yet
+        bobs.match = AuditMatch::Probable;
+        bobs.candidates.front().user.username = "bob";
+        QCOMPARE(store->writeAudit({bobs}, {}).value().joins, std::int64_t(1));
+        AuditJoin exact = alices;
+        exact.resourceVersion = "9999";
+        QCOMPARE(store->writeAudit({exact}, {}).value().joins, std::int64_t(1));
+        const AuditJoin stored = store->auditJoins(uid).value().at("9999");
+        QCOMPARE(stored.match, AuditMatch::Exact);
+        QCOMPARE(stored.candidates.size(), std::size_t(1));
+        QCOMPARE(stored.candidates.front().user.username, std::string("alice"));
+        QCOMPARE(store->writeAudit({exact}, {}).value().joins, std::int64_t(0)); // the same claim again
+    }
+
     // A later exact claim used to overwrite the stored one: whoever could post one event named the
     // author of any version. Someone else's claim now makes the version contested, both kept,
     // whatever times they carry; the same event again, or the same person's no-op, changes nothing.
