@@ -270,9 +270,11 @@ void AuditJoiner::State::dropEvent(std::uint64_t id)
     if (it == events.end())
         return;
     const AuditEvent &e = it->second.event;
-    std::erase(eventsByObject[it->second.objectKey], id);
-    if (eventsByObject[it->second.objectKey].empty())
-        eventsByObject.erase(it->second.objectKey);
+    if (auto x = eventsByObject.find(it->second.objectKey); x != eventsByObject.end()) {
+        std::erase(x->second, id);
+        if (x->second.empty())
+            eventsByObject.erase(x);
+    }
     if (auto x = exactEvents.find(exactKey(e.objectRef.apiGroup, e.objectRef.resource, e.responseResourceVersion));
         x != exactEvents.end()) {
         std::erase(x->second, id);
@@ -385,9 +387,10 @@ void AuditJoiner::addUnmatched(const AuditEvent &event, AuditJoinOutput &out)
 
 namespace fieldscope::core {
 
-void AuditJoiner::emitExact(const AuditEvent &event, const AuditVersion &version, AuditJoinOutput &out)
+void AuditJoiner::emitExact(AuditWho who, const AuditVersion &version, AuditJoinOutput &out)
 {
-    AuditJoin join{version.object, version.uid, version.resourceVersion, AuditMatch::Exact, {auditWhoOf(event)}};
+    AuditJoin join{version.object, version.uid, version.resourceVersion, AuditMatch::Exact, {}};
+    join.candidates.push_back(std::move(who));
     ++m_stats.exact;
     out.joins.push_back(std::move(join));
 }
@@ -443,19 +446,19 @@ void AuditJoiner::holdEvent(const AuditEvent &e, std::int64_t nowMs, AuditJoinOu
         if (auto v = s.exactVersions.find(key); v != s.exactVersions.end()) {
             const AuditVersion &version = s.versions.at(v->second).version;
             if (agreesOnObject(e, version)) {
-                emitExact(e, version, out);
+                emitExact(auditWhoOf(e), version, out);
                 s.rememberJoined(key, version);
                 s.dropVersion(v->second);
                 return;
             }
         } else if (auto j = s.joinedExact.find(key); j != s.joinedExact.end() && agreesOnObject(e, j->second)) {
-            emitExact(e, j->second, out); // a second claim: the store keeps both
+            emitExact(auditWhoOf(e), j->second, out); // a second claim: the store keeps both
             return;
         }
     }
     if (isDelete && !e.responseUid.empty()) {
         if (auto v = s.deletedVersions.find(e.responseUid); v != s.deletedVersions.end()) {
-            emitExact(e, s.versions.at(v->second).version, out);
+            emitExact(auditWhoOf(e), s.versions.at(v->second).version, out);
             s.dropVersion(v->second);
             return;
         }
@@ -498,6 +501,31 @@ void AuditJoiner::holdEvent(const AuditEvent &e, std::int64_t nowMs, AuditJoinOu
     }
 }
 
+namespace {
+
+// auditWhoOf of a held event that is dropped right after: its strings are moved, not copied.
+// dropEvent reads only the object and response fields, which a who does not hold.
+AuditWho takeWho(HeldEvent &held)
+{
+    AuditEvent &e = held.event;
+    AuditWho w;
+    w.user = std::move(e.user);
+    w.hasImpersonatedUser = e.hasImpersonatedUser;
+    w.impersonatedUser = std::move(e.impersonatedUser);
+    w.userAgent = std::move(e.userAgent);
+    w.sourceIPs = std::move(e.sourceIPs);
+    w.verb = std::move(e.verb);
+    w.requestURI = std::move(e.requestURI);
+    w.fieldManager = std::move(held.manager);
+    w.auditID = std::move(e.auditID);
+    w.requestReceivedTimestamp = std::move(e.requestReceivedTimestamp);
+    w.stageTimestamp = std::move(e.stageTimestamp);
+    w.responseCode = e.responseCode;
+    return w;
+}
+
+} // namespace
+
 bool AuditJoiner::joinHeldClaims(const AuditVersion &version, AuditJoinOutput &out)
 {
     State &s = *m_state;
@@ -505,10 +533,10 @@ bool AuditJoiner::joinHeldClaims(const AuditVersion &version, AuditJoinOutput &o
     if (auto e = s.exactEvents.find(xkey); e != s.exactEvents.end()) {
         bool joined = false;
         for (const std::uint64_t id : std::vector<std::uint64_t>(e->second)) {
-            const AuditEvent &event = s.events.at(id).event;
-            if (!agreesOnObject(event, version))
+            HeldEvent &held = s.events.at(id);
+            if (!agreesOnObject(held.event, version))
                 continue;
-            emitExact(event, version, out);
+            emitExact(takeWho(held), version, out);
             s.dropEvent(id);
             joined = true;
         }
@@ -519,8 +547,9 @@ bool AuditJoiner::joinHeldClaims(const AuditVersion &version, AuditJoinOutput &o
     }
     if (version.eventType == HistoryEventType::Deleted && !version.uid.empty()) {
         if (auto e = s.deleteEvents.find(version.uid); e != s.deleteEvents.end()) {
-            emitExact(s.events.at(e->second).event, version, out);
-            s.dropEvent(e->second);
+            const std::uint64_t id = e->second;
+            emitExact(takeWho(s.events.at(id)), version, out);
+            s.dropEvent(id);
             return true;
         }
     }

@@ -155,7 +155,7 @@ private:
     void holdVersion(const AuditVersion &version, std::int64_t nowMs, AuditJoinOutput &out);
     bool joinHeldClaims(const AuditVersion &version, AuditJoinOutput &out);
     void emitIfChanged(std::uint64_t versionId, AuditJoinOutput &out);
-    void emitExact(const AuditEvent &event, const AuditVersion &version, AuditJoinOutput &out);
+    void emitExact(AuditWho who, const AuditVersion &version, AuditJoinOutput &out);
     void letGo(std::uint64_t eventId, AuditJoinOutput &out);
     void enforceBounds(AuditJoinOutput &out);
     void addUnmatched(const AuditEvent &event, AuditJoinOutput &out);
