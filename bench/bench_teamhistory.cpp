@@ -28,6 +28,7 @@
 #include <QTemporaryDir>
 
 #include <libpq-fe.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
@@ -36,8 +37,6 @@
 #include <string>
 #include <thread>
 #include <vector>
-
-#include <unistd.h>
 
 using namespace fieldscope::core;
 
@@ -96,7 +95,8 @@ std::unique_ptr<HistoryStore> openOrDie(const std::string &location, HistoryStor
 // (CommitReport::bulkFallback): a figure measured on the row writer would not be the bulk path's.
 std::atomic<long long> g_bulkFallbacks{0};
 
-// CPU seconds every process on the machine used so far (/proc/stat: all but idle and iowait):
+// CPU seconds every process on the machine used so far (/proc/stat: user, nice, system, irq and
+// softirq; not idle, iowait, the hypervisor's steal, nor guest time, which user already counts):
 // with the server on the same machine, a write's whole cost, client and server.
 double machineBusySeconds()
 {
@@ -105,9 +105,8 @@ double machineBusySeconds()
         return 0;
     const QList<QByteArray> f = stat.readLine().simplified().split(' '); // cpu user nice system idle iowait ...
     double busy = 0;
-    for (int i = 1; i < f.size(); ++i)
-        if (i != 4 && i != 5)
-            busy += f[i].toDouble();
+    for (int i : {1, 2, 3, 6, 7})
+        busy += i < f.size() ? f[i].toDouble() : 0;
     return busy / double(sysconf(_SC_CLK_TCK));
 }
 // Machine CPU seconds per version of the last versionsPerSecond run.
@@ -405,7 +404,7 @@ int main(int argc, char **argv)
     // Each figure is the median of three runs, the three stores' runs interleaved, each into a
     // fresh file or database: this shared 2-core machine's load drifts within seconds.
     constexpr int kRuns = 3;
-    double rate[3][2] = {}; // [sqlite FULL, pg, sqlite NORMAL][1, 4 writers]
+    double rate[3][2] = {};     // [sqlite FULL, pg, sqlite NORMAL][1, 4 writers]
     std::vector<double> cpu[2]; // PostgreSQL runs: machine CPU seconds per version [1, 4 writers]
     for (int writers : {1, 4}) {
         std::vector<double> runs[3];
