@@ -434,7 +434,7 @@ int main(int argc, char **argv)
     // the ceiling any number of recorders meets once they keep both cores busy.
     for (auto &c : cpu)
         std::sort(c.begin(), c.end());
-    const double cores = double(std::thread::hardware_concurrency());
+    const auto cores = double(std::thread::hardware_concurrency());
     std::printf("  CPU per PostgreSQL version, all processes: %.1f us (1 recorder), %.1f us (4); %g cores allow at "
                 "most %.0f versions/s\n",
                 cpu[0][kRuns / 2] * 1e6, cpu[1][kRuns / 2] * 1e6, cores, cores / cpu[1][kRuns / 2]);
