@@ -163,13 +163,14 @@ int main(int argc, char **argv)
     }
     const double decodeS = double(t.nsecsElapsed()) / 1e9;
     core::AuditDecodeResult decoded = queue.take();
+    const std::size_t decodedEvents = decoded.events.size();
     const long rssDecoded = peakRssMb();
 
     // 3. The live join: every event offered, the versions read from the store, joins stored.
     auto store = std::move(core::HistoryStore::open(db).value());
     core::AuditLiveJoin join(*store);
     t.restart();
-    if (auto st = join.addEvents(decoded, nowMs); !st)
+    if (auto st = join.addEvents(std::move(decoded), nowMs); !st) // as RecordAudit::step gives them up
         qFatal("%s", st.error().describe().c_str());
     auto report = join.flush(nowMs, {}, true);
     if (!report)
@@ -177,10 +178,10 @@ int main(int argc, char **argv)
     const double joinS = double(t.nsecsElapsed()) / 1e9;
     const long rssJoined = peakRssMb();
 
-    const double recordRate = versions / recordS, decodeRate = double(decoded.events.size()) / decodeS,
+    const double recordRate = versions / recordS, decodeRate = double(decodedEvents) / decodeS,
                  joinRate = double(report->events) / joinS;
     std::printf("recorder: %d versions in %.2f s = %.0f versions/s\n", versions, recordS, recordRate);
-    std::printf("webhook decode: %zu events in %zu bodies (%.1f MB) in %.2f s = %.0f events/s\n", decoded.events.size(),
+    std::printf("webhook decode: %zu events in %zu bodies (%.1f MB) in %.2f s = %.0f events/s\n", decodedEvents,
                 bodies.size(), double(bodyBytes) / 1e6, decodeS, decodeRate);
     std::printf("live join: %lld events -> %lld exact, %lld probable, %lld ambiguous, %lld unmatched in %.2f s = %.0f "
                 "events/s\n",

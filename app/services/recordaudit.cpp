@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <limits>
 #include <map>
+#include <utility>
 
 namespace fieldscope::app {
 
@@ -131,7 +132,7 @@ void RecordAudit::step(bool final)
                     std::fprintf(stderr, "fieldscope: audit webhook: refused %s\n", core::visibleEscapes(why).c_str());
         decoded.append(m_webhook->queue().take());
     }
-    if (auto added = m_join->addEvents(decoded, now); !added) {
+    if (auto added = m_join->addEvents(std::move(decoded), now); !added) {
         fail(added.error().describe());
         return;
     }

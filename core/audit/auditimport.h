@@ -92,9 +92,15 @@ public:
     // delivers within seconds of the write. Objects named earlier had theirs offered already.
     static constexpr std::int64_t kReofferMs = 30'000;
     explicit AuditLiveJoin(HistoryStore &store, AuditJoinLimits limits = {});
-    // Offers events (any order, duplicates allowed); counts a decode's skips.
+    // Offers events (any order, duplicates allowed); counts a decode's skips. The first time an
+    // object is named its versions are offered at once (an error when they cannot be read; the
+    // events are held all the same and the next flush offers them).
     Status addEvents(const AuditDecodeResult &decoded, std::int64_t nowMs);
-    // Offers the versions stored since the last flush, lets go of what waited too long, and stores
+    // The same, the events that wait moved into the hold instead of copied.
+    Status addEvents(AuditDecodeResult &&decoded, std::int64_t nowMs);
+    // Offers the versions stored since the last flush (of objects with events still waiting for
+    // theirs: a version that no held event can join is offered with the next event that names its
+    // object), lets go of what waited too long, and stores
     // the joins and refused writes with `info` (store_info keys, e.g. the follower's position) in one
     // transaction. The report counts this flush's work only. `final`: every held event goes (the
     // watches have stopped, no version will come): those that fit nothing count as unmatched.

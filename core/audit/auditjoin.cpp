@@ -224,6 +224,7 @@ struct AuditJoiner::State {
     std::unordered_map<std::string, std::uint64_t> deleteEvents;    // deleted uid
     std::unordered_map<std::string, std::uint64_t> exactVersions;   // group/resource/rv
     std::unordered_map<std::string, std::uint64_t> deletedVersions; // uid
+    std::unordered_map<std::string, std::size_t> heldPerObject;     // objectKey -> held events
     // Versions an exact claim joined (group/resource/rv), so a later claim for the same version is
     // reported too (the store makes it contested when it names someone else). Oldest let go first.
     std::unordered_map<std::string, AuditVersion> joinedExact;
@@ -283,6 +284,8 @@ void AuditJoiner::State::dropEvent(std::uint64_t id)
     }
     if (auto x = deleteEvents.find(e.responseUid); x != deleteEvents.end() && x->second == id)
         deleteEvents.erase(x);
+    if (auto x = heldPerObject.find(it->second.objectKey); x != heldPerObject.end() && --x->second == 0)
+        heldPerObject.erase(x);
     heldEventBytes -= std::min(heldEventBytes, it->second.bytes);
     events.erase(it);
 }
@@ -332,6 +335,11 @@ std::size_t AuditJoiner::heldEvents() const
 std::size_t AuditJoiner::heldVersions() const
 {
     return m_state->versions.size();
+}
+
+bool AuditJoiner::holdsEventsOf(const AuditObjectKey &object) const
+{
+    return m_state->heldPerObject.contains(keyOf(object));
 }
 
 void keepJoinEmission(std::map<std::pair<std::string, std::string>, AuditJoin> &kept, AuditJoin join)
@@ -436,7 +444,8 @@ void AuditJoiner::letGo(std::uint64_t eventId, AuditJoinOutput &out)
     m_state->dropEvent(eventId);
 }
 
-void AuditJoiner::holdEvent(const AuditEvent &e, std::int64_t nowMs, AuditJoinOutput &out)
+// An event whose version is held, or was claimed before: joined at once, never held.
+bool AuditJoiner::joinOnArrival(const AuditEvent &e, AuditJoinOutput &out)
 {
     State &s = *m_state;
     const bool isDelete = e.verb == "delete";
@@ -449,28 +458,37 @@ void AuditJoiner::holdEvent(const AuditEvent &e, std::int64_t nowMs, AuditJoinOu
                 emitExact(auditWhoOf(e), version, out);
                 s.rememberJoined(key, version);
                 s.dropVersion(v->second);
-                return;
+                return true;
             }
         } else if (auto j = s.joinedExact.find(key); j != s.joinedExact.end() && agreesOnObject(e, j->second)) {
             emitExact(auditWhoOf(e), j->second, out); // a second claim: the store keeps both
-            return;
+            return true;
         }
     }
     if (isDelete && !e.responseUid.empty()) {
         if (auto v = s.deletedVersions.find(e.responseUid); v != s.deletedVersions.end()) {
             emitExact(auditWhoOf(e), s.versions.at(v->second).version, out);
             s.dropVersion(v->second);
-            return;
+            return true;
         }
     }
+    return false;
+}
+
+void AuditJoiner::holdEvent(AuditEvent &&event, std::int64_t nowMs, AuditJoinOutput &out)
+{
+    State &s = *m_state;
     const std::uint64_t id = s.nextId++;
-    HeldEvent &held = s.events[id];
-    held.event = e;
+    HeldEvent &held = s.events.emplace_hint(s.events.end(), id, HeldEvent{})->second;
+    held.event = std::move(event); // moved, not copied: the caller gave it up
+    const AuditEvent &e = held.event;
+    const bool isDelete = e.verb == "delete";
     held.bytes = auditEventBytes(e);
     s.heldEventBytes += held.bytes;
     held.objectKey = keyOf(objectKeyOf(e));
     held.arrivedMs = nowMs;
     held.manager = e.fieldManager();
+    ++s.heldPerObject[held.objectKey];
     if (!isDelete && !e.responseResourceVersion.empty()) {
         // A no-op write answers with the unchanged object, so a later request can carry the same
         // resourceVersion; so can a forged event. Every claim is held and reported; the store
@@ -599,46 +617,64 @@ void AuditJoiner::enforceBounds(AuditJoinOutput &out)
     }
 }
 
+// Whether an event is to be held (a final, successful write on a named object seen for the first
+// time); the others are counted, and a refused write becomes an attempt.
+bool AuditJoiner::admit(const AuditEvent &e, AuditJoinOutput &out)
+{
+    State &s = *m_state;
+    // The same event seen twice (a log and the webhook) has the same ID, stage and user; an
+    // event that reuses a real one's ID for another user is not it, and is not dropped.
+    std::string id = e.auditID + '\x1f' + e.stage + '\x1f' + e.user.username + '\x1f' + e.impersonatedUser.username;
+    if (!s.seen.insert(id).second) {
+        ++m_stats.duplicates;
+        return false;
+    }
+    s.seenOrder.push_back(std::move(id));
+    while (s.seenOrder.size() > m_limits.maxRememberedIds) {
+        s.seen.erase(s.seenOrder.front());
+        s.seenOrder.pop_front();
+    }
+    if (!e.isFinal()) {
+        ++m_stats.notFinal;
+        return false;
+    }
+    if (!e.isWrite() || !e.hasObjectRef || e.objectRef.resource.empty() || e.isDryRun()) {
+        ++m_stats.ignored;
+        return false;
+    }
+    if (isAttemptCode(e.responseCode)) {
+        ++m_stats.attempts;
+        out.attempts.push_back({objectKeyOf(e), e.objectRef.uid, auditWhoOf(e), e.responseCode, e.responseReason,
+                                e.responseMessage});
+        return false;
+    }
+    // deletecollection names no object; other failures stored nothing.
+    if (!e.succeeded() || e.verb == "deletecollection" || e.objectRef.name.empty()) {
+        ++m_stats.ignored;
+        return false;
+    }
+    ++m_stats.events;
+    return true;
+}
+
 AuditJoinOutput AuditJoiner::addEvents(const std::vector<AuditEvent> &events, std::int64_t nowMs)
 {
     AuditJoinOutput out;
-    State &s = *m_state;
-    for (const AuditEvent &e : events) {
-        // The same event seen twice (a log and the webhook) has the same ID, stage and user; an
-        // event that reuses a real one's ID for another user is not it, and is not dropped.
-        std::string id = e.auditID + '\x1f' + e.stage + '\x1f' + e.user.username + '\x1f' + e.impersonatedUser.username;
-        if (!s.seen.insert(id).second) {
-            ++m_stats.duplicates;
-            continue;
-        }
-        s.seenOrder.push_back(std::move(id));
-        while (s.seenOrder.size() > m_limits.maxRememberedIds) {
-            s.seen.erase(s.seenOrder.front());
-            s.seenOrder.pop_front();
-        }
-        if (!e.isFinal()) {
-            ++m_stats.notFinal;
-            continue;
-        }
-        if (!e.isWrite() || !e.hasObjectRef || e.objectRef.resource.empty() || e.isDryRun()) {
-            ++m_stats.ignored;
-            continue;
-        }
-        if (isAttemptCode(e.responseCode)) {
-            ++m_stats.attempts;
-            out.attempts.push_back({objectKeyOf(e), e.objectRef.uid, auditWhoOf(e), e.responseCode, e.responseReason,
-                                    e.responseMessage});
-            continue;
-        }
-        // deletecollection names no object; other failures stored nothing.
-        if (!e.succeeded() || e.verb == "deletecollection" || e.objectRef.name.empty()) {
-            ++m_stats.ignored;
-            continue;
-        }
-        ++m_stats.events;
-        holdEvent(e, nowMs, out);
-    }
+    for (const AuditEvent &e : events)
+        if (admit(e, out) && !joinOnArrival(e, out))
+            holdEvent(AuditEvent(e), nowMs, out);
     enforceBounds(out);
+    return out;
+}
+
+AuditJoinOutput AuditJoiner::addEvents(std::vector<AuditEvent> &&events, std::int64_t nowMs)
+{
+    AuditJoinOutput out;
+    for (AuditEvent &e : events)
+        if (admit(e, out) && !joinOnArrival(e, out))
+            holdEvent(std::move(e), nowMs, out);
+    enforceBounds(out);
+    events.clear();
     return out;
 }
 

@@ -133,6 +133,8 @@ public:
 
     // nowMs drives holding and ageing (pass the wall clock; tests pass their own).
     AuditJoinOutput addEvents(const std::vector<AuditEvent> &events, std::int64_t nowMs);
+    // The same, the held events moved in rather than copied (a hold is most of an event's cost).
+    AuditJoinOutput addEvents(std::vector<AuditEvent> &&events, std::int64_t nowMs);
     AuditJoinOutput addVersions(const std::vector<AuditVersion> &versions, std::int64_t nowMs);
     // Versions that held events claim exactly (by resourceVersion, or a delete by the uid of a
     // DELETED version) join them, as addVersions would join them; the indexes of the others go to
@@ -147,11 +149,15 @@ public:
     const std::deque<AuditUnmatched> &unmatched() const { return m_unmatched; }
     const AuditJoinStats &stats() const { return m_stats; }
     std::size_t heldEvents() const;
+    // Whether any event about this object waits in the hold (a version stored later may join it).
+    bool holdsEventsOf(const AuditObjectKey &object) const;
     std::size_t heldVersions() const;
 
 private:
     struct State;
-    void holdEvent(const AuditEvent &event, std::int64_t nowMs, AuditJoinOutput &out);
+    bool admit(const AuditEvent &event, AuditJoinOutput &out);
+    bool joinOnArrival(const AuditEvent &event, AuditJoinOutput &out);
+    void holdEvent(AuditEvent &&event, std::int64_t nowMs, AuditJoinOutput &out);
     void holdVersion(const AuditVersion &version, std::int64_t nowMs, AuditJoinOutput &out);
     bool joinHeldClaims(const AuditVersion &version, AuditJoinOutput &out);
     void emitIfChanged(std::uint64_t versionId, AuditJoinOutput &out);

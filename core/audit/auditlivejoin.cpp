@@ -20,6 +20,12 @@ void AuditLiveJoin::collect(AuditJoinOutput out)
 
 Status AuditLiveJoin::addEvents(const AuditDecodeResult &decoded, std::int64_t nowMs)
 {
+    AuditDecodeResult copy = decoded;
+    return addEvents(std::move(copy), nowMs);
+}
+
+Status AuditLiveJoin::addEvents(AuditDecodeResult &&decoded, std::int64_t nowMs)
+{
     m_report.events += std::int64_t(decoded.events.size());
     m_report.skipped += decoded.skipped;
     for (const auto &p : decoded.problems)
@@ -29,11 +35,15 @@ Status AuditLiveJoin::addEvents(const AuditDecodeResult &decoded, std::int64_t n
     // log follower has moved past them and the webhook's queue is empty. They are held all the
     // same; the versions are offered again by the next flush (recently named objects are re-read).
     // The events are held first, so the versions offered next can be taken by their exact claims
-    // without their bodies being read (AuditJoiner::addClaimedVersions).
-    collect(m_joiner.addEvents(decoded.events, nowMs));
+    // without their bodies being read (AuditJoiner::addClaimedVersions); their objects are noted
+    // before, since the hold takes the events.
+    std::vector<std::optional<AuditObjectKey>> keys;
+    keys.reserve(decoded.events.size());
+    for (const auto &e : decoded.events)
+        keys.push_back(auditJoinableObject(e));
+    collect(m_joiner.addEvents(std::move(decoded.events), nowMs));
     Status unread = success();
-    for (const auto &e : decoded.events) {
-        const auto key = auditJoinableObject(e);
+    for (const auto &key : keys) {
         if (!key)
             continue;
         const std::string id = key->toString();
@@ -236,7 +246,10 @@ Result<AuditImportReport> AuditLiveJoin::flush(std::int64_t nowMs, const std::ma
         // failed (the store could not be read then, however long ago).
         // One object whose versions cannot be read (a stored version that does not decode) must
         // not keep every other object's joins from being stored: it is named and tried again.
-        if (!it->second.offered || it->second.lastEventMs >= nowMs - kReofferMs)
+        // An object whose events all joined has nothing a new version could join now; the next
+        // event that names it offers what was stored meanwhile (its first offer read them all).
+        const bool waiting = it->second.lastEventMs >= nowMs - kReofferMs && m_joiner.holdsEventsOf(it->second.key);
+        if (!it->second.offered || waiting)
             if (auto st = offerNewVersions(it->second, nowMs); !st && m_report.problems.size() < kMaxAuditProblems)
                 m_report.problems.push_back(it->second.key.toString() + ": " + st.error().describe());
         ++it;

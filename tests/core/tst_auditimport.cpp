@@ -11,7 +11,9 @@
 #include <sqlite3.h>
 #include <zlib.h>
 
+#include <algorithm>
 #include <map>
+#include <utility>
 
 using namespace fieldscope::core;
 using namespace auditfixtures;
@@ -458,6 +460,50 @@ private Q_SLOTS:
                  (dump(storedJoins(*live)) + "--- import:\n" + dump(storedJoins(*imported))).c_str());
         if (!mixed)
             QCOMPARE(storedJoins(*live), p == "rr" ? kExactRr : kProbableMd);
+    }
+
+    // A flush reads again only the objects whose events still wait for their versions: a version
+    // of an object whose events all joined is read when an event names the object, and joins then.
+    void aVersionNoHeldEventWaitsForIsReadWithTheEventThatNamesIt()
+    {
+        auto store = recordedStore("rr", "read-when-named.db");
+        const auto decoded = decodeAuditLines(readAuditData("rr-audit.log"));
+        const std::int64_t now = afterSample(decoded.events);
+        AuditLiveJoin join(*store);
+        QVERIFY(join.addEvents(decoded, now));
+        auto first = join.flush(now);
+        QVERIFY2(first, first ? "" : first.error().describe().c_str());
+        QCOMPARE(first->exact, std::int64_t(9));
+        // A later write of team/kube-root-ca.crt, recorded while no event of it waits.
+        ObjectQuery q = appQuery();
+        q.name = "kube-root-ca.crt";
+        const HistoryObject ca = store->findObjects(q).value().front();
+        Json object = store->loadVersion(ca.id, store->lastVersion(ca.id).value()->seq).value();
+        object["metadata"]["resourceVersion"] = "300";
+        const WatchScope scope = WatchScope::of({"", "v1", "configmaps"}, "team");
+        QVERIFY(store->write({{scope, {{HistoryEventType::Modified, toJsonText(object), now + 500}}, {}, {}}}));
+        auto quiet = join.flush(now + 1000);
+        QVERIFY2(quiet, quiet ? "" : quiet.error().describe().c_str());
+        QCOMPARE(quiet->versions, std::int64_t(0));
+        // Its event arrives: the version is read and joined exactly.
+        const auto created = std::find_if(decoded.events.begin(), decoded.events.end(), [](const AuditEvent &e) {
+            return e.objectRef.name == "kube-root-ca.crt" && e.objectRef.namespace_ == "team"
+                && e.responseResourceVersion == "214" && e.isFinal();
+        });
+        QVERIFY(created != decoded.events.end());
+        AuditDecodeResult next;
+        next.events.push_back(*created);
+        next.events.back().auditID = "later-write";
+        next.events.back().verb = "update";
+        next.events.back().responseResourceVersion = "300";
+        QVERIFY(join.addEvents(std::move(next), now + 2000));
+        auto joined = join.flush(now + 2000);
+        QVERIFY2(joined, joined ? "" : joined.error().describe().c_str());
+        QCOMPARE(joined->versions, std::int64_t(1));
+        QCOMPARE(joined->exact, std::int64_t(1));
+        const auto joins = store->auditJoins(ca.ref.uid).value();
+        QVERIFY(joins.count("300"));
+        QCOMPARE(joins.at("300").candidates.front().auditID, std::string("later-write"));
     }
 
     // An exact claim names the version by its row (uid and resourceVersion): its body is not read,
