@@ -196,6 +196,7 @@ struct HistoryStore::Impl {
     Status writeEventsInBulk(const HistoryWriteItem &item, ReadItem *read, CommitReport &report,
                              std::set<std::string> *replayed);
     Status lookUpBatch(const std::vector<historydb::EventBody> &bodies, const std::vector<const char *> &rejected);
+    bool isTheHeadAlone(const historydb::EventIdentity &id, const std::unordered_map<std::string, int> &eventsOf);
     // The bodies of a batch's heads in a query per kRunsPerQuery (historystorebulk.cpp).
     Status readHeadBodies(const std::vector<historydb::EventBody> &bodies, const std::vector<const char *> &rejected);
     Status readRuns(const std::vector<historydb::VersionRun> &runs,

@@ -153,16 +153,14 @@ Status HistoryStore::Impl::lookUpBatch(const std::vector<EventBody> &bodies, con
     pending.lookedText.clear();
     pending.stored.clear();
     std::vector<std::string> uids;
-    std::set<std::pair<std::string, std::string>> pairs;
-    const bool checkStored = otherWriters || bulkDuplicateCheck;
+    std::unordered_map<std::string, int> eventsOf; // per uid, this batch's events
     for (std::size_t k = 0; k < bodies.size(); ++k) {
         if (rejected[k])
             continue;
         const std::string &uid = bodies[k].id.uid;
+        ++eventsOf[uid];
         if (!heads.count(uid) && pending.looked.emplace(uid, std::nullopt).second)
             uids.push_back(uid);
-        if (checkStored)
-            pairs.emplace(uid, bodies[k].id.rv);
     }
     if (!uids.empty()) {
         auto rows = conn->headRows(uids);
@@ -173,6 +171,11 @@ Status HistoryStore::Impl::lookUpBatch(const std::vector<EventBody> &bodies, con
     }
     if (auto st = readHeadBodies(bodies, rejected); !st)
         return st;
+    std::set<std::pair<std::string, std::string>> pairs;
+    if (otherWriters || bulkDuplicateCheck)
+        for (std::size_t k = 0; k < bodies.size(); ++k)
+            if (!rejected[k] && !isTheHeadAlone(bodies[k].id, eventsOf))
+                pairs.emplace(bodies[k].id.uid, bodies[k].id.rv);
     if (!pairs.empty()) {
         auto stored = conn->storedVersions({pairs.begin(), pairs.end()});
         if (!stored)
@@ -180,6 +183,21 @@ Status HistoryStore::Impl::lookUpBatch(const std::vector<EventBody> &bodies, con
         pending.stored.insert(stored->begin(), stored->end());
     }
     return success();
+}
+
+// An event whose version is its object's head, the object's only event in the batch: it is
+// decided a duplicate against the head (alreadyStored) before the stored versions are asked.
+// The second recorder of a burst meets every version that way; asking the store about them too
+// cost it ~0.1 s of 10,000 (bench_teamhistory --burst-only). With a second event of the object
+// in the batch, the head may move before the first is decided: that one is asked.
+bool HistoryStore::Impl::isTheHeadAlone(const EventIdentity &id, const std::unordered_map<std::string, int> &eventsOf)
+{
+    if (auto n = eventsOf.find(id.uid); n == eventsOf.end() || n->second != 1)
+        return false;
+    if (auto cached = heads.find(id.uid); cached != heads.end())
+        return cached->second.first.rv == id.rv;
+    const auto looked = pending.looked.find(id.uid);
+    return looked != pending.looked.end() && looked->second && looked->second->rv == id.rv;
 }
 
 // The bodies of the heads this batch will make deltas against (the event's RV is not the

@@ -364,6 +364,32 @@ private Q_SLOTS:
             QCOMPARE(versions.size(), std::size_t(4));
     }
 
+    // The second recorder asks the store only about versions that are not its heads; a version
+    // that is the head when the batch is looked up, with a newer one of its object before it in
+    // the same batch, is asked about too: the head has moved by the time it is decided.
+    void aStoredVersionBehindANewerOneInTheSameBatchIsADuplicateNotStoredTwice()
+    {
+        const std::string url = testpostgres::freshDatabase(QStringLiteral("bulk-behind"));
+        auto a = openStore(url, "recorder-a");
+        auto b = openStore(url, "recorder-b");
+        std::vector<WatchEvent> first, newerThenStored;
+        for (int i = 0; i < 120; ++i) {
+            first.push_back({HistoryEventType::Added, configMap(i, 1, 10000 + i), 1});
+            newerThenStored.push_back({HistoryEventType::Modified, configMap(i, 2, 20000 + i), 2});
+            newerThenStored.push_back({HistoryEventType::Added, configMap(i, 1, 10000 + i), 1});
+        }
+        QCOMPARE(a->write({{kMaps, first, {}, {}}})->versions.size(), std::size_t(120));
+        auto late = b->write({{kMaps, newerThenStored, {}, {}}});
+        QVERIFY2(late.ok(), late ? "" : late.error().describe().c_str());
+        QVERIFY_IN_BULK(*late); // not found by the unique key and done again row by row
+        QCOMPARE(late->versions.size(), std::size_t(120));
+        QCOMPARE(late->skippedDuplicates, 120);
+        const auto all = everything(*a);
+        QCOMPARE(all.size(), std::size_t(120));
+        for (const auto &[uid, versions] : all)
+            QCOMPARE(versions.size(), std::size_t(2));
+    }
+
     void aStoreWhoseObjectsTableWasMadeBeforeRecordsOnAndANewOneLeavesRoomForUpdates()
     {
         const std::string db = "t_bulk_old_layout";
