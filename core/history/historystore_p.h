@@ -144,7 +144,7 @@ struct HistoryStore::Impl {
     Result<std::string_view> rowBlob(std::string_view inPage, std::int64_t length, std::int64_t versionId,
                                      std::string &holder);
 
-    // historystorewrite.cpp
+    // historystoreheads.cpp (the head cache) and historystorewrite.cpp
     Result<historydb::Head *> headFor(const std::string &uid);
     void putHead(const std::string &uid, historydb::Head head);
     void evictHeads();

@@ -47,6 +47,16 @@ WatchEvent watchEvent(HistoryEventType t, const Json &obj, std::int64_t at = -1)
 
 const WatchScope kPods = WatchScope::of({"", "v1", "pods"}, "prod");
 
+// ConfigMap `i` named prefix + i (uid uidPrefix + i) at resourceVersion `rv`, padded with
+// `padBytes` of one letter: large writes for the read-ahead paths.
+std::string paddedConfigMap(const std::string &prefix, const std::string &uidPrefix, int i, long long rv,
+                            std::size_t padBytes)
+{
+    return "{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"metadata\":{\"name\":\"" + prefix + std::to_string(i)
+         + "\",\"namespace\":\"n\",\"uid\":\"" + uidPrefix + std::to_string(i) + "\",\"resourceVersion\":\""
+         + std::to_string(rv) + "\"},\"data\":{\"pad\":\"" + std::string(padBytes, char('a' + i % 26)) + "\"}}";
+}
+
 } // namespace
 
 class TestHistoryStore : public QObject
@@ -433,10 +443,7 @@ private Q_SLOTS:
         auto store = openStore(db("shared-read.db"));
         std::vector<WatchEvent> events;
         for (int i = 0; i < 200; ++i) {
-            std::string text = "{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"metadata\":{\"name\":\"cm-"
-                             + std::to_string(i) + "\",\"namespace\":\"n\",\"uid\":\"u-" + std::to_string(i)
-                             + "\",\"resourceVersion\":\"" + std::to_string(100 + i) + "\"},\"data\":{\"pad\":\""
-                             + std::string(2000, char('a' + i % 26)) + "\"}}";
+            std::string text = paddedConfigMap("cm-", "u-", i, 100 + i, 2000);
             if (i == 50 || i == 150)
                 text = "{\"not json\": "; // rejected: a gap in its place
             events.push_back({HistoryEventType::Modified, text, 1'700'000'000'000 + i});
@@ -466,10 +473,7 @@ private Q_SLOTS:
         auto store = openStore(db("past-read-ahead.db"));
         std::vector<WatchEvent> events;
         for (int i = 0; i < 40; ++i) {
-            std::string text = "{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"metadata\":{\"name\":\"big-"
-                             + std::to_string(i) + "\",\"namespace\":\"n\",\"uid\":\"b-" + std::to_string(i)
-                             + "\",\"resourceVersion\":\"" + std::to_string(500 + i) + "\"},\"data\":{\"pad\":\""
-                             + std::string(1'000'000, char('a' + i % 26)) + "\"}}";
+            std::string text = paddedConfigMap("big-", "b-", i, 500 + i, 1'000'000);
             if (i == 5 || i == 36)
                 text = "[not json"; // one before the boundary (~32 events in), one after
             events.push_back({HistoryEventType::Added, text, 1'700'000'000'000 + i});

@@ -1,0 +1,93 @@
+// HistoryStore's head cache: the writer's view of each object's newest stored version, so it
+// delta-encodes without reading the database back (historystore_p.h, Head). The write
+// transaction that fills it is historystorewrite.cpp; the bulk writer's batch reads are
+// historystorebulk.cpp.
+#include "core/history/historystore.h"
+#include "core/history/historystore_p.h"
+
+namespace fieldscope::core {
+
+using namespace historydb;
+
+Result<Head *> HistoryStore::Impl::headFor(const std::string &uid)
+{
+    if (auto it = heads.find(uid); it != heads.end()) {
+        lru.splice(lru.begin(), lru, it->second.second);
+        return &it->second.first;
+    }
+    if (bulk) {
+        bool answered = false;
+        auto looked = lookedUpHead(uid, answered);
+        if (!looked || answered)
+            return looked;
+    }
+    Query q = this->q("SELECT o.id, o.last_seq, o.deleted, v.rv,"
+                      " (SELECT MAX(seq) FROM versions WHERE object_id = o.id AND snapshot = 1)"
+                      " FROM objects o JOIN versions v ON v.object_id = o.id AND v.seq = o.last_seq WHERE o.uid = ?");
+    q.bind(1, uid);
+    const int rc = q.step();
+    if (rc == kDone)
+        return static_cast<Head *>(nullptr);
+    if (rc != kRow)
+        return error("head lookup");
+    Head h;
+    h.objectId = q.i64(0);
+    h.seq = q.i64(1);
+    h.deleted = q.i64(2) != 0;
+    h.rv = q.text(3);
+    h.chain = int(h.seq - q.i64(4));
+    q.reset();
+    ++headsReadAlone;
+    auto obj = loadVersion(h.objectId, h.seq);
+    if (!obj && obj.error().category != ErrorCategory::Parse && obj.error().category != ErrorCategory::NotFound)
+        return obj.error();
+    // The next delta applies to the decoded version, and parseJson(toJsonText(x)) == x. A head
+    // that cannot be read (a row someone else wrote) leaves the index empty: the next version is
+    // a snapshot, and recording goes on.
+    const std::string headText = obj ? toJsonText(*obj) : std::string();
+    if (!obj || h.index.build(headText) != JsonIndex::Status::Ok)
+        h.index = JsonIndex();
+    // The chain's text is unknown too: at most the snapshot's and half of it per delta.
+    h.chainTextBytes = std::int64_t(headText.size()) * (2 + h.chain) / 2;
+    h.index.shrinkToFit();
+    h.rawBytes = std::int64_t(h.index.memoryBytes());
+    // Unknown after a restart; assume a large snapshot so the chain length alone bounds reads.
+    h.snapshotBytes = INT64_MAX / 4;
+    putHead(uid, std::move(h));
+    return &heads.find(uid)->second.first;
+}
+
+void HistoryStore::Impl::putHead(const std::string &uid, Head head)
+{
+    if (auto it = heads.find(uid); it != heads.end()) {
+        headBytes -= it->second.first.rawBytes;
+        lru.erase(it->second.second);
+        heads.erase(it);
+    }
+    headBytes += head.rawBytes;
+    lru.push_front(uid);
+    heads.emplace(uid, std::make_pair(std::move(head), lru.begin()));
+    evictHeads();
+}
+
+void HistoryStore::Impl::evictHeads()
+{
+    // The bulk writer's batch keeps its heads up to kHeadHoldBytes (historystorebulk.cpp), and
+    // past it evicts only down to that: the batch's heads go one by one, not all at once.
+    const std::int64_t budget = holdBatchHeads ? kHeadHoldBytes : kHeadBudgetBytes;
+    while (lru.size() > 1 && (headBytes > budget || lru.size() > kHeadMaxCount)) {
+        auto victim = heads.find(lru.back());
+        headBytes -= victim->second.first.rawBytes;
+        heads.erase(victim);
+        lru.pop_back();
+    }
+}
+
+void HistoryStore::Impl::dropHeads()
+{
+    heads.clear();
+    lru.clear();
+    headBytes = 0;
+}
+
+} // namespace fieldscope::core
