@@ -244,6 +244,11 @@ struct HistoryStore::Impl {
     // historystoreaudit.cpp
     Result<bool> hasAuditTables();
     Status writeAuditJoin(const AuditJoin &j, std::int64_t &changed);
+    // joins[begin, end), each one exact claim (a live join's usual case): inserted many a
+    // statement where no row is there yet, the others then merged one by one (writeAuditJoin), as
+    // one at a time would store them.
+    Status writeAuditClaims(const std::vector<AuditJoin> &joins, std::size_t begin, std::size_t end,
+                            std::int64_t &changed);
     struct StoredJoin {
         AuditMatch match = AuditMatch::Probable;
         bool more = false;

@@ -5,7 +5,11 @@
 #include "core/history/historystore_p.h"
 
 #include <algorithm>
+#include <map>
 #include <optional>
+#include <string>
+#include <utility>
+#include <vector>
 
 namespace fieldscope::core {
 
@@ -134,6 +138,70 @@ Status HistoryStore::Impl::writeAuditJoin(const AuditJoin &j, std::int64_t &chan
                       merged.more || j.moreCandidates, changed);
 }
 
+namespace {
+
+constexpr std::size_t kClaimsPerInsert = 64; // 320 parameters; the sizes used are 64, 16, 4 and 1
+
+// One exact claim: writeAuditJoin's first step inserts it without reading a row.
+bool isSingleClaim(const AuditJoin &j)
+{
+    return (j.match == AuditMatch::Exact || j.match == AuditMatch::Contested) && j.candidates.size() == 1;
+}
+
+// INSERT of `rows` claims, a statement per size (prepared once): a claim of a version that holds
+// a row already inserts nothing.
+const std::string &claimsInsert(std::size_t rows)
+{
+    static const auto sql = [] {
+        std::map<std::size_t, std::string> out;
+        for (std::size_t n = 1; n <= kClaimsPerInsert; n *= 4) {
+            std::string s = "INSERT INTO audit_joins(uid, rv, match_kind, more, candidates) VALUES";
+            for (std::size_t r = 0; r < n; ++r) {
+                const std::size_t p = r * 5;
+                s += (r ? ",(?" : "(?") + std::to_string(p + 1);
+                for (std::size_t c = 2; c <= 5; ++c)
+                    s += ",?" + std::to_string(p + c);
+                s += ')';
+            }
+            out[n] = s + " ON CONFLICT(uid, rv) DO NOTHING";
+        }
+        return out;
+    }();
+    return sql.at(rows);
+}
+
+} // namespace
+
+// When a statement inserted fewer rows than it had claims (a version that held a row, or the
+// same version twice), each of its claims is merged on its own: one it inserted meets itself
+// (the same event: nothing changes), the others merge as they would have one at a time.
+Status HistoryStore::Impl::writeAuditClaims(const std::vector<AuditJoin> &joins, std::size_t begin, std::size_t end,
+                                            std::int64_t &changed)
+{
+    for (std::size_t at = begin; at < end;) {
+        std::size_t n = kClaimsPerInsert;
+        while (n > end - at)
+            n /= 4;
+        Query ins = qDynamic(claimsInsert(n));
+        for (std::size_t r = 0; r < n; ++r) {
+            const AuditJoin &j = joins[at + r];
+            const int p = int(r * 5);
+            ins.bind(p + 1, j.uid).bind(p + 2, j.resourceVersion).bind(p + 3, auditMatchName(j.match));
+            ins.bind(p + 4, std::int64_t(j.moreCandidates)).bind(p + 5, auditWhosJsonText(j.candidates));
+        }
+        if (ins.step() != kDone)
+            return error("audit join");
+        const std::int64_t inserted = conn->changes();
+        changed += inserted;
+        if (inserted != std::int64_t(n))
+            for (std::size_t r = 0; r < n; ++r)
+                if (auto st = writeAuditJoin(joins[at + r], changed); !st)
+                    return st;
+        at += n;
+    }
+    return success();
+}
+
 Status HistoryStore::Impl::writeAuditAttempt(const AuditAttempt &a, std::int64_t &changed)
 {
     Query u = q(
@@ -186,9 +254,18 @@ Result<HistoryStore::AuditWriteReport> HistoryStore::writeAudit(const std::vecto
         m_d->dataVersion = -1;
         return e;
     };
-    for (const auto &j : joins)
-        if (auto st = m_d->writeAuditJoin(j, report.joins); !st)
+    // Runs of single exact claims are inserted many a statement (one per join cost as much as
+    // the rest of a live join's flush); every other join is merged on its own, in order.
+    for (std::size_t i = 0; i < joins.size();) {
+        std::size_t run = i;
+        while (run < joins.size() && isSingleClaim(joins[run]))
+            ++run;
+        auto st = run > i ? m_d->writeAuditClaims(joins, i, run, report.joins)
+                          : m_d->writeAuditJoin(joins[i], report.joins);
+        if (!st)
             return fail(st.error());
+        i = std::max(run, i + 1);
+    }
     for (const auto &a : attempts)
         if (auto st = m_d->writeAuditAttempt(a, report.attempts); !st)
             return fail(st.error());

@@ -196,6 +196,44 @@ private Q_SLOTS:
         QCOMPARE(store->writeAudit({exact}, {}).value().joins, std::int64_t(0)); // the same claim again
     }
 
+    // A flush stores its exact claims many a statement: what is stored, and the count of what
+    // changed, are what storing them one at a time gives, with claims of versions that hold a row
+    // (the same person again, someone else: contested), the same version twice in one batch, and
+    // a probable join between them.
+    void claimsStoredTogetherAreStoredAsOneAtATime()
+    {
+        auto together = recordedStore("rr", "claims-together.db");
+        auto oneByOne = recordedStore("rr", "claims-one-by-one.db");
+        importFiles(*together, {auditDataPath("rr-audit.log")});
+        importFiles(*oneByOne, {auditDataPath("rr-audit.log")});
+        const std::string uid = together->findObjects(appQuery()).value().front().ref.uid;
+        const AuditJoin alices = together->auditJoins(uid).value().at("227");
+        std::vector<AuditJoin> joins;
+        for (int i = 0; i < 90; ++i) {
+            AuditJoin j = alices;
+            j.resourceVersion = std::to_string(1000 + i);
+            j.candidates.front().auditID = "claim-" + std::to_string(i);
+            joins.push_back(std::move(j));
+        }
+        joins[3].resourceVersion = "227"; // alice's no-op write: nothing changes
+        joins[5].resourceVersion = "228"; // mallory claims bob's version: contested
+        joins[5].candidates.front().user.username = "mallory";
+        joins[40].resourceVersion = joins[10].resourceVersion; // the same version twice: contested
+        joins[40].candidates.front().user.username = "mallory";
+        joins[70].match = AuditMatch::Probable; // between two runs of claims
+        joins[71].resourceVersion = joins[70].resourceVersion;
+        std::int64_t changed = 0;
+        for (const AuditJoin &j : joins)
+            changed += oneByOne->writeAudit({j}, {}).value().joins;
+        QCOMPARE(together->writeAudit(joins, {}).value().joins, changed);
+        QVERIFY2(storedJoins(*together) == storedJoins(*oneByOne),
+                 (dump(storedJoins(*together)) + "--- one by one:\n" + dump(storedJoins(*oneByOne))).c_str());
+        QCOMPARE(together->auditJoins(uid).value().at("228").match, AuditMatch::Contested);
+        QCOMPARE(together->auditJoins(uid).value().at(joins[10].resourceVersion).match, AuditMatch::Contested);
+        QCOMPARE(together->auditJoins(uid).value().at("227").match, AuditMatch::Exact);
+        QCOMPARE(together->auditJoins(uid).value().at(joins[70].resourceVersion).match, AuditMatch::Exact);
+    }
+
     // A later exact claim used to overwrite the stored one: whoever could post one event named the
     // author of any version. Someone else's claim now makes the version contested, both kept,
     // whatever times they carry; the same event again, or the same person's no-op, changes nothing.

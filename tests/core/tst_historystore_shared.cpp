@@ -139,6 +139,46 @@ private Q_SLOTS:
                  std::size_t(1));
     }
 
+    // Exact claims go to the server many a statement (a round trip per claim bounded a live
+    // join's flush): what is stored, and the count of what changed, are what one at a time gives,
+    // with claims of versions that hold a row and the same version twice in one statement.
+    void auditClaimsStoredTogetherAreStoredAsOneAtATime()
+    {
+        const std::string url = testpostgres::freshDatabase(QStringLiteral("audit-claims"));
+        auto together = open(url, HistoryStore::OpenMode::ReadWrite, forCluster("sha256:aaa"));
+        auto oneByOne = open(url, HistoryStore::OpenMode::ReadWrite, forCluster("sha256:bbb"));
+        std::vector<AuditJoin> joins;
+        for (int i = 0; i < 90; ++i) {
+            AuditJoin j;
+            j.object = {"", "configmaps", "team", "cm-1"};
+            j.uid = "uid-1";
+            j.resourceVersion = std::to_string(1000 + i);
+            j.match = AuditMatch::Exact;
+            AuditWho who;
+            who.user.username = "alice";
+            who.auditID = "claim-" + std::to_string(i);
+            j.candidates.push_back(who);
+            joins.push_back(std::move(j));
+        }
+        for (auto *store : {together.get(), oneByOne.get()}) // rows before: alice's, then bob's
+            QCOMPARE(store->writeAudit({joins[3], joins[5]}, {}).value().joins, std::int64_t(2));
+        joins[5].candidates.front().user.username = "bob"; // someone else: contested
+        joins[3].candidates.front().auditID = "no-op";     // alice again: nothing changes
+        joins[40].resourceVersion = joins[10].resourceVersion;
+        joins[40].candidates.front().user.username = "mallory";
+        std::int64_t changed = 0;
+        for (const AuditJoin &j : joins)
+            changed += oneByOne->writeAudit({j}, {}).value().joins;
+        QCOMPARE(together->writeAudit(joins, {}).value().joins, changed);
+        const auto stored = together->auditJoins("uid-1").value();
+        QCOMPARE(stored, oneByOne->auditJoins("uid-1").value());
+        QCOMPARE(stored.size(), std::size_t(89));
+        QCOMPARE(stored.at("1005").match, AuditMatch::Contested);
+        QCOMPARE(stored.at("1010").match, AuditMatch::Contested);
+        QCOMPARE(stored.at("1003").match, AuditMatch::Exact);
+        QCOMPARE(stored.at("1003").candidates.size(), std::size_t(1));
+    }
+
     void aNewerSchemaIsRefusedNamingBothVersions()
     {
         const std::string url = testpostgres::freshDatabase(QStringLiteral("newer-schema"));
