@@ -3,6 +3,8 @@
 #include "core/base/jsonread.h"
 
 #include <algorithm>
+#include <tuple>
+#include <utility>
 
 namespace fieldscope::core {
 
@@ -239,7 +241,8 @@ struct AuditJoiner::State {
 
     bool fits(const HeldEvent &held, const AuditVersion &v) const;
     void rememberJoined(const std::string &key, const AuditVersion &v);
-    void dropEvent(std::uint64_t id);
+    // `exactIndexed` false: the caller took the event's claim out of exactEvents already.
+    void dropEvent(std::uint64_t id, bool exactIndexed = true);
     void dropVersion(std::uint64_t id);
 };
 
@@ -265,7 +268,7 @@ bool AuditJoiner::State::fits(const HeldEvent &held, const AuditVersion &v) cons
     });
 }
 
-void AuditJoiner::State::dropEvent(std::uint64_t id)
+void AuditJoiner::State::dropEvent(std::uint64_t id, bool exactIndexed)
 {
     auto it = events.find(id);
     if (it == events.end())
@@ -276,7 +279,9 @@ void AuditJoiner::State::dropEvent(std::uint64_t id)
         if (x->second.empty())
             eventsByObject.erase(x);
     }
-    if (auto x = exactEvents.find(exactKey(e.objectRef.apiGroup, e.objectRef.resource, e.responseResourceVersion));
+    if (auto x = exactIndexed
+                   ? exactEvents.find(exactKey(e.objectRef.apiGroup, e.objectRef.resource, e.responseResourceVersion))
+                   : exactEvents.end();
         x != exactEvents.end()) {
         std::erase(x->second, id);
         if (x->second.empty())
@@ -345,9 +350,9 @@ bool AuditJoiner::holdsEventsOf(const AuditObjectKey &object) const
 void keepJoinEmission(std::map<std::pair<std::string, std::string>, AuditJoin> &kept, AuditJoin join)
 {
     auto key = std::make_pair(join.uid, join.resourceVersion);
-    auto it = kept.find(key);
-    if (it == kept.end()) {
-        kept.emplace(std::move(key), std::move(join));
+    auto it = kept.lower_bound(key); // one walk of the tree, which holds a flush's joins
+    if (it == kept.end() || it->first != key) {
+        kept.emplace_hint(it, std::move(key), std::move(join));
         return;
     }
     AuditJoin &held = it->second;
@@ -479,8 +484,11 @@ void AuditJoiner::holdEvent(AuditEvent &&event, std::int64_t nowMs, AuditJoinOut
 {
     State &s = *m_state;
     const std::uint64_t id = s.nextId++;
-    HeldEvent &held = s.events.emplace_hint(s.events.end(), id, HeldEvent{})->second;
-    held.event = std::move(event); // moved, not copied: the caller gave it up
+    // Moved, not copied (the caller gave it up), straight into the map's node.
+    HeldEvent &held = s.events
+                          .emplace_hint(s.events.end(), std::piecewise_construct, std::forward_as_tuple(id),
+                                        std::forward_as_tuple(std::move(event)))
+                          ->second;
     const AuditEvent &e = held.event;
     const bool isDelete = e.verb == "delete";
     held.bytes = auditEventBytes(e);
@@ -549,15 +557,23 @@ bool AuditJoiner::joinHeldClaims(const AuditVersion &version, AuditJoinOutput &o
     State &s = *m_state;
     const std::string xkey = exactKey(version.object.group, version.object.resource, version.resourceVersion);
     if (auto e = s.exactEvents.find(xkey); e != s.exactEvents.end()) {
-        bool joined = false;
-        for (const std::uint64_t id : std::vector<std::uint64_t>(e->second)) {
+        // The claims are taken out of the index (dropEvent then finds none to erase); those about
+        // another object stay.
+        std::vector<std::uint64_t> claims = std::move(e->second);
+        s.exactEvents.erase(e);
+        std::vector<std::uint64_t> others;
+        for (const std::uint64_t id : claims) {
             HeldEvent &held = s.events.at(id);
-            if (!agreesOnObject(held.event, version))
+            if (!agreesOnObject(held.event, version)) {
+                others.push_back(id);
                 continue;
+            }
             emitExact(takeWho(held), version, out);
-            s.dropEvent(id);
-            joined = true;
+            s.dropEvent(id, false);
         }
+        const bool joined = others.size() < claims.size();
+        if (!others.empty())
+            s.exactEvents.emplace(xkey, std::move(others));
         if (joined) {
             s.rememberJoined(xkey, version);
             return true;
@@ -691,6 +707,7 @@ AuditJoinOutput AuditJoiner::addClaimedVersions(const std::vector<AuditVersion> 
                                                 std::vector<std::size_t> &unclaimed)
 {
     AuditJoinOutput out;
+    out.joins.reserve(versions.size()); // a join each, usually
     for (std::size_t i = 0; i < versions.size(); ++i)
         if (!joinHeldClaims(versions[i], out))
             unclaimed.push_back(i);

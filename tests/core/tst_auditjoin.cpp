@@ -356,6 +356,37 @@ private Q_SLOTS:
         }
     }
 
+    // A claim about another object is left waiting when a version of the same resourceVersion
+    // arrives for someone else's object, claimed by the claims that agree (addClaimedVersions,
+    // as the live join offers versions): it still joins its own object's version.
+    void aClaimOfAnotherObjectKeepsWaitingForItsOwnVersion()
+    {
+        const auto ev = events("rr");
+        const AuditEvent real = *std::find_if(ev.begin(), ev.end(),
+                                              [](const AuditEvent &e) { return e.responseResourceVersion == "227"; });
+        AuditEvent other = real;
+        other.auditID = "other-namespace";
+        other.objectRef.namespace_ = "other";
+        other.responseUid = "uid-in-other";
+        AuditJoiner joiner;
+        QVERIFY(joiner.addEvents({other, real}, 0).joins.empty());
+        const AuditVersion teams = versions("rr")[1];
+        std::vector<std::size_t> unclaimed;
+        auto first = joiner.addClaimedVersions({teams}, unclaimed);
+        QCOMPARE(first.joins.size(), std::size_t(1));
+        QCOMPARE(first.joins[0].candidates[0].auditID, real.auditID);
+        QCOMPARE(joiner.heldEvents(), std::size_t(1));
+        AuditVersion others = teams;
+        others.object.namespace_ = "other";
+        others.uid = "uid-in-other";
+        auto second = joiner.addClaimedVersions({others}, unclaimed);
+        QCOMPARE(second.joins.size(), std::size_t(1));
+        QCOMPARE(second.joins[0].uid, std::string("uid-in-other"));
+        QCOMPARE(second.joins[0].candidates[0].auditID, std::string("other-namespace"));
+        QCOMPARE(joiner.heldEvents(), std::size_t(0));
+        QVERIFY(unclaimed.empty());
+    }
+
     void exactNeedsTheUidToAgree()
     {
         auto vs = versions("rr");
