@@ -6,6 +6,7 @@
 #include "core/history/historystore.h"
 #include "core/history/versioncodec.h"
 
+#include <functional>
 #include <list>
 #include <optional>
 #include <set>
@@ -33,6 +34,11 @@ struct Head {
     // Read by the bulk writer's one query per batch (HeadRow) without its body: the body is read
     // only when a delta is to be made against it (a duplicate needs none).
     bool bodyPending = false;
+    // The blobs this writer stored from the last snapshot on (chain + 1 of them), compressed as
+    // stored; empty when it did not store them all (a head read back from the database). What
+    // the head keeps once evicted from the cache (HistoryStore::Impl::coldHeads).
+    std::vector<std::string> blobs;
+    bool blobsComplete() const { return !blobs.empty() && blobs.size() == std::size_t(chain) + 1; }
 };
 
 // What the store records about an object besides its body.
@@ -98,6 +104,14 @@ struct HistoryStore::Impl {
     std::list<std::string> lru;
     std::unordered_map<std::string, std::pair<historydb::Head, std::list<std::string>::iterator>> heads;
     std::int64_t headBytes = 0;
+    // Heads evicted from the cache above, when this writer stored their chain: the blobs alone
+    // (no text, no index; a Pod's ~1.5 KB against ~9 KB cached), decoded back into the cache
+    // when the object changes again instead of reading its rows (historystoreheads.cpp).
+    // Forgotten where a cached head is (another writer's version, retention, a rollback).
+    std::list<std::string> coldLru;
+    std::unordered_map<std::string, std::pair<historydb::Head, std::list<std::string>::iterator>> coldHeads;
+    std::int64_t coldBytes = 0;
+    static constexpr std::int64_t kColdBudgetBytes = 32ll << 20;
     // Counts text + index (~2.2x the JSON text once shrunk); the nlohmann DOM this replaced took
     // more than that while only its text size was counted against 16 MiB. 48 MiB was ~6% of a
     // window holding 150,000 Pods (bench_window) for ~3,900 heads; 16 MiB of shrunk heads keep
@@ -148,6 +162,10 @@ struct HistoryStore::Impl {
     Result<historydb::Head *> headFor(const std::string &uid);
     void putHead(const std::string &uid, historydb::Head head);
     void evictHeads();
+    void keepCold(const std::string &uid, historydb::Head head);
+    // The object's cold head decoded back into the cache (nullptr: none, or it did not decode).
+    historydb::Head *warmUp(const std::string &uid);
+    void forgetHead(const std::string &uid); // from the cache and the cold heads
     // While the bulk writer decides a batch, the heads it looked up or found cached stay: one
     // evicted mid-batch would be read back alone, a query per event. The cache may then grow to
     // kHeadHoldBytes (a batch of 2,000 Pods' heads) before it evicts as usual.
@@ -202,6 +220,9 @@ struct HistoryStore::Impl {
     Status readRuns(const std::vector<historydb::VersionRun> &runs,
                     const std::unordered_map<std::int64_t, std::pair<std::string, historydb::VersionRun>> &wanted,
                     std::int64_t &decoded);
+    // The text of the version `n` blobs from a snapshot on decode to (blob(0) the snapshot).
+    std::optional<std::string> decodeChain(std::size_t n, const std::function<const std::string &(std::size_t)> &blob,
+                                           std::size_t &chainBytes);
     std::optional<std::string> decodeRun(const historydb::RunRow *rows, std::size_t n, const historydb::VersionRun &run,
                                          std::size_t &chainBytes);
     void setHeadBody(historydb::Head &head, std::string text, std::int64_t chainTextBytes);

@@ -159,7 +159,7 @@ Status HistoryStore::Impl::lookUpBatch(const std::vector<EventBody> &bodies, con
             continue;
         const std::string &uid = bodies[k].id.uid;
         ++eventsOf[uid];
-        if (!heads.count(uid) && pending.looked.emplace(uid, std::nullopt).second)
+        if (!heads.count(uid) && !coldHeads.count(uid) && pending.looked.emplace(uid, std::nullopt).second)
             uids.push_back(uid);
     }
     if (!uids.empty()) {
@@ -263,18 +263,26 @@ std::optional<std::string> HistoryStore::Impl::decodeRun(const historydb::RunRow
     if (rows[0].seq != run.firstSeq || !rows[0].snapshot || rows[n - 1].seq != run.lastSeq
         || std::int64_t(n) != run.lastSeq - run.firstSeq + 1)
         return std::nullopt;
+    return decodeChain(
+        n, [rows](std::size_t i) -> const std::string & { return rows[i].data; }, chainBytes);
+}
+
+std::optional<std::string> HistoryStore::Impl::decodeChain(std::size_t n,
+                                                           const std::function<const std::string &(std::size_t)> &blob,
+                                                           std::size_t &chainBytes)
+{
     if (n == 1) {
-        auto text = codec.decompress(rows[0].data);
+        auto text = codec.decompress(blob(0));
         if (!text)
             return std::nullopt;
         chainBytes = text->size();
         return std::move(*text);
     }
-    auto doc = codec.decodeSnapshot(rows[0].data, &chainBytes);
+    auto doc = codec.decodeSnapshot(blob(0), &chainBytes);
     if (!doc)
         return std::nullopt;
     for (std::size_t i = 1; i < n; ++i)
-        if (!codec.applyDeltaBlob(*doc, rows[i].data, &chainBytes))
+        if (!codec.applyDeltaBlob(*doc, blob(i), &chainBytes))
             return std::nullopt;
     return toJsonText(*doc);
 }

@@ -15,6 +15,8 @@ Result<Head *> HistoryStore::Impl::headFor(const std::string &uid)
         lru.splice(lru.begin(), lru, it->second.second);
         return &it->second.first;
     }
+    if (Head *warm = warmUp(uid))
+        return warm;
     if (bulk) {
         bool answered = false;
         auto looked = lookedUpHead(uid, answered);
@@ -59,11 +61,7 @@ Result<Head *> HistoryStore::Impl::headFor(const std::string &uid)
 
 void HistoryStore::Impl::putHead(const std::string &uid, Head head)
 {
-    if (auto it = heads.find(uid); it != heads.end()) {
-        headBytes -= it->second.first.rawBytes;
-        lru.erase(it->second.second);
-        heads.erase(it);
-    }
+    forgetHead(uid); // a cold copy would be older than this head
     headBytes += head.rawBytes;
     lru.push_front(uid);
     heads.emplace(uid, std::make_pair(std::move(head), lru.begin()));
@@ -78,8 +76,72 @@ void HistoryStore::Impl::evictHeads()
     while (lru.size() > 1 && (headBytes > budget || lru.size() > kHeadMaxCount)) {
         auto victim = heads.find(lru.back());
         headBytes -= victim->second.first.rawBytes;
+        Head head = std::move(victim->second.first);
         heads.erase(victim);
+        const std::string uid = std::move(lru.back());
         lru.pop_back();
+        // A new object's head carries its placeholder id until sendHeld(): never kept.
+        if (head.blobsComplete() && head.objectId > 0 && !head.bodyPending)
+            keepCold(uid, std::move(head));
+    }
+}
+
+void HistoryStore::Impl::keepCold(const std::string &uid, Head head)
+{
+    if (auto it = coldHeads.find(uid); it != coldHeads.end()) {
+        coldBytes -= it->second.first.rawBytes;
+        coldLru.erase(it->second.second);
+        coldHeads.erase(it);
+    }
+    head.index = JsonIndex();
+    std::int64_t bytes = std::int64_t(uid.size() + sizeof(Head)) + 64; // the node, the LRU entry
+    for (const auto &b : head.blobs)
+        bytes += std::int64_t(b.size());
+    head.rawBytes = bytes;
+    coldBytes += bytes;
+    coldLru.push_front(uid);
+    coldHeads.emplace(uid, std::make_pair(std::move(head), coldLru.begin()));
+    while (coldLru.size() > 1 && coldBytes > kColdBudgetBytes) {
+        auto victim = coldHeads.find(coldLru.back());
+        coldBytes -= victim->second.first.rawBytes;
+        coldHeads.erase(victim);
+        coldLru.pop_back();
+    }
+}
+
+Head *HistoryStore::Impl::warmUp(const std::string &uid)
+{
+    const auto it = coldHeads.find(uid);
+    if (it == coldHeads.end())
+        return nullptr;
+    Head head = std::move(it->second.first);
+    coldBytes -= head.rawBytes;
+    coldLru.erase(it->second.second);
+    coldHeads.erase(it);
+    std::size_t chainBytes = 0;
+    auto text = decodeChain(
+        head.blobs.size(), [&head](std::size_t i) -> const std::string & { return head.blobs[i]; }, chainBytes);
+    if (!text || head.index.build(std::move(*text)) != JsonIndex::Status::Ok)
+        return nullptr;       // read from the database as if it had never been kept
+    head.index.shrinkToFit(); // chainTextBytes: as it was when cached
+    head.rawBytes = std::int64_t(head.index.memoryBytes());
+    for (const auto &b : head.blobs)
+        head.rawBytes += std::int64_t(b.size());
+    putHead(uid, std::move(head));
+    return &heads.find(uid)->second.first;
+}
+
+void HistoryStore::Impl::forgetHead(const std::string &uid)
+{
+    if (auto it = heads.find(uid); it != heads.end()) {
+        headBytes -= it->second.first.rawBytes;
+        lru.erase(it->second.second);
+        heads.erase(it);
+    }
+    if (auto it = coldHeads.find(uid); it != coldHeads.end()) {
+        coldBytes -= it->second.first.rawBytes;
+        coldLru.erase(it->second.second);
+        coldHeads.erase(it);
     }
 }
 
@@ -88,6 +150,9 @@ void HistoryStore::Impl::dropHeads()
     heads.clear();
     lru.clear();
     headBytes = 0;
+    coldHeads.clear();
+    coldLru.clear();
+    coldBytes = 0;
 }
 
 } // namespace fieldscope::core

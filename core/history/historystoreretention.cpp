@@ -71,11 +71,7 @@ Status HistoryStore::Impl::pruneBefore(std::int64_t objectId, std::int64_t first
         gone.bind(1, objectId);
         if (gone.step() != kDone)
             return error("prune: object");
-        if (auto it = heads.find(uid); it != heads.end()) {
-            headBytes -= it->second.first.rawBytes;
-            lru.erase(it->second.second);
-            heads.erase(it);
-        }
+        forgetHead(uid);
         return success();
     }
     Query upd =
@@ -84,8 +80,11 @@ Status HistoryStore::Impl::pruneBefore(std::int64_t objectId, std::int64_t first
     if (upd.step() != kDone)
         return error("prune: counts");
     // The head's snapshot bookkeeping may now be stale; forget it rather than reason about it.
+    // So may a cold head's: it is dropped, and read back from the database when needed.
     if (auto it = heads.find(uid); it != heads.end())
         it->second.first.snapshotBytes = 0;
+    if (!heads.count(uid))
+        forgetHead(uid);
     return success();
 }
 

@@ -67,7 +67,7 @@ Status HistoryStore::Impl::forgetHeadsOthersChanged()
         dropHeads();
         return success();
     }
-    if (heads.empty())
+    if (heads.empty() && coldHeads.empty())
         return success();
     Query c = q("SELECT DISTINCT object_id FROM versions WHERE id >= ?1");
     c.bind(1, nextOrd);
@@ -85,6 +85,15 @@ Status HistoryStore::Impl::forgetHeadsOthersChanged()
         headBytes -= it->second.first.rawBytes;
         lru.erase(it->second.second);
         it = heads.erase(it);
+    }
+    for (auto it = coldHeads.begin(); it != coldHeads.end();) {
+        if (!changed.count(it->second.first.objectId)) {
+            ++it;
+            continue;
+        }
+        coldBytes -= it->second.first.rawBytes;
+        coldLru.erase(it->second.second);
+        it = coldHeads.erase(it);
     }
     return success();
 }
@@ -483,6 +492,13 @@ Status HistoryStore::Impl::writeParsedEvent(const WatchScope &scope, const Watch
     next.index = std::move(body.index);
     next.index.shrinkToFit();
     next.rawBytes = std::int64_t(next.index.memoryBytes());
+    if (snapshot || prev->blobsComplete()) { // what the head keeps once evicted (keepCold)
+        if (!snapshot)
+            next.blobs = std::move(prev->blobs);
+        next.blobs.push_back(blob);
+        for (const auto &b : next.blobs)
+            next.rawBytes += std::int64_t(b.size());
+    }
     if (prev) {
         // headFor() moved it to the front of the LRU already: update in place.
         headBytes += next.rawBytes - prev->rawBytes;
