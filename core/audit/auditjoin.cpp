@@ -133,6 +133,7 @@ Result<AuditVersion> auditVersionOf(const Json &object, const AuditPredecessor *
 namespace {
 
 struct HeldEvent {
+    explicit HeldEvent(AuditEvent &&e) : event(std::move(e)) {}
     AuditEvent event;
     std::size_t bytes = 0; // auditEventBytes(event), counted in State::heldEventBytes
     std::string objectKey;
