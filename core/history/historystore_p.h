@@ -30,7 +30,7 @@ struct Head {
     std::int64_t deltaBytes = 0;     // their stored size
     std::int64_t snapshotBytes = 0;  // the last snapshot's stored size
     std::int64_t chainTextBytes = 0; // text the chain decodes to (the snapshot's and the deltas')
-    std::int64_t rawBytes = 0;       // memory held (text + index), for the cache budget
+    std::int64_t rawBytes = 0;       // memory held (text + index + blobs), for the cache budget
     // Read by the bulk writer's one query per batch (HeadRow) without its body: the body is read
     // only when a delta is to be made against it (a duplicate needs none).
     bool bodyPending = false;
@@ -39,6 +39,14 @@ struct Head {
     // the head keeps once evicted from the cache (HistoryStore::Impl::coldHeads).
     std::vector<std::string> blobs;
     bool blobsComplete() const { return !blobs.empty() && blobs.size() == std::size_t(chain) + 1; }
+    // What rawBytes counts for a cached head.
+    std::int64_t accountedBytes() const
+    {
+        auto bytes = std::int64_t(index.memoryBytes());
+        for (const auto &b : blobs)
+            bytes += std::int64_t(b.size());
+        return bytes;
+    }
 };
 
 // What the store records about an object besides its body.
@@ -67,8 +75,16 @@ struct PendingWrites {
     // The current batch's head lookups (nullopt: not in the store) and, when other writers may
     // have stored some of its versions, which (uid, rv) the store holds.
     std::unordered_map<std::string, std::optional<HeadRow>> looked;
-    // The text of looked-up heads read with the lookup, and the text its chain decodes (its budget).
-    std::unordered_map<std::string, std::pair<std::string, std::int64_t>> lookedText;
+    // The text of looked-up heads read with the lookup, the text its chain decodes (its budget),
+    // and the rows' blobs it was decoded from (Head::blobs).
+    struct LookedBody {
+        std::string text;
+        std::int64_t chainTextBytes = 0;
+        std::vector<std::string> blobs;
+    };
+    std::unordered_map<std::string, LookedBody> lookedText;
+    // Not asked about: an event that is its object's head (isTheHeadAlone) or whose object is
+    // not in the store (isNotInTheStore); alreadyStored decides those without this set.
     std::set<std::pair<std::string, std::string>> stored;
     bool empty() const { return objects.empty() && versions.empty() && updates.empty(); }
 };
@@ -107,7 +123,8 @@ struct HistoryStore::Impl {
     // Heads evicted from the cache above, when this writer stored their chain: the blobs alone
     // (no text, no index; a Pod's ~1.5 KB against ~9 KB cached), decoded back into the cache
     // when the object changes again instead of reading its rows (historystoreheads.cpp).
-    // Forgotten where a cached head is (another writer's version, retention, a rollback).
+    // Forgotten where a cached head is (another writer's version, its object pruned whole, a
+    // rollback).
     std::list<std::string> coldLru;
     std::unordered_map<std::string, std::pair<historydb::Head, std::list<std::string>::iterator>> coldHeads;
     std::int64_t coldBytes = 0;
@@ -115,7 +132,8 @@ struct HistoryStore::Impl {
     // Counts text + index (~2.2x the JSON text once shrunk); the nlohmann DOM this replaced took
     // more than that while only its text size was counted against 16 MiB. 48 MiB was ~6% of a
     // window holding 150,000 Pods (bench_window) for ~3,900 heads; 16 MiB of shrunk heads keep
-    // ~1,700 Pods' or ~7,000 small ConfigMaps' heads, the objects that change again soon.
+    // ~1,700 Pods' or ~7,000 small ConfigMaps' heads, the objects that change again soon (a
+    // head this writer stored also holds its blobs, ~1.5 KB for a Pod: ~1,500 Pods).
     static constexpr std::int64_t kHeadBudgetBytes = 16ll << 20;
     static constexpr std::size_t kHeadMaxCount = 20000;
 
@@ -159,6 +177,8 @@ struct HistoryStore::Impl {
                                      std::string &holder);
 
     // historystoreheads.cpp (the head cache) and historystorewrite.cpp
+    // `next`'s blobs: `prev`'s and this version's, when this writer knows the whole chain.
+    static void carryBlobs(historydb::Head *prev, historydb::Head &next, bool snapshot, const std::string &blob);
     Result<historydb::Head *> headFor(const std::string &uid);
     void putHead(const std::string &uid, historydb::Head head);
     void evictHeads();
@@ -182,6 +202,7 @@ struct HistoryStore::Impl {
                                CommitReport &report, std::set<std::string> *replayed);
     std::string encodeVersion(const historydb::Head *prev, const JsonIndex &index, const std::string &text,
                               bool &snapshot);
+    Result<bool> refusedAsStored(std::int64_t objectId, const std::string &rv, std::int64_t seq);
     Result<bool> insertVersion(const WatchScope &scope, const WatchEvent &ev, const historydb::EventIdentity &id,
                                bool isNew, historydb::Head &next, bool snapshot, const std::string &blob,
                                std::size_t textBytes);
@@ -215,6 +236,7 @@ struct HistoryStore::Impl {
                              std::set<std::string> *replayed);
     Status lookUpBatch(const std::vector<historydb::EventBody> &bodies, const std::vector<const char *> &rejected);
     bool isTheHeadAlone(const historydb::EventIdentity &id, const std::unordered_map<std::string, int> &eventsOf);
+    bool isNotInTheStore(const std::string &uid) const;
     // The bodies of a batch's heads in a query per kRunsPerQuery (historystorebulk.cpp).
     Status readHeadBodies(const std::vector<historydb::EventBody> &bodies, const std::vector<const char *> &rejected);
     Status readRuns(const std::vector<historydb::VersionRun> &runs,
@@ -225,7 +247,7 @@ struct HistoryStore::Impl {
                                            std::size_t &chainBytes);
     std::optional<std::string> decodeRun(const historydb::RunRow *rows, std::size_t n, const historydb::VersionRun &run,
                                          std::size_t &chainBytes);
-    void setHeadBody(historydb::Head &head, std::string text, std::int64_t chainTextBytes);
+    void setHeadBody(historydb::Head &head, historydb::PendingWrites::LookedBody body);
     // A head from the batch's lookup (`answered`), or nothing: the caller asks the database.
     Result<historydb::Head *> lookedUpHead(const std::string &uid, bool &answered);
     Status loadHeadBody(historydb::Head &head);

@@ -98,7 +98,11 @@ Status HistoryStore::Impl::writeEventsInBulk(const HistoryWriteItem &item, ReadI
         ~Release()
         {
             d.holdBatchHeads = false;
-            d.evictHeads();
+            try { // keeping heads cold allocates; a destructor must not throw
+                d.evictHeads();
+            } catch (...) {
+                d.dropHeads();
+            }
         }
     } release{*this};
     for (std::size_t start = 0; start < item.events.size(); start += kBulkBatch) {
@@ -122,6 +126,10 @@ Status HistoryStore::Impl::writeEventsInBulk(const HistoryWriteItem &item, ReadI
                         rejected[k] = rejectionOf(item.events[start + k], bodies[k]);
                 });
         }
+        // The rows held go out first: the previous batch's new objects get their ids, and
+        // their heads can then be kept cold when evicted (keepCold).
+        if (auto st = flushPending(); !st)
+            return st;
         holdBatchHeads = false;
         evictHeads();
         if (auto st = lookUpBatch(bodies, rejected); !st)
@@ -174,7 +182,7 @@ Status HistoryStore::Impl::lookUpBatch(const std::vector<EventBody> &bodies, con
     std::set<std::pair<std::string, std::string>> pairs;
     if (otherWriters || bulkDuplicateCheck)
         for (std::size_t k = 0; k < bodies.size(); ++k)
-            if (!rejected[k] && !isTheHeadAlone(bodies[k].id, eventsOf))
+            if (!rejected[k] && !isTheHeadAlone(bodies[k].id, eventsOf) && !isNotInTheStore(bodies[k].id.uid))
                 pairs.emplace(bodies[k].id.uid, bodies[k].id.rv);
     if (!pairs.empty()) {
         auto stored = conn->storedVersions({pairs.begin(), pairs.end()});
@@ -196,8 +204,17 @@ bool HistoryStore::Impl::isTheHeadAlone(const EventIdentity &id, const std::unor
         return false;
     if (auto cached = heads.find(id.uid); cached != heads.end())
         return cached->second.first.rv == id.rv;
+    if (auto cold = coldHeads.find(id.uid); cold != coldHeads.end())
+        return cold->second.first.rv == id.rv;
     const auto looked = pending.looked.find(id.uid);
     return looked != pending.looked.end() && looked->second && looked->second->rv == id.rv;
+}
+
+// Looked up and not found: none of the object's versions is stored (the lock is ours).
+bool HistoryStore::Impl::isNotInTheStore(const std::string &uid) const
+{
+    const auto looked = pending.looked.find(uid);
+    return looked != pending.looked.end() && !looked->second;
 }
 
 // The bodies of the heads this batch will make deltas against (the event's RV is not the
@@ -245,10 +262,13 @@ Status HistoryStore::Impl::readHeadBodies(const std::vector<EventBody> &bodies,
         if (!text)
             continue;
         const std::string &uid = it->second.first;
+        PendingWrites::LookedBody body{std::move(*text), std::int64_t(chainBytes), {}};
+        for (std::size_t i = b; i < e; ++i) // a head kept cold decodes from these (keepCold)
+            body.blobs.push_back(std::move((*rows)[i].data));
         if (pending.looked.count(uid)) {
-            pending.lookedText[uid] = {std::move(*text), std::int64_t(chainBytes)};
+            pending.lookedText[uid] = std::move(body);
         } else if (const auto h = heads.find(uid); h != heads.end() && h->second.first.bodyPending) {
-            setHeadBody(h->second.first, std::move(*text), std::int64_t(chainBytes));
+            setHeadBody(h->second.first, std::move(body));
         }
     }
     return success();
@@ -287,13 +307,15 @@ std::optional<std::string> HistoryStore::Impl::decodeChain(std::size_t n,
     return toJsonText(*doc);
 }
 
-void HistoryStore::Impl::setHeadBody(Head &head, std::string text, std::int64_t chainTextBytes)
+void HistoryStore::Impl::setHeadBody(Head &head, PendingWrites::LookedBody body)
 {
-    if (head.index.build(std::move(text)) != JsonIndex::Status::Ok)
+    if (head.index.build(std::move(body.text)) != JsonIndex::Status::Ok)
         head.index = JsonIndex(); // the next version is then a snapshot
-    head.chainTextBytes = chainTextBytes;
+    else
+        head.blobs = std::move(body.blobs);
+    head.chainTextBytes = body.chainTextBytes;
     head.index.shrinkToFit();
-    const auto bytes = std::int64_t(head.index.memoryBytes());
+    const auto bytes = head.accountedBytes();
     headBytes += bytes - head.rawBytes;
     head.rawBytes = bytes;
     head.bodyPending = false;
@@ -317,10 +339,11 @@ Result<Head *> HistoryStore::Impl::lookedUpHead(const std::string &uid, bool &an
             h.chain = int(h.seq - row.lastSnapshotSeq);
             h.bodyPending = true;
             if (auto text = pending.lookedText.find(uid); text != pending.lookedText.end()) {
-                if (h.index.build(std::move(text->second.first)) == JsonIndex::Status::Ok) {
-                    h.chainTextBytes = text->second.second;
+                if (h.index.build(std::move(text->second.text)) == JsonIndex::Status::Ok) {
+                    h.chainTextBytes = text->second.chainTextBytes;
+                    h.blobs = std::move(text->second.blobs);
                     h.index.shrinkToFit();
-                    h.rawBytes = std::int64_t(h.index.memoryBytes());
+                    h.rawBytes = h.accountedBytes();
                     h.bodyPending = false;
                 } else {
                     h.index = JsonIndex();
@@ -353,7 +376,7 @@ Status HistoryStore::Impl::loadHeadBody(Head &head)
         head.index = JsonIndex();
     head.chainTextBytes = std::int64_t(text.size()) * (2 + head.chain) / 2;
     head.index.shrinkToFit();
-    const auto bytes = std::int64_t(head.index.memoryBytes());
+    const auto bytes = head.accountedBytes();
     headBytes += bytes - head.rawBytes;
     head.rawBytes = bytes;
     head.bodyPending = false;

@@ -52,7 +52,7 @@ Result<Head *> HistoryStore::Impl::headFor(const std::string &uid)
     // The chain's text is unknown too: at most the snapshot's and half of it per delta.
     h.chainTextBytes = std::int64_t(headText.size()) * (2 + h.chain) / 2;
     h.index.shrinkToFit();
-    h.rawBytes = std::int64_t(h.index.memoryBytes());
+    h.rawBytes = h.accountedBytes();
     // Unknown after a restart; assume a large snapshot so the chain length alone bounds reads.
     h.snapshotBytes = INT64_MAX / 4;
     putHead(uid, std::move(h));
@@ -86,6 +86,15 @@ void HistoryStore::Impl::evictHeads()
     }
 }
 
+void HistoryStore::Impl::carryBlobs(Head *prev, Head &next, bool snapshot, const std::string &blob)
+{
+    if (!snapshot && !(prev && prev->blobsComplete()))
+        return; // read back from the database without its rows: nothing to keep it cold with
+    if (!snapshot)
+        next.blobs = std::move(prev->blobs);
+    next.blobs.push_back(blob);
+}
+
 void HistoryStore::Impl::keepCold(const std::string &uid, Head head)
 {
     if (auto it = coldHeads.find(uid); it != coldHeads.end()) {
@@ -94,7 +103,8 @@ void HistoryStore::Impl::keepCold(const std::string &uid, Head head)
         coldHeads.erase(it);
     }
     head.index = JsonIndex();
-    std::int64_t bytes = std::int64_t(uid.size() + sizeof(Head)) + 64; // the node, the LRU entry
+    // The uid twice (the map's key, the LRU's entry), the node, the blobs.
+    std::int64_t bytes = std::int64_t(2 * uid.size() + sizeof(Head)) + 64;
     for (const auto &b : head.blobs)
         bytes += std::int64_t(b.size());
     head.rawBytes = bytes;
@@ -124,9 +134,7 @@ Head *HistoryStore::Impl::warmUp(const std::string &uid)
     if (!text || head.index.build(std::move(*text)) != JsonIndex::Status::Ok)
         return nullptr;       // read from the database as if it had never been kept
     head.index.shrinkToFit(); // chainTextBytes: as it was when cached
-    head.rawBytes = std::int64_t(head.index.memoryBytes());
-    for (const auto &b : head.blobs)
-        head.rawBytes += std::int64_t(b.size());
+    head.rawBytes = head.accountedBytes();
     putHead(uid, std::move(head));
     return &heads.find(uid)->second.first;
 }

@@ -79,12 +79,12 @@ Status HistoryStore::Impl::pruneBefore(std::int64_t objectId, std::int64_t first
     upd.bind(1, n).bind(2, objectId);
     if (upd.step() != kDone)
         return error("prune: counts");
-    // The head's snapshot bookkeeping may now be stale; forget it rather than reason about it.
-    // So may a cold head's: it is dropped, and read back from the database when needed.
+    // The head's snapshot bookkeeping may now be stale; forget it rather than reason about it
+    // (the next version is a snapshot). A cold head's blobs still decode to its text.
     if (auto it = heads.find(uid); it != heads.end())
         it->second.first.snapshotBytes = 0;
-    if (!heads.count(uid))
-        forgetHead(uid);
+    if (auto it = coldHeads.find(uid); it != coldHeads.end())
+        it->second.first.snapshotBytes = 0;
     return success();
 }
 
@@ -161,11 +161,13 @@ Status HistoryStore::Impl::pruneInTransaction(const RetentionPolicy &policy, std
     // Other writers' cached heads may name what was pruned: they drop them all on seeing this.
     if (conn->totalChanges() != retentionChangesMark) {
         Query n = q("INSERT INTO meta(key, value) VALUES('prunes', 1) "
-                    "ON CONFLICT(key) DO UPDATE SET value = meta.value + 1");
-        if (n.step() != kDone)
+                    "ON CONFLICT(key) DO UPDATE SET value = meta.value + 1 RETURNING value");
+        if (n.step() != kRow)
             return error("prunes");
+        // Ours: our heads were mended as we pruned (pruneBefore), so the next sync must not
+        // take this count for another writer's and drop them all.
+        prunesSeen = n.i64(0);
         n.reset();
-        prunesSeen = -2; // ours: the next sync reads the new count and drops nothing else
     }
     // A team's store says who shrank it, whoever's policy it was.
     if (prunedVersions > 0 && conn->dialect() == Dialect::Postgres)

@@ -404,8 +404,10 @@ Result<bool> HistoryStore::Impl::insertVersion(const WatchScope &scope, const Wa
     ver.bind(9, std::int64_t(textBytes)).bindBlob(10, blob).bind(11, recorderId);
     if (ver.step() != kDone)
         return error("insert version");
-    if (conn->changes() == 0)
-        return false;
+    if (conn->changes() == 0) {
+        ver.reset();
+        return refusedAsStored(next.objectId, id.rv, next.seq);
+    }
     ver.reset();
 
     Query upd = q("UPDATE objects SET version_count = version_count + 1, last_seq = ?, deleted = ?, api_version = ?,"
@@ -420,6 +422,25 @@ Result<bool> HistoryStore::Impl::insertVersion(const WatchScope &scope, const Wa
     ++nextOrd;
     totalBytes += std::int64_t(blob.size());
     return true;
+}
+
+// The row the database refused was this version, stored already (another recorder's): not a
+// head this writer had wrong, whose seq is taken by another version. That one is an error, the
+// transaction rolled back whole and its heads dropped, never a version counted as a duplicate
+// and lost.
+Result<bool> HistoryStore::Impl::refusedAsStored(std::int64_t objectId, const std::string &rv, std::int64_t seq)
+{
+    Query seen = q("SELECT 1 FROM versions WHERE object_id = ? AND rv = ? LIMIT 1");
+    seen.bind(1, objectId).bind(2, rv);
+    const int rc = seen.step();
+    if (rc == kRow)
+        return false;
+    if (rc != kDone)
+        return error("duplicate check");
+    return Error::make(ErrorCategory::Conflict,
+                       "history store: version " + std::to_string(seq) + " of object " + std::to_string(objectId)
+                           + " is stored with another resourceVersion than " + rv,
+                       path);
 }
 
 Status HistoryStore::Impl::writeEvent(const WatchScope &scope, const WatchEvent &ev, CommitReport &report,
@@ -491,14 +512,8 @@ Status HistoryStore::Impl::writeParsedEvent(const WatchScope &scope, const Watch
     report.versions.push_back({id.uid, id.rv, next.seq});
     next.index = std::move(body.index);
     next.index.shrinkToFit();
-    next.rawBytes = std::int64_t(next.index.memoryBytes());
-    if (snapshot || prev->blobsComplete()) { // what the head keeps once evicted (keepCold)
-        if (!snapshot)
-            next.blobs = std::move(prev->blobs);
-        next.blobs.push_back(blob);
-        for (const auto &b : next.blobs)
-            next.rawBytes += std::int64_t(b.size());
-    }
+    carryBlobs(prev, next, snapshot, blob);
+    next.rawBytes = next.accountedBytes();
     if (prev) {
         // headFor() moved it to the front of the LRU already: update in place.
         headBytes += next.rawBytes - prev->rawBytes;
@@ -666,6 +681,10 @@ Result<CommitReport> HistoryStore::write(const std::vector<HistoryWriteItem> &it
         if (r)
             r->bulkFallback = std::move(why);
     }
+    // The row writer met a head it had wrong (refusedAsStored): the rollback dropped the heads;
+    // once more, from the database's.
+    if (!r && !m_d->bulk && m_d->writeBegan && r.error().category == ErrorCategory::Conflict)
+        r = m_d->writeItems(items);
     m_d->bulk = false;
     return r;
 }

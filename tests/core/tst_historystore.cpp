@@ -10,6 +10,7 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <algorithm>
 #include <map>
 #ifdef FIELDSCOPE_TEST_POSTGRES
 #include "testpostgres.h"
@@ -434,6 +435,35 @@ private Q_SLOTS:
         QCOMPARE(store->loadVersion(objects[0].id, 2).value()["metadata"]["resourceVersion"].get<std::string>(),
                  std::string("1001"));
         QVERIFY(store->checkIntegrity().ok());
+    }
+
+    // A head kept cold (its stored blobs, once evicted from the cache) is forgotten like a cached
+    // one when another writer stores a version of its object: the next version is stored, and
+    // decodes to its own text, not onto the other writer's field.
+    void aColdHeadIsForgottenWhenAnotherWriterStoresItsObject()
+    {
+        const QString path = db("cold-moved.db");
+        auto a = openStore(path);
+        auto b = openStore(path);
+        std::vector<WatchEvent> first; // ~30 MB of heads: the first ones are evicted, kept cold
+        for (int i = 0; i < 150; ++i)
+            first.push_back({HistoryEventType::Added, paddedConfigMap("cold-", "c-", i, 100 + i, 200'000), 1});
+        QVERIFY(a->write({{kPods, first, {}, {}}}).ok());
+        std::string byB = paddedConfigMap("cold-", "c-", 0, 5000, 200'000);
+        byB = byB.substr(0, byB.size() - 2) + ",\"onlyInB\":\"yes\"}}";
+        QCOMPARE(b->write({{kPods, {{HistoryEventType::Modified, byB, 2}}, {}, {}}})->versions.size(), std::size_t(1));
+        const std::string byA = paddedConfigMap("cold-", "c-", 0, 6000, 200'000);
+        auto report = a->write({{kPods, {{HistoryEventType::Modified, byA, 3}}, {}, {}}});
+        QVERIFY2(report.ok(), report ? "" : report.error().describe().c_str());
+        QCOMPARE(report->versions.size(), std::size_t(1));
+        QVERIFY(report->bulkFallback.empty());
+        const auto objects = a->allObjects().value();
+        const auto it = std::find_if(objects.begin(), objects.end(), [](const auto &o) { return o.ref.uid == "c-0"; });
+        QVERIFY(it != objects.end());
+        const auto versions = a->versions(it->id).value();
+        QCOMPARE(versions.size(), std::size_t(3));
+        QCOMPARE(versions.back().resourceVersion, std::string("6000"));
+        QCOMPARE(toJsonText(a->loadVersion(it->id, versions.back().seq).value()), toJsonText(parseJson(byA).value()));
     }
 
     // A write this large is read on two threads before its transaction: the versions, and the

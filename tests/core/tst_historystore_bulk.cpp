@@ -160,21 +160,31 @@ private Q_SLOTS:
     void aHeadEvictedInTheMiddleOfABatchIsReadBackWithTheRowsHeldBeforeIt()
     {
         const std::string url = testpostgres::freshDatabase(QStringLiteral("bulk-evicted"));
-        // 150 objects of ~400 KB pass what the writer keeps of a batch's heads (3 x 16 MiB): by
-        // the time each comes back in the same batch its head was evicted, and what the batch
-        // held must reach the database before the head is read from it. The first versions are
-        // written by an earlier run of the store: heads read back from the database carry none
-        // of their blobs, so none is kept cold (keepCold) and the read is the database's.
-        auto big = [](int i, int n, long long rv) {
+        // 60 objects of ~1 MB pass what the writer keeps of a batch's heads (3 x 16 MiB): by the
+        // time each comes back in the same batch its head was evicted, and what the batch held
+        // must reach the database before the head is read from it. The first versions are
+        // written by an earlier run of the store, and their text does not compress below the
+        // rows a batch's read takes inline (256 KiB): each head is read alone, without its rows,
+        // so none is kept cold (keepCold) and the read after the eviction is the database's.
+        std::vector<std::string> noise(60);
+        for (int i = 0; i < 60; ++i) {
+            std::uint32_t x = 2463534242u + std::uint32_t(i);
+            noise[std::size_t(i)].reserve(1'000'000);
+            for (int k = 0; k < 1'000'000; ++k) {
+                x ^= x << 13, x ^= x >> 17, x ^= x << 5; // xorshift32
+                noise[std::size_t(i)] += char('a' + x % 26);
+            }
+        }
+        auto big = [&noise](int i, int n, long long rv) {
             const std::string text = configMap(i, n, rv);
-            return text.substr(0, text.size() - 2) + ",\"big\":\"" + std::string(400000, char('a' + i % 26)) + "\"}}";
+            return text.substr(0, text.size() - 2) + ",\"big\":\"" + noise[std::size_t(i)] + "\"}}";
         };
         std::map<std::string, std::map<std::string, std::string>> expected;
         long long rv = 5000;
         auto versions = [&](int from, int to) {
             std::vector<WatchEvent> events;
             for (int n = from; n <= to; ++n)
-                for (int i = 0; i < 150; ++i) {
+                for (int i = 0; i < 60; ++i) {
                     events.push_back({n == 1 ? HistoryEventType::Added : HistoryEventType::Modified, big(i, n, ++rv),
                                       1});
                     expected["uid-" + std::to_string(i)][std::to_string(rv)] =
@@ -276,8 +286,9 @@ private Q_SLOTS:
         for (int i = 0; i < 1500; ++i)
             second.push_back({HistoryEventType::Modified, sized(i, 2, ++rv), 1});
         QVERIFY(store->write({{kMaps, first, {}, {}}}).ok());
-        // The cache kept the last ~1,300 heads of the first write; the second's lookup finds those
-        // cached and reads the others, and each new head then pushes an older one out.
+        // The cache kept the last ~1,300 heads of the first write and the others' blobs (cold);
+        // the second's lookup finds them all in memory, and each new head then pushes an older
+        // one out. headsReadBackAfterARestartMakeDeltasThatDecode covers the batch's read of heads not in memory.
         auto report = store->write({{kMaps, second, {}, {}}});
         QVERIFY2(report.ok(), report ? "" : report.error().describe().c_str());
         QVERIFY_IN_BULK(*report);
@@ -348,6 +359,41 @@ private Q_SLOTS:
         QVERIFY(versions.back().snapshot);
         QCOMPARE(toJsonText(store->loadVersion(objects.front().id, versions.back().seq).value()),
                  expected["uid-7"]["4004"]);
+    }
+
+    // Heads read back with their batch (after a restart) keep the rows they were decoded from:
+    // evicted, they are kept cold like heads this writer stored. The next version is then made
+    // against the head in memory, not read again: here the rows were tampered with after the
+    // read, and a read would find the head unreadable and store a snapshot.
+    void aHeadReadBackWithItsBatchIsKeptColdWithTheRowsItWasDecodedFrom()
+    {
+        const std::string db = "t_bulk_read_cold";
+        const std::string url = testpostgres::freshDatabase(QStringLiteral("bulk-read-cold"));
+        auto big = [](int i, int n, long long rv) {
+            const std::string text = configMap(i, n, rv);
+            return text.substr(0, text.size() - 2) + ",\"big\":\"" + std::string(200000, char('a' + i % 26)) + "\"}}";
+        };
+        std::vector<WatchEvent> first, second;
+        for (int i = 0; i < 150; ++i) {
+            first.push_back({HistoryEventType::Added, big(i, 1, 3000 + i), 1});
+            second.push_back({HistoryEventType::Modified, big(i, 2, 4000 + i), 2});
+        }
+        QVERIFY(openStore(url)->write({{kMaps, first, {}, {}}}).ok());
+        auto store = openStore(url);                         // no head in memory
+        auto read = store->write({{kMaps, second, {}, {}}}); // heads read with the batch; uid-0 then cold
+        QVERIFY2(read.ok(), read ? "" : read.error().describe().c_str());
+        QVERIFY_IN_BULK(*read);
+        testpostgres::run(db, "UPDATE fieldscope_c1.versions SET snapshot = 1 WHERE seq = 2");
+        auto report = store->write({{kMaps, {{HistoryEventType::Modified, big(0, 3, 5000), 3}}, {}, {}}});
+        QVERIFY2(report.ok(), report ? "" : report.error().describe().c_str());
+        QVERIFY_IN_BULK(*report);
+        const auto objects = store->allObjects().value();
+        const auto it = std::find_if(objects.begin(), objects.end(),
+                                     [](const auto &o) { return o.ref.uid == "uid-0"; });
+        QVERIFY(it != objects.end());
+        const auto versions = store->versions(it->id).value();
+        QCOMPARE(versions.back().resourceVersion, std::string("5000"));
+        QVERIFY(!versions.back().snapshot); // a delta against the head in memory
     }
 
     void aVersionAnotherScopeStoredAlreadyIsCountedAsADuplicateNotStoredTwice()
