@@ -375,6 +375,8 @@ double burstMedian(const std::string &admin, const QString &pgDir, const Json &p
     std::printf("\nburst: 10,000 Pod updates to two recorders, committed %.2f s after the last event (median; runs "
                 "%.2f, %.2f, %.2f s)\n",
                 runs[1], runs[0], runs[1], runs[2]);
+    std::printf("bulk writes done again row by row so far: %lld (each is logged with its reason)\n",
+                g_bulkFallbacks.load());
     return runs[1];
 }
 
@@ -486,8 +488,6 @@ int main(int argc, char **argv)
     std::printf("  the same rows by COPY over libpq (500/commit) %29.0f\n", copyRate);
 
     const double burst = burstMedian(admin, pgDir, pod);
-    std::printf("bulk writes done again row by row so far: %lld (each is logged with its reason)\n",
-                g_bulkFallbacks.load());
 
     createDatabase(admin, "bench_big");
     const std::string bigFile = dir.filePath(QStringLiteral("big.db")).toStdString();
