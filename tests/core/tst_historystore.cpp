@@ -446,6 +446,7 @@ private Q_SLOTS:
         auto a = openStore(path);
         auto b = openStore(path);
         std::vector<WatchEvent> first; // ~30 MB of heads: the first ones are evicted, kept cold
+        first.reserve(150);
         for (int i = 0; i < 150; ++i)
             first.push_back({HistoryEventType::Added, paddedConfigMap("cold-", "c-", i, 100 + i, 200'000), 1});
         QVERIFY(a->write({{kPods, first, {}, {}}}).ok());
