@@ -65,7 +65,7 @@ void AuditImporter::collect(AuditJoinOutput out)
 // with its predecessor so the joiner knows which managedFields entries moved.
 Status AuditImporter::loadObject(const AuditObjectKey &key)
 {
-    if (!m_loaded.insert(key.toString()).second)
+    if (!m_loaded.insert(auditObjectMapKey(key)).second)
         return success();
     ObjectQuery q;
     q.resource = key.resource;

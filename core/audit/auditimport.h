@@ -70,7 +70,7 @@ private:
     HistoryStore &m_store;
     AuditJoiner m_joiner;
     AuditImportReport m_report;
-    std::set<std::string> m_loaded; // AuditObjectKey::toString() of objects already offered
+    std::set<std::string> m_loaded;                                   // auditObjectMapKey() of objects already offered
     std::map<std::pair<std::string, std::string>, AuditJoin> m_joins; // uid + RV, kept by keepJoinEmission
     std::vector<AuditAttempt> m_attempts;
     std::optional<RecordedScopes> m_scopes;
@@ -80,10 +80,10 @@ private:
 // meanwhile, and keeps the result in the store: `fieldscope record --audit-log`. The watch may
 // deliver a version after the log has its event, or before: events wait in the joiner (ten
 // minutes, bounded) and each flush offers the versions stored since the last one, for the objects
-// events named recently: the versions held events claim exactly join without their bodies being
-// read, the others are read in one walk of their chain. Memory: the
-// joiner's bounds plus the managedFields entries of one version per object named in the last ten
-// minutes (at most kMaxTrackedObjects).
+// events named recently (kReofferMs) that still have events waiting: the versions held events
+// claim exactly join without their bodies being read, the others are read in one walk of their
+// chain. Memory: the joiner's bounds plus the managedFields entries of one version per object
+// named in the last ten minutes (at most kMaxTrackedObjects).
 class AuditLiveJoin
 {
 public:
@@ -135,7 +135,7 @@ private:
     HistoryStore &m_store;
     AuditJoiner m_joiner;
     AuditJoinLimits m_limits;
-    std::map<std::string, Tracked> m_tracked; // by AuditObjectKey::toString()
+    std::map<std::string, Tracked> m_tracked; // by auditObjectMapKey()
     AuditImportReport m_report;
     std::map<std::pair<std::string, std::string>, AuditJoin> m_joins;
     std::vector<AuditAttempt> m_attempts;

@@ -26,6 +26,17 @@ AuditWho auditWhoOf(const AuditEvent &e)
     return w;
 }
 
+std::string auditObjectMapKey(const AuditObjectKey &key)
+{
+    std::string s;
+    for (const std::string *part : {&key.group, &key.resource, &key.namespace_, &key.name}) {
+        s += std::to_string(part->size());
+        s += ':';
+        s += *part;
+    }
+    return s;
+}
+
 namespace {
 
 std::vector<AuditVersionManager> readManagers(JsonReader &r, const Json &object)
@@ -154,12 +165,7 @@ struct HeldVersion {
 
 std::string keyOf(const AuditObjectKey &k)
 {
-    std::string s;
-    for (const std::string *part : {&k.group, &k.resource, &k.namespace_, &k.name}) {
-        s += *part;
-        s += '\x1f';
-    }
-    return s;
+    return auditObjectMapKey(k);
 }
 
 std::string exactKey(const std::string &group, const std::string &resource, const std::string &rv)
@@ -224,7 +230,9 @@ struct AuditJoiner::State {
     std::unordered_map<std::string, std::vector<std::uint64_t>> versionsByObject;
     // group/resource/rv -> every held event claiming it, in arrival order: none wins by its time
     std::unordered_map<std::string, std::vector<std::uint64_t>> exactEvents;
-    std::unordered_map<std::string, std::uint64_t> deleteEvents;    // deleted uid
+    // deleted uid -> every held delete claiming it, in arrival order: one naming another object
+    // (a forged uid) must not push out the real one
+    std::unordered_map<std::string, std::vector<std::uint64_t>> deleteEvents;
     std::unordered_map<std::string, std::uint64_t> exactVersions;   // group/resource/rv
     std::unordered_map<std::string, std::uint64_t> deletedVersions; // uid
     std::unordered_map<std::string, std::size_t> heldPerObject;     // objectKey -> held events
@@ -288,8 +296,11 @@ void AuditJoiner::State::dropEvent(std::uint64_t id, bool exactIndexed)
         if (x->second.empty())
             exactEvents.erase(x);
     }
-    if (auto x = deleteEvents.find(e.responseUid); x != deleteEvents.end() && x->second == id)
-        deleteEvents.erase(x);
+    if (auto x = deleteEvents.find(e.responseUid); x != deleteEvents.end()) {
+        std::erase(x->second, id);
+        if (x->second.empty())
+            deleteEvents.erase(x);
+    }
     if (auto x = heldPerObject.find(it->second.objectKey); x != heldPerObject.end() && --x->second == 0)
         heldPerObject.erase(x);
     heldEventBytes -= std::min(heldEventBytes, it->second.bytes);
@@ -472,7 +483,8 @@ bool AuditJoiner::joinOnArrival(const AuditEvent &e, AuditJoinOutput &out)
         }
     }
     if (isDelete && !e.responseUid.empty()) {
-        if (auto v = s.deletedVersions.find(e.responseUid); v != s.deletedVersions.end()) {
+        if (auto v = s.deletedVersions.find(e.responseUid);
+            v != s.deletedVersions.end() && agreesOnObject(e, s.versions.at(v->second).version)) {
             emitExact(auditWhoOf(e), s.versions.at(v->second).version, out);
             s.dropVersion(v->second);
             return true;
@@ -506,7 +518,7 @@ void AuditJoiner::holdEvent(AuditEvent &&event, std::int64_t nowMs, AuditJoinOut
         return; // an event that carries its version joins only exactly
     }
     if (isDelete && !e.responseUid.empty()) {
-        s.deleteEvents[e.responseUid] = id;
+        s.deleteEvents[e.responseUid].push_back(id);
         return;
     }
     s.eventsByObject[held.objectKey].push_back(id);
@@ -582,10 +594,19 @@ bool AuditJoiner::joinHeldClaims(const AuditVersion &version, AuditJoinOutput &o
     }
     if (version.eventType == HistoryEventType::Deleted && !version.uid.empty()) {
         if (auto e = s.deleteEvents.find(version.uid); e != s.deleteEvents.end()) {
-            const std::uint64_t id = e->second;
-            emitExact(takeWho(s.events.at(id)), version, out);
-            s.dropEvent(id);
-            return true;
+            // Every delete about this object claims it (none wins by its time); the others wait.
+            const std::vector<std::uint64_t> claims = e->second;
+            bool joined = false;
+            for (const std::uint64_t id : claims) {
+                HeldEvent &held = s.events.at(id);
+                if (!agreesOnObject(held.event, version))
+                    continue;
+                emitExact(takeWho(held), version, out);
+                s.dropEvent(id);
+                joined = true;
+            }
+            if (joined)
+                return true;
         }
     }
     return false;

@@ -85,6 +85,11 @@ struct AuditUnmatched {
     bool operator==(const AuditUnmatched &) const = default;
 };
 
+// An object as a map key: each part with its length, so no two objects share one. Not
+// AuditObjectKey::toString(), which joins with '/' and '.': an event's name may hold those, and a
+// forged "team/cm" in no namespace would take the entry of configmaps "cm" in "team".
+std::string auditObjectMapKey(const AuditObjectKey &key);
+
 struct AuditJoinLimits {
     std::size_t maxHeldEvents = 100000;         // oldest become unmatched past this
     std::size_t maxHeldEventBytes = 256u << 20; // ... or past this much memory (auditEventBytes)

@@ -46,7 +46,7 @@ Status AuditLiveJoin::addEvents(AuditDecodeResult &&decoded, std::int64_t nowMs)
     for (const auto &key : keys) {
         if (!key)
             continue;
-        const std::string id = key->toString();
+        const std::string id = auditObjectMapKey(*key);
         auto it = m_tracked.find(id);
         if (it == m_tracked.end()) {
             if (m_tracked.size() >= kMaxTrackedObjects) {
@@ -127,7 +127,8 @@ Status AuditLiveJoin::offerIncarnation(Tracked &t, const HistoryObject &o, std::
                                        std::vector<AuditVersion> &batch)
 {
     if (const auto seen = t.byUid.find(o.ref.uid); seen != t.byUid.end()) {
-        // Each flush asks again for the objects named recently: one row says whether any arrived.
+        // Each flush asks again for the objects named recently with events still waiting: one
+        // row says whether any version arrived.
         auto newest = m_store.lastVersion(o.id);
         if (!newest)
             return newest.error();

@@ -159,6 +159,45 @@ private Q_SLOTS:
         QCOMPARE(store->auditAttempts({"", "configmaps", "team", "app"}).value().size(), std::size_t(3));
     }
 
+    // A forged event naming "team/<name>" in no namespace comes first: its object shares the
+    // text key of the real <name> in "team" ("configmaps/team/<name>"), and once took its entry,
+    // so the real object's versions were never read and its writes were left unmatched.
+    void aForgedNameWithASlashDoesNotHideTheObjectItSpellsOut()
+    {
+        const auto decoded = decodeAuditLines(readAuditData("rr-audit.log"));
+        std::vector<AuditEvent> forged;
+        for (const auto &e : decoded.events) {
+            if (e.objectRef.namespace_.empty())
+                continue;
+            AuditEvent f = e;
+            f.auditID = "forged-" + e.auditID;
+            f.objectRef.name = e.objectRef.namespace_ + "/" + e.objectRef.name;
+            f.objectRef.namespace_.clear();
+            f.responseUid = "forged-uid";
+            forged.push_back(std::move(f));
+        }
+        QVERIFY(!forged.empty());
+        {
+            auto store = recordedStore("rr", "forged-slash-import.db");
+            AuditImporter importer(*store);
+            QVERIFY(importer.add(forged));
+            QVERIFY(importer.add(decoded.events));
+            QVERIFY(importer.finish());
+            QCOMPARE(storedJoins(*store), kExactRr);
+        }
+        auto store = recordedStore("rr", "forged-slash-live.db");
+        const std::int64_t now = afterSample(decoded.events);
+        AuditLiveJoin join(*store);
+        AuditDecodeResult first;
+        first.events = forged;
+        QVERIFY(join.addEvents(std::move(first), now));
+        QVERIFY(join.addEvents(decoded, now));
+        auto report = join.flush(now, {}, true);
+        QVERIFY2(report, report ? "" : report.error().describe().c_str());
+        QCOMPARE(report->exact, std::int64_t(9));
+        QCOMPARE(storedJoins(*store), kExactRr);
+    }
+
     void anExactJoinIsNeverReplacedByAProbableOne()
     {
         auto store = recordedStore("rr", "final.db");

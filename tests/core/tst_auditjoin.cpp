@@ -387,6 +387,45 @@ private Q_SLOTS:
         QVERIFY(unclaimed.empty());
     }
 
+    // A delete claims the DELETED version by its uid only when it names the same object: a
+    // forged delete carrying the victim's uid under another name neither joins the version nor
+    // pushes the real delete's claim out, whichever arrives first.
+    void aForgedDeleteWithTheVictimsUidNeitherClaimsNorHidesTheRealDelete()
+    {
+        const auto ev = events("rr");
+        const auto realIt = std::find_if(ev.begin(), ev.end(),
+                                         [](const AuditEvent &e) { return e.verb == "delete" && e.isFinal(); });
+        QVERIFY(realIt != ev.end());
+        const AuditEvent &real = *realIt;
+        QVERIFY(!real.responseUid.empty());
+        AuditEvent forged = real;
+        forged.auditID = "forged-delete";
+        forged.objectRef.name = "not-app";
+        forged.user.username = "mallory";
+        const auto vs = versions("rr");
+        const auto deletedIt = std::find_if(vs.begin(), vs.end(), [](const AuditVersion &v) {
+            return v.eventType == HistoryEventType::Deleted;
+        });
+        QVERIFY(deletedIt != vs.end());
+        const AuditVersion &deleted = *deletedIt;
+        for (const bool eventsFirst : {true, false}) {
+            AuditJoiner joiner;
+            Collected c;
+            if (eventsFirst) {
+                c.add(joiner.addEvents({real, forged}, 0)); // the forged one last: it once replaced the real
+                c.add(joiner.addVersions({deleted}, 0));
+            } else {
+                c.add(joiner.addVersions({deleted}, 0));
+                c.add(joiner.addEvents({forged, real}, 0)); // the forged one first: it once took the version
+            }
+            QVERIFY2(c.joins.count(deleted.resourceVersion), eventsFirst ? "events first" : "version first");
+            const AuditJoin &j = c.joins.at(deleted.resourceVersion);
+            QCOMPARE(j.match, AuditMatch::Exact);
+            QCOMPARE(j.candidates.size(), std::size_t(1));
+            QCOMPARE(j.candidates[0].auditID, real.auditID);
+        }
+    }
+
     void exactNeedsTheUidToAgree()
     {
         auto vs = versions("rr");
