@@ -35,6 +35,26 @@ Status HistoryStore::Impl::loadCounters()
     return success();
 }
 
+namespace {
+
+// The cached (or cold) heads of `changed` objects, out of their map, their LRU and its byte count.
+template<class Heads>
+void forgetChanged(Heads &heads, std::list<std::string> &lru, std::int64_t &bytes,
+                   const std::set<std::int64_t> &changed)
+{
+    for (auto it = heads.begin(); it != heads.end();) {
+        if (!changed.count(it->second.first.objectId)) {
+            ++it;
+            continue;
+        }
+        bytes -= it->second.first.rawBytes;
+        lru.erase(it->second.second);
+        it = heads.erase(it);
+    }
+}
+
+} // namespace
+
 Status HistoryStore::Impl::syncWithOtherWriters()
 {
     auto version = conn->dataVersion();
@@ -77,24 +97,8 @@ Status HistoryStore::Impl::forgetHeadsOthersChanged()
         changed.insert(c.i64(0));
     if (rc != kDone)
         return error("changed objects");
-    for (auto it = heads.begin(); it != heads.end();) {
-        if (!changed.count(it->second.first.objectId)) {
-            ++it;
-            continue;
-        }
-        headBytes -= it->second.first.rawBytes;
-        lru.erase(it->second.second);
-        it = heads.erase(it);
-    }
-    for (auto it = coldHeads.begin(); it != coldHeads.end();) {
-        if (!changed.count(it->second.first.objectId)) {
-            ++it;
-            continue;
-        }
-        coldBytes -= it->second.first.rawBytes;
-        coldLru.erase(it->second.second);
-        it = coldHeads.erase(it);
-    }
+    forgetChanged(heads, lru, headBytes, changed);
+    forgetChanged(coldHeads, coldLru, coldBytes, changed);
     return success();
 }
 
