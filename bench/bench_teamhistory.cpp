@@ -539,6 +539,14 @@ int main(int argc, char **argv)
                 (std::to_string(openSqlite).substr(0, 4) + " ms (SQLite)").c_str(),
                 (std::to_string(openPg).substr(0, 4) + " ms").c_str(), "< 50 ms", "", verdict(openPg < 50));
 
+    // Whether the machine could meet the two rate goals at all: with every core busy at the CPU
+    // per version measured above (recorders, server and the rest of the machine together).
+    const double most1 = cores / cpu[0][kRuns / 2], most4 = cores / cpu[1][kRuns / 2];
+    std::printf("\nat the CPU per version measured, %g cores allow at most %.0f versions/s with 4 recorders (the 2x "
+                "goal needs %.0f: %s) and %.0f with one (within 2x of COPY needs %.0f: %s)\n",
+                cores, most4, 2 * rate[1][0], most4 >= 2 * rate[1][0] ? "reachable" : "not reachable here", most1,
+                copyRate / 2, most1 >= copyRate / 2 ? "reachable" : "not reachable here");
+
     stopPostgres(pgDir);
     return 0;
 }

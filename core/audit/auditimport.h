@@ -124,9 +124,9 @@ private:
         std::map<std::string, Incarnation> byUid;
         bool offered = false; // an offer of its versions succeeded once: until then every flush tries
     };
-    Status offerNewVersions(Tracked &t, std::int64_t nowMs);
-    Status offerIncarnation(Tracked &t, const HistoryObject &object, std::int64_t nowMs,
-                            std::vector<AuditVersion> &batch);
+    std::vector<Status> offerNewVersions(const std::vector<Tracked *> &tracked, std::int64_t nowMs);
+    Status offerIncarnation(Tracked &t, const HistoryObject &object, const std::vector<VersionInfo> &infos,
+                            std::int64_t nowMs, std::vector<AuditVersion> &batch);
     Status readUnclaimed(Tracked &t, const HistoryObject &object, const std::vector<VersionInfo> &infos,
                          std::size_t start, const std::vector<std::size_t> &unclaimed,
                          std::vector<AuditVersion> &batch);

@@ -2,6 +2,7 @@
 #include "core/audit/auditimport.h"
 
 #include <algorithm>
+#include <set>
 
 namespace fieldscope::core {
 
@@ -42,7 +43,21 @@ Status AuditLiveJoin::addEvents(AuditDecodeResult &&decoded, std::int64_t nowMs)
     for (const auto &e : decoded.events)
         keys.push_back(auditJoinableObject(e));
     collect(m_joiner.addEvents(std::move(decoded.events), nowMs));
+    // Objects named for the first time have their versions offered together, read in a few
+    // statements; before an object makes room for another, so none goes unoffered.
     Status unread = success();
+    std::vector<std::string> unoffered;
+    std::set<std::string> listed;
+    const auto offerListed = [&] {
+        std::vector<Tracked *> tracked;
+        for (const std::string &id : unoffered)
+            if (auto it = m_tracked.find(id); it != m_tracked.end())
+                tracked.push_back(&it->second);
+        unoffered.clear();
+        for (auto &st : offerNewVersions(tracked, nowMs))
+            if (!st && unread)
+                unread = std::move(st);
+    };
     for (const auto &key : keys) {
         if (!key)
             continue;
@@ -50,6 +65,7 @@ Status AuditLiveJoin::addEvents(AuditDecodeResult &&decoded, std::int64_t nowMs)
         auto it = m_tracked.find(id);
         if (it == m_tracked.end()) {
             if (m_tracked.size() >= kMaxTrackedObjects) {
+                offerListed();
                 // The object named longest ago makes room; its held events still join what was offered.
                 auto oldest = std::min_element(m_tracked.begin(), m_tracked.end(), [](const auto &a, const auto &b) {
                     return a.second.lastEventMs < b.second.lastEventMs;
@@ -58,39 +74,62 @@ Status AuditLiveJoin::addEvents(AuditDecodeResult &&decoded, std::int64_t nowMs)
             }
             it = m_tracked.emplace(id, Tracked{*key, nowMs, {}}).first;
         }
-        if (!it->second.offered && unread)
-            if (auto st = offerNewVersions(it->second, nowMs); !st)
-                unread = st;
         it->second.lastEventMs = nowMs;
+        if (!it->second.offered && listed.insert(id).second)
+            unoffered.push_back(id);
     }
+    offerListed();
     return unread;
 }
 
-// Offers the versions of one object stored since the last offer, every incarnation's.
-Status AuditLiveJoin::offerNewVersions(Tracked &t, std::int64_t nowMs)
+// Offers the versions of each object stored since its last offer, every incarnation's, read with
+// one statement per 64 objects (HistoryStore's list lookups) rather than two per object.
+// out[i] says whether tracked[i]'s offer succeeded; a store that cannot be read fails them all.
+std::vector<Status> AuditLiveJoin::offerNewVersions(const std::vector<Tracked *> &tracked, std::int64_t nowMs)
 {
-    ObjectQuery q;
-    q.resource = t.key.resource;
-    q.namespace_ = t.key.namespace_;
-    q.name = t.key.name;
-    auto objects = m_store.findObjects(q);
-    if (!objects)
-        return objects.error();
-    std::vector<AuditVersion> batch;
-    Status read = success();
-    for (const auto &o : *objects) {
-        if (!(auditObjectKeyOf(o) == t.key))
-            continue;
-        read = offerIncarnation(t, o, nowMs, batch);
-        if (!read)
-            break;
+    std::vector<Status> out(tracked.size(), success());
+    if (tracked.empty())
+        return out;
+    std::vector<ObjectQuery> queries(tracked.size());
+    for (std::size_t i = 0; i < tracked.size(); ++i) {
+        queries[i].resource = tracked[i]->key.resource;
+        queries[i].namespace_ = tracked[i]->key.namespace_;
+        queries[i].name = tracked[i]->key.name;
     }
-    // What was read is offered even when a later read failed: it is past lastSeq, never read again.
-    collect(m_joiner.addVersions(batch, nowMs));
-    if (!read)
-        return read;
-    t.offered = true;
-    return success();
+    const auto failAll = [&](const Error &e) {
+        std::fill(out.begin(), out.end(), Status(e));
+        return out;
+    };
+    auto objects = m_store.findObjects(queries);
+    if (!objects)
+        return failAll(objects.error());
+    // Each incarnation's versions after the last one offered: all of them for one seen first.
+    std::vector<std::pair<std::size_t, const HistoryObject *>> incarnations;
+    std::vector<std::pair<std::int64_t, std::int64_t>> after;
+    for (std::size_t i = 0; i < tracked.size(); ++i)
+        for (const auto &o : (*objects)[i]) {
+            if (!(auditObjectKeyOf(o) == tracked[i]->key))
+                continue;
+            const auto seen = tracked[i]->byUid.find(o.ref.uid);
+            incarnations.emplace_back(i, &o);
+            after.emplace_back(o.id, seen == tracked[i]->byUid.end() ? 0 : seen->second.lastSeq);
+        }
+    auto versions = m_store.versionsAfter(after);
+    if (!versions)
+        return failAll(versions.error());
+    std::size_t k = 0;
+    for (std::size_t i = 0; i < tracked.size(); ++i) {
+        std::vector<AuditVersion> batch;
+        Status read = success();
+        for (; k < incarnations.size() && incarnations[k].first == i; ++k)
+            if (read)
+                read = offerIncarnation(*tracked[i], *incarnations[k].second, (*versions)[k], nowMs, batch);
+        // What was read is offered even when a later read failed: it is past lastSeq, never read again.
+        collect(m_joiner.addVersions(batch, nowMs));
+        tracked[i]->offered = tracked[i]->offered || bool(read);
+        out[i] = std::move(read);
+    }
+    return out;
 }
 
 namespace {
@@ -123,46 +162,34 @@ std::size_t rowIndex(const std::vector<VersionInfo> &infos, std::int64_t seq)
 // join from their rows; only the others (a probable join compares their writers) are read. An
 // incarnation seen for the first time starts at the versions observed within the hold (older
 // ones cannot meet an event that is still held), the version before them its predecessor.
-Status AuditLiveJoin::offerIncarnation(Tracked &t, const HistoryObject &o, std::int64_t nowMs,
-                                       std::vector<AuditVersion> &batch)
+Status AuditLiveJoin::offerIncarnation(Tracked &t, const HistoryObject &o, const std::vector<VersionInfo> &infos,
+                                       std::int64_t nowMs, std::vector<AuditVersion> &batch)
 {
-    if (const auto seen = t.byUid.find(o.ref.uid); seen != t.byUid.end()) {
-        // Each flush asks again for the objects named recently with events still waiting: one
-        // row says whether any version arrived.
-        auto newest = m_store.lastVersion(o.id);
-        if (!newest)
-            return newest.error();
-        if (!*newest || (*newest)->seq <= seen->second.lastSeq)
-            return success();
-    }
-    auto infos = m_store.versions(o.id);
-    if (!infos)
-        return infos.error();
     const auto [known, fresh] = t.byUid.try_emplace(o.ref.uid);
     Incarnation &inc = known->second;
     std::size_t start = 0;
-    while (start < infos->size()
-           && (fresh ? (*infos)[start].observedAtMs < nowMs - m_limits.holdMs : (*infos)[start].seq <= inc.lastSeq))
+    while (start < infos.size()
+           && (fresh ? infos[start].observedAtMs < nowMs - m_limits.holdMs : infos[start].seq <= inc.lastSeq))
         ++start;
     if (fresh && start > 0) { // known from now on: a retry starts within the hold again
-        inc.lastSeq = (*infos)[start - 1].seq;
+        inc.lastSeq = infos[start - 1].seq;
         inc.previousRead = false;
     }
-    if (start == infos->size())
+    if (start == infos.size())
         return success();
     std::vector<AuditVersion> rows;
-    for (std::size_t i = start; i < infos->size(); ++i)
-        rows.push_back(versionOfRow(t.key, o, (*infos)[i]));
+    for (std::size_t i = start; i < infos.size(); ++i)
+        rows.push_back(versionOfRow(t.key, o, infos[i]));
     std::vector<std::size_t> unclaimed;
     collect(m_joiner.addClaimedVersions(rows, unclaimed));
     m_report.versions += std::int64_t(rows.size() - unclaimed.size());
     if (unclaimed.empty()) {
-        inc.lastSeq = infos->back().seq;
+        inc.lastSeq = infos.back().seq;
         inc.previous.reset();
         inc.previousRead = false;
         return success();
     }
-    return readUnclaimed(t, o, *infos, start, unclaimed, batch);
+    return readUnclaimed(t, o, infos, start, unclaimed, batch);
 }
 
 // The unclaimed versions (indexes from `start` into infos) read in one walk of the chain, each
@@ -238,6 +265,7 @@ Result<AuditImportReport> AuditLiveJoin::flush(std::int64_t nowMs, const std::ma
     if (!scopes)
         return scopes.error();
     m_scopes = std::move(*scopes);
+    std::vector<Tracked *> offers;
     for (auto it = m_tracked.begin(); it != m_tracked.end();) {
         if (it->second.lastEventMs < nowMs - m_limits.holdMs) {
             it = m_tracked.erase(it);
@@ -251,10 +279,13 @@ Result<AuditImportReport> AuditLiveJoin::flush(std::int64_t nowMs, const std::ma
         // event that names it offers what was stored meanwhile (its first offer read them all).
         const bool waiting = it->second.lastEventMs >= nowMs - kReofferMs && m_joiner.holdsEventsOf(it->second.key);
         if (!it->second.offered || waiting)
-            if (auto st = offerNewVersions(it->second, nowMs); !st && m_report.problems.size() < kMaxAuditProblems)
-                m_report.problems.push_back(it->second.key.toString() + ": " + st.error().describe());
+            offers.push_back(&it->second);
         ++it;
     }
+    const std::vector<Status> offered = offerNewVersions(offers, nowMs);
+    for (std::size_t i = 0; i < offers.size(); ++i)
+        if (!offered[i] && m_report.problems.size() < kMaxAuditProblems)
+            m_report.problems.push_back(offers[i]->key.toString() + ": " + offered[i].error().describe());
     const AuditJoinStats before = m_joiner.stats();
     collect(m_joiner.expire(final ? nowMs + m_limits.holdMs + 1 : nowMs));
     // Moved out (copying every candidate cost as much as storing it); when the store refuses the

@@ -16,8 +16,9 @@ using namespace historydb;
 
 namespace {
 
+// readObject's columns, in its order.
 constexpr const char *kObjectColumns =
-    "SELECT id, uid, api_group, api_version, kind, resource, namespace, name, version_count, pruned_count, deleted FROM objects";
+    "SELECT id, uid, api_group, api_version, kind, resource, namespace, name, version_count, pruned_count, deleted";
 
 HistoryObject readObject(Query &q)
 {
@@ -73,7 +74,8 @@ Result<std::vector<HistoryObject>> HistoryStore::findObjects(const ObjectQuery &
 {
     // A named lookup (every audit event names one) must use objects_by_name: `?1 = '' OR name = ?1`
     // would scan the whole table.
-    std::string sql = std::string(kObjectColumns) + (query.name.empty() ? " WHERE ?1 = ''" : " WHERE name = ?1")
+    std::string sql = std::string(kObjectColumns) + " FROM objects"
+                    + (query.name.empty() ? " WHERE ?1 = ''" : " WHERE name = ?1")
                     + " AND (?2 OR namespace = ?3) AND (?4 = '' OR uid = ?4) ORDER BY id";
     Query q = m_d->qDynamic(sql);
     q.bind(1, query.name).bind(2, std::int64_t(query.allNamespaces)).bind(3, query.namespace_).bind(4, query.uid);
@@ -161,6 +163,113 @@ Result<std::vector<VersionInfo>> HistoryStore::versions(std::int64_t objectId)
     }
     if (rc != kDone)
         return m_d->error("versions");
+    return out;
+}
+
+namespace {
+
+// Lists of keys go out in statements of 1, 8 or 64 entries, so each shape is prepared once; the
+// slots past the list repeat its first entry, and their rows are dropped by their index.
+constexpr std::size_t kBatchShapes[] = {1, 8, 64};
+
+std::size_t batchShape(std::size_t remaining)
+{
+    for (const std::size_t shape : kBatchShapes)
+        if (remaining <= shape)
+            return shape;
+    return kBatchShapes[std::size(kBatchShapes) - 1];
+}
+
+// `(VALUES (0, ?1, ?2), (1, ?3, ?4), ...) AS q`: SQLite and PostgreSQL both name its columns
+// column1, column2, ...; `cast` wraps each parameter (PostgreSQL infers a bare one as text).
+std::string valuesTable(std::size_t rows, int perRow, const char *cast)
+{
+    std::string out = "(VALUES ";
+    int param = 0;
+    for (std::size_t r = 0; r < rows; ++r) {
+        out += (r ? ", (" : "(") + std::to_string(r);
+        for (int c = 0; c < perRow; ++c)
+            out += *cast ? std::string(", CAST(?") + std::to_string(++param) + " AS " + cast + ")"
+                         : ", ?" + std::to_string(++param);
+        out += ')';
+    }
+    return out + ") AS q";
+}
+
+bool isNamedLookup(const ObjectQuery &q)
+{
+    return !q.name.empty() && !q.allNamespaces && q.uid.empty();
+}
+
+} // namespace
+
+Result<std::vector<std::vector<HistoryObject>>> HistoryStore::findObjects(const std::vector<ObjectQuery> &queries)
+{
+    std::vector<std::vector<HistoryObject>> out(queries.size());
+    std::vector<std::size_t> named;
+    for (std::size_t i = 0; i < queries.size(); ++i) {
+        if (isNamedLookup(queries[i])) {
+            named.push_back(i);
+            continue;
+        }
+        auto alone = findObjects(queries[i]);
+        if (!alone)
+            return alone.error();
+        out[i] = std::move(*alone);
+    }
+    for (std::size_t from = 0; from < named.size();) {
+        const std::size_t n = std::min(named.size() - from, batchShape(named.size() - from));
+        const std::size_t shape = batchShape(n);
+        // kObjectColumns' names are the objects table's own: none is also a column of q.
+        Query q = m_d->qDynamic(std::string(kObjectColumns) + ", q.column1 FROM " + valuesTable(shape, 2, "")
+                                + " JOIN objects ON name = q.column2 AND namespace = q.column3 ORDER BY q.column1, id");
+        for (std::size_t k = 0; k < shape; ++k) {
+            const ObjectQuery &query = queries[named[from + (k < n ? k : 0)]];
+            q.bind(int(2 * k + 1), query.name).bind(int(2 * k + 2), query.namespace_);
+        }
+        int rc;
+        while ((rc = q.step()) == kRow) {
+            const auto k = std::size_t(q.i64(11));
+            if (k >= n)
+                continue;
+            HistoryObject o = readObject(q);
+            if (resourceMatches(queries[named[from + k]].resource, o, q.text(2)))
+                out[named[from + k]].push_back(std::move(o));
+        }
+        if (rc != kDone)
+            return m_d->error("findObjects");
+        from += n;
+    }
+    return out;
+}
+
+Result<std::vector<std::vector<VersionInfo>>>
+HistoryStore::versionsAfter(const std::vector<std::pair<std::int64_t, std::int64_t>> &after)
+{
+    std::vector<std::vector<VersionInfo>> out(after.size());
+    for (std::size_t from = 0; from < after.size();) {
+        const std::size_t n = std::min(after.size() - from, batchShape(after.size() - from));
+        const std::size_t shape = batchShape(n);
+        std::string sql = versionRowsQuery(m_d->hasRecorderColumn, "");
+        // The one-object query's shape, its WHERE replaced by the list: the same columns, then the index.
+        sql = sql.substr(0, sql.find(" FROM versions v")) + ", q.column1 FROM " + valuesTable(shape, 2, "BIGINT")
+            + " JOIN versions v ON v.object_id = q.column2 AND v.seq > q.column3"
+              " JOIN objects o ON o.id = v.object_id ORDER BY q.column1, v.seq";
+        Query q = m_d->qDynamic(sql);
+        for (std::size_t k = 0; k < shape; ++k) {
+            const auto &[id, seq] = after[from + (k < n ? k : 0)];
+            q.bind(int(2 * k + 1), id).bind(int(2 * k + 2), seq);
+        }
+        int rc;
+        while ((rc = q.step()) == kRow) {
+            const auto k = std::size_t(q.i64(11));
+            if (k < n)
+                out[from + k].push_back(versionRow(q, after[from + k].first));
+        }
+        if (rc != kDone)
+            return m_d->error("versions");
+        from += n;
+    }
     return out;
 }
 

@@ -172,6 +172,15 @@ public:
     Result<std::vector<VersionInfo>> versions(std::int64_t objectId);
     // The newest stored version's row (nullopt when none is kept): one row, however many exist.
     Result<std::optional<VersionInfo>> lastVersion(std::int64_t objectId);
+    // Many lookups at once, for readers that follow many objects (the live audit join): a
+    // statement per 64, not one per object, so a team store's round trips do not grow with them.
+    // out[i] holds what findObjects(queries[i]) finds (a query with a name and one namespace; any
+    // other is looked up alone).
+    Result<std::vector<std::vector<HistoryObject>>> findObjects(const std::vector<ObjectQuery> &queries);
+    // out[i] holds the versions of object after[i].first with a seq above after[i].second, in
+    // order (versions(id) from that seq on).
+    Result<std::vector<std::vector<VersionInfo>>>
+    versionsAfter(const std::vector<std::pair<std::int64_t, std::int64_t>> &after);
     // Versions in order with the gaps of the object's scopes and a leading Pruned row if
     // retention removed older versions. Bodies are not decoded. With maxVersions > 0 only the
     // newest maxVersions are listed (an object may have a million rows someone else wrote);
