@@ -158,6 +158,43 @@ double versionsPerSecond(const std::vector<std::string> &locations, const Json &
     return double(writers * kPodsPerWriter * kRounds) / seconds;
 }
 
+// Transactions the last recorderPerSecond run committed.
+std::int64_t g_recorderTransactions = 0;
+
+// One HistoryRecorder (as `fieldscope record` runs) handed the same 500 Pods x 20 versions in
+// watch batches of 500 as fast as it takes them: its own writer thread decides how many go into
+// one transaction (up to Options::maxEventsPerTransaction), as it does when a watch outruns it.
+double recorderPerSecond(const std::string &location, const Json &pod, bool durableFile = false)
+{
+    constexpr int kPods = 500, kRounds = 20;
+    std::vector<std::vector<WatchEvent>> batches;
+    for (int r = 0; r < kRounds; ++r) {
+        std::vector<WatchEvent> events;
+        for (int p = 0; p < kPods; ++p)
+            events.push_back({r == 0 ? HistoryEventType::Added : HistoryEventType::Modified,
+                              statusUpdate(pod, "r-" + std::to_string(p), 1000 + r * kPods + p), 1'784'000'000'000});
+        batches.push_back(std::move(events));
+    }
+    HistoryRecorder::Options options;
+    options.path = location;
+    options.open.clusterIdentity = "sha256:bench";
+    options.open.durableCommits = durableFile;
+    HistoryRecorder rec(options);
+    QElapsedTimer t;
+    t.start();
+    for (auto &events : batches)
+        rec.record(podsScope(), std::move(events));
+    if (auto st = rec.flush(); !st)
+        qFatal("%s", st.error().describe().c_str());
+    const double seconds = double(t.nsecsElapsed()) / 1e9;
+    const auto c = rec.counters();
+    if (c.committedVersions != kPods * kRounds)
+        qFatal("the recorder stored %lld versions, not %d", (long long)c.committedVersions, kPods * kRounds);
+    g_recorderTransactions = c.transactions;
+    g_bulkFallbacks += c.bulkFallbacks;
+    return double(kPods * kRounds) / seconds;
+}
+
 // 10,000 objects x versions/10,000 versions, written as a recorder would (2,000 per transaction).
 void fill(const std::string &location, long long versions)
 {
@@ -446,8 +483,9 @@ int main(int argc, char **argv)
     // Each figure is the median of three runs, the three stores' runs interleaved, each into a
     // fresh file or database: this shared 2-core machine's load drifts within seconds.
     constexpr int kRuns = 3;
-    double rate[3][2] = {};     // [sqlite FULL, pg, sqlite NORMAL][1, 4 writers]
-    std::vector<double> cpu[2]; // PostgreSQL runs: machine CPU seconds per version [1, 4 writers]
+    double rate[3][2] = {};      // [sqlite FULL, pg, sqlite NORMAL][1, 4 writers]
+    std::vector<double> cpu[2];  // PostgreSQL runs: machine CPU seconds per version [1, 4 writers]
+    double recorderRate[3] = {}; // [sqlite FULL, pg, sqlite NORMAL], one HistoryRecorder
     for (int writers : {1, 4}) {
         std::vector<double> runs[3];
         for (int run = 0; run < kRuns; ++run) {
@@ -471,6 +509,31 @@ int main(int argc, char **argv)
         const double full = rate[0][writers == 4], pg = rate[1][writers == 4], normal = rate[2][writers == 4];
         std::printf("  %d recorder%-28s %10.0f %10.0f %11.0f %7.2fx %7.2fx\n", writers, writers == 1 ? "" : "s at once",
                     full, normal, pg, pg / full, pg / normal);
+    }
+    // The same rows through the recorder itself, which batches what it is behind on.
+    {
+        std::vector<double> runs[3];
+        std::vector<std::int64_t> transactions;
+        for (int run = 0; run < kRuns; ++run) {
+            const std::string db = "bench_recorder" + std::to_string(run);
+            createDatabase(admin, db.c_str());
+            const auto file = [&](const char *suffix) {
+                return dir.filePath(QString::fromStdString(db + suffix + ".db")).toStdString();
+            };
+            runs[0].push_back(recorderPerSecond(file("-full"), pod, true));
+            runs[2].push_back(recorderPerSecond(file(""), pod));
+            runs[1].push_back(recorderPerSecond(urlOf(pgDir, db.c_str()), pod));
+            transactions.push_back(g_recorderTransactions);
+        }
+        for (int store = 0; store < 3; ++store) {
+            std::sort(runs[store].begin(), runs[store].end());
+            recorderRate[store] = runs[store][kRuns / 2];
+        }
+        std::printf("  1 HistoryRecorder, its own batching      %10.0f %10.0f %11.0f %7.2fx %7.2fx\n", recorderRate[0],
+                    recorderRate[2], recorderRate[1], recorderRate[1] / recorderRate[0],
+                    recorderRate[1] / recorderRate[2]);
+        std::printf("    (PostgreSQL: %lld, %lld and %lld transactions for the 10,000 versions)\n",
+                    (long long)transactions[0], (long long)transactions[1], (long long)transactions[2]);
     }
     // What two cores allow: the whole machine's CPU per version (recorders, server, the rest),
     // the ceiling any number of recorders meets once they keep both cores busy.
@@ -524,6 +587,10 @@ int main(int argc, char **argv)
                 (std::to_string(long(rate[2][0])) + " versions/s").c_str(),
                 (std::to_string(long(rate[1][0])) + " versions/s").c_str(), "(>= 1.0x)", rate[1][0] / rate[2][0],
                 verdict(rate[1][0] >= rate[2][0]));
+    std::printf("%-46s %-22s %-22s %-10s %5.2fx %s\n", "  the same, one HistoryRecorder (its batching)",
+                (std::to_string(long(recorderRate[0])) + " versions/s").c_str(),
+                (std::to_string(long(recorderRate[1])) + " versions/s").c_str(), "(>= 1.0x)",
+                recorderRate[1] / recorderRate[0], verdict(recorderRate[1] >= recorderRate[0]));
     std::printf("%-46s %-22s %-22s %-10s %5.2fx %s\n", "4 recorders vs 1 (PostgreSQL)",
                 (std::to_string(long(rate[1][0])) + " versions/s").c_str(),
                 (std::to_string(long(rate[1][1])) + " versions/s").c_str(), ">= 2x", rate[1][1] / rate[1][0],

@@ -197,6 +197,11 @@ bool Reverter::readLive(std::string *why)
         *why = "the server's answer is not an object";
         return false;
     }
+    // Every object a server serves has its metadata; the plan and the write read it.
+    if (const auto meta = parsed->find("metadata"); meta == parsed->end() || !meta->is_object()) {
+        *why = "the server's answer for " + m_r.resource + " " + m_name + " has no metadata object";
+        return false;
+    }
     m_live = std::move(*parsed);
     return true;
 }
@@ -205,12 +210,13 @@ bool Reverter::readLive(std::string *why)
 // Secret's hidden values there are the live values' hashes.
 std::optional<Json> Reverter::liveAsRecorded() const
 {
-    const auto rv = m_live.value("/metadata/resourceVersion"_json_pointer, Json());
-    const auto uid = m_live.value("/metadata/uid"_json_pointer, Json());
-    if (!m_v.store || !rv.is_string() || !uid.is_string())
+    // stringAt: a pointer walk into a live object never throws, whatever its shape.
+    const auto rv = core::stringAt(m_live, "/metadata/resourceVersion");
+    const auto uid = core::stringAt(m_live, "/metadata/uid");
+    if (!m_v.store || !rv || !uid)
         return std::nullopt;
-    auto found = findRevertVersions(*m_v.store, m_v.query, rv.get<std::string>(), false, "");
-    if (!found || found->target.incarnation.ref.uid != uid.get<std::string>())
+    auto found = findRevertVersions(*m_v.store, m_v.query, *rv, false, "");
+    if (!found || found->target.incarnation.ref.uid != *uid)
         return std::nullopt;
     return std::move(found->target.object);
 }

@@ -1,6 +1,8 @@
 // The real `fieldscope list` binary against a local HTTP server (a real socket, libcurl and the
 // whole CLI path) that answers with wrongly typed documents: the command ends with a message
 // naming the field and exit 1, never std::terminate (exit 134) (README.md, Security).
+#include "core/base/json.h"
+#include "core/history/historystore.h"
 #include "fieldscoperun.h"
 #include "transcriptserver.h"
 
@@ -105,6 +107,53 @@ private Q_SLOTS:
         QCOMPARE(r.code, 1);
         QVERIFY2(r.err.contains(expected), r.err.constData());
         QVERIFY2(!r.err.contains("terminate"), r.err.constData());
+    }
+
+    // `fieldscope revert` whose live object has "metadata": [] (a JSON pointer walk into it threw
+    // nlohmann's parse_error.109, printed as "could not read the input" with no JSON outcome):
+    // refused with a message that says so, the outcome document printed, nothing written.
+    void revertOfALiveObjectWithListMetadataIsRefusedWithAMessage()
+    {
+        TranscriptServer server;
+        server.on("/api/v1/namespaces/x/configmaps/a")
+            .exactPath()
+            .reply(TranscriptReply::json(200, R"({"apiVersion":"v1","kind":"ConfigMap","metadata":[]})"))
+            .repeatLast();
+        serve(server, kLegacyV1, kList, 200);
+        QTemporaryDir home;
+        QVERIFY(home.isValid());
+        const QString db = home.filePath(QStringLiteral("history.db"));
+        {
+            namespace core = fieldscope::core;
+            auto store = core::HistoryStore::open(db.toStdString());
+            QVERIFY(store.ok());
+            std::vector<core::WatchEvent> events;
+            for (const char *rv : {"5", "9"})
+                events.push_back(
+                    {std::string(rv) == "5" ? core::HistoryEventType::Added : core::HistoryEventType::Modified,
+                     std::string(R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"a","namespace":"x",)")
+                         + R"("uid":"u1","resourceVersion":")" + rv + R"("},"data":{"v":")" + rv + R"("}})",
+                     1'784'000'000'000});
+            QVERIFY((*store)
+                        ->write({{core::WatchScope::of({"", "v1", "configmaps"}, "x"), std::move(events), {}, {}}})
+                        .ok());
+        }
+        const QString kubeconfig = writeTokenKubeconfig(home.path(), server.url());
+        const FieldscopeRun r = runFieldscope({QStringLiteral("revert"), QStringLiteral("configmaps/a"),
+                                               QStringLiteral("-n"), QStringLiteral("x"), QStringLiteral("--db"), db,
+                                               QStringLiteral("--to"), QStringLiteral("5"), QStringLiteral("-o"),
+                                               QStringLiteral("json"), QStringLiteral("--kubeconfig"), kubeconfig},
+                                              home.path(), {QString(), 30'000});
+        QVERIFY2(!r.crashed, r.err.constData());
+        QCOMPARE(r.code, 1);
+        QVERIFY2(!r.err.contains("json.exception"), r.err.constData());
+        auto outcome = fieldscope::core::parseJson(r.out.toStdString());
+        QVERIFY2(outcome.ok() && outcome->is_object(), r.out.constData());
+        QCOMPARE(outcome->value("result", std::string()), std::string("refused"));
+        QVERIFY2(outcome->value("message", std::string()).find("has no metadata object") != std::string::npos,
+                 r.out.constData());
+        for (const auto &req : server.requests())
+            QVERIFY2(req.method == "GET", req.target.c_str());
     }
 
     void listAgainstAWellTypedServerStillWorks()

@@ -36,6 +36,7 @@ ObjectQuery named(const std::string &resource, const std::string &ns, const std:
 std::vector<std::int64_t> idsOf(const std::vector<HistoryObject> &objects)
 {
     std::vector<std::int64_t> out;
+    out.reserve(objects.size());
     for (const auto &o : objects)
         out.push_back(o.id);
     return out;
@@ -44,6 +45,7 @@ std::vector<std::int64_t> idsOf(const std::vector<HistoryObject> &objects)
 std::vector<std::int64_t> seqsOf(const std::vector<VersionInfo> &versions)
 {
     std::vector<std::int64_t> out;
+    out.reserve(versions.size());
     for (const auto &v : versions)
         out.push_back(v.seq);
     return out;
@@ -159,8 +161,7 @@ private Q_SLOTS:
                     if (v.seq > asked[i].second)
                         expected.push_back(v.seq);
                 QCOMPARE(seqsOf((*lists)[i]), expected);
-                for (std::size_t k = 0; k < (*lists)[i].size(); ++k) {
-                    const VersionInfo &got = (*lists)[i][k];
+                for (const VersionInfo &got : (*lists)[i]) {
                     const auto same = std::find_if(alone->begin(), alone->end(),
                                                    [&](const VersionInfo &v) { return v.seq == got.seq; });
                     QCOMPARE(got.objectId, same->objectId);
