@@ -172,7 +172,8 @@ double recorderPerSecond(const std::string &location, const Json &pod, bool dura
         std::vector<WatchEvent> events;
         for (int p = 0; p < kPods; ++p)
             events.push_back({r == 0 ? HistoryEventType::Added : HistoryEventType::Modified,
-                              statusUpdate(pod, "r-" + std::to_string(p), 1000 + r * kPods + p), 1'784'000'000'000});
+                              statusUpdate(pod, "r-" + std::to_string(p), 1000 + r * kPods + p),
+                              QDateTime::currentMSecsSinceEpoch()}); // older ones its 30-day retention prunes
         batches.push_back(std::move(events));
     }
     HistoryRecorder::Options options;
@@ -180,6 +181,11 @@ double recorderPerSecond(const std::string &location, const Json &pod, bool dura
     options.open.clusterIdentity = "sha256:bench";
     options.open.durableCommits = durableFile;
     HistoryRecorder rec(options);
+    // The store is opened (and a new one made) by the first write: not timed.
+    rec.record(podsScope(),
+               {{HistoryEventType::Added, statusUpdate(pod, "warm-up", 999), QDateTime::currentMSecsSinceEpoch()}});
+    if (auto st = rec.flush(); !st)
+        qFatal("%s", st.error().describe().c_str());
     QElapsedTimer t;
     t.start();
     for (auto &events : batches)
@@ -188,9 +194,9 @@ double recorderPerSecond(const std::string &location, const Json &pod, bool dura
         qFatal("%s", st.error().describe().c_str());
     const double seconds = double(t.nsecsElapsed()) / 1e9;
     const auto c = rec.counters();
-    if (c.committedVersions != kPods * kRounds)
+    if (c.committedVersions != kPods * kRounds + 1)
         qFatal("the recorder stored %lld versions, not %d", (long long)c.committedVersions, kPods * kRounds);
-    g_recorderTransactions = c.transactions;
+    g_recorderTransactions = c.transactions - 1;
     g_bulkFallbacks += c.bulkFallbacks;
     return double(kPods * kRounds) / seconds;
 }
