@@ -169,7 +169,8 @@ Result<std::vector<VersionInfo>> HistoryStore::versions(std::int64_t objectId)
 namespace {
 
 // Lists of keys go out in statements of 1, 8 or 64 entries, so each shape is prepared once; the
-// slots past the list repeat its first entry, and their rows are dropped by their index.
+// slots past the list repeat its first entry, and the statement's last parameter, the number of
+// real entries, keeps the database from looking them up (`WHERE q.column1 < n`).
 constexpr std::size_t kBatchShapes[] = {1, 8, 64};
 
 std::size_t batchShape(std::size_t remaining)
@@ -222,11 +223,13 @@ Result<std::vector<std::vector<HistoryObject>>> HistoryStore::findObjects(const 
         const std::size_t shape = batchShape(n);
         // kObjectColumns' names are the objects table's own: none is also a column of q.
         Query q = m_d->qDynamic(std::string(kObjectColumns) + ", q.column1 FROM " + valuesTable(shape, 2, "")
-                                + " JOIN objects ON name = q.column2 AND namespace = q.column3 ORDER BY q.column1, id");
+                                + " JOIN objects ON name = q.column2 AND namespace = q.column3 WHERE q.column1 < CAST(?"
+                                + std::to_string(2 * shape + 1) + " AS BIGINT) ORDER BY q.column1, id");
         for (std::size_t k = 0; k < shape; ++k) {
             const ObjectQuery &query = queries[named[from + (k < n ? k : 0)]];
             q.bind(int(2 * k + 1), query.name).bind(int(2 * k + 2), query.namespace_);
         }
+        q.bind(int(2 * shape + 1), std::int64_t(n));
         int rc;
         while ((rc = q.step()) == kRow) {
             const auto k = std::size_t(q.i64(11));
@@ -254,12 +257,14 @@ HistoryStore::versionsAfter(const std::vector<std::pair<std::int64_t, std::int64
         // The one-object query's shape, its WHERE replaced by the list: the same columns, then the index.
         sql = sql.substr(0, sql.find(" FROM versions v")) + ", q.column1 FROM " + valuesTable(shape, 2, "BIGINT")
             + " JOIN versions v ON v.object_id = q.column2 AND v.seq > q.column3"
-              " JOIN objects o ON o.id = v.object_id ORDER BY q.column1, v.seq";
+              " JOIN objects o ON o.id = v.object_id WHERE q.column1 < CAST(?"
+            + std::to_string(2 * shape + 1) + " AS BIGINT) ORDER BY q.column1, v.seq";
         Query q = m_d->qDynamic(sql);
         for (std::size_t k = 0; k < shape; ++k) {
             const auto &[id, seq] = after[from + (k < n ? k : 0)];
             q.bind(int(2 * k + 1), id).bind(int(2 * k + 2), seq);
         }
+        q.bind(int(2 * shape + 1), std::int64_t(n));
         int rc;
         while ((rc = q.step()) == kRow) {
             const auto k = std::size_t(q.i64(11));

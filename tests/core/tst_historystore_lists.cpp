@@ -68,7 +68,8 @@ class TestHistoryStoreLists : public QObject
     }
 
     // 70 ConfigMaps m-0..m-69 in "team" (m-i with i % 5 + 1 versions), the second incarnation of
-    // m-3 (deleted, then made again under a new uid) and a same-named m-1 in "other".
+    // m-3 (deleted, then made again under a new uid), a same-named m-1 in "other" and a
+    // Namespace m-1 (no namespace of its own).
     std::unique_ptr<HistoryStore> filledStore(const char *name)
     {
         auto store = HistoryStore::open(location(name));
@@ -86,15 +87,23 @@ class TestHistoryStoreLists : public QObject
         events.push_back({HistoryEventType::Added, configMap("team", "m-3", "u-3-again", ++rv),
                           1'784'000'000'000 + rv});
         events.push_back({HistoryEventType::Added, configMap("other", "m-1", "u-other", ++rv), 1'784'000'000'000 + rv});
-        if (auto r = (*store)->write({{kMaps, std::move(events), {}, {}}}); !r)
+        const std::string ns = "{\"apiVersion\":\"v1\",\"kind\":\"Namespace\",\"metadata\":{\"name\":\"m-1\","
+                               "\"uid\":\"u-ns\",\"resourceVersion\":\"99\"}}";
+        if (auto r = (*store)->write({{kMaps, std::move(events), {}, {}},
+                                      {WatchScope::of({"", "v1", "namespaces"}, ""),
+                                       {{HistoryEventType::Added, ns, 1'784'000'000'000}},
+                                       {},
+                                       {}}});
+            !r)
             qFatal("%s", r.error().describe().c_str());
         return std::move(*store);
     }
 
 private Q_SLOTS:
     // 1, 8, 9 and 70 queries (each statement shape, a padded one, more than one statement), with
-    // names that are absent, named twice, quoted like SQL, of another resource or of no namespace
-    // given (looked up alone): every answer is findObjects' own for that query, in its place.
+    // names that are absent, named twice, quoted like SQL, of another resource, of an object
+    // without a namespace, or of every namespace (looked up alone): every answer is findObjects'
+    // own for that query, in its place.
     void manyQueriesAnswerEachAsItsOwnLookupWould()
     {
         auto store = filledStore("lists-objects.db");
@@ -106,7 +115,7 @@ private Q_SLOTS:
         all[7] = named("secrets", "team", "m-7");
         all[8] = named("ConfigMap", "team", "m-3");
         all[9] = named("configmaps", "team", "m-64"); // the same query twice
-        all[10] = named("configmaps", "", "m-1");
+        all[10] = named("namespaces", "", "m-1");
         all[11].resource = "configmaps";
         all[11].allNamespaces = true;
         all[11].name = "m-1";
@@ -130,7 +139,9 @@ private Q_SLOTS:
         QCOMPARE((*answers)[8][1].ref.uid, std::string("u-3-again"));
         QCOMPARE((*answers)[9].size(), std::size_t(1));
         QCOMPARE((*answers)[9][0].ref.name, std::string("m-64"));
-        QCOMPARE((*answers)[11].size(), std::size_t(2)); // m-1 in "team" and in "other"
+        QCOMPARE((*answers)[10].size(), std::size_t(1)); // the Namespace m-1
+        QCOMPARE((*answers)[10][0].ref.kind, std::string("Namespace"));
+        QCOMPARE((*answers)[11].size(), std::size_t(2)); // the ConfigMaps m-1 in "team" and in "other"
         QCOMPARE((*store->findObjects(std::vector<ObjectQuery>{})).size(), std::size_t(0));
     }
 
@@ -141,7 +152,7 @@ private Q_SLOTS:
         auto store = filledStore("lists-versions.db");
         auto objects = store->allObjects();
         QVERIFY(objects.ok());
-        QCOMPARE(objects->size(), std::size_t(72));
+        QCOMPARE(objects->size(), std::size_t(73));
         std::vector<std::pair<std::int64_t, std::int64_t>> after;
         for (const auto &o : *objects)
             after.emplace_back(o.id, std::int64_t(after.size() % 4));
