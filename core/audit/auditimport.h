@@ -125,6 +125,8 @@ private:
         bool offered = false; // an offer of its versions succeeded once: until then every flush tries
     };
     std::vector<Status> offerNewVersions(const std::vector<Tracked *> &tracked, std::int64_t nowMs);
+    std::vector<Status> offerGroup(const std::vector<Tracked *> &tracked, std::int64_t nowMs);
+    void makeRoom();
     Status offerIncarnation(Tracked &t, const HistoryObject &object, const std::vector<VersionInfo> &infos,
                             std::int64_t nowMs, std::vector<AuditVersion> &batch);
     Status readUnclaimed(Tracked &t, const HistoryObject &object, const std::vector<VersionInfo> &infos,

@@ -2,6 +2,7 @@
 #include "core/audit/auditimport.h"
 
 #include <algorithm>
+#include <limits>
 #include <set>
 
 namespace fieldscope::core {
@@ -44,52 +45,63 @@ Status AuditLiveJoin::addEvents(AuditDecodeResult &&decoded, std::int64_t nowMs)
         keys.push_back(auditJoinableObject(e));
     collect(m_joiner.addEvents(std::move(decoded.events), nowMs));
     // Objects named for the first time have their versions offered together, read in a few
-    // statements; before an object makes room for another, so none goes unoffered.
-    Status unread = success();
-    std::vector<std::string> unoffered;
-    std::set<std::string> listed;
-    const auto offerListed = [&] {
-        std::vector<Tracked *> tracked;
-        for (const std::string &id : unoffered)
-            if (auto it = m_tracked.find(id); it != m_tracked.end())
-                tracked.push_back(&it->second);
-        unoffered.clear();
-        for (auto &st : offerNewVersions(tracked, nowMs))
-            if (!st && unread)
-                unread = std::move(st);
-    };
+    // statements. Room is made afterwards (the objects named longest ago go; their held events
+    // still join what was offered), so the lookups stay batched when the map is full.
+    std::vector<Tracked *> unoffered;
+    std::set<const Tracked *> listed;
     for (const auto &key : keys) {
         if (!key)
             continue;
-        const std::string id = auditObjectMapKey(*key);
-        auto it = m_tracked.find(id);
-        if (it == m_tracked.end()) {
-            if (m_tracked.size() >= kMaxTrackedObjects) {
-                offerListed();
-                // The object named longest ago makes room; its held events still join what was offered.
-                auto oldest = std::min_element(m_tracked.begin(), m_tracked.end(), [](const auto &a, const auto &b) {
-                    return a.second.lastEventMs < b.second.lastEventMs;
-                });
-                m_tracked.erase(oldest);
-            }
-            it = m_tracked.emplace(id, Tracked{*key, nowMs, {}}).first;
-        }
-        it->second.lastEventMs = nowMs;
-        if (!it->second.offered && listed.insert(id).second)
-            unoffered.push_back(id);
+        Tracked &t = m_tracked.try_emplace(auditObjectMapKey(*key), Tracked{*key, nowMs, {}}).first->second;
+        t.lastEventMs = nowMs;
+        // A pointer to a map node stays valid while other nodes come and go; none goes before the offers.
+        if (!t.offered && listed.insert(&t).second)
+            unoffered.push_back(&t);
     }
-    offerListed();
+    Status unread = success();
+    for (auto &st : offerNewVersions(unoffered, nowMs))
+        if (!st && unread)
+            unread = std::move(st);
+    makeRoom();
     return unread;
 }
 
+// Down to kMaxTrackedObjects, the objects named longest ago first.
+void AuditLiveJoin::makeRoom()
+{
+    if (m_tracked.size() <= kMaxTrackedObjects)
+        return;
+    std::vector<std::pair<std::int64_t, std::map<std::string, Tracked>::iterator>> byAge;
+    byAge.reserve(m_tracked.size());
+    for (auto it = m_tracked.begin(); it != m_tracked.end(); ++it)
+        byAge.emplace_back(it->second.lastEventMs, it);
+    const std::size_t extra = m_tracked.size() - kMaxTrackedObjects;
+    std::nth_element(byAge.begin(), byAge.begin() + std::ptrdiff_t(extra - 1), byAge.end(),
+                     [](const auto &x, const auto &y) { return x.first < y.first; });
+    for (std::size_t i = 0; i < extra; ++i)
+        m_tracked.erase(byAge[i].second);
+}
+
 // Offers the versions of each object stored since its last offer, every incarnation's, read with
-// one statement per 64 objects (HistoryStore's list lookups) rather than two per object.
-// out[i] says whether tracked[i]'s offer succeeded; a store that cannot be read fails them all.
+// two statements per 64 objects (HistoryStore's list lookups) rather than two per object; one
+// group at a time, so only 64 objects' version rows are held at once. out[i] says whether
+// tracked[i]'s offer succeeded; a store that cannot be read fails its group.
 std::vector<Status> AuditLiveJoin::offerNewVersions(const std::vector<Tracked *> &tracked, std::int64_t nowMs)
 {
+    constexpr std::size_t kGroup = 64;
     std::vector<Status> out(tracked.size(), success());
-    if (tracked.empty())
-        return out;
+    for (std::size_t from = 0; from < tracked.size(); from += kGroup) {
+        const std::vector<Tracked *> group(tracked.begin() + std::ptrdiff_t(from),
+                                           tracked.begin() + std::ptrdiff_t(std::min(tracked.size(), from + kGroup)));
+        auto done = offerGroup(group, nowMs);
+        std::move(done.begin(), done.end(), out.begin() + std::ptrdiff_t(from));
+    }
+    return out;
+}
+
+std::vector<Status> AuditLiveJoin::offerGroup(const std::vector<Tracked *> &tracked, std::int64_t nowMs)
+{
+    std::vector<Status> out(tracked.size(), success());
     std::vector<ObjectQuery> queries(tracked.size());
     for (std::size_t i = 0; i < tracked.size(); ++i) {
         queries[i].resource = tracked[i]->key.resource;
@@ -103,7 +115,7 @@ std::vector<Status> AuditLiveJoin::offerNewVersions(const std::vector<Tracked *>
     auto objects = m_store.findObjects(queries);
     if (!objects)
         return failAll(objects.error());
-    // Each incarnation's versions after the last one offered: all of them for one seen first.
+    // Each incarnation's versions after the last one offered: every stored one for one seen first.
     std::vector<std::pair<std::size_t, const HistoryObject *>> incarnations;
     std::vector<std::pair<std::int64_t, std::int64_t>> after;
     for (std::size_t i = 0; i < tracked.size(); ++i)
@@ -112,7 +124,8 @@ std::vector<Status> AuditLiveJoin::offerNewVersions(const std::vector<Tracked *>
                 continue;
             const auto seen = tracked[i]->byUid.find(o.ref.uid);
             incarnations.emplace_back(i, &o);
-            after.emplace_back(o.id, seen == tracked[i]->byUid.end() ? 0 : seen->second.lastSeq);
+            after.emplace_back(o.id, seen == tracked[i]->byUid.end() ? std::numeric_limits<std::int64_t>::min()
+                                                                     : seen->second.lastSeq);
         }
     auto versions = m_store.versionsAfter(after);
     if (!versions)

@@ -605,6 +605,67 @@ private Q_SLOTS:
         QCOMPARE(storedJoins(*store), kExactRr);
     }
 
+    // One call naming more objects than a lookup statement holds (64) and than the join tracks
+    // (kMaxTrackedObjects): 150 ConfigMaps with two stored versions each, named first, then 20,000
+    // objects with none. Every stored version joins exactly to its writer, and the join keeps
+    // no more than its bound of objects.
+    void manyObjectsNamedInOneCallAreEachJoinedExactly()
+    {
+        auto store = HistoryStore::open(m_dir.filePath(QStringLiteral("many-objects.db")).toStdString()).value();
+        const std::int64_t base = 1'790'000'000'000;
+        const auto configMap = [](int i, int rv) {
+            return "{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"metadata\":{\"name\":\"m-" + std::to_string(i)
+                 + "\",\"namespace\":\"team\",\"uid\":\"u-" + std::to_string(i) + "\",\"resourceVersion\":\""
+                 + std::to_string(rv) + "\"}}";
+        };
+        std::vector<WatchEvent> versions;
+        for (int round = 0; round < 2; ++round)
+            for (int i = 0; i < 150; ++i)
+                versions.push_back({round == 0 ? HistoryEventType::Added : HistoryEventType::Modified,
+                                    configMap(i, 1000 * (round + 1) + i), base + round});
+        QVERIFY(store->write({{WatchScope::of({"", "v1", "configmaps"}, "team"), std::move(versions), {}, {}}}));
+        const auto write = [&](const std::string &name, const std::string &uid, int rv, const std::string &user) {
+            AuditEvent e;
+            e.auditID = "a-" + name + "-" + std::to_string(rv);
+            e.stage = "ResponseComplete";
+            e.level = "RequestResponse";
+            e.verb = rv < 2000 ? "create" : "update";
+            e.requestURI = "/api/v1/namespaces/team/configmaps";
+            e.hasObjectRef = true;
+            e.objectRef.resource = "configmaps";
+            e.objectRef.namespace_ = "team";
+            e.objectRef.name = name;
+            e.objectRef.apiVersion = "v1";
+            e.user.username = user;
+            e.responseCode = 200;
+            e.hasResponseObject = true;
+            e.responseKind = "ConfigMap";
+            e.responseUid = uid;
+            e.responseResourceVersion = std::to_string(rv);
+            e.requestReceivedMicros = e.stageMicros = (base - 5) * 1000;
+            return e;
+        };
+        AuditDecodeResult events;
+        for (int round = 0; round < 2; ++round)
+            for (int i = 0; i < 150; ++i)
+                events.events.push_back(write("m-" + std::to_string(i), "u-" + std::to_string(i),
+                                              1000 * (round + 1) + i, "user-" + std::to_string(i)));
+        for (int j = 0; j < 20'000; ++j)
+            events.events.push_back(write("absent-" + std::to_string(j), "x-" + std::to_string(j), 5000 + j, "nobody"));
+        AuditLiveJoin join(*store);
+        QVERIFY(join.addEvents(std::move(events), base + 1000));
+        QVERIFY(join.trackedObjects() <= AuditLiveJoin::kMaxTrackedObjects);
+        auto report = join.flush(base + 1000, {}, true);
+        QVERIFY2(report, report ? "" : report.error().describe().c_str());
+        QCOMPARE(report->exact, std::int64_t(300));
+        QCOMPARE(report->unmatched, std::int64_t(20'000));
+        const auto joined = storedJoins(*store);
+        QCOMPARE(joined.size(), std::size_t(300));
+        for (int i = 0; i < 150; ++i)
+            for (const int rv : {1000 + i, 2000 + i})
+                QCOMPARE(joined.at(std::to_string(rv)), "exact: user-" + std::to_string(i));
+    }
+
     // A flush whose transaction the store refuses keeps its joins: the events that made them have
     // left the joiner, so the next flush stores them or nobody does.
     void joinsTheStoreRefusedAreStoredByTheNextFlush()
