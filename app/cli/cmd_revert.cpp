@@ -199,7 +199,7 @@ bool Reverter::readLive(std::string *why)
     }
     // Every object a server serves has its metadata; the plan and the write read it.
     if (const auto meta = parsed->find("metadata"); meta == parsed->end() || !meta->is_object()) {
-        *why = "the server's answer for " + m_r.resource + " " + m_name + " has no metadata object";
+        *why = "the server's answer for " + m_r.resource + " " + m_name + ": its metadata is missing or not an object";
         return false;
     }
     m_live = std::move(*parsed);

@@ -150,7 +150,8 @@ private Q_SLOTS:
         auto outcome = fieldscope::core::parseJson(r.out.toStdString());
         QVERIFY2(outcome.ok() && outcome->is_object(), r.out.constData());
         QCOMPARE(outcome->value("result", std::string()), std::string("refused"));
-        QVERIFY2(outcome->value("message", std::string()).find("has no metadata object") != std::string::npos,
+        QVERIFY2(outcome->value("message", std::string()).find("its metadata is missing or not an object")
+                     != std::string::npos,
                  r.out.constData());
         for (const auto &req : server.requests())
             QVERIFY2(req.method == "GET", req.target.c_str());
