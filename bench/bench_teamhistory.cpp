@@ -170,6 +170,7 @@ double recorderPerSecond(const std::string &location, const Json &pod, bool dura
     std::vector<std::vector<WatchEvent>> batches;
     for (int r = 0; r < kRounds; ++r) {
         std::vector<WatchEvent> events;
+        events.reserve(kPods);
         for (int p = 0; p < kPods; ++p)
             events.push_back({r == 0 ? HistoryEventType::Added : HistoryEventType::Modified,
                               statusUpdate(pod, "r-" + std::to_string(p), 1000 + r * kPods + p),
