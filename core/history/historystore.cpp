@@ -197,6 +197,37 @@ std::string valuesTable(std::size_t rows, int perRow, const char *cast)
     return out + ") AS q";
 }
 
+// `WHERE` of a list statement: only the real entries' slots (the padded ones repeat the first).
+std::string realEntriesOnly(std::size_t shape, int perEntry)
+{
+    return " WHERE q.column1 < CAST(?" + std::to_string(std::size_t(perEntry) * shape + 1) + " AS BIGINT)";
+}
+
+// One statement per chunk of at most 64 of `count` entries, in one of kBatchShapes: make(shape)
+// prepares it, bind(q, first, entry) binds a slot's perEntry parameters from `first` + 1 (a padded
+// slot repeats the chunk's first entry), onRow(q, entry) takes each row, whose column `slotColumn`
+// is its slot, and fail() names the error while the statement still holds it.
+template<class Make, class Bind, class OnRow, class Fail>
+Status forEachListChunk(std::size_t count, int perEntry, int slotColumn, Make make, Bind bind, OnRow onRow, Fail fail)
+{
+    for (std::size_t from = 0; from < count;) {
+        const std::size_t n = std::min(count - from, kBatchShapes[std::size(kBatchShapes) - 1]);
+        const std::size_t shape = batchShape(n);
+        Query q = make(shape);
+        for (std::size_t k = 0; k < shape; ++k)
+            bind(q, int(k) * perEntry, from + (k < n ? k : 0));
+        q.bind(int(shape) * perEntry + 1, std::int64_t(n));
+        int rc;
+        while ((rc = q.step()) == kRow)
+            if (const auto k = std::size_t(q.i64(slotColumn)); k < n)
+                onRow(q, from + k);
+        if (rc != kDone)
+            return fail();
+        from += n;
+    }
+    return success();
+}
+
 bool isNamedLookup(const ObjectQuery &q)
 {
     return !q.name.empty() && !q.allNamespaces && q.uid.empty();
@@ -218,31 +249,23 @@ Result<std::vector<std::vector<HistoryObject>>> HistoryStore::findObjects(const 
             return alone.error();
         out[i] = std::move(*alone);
     }
-    for (std::size_t from = 0; from < named.size();) {
-        const std::size_t n = std::min(named.size() - from, batchShape(named.size() - from));
-        const std::size_t shape = batchShape(n);
-        // kObjectColumns' names are the objects table's own: none is also a column of q.
-        Query q = m_d->qDynamic(std::string(kObjectColumns) + ", q.column1 FROM " + valuesTable(shape, 2, "")
-                                + " JOIN objects ON name = q.column2 AND namespace = q.column3 WHERE q.column1 < CAST(?"
-                                + std::to_string(2 * shape + 1) + " AS BIGINT) ORDER BY q.column1, id");
-        for (std::size_t k = 0; k < shape; ++k) {
-            const ObjectQuery &query = queries[named[from + (k < n ? k : 0)]];
-            q.bind(int(2 * k + 1), query.name).bind(int(2 * k + 2), query.namespace_);
-        }
-        q.bind(int(2 * shape + 1), std::int64_t(n));
-        int rc;
-        while ((rc = q.step()) == kRow) {
-            const auto k = std::size_t(q.i64(11));
-            if (k >= n)
-                continue;
-            HistoryObject o = readObject(q);
-            if (resourceMatches(queries[named[from + k]].resource, o, q.text(2)))
-                out[named[from + k]].push_back(std::move(o));
-        }
-        if (rc != kDone)
-            return m_d->error("findObjects");
-        from += n;
-    }
+    // kObjectColumns' names are the objects table's own: none is also a column of q.
+    const auto make = [&](std::size_t shape) {
+        return m_d->qDynamic(std::string(kObjectColumns) + ", q.column1 FROM " + valuesTable(shape, 2, "")
+                             + " JOIN objects ON name = q.column2 AND namespace = q.column3" + realEntriesOnly(shape, 2)
+                             + " ORDER BY q.column1, id");
+    };
+    const auto bind = [&](Query &q, int first, std::size_t e) {
+        q.bind(first + 1, queries[named[e]].name).bind(first + 2, queries[named[e]].namespace_);
+    };
+    const auto onRow = [&](Query &q, std::size_t e) {
+        HistoryObject o = readObject(q);
+        if (resourceMatches(queries[named[e]].resource, o, q.text(2)))
+            out[named[e]].push_back(std::move(o));
+    };
+    const auto fail = [&]() -> Status { return m_d->error("findObjects"); };
+    if (auto st = forEachListChunk(named.size(), 2, 11, make, bind, onRow, fail); !st)
+        return st.error();
     return out;
 }
 
@@ -250,31 +273,22 @@ Result<std::vector<std::vector<VersionInfo>>>
 HistoryStore::versionsAfter(const std::vector<std::pair<std::int64_t, std::int64_t>> &after)
 {
     std::vector<std::vector<VersionInfo>> out(after.size());
-    for (std::size_t from = 0; from < after.size();) {
-        const std::size_t n = std::min(after.size() - from, batchShape(after.size() - from));
-        const std::size_t shape = batchShape(n);
-        std::string sql = versionRowsQuery(m_d->hasRecorderColumn, "");
-        // The one-object query's shape, its WHERE replaced by the list: the same columns, then the index.
-        sql = sql.substr(0, sql.find(" FROM versions v")) + ", q.column1 FROM " + valuesTable(shape, 2, "BIGINT")
-            + " JOIN versions v ON v.object_id = q.column2 AND v.seq > q.column3"
-              " JOIN objects o ON o.id = v.object_id WHERE q.column1 < CAST(?"
-            + std::to_string(2 * shape + 1) + " AS BIGINT) ORDER BY q.column1, v.seq";
-        Query q = m_d->qDynamic(sql);
-        for (std::size_t k = 0; k < shape; ++k) {
-            const auto &[id, seq] = after[from + (k < n ? k : 0)];
-            q.bind(int(2 * k + 1), id).bind(int(2 * k + 2), seq);
-        }
-        q.bind(int(2 * shape + 1), std::int64_t(n));
-        int rc;
-        while ((rc = q.step()) == kRow) {
-            const auto k = std::size_t(q.i64(11));
-            if (k < n)
-                out[from + k].push_back(versionRow(q, after[from + k].first));
-        }
-        if (rc != kDone)
-            return m_d->error("versions");
-        from += n;
-    }
+    // The one-object query's columns, its WHERE replaced by the list, then the slot.
+    const std::string columns = versionRowsQuery(m_d->hasRecorderColumn, "");
+    const auto make = [&](std::size_t shape) {
+        return m_d->qDynamic(columns.substr(0, columns.find(" FROM versions v")) + ", q.column1 FROM "
+                             + valuesTable(shape, 2, "BIGINT")
+                             + " JOIN versions v ON v.object_id = q.column2 AND v.seq > q.column3"
+                               " JOIN objects o ON o.id = v.object_id"
+                             + realEntriesOnly(shape, 2) + " ORDER BY q.column1, v.seq");
+    };
+    const auto bind = [&](Query &q, int first, std::size_t e) {
+        q.bind(first + 1, after[e].first).bind(first + 2, after[e].second);
+    };
+    const auto onRow = [&](Query &q, std::size_t e) { out[e].push_back(versionRow(q, after[e].first)); };
+    const auto fail = [&]() -> Status { return m_d->error("versions"); };
+    if (auto st = forEachListChunk(after.size(), 2, 11, make, bind, onRow, fail); !st)
+        return st.error();
     return out;
 }
 
