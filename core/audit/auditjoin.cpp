@@ -163,11 +163,6 @@ struct HeldVersion {
     AuditJoin last;
 };
 
-std::string keyOf(const AuditObjectKey &k)
-{
-    return auditObjectMapKey(k);
-}
-
 std::string exactKey(const std::string &group, const std::string &resource, const std::string &rv)
 {
     return group + '\x1f' + resource + '\x1f' + rv;
@@ -356,7 +351,7 @@ std::size_t AuditJoiner::heldVersions() const
 
 bool AuditJoiner::holdsEventsOf(const AuditObjectKey &object) const
 {
-    return m_state->heldPerObject.contains(keyOf(object));
+    return m_state->heldPerObject.contains(auditObjectMapKey(object));
 }
 
 void keepJoinEmission(std::map<std::pair<std::string, std::string>, AuditJoin> &kept, AuditJoin join)
@@ -506,7 +501,7 @@ void AuditJoiner::holdEvent(AuditEvent &&event, std::int64_t nowMs, AuditJoinOut
     const bool isDelete = e.verb == "delete";
     held.bytes = auditEventBytes(e);
     s.heldEventBytes += held.bytes;
-    held.objectKey = keyOf(objectKeyOf(e));
+    held.objectKey = auditObjectMapKey(objectKeyOf(e));
     held.arrivedMs = nowMs;
     held.manager = e.fieldManager();
     ++s.heldPerObject[held.objectKey];
@@ -621,7 +616,7 @@ void AuditJoiner::holdVersion(const AuditVersion &version, std::int64_t nowMs, A
     const std::uint64_t id = s.nextId++;
     HeldVersion &held = s.versions[id];
     held.version = version;
-    held.objectKey = keyOf(version.object);
+    held.objectKey = auditObjectMapKey(version.object);
     held.arrivedMs = nowMs;
     s.versionsByObject[held.objectKey].push_back(id);
     if (!version.resourceVersion.empty())
