@@ -33,22 +33,25 @@ ObjectQuery named(const std::string &resource, const std::string &ns, const std:
     return q;
 }
 
-std::vector<std::int64_t> idsOf(const std::vector<HistoryObject> &objects)
+// One number of each row (HistoryObject::id, VersionInfo::seq), in order.
+template<class Row>
+std::vector<std::int64_t> numbers(const std::vector<Row> &rows, std::int64_t Row::*member)
 {
     std::vector<std::int64_t> out;
-    out.reserve(objects.size());
-    for (const auto &o : objects)
-        out.push_back(o.id);
+    out.reserve(rows.size());
+    for (const Row &r : rows)
+        out.push_back(r.*member);
     return out;
+}
+
+std::vector<std::int64_t> idsOf(const std::vector<HistoryObject> &objects)
+{
+    return numbers(objects, &HistoryObject::id);
 }
 
 std::vector<std::int64_t> seqsOf(const std::vector<VersionInfo> &versions)
 {
-    std::vector<std::int64_t> out;
-    out.reserve(versions.size());
-    for (const auto &v : versions)
-        out.push_back(v.seq);
-    return out;
+    return numbers(versions, &VersionInfo::seq);
 }
 
 } // namespace
