@@ -146,6 +146,17 @@ HistoryRow refusedRow(const core::AuditAttempt &a)
 
 } // namespace
 
+const core::AuditJoin *HistoryAudit::joinOf(const core::AttributedEntry &e) const
+{
+    if (e.entry.kind != core::HistoryEntry::Kind::Version)
+        return nullptr;
+    const auto uid = joins.find(e.object.ref.uid);
+    if (uid == joins.end())
+        return nullptr;
+    const auto rv = uid->second.find(e.entry.version.resourceVersion);
+    return rv == uid->second.end() ? nullptr : &rv->second;
+}
+
 core::Result<HistoryAudit> historyAudit(core::HistoryStore &store, const std::vector<core::AttributedEntry> &entries)
 {
     HistoryAudit out;
@@ -173,11 +184,11 @@ std::vector<HistoryRow> historyRows(const std::vector<core::AttributedEntry> &en
     std::unordered_map<std::string, int> lastOfUid;
     std::size_t nextAttempt = 0;
     for (const core::AttributedEntry &e : entries) {
+        const core::AuditJoin *join = audit ? audit->joinOf(e) : nullptr;
         if (audit && e.entry.kind == core::HistoryEntry::Kind::Version)
             for (; nextAttempt < audit->attempts.size()
-                   && core::parseRfc3339Micros(audit->attempts[nextAttempt].who.requestReceivedTimestamp).value_or(0)
-                              / 1000
-                          <= e.entry.version.observedAtMs;
+                   && core::attemptMicros(audit->attempts[nextAttempt])
+                          < core::versionWrittenMicros(e.entry.version.observedAtMs, join);
                  ++nextAttempt)
                 out.push_back(refusedRow(audit->attempts[nextAttempt]));
         HistoryRow r;
@@ -187,10 +198,8 @@ std::vector<HistoryRow> historyRows(const std::vector<core::AttributedEntry> &en
             if (auto it = lastOfUid.find(r.uid); it != lastOfUid.end())
                 r.previousVersion = it->second;
             lastOfUid[r.uid] = int(out.size());
-            if (audit)
-                if (auto uid = audit->joins.find(r.uid); uid != audit->joins.end())
-                    if (auto j = uid->second.find(r.resourceVersion); j != uid->second.end())
-                        addWho(r, j->second);
+            if (join)
+                addWho(r, *join);
             break;
         case core::HistoryEntry::Kind::Gap:
             r.kind = e.entry.kind;

@@ -54,12 +54,13 @@ struct HistoryRow {
 struct HistoryAudit {
     std::map<std::string, std::map<std::string, core::AuditJoin>> joins; // uid -> resourceVersion -> join
     std::vector<core::AuditAttempt> attempts;                            // oldest first
+    const core::AuditJoin *joinOf(const core::AttributedEntry &e) const; // null for gaps and unjoined versions
 };
 // Reads it for the incarnations in `entries`. Run on a worker thread.
 core::Result<HistoryAudit> historyAudit(core::HistoryStore &store, const std::vector<core::AttributedEntry> &entries);
 
 // Rows oldest first, from an attributed history, with who made each version and the refused
-// writes placed by time when `audit` is given. Run on a worker thread.
+// writes placed by request time (core::versionWrittenMicros) when `audit` is given. Run on a worker thread.
 std::vector<HistoryRow> historyRows(const std::vector<core::AttributedEntry> &entries,
                                     const HistoryAudit *audit = nullptr);
 

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <limits>
 #include <map>
 #include <set>
 
@@ -268,11 +269,6 @@ Result<Listing> listing(HistoryStore &store, const ObjectQuery &query, const His
     return out;
 }
 
-std::int64_t attemptMs(const AuditAttempt &a)
-{
-    return parseRfc3339Micros(a.who.requestReceivedTimestamp).value_or(0) / 1000;
-}
-
 Json attemptJson(const AuditAttempt &a)
 {
     return Json{{"eventType", "REFUSED"}, {"time", a.who.requestReceivedTimestamp},
@@ -315,6 +311,23 @@ std::string whoText(const AuditJoin *join)
 
 } // namespace
 
+std::int64_t versionWrittenMicros(std::int64_t observedAtMs, const AuditJoin *join)
+{
+    // The recorder's clock keeps milliseconds; a row written elsewhere may hold any number.
+    constexpr std::int64_t kMaxMs = std::numeric_limits<std::int64_t>::max() / 1000 - 1;
+    const std::int64_t seenBy = (std::clamp(observedAtMs, -kMaxMs, kMaxMs) + 1) * 1000;
+    if (!join || join->candidates.size() != 1
+        || (join->match != AuditMatch::Exact && join->match != AuditMatch::Probable))
+        return seenBy;
+    const auto requested = parseRfc3339Micros(join->candidates.front().requestReceivedTimestamp);
+    return requested ? std::min(*requested, seenBy) : seenBy;
+}
+
+std::int64_t attemptMicros(const AuditAttempt &a)
+{
+    return parseRfc3339Micros(a.who.requestReceivedTimestamp).value_or(0);
+}
+
 Result<Json> historyJson(HistoryStore &store, const ObjectQuery &query, const HistoryListingOptions &options)
 {
     auto list = listing(store, query, options);
@@ -326,7 +339,8 @@ Result<Json> historyJson(HistoryStore &store, const ObjectQuery &query, const Hi
         if (r.entry.kind != HistoryEntry::Kind::Version)
             continue;
         for (; nextAttempt < list->attempts.size()
-               && attemptMs(list->attempts[nextAttempt]) <= r.entry.version.observedAtMs;
+               && attemptMicros(list->attempts[nextAttempt])
+                      < versionWrittenMicros(r.entry.version.observedAtMs, list->joinOf(r));
              ++nextAttempt)
             out.push_back(attemptJson(list->attempts[nextAttempt]));
         Json paths = Json::array();
@@ -407,7 +421,8 @@ Result<std::string> historyText(HistoryStore &store, const ObjectQuery &query, c
             continue;
         }
         const auto &v = r.entry.version;
-        for (; nextAttempt < list->attempts.size() && attemptMs(list->attempts[nextAttempt]) <= v.observedAtMs;
+        for (; nextAttempt < list->attempts.size()
+               && attemptMicros(list->attempts[nextAttempt]) < versionWrittenMicros(v.observedAtMs, list->joinOf(r));
              ++nextAttempt)
             text += attemptText(list->attempts[nextAttempt]);
         std::string managers;

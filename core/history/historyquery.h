@@ -57,7 +57,8 @@ struct HistoryListingOptions {
 // claim the version), and whoCandidates only when several requests fit or claim it (each an
 // auditWhoJson, with whoMore when more fitted than are listed). With options.attempts, refused writes are
 // entries with eventType "REFUSED", time, code, reason, message and who, placed by the time of
-// the request among the versions' observedAt. An unknown object is a NotFound error.
+// the request among the versions, each placed by versionWrittenMicros. An unknown object is a NotFound
+// error.
 Result<Json> historyJson(HistoryStore &store, const ObjectQuery &query, const HistoryListingOptions &options = {});
 
 // The CLI's `-o text`: one line per version or gap, with "(ambiguous: reason)" where it applies,
@@ -73,6 +74,16 @@ Result<std::string> historyText(HistoryStore &store, const ObjectQuery &query,
 // version names are absent (never a guess). `fieldscope blame --who` and the Ownership tab.
 Result<std::map<std::string, std::string>> managerWriters(HistoryStore &store, const ObjectQuery &query,
                                                           const std::string &uid);
+
+// When a recorded version was written, as far as the history can tell, in microseconds since the
+// epoch: the request time of the one request an audit event joins to it (exact or probable),
+// else the end of the millisecond the recorder saw it in. Watch delivery lags the write under load,
+// so refused writes are placed among versions by this, not by observedAt. Never later than the
+// recorder saw the version: an audit event's time cannot move a version after it was seen.
+std::int64_t versionWrittenMicros(std::int64_t observedAtMs, const AuditJoin *join);
+// A refused write's request time, in microseconds since the epoch (0 when it does not parse).
+// It goes before a version when attemptMicros < versionWrittenMicros.
+std::int64_t attemptMicros(const AuditAttempt &a);
 
 // Who made one version, as historyJson says it (null when nothing joined).
 Json historyWhoJson(const AuditJoin *join);

@@ -12,6 +12,7 @@
 #include <zlib.h>
 
 #include <algorithm>
+#include <limits>
 #include <map>
 #include <utility>
 
@@ -431,6 +432,59 @@ private Q_SLOTS:
         const Json plain = historyJson(*store, appQuery()).value();
         QCOMPARE(plain.size(), std::size_t(8));
         QCOMPARE(plain[0]["who"]["user"].get<std::string>(), std::string("alice"));
+    }
+
+    // A loaded recorder sees every version a minute after it was written, after all the refused
+    // writes: each refused write still sits between the versions by the time of its request.
+    void refusedWritesArePlacedByRequestTimeWhenTheWatchDeliversLate()
+    {
+        auto store = HistoryStore::open(m_dir.filePath(QStringLiteral("late.db")).toStdString()).value();
+        recordSampleWatch(*store, "rr", 60'000);
+        importFiles(*store, {auditDataPath("rr-audit.log")});
+        HistoryListingOptions withAttempts;
+        withAttempts.attempts = true;
+        const Json j = historyJson(*store, appQuery(), withAttempts).value();
+        std::vector<std::string> order;
+        for (const auto &e : j)
+            order.push_back(e["eventType"].get<std::string>() + " "
+                            + (e["who"].is_null() ? std::string("-") : e["who"]["user"].get<std::string>()));
+        const std::vector<std::string> expected = {
+            "ADDED alice",
+            "REFUSED bob",
+            "MODIFIED bob",
+            "REFUSED alice",
+            "REFUSED bob",
+            "MODIFIED bob",
+            "MODIFIED fieldscope-admin",
+            "MODIFIED alice",
+            "MODIFIED bob",
+            "MODIFIED alice",
+            "DELETED bob",
+        };
+        QCOMPARE(order, expected);
+        // The text listing places them the same way: bob's refused create right after alice's create.
+        const std::string text = historyText(*store, appQuery(), withAttempts).value();
+        const auto added = text.find(" ADDED ");
+        const auto refused = text.find("!! REFUSED 409 AlreadyExists");
+        const auto modified = text.find(" MODIFIED ");
+        QVERIFY2(added < refused && refused < modified && modified != std::string::npos, text.c_str());
+    }
+
+    // Whatever time an audit event claims, a version is never placed after the recorder saw it.
+    void anAuditEventCannotMoveAVersionAfterTheRecorderSawIt()
+    {
+        AuditJoin join;
+        join.match = AuditMatch::Exact;
+        join.candidates.resize(1);
+        join.candidates[0].requestReceivedTimestamp = "2099-01-01T00:00:00.000000Z";
+        QCOMPARE(versionWrittenMicros(1'000, &join), std::int64_t(1'001'000));
+        join.candidates[0].requestReceivedTimestamp = "1970-01-01T00:00:00.500000Z";
+        QCOMPARE(versionWrittenMicros(1'000, &join), std::int64_t(500'000));
+        join.match = AuditMatch::Ambiguous; // several people fit: none of their times is the version's
+        join.candidates.resize(2, join.candidates[0]);
+        QCOMPARE(versionWrittenMicros(1'000, &join), std::int64_t(1'001'000));
+        QCOMPARE(versionWrittenMicros(std::numeric_limits<std::int64_t>::max(), nullptr) > 0, true);
+        QCOMPARE(versionWrittenMicros(std::numeric_limits<std::int64_t>::min(), nullptr) < 0, true);
     }
 
     void severalCandidatesAreListedAsSuchNeverAsOneUser()

@@ -38,7 +38,8 @@ inline std::int64_t newestManagerTimeMs(const Json &object)
 }
 
 // Records `policy`-watch.jsonl ("rr" or "md") into the store as the recorder would.
-inline void recordSampleWatch(HistoryStore &store, const std::string &policy)
+// `deliveredLateByMs` adds a watch that lags every write by that long, as a loaded recorder's does.
+inline void recordSampleWatch(HistoryStore &store, const std::string &policy, std::int64_t deliveredLateByMs = 0)
 {
     std::int64_t deleteEndMs = 0;
     for (const auto &e : decodeAuditLines(readAuditData(policy + "-audit.log")).events)
@@ -56,7 +57,7 @@ inline void recordSampleWatch(HistoryStore &store, const std::string &policy)
             qFatal("bad watch type");
         const std::int64_t observed = type == HistoryEventType::Deleted ? deleteEndMs + 400
                                                                         : newestManagerTimeMs(line["object"]) + 999;
-        events.push_back({type, toJsonText(line["object"]), observed});
+        events.push_back({type, toJsonText(line["object"]), observed + deliveredLateByMs});
     }
     if (!store.write({{scope, events, {}, {}}}).ok())
         qFatal("cannot record the sample watch");
