@@ -114,12 +114,14 @@ double g_cpuPerVersion = 0;
 // Cores the whole machine kept busy from the last burst's first event to its commit.
 double g_burstCores = 0;
 
+// Whether each write names the next (HistoryStore::write(items, next)), as the recorder does.
+bool g_nameNextWrite = true;
 // `writers` threads, each its own connection and its own 500 Pods, 20 versions of each.
 double versionsPerSecond(const std::vector<std::string> &locations, const Json &pod, int writers,
                          bool durableFile = false)
 {
     constexpr int kPodsPerWriter = 500, kRounds = 20;
-    std::vector<std::vector<std::vector<WatchEvent>>> batches{std::size_t(writers)};
+    std::vector<std::vector<std::vector<HistoryWriteItem>>> batches{std::size_t(writers)};
     for (int w = 0; w < writers; ++w)
         for (int r = 0; r < kRounds; ++r) {
             std::vector<WatchEvent> events;
@@ -129,7 +131,7 @@ double versionsPerSecond(const std::vector<std::string> &locations, const Json &
                                   statusUpdate(pod, "w" + std::to_string(w) + "-" + std::to_string(p),
                                                1000 + (r * writers + w) * kPodsPerWriter + p),
                                   1'784'000'000'000});
-            batches[std::size_t(w)].push_back(std::move(events));
+            batches[std::size_t(w)].push_back({{podsScope(), std::move(events), {}, {}}});
         }
     std::vector<std::unique_ptr<HistoryStore>> stores;
     stores.reserve(std::size_t(writers));
@@ -145,8 +147,14 @@ double versionsPerSecond(const std::vector<std::string> &locations, const Json &
     threads.reserve(std::size_t(writers));
     for (int w = 0; w < writers; ++w)
         threads.emplace_back([&, w] {
-            for (auto &events : batches[std::size_t(w)])
-                if (auto r = stores[std::size_t(w)]->write({{podsScope(), std::move(events), {}, {}}}); !r)
+            // Each write names the next, as a recorder that has it queued does: it is read while
+            // the database finishes the one before (HistoryStore::write).
+            const auto &mine = batches[std::size_t(w)];
+            for (std::size_t b = 0; b < mine.size(); ++b)
+                if (auto r = stores[std::size_t(w)]->write(mine[b], g_nameNextWrite && b + 1 < mine.size()
+                                                                        ? &mine[b + 1]
+                                                                        : nullptr);
+                    !r)
                     qFatal("%s", r.error().describe().c_str());
                 else if (!r->bulkFallback.empty())
                     ++g_bulkFallbacks;
@@ -493,10 +501,17 @@ int main(int argc, char **argv)
     double rate[3][2] = {};      // [sqlite FULL, pg, sqlite NORMAL][1, 4 writers]
     std::vector<double> cpu[2];  // PostgreSQL runs: machine CPU seconds per version [1, 4 writers]
     double recorderRate[3] = {}; // [sqlite FULL, pg, sqlite NORMAL], one HistoryRecorder
-    for (int writers : {1, 4}) {
+    // The third row: one recorder whose writes do not name the next (as before the next write
+    // was read meanwhile), to show what that reading gives each store.
+    for (const int row : {0, 1, 2}) {
+        const int writers = row == 1 ? 4 : 1;
+        g_nameNextWrite = row != 2;
         std::vector<double> runs[3];
         for (int run = 0; run < kRuns; ++run) {
-            const std::string db = std::string(writers == 1 ? "bench_one" : "bench_four") + std::to_string(run);
+            const std::string db = std::string(row == 0   ? "bench_one"
+                                               : row == 1 ? "bench_four"
+                                                          : "bench_alone")
+                                 + std::to_string(run);
             createDatabase(admin, db.c_str());
             const auto files = [&](const char *suffix) {
                 return std::vector<std::string>(
@@ -507,16 +522,23 @@ int main(int argc, char **argv)
             runs[1].push_back(versionsPerSecond(std::vector<std::string>(std::size_t(writers),
                                                                          urlOf(pgDir, db.c_str())),
                                                 pod, writers));
-            cpu[writers == 4].push_back(g_cpuPerVersion);
+            if (row < 2)
+                cpu[writers == 4].push_back(g_cpuPerVersion);
         }
+        double median[3] = {};
         for (int store = 0; store < 3; ++store) {
             std::sort(runs[store].begin(), runs[store].end());
-            rate[store][writers == 4] = runs[store][kRuns / 2];
+            median[store] = runs[store][kRuns / 2];
+            if (row < 2)
+                rate[store][writers == 4] = median[store];
         }
-        const double full = rate[0][writers == 4], pg = rate[1][writers == 4], normal = rate[2][writers == 4];
-        std::printf("  %d recorder%-28s %10.0f %10.0f %11.0f %7.2fx %7.2fx\n", writers, writers == 1 ? "" : "s at once",
-                    full, normal, pg, pg / full, pg / normal);
+        const char *label = row == 0 ? "  1 recorder"
+                          : row == 1 ? "  4 recorders at once"
+                                     : "  1 recorder, no write named next";
+        std::printf("%-40s %10.0f %10.0f %11.0f %7.2fx %7.2fx\n", label, median[0], median[2], median[1],
+                    median[1] / median[0], median[1] / median[2]);
     }
+    g_nameNextWrite = true;
     // The same rows through the recorder itself, which batches what it is behind on.
     {
         std::vector<double> runs[3];

@@ -1,7 +1,8 @@
 #pragma once
 // Private to HistoryStore (historystore.cpp reads, historystorewrite.cpp writes and prunes).
 // Thread: whatever thread owns the HistoryStore; nothing here is locked. A large write's events are
-// read by a second thread as well (readInTwo), which reads only what open() set.
+// read by a second thread as well (readInTwo), and the caller's next write by a third (NextRead);
+// both read only what open() set and write only their own results.
 #include "core/history/historydb.h"
 #include "core/history/historystore.h"
 #include "core/history/versioncodec.h"
@@ -11,6 +12,7 @@
 #include <optional>
 #include <set>
 #include <string_view>
+#include <thread>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -227,6 +229,30 @@ struct HistoryStore::Impl {
     std::vector<ReadItem> readAhead;
     static constexpr std::size_t kReadAheadBytes = 32u << 20;
     void readEventsAhead(const std::vector<HistoryWriteItem> &items);
+    // The items' first kReadAheadBytes read (readInTwo: shared with a second thread).
+    std::vector<ReadItem> readEvents(const std::vector<HistoryWriteItem> &items, bool readInTwo) const;
+    // The caller's next write (write(items, next)), read on a thread of its own while this one is
+    // written. Taken by the next write() given those very items (the same vector, each event's
+    // text where it was, as long and beginning the same), else dropped.
+    struct TextMark {
+        const char *data = nullptr;
+        std::size_t size = 0;
+        std::size_t startHash = 0;
+        bool operator==(const TextMark &) const = default;
+    };
+    struct NextRead {
+        const std::vector<HistoryWriteItem> *items = nullptr;
+        std::vector<TextMark> texts; // each event's text, item by item (eventTexts)
+        std::vector<ReadItem> read;
+    };
+    std::int64_t readBeforehand = 0; // this write's events NextRead had read (CommitReport::readBeforehand)
+    static std::vector<TextMark> eventTexts(const std::vector<HistoryWriteItem> &items);
+    const std::vector<HistoryWriteItem> *nextToRead = nullptr; // set by write() until the read starts
+    NextRead nextRead;
+    std::thread nextReader;
+    void startNextRead();  // write(), once its own events are read
+    void finishNextRead(); // write(), on every way out: the reader is joined
+    bool takeNextRead(const std::vector<HistoryWriteItem> &items);
     // Runs on a second thread too (readInTwo): reads only what open() set (codec limits, the
     // redaction key) and writes only `body`.
     const char *rejectionOf(const WatchEvent &ev, historydb::EventBody &body) const;

@@ -14,6 +14,7 @@
 #include <functional>
 #include <system_error>
 #include <thread>
+#include <utility>
 
 namespace fieldscope::core {
 
@@ -61,8 +62,13 @@ const char *HistoryStore::Impl::rejectionOf(const WatchEvent &ev, EventBody &bod
 
 void HistoryStore::Impl::readEventsAhead(const std::vector<HistoryWriteItem> &items)
 {
-    readAhead.clear();
-    readAhead.resize(items.size());
+    readAhead = readEvents(items, true);
+}
+
+std::vector<HistoryStore::Impl::ReadItem> HistoryStore::Impl::readEvents(const std::vector<HistoryWriteItem> &items,
+                                                                         bool inTwo) const
+{
+    std::vector<ReadItem> out(items.size());
     std::size_t bytes = 0;
     std::vector<std::pair<std::size_t, std::size_t>> work; // (item, event), in order, up to the bound
     for (std::size_t i = 0; i < items.size() && bytes <= kReadAheadBytes; ++i) {
@@ -73,20 +79,76 @@ void HistoryStore::Impl::readEventsAhead(const std::vector<HistoryWriteItem> &it
             bytes += items[i].events[k].objectJson.size();
             work.emplace_back(i, k);
         }
-        readAhead[i].bodies.resize(k);
-        readAhead[i].rejected.resize(k);
+        out[i].bodies.resize(k);
+        out[i].rejected.resize(k);
         if (k < items[i].events.size())
             break; // the rest is read inside the transaction
     }
     const auto readRange = [&](std::size_t from, std::size_t to) {
         for (std::size_t w = from; w < to; ++w) {
             const auto [i, k] = work[w];
-            readAhead[i].rejected[k] = rejectionOf(items[i].events[k], readAhead[i].bodies[k]);
+            out[i].rejected[k] = rejectionOf(items[i].events[k], out[i].bodies[k]);
         }
     };
+    if (!inTwo) {
+        readRange(0, work.size());
+        return out;
+    }
     readInTwo(
         work.size(), bytes,
         [&](std::size_t w) { return items[work[w].first].events[work[w].second].objectJson.size(); }, readRange);
+    return out;
+}
+
+// Where each event's text is, how long it is and a hash of its start (where the server puts the
+// object's name and resourceVersion): a next write changed against its contract is read again.
+std::vector<HistoryStore::Impl::TextMark> HistoryStore::Impl::eventTexts(const std::vector<HistoryWriteItem> &items)
+{
+    std::vector<TextMark> texts;
+    for (const auto &item : items)
+        for (const auto &e : item.events)
+            texts.push_back({e.objectJson.data(), e.objectJson.size(),
+                             std::hash<std::string_view>()(std::string_view(e.objectJson).substr(0, 256))});
+    return texts;
+}
+
+void HistoryStore::Impl::startNextRead()
+{
+    if (!nextToRead || nextReader.joinable())
+        return;
+    const std::vector<HistoryWriteItem> *next = std::exchange(nextToRead, nullptr);
+    nextRead = NextRead();
+    try {
+        nextReader = std::thread([this, next] {
+            // A read that fails (out of memory) is dropped: the next write reads its items itself.
+            try {
+                NextRead r{next, eventTexts(*next), readEvents(*next, false)};
+                nextRead = std::move(r);
+            } catch (...) {
+                nextRead = NextRead();
+            }
+        });
+    } catch (const std::system_error &) { // no thread to be had: the next write reads its own
+    }
+}
+
+void HistoryStore::Impl::finishNextRead()
+{
+    nextToRead = nullptr;
+    if (nextReader.joinable())
+        nextReader.join();
+}
+
+bool HistoryStore::Impl::takeNextRead(const std::vector<HistoryWriteItem> &items)
+{
+    NextRead r = std::exchange(nextRead, NextRead());
+    if (r.items != &items || r.texts != eventTexts(items))
+        return false;
+    readAhead = std::move(r.read);
+    readBeforehand = 0;
+    for (const auto &item : readAhead)
+        readBeforehand += std::int64_t(item.bodies.size());
+    return true;
 }
 
 Status HistoryStore::Impl::writeEventsInBulk(const HistoryWriteItem &item, ReadItem *read, CommitReport &report,

@@ -11,7 +11,10 @@ namespace fieldscope::core {
 
 using namespace historydb;
 
-HistoryStore::Impl::~Impl() = default;
+HistoryStore::Impl::~Impl()
+{
+    finishNextRead(); // write() joins it on every way out; this is the last guard
+}
 
 std::string HistoryStore::Impl::lastMessage() const
 {
@@ -660,6 +663,12 @@ Status HistoryStore::Impl::commitWrite(std::int64_t versions)
 
 Result<CommitReport> HistoryStore::write(const std::vector<HistoryWriteItem> &items)
 {
+    return write(items, nullptr);
+}
+
+Result<CommitReport> HistoryStore::write(const std::vector<HistoryWriteItem> &items,
+                                         const std::vector<HistoryWriteItem> *next)
+{
     // A database that writes in bulk sends the versions after deciding them all; one of them
     // stored already (out of the duplicate checks' sight: another scope's copy of an older
     // version) fails that bulk write whole, which is then done again row by row, as before. So
@@ -668,14 +677,28 @@ Result<CommitReport> HistoryStore::write(const std::vector<HistoryWriteItem> &it
     // Not retried: a transaction that never began (the lock, a read-only store) or a connection
     // that is gone; the row writer would fail the same way.
     m_d->bulk = m_d->conn->writesInBulk();
-    m_d->readEventsAhead(items); // before the transaction: writers take turns on its lock
+    // Before the transaction: writers take turns on its lock. Read already when the last write
+    // was told these items come next.
+    m_d->readBeforehand = 0;
+    if (!m_d->takeNextRead(items))
+        m_d->readEventsAhead(items);
+    struct JoinNextRead {
+        Impl &d;
+        ~JoinNextRead() { d.finishNextRead(); }
+    } joinNextRead{*m_d};
+    // The next write is read on a core of its own while this one is decided, sent and committed
+    // (measured: bench/README.md, "the next write read meanwhile").
+    m_d->nextToRead = next != &items ? next : nullptr;
+    m_d->startNextRead();
     m_d->writeBegan = false;
     auto r = m_d->writeItems(items);
     m_d->readAhead.clear();
     const bool retry = !r && m_d->bulk && m_d->writeBegan && r.error().category != ErrorCategory::Network
                     && !m_d->conn->connectionLost();
-    if (r)
+    if (r) {
         r->inBulk = m_d->bulk;
+        r->readBeforehand = m_d->readBeforehand;
+    }
     if (retry) {
         if (r.error().category == ErrorCategory::Conflict)
             m_d->bulkDuplicateCheck = true;

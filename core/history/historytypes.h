@@ -143,6 +143,8 @@ struct CommitReport {
     // Heads read back with a query of their own before a delta was made against them (the bulk
     // writer reads a batch's heads in one; a head it could not decode, or a row writer's, is alone).
     std::int64_t headsReadAlone = 0;
+    // Events read while the write before was committed (HistoryStore::write with `next`).
+    std::int64_t readBeforehand = 0;
 };
 
 } // namespace fieldscope::core

@@ -10,6 +10,7 @@
 
 #include <filesystem>
 #include <system_error>
+#include <utility>
 
 namespace fieldscope::core {
 
@@ -268,6 +269,25 @@ HistoryRecorder::Counters HistoryRecorder::counters() const
 }
 
 // Takes whole queue items up to the per-transaction event cap (at least one item).
+bool HistoryRecorder::takeQueued(std::vector<HistoryWriteItem> &items, std::uint64_t &lastSerial)
+{
+    std::lock_guard lock(m_mutex);
+    takeFront(items, lastSerial);
+    return !items.empty();
+}
+
+void HistoryRecorder::takeFront(std::vector<HistoryWriteItem> &items, std::uint64_t &lastSerial)
+{
+    std::size_t events = 0;
+    while (!m_queue.empty()
+           && (items.empty() || events + m_queue.front().item.events.size() <= m_options.maxEventsPerTransaction)) {
+        events += m_queue.front().item.events.size();
+        lastSerial = m_queue.front().serial;
+        items.push_back(std::move(m_queue.front().item));
+        m_queue.pop_front();
+    }
+}
+
 bool HistoryRecorder::takeWork(std::vector<HistoryWriteItem> &items, std::uint64_t &lastSerial, int retryAfterMs)
 {
     std::unique_lock lock(m_mutex);
@@ -281,14 +301,7 @@ bool HistoryRecorder::takeWork(std::vector<HistoryWriteItem> &items, std::uint64
     }
     if (m_queue.empty())
         return false; // stopping, and everything is written
-    std::size_t events = 0;
-    while (!m_queue.empty()
-           && (items.empty() || events + m_queue.front().item.events.size() <= m_options.maxEventsPerTransaction)) {
-        events += m_queue.front().item.events.size();
-        lastSerial = m_queue.front().serial;
-        items.push_back(std::move(m_queue.front().item));
-        m_queue.pop_front();
-    }
+    takeFront(items, lastSerial);
     return true;
 }
 
@@ -369,19 +382,37 @@ struct HistoryRecorder::Work {
     std::int64_t events = 0;
 };
 
+namespace {
+
+template<typename W>
+void countWork(W &work)
+{
+    for (const auto &it : work.items) {
+        work.events += std::int64_t(it.events.size());
+        for (const auto &e : it.events)
+            work.bytes += std::int64_t(e.objectJson.size());
+    }
+}
+
+} // namespace
+
 void HistoryRecorder::run()
 {
     Writer w;
+    Work next;
     for (;;) {
         Work work;
-        if (!takeWork(work.items, work.lastSerial, w.retained.items.empty() ? 0 : w.retained.backoffMs))
+        if (!next.items.empty())
+            work = std::exchange(next, Work());
+        else if (!takeWork(work.items, work.lastSerial, w.retained.items.empty() ? 0 : w.retained.backoffMs))
             break;
-        for (const auto &it : work.items) {
-            work.events += std::int64_t(it.events.size());
-            for (const auto &e : it.events)
-                work.bytes += std::int64_t(e.objectJson.size());
-        }
-        writeWork(w, std::move(work));
+        else
+            countWork(work);
+        // What is queued already is written next: the store reads it while the database commits
+        // this work (HistoryStore::write). Not while writes fail: a retry must take what waits.
+        if (w.store && w.retained.items.empty() && m_failedGaps.empty() && takeQueued(next.items, next.lastSerial))
+            countWork(next);
+        writeWork(w, std::move(work), next.items.empty() ? nullptr : &next.items);
     }
     // Stopping with writes still failing: one last try to store what waits and mark what was lost.
     if (!w.store && !w.retained.items.empty())
@@ -396,7 +427,7 @@ void HistoryRecorder::run()
     }
 }
 
-void HistoryRecorder::writeWork(Writer &w, Work work)
+void HistoryRecorder::writeWork(Writer &w, Work work, const std::vector<HistoryWriteItem> *next)
 {
     const std::int64_t now = QDateTime::currentMSecsSinceEpoch();
     // Waiting out the backoff (even when the bound emptied the queue): keep, do not connect.
@@ -419,7 +450,7 @@ void HistoryRecorder::writeWork(Writer &w, Work work)
             finishWork(work.lastSerial, work.bytes, CommitReport{});
         return;
     }
-    const Result<CommitReport> result = writeBatch(w.store.get(), w.openError, w.retained, work.items);
+    const Result<CommitReport> result = writeBatch(w.store.get(), w.openError, w.retained, work.items, next);
     if (result) {
         noteCommitted(w, work.items, *result);
     } else if (historydb::isPostgresLocation(m_options.path)) {
@@ -546,10 +577,13 @@ std::unique_ptr<HistoryStore> HistoryRecorder::openStore(std::optional<Error> &o
 // transaction. A throw inside the store (out of memory encoding a huge object) fails this
 // transaction like a disk error: its versions become a gap, the writer goes on.
 Result<CommitReport> HistoryRecorder::writeBatch(HistoryStore *store, const std::optional<Error> &openError,
-                                                 const Retained &retained, const std::vector<HistoryWriteItem> &items)
+                                                 const Retained &retained, const std::vector<HistoryWriteItem> &items,
+                                                 const std::vector<HistoryWriteItem> *next)
 {
     if (!store)
         return openError ? *openError : Error::make(ErrorCategory::Io, "the history store is not open");
+    if (m_failedGaps.empty() && retained.items.empty()) // nothing goes before: the items as they are
+        return guarded("a history transaction", [&] { return store->write(items, next); });
     std::vector<HistoryWriteItem> batch;
     batch.reserve(m_failedGaps.size() + retained.items.size() + items.size());
     for (const auto &[scope, gap] : m_failedGaps)
