@@ -121,7 +121,7 @@ double versionsPerSecond(const std::vector<std::string> &locations, const Json &
                          bool durableFile = false)
 {
     constexpr int kPodsPerWriter = 500, kRounds = 20;
-    std::vector<std::vector<std::vector<HistoryWriteItem>>> batches{std::size_t(writers)};
+    std::vector<std::vector<HistoryStore::Batch>> batches{std::size_t(writers)};
     for (int w = 0; w < writers; ++w)
         for (int r = 0; r < kRounds; ++r) {
             std::vector<WatchEvent> events;
@@ -131,7 +131,8 @@ double versionsPerSecond(const std::vector<std::string> &locations, const Json &
                                   statusUpdate(pod, "w" + std::to_string(w) + "-" + std::to_string(p),
                                                1000 + (r * writers + w) * kPodsPerWriter + p),
                                   1'784'000'000'000});
-            batches[std::size_t(w)].push_back({{podsScope(), std::move(events), {}, {}}});
+            batches[std::size_t(w)].push_back(std::make_shared<const std::vector<HistoryWriteItem>>(
+                std::vector<HistoryWriteItem>{{podsScope(), std::move(events), {}, {}}}));
         }
     std::vector<std::unique_ptr<HistoryStore>> stores;
     stores.reserve(std::size_t(writers));
@@ -147,13 +148,12 @@ double versionsPerSecond(const std::vector<std::string> &locations, const Json &
     threads.reserve(std::size_t(writers));
     for (int w = 0; w < writers; ++w)
         threads.emplace_back([&, w] {
-            // Each write names the next, as a recorder that has it queued does: it is read while
-            // the database finishes the one before (HistoryStore::write).
+            // Each write names the next, as a HistoryRecorder that has it queued does: it is read
+            // while the one before is written (HistoryStore::write).
             const auto &mine = batches[std::size_t(w)];
             for (std::size_t b = 0; b < mine.size(); ++b)
-                if (auto r = stores[std::size_t(w)]->write(mine[b], g_nameNextWrite && b + 1 < mine.size()
-                                                                        ? &mine[b + 1]
-                                                                        : nullptr);
+                if (auto r = stores[std::size_t(w)]->write(mine[b], g_nameNextWrite && b + 1 < mine.size() ? mine[b + 1]
+                                                                                                           : nullptr);
                     !r)
                     qFatal("%s", r.error().describe().c_str());
                 else if (!r->bulkFallback.empty())

@@ -137,10 +137,11 @@ public:
     // version are skipped (a relist delivers them again); unparsable or uid-less objects are
     // counted in CommitReport::rejected. On error nothing of the batch is stored.
     Result<CommitReport> write(const std::vector<HistoryWriteItem> &items);
-    // The same, and `next` (the caller's next write) is read on another thread meanwhile; a
-    // write(next) right after starts from what was read. `next` must not change until that write:
-    // it is recognised by its address and its events' texts (where, how long, how they begin).
-    Result<CommitReport> write(const std::vector<HistoryWriteItem> &items, const std::vector<HistoryWriteItem> *next);
+    // The same, and `next` (the caller's next write) is read on another thread meanwhile; the
+    // write given that very batch next starts from what was read (CommitReport::readBeforehand).
+    // The store holds `next` until then, and nobody may change it: a batch is shared, not copied.
+    using Batch = std::shared_ptr<const std::vector<HistoryWriteItem>>;
+    Result<CommitReport> write(const Batch &items, Batch next);
     // Prunes to the policy (own transaction). Always keeps the latest version of a live object;
     // the first kept version of an object is rewritten as a snapshot so it stays decodable.
     Status applyRetention(const RetentionPolicy &policy, std::int64_t nowMs);

@@ -232,27 +232,20 @@ struct HistoryStore::Impl {
     // The items' first kReadAheadBytes read (readInTwo: shared with a second thread).
     std::vector<ReadItem> readEvents(const std::vector<HistoryWriteItem> &items, bool readInTwo) const;
     // The caller's next write (write(items, next)), read on a thread of its own while this one is
-    // written. Taken by the next write() given those very items (the same vector, each event's
-    // text where it was, as long and beginning the same), else dropped.
-    struct TextMark {
-        const char *data = nullptr;
-        std::size_t size = 0;
-        std::size_t startHash = 0;
-        bool operator==(const TextMark &) const = default;
-    };
+    // written. Taken by the write() given that very batch (the store holds it meanwhile, and a
+    // batch is never changed), else dropped.
     struct NextRead {
-        const std::vector<HistoryWriteItem> *items = nullptr;
-        std::vector<TextMark> texts; // each event's text, item by item (eventTexts)
+        Batch items;
         std::vector<ReadItem> read;
     };
     std::int64_t readBeforehand = 0; // this write's events NextRead had read (CommitReport::readBeforehand)
-    static std::vector<TextMark> eventTexts(const std::vector<HistoryWriteItem> &items);
-    const std::vector<HistoryWriteItem> *nextToRead = nullptr; // set by write() until the read starts
+    Batch nextToRead;                // set by write() until the read starts
     NextRead nextRead;
     std::thread nextReader;
     void startNextRead();  // write(), once its own events are read
     void finishNextRead(); // write(), on every way out: the reader is joined
     bool takeNextRead(const std::vector<HistoryWriteItem> &items);
+    Result<CommitReport> write(const std::vector<HistoryWriteItem> &items, Batch next);
     // Runs on a second thread too (readInTwo): reads only what open() set (codec limits, the
     // redaction key) and writes only `body`.
     const char *rejectionOf(const WatchEvent &ev, historydb::EventBody &body) const;

@@ -100,29 +100,17 @@ std::vector<HistoryStore::Impl::ReadItem> HistoryStore::Impl::readEvents(const s
     return out;
 }
 
-// Where each event's text is, how long it is and a hash of its start (where the server puts the
-// object's name and resourceVersion): a next write changed against its contract is read again.
-std::vector<HistoryStore::Impl::TextMark> HistoryStore::Impl::eventTexts(const std::vector<HistoryWriteItem> &items)
-{
-    std::vector<TextMark> texts;
-    for (const auto &item : items)
-        for (const auto &e : item.events)
-            texts.push_back({e.objectJson.data(), e.objectJson.size(),
-                             std::hash<std::string_view>()(std::string_view(e.objectJson).substr(0, 256))});
-    return texts;
-}
-
 void HistoryStore::Impl::startNextRead()
 {
     if (!nextToRead || nextReader.joinable())
         return;
-    const std::vector<HistoryWriteItem> *next = std::exchange(nextToRead, nullptr);
+    Batch next = std::exchange(nextToRead, nullptr);
     nextRead = NextRead();
     try {
         nextReader = std::thread([this, next] {
             // A read that fails (out of memory) is dropped: the next write reads its items itself.
             try {
-                NextRead r{next, eventTexts(*next), readEvents(*next, false)};
+                NextRead r{next, readEvents(*next, false)};
                 nextRead = std::move(r);
             } catch (...) {
                 nextRead = NextRead();
@@ -142,10 +130,10 @@ void HistoryStore::Impl::finishNextRead()
 bool HistoryStore::Impl::takeNextRead(const std::vector<HistoryWriteItem> &items)
 {
     NextRead r = std::exchange(nextRead, NextRead());
-    if (r.items != &items || r.texts != eventTexts(items))
+    // The store held the batch since it was read, so no other vector can be at its address.
+    if (r.items.get() != &items)
         return false;
     readAhead = std::move(r.read);
-    readBeforehand = 0;
     for (const auto &item : readAhead)
         readBeforehand += std::int64_t(item.bodies.size());
     return true;

@@ -392,6 +392,7 @@ Result<bool> HistoryStore::adoptRedactionKeyOf(HistoryStore &other)
     if (auto set = m_d->setInfo("redaction_key", *key); !set)
         return set.error();
     m_d->redactionKey = *key;
+    m_d->nextRead = {}; // a next write read ahead hashed its Secrets with the old key
     return true;
 }
 

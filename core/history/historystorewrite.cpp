@@ -663,11 +663,17 @@ Status HistoryStore::Impl::commitWrite(std::int64_t versions)
 
 Result<CommitReport> HistoryStore::write(const std::vector<HistoryWriteItem> &items)
 {
-    return write(items, nullptr);
+    return m_d->write(items, nullptr);
 }
 
-Result<CommitReport> HistoryStore::write(const std::vector<HistoryWriteItem> &items,
-                                         const std::vector<HistoryWriteItem> *next)
+Result<CommitReport> HistoryStore::write(const Batch &items, Batch next)
+{
+    if (!items)
+        return Error::make(ErrorCategory::Invalid, "a history write of no batch");
+    return m_d->write(*items, next == items ? nullptr : std::move(next));
+}
+
+Result<CommitReport> HistoryStore::Impl::write(const std::vector<HistoryWriteItem> &items, Batch next)
 {
     // A database that writes in bulk sends the versions after deciding them all; one of them
     // stored already (out of the duplicate checks' sight: another scope's copy of an older
@@ -676,43 +682,43 @@ Result<CommitReport> HistoryStore::write(const std::vector<HistoryWriteItem> &it
     // bound parameter, say): the row writer's outcome, error or not, is the one reported.
     // Not retried: a transaction that never began (the lock, a read-only store) or a connection
     // that is gone; the row writer would fail the same way.
-    m_d->bulk = m_d->conn->writesInBulk();
+    bulk = conn->writesInBulk();
     // Before the transaction: writers take turns on its lock. Read already when the last write
     // was told these items come next.
-    m_d->readBeforehand = 0;
-    if (!m_d->takeNextRead(items))
-        m_d->readEventsAhead(items);
+    readBeforehand = 0;
+    if (!takeNextRead(items))
+        readEventsAhead(items);
     struct JoinNextRead {
         Impl &d;
         ~JoinNextRead() { d.finishNextRead(); }
-    } joinNextRead{*m_d};
+    } joinNextRead{*this};
     // The next write is read on a core of its own while this one is decided, sent and committed
-    // (measured: bench/README.md, "the next write read meanwhile").
-    m_d->nextToRead = next != &items ? next : nullptr;
-    m_d->startNextRead();
-    m_d->writeBegan = false;
-    auto r = m_d->writeItems(items);
-    m_d->readAhead.clear();
-    const bool retry = !r && m_d->bulk && m_d->writeBegan && r.error().category != ErrorCategory::Network
-                    && !m_d->conn->connectionLost();
-    if (r) {
-        r->inBulk = m_d->bulk;
-        r->readBeforehand = m_d->readBeforehand;
-    }
+    // (measured: bench/README.md, bench_teamhistory's "no write named next" row).
+    nextToRead = std::move(next);
+    startNextRead();
+    writeBegan = false;
+    auto r = writeItems(items);
+    readAhead.clear();
+    const bool retry = !r && bulk && writeBegan && r.error().category != ErrorCategory::Network
+                    && !conn->connectionLost();
+    if (r)
+        r->inBulk = bulk;
     if (retry) {
         if (r.error().category == ErrorCategory::Conflict)
-            m_d->bulkDuplicateCheck = true;
-        m_d->bulk = false;
+            bulkDuplicateCheck = true;
+        bulk = false;
         std::string why = r.error().describe();
-        r = m_d->writeItems(items);
+        r = writeItems(items);
         if (r)
             r->bulkFallback = std::move(why);
     }
     // The row writer met a head it had wrong (refusedAsStored): the rollback dropped the heads;
     // once more, from the database's.
-    if (!r && !m_d->bulk && m_d->writeBegan && r.error().category == ErrorCategory::Conflict)
-        r = m_d->writeItems(items);
-    m_d->bulk = false;
+    if (!r && !bulk && writeBegan && r.error().category == ErrorCategory::Conflict)
+        r = writeItems(items);
+    bulk = false;
+    if (r)
+        r->readBeforehand = readBeforehand;
     return r;
 }
 

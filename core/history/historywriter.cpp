@@ -376,7 +376,9 @@ struct HistoryRecorder::Writer {
 
 // One drained batch of the queue.
 struct HistoryRecorder::Work {
-    std::vector<HistoryWriteItem> items;
+    // Shared: the store holds a work named as the next while it reads it (HistoryStore::write),
+    // and nothing changes it until it is written.
+    std::shared_ptr<std::vector<HistoryWriteItem>> items = std::make_shared<std::vector<HistoryWriteItem>>();
     std::uint64_t lastSerial = 0; // 0: a retry of what waits, nothing new
     std::int64_t bytes = 0;
     std::int64_t events = 0;
@@ -387,7 +389,7 @@ namespace {
 template<typename W>
 void countWork(W &work)
 {
-    for (const auto &it : work.items) {
+    for (const auto &it : *work.items) {
         work.events += std::int64_t(it.events.size());
         for (const auto &e : it.events)
             work.bytes += std::int64_t(e.objectJson.size());
@@ -402,23 +404,23 @@ void HistoryRecorder::run()
     Work next;
     for (;;) {
         Work work;
-        if (!next.items.empty())
+        if (!next.items->empty())
             work = std::exchange(next, Work());
-        else if (!takeWork(work.items, work.lastSerial, w.retained.items.empty() ? 0 : w.retained.backoffMs))
+        else if (!takeWork(*work.items, work.lastSerial, w.retained.items.empty() ? 0 : w.retained.backoffMs))
             break;
         else
             countWork(work);
         // What is queued already is written next: the store reads it while the database commits
         // this work (HistoryStore::write). Not while writes fail: a retry must take what waits.
-        if (w.store && w.retained.items.empty() && m_failedGaps.empty() && takeQueued(next.items, next.lastSerial))
+        if (w.store && w.retained.items.empty() && m_failedGaps.empty() && takeQueued(*next.items, next.lastSerial))
             countWork(next);
-        writeWork(w, std::move(work), next.items.empty() ? nullptr : &next.items);
+        writeWork(w, std::move(work), next.items->empty() ? nullptr : next.items);
     }
     // Stopping with writes still failing: one last try to store what waits and mark what was lost.
     if (!w.store && !w.retained.items.empty())
         w.store = openStore(w.openError);
     if (w.store && (!m_failedGaps.empty() || !w.retained.items.empty()))
-        if (writeBatch(w.store.get(), w.openError, w.retained, {}))
+        if (writeBatch(w.store.get(), w.openError, w.retained, std::make_shared<std::vector<HistoryWriteItem>>()))
             return;
     if (!w.retained.items.empty()) {
         std::lock_guard lock(m_mutex);
@@ -427,12 +429,12 @@ void HistoryRecorder::run()
     }
 }
 
-void HistoryRecorder::writeWork(Writer &w, Work work, const std::vector<HistoryWriteItem> *next)
+void HistoryRecorder::writeWork(Writer &w, Work work, HistoryStore::Batch next)
 {
     const std::int64_t now = QDateTime::currentMSecsSinceEpoch();
     // Waiting out the backoff (even when the bound emptied the queue): keep, do not connect.
     if (!w.store && now < w.retained.nextAttemptMs) {
-        keep(w.retained, std::move(work.items), work.bytes, work.events, "waiting for the history store");
+        keep(w.retained, std::move(*work.items), work.bytes, work.events, "waiting for the history store");
         if (work.lastSerial)
             finishPending(work.lastSerial, work.bytes, w.openError);
         return;
@@ -450,9 +452,9 @@ void HistoryRecorder::writeWork(Writer &w, Work work, const std::vector<HistoryW
             finishWork(work.lastSerial, work.bytes, CommitReport{});
         return;
     }
-    const Result<CommitReport> result = writeBatch(w.store.get(), w.openError, w.retained, work.items, next);
+    const Result<CommitReport> result = writeBatch(w.store.get(), w.openError, w.retained, work.items, std::move(next));
     if (result) {
-        noteCommitted(w, work.items, *result);
+        noteCommitted(w, *work.items, *result);
     } else if (historydb::isPostgresLocation(m_options.path)) {
         keepForSharedStore(w, work, result.error(), now);
         work.lastSerial = 0; // finished as pending
@@ -461,7 +463,7 @@ void HistoryRecorder::writeWork(Writer &w, Work work, const std::vector<HistoryW
             std::lock_guard lock(m_mutex);
             m_counters.droppedEvents += work.events;
         }
-        noteFailedItems(work.items, result.error().message);
+        noteFailedItems(*work.items, result.error().message);
         if (w.store) {
             qCWarning(lcHistory) << "history transaction failed:" << result.error().describe().c_str();
             Q_EMIT writeFailed(QString::fromStdString(result.error().describe()));
@@ -520,7 +522,8 @@ void HistoryRecorder::keepForSharedStore(Writer &w, Work &work, const Error &why
         w.openError = why;
     w.retained.backoffMs = std::min(w.retained.backoffMs ? w.retained.backoffMs * 2 : 500, 30'000);
     w.retained.nextAttemptMs = now + w.retained.backoffMs;
-    keep(w.retained, std::move(work.items), work.bytes, work.events, why.message);
+    // The store is gone, and with it any batch of ours it held: the items may be moved.
+    keep(w.retained, std::move(*work.items), work.bytes, work.events, why.message);
     if (work.lastSerial)
         finishPending(work.lastSerial, work.bytes, w.openError);
 }
@@ -577,19 +580,20 @@ std::unique_ptr<HistoryStore> HistoryRecorder::openStore(std::optional<Error> &o
 // transaction. A throw inside the store (out of memory encoding a huge object) fails this
 // transaction like a disk error: its versions become a gap, the writer goes on.
 Result<CommitReport> HistoryRecorder::writeBatch(HistoryStore *store, const std::optional<Error> &openError,
-                                                 const Retained &retained, const std::vector<HistoryWriteItem> &items,
-                                                 const std::vector<HistoryWriteItem> *next)
+                                                 const Retained &retained,
+                                                 const std::shared_ptr<std::vector<HistoryWriteItem>> &items,
+                                                 HistoryStore::Batch next)
 {
     if (!store)
         return openError ? *openError : Error::make(ErrorCategory::Io, "the history store is not open");
-    if (m_failedGaps.empty() && retained.items.empty()) // nothing goes before: the items as they are
-        return guarded("a history transaction", [&] { return store->write(items, next); });
+    if (m_failedGaps.empty() && retained.items.empty()) // nothing goes before: the batch as it is
+        return guarded("a history transaction", [&] { return store->write(items, std::move(next)); });
     std::vector<HistoryWriteItem> batch;
-    batch.reserve(m_failedGaps.size() + retained.items.size() + items.size());
+    batch.reserve(m_failedGaps.size() + retained.items.size() + items->size());
     for (const auto &[scope, gap] : m_failedGaps)
         batch.push_back(gap);
     batch.insert(batch.end(), retained.items.begin(), retained.items.end());
-    batch.insert(batch.end(), items.begin(), items.end());
+    batch.insert(batch.end(), items->begin(), items->end());
     return guarded("a history transaction", [&] { return store->write(batch); });
 }
 

@@ -139,7 +139,7 @@ private:
     struct Writer;
     struct Work;
     // `next`: the work taken to go after this one (HistoryStore::write reads it meanwhile).
-    void writeWork(Writer &w, Work work, const std::vector<HistoryWriteItem> *next = nullptr);
+    void writeWork(Writer &w, Work work, HistoryStore::Batch next = nullptr);
     void noteCommitted(Writer &w, const std::vector<HistoryWriteItem> &items, const CommitReport &report);
     void keepForSharedStore(Writer &w, Work &work, const Error &why, std::int64_t now);
     // retryAfterMs > 0: returns after that long even without work (items then empty).
@@ -149,8 +149,9 @@ private:
     void takeFront(std::vector<HistoryWriteItem> &items, std::uint64_t &lastSerial); // m_mutex held
     std::unique_ptr<HistoryStore> openStore(std::optional<Error> &openError);
     Result<CommitReport> writeBatch(HistoryStore *store, const std::optional<Error> &openError,
-                                    const Retained &retained, const std::vector<HistoryWriteItem> &items,
-                                    const std::vector<HistoryWriteItem> *next = nullptr);
+                                    const Retained &retained,
+                                    const std::shared_ptr<std::vector<HistoryWriteItem>> &items,
+                                    HistoryStore::Batch next = nullptr);
     void finishPending(std::uint64_t lastSerial, std::int64_t bytes, const std::optional<Error> &why);
     void keep(Retained &retained, std::vector<HistoryWriteItem> items, std::int64_t bytes, std::int64_t events,
               const std::string &why);

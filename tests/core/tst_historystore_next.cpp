@@ -1,13 +1,16 @@
-// HistoryStore::write(items, next): the caller's next write is read while the database finishes
-// this one, and that next write stores exactly what it would have stored unread, on the SQLite
-// file and (the _postgres build) on the test PostgreSQL. A next write the caller changed in the
-// meantime is read again, never stored as it was.
+// HistoryStore::write(items, next): the caller's next write is read while this one is written,
+// and that next write stores exactly what it would have stored unread, on the SQLite file and (the
+// _postgres build) on the test PostgreSQL; a write of any other batch reads its own. The
+// HistoryRecorder names the work queued behind the one it writes.
 #include "core/history/historystore.h"
+#include "core/history/historywriter.h"
 
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <condition_variable>
 #include <map>
+#include <mutex>
 #include <string>
 #ifdef FIELDSCOPE_TEST_POSTGRES
 #include "testpostgres.h"
@@ -27,16 +30,17 @@ std::string configMap(int i, long long rv, const std::string &value)
 }
 
 // `rounds` writes of `objects` ConfigMaps each, one version of each object per write.
-std::vector<std::vector<HistoryWriteItem>> rounds(int count, int objects)
+std::vector<HistoryStore::Batch> rounds(int count, int objects)
 {
-    std::vector<std::vector<HistoryWriteItem>> out;
+    std::vector<HistoryStore::Batch> out;
     long long rv = 1000;
     for (int r = 0; r < count; ++r) {
         std::vector<WatchEvent> events;
         for (int i = 0; i < objects; ++i)
             events.push_back({r == 0 ? HistoryEventType::Added : HistoryEventType::Modified,
                               configMap(i, ++rv, "round " + std::to_string(r)), 1'784'000'000'000 + rv});
-        out.push_back({{kMaps, std::move(events), {}, {}}});
+        out.push_back(std::make_shared<const std::vector<HistoryWriteItem>>(std::vector<HistoryWriteItem>{
+            {kMaps, std::move(events), {}, {}}}));
     }
     return out;
 }
@@ -55,12 +59,11 @@ std::map<std::string, std::map<std::string, std::string>> everything(HistoryStor
 }
 
 // What the events say: uid -> (rv -> text).
-std::map<std::string, std::map<std::string, std::string>>
-expected(const std::vector<std::vector<HistoryWriteItem>> &all)
+std::map<std::string, std::map<std::string, std::string>> expected(const std::vector<HistoryStore::Batch> &all)
 {
     std::map<std::string, std::map<std::string, std::string>> out;
     for (const auto &write : all)
-        for (const auto &item : write)
+        for (const auto &item : *write)
             for (const auto &e : item.events) {
                 const Json j = parseJson(e.objectJson).value();
                 out[j["metadata"]["uid"].get<std::string>()][j["metadata"]["resourceVersion"].get<std::string>()] =
@@ -76,16 +79,20 @@ class TestHistoryStoreNext : public QObject
     Q_OBJECT
     QTemporaryDir m_dir;
 
-    std::unique_ptr<HistoryStore> openStore(const char *name)
+    std::string location(const char *name) const
     {
 #ifdef FIELDSCOPE_TEST_POSTGRES
-        const std::string location = testpostgres::freshDatabase(QString::fromLatin1(name));
+        return testpostgres::freshDatabase(QString::fromLatin1(name));
 #else
-        const std::string location = m_dir.filePath(QLatin1String(name)).toStdString();
+        return m_dir.filePath(QLatin1String(name)).toStdString();
 #endif
+    }
+
+    std::unique_ptr<HistoryStore> openStore(const char *name)
+    {
         HistoryOpenOptions options;
         options.clusterIdentity = "sha256:next";
-        auto store = HistoryStore::open(location, HistoryStore::OpenMode::ReadWrite, options);
+        auto store = HistoryStore::open(location(name), HistoryStore::OpenMode::ReadWrite, options);
         if (!store)
             qFatal("%s", store.error().describe().c_str());
         return std::move(*store);
@@ -97,44 +104,88 @@ private Q_SLOTS:
         auto store = openStore("next_chain");
         const auto all = rounds(5, 300);
         for (std::size_t w = 0; w < all.size(); ++w) {
-            const auto report = store->write(all[w], w + 1 < all.size() ? &all[w + 1] : nullptr);
+            const auto report = store->write(all[w], w + 1 < all.size() ? all[w + 1] : nullptr);
             QVERIFY2(report.ok(), report ? "" : report.error().describe().c_str());
             QCOMPARE(report->versions.size(), std::size_t(300));
-            // The first write was named by none; each after it was read while the one before committed.
+            // The first write was named by none; each after it was read while the one before was written.
             QCOMPARE(report->readBeforehand, w == 0 ? std::int64_t(0) : std::int64_t(300));
         }
         QVERIFY(everything(*store) == expected(all));
     }
 
-    void aNextWriteChangedBeforeItIsWrittenIsReadAgain()
-    {
-        auto store = openStore("next_changed");
-        auto all = rounds(2, 50);
-        QVERIFY(store->write(all[0], &all[1]).ok());
-        // Against the contract, the caller changes the next write: the same lengths, another value
-        // (a different resourceVersion and data); and a second event replaced by a longer one.
-        std::string &first = all[1][0].events[0].objectJson;
-        const std::string changed = configMap(0, 9001, "round 9");
-        QCOMPARE(changed.size(), first.size());
-        std::copy(changed.begin(), changed.end(), first.begin()); // in place: the same address
-        all[1][0].events[1].objectJson = configMap(1, 9002, "a longer value than before");
-        const auto report = store->write(all[1]);
-        QVERIFY2(report.ok(), report ? "" : report.error().describe().c_str());
-        QCOMPARE(report->readBeforehand, std::int64_t(0));
-        QVERIFY(everything(*store) == expected(all));
-        QVERIFY(everything(*store).at("uid-0").count("9001"));
-    }
-
-    void aNextWriteGivenAnotherVectorIsReadAgain()
+    // An equal copy is another batch: read again, never taken for the one named.
+    void aWriteOfAnotherBatchThanTheOneNamedReadsItsOwn()
     {
         auto store = openStore("next_other");
         const auto all = rounds(2, 20);
-        QVERIFY(store->write(all[0], &all[1]).ok());
-        const std::vector<HistoryWriteItem> copy = all[1]; // equal items, other texts
-        const auto report = store->write(copy);
+        QVERIFY(store->write(all[0], all[1]).ok());
+        const auto copy = std::make_shared<const std::vector<HistoryWriteItem>>(*all[1]);
+        const auto report = store->write(copy, nullptr);
         QVERIFY2(report.ok(), report ? "" : report.error().describe().c_str());
         QCOMPARE(report->readBeforehand, std::int64_t(0));
+        QCOMPARE(report->skippedDuplicates, std::int64_t(0));
         QVERIFY(everything(*store) == expected(all));
+    }
+
+    // The batch named next, written only after another write, is read again then: what was read
+    // for it was dropped by the write in between.
+    void aNamedBatchWrittenLaterIsReadAgain()
+    {
+        auto store = openStore("next_later");
+        const auto all = rounds(3, 20);
+        QVERIFY(store->write(all[0], all[2]).ok());
+        const auto between = store->write(all[1], nullptr);
+        QVERIFY(between.ok());
+        QCOMPARE(between->readBeforehand, std::int64_t(0));
+        const auto later = store->write(all[2], nullptr);
+        QVERIFY(later.ok());
+        QCOMPARE(later->readBeforehand, std::int64_t(0));
+        QVERIFY(everything(*store) == expected(all));
+    }
+
+    // A recorder that is behind names the work queued after the one it writes. The first commit
+    // waits until all 40 batches are queued, so the rest are written one work (100 events) at a
+    // time with the next one named.
+    void aRecorderBehindReadsEachQueuedWorkWhileItWritesTheOneBefore()
+    {
+        std::mutex mutex;
+        std::condition_variable queued;
+        bool allQueued = false;
+        std::int64_t readBeforehand = 0, commits = 0;
+        HistoryRecorder::Options options;
+        options.path = location("next_recorder");
+        const std::string where = options.path;
+        options.open.clusterIdentity = "sha256:next";
+        options.maxEventsPerTransaction = 100;
+        options.onCommitted = [&](const CommitReport &report) {
+            std::unique_lock lock(mutex);
+            queued.wait(lock, [&] { return allQueued; });
+            readBeforehand += report.readBeforehand;
+            ++commits;
+        };
+        const auto all = rounds(40, 100);
+        {
+            HistoryRecorder recorder(options);
+            for (const auto &batch : all)
+                recorder.record(kMaps, (*batch)[0].events);
+            {
+                std::lock_guard lock(mutex);
+                allQueued = true;
+            }
+            queued.notify_all();
+            QVERIFY(recorder.flush().ok());
+            QCOMPARE(recorder.counters().committedVersions, std::int64_t(4000));
+        }
+        QCOMPARE(commits, std::int64_t(40));
+        // Each work is one batch (maxEventsPerTransaction). The first was taken before the store
+        // was open, so it named none and the second was read in its own write; each of the other
+        // 38 was named while the one before it was written.
+        QCOMPARE(readBeforehand, std::int64_t(38 * 100));
+        HistoryOpenOptions open;
+        open.clusterIdentity = "sha256:next";
+        auto store = HistoryStore::open(where, HistoryStore::OpenMode::ReadOnly, open);
+        QVERIFY(store.ok());
+        QVERIFY(everything(**store) == expected(all));
     }
 };
 
