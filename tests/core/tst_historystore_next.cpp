@@ -36,6 +36,7 @@ std::vector<HistoryStore::Batch> rounds(int count, int objects)
     long long rv = 1000;
     for (int r = 0; r < count; ++r) {
         std::vector<WatchEvent> events;
+        events.reserve(std::size_t(objects));
         for (int i = 0; i < objects; ++i)
             events.push_back({r == 0 ? HistoryEventType::Added : HistoryEventType::Modified,
                               configMap(i, ++rv, "round " + std::to_string(r)), 1'784'000'000'000 + rv});
