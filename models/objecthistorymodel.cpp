@@ -148,13 +148,7 @@ HistoryRow refusedRow(const core::AuditAttempt &a)
 
 const core::AuditJoin *HistoryAudit::joinOf(const core::AttributedEntry &e) const
 {
-    if (e.entry.kind != core::HistoryEntry::Kind::Version)
-        return nullptr;
-    const auto uid = joins.find(e.object.ref.uid);
-    if (uid == joins.end())
-        return nullptr;
-    const auto rv = uid->second.find(e.entry.version.resourceVersion);
-    return rv == uid->second.end() ? nullptr : &rv->second;
+    return core::joinOfEntry(joins, e);
 }
 
 core::Result<HistoryAudit> historyAudit(core::HistoryStore &store, const std::vector<core::AttributedEntry> &entries)

@@ -229,14 +229,7 @@ struct Listing {
     std::vector<AuditAttempt> attempts;
     std::map<std::string, std::int64_t> omitted; // uid -> older versions left out (maxVersions)
 
-    const AuditJoin *joinOf(const AttributedEntry &r) const
-    {
-        const auto uid = joins.find(r.object.ref.uid);
-        if (uid == joins.end())
-            return nullptr;
-        const auto rv = uid->second.find(r.entry.version.resourceVersion);
-        return rv == uid->second.end() ? nullptr : &rv->second;
-    }
+    const AuditJoin *joinOf(const AttributedEntry &r) const { return joinOfEntry(joins, r); }
 };
 
 Result<Listing> listing(HistoryStore &store, const ObjectQuery &query, const HistoryListingOptions &options)
@@ -310,6 +303,18 @@ std::string whoText(const AuditJoin *join)
 }
 
 } // namespace
+
+const AuditJoin *joinOfEntry(const std::map<std::string, std::map<std::string, AuditJoin>> &joins,
+                             const AttributedEntry &entry)
+{
+    if (entry.entry.kind != HistoryEntry::Kind::Version)
+        return nullptr;
+    const auto uid = joins.find(entry.object.ref.uid);
+    if (uid == joins.end())
+        return nullptr;
+    const auto rv = uid->second.find(entry.entry.version.resourceVersion);
+    return rv == uid->second.end() ? nullptr : &rv->second;
+}
 
 std::int64_t versionWrittenMicros(std::int64_t observedAtMs, const AuditJoin *join)
 {

@@ -75,6 +75,10 @@ Result<std::string> historyText(HistoryStore &store, const ObjectQuery &query,
 Result<std::map<std::string, std::string>> managerWriters(HistoryStore &store, const ObjectQuery &query,
                                                           const std::string &uid);
 
+// The join of one listed version among `joins` (uid -> resourceVersion -> join): null for a gap or
+// a pruned entry, and for a version nothing joined.
+const AuditJoin *joinOfEntry(const std::map<std::string, std::map<std::string, AuditJoin>> &joins,
+                             const AttributedEntry &entry);
 // When a recorded version was written, as far as the history can tell, in microseconds since the
 // epoch: the request time of the one request an audit event joins to it (exact or probable),
 // else the end of the millisecond the recorder saw it in. Watch delivery lags the write under load,
