@@ -3,6 +3,7 @@
 // restart, versions another scope or another recorder stored already, and a store made before
 // the objects table left room for its updates.
 #include "core/history/historystore.h"
+#include "storefixtures.h"
 #include "testpostgres.h"
 
 #include <QDateTime>
@@ -45,19 +46,6 @@ std::unique_ptr<HistoryStore> openStore(const std::string &url, const std::strin
     return std::move(*s);
 }
 
-// Every version of every object, as stored: uid -> (rv -> text).
-std::map<std::string, std::map<std::string, std::string>> everything(HistoryStore &store)
-{
-    std::map<std::string, std::map<std::string, std::string>> out;
-    const auto objects = store.allObjects().value();
-    for (const auto &o : objects) {
-        const auto versions = store.versions(o.id).value();
-        for (const auto &v : versions)
-            out[o.ref.uid][v.resourceVersion] = toJsonText(store.loadVersion(o.id, v.seq).value());
-    }
-    return out;
-}
-
 // Why the transaction did not go through the bulk statements alone ("" when it did): without this
 // check every test here would pass on the row writer.
 std::string notInBulk(const CommitReport &report)
@@ -97,7 +85,7 @@ private Q_SLOTS:
         QCOMPARE(report->versions.size(), events.size());
         QCOMPARE(report->skippedDuplicates, 0);
         QVERIFY_IN_BULK(*report);
-        QVERIFY(everything(*store) == expected);
+        QVERIFY(storefixtures::everyVersion(*store) == expected);
 
         std::int64_t lastOrd = 0;
         std::vector<VersionInfo> all;
@@ -146,7 +134,7 @@ private Q_SLOTS:
         auto store = openStore(url);
         QVERIFY(round(*store, 3, 40));
         QVERIFY(round(*store, 4, 40));
-        QVERIFY(everything(*store) == expected);
+        QVERIFY(storefixtures::everyVersion(*store) == expected);
         int deltas = 0;
         const auto objects = store->allObjects().value();
         for (const auto &o : objects) {
@@ -200,7 +188,7 @@ private Q_SLOTS:
         QCOMPARE(report->versions.size(), events.size());
         QVERIFY_IN_BULK(*report);
         QVERIFY(report->headsReadAlone > 0); // the evicted heads: the case this test is about
-        QVERIFY(everything(*store) == expected);
+        QVERIFY(storefixtures::everyVersion(*store) == expected);
     }
 
     // The same heads, stored by this writer: evicted from the cache mid-batch, they are kept as
@@ -226,7 +214,7 @@ private Q_SLOTS:
         QCOMPARE(report->versions.size(), events.size());
         QVERIFY_IN_BULK(*report);
         QCOMPARE(report->headsReadAlone, 0);
-        QVERIFY(everything(*store) == expected);
+        QVERIFY(storefixtures::everyVersion(*store) == expected);
     }
 
     // A cold head is this writer's view like any cached one: once another recorder stored a
@@ -265,7 +253,7 @@ private Q_SLOTS:
         QVERIFY2(report.ok(), report ? "" : report.error().describe().c_str());
         QCOMPARE(report->versions.size(), std::size_t(1));
         QVERIFY_IN_BULK(*report);
-        QVERIFY(everything(*a) == expected); // byA decodes without b's field
+        QVERIFY(storefixtures::everyVersion(*a) == expected); // byA decodes without b's field
     }
 
     // A batch's heads stay cached while it is decided (up to 3 x the budget): 2,000 Pod-sized
@@ -324,7 +312,7 @@ private Q_SLOTS:
         QVERIFY_IN_BULK(*report);
         QCOMPARE(report->versions.size(), std::size_t(50));
         QCOMPARE(report->headsReadAlone, 0);
-        QVERIFY(everything(*a) == expected);
+        QVERIFY(storefixtures::everyVersion(*a) == expected);
     }
 
     // A head whose rows someone else rewrote (a delta marked as a snapshot) does not decode
@@ -419,7 +407,7 @@ private Q_SLOTS:
         QCOMPARE(report->versions.size(), std::size_t(2));
         // The one fallback this store expects, reported with the reason.
         QVERIFY2(report->bulkFallback.find("duplicate key") != std::string::npos, report->bulkFallback.c_str());
-        const auto all = everything(*store);
+        const auto all = storefixtures::everyVersion(*store);
         QCOMPARE(all.at("uid-1").size(), std::size_t(2));
         QCOMPARE(all.at("uid-2").size(), std::size_t(1));
         QCOMPARE(all.at("uid-3").size(), std::size_t(1));
@@ -479,7 +467,7 @@ private Q_SLOTS:
         QCOMPARE(late->skippedDuplicates, 300);
         QCOMPARE(late->versions.size(), std::size_t(150));
         QVERIFY_IN_BULK(*late);
-        const auto all = everything(*a);
+        const auto all = storefixtures::everyVersion(*a);
         for (const auto &[uid, versions] : all)
             QCOMPARE(versions.size(), std::size_t(4));
     }
@@ -504,7 +492,7 @@ private Q_SLOTS:
         QVERIFY_IN_BULK(*late); // not found by the unique key and done again row by row
         QCOMPARE(late->versions.size(), std::size_t(120));
         QCOMPARE(late->skippedDuplicates, 120);
-        const auto all = everything(*a);
+        const auto all = storefixtures::everyVersion(*a);
         QCOMPARE(all.size(), std::size_t(120));
         for (const auto &[uid, versions] : all)
             QCOMPARE(versions.size(), std::size_t(2));
@@ -539,7 +527,7 @@ private Q_SLOTS:
         QVERIFY(report.ok());
         QCOMPARE(report->versions.size(), std::size_t(2));
         QVERIFY_IN_BULK(*report);
-        QCOMPARE(everything(*store).at("uid-1").size(), std::size_t(2));
+        QCOMPARE(storefixtures::everyVersion(*store).at("uid-1").size(), std::size_t(2));
     }
 
     // A connection the server ended (a restart, pg_terminate_backend) is a network failure, not

@@ -2,14 +2,12 @@
 // the single-object lookup gives, across the statements' shapes (1, 8 and 64 entries, padded), on
 // the SQLite file and (the _postgres build) on the test PostgreSQL.
 #include "core/history/historystore.h"
+#include "storefixtures.h"
 
 #include <QTemporaryDir>
 #include <QTest>
 
 #include <string>
-#ifdef FIELDSCOPE_TEST_POSTGRES
-#include "testpostgres.h"
-#endif
 
 using namespace fieldscope::core;
 
@@ -61,14 +59,7 @@ class TestHistoryStoreLists : public QObject
     Q_OBJECT
     QTemporaryDir m_dir;
 
-    std::string location(const char *name) const
-    {
-#ifdef FIELDSCOPE_TEST_POSTGRES
-        return testpostgres::freshDatabase(QString::fromLatin1(name));
-#else
-        return m_dir.filePath(QLatin1String(name)).toStdString();
-#endif
-    }
+    std::string location(const char *name) const { return storefixtures::storeLocation(m_dir, name); }
 
     // 70 ConfigMaps m-0..m-69 in "team" (m-i with i % 5 + 1 versions), the second incarnation of
     // m-3 (deleted, then made again under a new uid), a same-named m-1 in "other" and a

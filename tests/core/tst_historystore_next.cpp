@@ -4,6 +4,7 @@
 // HistoryRecorder names the work queued behind the one it writes.
 #include "core/history/historystore.h"
 #include "core/history/historywriter.h"
+#include "storefixtures.h"
 
 #include <QTemporaryDir>
 #include <QTest>
@@ -12,11 +13,9 @@
 #include <map>
 #include <mutex>
 #include <string>
-#ifdef FIELDSCOPE_TEST_POSTGRES
-#include "testpostgres.h"
-#endif
 
 using namespace fieldscope::core;
+using namespace storefixtures;
 
 namespace {
 
@@ -46,19 +45,6 @@ std::vector<HistoryStore::Batch> rounds(int count, int objects)
     return out;
 }
 
-// Every version of every object, as stored: uid -> (rv -> text).
-std::map<std::string, std::map<std::string, std::string>> everything(HistoryStore &store)
-{
-    std::map<std::string, std::map<std::string, std::string>> out;
-    const auto objects = store.allObjects().value();
-    for (const auto &o : objects) {
-        const auto versions = store.versions(o.id).value();
-        for (const auto &v : versions)
-            out[o.ref.uid][v.resourceVersion] = toJsonText(store.loadVersion(o.id, v.seq).value());
-    }
-    return out;
-}
-
 // What the events say: uid -> (rv -> text).
 std::map<std::string, std::map<std::string, std::string>> expected(const std::vector<HistoryStore::Batch> &all)
 {
@@ -80,14 +66,7 @@ class TestHistoryStoreNext : public QObject
     Q_OBJECT
     QTemporaryDir m_dir;
 
-    std::string location(const char *name) const
-    {
-#ifdef FIELDSCOPE_TEST_POSTGRES
-        return testpostgres::freshDatabase(QString::fromLatin1(name));
-#else
-        return m_dir.filePath(QLatin1String(name)).toStdString();
-#endif
-    }
+    std::string location(const char *name) const { return storeLocation(m_dir, name); }
 
     std::unique_ptr<HistoryStore> openStore(const char *name)
     {
@@ -111,7 +90,7 @@ private Q_SLOTS:
             // The first write was named by none; each after it was read while the one before was written.
             QCOMPARE(report->readBeforehand, w == 0 ? std::int64_t(0) : std::int64_t(300));
         }
-        QVERIFY(everything(*store) == expected(all));
+        QVERIFY(everyVersion(*store) == expected(all));
     }
 
     // An equal copy is another batch: read again, never taken for the one named.
@@ -125,7 +104,7 @@ private Q_SLOTS:
         QVERIFY2(report.ok(), report ? "" : report.error().describe().c_str());
         QCOMPARE(report->readBeforehand, std::int64_t(0));
         QCOMPARE(report->skippedDuplicates, std::int64_t(0));
-        QVERIFY(everything(*store) == expected(all));
+        QVERIFY(everyVersion(*store) == expected(all));
     }
 
     // The batch named next, written only after another write, is read again then: what was read
@@ -141,7 +120,7 @@ private Q_SLOTS:
         const auto later = store->write(all[2], nullptr);
         QVERIFY(later.ok());
         QCOMPARE(later->readBeforehand, std::int64_t(0));
-        QVERIFY(everything(*store) == expected(all));
+        QVERIFY(everyVersion(*store) == expected(all));
     }
 
     // A recorder that is behind names the work queued after the one it writes. The first commit
@@ -186,7 +165,7 @@ private Q_SLOTS:
         open.clusterIdentity = "sha256:next";
         auto store = HistoryStore::open(where, HistoryStore::OpenMode::ReadOnly, open);
         QVERIFY(store.ok());
-        QVERIFY(everything(**store) == expected(all));
+        QVERIFY(everyVersion(**store) == expected(all));
     }
 };
 

@@ -89,6 +89,29 @@ std::shared_ptr<models::HistoryVersions> sampleVersions(std::size_t capacity = m
     return std::make_shared<models::HistoryVersions>(models::memoryVersionReader(sampleHistory().objects), capacity);
 }
 
+// The audit sample (tests/data/audit, policy rr) recorded with its watch `lateByMs` late and its
+// audit log imported: team/app's attributed history and its audit data, as the History tab reads them.
+struct SampleAudit {
+    std::vector<core::AttributedEntry> entries;
+    models::HistoryAudit audit;
+    std::vector<models::HistoryRow> rows() const { return models::historyRows(entries, &audit); }
+};
+
+SampleAudit sampleAudit(std::int64_t lateByMs = 0)
+{
+    QTemporaryDir dir;
+    auto store = core::HistoryStore::open(dir.filePath(QStringLiteral("h.db")).toStdString()).value();
+    auditfixtures::recordSampleWatch(*store, "rr", lateByMs);
+    core::AuditImporter importer(*store);
+    if (!core::importAuditLogFile(auditfixtures::auditDataPath("rr-audit.log"), importer).ok()
+        || !importer.finish().ok())
+        qFatal("cannot import the audit sample");
+    SampleAudit out;
+    out.entries = core::attributedHistory(*store, auditfixtures::appQuery()).value();
+    out.audit = models::historyAudit(*store, out.entries).value();
+    return out;
+}
+
 } // namespace
 
 class TestObjectHistoryModel : public QObject
@@ -99,16 +122,8 @@ private Q_SLOTS:
     // refused rows still sit between the versions by the time of their requests.
     void refusedWritesKeepTheirPlaceWhenTheWatchDeliversLate()
     {
-        QTemporaryDir dir;
-        auto store = core::HistoryStore::open(dir.filePath(QStringLiteral("h.db")).toStdString()).value();
-        auditfixtures::recordSampleWatch(*store, "rr", 60'000);
-        core::AuditImporter importer(*store);
-        QVERIFY(core::importAuditLogFile(auditfixtures::auditDataPath("rr-audit.log"), importer).ok());
-        QVERIFY(importer.finish().ok());
-        const auto entries = core::attributedHistory(*store, auditfixtures::appQuery()).value();
-        const auto audit = models::historyAudit(*store, entries).value();
         QStringList seen;
-        for (const auto &r : models::historyRows(entries, &audit))
+        for (const auto &r : sampleAudit(60'000).rows())
             seen << (r.refused ? QStringLiteral("refused ") : QStringLiteral("version ")) + r.who;
         QCOMPARE(seen, (QStringList{QStringLiteral("version alice"), QStringLiteral("refused bob"),
                                     QStringLiteral("version bob"), QStringLiteral("refused alice"),
@@ -122,21 +137,10 @@ private Q_SLOTS:
     // between the versions by time, styled apart and never offered as a version to diff.
     void whoColumnAndRefusedWritesComeFromTheAuditLog()
     {
-        QTemporaryDir dir;
-        auto store = core::HistoryStore::open(dir.filePath(QStringLiteral("h.db")).toStdString()).value();
-        auditfixtures::recordSampleWatch(*store, "rr");
-        core::AuditImporter importer(*store);
-        QVERIFY(core::importAuditLogFile(auditfixtures::auditDataPath("rr-audit.log"), importer).ok());
-        QVERIFY(importer.finish().ok());
-        core::ObjectQuery q;
-        q.resource = "configmaps";
-        q.namespace_ = "team";
-        q.name = "app";
-        const auto entries = core::attributedHistory(*store, q).value();
-        const auto audit = models::historyAudit(*store, entries).value();
+        const SampleAudit sample = sampleAudit();
         models::ObjectHistoryModel m;
         QAbstractItemModelTester tester(&m, QAbstractItemModelTester::FailureReportingMode::QtTest);
-        m.setRows(QStringLiteral("app"), models::historyRows(entries, &audit));
+        m.setRows(QStringLiteral("app"), sample.rows());
         QStringList seen; // oldest first
         for (int r = m.rowCount() - 1; r >= 0; --r)
             seen << m.index(r, models::ObjectHistoryModel::EventColumn).data().toString() + QLatin1Char(' ')
@@ -160,7 +164,7 @@ private Q_SLOTS:
                     .toString()
                     .contains(QStringLiteral("--audit-log")));
         // Without audit data the column is empty, never a guess.
-        m.setRows(QStringLiteral("plain"), models::historyRows(entries));
+        m.setRows(QStringLiteral("plain"), models::historyRows(sample.entries));
         QVERIFY(m.index(0, models::ObjectHistoryModel::WhoColumn).data().toString().isEmpty());
         QCOMPARE(m.rowCount(), 8);
     }
