@@ -56,9 +56,8 @@ struct HistoryListingOptions {
 // null when no audit event joined or several fit; {match: "contested"} alone when several people
 // claim the version), and whoCandidates only when several requests fit or claim it (each an
 // auditWhoJson, with whoMore when more fitted than are listed). With options.attempts, refused writes are
-// entries with eventType "REFUSED", time, code, reason, message and who, placed by the time of
-// the request among the versions, each placed by versionWrittenMicros. An unknown object is a NotFound
-// error.
+// entries with eventType "REFUSED", time, code, reason, message and who, placed among the versions
+// by the time of their request (versionWrittenMicros). An unknown object is a NotFound error.
 Result<Json> historyJson(HistoryStore &store, const ObjectQuery &query, const HistoryListingOptions &options = {});
 
 // The CLI's `-o text`: one line per version or gap, with "(ambiguous: reason)" where it applies,

@@ -228,7 +228,6 @@ struct HistoryStore::Impl {
     };
     std::vector<ReadItem> readAhead;
     static constexpr std::size_t kReadAheadBytes = 32u << 20;
-    void readEventsAhead(const std::vector<HistoryWriteItem> &items);
     // The items' first kReadAheadBytes read (readInTwo: shared with a second thread).
     std::vector<ReadItem> readEvents(const std::vector<HistoryWriteItem> &items, bool readInTwo) const;
     // The caller's next write (write(items, next)), read on a thread of its own while this one is

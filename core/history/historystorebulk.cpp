@@ -60,11 +60,6 @@ const char *HistoryStore::Impl::rejectionOf(const WatchEvent &ev, EventBody &bod
                                                           : readEventBody(ev, body);
 }
 
-void HistoryStore::Impl::readEventsAhead(const std::vector<HistoryWriteItem> &items)
-{
-    readAhead = readEvents(items, true);
-}
-
 std::vector<HistoryStore::Impl::ReadItem> HistoryStore::Impl::readEvents(const std::vector<HistoryWriteItem> &items,
                                                                          bool inTwo) const
 {

@@ -687,7 +687,7 @@ Result<CommitReport> HistoryStore::Impl::write(const std::vector<HistoryWriteIte
     // was told these items come next.
     readBeforehand = 0;
     if (!takeNextRead(items))
-        readEventsAhead(items);
+        readAhead = readEvents(items, true);
     struct JoinNextRead {
         Impl &d;
         ~JoinNextRead() { d.finishNextRead(); }
