@@ -3,6 +3,8 @@
 #include "core/history/historyquery.h"
 #include "core/history/historywriter.h"
 #include "core/history/versioncodec.h"
+#include "storefixtures.h"
+#include "testpostgres.h"
 
 #include <QDateTime>
 #include <QFile>
@@ -12,9 +14,6 @@
 
 #include <algorithm>
 #include <map>
-#ifdef FIELDSCOPE_TEST_POSTGRES
-#include "testpostgres.h"
-#endif
 
 using namespace fieldscope::core;
 
@@ -65,19 +64,17 @@ class TestHistoryStore : public QObject
     Q_OBJECT
     QTemporaryDir m_dir;
     mutable std::map<QString, QString> m_stores;
-    // A store location: a file, or (the _postgres build) a fresh database on the test PostgreSQL.
-    // Other names are plain files (exports).
+    // A store location: a file, or (run as tst_historystore_postgres) a fresh database on the test
+    // PostgreSQL. Other names are plain files (exports).
     QString db(const char *name) const
     {
         const QString file = QLatin1String(name);
-#ifdef FIELDSCOPE_TEST_POSTGRES
-        if (file.endsWith(QLatin1String(".db"))) {
+        if (storefixtures::onPostgres() && file.endsWith(QLatin1String(".db"))) {
             QString &url = m_stores[file];
             if (url.isEmpty())
                 url = QString::fromStdString(testpostgres::freshDatabase(file));
             return url;
         }
-#endif
         return m_dir.filePath(file);
     }
 
@@ -530,11 +527,12 @@ private Q_SLOTS:
 
     void durabilityIsWhatTheDatabaseSays()
     {
-#ifdef FIELDSCOPE_TEST_POSTGRES
-        const std::string said = openStore(db("durability.db"))->durability().value();
-        QVERIFY2(said.find("fsync=") != std::string::npos && said.find("synchronous_commit=") != std::string::npos,
-                 said.c_str());
-#else
+        if (storefixtures::onPostgres()) {
+            const std::string said = openStore(db("durability.db"))->durability().value();
+            QVERIFY2(said.find("fsync=") != std::string::npos && said.find("synchronous_commit=") != std::string::npos,
+                     said.c_str());
+            return;
+        }
         QCOMPARE(openStore(db("durability.db"))->durability().value(), std::string("synchronous=NORMAL"));
         HistoryOpenOptions durable;
         durable.durableCommits = true;
@@ -543,7 +541,6 @@ private Q_SLOTS:
         QCOMPARE((*s)->durability().value(), std::string("synchronous=FULL"));
         // The setting is the connection's: another writer of the same file keeps its own.
         QCOMPARE(openStore(db("durability.db"))->durability().value(), std::string("synchronous=NORMAL"));
-#endif
     }
 
     void queueOverflowDropsEventsAndRecordsAGap()

@@ -1,30 +1,33 @@
 #pragma once
 // What the history store tests share: where a test's store lives (a file in the test's temporary
-// folder, or, in a test built with FIELDSCOPE_TEST_POSTGRES, a fresh database on the PostgreSQL
+// folder, or, when ctest runs the test as NAME_postgres, a fresh database on the PostgreSQL
 // fixture) and every version a store holds, as text, to compare with what was written.
 #include "core/history/historystore.h"
+#include "testpostgres.h"
 
 #include <QTemporaryDir>
+#include <QtGlobal>
 
 #include <map>
 #include <string>
-#ifdef FIELDSCOPE_TEST_POSTGRES
-#include "testpostgres.h"
-#endif
 
 namespace storefixtures {
 
 using namespace fieldscope::core;
 
-// A new store's location named `name`; the PostgreSQL build drops and makes that database anew.
+// One executable runs on both stores: tests/core/CMakeLists.txt (fieldscope_store_test) registers
+// it twice, the second time with FIELDSCOPE_TEST_STORE=postgres.
+inline bool onPostgres()
+{
+    return qgetenv("FIELDSCOPE_TEST_STORE") == "postgres";
+}
+
+// A new store's location named `name`; on PostgreSQL that database is dropped and made anew.
 inline std::string storeLocation(const QTemporaryDir &dir, const char *name)
 {
-#ifdef FIELDSCOPE_TEST_POSTGRES
-    (void)dir;
-    return testpostgres::freshDatabase(QString::fromLatin1(name));
-#else
+    if (onPostgres())
+        return testpostgres::freshDatabase(QString::fromLatin1(name));
     return dir.filePath(QLatin1String(name)).toStdString();
-#endif
 }
 
 // Every version of every object, as stored: uid -> (rv -> text).
