@@ -79,9 +79,24 @@ def build_scope_plugin(cache_dir, config_key):
     return path
 
 
+def without_pch(args):
+    """A compile command without the build's GCC precompiled header (cmake/FieldscopePch.cmake):
+    clang cannot read GCC's .gch, and the lint parses every header itself, so a file that relies
+    on the precompiled header instead of including what it uses fails here."""
+    out, i = [], 0
+    while i < len(args):
+        if args[i] == "-include" and i + 1 < len(args) and args[i + 1].endswith("cmake_pch.hxx"):
+            i += 2
+            continue
+        if args[i] != "-Winvalid-pch":
+            out.append(args[i])
+        i += 1
+    return out
+
+
 def units(root, build):
     """The translation units to check, one entry per source file (fuzz/replay_main.cpp is compiled
-    once per fuzz target with the same flags)."""
+    once per fuzz target with the same flags), with the precompiled header taken out."""
     with open(os.path.join(build, "compile_commands.json"), encoding="utf-8") as f:
         entries = json.load(f)
     seen = {}
@@ -92,7 +107,8 @@ def units(root, build):
         base = os.path.basename(path)
         if top not in SOURCE_DIRS or "_autogen" in rel or base.startswith(("moc_", "qrc_")):
             continue
-        seen.setdefault(path, e)
+        args = without_pch(e.get("arguments") or shlex.split(e["command"]))
+        seen.setdefault(path, {"directory": e["directory"], "file": e["file"], "arguments": args})
     order = {d: i for i, d in enumerate(SOURCE_DIRS)}
     return sorted(seen.items(), key=lambda kv: (order[os.path.relpath(kv[0], root).split(os.sep, 1)[0]], kv[0]))
 
@@ -115,7 +131,7 @@ def preprocess_command(entry):
     return out + EXTRA_ARGS + ["-E", "-C", "-w", os.path.join(entry["directory"], entry["file"])]
 
 
-def check_unit(root, path, entry, build, config_key, cache_dir, plugin):
+def check_unit(root, path, entry, build, db, config_key, cache_dir, plugin):
     t0 = time.monotonic()
     pre = subprocess.run(preprocess_command(entry), cwd=entry["directory"], capture_output=True)
     # Keyed and stored relative to the clone, so another clone of the same sources (CI's, a
@@ -140,7 +156,7 @@ def check_unit(root, path, entry, build, config_key, cache_dir, plugin):
                CLAZY_HEADER_FILTER=headers, CLAZY_IGNORE_DIRS="^" + re.escape(build) + "/")
     for unkeyed in ("CLAZY_EXTRA_OPTIONS", "CLAZY_NO_WERROR", "CLAZY_EXPORT_FIXES"):
         env.pop(unkeyed, None)
-    run = subprocess.run([CLANG_TIDY, "-p", build, "--quiet", f"--header-filter={headers}",
+    run = subprocess.run([CLANG_TIDY, "-p", db, "--quiet", f"--header-filter={headers}",
                           f"--load={CLAZY_PLUGIN}", f"--load={plugin}", *extra, path],
                          capture_output=True, text=True, env=env)
     text = run.stdout + run.stderr
@@ -212,9 +228,15 @@ def main():
     if not todo:
         print(f"lint: no translation units of {root} in {build}/compile_commands.json")
         return 1
+    # clang-tidy reads its commands from a database: the build's, without the precompiled header.
+    db = os.path.join(build, "lint")
+    os.makedirs(db, exist_ok=True)
+    with open(os.path.join(db, "compile_commands.json.tmp"), "w", encoding="utf-8") as f:
+        json.dump([e for _, e in todo], f)
+    os.replace(os.path.join(db, "compile_commands.json.tmp"), os.path.join(db, "compile_commands.json"))
     seen, ordered, cached = set(), [], 0
     with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
-        futures = [pool.submit(check_unit, root, p, e, build, config_key, cache_dir, plugin) for p, e in todo]
+        futures = [pool.submit(check_unit, root, p, e, build, db, config_key, cache_dir, plugin) for p, e in todo]
         for fut in concurrent.futures.as_completed(futures):
             path, report, hit, _ = fut.result()
             cached += hit
