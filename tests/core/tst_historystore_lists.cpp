@@ -1,6 +1,6 @@
 // HistoryStore's list lookups (findObjects of many queries, versionsAfter): each answer is the one
 // the single-object lookup gives, across the statements' shapes (1, 8 and 64 entries, padded), on
-// the SQLite file and (the _postgres build) on the test PostgreSQL.
+// the SQLite file and (run as tst_historystore_lists_postgres) on the test PostgreSQL.
 #include "core/history/historystore.h"
 #include "storefixtures.h"
 

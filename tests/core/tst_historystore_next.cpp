@@ -1,6 +1,6 @@
 // HistoryStore::write(items, next): the caller's next write is read while this one is written,
-// and that next write stores exactly what it would have stored unread, on the SQLite file and (the
-// _postgres build) on the test PostgreSQL; a write of any other batch reads its own. The
+// and that next write stores exactly what it would have stored unread, on the SQLite file and (run as
+// tst_historystore_next_postgres) on the test PostgreSQL; a write of any other batch reads its own. The
 // HistoryRecorder names the work queued behind the one it writes.
 #include "core/history/historystore.h"
 #include "core/history/historywriter.h"

@@ -16,10 +16,19 @@ namespace storefixtures {
 using namespace fieldscope::core;
 
 // One executable runs on both stores: tests/core/CMakeLists.txt (fieldscope_store_test) registers
-// it twice, the second time with FIELDSCOPE_TEST_STORE=postgres.
+// it twice, the second time with FIELDSCOPE_TEST_STORE=postgres and the fixture's environment.
+// Any other value, or postgres without the fixture, stops the test: a misspelt registration must
+// not pass quietly on the file.
 inline bool onPostgres()
 {
-    return qgetenv("FIELDSCOPE_TEST_STORE") == "postgres";
+    const QByteArray store = qgetenv("FIELDSCOPE_TEST_STORE");
+    if (store.isEmpty() || store == "file")
+        return false;
+    if (store != "postgres")
+        qFatal("FIELDSCOPE_TEST_STORE is \"%s\": file or postgres", store.constData());
+    if (testpostgres::folder().isEmpty())
+        qFatal("FIELDSCOPE_TEST_STORE=postgres without the PostgreSQL fixture (FIELDSCOPE_TEST_PG_DIR)");
+    return true;
 }
 
 // A new store's location named `name`; on PostgreSQL that database is dropped and made anew.
