@@ -231,9 +231,10 @@ def main():
     # clang-tidy reads its commands from a database: the build's, without the precompiled header.
     db = os.path.join(build, "lint")
     os.makedirs(db, exist_ok=True)
-    with open(os.path.join(db, "compile_commands.json.tmp"), "w", encoding="utf-8") as f:
+    tmp = os.path.join(db, f"compile_commands.json.{os.getpid()}.tmp")
+    with open(tmp, "w", encoding="utf-8") as f:
         json.dump([e for _, e in todo], f)
-    os.replace(os.path.join(db, "compile_commands.json.tmp"), os.path.join(db, "compile_commands.json"))
+    os.replace(tmp, os.path.join(db, "compile_commands.json"))
     seen, ordered, cached = set(), [], 0
     with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
         futures = [pool.submit(check_unit, root, p, e, build, db, config_key, cache_dir, plugin) for p, e in todo]
