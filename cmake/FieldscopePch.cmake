@@ -27,18 +27,20 @@ function(fieldscope_precompile_headers)
     return()
   endif()
   # With the header, GCC 12 at -O2 reports libstdc++'s `operator+(string&&, const char*)`, inlined
-  # into our code, as -Warray-bounds (`forming offset [32, 58] is out of the bounds [0, 32]`), -Wstringop-overflow
-  # (`writing 17 bytes into a region of size 16`) and -Wstringop-overread (`reading 17 bytes from
-  # a region of size 16`), all at its memcpy in bits/char_traits.h: the same family of false
-  # positives as the -Wrestrict one in cmake/FieldscopeOptions.cmake; none fires without the
-  # header. Nine files of ours hit them, and any new string concatenation may, so they are off for
-  # all (the price of the header): our own bounds stay checked at run time by the asan-core suite
-  # and the fuzz replays (scripts/test.sh).
-  target_compile_options(fieldscope_options INTERFACE -Wno-array-bounds -Wno-stringop-overflow -Wno-stringop-overread)
+  # into our code, as -Warray-bounds (`forming offset [32, 58] is out of the bounds [0, 32]`),
+  # -Wstringop-overflow (`writing 17 bytes into a region of size 16`) and -Wstringop-overread
+  # (`reading 17 bytes from a region of size 16`), all at its memcpy in bits/char_traits.h: the
+  # same family of false positives as the -Wrestrict one in cmake/FieldscopeOptions.cmake; none
+  # fires without the header. Nine files of ours hit them, and any new string concatenation may,
+  # so they are off for all (the price of the header): our own bounds stay checked at run time by
+  # the asan-core suite and the fuzz replays (scripts/test.sh).
+  target_compile_options(fieldscope_options INTERFACE
+    -Wno-array-bounds -Wno-stringop-overflow -Wno-stringop-overread)
   add_library(fieldscope_pch OBJECT "${PROJECT_SOURCE_DIR}/cmake/fieldscope_pch.cpp")
   target_link_libraries(fieldscope_pch PRIVATE fieldscope_options Qt6::Core)
   set_target_properties(fieldscope_pch PROPERTIES POSITION_INDEPENDENT_CODE ON AUTOMOC OFF
-    CXX_COMPILER_LAUNCHER "${PROJECT_SOURCE_DIR}/cmake/fieldscope-pch-sum.sh;${PROJECT_SOURCE_DIR};${CMAKE_CXX_COMPILER_LAUNCHER}")
+    CXX_COMPILER_LAUNCHER
+      "${PROJECT_SOURCE_DIR}/cmake/fieldscope-pch-sum.sh;${PROJECT_SOURCE_DIR};${CMAKE_CXX_COMPILER_LAUNCHER}")
   target_precompile_headers(fieldscope_pch PRIVATE "${PROJECT_SOURCE_DIR}/cmake/fieldscope_pch.h")
   _fieldscope_targets_under("${PROJECT_SOURCE_DIR}" targets)
   foreach(t IN LISTS targets)
