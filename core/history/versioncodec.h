@@ -61,8 +61,15 @@ public:
     const std::vector<Node> &nodes() const { return m_nodes; }
     std::string_view raw(const Node &n) const { return std::string_view(m_text).substr(n.begin, n.end - n.begin); }
     std::string_view rawKey(const Node &n) const { return std::string_view(m_text).substr(n.keyBegin, n.keyLen); }
-    // The decoded key of an object member.
-    std::string_view key(std::uint32_t node) const;
+    // The decoded key of an object member. Inline: the indexer's duplicate-key check and the
+    // delta compare keys many times per node, nearly all of them without escapes.
+    std::string_view key(std::uint32_t node) const
+    {
+        const Node &n = m_nodes[node];
+        if (n.keyEscaped)
+            return decodedKey(node);
+        return n.keyLen < 2 ? std::string_view() : std::string_view(m_text.data() + n.keyBegin + 1, n.keyLen - 2);
+    }
     // The member `name` of object node `object`, or -1.
     std::int64_t member(std::uint32_t object, std::string_view name) const;
     // The decoded string at `node`, or "" when it is not a string.
@@ -78,6 +85,7 @@ public:
 
 private:
     friend struct JsonIndexer;
+    std::string_view decodedKey(std::uint32_t node) const;
     std::string m_text;
     std::vector<Node> m_nodes;
     std::vector<std::pair<std::uint32_t, std::string>> m_decodedKeys; // node -> key, sorted by node

@@ -51,11 +51,12 @@ std::string unescapeJsonString(std::string_view token)
     std::string out;
     out.reserve(token.size());
     for (std::size_t i = 1; i + 1 < token.size(); ++i) {
-        const char c = token[i];
-        if (c != '\\') {
-            out += c;
-            continue;
-        }
+        // The run up to the next escape in one append (managedFields' keys are mostly plain text).
+        const std::size_t escape = std::min(token.find('\\', i), token.size() - 1);
+        out.append(token.data() + i, escape - i);
+        i = escape;
+        if (i + 1 >= token.size())
+            break;
         const char e = token[++i];
         switch (e) {
         case 'b': out += '\b'; break;
@@ -105,11 +106,26 @@ struct JsonIndexer {
             ++p;
     }
 
+    // Whether any of the 8 bytes at p ends a plain run: '"', '\\', a control character (< 0x20)
+    // or a byte of a multi-byte sequence (>= 0x80). Bit tricks on one 64-bit word (the byte
+    // loop after it finds which); a false "yes" only costs that loop.
+    static bool plainEight(const char *at)
+    {
+        std::uint64_t x;
+        std::memcpy(&x, at, 8);
+        constexpr std::uint64_t ones = 0x0101010101010101ull, highs = 0x8080808080808080ull;
+        const auto zeroByte = [](std::uint64_t v) { return (v - ones) & ~v & highs; };
+        const std::uint64_t below20 = (x - ones * 0x20) & ~x & highs;
+        return ((x & highs) | below20 | zeroByte(x ^ (ones * '"')) | zeroByte(x ^ (ones * '\\'))) == 0;
+    }
+
     // p at the opening quote; on success p is past the closing quote.
     bool string(bool *escaped)
     {
         ++p;
         for (;;) {
+            while (end - p >= 8 && plainEight(p))
+                p += 8;
             while (p < end) {
                 const auto c = static_cast<unsigned char>(*p);
                 if (c < 0x20 || c == '"' || c == '\\' || c >= 0x80)
@@ -408,11 +424,8 @@ JsonIndex::Status JsonIndex::build(std::string text)
     return ix.status;
 }
 
-std::string_view JsonIndex::key(std::uint32_t node) const
+std::string_view JsonIndex::decodedKey(std::uint32_t node) const
 {
-    const Node &n = m_nodes[node];
-    if (!n.keyEscaped)
-        return std::string_view(m_text).substr(n.keyBegin + 1, n.keyLen - 2);
     auto it = std::lower_bound(m_decodedKeys.begin(), m_decodedKeys.end(), node,
                                [](const auto &e, std::uint32_t v) { return e.first < v; });
     return it->second;

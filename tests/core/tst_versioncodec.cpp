@@ -158,6 +158,50 @@ private Q_SLOTS:
             QVERIFY(!parseJson(s).ok());
     }
 
+    // The indexer skips plain string bytes eight at a time: a quote, an escape, a control byte or
+    // a multi-byte sequence must be found at every position of the word, and the decoded text
+    // must be parseJson's.
+    void jsonIndexFindsEverySpecialByteAtEveryOffset()
+    {
+        const std::vector<std::pair<std::string, bool>> specials = {
+            {"\\\"", true},  {"\\\\", true},  {"\\u00e9", true}, {"\xc3\xa9", true},
+            {"\x1f", false}, {"\xff", false}, {"\x7f", true},    {"\"", false}};
+        for (std::size_t offset = 0; offset < 18; ++offset)
+            for (const auto &[special, accepted] : specials) {
+                // A bare quote ends the string early: the text after it is then invalid.
+                const std::string text = "[\"" + std::string(offset, 'a') + special + std::string(9, 'b') + "\"]";
+                JsonIndex ix;
+                const auto status = ix.build(text);
+                auto parsed = parseJson(text);
+                QCOMPARE(status == JsonIndex::Status::Ok, accepted);
+                QCOMPARE(parsed.ok(), accepted);
+                if (accepted)
+                    QCOMPARE(ix.stringAt(1), (*parsed)[0].get<std::string>());
+            }
+    }
+
+    // Keys with escapes (managedFields' "k:{\"type\":\"Ready\"}") are decoded for key() and
+    // member(); plain keys are read in place.
+    void jsonIndexDecodesEscapedKeys()
+    {
+        // Not a raw string: moc's lexer loses the class after this one.
+        const std::string text = "{\"plain\":1,\"k:{\\\"type\\\":\\\"Ready\\\"}\":2,"
+                                 "\"tab\\there\\\\\":3,\"\\u00e9t\\u00e9\":4}";
+        JsonIndex ix;
+        QCOMPARE(ix.build(text), JsonIndex::Status::Ok);
+        const Json doc = parseJson(text).value();
+        std::vector<std::string> keys;
+        for (std::uint32_t c = 1; c < ix.nodes()[0].next; c = ix.nodes()[c].next)
+            keys.emplace_back(ix.key(c));
+        std::vector<std::string> expected;
+        for (auto it = doc.begin(); it != doc.end(); ++it)
+            expected.push_back(it.key());
+        QCOMPARE(keys, expected);
+        QCOMPARE(keys[1], std::string("k:{\"type\":\"Ready\"}"));
+        QVERIFY(ix.member(0, "tab\there\\") > 0);
+        QCOMPARE(ix.member(0, "missing"), std::int64_t(-1));
+    }
+
     void deltaThatDoesNotFitIsAnError()
     {
         Json doc = parseJson(R"({"a":1})").value();
