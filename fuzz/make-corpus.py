@@ -82,6 +82,19 @@ cm = (data / "ownership" / "configmap.yaml").read_text()
 write("drafts", "configmap.json", json.dumps({"context": "prod", "uid": "0b7a", "title": "ConfigMap demo/settings",
     "openedYaml": cm, "openedResourceVersion": "42", "text": cm.replace("v1", "v2"), "savedAtMs": 1700000000000}))
 write("drafts", "minimal.json", json.dumps({"context": "", "uid": "u", "title": "", "openedYaml": "", "openedResourceVersion": "", "text": ""}))
+# JsonIndex against parseJson: the server's own texts (compact, as the watch sends them, and
+# indented), and the corners the indexer models by hand: escapes in keys and values, UTF-8 of
+# each length, numbers at the edges of a double, a duplicate key, deep nesting.
+write("json_index", "pod.json", json.dumps(pod, separators=(",", ":")))
+write("json_index", "pod-indented.json", json.dumps(pod, indent=2, ensure_ascii=False))
+for stem, doc in objects[:4]:
+    write("json_index", stem + ".json", json.dumps(doc, separators=(",", ":")))
+write("json_index", "escaped-keys.json", '{"k:{\\"type\\":\\"Ready\\"}":{".":{}},"tab\\there":"\\u00e9\\ud83d\\ude00\\/"}')
+write("json_index", "utf8.json", '["\u00e9\u20ac\U0001F600", "plain ascii text longer than eight bytes"]'.encode("utf-8"))
+write("json_index", "numbers.json", "[0,-0,1.5e308,-2.2e-308,123456789012345678901234567890,1e400,0.1e-400]")
+write("json_index", "duplicate.json", '{"a":1,"\\u0061":2}')
+write("json_index", "deep.json", "[" * 199 + "]" * 199)
+write("json_index", "invalid.json", b'{"a":"\x01","b":[1,],"c":"\xc0\x80"}')
 # Lessons: the shipped ones (regression-* files are written by hand and kept).
 for f in sorted((root / "resources" / "lessons").glob("*.yaml")):
     write("lesson", f.name, f.read_bytes())

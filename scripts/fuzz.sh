@@ -4,14 +4,15 @@
 # go to build/fuzz/corpus-work/<target>). Prints executions, coverage and findings per target;
 # exits 1 if any target found a crash (the input is in build/fuzz/findings/).
 #   scripts/fuzz.sh [SECONDS] [TARGET...]      FUZZ_JOBS=2 runs two targets at a time
-# Targets: kubeconfig yaml ownership listwatch status discovery history_jsonl drafts lesson audit
+# Targets: kubeconfig yaml ownership listwatch status discovery history_jsonl drafts lesson audit stored_row
+#   json_index
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
 seconds="${1:-600}"
 shift || true
 targets=("$@")
-[ "${#targets[@]}" -gt 0 ] || targets=(kubeconfig yaml ownership listwatch status discovery history_jsonl drafts lesson audit)
+[ "${#targets[@]}" -gt 0 ] || targets=(kubeconfig yaml ownership listwatch status discovery history_jsonl drafts lesson audit stored_row json_index)
 jobs="${FUZZ_JOBS:-1}"
 
 scripts/install-deps.sh >/dev/null
