@@ -95,6 +95,8 @@ write("json_index", "numbers.json", "[0,-0,1.5e308,-2.2e-308,1234567890123456789
 write("json_index", "duplicate.json", '{"a":1,"\\u0061":2}')
 write("json_index", "deep.json", "[" * 199 + "]" * 199)
 write("json_index", "invalid.json", b'{"a":"\x01","b":[1,],"c":"\xc0\x80"}')
+# Found by this target: parseJson read a NUL byte as the end of the text (tst_json).
+write("json_index", "regression-nul-after-value", b"0\0\0\0\0")
 # Lessons: the shipped ones (regression-* files are written by hand and kept).
 for f in sorted((root / "resources" / "lessons").glob("*.yaml")):
     write("lesson", f.name, f.read_bytes())

@@ -60,6 +60,10 @@ bool shallowEqual(const Json &a, const Json &b)
 
 Result<Json> parseJson(std::string_view text, int maxDepth)
 {
+    // nlohmann takes a NUL byte for the end of the text and would drop everything after it;
+    // JSON never holds one raw (a string escapes it), so the text is refused instead.
+    if (const std::size_t nul = text.find('\0'); nul != std::string_view::npos)
+        return Error::make(ErrorCategory::Parse, "a NUL byte in JSON text", "byte " + std::to_string(nul + 1));
     if (const std::size_t at = tooDeepAt(text, maxDepth); at != std::string_view::npos)
         return Error::make(ErrorCategory::Parse, "JSON nested deeper than " + std::to_string(maxDepth) + " levels",
                            "byte " + std::to_string(at + 1));

@@ -202,6 +202,21 @@ private Q_SLOTS:
         QVERIFY2(QString::fromStdString(r.error().where).startsWith(QLatin1String("byte ")), r.error().where.c_str());
     }
 
+    // nlohmann reads a NUL byte as the end of the text: `{"a":1}` then NUL then anything was read
+    // as {"a":1}, the rest dropped without a word (found by fuzz/fuzz_json_index). JSON never
+    // holds a raw NUL (in a string it must be escaped), so the text is refused where it is.
+    void aNulByteIsAParseErrorNotTheEndOfTheText()
+    {
+        for (const std::string &text :
+             {std::string("{\"a\":1}\0{\"b\":2}", 15), std::string("0\0\0\0\0", 5), std::string("[\"x\"]\0", 6)}) {
+            auto r = parseJson(text);
+            QVERIFY2(!r.ok(), text.c_str());
+            QCOMPARE(r.error().category, ErrorCategory::Parse);
+            QCOMPARE(QString::fromStdString(r.error().where), QStringLiteral("byte %1").arg(text.find('\0') + 1));
+        }
+        QVERIFY(parseJson("[\"\\u0000\"]").ok()); // an escaped NUL is a string's content
+    }
+
     void jsonTextNeverThrowsOnInvalidUtf8()
     {
         Json j = Json::object();
