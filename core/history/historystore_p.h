@@ -36,6 +36,11 @@ struct Head {
     // Read by the bulk writer's one query per batch (HeadRow) without its body: the body is read
     // only when a delta is to be made against it (a duplicate needs none).
     bool bodyPending = false;
+    // This writer stored the version itself (its own events), and forgetHeadsOthersChanged() keeps
+    // the head only while no other writer stores a version of the object: its next versions come
+    // after this one on the same watch, so none can be in the store already (an older one
+    // replayed is refused by the unique key, and the write done again row by row).
+    bool ownWrite = false;
     // The blobs this writer stored from the last snapshot on (chain + 1 of them), compressed as
     // stored; empty when it did not store them all (a head read back from the database). What
     // the head keeps once evicted from the cache (HistoryStore::Impl::coldHeads).
@@ -85,8 +90,9 @@ struct PendingWrites {
         std::vector<std::string> blobs;
     };
     std::unordered_map<std::string, LookedBody> lookedText;
-    // Not asked about: an event that is its object's head (isTheHeadAlone) or whose object is
-    // not in the store (isNotInTheStore); alreadyStored decides those without this set.
+    // Not asked about: an event that is its object's head (isTheHeadAlone), whose object is not
+    // in the store (isNotInTheStore) or whose head this writer stored (isOurOwnHead);
+    // alreadyStored decides those without this set.
     std::set<std::pair<std::string, std::string>> stored;
     bool empty() const { return objects.empty() && versions.empty() && updates.empty(); }
 };
@@ -194,6 +200,7 @@ struct HistoryStore::Impl {
     bool holdBatchHeads = false;
     static constexpr std::int64_t kHeadHoldBytes = 3 * kHeadBudgetBytes;
     std::int64_t headsReadAlone = 0; // this write's (CommitReport::headsReadAlone)
+    std::int64_t storedChecks = 0;   // this write's (CommitReport::storedChecks)
     void dropHeads();
     // `replayed`: for an onlyNewObjects item, the uids it created so far (nullptr otherwise).
     Status writeEvent(const WatchScope &scope, const WatchEvent &ev, CommitReport &report,
@@ -255,6 +262,7 @@ struct HistoryStore::Impl {
     Status lookUpBatch(const std::vector<historydb::EventBody> &bodies, const std::vector<const char *> &rejected);
     bool isTheHeadAlone(const historydb::EventIdentity &id, const std::unordered_map<std::string, int> &eventsOf);
     bool isNotInTheStore(const std::string &uid) const;
+    bool isOurOwnHead(const std::string &uid) const;
     // The bodies of a batch's heads in a query per kRunsPerQuery (historystorebulk.cpp).
     Status readHeadBodies(const std::vector<historydb::EventBody> &bodies, const std::vector<const char *> &rejected);
     Status readRuns(const std::vector<historydb::VersionRun> &runs,

@@ -227,8 +227,10 @@ Status HistoryStore::Impl::lookUpBatch(const std::vector<EventBody> &bodies, con
     std::set<std::pair<std::string, std::string>> pairs;
     if (otherWriters || bulkDuplicateCheck)
         for (std::size_t k = 0; k < bodies.size(); ++k)
-            if (!rejected[k] && !isTheHeadAlone(bodies[k].id, eventsOf) && !isNotInTheStore(bodies[k].id.uid))
+            if (!rejected[k] && !isTheHeadAlone(bodies[k].id, eventsOf) && !isNotInTheStore(bodies[k].id.uid)
+                && (bulkDuplicateCheck || !isOurOwnHead(bodies[k].id.uid)))
                 pairs.emplace(bodies[k].id.uid, bodies[k].id.rv);
+    storedChecks += std::int64_t(pairs.size());
     if (!pairs.empty()) {
         auto stored = conn->storedVersions({pairs.begin(), pairs.end()});
         if (!stored)
@@ -253,6 +255,17 @@ bool HistoryStore::Impl::isTheHeadAlone(const EventIdentity &id, const std::unor
         return cold->second.first.rv == id.rv;
     const auto looked = pending.looked.find(id.uid);
     return looked != pending.looked.end() && looked->second && looked->second->rv == id.rv;
+}
+
+// A head this writer stored itself, and no other writer stored a version of its object since
+// (Head::ownWrite): 10,000 versions of four recorders' own objects were asked about one by one,
+// ~7 us of the machine's CPU per version (bench_teamhistory, 4 recorders).
+bool HistoryStore::Impl::isOurOwnHead(const std::string &uid) const
+{
+    if (auto cached = heads.find(uid); cached != heads.end())
+        return cached->second.first.ownWrite;
+    const auto cold = coldHeads.find(uid);
+    return cold != coldHeads.end() && cold->second.first.ownWrite;
 }
 
 // Looked up and not found: none of the object's versions is stored (the lock is ours).

@@ -350,7 +350,7 @@ Result<bool> HistoryStore::Impl::alreadyStored(Head *prev, const EventIdentity &
         ++report.skippedDuplicates;
         return true;
     }
-    if (prev && otherWriters) {
+    if (prev && otherWriters && !prev->ownWrite) {
         Query seen = q("SELECT 1 FROM versions WHERE object_id = ? AND rv = ? LIMIT 1");
         seen.bind(1, prev->objectId).bind(2, id.rv);
         const int rc = seen.step();
@@ -503,6 +503,7 @@ Status HistoryStore::Impl::writeParsedEvent(const WatchScope &scope, const Watch
     next.objectId = prev ? prev->objectId : 0;
     next.seq = prev ? prev->seq + 1 : 1;
     next.rv = id.rv;
+    next.ownWrite = true;
     next.deleted = ev.type == HistoryEventType::Deleted;
     next.chain = snapshot ? 0 : prev->chain + 1;
     next.chainTextBytes = snapshot ? std::int64_t(text.size())
@@ -728,6 +729,7 @@ Result<CommitReport> HistoryStore::Impl::writeItems(const std::vector<HistoryWri
         return st.error();
     writeBegan = true;
     headsReadAlone = 0;
+    storedChecks = 0;
     CommitReport report;
     const std::int64_t ordBefore = nextOrd;
     const std::int64_t bytesBefore = totalBytes;
@@ -783,6 +785,7 @@ Result<CommitReport> HistoryStore::Impl::writeItems(const std::vector<HistoryWri
     if (auto st = commitWrite(std::int64_t(report.versions.size() + report.gaps.size())); !st)
         return fail(st.error());
     report.headsReadAlone = headsReadAlone;
+    report.storedChecks = storedChecks;
     return report;
 }
 

@@ -145,6 +145,9 @@ struct CommitReport {
     std::int64_t headsReadAlone = 0;
     // Events read while the write before was committed (HistoryStore::write with `next`).
     std::int64_t readBeforehand = 0;
+    // Versions the bulk writer asked the store about (was it stored by another writer?) before
+    // writing: none for an object whose head this writer stored itself and no other wrote since.
+    std::int64_t storedChecks = 0;
 };
 
 } // namespace fieldscope::core
