@@ -36,10 +36,13 @@ struct Head {
     // Read by the bulk writer's one query per batch (HeadRow) without its body: the body is read
     // only when a delta is to be made against it (a duplicate needs none).
     bool bodyPending = false;
-    // This writer stored the version itself (its own events), and forgetHeadsOthersChanged() keeps
-    // the head only while no other writer stores a version of the object: its next versions come
-    // after this one on the same watch, so none can be in the store already (an older one
-    // replayed is refused by the unique key, and the write done again row by row).
+    // This writer stored the version itself, and forgetHeadsOthersChanged() keeps the head only
+    // while no other writer stores a version of the object: its next versions come after this one
+    // on the same watch, so the bulk writer does not ask the store about them. Rarely one is
+    // there all the same (a replay of an older one, a second scope delivering the object, a
+    // recorder ahead that stored a version this one stored an older one over): PostgreSQL's
+    // unique key refuses it, the transaction is written again row by row (CommitReport::
+    // bulkFallback) and the writer asks about every version from then on (bulkDuplicateCheck).
     bool ownWrite = false;
     // The blobs this writer stored from the last snapshot on (chain + 1 of them), compressed as
     // stored; empty when it did not store them all (a head read back from the database). What
@@ -120,7 +123,8 @@ struct HistoryStore::Impl {
     // are stale (ids and seqs would collide, deltas would be made against the wrong base).
     std::int64_t dataVersion = -1;
     // Another connection has written since this one opened: two recorders may both store what
-    // they saw, so a version is looked up by RV before it is stored (not only against the head).
+    // they saw, so a version is looked up by RV before it is stored (not only against the head;
+    // the bulk writer leaves out objects whose head it stored itself: Head::ownWrite).
     bool otherWriters = false;
     std::string deltaBuffer; // writer scratch, reused across events
 

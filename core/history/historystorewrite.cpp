@@ -350,7 +350,9 @@ Result<bool> HistoryStore::Impl::alreadyStored(Head *prev, const EventIdentity &
         ++report.skippedDuplicates;
         return true;
     }
-    if (prev && otherWriters && !prev->ownWrite) {
+    // The row writer asks even for its own heads: a file made before two recorders were told
+    // apart may have a plain index on uid + RV (historystoreopen.cpp), nothing to refuse a copy.
+    if (prev && otherWriters) {
         Query seen = q("SELECT 1 FROM versions WHERE object_id = ? AND rv = ? LIMIT 1");
         seen.bind(1, prev->objectId).bind(2, id.rv);
         const int rc = seen.step();
