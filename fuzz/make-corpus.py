@@ -91,12 +91,14 @@ for stem, doc in objects[:4]:
     write("json_index", stem + ".json", json.dumps(doc, separators=(",", ":")))
 write("json_index", "escaped-keys.json", '{"k:{\\"type\\":\\"Ready\\"}":{".":{}},"tab\\there":"\\u00e9\\ud83d\\ude00\\/"}')
 write("json_index", "utf8.json", '["\u00e9\u20ac\U0001F600", "plain ascii text longer than eight bytes"]'.encode("utf-8"))
-write("json_index", "numbers.json", "[0,-0,1.5e308,-2.2e-308,123456789012345678901234567890,1e400,0.1e-400]")
+write("json_index", "numbers.json", "[0,-0,1.5e308,-2.2e-308,123456789012345678901234567890,-0.0e+0]")
+write("json_index", "overflow.json", "[1e400]")
+write("json_index", "underflow.json", "[0.1e-400]")
 write("json_index", "duplicate.json", '{"a":1,"\\u0061":2}')
 write("json_index", "deep.json", "[" * 199 + "]" * 199)
 write("json_index", "invalid.json", b'{"a":"\x01","b":[1,],"c":"\xc0\x80"}')
 # Found by this target: parseJson read a NUL byte as the end of the text (tst_json).
-write("json_index", "regression-nul-after-value", b"0\0\0\0\0")
+write("json_index", "found-nul-after-value", b"0\0\0\0\0")
 # Lessons: the shipped ones (regression-* files are written by hand and kept).
 for f in sorted((root / "resources" / "lessons").glob("*.yaml")):
     write("lesson", f.name, f.read_bytes())

@@ -106,9 +106,9 @@ struct JsonIndexer {
             ++p;
     }
 
-    // Whether any of the 8 bytes at p ends a plain run: '"', '\\', a control character (< 0x20)
-    // or a byte of a multi-byte sequence (>= 0x80). Bit tricks on one 64-bit word (the byte
-    // loop after it finds which); a false "yes" only costs that loop.
+    // Whether all 8 bytes at `at` are plain string bytes: none is '"', '\\', a control character
+    // (< 0x20) or a byte of a multi-byte sequence (>= 0x80). Bit tricks on one 64-bit word; a
+    // false "no" only costs the byte loop after it, which finds the byte.
     static bool plainEight(const char *at)
     {
         std::uint64_t x;
