@@ -140,9 +140,10 @@ Piece checkPiece(std::string_view piece, JsonIndex &index)
     // which nlohmann skips at the start of a text but not inside a body.
     if (piece.empty() || (piece[0] != '{' && piece[0] != '['))
         return Piece::Unsure;
-    bool valid = false;
+    // nlohmann would take a NUL for the end of the text (as parseJson, core/base/json.cpp).
+    bool valid = piece.find('\0') == std::string_view::npos;
     try {
-        valid = Json::accept(piece.begin(), piece.end());
+        valid = valid && Json::accept(piece.begin(), piece.end());
     } catch (const std::exception &) {
         valid = false;
     }
@@ -276,9 +277,10 @@ Result<AuditDecodeResult> decodeAuditEventListDom(std::string_view body)
         return tooLargeList(body.size());
     // Validation without a DOM (nlohmann's SAX parser keeps an explicit stack: no recursion), so a
     // body of many small items costs no memory beyond the item being decoded.
-    bool valid = false;
+    // nlohmann would take a NUL for the end of the text (as parseJson, core/base/json.cpp).
+    bool valid = body.find('\0') == std::string_view::npos;
     try {
-        valid = Json::accept(body.begin(), body.end());
+        valid = valid && Json::accept(body.begin(), body.end());
     } catch (const std::exception &) {
         valid = false;
     }

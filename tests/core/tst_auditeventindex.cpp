@@ -295,6 +295,20 @@ private Q_SLOTS:
         }
     }
 
+    // nlohmann takes a NUL byte for the end of the text: an EventList followed by a NUL and
+    // anything else was read as the list alone, on the DOM path the indexed one falls back to.
+    void anEventListWithANulByteIsRefusedNotCutShort()
+    {
+        const std::string list = eventList({listItem()});
+        for (const std::string &body : {list + std::string(1, '\0') + "{\"junk\":[", list + std::string(1, '\0')}) {
+            auto decoded = decodeAuditEventList(body);
+            QVERIFY(!decoded.ok());
+            QCOMPARE(decoded.error().category, ErrorCategory::Parse);
+            listSameAsDom(body);
+        }
+        QVERIFY(decodeAuditEventList(list).ok());
+    }
+
     void eventListShapesDecodeAsThroughTheDom_data()
     {
         QTest::addColumn<QByteArray>("body");
