@@ -276,11 +276,19 @@ bool HistoryRecorder::takeQueued(std::vector<HistoryWriteItem> &items, std::uint
     return !items.empty();
 }
 
+// A gap goes in with the same scope's batch queued right after it (a relist's gap and its
+// difference): a reader never sees the gap committed without what it explains.
+bool HistoryRecorder::takesWithGap(const HistoryWriteItem &last, const HistoryWriteItem &next)
+{
+    return last.gap && last.events.empty() && !next.gap && next.scope.id == last.scope.id;
+}
+
 void HistoryRecorder::takeFront(std::vector<HistoryWriteItem> &items, std::uint64_t &lastSerial)
 {
     std::size_t events = 0;
     while (!m_queue.empty()
-           && (items.empty() || events + m_queue.front().item.events.size() <= m_options.maxEventsPerTransaction)) {
+           && (items.empty() || events + m_queue.front().item.events.size() <= m_options.maxEventsPerTransaction
+               || takesWithGap(items.back(), m_queue.front().item))) {
         events += m_queue.front().item.events.size();
         lastSerial = m_queue.front().serial;
         items.push_back(std::move(m_queue.front().item));

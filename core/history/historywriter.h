@@ -1,7 +1,8 @@
 #pragma once
 // HistoryRecorder: the non-blocking front of the history store. The watch layer hands it batches
-// of events; a private writer thread parses, delta-encodes, compresses and commits them, one
-// SQLite transaction per drained batch, and applies retention now and then.
+// of events; a private writer thread parses, delta-encodes, compresses and commits them (up to
+// maxEventsPerTransaction queued events a transaction, into the SQLite file or a team's
+// PostgreSQL store), and applies retention now and then.
 //
 // Thread: the HistoryRecorder object lives on the thread that created it (normally the GUI
 // thread or the composition root's). record(), recordGap() and noteResourceVersion() may be
@@ -58,12 +59,13 @@ public:
         // gets the honest gap after this long. While waiting is on, a batch larger than the
         // whole queue goes in alone (a relist's difference) instead of becoming a gap.
         int maxWaitForRoomMs = 0;
-        // Queued watch batches taken into one transaction (at least one batch, whatever its
-        // size). A recorder that is behind names the next transaction while writing this one,
-        // and the store reads it meanwhile (HistoryStore::write): smaller transactions overlap
-        // more. 10,000 queued Pods in transactions of up to 2,000 against 20,000
-        // (bench_teamhistory's HistoryRecorder row): 56,000-58,000 against 50,000 versions/s into
-        // the SQLite file, 38,000-39,000 against 31,000 into PostgreSQL.
+        // Queued watch batches taken into one transaction: at least one batch whatever its size
+        // (a relist's difference goes whole), and a gap's batch with it. A recorder that is
+        // behind names the next transaction while writing this one when more is queued, and the
+        // store reads it meanwhile (HistoryStore::write): smaller transactions overlap more.
+        // 10,000 queued Pods in transactions of up to 2,000 against 20,000 (bench/README.md,
+        // bench_teamhistory's HistoryRecorder row): 55,700-58,600 against 50,000-52,300
+        // versions/s into the SQLite file, 37,600-39,100 against 31,000 into PostgreSQL.
         std::size_t maxEventsPerTransaction = 2'000;
         // A shared (PostgreSQL) store that went away: events watched meanwhile wait in memory up
         // to this many bytes and are written when it is back (reconnecting with backoff, 0.5 s
@@ -150,9 +152,11 @@ private:
     void keepForSharedStore(Writer &w, Work &work, const Error &why, std::int64_t now);
     // retryAfterMs > 0: returns after that long even without work (items then empty).
     bool takeWork(std::vector<HistoryWriteItem> &items, std::uint64_t &lastSerial, int retryAfterMs);
-    // What is queued now, without waiting (false: nothing). Both take up to maxEventsPerTransaction.
+    // What is queued now, without waiting (false: nothing). Both take up to maxEventsPerTransaction,
+    // a gap's batch with it (takesWithGap).
     bool takeQueued(std::vector<HistoryWriteItem> &items, std::uint64_t &lastSerial);
     void takeFront(std::vector<HistoryWriteItem> &items, std::uint64_t &lastSerial); // m_mutex held
+    static bool takesWithGap(const HistoryWriteItem &last, const HistoryWriteItem &next);
     std::unique_ptr<HistoryStore> openStore(std::optional<Error> &openError);
     Result<CommitReport> writeBatch(HistoryStore *store, const std::optional<Error> &openError,
                                     const Retained &retained,

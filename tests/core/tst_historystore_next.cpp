@@ -167,6 +167,41 @@ private Q_SLOTS:
         QVERIFY(store.ok());
         QVERIFY(everyVersion(**store) == expected(all));
     }
+
+    // A relist queues its gap and then its difference: the two commit together even when the
+    // difference is larger than a transaction's cap, so no reader sees the gap alone.
+    void aGapAndTheBatchAfterItCommitTogetherPastTheCap()
+    {
+        std::mutex mutex;
+        std::condition_variable queued;
+        bool allQueued = false;
+        std::vector<std::pair<std::size_t, std::size_t>> commits; // (gaps, versions)
+        HistoryRecorder::Options options;
+        options.path = location("gap_with_batch");
+        options.open.clusterIdentity = "sha256:next";
+        options.maxEventsPerTransaction = 100;
+        options.onCommitted = [&](const CommitReport &report) {
+            std::unique_lock lock(mutex);
+            queued.wait(lock, [&] { return allQueued; });
+            commits.emplace_back(report.gaps.size(), report.versions.size());
+        };
+        const auto all = rounds(3, 150);
+        {
+            HistoryRecorder recorder(options);
+            recorder.record(kMaps, (*all[0])[0].events); // taken at once: its commit waits
+            recorder.recordGap(kMaps, "1", "2", "relist after 410", 1);
+            recorder.record(kMaps, (*all[1])[0].events);
+            recorder.record(kMaps, (*all[2])[0].events);
+            {
+                std::lock_guard lock(mutex);
+                allQueued = true;
+            }
+            queued.notify_all();
+            QVERIFY(recorder.flush().ok());
+        }
+        const std::vector<std::pair<std::size_t, std::size_t>> expected = {{0, 150}, {1, 150}, {0, 150}};
+        QCOMPARE(commits, expected);
+    }
 };
 
 QTEST_GUILESS_MAIN(TestHistoryStoreNext)
