@@ -327,16 +327,20 @@ void HistoryRecorder::finishWork(std::uint64_t lastSerial, std::int64_t bytes, c
 }
 
 // A failed transaction drops its versions: each scope they belonged to gets one gap from the last
-// RV it committed to the last RV it lost, so the hole is marked, never silent.
+// RV it committed to the last RV it lost, so the hole is marked, never silent. A list's RV is
+// where it ends, as noteCommittedItems takes it: a relist's difference ends with deletions that
+// carry their objects' older RVs.
 void HistoryRecorder::noteFailedItems(const std::vector<HistoryWriteItem> &items, const std::string &why)
 {
     for (const auto &it : items) {
         std::string lastRv;
         if (it.gap)
             lastRv = it.gap->toRv;
+        else if (!it.scopeResourceVersion.empty())
+            lastRv = it.scopeResourceVersion;
         else if (!it.events.empty())
             lastRv = quickResourceVersion(it.events.back().objectJson);
-        else if (it.scopeResourceVersion.empty())
+        else
             continue;
         auto [pending, fresh] = m_failedGaps.try_emplace(it.scope.id);
         if (fresh) {

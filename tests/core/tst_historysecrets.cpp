@@ -312,6 +312,31 @@ private Q_SLOTS:
         QCOMPARE(rows[2].kind, HistoryEntry::Kind::Gap);
     }
 
+    // A failed list (a relist's difference, here one update) ends its gap at the list's
+    // resourceVersion, as a committed one moves the resume point there, not at its last event's.
+    void aFailedListsGapEndsAtTheListsResourceVersion()
+    {
+        QTemporaryDir dir;
+        const std::string path = dir.filePath(QStringLiteral("fail-list.db")).toStdString();
+        QVERIFY(HistoryStore::open(path).ok());
+        exec(
+            path,
+            "CREATE TRIGGER failing BEFORE INSERT ON versions WHEN NEW.rv = '3' BEGIN SELECT RAISE(ABORT, 'injected'); END");
+        HistoryRecorder rec({path});
+        rec.record(kSecrets, {watchEvent(HistoryEventType::Added, secret("1", "a")),
+                              watchEvent(HistoryEventType::Modified, secret("2", "b"))});
+        QVERIFY(rec.flush().ok());
+        rec.record(kSecrets, {watchEvent(HistoryEventType::Modified, secret("3", "c"))}, "9");
+        QVERIFY(!rec.flush().ok());
+        rec.record(kSecrets, {watchEvent(HistoryEventType::Modified, secret("10", "d"))});
+        QVERIFY(rec.flush().ok());
+        auto store = HistoryStore::open(path, HistoryStore::OpenMode::ReadOnly).value();
+        const auto gaps = store->gaps(kSecrets.id).value();
+        QCOMPARE(gaps.size(), std::size_t(1));
+        QCOMPARE(gaps[0].fromRv, std::string("2"));
+        QCOMPARE(gaps[0].toRv, std::string("9"));
+    }
+
     void aRejectedObjectBecomesAMarkedGap()
     {
         QTemporaryDir dir;
