@@ -125,6 +125,20 @@ enum class Piece {
     Unsure,  // invalid, or not known to be valid: the whole body goes to the DOM path
 };
 
+// Whether `text` is JSON, validated without a DOM (nlohmann's SAX parser keeps an explicit
+// stack: no recursion). nlohmann takes a NUL for the end of the text: refused first, as parseJson
+// does (core/base/json.cpp).
+bool acceptsAsJson(std::string_view text)
+{
+    if (text.find('\0') != std::string_view::npos)
+        return false;
+    try {
+        return Json::accept(text.begin(), text.end());
+    } catch (const std::exception &) {
+        return false;
+    }
+}
+
 Piece checkPiece(std::string_view piece, JsonIndex &index)
 {
     // A piece above the event limit is only validated (an item that large is skipped unread), so
@@ -140,14 +154,7 @@ Piece checkPiece(std::string_view piece, JsonIndex &index)
     // which nlohmann skips at the start of a text but not inside a body.
     if (piece.empty() || (piece[0] != '{' && piece[0] != '['))
         return Piece::Unsure;
-    // nlohmann would take a NUL for the end of the text (as parseJson, core/base/json.cpp).
-    bool valid = piece.find('\0') == std::string_view::npos;
-    try {
-        valid = valid && Json::accept(piece.begin(), piece.end());
-    } catch (const std::exception &) {
-        valid = false;
-    }
-    return valid ? Piece::Valid : Piece::Unsure;
+    return acceptsAsJson(piece) ? Piece::Valid : Piece::Unsure;
 }
 
 void decodeItem(std::string_view item, std::size_t k, const JsonIndex *indexed, AuditDecodeResult &out)
@@ -275,16 +282,9 @@ Result<AuditDecodeResult> decodeAuditEventListDom(std::string_view body)
 {
     if (body.size() > kMaxAuditListBytes)
         return tooLargeList(body.size());
-    // Validation without a DOM (nlohmann's SAX parser keeps an explicit stack: no recursion), so a
-    // body of many small items costs no memory beyond the item being decoded.
-    // nlohmann would take a NUL for the end of the text (as parseJson, core/base/json.cpp).
-    bool valid = body.find('\0') == std::string_view::npos;
-    try {
-        valid = valid && Json::accept(body.begin(), body.end());
-    } catch (const std::exception &) {
-        valid = false;
-    }
-    if (!valid)
+    // Validated without a DOM, so a body of many small items costs no memory beyond the item
+    // being decoded.
+    if (!acceptsAsJson(body))
         return Error::make(ErrorCategory::Parse, "audit EventList body is not JSON");
     ListScan scan;
     scanList(body, scan);
