@@ -80,6 +80,16 @@ void exec(const std::string &path, const char *sql)
     sqlite3_close(db);
 }
 
+// A new store at `path` whose inserts of resourceVersion 3 fail (a trigger's constraint).
+void storeThatRefusesVersion3(const std::string &path)
+{
+    if (!HistoryStore::open(path).ok())
+        qFatal("cannot open %s", path.c_str());
+    exec(
+        path,
+        "CREATE TRIGGER failing BEFORE INSERT ON versions WHEN NEW.rv = '3' BEGIN SELECT RAISE(ABORT, 'injected'); END");
+}
+
 } // namespace
 
 class TestHistorySecrets : public QObject
@@ -285,10 +295,7 @@ private Q_SLOTS:
     {
         QTemporaryDir dir;
         const std::string path = dir.filePath(QStringLiteral("fail.db")).toStdString();
-        QVERIFY(HistoryStore::open(path).ok());
-        exec(
-            path,
-            "CREATE TRIGGER failing BEFORE INSERT ON versions WHEN NEW.rv = '3' BEGIN SELECT RAISE(ABORT, 'injected'); END");
+        storeThatRefusesVersion3(path);
         HistoryRecorder rec({path});
         QSignalSpy failed(&rec, &HistoryRecorder::writeFailed);
         rec.record(kSecrets, {watchEvent(HistoryEventType::Added, secret("1", "a")),
@@ -318,10 +325,7 @@ private Q_SLOTS:
     {
         QTemporaryDir dir;
         const std::string path = dir.filePath(QStringLiteral("fail-list.db")).toStdString();
-        QVERIFY(HistoryStore::open(path).ok());
-        exec(
-            path,
-            "CREATE TRIGGER failing BEFORE INSERT ON versions WHEN NEW.rv = '3' BEGIN SELECT RAISE(ABORT, 'injected'); END");
+        storeThatRefusesVersion3(path);
         HistoryRecorder rec({path});
         rec.record(kSecrets, {watchEvent(HistoryEventType::Added, secret("1", "a")),
                               watchEvent(HistoryEventType::Modified, secret("2", "b"))});
