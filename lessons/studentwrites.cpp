@@ -39,6 +39,20 @@ std::string trimmed(const std::string &s)
 
 } // namespace
 
+std::string promptHeading(const StudentPrompt &prompt, std::size_t steps, bool simulated)
+{
+    return "Step " + std::to_string(prompt.step + 1) + "/" + std::to_string(steps) + " asks the class ("
+         + (simulated ? "simulated: " : "waiting up to " + std::to_string(prompt.timeoutSeconds) + " s for ")
+         + std::to_string(prompt.awaited) + " students):";
+}
+
+std::string promptObject(const StudentPrompt &prompt)
+{
+    return prompt.object + " in namespace " + prompt.ns
+         + (prompt.resourceVersion.empty() ? std::string(", not there yet")
+                                           : ", resourceVersion on the screen: " + prompt.resourceVersion);
+}
+
 std::vector<core::FieldConflict> conflictsFromMessage(const std::string &message)
 {
     std::vector<core::FieldConflict> out;

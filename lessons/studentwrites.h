@@ -62,6 +62,13 @@ struct StudentPrompt {
     int timeoutSeconds = 0;
 };
 
+// What a class step asks, in the words the command line prints and the window shows: the heading
+// ("Step 2/3 asks the class (waiting up to 180 s for 3 students):", or "(simulated: 3 students)")
+// and the object ("ConfigMap fight in namespace class, resourceVersion on the screen: 812").
+// `steps`: the lesson's number of steps. Neither escapes the lesson file's words: callers do.
+std::string promptHeading(const StudentPrompt &prompt, std::size_t steps, bool simulated);
+std::string promptObject(const StudentPrompt &prompt);
+
 // Parses the message of an apply conflict as the server writes it (k8s.io/apimachinery
 // pkg/util/managedfields/internal/conflict.go): `Apply failed with 1 conflict: conflict with
 // "alice": .data.color`, or one "conflicts with "M":" line per manager followed by "- FIELD" lines.

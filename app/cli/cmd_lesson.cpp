@@ -283,13 +283,8 @@ void printPrompt(const lessons::StudentPrompt &a, std::size_t steps, bool simula
         instruction += "  " + visible(a.instruction.substr(from, nl - from)) + "\n";
         from = nl + 1;
     }
-    std::string text = "\nStep " + std::to_string(a.step + 1) + "/" + std::to_string(steps) + " asks the class ("
-                     + (simulated ? "simulated: " : "waiting up to " + std::to_string(a.timeoutSeconds) + " s for ")
-                     + std::to_string(a.awaited) + " students):\n" + instruction + "  " + a.object + " in namespace "
-                     + a.ns
-                     + (a.resourceVersion.empty() ? std::string(", not there yet")
-                                                  : ", resourceVersion on the screen: " + a.resourceVersion)
-                     + "\n";
+    const std::string text = "\n" + lessons::promptHeading(a, steps, simulated) + "\n" + instruction + "  "
+                           + lessons::promptObject(a) + "\n";
     std::fputs(text.c_str(), json ? stderr : stdout);
     std::fflush(json ? stderr : stdout);
 }
