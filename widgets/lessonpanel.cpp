@@ -173,13 +173,18 @@ void LessonPanel::showStep(int index, const core::LessonStepReport *report)
 
 void LessonPanel::fillRequests(const core::LessonStepReport &report)
 {
+    // A class step's clients are students: named as the class's roster and audit log name them.
+    const auto who = [&](int client) {
+        return report.students.empty() ? tr("client %1").arg(client) : visibleText(fromStd(report.clientName(client)));
+    };
     m_requests->setRowCount(int(report.calls.size()));
     int row = 0;
     for (const core::LessonCall &c : report.calls) {
         QString answer = c.status ? QString::number(c.status) : tr("no answer");
         if (!c.reason.empty())
             answer += QLatin1Char(' ') + fromStd(c.reason);
-        const QStringList cells{QString::number(c.answeredMs), QString::number(c.client),
+        const QStringList cells{QString::number(c.answeredMs),
+                                c.student.empty() ? QString::number(c.client) : visibleText(fromStd(c.student)),
                                 fromStd(c.method) + QLatin1Char(' ') + shortPath(c.path), answer,
                                 c.ok() ? QString() : fromStd(c.message)};
         for (int col = 0; col < cells.size(); ++col) {
@@ -199,9 +204,9 @@ void LessonPanel::fillRequests(const core::LessonStepReport &report)
     const bool wrote = std::any_of(report.calls.begin(), report.calls.end(),
                                    [](const core::LessonCall &c) { return c.isWrite; });
     if (report.winner && wrote)
-        line += tr("; winner: client %1").arg(*report.winner);
+        line += tr("; winner: %1").arg(who(*report.winner));
     else if (report.last && wrote)
-        line += tr("; the object shows client %1's write").arg(*report.last);
+        line += tr("; the object shows %1's write").arg(who(*report.last));
     outcome << line;
     for (const auto &[pointer, owners] : report.owners) {
         QStringList names;
@@ -235,6 +240,14 @@ void LessonPanel::setBusy(const QString &what)
     m_busy = !what.isEmpty();
     if (m_busy)
         m_status->setText(visibleText(what));
+    updateButtons();
+}
+
+void LessonPanel::showStudentPrompt(const QString &heading, const QString &instruction, const QString &object)
+{
+    m_busy = true;
+    m_status->setText(visibleText(heading) + QLatin1Char('\n') + visibleText(instruction.trimmed(), true)
+                      + QLatin1Char('\n') + visibleText(object));
     updateButtons();
 }
 

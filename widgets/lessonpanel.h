@@ -28,6 +28,9 @@ public:
     void showStep(int index, const core::LessonStepReport *report);
     void setBusy(const QString &what); // "" = idle
     void setError(const QString &error);
+    // While a class step waits for the students: what it asks them (the lesson file's words, shown
+    // as written, line by line) and on which object. Busy until the step's report is shown.
+    void showStudentPrompt(const QString &heading, const QString &instruction, const QString &object);
 
     void setPresenter(bool on);
     bool isPresenter() const { return m_presenter; }

@@ -1,6 +1,9 @@
 #include "app/gui/lessoncontroller.h"
 
+#include "app/gui/classlauncher.h"
 #include "app/gui/clustercontroller.h"
+#include "app/services/classlessons.h"
+#include "app/services/classroom.h"
 #include "app/services/lessoncatalog.h"
 #include "app/services/sandbox.h"
 #include "core/base/boundary.h"
@@ -18,6 +21,7 @@
 #include <QDockWidget>
 #include <QFileInfo>
 #include <QGuiApplication>
+#include <QLocale>
 #include <QMessageBox>
 #include <QScreen>
 #include <QTableView>
@@ -31,6 +35,14 @@ struct LessonController::Job {
     bool wasReset = false;
     std::vector<core::LessonStepReport> reports; // in step order, from `first`
     int first = 0;
+    std::string classNamespace; // a class lesson's reset: the namespace of the class it found
+    bool needsClass = false;    // `error` says what a class lesson needs (no class runs there, ...)
+};
+
+struct LessonController::ClassLookup {
+    QString kubeconfig; // the connection's file: its folder is the cluster's directory
+    QString context;
+    std::function<void(const lessons::StudentPrompt &)> prompt; // called on the runner's thread
 };
 
 namespace {
@@ -55,6 +67,7 @@ LessonController::LessonController(widgets::MainWindow *window, ClusterControlle
     , m_window(window)
     , m_cluster(cluster)
     , m_lesson(std::move(lesson))
+    , m_ns(m_lesson.ns)
     , m_panel(new widgets::LessonPanel)
     , m_dock(new QDockWidget(tr("Lesson"), window))
     , m_focusTimer(new QTimer(this))
@@ -63,7 +76,9 @@ LessonController::LessonController(widgets::MainWindow *window, ClusterControlle
     m_dock->setWidget(m_panel);
     window->addDockWidget(Qt::RightDockWidgetArea, m_dock);
     m_reports.resize(m_lesson.steps.size());
-    const QString where = tr("Namespace %1 on %2").arg(QString::fromStdString(m_lesson.ns), cluster->contextName());
+    const QString where = m_lesson.isClass
+                            ? tr("The class namespace on %1").arg(cluster->contextName())
+                            : tr("Namespace %1 on %2").arg(QString::fromStdString(m_ns), cluster->contextName());
     m_panel->setLesson(m_lesson, where);
     connect(m_panel, &widgets::LessonPanel::nextRequested, this, &LessonController::next);
     connect(m_panel, &widgets::LessonPanel::backRequested, this, &LessonController::back);
@@ -112,14 +127,6 @@ bool LessonController::isSandbox() const
 
 void LessonController::start(bool confirmed)
 {
-    if (m_lesson.isClass) { // its steps wait for real students' writes, which the window does not collect yet
-        m_panel->setError(tr("\"%1\" is a class lesson: its steps wait for the students' writes. Start the class "
-                             "from the Class menu, then run the lesson in a terminal: fieldscope lesson run %2 "
-                             "(or rehearse it with --simulate-students N). The Class view shows the race as the "
-                             "students write.")
-                              .arg(QString::fromStdString(m_lesson.title), QString::fromStdString(m_lesson.name)));
-        return;
-    }
     if (!m_cluster || !m_cluster->connection()) {
         m_panel->setError(tr("Not connected yet: the lesson starts once the cluster is."));
         return;
@@ -129,6 +136,25 @@ void LessonController::start(bool confirmed)
     if (const kube::DiscoverySnapshot *d = m_cluster->discovery())
         if (const kube::ResourceInfo *r = d->findKind(m_lesson.focus.apiVersion, m_lesson.focus.kind))
             m_cluster->showResource(QString::fromStdString(r->qualifiedName()));
+    // A class lesson writes only in the namespace of a class on a cluster of this machine (the
+    // class made it): no question first. Whether a class runs there is read by the job.
+    if (m_lesson.isClass) {
+        auto lookup = std::make_shared<ClassLookup>();
+        lookup->kubeconfig = QString::fromStdString(m_cluster->connection()->config.sourceFile);
+        lookup->context = m_cluster->contextName();
+        lookup->prompt = [self = QPointer<LessonController>(this)](const lessons::StudentPrompt &p) {
+            QMetaObject::invokeMethod(
+                qApp,
+                [self, p] {
+                    if (self)
+                        self->showStudentPrompt(p);
+                },
+                Qt::QueuedConnection);
+        };
+        m_class = std::move(lookup);
+        resetNamespace();
+        return;
+    }
     if (confirmed || isSandbox()) {
         resetNamespace();
         return;
@@ -188,9 +214,28 @@ void LessonController::onJobDone()
     std::shared_ptr<Job> job = taken ? std::move(*taken) : std::make_shared<Job>();
     if (!taken) // the runner threw: the step failed, the lesson stays usable
         job->error = taken.error();
+    // The runner works in the class's namespace from the moment it found the class, a reset
+    // that failed after that included.
+    if (!job->classNamespace.empty() && job->classNamespace != m_ns) {
+        m_ns = job->classNamespace;
+        m_panel->setLesson(m_lesson,
+                           tr("Namespace %1 (the class's) on %2")
+                               .arg(QString::fromStdString(m_ns), m_cluster ? m_cluster->contextName() : QString()));
+    }
     if (job->error) {
-        m_panel->setError(tr("The lesson could not go on: %1").arg(QString::fromStdString(job->error->describe())));
-        Q_EMIT failed(QString::fromStdString(job->error->describe()));
+        // A reset that failed leaves the namespace in no known state (and a class lesson perhaps
+        // without its class): back to the introduction, where Start resets again.
+        if (job->wasReset) {
+            m_started = false;
+            for (auto &r : m_reports)
+                r.reset();
+            m_index = -1;
+            m_panel->showStep(-1, nullptr);
+        }
+        // What a class lesson needs (attachClass) is said as it is: nothing failed yet.
+        const QString why = QString::fromStdString(job->needsClass ? job->error->message : job->error->describe());
+        m_panel->setError(job->needsClass ? why : tr("The lesson could not go on: %1").arg(why));
+        Q_EMIT failed(why);
         return;
     }
     if (job->wasReset) {
@@ -230,7 +275,7 @@ void LessonController::focusViews(int index)
     }
     const core::LessonStep &step = m_lesson.steps[std::size_t(index)];
     widgets::ClusterView *view = m_cluster->view();
-    const bool selected = view->tablePage()->selectName(QString::fromStdString(m_lesson.ns),
+    const bool selected = view->tablePage()->selectName(QString::fromStdString(m_ns),
                                                         QString::fromStdString(step.focus.name));
     if (selected) {
         view->detailPane()->setCurrentTab(tabFor(step.view));
@@ -256,6 +301,12 @@ void LessonController::next()
 {
     if (m_busy || m_index + 1 >= int(m_lesson.steps.size()))
         return;
+    // Not reset yet (not started, refused, or the reset failed): Start starts, asking first where
+    // start() asks, and a class lesson looks for its class again.
+    if (!m_started) {
+        start();
+        return;
+    }
     const int step = m_index + 1;
     if (m_reports[std::size_t(step)]) { // already run (after Back): show it again
         show(step);
@@ -281,17 +332,21 @@ void LessonController::reset()
 {
     if (m_busy)
         return;
+    if (!m_started) { // as Start: asking first where start() asks
+        start();
+        return;
+    }
     m_target = -1;
     resetNamespace();
 }
 
 void LessonController::resetNamespace()
 {
-    launch(tr("Resetting namespace %1…").arg(QString::fromStdString(m_lesson.ns)), [](lessons::LessonRunner &r) {
+    const QString what = m_class && !m_started ? tr("Looking for the class on %1…").arg(m_class->context)
+                                               : tr("Resetting namespace %1…").arg(QString::fromStdString(m_ns));
+    launch(what, [lookup = m_class](lessons::LessonRunner &r) {
         Job job;
-        job.wasReset = true;
-        if (auto st = r.reset(); !st)
-            job.error = st.error();
+        resetForJob(r, lookup.get(), job);
         return job;
     });
 }
@@ -301,17 +356,82 @@ void LessonController::runAgain()
     if (m_busy || m_index < 0)
         return;
     const int upTo = m_index;
-    launch(tr("Running steps 1 to %1 again…").arg(upTo + 1), [upTo](lessons::LessonRunner &r) {
+    launch(tr("Running steps 1 to %1 again…").arg(upTo + 1), [upTo, lookup = m_class](lessons::LessonRunner &r) {
         Job job;
-        job.wasReset = true;
-        if (auto st = r.reset(); !st) {
-            job.error = st.error();
+        resetForJob(r, lookup.get(), job);
+        if (job.error)
             return job;
-        }
         for (int i = 0; i <= upTo; ++i)
             job.reports.push_back(r.runStep(std::size_t(i)));
         return job;
     });
+}
+
+void LessonController::resetForJob(lessons::LessonRunner &runner, const ClassLookup *lookup, Job &job)
+{
+    job.wasReset = true;
+    // Every reset reads the class again: one stopped and started since has other students.
+    if (lookup) {
+        auto ns = attachClass(runner, *lookup);
+        if (!ns) {
+            job.needsClass = ns.error().category == core::ErrorCategory::Config;
+            job.error = ns.error();
+            return;
+        }
+        job.classNamespace = std::move(*ns);
+    }
+    if (auto st = runner.reset(); !st)
+        job.error = st.error();
+}
+
+core::Result<std::string> LessonController::attachClass(lessons::LessonRunner &runner, const ClassLookup &lookup)
+{
+    const auto needs = [](const QString &why) {
+        return core::Error::make(core::ErrorCategory::Config, why.toStdString());
+    };
+    const QString rehearse = tr("To rehearse it without students: fieldscope lesson run %1 --simulate-students N")
+                                 .arg(QString::fromStdString(runner.lesson().name));
+    const QString dir = ClassLauncher::clusterDirOf(lookup.kubeconfig);
+    if (dir.isEmpty())
+        return needs(tr("This is a class lesson: it runs with a class on the sandbox, or on a cluster that "
+                        "scripts/fieldscope-cluster started, and %1 is neither. Connect to the sandbox and start "
+                        "a class from the Class menu. %2")
+                         .arg(lookup.context, rehearse));
+    const QString startOne = tr("Start one from the Class menu (Start Class from a Roster…), then press Start again.");
+    auto state = readClassState(dir);
+    if (!state && state.error().category == core::ErrorCategory::NotFound)
+        return needs(tr("This is a class lesson: its steps wait for the students' writes, and no class runs on "
+                        "%1. %2 %3")
+                         .arg(lookup.context, startOne, rehearse));
+    if (!state)
+        return needs(tr("The class on %1 cannot be read: %2. Remove it with fieldscope class stop --cluster-dir %3 "
+                        "--purge, then start a new one.")
+                         .arg(lookup.context, QString::fromStdString(state.error().message), dir));
+    if (!state->running)
+        return needs(tr("This is a class lesson, and the class on %1 was stopped. %2 %3")
+                         .arg(lookup.context, startOne, rehearse));
+    if (state->expires <= QDateTime::currentDateTimeUtc())
+        return needs(tr("This is a class lesson, and the class on %1 expired at %2: its students can no longer "
+                        "write. Stop it from the Class menu and start a new one.")
+                         .arg(lookup.context, QLocale().toString(state->expires.toLocalTime(), QLocale::ShortFormat)));
+    if (state->students.isEmpty())
+        return needs(tr("The class on %1 has no students.").arg(lookup.context));
+    runner.setClassNamespace(state->classNamespace.toStdString());
+    runner.setStudentWrites(std::make_shared<ClassWriteSource>(*state));
+    runner.setStudentPrompt(lookup.prompt);
+    return state->classNamespace.toStdString();
+}
+
+// What a class step asks everyone, shown while it waits, under the step's own narrative (the
+// class reads it from the screen): the command line prints the same words. It reaches this
+// thread before the step's end does (both are posted by the runner's thread), whose report then
+// replaces it.
+void LessonController::showStudentPrompt(const lessons::StudentPrompt &p)
+{
+    if (p.step < m_lesson.steps.size())
+        m_panel->showStep(int(p.step), nullptr);
+    m_panel->showStudentPrompt(QString::fromStdString(lessons::promptHeading(p, m_lesson.steps.size(), false)),
+                               QString::fromStdString(p.instruction), QString::fromStdString(lessons::promptObject(p)));
 }
 
 void LessonController::runTo(int index)
@@ -346,7 +466,7 @@ core::Result<std::int64_t> LessonController::saveHistory(const QString &file) co
 {
     if (!m_cluster || m_cluster->historyDatabase().isEmpty())
         return core::Error::make(core::ErrorCategory::Io, "nothing was recorded for this cluster");
-    return exportHistory(m_cluster->historyDatabase(), m_lesson.ns, file);
+    return exportHistory(m_cluster->historyDatabase(), m_ns, file);
 }
 
 core::Result<std::int64_t> LessonController::exportHistory(const QString &database, const std::string &ns,

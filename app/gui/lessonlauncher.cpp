@@ -127,8 +127,8 @@ void LessonLauncher::saveHistory()
         watcher->deleteLater();
         return;
     }
-    watcher->setFuture(QtConcurrent::run(&LessonController::exportHistory, cluster->historyDatabase(),
-                                         m_lesson->lesson().ns, file));
+    watcher->setFuture(QtConcurrent::run(&LessonController::exportHistory, cluster->historyDatabase(), m_lesson->ns(),
+                                         file));
 }
 
 } // namespace fieldscope::app

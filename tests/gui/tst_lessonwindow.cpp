@@ -137,19 +137,31 @@ private Q_SLOTS:
         QVERIFY(s.lesson->report(2)->passed());
     }
 
-    // A class lesson waits for students' writes, which the window does not collect: it says how
-    // to run it instead of failing at its first step, and sends nothing.
-    void aClassLessonSaysItRunsFromTheCommandLine()
+    // A class lesson waits for students' writes: without a class on the cluster (the test
+    // cluster's directory has none) it says how to start one, or to rehearse from the command
+    // line, and sends nothing. tst_class_lessons runs one with a class.
+    void aClassLessonWithoutAClassSaysHowToStartOne()
     {
         Session s("class-resourceversion-race");
         QSignalSpy shown(s.lesson.get(), &app::LessonController::stepShown);
+        QSignalSpy failed(s.lesson.get(), &app::LessonController::failed);
         s.lesson->start(true);
+        QVERIFY(failed.wait(30000));
         const QString status = s.lesson->panel()->statusText();
-        QVERIFY2(status.contains(QLatin1String("fieldscope lesson run class-resourceversion-race")),
-                 qPrintable(status));
+        QVERIFY2(status.contains(QLatin1String("no class runs on fieldscope-test")), qPrintable(status));
         QVERIFY2(status.contains(QLatin1String("Class menu")), qPrintable(status));
+        QVERIFY2(
+            status.contains(QLatin1String("fieldscope lesson run class-resourceversion-race --simulate-students N")),
+            qPrintable(status));
         QCOMPARE(shown.count(), 0);
         QCOMPARE(s.lesson->currentStep(), -1); // nothing ran
+        // Start (Next on the introduction) looks for the class again rather than running step 1.
+        s.lesson->next();
+        QVERIFY(failed.wait(30000));
+        QCOMPARE(failed.count(), 2);
+        QCOMPARE(shown.count(), 0);
+        QCOMPARE(s.lesson->currentStep(), -1);
+        QVERIFY(s.lesson->report(0) == nullptr);
     }
 
     void lastWriteWinsHistoryShowsEveryOverwrite()

@@ -6,17 +6,33 @@
 // every conflict naming the student who owns the field. And the same lesson with real students
 // (kubectl, each with their kubeconfig) read back from the API server's audit log.
 //
+// The window runs the same lesson with real students too (app::LessonController on the offscreen
+// platform): it shows each step's prompt while it waits, and reports what the students wrote.
+//
 // Starting a class may restart the API server, so this test starts a cluster of its own
 // (scripts/fieldscope-cluster) instead of sharing the test cluster.
+#include "../gui/guitesting.h"
+#include "app/gui/clustercontroller.h"
+#include "app/gui/lessoncontroller.h"
+#include "app/services/lessoncatalog.h"
 #include "core/base/json.h"
 #include "fieldscoperun.h"
+#include "widgets/clusterview.h"
+#include "widgets/lessonpanel.h"
+#include "widgets/mainwindow.h"
+#include "widgets/objecttablepage.h"
 
 #include <QDir>
 #include <QFile>
 #include <QProcess>
+#include <QSet>
+#include <QSignalSpy>
+#include <QTableView>
+#include <QTableWidget>
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <algorithm>
 #include <map>
 #include <set>
 
@@ -144,6 +160,72 @@ class TestClassLessons : public QObject
         QCOMPARE(ownersOf(force, "/data/rules"), std::vector<std::string>{"teacher"});
     }
 
+    // `fieldscope class start` on this test's cluster: students ann, bo and cy, kubeconfigs in
+    // `out`. The simulated classes before were purged; a start waits for namespaces a purge is
+    // still deleting.
+    bool startClassOf(const QString &out)
+    {
+        const FieldscopeRun started = fieldscope({QStringLiteral("class"), QStringLiteral("start"),
+                                                  QStringLiteral("--cluster-dir"), m_cluster.path(),
+                                                  QStringLiteral("--students"), QStringLiteral("ann,bo,cy"),
+                                                  QStringLiteral("--out"), out});
+        if (started.code != 0)
+            qWarning("class start exited %d: %s", started.code, started.err.constData());
+        return started.code == 0;
+    }
+
+    void stopTheClass()
+    {
+        fieldscope({QStringLiteral("class"), QStringLiteral("stop"), QStringLiteral("--cluster-dir"), m_cluster.path(),
+                    QStringLiteral("--purge")});
+    }
+
+    // What each student of class-ssa-field-fight types: the apply the instruction shows, with
+    // their own kubeconfig (in `out`), all three at once. kubectl's exit codes, in roster order
+    // (-1: it did not finish). Blocks this thread meanwhile: the lesson runs on its own.
+    static std::vector<int> everyoneApplies(const QString &out, bool force)
+    {
+        const QString kubectl = qEnvironmentVariable("FIELDSCOPE_KUBECTL");
+        std::vector<std::unique_ptr<QProcess>> students;
+        for (const QString &name : {QStringLiteral("ann"), QStringLiteral("bo"), QStringLiteral("cy")}) {
+            auto p = std::make_unique<QProcess>();
+            const QString manifest = QStringLiteral("{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"metadata\":"
+                                                    "{\"name\":\"fight\"},\"data\":{\"color\":\"%1\"}}")
+                                         .arg(name);
+            QStringList args{QStringLiteral("--kubeconfig"),
+                             out + QLatin1Char('/') + name + QStringLiteral(".kubeconfig"),
+                             QStringLiteral("apply"),
+                             QStringLiteral("--server-side"),
+                             QStringLiteral("--field-manager=") + name,
+                             QStringLiteral("-f"),
+                             QStringLiteral("-")};
+            if (force)
+                args << QStringLiteral("--force-conflicts");
+            p->start(kubectl, args);
+            p->write(manifest.toUtf8());
+            p->closeWriteChannel();
+            students.push_back(std::move(p));
+        }
+        std::vector<int> codes;
+        for (auto &p : students) {
+            const bool finished = p->waitForFinished(30'000);
+            codes.push_back(finished && p->exitStatus() == QProcess::NormalExit ? p->exitCode() : -1);
+            if (codes.back() != 0)
+                qInfo("kubectl apply: %s", p->readAllStandardError().constData());
+        }
+        return codes;
+    }
+
+    // One apply went through and the other two were refused (a conflict), or all went through.
+    static bool oneWon(const std::vector<int> &codes)
+    {
+        return std::count(codes.begin(), codes.end(), 0) == 1 && std::count(codes.begin(), codes.end(), -1) == 0;
+    }
+    static bool allWon(const std::vector<int> &codes)
+    {
+        return std::count(codes.begin(), codes.end(), 0) == std::ptrdiff_t(codes.size());
+    }
+
 private Q_SLOTS:
     void initTestCase()
     {
@@ -191,17 +273,8 @@ private Q_SLOTS:
         const QString kubectl = qEnvironmentVariable("FIELDSCOPE_KUBECTL");
         QVERIFY(QFileInfo::exists(kubectl));
         QTemporaryDir out;
-        // The simulated classes before were purged; `class start` waits for namespaces a purge is
-        // still deleting.
-        const FieldscopeRun started = fieldscope({QStringLiteral("class"), QStringLiteral("start"),
-                                                  QStringLiteral("--cluster-dir"), m_cluster.path(),
-                                                  QStringLiteral("--students"), QStringLiteral("ann,bo,cy"),
-                                                  QStringLiteral("--out"), out.path()});
-        QVERIFY2(started.code == 0, started.err.constData());
-        auto stopClass = qScopeGuard([&] {
-            fieldscope({QStringLiteral("class"), QStringLiteral("stop"), QStringLiteral("--cluster-dir"),
-                        m_cluster.path(), QStringLiteral("--purge")});
-        });
+        QVERIFY(startClassOf(out.path()));
+        auto stopClass = qScopeGuard([&] { stopTheClass(); });
 
         QProcess lesson;
         QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
@@ -219,36 +292,11 @@ private Q_SLOTS:
             }
             return prompts.contains(text);
         };
-        // What each student types: the apply the instruction shows, with their own kubeconfig.
-        auto everyoneApplies = [&](bool force) {
-            std::vector<std::unique_ptr<QProcess>> students;
-            for (const QString &name : {QStringLiteral("ann"), QStringLiteral("bo"), QStringLiteral("cy")}) {
-                auto p = std::make_unique<QProcess>();
-                const QString manifest = QStringLiteral("{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"metadata\":"
-                                                        "{\"name\":\"fight\"},\"data\":{\"color\":\"%1\"}}")
-                                             .arg(name);
-                QStringList args{QStringLiteral("--kubeconfig"),
-                                 out.path() + QLatin1Char('/') + name + QStringLiteral(".kubeconfig"),
-                                 QStringLiteral("apply"),
-                                 QStringLiteral("--server-side"),
-                                 QStringLiteral("--field-manager=") + name,
-                                 QStringLiteral("-f"),
-                                 QStringLiteral("-")};
-                if (force)
-                    args << QStringLiteral("--force-conflicts");
-                p->start(kubectl, args);
-                p->write(manifest.toUtf8());
-                p->closeWriteChannel();
-                students.push_back(std::move(p));
-            }
-            for (auto &p : students)
-                p->waitForFinished(30'000);
-        };
         QVERIFY2(waitForPrompt("Step 2/3 asks the class"), prompts.constData());
         QVERIFY(prompts.contains("waiting up to 180 s for 3 students"));
-        everyoneApplies(false);
+        QVERIFY(oneWon(everyoneApplies(out.path(), false)));
         QVERIFY2(waitForPrompt("Step 3/3 asks the class"), prompts.constData());
-        everyoneApplies(true);
+        QVERIFY(allWon(everyoneApplies(out.path(), true)));
         QVERIFY(lesson.waitForFinished(120'000));
         const QByteArray json = lesson.readAllStandardOutput();
         QVERIFY2(lesson.exitCode() == 0, (prompts + lesson.readAllStandardError() + json.left(3000)).constData());
@@ -266,7 +314,82 @@ private Q_SLOTS:
                 QCOMPARE(c.at("conflicts").at(0).value("manager", std::string()), owner);
         QCOMPARE(countStatus(report->at("steps").at(2), 200), 3);
     }
+
+    // The same lesson from the window's Lessons menu, with a class started on the cluster the
+    // window shows: each class step's prompt is in the lesson panel while the step waits, the
+    // students' writes are read from the audit log, and the reports name them.
+    void theWindowRunsAClassLessonWithRealStudents()
+    {
+        QTemporaryDir out;
+        QVERIFY(startClassOf(out.path()));
+        auto stopClass = qScopeGuard([&] { stopTheClass(); });
+
+        widgets::MainWindow window;
+        window.resize(1600, 900);
+        app::ClusterController controller{window.addCluster(QStringLiteral("class-lessons"))};
+        controller.open(m_cluster.path() + QStringLiteral("/kubeconfig"), QStringLiteral("class-lessons"));
+        window.show();
+        QVERIFY(QTest::qWaitFor([&] { return controller.isLoaded(); }, 60'000));
+        const app::LessonCatalog catalog = app::loadLessons();
+        const core::Lesson *fightLesson = catalog.find("class-ssa-field-fight");
+        QVERIFY(fightLesson);
+        app::LessonController lesson(&window, &controller, *fightLesson);
+        QSignalSpy shown(&lesson, &app::LessonController::stepShown);
+        lesson.runTo(2);
+        lesson.start();
+
+        const auto prompted = [&](const char *step) {
+            return QTest::qWaitFor([&] { return lesson.panel()->statusText().contains(QLatin1String(step)); }, 120'000);
+        };
+        QVERIFY2(prompted("Step 2/3 asks the class"), qPrintable(lesson.panel()->statusText()));
+        const QString prompt = lesson.panel()->statusText();
+        QVERIFY2(prompt.contains(QLatin1String("waiting up to 180 s for 3 students")), qPrintable(prompt));
+        QVERIFY2(prompt.contains(QLatin1String("kubectl apply --server-side")), qPrintable(prompt)); // the instruction
+        QVERIFY2(prompt.contains(QLatin1String("in namespace class")), qPrintable(prompt));
+        QCOMPARE(lesson.ns(), std::string("class")); // the class's namespace, not the lesson's own
+        // The table lists the ConfigMaps (step 1's among them) before the picture is taken.
+        QTableView *table = controller.view()->tablePage()->table();
+        (void)QTest::qWaitFor([&] { return table->model() && table->model()->rowCount() >= 10; }, 20'000);
+        QVERIFY(testing::saveShot(&window, QStringLiteral("lesson-class-prompt.png")));
+        QVERIFY(oneWon(everyoneApplies(out.path(), false)));
+        QVERIFY2(prompted("Step 3/3 asks the class"), qPrintable(lesson.panel()->statusText()));
+        QVERIFY(allWon(everyoneApplies(out.path(), true)));
+        QVERIFY(QTest::qWaitFor(
+            [&] {
+                return std::any_of(shown.begin(), shown.end(),
+                                   [](const QList<QVariant> &a) { return a.at(0).toInt() == 2; });
+            },
+            120'000));
+
+        const core::LessonStepReport *fight = lesson.report(1);
+        QVERIFY(fight);
+        QVERIFY2(fight->passed(), fight->mismatches.empty() ? "" : fight->mismatches.front().c_str());
+        int won = 0, refused = 0;
+        std::set<std::string> who;
+        for (const core::LessonCall &c : fight->calls) {
+            won += c.isWrite && c.status == 200;
+            refused += c.isWrite && c.status == 409;
+            who.insert(c.student);
+        }
+        QCOMPARE(won, 1);
+        QCOMPARE(refused, 2);
+        QCOMPARE(who, (std::set<std::string>{"ann", "bo", "cy"}));
+        const core::LessonStepReport *force = lesson.report(2);
+        QVERIFY(force);
+        QVERIFY2(force->passed(), force->mismatches.empty() ? "" : force->mismatches.front().c_str());
+        QCOMPARE(force->succeeded, 3);
+        // The panel names the students, not client numbers: in the requests and the outcome.
+        QVERIFY(force->last);
+        const QString last = QString::fromStdString(force->clientName(*force->last));
+        QVERIFY2(lesson.panel()->outcomeText().contains(QStringLiteral("the object shows %1's write").arg(last)),
+                 qPrintable(lesson.panel()->outcomeText()));
+        QSet<QString> named;
+        for (int row = 0; row < lesson.panel()->requestTable()->rowCount(); ++row)
+            named.insert(lesson.panel()->requestTable()->item(row, 1)->text());
+        QCOMPARE(named, (QSet<QString>{QStringLiteral("ann"), QStringLiteral("bo"), QStringLiteral("cy")}));
+        QVERIFY(testing::saveShot(&window, QStringLiteral("lesson-class-forced.png")));
+    }
 };
 
-QTEST_GUILESS_MAIN(TestClassLessons)
+QTEST_MAIN(TestClassLessons)
 #include "tst_class_lessons.moc"
