@@ -47,6 +47,8 @@ struct LessonController::ClassLookup {
 
 namespace {
 
+constexpr const char *kNoClassYet = "the class lesson has not found its class yet: nothing of it was recorded";
+
 widgets::DetailPane::Tab tabFor(core::LessonView v)
 {
     switch (v) {
@@ -67,7 +69,7 @@ LessonController::LessonController(widgets::MainWindow *window, ClusterControlle
     , m_window(window)
     , m_cluster(cluster)
     , m_lesson(std::move(lesson))
-    , m_ns(m_lesson.ns)
+    , m_ns(m_lesson.isClass ? std::string() : m_lesson.ns)
     , m_panel(new widgets::LessonPanel)
     , m_dock(new QDockWidget(tr("Lesson"), window))
     , m_focusTimer(new QTimer(this))
@@ -155,7 +157,8 @@ void LessonController::start(bool confirmed)
         resetNamespace();
         return;
     }
-    if (confirmed || isSandbox()) {
+    m_confirmed = m_confirmed || confirmed;
+    if (m_confirmed || isSandbox()) {
         resetNamespace();
         return;
     }
@@ -251,6 +254,8 @@ void LessonController::onJobDone()
     show(shown);
     if (m_target > shown && shown + 1 < int(m_lesson.steps.size()))
         next();
+    else if (shown >= m_target)
+        m_target = -1; // reached: a later Start or Reset does not run on by itself
 }
 
 void LessonController::show(int index)
@@ -312,6 +317,8 @@ void LessonController::next()
         show(step);
         if (m_target > step)
             next();
+        else
+            m_target = -1;
         return;
     }
     launch(tr("Running step %1…").arg(step + 1), [step](lessons::LessonRunner &r) {
@@ -391,7 +398,11 @@ core::Result<std::string> LessonController::attachClass(lessons::LessonRunner &r
     };
     const QString rehearse = tr("To rehearse it without students: fieldscope lesson run %1 --simulate-students N")
                                  .arg(QString::fromStdString(runner.lesson().name));
-    const QString dir = ClassLauncher::clusterDirOf(lookup.kubeconfig);
+    // The directory's own kubeconfig, as `lesson run` writes without asking only through it: any
+    // other file there may name another cluster.
+    const QString dir = QFileInfo(lookup.kubeconfig).fileName() == QLatin1String("kubeconfig")
+                          ? ClassLauncher::clusterDirOf(lookup.kubeconfig)
+                          : QString();
     if (dir.isEmpty())
         return needs(tr("This is a class lesson: it runs with a class on the sandbox, or on a cluster that "
                         "scripts/fieldscope-cluster started, and %1 is neither. Connect to the sandbox and start "
@@ -415,7 +426,9 @@ core::Result<std::string> LessonController::attachClass(lessons::LessonRunner &r
                         "write. Stop it from the Class menu and start a new one.")
                          .arg(lookup.context, QLocale().toString(state->expires.toLocalTime(), QLocale::ShortFormat)));
     if (state->students.isEmpty())
-        return needs(tr("The class on %1 has no students.").arg(lookup.context));
+        return needs(tr("The class on %1 has no students: stop it from the Class menu and start one with a "
+                        "roster. %2")
+                         .arg(lookup.context, rehearse));
     runner.setClassNamespace(state->classNamespace.toStdString());
     runner.setStudentWrites(std::make_shared<ClassWriteSource>(*state));
     runner.setStudentPrompt(lookup.prompt);
@@ -466,6 +479,8 @@ core::Result<std::int64_t> LessonController::saveHistory(const QString &file) co
 {
     if (!m_cluster || m_cluster->historyDatabase().isEmpty())
         return core::Error::make(core::ErrorCategory::Io, "nothing was recorded for this cluster");
+    if (m_ns.empty())
+        return core::Error::make(core::ErrorCategory::NotFound, kNoClassYet);
     return exportHistory(m_cluster->historyDatabase(), m_ns, file);
 }
 

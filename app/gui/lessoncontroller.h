@@ -59,10 +59,10 @@ public:
     bool isBusy() const { return m_busy; }
     const core::LessonStepReport *report(int index) const;
     const core::Lesson &lesson() const { return m_lesson; }
-    // Where the lesson's objects are: its namespace, or the class's once the class was found.
+    // Where the lesson's objects are: its namespace, or its class's once the class was found ("" until then).
     const std::string &ns() const { return m_ns; }
     ClusterController *cluster() const { return m_cluster; }
-    // Saves what the app recorded about the lesson's namespace as JSON Lines (fieldscope --open).
+    // Saves what the app recorded about ns() as JSON Lines (fieldscope --open).
     core::Result<std::int64_t> saveHistory(const QString &file) const;
     // The same from values only, for a worker thread: reads the store, writes `file`.
     static core::Result<std::int64_t> exportHistory(const QString &database, const std::string &ns,
@@ -103,7 +103,8 @@ private:
     int m_index = -1;
     int m_target = -1; // runTo: keep going until this step
     bool m_busy = false;
-    bool m_started = false; // the namespace was reset once: steps may run
+    bool m_started = false;   // the namespace was reset once: steps may run
+    bool m_confirmed = false; // the user said yes to a cluster that is not the sandbox (or --yes)
     QFutureWatcher<std::shared_ptr<Job>> m_job;
     QTimer *m_focusTimer;
     int m_focusTries = 0;

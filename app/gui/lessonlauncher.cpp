@@ -122,8 +122,11 @@ void LessonLauncher::saveHistory()
                                         nullptr, int(*n)));
     });
     ClusterController *cluster = m_lesson->cluster();
-    if (!cluster || cluster->historyDatabase().isEmpty()) {
-        QMessageBox::warning(m_window, tr("Save the Lesson's History"), tr("Nothing was recorded for this cluster."));
+    if (!cluster || cluster->historyDatabase().isEmpty() || m_lesson->ns().empty()) {
+        QMessageBox::warning(m_window, tr("Save the Lesson's History"),
+                             m_lesson->ns().empty()
+                                 ? tr("Nothing to save yet: the class lesson has not found its class.")
+                                 : tr("Nothing was recorded for this cluster."));
         watcher->deleteLater();
         return;
     }

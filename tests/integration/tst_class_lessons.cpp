@@ -294,6 +294,7 @@ private Q_SLOTS:
         };
         QVERIFY2(waitForPrompt("Step 2/3 asks the class"), prompts.constData());
         QVERIFY(prompts.contains("waiting up to 180 s for 3 students"));
+        QVERIFY(prompts.contains("ConfigMap fight in namespace class, resourceVersion on the screen: "));
         QVERIFY(oneWon(everyoneApplies(out.path(), false)));
         QVERIFY2(waitForPrompt("Step 3/3 asks the class"), prompts.constData());
         QVERIFY(allWon(everyoneApplies(out.path(), true)));
@@ -345,7 +346,8 @@ private Q_SLOTS:
         const QString prompt = lesson.panel()->statusText();
         QVERIFY2(prompt.contains(QLatin1String("waiting up to 180 s for 3 students")), qPrintable(prompt));
         QVERIFY2(prompt.contains(QLatin1String("kubectl apply --server-side")), qPrintable(prompt)); // the instruction
-        QVERIFY2(prompt.contains(QLatin1String("in namespace class")), qPrintable(prompt));
+        QVERIFY2(prompt.contains(QLatin1String("ConfigMap fight in namespace class, resourceVersion on the screen: ")),
+                 qPrintable(prompt));
         QCOMPARE(lesson.ns(), std::string("class")); // the class's namespace, not the lesson's own
         // The table lists the ConfigMaps (step 1's among them) before the picture is taken.
         QTableView *table = controller.view()->tablePage()->table();
@@ -388,6 +390,24 @@ private Q_SLOTS:
             named.insert(lesson.panel()->requestTable()->item(row, 1)->text());
         QCOMPARE(named, (QSet<QString>{QStringLiteral("ann"), QStringLiteral("bo"), QStringLiteral("cy")}));
         QVERIFY(testing::saveShot(&window, QStringLiteral("lesson-class-forced.png")));
+
+        // What the window recorded of the class's namespace is what the lesson saves (the
+        // recorder commits a moment after the watch delivers).
+        QTemporaryDir saved;
+        const QString file = saved.filePath(QStringLiteral("fight.jsonl"));
+        QVERIFY(QTest::qWaitFor([&] { return lesson.saveHistory(file).valueOr(0) >= 3; }, 30'000));
+
+        // The class stops: Run Again looks for it again, finds none, says so and goes back to the
+        // introduction, still on the class's namespace.
+        stopTheClass();
+        QSignalSpy failed(&lesson, &app::LessonController::failed);
+        lesson.runAgain();
+        QVERIFY(failed.wait(60'000));
+        QVERIFY2(failed.at(0).at(0).toString().contains(QLatin1String("no class runs on class-lessons")),
+                 qPrintable(failed.at(0).at(0).toString()));
+        QCOMPARE(lesson.currentStep(), -1);
+        QVERIFY(lesson.report(2) == nullptr);
+        QCOMPARE(lesson.ns(), std::string("class"));
     }
 };
 
