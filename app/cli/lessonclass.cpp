@@ -1,5 +1,6 @@
 #include "app/cli/lessonclass.h"
 
+#include <QDateTime>
 #include <QFileInfo>
 #include <QRandomGenerator>
 
@@ -30,6 +31,12 @@ core::Result<std::unique_ptr<LessonClass>> LessonClass::open(const QString &clus
                              .arg(clusterDir));
         if (running->students.isEmpty())
             return needs(QStringLiteral("the class running on %1 has no students").arg(clusterDir));
+        // Its certificates are refused from then on: the lesson would wait out every class step.
+        if (running->expires <= QDateTime::currentDateTimeUtc())
+            return needs(QStringLiteral("the class running on %1 expired at %2: the API server refuses its students' "
+                                        "certificates. Stop it (fieldscope class stop --cluster-dir %1) and start "
+                                        "a new one")
+                             .arg(clusterDir, running->expires.toUTC().toString(Qt::ISODate)));
         out->m_state = std::move(*running);
         return out;
     }

@@ -161,6 +161,24 @@ private Q_SLOTS:
                  r.err.constData());
     }
 
+    // An expired class's students can no longer write: the lesson says so before it waits for them.
+    void aClassLessonRefusesAnExpiredClassAndSaysToStartANewOne()
+    {
+        QTemporaryDir dir;
+        QVERIFY(write(dir.filePath(QStringLiteral("class/state.json")),
+                      "{\"version\":1,\"running\":true,\"namespace\":\"class\",\"listen\":\"\","
+                      "\"started\":\"2026-01-01T00:00:00.000Z\",\"expires\":\"2026-01-01T08:00:00.000Z\","
+                      "\"outDir\":\"/nonexistent\",\"students\":[{\"name\":\"ann\",\"namespace\":"
+                      "\"student-ann\",\"kubeconfig\":\"/nonexistent/ann.kubeconfig\"}]}"));
+        const FieldscopeRun r = runInDataHome({QStringLiteral("lesson"), QStringLiteral("run"),
+                                               QStringLiteral("class-ssa-field-fight"), QStringLiteral("--cluster-dir"),
+                                               dir.path()},
+                                              m_home.path());
+        QCOMPARE(r.code, 2);
+        QVERIFY2(r.err.contains("expired at 2026-01-01T08:00:00Z") && r.err.contains("fieldscope class stop"),
+                 r.err.constData());
+    }
+
     void simulatedStudentsAreOnlyForClassLessonsAndNeedACount()
     {
         const FieldscopeRun other = runInDataHome({QStringLiteral("lesson"), QStringLiteral("run"),
