@@ -361,7 +361,7 @@ double copyBaseline(const std::string &url)
 // core busy all the time. One recorder into the file keeps fewer busy than its PostgreSQL twin,
 // whose server does in its own process what SQLite does inside the recorder, and more.
 struct GoalRates {
-    double file1, pg1, pg4, copy; // versions/s: the file (FULL), PostgreSQL with 1 and 4 recorders, COPY
+    double file1, pg1, copy; // versions/s: the file (FULL), PostgreSQL with 1 recorder, COPY
 };
 struct CpuPerVersion {
     double file1, pg1, pg4; // machine CPU seconds per version in the same runs
@@ -673,7 +673,7 @@ int main(int argc, char **argv)
                 (std::to_string(openSqlite).substr(0, 4) + " ms (SQLite)").c_str(),
                 (std::to_string(openPg).substr(0, 4) + " ms").c_str(), "< 50 ms", "", verdict(openPg < 50));
 
-    printCoresNeeded(cores, {rate[0][0], rate[1][0], rate[1][1], copyRate},
+    printCoresNeeded(cores, {rate[0][0], rate[1][0], copyRate},
                      {cpuFile[kRuns / 2], cpu[0][kRuns / 2], cpu[1][kRuns / 2]});
 
     stopPostgres(pgDir);
